@@ -1,0 +1,173 @@
+"""Create the template's stateful resources (tables, queues, secret) in an embedded AWS.
+
+Why read ``template.yaml`` rather than declare resources again: a table key, a
+TTL attribute or a redrive policy changed in the template changes the tests
+and the local stack with it.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import boto3
+import yaml
+
+TEMPLATE_PATH = Path(__file__).resolve().parent.parent / "template.yaml"
+# The secret the local stack and the tests sign with (README: "local development secret").
+LOCAL_WEBHOOK_SECRET = "replyonce-local-webhook-secret"  # noqa: S105 - a documented development value
+LOCAL_PREVIOUS_WEBHOOK_SECRET = "replyonce-local-previous-webhook-secret"  # noqa: S105
+LOCAL_API_KEY = "replyonce-local-api-key"
+
+
+class _CloudFormationLoader(yaml.SafeLoader):
+    """YAML loader that turns short-form intrinsics (``!Ref X``) into their long form."""
+
+
+def _intrinsic(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+        if suffix == "GetAtt":
+            value = value.split(".", 1)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    name = "Ref" if suffix == "Ref" else f"Fn::{suffix}"
+    return {name: value}
+
+
+_CloudFormationLoader.add_multi_constructor("!", _intrinsic)
+
+
+def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
+    """The template as plain data, intrinsics in long form."""
+    return yaml.load(path.read_text(), Loader=_CloudFormationLoader)  # noqa: S506 - SafeLoader subclass
+
+
+@dataclass
+class LocalResources:
+    """Physical names of what :func:`create_resources` made, by logical id."""
+
+    tables: dict[str, str] = field(default_factory=dict)
+    queues: dict[str, str] = field(default_factory=dict)
+    queue_arns: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)
+    template: dict[str, Any] = field(default_factory=dict)
+
+    def function_environment(self, logical_id: str) -> dict[str, str]:
+        """The environment the template gives a function, resolved against these resources."""
+        resources = self.template["Resources"]
+        variables = dict(
+            self.template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
+        )
+        variables.update(resources[logical_id]["Properties"].get("Environment", {}).get("Variables", {}))
+        return {name: str(self.resolve(value)) for name, value in variables.items()}
+
+    def resolve(self, value: Any) -> Any:
+        """Resolve ``Ref`` to our resources and parameter defaults; ``GetAtt`` to ARNs and names."""
+        if isinstance(value, dict) and "Ref" in value:
+            name = value["Ref"]
+            if name in self.tables:
+                return self.tables[name]
+            if name in self.queues:
+                return self.queues[name]
+            if name in self.secrets:
+                return self.secrets[name]
+            parameter = self.template.get("Parameters", {}).get(name)
+            if parameter is not None:
+                return parameter.get("Default", "")
+            raise KeyError(f"cannot resolve Ref {name} locally")
+        if isinstance(value, dict) and "Fn::GetAtt" in value:
+            name, attribute = value["Fn::GetAtt"]
+            if attribute == "Arn" and name in self.queue_arns:
+                return self.queue_arns[name]
+            if attribute == "QueueName" and name in self.queues:
+                return self.queues[name].rsplit("/", 1)[1]
+            raise KeyError(f"cannot resolve GetAtt {name}.{attribute} locally")
+        return value
+
+
+def _queue_attributes(properties: dict[str, Any], resources: LocalResources) -> dict[str, str]:
+    attributes: dict[str, str] = {}
+    for name in (
+        "VisibilityTimeout",
+        "MessageRetentionPeriod",
+        "MaximumMessageSize",
+        "DelaySeconds",
+        "ReceiveMessageWaitTimeSeconds",
+    ):
+        if name in properties:
+            attributes[name] = str(resources.resolve(properties[name]))
+    if "RedrivePolicy" in properties:
+        policy = properties["RedrivePolicy"]
+        attributes["RedrivePolicy"] = json.dumps(
+            {
+                "deadLetterTargetArn": resources.resolve(policy["deadLetterTargetArn"]),
+                "maxReceiveCount": int(policy["maxReceiveCount"]),
+            }
+        )
+    return attributes
+
+
+def create_resources(
+    prefix: str = "replyonce", session: boto3.session.Session | None = None
+) -> LocalResources:
+    """Create every table, queue and secret of the template; return their names.
+
+    Queues are created dead-letter queues first (a redrive policy names its
+    target's ARN). The secret gets the local development values.
+    """
+    session = session or boto3.session.Session()
+    template = load_template()
+    resources = LocalResources(template=template)
+    dynamodb = session.client("dynamodb")
+    sqs = session.client("sqs")
+    secretsmanager = session.client("secretsmanager")
+    definitions = template["Resources"]
+
+    queues = [name for name, r in definitions.items() if r["Type"] == "AWS::SQS::Queue"]
+    queues.sort(key=lambda name: "RedrivePolicy" in definitions[name].get("Properties", {}))
+    for name in queues:
+        properties = definitions[name].get("Properties", {})
+        url = sqs.create_queue(
+            QueueName=f"{prefix}-{name}", Attributes=_queue_attributes(properties, resources)
+        )["QueueUrl"]
+        resources.queues[name] = url
+        resources.queue_arns[name] = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])[
+            "Attributes"
+        ]["QueueArn"]
+
+    for name, definition in definitions.items():
+        properties = definition.get("Properties", {})
+        if definition["Type"] == "AWS::DynamoDB::Table":
+            table = f"{prefix}-{name}"
+            dynamodb.create_table(
+                TableName=table,
+                AttributeDefinitions=properties["AttributeDefinitions"],
+                KeySchema=properties["KeySchema"],
+                BillingMode=properties.get("BillingMode", "PAY_PER_REQUEST"),
+            )
+            ttl = properties.get("TimeToLiveSpecification")
+            if ttl:
+                dynamodb.update_time_to_live(
+                    TableName=table,
+                    TimeToLiveSpecification={
+                        "AttributeName": ttl["AttributeName"],
+                        "Enabled": ttl["Enabled"],
+                    },
+                )
+            resources.tables[name] = table
+        elif definition["Type"] == "AWS::SecretsManager::Secret":
+            secret = secretsmanager.create_secret(
+                Name=f"{prefix}-{name}",
+                SecretString=json.dumps(
+                    {
+                        "webhook_secret": LOCAL_WEBHOOK_SECRET,
+                        "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET,
+                        "api_key": LOCAL_API_KEY,
+                    }
+                ),
+            )
+            resources.secrets[name] = secret["ARN"]
+    return resources

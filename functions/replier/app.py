@@ -1,0 +1,1 @@
+"""ReplierFunction: placeholder until the replier lands (issue 3)."""

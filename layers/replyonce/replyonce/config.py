@@ -1,0 +1,147 @@
+"""The one place configuration is read: environment variables → typed settings.
+
+The template sets every variable (``template.yaml`` Globals and function
+``Environment``); tests and the local stack set the same names. Reading them
+here, once, gives every missing or malformed value a clear error instead of a
+``KeyError`` deep inside a handler.
+"""
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from replyonce.exceptions import ConfigurationError
+
+DEFAULT_NYLAS_API_URI = "https://api.us.nylas.com"
+# SQS's largest message (the queue's MaximumMessageSize in template.yaml).
+DEFAULT_QUEUE_MAX_MESSAGE_BYTES = 1_048_576
+# Nylas truncates notifications over 1 MB; 4 MiB leaves room for gzip and
+# base64 inside Lambda's 6 MB synchronous payload while rejecting abuse early.
+DEFAULT_MAX_BODY_BYTES = 4 * 1_048_576
+
+
+def _required(env: Mapping[str, str], name: str) -> str:
+    value = env.get(name, "").strip()
+    if not value:
+        raise ConfigurationError(f"environment variable {name} is required but not set")
+    return value
+
+
+def _integer(env: Mapping[str, str], name: str, default: int, *, minimum: int = 0) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigurationError(f"environment variable {name} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise ConfigurationError(f"environment variable {name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _number(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigurationError(f"environment variable {name} must be a number, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigurationError(f"environment variable {name} must be > 0, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class SecretsSettings:
+    """Where the Nylas secrets live and how long a read is cached."""
+
+    secrets_id: str
+    max_age_seconds: int = 300
+    # A signature that fails against the cached secret triggers a fresh read;
+    # this bounds how often forged requests can make us call Secrets Manager.
+    refresh_min_interval_seconds: int = 5
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] = os.environ) -> "SecretsSettings":
+        return cls(
+            secrets_id=_required(env, "NYLAS_SECRETS_ID"),
+            max_age_seconds=_integer(env, "SECRETS_MAX_AGE_SECONDS", 300),
+            refresh_min_interval_seconds=_integer(env, "SECRETS_REFRESH_MIN_INTERVAL_SECONDS", 5),
+        )
+
+
+@dataclass(frozen=True)
+class WebhookSettings:
+    """Settings of the webhook function."""
+
+    queue_url: str
+    secrets: SecretsSettings
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    queue_max_message_bytes: int = DEFAULT_QUEUE_MAX_MESSAGE_BYTES
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] = os.environ) -> "WebhookSettings":
+        return cls(
+            queue_url=_required(env, "QUEUE_URL"),
+            secrets=SecretsSettings.from_environment(env),
+            max_body_bytes=_integer(env, "MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, minimum=1),
+            queue_max_message_bytes=_integer(
+                env, "QUEUE_MAX_MESSAGE_BYTES", DEFAULT_QUEUE_MAX_MESSAGE_BYTES, minimum=1024
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class ReplierSettings:
+    """Settings of the replier function."""
+
+    queue_url: str
+    secrets: SecretsSettings
+    idempotency_table: str
+    state_table: str
+    agent_grant_ids: frozenset[str]
+    nylas_api_uri: str = DEFAULT_NYLAS_API_URI
+    reply_drafter: str = "template"
+    bedrock_model_id: str = ""
+    # Loop guard: at most this many replies per thread per rolling hour.
+    reply_budget_per_hour: int = 3
+    idempotency_expiry_seconds: int = 24 * 3600
+    # The reply ledger must outlive both the idempotency record (24 h) and the
+    # Nylas Idempotency-Key (1 h): it is the guard after both have expired.
+    ledger_ttl_seconds: int = 30 * 24 * 3600
+    # A record that meets a busy thread is made visible again this soon.
+    busy_retry_seconds: int = 5
+    nylas_timeout_seconds: float = 10.0
+    # Nylas recommends a client timeout of at least 150 s for a send.
+    nylas_send_timeout_seconds: float = 150.0
+    # Messages of the thread read when choosing which message to answer.
+    thread_window: int = 20
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] = os.environ) -> "ReplierSettings":
+        grants = frozenset(g.strip() for g in env.get("AGENT_GRANT_IDS", "").split(",") if g.strip())
+        drafter = env.get("REPLY_DRAFTER", "").strip() or "template"
+        if drafter not in ("template", "bedrock"):
+            raise ConfigurationError(f"REPLY_DRAFTER must be 'template' or 'bedrock', got {drafter!r}")
+        model = env.get("BEDROCK_MODEL_ID", "").strip()
+        if drafter == "bedrock" and not model:
+            raise ConfigurationError("REPLY_DRAFTER=bedrock needs BEDROCK_MODEL_ID")
+        return cls(
+            queue_url=_required(env, "QUEUE_URL"),
+            secrets=SecretsSettings.from_environment(env),
+            idempotency_table=_required(env, "IDEMPOTENCY_TABLE"),
+            state_table=_required(env, "STATE_TABLE"),
+            agent_grant_ids=grants,
+            nylas_api_uri=(env.get("NYLAS_API_URI", "").strip() or DEFAULT_NYLAS_API_URI).rstrip("/"),
+            reply_drafter=drafter,
+            bedrock_model_id=model,
+            reply_budget_per_hour=_integer(env, "REPLY_BUDGET_PER_HOUR", 3, minimum=1),
+            idempotency_expiry_seconds=_integer(env, "IDEMPOTENCY_EXPIRY_SECONDS", 24 * 3600, minimum=60),
+            ledger_ttl_seconds=_integer(env, "LEDGER_TTL_SECONDS", 30 * 24 * 3600, minimum=3600),
+            busy_retry_seconds=_integer(env, "BUSY_RETRY_SECONDS", 5),
+            nylas_timeout_seconds=_number(env, "NYLAS_TIMEOUT_SECONDS", 10.0),
+            nylas_send_timeout_seconds=_number(env, "NYLAS_SEND_TIMEOUT_SECONDS", 150.0),
+            thread_window=_integer(env, "THREAD_WINDOW", 20, minimum=1),
+        )

@@ -1,0 +1,101 @@
+"""The notification queue: verified notifications on SQS, never lost for size."""
+
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from replyonce.exceptions import EnqueueError
+from replyonce.notification import Notification
+
+# Attribute names: what the replier, the dead-letter queue and an operator can
+# read without parsing the body.
+ATTR_NOTIFICATION_ID = "notification_id"
+ATTR_NOTIFICATION_TYPE = "notification_type"
+ATTR_GRANT_ID = "grant_id"
+ATTR_BODY_OMITTED = "body_omitted"
+
+# Nylas waits 10 s for the webhook's 200: fail fast enough to answer 503 in time.
+_SQS_CLIENT_CONFIG = Config(
+    connect_timeout=2, read_timeout=3, retries={"mode": "standard", "max_attempts": 3}
+)
+
+
+@dataclass(frozen=True)
+class Enqueued:
+    """What was put on the queue."""
+
+    message_id: str
+    body_omitted: bool
+
+
+def _attributes(notification: Notification, body_omitted: bool) -> dict[str, dict[str, str]]:
+    values = {
+        ATTR_NOTIFICATION_ID: notification.id,
+        ATTR_NOTIFICATION_TYPE: notification.type,
+        ATTR_GRANT_ID: notification.grant_id,
+        ATTR_BODY_OMITTED: "true" if body_omitted else "false",
+    }
+    # SQS rejects empty attribute values.
+    return {name: {"DataType": "String", "StringValue": value} for name, value in values.items() if value}
+
+
+def _size(body: str, attributes: dict[str, dict[str, Any]]) -> int:
+    """Bytes SQS counts against MaximumMessageSize: body plus attribute names, types and values."""
+    size = len(body.encode())
+    for name, attribute in attributes.items():
+        size += (
+            len(name.encode()) + len(attribute["DataType"].encode()) + len(attribute["StringValue"].encode())
+        )
+    return size
+
+
+class NotificationQueue:
+    """Puts notifications on the SQS queue named by ``QUEUE_URL``.
+
+    Parameters
+    ----------
+    queue_url:
+        The queue.
+    max_message_bytes:
+        The queue's ``MaximumMessageSize``.
+    sqs_client:
+        Injectable boto3 SQS client; by default one that honours
+        ``AWS_ENDPOINT_URL`` like every boto3 client.
+    """
+
+    def __init__(self, queue_url: str, max_message_bytes: int, sqs_client: Any | None = None) -> None:
+        self._queue_url = queue_url
+        self._max_message_bytes = max_message_bytes
+        self._sqs = sqs_client or boto3.client("sqs", config=_SQS_CLIENT_CONFIG)
+
+    def enqueue(self, notification: Notification) -> Enqueued:
+        """Send one notification; shrink it rather than lose it when it is too large.
+
+        Raises
+        ------
+        EnqueueError
+            When SQS did not accept the message (the caller answers 503).
+        """
+        body_omitted = False
+        body = notification.to_json()
+        attributes = _attributes(notification, body_omitted)
+        for smaller in (notification.without_body, notification.skeleton):
+            if _size(body, attributes) <= self._max_message_bytes:
+                break
+            body_omitted = True
+            body = smaller().to_json()
+            attributes = _attributes(notification, body_omitted)
+        if _size(body, attributes) > self._max_message_bytes:
+            raise EnqueueError(
+                f"notification {notification.id} does not fit a queue message even without its body"
+            )
+        try:
+            response = self._sqs.send_message(
+                QueueUrl=self._queue_url, MessageBody=body, MessageAttributes=attributes
+            )
+        except (BotoCoreError, ClientError) as exc:
+            raise EnqueueError(f"SQS did not accept notification {notification.id}: {exc}") from exc
+        return Enqueued(message_id=response["MessageId"], body_omitted=body_omitted)

@@ -1,0 +1,103 @@
+"""Shared fixtures: one moto server on loopback for the session, resources from template.yaml per test.
+
+Why a real moto server rather than in-process mocks: the handlers reach AWS
+through ``AWS_ENDPOINT_URL`` exactly as in the local stack, and concurrency
+tests need a server that serialises conditional writes for many threads.
+"""
+
+import os
+
+# Before anything imports boto3 or Powertools: no real AWS, no X-Ray, and
+# metrics flushed without a namespace warning.
+os.environ.update(
+    {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_REGION": "us-east-1",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_METRICS_NAMESPACE": "ReplyOnce",
+        "POWERTOOLS_DEV": "false",
+    }
+)
+
+import boto3
+import pytest
+import requests
+from aws_lambda_powertools.utilities import parameters
+from moto.server import ThreadedMotoServer
+
+from devstack.template import LocalResources, create_resources
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint():
+    """A moto server on an ephemeral loopback port, shared by the session."""
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    os.environ["AWS_ENDPOINT_URL"] = endpoint
+    yield endpoint
+    server.stop()
+
+
+@pytest.fixture
+def aws(moto_endpoint) -> LocalResources:
+    """A clean embedded AWS with the template's tables, queues and secret."""
+    requests.post(f"{moto_endpoint}/moto-api/reset", timeout=10).raise_for_status()
+    # Powertools Parameters keeps a module-level provider and cache: a secret
+    # cached by one test must not leak into the next.
+    parameters.clear_caches()
+    parameters.base.DEFAULT_PROVIDERS.clear()
+    return create_resources()
+
+
+@pytest.fixture
+def sqs(moto_endpoint):
+    return boto3.client("sqs")
+
+
+@pytest.fixture
+def secretsmanager(moto_endpoint):
+    return boto3.client("secretsmanager")
+
+
+def drain(sqs_client, queue_url: str) -> list[dict]:
+    """Receive every message on a queue (with attributes) and delete it."""
+    messages = []
+    while True:
+        batch = sqs_client.receive_message(
+            QueueUrl=queue_url, MaxNumberOfMessages=10, MessageAttributeNames=["All"], WaitTimeSeconds=0
+        ).get("Messages", [])
+        if not batch:
+            return messages
+        for message in batch:
+            sqs_client.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+        messages.extend(batch)
+
+
+@pytest.fixture
+def log_records():
+    """The JSON lines Powertools Logger writes during a test, parsed.
+
+    Why not capsys: the Logger binds its stream when the layer is imported,
+    before pytest swaps ``sys.stdout`` for the test.
+    """
+    import io
+    import json
+
+    from replyonce.observability import logger
+
+    buffer = io.StringIO()
+    handler = logger.registered_handler
+    previous = handler.setStream(buffer)
+    records: list[dict] = []
+
+    def read() -> list[dict]:
+        records[:] = [json.loads(line) for line in buffer.getvalue().splitlines() if line.startswith("{")]
+        return records
+
+    yield read
+    handler.setStream(previous)
