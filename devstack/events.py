@@ -140,6 +140,31 @@ def message_created(
     }
 
 
+def envelope(
+    message: dict[str, Any],
+    *,
+    notification_type: str = "message.created",
+    notification_id: str | None = None,
+    attempt: int = 1,
+) -> dict[str, Any]:
+    """Wrap a Nylas message object in a notification, as Nylas does for ``message.*`` triggers.
+
+    ``.truncated`` variants drop the body, as Nylas does for payloads over 1 MB.
+    """
+    obj = dict(message)
+    if "truncated" in notification_type.split(".")[2:]:
+        obj.pop("body", None)
+    return {
+        "specversion": "1.0",
+        "type": notification_type,
+        "source": "/nylas/emails/realtime",
+        "id": notification_id or str(uuid.uuid4()),
+        "time": int(time.time()),
+        "webhook_delivery_attempt": attempt,
+        "data": {"application_id": "app-replyonce-local", "object": obj},
+    }
+
+
 def encode(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload, separators=(",", ":")).encode()
 
@@ -198,6 +223,27 @@ def sqs_record(
         "eventSourceARN": queue_arn,
         "awsRegion": queue_arn.split(":")[3],
     }
+
+
+def sqs_event_from_messages(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
+    """The Lambda event for messages received from SQS (``ReceiveMessage`` with all attributes)."""
+    records = []
+    for message in messages:
+        attributes = {
+            name: value["StringValue"]
+            for name, value in message.get("MessageAttributes", {}).items()
+            if "StringValue" in value
+        }
+        record = sqs_record(
+            message["Body"],
+            queue_arn=queue_arn,
+            receive_count=int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1")),
+            message_id=message["MessageId"],
+            receipt_handle=message["ReceiptHandle"],
+            attributes=attributes,
+        )
+        records.append(record)
+    return {"Records": records}
 
 
 def sample_events() -> dict[str, dict[str, Any]]:

@@ -101,3 +101,25 @@ def log_records():
 
     yield read
     handler.setStream(previous)
+
+
+@pytest.fixture(scope="session")
+def nylas_server():
+    """The Nylas emulator on an ephemeral loopback port, shared by the session."""
+    from devstack.nylas_emulator import NylasEmulator
+    from devstack.template import LOCAL_API_KEY
+
+    with NylasEmulator(api_key=LOCAL_API_KEY) as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def nylas(nylas_server):
+    """A clean emulator with the agent's grant."""
+    from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
+
+    nylas_server.reset()
+    nylas_server.on_message_created = None
+    nylas_server.add_grant(AGENT_GRANT_ID, AGENT_EMAIL, name="Acme Support")
+    yield nylas_server
+    nylas_server.on_message_created = None

@@ -113,6 +113,10 @@ class ReplierSettings:
     ledger_ttl_seconds: int = 30 * 24 * 3600
     # A record that meets a busy thread is made visible again this soon.
     busy_retry_seconds: int = 5
+    # Any other failed record comes back after base * 2^(receives - 1) seconds,
+    # capped: a Nylas outage is retried for ~20 minutes before the DLQ, not 8 x 18.
+    retry_base_seconds: int = 10
+    retry_max_seconds: int = 900
     nylas_timeout_seconds: float = 10.0
     # Nylas recommends a client timeout of at least 150 s for a send.
     nylas_send_timeout_seconds: float = 150.0
@@ -141,6 +145,8 @@ class ReplierSettings:
             idempotency_expiry_seconds=_integer(env, "IDEMPOTENCY_EXPIRY_SECONDS", 24 * 3600, minimum=60),
             ledger_ttl_seconds=_integer(env, "LEDGER_TTL_SECONDS", 30 * 24 * 3600, minimum=3600),
             busy_retry_seconds=_integer(env, "BUSY_RETRY_SECONDS", 5),
+            retry_base_seconds=_integer(env, "RETRY_BASE_SECONDS", 10),
+            retry_max_seconds=_integer(env, "RETRY_MAX_SECONDS", 900),
             nylas_timeout_seconds=_number(env, "NYLAS_TIMEOUT_SECONDS", 10.0),
             nylas_send_timeout_seconds=_number(env, "NYLAS_SEND_TIMEOUT_SECONDS", 150.0),
             thread_window=_integer(env, "THREAD_WINDOW", 20, minimum=1),

@@ -1,0 +1,954 @@
+"""A loopback HTTP emulator of the parts of the Nylas v3 API that ReplyOnce uses.
+
+Why it exists: ReplyOnce promises that the agent replies exactly once. That promise is only testable
+against something that *counts what Nylas saw* -- every send that went out, every request, every
+replay of an ``Idempotency-Key`` -- and that can misbehave on demand (5xx, 429, slow answers, lost
+responses). Mocking the HTTP client would test our assumptions about Nylas instead of the wire
+behaviour, so this is a real HTTP server on ``127.0.0.1`` that the unchanged client code talks to.
+
+What is emulated (sources: the Nylas fact sheet, ``../shared/docs/nylas-facts.md``):
+
+- bearer-token auth and the common error body ``{"request_id", "error": {"type", "message"}}``;
+- ``GET /v3/grants/{grant}``, ``GET .../messages/{id}``, ``GET .../messages?thread_id=&limit=``,
+  ``GET .../threads/{id}``;
+- ``POST .../messages/send`` with the ``Idempotency-Key`` contract (per grant, one hour, cached
+  success *and* error responses, ``Idempotent-Response: true`` on replays, the two 409s, the
+  256-character limit) and the Agent Account ``202`` queueing answer;
+- outbound mail firing ``message.created`` like inbound mail does (through a callback).
+
+The ``{grant}`` path segment also accepts the grant's email address, as the real API does.
+
+Standard library only, so the emulator runs wherever the tests run.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import dataclasses
+import hashlib
+import hmac
+import json
+import logging
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+from urllib.parse import parse_qs, unquote, urlsplit
+
+__all__ = [
+    "IDEMPOTENCY_TTL_SECONDS",
+    "MAX_IDEMPOTENCY_KEY_LENGTH",
+    "Fault",
+    "NylasEmulator",
+    "SendRecord",
+]
+
+IDEMPOTENCY_TTL_SECONDS = 3600.0
+"""How long (emulator clock) a first request's response is kept for replay under its key."""
+
+MAX_IDEMPOTENCY_KEY_LENGTH = 256
+"""Longest accepted ``Idempotency-Key``; longer keys are rejected with 400."""
+
+DEFAULT_LIST_LIMIT = 50
+MAX_LIST_LIMIT = 200
+
+_log = logging.getLogger(__name__)
+
+Json = dict[str, Any]
+MessageCallback = Callable[[Json], None]
+
+# Default ``error.type`` for an injected status without an explicit body. The names follow the
+# fact sheet where it gives one; the rest only need to be plausible and stable.
+_FAULT_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "unauthorized",
+    403: "insufficient_scopes",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    504: "provider_error",
+}
+
+_TAG_RE = re.compile(r"<[^>]*>")
+_CURSOR_PREFIX = "offset:"
+
+
+# --------------------------------------------------------------------------------------------------
+# Public value types
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One injected misbehaviour; build it with :meth:`status`, :meth:`delay` or :meth:`lose_response`.
+
+    Attributes
+    ----------
+    kind : {"status", "delay", "lose_response"}
+        What the emulator does with the request the fault is matched to.
+    status_code : int
+        HTTP status answered by a ``"status"`` fault (0 otherwise).
+    body : mapping, str, bytes or None
+        Body of a ``"status"`` fault; ``None`` means a Nylas-shaped error body.
+    headers : mapping
+        Extra response headers of a ``"status"`` fault (e.g. ``Retry-After``).
+    seconds : float
+        Sleep of a ``"delay"`` fault.
+    """
+
+    kind: Literal["status", "delay", "lose_response"]
+    status_code: int = 0
+    body: Mapping[str, Any] | str | bytes | None = None
+    headers: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    seconds: float = 0.0
+
+    @classmethod
+    def status(
+        cls,
+        code: int,
+        body: Mapping[str, Any] | str | bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Fault:
+        """Answer ``code`` without processing the request (nothing is sent, no key is recorded).
+
+        Parameters
+        ----------
+        code : int
+            HTTP status, e.g. 500, 503, or 429.
+        body : mapping, str, bytes or None
+            Response body; a mapping is JSON-encoded. ``None`` gives the usual error shape.
+        headers : mapping or None
+            Extra headers, e.g. ``{"Retry-After": "2"}``.
+        """
+        if not 100 <= code <= 599:
+            raise ValueError(f"not an HTTP status code: {code}")
+        return cls("status", status_code=code, body=body, headers=dict(headers or {}))
+
+    @classmethod
+    def delay(cls, seconds: float) -> Fault:
+        """Sleep ``seconds`` (real time), then process normally: a slow response.
+
+        The sleep happens where the real work starts, *after* an ``Idempotency-Key`` has been
+        registered, so the key is "in flight" for the whole delay -- which is what makes the
+        ``409 api.concurrent_idempotent_request`` path testable.
+        """
+        if seconds < 0:
+            raise ValueError("delay must be >= 0")
+        return cls("delay", seconds=float(seconds))
+
+    @classmethod
+    def lose_response(cls) -> Fault:
+        """Process the request fully, then close the connection without answering.
+
+        This is how a client timeout or a dropped connection looks from the client's side: the
+        email *was* sent and the idempotency key *was* recorded, but the caller never learns it.
+        """
+        return cls("lose_response")
+
+
+@dataclass(frozen=True)
+class SendRecord:
+    """One email that actually went out through ``POST .../messages/send``.
+
+    Attributes
+    ----------
+    grant_id : str
+        Canonical grant id (even when the request addressed the grant by email).
+    idempotency_key : str or None
+        The ``Idempotency-Key`` header of the request, if any.
+    payload : dict
+        The JSON request body as received.
+    message : dict
+        The message object stored in the mailbox.
+    """
+
+    grant_id: str
+    idempotency_key: str | None
+    payload: Json
+    message: Json
+
+
+# --------------------------------------------------------------------------------------------------
+# Internal state types
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Response:
+    status: int
+    body: bytes
+    headers: Mapping[str, str]
+
+
+@dataclass
+class _KeyRecord:
+    # ``response`` stays None while the first request is in flight; that is the concurrency signal.
+    fingerprint: str
+    first_seen: float
+    response: _Response | None = None
+
+
+@dataclass
+class _Thread:
+    id: str
+    grant_id: str
+    message_ids: list[str]
+
+
+@dataclass(frozen=True)
+class _Stored:
+    # ``seq`` breaks ties between equal ``date`` values so ordering is deterministic.
+    seq: int
+    message: Json
+
+
+@dataclass(frozen=True)
+class _InjectedFault:
+    method: str
+    pattern: re.Pattern[str]
+    fault: Fault
+
+
+class _Pause:
+    """A one-shot sleep, so a delay is spent exactly once wherever processing reaches it first."""
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+
+    def __call__(self) -> None:
+        seconds, self._seconds = self._seconds, 0.0
+        if seconds > 0:
+            time.sleep(seconds)
+
+
+# --------------------------------------------------------------------------------------------------
+# The emulator
+# --------------------------------------------------------------------------------------------------
+
+
+class NylasEmulator:
+    """A thread-safe Nylas v3 API emulator served on ``127.0.0.1``.
+
+    Parameters
+    ----------
+    api_key : str
+        The only bearer token accepted.
+    clock : callable
+        Returns "now" in Unix seconds. Drives message dates and the idempotency-key TTL, so a test
+        can jump an hour ahead without sleeping. Delays injected with :meth:`Fault.delay` use real time.
+    port : int
+        TCP port; 0 (default) picks a free ephemeral port.
+
+    Attributes
+    ----------
+    send_accepts_with_202 : bool
+        When true, successful sends answer ``202`` (Agent Account send queueing) with the same body
+        minus the message ``headers`` array, as the changelog describes.
+    on_message_created : callable or None
+        Called with a copy of every message that appears in a mailbox: inbound mail from
+        :meth:`deliver_inbound` and outbound mail from a send that really went out (never for a
+        replay). For sends it runs on the request thread *before* the response is written, so when a
+        client sees the answer the callback has already run; it must therefore not block on that
+        client. Its exceptions are logged there (the email went out regardless) but propagate from
+        :meth:`deliver_inbound`, where the caller is the test itself.
+
+    Examples
+    --------
+    >>> with NylasEmulator() as nylas:  # doctest: +SKIP
+    ...     nylas.add_grant("g1", "agent@example.com")
+    ...     inbound = nylas.deliver_inbound("g1", from_email="c@example.com", subject="Hi", body="?")
+    ...     requests.post(f"{nylas.url}/v3/grants/g1/messages/send", ...)
+    ...     assert len(nylas.sends) == 1
+    """
+
+    def __init__(
+        self, api_key: str = "test-api-key", clock: Callable[[], float] = time.time, *, port: int = 0
+    ) -> None:
+        self.api_key = api_key
+        self.clock = clock
+        self.send_accepts_with_202 = False
+        self.on_message_created: MessageCallback | None = None
+        self._port = port
+        # One lock for all state: the emulator is tiny, and a single lock makes every check-and-set
+        # (idempotency keys above all) trivially atomic.
+        self._lock = threading.Lock()
+        self._server: _Server | None = None
+        self._serve_thread: threading.Thread | None = None
+        self._clear_state()
+
+    # ---- lifecycle ---------------------------------------------------------------------------------
+
+    def start(self) -> NylasEmulator:
+        """Bind the socket and serve in a background thread; returns ``self`` for chaining."""
+        if self._server is not None:
+            raise RuntimeError("emulator already started")
+        server = _Server(("127.0.0.1", self._port), self)
+        thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="nylas-emulator", daemon=True
+        )
+        thread.start()
+        self._server, self._serve_thread = server, thread
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket; safe to call twice."""
+        server, thread = self._server, self._serve_thread
+        if server is None:
+            return
+        self._server = self._serve_thread = None
+        server.shutdown()
+        server.server_close()
+        if thread is not None:
+            thread.join(timeout=5)
+
+    def __enter__(self) -> NylasEmulator:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. ``http://127.0.0.1:54321`` (use it as ``NYLAS_API_URI``)."""
+        if self._server is None:
+            raise RuntimeError("emulator not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # ---- test-facing setup -------------------------------------------------------------------------
+
+    def add_grant(self, grant_id: str, email: str, name: str = "Agent") -> Json:
+        """Create (or replace) a valid Agent Account grant and return its object."""
+        grant = {
+            "id": grant_id,
+            "email": email,
+            "provider": "nylas",
+            "grant_status": "valid",
+            "name": name,
+            "scope": [],
+            "created_at": int(self.clock()),
+        }
+        with self._lock:
+            self._grants[grant_id] = grant
+            return copy.deepcopy(grant)
+
+    def deliver_inbound(
+        self,
+        grant_id: str,
+        *,
+        from_email: str,
+        subject: str,
+        body: str,
+        thread_id: str | None = None,
+        reply_to_message_id: str | None = None,
+        headers: Sequence[Mapping[str, str]] | Mapping[str, str] | None = None,
+        date: float | None = None,
+        to_email: str | None = None,
+        message_id: str | None = None,
+    ) -> Json:
+        """Put an inbound message in the grant's inbox and fire ``on_message_created``.
+
+        Parameters
+        ----------
+        grant_id : str
+            Receiving grant (must have been added).
+        from_email, subject, body : str
+            Sender and content.
+        thread_id : str or None
+            Join this thread; an unknown id creates a thread with that id (readable ids in tests).
+        reply_to_message_id : str or None
+            Join the thread of this message and set ``in_reply_to`` to it.
+        headers : list of {name, value}, mapping, or None
+            Message headers (e.g. ``Auto-Submitted``); stored as a list of ``{name, value}``.
+        date : float or None
+            Unix seconds; defaults to the emulator clock.
+        to_email : str or None
+            Recipient; defaults to the grant's address.
+        message_id : str or None
+            Force the message id, e.g. an IMAP-style ``<abc/def@host>`` that must be URL-encoded in
+            paths; defaults to a fresh ``msg-<hex>``.
+
+        Returns
+        -------
+        dict
+            The stored message object.
+
+        Raises
+        ------
+        KeyError
+            Unknown grant or unknown ``reply_to_message_id``.
+        ValueError
+            The thread belongs to another grant, ``thread_id`` and ``reply_to_message_id`` disagree,
+            or ``message_id`` is already taken.
+        """
+        if isinstance(headers, Mapping):
+            header_list = [{"name": k, "value": v} for k, v in headers.items()]
+        else:
+            header_list = [{"name": h["name"], "value": h["value"]} for h in headers or ()]
+        with self._lock:
+            grant = self._grants.get(grant_id)
+            if grant is None:
+                raise KeyError(f"unknown grant {grant_id!r}")
+            if message_id is not None and message_id in self._messages:
+                raise ValueError(f"message id {message_id!r} already exists")
+            if reply_to_message_id is not None:
+                parent = self._messages.get(reply_to_message_id)
+                if parent is None or parent.message["grant_id"] != grant_id:
+                    raise KeyError(f"unknown message {reply_to_message_id!r} for grant {grant_id!r}")
+                if thread_id is not None and thread_id != parent.message["thread_id"]:
+                    raise ValueError("thread_id and reply_to_message_id point at different threads")
+                thread_id = parent.message["thread_id"]
+            thread = self._threads.get(thread_id) if thread_id is not None else None
+            if thread is not None and thread.grant_id != grant_id:
+                raise ValueError(f"thread {thread_id!r} belongs to another grant")
+            if thread is None:
+                thread = self._new_thread(grant_id, thread_id)
+            recipient = to_email or grant["email"]
+            message = _message(
+                grant_id=grant_id,
+                thread_id=thread.id,
+                subject=subject,
+                sender={"name": "", "email": from_email},
+                to=[{"name": grant["name"] if recipient == grant["email"] else "", "email": recipient}],
+                cc=[],
+                bcc=[],
+                reply_to=[],
+                date=int(self.clock() if date is None else date),
+                body=body,
+                folder="inbox",
+                headers=header_list,
+                in_reply_to=reply_to_message_id,
+            )
+            if message_id is not None:
+                message["id"] = message_id
+            self._store(message, thread)
+        # Outside the lock: the callback may call back into the emulator (over HTTP or directly).
+        self._announce(copy.deepcopy(message), swallow=False)
+        return copy.deepcopy(message)
+
+    def inject(self, method: str, path_regex: str, fault: Fault, times: int = 1) -> None:
+        """Queue ``fault`` for the next ``times`` requests matching ``method`` and ``path_regex``.
+
+        The regex is searched (``re.search``) in the request path as received -- percent-encoded,
+        without the query string -- so anchor it (``/messages/send$``) when it matters. Faults are
+        consulted in injection order and the first one that matches is used.
+        """
+        if times < 1:
+            raise ValueError("times must be >= 1")
+        entry = _InjectedFault(method.upper(), re.compile(path_regex), fault)
+        with self._lock:
+            self._faults.append([entry, times])
+
+    def reset(self) -> None:
+        """Forget grants, messages, threads, counters, faults and idempotency keys.
+
+        ``send_accepts_with_202`` goes back to ``False``; ``on_message_created`` is wiring installed
+        by whoever started the emulator (e.g. the local stack) and is kept.
+        """
+        with self._lock:
+            self._clear_state()
+            self.send_accepts_with_202 = False
+
+    # ---- test-facing counters ----------------------------------------------------------------------
+
+    @property
+    def sends(self) -> list[SendRecord]:
+        """Every send that put an email on the wire, in order (replays and rejections excluded)."""
+        with self._lock:
+            records = list(self._sends)
+        return [
+            dataclasses.replace(r, payload=copy.deepcopy(r.payload), message=copy.deepcopy(r.message))
+            for r in records
+        ]
+
+    @property
+    def requests(self) -> list[tuple[str, str]]:
+        """``(method, path)`` of every request received, faulted ones included, in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    def count(self, method: str, path_prefix: str) -> int:
+        """Number of requests received with ``method`` whose path starts with ``path_prefix``."""
+        method = method.upper()
+        with self._lock:
+            return sum(1 for m, p in self._requests if m == method and p.startswith(path_prefix))
+
+    def sent_messages(self, grant_id: str | None = None, thread_id: str | None = None) -> list[Json]:
+        """Messages that went out through send, in send order, optionally filtered."""
+        return [
+            r.message
+            for r in self.sends
+            if (grant_id is None or r.grant_id == grant_id)
+            and (thread_id is None or r.message["thread_id"] == thread_id)
+        ]
+
+    # ---- state helpers (call with the lock held) ---------------------------------------------------
+
+    def _clear_state(self) -> None:
+        self._grants: dict[str, Json] = {}
+        self._messages: dict[str, _Stored] = {}
+        self._threads: dict[str, _Thread] = {}
+        self._keys: dict[tuple[str, str], _KeyRecord] = {}
+        self._faults: list[list[Any]] = []  # [_InjectedFault, remaining uses]
+        self._sends: list[SendRecord] = []
+        self._requests: list[tuple[str, str]] = []
+        self._seq = 0
+
+    def _new_thread(self, grant_id: str, thread_id: str | None = None) -> _Thread:
+        thread = _Thread(id=thread_id or f"thread-{uuid.uuid4().hex}", grant_id=grant_id, message_ids=[])
+        self._threads[thread.id] = thread
+        return thread
+
+    def _store(self, message: Json, thread: _Thread) -> None:
+        self._seq += 1
+        self._messages[message["id"]] = _Stored(self._seq, message)
+        thread.message_ids.append(message["id"])
+
+    def _find_grant(self, segment: str) -> Json | None:
+        grant = self._grants.get(segment)
+        if grant is None:
+            grant = next((g for g in self._grants.values() if g["email"].lower() == segment.lower()), None)
+        return grant
+
+    def _take_fault(self, method: str, path: str) -> Fault | None:
+        for entry in self._faults:
+            injected, remaining = entry
+            if injected.method == method and injected.pattern.search(path):
+                if remaining <= 1:
+                    self._faults.remove(entry)
+                else:
+                    entry[1] = remaining - 1
+                return injected.fault
+        return None
+
+    def _thread_view(self, thread: _Thread) -> Json:
+        stored = sorted(
+            (self._messages[m] for m in thread.message_ids), key=lambda s: (s.message["date"], s.seq)
+        )
+        messages = [s.message for s in stored]
+        latest = messages[-1]
+        participants: dict[str, Json] = {}
+        for m in messages:
+            for p in [*m["from"], *m["to"], *m["cc"]]:
+                participants.setdefault(p["email"].lower(), {"name": p.get("name", ""), "email": p["email"]})
+        view: Json = {
+            "grant_id": thread.grant_id,
+            "id": thread.id,
+            "object": "thread",
+            "subject": messages[0]["subject"],
+            "message_ids": [m["id"] for m in messages],
+            "participants": list(participants.values()),
+            "snippet": latest["snippet"],
+            "has_attachments": False,
+            "has_drafts": False,
+            "draft_ids": [],
+            "starred": False,
+            "unread": any(m["unread"] for m in messages),
+            "folders": sorted({f for m in messages for f in m["folders"]}),
+            "earliest_message_date": messages[0]["date"],
+            "latest_draft_or_message": copy.deepcopy(latest),
+        }
+        # Keys are absent rather than null when there is nothing to report, as in the docs example.
+        received = [m["date"] for m in messages if "inbox" in m["folders"]]
+        sent = [m["date"] for m in messages if "sent" in m["folders"]]
+        if received:
+            view["latest_message_received_date"] = max(received)
+        if sent:
+            view["latest_message_sent_date"] = max(sent)
+        return view
+
+    def _announce(self, message: Json, *, swallow: bool) -> None:
+        callback = self.on_message_created
+        if callback is None:
+            return
+        try:
+            callback(message)
+        except Exception:
+            if not swallow:
+                raise
+            _log.exception("on_message_created callback failed for message %s", message.get("id"))
+
+    # ---- HTTP handling -----------------------------------------------------------------------------
+
+    def _handle(self, method: str, target: str, headers: Mapping[str, str], body: bytes) -> _Response | None:
+        """Answer one request; ``None`` means "close the connection without answering"."""
+        split = urlsplit(target)
+        path = split.path
+        with self._lock:
+            self._requests.append((method, path))
+            fault = self._take_fault(method, path)
+        if fault is not None and fault.kind == "status":
+            return _fault_response(fault)
+        pause = _Pause(fault.seconds if fault is not None and fault.kind == "delay" else 0.0)
+        try:
+            response = self._route(method, path, parse_qs(split.query), headers, body, pause)
+        except Exception:
+            # An emulator bug must be loud in the test log, but must not kill the server thread.
+            _log.exception("nylas emulator failed on %s %s", method, path)
+            response = _error(500, "api_error", "internal emulator error")
+        pause()
+        if fault is not None and fault.kind == "lose_response":
+            return None
+        return response
+
+    def _route(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, list[str]],
+        headers: Mapping[str, str],
+        body: bytes,
+        pause: _Pause,
+    ) -> _Response:
+        segments = [unquote(s) for s in path.rstrip("/").split("/")[1:]]
+        is_send = method == "POST" and len(segments) == 5 and segments[3:] == ["messages", "send"]
+        if not is_send:
+            pause()
+        if not self._authorized(headers.get("authorization", "")):
+            return _error(401, "unauthorized", "Unauthorized: missing or invalid API key")
+        if len(segments) < 3 or segments[:2] != ["v3", "grants"]:
+            return _error(404, "not_found_error", f"no such endpoint: {method} {path}")
+        with self._lock:
+            grant = self._find_grant(segments[2])
+            grant = copy.deepcopy(grant) if grant is not None else None
+        if grant is None:
+            return _error(404, "not_found_error", f"grant {segments[2]!r} not found")
+        rest = segments[3:]
+        if method == "GET" and not rest:
+            return _ok({"request_id": _request_id(), "data": grant})
+        if is_send:
+            return self._send(grant, headers, body, pause)
+        if method == "GET" and rest == ["messages"]:
+            return self._list_messages(grant["id"], query)
+        if method == "GET" and len(rest) == 2 and rest[0] == "messages":
+            with self._lock:
+                stored = self._messages.get(rest[1])
+                found = stored is not None and stored.message["grant_id"] == grant["id"]
+                data = copy.deepcopy(stored.message) if found and stored is not None else None
+            if data is None:
+                return _error(404, "not_found_error", f"message {rest[1]!r} not found")
+            return _ok({"request_id": _request_id(), "data": data})
+        if method == "GET" and len(rest) == 2 and rest[0] == "threads":
+            with self._lock:
+                thread = self._threads.get(rest[1])
+                view = self._thread_view(thread) if thread and thread.grant_id == grant["id"] else None
+            if view is None:
+                return _error(404, "not_found_error", f"thread {rest[1]!r} not found")
+            return _ok({"request_id": _request_id(), "data": view})
+        return _error(404, "not_found_error", f"no such endpoint: {method} {path}")
+
+    def _authorized(self, header: str) -> bool:
+        scheme, _, token = header.partition(" ")
+        # compare_digest: no reason to teach anyone timing leaks, even in a test double.
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            token.strip().encode(), self.api_key.encode()
+        )
+
+    def _list_messages(self, grant_id: str, query: Mapping[str, list[str]]) -> _Response:
+        thread_id = query.get("thread_id", [None])[0]
+        try:
+            limit = int(query.get("limit", [str(DEFAULT_LIST_LIMIT)])[0])
+            offset = _decode_cursor(query["page_token"][0]) if "page_token" in query else 0
+        except ValueError as exc:
+            return _error(400, "invalid_request_error", f"invalid query parameter: {exc}")
+        if not 1 <= limit <= MAX_LIST_LIMIT:
+            return _error(400, "invalid_request_error", f"limit must be between 1 and {MAX_LIST_LIMIT}")
+        with self._lock:
+            stored = [
+                s
+                for s in self._messages.values()
+                if s.message["grant_id"] == grant_id
+                and (thread_id is None or s.message["thread_id"] == thread_id)
+            ]
+            stored.sort(key=lambda s: (s.message["date"], s.seq), reverse=True)
+            page = [copy.deepcopy(s.message) for s in stored[offset : offset + limit]]
+        more = offset + limit < len(stored)
+        next_cursor = _encode_cursor(offset + limit) if more else None
+        return _ok({"request_id": _request_id(), "data": page, "next_cursor": next_cursor})
+
+    def _send(self, grant: Json, headers: Mapping[str, str], body: bytes, pause: _Pause) -> _Response:
+        grant_id = grant["id"]
+        key = headers.get("idempotency-key")
+        if key is not None and len(key) > MAX_IDEMPOTENCY_KEY_LENGTH:
+            return _error(
+                400,
+                "api.invalid_idempotency_key",
+                f"Idempotency-Key must be at most {MAX_IDEMPOTENCY_KEY_LENGTH} characters",
+            )
+        payload, parsed = _parse_json(body)
+        record: _KeyRecord | None = None
+        slot = (grant_id, key or "")  # keys are scoped per grant
+        if key is not None:
+            fingerprint = _fingerprint(body, payload, parsed)
+            with self._lock:
+                now = self.clock()
+                existing = self._keys.get(slot)
+                if existing is None or now - existing.first_seen >= IDEMPOTENCY_TTL_SECONDS:
+                    record = _KeyRecord(fingerprint=fingerprint, first_seen=now)
+                    self._keys[slot] = record
+                elif existing.fingerprint != fingerprint:
+                    # Checked before "in flight": a different payload is a client bug either way,
+                    # and retrying it with the same key can never succeed.
+                    return _error(
+                        409,
+                        "api.invalid_idempotent_request",
+                        "Idempotency-Key was already used with a different request payload",
+                    )
+                elif existing.response is None:
+                    return _error(
+                        409,
+                        "api.concurrent_idempotent_request",
+                        "A request with this Idempotency-Key is still being processed; retry with the "
+                        "same key in a few seconds",
+                    )
+                else:
+                    cached = existing.response
+                    return _Response(
+                        cached.status, cached.body, {**cached.headers, "Idempotent-Response": "true"}
+                    )
+        try:
+            pause()  # the key (if any) is in flight during an injected delay
+            response, sent = self._perform_send(grant, key, payload, parsed)
+        except BaseException:
+            # Never leave a key stuck "in flight" because of an emulator failure.
+            if record is not None:
+                with self._lock:
+                    if self._keys.get(slot) is record:
+                        del self._keys[slot]
+            raise
+        if record is not None:
+            with self._lock:
+                record.response = response  # errors are cached too, as Nylas does
+        if sent is not None:
+            self._announce(sent, swallow=True)
+        return response
+
+    def _perform_send(
+        self, grant: Json, key: str | None, payload: Any, parsed: bool
+    ) -> tuple[_Response, Json | None]:
+        if not parsed or not isinstance(payload, dict):
+            return _error(400, "invalid_request_error", "request body must be a JSON object"), None
+        to = payload.get("to")
+        if not to or not _valid_participants(to):
+            return _error(400, "invalid_request_error", "`to` is required: a list of {name?, email}"), None
+        for field_name in ("cc", "bcc", "reply_to"):
+            value = payload.get(field_name)
+            if value is not None and not _valid_participants(value):
+                return _error(
+                    400, "invalid_request_error", f"`{field_name}` must be a list of {{name?, email}}"
+                ), None
+        reply_to_id = payload.get("reply_to_message_id")
+        if reply_to_id is not None and not isinstance(reply_to_id, str):
+            return _error(400, "invalid_request_error", "`reply_to_message_id` must be a string"), None
+        custom_headers = payload.get("custom_headers") or []
+        if not isinstance(custom_headers, list) or not all(
+            isinstance(h, dict) and isinstance(h.get("name"), str) and isinstance(h.get("value"), str)
+            for h in custom_headers
+        ):
+            return _error(
+                400, "invalid_request_error", "`custom_headers` must be a list of {name, value}"
+            ), None
+        grant_id = grant["id"]
+        with self._lock:
+            if reply_to_id is not None:
+                parent = self._messages.get(reply_to_id)
+                if parent is None or parent.message["grant_id"] != grant_id:
+                    return _error(404, "not_found_error", f"message {reply_to_id!r} not found"), None
+                thread = self._threads[parent.message["thread_id"]]
+            else:
+                thread = self._new_thread(grant_id)
+            message = _message(
+                grant_id=grant_id,
+                thread_id=thread.id,
+                subject=str(payload.get("subject") or ""),
+                sender={"name": grant["name"], "email": grant["email"]},
+                to=_participants(to),
+                cc=_participants(payload.get("cc") or []),
+                bcc=_participants(payload.get("bcc") or []),
+                reply_to=_participants(payload.get("reply_to") or []),
+                date=int(self.clock()),
+                body=str(payload.get("body") or ""),
+                folder="sent",
+                headers=[{"name": h["name"], "value": h["value"]} for h in custom_headers],
+                in_reply_to=reply_to_id,
+            )
+            self._store(message, thread)
+            self._sends.append(SendRecord(grant_id, key, copy.deepcopy(payload), copy.deepcopy(message)))
+            status = 202 if self.send_accepts_with_202 else 200
+        data = {**copy.deepcopy(message), "reply_to_message_id": reply_to_id}
+        if status == 202:
+            # Agent Account queueing: "same message object as a 200 but no headers array".
+            data.pop("headers", None)
+        response = _json_response(status, {"request_id": _request_id(), "grant_id": grant_id, "data": data})
+        return response, copy.deepcopy(message)
+
+
+# --------------------------------------------------------------------------------------------------
+# HTTP plumbing
+# --------------------------------------------------------------------------------------------------
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a request stuck in an injected delay must not block interpreter exit
+    # The default backlog of 5 drops connections when a test fires a burst of concurrent clients,
+    # which then stall for a 1 s SYN retransmit; concurrency tests would be slow and misleading.
+    request_queue_size = 128
+
+    def __init__(self, address: tuple[str, int], emulator: NylasEmulator) -> None:
+        self.emulator = emulator
+        super().__init__(address, _Handler)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    # HTTP/1.0: one request per connection. A lost response then cleanly looks like "server closed
+    # the connection without a response", and stop() leaves no keep-alive connection still served.
+    protocol_version = "HTTP/1.0"
+    server: _Server
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+
+    def _dispatch(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length > 0 else b""
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        response = self.server.emulator._handle(self.command, self.path, headers, body)
+        self.close_connection = True
+        if response is None:
+            return  # lost response: the server closes the socket without a single byte
+        try:
+            self.send_response(response.status)
+            for name, value in response.headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(response.body)))
+            self.end_headers()
+            self.wfile.write(response.body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (e.g. its own timeout); nothing left to tell it
+
+    def log_message(self, format: str, *args: Any) -> None:
+        _log.debug("%s - %s", self.address_string(), format % args)
+
+
+# --------------------------------------------------------------------------------------------------
+# Small pure helpers
+# --------------------------------------------------------------------------------------------------
+
+
+def _request_id() -> str:
+    return str(uuid.uuid4())
+
+
+def _json_response(status: int, obj: Any, headers: Mapping[str, str] | None = None) -> _Response:
+    return _Response(
+        status, json.dumps(obj).encode(), {"Content-Type": "application/json", **(headers or {})}
+    )
+
+
+def _ok(obj: Json) -> _Response:
+    return _json_response(200, obj)
+
+
+def _error(status: int, error_type: str, message: str) -> _Response:
+    return _json_response(
+        status, {"request_id": _request_id(), "error": {"type": error_type, "message": message}}
+    )
+
+
+def _fault_response(fault: Fault) -> _Response:
+    headers = {"Content-Type": "application/json", **fault.headers}
+    if fault.body is None:
+        default = _error(
+            fault.status_code, _FAULT_ERROR_TYPES.get(fault.status_code, "api_error"), "injected fault"
+        )
+        return _Response(fault.status_code, default.body, headers)
+    if isinstance(fault.body, bytes):
+        return _Response(fault.status_code, fault.body, headers)
+    if isinstance(fault.body, str):
+        return _Response(fault.status_code, fault.body.encode(), headers)
+    return _Response(fault.status_code, json.dumps(dict(fault.body)).encode(), headers)
+
+
+def _parse_json(body: bytes) -> tuple[Any, bool]:
+    try:
+        return json.loads(body), True
+    except ValueError:
+        return None, False
+
+
+def _fingerprint(raw: bytes, payload: Any, parsed: bool) -> str:
+    # "Same payload" is judged on the JSON value, not the bytes: key order and whitespace from a
+    # different serializer do not make a different request.
+    data = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode() if parsed else raw
+    return hashlib.sha256(data).hexdigest()
+
+
+def _valid_participants(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(p, dict) and isinstance(p.get("email"), str) for p in value
+    )
+
+
+def _participants(value: list[Json]) -> list[Json]:
+    return [{"name": str(p.get("name") or ""), "email": p["email"]} for p in value]
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{offset}".encode()).decode()
+
+
+def _decode_cursor(token: str) -> int:
+    try:
+        text = base64.urlsafe_b64decode(token.encode()).decode()
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError("page_token is not a cursor from this server") from exc
+    if not text.startswith(_CURSOR_PREFIX) or not text[len(_CURSOR_PREFIX) :].isdigit():
+        raise ValueError("page_token is not a cursor from this server")
+    return int(text[len(_CURSOR_PREFIX) :])
+
+
+def _message(
+    *,
+    grant_id: str,
+    thread_id: str,
+    subject: str,
+    sender: Json,
+    to: list[Json],
+    cc: list[Json],
+    bcc: list[Json],
+    reply_to: list[Json],
+    date: int,
+    body: str,
+    folder: Literal["inbox", "sent"],
+    headers: list[Json],
+    in_reply_to: str | None,
+) -> Json:
+    message: Json = {
+        "id": f"msg-{uuid.uuid4().hex}",
+        "grant_id": grant_id,
+        "object": "message",
+        "thread_id": thread_id,
+        "subject": subject,
+        "from": [sender],
+        "to": to,
+        "cc": cc,
+        "bcc": bcc,
+        "reply_to": reply_to,
+        "date": date,
+        "body": body,
+        "snippet": " ".join(_TAG_RE.sub(" ", body).split())[:100],
+        "starred": False,
+        "unread": folder == "inbox",
+        "folders": [folder],
+        "attachments": [],
+        "headers": headers,
+    }
+    if in_reply_to is not None:
+        message["in_reply_to"] = in_reply_to
+    return message

@@ -1,0 +1,92 @@
+"""Reply drafters: turn the message to answer into the reply's subject and body.
+
+``template`` (default) is deterministic and needs no network; ``bedrock``
+asks a Bedrock model through the Converse API. Deterministic drafts matter:
+a re-run sends the same payload under the same ``Idempotency-Key``, which
+Nylas replays instead of answering 409.
+"""
+
+import html
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from replyonce.filters import sender_email
+
+_TAGS = re.compile(r"<[^>]+>")
+_MAX_PROMPT_CHARS = 8000
+
+
+@dataclass(frozen=True)
+class Draft:
+    subject: str
+    body: str
+
+
+def reply_subject(subject: str) -> str:
+    subject = subject.strip() or "your message"
+    return subject if subject.lower().startswith("re:") else f"Re: {subject}"
+
+
+def plain_text(body: str) -> str:
+    """The message body without HTML, for prompts."""
+    return html.unescape(_TAGS.sub(" ", body or "")).strip()
+
+
+class ReplyDrafter(Protocol):
+    def draft(self, message: dict[str, Any], agent_name: str) -> Draft: ...
+
+
+class TemplateDrafter:
+    """An acknowledgement that quotes the subject: no network, same output for the same input."""
+
+    def draft(self, message: dict[str, Any], agent_name: str) -> Draft:
+        subject = str(message.get("subject") or "")
+        senders = message.get("from") or [{}]
+        name = str(senders[0].get("name") or sender_email(message).split("@")[0] or "there")
+        quoted = html.escape(subject.strip() or "your message")
+        signature = html.escape(agent_name or "The support team")
+        body = (
+            f"<p>Hi {html.escape(name)},</p>"
+            f"<p>Thanks for your message about &ldquo;{quoted}&rdquo;. We have received it and will follow up"
+            " shortly.</p>"
+            f"<p>&mdash; {signature}</p>"
+        )
+        return Draft(subject=reply_subject(subject), body=body)
+
+
+class BedrockDrafter:
+    """Drafts with a Bedrock model (Converse API).
+
+    Parameters
+    ----------
+    model_id:
+        ``BEDROCK_MODEL_ID``.
+    bedrock_client:
+        A boto3 ``bedrock-runtime`` client (tests use botocore's Stubber).
+    """
+
+    SYSTEM_PROMPT = (
+        "You are a courteous support agent answering an email. Reply in plain prose, "
+        "in the customer's language, in at most 150 words. Do not invent facts, order numbers or promises."
+    )
+
+    def __init__(self, model_id: str, bedrock_client: Any) -> None:
+        self._model_id = model_id
+        self._bedrock = bedrock_client
+
+    def draft(self, message: dict[str, Any], agent_name: str) -> Draft:
+        subject = str(message.get("subject") or "")
+        text = plain_text(str(message.get("body") or message.get("snippet") or ""))[:_MAX_PROMPT_CHARS]
+        response = self._bedrock.converse(
+            modelId=self._model_id,
+            system=[{"text": self.SYSTEM_PROMPT}],
+            messages=[{"role": "user", "content": [{"text": f"Subject: {subject}\n\n{text}"}]}],
+            # Temperature 0: a re-run should produce the same draft (see module docstring).
+            inferenceConfig={"maxTokens": 512, "temperature": 0},
+        )
+        parts = response["output"]["message"]["content"]
+        reply = "\n".join(part["text"] for part in parts if "text" in part).strip()
+        paragraphs = "".join(f"<p>{html.escape(p.strip())}</p>" for p in reply.split("\n\n") if p.strip())
+        signature = html.escape(agent_name or "The support team")
+        return Draft(subject=reply_subject(subject), body=f"{paragraphs}<p>&mdash; {signature}</p>")

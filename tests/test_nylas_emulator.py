@@ -1,0 +1,535 @@
+"""The Nylas emulator behaves like the documented Nylas v3 API, over real HTTP on loopback.
+
+Why these tests matter: every exactly-once test of ReplyOnce counts sends through this emulator. If
+the emulator replayed too eagerly, or never reported a lost response, those tests would prove
+nothing. So each documented behaviour is checked here from the client's side, with ``requests``.
+"""
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import quote
+
+import pytest
+import requests
+
+from devstack.nylas_emulator import IDEMPOTENCY_TTL_SECONDS, Fault, NylasEmulator
+
+API_KEY = "test-api-key"
+GRANT = "grant-agent"
+AGENT_EMAIL = "agent@example.com"
+CUSTOMER = "customer@example.com"
+SEND_PATH = f"/v3/grants/{GRANT}/messages/send"
+TIMEOUT = 5
+
+
+class FakeClock:
+    """A settable clock, so the one-hour key TTL is tested without waiting an hour."""
+
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def nylas(clock):
+    with NylasEmulator(api_key=API_KEY, clock=clock) as emulator:
+        emulator.add_grant(GRANT, AGENT_EMAIL, name="Support Agent")
+        yield emulator
+
+
+def auth(key: str = API_KEY) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def get(nylas: NylasEmulator, path: str, **kwargs) -> requests.Response:
+    return requests.get(f"{nylas.url}{path}", headers=auth(), timeout=TIMEOUT, **kwargs)
+
+
+def send(
+    nylas: NylasEmulator, payload: dict, key: str | None = None, grant: str = GRANT
+) -> requests.Response:
+    headers = auth()
+    if key is not None:
+        headers["Idempotency-Key"] = key
+    return requests.post(
+        f"{nylas.url}/v3/grants/{grant}/messages/send", json=payload, headers=headers, timeout=TIMEOUT
+    )
+
+
+def reply_to(message: dict, body: str = "Thanks, we are on it.") -> dict:
+    return {
+        "to": [{"name": "Customer", "email": message["from"][0]["email"]}],
+        "subject": "Re: " + message["subject"],
+        "body": body,
+        "reply_to_message_id": message["id"],
+    }
+
+
+def inbound(nylas: NylasEmulator, **kwargs) -> dict:
+    fields = {"from_email": CUSTOMER, "subject": "Order 42", "body": "<p>Where is my order?</p>", **kwargs}
+    return nylas.deliver_inbound(GRANT, **fields)
+
+
+# ---- lifecycle and auth ---------------------------------------------------------------------------
+
+
+def test_serves_on_an_ephemeral_loopback_port_until_stopped():
+    emulator = NylasEmulator().start()
+    url = emulator.url
+    host, port = url.removeprefix("http://").split(":")
+    assert host == "127.0.0.1"
+    assert int(port) > 0
+    emulator.add_grant("g", "a@example.com")
+    assert requests.get(f"{url}/v3/grants/g", headers=auth(), timeout=TIMEOUT).status_code == 200
+    emulator.stop()
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"{url}/v3/grants/g", headers=auth(), timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("headers", [{}, auth("wrong-key"), {"Authorization": API_KEY}])
+def test_missing_or_wrong_bearer_token_is_401(nylas, headers):
+    response = requests.get(f"{nylas.url}/v3/grants/{GRANT}", headers=headers, timeout=TIMEOUT)
+    assert response.status_code == 401
+    body = response.json()
+    assert body["error"]["type"] == "unauthorized"
+    assert body["error"]["message"]
+    assert body["request_id"]
+
+
+def test_unauthorized_send_sends_nothing(nylas):
+    message = inbound(nylas)
+    response = requests.post(
+        f"{nylas.url}{SEND_PATH}", json=reply_to(message), headers=auth("wrong"), timeout=TIMEOUT
+    )
+    assert response.status_code == 401
+    assert nylas.sends == []
+
+
+# ---- grants, messages, threads ------------------------------------------------------------------
+
+
+def test_get_grant_by_id_or_email_and_unknown_grant_is_404(nylas):
+    for segment in (GRANT, AGENT_EMAIL):
+        response = get(nylas, f"/v3/grants/{segment}")
+        assert response.status_code == 200
+        data = response.json()["data"]
+        assert data["id"] == GRANT
+        assert data["email"] == AGENT_EMAIL
+        assert data["name"] == "Support Agent"
+        assert data["provider"] == "nylas"
+        assert data["grant_status"] == "valid"
+    missing = get(nylas, "/v3/grants/grant-nobody")
+    assert missing.status_code == 404
+    assert missing.json()["error"]["type"] == "not_found_error"
+
+
+def test_get_message_decodes_a_url_encoded_id(nylas, clock):
+    # An IMAP-style id with reserved characters: requests keeps their escapes (it only normalises
+    # unreserved ones), so the id matches only if the server decodes the path segment.
+    message_id = "<CAF+x/y@mail.example.com>"
+    message = inbound(nylas, headers={"Auto-Submitted": "auto-replied"}, message_id=message_id)
+    encoded = quote(message_id, safe="")
+    assert "%2F" in encoded
+    response = get(nylas, f"/v3/grants/{GRANT}/messages/{encoded}")
+    assert response.status_code == 200
+    data = response.json()["data"]
+    assert data == message
+    assert data["id"] == message_id
+    assert data["object"] == "message"
+    assert data["grant_id"] == GRANT
+    assert data["from"] == [{"name": "", "email": CUSTOMER}]
+    assert data["to"][0]["email"] == AGENT_EMAIL
+    assert data["folders"] == ["inbox"]
+    assert data["date"] == int(clock.now)
+    assert data["snippet"] == "Where is my order?"
+    assert data["headers"] == [{"name": "Auto-Submitted", "value": "auto-replied"}]
+
+    missing = get(nylas, f"/v3/grants/{GRANT}/messages/msg-nope")
+    assert missing.status_code == 404
+    assert missing.json()["error"]["type"] == "not_found_error"
+
+
+def test_messages_of_another_grant_are_not_visible(nylas):
+    nylas.add_grant("grant-other", "other@example.com")
+    message = inbound(nylas)
+    assert get(nylas, f"/v3/grants/grant-other/messages/{message['id']}").status_code == 404
+    assert get(nylas, f"/v3/grants/grant-other/threads/{message['thread_id']}").status_code == 404
+
+
+def test_list_by_thread_is_newest_first_limited_and_paginated(nylas):
+    first = inbound(nylas, date=1000)
+    thread_id = first["thread_id"]
+    newest = inbound(nylas, thread_id=thread_id, date=3000)
+    middle = inbound(nylas, reply_to_message_id=first["id"], date=2000)
+    inbound(nylas, subject="Another thread", date=4000)
+
+    everything = get(nylas, f"/v3/grants/{GRANT}/messages", params={"thread_id": thread_id})
+    assert everything.status_code == 200
+    body = everything.json()
+    assert [m["id"] for m in body["data"]] == [newest["id"], middle["id"], first["id"]]
+    assert body["next_cursor"] is None
+
+    page1 = get(nylas, f"/v3/grants/{GRANT}/messages", params={"thread_id": thread_id, "limit": 2}).json()
+    assert [m["id"] for m in page1["data"]] == [newest["id"], middle["id"]]
+    assert isinstance(page1["next_cursor"], str)
+    page2 = get(
+        nylas,
+        f"/v3/grants/{GRANT}/messages",
+        params={"thread_id": thread_id, "limit": 2, "page_token": page1["next_cursor"]},
+    ).json()
+    assert [m["id"] for m in page2["data"]] == [first["id"]]
+    assert page2["next_cursor"] is None
+
+    too_many = get(nylas, f"/v3/grants/{GRANT}/messages", params={"thread_id": thread_id, "limit": 201})
+    assert too_many.status_code == 400
+    assert too_many.json()["error"]["type"] == "invalid_request_error"
+    assert get(nylas, f"/v3/grants/{GRANT}/messages", params={"limit": 200}).status_code == 200
+
+
+def test_thread_reports_received_and_sent_dates_and_latest_message(nylas, clock):
+    first = inbound(nylas, date=1000)
+    second = inbound(nylas, thread_id=first["thread_id"], date=2000)
+    path = f"/v3/grants/{GRANT}/threads/{first['thread_id']}"
+
+    before = get(nylas, path).json()["data"]
+    assert before["object"] == "thread"
+    assert before["id"] == first["thread_id"]
+    assert before["grant_id"] == GRANT
+    assert before["subject"] == "Order 42"
+    assert before["message_ids"] == [first["id"], second["id"]]
+    assert before["latest_message_received_date"] == 2000
+    assert "latest_message_sent_date" not in before
+    assert before["latest_draft_or_message"]["id"] == second["id"]
+
+    clock.now = 3000
+    sent = send(nylas, reply_to(second, body="Shipped today")).json()["data"]
+    after = get(nylas, path).json()["data"]
+    assert after["message_ids"] == [first["id"], second["id"], sent["id"]]
+    assert after["latest_message_received_date"] == 2000
+    assert after["latest_message_sent_date"] == 3000
+    assert after["latest_draft_or_message"]["id"] == sent["id"]
+    assert after["latest_draft_or_message"]["body"] == "Shipped today"
+    assert {p["email"] for p in after["participants"]} == {CUSTOMER, AGENT_EMAIL}
+
+    assert get(nylas, f"/v3/grants/{GRANT}/threads/thread-nope").status_code == 404
+
+
+# ---- send ---------------------------------------------------------------------------------------
+
+
+def test_send_stores_the_reply_in_the_thread_from_the_grant(nylas, clock):
+    message = inbound(nylas)
+    clock.advance(42)
+    response = send(nylas, reply_to(message))
+    assert response.status_code == 200
+    assert "Idempotent-Response" not in response.headers
+    body = response.json()
+    assert body["grant_id"] == GRANT
+    data = body["data"]
+    assert data["thread_id"] == message["thread_id"]
+    assert data["reply_to_message_id"] == message["id"]
+    assert data["from"] == [{"name": "Support Agent", "email": AGENT_EMAIL}]
+    assert data["to"] == [{"name": "Customer", "email": CUSTOMER}]
+    assert data["folders"] == ["sent"]
+    assert data["date"] == int(clock.now)
+    assert data["id"] != message["id"]
+
+    stored = get(nylas, f"/v3/grants/{GRANT}/messages/{data['id']}").json()["data"]
+    assert stored["thread_id"] == message["thread_id"]
+    assert stored["folders"] == ["sent"]
+    [record] = nylas.sends
+    assert record.grant_id == GRANT
+    assert record.idempotency_key is None
+    assert record.payload == reply_to(message)
+    assert record.message["id"] == data["id"]
+    assert [m["id"] for m in nylas.sent_messages(thread_id=message["thread_id"])] == [data["id"]]
+    assert nylas.sent_messages(grant_id="grant-other") == []
+    assert nylas.count("POST", SEND_PATH) == 1
+    assert nylas.count("GET", f"/v3/grants/{GRANT}/messages/") == 1
+
+
+def test_send_without_reply_to_starts_a_new_thread(nylas):
+    message = inbound(nylas)
+    data = send(nylas, {"to": [{"email": CUSTOMER}], "subject": "Hello", "body": "Hi"}).json()["data"]
+    assert data["thread_id"] != message["thread_id"]
+    thread = get(nylas, f"/v3/grants/{GRANT}/threads/{data['thread_id']}").json()["data"]
+    assert thread["message_ids"] == [data["id"]]
+    assert "latest_message_received_date" not in thread
+
+
+@pytest.mark.parametrize(
+    ("payload", "status", "error_type"),
+    [
+        ({"subject": "no recipient", "body": "x"}, 400, "invalid_request_error"),
+        ({"to": [], "body": "x"}, 400, "invalid_request_error"),
+        ({"to": [{"email": CUSTOMER}], "reply_to_message_id": "msg-unknown"}, 404, "not_found_error"),
+    ],
+)
+def test_rejected_sends_send_nothing(nylas, payload, status, error_type):
+    response = send(nylas, payload)
+    assert response.status_code == status
+    assert response.json()["error"]["type"] == error_type
+    assert nylas.sends == []
+
+
+def test_send_accepts_with_202_when_queueing(nylas):
+    nylas.send_accepts_with_202 = True
+    message = inbound(nylas)
+    first = send(nylas, reply_to(message), key="k-202")
+    assert first.status_code == 202
+    assert first.json()["data"]["thread_id"] == message["thread_id"]
+    replay = send(nylas, reply_to(message), key="k-202")
+    assert replay.status_code == 202
+    assert replay.headers["Idempotent-Response"] == "true"
+    assert len(nylas.sends) == 1
+
+
+# ---- idempotency --------------------------------------------------------------------------------
+
+
+def test_same_key_and_payload_replays_the_first_response(nylas):
+    message = inbound(nylas)
+    first = send(nylas, reply_to(message), key="key-1")
+    second = send(nylas, reply_to(message), key="key-1")
+    assert first.status_code == second.status_code == 200
+    assert "Idempotent-Response" not in first.headers
+    assert second.headers["Idempotent-Response"] == "true"
+    assert second.content == first.content  # same request_id, same message id: byte for byte
+    assert len(nylas.sends) == 1
+    assert nylas.sends[0].idempotency_key == "key-1"
+    assert nylas.count("POST", SEND_PATH) == 2
+    thread = get(nylas, f"/v3/grants/{GRANT}/threads/{message['thread_id']}").json()["data"]
+    assert len(thread["message_ids"]) == 2
+
+
+def test_same_key_with_a_different_payload_is_409(nylas):
+    message = inbound(nylas)
+    assert send(nylas, reply_to(message, body="one"), key="key-1").status_code == 200
+    conflict = send(nylas, reply_to(message, body="two"), key="key-1")
+    assert conflict.status_code == 409
+    assert conflict.json()["error"]["type"] == "api.invalid_idempotent_request"
+    assert "Idempotent-Response" not in conflict.headers
+    assert len(nylas.sends) == 1
+
+
+def test_keys_are_scoped_per_grant(nylas):
+    nylas.add_grant("grant-other", "other@example.com")
+    payload = {"to": [{"email": CUSTOMER}], "subject": "s", "body": "b"}
+    assert send(nylas, payload, key="shared").status_code == 200
+    other = send(nylas, payload, key="shared", grant="grant-other")
+    assert other.status_code == 200
+    assert "Idempotent-Response" not in other.headers
+    assert [r.grant_id for r in nylas.sends] == [GRANT, "grant-other"]
+    assert other.json()["data"]["from"][0]["email"] == "other@example.com"
+
+
+def test_same_key_while_the_first_is_in_flight_is_409_concurrent(nylas):
+    message = inbound(nylas)
+    nylas.inject("POST", r"/messages/send$", Fault.delay(0.5))
+    results: dict[str, requests.Response] = {}
+    slow = threading.Thread(target=lambda: results.update(first=send(nylas, reply_to(message), key="k")))
+    slow.start()
+    deadline = time.monotonic() + 2
+    while nylas.count("POST", SEND_PATH) == 0 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(0.05)  # the first request has registered its key and is sleeping in the delay
+
+    concurrent = send(nylas, reply_to(message), key="k")
+    assert concurrent.status_code == 409
+    assert concurrent.json()["error"]["type"] == "api.concurrent_idempotent_request"
+    assert nylas.sends == []  # nothing has gone out yet: the first request is still in flight
+
+    slow.join(timeout=5)
+    assert results["first"].status_code == 200
+    retry = send(nylas, reply_to(message), key="k")
+    assert retry.status_code == 200
+    assert retry.headers["Idempotent-Response"] == "true"
+    assert retry.content == results["first"].content
+    assert len(nylas.sends) == 1
+
+
+def test_racing_duplicates_send_exactly_once(nylas):
+    message = inbound(nylas)
+    start = threading.Barrier(12)
+
+    def racer(_: int) -> requests.Response:
+        start.wait()
+        return send(nylas, reply_to(message), key="race")
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        responses = list(pool.map(racer, range(12)))
+
+    assert len(nylas.sends) == 1
+    ok = [r for r in responses if r.status_code == 200]
+    assert {r.content for r in ok} == {ok[0].content}
+    assert sum("Idempotent-Response" not in r.headers for r in ok) == 1
+    for r in responses:
+        if r.status_code != 200:
+            assert r.status_code == 409
+            assert r.json()["error"]["type"] == "api.concurrent_idempotent_request"
+
+
+def test_distinct_keys_from_many_clients_all_send(nylas):
+    message = inbound(nylas)
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        responses = list(pool.map(lambda i: send(nylas, reply_to(message), key=f"key-{i}"), range(10)))
+    assert [r.status_code for r in responses] == [200] * 10
+    assert len({r.json()["data"]["id"] for r in responses}) == 10
+    assert len(nylas.sent_messages(thread_id=message["thread_id"])) == 10
+
+
+def test_key_can_be_reused_after_one_hour_of_the_emulator_clock(nylas, clock):
+    message = inbound(nylas)
+    first = send(nylas, reply_to(message), key="hourly")
+    clock.advance(IDEMPOTENCY_TTL_SECONDS - 1)
+    within = send(nylas, reply_to(message), key="hourly")
+    assert within.headers["Idempotent-Response"] == "true"
+    assert within.content == first.content
+    assert len(nylas.sends) == 1
+
+    clock.advance(2)  # now past the hour since the *first* request
+    later = send(nylas, reply_to(message), key="hourly")
+    assert later.status_code == 200
+    assert "Idempotent-Response" not in later.headers
+    assert later.json()["data"]["id"] != first.json()["data"]["id"]
+    assert len(nylas.sends) == 2
+
+
+def test_key_longer_than_256_characters_is_400(nylas):
+    message = inbound(nylas)
+    assert send(nylas, reply_to(message), key="k" * 256).status_code == 200
+    too_long = send(nylas, reply_to(message, body="other"), key="k" * 257)
+    assert too_long.status_code == 400
+    assert too_long.json()["error"]["type"] == "api.invalid_idempotency_key"
+    assert len(nylas.sends) == 1
+
+
+def test_error_responses_are_cached_and_replayed(nylas):
+    payload = {"subject": "missing to", "body": "x"}
+    first = send(nylas, payload, key="bad")
+    replay = send(nylas, payload, key="bad")
+    assert first.status_code == replay.status_code == 400
+    assert "Idempotent-Response" not in first.headers
+    assert replay.headers["Idempotent-Response"] == "true"
+    assert replay.content == first.content
+    assert nylas.sends == []
+
+
+# ---- fault injection ----------------------------------------------------------------------------
+
+
+def test_injected_status_is_answered_without_processing(nylas):
+    message = inbound(nylas)
+    nylas.inject("POST", r"/messages/send$", Fault.status(503))
+    nylas.inject("POST", r"/messages/send$", Fault.status(429, headers={"Retry-After": "2"}))
+
+    unavailable = send(nylas, reply_to(message), key="k")
+    assert unavailable.status_code == 503
+    assert unavailable.json()["error"]["type"]
+    throttled = send(nylas, reply_to(message), key="k")
+    assert throttled.status_code == 429
+    assert throttled.headers["Retry-After"] == "2"
+    assert nylas.sends == []
+
+    # The faulted attempts recorded no key, so the retry with the same key is a first request.
+    retry = send(nylas, reply_to(message), key="k")
+    assert retry.status_code == 200
+    assert "Idempotent-Response" not in retry.headers
+    assert len(nylas.sends) == 1
+    assert nylas.count("POST", SEND_PATH) == 3
+
+
+def test_faults_match_method_and_path_and_are_used_times_times(nylas):
+    message = inbound(nylas)
+    nylas.inject("GET", r"/messages/", Fault.status(500, body={"custom": True}), times=2)
+    path = f"/v3/grants/{GRANT}/messages/{message['id']}"
+    assert get(nylas, f"/v3/grants/{GRANT}").status_code == 200  # path does not match
+    assert send(nylas, reply_to(message)).status_code == 200  # method does not match
+    first, second, third = (get(nylas, path) for _ in range(3))
+    assert (first.status_code, second.status_code, third.status_code) == (500, 500, 200)
+    assert first.json() == {"custom": True}
+
+
+def test_delay_fault_slows_the_response(nylas):
+    nylas.inject("GET", rf"^/v3/grants/{GRANT}$", Fault.delay(0.2))
+    started = time.monotonic()
+    response = get(nylas, f"/v3/grants/{GRANT}")
+    assert response.status_code == 200
+    assert time.monotonic() - started >= 0.2
+
+
+def test_lost_response_sends_the_email_and_the_retry_replays_it(nylas):
+    message = inbound(nylas)
+    nylas.inject("POST", r"/messages/send$", Fault.lose_response())
+    with pytest.raises(requests.ConnectionError):
+        send(nylas, reply_to(message), key="lost")
+    [sent] = nylas.sent_messages(thread_id=message["thread_id"])  # the email did go out
+    assert nylas.sends[0].idempotency_key == "lost"
+
+    retry = send(nylas, reply_to(message), key="lost")
+    assert retry.status_code == 200
+    assert retry.headers["Idempotent-Response"] == "true"
+    assert retry.json()["data"]["id"] == sent["id"]
+    assert len(nylas.sends) == 1
+
+
+def test_lost_response_without_a_key_means_a_retry_sends_twice(nylas):
+    # The reason ReplyOnce always sends with a key: without one, Nylas cannot tell a retry apart.
+    message = inbound(nylas)
+    nylas.inject("POST", r"/messages/send$", Fault.lose_response())
+    with pytest.raises(requests.ConnectionError):
+        send(nylas, reply_to(message))
+    assert send(nylas, reply_to(message)).status_code == 200
+    assert len(nylas.sends) == 2
+
+
+# ---- message.created callback -------------------------------------------------------------------
+
+
+def test_message_created_fires_for_inbound_and_outbound_mail_once(nylas):
+    created: list[dict] = []
+    nylas.on_message_created = created.append
+    message = inbound(nylas)
+    assert created == [message]
+
+    response = send(nylas, reply_to(message), key="k")
+    assert len(created) == 2  # already fired when the client has the answer
+    assert created[1]["id"] == response.json()["data"]["id"]
+    assert created[1]["folders"] == ["sent"]
+    assert created[1]["from"][0]["email"] == AGENT_EMAIL
+
+    send(nylas, reply_to(message), key="k")  # replay: nothing new in the mailbox
+    send(nylas, {"subject": "no to"})  # rejected
+    assert len(created) == 2
+
+
+# ---- reset --------------------------------------------------------------------------------------
+
+
+def test_reset_forgets_everything(nylas):
+    message = inbound(nylas)
+    send(nylas, reply_to(message), key="k")
+    nylas.inject("GET", r".*", Fault.status(500))
+    nylas.send_accepts_with_202 = True
+
+    nylas.reset()
+
+    assert nylas.sends == []
+    assert nylas.requests == []
+    assert get(nylas, f"/v3/grants/{GRANT}").status_code == 404  # grant gone, fault gone
+    assert nylas.requests == [("GET", f"/v3/grants/{GRANT}")]
+    nylas.add_grant(GRANT, AGENT_EMAIL)
+    again = send(nylas, {"to": [{"email": CUSTOMER}], "subject": "s", "body": "b"}, key="k")
+    assert again.status_code == 200  # neither 202 nor a replay of the old key
+    assert "Idempotent-Response" not in again.headers

@@ -1,0 +1,557 @@
+"""ReplierFunction: one email per inbound message, counted at the Nylas emulator.
+
+Every test runs the real handler code against moto (resources from
+template.yaml) and the Nylas emulator over loopback. Concurrency tests run
+real threads, each with its own consumer — one per simulated Lambda
+container — against the same servers.
+"""
+
+import json
+import threading
+import time
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, load_event
+from devstack.lambda_context import LocalLambdaContext
+from devstack.nylas_emulator import Fault
+from devstack.poller import EventSourcePoller
+from functions.replier import app
+from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX, NotificationConsumer
+from replyonce.notification import Notification
+from replyonce.queue import NotificationQueue
+
+SEND_PATH = rf"^/v3/grants/{AGENT_GRANT_ID}/messages/send$"
+
+
+@pytest.fixture
+def replier(aws, nylas, monkeypatch):
+    """Environment of ReplierFunction from the template, pointed at the emulator; fast retries."""
+    for name, value in aws.function_environment("ReplierFunction").items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("NYLAS_API_URI", nylas.url)
+    monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
+    # Redeliveries in seconds would make the suite slow; the logic is the same at 0.
+    monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
+    monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
+    app.consumer.cache_clear()
+    yield aws
+    app.consumer.cache_clear()
+
+
+@pytest.fixture
+def pipeline(replier, sqs):
+    return Pipeline(replier, sqs)
+
+
+class Pipeline:
+    """Queue notifications as the webhook does; run the replier as the event source mapping does."""
+
+    def __init__(self, resources, sqs) -> None:
+        self.resources = resources
+        self.sqs = sqs
+        self.queue = NotificationQueue(resources.queues["NotificationQueue"], 1_048_576, sqs)
+
+    def deliver(self, payload: dict, times: int = 1) -> None:
+        for _ in range(times):
+            self.queue.enqueue(Notification(payload))
+
+    def poller(self, handler=None, **kwargs) -> EventSourcePoller:
+        return EventSourcePoller(handler or app.lambda_handler, self.resources, sqs_client=self.sqs, **kwargs)
+
+    def drain(self, handler=None) -> None:
+        self.poller(handler).drain()
+
+    def dead_letters(self) -> list[dict]:
+        from tests.conftest import drain
+
+        return drain(self.sqs, self.resources.queues["NotificationDeadLetterQueue"])
+
+
+def inbound(nylas, **kwargs) -> dict:
+    kwargs.setdefault("from_email", CUSTOMER_EMAIL)
+    kwargs.setdefault("subject", "Where is my order?")
+    kwargs.setdefault("body", "<p>Order 1042 has not arrived.</p>")
+    return nylas.deliver_inbound(AGENT_GRANT_ID, **kwargs)
+
+
+def skip_reasons(log_records) -> list[str]:
+    return [
+        r["reason"]
+        for r in log_records()
+        if r.get("message") in ("notification skipped", "duplicate delivery absorbed")
+    ]
+
+
+def new_container() -> NotificationConsumer:
+    """What a fresh Lambda container builds: its own clients, caches and idempotency config."""
+    return NotificationConsumer.from_environment()
+
+
+def test_one_notification_delivered_three_times_sends_one_reply(pipeline, nylas, log_records):
+    message = inbound(nylas)
+    notification = envelope(message)
+    for _ in range(3):
+        pipeline.deliver(notification)
+        pipeline.drain()
+    assert len(nylas.sends) == 1
+    sent = nylas.sends[0]
+    assert sent.payload["reply_to_message_id"] == message["id"]
+    sender = message["from"][0]
+    assert sent.payload["to"] == [{k: v for k, v in sender.items() if k in ("name", "email") and v}]
+    assert sent.payload["subject"] == f"Re: {message['subject']}"
+    assert skip_reasons(log_records) == ["duplicate_notification", "duplicate_notification"]
+
+
+def test_same_notification_in_eight_concurrent_invocations_sends_one_reply(replier, nylas, sqs):
+    message = inbound(nylas)
+    notification = envelope(message)
+    containers = [new_container() for _ in range(8)]
+    event = {
+        "Records": [
+            load_event("replier-message-created.json")["Records"][0] | {"body": json.dumps(notification)}
+        ]
+    }
+    start = threading.Barrier(8)
+    results: list[dict] = [{}] * 8
+
+    def invoke(index: int) -> None:
+        start.wait()
+        results[index] = containers[index].handle_batch(event, LocalLambdaContext("ReplierFunction"))
+
+    threads = [threading.Thread(target=invoke, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    # Losers of the race fail their record (in progress elsewhere) and SQS would redeliver it:
+    # redeliver to every container until none fails.
+    for _ in range(5):
+        failing = [i for i, r in enumerate(results) if r.get("batchItemFailures")]
+        if not failing:
+            break
+        for index in failing:
+            results[index] = containers[index].handle_batch(event, LocalLambdaContext("ReplierFunction"))
+    assert all(not r["batchItemFailures"] for r in results)
+    assert len(nylas.sends) == 1
+
+
+def test_created_then_updated_for_one_message_sends_one_reply(pipeline, nylas, log_records):
+    message = inbound(nylas)
+    pipeline.deliver(envelope(message, notification_type="message.updated"))
+    pipeline.deliver(envelope(message))
+    pipeline.deliver(envelope(message, notification_type="message.updated"))
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert skip_reasons(log_records).count("unsupported_type") == 2
+
+
+def test_two_notifications_for_the_same_message_send_one_reply(pipeline, nylas, log_records):
+    # A provider upsert: a second message.created with a new notification id, same message.
+    message = inbound(nylas)
+    pipeline.deliver(envelope(message))
+    pipeline.drain()
+    pipeline.deliver(envelope(message))
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert skip_reasons(log_records) == ["already_replied"]
+
+
+def test_agents_own_outbound_mail_is_never_answered(pipeline, nylas, log_records):
+    # As for Agent Accounts, the emulator fires message.created for the agent's own send.
+    nylas.on_message_created = lambda message: pipeline.deliver(envelope(message))
+    inbound(nylas)  # fires message.created for the inbound message
+    pipeline.drain()
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert skip_reasons(log_records) == ["own_outbound"]
+
+
+def test_non_agent_grant_gets_no_reply(pipeline, nylas, log_records):
+    nylas.add_grant("grant-human-0002", "alice@example.com")
+    message = nylas.deliver_inbound("grant-human-0002", from_email=CUSTOMER_EMAIL, subject="Hi", body="Hello")
+    pipeline.deliver(envelope(message))
+    pipeline.drain()
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["grant_not_agent"]
+
+
+@pytest.mark.parametrize(
+    ("sender", "headers", "reason"),
+    [
+        ("no-reply@shop.example", None, "automated_sender"),
+        ("MAILER-DAEMON@mx.example", None, "automated_sender"),
+        ("alice@example.com", [{"name": "Auto-Submitted", "value": "auto-replied"}], "auto_submitted"),
+        ("news@example.com", [{"name": "Precedence", "value": "bulk"}], "auto_submitted"),
+    ],
+)
+def test_machines_get_no_reply(pipeline, nylas, log_records, sender, headers, reason):
+    message = inbound(nylas, from_email=sender, headers=headers)
+    pipeline.deliver(envelope(message))
+    pipeline.drain()
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == [reason]
+
+
+def test_truncated_notification_is_fetched_then_answered_once(pipeline, nylas):
+    message = inbound(nylas, body="<p>The full body only the API has.</p>")
+    notification = envelope(message, notification_type="message.created.truncated")
+    assert "body" not in notification["data"]["object"]
+    pipeline.deliver(notification, times=2)
+    pipeline.drain()
+    assert nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/messages/{message['id']}") == 1
+    assert len(nylas.sends) == 1
+    assert nylas.sends[0].payload["reply_to_message_id"] == message["id"]
+
+
+def test_nylas_500_on_first_send_is_retried_and_sends_once(pipeline, nylas):
+    message = inbound(nylas)
+    nylas.inject("POST", SEND_PATH, Fault.status(500))
+    pipeline.deliver(envelope(message))
+    first = pipeline.poller().poll_once()
+    assert (first.received, first.failed) == (1, 1)
+    assert nylas.sends == []
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+
+
+def test_send_accepted_but_response_lost_sends_one_email(pipeline, nylas):
+    message = inbound(nylas)
+    nylas.inject("POST", SEND_PATH, Fault.lose_response())
+    pipeline.deliver(envelope(message))
+    first = pipeline.poller().poll_once()
+    assert first.failed == 1
+    assert len(nylas.sends) == 1  # the email did go out; we only lost the answer
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert len(nylas.sent_messages(thread_id=message["thread_id"])) == 1
+
+
+def test_retry_after_lost_response_replays_the_send(pipeline, nylas):
+    # Even when the thread listing does not show the reply yet, the same key is replayed, not re-sent.
+    message = inbound(nylas)
+    nylas.inject("POST", SEND_PATH, Fault.lose_response())
+    nylas.inject(
+        "GET",
+        rf"/v3/grants/{AGENT_GRANT_ID}/messages$",
+        Fault.status(200, body={"request_id": "r", "data": [message], "next_cursor": None}),
+        times=1,
+    )
+    pipeline.deliver(envelope(message))
+    pipeline.poller().poll_once()
+    nylas.inject(
+        "GET",
+        rf"/v3/grants/{AGENT_GRANT_ID}/messages$",
+        Fault.status(200, body={"request_id": "r", "data": [message], "next_cursor": None}),
+        times=1,
+    )
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert nylas.count("POST", f"/v3/grants/{AGENT_GRANT_ID}/messages/send") == 2
+
+
+def test_two_messages_on_one_thread_before_the_reply_get_one_reply_to_the_newer(pipeline, nylas):
+    first = inbound(nylas, subject="Order 1042", body="<p>Where is it?</p>")
+    second = inbound(
+        nylas,
+        reply_to_message_id=first["id"],
+        subject="Re: Order 1042",
+        body="<p>Also: invoice?</p>",
+        date=first["date"] + 2,
+    )
+    pipeline.deliver(envelope(first))
+    pipeline.deliver(envelope(second))
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert nylas.sends[0].payload["reply_to_message_id"] == second["id"]
+
+
+def test_burst_processed_by_two_concurrent_containers_gets_one_reply(pipeline, nylas):
+    first = inbound(nylas)
+    second = inbound(nylas, reply_to_message_id=first["id"], date=first["date"] + 1)
+    third = inbound(nylas, reply_to_message_id=first["id"], date=first["date"] + 2)
+    for message in (first, second, third):
+        pipeline.deliver(envelope(message))
+    containers = [new_container() for _ in range(3)]
+    pollers = [pipeline.poller(c.handle_batch) for c in containers]
+    # Batches of one so each container takes a different message at the same time.
+    for poller in pollers:
+        poller._batch_size = 1
+    for _ in range(10):
+        threads = [threading.Thread(target=p.poll_once) for p in pollers]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert nylas.sends[0].payload["reply_to_message_id"] == third["id"]
+
+
+def test_message_after_the_reply_gets_its_own_reply(pipeline, nylas):
+    first = inbound(nylas)
+    pipeline.deliver(envelope(first))
+    pipeline.drain()
+    [reply] = nylas.sent_messages(thread_id=first["thread_id"])
+    later = inbound(
+        nylas, reply_to_message_id=reply["id"], body="<p>Thanks, one more thing</p>", date=reply["date"] + 5
+    )
+    pipeline.deliver(envelope(later))
+    pipeline.drain()
+    assert [s.payload["reply_to_message_id"] for s in nylas.sends] == [first["id"], later["id"]]
+
+
+def test_reply_budget_stops_ping_pong_with_another_bot(pipeline, nylas, monkeypatch, log_records):
+    monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "2")
+    app.consumer.cache_clear()
+    last = inbound(nylas, from_email="bot@other.example")
+    for round_ in range(4):
+        pipeline.deliver(envelope(last))
+        pipeline.drain()
+        replies = nylas.sent_messages(thread_id=last["thread_id"])
+        last = inbound(
+            nylas,
+            from_email="bot@other.example",
+            reply_to_message_id=replies[-1]["id"],
+            date=replies[-1]["date"] + 1 + round_,
+        )
+    assert len(nylas.sends) == 2
+    assert skip_reasons(log_records).count("reply_budget_exhausted") == 2
+
+
+def test_lease_held_past_expiry_by_a_paused_worker_still_sends_one_email(replier, nylas, log_records):
+    message = inbound(nylas)
+    event = {
+        "Records": [
+            load_event("replier-message-created.json")["Records"][0] | {"body": json.dumps(envelope(message))}
+        ]
+    }
+    # Worker A's invocation has 2 s left, so its idempotency record and its thread lease expire
+    # in 2 s; its send then hangs for 4 s, past both (a paused worker, a slow provider).
+    nylas.inject("POST", SEND_PATH, Fault.delay(4.0))
+    results = {}
+
+    def worker_a() -> None:
+        results["a"] = new_container().handle_batch(
+            event, LocalLambdaContext("ReplierFunction", timeout_seconds=2)
+        )
+
+    paused = threading.Thread(target=worker_a)
+    paused.start()
+    time.sleep(2.5)
+    # Worker B gets the redelivery after A's deadline: it takes over the expired record and lease
+    # and sends under the same Idempotency-Key, which Nylas holds in flight, then replays.
+    results["b"] = new_container().handle_batch(event, LocalLambdaContext("ReplierFunction"))
+    paused.join(timeout=30)
+    assert results["b"]["batchItemFailures"] == []
+    assert results["a"]["batchItemFailures"] == []
+    assert len(nylas.sends) == 1
+    assert nylas.count("POST", f"/v3/grants/{AGENT_GRANT_ID}/messages/send") >= 2
+    assert any(r.get("message", "").startswith("thread lease was lost") for r in log_records())
+
+
+def test_dynamodb_error_during_ledger_write_is_retried_and_sends_once(pipeline, nylas, replier):
+    message = inbound(nylas)
+    container = new_container()
+    # Fail the first TransactWriteItems at the AWS client boundary (a throttled or failed write).
+    failures = {"left": 1}
+
+    def fail_once(**kwargs):
+        if failures["left"]:
+            failures["left"] -= 1
+            from botocore.exceptions import ClientError
+
+            raise ClientError(
+                {"Error": {"Code": "InternalServerError", "Message": "injected"}}, "TransactWriteItems"
+            )
+
+    client = container._replier._ledger._dynamodb
+    client.meta.events.register("before-call.dynamodb.TransactWriteItems", fail_once)
+    pipeline.deliver(envelope(message))
+    first = pipeline.poller(container.handle_batch).poll_once()
+    assert first.failed == 1
+    assert len(nylas.sends) == 1
+    pipeline.drain(container.handle_batch)
+    assert len(nylas.sends) == 1
+
+
+def test_busy_thread_record_fails_and_returns_quickly(pipeline, nylas, replier, sqs, log_records):
+    message = inbound(nylas)
+    dynamodb = boto3.client("dynamodb")
+    # Another worker holds the thread's lease for a minute.
+    dynamodb.put_item(
+        TableName=replier.tables["StateTable"],
+        Item={
+            "pk": {"S": f"thread#{AGENT_GRANT_ID}#{message['thread_id']}"},
+            "lease_owner": {"S": "someone-else"},
+            "lease_expires_at": {"N": str(int(time.time() * 1000) + 60_000)},
+        },
+    )
+    pipeline.deliver(envelope(message))
+    result = pipeline.poller().poll_once()
+    assert (result.received, result.failed) == (1, 1)
+    assert nylas.sends == []
+    assert any(r.get("reason") == "thread_busy" for r in log_records())
+    # The record is visible again at once (BUSY_RETRY_SECONDS=0), not after the 1080 s visibility timeout.
+    dynamodb.delete_item(
+        TableName=replier.tables["StateTable"],
+        Key={"pk": {"S": f"thread#{AGENT_GRANT_ID}#{message['thread_id']}"}},
+    )
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+
+
+def test_expired_lease_is_taken_over_even_before_ttl_deletes_it(pipeline, nylas, replier):
+    message = inbound(nylas)
+    boto3.client("dynamodb").put_item(
+        TableName=replier.tables["StateTable"],
+        Item={
+            "pk": {"S": f"thread#{AGENT_GRANT_ID}#{message['thread_id']}"},
+            "lease_owner": {"S": "crashed-worker"},
+            "lease_expires_at": {"N": str(int(time.time() * 1000) - 1)},
+        },
+    )
+    pipeline.deliver(envelope(message))
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+
+
+def test_rate_limited_send_honours_retry_after(pipeline, nylas, sqs, replier):
+    message = inbound(nylas)
+    nylas.inject("POST", SEND_PATH, Fault.status(429, headers={"Retry-After": "30"}))
+    pipeline.deliver(envelope(message))
+    assert pipeline.poller().poll_once().failed == 1
+    # Not visible for Retry-After seconds: nothing to receive now.
+    assert pipeline.poller().poll_once().received == 0
+    queue = replier.queues["NotificationQueue"]
+    attributes = sqs.get_queue_attributes(
+        QueueUrl=queue, AttributeNames=["ApproximateNumberOfMessagesNotVisible"]
+    )
+    assert attributes["Attributes"]["ApproximateNumberOfMessagesNotVisible"] == "1"
+    assert nylas.sends == []
+
+
+def test_concurrent_idempotent_request_is_retried_with_the_same_key(pipeline, nylas):
+    message = inbound(nylas)
+    body = {"request_id": "r", "error": {"type": "api.concurrent_idempotent_request", "message": "in flight"}}
+    nylas.inject("POST", SEND_PATH, Fault.status(409, body=body))
+    pipeline.deliver(envelope(message))
+    assert pipeline.poller().poll_once().failed == 0
+    # Answered by a retry inside the same invocation, not by a redelivery.
+    assert nylas.count("POST", f"/v3/grants/{AGENT_GRANT_ID}/messages/send") == 2
+    assert len(nylas.sends) == 1
+
+
+def test_permanent_send_error_is_recorded_and_not_retried(pipeline, nylas, log_records):
+    message = inbound(nylas)
+    body = {"request_id": "r", "error": {"type": "insufficient_scopes", "message": "no send scope"}}
+    nylas.inject("POST", SEND_PATH, Fault.status(403, body=body))
+    pipeline.deliver(envelope(message))
+    result = pipeline.poller().poll_once()
+    assert result.failed == 0  # handled: no retry storm
+    pipeline.deliver(envelope(message))
+    pipeline.drain()
+    assert nylas.count("POST", f"/v3/grants/{AGENT_GRANT_ID}/messages/send") == 1
+    assert skip_reasons(log_records) == ["send_rejected", "reply_previously_failed"]
+
+
+def test_poison_record_goes_to_the_dead_letter_queue(pipeline, sqs, replier):
+    sqs.send_message(QueueUrl=replier.queues["NotificationQueue"], MessageBody="not a notification")
+    poller = pipeline.poller()
+    for _ in range(20):
+        poller.poll_once()
+    [dead] = pipeline.dead_letters()
+    assert dead["Body"] == "not a notification"
+
+
+def test_idempotency_key_is_pinned_to_the_notification_id(pipeline, nylas, replier):
+    message = inbound(nylas)
+    notification = envelope(message, notification_id="notif-pinned-0001")
+    pipeline.deliver(notification)
+    pipeline.drain()
+    items = boto3.client("dynamodb").scan(TableName=replier.tables["IdempotencyTable"])["Items"]
+    [item] = items
+    import hashlib
+
+    expected_hash = hashlib.md5(json.dumps("notif-pinned-0001").encode(), usedforsecurity=False).hexdigest()
+    assert item["id"]["S"] == f"{IDEMPOTENCY_KEY_PREFIX}#{expected_hash}"
+    assert item["status"]["S"] == "COMPLETED"
+    assert int(item["expiration"]["N"]) - time.time() == pytest.approx(24 * 3600, abs=60)
+
+
+def test_send_carries_a_deterministic_idempotency_key(pipeline, nylas):
+    from replyonce.nylas import idempotency_key
+
+    message = inbound(nylas)
+    pipeline.deliver(envelope(message))
+    pipeline.drain()
+    assert nylas.sends[0].idempotency_key == idempotency_key(AGENT_GRANT_ID, message["id"])
+    assert len(nylas.sends[0].idempotency_key) <= 256
+
+
+def test_events_directory_replier_events_run_through_the_handler(replier, nylas):
+    # The SQS events for `sam local invoke` parse and process; their message is fetched when truncated.
+    for name in ("replier-message-created.json", "replier-truncated.json", "replier-duplicate-batch.json"):
+        event = load_event(name)
+        response = app.lambda_handler(event, LocalLambdaContext("ReplierFunction"))
+        assert set(response) == {"batchItemFailures"}
+
+
+def test_agent_grant_address_is_looked_up_once_per_container(pipeline, nylas):
+    for _ in range(3):
+        pipeline.deliver(envelope(inbound(nylas)))
+    pipeline.drain()
+    assert len(nylas.sends) == 3
+    assert (
+        nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}")
+        - nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/")
+        == 1
+    )
+
+
+def test_bedrock_drafter_uses_the_converse_api():
+    from replyonce.drafter import BedrockDrafter
+
+    client = boto3.client("bedrock-runtime", region_name="us-east-1")
+    stubber = Stubber(client)
+    stubber.add_response(
+        "converse",
+        {
+            "output": {"message": {"role": "assistant", "content": [{"text": "Your order ships today."}]}},
+            "stopReason": "end_turn",
+            "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
+            "metrics": {"latencyMs": 100},
+        },
+        {
+            "modelId": "model-x",
+            "system": [{"text": BedrockDrafter.SYSTEM_PROMPT}],
+            "messages": [{"role": "user", "content": [{"text": "Subject: Order 1042\n\nWhere is it?"}]}],
+            "inferenceConfig": {"maxTokens": 512, "temperature": 0},
+        },
+    )
+    with stubber:
+        draft = BedrockDrafter("model-x", client).draft(
+            {"subject": "Order 1042", "body": "<p>Where is it?</p>"},
+            "Acme Support",
+        )
+    stubber.assert_no_pending_responses()
+    assert draft.subject == "Re: Order 1042"
+    assert "Your order ships today." in draft.body
+
+
+def test_template_drafter_quotes_the_subject_and_escapes_it():
+    from replyonce.drafter import TemplateDrafter
+
+    draft = TemplateDrafter().draft(
+        {"subject": "<script>x</script> refund", "from": [{"name": "Ann", "email": "ann@example.com"}]},
+        "Acme",
+    )
+    assert draft.subject == "Re: <script>x</script> refund"
+    assert "&lt;script&gt;x&lt;/script&gt; refund" in draft.body
+    assert "<script>" not in draft.body
+    assert draft == TemplateDrafter().draft(
+        {"subject": "<script>x</script> refund", "from": [{"name": "Ann", "email": "ann@example.com"}]},
+        "Acme",
+    )
