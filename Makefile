@@ -3,8 +3,13 @@ SHELL := /bin/bash
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The layer's package is importable as in Lambda (/opt/python); devstack and functions from the root.
+export PYTHONPATH := $(CURDIR):$(CURDIR)/layers/replyonce
+export SAM_CLI_TELEMETRY ?= 0
+FN ?= WebhookFunction
+EVENT ?= events/webhook-message-created.json
 
-.PHONY: test lint validate pytest build venv constraints clean events
+.PHONY: test lint validate pytest build venv constraints clean events demo serve invoke
 
 test: lint validate pytest ## ruff, sam validate --lint and pytest, after setting up the venv
 
@@ -37,4 +42,13 @@ clean:
 	rm -rf $(VENV) .aws-sam .pytest_cache .ruff_cache
 
 events: $(STAMP) ## regenerate events/ from devstack/events.py
-	PYTHONPATH=layers/replyonce $(BIN)/python -m devstack.events
+	$(BIN)/python -m devstack.events
+
+demo: $(STAMP) ## the whole pipeline on this machine: webhooks, duplicates, one reply each, invariants checked
+	$(BIN)/python -m devstack.demo $(ARGS)
+
+serve: $(STAMP) ## the local stack left running; prints the webhook URL and secret
+	$(BIN)/python -m devstack.serve $(ARGS)
+
+invoke: $(STAMP) ## sam local invoke without Docker: make invoke FN=ReplierFunction EVENT=events/replier-message-created.json
+	$(BIN)/python -m devstack.invoke $(FN) $(EVENT) $(ARGS)

@@ -204,6 +204,8 @@ class _Stored:
     # ``seq`` breaks ties between equal ``date`` values so ordering is deterministic.
     seq: int
     message: Json
+    # Real time the message appeared in the mailbox (finer than ``date``), for invariant checks.
+    arrived_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -486,6 +488,16 @@ class NylasEmulator:
             and (thread_id is None or r.message["thread_id"] == thread_id)
         ]
 
+    def mailbox(self, grant_id: str | None = None) -> list[tuple[float, Json]]:
+        """Every message (inbound and sent) with the real time it appeared, in arrival order."""
+        with self._lock:
+            stored = sorted(self._messages.values(), key=lambda s: s.seq)
+            return [
+                (s.arrived_at, copy.deepcopy(s.message))
+                for s in stored
+                if grant_id is None or s.message["grant_id"] == grant_id
+            ]
+
     # ---- state helpers (call with the lock held) ---------------------------------------------------
 
     def _clear_state(self) -> None:
@@ -505,7 +517,7 @@ class NylasEmulator:
 
     def _store(self, message: Json, thread: _Thread) -> None:
         self._seq += 1
-        self._messages[message["id"]] = _Stored(self._seq, message)
+        self._messages[message["id"]] = _Stored(self._seq, message, time.time())
         thread.message_ids.append(message["id"])
 
     def _find_grant(self, segment: str) -> Json | None:

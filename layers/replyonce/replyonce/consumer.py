@@ -6,6 +6,7 @@ Primary dedup (DESIGN.md): Powertools idempotency keyed on the notification
 function does not silently start a new key space.
 """
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -78,6 +79,8 @@ class NotificationConsumer:
             key_prefix=IDEMPOTENCY_KEY_PREFIX,
         )(self._reply)
         self._remaining_ms: Callable[[], int] = lambda: 60_000
+        # The record being processed, for the duplicate hook (which Powertools calls without it).
+        self._current = threading.local()
 
     @classmethod
     def from_environment(cls, clock: Callable[[], float] = time.time) -> "NotificationConsumer":
@@ -137,6 +140,7 @@ class NotificationConsumer:
             self._retry_in(record, 0)
             raise
         logger.append_keys(notification_id=notification.id, sqs_message_id=record.message_id)
+        self._current.notification_id = notification.id
         attributes = record.message_attributes
         body_omitted = (
             ATTR_BODY_OMITTED in attributes and attributes[ATTR_BODY_OMITTED].string_value == "true"
@@ -182,7 +186,13 @@ class NotificationConsumer:
 
     def _absorbed(self, response: Any, data_record: Any) -> Any:
         """Powertools calls this when it returns a stored result instead of running: a duplicate."""
-        logger.info("duplicate delivery absorbed", extra={"reason": DUPLICATE_NOTIFICATION})
+        logger.info(
+            "duplicate delivery absorbed",
+            extra={
+                "reason": DUPLICATE_NOTIFICATION,
+                "notification_id": getattr(self._current, "notification_id", ""),
+            },
+        )
         count_by("NotificationSkipped", "reason", DUPLICATE_NOTIFICATION)
         count("DuplicateAbsorbed")
         return response

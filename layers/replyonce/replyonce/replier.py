@@ -49,7 +49,14 @@ def _date(message: dict[str, Any]) -> int:
 
 def _skipped(notification: Notification, reason: str, **detail: Any) -> dict[str, Any]:
     logger.info(
-        "notification skipped", extra={"reason": reason, "notification_type": notification.type, **detail}
+        "notification skipped",
+        extra={
+            "reason": reason,
+            "notification_id": notification.id,
+            "notification_type": notification.type,
+            "message_id": notification.message_id,
+            **detail,
+        },
     )
     count_by("NotificationSkipped", "reason", reason)
     return {"outcome": "skipped", "reason": reason}
@@ -214,6 +221,7 @@ class Replier:
         logger.info(
             "reply sent",
             extra={
+                "notification_id": notification.id,
                 "replied_to": target["id"],
                 "reply_message_id": sent.message_id,
                 "covered": len(covered),

@@ -137,6 +137,7 @@ class WebhookEndpoint:
         logger.info(
             "notification queued",
             extra={
+                "notification_id": notification.id,
                 "notification_type": notification.type,
                 "grant_id": notification.grant_id,
                 "sqs_message_id": enqueued.message_id,

@@ -1,0 +1,39 @@
+"""Load a function's handler the way Lambda does: from the template's CodeUri and Handler.
+
+Each call loads a fresh copy of the handler module under its own name: one
+copy is one "container", with its own cached clients and Powertools state,
+so several pollers behave like concurrent Lambda instances.
+"""
+
+import importlib.util
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from devstack.template import TEMPLATE_PATH, load_template
+
+_counter = itertools.count(1)
+
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+
+def handler_location(logical_id: str, template: dict[str, Any] | None = None) -> tuple[Path, str]:
+    """The module file and function name of a function's ``Handler``."""
+    template = template or load_template()
+    properties = template["Resources"][logical_id]["Properties"]
+    module, function = properties["Handler"].rsplit(".", 1)
+    path = TEMPLATE_PATH.parent / properties["CodeUri"] / f"{module.replace('.', '/')}.py"
+    return path, function
+
+
+def load_handler(logical_id: str, template: dict[str, Any] | None = None) -> Handler:
+    """A new container's handler for the template function ``logical_id``."""
+    path, function = handler_location(logical_id, template)
+    name = f"replyonce_container_{logical_id}_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, function)

@@ -1,0 +1,266 @@
+"""``make demo``: the product doing its job on one machine — real webhooks, real duplicates, one reply each.
+
+The scenario: several customers write to the agent, some in bursts of two or
+three messages on one thread; every notification is delivered 1-3 times,
+some copies concurrently; one notification is truncated; the agent's own
+replies fire ``message.created`` too (as for Agent Accounts); a no-reply
+sender, a grant the agent does not answer for, ``message.updated``
+notifications and a forged request are mixed in. After the queue drains, a
+customer follows up on the agent's reply and gets a second reply.
+
+The report is checked against the invariants of DESIGN.md using what the
+Nylas emulator saw; the exit status is non-zero if any is broken.
+"""
+
+import argparse
+import json
+import random
+import sys
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, envelope
+from devstack.invariants import INVARIANTS, History, check
+from devstack.stack import LocalStack, StackSettings
+from replyonce.config import ReplierSettings
+
+HUMAN_GRANT_ID = "grant-human-0002"
+HUMAN_EMAIL = "alice@replyonce.example"
+
+
+@dataclass
+class DemoSettings:
+    seed: int = 7
+    customers: int = 8
+    pollers: int = 2
+    burst_probability: float = 0.4
+    concurrent_probability: float = 0.35
+    max_copies: int = 3
+    timeout_seconds: float = 50.0
+
+
+@dataclass
+class DemoReport:
+    notifications: int = 0
+    deliveries: int = 0
+    webhook_statuses: dict[str, int] = field(default_factory=dict)
+    duplicates_absorbed: int = 0
+    replies_sent: int = 0
+    expected_replies: int = 0
+    skips: dict[str, int] = field(default_factory=dict)
+    dead_lettered: int = 0
+    violations: dict[int, list[str]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not any(self.violations.values()) and self.replies_sent == self.expected_replies
+
+    def render(self) -> str:
+        lines = [
+            "ReplyOnce local demo",
+            f"  notifications            {self.notifications}",
+            f"  webhook deliveries       {self.deliveries}  (statuses: {self._statuses()})",
+            f"  duplicates absorbed      {self.duplicates_absorbed}",
+            f"  replies sent             {self.replies_sent}  (expected {self.expected_replies}:"
+            " one per eligible message or burst)",
+            f"  dead-lettered            {self.dead_lettered}",
+            "  skips by reason:",
+            *[f"    {reason:<26}{count}" for reason, count in sorted(self.skips.items())],
+            "  invariants:",
+            *[
+                f"    {number}. {INVARIANTS[number]:<56}{'ok' if not found else f'{len(found)} VIOLATED'}"
+                for number, found in self.violations.items()
+            ],
+        ]
+        for number, found in self.violations.items():
+            lines.extend(f"      [{number}] {sentence}" for sentence in found[:5])
+        lines.append(f"  took {self.seconds:.1f} s — {'PASS' if self.ok else 'FAIL'}")
+        return "\n".join(lines)
+
+    def _statuses(self) -> str:
+        return ", ".join(f"{status} x{count}" for status, count in sorted(self.webhook_statuses.items()))
+
+
+class _Progress:
+    def __init__(self, out: TextIO | None) -> None:
+        self._out = out
+
+    def __call__(self, text: str) -> None:
+        if self._out is not None:
+            print(f"[demo] {text}", file=self._out, flush=True)
+
+
+def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -> DemoReport:
+    """Start the stack, play the scenario, drain, check, report."""
+    progress = _Progress(progress_out)
+    rng = random.Random(settings.seed)
+    started = time.monotonic()
+    with LocalStack(StackSettings(pollers=settings.pollers)) as stack:
+        nylas = stack.emulator
+        assert nylas is not None
+        nylas.add_grant(HUMAN_GRANT_ID, HUMAN_EMAIL, name="Alice")
+        sender = stack.sender()
+        deliveries = ThreadPoolExecutor(max_workers=8, thread_name_prefix="nylas-webhooks")
+        notified: set[str] = set()
+        lock = threading.Lock()
+        pending = []
+
+        def deliver(payload: dict[str, Any]) -> None:
+            copies = rng.randint(1, settings.max_copies)
+            concurrent = copies > 1 and rng.random() < settings.concurrent_probability
+            with lock:
+                if payload["type"].startswith("message.created"):
+                    notified.add(payload["data"]["object"]["id"])
+            pending.append(
+                deliveries.submit(sender.deliver_many, payload, copies=copies, concurrent=concurrent)
+            )
+
+        # The agent's own sends fire message.created, as Nylas does for Agent Accounts.
+        nylas.on_message_created = lambda message: (
+            deliver(envelope(message))
+            if message["grant_id"] == AGENT_GRANT_ID and "sent" in message["folders"]
+            else None
+        )
+        progress(f"local stack up: webhook {stack.webhook_url}, {settings.pollers} replier pollers")
+
+        threads: list[dict[str, Any]] = []
+        notifications: list[dict[str, Any]] = []
+        expected = 0
+        for index in range(settings.customers):
+            customer = f"customer{index + 1}@example.com"
+            first = nylas.deliver_inbound(
+                AGENT_GRANT_ID,
+                from_email=customer,
+                subject=f"Order {1040 + index}",
+                body="<p>Where is my order?</p>",
+            )
+            messages = [first]
+            if rng.random() < settings.burst_probability:
+                for extra in range(rng.randint(1, 2)):
+                    messages.append(
+                        nylas.deliver_inbound(
+                            AGENT_GRANT_ID,
+                            from_email=customer,
+                            subject=f"Re: Order {1040 + index}",
+                            body=f"<p>Also, follow-up {extra + 1}.</p>",
+                            reply_to_message_id=first["id"],
+                            date=first["date"] + extra + 1,
+                        )
+                    )
+            expected += 1
+            threads.append({"customer": customer, "thread_id": first["thread_id"]})
+            for position, message in enumerate(messages):
+                kind = "message.created.truncated" if index == 0 and position == 0 else "message.created"
+                notifications.append(envelope(message, notification_type=kind))
+                if rng.random() < 0.3:
+                    notifications.append(envelope(message, notification_type="message.updated"))
+        automated = nylas.deliver_inbound(
+            AGENT_GRANT_ID,
+            from_email="no-reply@shop.example",
+            subject="Receipt",
+            body="<p>Thanks for your purchase.</p>",
+        )
+        human = nylas.deliver_inbound(
+            HUMAN_GRANT_ID,
+            from_email="friend@example.com",
+            subject="Lunch?",
+            body="<p>Lunch on Friday?</p>",
+            to_email=HUMAN_EMAIL,
+        )
+        notifications += [envelope(automated), envelope(human)]
+        rng.shuffle(notifications)
+        forged = envelope(automated, notification_id="forged-notification-0001")
+        progress(
+            f"delivering {len(notifications)} notifications, each 1-{settings.max_copies} times, "
+            "some concurrently, plus one forged request"
+        )
+        for payload in notifications:
+            deliver(payload)
+        pending.append(deliveries.submit(sender.deliver, forged, forged=True))
+        _wait(stack, pending, progress, settings.timeout_seconds)
+
+        # A customer answers the agent's reply: a new burst that deserves its own reply.
+        replied_thread = threads[-1]
+        [reply, *_] = nylas.sent_messages(thread_id=replied_thread["thread_id"]) or [None]
+        if reply is not None:
+            follow_up = nylas.deliver_inbound(
+                AGENT_GRANT_ID,
+                from_email=replied_thread["customer"],
+                subject=reply["subject"],
+                body="<p>Thanks! One more question.</p>",
+                reply_to_message_id=reply["id"],
+            )
+            expected += 1
+            progress("a customer follows up on the agent's reply")
+            deliver(envelope(follow_up))
+            _wait(stack, pending, progress, settings.timeout_seconds)
+        deliveries.shutdown(wait=True)
+        _, _, dead = stack.queue_depth()
+
+        logs = list(stack.logs.records)
+        history = History(
+            agent_grants={AGENT_GRANT_ID: AGENT_EMAIL},
+            mailbox=nylas.mailbox(),
+            deliveries=list(sender.deliveries),
+            logs=logs,
+            reply_budget_per_hour=ReplierSettings.from_environment().reply_budget_per_hour,
+            notified_message_ids=notified,
+            forged_notification_ids={forged["id"]},
+        )
+        report = DemoReport(
+            notifications=len({d.notification_id for d in sender.deliveries if not d.forged}),
+            deliveries=len(sender.deliveries),
+            webhook_statuses=dict(Counter(str(d.status) for d in sender.deliveries)),
+            duplicates_absorbed=sum(1 for r in logs if r.get("message") == "duplicate delivery absorbed"),
+            replies_sent=len(nylas.sends),
+            expected_replies=expected,
+            skips=dict(
+                Counter(
+                    r["reason"]
+                    for r in logs
+                    if r.get("message") in ("notification skipped", "duplicate delivery absorbed")
+                )
+            ),
+            dead_lettered=dead,
+            violations=check(history),
+            seconds=time.monotonic() - started,
+        )
+        return report
+
+
+def _wait(stack: LocalStack, pending: list, progress: _Progress, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while any(not future.done() for future in pending) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for future in pending:
+        future.result(timeout=max(0.1, deadline - time.monotonic()))
+    visible, in_flight, _ = stack.queue_depth()
+    progress(f"webhooks delivered; draining the queue ({visible} waiting, {in_flight} in flight)")
+    if not stack.wait_until_drained(timeout_seconds=max(1.0, deadline - time.monotonic())):
+        progress("queue did not drain in time")
+    assert stack.emulator is not None
+    progress(f"queue drained: {len(stack.emulator.sends)} replies sent so far")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=DemoSettings.seed)
+    parser.add_argument("--customers", type=int, default=DemoSettings.customers)
+    parser.add_argument("--pollers", type=int, default=DemoSettings.pollers)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = parser.parse_args(argv)
+    report = run_demo(DemoSettings(seed=args.seed, customers=args.customers, pollers=args.pollers))
+    if args.json:
+        print(json.dumps({**report.__dict__, "ok": report.ok}, indent=2))
+    else:
+        print(report.render())
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

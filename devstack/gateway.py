@@ -1,0 +1,107 @@
+"""API Gateway stand-in: HTTP on loopback → REST API proxy event → the webhook handler.
+
+As the template configures the REST API: every body reaches the function as
+base64 of the exact bytes (binary media type ``*/*``), headers and query
+string as in a proxy event, and the function's status, headers and body go
+back with a Content-Length (never chunked). A function that raises is
+answered 502, as the proxy integration does.
+"""
+
+import base64
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from devstack.containers import Handler
+from devstack.events import STAGE, WEBHOOK_PATH, proxy_event
+from devstack.lambda_context import LocalLambdaContext
+
+
+class ApiGatewayStandIn:
+    """Serves ``/{stage}/webhook`` on ``127.0.0.1``.
+
+    Parameters
+    ----------
+    handler:
+        The webhook function's handler.
+    timeout_seconds:
+        The function's timeout (its Lambda context deadline).
+    port:
+        0 picks a free port.
+    """
+
+    def __init__(self, handler: Handler, *, timeout_seconds: float = 8.0, port: int = 0) -> None:
+        self._handler = handler
+        self._timeout = timeout_seconds
+        stand_in = self
+
+        class _Request(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                stand_in._serve(self)
+
+            do_POST = do_PUT = do_DELETE = do_PATCH = do_GET
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _Request)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="api-gateway", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/{STAGE}{WEBHOOK_PATH}"
+
+    def start(self) -> "ApiGatewayStandIn":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _serve(self, request: BaseHTTPRequestHandler) -> None:
+        target = urlsplit(request.path)
+        length = int(request.headers.get("Content-Length") or 0)
+        body = request.rfile.read(length) if length else b""
+        if target.path != f"/{STAGE}{WEBHOOK_PATH}":
+            self._respond(
+                request,
+                403,
+                {"Content-Type": "application/json"},
+                b'{"message":"Missing Authentication Token"}',
+            )
+            return
+        event = proxy_event(
+            request.command,
+            body=body if length else None,
+            headers={name: value for name, value in request.headers.items()},
+            query=dict(parse_qsl(target.query, keep_blank_values=True)) or None,
+            base64_encoded=bool(length),
+        )
+        try:
+            response = self._handler(
+                event, LocalLambdaContext("WebhookFunction", timeout_seconds=self._timeout)
+            )
+        except Exception:
+            self._respond(
+                request, 502, {"Content-Type": "application/json"}, b'{"message": "Internal server error"}'
+            )
+            return
+        raw = response.get("body") or ""
+        payload = base64.b64decode(raw) if response.get("isBase64Encoded") else raw.encode()
+        self._respond(request, int(response["statusCode"]), response.get("headers") or {}, payload)
+
+    @staticmethod
+    def _respond(request: BaseHTTPRequestHandler, status: int, headers: dict[str, str], body: bytes) -> None:
+        request.send_response(status)
+        for name, value in headers.items():
+            if name.lower() not in ("content-length", "transfer-encoding"):
+                request.send_header(name, value)
+        request.send_header("Content-Length", str(len(body)))
+        request.end_headers()
+        request.wfile.write(body)

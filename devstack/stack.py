@@ -1,0 +1,280 @@
+"""The local stack: embedded AWS, API Gateway and event source stand-ins, and Nylas — one process.
+
+Everything listens on loopback. The handlers are the unchanged
+``functions/*/app.py`` code; they reach the embedded AWS through
+``AWS_ENDPOINT_URL`` and Nylas through ``NYLAS_API_URI``, as in Lambda.
+"""
+
+import io
+import json
+import logging
+import os
+import sys
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+import requests
+from moto.server import ThreadedMotoServer
+
+from devstack.containers import load_handler
+from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
+from devstack.gateway import ApiGatewayStandIn
+from devstack.nylas_emulator import NylasEmulator
+from devstack.poller import EventSourcePoller
+from devstack.template import (
+    LOCAL_API_KEY,
+    LOCAL_PREVIOUS_WEBHOOK_SECRET,
+    LOCAL_WEBHOOK_SECRET,
+    LocalResources,
+    create_resources,
+)
+from devstack.webhook_sender import WebhookSender
+
+# The local stack's AWS: fake credentials, no X-Ray daemon, one region.
+_AWS_ENVIRONMENT = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_SESSION_TOKEN": "local",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_REGION": "us-east-1",
+    "POWERTOOLS_TRACE_DISABLED": "true",
+}
+
+
+class LogCollector(io.TextIOBase):
+    """A stream the handlers' JSON logs and metrics are written to; keeps them parsed.
+
+    Why: the demo and the chaos harness judge the invariants from what the
+    handlers logged (every skip has a reason code) and what Nylas saw.
+    """
+
+    def __init__(self, echo: io.TextIOBase | None = None) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._partial = ""
+        self.records: list[dict[str, Any]] = []
+        self._echo = echo
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            self._partial += text
+            *lines, self._partial = self._partial.split("\n")
+            for line in lines:
+                if self._echo is not None:
+                    self._echo.write(line + "\n")
+                if line.startswith("{"):
+                    try:
+                        self.records.append(json.loads(line))
+                    except ValueError:
+                        continue
+        return len(text)
+
+    def messages(self, message: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [r for r in self.records if r.get("message") == message]
+
+
+@dataclass
+class StackSettings:
+    """What differs between the demo, ``make serve`` and the tests."""
+
+    pollers: int = 2
+    agent_grant_ids: str = AGENT_GRANT_ID
+    nylas_api_uri: str | None = None  # None: the emulator; else a real Nylas API
+    nylas_api_key: str = LOCAL_API_KEY
+    webhook_secret: str = LOCAL_WEBHOOK_SECRET
+    webhook_port: int = 0
+    # Redeliveries in seconds rather than minutes, so a demo finishes in seconds.
+    replier_environment: dict[str, str] = field(
+        default_factory=lambda: {
+            "BUSY_RETRY_SECONDS": "1",
+            "RETRY_BASE_SECONDS": "1",
+            "RETRY_MAX_SECONDS": "4",
+        }
+    )
+
+
+class LocalStack:
+    """Start with ``with LocalStack(StackSettings()) as stack:``; everything stops on exit."""
+
+    def __init__(
+        self, settings: StackSettings | None = None, *, log_echo: io.TextIOBase | None = None
+    ) -> None:
+        self.settings = settings or StackSettings()
+        self.logs = LogCollector(echo=log_echo)
+        self.emulator: NylasEmulator | None = None
+        self.resources: LocalResources | None = None
+        self._moto: ThreadedMotoServer | None = None
+        self._gateway: ApiGatewayStandIn | None = None
+        self._pollers: list[threading.Thread] = []
+        self._stop = threading.Event()
+        self._saved_environment: dict[str, str | None] = {}
+        self._saved_stream: Any = None
+        self.console: Any = sys.stdout
+        self.poll_results: list[Any] = []
+
+    # ---- lifecycle ----------------------------------------------------------------------------
+
+    def __enter__(self) -> "LocalStack":
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _setenv(self, values: dict[str, str]) -> None:
+        for name, value in values.items():
+            self._saved_environment.setdefault(name, os.environ.get(name))
+            os.environ[name] = value
+
+    def start(self) -> None:
+        self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        self._moto.start()
+        host, port = self._moto.get_host_and_port()
+        endpoint = f"http://{host}:{port}"
+        self._setenv({**_AWS_ENVIRONMENT, "AWS_ENDPOINT_URL": endpoint})
+        # moto keeps its state per process, shared by every server in it: start from nothing.
+        requests.post(f"{endpoint}/moto-api/reset", timeout=10).raise_for_status()
+        self.resources = create_resources()
+        self._store_secret()
+        api_uri = self.settings.nylas_api_uri
+        if api_uri is None:
+            self.emulator = NylasEmulator(api_key=self.settings.nylas_api_key).start()
+            self.emulator.add_grant(AGENT_GRANT_ID, AGENT_EMAIL, name="Acme Support")
+            api_uri = self.emulator.url
+        environment = {
+            **self.resources.function_environment("WebhookFunction"),
+            **self.resources.function_environment("ReplierFunction"),
+            "NYLAS_API_URI": api_uri,
+            "AGENT_GRANT_IDS": self.settings.agent_grant_ids,
+            **self.settings.replier_environment,
+        }
+        # Both functions share this process: their variables do not conflict (same queue, same secret).
+        environment.pop("POWERTOOLS_SERVICE_NAME", None)
+        self._setenv(environment)
+        self._capture_logs()
+        webhook_timeout = float(
+            self.resources.template["Resources"]["WebhookFunction"]["Properties"]["Timeout"]
+        )
+        self._gateway = ApiGatewayStandIn(
+            load_handler("WebhookFunction"), timeout_seconds=webhook_timeout, port=self.settings.webhook_port
+        ).start()
+        for index in range(self.settings.pollers):
+            poller = EventSourcePoller(load_handler("ReplierFunction"), self.resources)
+            thread = threading.Thread(target=self._poll, args=(poller,), name=f"poller-{index}", daemon=True)
+            thread.start()
+            self._pollers.append(thread)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._pollers:
+            thread.join(timeout=10)
+        if self._gateway is not None:
+            self._gateway.stop()
+        if self.emulator is not None:
+            self.emulator.stop()
+        if self._moto is not None:
+            self._moto.stop()
+        self._restore_logs()
+        for name, value in self._saved_environment.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self._saved_environment.clear()
+
+    def _store_secret(self) -> None:
+        assert self.resources is not None
+        boto3.client("secretsmanager").put_secret_value(
+            SecretId=self.resources.secrets["NylasSecrets"],
+            SecretString=json.dumps(
+                {
+                    "webhook_secret": self.settings.webhook_secret,
+                    # The rotation event of events/ is signed with the documented previous local secret.
+                    "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET
+                    if self.settings.webhook_secret == LOCAL_WEBHOOK_SECRET
+                    else "",
+                    "api_key": self.settings.nylas_api_key,
+                }
+            ),
+        )
+
+    def _capture_logs(self) -> None:
+        from replyonce.observability import logger
+
+        # moto's and werkzeug's request lines would drown the demo's progress.
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        warnings.filterwarnings("ignore", message="No application metrics to publish")
+        self._saved_stream = logger.registered_handler.setStream(self.logs)
+        # Metrics are printed as EMF lines on stdout, as in Lambda: collect them with the logs.
+        self.console = sys.stdout
+        sys.stdout = self.logs
+
+    def _restore_logs(self) -> None:
+        if self._saved_stream is not None:
+            from replyonce.observability import logger
+
+            logger.registered_handler.setStream(self._saved_stream)
+            self._saved_stream = None
+            sys.stdout = self.console
+
+    def _poll(self, poller: EventSourcePoller) -> None:
+        while not self._stop.is_set():
+            try:
+                result = poller.poll_once(wait_seconds=1)
+            except Exception as exc:  # the embedded AWS went away while stopping
+                if self._stop.is_set():
+                    return
+                self.logs.write(json.dumps({"message": "poller error", "detail": str(exc)}) + "\n")
+                time.sleep(0.5)
+                continue
+            if result.received:
+                self.poll_results.append(result)
+
+    # ---- use ----------------------------------------------------------------------------------
+
+    @property
+    def webhook_url(self) -> str:
+        assert self._gateway is not None
+        return self._gateway.url
+
+    def sender(self, **kwargs: Any) -> WebhookSender:
+        return WebhookSender(self.webhook_url, self.settings.webhook_secret, **kwargs)
+
+    def queue_depth(self) -> tuple[int, int, int]:
+        """(visible, in flight, dead-lettered) messages."""
+        assert self.resources is not None
+        sqs = boto3.client("sqs")
+        names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+        main = sqs.get_queue_attributes(
+            QueueUrl=self.resources.queues["NotificationQueue"], AttributeNames=names
+        )
+        dead = sqs.get_queue_attributes(
+            QueueUrl=self.resources.queues["NotificationDeadLetterQueue"], AttributeNames=names
+        )
+        values = main["Attributes"]
+        dead_count = sum(int(v) for v in dead["Attributes"].values())
+        return int(values[names[0]]), int(values[names[1]]), dead_count
+
+    def wait_until_drained(self, timeout_seconds: float = 60.0, settle_seconds: float = 1.5) -> bool:
+        """Wait until the queue has nothing visible or in flight for ``settle_seconds``."""
+        deadline = time.monotonic() + timeout_seconds
+        quiet_since: float | None = None
+        while time.monotonic() < deadline:
+            visible, in_flight, _ = self.queue_depth()
+            if visible == 0 and in_flight == 0:
+                quiet_since = quiet_since or time.monotonic()
+                if time.monotonic() - quiet_since >= settle_seconds:
+                    return True
+            else:
+                quiet_since = None
+            time.sleep(0.2)
+        return False

@@ -1,0 +1,106 @@
+"""The local stack: `make demo`, `make invoke` on every file of events/, and the API Gateway stand-in.
+
+These run the same code paths as the README's commands, so CI fails when the
+embedded default stops working.
+"""
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+import requests
+
+from devstack.demo import DemoSettings, run_demo
+from devstack.events import EVENTS_DIR, encode, message_created
+from devstack.invariants import INVARIANTS
+from devstack.invoke import invoke
+from devstack.stack import LocalStack, StackSettings
+from devstack.template import LOCAL_WEBHOOK_SECRET
+from replyonce.signature import sign
+
+WEBHOOK_STATUS = {
+    "webhook-challenge.json": 200,
+    "webhook-message-created.json": 200,
+    "webhook-base64.json": 200,
+    "webhook-gzip.json": 200,
+    "webhook-truncated.json": 200,
+    "webhook-previous-secret.json": 200,
+    "webhook-forged-signature.json": 401,
+    "webhook-missing-signature.json": 401,
+}
+
+
+def test_demo_scenario_replies_once_per_message_or_burst():
+    report = run_demo(DemoSettings(seed=11, customers=4, pollers=2), progress_out=None)
+    assert report.violations == {number: [] for number in INVARIANTS}
+    assert report.replies_sent == report.expected_replies == 5  # 4 customers + 1 follow-up
+    assert report.duplicates_absorbed > 0
+    # The agent's own replies fired message.created and were skipped, one per reply.
+    assert report.skips["own_outbound"] == report.replies_sent
+    assert report.skips["automated_sender"] == 1
+    assert report.skips["grant_not_agent"] == 1
+    assert report.webhook_statuses.get("401") == 1
+    assert "500" not in report.webhook_statuses
+    assert report.dead_lettered == 0
+    assert report.ok
+
+
+@pytest.mark.parametrize("event_file", sorted(p.name for p in EVENTS_DIR.glob("*.json")))
+def test_make_invoke_runs_every_event_file(event_file):
+    event = json.loads((EVENTS_DIR / event_file).read_text())
+    if event_file.startswith("webhook-"):
+        result = invoke("WebhookFunction", event)
+        status = WEBHOOK_STATUS[event_file]
+        assert result["response"]["statusCode"] == status
+        notification_posted = status == 200 and event["httpMethod"] == "POST"
+        assert len(result["queued"]) == (1 if notification_posted else 0)
+    else:
+        result = invoke("ReplierFunction", event)
+        assert result["response"] == {"batchItemFailures": []}
+        # Each replier event is about one customer message of the sample mailbox: one reply.
+        assert len(result["sent"]) == 1
+        assert result["sent"][0]["to"][0]["email"] == "customer@example.com"
+
+
+def test_every_event_file_has_an_expectation():
+    webhook_files = {p.name for p in EVENTS_DIR.glob("webhook-*.json")}
+    assert webhook_files == set(WEBHOOK_STATUS)
+
+
+@pytest.fixture(scope="module")
+def stack():
+    with LocalStack(StackSettings(pollers=1)) as running:
+        yield running
+
+
+def test_gateway_answers_the_challenge_with_the_bare_value_not_chunked(stack):
+    response = requests.get(stack.webhook_url, params={"challenge": "bc609b38-c81f"}, timeout=10)
+    assert response.status_code == 200
+    assert response.text == "bc609b38-c81f"
+    assert response.headers["Content-Length"] == str(len("bc609b38-c81f"))
+    assert "Transfer-Encoding" not in response.headers
+
+
+def test_gateway_keeps_gzip_bytes_for_the_signature(stack):
+    body = gzip.compress(encode(message_created(notification_id="gateway-gzip-0001")))
+    headers = {
+        "Content-Encoding": "gzip",
+        "Content-Type": "application/json",
+        "X-Nylas-Signature": sign(body, LOCAL_WEBHOOK_SECRET),
+    }
+    assert requests.post(stack.webhook_url, data=body, headers=headers, timeout=10).status_code == 200
+    headers["X-Nylas-Signature"] = sign(gzip.decompress(body), LOCAL_WEBHOOK_SECRET)
+    assert requests.post(stack.webhook_url, data=body, headers=headers, timeout=10).status_code == 401
+
+
+def test_sender_retries_only_what_nylas_retries(stack):
+    sender = stack.sender(retry_delays=(0, 0))
+    assert sender.deliver(message_created(notification_id="sender-forged-0001"), forged=True) == 401
+    assert [d.attempt for d in sender.deliveries] == [1]  # 401 is not retried
+
+
+def test_readme_documents_the_commands():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for command in ("make test", "make demo", "make serve", "make invoke"):
+        assert command in readme
