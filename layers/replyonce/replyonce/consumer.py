@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import boto3
+import requests
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.idempotency import (
@@ -20,6 +21,7 @@ from aws_lambda_powertools.utilities.idempotency import (
     idempotent_function,
 )
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyAlreadyInProgressError
+from aws_lambda_powertools.utilities.parameters import SecretsProvider
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -83,18 +85,39 @@ class NotificationConsumer:
         self._current = threading.local()
 
     @classmethod
-    def from_environment(cls, clock: Callable[[], float] = time.time) -> "NotificationConsumer":
+    def from_environment(
+        cls,
+        *,
+        aws: boto3.session.Session | None = None,
+        http: requests.Session | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> "NotificationConsumer":
+        """Build the consumer the template configures.
+
+        Parameters
+        ----------
+        aws:
+            The boto3 session every AWS client is made from (injectable: the
+            benchmarks count requests and the chaos harness injects faults
+            through botocore's event hooks on it).
+        http:
+            The ``requests`` session of the Nylas client.
+        clock:
+            Wall clock of leases and the ledger.
+        """
         settings = ReplierSettings.from_environment()
-        dynamodb = boto3.client("dynamodb")
-        secrets = NylasSecrets(settings.secrets)
+        aws = aws or boto3.session.Session()
+        dynamodb = aws.client("dynamodb")
+        secrets = NylasSecrets(settings.secrets, SecretsProvider(boto3_session=aws))
         nylas = NylasClient(
             settings.nylas_api_uri,
             secrets.api_key,
             timeout_seconds=settings.nylas_timeout_seconds,
             send_timeout_seconds=settings.nylas_send_timeout_seconds,
+            session=http,
         )
         drafter: ReplyDrafter = (
-            BedrockDrafter(settings.bedrock_model_id, boto3.client("bedrock-runtime"))
+            BedrockDrafter(settings.bedrock_model_id, aws.client("bedrock-runtime"))
             if settings.reply_drafter == "bedrock"
             else TemplateDrafter()
         )
@@ -109,7 +132,7 @@ class NotificationConsumer:
             clock=clock,
         )
         persistence = DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
-        return cls(settings, replier, persistence, boto3.client("sqs"))
+        return cls(settings, replier, persistence, aws.client("sqs"))
 
     def handle_batch(self, event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         """Process an SQS batch; return ``batchItemFailures`` for the records to retry."""

@@ -18,9 +18,7 @@ ATTR_GRANT_ID = "grant_id"
 ATTR_BODY_OMITTED = "body_omitted"
 
 # Nylas waits 10 s for the webhook's 200: fail fast enough to answer 503 in time.
-_SQS_CLIENT_CONFIG = Config(
-    connect_timeout=2, read_timeout=3, retries={"mode": "standard", "max_attempts": 3}
-)
+SQS_CLIENT_CONFIG = Config(connect_timeout=2, read_timeout=3, retries={"mode": "standard", "max_attempts": 3})
 
 
 @dataclass(frozen=True)
@@ -69,7 +67,7 @@ class NotificationQueue:
     def __init__(self, queue_url: str, max_message_bytes: int, sqs_client: Any | None = None) -> None:
         self._queue_url = queue_url
         self._max_message_bytes = max_message_bytes
-        self._sqs = sqs_client or boto3.client("sqs", config=_SQS_CLIENT_CONFIG)
+        self._sqs = sqs_client or boto3.client("sqs", config=SQS_CLIENT_CONFIG)
 
     def enqueue(self, notification: Notification) -> Enqueued:
         """Send one notification; shrink it rather than lose it when it is too large.

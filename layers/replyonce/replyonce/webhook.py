@@ -15,13 +15,15 @@ import json
 import zlib
 from dataclasses import dataclass, field
 
+import boto3
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
 from replyonce.config import WebhookSettings
 from replyonce.exceptions import EnqueueError, InvalidNotificationError, SecretsUnavailableError
 from replyonce.notification import Notification
 from replyonce.observability import count, count_by, logger
-from replyonce.queue import NotificationQueue
+from replyonce.queue import SQS_CLIENT_CONFIG, NotificationQueue
 from replyonce.secrets import NylasSecrets
 from replyonce.signature import SIGNATURE_HEADER, signature_matches
 
@@ -71,12 +73,18 @@ class WebhookEndpoint:
         self._queue = queue
 
     @classmethod
-    def from_environment(cls) -> "WebhookEndpoint":
+    def from_environment(cls, aws: boto3.session.Session | None = None) -> "WebhookEndpoint":
+        """Build the endpoint the template configures; ``aws`` is the boto3 session clients come from."""
         settings = WebhookSettings.from_environment()
+        aws = aws or boto3.session.Session()
         return cls(
             settings,
-            NylasSecrets(settings.secrets),
-            NotificationQueue(settings.queue_url, settings.queue_max_message_bytes),
+            NylasSecrets(settings.secrets, SecretsProvider(boto3_session=aws)),
+            NotificationQueue(
+                settings.queue_url,
+                settings.queue_max_message_bytes,
+                aws.client("sqs", config=SQS_CLIENT_CONFIG),
+            ),
         )
 
     def handle(self, event: APIGatewayProxyEvent) -> WebhookResponse:
