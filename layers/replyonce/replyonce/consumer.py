@@ -171,12 +171,16 @@ class NotificationConsumer:
         try:
             return self._reply_once(notification=notification.payload, body_omitted=body_omitted)
         except ThreadBusyError as busy:
+            # Soon when the holder is about to finish; never later than its lease can last. The
+            # doubling keeps a crashed holder's lease (up to the function timeout) from burning
+            # through maxReceiveCount and sending the record to the dead-letter queue.
+            delay = min(self._busy_backoff(record), busy.held_for_seconds + 1)
             logger.info(
                 "thread busy; record will be retried",
-                extra={"reason": "thread_busy", "retry_in_seconds": busy.retry_after_seconds},
+                extra={"reason": "thread_busy", "retry_in_seconds": delay},
             )
             count("ThreadBusy")
-            self._retry_in(record, busy.retry_after_seconds)
+            self._retry_in(record, delay)
             raise
         except IdempotencyAlreadyInProgressError:
             logger.info(
@@ -184,7 +188,9 @@ class NotificationConsumer:
                 extra={"reason": "notification_in_progress"},
             )
             count("NotificationInProgress")
-            self._retry_in(record, self._settings.busy_retry_seconds)
+            # The other run either finishes (we then find its result) or its in-progress record
+            # expires with its invocation: back off rather than spend receives.
+            self._retry_in(record, self._busy_backoff(record))
             raise
         except NylasRetryableError as exc:
             logger.warning(
@@ -221,9 +227,16 @@ class NotificationConsumer:
         return response
 
     def _backoff(self, record: SQSRecord) -> int:
+        """Failed records: ``RETRY_BASE_SECONDS`` doubling per receive, capped."""
+        return self._doubling(record, self._settings.retry_base_seconds)
+
+    def _busy_backoff(self, record: SQSRecord) -> int:
+        """Contended records: ``BUSY_RETRY_SECONDS`` doubling per receive, capped."""
+        return self._doubling(record, self._settings.busy_retry_seconds)
+
+    def _doubling(self, record: SQSRecord, base: int) -> int:
         receives = int(record.attributes.approximate_receive_count or 1)
-        seconds = self._settings.retry_base_seconds * 2 ** min(receives - 1, 16)
-        return min(seconds, self._settings.retry_max_seconds)
+        return min(base * 2 ** min(receives - 1, 16), self._settings.retry_max_seconds)
 
     def _retry_in(self, record: SQSRecord, seconds: int) -> None:
         """Make a failed record visible again after ``seconds`` (not the queue's 18 minutes)."""

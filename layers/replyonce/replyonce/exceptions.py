@@ -29,10 +29,10 @@ class EnqueueError(ReplyOnceError):
 class ThreadBusyError(ReplyOnceError):
     """Another worker holds the thread lease; the record comes back later."""
 
-    def __init__(self, thread_key: str, retry_after_seconds: int) -> None:
-        super().__init__(f"thread {thread_key} is leased by another worker")
+    def __init__(self, thread_key: str, held_for_seconds: int) -> None:
+        super().__init__(f"thread {thread_key} is leased by another worker for {held_for_seconds} s more")
         self.thread_key = thread_key
-        self.retry_after_seconds = retry_after_seconds
+        self.held_for_seconds = held_for_seconds
 
 
 class LeaseLostError(ReplyOnceError):

@@ -86,7 +86,7 @@ class ThreadLeases:
         self._item_ttl = item_ttl_seconds
         self._clock = clock
 
-    def acquire(self, key: str, duration_ms: int, busy_retry_seconds: int) -> Lease:
+    def acquire(self, key: str, duration_ms: int) -> Lease:
         """Take the lease for ``duration_ms`` or raise :class:`ThreadBusyError`.
 
         The thread state comes back in the same request (``ALL_NEW``), so
@@ -114,9 +114,7 @@ class ThreadLeases:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
             held_until = int(exc.response.get("Item", {}).get("lease_expires_at", {}).get("N", now_ms))
-            # Come back soon, but not before the holder could plausibly be done.
-            wait = max(0, min(busy_retry_seconds, (held_until - now_ms) // 1000 + 1))
-            raise ThreadBusyError(key, wait) from None
+            raise ThreadBusyError(key, max(0, (held_until - now_ms) // 1000 + 1)) from None
         return Lease(key, token, expires_at_ms, ThreadState.from_item(response["Attributes"]))
 
     def release(self, lease: Lease) -> bool:

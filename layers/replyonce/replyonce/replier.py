@@ -124,11 +124,7 @@ class Replier:
             reason = ALREADY_REPLIED if entry.status == REPLIED else REPLY_PREVIOUSLY_FAILED
             return _skipped(notification, reason, reply_message_id=entry.reply_message_id)
         thread_id = str(message.get("thread_id") or notification.thread_id or message_id)
-        lease = self._leases.acquire(
-            thread_key(grant.id, thread_id),
-            duration_ms=remaining_ms(),
-            busy_retry_seconds=self._settings.busy_retry_seconds,
-        )
+        lease = self._leases.acquire(thread_key(grant.id, thread_id), duration_ms=remaining_ms())
         try:
             return self._reply_in_lease(notification, grant, message, thread_id, lease, remaining_ms)
         finally:
