@@ -7,6 +7,7 @@ so several pollers behave like concurrent Lambda instances.
 
 import importlib.util
 import itertools
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,5 +36,6 @@ def load_handler(logical_id: str, template: dict[str, Any] | None = None) -> Han
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # as an import would: the handler's module can be found by name
     spec.loader.exec_module(module)
     return getattr(module, function)

@@ -4,7 +4,8 @@ As the template configures the REST API: every body reaches the function as
 base64 of the exact bytes (binary media type ``*/*``), headers and query
 string as in a proxy event, and the function's status, headers and body go
 back with a Content-Length (never chunked). A function that raises is
-answered 502, as the proxy integration does.
+answered 502 and one that outlives its timeout 504, as the proxy
+integration does.
 """
 
 import base64
@@ -83,15 +84,27 @@ class ApiGatewayStandIn:
             query=dict(parse_qsl(target.query, keep_blank_values=True)) or None,
             base64_encoded=bool(length),
         )
-        try:
-            response = self._handler(
-                event, LocalLambdaContext("WebhookFunction", timeout_seconds=self._timeout)
-            )
-        except Exception:
-            self._respond(
-                request, 502, {"Content-Type": "application/json"}, b'{"message": "Internal server error"}'
-            )
+        outcome: dict[str, Any] = {}
+
+        def invoke() -> None:
+            try:
+                context = LocalLambdaContext("WebhookFunction", timeout_seconds=self._timeout)
+                outcome["response"] = self._handler(event, context)
+            except Exception as exc:
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=invoke, daemon=True)
+        worker.start()
+        worker.join(self._timeout)
+        json_type = {"Content-Type": "application/json"}
+        if worker.is_alive():
+            # The function outlived its timeout: Lambda stops it and the integration answers 504.
+            self._respond(request, 504, json_type, b'{"message": "Endpoint request timed out"}')
             return
+        if "error" in outcome:
+            self._respond(request, 502, json_type, b'{"message": "Internal server error"}')
+            return
+        response = outcome["response"]
         raw = response.get("body") or ""
         payload = base64.b64decode(raw) if response.get("isBase64Encoded") else raw.encode()
         self._respond(request, int(response["statusCode"]), response.get("headers") or {}, payload)

@@ -14,7 +14,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, load_event
+from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, load_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas_emulator import Fault
 from devstack.poller import EventSourcePoller
@@ -204,6 +204,16 @@ def test_truncated_notification_is_fetched_then_answered_once(pipeline, nylas):
     assert nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/messages/{message['id']}") == 1
     assert len(nylas.sends) == 1
     assert nylas.sends[0].payload["reply_to_message_id"] == message["id"]
+
+
+def test_truncated_notification_for_a_deleted_message_is_skipped_not_retried(pipeline, nylas, log_records):
+    message = inbound(nylas)
+    payload = envelope(message, notification_type="message.created.truncated")
+    payload["data"]["object"]["id"] = "msg-deleted-meanwhile"
+    pipeline.deliver(payload)
+    assert pipeline.poller().poll_once().failed == 0
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["message_gone"]
 
 
 def test_nylas_500_on_first_send_is_retried_and_sends_once(pipeline, nylas):
@@ -555,3 +565,27 @@ def test_template_drafter_quotes_the_subject_and_escapes_it():
         {"subject": "<script>x</script> refund", "from": [{"name": "Ann", "email": "ann@example.com"}]},
         "Acme",
     )
+
+
+def test_loop_guard_counts_replies_the_ledger_never_recorded(pipeline, nylas, monkeypatch, log_records):
+    # Found by the chaos harness: a worker killed after the send but before the ledger leaves a
+    # reply that only Nylas knows about; the loop guard must still count it.
+    monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "1")
+    app.consumer.cache_clear()
+    first = inbound(nylas, from_email="bot@other.example")
+    # The agent's earlier reply, sent by a worker that died before recording it.
+    earlier = nylas.deliver_inbound(
+        AGENT_GRANT_ID,
+        from_email=AGENT_EMAIL,
+        subject="Re: hi",
+        body="<p>ok</p>",
+        reply_to_message_id=first["id"],
+        date=first["date"] + 1,
+    )
+    later = inbound(
+        nylas, from_email="bot@other.example", reply_to_message_id=earlier["id"], date=first["date"] + 2
+    )
+    pipeline.deliver(envelope(later))
+    pipeline.drain()
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["reply_budget_exhausted"]

@@ -34,6 +34,7 @@ REPLY_PREVIOUSLY_FAILED = "reply_previously_failed"
 BURST_ALREADY_ANSWERED = "burst_already_answered"
 REPLY_BUDGET_EXHAUSTED = "reply_budget_exhausted"
 SEND_REJECTED = "send_rejected"
+MESSAGE_GONE = "message_gone"
 
 # 409 concurrent_idempotent_request: the same key is in flight elsewhere; Nylas says retry in a few seconds.
 _IN_FLIGHT_RETRY_SECONDS = 2.0
@@ -113,7 +114,13 @@ class Replier:
         message = notification.object
         if notification.is_truncated or body_omitted or not notification.has_body:
             # The payload body is a hint; the API is the source of truth.
-            message = self._nylas.message(grant.id, notification.message_id)
+            try:
+                message = self._nylas.message(grant.id, notification.message_id)
+            except NylasPermanentError as gone:
+                if gone.status != 404:
+                    raise
+                # Deleted (or moved out of reach) before we got to it: nothing to answer.
+                return _skipped(notification, MESSAGE_GONE)
             count("MessageFetched")
         reason = filters.message_skip_reason(message, grant.email)
         if reason:
@@ -156,6 +163,10 @@ class Replier:
         last_agent_reply = max(agent_dates, default=0)
         if last_agent_reply > _date(message):
             return _skipped(notification, BURST_ALREADY_ANSWERED, thread_id=thread_id)
+        # The loop guard again, from what Nylas shows: a reply whose worker died before recording
+        # it is in the thread but not in our state.
+        if sum(1 for date in agent_dates if date >= now - 3600) >= self._settings.reply_budget_per_hour:
+            return _skipped(notification, REPLY_BUDGET_EXHAUSTED, thread_id=thread_id)
         # The burst: inbound messages since the agent last wrote. One reply, to the newest, covers them all.
         burst = [
             m
