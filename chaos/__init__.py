@@ -1,0 +1,7 @@
+"""Prove it: a Jepsen-style harness for the six invariants of DESIGN.md.
+
+Generate a seeded workload, deliver it through the local stack while
+injecting faults on every side (Nylas deliveries, AWS, the Nylas API, the
+replier's processes), record the history of what was delivered, processed
+and sent, and check the invariants against it (``devstack.invariants``).
+"""

@@ -1,0 +1,415 @@
+"""Run a chaos experiment: stack + fault proxies + worker processes + workload → history → verdict."""
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import boto3
+import requests
+
+from chaos.faults import FaultPlan
+from chaos.proxy import FaultProxy
+from chaos.workload import HUMAN_EMAIL, HUMAN_GRANT_ID, Workload, WorkloadSettings
+from devstack.containers import load_handler
+from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
+from devstack.gateway import ApiGatewayStandIn
+from devstack.invariants import INVARIANTS, History, check
+from devstack.nylas_emulator import NylasEmulator
+from devstack.stack import LogCollector
+from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resources
+from devstack.webhook_sender import WebhookSender
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class ChaosSettings:
+    seed: int = 1
+    notifications: int = 300
+    workers: int = 3
+    function_timeout_seconds: float = 6.0
+    fault_probability: float = 0.02
+    clock_skew_seconds: float = 0.0
+    faults: frozenset[str] | None = None  # None: every kind
+    fuzz_requests: int = 200
+    every_fault_once: bool = True
+    timeout_seconds: float = 600.0
+
+
+@dataclass
+class ChaosReport:
+    settings: ChaosSettings
+    notifications: int = 0
+    deliveries: int = 0
+    webhook_statuses: dict[str, int] = field(default_factory=dict)
+    faults: dict[str, int] = field(default_factory=dict)
+    replies_sent: int = 0
+    skips: dict[str, int] = field(default_factory=dict)
+    dead_lettered: int = 0
+    drained: bool = True
+    violations: dict[int, list[str]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.drained and not any(self.violations.values())
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for(url: str, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            requests.get(url, timeout=1)
+            return
+        except requests.RequestException:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not come up")
+
+
+class Experiment:
+    """Everything one run needs; ``run()`` returns the report."""
+
+    def __init__(self, settings: ChaosSettings, progress: Any = None) -> None:
+        self.settings = settings
+        self.rng = random.Random(settings.seed)
+        self.logs = LogCollector()
+        self._progress = progress
+        self._processes: dict[int, subprocess.Popen] = {}
+        self._stop = threading.Event()
+        self.exits: Counter[str] = Counter()
+        self.worker_stderr: list[str] = []
+        self._saved_env = dict(os.environ)
+
+    def say(self, text: str) -> None:
+        if self._progress is not None:
+            print(f"[chaos] {text}", file=self._progress, flush=True)
+
+    # ---- infrastructure ------------------------------------------------------------------------
+
+    def _start_aws(self) -> None:
+        port = _free_port()
+        self._moto = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.moto_url = f"http://127.0.0.1:{port}"
+        _wait_for(f"{self.moto_url}/moto-api/")
+        os.environ.update(
+            {
+                "AWS_ACCESS_KEY_ID": "chaos",
+                "AWS_SECRET_ACCESS_KEY": "chaos",
+                "AWS_SESSION_TOKEN": "chaos",
+                "AWS_DEFAULT_REGION": "us-east-1",
+                "AWS_REGION": "us-east-1",
+                "POWERTOOLS_TRACE_DISABLED": "true",
+                "AWS_ENDPOINT_URL": self.moto_url,
+            }
+        )
+        self.resources = create_resources()
+        self.admin_sqs = boto3.client("sqs", endpoint_url=self.moto_url)
+        timeout = self.settings.function_timeout_seconds
+        # Keep the template's ratio (visibility >= 6x the function timeout) at the chaos timeout.
+        self.admin_sqs.set_queue_attributes(
+            QueueUrl=self.resources.queues["NotificationQueue"],
+            Attributes={"VisibilityTimeout": str(int(6 * timeout))},
+        )
+        boto3.client("secretsmanager", endpoint_url=self.moto_url).put_secret_value(
+            SecretId=self.resources.secrets["NylasSecrets"],
+            SecretString=json.dumps({"webhook_secret": LOCAL_WEBHOOK_SECRET, "api_key": LOCAL_API_KEY}),
+        )
+        self.aws_proxy = FaultProxy(self.moto_url, rng=random.Random(self.rng.random())).start()
+
+    def _start_nylas(self) -> None:
+        self.nylas = NylasEmulator(api_key=LOCAL_API_KEY).start()
+        self.nylas.add_grant(AGENT_GRANT_ID, AGENT_EMAIL, name="Acme Support")
+        self.nylas.add_grant(HUMAN_GRANT_ID, HUMAN_EMAIL, name="Alice")
+        self.nylas_proxy = FaultProxy(self.nylas.url, rng=random.Random(self.rng.random())).start()
+
+    def _environment(self) -> dict[str, str]:
+        timeout = self.settings.function_timeout_seconds
+        environment = {
+            **self.resources.function_environment("WebhookFunction"),
+            **self.resources.function_environment("ReplierFunction"),
+            "AWS_ENDPOINT_URL": self.aws_proxy.url,
+            "NYLAS_API_URI": self.nylas_proxy.url,
+            "AGENT_GRANT_IDS": AGENT_GRANT_ID,
+            "BUSY_RETRY_SECONDS": "1",
+            "RETRY_BASE_SECONDS": "1",
+            "RETRY_MAX_SECONDS": str(int(timeout + 2)),
+            "NYLAS_TIMEOUT_SECONDS": "2",
+            "NYLAS_SEND_TIMEOUT_SECONDS": str(max(2.0, timeout / 2)),
+            "CHAOS_FUNCTION_TIMEOUT_SECONDS": str(timeout),
+            "CHAOS_QUEUE_ARN": self.resources.queue_arns["NotificationQueue"],
+        }
+        environment.pop("POWERTOOLS_SERVICE_NAME", None)
+        return environment
+
+    def _start_webhook(self) -> None:
+        from replyonce.observability import logger
+
+        self._saved_stream = logger.registered_handler.setStream(self.logs)
+        self._stdout = sys.stdout
+        sys.stdout = self.logs  # EMF metric lines
+        self.gateway = ApiGatewayStandIn(load_handler("WebhookFunction"), timeout_seconds=8.0).start()
+
+    def restart_webhook_container(self) -> None:
+        """A new webhook container: cold start, secret read again (through the fault proxy)."""
+        self.gateway._handler = load_handler("WebhookFunction")
+
+    def _spawn_worker(self) -> None:
+        skew = 0.0
+        if self.settings.clock_skew_seconds:
+            skew = self.rng.uniform(-self.settings.clock_skew_seconds, self.settings.clock_skew_seconds)
+        environment = {
+            **os.environ,
+            **self._environment(),
+            "CHAOS_CLOCK_SKEW_SECONDS": f"{skew:.3f}",
+            "PYTHONPATH": f"{ROOT}:{ROOT / 'layers' / 'replyonce'}",
+        }
+        process = subprocess.Popen(
+            [sys.executable, "-m", "chaos.worker"],
+            env=environment,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+        self._processes[process.pid] = process
+        threading.Thread(target=self._read_logs, args=(process,), daemon=True).start()
+
+    def _read_logs(self, process: subprocess.Popen) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if not line.startswith("{"):
+                self.worker_stderr.append(line.rstrip())
+                del self.worker_stderr[:-50]
+            self.logs.write(line)
+
+    def _supervise(self) -> None:
+        """Keep ``workers`` processes alive: a dead one is a crashed container, replaced by a cold one."""
+        while not self._stop.is_set():
+            for pid, process in list(self._processes.items()):
+                code = process.poll()
+                if code is None:
+                    continue
+                del self._processes[pid]
+                self.exits[
+                    "killed" if code == -signal.SIGKILL else "timed_out" if code == 3 else f"exit_{code}"
+                ] += 1
+                if not self._stop.is_set():
+                    self._spawn_worker()
+            time.sleep(0.1)
+
+    # ---- the run -------------------------------------------------------------------------------
+
+    def run(self) -> ChaosReport:
+        started = time.monotonic()
+        warnings.filterwarnings("ignore", message="No application metrics to publish")
+        try:
+            self._start_aws()
+            self._start_nylas()
+            os.environ.update(self._environment())
+            self._start_webhook()
+            plan = FaultPlan(self, self.settings)
+            plan.install()
+            for _ in range(self.settings.workers):
+                self._spawn_worker()
+            threading.Thread(target=self._supervise, daemon=True).start()
+            sender = WebhookSender(self.gateway.url, LOCAL_WEBHOOK_SECRET, retry_delays=(0.3, 0.8))
+            workload = Workload(
+                WorkloadSettings(notifications=self.settings.notifications),
+                self.nylas,
+                sender,
+                random.Random(self.rng.random()),
+            )
+            self.nylas.on_message_created = workload.on_message_created
+            self.say(
+                f"{self.settings.workers} workers, {self.settings.notifications} notifications, "
+                f"seed {self.settings.seed}, fault probability {self.settings.fault_probability}"
+            )
+            plan.start_outages()
+            workload.play()
+            fuzz = plan.fuzz(self.settings.fuzz_requests)
+            drained = self._wait(workload, started)
+            plan.stop_outages()
+            workload.shutdown()
+            return self._report(workload, sender, plan, fuzz, drained, started)
+        finally:
+            self._teardown()
+
+    def _depth(self) -> int:
+        names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+        attributes = self.admin_sqs.get_queue_attributes(
+            QueueUrl=self.resources.queues["NotificationQueue"], AttributeNames=names
+        )["Attributes"]
+        return sum(int(attributes[name]) for name in names)
+
+    def _wait(self, workload: Workload, started: float) -> bool:
+        deadline = started + self.settings.timeout_seconds
+        quiet_since: float | None = None
+        last_report = 0.0
+        while time.monotonic() < deadline:
+            pending, depth = workload.pending(), self._depth()
+            if time.monotonic() - last_report > 5:
+                last_report = time.monotonic()
+                if self.worker_stderr and not self.nylas.sends:
+                    self.say("worker output: " + " | ".join(self.worker_stderr[-5:]))
+                self.say(
+                    f"deliveries pending {pending}, queue {depth}, replies {len(self.nylas.sends)}, "
+                    f"faults {self._injected()}, worker exits {dict(self.exits)}"
+                )
+            if pending == 0 and depth == 0:
+                quiet_since = quiet_since or time.monotonic()
+                if time.monotonic() - quiet_since > 3:
+                    return True
+            else:
+                quiet_since = None
+            time.sleep(0.25)
+        return False
+
+    def _injected(self) -> int:
+        return sum(self.aws_proxy.injected.values()) + sum(self.nylas_proxy.injected.values())
+
+    def _dead_letters(self) -> list[str]:
+        ids = []
+        queue = self.resources.queues["NotificationDeadLetterQueue"]
+        while True:
+            batch = self.admin_sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10).get("Messages", [])
+            if not batch:
+                return ids
+            for message in batch:
+                try:
+                    ids.append(json.loads(message["Body"])["id"])
+                except (ValueError, KeyError, TypeError):
+                    ids.append(message["MessageId"])
+
+    def _report(
+        self,
+        workload: Workload,
+        sender: WebhookSender,
+        plan: "FaultPlan",
+        fuzz: Any,
+        drained: bool,
+        started: float,
+    ) -> ChaosReport:
+        accepted = {d.notification_id for d in sender.deliveries if d.status == 200 and not d.forged}
+        notified = {
+            payload["data"]["object"]["id"]
+            for notification_id, payload in workload.notifications.items()
+            if notification_id in accepted and payload["type"].startswith("message.created")
+        }
+        dead = self._dead_letters()
+        dead_messages = {
+            workload.notifications[i]["data"]["object"]["id"] for i in dead if i in workload.notifications
+        }
+        logs = list(self.logs.records)
+        history = History(
+            agent_grants=workload.agent_grants(),
+            mailbox=self.nylas.mailbox(),
+            deliveries=list(sender.deliveries) + list(fuzz.deliveries),
+            logs=logs,
+            reply_budget_per_hour=3,
+            notified_message_ids=notified - dead_messages,
+            forged_notification_ids=workload.forged_ids | fuzz.notification_ids,
+            dead_lettered_notification_ids=set(dead),
+        )
+        faults = Counter(workload.features)
+        faults.update(self.aws_proxy.injected)
+        faults.update(self.nylas_proxy.injected)
+        faults.update(plan.counts)
+        faults["worker_killed"] = self.exits["killed"]
+        faults["worker_timed_out"] = self.exits["timed_out"]
+        return ChaosReport(
+            settings=self.settings,
+            notifications=len(workload.notifications),
+            deliveries=len(sender.deliveries),
+            webhook_statuses=dict(Counter(str(d.status) for d in sender.deliveries)),
+            faults=dict(sorted(faults.items())),
+            replies_sent=len(self.nylas.sends),
+            skips=dict(
+                Counter(
+                    r["reason"]
+                    for r in logs
+                    if r.get("message") in ("notification skipped", "duplicate delivery absorbed")
+                )
+            ),
+            dead_lettered=len(dead),
+            drained=drained,
+            violations=check(history),
+            seconds=time.monotonic() - started,
+        )
+
+    def _teardown(self) -> None:
+        self._stop.set()
+        for process in list(self._processes.values()):
+            process.kill()
+        for process in list(self._processes.values()):
+            process.wait(timeout=10)
+        for name in ("gateway", "aws_proxy", "nylas_proxy", "nylas"):
+            component = getattr(self, name, None)
+            if component is not None:
+                component.stop()
+        if getattr(self, "_moto", None) is not None:
+            self._moto.terminate()
+            self._moto.wait(timeout=10)
+        if getattr(self, "_saved_stream", None) is not None:
+            from replyonce.observability import logger
+
+            logger.registered_handler.setStream(self._saved_stream)
+            sys.stdout = self._stdout
+        os.environ.clear()
+        os.environ.update(self._saved_env)
+
+
+def render(report: ChaosReport) -> str:
+    """The markdown table of a run."""
+    s = report.settings
+    statuses = ", ".join(f"{k}: {v}" for k, v in sorted(report.webhook_statuses.items()))
+    lines = [
+        "| measure | value |",
+        "| --- | --- |",
+        f"| notifications | {report.notifications} |",
+        f"| webhook deliveries | {report.deliveries} ({statuses}) |",
+        f"| replies sent | {report.replies_sent} |",
+        f"| dead-lettered | {report.dead_lettered} |",
+        f"| queue drained | {'yes' if report.drained else 'NO'} |",
+        f"| duration | {report.seconds:.0f} s ({s.workers} workers, "
+        f"function timeout {s.function_timeout_seconds} s) |",
+        "",
+        "| fault or workload feature | injected |",
+        "| --- | --- |",
+        *[f"| {kind} | {count} |" for kind, count in report.faults.items()],
+        "",
+        "| skip reason | count |",
+        "| --- | --- |",
+        *[f"| {reason} | {count} |" for reason, count in sorted(report.skips.items())],
+        "",
+        "| invariant | violations |",
+        "| --- | --- |",
+        *[
+            f"| {number}. {INVARIANTS[number]} | {len(found)} |"
+            for number, found in report.violations.items()
+        ],
+    ]
+    for number, found in report.violations.items():
+        lines.extend(f"- [{number}] {sentence}" for sentence in found[:10])
+    return "\n".join(lines)

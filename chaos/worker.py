@@ -1,0 +1,62 @@
+"""A replier worker process: one Lambda container of ``ReplierFunction``.
+
+The harness starts several of these and kills, pauses and restarts them.
+Each polls the queue (``devstack.poller``), invokes the real
+``functions/replier/app.py:lambda_handler``, and — as Lambda does — ends the
+whole process when an invocation outlives its deadline. Its clock for leases
+and the ledger may be skewed (``CHAOS_CLOCK_SKEW_SECONDS``). Its AWS
+User-Agent carries ``app/chaos-worker-<pid>`` so the fault proxy can find it.
+"""
+
+import functools
+import json
+import os
+import sys
+import threading
+import time
+
+from devstack.containers import load_handler
+from devstack.poller import EventSourcePoller
+from devstack.template import LocalResources, load_template
+
+
+def main() -> int:
+    os.environ["AWS_SDK_UA_APP_ID"] = f"chaos-worker-{os.getpid()}"
+    skew = float(os.environ.get("CHAOS_CLOCK_SKEW_SECONDS", "0"))
+    timeout = float(os.environ.get("CHAOS_FUNCTION_TIMEOUT_SECONDS", "6"))
+    resources = LocalResources(
+        queues={"NotificationQueue": os.environ["QUEUE_URL"]},
+        queue_arns={"NotificationQueue": os.environ["CHAOS_QUEUE_ARN"]},
+        template=load_template(),
+    )
+    handler = load_handler("ReplierFunction")
+    module = sys.modules[handler.__module__]
+    if skew:
+        from replyonce.consumer import NotificationConsumer
+
+        module.consumer = functools.cache(
+            lambda: NotificationConsumer.from_environment(clock=lambda: time.time() + skew)
+        )
+
+    def invoke_within_deadline(event: dict, context: object) -> dict:
+        # Lambda ends the sandbox at the deadline: so do we, mid-flight.
+        timer = threading.Timer(timeout, lambda: os._exit(3))
+        timer.start()
+        try:
+            return handler(event, context)
+        finally:
+            timer.cancel()
+
+    poller = EventSourcePoller(invoke_within_deadline, resources, timeout_seconds=timeout)
+    stop_after = time.monotonic() + float(os.environ.get("CHAOS_WORKER_LIFETIME_SECONDS", "3600"))
+    while time.monotonic() < stop_after:
+        try:
+            poller.poll_once(wait_seconds=1)
+        except Exception as exc:  # the embedded AWS refusing a receive: try again, like the mapping
+            print(json.dumps({"message": "poller error", "detail": str(exc)}), flush=True)
+            time.sleep(0.2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

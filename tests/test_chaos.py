@@ -1,0 +1,31 @@
+"""The chaos harness in its small configuration: every fault kind injected, zero violations.
+
+The full run (>= 10,000 notifications) is `make chaos ARGS="--notifications 10000 --write"`;
+its figures are in docs/reliability.md. This one keeps CI honest: if a change breaks an
+invariant under faults, this test fails with the violations listed.
+"""
+
+from chaos.faults import ALL_FAULTS
+from chaos.run import ChaosSettings, Experiment, render
+
+
+def test_small_chaos_run_holds_every_invariant():
+    settings = ChaosSettings(
+        seed=5,
+        notifications=120,
+        workers=3,
+        fault_probability=0.05,
+        function_timeout_seconds=5.0,
+        clock_skew_seconds=0.5,
+        fuzz_requests=60,
+        timeout_seconds=400,
+    )
+    report = Experiment(settings).run()
+    table = render(report)
+    assert report.drained, table
+    assert report.violations == {number: [] for number in report.violations}, table
+    injected = {kind for kind, count in report.faults.items() if count}
+    injected |= {kind.removesuffix("_window") for kind in injected}
+    assert injected >= ALL_FAULTS, f"never injected: {sorted(ALL_FAULTS - injected)}\n{table}"
+    assert report.replies_sent > 0
+    assert report.faults["worker_killed"] > 0
