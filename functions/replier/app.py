@@ -9,7 +9,11 @@ from functools import cache
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from replyonce.consumer import NotificationConsumer
-from replyonce.observability import logger, metrics, tracer
+from replyonce.observability import build_tracer, logger, metrics
+
+# Every library X-Ray supports is patched: botocore (DynamoDB, SQS, Secrets Manager) and requests,
+# so each Nylas call is a subsegment of the trace.
+tracer = build_tracer()
 
 
 @cache

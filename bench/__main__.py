@@ -1,0 +1,101 @@
+"""``python -m bench`` (``make bench``): run every benchmark and write ``docs/performance.md``.
+
+The order is chosen for fairness: cold starts first (fresh interpreters, while
+nothing else of ours runs), then everything that needs the local stack, and
+the ``sam build`` last so its CPU use disturbs no timing.
+"""
+
+import os
+
+# Before Powertools is imported (bench.counting imports the layer): the template's metric
+# namespace, as in Lambda, and no X-Ray outside Lambda. tests/conftest.py does the same.
+os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "ReplyOnce")
+os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from bench import artifacts, batches, coldstart, paths, report, throughput, warm_path
+from bench.machine import Machine
+from bench.stack import local_stack
+from devstack.events import message_created
+from devstack.template import TEMPLATE_PATH
+from replyonce.notification import Notification
+
+DEFAULT_OUTPUT = TEMPLATE_PATH.parent / "docs" / "performance.md"
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=400, help="webhook requests per round (400)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of every timed benchmark (3)")
+    parser.add_argument("--cold-runs", type=int, default=15, help="fresh interpreters per target (15)")
+    parser.add_argument("--repeats", type=int, default=5, help="runs of each counted path (5)")
+    parser.add_argument("--notifications", type=int, default=100, help="replies per throughput round (100)")
+    parser.add_argument(
+        "--batch-notifications", type=int, default=30, help="replies per batch-size round (30)"
+    )
+    parser.add_argument("--skip-build", action="store_true", help="leave out sam build and artifact sizes")
+    parser.add_argument(
+        "--quick", action="store_true", help="a smoke run with small numbers (its page is not representative)"
+    )
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="where the report goes")
+    arguments = parser.parse_args(argv)
+    if arguments.quick:
+        arguments.iterations, arguments.rounds, arguments.cold_runs = 40, 1, 2
+        arguments.repeats, arguments.notifications, arguments.batch_notifications = 2, 10, 10
+    return arguments
+
+
+def _progress(text: str) -> None:
+    print(f"[bench] {text}", file=sys.stderr, flush=True)
+
+
+def _command(argv: list[str] | None) -> str:
+    given = sys.argv[1:] if argv is None else argv
+    return "make bench" + (f" ARGS={shlex.quote(shlex.join(given))}" if given else "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = _arguments(argv)
+    machine = Machine.here()
+    started = time.monotonic()
+    _progress(f"cold starts: {arguments.cold_runs} fresh interpreters per target and environment")
+    cold = coldstart.measure(arguments.cold_runs, progress=_progress)
+    with local_stack() as stack:
+        _progress(f"webhook warm path: {arguments.rounds} rounds of {arguments.iterations} requests")
+        warm = warm_path.measure(stack, iterations=arguments.iterations, rounds=arguments.rounds)
+        _progress(f"requests per notification: every path {arguments.repeats} times")
+        counted = paths.measure(stack, arguments.repeats)
+        _progress("cost against batch size: 1, 5, 10")
+        batched = batches.measure(stack, notifications=arguments.batch_notifications, rounds=arguments.rounds)
+        _progress("replier throughput: 1, 2, 4 pollers")
+        drained = throughput.measure(stack, notifications=arguments.notifications, rounds=arguments.rounds)
+    built = None
+    if not arguments.skip_build:
+        _progress("sam build (into a temporary directory)")
+        built = artifacts.measure()
+    run = report.Run(
+        command=_command(argv),
+        machine=machine,
+        load_at_end=Machine.load_now(),
+        seconds=time.monotonic() - started,
+        warm_path=warm,
+        cold_start=cold,
+        paths=counted,
+        throughput=drained,
+        batches=batched,
+        artifacts=built,
+        message_bytes=len(Notification(message_created()).to_json().encode()),
+    )
+    arguments.output.parent.mkdir(parents=True, exist_ok=True)
+    arguments.output.write_text(report.render(run))
+    _progress(f"wrote {arguments.output} in {run.seconds:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

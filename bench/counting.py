@@ -1,0 +1,316 @@
+"""Count what one notification costs: AWS requests by service and operation, Nylas calls by kind.
+
+Why count at the wire rather than in the code: the budgets (``docs/performance.md``,
+``tests/test_budgets.py``) are about what AWS bills and what Nylas rate-limits,
+so every HTTP request a client sends is counted — retries included — through
+botocore's ``before-send`` event on the boto3 Session the real consumer or
+endpoint is built from, and the Nylas emulator's own request log.
+
+The harnesses run the unchanged domain code (``NotificationConsumer``,
+``WebhookEndpoint``) against whatever embedded AWS and Nylas emulator the
+environment points at: the tests' fixtures or the bench's local stack.
+"""
+
+import inspect
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+
+from devstack.containers import load_handler
+from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, signed_post, sqs_event_from_messages
+from devstack.lambda_context import LocalLambdaContext
+from devstack.nylas_emulator import NylasEmulator
+from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources, load_template
+from replyonce.consumer import NotificationConsumer
+from replyonce.notification import Notification
+from replyonce.queue import NotificationQueue
+from replyonce.webhook import WebhookEndpoint
+
+AwsOperation = tuple[str, str]  # (service, operation), e.g. ("dynamodb", "PutItem")
+
+# Nylas call kinds: what the budgets are stated in.
+GRANT_LOOKUP = "grant lookup"
+THREAD_READ = "thread read"
+MESSAGE_FETCH = "message fetch"
+SEND = "send"
+
+_QUEUE_MAX_MESSAGE_BYTES = 1_048_576
+
+
+class AwsRequestCounter:
+    """Counts the HTTP requests sent by every client made from one boto3 Session.
+
+    Parameters
+    ----------
+    session:
+        The session to instrument; a new one by default. Register before any
+        client is made: a client copies the session's event hooks when created.
+    """
+
+    def __init__(self, session: boto3.session.Session | None = None) -> None:
+        self.session = session or boto3.session.Session()
+        self._counts: Counter[AwsOperation] = Counter()
+        self._lock = threading.Lock()
+        # ``before-send`` fires once per HTTP attempt, retries included: what AWS bills.
+        self.session.events.register("before-send", self._sent)
+
+    def _sent(self, event_name: str, **_: Any) -> None:
+        # event_name is "before-send.<service-id>.<Operation>"; returning None lets the request go.
+        _, service, operation = event_name.split(".", 2)
+        with self._lock:
+            self._counts[(service, operation)] += 1
+
+    def snapshot(self) -> Counter[AwsOperation]:
+        with self._lock:
+            return Counter(self._counts)
+
+
+def nylas_kind(method: str, path: str) -> str:
+    """Classify a Nylas request by what the replier asked for (paths as the emulator logs them)."""
+    parts = path.strip("/").split("/")  # v3, grants, {grant}, messages, {id | send}
+    if method == "GET" and len(parts) == 3:
+        return GRANT_LOOKUP
+    if method == "GET" and parts[3:] == ["messages"]:
+        return THREAD_READ
+    if method == "POST" and parts[3:] == ["messages", "send"]:
+        return SEND
+    if method == "GET" and len(parts) == 5 and parts[3] == "messages":
+        return MESSAGE_FETCH
+    return f"{method} {path}"
+
+
+@dataclass
+class Tally:
+    """Requests counted during one measured step."""
+
+    aws: Counter[AwsOperation] = field(default_factory=Counter)
+    nylas: Counter[str] = field(default_factory=Counter)
+
+    def service(self, name: str) -> int:
+        """Requests to one AWS service (``dynamodb``, ``sqs``, ``secrets-manager``)."""
+        return sum(n for (service, _), n in self.aws.items() if service == name)
+
+    def operations(self, name: str) -> dict[str, int]:
+        """``{operation: requests}`` of one AWS service."""
+        return {operation: n for (service, operation), n in sorted(self.aws.items()) if service == name}
+
+    @property
+    def nylas_total(self) -> int:
+        return sum(self.nylas.values())
+
+
+class Meter:
+    """Turns counters into a :class:`Tally` per measured step."""
+
+    def __init__(self, aws: AwsRequestCounter, nylas: NylasEmulator | None = None) -> None:
+        self._aws = aws
+        self._nylas = nylas
+
+    @contextmanager
+    def measure(self) -> Iterator[Tally]:
+        """Count what happens inside the ``with`` block; the tally is filled on exit."""
+        tally = Tally()
+        aws_before = self._aws.snapshot()
+        nylas_before = len(self._nylas.requests) if self._nylas else 0
+        try:
+            yield tally
+        finally:
+            tally.aws.update(self._aws.snapshot() - aws_before)
+            if self._nylas:
+                tally.nylas.update(nylas_kind(m, p) for m, p in self._nylas.requests[nylas_before:])
+
+
+@dataclass
+class Step:
+    """One measured invocation: what it cost, how long the handler ran, whether the record failed."""
+
+    tally: Tally
+    seconds: float
+    failed: bool = False
+    status: int = 0
+
+
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+
+def function_timeout(logical_id: str) -> float:
+    """The template's ``Timeout``: the context's deadline sizes leases and idempotency records."""
+    return float(load_template()["Resources"][logical_id]["Properties"]["Timeout"])
+
+
+def handler_with(logical_id: str, builder: str, built: object) -> Handler:
+    """A fresh copy of the function's real ``lambda_handler`` whose cached ``builder()`` returns ``built``.
+
+    Why: the handler's Powertools decorators (logger context, metrics flush)
+    are part of every invocation's time, while the consumer or endpoint must
+    come from the counted session. The decorators keep ``__wrapped__``, so the
+    undecorated function's globals are the module's.
+    """
+    handler = load_handler(logical_id)
+    inspect.unwrap(handler).__globals__[builder] = lambda: built
+    return handler
+
+
+class ReplierHarness:
+    """One replier container, fed one notification at a time through the real queue.
+
+    The real handler runs (a fresh copy of ``functions/replier/app.py``) with
+    a consumer built from a counted session. What is counted is the
+    function's own requests; the event source mapping's receive and delete use
+    another client, counted apart by ``bench.batches``.
+
+    Parameters
+    ----------
+    resources:
+        The embedded AWS resources (queue URL and ARN).
+    nylas:
+        The emulator ``NYLAS_API_URI`` points at.
+    """
+
+    def __init__(self, resources: LocalResources, nylas: NylasEmulator) -> None:
+        self.aws = AwsRequestCounter()
+        self.consumer = NotificationConsumer.from_environment(aws=self.aws.session)
+        self.handler = handler_with("ReplierFunction", "consumer", self.consumer)
+        self.meter = Meter(self.aws, nylas)
+        self.nylas = nylas
+        self._sqs = boto3.client("sqs")
+        self._queue_url = resources.queues["NotificationQueue"]
+        self._queue_arn = resources.queue_arns["NotificationQueue"]
+        self._queue = NotificationQueue(self._queue_url, _QUEUE_MAX_MESSAGE_BYTES, self._sqs)
+        self._timeout = function_timeout("ReplierFunction")
+
+    def process(self, notification: dict[str, Any]) -> Step:
+        """Queue ``notification`` as the webhook does, invoke the handler with it, count the invocation.
+
+        The record is deleted afterwards whatever the outcome: one step
+        measures one invocation, and a failed record must not come back into
+        the next step.
+        """
+        self._queue.enqueue(Notification(notification))
+        messages = self._sqs.receive_message(
+            QueueUrl=self._queue_url,
+            MaxNumberOfMessages=1,
+            MessageAttributeNames=["All"],
+            AttributeNames=["All"],
+        ).get("Messages", [])
+        if len(messages) != 1 or Notification.parse(messages[0]["Body"]).id != notification["id"]:
+            raise RuntimeError("the queue did not return the notification just queued (is it empty?)")
+        event = sqs_event_from_messages(messages, self._queue_arn)
+        context = LocalLambdaContext("ReplierFunction", timeout_seconds=self._timeout)
+        with self.meter.measure() as tally:
+            started = time.perf_counter()
+            response = self.handler(event, context)
+            seconds = time.perf_counter() - started
+        self._sqs.delete_message(QueueUrl=self._queue_url, ReceiptHandle=messages[0]["ReceiptHandle"])
+        return Step(tally, seconds, failed=bool(response["batchItemFailures"]))
+
+
+class WebhookHarness:
+    """One webhook container: the endpoint built from a counted session, fed signed proxy events."""
+
+    def __init__(self, secret: str = LOCAL_WEBHOOK_SECRET) -> None:
+        self.aws = AwsRequestCounter()
+        self.endpoint = WebhookEndpoint.from_environment(aws=self.aws.session)
+        self.handler = handler_with("WebhookFunction", "endpoint", self.endpoint)
+        self.meter = Meter(self.aws)
+        self._secret = secret
+        self._timeout = function_timeout("WebhookFunction")
+
+    def post(self, payload: dict[str, Any], *, forged: bool = False) -> Step:
+        """Deliver ``payload`` as Nylas does (signed; ``forged`` signs with a wrong secret)."""
+        body = Notification(payload).to_json().encode()
+        # As API Gateway hands it over with BinaryMediaTypes */*: base64 of the exact bytes.
+        event = signed_post(body, secret="not-the-secret" if forged else self._secret, base64_encoded=True)
+        context = LocalLambdaContext("WebhookFunction", timeout_seconds=self._timeout)
+        with self.meter.measure() as tally:
+            started = time.perf_counter()
+            response = self.handler(event, context)
+            seconds = time.perf_counter() - started
+        return Step(tally, seconds, status=response["statusCode"])
+
+
+# ---- the paths of docs/performance.md (each sets itself up, then measures one step) ----------------
+
+
+def inbound(nylas: NylasEmulator, **kwargs: Any) -> dict[str, Any]:
+    """A customer's message in the agent's inbox (its own thread unless told otherwise)."""
+    kwargs.setdefault("from_email", CUSTOMER_EMAIL)
+    kwargs.setdefault("subject", "Where is my order?")
+    kwargs.setdefault("body", "<p>Order 1042 has not arrived.</p>")
+    return nylas.deliver_inbound(AGENT_GRANT_ID, **kwargs)
+
+
+def first_reply(harness: ReplierHarness) -> Step:
+    """A new inbound message: filter, ledger, lease, thread read, send, record."""
+    return harness.process(envelope(inbound(harness.nylas)))
+
+
+def truncated_first_reply(harness: ReplierHarness) -> Step:
+    """``message.created.truncated``: the same, plus fetching the message."""
+    return harness.process(envelope(inbound(harness.nylas), notification_type="message.created.truncated"))
+
+
+def duplicate_delivery(harness: ReplierHarness) -> Step:
+    """The same notification id again (Nylas retry or SQS redelivery) after it was handled."""
+    notification = envelope(inbound(harness.nylas))
+    harness.process(notification)
+    return harness.process(notification)
+
+
+def ignored_type(harness: ReplierHarness) -> Step:
+    """``message.updated``: a notification type the agent never answers."""
+    return harness.process(envelope(inbound(harness.nylas), notification_type="message.updated"))
+
+
+def own_outbound(harness: ReplierHarness) -> Step:
+    """``message.created`` for the agent's own reply (Agent Accounts fire it for sent mail)."""
+    first_reply(harness)
+    return harness.process(envelope(harness.nylas.sent_messages()[-1]))
+
+
+def already_replied(harness: ReplierHarness) -> Step:
+    """A second notification (new id) for a message already answered: the ledger stops it."""
+    message = inbound(harness.nylas)
+    harness.process(envelope(message))
+    return harness.process(envelope(message))
+
+
+def busy_thread(harness: ReplierHarness, state_table: str) -> Step:
+    """Another worker holds the thread's lease: the record fails and comes back shortly."""
+    message = inbound(harness.nylas)
+    dynamodb = boto3.client("dynamodb")
+    key = {"pk": {"S": f"thread#{AGENT_GRANT_ID}#{message['thread_id']}"}}
+    held_until_ms = int(time.time() * 1000) + 60_000
+    dynamodb.put_item(
+        TableName=state_table,
+        Item={**key, "lease_owner": {"S": "another-worker"}, "lease_expires_at": {"N": str(held_until_ms)}},
+    )
+    try:
+        return harness.process(envelope(message))
+    finally:
+        dynamodb.delete_item(TableName=state_table, Key=key)
+
+
+def warm(harness: ReplierHarness) -> ReplierHarness:
+    """Make the container warm: the grant's address and the API key are cached after one reply."""
+    step = first_reply(harness)
+    if step.failed:
+        raise RuntimeError("the warm-up reply failed")
+    return harness
+
+
+# (path name, what it does): the replier paths of the report, measured on a warm container.
+WARM_PATHS: tuple[tuple[str, Callable[[ReplierHarness], Step]], ...] = (
+    ("first reply", first_reply),
+    ("first reply, truncated notification", truncated_first_reply),
+    ("duplicate delivery", duplicate_delivery),
+    ("ignored type (message.updated)", ignored_type),
+    ("own outbound message", own_outbound),
+    ("already replied (new notification, same message)", already_replied),
+)

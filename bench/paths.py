@@ -1,0 +1,143 @@
+"""Requests per notification on each path, counted, and the handler time of each (median of repeats).
+
+Each path is repeated; the counts must be identical every time (they are
+what ``tests/test_budgets.py`` asserts), while the times are only reported.
+"""
+
+import math
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+
+from bench.counting import (
+    WARM_PATHS,
+    ReplierHarness,
+    Step,
+    Tally,
+    WebhookHarness,
+    busy_thread,
+    first_reply,
+    warm,
+)
+from bench.stack import parts, scratch_queue
+from devstack.events import message_created
+from devstack.stack import LocalStack
+
+
+@dataclass(frozen=True)
+class PathResult:
+    """One path: its (identical) tally, and the handler's median time in ms."""
+
+    name: str
+    tally: Tally
+    median_ms: float
+    failed: bool
+
+
+@dataclass(frozen=True)
+class PathsResult:
+    replier: list[PathResult]
+    webhook: list[PathResult]
+    repeats: int
+    # Largest item each table holds after the runs: what DynamoDB's capacity units are computed from.
+    largest_item_bytes: dict[str, int]
+
+
+def _repeat(name: str, run: Callable[[], Step], repeats: int) -> PathResult:
+    steps = [run() for _ in range(repeats)]
+    tallies = {repr(sorted(s.tally.aws.items())) + repr(sorted(s.tally.nylas.items())) for s in steps}
+    if len(tallies) != 1:
+        raise AssertionError(f"path {name!r} counted differently across repeats: {tallies}")
+    return PathResult(
+        name=name,
+        tally=steps[0].tally,
+        median_ms=statistics.median(s.seconds for s in steps) * 1000,
+        failed=steps[0].failed,
+    )
+
+
+def _replier_paths(stack: LocalStack, repeats: int) -> list[PathResult]:
+    resources, nylas = parts(stack)
+    results = [
+        # A new container each time: the cold path is a container's first notification.
+        _repeat("first reply, cold container", lambda: first_reply(ReplierHarness(resources, nylas)), repeats)
+    ]
+    container = warm(ReplierHarness(resources, nylas))
+    for name, path in WARM_PATHS:
+        results.append(_repeat(name, lambda path=path: path(container), repeats))
+    state_table = resources.tables["StateTable"]
+    results.append(_repeat("busy thread (lease held)", lambda: busy_thread(container, state_table), repeats))
+    return results
+
+
+def _webhook_paths(stack: LocalStack, repeats: int) -> list[PathResult]:
+    with scratch_queue(stack):
+        return _webhook_paths_on_queue(repeats)
+
+
+def _webhook_paths_on_queue(repeats: int) -> list[PathResult]:
+    def cold() -> Step:
+        return WebhookHarness().post(message_created())
+
+    container = WebhookHarness()
+    container.post(message_created())  # warm: the secret is cached
+    results = [
+        _repeat("accepted, cold container", cold, repeats),
+        _repeat("accepted, warm container", lambda: container.post(message_created()), repeats),
+    ]
+    # The first forged request may re-read the secret (rotation check); the next ones may not.
+    forged = WebhookHarness()
+    forged.post(message_created())
+    forged.post(message_created(), forged=True)
+
+    def forged_again() -> Step:
+        return forged.post(message_created(), forged=True)
+
+    results.append(_repeat("forged signature (after the first)", forged_again, repeats))
+    return results
+
+
+def item_size(item: dict[str, Any]) -> int:
+    """Bytes DynamoDB counts for an item: attribute names plus values (AWS's documented sizing rules)."""
+    return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
+
+
+def _value_size(value: dict[str, Any]) -> int:
+    (kind, data), *_ = value.items()
+    if kind == "S":
+        return len(data.encode())
+    if kind == "N":
+        digits = data.lstrip("-").replace(".", "").strip("0") or "0"
+        return math.ceil(len(digits) / 2) + 1
+    if kind == "B":
+        return len(data)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "L":
+        return 3 + sum(1 + _value_size(element) for element in data)
+    if kind == "M":
+        return 3 + sum(len(k.encode()) + 1 + _value_size(v) for k, v in data.items())
+    return sum(len(str(element)) for element in data)  # SS, NS, BS
+
+
+def _largest_items(stack: LocalStack) -> dict[str, int]:
+    resources, _ = parts(stack)
+    dynamodb = boto3.client("dynamodb")
+    largest = {}
+    for logical_id, table in resources.tables.items():
+        items = dynamodb.scan(TableName=table)["Items"]
+        largest[logical_id] = max((item_size(item) for item in items), default=0)
+    return largest
+
+
+def measure(stack: LocalStack, repeats: int) -> PathsResult:
+    """Count every path ``repeats`` times on the local stack."""
+    return PathsResult(
+        replier=_replier_paths(stack, repeats),
+        webhook=_webhook_paths(stack, repeats),
+        repeats=repeats,
+        largest_item_bytes=_largest_items(stack),
+    )

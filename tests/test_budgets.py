@@ -1,0 +1,212 @@
+"""Request budgets per notification (issue 6), counted at the wire and asserted exactly.
+
+Counts are deterministic, so CI enforces them; times are not, so nothing here
+is timed (``make bench`` reports times in ``docs/performance.md``). Every test
+runs the real consumer or endpoint built from a boto3 Session whose botocore
+``before-send`` hook counts each HTTP request, and reads the Nylas emulator's
+request log. An exact ``==`` on the whole tally means a new request anywhere
+on a path fails the build until the budget and the report are revisited.
+
+Budgets:
+
+- duplicate delivery: 1 DynamoDB request, 0 Nylas calls;
+- first reply: at most 5 DynamoDB requests; exactly 1 send and 1 thread read
+  (issue 3: the thread is re-read inside the lease to answer its newest inbound
+  message), plus 1 message fetch only when truncated and 1 grant lookup (and
+  1 secret read) per container, on its first notification;
+- webhook: exactly 1 SQS SendMessage per accepted notification and no Secrets
+  Manager call once warm;
+- webhook cold start: nothing heavy on the import path (what a fresh
+  interpreter loads is deterministic; how long it takes is ``make bench``'s).
+"""
+
+from collections import Counter
+
+import pytest
+
+from bench.coldstart import PROFILES, Profile, imported_modules
+from bench.counting import (
+    GRANT_LOOKUP,
+    MESSAGE_FETCH,
+    SEND,
+    THREAD_READ,
+    ReplierHarness,
+    WebhookHarness,
+    already_replied,
+    busy_thread,
+    duplicate_delivery,
+    first_reply,
+    ignored_type,
+    own_outbound,
+    truncated_first_reply,
+    warm,
+)
+from devstack.events import AGENT_GRANT_ID, message_created
+
+# What a first reply costs in DynamoDB, in order: idempotency record put, ledger read,
+# lease update (returns the thread state), ledger + thread in one transaction, idempotency record completed.
+FIRST_REPLY_DYNAMODB = {"PutItem": 1, "GetItem": 1, "UpdateItem": 2, "TransactWriteItems": 1}
+FIRST_REPLY_AWS = Counter({("dynamodb", operation): n for operation, n in FIRST_REPLY_DYNAMODB.items()})
+FIRST_REPLY_NYLAS = Counter({THREAD_READ: 1, SEND: 1})
+
+
+@pytest.fixture
+def replier_env(aws, nylas, monkeypatch):
+    """ReplierFunction's environment from the template, pointed at the emulator (as tests/test_replier.py)."""
+    for name, value in aws.function_environment("ReplierFunction").items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("NYLAS_API_URI", nylas.url)
+    monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
+    monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
+    monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
+    return aws
+
+
+@pytest.fixture
+def cold(replier_env, nylas) -> ReplierHarness:
+    """A container that has handled nothing yet."""
+    return ReplierHarness(replier_env, nylas)
+
+
+@pytest.fixture
+def container(cold) -> ReplierHarness:
+    """A warm container: one reply made, so the grant's address and the API key are cached."""
+    return warm(cold)
+
+
+@pytest.fixture
+def webhook(aws, monkeypatch) -> WebhookHarness:
+    """A webhook container (its own copy of functions/webhook/app.py) with the template's environment."""
+    for name, value in aws.function_environment("WebhookFunction").items():
+        monkeypatch.setenv(name, value)
+    return WebhookHarness()
+
+
+# ---- replier ----------------------------------------------------------------------------------------
+
+
+def test_duplicate_delivery_costs_one_dynamodb_request_and_no_nylas_call(container):
+    step = duplicate_delivery(container)
+    assert not step.failed
+    assert step.tally.aws == Counter({("dynamodb", "PutItem"): 1})
+    assert step.tally.nylas_total == 0
+
+
+def test_first_reply_on_a_warm_container_stays_within_budget(container):
+    step = first_reply(container)
+    assert not step.failed
+    assert step.tally.aws == FIRST_REPLY_AWS  # nothing but DynamoDB: no SQS, no Secrets Manager
+    assert step.tally.service("dynamodb") <= 5
+    assert step.tally.nylas == FIRST_REPLY_NYLAS
+
+
+def test_first_reply_on_a_cold_container_adds_one_grant_lookup_and_one_secret_read(cold):
+    step = first_reply(cold)
+    assert not step.failed
+    assert step.tally.operations("dynamodb") == FIRST_REPLY_DYNAMODB
+    assert step.tally.operations("secrets-manager") == {"GetSecretValue": 1}
+    assert step.tally.nylas == FIRST_REPLY_NYLAS + Counter({GRANT_LOOKUP: 1})
+    # And only once: the next reply of the same container looks nothing up again.
+    again = first_reply(cold)
+    assert again.tally.nylas == FIRST_REPLY_NYLAS
+    assert again.tally.service("secrets-manager") == 0
+
+
+def test_truncated_notification_adds_exactly_one_message_fetch(container):
+    step = truncated_first_reply(container)
+    assert not step.failed
+    assert step.tally.aws == FIRST_REPLY_AWS
+    assert step.tally.nylas == FIRST_REPLY_NYLAS + Counter({MESSAGE_FETCH: 1})
+
+
+def test_ignored_type_costs_the_idempotency_record_only(container):
+    step = ignored_type(container)
+    assert step.tally.aws == Counter({("dynamodb", "PutItem"): 1, ("dynamodb", "UpdateItem"): 1})
+    assert step.tally.nylas_total == 0
+
+
+def test_own_outbound_message_costs_the_idempotency_record_only(container):
+    step = own_outbound(container)
+    assert step.tally.aws == Counter({("dynamodb", "PutItem"): 1, ("dynamodb", "UpdateItem"): 1})
+    assert step.tally.nylas_total == 0
+
+
+def test_already_replied_message_stops_at_the_ledger(container):
+    step = already_replied(container)
+    assert step.tally.operations("dynamodb") == {"GetItem": 1, "PutItem": 1, "UpdateItem": 1}
+    assert step.tally.nylas_total == 0
+
+
+def test_busy_thread_fails_fast_without_calling_nylas(container, replier_env):
+    step = busy_thread(container, replier_env.tables["StateTable"])
+    assert step.failed
+    # Idempotency put, ledger read, refused lease, idempotency record deleted so the retry can run.
+    assert step.tally.operations("dynamodb") == {"DeleteItem": 1, "GetItem": 1, "PutItem": 1, "UpdateItem": 1}
+    # The record is made visible again in BUSY_RETRY_SECONDS rather than the queue's 18 minutes.
+    assert step.tally.operations("sqs") == {"ChangeMessageVisibility": 1}
+    assert step.tally.nylas_total == 0
+
+
+def test_counts_are_deterministic(container, nylas):
+    # The same path twice gives the same tally: a budget that flickers could not be enforced.
+    first, second = first_reply(container), first_reply(container)
+    assert first.tally == second.tally
+    assert len(nylas.sends) == 3  # warm-up and the two replies
+
+
+# ---- webhook ----------------------------------------------------------------------------------------
+
+
+def test_webhook_queues_each_notification_with_one_send_message(webhook):
+    cold = webhook.post(message_created(notification_id="budget-0001"))
+    assert cold.status == 200
+    # The first request reads the secret once; Powertools Parameters caches it for the container.
+    assert cold.tally.aws == Counter({("sqs", "SendMessage"): 1, ("secrets-manager", "GetSecretValue"): 1})
+    for index in range(2, 5):
+        warm_step = webhook.post(message_created(notification_id=f"budget-000{index}"))
+        assert warm_step.status == 200
+        assert warm_step.tally.aws == Counter({("sqs", "SendMessage"): 1})
+
+
+def test_forged_requests_queue_nothing_and_cannot_multiply_secret_reads(webhook):
+    webhook.post(message_created())  # warm: the secret is cached
+    first = webhook.post(message_created(), forged=True)
+    assert first.status == 401
+    # One fresh read in case the secret was rotated, then none for the refresh interval.
+    assert first.tally.aws == Counter({("secrets-manager", "GetSecretValue"): 1})
+    for _ in range(3):
+        again = webhook.post(message_created(), forged=True)
+        assert again.status == 401
+        assert again.tally.aws == Counter()
+
+
+def test_the_counter_sees_every_request(container, replier_env):
+    # Guard the counter itself: a hook that missed requests would let every budget pass.
+    client = container.aws.session.client("dynamodb")
+    with container.meter.measure() as tally:
+        client.describe_table(TableName=replier_env.tables["StateTable"])
+    assert tally.aws == Counter({("dynamodb", "DescribeTable"): 1})
+
+
+# ---- webhook import path ------------------------------------------------------------------------------
+
+# What the webhook must never load at cold start: the replier's machinery and the Powertools
+# utilities only the replier uses. (Powertools' event data classes stay: parsing the proxy event is
+# what they are for, at ~9 ms of the cold start.)
+NOT_ON_THE_WEBHOOK_PATH = (
+    "requests",
+    "aws_lambda_powertools.utilities.idempotency",
+    "aws_lambda_powertools.utilities.batch",
+    "replyonce.consumer",
+    "replyonce.replier",
+)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: "lambda" if p.in_lambda else "outside-lambda")
+def test_webhook_import_path_carries_nothing_heavy(profile: Profile):
+    modules = imported_modules("webhook", profile)
+    assert [name for name in NOT_ON_THE_WEBHOOK_PATH if name in modules] == []
+    # The X-Ray SDK only where Powertools traces (Lambda with Tracing: Active), and there it
+    # patches botocore, the one library the webhook calls through.
+    assert ("aws_xray_sdk.core" in modules) is profile.in_lambda
+    assert ("aws_xray_sdk.ext.botocore.patch" in modules) is profile.in_lambda
