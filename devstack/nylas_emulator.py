@@ -14,7 +14,10 @@ What is emulated (sources: the Nylas fact sheet, ``../shared/docs/nylas-facts.md
 - ``POST .../messages/send`` with the ``Idempotency-Key`` contract (per grant, one hour, cached
   success *and* error responses, ``Idempotent-Response: true`` on replays, the two 409s, the
   256-character limit) and the Agent Account ``202`` queueing answer;
-- outbound mail firing ``message.created`` like inbound mail does (through a callback).
+- outbound mail firing ``message.created`` like inbound mail does (through a callback);
+- webhook destinations: ``POST /v3/webhooks`` (which performs the challenge ``GET`` against the
+  ``webhook_url`` and fails with 400 like Nylas when it does not get 200 and the exact value back),
+  ``GET /v3/webhooks/{id}`` and ``POST /v3/webhooks/rotate-secret/{id}``.
 
 The ``{grant}`` path segment also accepts the grant's email address, as the real API does.
 
@@ -31,6 +34,7 @@ import hmac
 import json
 import logging
 import re
+import secrets
 import threading
 import time
 import uuid
@@ -38,7 +42,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.error import HTTPError, URLError
+from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
+from urllib.request import HTTPRedirectHandler, ProxyHandler, Request, build_opener
 
 __all__ = [
     "IDEMPOTENCY_TTL_SECONDS",
@@ -53,6 +59,12 @@ IDEMPOTENCY_TTL_SECONDS = 3600.0
 
 MAX_IDEMPOTENCY_KEY_LENGTH = 256
 """Longest accepted ``Idempotency-Key``; longer keys are rejected with 400."""
+
+CHALLENGE_TIMEOUT_SECONDS = 10.0
+"""How long ``POST /v3/webhooks`` waits for the challenge answer (Nylas: 10 seconds)."""
+
+WEBHOOK_VERIFICATION_ERROR_TYPE = "70005"
+"""``error.type`` of a failed challenge, as in the fact sheet's example (``unable.verify.webhook_url``)."""
 
 DEFAULT_LIST_LIMIT = 50
 MAX_LIST_LIMIT = 200
@@ -274,6 +286,8 @@ class NylasEmulator:
         self.clock = clock
         self.send_accepts_with_202 = False
         self.on_message_created: MessageCallback | None = None
+        # Wiring, like on_message_created: a test may shorten it to prove the timeout path quickly.
+        self.challenge_timeout_seconds = CHALLENGE_TIMEOUT_SECONDS
         self._port = port
         # One lock for all state: the emulator is tiny, and a single lock makes every check-and-set
         # (idempotency keys above all) trivially atomic.
@@ -509,6 +523,8 @@ class NylasEmulator:
         self._sends: list[SendRecord] = []
         self._requests: list[tuple[str, str]] = []
         self._seq = 0
+        self._webhooks: dict[str, Json] = {}
+        self._challenges: list[Json] = []
 
     def _new_thread(self, grant_id: str, thread_id: str | None = None) -> _Thread:
         thread = _Thread(id=thread_id or f"thread-{uuid.uuid4().hex}", grant_id=grant_id, message_ids=[])
@@ -622,6 +638,8 @@ class NylasEmulator:
             pause()
         if not self._authorized(headers.get("authorization", "")):
             return _error(401, "unauthorized", "Unauthorized: missing or invalid API key")
+        if segments[:2] == ["v3", "webhooks"]:
+            return self._route_webhooks(method, segments[2:], body)
         if len(segments) < 3 or segments[:2] != ["v3", "grants"]:
             return _error(404, "not_found_error", f"no such endpoint: {method} {path}")
         with self._lock:
@@ -798,6 +816,137 @@ class NylasEmulator:
         response = _json_response(status, {"request_id": _request_id(), "grant_id": grant_id, "data": data})
         return response, copy.deepcopy(message)
 
+    # ---- webhook destinations ----------------------------------------------------------------------
+    #
+    # ``POST /v3/webhooks`` verifies the destination the way Nylas does before it answers: a GET of
+    # ``webhook_url?challenge=<value>`` that must return 200 with exactly the value as the body (not
+    # chunked) within 10 seconds; otherwise the create fails with 400 and no webhook exists. Only
+    # loopback URLs are reached: the emulator must never contact anything outside this machine.
+
+    def webhooks(self) -> list[Json]:
+        """Every webhook destination, in creation order, *with* its ``webhook_secret``.
+
+        The secret is absent from the API's GET answers, as in Nylas; tests read it here to sign
+        notifications the way Nylas would, or to check what an operator command stored.
+        """
+        with self._lock:
+            return [copy.deepcopy(w) for w in self._webhooks.values()]
+
+    def webhook(self, webhook_id: str) -> Json:
+        """One webhook destination with its secret; ``KeyError`` when unknown."""
+        with self._lock:
+            return copy.deepcopy(self._webhooks[webhook_id])
+
+    @property
+    def challenges(self) -> list[Json]:
+        """Every challenge GET made, in order: ``{url, status, verified, error}`` (status 0: no answer)."""
+        with self._lock:
+            return [dict(c) for c in self._challenges]
+
+    def _route_webhooks(self, method: str, rest: list[str], body: bytes) -> _Response:
+        if method == "POST" and not rest:
+            return self._create_webhook(body)
+        if method == "GET" and len(rest) == 1:
+            with self._lock:
+                webhook = copy.deepcopy(self._webhooks.get(rest[0]))
+            if webhook is None:
+                return _error(404, "not_found_error", f"webhook {rest[0]!r} not found")
+            webhook.pop("webhook_secret")  # Get and List never return the secret
+            return _ok({"request_id": _request_id(), "data": webhook})
+        if method == "POST" and len(rest) == 2 and rest[0] == "rotate-secret":
+            with self._lock:
+                webhook = self._webhooks.get(rest[1])
+                if webhook is not None:
+                    # The previous secret stops being used at once: Nylas gives no overlap window.
+                    webhook["webhook_secret"] = _new_webhook_secret()
+                    webhook["updated_at"] = int(self.clock())
+                    webhook = copy.deepcopy(webhook)
+            if webhook is None:
+                return _error(404, "not_found_error", f"webhook {rest[1]!r} not found")
+            return _ok({"request_id": _request_id(), "data": webhook})
+        return _error(404, "not_found_error", f"no such endpoint: {method} /v3/webhooks/{'/'.join(rest)}")
+
+    def _create_webhook(self, body: bytes) -> _Response:
+        payload, parsed = _parse_json(body)
+        if not parsed or not isinstance(payload, dict):
+            return _error(400, "invalid_request_error", "request body must be a JSON object")
+        triggers = payload.get("trigger_types")
+        if not triggers or not isinstance(triggers, list) or not all(isinstance(t, str) for t in triggers):
+            return _error(400, "invalid_request_error", "`trigger_types` must be a non-empty list of strings")
+        url = payload.get("webhook_url")
+        if (
+            not isinstance(url, str)
+            or urlsplit(url).scheme not in ("http", "https")
+            or not urlsplit(url).netloc
+        ):
+            return _error(400, "invalid_request_error", "`webhook_url` must be an http(s) URL")
+        emails = payload.get("notification_email_addresses") or []
+        if not isinstance(emails, list) or not all(isinstance(e, str) for e in emails):
+            return _error(
+                400, "invalid_request_error", "`notification_email_addresses` must be a list of strings"
+            )
+        failure = self._verify_webhook_url(url)  # outside the lock: the endpoint may be slow
+        if failure is not None:
+            return _error(400, WEBHOOK_VERIFICATION_ERROR_TYPE, f"unable.verify.webhook_url : {failure}")
+        now = int(self.clock())
+        webhook: Json = {
+            "id": str(uuid.uuid4()),
+            "description": str(payload.get("description") or ""),
+            "trigger_types": list(triggers),
+            "webhook_url": url,
+            "webhook_secret": _new_webhook_secret(),
+            "status": "active",
+            "notification_email_addresses": list(emails),
+            "status_updated_at": now,
+            "created_at": now,
+            "updated_at": now,
+        }
+        with self._lock:
+            self._webhooks[webhook["id"]] = webhook
+            created = copy.deepcopy(webhook)
+        return _ok({"request_id": _request_id(), "data": created})
+
+    def _verify_webhook_url(self, url: str) -> str | None:
+        """GET ``url?challenge=X`` like Nylas; ``None`` when verified, else why not (Nylas' wording)."""
+        challenge = str(uuid.uuid4())
+        split = urlsplit(url)
+        query = f"{split.query}&challenge={challenge}" if split.query else f"challenge={challenge}"
+        target = urlunsplit(split._replace(query=query))
+        status, failure = 0, None
+        if (split.hostname or "") not in _LOOPBACK_HOSTS:
+            failure = "the emulator only reaches loopback addresses"
+        else:
+            started = time.monotonic()
+            try:
+                with _CHALLENGE_OPENER.open(
+                    # http(s) only (checked on create) and loopback only (checked above).
+                    Request(target, method="GET"),  # noqa: S310
+                    timeout=self.challenge_timeout_seconds,
+                ) as response:
+                    status = response.status
+                    chunked = response.headers.get("Transfer-Encoding", "").lower() == "chunked"
+                    answer = response.read()
+            except HTTPError as exc:  # any status but 2xx, redirects included (they are not followed)
+                status = exc.code
+                exc.close()
+                failure = f"status is not ok, got {status}"
+            except (URLError, OSError) as exc:
+                failure = f"request failed: {getattr(exc, 'reason', exc)}"
+            else:
+                if time.monotonic() - started > self.challenge_timeout_seconds:
+                    failure = f"no answer within {self.challenge_timeout_seconds:g} seconds"
+                elif status != 200:
+                    failure = f"status is not ok, got {status}"
+                elif chunked:
+                    failure = "chunked transfer encoding is not supported"
+                elif answer != challenge.encode():
+                    failure = "challenge response does not match"
+        with self._lock:
+            self._challenges.append(
+                {"url": target, "status": status, "verified": failure is None, "error": failure}
+            )
+        return failure
+
 
 # --------------------------------------------------------------------------------------------------
 # HTTP plumbing
@@ -855,6 +1004,21 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _request_id() -> str:
     return str(uuid.uuid4())
+
+
+def _new_webhook_secret() -> str:
+    return secrets.token_hex(32)
+
+
+class _NoRedirect(HTTPRedirectHandler):
+    # A challenge answered with a redirect is a failed challenge, not a second request elsewhere.
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+# No proxy from the environment either: the challenge must go to the loopback URL itself.
+_CHALLENGE_OPENER = build_opener(ProxyHandler({}), _NoRedirect())
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def _json_response(status: int, obj: Any, headers: Mapping[str, str] | None = None) -> _Response:

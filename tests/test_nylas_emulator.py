@@ -533,3 +533,239 @@ def test_reset_forgets_everything(nylas):
     again = send(nylas, {"to": [{"email": CUSTOMER}], "subject": "s", "body": "b"}, key="k")
     assert again.status_code == 200  # neither 202 nor a replay of the old key
     assert "Idempotent-Response" not in again.headers
+
+
+# ==================================================================================================
+# Webhook destinations: POST /v3/webhooks (with the challenge), GET /v3/webhooks/{id},
+# POST /v3/webhooks/rotate-secret/{id}. The operator commands (tests/test_ops.py) rely on these.
+# ==================================================================================================
+
+
+class ChallengeEndpoint:
+    """A loopback HTTP endpoint whose answer to Nylas' challenge GET each test chooses.
+
+    ``answer(challenge)`` returns ``(status, body, chunked)``; every request's query is recorded.
+    """
+
+    def __init__(self, answer) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import parse_qs, urlsplit
+
+        endpoint = self
+        self.answer = answer
+        self.queries: list[dict[str, list[str]]] = []
+
+        class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                query = parse_qs(urlsplit(self.path).query)
+                endpoint.queries.append(query)
+                status, body, chunked = endpoint.answer(query.get("challenge", [""])[0])
+                self.send_response(status)
+                if chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self.wfile.write(f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n")
+                else:
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+
+            def log_message(self, format: str, *args) -> None:
+                return
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1/webhook"
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture
+def endpoint():
+    running: list[ChallengeEndpoint] = []
+
+    def start(answer) -> ChallengeEndpoint:
+        running.append(ChallengeEndpoint(answer))
+        return running[-1]
+
+    yield start
+    for server in running:
+        server.stop()
+
+
+def echo(challenge: str) -> tuple[int, bytes, bool]:
+    return 200, challenge.encode(), False
+
+
+def create_webhook(nylas: NylasEmulator, url: str, **fields) -> requests.Response:
+    body = {
+        "trigger_types": ["message.created"],
+        "webhook_url": url,
+        "description": "test",
+        "notification_email_addresses": ["ops@example.com"],
+        **fields,
+    }
+    return requests.post(f"{nylas.url}/v3/webhooks", json=body, headers=auth(), timeout=TIMEOUT + 10)
+
+
+def test_create_webhook_gets_the_challenge_answered_then_returns_the_secret(nylas, endpoint):
+    server = endpoint(echo)
+
+    response = create_webhook(nylas, server.url)
+
+    assert response.status_code == 200
+    data = response.json()["data"]
+    assert data["webhook_url"] == server.url
+    assert data["trigger_types"] == ["message.created"]
+    assert data["notification_email_addresses"] == ["ops@example.com"]
+    assert data["status"] == "active"
+    assert len(data["webhook_secret"]) == 64
+    [query] = server.queries  # exactly one challenge, before the answer
+    assert nylas.challenges == [
+        {
+            "url": f"{server.url}?challenge={query['challenge'][0]}",
+            "status": 200,
+            "verified": True,
+            "error": None,
+        }
+    ]
+    assert nylas.webhooks() == [data]
+
+
+def test_create_webhook_keeps_the_urls_own_query(nylas, endpoint):
+    server = endpoint(echo)
+
+    assert create_webhook(nylas, server.url + "?tenant=acme").status_code == 200
+
+    assert set(server.queries[0]) == {"tenant", "challenge"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (lambda c: (404, b"not here", False), "unable.verify.webhook_url : status is not ok, got 404"),
+        (
+            lambda c: (200, f'"{c}"'.encode(), False),
+            "unable.verify.webhook_url : challenge response does not match",
+        ),
+        (
+            lambda c: (200, c.encode(), True),
+            "unable.verify.webhook_url : chunked transfer encoding is not supported",
+        ),
+        (lambda c: (302, b"", False), "unable.verify.webhook_url : status is not ok, got 302"),
+    ],
+    ids=["404", "quoted body", "chunked", "redirect"],
+)
+def test_create_webhook_fails_with_400_when_the_challenge_fails(nylas, endpoint, answer, message):
+    server = endpoint(answer)
+
+    response = create_webhook(nylas, server.url)
+
+    assert response.status_code == 400
+    assert response.json()["error"] == {"type": "70005", "message": message}
+    assert nylas.webhooks() == []
+    assert nylas.challenges[0]["verified"] is False
+
+
+def test_create_webhook_fails_when_the_challenge_is_not_answered_in_time(nylas, endpoint):
+    nylas.challenge_timeout_seconds = 0.3
+
+    def slow(challenge: str) -> tuple[int, bytes, bool]:
+        time.sleep(1.0)
+        return echo(challenge)
+
+    started = time.monotonic()
+    response = create_webhook(nylas, endpoint(slow).url)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith("unable.verify.webhook_url : ")
+    assert time.monotonic() - started < 1.0  # gave up at the timeout, did not wait for the answer
+    assert nylas.webhooks() == []
+
+
+def test_create_webhook_fails_when_nothing_listens(nylas, endpoint):
+    server = endpoint(echo)
+    server.stop()
+
+    response = create_webhook(nylas, server.url)
+
+    assert response.status_code == 400
+    assert "request failed" in response.json()["error"]["message"]
+
+
+def test_create_webhook_never_reaches_beyond_loopback(nylas):
+    response = create_webhook(nylas, "https://webhooks.example.com/v1/webhook")
+
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].endswith("the emulator only reaches loopback addresses")
+    assert nylas.challenges[0]["status"] == 0  # no request was made
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"trigger_types": []}, {"webhook_url": "ftp://127.0.0.1/x"}, {"notification_email_addresses": "a@b"}],
+    ids=["no triggers", "not http", "emails not a list"],
+)
+def test_create_webhook_validates_the_request_before_any_challenge(nylas, fields):
+    response = create_webhook(nylas, "http://127.0.0.1:9/v1/webhook", **fields)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["type"] == "invalid_request_error"
+    assert nylas.challenges == []
+
+
+def test_webhook_routes_need_the_api_key(nylas):
+    response = requests.post(f"{nylas.url}/v3/webhooks", json={}, headers=auth("wrong"), timeout=TIMEOUT)
+
+    assert response.status_code == 401
+
+
+def test_get_webhook_never_returns_the_secret(nylas, endpoint):
+    created = create_webhook(nylas, endpoint(echo).url).json()["data"]
+
+    response = get(nylas, f"/v3/webhooks/{created['id']}")
+
+    assert response.status_code == 200
+    assert response.json()["data"] == {k: v for k, v in created.items() if k != "webhook_secret"}
+    assert get(nylas, "/v3/webhooks/unknown").status_code == 404
+
+
+def test_rotate_secret_returns_a_new_secret_and_forgets_the_old(nylas, endpoint, clock):
+    created = create_webhook(nylas, endpoint(echo).url).json()["data"]
+    clock.advance(60)
+
+    response = requests.post(
+        f"{nylas.url}/v3/webhooks/rotate-secret/{created['id']}", headers=auth(), timeout=TIMEOUT
+    )
+
+    assert response.status_code == 200
+    rotated = response.json()["data"]
+    assert rotated["id"] == created["id"]
+    assert rotated["webhook_secret"] != created["webhook_secret"]
+    assert rotated["updated_at"] == created["updated_at"] + 60
+    assert nylas.webhook(created["id"])["webhook_secret"] == rotated["webhook_secret"]
+    unknown = requests.post(f"{nylas.url}/v3/webhooks/rotate-secret/unknown", headers=auth(), timeout=TIMEOUT)
+    assert unknown.status_code == 404
+
+
+def test_faults_can_be_injected_on_webhook_routes(nylas, endpoint):
+    nylas.inject("POST", r"^/v3/webhooks$", Fault.status(503))
+
+    assert create_webhook(nylas, endpoint(echo).url).status_code == 503
+    assert nylas.challenges == []  # answered without processing
+    assert create_webhook(nylas, endpoint(echo).url).status_code == 200
+
+
+def test_reset_forgets_webhooks_and_challenges(nylas, endpoint):
+    create_webhook(nylas, endpoint(echo).url)
+
+    nylas.reset()
+
+    assert nylas.webhooks() == []
+    assert nylas.challenges == []

@@ -1,0 +1,283 @@
+"""``python -m ops <command>``: argument parsing and the real clients; behaviour lives in the modules.
+
+Every command finds the stack from ``samconfig.toml`` (``stack_name``, ``region``) unless told
+with ``--stack-name`` / ``--region`` / ``--profile``, then reads what it needs from the stack's
+outputs. Errors an operator can act on are printed as one line on stderr (exit 1, or 2 for bad
+input); secrets are never printed.
+"""
+
+import argparse
+import getpass
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import boto3
+from botocore.exceptions import BotoCoreError, ClientError
+
+from ops import deploy, redrive, register_webhook, rotate_secret, set_api_key, thread_state
+from ops.errors import ConfigurationError, OpsError
+from ops.nylas_admin import NylasAdmin
+from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
+from ops.secret_store import SecretStore
+from ops.stack import StackInfo, describe_stack
+
+DEFAULT_NYLAS_API_URI = "https://api.us.nylas.com"
+
+
+@dataclass
+class Runtime:
+    """Everything a command touches outside the process; tests replace parts of it."""
+
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    session_factory: Callable[..., boto3.session.Session] = boto3.session.Session
+    nylas_factory: Callable[[str, str], NylasAdmin] = NylasAdmin
+    prompt_secret: Callable[[str], str] = getpass.getpass
+    interactive: Callable[[], bool] = field(default_factory=lambda: sys.stdin.isatty)
+    run_process: Callable[..., subprocess.CompletedProcess] = subprocess.run
+    sleep: Callable[[float], None] = time.sleep
+
+    def say(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+
+@dataclass
+class Context:
+    """One invocation: parsed arguments, ``samconfig.toml`` and lazily built AWS clients."""
+
+    args: argparse.Namespace
+    runtime: Runtime
+    config: SamConfig
+    _session: boto3.session.Session | None = None
+
+    @property
+    def session(self) -> boto3.session.Session:
+        if self._session is None:
+            region = self.args.region or self.config.region
+            self._session = self.runtime.session_factory(region_name=region, profile_name=self.args.profile)
+        return self._session
+
+    def client(self, service: str) -> Any:
+        return self.session.client(service)
+
+    def stack(self) -> StackInfo:
+        name = self.args.stack_name or self.config.stack_name
+        if not name:
+            raise ConfigurationError("no stack name: pass --stack-name or deploy once with `make deploy`")
+        return describe_stack(self.client("cloudformation"), name)
+
+    def secret_store(self, stack: StackInfo) -> SecretStore:
+        return SecretStore(stack.output("NylasSecretsArn"), self.client("secretsmanager"))
+
+    def nylas_for(self, stack: StackInfo) -> Callable[[str], NylasAdmin]:
+        api_uri = self.args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
+        return lambda api_key: self.runtime.nylas_factory(api_uri, api_key)
+
+
+# ---- commands --------------------------------------------------------------------------------------
+
+
+def _deploy(context: Context) -> int:
+    args = context.args
+    plan = deploy.plan_deploy(
+        context.config,
+        sam=deploy.find_sam(),
+        guided=args.guided,
+        build=not args.no_build,
+        extra_deploy_args=[a for a in args.sam_args if a != "--"],
+        environ=context.runtime.environ,
+    )
+    if args.dry_run:
+        context.runtime.say(
+            f"guided: {plan.guided} ({'; '.join(plan.reasons) or 'samconfig.toml is complete'})"
+        )
+        for command in plan.commands:
+            context.runtime.say("$ " + " ".join(command))
+        return 0
+    deploy.run_plan(plan, context.runtime.run_process, context.runtime.say)
+    return 0
+
+
+def _set_api_key(context: Context) -> int:
+    runtime = context.runtime
+    key = set_api_key.read_api_key(runtime.environ, runtime.prompt_secret, interactive=runtime.interactive())
+    set_api_key.set_api_key(context.secret_store(context.stack()), key, say=runtime.say)
+    return 0
+
+
+def _register_webhook(context: Context) -> int:
+    stack = context.stack()
+    emails = context.args.notification_email or [e for e in [stack.parameters.get("AlertEmail", "")] if e]
+    if not emails:
+        raise ConfigurationError(
+            "no notification email: the stack has no AlertEmail; pass --notification-email"
+        )
+    store = context.secret_store(stack)
+    key = context.runtime.environ.get(set_api_key.API_KEY_VARIABLE, "").strip()
+    if key and not store.read().api_key:
+        # First registration in one step: `NYLAS_API_KEY=... make register-webhook`.
+        set_api_key.set_api_key(store, key, say=context.runtime.say)
+    register_webhook.register_webhook(
+        store,
+        context.nylas_for(stack),
+        stack.output("WebhookUrl"),
+        emails,
+        force=context.args.force,
+        say=context.runtime.say,
+    )
+    return 0
+
+
+def _rotate_secret(context: Context) -> int:
+    stack = context.stack()
+    store = context.secret_store(stack)
+    if context.args.clear_previous:
+        rotate_secret.clear_previous_secret(store, say=context.runtime.say)
+        return 0
+    rotate_secret.rotate_secret(
+        store, context.nylas_for(stack), webhook_id=context.args.webhook_id, say=context.runtime.say
+    )
+    return 0
+
+
+def _redrive(context: Context) -> int:
+    args, say = context.args, context.runtime.say
+    stack = context.stack()
+    sqs = context.client("sqs")
+    queues = redrive.resolve_queues(
+        sqs, stack.output("DeadLetterQueueUrl"), stack.output("NotificationQueueUrl")
+    )
+    if args.peek:
+        letters = redrive.peek(sqs, queues.dead_letter_url, args.peek)
+        say(f"{len(letters)} dead-lettered notification(s) shown (left on the queue):")
+        for letter in letters:
+            sent = thread_state.format_epoch(letter.sent_at_ms / 1000)
+            say(
+                f"  {letter.notification_id or '(no id: poison record)'}  {letter.notification_type}  "
+                f"grant {letter.grant_id or '-'}  sent {sent}  {letter.body_bytes} bytes  "
+                f"sqs {letter.sqs_message_id}"
+            )
+        return 0
+    count = redrive.waiting(sqs, queues.dead_letter_url)
+    if count == 0:
+        say("the dead-letter queue is empty: nothing to redrive")
+        return 0
+    say(f"{count} message(s) on the dead-letter queue; moving them to the notification queue ({args.method})")
+    if args.method == "copy":
+        redrive.copy_messages(sqs, queues, max_messages=args.max, say=say)
+        return 0
+    handle = redrive.start_move_task(sqs, queues, args.rate)
+    say(f"started move task {handle}")
+    if not args.no_wait:
+        redrive.wait_for_move_task(sqs, queues, sleep=context.runtime.sleep, say=say)
+    return 0
+
+
+def _thread_state(context: Context) -> int:
+    args = context.args
+    stack = context.stack()
+    messages = None
+    if args.nylas:
+        store = context.secret_store(stack)
+        api_key = register_webhook.require_api_key(store.read(), store)
+        messages = context.nylas_for(stack)(api_key).thread_messages(args.grant, args.thread)
+    report = thread_state.read_thread_state(
+        context.client("dynamodb"),
+        stack.output("StateTableName"),
+        args.grant,
+        args.thread,
+        message_ids=args.message or (),
+        thread_messages=messages,
+    )
+    context.runtime.say(report.to_json() if args.json else thread_state.render(report))
+    return 0
+
+
+# ---- parsing ---------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--stack-name", help="default: stack_name in samconfig.toml")
+    common.add_argument("--region", help="default: region in samconfig.toml, then the AWS default")
+    common.add_argument("--profile", help="AWS profile (default: the usual AWS credential chain)")
+    common.add_argument("--config-file", type=Path, default=DEFAULT_SAMCONFIG, help="default: samconfig.toml")
+    common.add_argument("--config-env", default=DEFAULT_ENVIRONMENT, help="samconfig environment")
+    nylas = argparse.ArgumentParser(add_help=False)
+    nylas.add_argument("--nylas-api-uri", help="default: the stack's NylasApiUri parameter")
+
+    parser = argparse.ArgumentParser(
+        prog="python -m ops",
+        description="Deploy and operate a ReplyOnce stack (runbook: docs/operations.md).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
+
+    p = commands.add_parser("deploy", parents=[common], help="sam build + sam deploy (guided the first time)")
+    guided = p.add_mutually_exclusive_group()
+    guided.add_argument(
+        "--guided", action="store_true", default=None, help="always ask (sam deploy --guided)"
+    )
+    guided.add_argument("--no-guided", dest="guided", action="store_false", help="fail instead of asking")
+    p.add_argument("--no-build", action="store_true", help="deploy the last build")
+    p.add_argument("--dry-run", action="store_true", help="print the sam commands instead of running them")
+    p.add_argument("sam_args", nargs=argparse.REMAINDER, help="after --: passed to sam deploy")
+    p.set_defaults(func=_deploy)
+
+    p = commands.add_parser(
+        "set-api-key", parents=[common], help="store the Nylas API key in the stack's secret"
+    )
+    p.set_defaults(func=_set_api_key)
+
+    p = commands.add_parser(
+        "register-webhook", parents=[common, nylas], help="create the Nylas webhook and store its secret"
+    )
+    p.add_argument("--notification-email", action="append", help="default: the stack's AlertEmail")
+    p.add_argument("--force", action="store_true", help="create a new webhook even if one is recorded")
+    p.set_defaults(func=_register_webhook)
+
+    p = commands.add_parser("rotate-secret", parents=[common, nylas], help="rotate the webhook secret")
+    p.add_argument("--webhook-id", help="default: the webhook_id recorded in the secret")
+    p.add_argument("--clear-previous", action="store_true", help="only drop previous_webhook_secret")
+    p.set_defaults(func=_rotate_secret)
+
+    p = commands.add_parser("redrive", parents=[common], help="move the dead-letter queue back to the queue")
+    p.add_argument("--method", choices=("move-task", "copy"), default="move-task")
+    p.add_argument("--rate", type=int, help="move-task: most messages per second (default: SQS decides)")
+    p.add_argument("--max", type=int, help="copy: move at most this many")
+    p.add_argument("--peek", type=int, metavar="N", help="only show up to N dead-lettered notifications")
+    p.add_argument("--no-wait", action="store_true", help="move-task: start it and return")
+    p.set_defaults(func=_redrive)
+
+    p = commands.add_parser(
+        "thread-state", parents=[common, nylas], help="one thread's lease, replies, ledger"
+    )
+    p.add_argument("--grant", required=True, help="grant id")
+    p.add_argument("--thread", required=True, help="thread id")
+    p.add_argument("--message", action="append", help="also look up this message in the ledger")
+    p.add_argument("--nylas", action="store_true", help="also list the thread's messages from Nylas")
+    p.add_argument("--json", action="store_true", help="JSON instead of text")
+    p.set_defaults(func=_thread_state)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, runtime: Runtime | None = None) -> int:
+    """Run one command; the process exit code."""
+    runtime = runtime or Runtime()
+    args = build_parser().parse_args(argv)
+    try:
+        context = Context(args, runtime, load_samconfig(args.config_file, args.config_env))
+        return int(args.func(context))
+    except OpsError as exc:
+        print(f"error: {exc}", file=runtime.err, flush=True)
+        return exc.exit_code
+    except (BotoCoreError, ClientError) as exc:
+        # Credentials, permissions, throttling: AWS's own words are the useful ones.
+        print(f"error: AWS: {exc}", file=runtime.err, flush=True)
+        return 1

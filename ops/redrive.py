@@ -1,0 +1,180 @@
+"""``redrive``: send the dead-letter queue's notifications back through the replier.
+
+Replay is safe because the replier's guards outlive anything the dead-letter queue can hold
+(``docs/operations.md``, "Replaying the dead-letter queue"): the reply ledger (30 days) and the
+thread check make a message that was already answered a logged skip, and the dead-letter queue
+keeps a message 14 days at most.
+
+Two methods:
+
+- ``move-task`` (default): SQS ``StartMessageMoveTask``, done by SQS itself at a chosen rate;
+  the command follows it with ``ListMessageMoveTasks`` until it ends.
+- ``copy``: receive, send to the notification queue, delete, message by message, attributes kept.
+  For an endpoint without the move-task API (moto, some emulators) or to move only ``--max``
+  messages. A crash between send and delete leaves a copy in both queues; the idempotency guards
+  absorb the duplicate.
+"""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from ops.errors import OpsError
+from replyonce.queue import ATTR_GRANT_ID, ATTR_NOTIFICATION_ID, ATTR_NOTIFICATION_TYPE
+
+_TERMINAL_STATUSES = frozenset({"COMPLETED", "CANCELLED", "FAILED"})
+# Messages are hidden this long while the copy moves them; one that is not deleted comes back.
+_COPY_VISIBILITY_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class Queues:
+    """The dead-letter queue and the notification queue it drains back into."""
+
+    dead_letter_url: str
+    dead_letter_arn: str
+    notification_url: str
+    notification_arn: str
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """What support needs to know about one dead-lettered notification (no body content)."""
+
+    sqs_message_id: str
+    notification_id: str
+    notification_type: str
+    grant_id: str
+    sent_at_ms: int
+    body_bytes: int
+
+
+def resolve_queues(sqs: Any, dead_letter_url: str, notification_url: str) -> Queues:
+    """Both queues' ARNs (``StartMessageMoveTask`` takes ARNs, the stack outputs URLs)."""
+
+    def arn(url: str) -> str:
+        return sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+
+    return Queues(dead_letter_url, arn(dead_letter_url), notification_url, arn(notification_url))
+
+
+def waiting(sqs: Any, queue_url: str) -> int:
+    """Approximate number of messages visible on ``queue_url``."""
+    attributes = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["ApproximateNumberOfMessages"])
+    return int(attributes["Attributes"]["ApproximateNumberOfMessages"])
+
+
+def peek(sqs: Any, queue_url: str, limit: int = 10) -> list[DeadLetter]:
+    """Up to ``limit`` dead-lettered notifications, left on the queue (visibility timeout 0)."""
+    seen: dict[str, DeadLetter] = {}
+    for _ in range(limit // 10 + 3):  # receives sample the queue: a few more than strictly needed
+        batch = sqs.receive_message(
+            QueueUrl=queue_url,
+            MaxNumberOfMessages=min(10, limit),
+            VisibilityTimeout=0,
+            WaitTimeSeconds=1,
+            MessageAttributeNames=["All"],
+            MessageSystemAttributeNames=["SentTimestamp"],
+        ).get("Messages", [])
+        for message in batch:
+            seen.setdefault(message["MessageId"], _summary(message))
+        if not batch or len(seen) >= limit:
+            break
+    return list(seen.values())[:limit]
+
+
+def _summary(message: dict[str, Any]) -> DeadLetter:
+    attributes = message.get("MessageAttributes", {})
+
+    def attribute(name: str) -> str:
+        return str(attributes.get(name, {}).get("StringValue", ""))
+
+    return DeadLetter(
+        sqs_message_id=message["MessageId"],
+        notification_id=attribute(ATTR_NOTIFICATION_ID),
+        notification_type=attribute(ATTR_NOTIFICATION_TYPE),
+        grant_id=attribute(ATTR_GRANT_ID),
+        sent_at_ms=int(message.get("Attributes", {}).get("SentTimestamp", 0)),
+        body_bytes=len(message.get("Body", "").encode()),
+    )
+
+
+def start_move_task(sqs: Any, queues: Queues, max_per_second: int | None = None) -> str:
+    """Start ``StartMessageMoveTask`` from the dead-letter queue to the notification queue; its handle."""
+    request: dict[str, Any] = {"SourceArn": queues.dead_letter_arn, "DestinationArn": queues.notification_arn}
+    if max_per_second:
+        request["MaxNumberOfMessagesPerSecond"] = max_per_second
+    try:
+        return str(sqs.start_message_move_task(**request)["TaskHandle"])
+    except ClientError as exc:
+        error = exc.response.get("Error", {})
+        raise OpsError(
+            f"SQS refused StartMessageMoveTask ({error.get('Code', '')}: {error.get('Message', '')}). "
+            "If a move task is already running, wait for it; if this endpoint lacks the API, "
+            "`--method copy` moves the messages one by one."
+        ) from None
+
+
+def wait_for_move_task(
+    sqs: Any,
+    queues: Queues,
+    *,
+    poll_seconds: float = 5.0,
+    timeout_seconds: float = 3600.0,
+    sleep: Callable[[float], None] = time.sleep,
+    say: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Follow the newest move task of the dead-letter queue until it ends; its last description."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        tasks = sqs.list_message_move_tasks(SourceArn=queues.dead_letter_arn, MaxResults=1)["Results"]
+        if not tasks:
+            raise OpsError("the move task disappeared from ListMessageMoveTasks")
+        task = tasks[0]
+        moved = task.get("ApproximateNumberOfMessagesMoved", 0)
+        total = task.get("ApproximateNumberOfMessagesToMove", "?")
+        say(f"move task {task['Status']}: {moved} of {total} moved")
+        if task["Status"] in _TERMINAL_STATUSES:
+            if task["Status"] == "FAILED":
+                raise OpsError(f"the move task failed: {task.get('FailureReason', 'no reason given')}")
+            return task
+        if time.monotonic() > deadline:
+            raise OpsError(
+                "the move task is still running; follow it in the SQS console (Dead-letter redrive)"
+            )
+        sleep(poll_seconds)
+
+
+def copy_messages(
+    sqs: Any, queues: Queues, *, max_messages: int | None = None, say: Callable[[str], None] = print
+) -> int:
+    """Move messages one by one (send, then delete); the number moved."""
+    moved = 0
+    while max_messages is None or moved < max_messages:
+        wanted = 10 if max_messages is None else min(10, max_messages - moved)
+        batch = sqs.receive_message(
+            QueueUrl=queues.dead_letter_url,
+            MaxNumberOfMessages=wanted,
+            VisibilityTimeout=_COPY_VISIBILITY_SECONDS,
+            WaitTimeSeconds=1,
+            MessageAttributeNames=["All"],
+        ).get("Messages", [])
+        if not batch:
+            break
+        for message in batch:
+            attributes = {
+                name: {k: v for k, v in value.items() if k in ("DataType", "StringValue", "BinaryValue")}
+                for name, value in message.get("MessageAttributes", {}).items()
+            }
+            request: dict[str, Any] = {"QueueUrl": queues.notification_url, "MessageBody": message["Body"]}
+            if attributes:
+                request["MessageAttributes"] = attributes
+            sqs.send_message(**request)
+            # Deleted only once the copy is queued: a failure here leaves a duplicate, never a loss.
+            sqs.delete_message(QueueUrl=queues.dead_letter_url, ReceiptHandle=message["ReceiptHandle"])
+            moved += 1
+    say(f"moved {moved} message(s) to the notification queue")
+    return moved

@@ -1,0 +1,216 @@
+"""``thread-state``: one thread's lease, reply history and ledger entries, for support questions.
+
+Read-only. The keys come from the layer (``replyonce.lease.thread_key``,
+``replyonce.ledger.message_key``) so this view cannot drift from what the replier writes. With
+``--nylas`` the thread's newest messages are listed too, each with its ledger status: the answer to
+"did the agent reply to this customer, and if not, why?".
+"""
+
+import datetime
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from replyonce.lease import thread_key
+from replyonce.ledger import message_key
+
+_BATCH_GET_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class LedgerRecord:
+    """One ``message#...`` item: what the replier did about that message."""
+
+    message_id: str
+    status: str
+    reply_message_id: str = ""
+    replied_to: str = ""
+    recorded_at: int = 0
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ThreadMessage:
+    """One message of the thread as Nylas lists it, with its ledger status (``""``: none)."""
+
+    id: str
+    date: int
+    sender: str
+    folders: tuple[str, ...]
+    ledger_status: str
+
+
+@dataclass(frozen=True)
+class ThreadReport:
+    """The thread item, the ledger entries found, and (optionally) the thread's messages."""
+
+    grant_id: str
+    thread_id: str
+    found: bool
+    lease_owner: str = ""
+    lease_expires_at_ms: int = 0
+    lease_held: bool = False
+    reply_times: tuple[int, ...] = ()
+    last_reply_at: int = 0
+    answered: tuple[str, ...] = ()
+    ledger: tuple[LedgerRecord, ...] = ()
+    messages: tuple[ThreadMessage, ...] | None = None
+    read_at: float = field(default=0.0)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2)
+
+
+def _number(item: dict[str, Any], name: str) -> int:
+    return int(item.get(name, {}).get("N", 0))
+
+
+def _string(item: dict[str, Any], name: str) -> str:
+    return str(item.get(name, {}).get("S", ""))
+
+
+def read_ledger(dynamodb: Any, table: str, grant_id: str, message_ids: Iterable[str]) -> list[LedgerRecord]:
+    """The ledger entries of ``message_ids`` that exist, in the order asked."""
+    wanted = list(dict.fromkeys(message_ids))
+    items: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(wanted), _BATCH_GET_LIMIT):
+        keys = [{"pk": {"S": message_key(grant_id, m)}} for m in wanted[start : start + _BATCH_GET_LIMIT]]
+        request: dict[str, Any] = {table: {"Keys": keys, "ConsistentRead": True}}
+        while request:
+            response = dynamodb.batch_get_item(RequestItems=request)
+            for item in response.get("Responses", {}).get(table, []):
+                items[item["pk"]["S"]] = item
+            request = response.get("UnprocessedKeys") or {}
+    records = []
+    for message_id in wanted:
+        item = items.get(message_key(grant_id, message_id))
+        if item is not None:
+            records.append(
+                LedgerRecord(
+                    message_id=message_id,
+                    status=_string(item, "status"),
+                    reply_message_id=_string(item, "reply_message_id"),
+                    replied_to=_string(item, "replied_to"),
+                    recorded_at=_number(item, "recorded_at"),
+                    reason=_string(item, "reason"),
+                )
+            )
+    return records
+
+
+def read_thread_state(
+    dynamodb: Any,
+    table: str,
+    grant_id: str,
+    thread_id: str,
+    *,
+    message_ids: Iterable[str] = (),
+    thread_messages: list[dict[str, Any]] | None = None,
+    clock: Callable[[], float] = time.time,
+) -> ThreadReport:
+    """Read the thread item and the ledger entries of its answered (and any named) messages.
+
+    Parameters
+    ----------
+    dynamodb:
+        A boto3 DynamoDB client.
+    table:
+        ``STATE_TABLE`` (stack output ``StateTableName``).
+    message_ids:
+        More messages to look up in the ledger (e.g. the one a customer asks about).
+    thread_messages:
+        The thread's messages from Nylas (``--nylas``), newest first; each is looked up too.
+    """
+    now = clock()
+    item = (
+        dynamodb.get_item(
+            TableName=table, Key={"pk": {"S": thread_key(grant_id, thread_id)}}, ConsistentRead=True
+        ).get("Item")
+        or {}
+    )
+    answered = tuple(s["S"] for s in item.get("answered", {}).get("L", []))
+    listed = [str(m.get("id", "")) for m in thread_messages or []]
+    ledger = read_ledger(dynamodb, table, grant_id, [*answered, *message_ids, *listed])
+    expires_ms = _number(item, "lease_expires_at")
+    messages = None
+    if thread_messages is not None:
+        status = {record.message_id: record.status for record in ledger}
+        messages = tuple(
+            ThreadMessage(
+                id=str(m.get("id", "")),
+                date=int(m.get("date") or 0),
+                sender=", ".join(str(p.get("email", "")) for p in m.get("from") or []),
+                folders=tuple(str(f) for f in m.get("folders") or []),
+                ledger_status=status.get(str(m.get("id", "")), ""),
+            )
+            for m in thread_messages
+        )
+    return ThreadReport(
+        grant_id=grant_id,
+        thread_id=thread_id,
+        found=bool(item),
+        lease_owner=_string(item, "lease_owner"),
+        lease_expires_at_ms=expires_ms,
+        # The replier's own rule: a lease is held while lease_expires_at is in the future.
+        lease_held=bool(_string(item, "lease_owner")) and expires_ms > now * 1000,
+        reply_times=tuple(int(n["N"]) for n in item.get("reply_times", {}).get("L", [])),
+        last_reply_at=_number(item, "last_reply_at"),
+        answered=answered,
+        ledger=tuple(ledger),
+        messages=messages,
+        read_at=now,
+    )
+
+
+def format_epoch(epoch_seconds: float) -> str:
+    """UTC time of an epoch-seconds value, ``-`` for zero (never set)."""
+    if not epoch_seconds:
+        return "-"
+    return datetime.datetime.fromtimestamp(epoch_seconds, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def render(report: ThreadReport) -> str:
+    """The report as text for a terminal."""
+    lines = [f"thread {report.thread_id} of grant {report.grant_id}"]
+    if not report.found:
+        lines.append("  no state item: the replier has never taken a lease or replied on this thread")
+    else:
+        if report.lease_held:
+            until = report.lease_expires_at_ms / 1000
+            lease = (
+                f"HELD by {report.lease_owner} until {format_epoch(until)} ({until - report.read_at:.0f} s)"
+            )
+        elif report.lease_owner:
+            lease = f"free (last holder's lease expired {format_epoch(report.lease_expires_at_ms / 1000)})"
+        else:
+            lease = "free"
+        hour_ago = report.read_at - 3600
+        lines += [
+            f"  lease:         {lease}",
+            f"  last reply:    {format_epoch(report.last_reply_at)}",
+            f"  replies (1 h): {sum(1 for t in report.reply_times if t >= hour_ago)}"
+            f"  [{', '.join(format_epoch(t) for t in report.reply_times) or 'none recorded'}]",
+            f"  answered:      {', '.join(report.answered) or 'none'}",
+        ]
+    lines.append("ledger:")
+    if not report.ledger:
+        lines.append("  no entries")
+    for record in report.ledger:
+        if record.status == "replied":
+            detail = f"reply {record.reply_message_id or '?'} (answering {record.replied_to or '?'})"
+        else:
+            detail = record.reason or "-"
+        lines.append(
+            f"  {record.message_id}  {record.status:<8} {detail}  at {format_epoch(record.recorded_at)}"
+        )
+    if report.messages is not None:
+        lines.append("messages (Nylas, newest first):")
+        for message in report.messages:
+            folders = ",".join(message.folders)
+            lines.append(
+                f"  {message.id}  {format_epoch(message.date)}  from {message.sender}  [{folders}]  "
+                f"ledger: {message.ledger_status or 'none'}"
+            )
+    return "\n".join(lines)

@@ -1,0 +1,704 @@
+"""The operator commands (``python -m ops``) end to end: moto for AWS, the Nylas emulator for Nylas.
+
+What is real here: the CloudFormation lookup (a moto stack whose outputs point at this test's
+resources, as ``make deploy`` leaves them), the Secrets Manager secret, the queues, the state table,
+the Nylas HTTP API, and the webhook endpoint: the unchanged WebhookFunction behind the API Gateway
+stand-in, so when the emulator sends its challenge our endpoint answers it, and a notification
+signed with the secret Nylas issued is accepted (or not) by the same code as in Lambda. What is
+not: ``sam`` itself (the deploy wrapper is tested by the commands it would run) and SQS's
+``StartMessageMoveTask``, which moto lacks (its requests are checked against botocore's model
+with a Stubber; the ``copy`` method moves real messages).
+"""
+
+import io
+import json
+import subprocess
+from pathlib import Path
+
+import boto3
+import pytest
+import requests
+from botocore.stub import Stubber
+
+from devstack.containers import load_handler
+from devstack.events import AGENT_GRANT_ID, encode, message_created
+from devstack.gateway import ApiGatewayStandIn
+from devstack.template import LOCAL_API_KEY, LOCAL_PREVIOUS_WEBHOOK_SECRET, LOCAL_WEBHOOK_SECRET
+from ops import deploy, redrive
+from ops.cli import Runtime, main
+from ops.errors import ConfigurationError, OpsError
+from ops.samconfig import DEFAULT_SAMCONFIG, load_samconfig, parse_parameter_overrides
+from replyonce.lease import ThreadLeases, thread_key
+from replyonce.ledger import ReplyLedger
+from replyonce.signature import sign
+from tests.conftest import drain
+
+STACK = "replyonce-ops-test"
+REGION = "us-east-1"
+ALERT_EMAIL = "alerts@replyonce.example"
+# A stack needs one resource; moto creates a queue quickly and it touches nothing the tests read.
+NOTHING = {"Placeholder": {"Type": "AWS::SQS::Queue"}}
+
+
+# ---- fixtures ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def gateway(aws, monkeypatch):
+    """WebhookFunction behind the API Gateway stand-in, configured as the template configures it."""
+    for name, value in aws.function_environment("WebhookFunction").items():
+        monkeypatch.setenv(name, value)
+    stand_in = ApiGatewayStandIn(load_handler("WebhookFunction"), timeout_seconds=8).start()
+    yield stand_in
+    stand_in.stop()
+
+
+@pytest.fixture
+def make_stack(aws, nylas):
+    """Create the moto stack the commands look up; its outputs are this test's resources."""
+
+    def create(webhook_url: str = "http://127.0.0.1:9/v1/webhook", alert_email: str = ALERT_EMAIL) -> str:
+        outputs = {
+            "WebhookUrl": webhook_url,
+            "NotificationQueueUrl": aws.queues["NotificationQueue"],
+            "DeadLetterQueueUrl": aws.queues["NotificationDeadLetterQueue"],
+            "NylasSecretsArn": aws.secrets["NylasSecrets"],
+            "StateTableName": aws.tables["StateTable"],
+        }
+        template = {
+            "Parameters": {"NylasApiUri": {"Type": "String"}, "AlertEmail": {"Type": "String"}},
+            "Resources": NOTHING,
+            "Outputs": {name: {"Value": value} for name, value in outputs.items()},
+        }
+        boto3.client("cloudformation").create_stack(
+            StackName=STACK,
+            TemplateBody=json.dumps(template),
+            Parameters=[
+                {"ParameterKey": "NylasApiUri", "ParameterValue": nylas.url},
+                {"ParameterKey": "AlertEmail", "ParameterValue": alert_email},
+            ],
+        )
+        return STACK
+
+    return create
+
+
+@pytest.fixture
+def stack(make_stack, gateway):
+    """The stack of a deployed ReplyOnce: its WebhookUrl is the running webhook endpoint."""
+    return make_stack(webhook_url=gateway.url)
+
+
+class Run:
+    """The result of one ``python -m ops`` invocation."""
+
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code, self.out, self.err = code, out, err
+
+    @property
+    def text(self) -> str:
+        return self.out + self.err
+
+
+def ops(*argv: str, stack_name: str = STACK, **runtime_fields) -> Run:
+    """Run ``python -m ops`` in-process against moto (``AWS_ENDPOINT_URL``) and the emulator."""
+    out, err = io.StringIO(), io.StringIO()
+    runtime_fields.setdefault("environ", {})  # never the developer's own NYLAS_API_KEY
+    runtime = Runtime(out=out, err=err, interactive=lambda: False, **runtime_fields)
+    command, *rest = argv
+    code = main([command, "--stack-name", stack_name, "--region", REGION, *rest], runtime)
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+def stored_secret(aws) -> dict:
+    value = boto3.client("secretsmanager").get_secret_value(SecretId=aws.secrets["NylasSecrets"])
+    return json.loads(value["SecretString"])
+
+
+def put_secret(aws, **fields: str) -> None:
+    boto3.client("secretsmanager").put_secret_value(
+        SecretId=aws.secrets["NylasSecrets"], SecretString=json.dumps(fields)
+    )
+
+
+def deliver(gateway, secret: str, notification_id: str) -> int:
+    """POST a notification signed with ``secret`` to the endpoint, as Nylas would."""
+    body = encode(message_created(notification_id=notification_id))
+    headers = {"Content-Type": "application/json", "X-Nylas-Signature": sign(body, secret)}
+    return requests.post(gateway.url, data=body, headers=headers, timeout=10).status_code
+
+
+def assert_no_secret_in(run: Run, *secrets: str) -> None:
+    for secret in secrets:
+        assert secret not in run.text
+
+
+# ---- register-webhook -------------------------------------------------------------------------------
+
+
+def test_register_webhook_answers_the_challenge_and_stores_the_issued_secret(aws, nylas, gateway, stack, sqs):
+    run = ops("register-webhook")
+
+    assert run.code == 0, run.err
+    [webhook] = nylas.webhooks()
+    # What Nylas was asked for.
+    assert webhook["webhook_url"] == gateway.url
+    assert webhook["trigger_types"] == ["message.created"]
+    assert webhook["notification_email_addresses"] == [ALERT_EMAIL]
+    # Nylas' challenge reached our endpoint and was answered with the bare value.
+    [challenge] = nylas.challenges
+    assert challenge["url"].startswith(gateway.url + "?challenge=")
+    assert challenge["verified"] is True
+    # The issued secret is in the stack's secret, nowhere in the output.
+    secret = stored_secret(aws)
+    assert secret["webhook_secret"] == webhook["webhook_secret"]
+    assert secret["webhook_id"] == webhook["id"]
+    assert secret["api_key"] == LOCAL_API_KEY
+    assert secret["previous_webhook_secret"] == ""
+    assert_no_secret_in(run, webhook["webhook_secret"], LOCAL_API_KEY)
+    assert webhook["id"] in run.out
+    # Deliveries signed with it are accepted and queued; the stack's original secret no longer is.
+    assert deliver(gateway, webhook["webhook_secret"], "ops-registered-0001") == 200
+    assert deliver(gateway, LOCAL_WEBHOOK_SECRET, "ops-registered-0002") == 401
+    assert len(drain(sqs, aws.queues["NotificationQueue"])) == 1
+
+
+def test_register_webhook_twice_creates_one_webhook(nylas, stack):
+    assert ops("register-webhook").code == 0
+    again = ops("register-webhook")
+
+    assert again.code == 0
+    assert "already registered" in again.out
+    assert len(nylas.webhooks()) == 1
+    assert nylas.count("POST", "/v3/webhooks") == 1
+
+
+def test_register_webhook_reports_a_failed_challenge_in_nylas_words(aws, nylas, gateway, make_stack):
+    # A URL our API does not serve: the stand-in answers 403 like API Gateway, Nylas refuses the webhook.
+    make_stack(webhook_url=gateway.url.replace("/webhook", "/not-the-webhook"))
+    before = stored_secret(aws)
+
+    run = ops("register-webhook")
+
+    assert run.code == 1
+    assert "Nylas answered 400" in run.err
+    assert "unable.verify.webhook_url : status is not ok, got 403" in run.err
+    assert nylas.webhooks() == []
+    assert stored_secret(aws) == before
+
+
+def test_register_webhook_without_api_key_stops_before_nylas(aws, nylas, stack):
+    put_secret(aws, webhook_secret=LOCAL_WEBHOOK_SECRET, previous_webhook_secret="", api_key="")
+
+    run = ops("register-webhook")
+
+    assert run.code == 1
+    assert "has no api_key" in run.err
+    assert "set-api-key" in run.err
+    assert nylas.requests == []
+
+
+def test_register_webhook_takes_a_missing_api_key_from_the_environment(aws, nylas, stack):
+    put_secret(aws, webhook_secret=LOCAL_WEBHOOK_SECRET, previous_webhook_secret="", api_key="")
+
+    run = ops("register-webhook", environ={"NYLAS_API_KEY": LOCAL_API_KEY})
+
+    assert run.code == 0, run.err
+    assert stored_secret(aws)["api_key"] == LOCAL_API_KEY
+    assert len(nylas.webhooks()) == 1
+    assert_no_secret_in(run, LOCAL_API_KEY)
+
+
+def test_register_webhook_refuses_when_the_secret_names_a_webhook_for_another_url(aws, nylas, gateway, stack):
+    assert ops("register-webhook").code == 0
+    boto3.client("cloudformation").delete_stack(StackName=STACK)
+    other = "replyonce-ops-test-moved"
+    # The API was recreated: same secret, new URL.
+    boto3.client("cloudformation").create_stack(
+        StackName=other,
+        TemplateBody=json.dumps(
+            {
+                "Resources": NOTHING,
+                "Outputs": {
+                    "WebhookUrl": {"Value": gateway.url + "-moved"},
+                    "NylasSecretsArn": {"Value": aws.secrets["NylasSecrets"]},
+                },
+            }
+        ),
+    )
+
+    run = ops(
+        "register-webhook",
+        "--nylas-api-uri",
+        nylas.url,
+        "--notification-email",
+        ALERT_EMAIL,
+        stack_name=other,
+    )
+
+    assert run.code == 2
+    assert "--force" in run.err
+    assert len(nylas.webhooks()) == 1
+
+
+def test_unknown_stack_is_a_clear_error(aws):
+    run = ops("register-webhook", stack_name="no-such-stack")
+
+    assert run.code == 2
+    assert "stack 'no-such-stack' not found in region us-east-1" in run.err
+
+
+def test_stack_without_the_outputs_is_a_clear_error(aws):
+    boto3.client("cloudformation").create_stack(
+        StackName="not-replyonce",
+        TemplateBody=json.dumps({"Resources": NOTHING}),
+    )
+
+    run = ops("redrive", stack_name="not-replyonce")
+
+    assert run.code == 2
+    assert "has no output 'DeadLetterQueueUrl'" in run.err
+
+
+# ---- rotate-secret ----------------------------------------------------------------------------------
+
+
+def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, gateway, stack):
+    assert ops("register-webhook").code == 0
+    first = nylas.webhooks()[0]["webhook_secret"]
+    # A warm container that has cached the first secret, as in production.
+    assert deliver(gateway, first, "ops-rotate-0001") == 200
+
+    run = ops("rotate-secret")
+
+    assert run.code == 0, run.err
+    second = nylas.webhooks()[0]["webhook_secret"]
+    assert second != first
+    secret = stored_secret(aws)
+    assert secret["webhook_secret"] == second
+    assert secret["previous_webhook_secret"] == first
+    assert secret["api_key"] == LOCAL_API_KEY
+    assert nylas.count("POST", f"/v3/webhooks/rotate-secret/{secret['webhook_id']}") == 1
+    assert_no_secret_in(run, first, second, LOCAL_API_KEY)
+    # Nylas signs with the new secret at once; a retry of an older notification may carry the old one.
+    assert deliver(gateway, second, "ops-rotate-0002") == 200
+    assert deliver(gateway, first, "ops-rotate-0003") == 200
+    assert deliver(gateway, "a-forged-secret", "ops-rotate-0004") == 401
+
+
+def test_clear_previous_drops_only_the_previous_secret(aws, nylas, stack):
+    assert ops("register-webhook").code == 0
+    assert ops("rotate-secret").code == 0
+    current = stored_secret(aws)
+
+    run = ops("rotate-secret", "--clear-previous")
+
+    assert run.code == 0
+    assert stored_secret(aws) == {**current, "previous_webhook_secret": ""}
+    assert nylas.count("POST", "/v3/webhooks/rotate-secret/") == 1  # no second rotation
+
+
+def test_rotate_secret_needs_a_webhook_id(aws, nylas, stack):
+    run = ops("rotate-secret")
+
+    assert run.code == 2
+    assert "no webhook_id" in run.err
+    assert "register-webhook" in run.err
+    assert nylas.requests == []
+
+
+def test_rotate_secret_of_an_unknown_webhook_keeps_the_secret(aws, nylas, stack):
+    before = stored_secret(aws)
+
+    run = ops("rotate-secret", "--webhook-id", "deleted-in-the-dashboard")
+
+    assert run.code == 1
+    assert "Nylas answered 404" in run.err
+    assert stored_secret(aws) == before
+
+
+# ---- set-api-key ------------------------------------------------------------------------------------
+
+
+def test_set_api_key_reads_the_environment_and_keeps_the_other_fields(aws, stack):
+    run = ops("set-api-key", environ={"NYLAS_API_KEY": "nyk-new-key"})
+
+    assert run.code == 0
+    assert stored_secret(aws) == {
+        "webhook_secret": LOCAL_WEBHOOK_SECRET,
+        "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET,
+        "api_key": "nyk-new-key",
+        "webhook_id": "",
+    }
+    assert_no_secret_in(run, "nyk-new-key")
+
+
+def test_set_api_key_prompts_without_echo_when_interactive(aws, stack):
+    prompts = []
+
+    def prompt(text: str) -> str:
+        prompts.append(text)
+        return "nyk-typed-key\n"
+
+    out, err = io.StringIO(), io.StringIO()
+    runtime = Runtime(out=out, err=err, environ={}, prompt_secret=prompt, interactive=lambda: True)
+    code = main(["set-api-key", "--stack-name", STACK, "--region", REGION], runtime)
+
+    assert code == 0
+    assert len(prompts) == 1
+    assert stored_secret(aws)["api_key"] == "nyk-typed-key"
+
+
+def test_set_api_key_without_a_key_or_a_terminal_fails(aws, stack):
+    run = ops("set-api-key", environ={})
+
+    assert run.code == 2
+    assert "NYLAS_API_KEY" in run.err
+    assert stored_secret(aws)["api_key"] == LOCAL_API_KEY
+
+
+# ---- redrive ----------------------------------------------------------------------------------------
+
+
+def dead_letter(aws, sqs, count: int) -> list[dict]:
+    """Put ``count`` notifications on the dead-letter queue as the queue's redrive policy leaves them."""
+    sent = []
+    for index in range(count):
+        body = json.dumps({"id": f"dead-{index}", "type": "message.created", "data": {"object": {}}})
+        attributes = {
+            "notification_id": {"DataType": "String", "StringValue": f"dead-{index}"},
+            "notification_type": {"DataType": "String", "StringValue": "message.created"},
+            "grant_id": {"DataType": "String", "StringValue": AGENT_GRANT_ID},
+        }
+        sqs.send_message(
+            QueueUrl=aws.queues["NotificationDeadLetterQueue"], MessageBody=body, MessageAttributes=attributes
+        )
+        sent.append({"body": body, "attributes": attributes})
+    return sent
+
+
+def test_redrive_copy_moves_every_message_back_with_its_attributes(aws, sqs, make_stack):
+    make_stack()
+    sent = dead_letter(aws, sqs, 3)
+
+    run = ops("redrive", "--method", "copy")
+
+    assert run.code == 0, run.err
+    assert "3 message(s) on the dead-letter queue" in run.out
+    assert drain(sqs, aws.queues["NotificationDeadLetterQueue"]) == []
+    moved = drain(sqs, aws.queues["NotificationQueue"])
+    assert sorted(m["Body"] for m in moved) == sorted(s["body"] for s in sent)
+    for message in moved:
+        notification_id = json.loads(message["Body"])["id"]
+        assert message["MessageAttributes"]["notification_id"]["StringValue"] == notification_id
+        assert message["MessageAttributes"]["grant_id"]["StringValue"] == AGENT_GRANT_ID
+
+
+def test_redrive_copy_moves_at_most_max(aws, sqs, make_stack):
+    make_stack()
+    dead_letter(aws, sqs, 3)
+
+    assert ops("redrive", "--method", "copy", "--max", "2").code == 0
+
+    assert len(drain(sqs, aws.queues["NotificationQueue"])) == 2
+    assert len(drain(sqs, aws.queues["NotificationDeadLetterQueue"])) == 1
+
+
+def test_redrive_peek_shows_notifications_and_moves_nothing(aws, sqs, make_stack):
+    make_stack()
+    dead_letter(aws, sqs, 2)
+
+    run = ops("redrive", "--peek", "5")
+
+    assert run.code == 0
+    for expected in ("dead-0", "dead-1", AGENT_GRANT_ID):
+        assert expected in run.out
+    assert len(drain(sqs, aws.queues["NotificationDeadLetterQueue"])) == 2
+    assert drain(sqs, aws.queues["NotificationQueue"]) == []
+
+
+def test_redrive_of_an_empty_dead_letter_queue_does_nothing(aws, make_stack):
+    make_stack()
+
+    run = ops("redrive")
+
+    assert run.code == 0
+    assert "empty" in run.out
+
+
+QUEUES = redrive.Queues(
+    dead_letter_url="https://sqs.us-east-1.amazonaws.com/123456789012/dlq",
+    dead_letter_arn="arn:aws:sqs:us-east-1:123456789012:dlq",
+    notification_url="https://sqs.us-east-1.amazonaws.com/123456789012/queue",
+    notification_arn="arn:aws:sqs:us-east-1:123456789012:queue",
+)
+
+
+def test_move_task_is_started_from_the_dead_letter_queue_and_followed_to_completion():
+    sqs = boto3.client("sqs", region_name=REGION)
+    slept = []
+    with Stubber(sqs) as stub:
+        # The Stubber checks every request against the SQS API model: names, types, required fields.
+        stub.add_response(
+            "start_message_move_task",
+            {"TaskHandle": "handle-1"},
+            {
+                "SourceArn": QUEUES.dead_letter_arn,
+                "DestinationArn": QUEUES.notification_arn,
+                "MaxNumberOfMessagesPerSecond": 5,
+            },
+        )
+        for status, moved in (("RUNNING", 1), ("COMPLETED", 3)):
+            stub.add_response(
+                "list_message_move_tasks",
+                {
+                    "Results": [
+                        {
+                            "Status": status,
+                            "SourceArn": QUEUES.dead_letter_arn,
+                            "ApproximateNumberOfMessagesMoved": moved,
+                            "ApproximateNumberOfMessagesToMove": 3,
+                        }
+                    ]
+                },
+                {"SourceArn": QUEUES.dead_letter_arn, "MaxResults": 1},
+            )
+        said = []
+        assert redrive.start_move_task(sqs, QUEUES, max_per_second=5) == "handle-1"
+        task = redrive.wait_for_move_task(sqs, QUEUES, sleep=slept.append, say=said.append)
+        stub.assert_no_pending_responses()
+
+    assert task["Status"] == "COMPLETED"
+    assert slept == [5.0]
+    assert said[-1] == "move task COMPLETED: 3 of 3 moved"
+
+
+def test_move_task_failures_are_reported():
+    sqs = boto3.client("sqs", region_name=REGION)
+    with Stubber(sqs) as stub:
+        stub.add_client_error("start_message_move_task", "UnsupportedOperation", "a task is already running")
+        stub.add_response(
+            "list_message_move_tasks",
+            {"Results": [{"Status": "FAILED", "FailureReason": "AccessDenied on the destination"}]},
+        )
+        with pytest.raises(OpsError, match="--method copy"):
+            redrive.start_move_task(sqs, QUEUES)
+        with pytest.raises(OpsError, match="AccessDenied on the destination"):
+            redrive.wait_for_move_task(sqs, QUEUES, sleep=lambda _: None, say=lambda _: None)
+
+
+# ---- thread-state -----------------------------------------------------------------------------------
+
+
+def write_thread_history(aws, thread_id: str, *, hold_lease: bool) -> None:
+    """Leave the state the replier leaves, written by the replier's own classes."""
+    dynamodb = boto3.client("dynamodb")
+    table = aws.tables["StateTable"]
+    leases = ThreadLeases(table, dynamodb, item_ttl_seconds=3600)
+    ledger = ReplyLedger(table, dynamodb, ttl_seconds=3600)
+    key = thread_key(AGENT_GRANT_ID, thread_id)
+    lease = leases.acquire(key, 60_000)
+    ledger.record_reply(
+        lease, AGENT_GRANT_ID, ["msg-first", "msg-burst"], "msg-agent-reply", replied_to="msg-burst"
+    )
+    ledger.record_failure(AGENT_GRANT_ID, "msg-refused", "403 insufficient_scopes")
+    if hold_lease:
+        leases.acquire(key, 120_000)
+
+
+def test_thread_state_shows_lease_replies_and_ledger(aws, make_stack):
+    make_stack()
+    write_thread_history(aws, "thread-support", hold_lease=True)
+
+    run = ops(
+        "thread-state",
+        "--grant",
+        AGENT_GRANT_ID,
+        "--thread",
+        "thread-support",
+        "--message",
+        "msg-refused",
+        "--json",
+    )
+
+    assert run.code == 0, run.err
+    report = json.loads(run.out)
+    assert report["found"] is True
+    assert report["lease_held"] is True
+    assert report["lease_owner"]
+    assert report["answered"] == ["msg-first", "msg-burst"]
+    assert len(report["reply_times"]) == 1
+    ledger = {entry["message_id"]: entry for entry in report["ledger"]}
+    assert ledger["msg-first"]["status"] == "replied"
+    assert ledger["msg-first"]["reply_message_id"] == "msg-agent-reply"
+    assert ledger["msg-first"]["replied_to"] == "msg-burst"
+    assert ledger["msg-refused"] == {
+        **ledger["msg-refused"],
+        "status": "failed",
+        "reason": "403 insufficient_scopes",
+    }
+
+    text = ops("thread-state", "--grant", AGENT_GRANT_ID, "--thread", "thread-support")
+    assert "HELD by" in text.out
+    assert "msg-agent-reply" in text.out
+
+
+def test_thread_state_lists_the_threads_messages_from_nylas(aws, nylas, make_stack):
+    make_stack()
+    nylas.deliver_inbound(
+        AGENT_GRANT_ID,
+        from_email="customer@example.com",
+        subject="Hi",
+        body="?",
+        thread_id="thread-nylas",
+        message_id="msg-first",
+    )
+    nylas.deliver_inbound(
+        AGENT_GRANT_ID,
+        from_email="customer@example.com",
+        subject="Hi",
+        body="??",
+        thread_id="thread-nylas",
+        message_id="msg-unanswered",
+    )
+    write_thread_history(aws, "thread-nylas", hold_lease=False)
+
+    run = ops("thread-state", "--grant", AGENT_GRANT_ID, "--thread", "thread-nylas", "--nylas", "--json")
+
+    assert run.code == 0, run.err
+    messages = {m["id"]: m for m in json.loads(run.out)["messages"]}
+    assert messages["msg-first"]["ledger_status"] == "replied"
+    assert messages["msg-unanswered"]["ledger_status"] == ""
+    assert messages["msg-unanswered"]["sender"] == "customer@example.com"
+    assert nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/messages") == 1
+
+
+def test_thread_state_of_an_unknown_thread(aws, make_stack):
+    make_stack()
+
+    run = ops("thread-state", "--grant", AGENT_GRANT_ID, "--thread", "never-seen")
+
+    assert run.code == 0
+    assert "no state item" in run.out
+    assert "no entries" in run.out
+
+
+# ---- deploy -----------------------------------------------------------------------------------------
+
+COMPLETE_SAMCONFIG = """
+version = 0.1
+[default.global.parameters]
+stack_name = "replyonce-prod"
+[default.deploy.parameters]
+region = "eu-west-1"
+capabilities = "CAPABILITY_IAM"
+parameter_overrides = 'AgentGrantIds="g-1,g-2" ReplyDrafter="template" AlertEmail="ops@example.com"'
+"""
+
+
+class Recorder:
+    """Stands in for ``subprocess.run``: records each command, answers with the next exit code."""
+
+    def __init__(self, *codes: int) -> None:
+        self.codes = list(codes)
+        self.calls: list[dict] = []
+
+    def __call__(self, command, **kwargs) -> subprocess.CompletedProcess:
+        self.calls.append({"command": command, **kwargs})
+        return subprocess.CompletedProcess(command, self.codes.pop(0) if self.codes else 0)
+
+
+def test_a_fresh_clone_deploys_guided():
+    config = load_samconfig(DEFAULT_SAMCONFIG)
+    assert config.stack_name == "replyonce"
+    assert config.parameters("deploy")["capabilities"] == "CAPABILITY_IAM"
+
+    plan = deploy.plan_deploy(config, sam="sam")
+
+    assert plan.guided
+    assert "no region" in plan.reasons
+    assert "no AlertEmail in parameter_overrides" in plan.reasons
+    assert plan.commands[-1][:2] == ("sam", "deploy")
+    assert "--guided" in plan.commands[-1]
+
+
+def test_a_configured_clone_builds_then_deploys_unguided(tmp_path):
+    path = tmp_path / "samconfig.toml"
+    path.write_text(COMPLETE_SAMCONFIG)
+    config = load_samconfig(path)
+
+    plan = deploy.plan_deploy(
+        config, sam="/venv/bin/sam", environ={"PATH": "/usr/bin"}, python_bin=Path("/venv/bin")
+    )
+
+    common = ("--config-file", str(path), "--config-env", "default")
+    assert plan.commands == (
+        ("/venv/bin/sam", "build", "--template", "template.yaml", *common),
+        ("/venv/bin/sam", "deploy", *common),
+    )
+    assert not plan.guided
+    # sam build finds the venv's Python 3.13 first, as `make build` arranges.
+    assert plan.environment["PATH"] == "/venv/bin:/usr/bin"
+    assert plan.environment["SAM_CLI_TELEMETRY"] == "0"
+
+
+def test_deploy_refuses_unguided_when_answers_are_missing(tmp_path):
+    config = load_samconfig(tmp_path / "missing.toml")
+
+    with pytest.raises(ConfigurationError, match="no region"):
+        deploy.plan_deploy(config, sam="sam", guided=False)
+
+
+def test_deploy_stops_when_the_build_fails(tmp_path):
+    path = tmp_path / "samconfig.toml"
+    path.write_text(COMPLETE_SAMCONFIG)
+    runner = Recorder(1)
+
+    with pytest.raises(OpsError, match="sam build"):
+        deploy.run_plan(deploy.plan_deploy(load_samconfig(path), sam="sam"), runner, say=lambda _: None)
+
+    assert [call["command"][1] for call in runner.calls] == ["build"]
+
+
+def test_deploy_command_passes_arguments_after_double_dash_to_sam_deploy(tmp_path):
+    path = tmp_path / "samconfig.toml"
+    path.write_text(COMPLETE_SAMCONFIG)
+    runner = Recorder(0, 0)
+    out = io.StringIO()
+
+    code = main(
+        ["deploy", "--config-file", str(path), "--", "--no-confirm-changeset"],
+        Runtime(out=out, err=io.StringIO(), run_process=runner, environ={"PATH": "/usr/bin"}),
+    )
+
+    assert code == 0
+    build, deploy_call = (call["command"] for call in runner.calls)
+    assert build[1:3] == ["build", "--template"]
+    assert deploy_call[1] == "deploy"
+    assert deploy_call[-1] == "--no-confirm-changeset"
+    assert "--guided" not in deploy_call
+    assert runner.calls[0]["cwd"] == DEFAULT_SAMCONFIG.parent  # the repository root, where template.yaml is
+    assert "register-webhook" in out.getvalue()
+
+
+def test_deploy_dry_run_prints_the_plan_and_runs_nothing():
+    runner = Recorder()
+    out = io.StringIO()
+
+    code = main(["deploy", "--dry-run"], Runtime(out=out, err=io.StringIO(), run_process=runner))
+
+    assert code == 0
+    assert runner.calls == []
+    assert "guided: True" in out.getvalue()
+    assert " deploy --config-file " in out.getvalue()
+
+
+def test_parameter_overrides_are_parsed_like_sam_writes_them():
+    assert parse_parameter_overrides('AgentGrantIds="g-1,g-2" AlertEmail="a@b.example" Empty=""') == {
+        "AgentGrantIds": "g-1,g-2",
+        "AlertEmail": "a@b.example",
+        "Empty": "",
+    }
+    assert parse_parameter_overrides(["A=1", "B=two words"]) == {"A": "1", "B": "two words"}
+    with pytest.raises(ConfigurationError):
+        parse_parameter_overrides("NoEqualsSign")

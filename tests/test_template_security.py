@@ -1,0 +1,371 @@
+"""The template's security and operations contract: cfn-lint, checkov, least privilege, alarms and dashboard.
+
+Why these are tests rather than a CI step beside them: `make test` is what CI runs, and each of these
+fails for a reason a reviewer would otherwise have to spot by eye — a new checkov finding, a skip
+without a justification, a wildcard in a role, an alarm on a metric the code no longer emits, a
+runbook section that an alarm points at but that does not exist.
+
+checkov runs from its own virtualenv (``.venv/checkov``, made by ``make venv`` from
+requirements-checkov.txt): it pins boto3 1.35 and packaging < 24, which cannot share an environment
+with aws-sam-cli (boto3 1.43) and pytest 9.
+It runs offline: ``--skip-download``, no update check, and any HTTP(S) request it might still make
+goes to a closed loopback port.
+"""
+
+import ast
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cfnlint.api import ManualArgs, lint_file
+
+from devstack.template import TEMPLATE_PATH, load_template
+
+ROOT = TEMPLATE_PATH.parent
+LAYER = ROOT / "layers" / "replyonce" / "replyonce"
+RUNBOOK = ROOT / "docs" / "operations.md"
+
+# ---- checkov in its own environment ------------------------------------------------------------------
+
+CHECKOV_REQUIREMENTS = ROOT / "requirements-checkov.txt"
+CHECKOV_VENV = ROOT / ".venv" / "checkov"  # inside .venv: `make clean` removes it too
+
+# Each skip is justified inline in template.yaml (Metadata: checkov: skip: comment); this list makes
+# a new skip a visible change to review rather than a silent one.
+EXPECTED_SKIPS = {
+    ("CKV_AWS_76", "AWS::Serverless::Api.WebhookApi"),
+    ("CKV_AWS_120", "AWS::Serverless::Api.WebhookApi"),
+    ("CKV_AWS_116", "AWS::Serverless::Function.WebhookFunction"),
+    ("CKV_AWS_117", "AWS::Serverless::Function.WebhookFunction"),
+    ("CKV_AWS_173", "AWS::Serverless::Function.WebhookFunction"),
+    ("CKV_AWS_115", "AWS::Serverless::Function.ReplierFunction"),
+    ("CKV_AWS_116", "AWS::Serverless::Function.ReplierFunction"),
+    ("CKV_AWS_117", "AWS::Serverless::Function.ReplierFunction"),
+    ("CKV_AWS_173", "AWS::Serverless::Function.ReplierFunction"),
+    ("CKV_AWS_27", "AWS::SQS::Queue.NotificationQueue"),
+    ("CKV_AWS_27", "AWS::SQS::Queue.NotificationDeadLetterQueue"),
+    ("CKV_AWS_119", "AWS::DynamoDB::Table.IdempotencyTable"),
+    ("CKV_AWS_119", "AWS::DynamoDB::Table.StateTable"),
+    ("CKV_AWS_149", "AWS::SecretsManager::Secret.NylasSecrets"),
+    ("CKV_AWS_158", "AWS::Logs::LogGroup.WebhookLogGroup"),
+    ("CKV_AWS_158", "AWS::Logs::LogGroup.ReplierLogGroup"),
+}
+
+
+def _checkov() -> Path:
+    """The checkov of ``.venv/checkov``, which ``make venv`` installs from requirements-checkov.txt."""
+    override = os.environ.get("CHECKOV")
+    if override:
+        return Path(override)
+    executable = CHECKOV_VENV / "bin" / "checkov"
+    assert executable.exists(), f"{executable} is missing: `make venv` installs {CHECKOV_REQUIREMENTS.name}"
+    return executable
+
+
+@pytest.fixture(scope="module")
+def checkov_report() -> dict[str, Any]:
+    closed = "http://127.0.0.1:9"  # nothing listens: a request checkov still tries fails locally
+    environment = {
+        **os.environ,
+        "BC_SKIP_MAPPING": "TRUE",
+        "CKV_SKIP_PACKAGE_UPDATE_CHECK": "true",
+        "HTTP_PROXY": closed,
+        "HTTPS_PROXY": closed,
+        "NO_PROXY": "",
+    }
+    command = [str(_checkov()), "--file", str(TEMPLATE_PATH), "--framework", "cloudformation"]
+    result = subprocess.run(  # noqa: S603
+        [*command, "--skip-download", "--output", "json"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.stdout.strip(), f"checkov printed nothing: {result.stderr[-2000:]}"
+    return json.loads(result.stdout)
+
+
+def test_checkov_finds_nothing_failing(checkov_report):
+    summary = checkov_report["summary"]
+    failed = [
+        f"{c['check_id']} {c['resource']}: {c['check_name']}"
+        for c in checkov_report["results"]["failed_checks"]
+    ]
+    assert failed == []
+    assert summary["parsing_errors"] == 0
+    # The scan really ran: every resource was parsed and checks passed.
+    assert summary["resource_count"] >= 25
+    assert summary["passed"] >= 25
+
+
+def test_every_checkov_skip_is_expected_and_justified(checkov_report):
+    skipped = checkov_report["results"]["skipped_checks"]
+    assert {(c["check_id"], c["resource"]) for c in skipped} == EXPECTED_SKIPS
+    for check in skipped:
+        comment = " ".join(check["check_result"].get("suppress_comment", "").split())
+        assert len(comment) >= 80, f"{check['check_id']} on {check['resource']} needs a real justification"
+
+
+def test_checkov_passes_the_checks_this_template_exists_to_satisfy(checkov_report):
+    passed = {(c["check_id"], c["resource"]) for c in checkov_report["results"]["passed_checks"]}
+    for expected in (
+        ("CKV_AWS_26", "AWS::SNS::Topic.AlertTopic"),  # alerts topic encrypted
+        ("CKV_AWS_7", "AWS::KMS::Key.AlertsKey"),  # key rotation
+        ("CKV_AWS_73", "AWS::Serverless::Api.WebhookApi"),  # X-Ray on the API
+        ("CKV_AWS_115", "AWS::Serverless::Function.WebhookFunction"),  # reserved concurrency wired
+        ("CKV_AWS_111", "AWS::IAM::Role.WebhookFunctionRole"),  # no unconstrained writes
+        ("CKV_AWS_111", "AWS::IAM::Role.ReplierFunctionRole"),
+        ("CKV_AWS_66", "AWS::Logs::LogGroup.ReplierLogGroup"),  # log retention
+    ):
+        assert expected in passed
+
+
+# ---- cfn-lint ----------------------------------------------------------------------------------------
+
+
+def test_cfn_lint_finds_nothing():
+    # The regions ReplyOnce is deployed next to Nylas' US and EU API hosts.
+    matches = lint_file(TEMPLATE_PATH, ManualArgs(regions=["us-east-1", "us-west-2", "eu-west-1"]))
+    assert [str(m) for m in matches] == []
+
+
+# ---- least privilege ---------------------------------------------------------------------------------
+
+ROLE_OF = {"WebhookFunction": "WebhookFunctionRole", "ReplierFunction": "ReplierFunctionRole"}
+# What each function's role may name: its own resources and nothing else.
+OWN_RESOURCES = {
+    "WebhookFunctionRole": {"NotificationQueue", "NylasSecrets", "WebhookLogGroup"},
+    "ReplierFunctionRole": {
+        "NotificationQueue",
+        "IdempotencyTable",
+        "StateTable",
+        "NylasSecrets",
+        "ReplierLogGroup",
+    },
+}
+# The only actions AWS offers no resource-level permission for (the X-Ray daemon's writes).
+RESOURCE_WILDCARD_ALLOWED = {"xray:PutTraceSegments", "xray:PutTelemetryRecords"}
+
+
+def _listify(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _statements(role: dict[str, Any]) -> list[dict[str, Any]]:
+    statements = []
+    for policy in role["Properties"]["Policies"]:
+        if "Fn::If" in policy:  # the conditional Bedrock policy: check its "true" branch
+            policy = policy["Fn::If"][1]
+        statements += policy["PolicyDocument"]["Statement"]
+    return statements
+
+
+def _referenced(value: Any) -> set[str]:
+    """Logical ids (and parameters) an intrinsic refers to."""
+    if isinstance(value, dict):
+        if "Ref" in value:
+            return {value["Ref"]}
+        if "Fn::GetAtt" in value:
+            return {value["Fn::GetAtt"][0]}
+        if "Fn::Sub" in value:
+            text = value["Fn::Sub"] if isinstance(value["Fn::Sub"], str) else value["Fn::Sub"][0]
+            return {name.split(".")[0] for name in re.findall(r"\$\{([^}]+)\}", text)}
+    return set()
+
+
+def test_functions_use_their_own_explicit_role_and_no_policy_templates():
+    resources = load_template()["Resources"]
+    for function, role in ROLE_OF.items():
+        properties = resources[function]["Properties"]
+        assert properties["Role"] == {"Fn::GetAtt": [role, "Arn"]}
+        assert "Policies" not in properties  # SAM policy templates add wildcards (sqs:SendMessage*, index/*)
+        assert "ManagedPolicyArns" not in resources[role]["Properties"]
+
+
+def test_roles_have_no_wildcard_actions_and_touch_only_their_own_resources():
+    resources = load_template()["Resources"]
+    for role_name, own in OWN_RESOURCES.items():
+        for statement in _statements(resources[role_name]):
+            actions = _listify(statement["Action"])
+            assert not any("*" in action for action in actions), statement
+            for resource in _listify(statement["Resource"]):
+                if resource == "*":
+                    assert set(actions) <= RESOURCE_WILDCARD_ALLOWED, statement
+                    continue
+                names = _referenced(resource) - {"AWS::Partition", "AWS::Region", "AWS::AccountId"}
+                if statement.get("Sid") == "DraftWithBedrock":
+                    assert names == {"BedrockModelId"}  # one foundation model, chosen by parameter
+                else:
+                    assert names, f"{role_name}: literal resource {resource!r}"
+                    assert names <= own, f"{role_name} reaches beyond its own resources: {names - own}"
+
+
+def test_sam_adds_no_role_or_managed_policy_of_its_own(monkeypatch):
+    from samtranslator.translator.transform import transform
+    from samtranslator.yaml_helper import yaml_parse
+
+    class NoManagedPolicies:
+        def load(self) -> dict[str, str]:
+            raise AssertionError("SAM wanted a managed policy: a function lost its explicit Role")
+
+    template = yaml_parse(TEMPLATE_PATH.read_text())
+    for resource in template["Resources"].values():
+        for key in ("CodeUri", "ContentUri"):  # as sam package would leave them
+            if key in resource.get("Properties", {}):
+                resource["Properties"][key] = "s3://bucket/key"
+    translated = transform(template, {}, NoManagedPolicies())
+    roles = {name for name, r in translated["Resources"].items() if r["Type"] == "AWS::IAM::Role"}
+    assert roles == set(OWN_RESOURCES)
+
+
+# ---- alarms, dashboard and the metrics the code emits -----------------------------------------------
+
+SERVICE_OF_MODULE = {
+    "webhook": "replyonce-webhook",
+    "consumer": "replyonce-replier",
+    "replier": "replyonce-replier",
+}
+
+
+def _metric_calls(path: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """(metric, extra dimensions) of every ``count(...)`` / ``count_by(...)`` call in one module.
+
+    Every string constant in the name argument counts: ``count("A" if x else "B")`` emits both.
+    """
+    calls = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
+            continue
+        names = [
+            c.value
+            for c in ast.walk(node.args[0])
+            if isinstance(c, ast.Constant) and isinstance(c.value, str)
+        ]
+        if node.func.id == "count":
+            calls += [(name, ()) for name in names]
+        elif node.func.id == "count_by" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
+            calls += [(name, (str(node.args[1].value),)) for name in names]
+    return calls
+
+
+def emitted_metrics() -> dict[tuple[str, str], tuple[str, ...]]:
+    """(service, metric) -> its extra dimension(s), from every count()/count_by() call in the layer."""
+    found: dict[tuple[str, str], tuple[str, ...]] = {}
+    for path in sorted(LAYER.glob("*.py")):
+        calls = _metric_calls(path)
+        if calls:
+            assert path.stem in SERVICE_OF_MODULE, f"{path.name} emits metrics: map it to its function"
+        for metric, dimensions in calls:
+            found[(SERVICE_OF_MODULE[path.stem], metric)] = dimensions
+    return found
+
+
+def test_service_names_match_the_template():
+    resources = load_template()["Resources"]
+    services = {
+        resources[f]["Properties"]["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"] for f in ROLE_OF
+    }
+    assert services == set(SERVICE_OF_MODULE.values())
+
+
+def _dashboard() -> dict[str, Any]:
+    body = load_template()["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    # What CloudFormation substitutes: a number for the one numeric parameter, names for the rest.
+    text = re.sub(r"\$\{OldestMessageAlarmSeconds\}", "1800", body)
+    return json.loads(re.sub(r"\$\{([^}]+)\}", lambda m: m.group(1).replace(":", "_"), text))
+
+
+def dashboard_metrics() -> list[tuple[str, str, tuple[str, ...]]]:
+    """(service, metric, extra dimensions) of every ReplyOnce metric the dashboard plots."""
+    used = []
+    for widget in _dashboard()["widgets"]:
+        for entry in widget["properties"].get("metrics", []):
+            if isinstance(entry[0], dict):
+                search = re.fullmatch(
+                    r"SEARCH\('\{ReplyOnce,(\w+),service\} "
+                    r"MetricName=\"(\w+)\" service=\"([\w-]+)\"', 'Sum', 300\)",
+                    entry[0]["expression"],
+                )
+                assert search, entry
+                used.append((search.group(3), search.group(2), (search.group(1),)))
+            elif entry[0] == "ReplyOnce":
+                assert entry[2] == "service", entry
+                used.append((entry[3], entry[1], ()))
+    return used
+
+
+def test_dashboard_is_valid_json_and_plots_only_metrics_the_code_emits():
+    emitted = emitted_metrics()
+    plotted = dashboard_metrics()
+    assert len(plotted) >= 15
+    for service, metric, dimensions in plotted:
+        assert (service, metric) in emitted, f"{metric} ({service}) is not emitted by the layer"
+        assert emitted[(service, metric)] == dimensions, f"{metric}: dimensions differ from the code"
+    # The issue's panels: deliveries, duplicates, replies, skips by reason, lease contention.
+    names = {metric for _, metric, _ in plotted}
+    assert {
+        "NotificationAccepted",
+        "DuplicateAbsorbed",
+        "ReplySent",
+        "NotificationSkipped",
+        "ThreadBusy",
+    } <= names
+
+
+def _alarms() -> dict[str, dict[str, Any]]:
+    resources = load_template()["Resources"]
+    return {name: r["Properties"] for name, r in resources.items() if r["Type"] == "AWS::CloudWatch::Alarm"}
+
+
+def test_alarms_on_replyonce_metrics_match_the_emitted_dimensions():
+    emitted = emitted_metrics()
+    for name, alarm in _alarms().items():
+        metrics = [alarm] + [m["MetricStat"]["Metric"] for m in alarm.get("Metrics", []) if "MetricStat" in m]
+        for metric in metrics:
+            if metric.get("Namespace") != "ReplyOnce":
+                continue
+            dimensions = {d["Name"]: d["Value"] for d in metric["Dimensions"]}
+            key = (dimensions.pop("service"), metric["MetricName"])
+            assert key in emitted, f"{name}: {key} is not emitted"
+            assert tuple(dimensions) == emitted[key], f"{name}: dimensions differ from the code"
+
+
+def _slug(heading: str) -> str:
+    return re.sub(r"[^a-z0-9 -]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_alarm_notifies_the_topic_and_has_a_runbook_section():
+    runbook = RUNBOOK.read_text()
+    anchors = {_slug(line.lstrip("#")) for line in runbook.splitlines() if line.startswith("#")}
+    alarms = _alarms()
+    assert len(alarms) >= 7
+    for name, alarm in alarms.items():
+        assert alarm["AlarmActions"] == [{"Ref": "AlertTopic"}], name
+        assert alarm["TreatMissingData"] == "notBreaching", name
+        anchor = re.search(r"docs/operations\.md#([\w-]+)", alarm["AlarmDescription"])
+        assert anchor, f"{name} names no runbook section"
+        assert anchor.group(1) in anchors, f"{name}: docs/operations.md has no section #{anchor.group(1)}"
+    shown = set(next(w for w in _dashboard()["widgets"] if w["type"] == "alarm")["properties"]["alarms"])
+    assert shown == {f"{name}.Arn" for name in alarms}
+
+
+def test_the_alert_email_receives_alarms_and_is_required():
+    template = load_template()
+    assert "Default" not in template["Parameters"]["AlertEmail"]
+    subscription = template["Resources"]["AlertEmailSubscription"]["Properties"]
+    assert subscription == {
+        "TopicArn": {"Ref": "AlertTopic"},
+        "Protocol": "email",
+        "Endpoint": {"Ref": "AlertEmail"},
+    }
+
+
+def test_tracing_is_on_from_the_api_through_both_functions():
+    template = load_template()
+    assert template["Globals"]["Function"]["Tracing"] == "Active"
+    assert template["Resources"]["WebhookApi"]["Properties"]["TracingEnabled"] is True
