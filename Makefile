@@ -13,10 +13,12 @@ EVENT ?= events/webhook-message-created.json
 
 test: lint validate pytest ## ruff, sam validate --lint and pytest, after setting up the venv
 
-$(STAMP): requirements-dev.txt constraints.txt layers/replyonce/requirements.txt scripts/find-python.sh
+$(STAMP): requirements-dev.txt constraints.txt requirements-checkov.txt layers/replyonce/requirements.txt scripts/find-python.sh
 	@python="$$(scripts/find-python.sh)" && echo "using $$python" && "$$python" -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt
+	$(BIN)/python -m venv --clear $(VENV)/checkov
+	$(VENV)/checkov/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-checkov.txt
 	@touch $(STAMP)
 
 venv: $(STAMP) ## create .venv with Python 3.13 and the pinned dependencies
@@ -52,3 +54,37 @@ serve: $(STAMP) ## the local stack left running; prints the webhook URL and secr
 
 invoke: $(STAMP) ## sam local invoke without Docker: make invoke FN=ReplierFunction EVENT=events/replier-message-created.json
 	$(BIN)/python -m devstack.invoke $(FN) $(EVENT) $(ARGS)
+
+bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--help" for the options
+	$(BIN)/python -m bench $(ARGS)
+
+.PHONY: bench
+
+# ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
+
+.PHONY: deploy register-webhook rotate-secret redrive thread-state
+
+deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
+	$(BIN)/python -m ops deploy $(ARGS)
+
+register-webhook: $(STAMP) ## register the stack's webhook URL with Nylas and store the secret Nylas returns
+	$(BIN)/python -m ops register-webhook $(ARGS)
+
+rotate-secret: $(STAMP) ## new webhook secret from Nylas, the old one kept as previous (ARGS=--clear-previous drops it)
+	$(BIN)/python -m ops rotate-secret $(ARGS)
+
+redrive: $(STAMP) ## move the dead-letter queue back to the notification queue (ARGS="--peek 20" only shows)
+	$(BIN)/python -m ops redrive $(ARGS)
+
+thread-state: $(STAMP) ## one thread's lease, replies and ledger: make thread-state ARGS="--grant G --thread T --nylas"
+	$(BIN)/python -m ops thread-state $(ARGS)
+
+set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_API_KEY or a hidden prompt)
+	$(BIN)/python -m ops set-api-key $(ARGS)
+
+# ---- prove it (docs/reliability.md) ---------------------------------------------------------------
+
+.PHONY: chaos set-api-key
+
+chaos: $(STAMP) ## fault injection run: make chaos ARGS="--notifications 10000 --seed 1 --write"
+	$(BIN)/python -m chaos $(ARGS)
