@@ -25,6 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--faults", default="", help=f"comma-separated subset of: {', '.join(sorted(ALL_FAULTS))}"
     )
+    parser.add_argument("--max-seconds", type=float, default=0.0, help="give up waiting after this (0: scale)")
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
     args = parser.parse_args(argv)
     settings = ChaosSettings(
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         function_timeout_seconds=args.timeout,
         clock_skew_seconds=args.clock_skew,
         faults=frozenset(args.faults.split(",")) if args.faults else None,
-        timeout_seconds=max(600.0, args.notifications * 0.2),
+        timeout_seconds=args.max_seconds or max(600.0, args.notifications * 0.8),
     )
     report = Experiment(settings, progress=sys.stderr).run()
     table = render(report)
