@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--faults", default="", help=f"comma-separated subset of: {', '.join(sorted(ALL_FAULTS))}"
     )
-    parser.add_argument("--max-seconds", type=float, default=0.0, help="give up waiting after this (0: scale)")
+    parser.add_argument("--max-seconds", type=float, default=0.0, help="stop waiting after this (0: scale)")
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
     args = parser.parse_args(argv)
     settings = ChaosSettings(
