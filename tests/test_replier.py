@@ -14,7 +14,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, load_event
+from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, load_event, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas_emulator import Fault
 from devstack.poller import EventSourcePoller
@@ -589,3 +589,32 @@ def test_loop_guard_counts_replies_the_ledger_never_recorded(pipeline, nylas, mo
     pipeline.drain()
     assert nylas.sends == []
     assert skip_reasons(log_records) == ["reply_budget_exhausted"]
+
+
+@pytest.mark.parametrize(("receives", "expected_delay"), [(1, 2), (3, 8), (10, 61)])
+def test_busy_record_backs_off_by_receive_count_but_not_past_the_lease(
+    replier, nylas, monkeypatch, receives, expected_delay
+):
+    # A crashed holder keeps the lease for up to the function timeout: waiting records double their
+    # delay with each receive (so they do not burn maxReceiveCount), never past the lease's end.
+    monkeypatch.setenv("BUSY_RETRY_SECONDS", "2")
+    message = inbound(nylas)
+    boto3.client("dynamodb").put_item(
+        TableName=replier.tables["StateTable"],
+        Item={
+            "pk": {"S": f"thread#{AGENT_GRANT_ID}#{message['thread_id']}"},
+            "lease_owner": {"S": "crashed-worker"},
+            "lease_expires_at": {"N": str(int(time.time() * 1000) + 60_000)},
+        },
+    )
+    session = boto3.session.Session()
+    delays = []
+    session.events.register(
+        "before-parameter-build.sqs.ChangeMessageVisibility",
+        lambda params, **_: delays.append(params["VisibilityTimeout"]),
+    )
+    container = NotificationConsumer.from_environment(aws=session)
+    event = sqs_event([envelope(message)], receive_count=receives)
+    response = container.handle_batch(event, LocalLambdaContext("ReplierFunction"))
+    assert len(response["batchItemFailures"]) == 1
+    assert delays == [expected_delay]
