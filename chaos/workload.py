@@ -6,6 +6,7 @@ same order of deliveries (timing between threads is the machine's).
 
 import random
 import threading
+import time
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ class WorkloadSettings:
     max_copies: int = 3
     concurrent_probability: float = 0.3
     forged_probability: float = 0.02
+    max_pending_deliveries: int = 40
 
 
 @dataclass
@@ -87,6 +89,11 @@ class Workload:
         future = self._pool.submit(function, *args, **kwargs)
         with self._lock:
             self._pending.append(future)
+
+    def _backpressure(self) -> None:
+        """Nylas spreads deliveries over time; don't let the backlog starve the workers' CPU."""
+        while self.pending() > self.settings.max_pending_deliveries:
+            time.sleep(0.05)
 
     def pending(self) -> int:
         with self._lock:
@@ -190,6 +197,7 @@ class Workload:
                 messages += [self._inbound(address, thread_of=first) for _ in range(self._randint(1, 4))]
             for message in messages:
                 self._notify(message)
+            self._backpressure()
 
     @staticmethod
     def agent_grants() -> dict[str, str]:
