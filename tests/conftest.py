@@ -123,3 +123,18 @@ def nylas(nylas_server):
     nylas_server.add_grant(AGENT_GRANT_ID, AGENT_EMAIL, name="Acme Support")
     yield nylas_server
     nylas_server.on_message_created = None
+
+
+@pytest.fixture
+def replier_env(aws, nylas, monkeypatch):
+    """ReplierFunction's environment from the template, pointed at the emulator, with fast retries."""
+    from devstack.events import AGENT_GRANT_ID
+
+    for name, value in aws.function_environment("ReplierFunction").items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("NYLAS_API_URI", nylas.url)
+    monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
+    # Redeliveries in seconds would make the suite slow; the logic is the same at 0.
+    monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
+    monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
+    return aws

@@ -41,25 +41,13 @@ from bench.counting import (
     truncated_first_reply,
     warm,
 )
-from devstack.events import AGENT_GRANT_ID, message_created
+from devstack.events import message_created
 
 # What a first reply costs in DynamoDB, in order: idempotency record put, ledger read,
 # lease update (returns the thread state), ledger + thread in one transaction, idempotency record completed.
 FIRST_REPLY_DYNAMODB = {"PutItem": 1, "GetItem": 1, "UpdateItem": 2, "TransactWriteItems": 1}
 FIRST_REPLY_AWS = Counter({("dynamodb", operation): n for operation, n in FIRST_REPLY_DYNAMODB.items()})
 FIRST_REPLY_NYLAS = Counter({THREAD_READ: 1, SEND: 1})
-
-
-@pytest.fixture
-def replier_env(aws, nylas, monkeypatch):
-    """ReplierFunction's environment from the template, pointed at the emulator (as tests/test_replier.py)."""
-    for name, value in aws.function_environment("ReplierFunction").items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("NYLAS_API_URI", nylas.url)
-    monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
-    monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
-    monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
-    return aws
 
 
 @pytest.fixture

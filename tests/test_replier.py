@@ -27,17 +27,10 @@ SEND_PATH = rf"^/v3/grants/{AGENT_GRANT_ID}/messages/send$"
 
 
 @pytest.fixture
-def replier(aws, nylas, monkeypatch):
-    """Environment of ReplierFunction from the template, pointed at the emulator; fast retries."""
-    for name, value in aws.function_environment("ReplierFunction").items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("NYLAS_API_URI", nylas.url)
-    monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
-    # Redeliveries in seconds would make the suite slow; the logic is the same at 0.
-    monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
-    monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
+def replier(replier_env):
+    """The replier handler's container, rebuilt for this test's environment."""
     app.consumer.cache_clear()
-    yield aws
+    yield replier_env
     app.consumer.cache_clear()
 
 
