@@ -240,8 +240,10 @@ class Experiment:
                 self.nylas,
                 sender,
                 random.Random(self.rng.random()),
+                queue_depth=self._depth,
             )
             self.nylas.on_message_created = workload.on_message_created
+            threading.Thread(target=self._report_progress, args=(workload,), daemon=True).start()
             self.say(
                 f"{self.settings.workers} workers, {self.settings.notifications} notifications, "
                 f"seed {self.settings.seed}, fault probability {self.settings.fault_probability}"
@@ -263,21 +265,21 @@ class Experiment:
         )["Attributes"]
         return sum(int(attributes[name]) for name in names)
 
+    def _report_progress(self, workload: Workload) -> None:
+        while not self._stop.wait(10):
+            self.say(
+                f"notifications {len(workload.notifications)}, deliveries pending {workload.pending()}, "
+                f"queue {self._depth()}, replies {len(self.nylas.sends)}, faults {self._injected()}, "
+                f"worker exits {dict(self.exits)}"
+            )
+            if self.worker_stderr and not self.nylas.sends:
+                self.say("worker output: " + " | ".join(self.worker_stderr[-5:]))
+
     def _wait(self, workload: Workload, started: float) -> bool:
         deadline = started + self.settings.timeout_seconds
         quiet_since: float | None = None
-        last_report = 0.0
         while time.monotonic() < deadline:
-            pending, depth = workload.pending(), self._depth()
-            if time.monotonic() - last_report > 5:
-                last_report = time.monotonic()
-                if self.worker_stderr and not self.nylas.sends:
-                    self.say("worker output: " + " | ".join(self.worker_stderr[-5:]))
-                self.say(
-                    f"deliveries pending {pending}, queue {depth}, replies {len(self.nylas.sends)}, "
-                    f"faults {self._injected()}, worker exits {dict(self.exits)}"
-                )
-            if pending == 0 and depth == 0:
+            if workload.pending() == 0 and self._depth() == 0:
                 quiet_since = quiet_since or time.monotonic()
                 if time.monotonic() - quiet_since > 3:
                     return True

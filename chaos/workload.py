@@ -35,6 +35,7 @@ class WorkloadSettings:
     concurrent_probability: float = 0.3
     forged_probability: float = 0.02
     max_pending_deliveries: int = 40
+    max_queue_depth: int = 150
 
 
 @dataclass
@@ -48,6 +49,7 @@ class Workload:
     features: Counter[str] = field(default_factory=Counter)
     notifications: dict[str, dict[str, Any]] = field(default_factory=dict)
     forged_ids: set[str] = field(default_factory=set)
+    queue_depth: Any = lambda: 0  # visible + in flight on the notification queue
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -91,9 +93,13 @@ class Workload:
             self._pending.append(future)
 
     def _backpressure(self) -> None:
-        """Nylas spreads deliveries over time; don't let the backlog starve the workers' CPU."""
-        while self.pending() > self.settings.max_pending_deliveries:
-            time.sleep(0.05)
+        """Nylas spreads deliveries over time: keep the backlog (deliveries and queue) bounded, so a
+        long run measures the pipeline rather than moto scanning a queue of thousands."""
+        while (
+            self.pending() > self.settings.max_pending_deliveries
+            or self.queue_depth() > self.settings.max_queue_depth
+        ):
+            time.sleep(0.1)
 
     def pending(self) -> int:
         with self._lock:
