@@ -7,11 +7,16 @@ way are accepted during the switch. ``--clear-previous`` later drops the old sec
 when the rotation was because the old one leaked.
 """
 
+import time
 from collections.abc import Callable
 
 from ops.errors import ConfigurationError, NylasApiError, SecretError
 from ops.register_webhook import NylasFactory, require_api_key
 from ops.secret_store import SecretStore
+
+# Longer than the Powertools cache of the webhook's secret (300 s): a warm container that read the
+# flag answers 503 for unverifiable signatures until it expires, even if this process dies midway.
+ROTATION_WINDOW_SECONDS = 360
 
 
 def rotate_secret(
@@ -20,6 +25,7 @@ def rotate_secret(
     *,
     webhook_id: str | None = None,
     say: Callable[[str], None] = print,
+    clock: Callable[[], float] = time.time,
 ) -> str:
     """Rotate the webhook's secret at Nylas and store it; returns the webhook id.
 
@@ -41,8 +47,16 @@ def rotate_secret(
             "--webhook-id with the id shown in the Nylas dashboard"
         )
     api_key = require_api_key(current, store)
-    rotated = nylas_for(api_key).rotate_secret(target)
+    # Announce the rotation first: from Nylas' answer until the store below, deliveries are signed
+    # with a secret the webhook cannot know yet, and must be answered 503 (retried), not 401 (dropped).
+    store.write(current.with_changes(rotating_until=str(int(clock()) + ROTATION_WINDOW_SECONDS)))
+    try:
+        rotated = nylas_for(api_key).rotate_secret(target)
+    except Exception:
+        store.write(current)  # nothing changed at Nylas' side: back to normal
+        raise
     if not rotated.secret:
+        store.write(current)
         raise NylasApiError("rotate the webhook secret", 200, message="the answer carries no webhook_secret")
     try:
         store.write(
@@ -50,6 +64,7 @@ def rotate_secret(
                 webhook_secret=rotated.secret,
                 previous_webhook_secret=current.webhook_secret,
                 webhook_id=target,
+                rotating_until="",
             )
         )
     except SecretError as exc:

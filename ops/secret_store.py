@@ -17,7 +17,8 @@ from botocore.exceptions import ClientError
 
 from ops.errors import SecretError
 
-_KNOWN_FIELDS = ("webhook_secret", "previous_webhook_secret", "api_key", "webhook_id")
+_KNOWN_FIELDS = ("webhook_secret", "previous_webhook_secret", "api_key", "webhook_id", "rotating_until")
+_OPTIONAL_FIELDS = ("webhook_id", "rotating_until")
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class NylasSecretValue:
     previous_webhook_secret: str = field(default="", repr=False)
     api_key: str = field(default="", repr=False)
     webhook_id: str = ""
+    # Epoch seconds while rotate-secret runs: the webhook answers unverifiable signatures 503 until then.
+    rotating_until: str = ""
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -47,6 +50,10 @@ class NylasSecretValue:
     def to_json(self) -> str:
         document = dict(self.extra)
         document.update({name: getattr(self, name) for name in _KNOWN_FIELDS})
+        # The operators' own bookkeeping appears only while it means something.
+        for name in _OPTIONAL_FIELDS:
+            if not document[name]:
+                del document[name]
         return json.dumps(document)
 
     def with_changes(self, **changes: str) -> "NylasSecretValue":

@@ -13,6 +13,8 @@ with a Stubber; the ``copy`` method moves real messages).
 import io
 import json
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import boto3
@@ -23,6 +25,7 @@ from botocore.stub import Stubber
 from devstack.containers import load_handler
 from devstack.events import AGENT_GRANT_ID, encode, message_created
 from devstack.gateway import ApiGatewayStandIn
+from devstack.nylas_emulator import Fault
 from devstack.template import LOCAL_API_KEY, LOCAL_PREVIOUS_WEBHOOK_SECRET, LOCAL_WEBHOOK_SECRET
 from ops import deploy, redrive
 from ops.cli import Runtime, main
@@ -278,12 +281,33 @@ def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, 
     assert secret["webhook_secret"] == second
     assert secret["previous_webhook_secret"] == first
     assert secret["api_key"] == LOCAL_API_KEY
+    assert "rotating_until" not in secret  # the rotation is over
     assert nylas.count("POST", f"/v3/webhooks/rotate-secret/{secret['webhook_id']}") == 1
     assert_no_secret_in(run, first, second, LOCAL_API_KEY)
     # Nylas signs with the new secret at once; a retry of an older notification may carry the old one.
     assert deliver(gateway, second, "ops-rotate-0002") == 200
     assert deliver(gateway, first, "ops-rotate-0003") == 200
     assert deliver(gateway, "a-forged-secret", "ops-rotate-0004") == 401
+
+
+def test_rotation_is_announced_in_the_secret_while_nylas_issues_the_new_one(aws, nylas, gateway, stack):
+    # Between Nylas' answer and our store, deliveries carry a secret we cannot know yet: while the
+    # secret says a rotation is under way, the webhook answers those 503 (retried), not 401 (dropped).
+    assert ops("register-webhook").code == 0
+    nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", Fault.delay(1.5))
+    seen: dict = {}
+
+    def look_during_the_rotation() -> None:
+        time.sleep(0.7)
+        seen["secret"] = stored_secret(aws)
+        seen["status"] = deliver(gateway, "the-secret-nylas-is-issuing", "ops-rotate-during")
+
+    watcher = threading.Thread(target=look_during_the_rotation)
+    watcher.start()
+    assert ops("rotate-secret").code == 0
+    watcher.join(timeout=10)
+    assert float(seen["secret"]["rotating_until"]) > time.time()
+    assert seen["status"] == 503
 
 
 def test_clear_previous_drops_only_the_previous_secret(aws, nylas, stack):
@@ -328,7 +352,6 @@ def test_set_api_key_reads_the_environment_and_keeps_the_other_fields(aws, stack
         "webhook_secret": LOCAL_WEBHOOK_SECRET,
         "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET,
         "api_key": "nyk-new-key",
-        "webhook_id": "",
     }
     assert_no_secret_in(run, "nyk-new-key")
 

@@ -8,6 +8,7 @@ not) on the queue.
 import base64
 import gzip
 import json
+import time
 
 import pytest
 from botocore.exceptions import ClientError
@@ -206,6 +207,40 @@ def test_oversized_notification_is_queued_without_its_body(webhook, sqs, queue_u
     assert body["data"]["object"]["id"] == payload["data"]["object"]["id"]
     assert "body" not in body["data"]["object"]
     assert message["MessageAttributes"]["body_omitted"]["StringValue"] == "true"
+
+
+def test_unverifiable_signature_during_a_rotation_is_503_not_401(
+    webhook, sqs, queue_url, aws, secretsmanager
+):
+    # rotate-secret announces itself (rotating_until) before Nylas issues the new secret.
+    secretsmanager.put_secret_value(
+        SecretId=aws.secrets["NylasSecrets"],
+        SecretString=json.dumps(
+            {
+                "webhook_secret": LOCAL_WEBHOOK_SECRET,
+                "api_key": "k",
+                "rotating_until": str(int(time.time()) + 60),
+            }
+        ),
+    )
+    body = json.dumps(message_created(notification_id="during-rotation")).encode()
+    assert webhook(signed_post(body, secret="issued-but-not-stored-yet"))["statusCode"] == 503
+    assert webhook(load_event("webhook-message-created.json"))["statusCode"] == 200
+    assert [json.loads(m["Body"])["id"] for m in queued(sqs, queue_url)] == [message_created()["id"]]
+
+
+def test_after_the_rotation_window_a_bad_signature_is_401_again(webhook, aws, secretsmanager):
+    secretsmanager.put_secret_value(
+        SecretId=aws.secrets["NylasSecrets"],
+        SecretString=json.dumps(
+            {
+                "webhook_secret": LOCAL_WEBHOOK_SECRET,
+                "api_key": "k",
+                "rotating_until": str(int(time.time()) - 1),
+            }
+        ),
+    )
+    assert webhook(load_event("webhook-forged-signature.json"))["statusCode"] == 401
 
 
 def test_sqs_failure_is_503_so_nylas_retries(webhook, sqs, queue_url):

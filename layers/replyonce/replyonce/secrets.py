@@ -27,6 +27,8 @@ class NylasSecrets:
         warm container from calling Secrets Manager per request.
     clock:
         Monotonic clock, injectable for tests of the refresh interval.
+    wall_clock:
+        Epoch clock, compared with ``rotating_until``.
     """
 
     def __init__(
@@ -34,10 +36,12 @@ class NylasSecrets:
         settings: SecretsSettings,
         provider: SecretsProvider | None = None,
         clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self._settings = settings
         self._provider = provider or SecretsProvider()
         self._clock = clock
+        self._wall_clock = wall_clock
         self._last_forced_read = float("-inf")
 
     def _read(self, *, fresh: bool) -> dict[str, Any]:
@@ -76,6 +80,20 @@ class NylasSecrets:
             raise SecretsUnavailableError(f"secret {self._settings.secrets_id} has no webhook_secret")
         previous = value.get("previous_webhook_secret")
         return (current, previous) if isinstance(previous, str) and previous else (current,)
+
+    def rotating(self) -> bool:
+        """Whether a rotation is under way (``rotating_until``, epoch seconds, still ahead).
+
+        Why: Nylas signs with the new secret from the moment it issues it, and
+        ``rotate-secret`` stores it a moment later. A signature that matches
+        nothing during that window may be genuine, so it is answered with a
+        status Nylas retries instead of a 401 it would drop.
+        """
+        value = self._read(fresh=False).get("rotating_until")
+        try:
+            return float(value or 0) > self._wall_clock()
+        except (TypeError, ValueError):
+            return False
 
     def api_key(self) -> str:
         """The Nylas API key (``api_key``)."""

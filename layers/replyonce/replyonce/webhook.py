@@ -133,6 +133,11 @@ class WebhookEndpoint:
         if not signature:
             raise RejectedError(401, "signature_missing", "X-Nylas-Signature header is missing")
         if not self._verified(raw, signature):
+            if self._secrets.rotating():
+                # Perhaps signed with a secret Nylas issued and we have not stored yet: ask for a retry.
+                raise RejectedError(
+                    503, "signature_unverified_during_rotation", "secret rotation under way; retry"
+                )
             raise RejectedError(401, "signature_invalid", "X-Nylas-Signature does not match the body")
         body = self._decoded(raw, event.headers.get("content-encoding", ""))
         try:
