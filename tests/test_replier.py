@@ -447,6 +447,18 @@ def test_concurrent_idempotent_request_is_retried_with_the_same_key(pipeline, ny
     assert len(nylas.sends) == 1
 
 
+def test_send_refused_for_our_api_key_is_retried_not_given_up(pipeline, nylas, log_records):
+    # During an API key rotation the cached key can be stale: a 401 is ours to retry.
+    message = inbound(nylas)
+    body = {"request_id": "r", "error": {"type": "unauthorized", "message": "invalid api key"}}
+    nylas.inject("POST", SEND_PATH, Fault.status(401, body=body))
+    pipeline.deliver(envelope(message))
+    assert pipeline.poller().poll_once().failed == 1
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert "send_rejected" not in skip_reasons(log_records)
+
+
 def test_permanent_send_error_is_recorded_and_not_retried(pipeline, nylas, log_records):
     message = inbound(nylas)
     body = {"request_id": "r", "error": {"type": "insufficient_scopes", "message": "no send scope"}}

@@ -18,8 +18,12 @@ from urllib3.util.retry import Retry
 
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
 
-# Nylas retries nothing for us on send; these statuses are worth another try later.
-RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 507})
+# Statuses worth another try in a moment (urllib3 retries them for GETs)...
+TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 507})
+# ...and those worth another try later, with the record: 401 too, because during an API key
+# rotation the cached key is stale for up to the secret's cache age, and a reply refused for our
+# key is ours to retry, not a customer's message to give up on.
+RETRYABLE_STATUSES = TRANSIENT_STATUSES | {401}
 CONCURRENT_IDEMPOTENT_REQUEST = "api.concurrent_idempotent_request"
 INVALID_IDEMPOTENT_REQUEST = "api.invalid_idempotent_request"
 MAX_IDEMPOTENCY_KEY_LENGTH = 256
@@ -98,7 +102,7 @@ class NylasClient:
         retry = Retry(
             total=3,
             backoff_factor=0.5,
-            status_forcelist=sorted(RETRYABLE_STATUSES),
+            status_forcelist=sorted(TRANSIENT_STATUSES),
             allowed_methods=frozenset({"GET"}),  # never the send: it is not idempotent without our key logic
             respect_retry_after_header=True,
             raise_on_status=False,
