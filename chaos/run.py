@@ -371,8 +371,13 @@ class Experiment:
             if component is not None:
                 component.stop()
         if getattr(self, "_moto", None) is not None:
+            # A moto holding gigabytes can take longer than this to exit politely.
             self._moto.terminate()
-            self._moto.wait(timeout=10)
+            try:
+                self._moto.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._moto.kill()
+                self._moto.wait(timeout=10)
         if getattr(self, "_saved_stream", None) is not None:
             from replyonce.observability import logger
 
