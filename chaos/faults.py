@@ -16,7 +16,6 @@ import json
 import random
 import re
 import threading
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +25,7 @@ import requests
 from chaos.proxy import Request, Rule, aws_error
 from devstack.events import encode, message_created
 from devstack.template import LOCAL_WEBHOOK_SECRET
+from devstack.webhook_sender import Delivery
 from replyonce.signature import sign
 
 SEND = re.compile(r"/messages/send$")
@@ -291,11 +291,8 @@ class FaultPlan:
             except requests.RequestException:
                 status = None
             result.statuses[str(status)] += 1
-            from devstack.webhook_sender import Delivery
-
             result.deliveries.append(
                 Delivery(f"{notification_id} (kind {choice})", 1, status, forged=choice in (0, 1, 2, 6))
             )
         self.counts["bad_input"] = count
-        time.sleep(0)
         return result

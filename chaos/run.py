@@ -9,7 +9,6 @@ import subprocess
 import sys
 import threading
 import time
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +19,9 @@ import requests
 
 from chaos.faults import FaultPlan
 from chaos.proxy import FaultProxy
-from chaos.workload import HUMAN_EMAIL, HUMAN_GRANT_ID, Workload, WorkloadSettings
+from chaos.workload import Workload, WorkloadSettings
 from devstack.containers import load_handler
-from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
+from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn
 from devstack.invariants import INVARIANTS, History, check
 from devstack.nylas_emulator import NylasEmulator
@@ -163,11 +162,7 @@ class Experiment:
         return environment
 
     def _start_webhook(self) -> None:
-        from replyonce.observability import logger
-
-        self._saved_stream = logger.registered_handler.setStream(self.logs)
-        self._stdout = sys.stdout
-        sys.stdout = self.logs  # EMF metric lines
+        self.logs.capture()
         self.gateway = ApiGatewayStandIn(load_handler("WebhookFunction"), timeout_seconds=8.0).start()
 
     def restart_webhook_container(self) -> None:
@@ -223,7 +218,6 @@ class Experiment:
 
     def run(self) -> ChaosReport:
         started = time.monotonic()
-        warnings.filterwarnings("ignore", message="No application metrics to publish")
         try:
             self._start_aws()
             self._start_nylas()
@@ -378,11 +372,7 @@ class Experiment:
             except subprocess.TimeoutExpired:
                 self._moto.kill()
                 self._moto.wait(timeout=10)
-        if getattr(self, "_saved_stream", None) is not None:
-            from replyonce.observability import logger
-
-            logger.registered_handler.setStream(self._saved_stream)
-            sys.stdout = self._stdout
+        self.logs.release()
         os.environ.clear()
         os.environ.update(self._saved_env)
 

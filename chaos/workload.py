@@ -12,12 +12,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, envelope
+from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
 from devstack.nylas_emulator import NylasEmulator
 from devstack.webhook_sender import WebhookSender
 
-HUMAN_GRANT_ID = "grant-human-0002"
-HUMAN_EMAIL = "alice@replyonce.example"
 BOT_EMAIL = "autoresponder@other-bot.example"
 
 

@@ -23,13 +23,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, envelope
+from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
 from devstack.invariants import INVARIANTS, History, check
 from devstack.stack import LocalStack, StackSettings
 from replyonce.config import ReplierSettings
-
-HUMAN_GRANT_ID = "grant-human-0002"
-HUMAN_EMAIL = "alice@replyonce.example"
 
 
 @dataclass

@@ -26,6 +26,9 @@ STAGE = "v1"
 AGENT_GRANT_ID = "grant-agent-0001"
 AGENT_EMAIL = "support@replyonce.example"
 CUSTOMER_EMAIL = "customer@example.com"
+# A grant in the same application that the agent does not answer for.
+HUMAN_GRANT_ID = "grant-human-0002"
+HUMAN_EMAIL = "alice@replyonce.example"
 
 
 def proxy_event(

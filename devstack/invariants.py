@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from devstack.webhook_sender import RETRIED_STATUSES
 from replyonce.filters import message_skip_reason, sender_email
 
 INVARIANTS = {
@@ -22,7 +23,6 @@ INVARIANTS = {
     5: "every skip logged with a reason",
     6: "200 only once queued; forged never queued; never 500",
 }
-RETRIED_STATUSES = frozenset({408, 429, 502, 503, 504, 507})
 
 
 @dataclass

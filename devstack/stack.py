@@ -58,6 +58,8 @@ class LogCollector(io.TextIOBase):
         self._partial = ""
         self.records: list[dict[str, Any]] = []
         self._echo = echo
+        self._saved_stream: Any = None
+        self.console: Any = sys.stdout
 
     def write(self, text: str) -> int:
         with self._lock:
@@ -72,6 +74,30 @@ class LogCollector(io.TextIOBase):
                     except ValueError:
                         continue
         return len(text)
+
+    def capture(self) -> None:
+        """Take the handlers' output: Powertools Logger's stream, and stdout (EMF metric lines).
+
+        ``console`` keeps the real stdout for whoever still wants to talk to a person.
+        """
+        from replyonce.observability import logger
+
+        # moto's and werkzeug's request lines would drown any progress output.
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        warnings.filterwarnings("ignore", message="No application metrics to publish")
+        self._saved_stream = logger.registered_handler.setStream(self)
+        self.console = sys.stdout
+        sys.stdout = self
+
+    def release(self) -> None:
+        """Give back what :meth:`capture` took; harmless when nothing was taken."""
+        if self._saved_stream is None:
+            return
+        from replyonce.observability import logger
+
+        logger.registered_handler.setStream(self._saved_stream)
+        self._saved_stream = None
+        sys.stdout = self.console
 
     def messages(self, message: str) -> list[dict[str, Any]]:
         with self._lock:
@@ -113,8 +139,6 @@ class LocalStack:
         self._pollers: list[threading.Thread] = []
         self._stop = threading.Event()
         self._saved_environment: dict[str, str | None] = {}
-        self._saved_stream: Any = None
-        self.console: Any = sys.stdout
         self.poll_results: list[Any] = []
 
     # ---- lifecycle ----------------------------------------------------------------------------
@@ -129,6 +153,11 @@ class LocalStack:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+    @property
+    def console(self) -> Any:
+        """The real stdout while the handlers' output is being collected."""
+        return self.logs.console
 
     def _setenv(self, values: dict[str, str]) -> None:
         for name, value in values.items():
@@ -160,7 +189,7 @@ class LocalStack:
         # Both functions share this process: their variables do not conflict (same queue, same secret).
         environment.pop("POWERTOOLS_SERVICE_NAME", None)
         self._setenv(environment)
-        self._capture_logs()
+        self.logs.capture()
         webhook_timeout = float(
             self.resources.template["Resources"]["WebhookFunction"]["Properties"]["Timeout"]
         )
@@ -183,7 +212,7 @@ class LocalStack:
             self.emulator.stop()
         if self._moto is not None:
             self._moto.stop()
-        self._restore_logs()
+        self.logs.release()
         for name, value in self._saved_environment.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -206,25 +235,6 @@ class LocalStack:
                 }
             ),
         )
-
-    def _capture_logs(self) -> None:
-        from replyonce.observability import logger
-
-        # moto's and werkzeug's request lines would drown the demo's progress.
-        logging.getLogger("werkzeug").setLevel(logging.ERROR)
-        warnings.filterwarnings("ignore", message="No application metrics to publish")
-        self._saved_stream = logger.registered_handler.setStream(self.logs)
-        # Metrics are printed as EMF lines on stdout, as in Lambda: collect them with the logs.
-        self.console = sys.stdout
-        sys.stdout = self.logs
-
-    def _restore_logs(self) -> None:
-        if self._saved_stream is not None:
-            from replyonce.observability import logger
-
-            logger.registered_handler.setStream(self._saved_stream)
-            self._saved_stream = None
-            sys.stdout = self.console
 
     def _poll(self, poller: EventSourcePoller) -> None:
         while not self._stop.is_set():
