@@ -105,7 +105,7 @@ class Experiment:
     def _start_aws(self) -> None:
         port = _free_port()
         self._moto = subprocess.Popen(
-            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            [sys.executable, "-m", "devstack.embedded_aws", "-H", "127.0.0.1", "-p", str(port)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -21,6 +21,7 @@ import requests
 from moto.server import ThreadedMotoServer
 
 from devstack.containers import load_handler
+from devstack.embedded_aws import start_threaded_server
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn
 from devstack.nylas_emulator import NylasEmulator
@@ -165,10 +166,7 @@ class LocalStack:
             os.environ[name] = value
 
     def start(self) -> None:
-        self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        self._moto.start()
-        host, port = self._moto.get_host_and_port()
-        endpoint = f"http://{host}:{port}"
+        self._moto, endpoint = start_threaded_server()
         self._setenv({**_AWS_ENVIRONMENT, "AWS_ENDPOINT_URL": endpoint})
         # moto keeps its state per process, shared by every server in it: start from nothing.
         requests.post(f"{endpoint}/moto-api/reset", timeout=10).raise_for_status()

@@ -26,18 +26,15 @@ import boto3
 import pytest
 import requests
 from aws_lambda_powertools.utilities import parameters
-from moto.server import ThreadedMotoServer
 
+from devstack.embedded_aws import start_threaded_server
 from devstack.template import LocalResources, create_resources
 
 
 @pytest.fixture(scope="session")
 def moto_endpoint():
     """A moto server on an ephemeral loopback port, shared by the session."""
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
+    server, endpoint = start_threaded_server()
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     yield endpoint
     server.stop()
