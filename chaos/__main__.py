@@ -8,6 +8,10 @@ from chaos.faults import ALL_FAULTS
 from chaos.run import ROOT, ChaosSettings, Experiment, render
 
 DOC = ROOT / "docs" / "reliability.md"
+# Markers in DOC: a run replaces everything after RUNS; a skew series the block between its two.
+RUNS = "<!-- runs -->"
+SKEW_SERIES = "<!-- skew-series -->"
+SKEW_SERIES_END = "<!-- /skew-series -->"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,32 +30,74 @@ def main(argv: list[str] | None = None) -> int:
         "--faults", default="", help=f"comma-separated subset of: {', '.join(sorted(ALL_FAULTS))}"
     )
     parser.add_argument("--max-seconds", type=float, default=0.0, help="stop waiting after this (0: scale)")
+    parser.add_argument(
+        "--skew-series",
+        default="",
+        help="comma-separated clock skews (s): one run per value, clock_skew the only fault unless "
+        "--faults says otherwise, same seed and workload for every value",
+    )
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
     args = parser.parse_args(argv)
-    settings = ChaosSettings(
+    command = 'make chaos ARGS="' + " ".join(argv if argv is not None else sys.argv[1:]) + '"'
+    if args.skew_series:
+        return _skew_series(args, command)
+    report = Experiment(_settings(args, args.clock_skew), progress=sys.stderr).run()
+    table = render(report)
+    print(table)
+    if args.write:
+        section = f"## Run of {datetime.now(UTC):%Y-%m-%d %H:%M} UTC\n\n`{command}`\n\n{table}\n"
+        intro = DOC.read_text().split(RUNS)[0] if DOC.exists() else "# Reliability\n\n"
+        DOC.write_text(f"{intro}{RUNS}\n\n{section}")
+    return 0 if report.ok else 1
+
+
+def _settings(args: argparse.Namespace, clock_skew: float) -> ChaosSettings:
+    return ChaosSettings(
         seed=args.seed,
         notifications=args.notifications,
         workers=args.workers,
         fault_probability=args.fault_probability,
         function_timeout_seconds=args.timeout,
-        clock_skew_seconds=args.clock_skew,
+        clock_skew_seconds=clock_skew,
         faults=frozenset(args.faults.split(",")) if args.faults else None,
         timeout_seconds=args.max_seconds or max(600.0, args.notifications * 0.8),
     )
-    report = Experiment(settings, progress=sys.stderr).run()
-    table = render(report)
+
+
+def _skew_series(args: argparse.Namespace, command: str) -> int:
+    """One run per skew; the same seed gives the same workload and skews proportional to the value."""
+    if not args.faults:
+        args.faults = "clock_skew"
+    rows = [
+        "| Δ (each worker's clock off by up to ±Δ) | widest gap between two workers | leases lost "
+        "| sends answered by a key replay | replies sent | dead-lettered | violations |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    details: list[str] = []
+    failed = False
+    for skew in (float(value) for value in args.skew_series.split(",")):
+        report = Experiment(_settings(args, skew), progress=sys.stderr).run()
+        failed |= not report.ok
+        broken = ", ".join(
+            f"{len(found)} of invariant {number}" for number, found in report.violations.items() if found
+        )
+        rows.append(
+            f"| {skew:g} s | {report.widest_clock_gap:.2f} s | {report.leases_lost} "
+            f"| {report.sends_replayed} | {report.replies_sent} | {report.dead_lettered} "
+            f"| {broken or 'none'} |"
+        )
+        print(rows[-1], flush=True)
+        for number, found in report.violations.items():
+            details.extend(f"- Δ {skew:g} s, invariant {number}: {sentence}" for sentence in found[:3])
+    table = "\n".join(rows + (["", *details] if details else []))
     print(table)
     if args.write:
-        command = 'make chaos ARGS="' + " ".join(argv if argv is not None else sys.argv[1:]) + '"'
-        DOC.parent.mkdir(exist_ok=True)
-        section = f"## Run of {datetime.now(UTC):%Y-%m-%d %H:%M} UTC\n\n`{command}`\n\n{table}\n"
-        _write(section)
-    return 0 if report.ok else 1
-
-
-def _write(section: str) -> None:
-    intro = DOC.read_text().split("<!-- runs -->")[0] if DOC.exists() else "# Reliability\n\n"
-    DOC.write_text(f"{intro}<!-- runs -->\n\n{section}")
+        text = DOC.read_text()
+        before, rest = text.split(SKEW_SERIES, 1)
+        after = rest.split(SKEW_SERIES_END, 1)[1]
+        block = f"{SKEW_SERIES}\n\n`{command}`\n\n{table}\n\n{SKEW_SERIES_END}"
+        DOC.write_text(f"{before}{block}{after}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

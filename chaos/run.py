@@ -30,6 +30,11 @@ from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resour
 from devstack.webhook_sender import WebhookSender
 
 ROOT = Path(__file__).resolve().parent.parent
+# The replier's two warnings when its lease was taken over (see replyonce/replier.py).
+_LEASE_LOST_MESSAGES = (
+    "thread lease expired and was taken over before release",
+    "thread lease was lost before the reply was recorded; recorded without it",
+)
 
 
 @dataclass
@@ -59,6 +64,14 @@ class ChaosReport:
     drained: bool = True
     violations: dict[int, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
+    worker_skews: list[float] = field(default_factory=list)  # seconds, every worker that ran
+    leases_lost: int = 0  # a holder found its lease taken over (the owner-token fence refused it)
+    sends_replayed: int = 0  # a send answered from Nylas' Idempotency-Key cache, not sent again
+
+    @property
+    def widest_clock_gap(self) -> float:
+        """The largest difference between two workers' clocks in the run, seconds."""
+        return max(self.worker_skews) - min(self.worker_skews) if self.worker_skews else 0.0
 
     @property
     def ok(self) -> bool:
@@ -94,6 +107,7 @@ class Experiment:
         self._stop = threading.Event()
         self.exits: Counter[str] = Counter()
         self.worker_stderr: list[str] = []
+        self.worker_skews: list[float] = []
         self._saved_env = dict(os.environ)
 
     def say(self, text: str) -> None:
@@ -173,6 +187,7 @@ class Experiment:
         skew = 0.0
         if self.settings.clock_skew_seconds:
             skew = self.rng.uniform(-self.settings.clock_skew_seconds, self.settings.clock_skew_seconds)
+        self.worker_skews.append(round(skew, 3))
         environment = {
             **os.environ,
             **self._environment(),
@@ -352,6 +367,9 @@ class Experiment:
             drained=drained,
             violations=check(history),
             seconds=time.monotonic() - started,
+            worker_skews=list(self.worker_skews),
+            leases_lost=sum(1 for r in logs if r.get("message") in _LEASE_LOST_MESSAGES),
+            sends_replayed=sum(1 for r in logs if r.get("message") == "reply sent" and r.get("replayed")),
         )
 
     def _teardown(self) -> None:
@@ -387,6 +405,8 @@ def render(report: ChaosReport) -> str:
         f"| notifications | {report.notifications} |",
         f"| webhook deliveries | {report.deliveries} ({statuses}) |",
         f"| replies sent | {report.replies_sent} |",
+        f"| sends answered by an `Idempotency-Key` replay | {report.sends_replayed} |",
+        f"| leases lost to another worker | {report.leases_lost} |",
         f"| dead-lettered | {report.dead_lettered} |",
         f"| queue drained | {'yes' if report.drained else 'NO'} |",
         f"| duration | {report.seconds:.0f} s ({s.workers} workers, "

@@ -29,3 +29,6 @@ def test_small_chaos_run_holds_every_invariant():
     assert injected >= ALL_FAULTS, f"never injected: {sorted(ALL_FAULTS - injected)}\n{table}"
     assert report.replies_sent > 0
     assert report.faults["worker_killed"] > 0
+    # Every worker that ran (respawns included) had its own clock within ±Δ.
+    assert len(report.worker_skews) >= settings.workers
+    assert 0 < report.widest_clock_gap <= 2 * settings.clock_skew_seconds
