@@ -1,7 +1,7 @@
 """The chaos harness in its small configuration: every fault kind injected, zero violations.
 
-The full run (>= 10,000 notifications) is `make chaos ARGS="--notifications 10000 --write"`;
-its figures are in docs/reliability.md. This one keeps CI honest: if a change breaks an
+The full run (>= 10,000 notifications) is a command; docs/reliability.md has its
+figures and the exact `make chaos` line that reproduces them. This one keeps CI honest: if a change breaks an
 invariant under faults, this test fails with the violations listed.
 """
 
