@@ -19,9 +19,11 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
+
+from devstack.loopback import LoopbackHTTPServer
 
 _APP_ID = re.compile(r"app/chaos-worker-(\d+)")
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host"}
@@ -110,9 +112,7 @@ class FaultProxy:
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
-        self._server.daemon_threads = True
-        self._server.request_queue_size = 256
+        self._server = LoopbackHTTPServer(("127.0.0.1", port), _Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, name="fault-proxy", daemon=True)
 
     @property

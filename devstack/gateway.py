@@ -10,13 +10,14 @@ integration does.
 
 import base64
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from devstack.containers import Handler
 from devstack.events import STAGE, WEBHOOK_PATH, proxy_event
 from devstack.lambda_context import LocalLambdaContext
+from devstack.loopback import LoopbackHTTPServer
 
 
 class ApiGatewayStandIn:
@@ -48,8 +49,7 @@ class ApiGatewayStandIn:
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), _Request)
-        self._server.daemon_threads = True
+        self._server = LoopbackHTTPServer(("127.0.0.1", port), _Request)
         self._thread = threading.Thread(target=self._server.serve_forever, name="api-gateway", daemon=True)
 
     @property

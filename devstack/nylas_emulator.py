@@ -40,11 +40,13 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 from urllib.error import HTTPError, URLError
 from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 from urllib.request import HTTPRedirectHandler, ProxyHandler, Request, build_opener
+
+from devstack.loopback import LoopbackHTTPServer
 
 __all__ = [
     "IDEMPOTENCY_TTL_SECONDS",
@@ -953,12 +955,7 @@ class NylasEmulator:
 # --------------------------------------------------------------------------------------------------
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True  # a request stuck in an injected delay must not block interpreter exit
-    # The default backlog of 5 drops connections when a test fires a burst of concurrent clients,
-    # which then stall for a 1 s SYN retransmit; concurrency tests would be slow and misleading.
-    request_queue_size = 128
-
+class _Server(LoopbackHTTPServer):
     def __init__(self, address: tuple[str, int], emulator: NylasEmulator) -> None:
         self.emulator = emulator
         super().__init__(address, _Handler)
