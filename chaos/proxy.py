@@ -113,20 +113,17 @@ class FaultProxy:
                 return
 
         self._server = LoopbackHTTPServer(("127.0.0.1", port), _Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fault-proxy", daemon=True)
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._server.base_url
 
     def start(self) -> "FaultProxy":
-        self._thread.start()
+        self._server.start_serving("fault-proxy")
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._server.stop_serving()
 
     def _roll(self, probability: float) -> bool:
         return self._rng.random() < probability

@@ -50,20 +50,17 @@ class ApiGatewayStandIn:
                 return
 
         self._server = LoopbackHTTPServer(("127.0.0.1", port), _Request)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="api-gateway", daemon=True)
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/{STAGE}{WEBHOOK_PATH}"
+        return f"{self._server.base_url}/{STAGE}{WEBHOOK_PATH}"
 
     def start(self) -> "ApiGatewayStandIn":
-        self._thread.start()
+        self._server.start_serving("api-gateway")
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._server.stop_serving()
 
     def _serve(self, request: BaseHTTPRequestHandler) -> None:
         target = urlsplit(request.path)

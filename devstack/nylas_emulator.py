@@ -295,7 +295,6 @@ class NylasEmulator:
         # (idempotency keys above all) trivially atomic.
         self._lock = threading.Lock()
         self._server: _Server | None = None
-        self._serve_thread: threading.Thread | None = None
         self._clear_state()
 
     # ---- lifecycle ---------------------------------------------------------------------------------
@@ -304,24 +303,15 @@ class NylasEmulator:
         """Bind the socket and serve in a background thread; returns ``self`` for chaining."""
         if self._server is not None:
             raise RuntimeError("emulator already started")
-        server = _Server(("127.0.0.1", self._port), self)
-        thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="nylas-emulator", daemon=True
-        )
-        thread.start()
-        self._server, self._serve_thread = server, thread
+        self._server = _Server(("127.0.0.1", self._port), self)
+        self._server.start_serving("nylas-emulator")
         return self
 
     def stop(self) -> None:
         """Stop serving and close the socket; safe to call twice."""
-        server, thread = self._server, self._serve_thread
-        if server is None:
-            return
-        self._server = self._serve_thread = None
-        server.shutdown()
-        server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
+        server, self._server = self._server, None
+        if server is not None:
+            server.stop_serving()
 
     def __enter__(self) -> NylasEmulator:
         return self.start()
@@ -334,8 +324,7 @@ class NylasEmulator:
         """Base URL, e.g. ``http://127.0.0.1:54321`` (use it as ``NYLAS_API_URI``)."""
         if self._server is None:
             raise RuntimeError("emulator not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._server.base_url
 
     # ---- test-facing setup -------------------------------------------------------------------------
 

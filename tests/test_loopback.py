@@ -7,7 +7,6 @@ chaos run; a traceback per reset buried the run's real output.
 import contextlib
 import socket
 import struct
-import threading
 import time
 from http.server import BaseHTTPRequestHandler
 
@@ -48,12 +47,11 @@ def test_other_handler_errors_are_still_printed(capfd):
             return
 
     server = LoopbackHTTPServer(("127.0.0.1", 0), Broken)
+    server.start_serving("broken-stand-in")
     try:
-        threading.Thread(target=server.serve_forever, daemon=True).start()
         with contextlib.suppress(requests.ConnectionError):  # the handler died before answering
-            requests.get(f"http://127.0.0.1:{server.server_address[1]}/", timeout=5)
+            requests.get(server.base_url, timeout=5)
         time.sleep(0.2)
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop_serving()
     assert "ValueError: a bug in a stand-in" in capfd.readouterr().err
