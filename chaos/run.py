@@ -23,18 +23,20 @@ from chaos.workload import Workload, WorkloadSettings
 from devstack.containers import load_handler
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn
-from devstack.invariants import INVARIANTS, History, check
+from devstack.invariants import (
+    INVARIANTS,
+    History,
+    check,
+    leases_lost,
+    sends_replayed,
+    skips_by_reason,
+)
 from devstack.nylas_emulator import NylasEmulator
 from devstack.stack import LogCollector
 from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resources
 from devstack.webhook_sender import WebhookSender
 
 ROOT = Path(__file__).resolve().parent.parent
-# The replier's two warnings when its lease was taken over (see replyonce/replier.py).
-_LEASE_LOST_MESSAGES = (
-    "thread lease expired and was taken over before release",
-    "thread lease was lost before the reply was recorded; recorded without it",
-)
 
 
 @dataclass
@@ -356,20 +358,14 @@ class Experiment:
             webhook_statuses=dict(Counter(str(d.status) for d in sender.deliveries)),
             faults=dict(sorted(faults.items())),
             replies_sent=len(self.nylas.sends),
-            skips=dict(
-                Counter(
-                    r["reason"]
-                    for r in logs
-                    if r.get("message") in ("notification skipped", "duplicate delivery absorbed")
-                )
-            ),
+            skips=skips_by_reason(logs),
             dead_lettered=len(dead),
             drained=drained,
             violations=check(history),
             seconds=time.monotonic() - started,
             worker_skews=list(self.worker_skews),
-            leases_lost=sum(1 for r in logs if r.get("message") in _LEASE_LOST_MESSAGES),
-            sends_replayed=sum(1 for r in logs if r.get("message") == "reply sent" and r.get("replayed")),
+            leases_lost=leases_lost(logs),
+            sends_replayed=sends_replayed(logs),
         )
 
     def _teardown(self) -> None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
-from devstack.invariants import INVARIANTS, History, check
+from devstack.invariants import DUPLICATE_ABSORBED, INVARIANTS, History, check, skips_by_reason
 from devstack.stack import LocalStack, StackSettings
 from replyonce.config import ReplierSettings
 
@@ -213,16 +213,10 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
             notifications=len({d.notification_id for d in sender.deliveries if not d.forged}),
             deliveries=len(sender.deliveries),
             webhook_statuses=dict(Counter(str(d.status) for d in sender.deliveries)),
-            duplicates_absorbed=sum(1 for r in logs if r.get("message") == "duplicate delivery absorbed"),
+            duplicates_absorbed=sum(1 for r in logs if r.get("message") == DUPLICATE_ABSORBED),
             replies_sent=len(nylas.sends),
             expected_replies=expected,
-            skips=dict(
-                Counter(
-                    r["reason"]
-                    for r in logs
-                    if r.get("message") in ("notification skipped", "duplicate delivery absorbed")
-                )
-            ),
+            skips=skips_by_reason(logs),
             dead_lettered=dead,
             violations=check(history),
             seconds=time.monotonic() - started,

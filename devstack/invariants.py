@@ -7,13 +7,23 @@ the handlers' logs (skip reasons, queued notification ids). A violation is a
 sentence naming the message, thread or notification concerned.
 """
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from devstack.webhook_sender import RETRIED_STATUSES
 from replyonce.filters import message_skip_reason, sender_email
+
+# What the handlers log, by the ``message`` of the record (functions/, replyonce/replier.py).
+QUEUED = "notification queued"
+REPLY_SENT = "reply sent"
+SKIPPED = "notification skipped"
+DUPLICATE_ABSORBED = "duplicate delivery absorbed"
+LEASE_LOST = (
+    "thread lease expired and was taken over before release",
+    "thread lease was lost before the reply was recorded; recorded without it",
+)
 
 INVARIANTS = {
     1: "at most one reply per inbound message",
@@ -132,7 +142,7 @@ def check(history: History) -> dict[int, list[str]]:
         if notification_id not in outcomes and notification_id not in history.dead_lettered_notification_ids:
             violations[5].append(f"notification {notification_id} was queued but has no logged outcome")
     for record in history.logs:
-        if record.get("message") == "notification skipped" and not record.get("reason"):
+        if record.get("message") == SKIPPED and not record.get("reason"):
             violations[5].append(f"skip without a reason: {record.get('notification_id')}")
 
     # 6. The endpoint: never 500, forged never queued, 200 only for queued notifications.
@@ -152,19 +162,28 @@ def check(history: History) -> dict[int, list[str]]:
 
 
 def _queued_notification_ids(logs: Iterable[dict[str, Any]]) -> set[str]:
-    return {
-        r["notification_id"]
-        for r in logs
-        if r.get("message") == "notification queued" and r.get("notification_id")
-    }
+    return {r["notification_id"] for r in logs if r.get("message") == QUEUED and r.get("notification_id")}
 
 
 def _outcomes_by_notification(logs: Iterable[dict[str, Any]]) -> set[str]:
-    final = {"reply sent", "notification skipped", "duplicate delivery absorbed"}
+    final = {REPLY_SENT, SKIPPED, DUPLICATE_ABSORBED}
     return {r["notification_id"] for r in logs if r.get("message") in final and r.get("notification_id")}
 
 
 def _skipped_message_ids(logs: Iterable[dict[str, Any]]) -> set[str]:
-    return {
-        r["message_id"] for r in logs if r.get("message") == "notification skipped" and r.get("message_id")
-    }
+    return {r["message_id"] for r in logs if r.get("message") == SKIPPED and r.get("message_id")}
+
+
+def skips_by_reason(logs: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Skipped notifications and absorbed duplicates, counted by their logged reason code."""
+    return dict(Counter(r["reason"] for r in logs if r.get("message") in (SKIPPED, DUPLICATE_ABSORBED)))
+
+
+def leases_lost(logs: Iterable[dict[str, Any]]) -> int:
+    """Holders that found their thread lease taken over (the owner-token fence refused them)."""
+    return sum(1 for r in logs if r.get("message") in LEASE_LOST)
+
+
+def sends_replayed(logs: Iterable[dict[str, Any]]) -> int:
+    """Sends Nylas answered from its ``Idempotency-Key`` cache instead of sending again."""
+    return sum(1 for r in logs if r.get("message") == REPLY_SENT and r.get("replayed"))
