@@ -28,6 +28,7 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas_emulator import NylasEmulator
 from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources, load_template
 from replyonce.consumer import NotificationConsumer
+from replyonce.lease import thread_key
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
 from replyonce.webhook import WebhookEndpoint
@@ -285,7 +286,7 @@ def busy_thread(harness: ReplierHarness, state_table: str) -> Step:
     """Another worker holds the thread's lease: the record fails and comes back shortly."""
     message = inbound(harness.nylas)
     dynamodb = boto3.client("dynamodb")
-    key = {"pk": {"S": f"thread#{AGENT_GRANT_ID}#{message['thread_id']}"}}
+    key = {"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}}
     held_until_ms = int(time.time() * 1000) + 60_000
     dynamodb.put_item(
         TableName=state_table,

@@ -20,6 +20,7 @@ from devstack.nylas_emulator import Fault
 from devstack.poller import EventSourcePoller
 from functions.replier import app
 from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX, NotificationConsumer
+from replyonce.lease import thread_key
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
 
@@ -76,6 +77,18 @@ def skip_reasons(log_records) -> list[str]:
         for r in log_records()
         if r.get("message") in ("notification skipped", "duplicate delivery absorbed")
     ]
+
+
+def hold_lease(replier, message: dict, *, owner: str, for_ms: int) -> None:
+    """Another worker's lease on the message's thread, ending ``for_ms`` from now (negative: expired)."""
+    boto3.client("dynamodb").put_item(
+        TableName=replier.tables["StateTable"],
+        Item={
+            "pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])},
+            "lease_owner": {"S": owner},
+            "lease_expires_at": {"N": str(int(time.time() * 1000) + for_ms)},
+        },
+    )
 
 
 def new_container() -> NotificationConsumer:
@@ -382,25 +395,17 @@ def test_dynamodb_error_during_ledger_write_is_retried_and_sends_once(pipeline, 
 
 def test_busy_thread_record_fails_and_returns_quickly(pipeline, nylas, replier, sqs, log_records):
     message = inbound(nylas)
-    dynamodb = boto3.client("dynamodb")
     # Another worker holds the thread's lease for a minute.
-    dynamodb.put_item(
-        TableName=replier.tables["StateTable"],
-        Item={
-            "pk": {"S": f"thread#{AGENT_GRANT_ID}#{message['thread_id']}"},
-            "lease_owner": {"S": "someone-else"},
-            "lease_expires_at": {"N": str(int(time.time() * 1000) + 60_000)},
-        },
-    )
+    hold_lease(replier, message, owner="someone-else", for_ms=60_000)
     pipeline.deliver(envelope(message))
     result = pipeline.poller().poll_once()
     assert (result.received, result.failed) == (1, 1)
     assert nylas.sends == []
     assert any(r.get("reason") == "thread_busy" for r in log_records())
     # The record is visible again at once (BUSY_RETRY_SECONDS=0), not after the 1080 s visibility timeout.
-    dynamodb.delete_item(
+    boto3.client("dynamodb").delete_item(
         TableName=replier.tables["StateTable"],
-        Key={"pk": {"S": f"thread#{AGENT_GRANT_ID}#{message['thread_id']}"}},
+        Key={"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}},
     )
     pipeline.drain()
     assert len(nylas.sends) == 1
@@ -408,14 +413,7 @@ def test_busy_thread_record_fails_and_returns_quickly(pipeline, nylas, replier, 
 
 def test_expired_lease_is_taken_over_even_before_ttl_deletes_it(pipeline, nylas, replier):
     message = inbound(nylas)
-    boto3.client("dynamodb").put_item(
-        TableName=replier.tables["StateTable"],
-        Item={
-            "pk": {"S": f"thread#{AGENT_GRANT_ID}#{message['thread_id']}"},
-            "lease_owner": {"S": "crashed-worker"},
-            "lease_expires_at": {"N": str(int(time.time() * 1000) - 1)},
-        },
-    )
+    hold_lease(replier, message, owner="crashed-worker", for_ms=-1)
     pipeline.deliver(envelope(message))
     pipeline.drain()
     assert len(nylas.sends) == 1
@@ -604,14 +602,7 @@ def test_busy_record_backs_off_by_receive_count_but_not_past_the_lease(
     # delay with each receive (so they do not burn maxReceiveCount), never past the lease's end.
     monkeypatch.setenv("BUSY_RETRY_SECONDS", "2")
     message = inbound(nylas)
-    boto3.client("dynamodb").put_item(
-        TableName=replier.tables["StateTable"],
-        Item={
-            "pk": {"S": f"thread#{AGENT_GRANT_ID}#{message['thread_id']}"},
-            "lease_owner": {"S": "crashed-worker"},
-            "lease_expires_at": {"N": str(int(time.time() * 1000) + 60_000)},
-        },
-    )
+    hold_lease(replier, message, owner="crashed-worker", for_ms=60_000)
     session = boto3.session.Session()
     delays = []
     session.events.register(
