@@ -40,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = 'make chaos ARGS="' + " ".join(argv if argv is not None else sys.argv[1:]) + '"'
     if args.skew_series:
+        doc = DOC.read_text() if DOC.exists() else ""
+        if args.write and not (SKEW_SERIES in doc and SKEW_SERIES_END in doc):
+            # Say so now, not after the series has run for minutes.
+            parser.error(f"--write needs the lines {SKEW_SERIES} and {SKEW_SERIES_END} in {DOC}")
         return _skew_series(args, command)
     report = Experiment(_settings(args, args.clock_skew), progress=sys.stderr).run()
     table = render(report)
@@ -51,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if report.ok else 1
 
 
-def _settings(args: argparse.Namespace, clock_skew: float) -> ChaosSettings:
+def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str = "") -> ChaosSettings:
+    faults = args.faults or default_faults
     return ChaosSettings(
         seed=args.seed,
         notifications=args.notifications,
@@ -59,15 +64,13 @@ def _settings(args: argparse.Namespace, clock_skew: float) -> ChaosSettings:
         fault_probability=args.fault_probability,
         function_timeout_seconds=args.timeout,
         clock_skew_seconds=clock_skew,
-        faults=frozenset(args.faults.split(",")) if args.faults else None,
+        faults=frozenset(faults.split(",")) if faults else None,
         timeout_seconds=args.max_seconds or max(600.0, args.notifications * 0.8),
     )
 
 
 def _skew_series(args: argparse.Namespace, command: str) -> int:
     """One run per skew; the same seed gives the same workload and skews proportional to the value."""
-    if not args.faults:
-        args.faults = "clock_skew"
     rows = [
         "| Δ (each worker's clock off by up to ±Δ) | workers' clock offsets | leases lost "
         "| sends answered by a key replay | replies sent | dead-lettered | violations |",
@@ -76,7 +79,7 @@ def _skew_series(args: argparse.Namespace, command: str) -> int:
     details: list[str] = []
     failed = False
     for skew in (float(value) for value in args.skew_series.split(",")):
-        report = Experiment(_settings(args, skew), progress=sys.stderr).run()
+        report = Experiment(_settings(args, skew, default_faults="clock_skew"), progress=sys.stderr).run()
         failed |= not report.ok
         broken = ", ".join(
             f"{len(found)} of invariant {number}" for number, found in report.violations.items() if found

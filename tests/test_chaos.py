@@ -5,6 +5,9 @@ figures and the exact `make chaos` line that reproduces them. This one keeps CI 
 invariant under faults, this test fails with the violations listed.
 """
 
+import pytest
+
+from chaos import __main__ as chaos_main
 from chaos.faults import ALL_FAULTS
 from chaos.run import ChaosSettings, Experiment, render
 
@@ -32,3 +35,15 @@ def test_small_chaos_run_holds_every_invariant():
     # Every worker that ran (respawns included) had its own clock within ±Δ.
     assert len(report.worker_skews) >= settings.workers
     assert 0 < report.widest_clock_gap <= 2 * settings.clock_skew_seconds
+
+
+def test_skew_series_refuses_to_start_when_the_doc_has_no_place_for_it(tmp_path, monkeypatch, capsys):
+    # The series runs for minutes: a doc it cannot write to must stop it before the first run.
+    doc = tmp_path / "reliability.md"
+    doc.write_text("# Reliability\n\n<!-- runs -->\n")
+    monkeypatch.setattr(chaos_main, "DOC", doc)
+    with pytest.raises(SystemExit) as exited:
+        chaos_main.main(["--skew-series", "1,2", "--write"])
+    assert exited.value.code == 2
+    assert "<!-- skew-series -->" in capsys.readouterr().err
+    assert doc.read_text() == "# Reliability\n\n<!-- runs -->\n"
