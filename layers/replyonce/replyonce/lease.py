@@ -21,6 +21,8 @@ from replyonce.exceptions import ThreadBusyError
 
 # How many recently answered message ids the thread item remembers.
 ANSWERED_MEMORY = 50
+# The loop guard's window (REPLY_BUDGET_PER_HOUR): the thread item keeps reply times this long.
+REPLY_BUDGET_WINDOW_SECONDS = 3600
 
 
 def thread_key(grant_id: str, thread_id: str) -> str:
@@ -33,14 +35,12 @@ class ThreadState:
 
     reply_times: tuple[int, ...] = ()
     answered: tuple[str, ...] = ()
-    last_reply_at: int = 0
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> "ThreadState":
         return cls(
             reply_times=tuple(int(n["N"]) for n in item.get("reply_times", {}).get("L", [])),
             answered=tuple(s["S"] for s in item.get("answered", {}).get("L", [])),
-            last_reply_at=int(item.get("last_reply_at", {}).get("N", 0)),
         )
 
     def replies_since(self, since: int) -> int:

@@ -14,13 +14,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from replyonce.lease import ANSWERED_MEMORY, Lease
+from replyonce.lease import ANSWERED_MEMORY, REPLY_BUDGET_WINDOW_SECONDS, Lease
 
 REPLIED = "replied"
+FAILED = "failed"
 _APPEND_REPLY_TIME = (
     "SET reply_times = list_append(if_not_exists(reply_times, :empty), :now_list), last_reply_at = :now"
 )
-FAILED = "failed"
 
 
 def message_key(grant_id: str, message_id: str) -> str:
@@ -101,8 +101,8 @@ class ReplyLedger:
         """
         covered = list(dict.fromkeys(covered))
         now = int(self._clock())
-        hour_ago = now - 3600
-        reply_times = [t for t in lease.state.reply_times if t >= hour_ago] + [now]
+        window_start = now - REPLY_BUDGET_WINDOW_SECONDS
+        reply_times = [t for t in lease.state.reply_times if t >= window_start] + [now]
         answered = (list(lease.state.answered) + [m for m in covered if m not in lease.state.answered])[
             -ANSWERED_MEMORY:
         ]

@@ -15,7 +15,7 @@ from replyonce import filters
 from replyonce.config import ReplierSettings
 from replyonce.drafter import ReplyDrafter
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
-from replyonce.lease import Lease, ThreadLeases, thread_key
+from replyonce.lease import REPLY_BUDGET_WINDOW_SECONDS, Lease, ThreadLeases, thread_key
 from replyonce.ledger import REPLIED, ReplyLedger
 from replyonce.notification import Notification
 from replyonce.nylas import (
@@ -154,8 +154,8 @@ class Replier:
         # Re-check inside the lease: another worker may have answered while we waited.
         if message_id in lease.state.answered:
             return _skipped(notification, ALREADY_REPLIED)
-        now = int(self._clock())
-        if lease.state.replies_since(now - 3600) >= self._settings.reply_budget_per_hour:
+        window_start = int(self._clock()) - REPLY_BUDGET_WINDOW_SECONDS
+        if lease.state.replies_since(window_start) >= self._settings.reply_budget_per_hour:
             return _skipped(notification, REPLY_BUDGET_EXHAUSTED, thread_id=thread_id)
 
         thread = self._nylas.thread_messages(grant.id, thread_id, self._settings.thread_window)
@@ -165,7 +165,7 @@ class Replier:
             return _skipped(notification, BURST_ALREADY_ANSWERED, thread_id=thread_id)
         # The loop guard again, from what Nylas shows: a reply whose worker died before recording
         # it is in the thread but not in our state.
-        if sum(1 for date in agent_dates if date >= now - 3600) >= self._settings.reply_budget_per_hour:
+        if sum(1 for date in agent_dates if date >= window_start) >= self._settings.reply_budget_per_hour:
             return _skipped(notification, REPLY_BUDGET_EXHAUSTED, thread_id=thread_id)
         # The burst: inbound messages since the agent last wrote. One reply, to the newest, covers them all.
         burst = [
