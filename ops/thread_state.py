@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from replyonce.lease import thread_key
+from replyonce.lease import REPLY_BUDGET_WINDOW_SECONDS, thread_key
 from replyonce.ledger import message_key
 
 _BATCH_GET_LIMIT = 100
@@ -186,11 +186,11 @@ def render(report: ThreadReport) -> str:
             lease = f"free (last holder's lease expired {format_epoch(report.lease_expires_at_ms / 1000)})"
         else:
             lease = "free"
-        hour_ago = report.read_at - 3600
+        window_start = report.read_at - REPLY_BUDGET_WINDOW_SECONDS
         lines += [
             f"  lease:         {lease}",
             f"  last reply:    {format_epoch(report.last_reply_at)}",
-            f"  replies (1 h): {sum(1 for t in report.reply_times if t >= hour_ago)}"
+            f"  replies (1 h): {sum(1 for t in report.reply_times if t >= window_start)}"
             f"  [{', '.join(format_epoch(t) for t in report.reply_times) or 'none recorded'}]",
             f"  answered:      {', '.join(report.answered) or 'none'}",
         ]
