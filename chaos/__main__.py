@@ -5,7 +5,9 @@ import sys
 from datetime import UTC, datetime
 
 from chaos.faults import ALL_FAULTS
+from chaos.mutants import MUTANTS
 from chaos.run import ROOT, ChaosSettings, Experiment, render
+from chaos.workload import HOSTILE_KNOBS, WorkloadSettings
 
 DOC = ROOT / "docs" / "reliability.md"
 # Markers in DOC: a run replaces everything after RUNS; a skew series the block between its two.
@@ -36,6 +38,18 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated clock skews (s): one run per value, clock_skew the only fault unless "
         "--faults says otherwise, same seed and workload for every value",
     )
+    parser.add_argument(
+        "--mutant",
+        default="",
+        choices=["", *MUTANTS],
+        help="disable one guard in every worker (chaos/mutants.py); the run must then break its invariant",
+    )
+    parser.add_argument(
+        "--knobs",
+        default="",
+        help="hostile knobs to keep on, comma-separated, the others off (none: all off); "
+        f"default: all of {', '.join(HOSTILE_KNOBS)}",
+    )
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
     args = parser.parse_args(argv)
     command = 'make chaos ARGS="' + " ".join(argv if argv is not None else sys.argv[1:]) + '"'
@@ -48,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     report = Experiment(_settings(args, args.clock_skew), progress=sys.stderr).run()
     table = render(report)
     print(table)
+    if args.mutant:
+        caught = report.caught()
+        print(f"mutant {args.mutant}: " + (f"caught (invariants {caught})" if caught else "SURVIVED"))
+        return 0 if caught else 1
     if args.write:
         section = f"## Run of {datetime.now(UTC):%Y-%m-%d %H:%M} UTC\n\n`{command}`\n\n{table}\n"
         intro = DOC.read_text().split(RUNS)[0] if DOC.exists() else "# Reliability\n\n"
@@ -66,7 +84,20 @@ def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str =
         clock_skew_seconds=clock_skew,
         faults=frozenset(faults.split(",")) if faults else None,
         timeout_seconds=args.max_seconds or max(600.0, args.notifications * 0.8),
+        mutant=args.mutant or None,
+        workload=_knobs(args.knobs),
     )
+
+
+def _knobs(keep: str) -> WorkloadSettings | None:
+    """Every hostile knob on (None), or only those named."""
+    if not keep:
+        return None
+    names = frozenset(k.strip() for k in keep.split(",") if k.strip())
+    unknown = names - set(HOSTILE_KNOBS) - {"none"}
+    if unknown:
+        raise SystemExit(f"unknown knobs: {', '.join(sorted(unknown))}; known: {', '.join(HOSTILE_KNOBS)}")
+    return WorkloadSettings().gentle(keep=names)
 
 
 def _skew_series(args: argparse.Namespace, command: str) -> int:
