@@ -147,6 +147,8 @@ class Workload:
         self._bot_threads: set[str] = set()
         self._customer_threads: dict[str, tuple[str, str]] = {}  # thread -> (grant, customer address)
         self._message_threads: dict[str, str] = {}
+        # (grant, thread, other grant) -> the other grant's thread for the same conversation.
+        self._linked_threads: dict[tuple[str, str, str], str] = {}
         self._sequence = 0
         inbound = inspect.signature(self.nylas.deliver_inbound).parameters
         self._inbound_accepts = set(inbound)
@@ -236,9 +238,13 @@ class Workload:
         }
         for grant, address in AGENT_GRANTS.items():
             if address in recipients and grant != message["grant_id"]:
-                # An agent mailed another agent: the mail arrives, and must not be answered.
+                # An agent mailed another agent: the mail arrives (in the thread linked to the
+                # sender's), and must not be answered.
                 self.features["agent_to_agent_delivered"] += 1
-                self._submit(self._agent_mail, grant, AGENT_GRANTS[message["grant_id"]], message["subject"])
+                source = (message["grant_id"], message["thread_id"])
+                self._submit(
+                    self._agent_mail, grant, AGENT_GRANTS[message["grant_id"]], message["subject"], source
+                )
         thread_id = message["thread_id"]
         if thread_id in self._bot_threads:
             self.features["bot_loop"] += 1
@@ -266,8 +272,18 @@ class Workload:
         answer = self._inbound(grant, sender, thread_id=thread_id, label=label, subject=reply["subject"])
         self.deliver(envelope(answer))
 
-    def _agent_mail(self, grant: str, from_agent: str, subject: str) -> None:
-        message = self._inbound(grant, from_agent, label="agent_mail", subject=subject)
+    def _agent_mail(
+        self, grant: str, from_agent: str, subject: str, source: tuple[str, str] | None = None
+    ) -> None:
+        """Mail from another agent's address lands in ``grant``'s mailbox, in the thread linked to
+        the one it came from (as References would thread it), so a loop stays on one thread pair."""
+        with self._lock:
+            linked = self._linked_threads.get((*source, grant)) if source else None
+        message = self._inbound(grant, from_agent, label="agent_mail", subject=subject, thread_id=linked)
+        if source is not None:
+            with self._lock:
+                self._linked_threads[(*source, grant)] = message["thread_id"]
+                self._linked_threads[(grant, message["thread_id"], source[0])] = source[1]
         self._notify(message)
 
     # ---- messages ------------------------------------------------------------------------------
