@@ -191,7 +191,7 @@ def test_non_agent_grant_gets_no_reply(pipeline, nylas, log_records):
         ("MAILER-DAEMON@mx.example", None, "automated_sender"),
         ("alice@example.com", [{"name": "Auto-Submitted", "value": "auto-replied"}], "auto_submitted"),
         ("news@example.com", [{"name": "Precedence", "value": "bulk"}], "bulk_mail"),
-        ("anna@shop.example", [{"name": "List-Unsubscribe", "value": "<mailto:u@shop.example>"}], "bulk_mail"),
+        ("anna@shop.example", [{"name": "List-Unsubscribe", "value": "<mailto:u@shop.ex>"}], "bulk_mail"),
     ],
 )
 def test_machines_get_no_reply(pipeline, nylas, log_records, sender, headers, reason):
