@@ -10,7 +10,7 @@ back-dated or future-dated message must neither be skipped nor steal later repli
 """
 
 import uuid
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -118,25 +118,21 @@ def reply_recipients(
     to ``From``. An agent address never receives a reply.
     """
     sender = filters.sender_email(message)
-    chosen: list[Any] = []
-    reply_to = message.get("reply_to") or []
-    if isinstance(reply_to, list):
-        chosen = [
-            r
-            for r in reply_to
-            if filters.address(r)
-            and (sender in trusted_senders or _domain(filters.address(r)) == _domain(sender))
-        ]
-    if not chosen:
-        chosen = list(message.get("from") or [])[:1]
-    recipients: dict[str, dict[str, str]] = {}
-    for participant in chosen:
-        email = filters.address(participant)
-        if not email or "@" not in email or email in own_addresses:
-            continue
-        name = str(participant.get("name") or "").strip()
-        recipients.setdefault(email, {"name": name, "email": email} if name else {"email": email})
-    return tuple(recipients.values())
+
+    def usable(participants: Any, allowed: Callable[[str], bool]) -> tuple[dict[str, str], ...]:
+        found: dict[str, dict[str, str]] = {}
+        for participant in participants if isinstance(participants, list) else []:
+            email = filters.address(participant)
+            if "@" not in email or email in own_addresses or not allowed(email):
+                continue
+            name = str(participant.get("name") or "").strip()
+            found.setdefault(email, {"name": name, "email": email} if name else {"email": email})
+        return tuple(found.values())
+
+    reply_to = usable(
+        message.get("reply_to"), lambda email: sender in trusted_senders or _domain(email) == _domain(sender)
+    )
+    return reply_to or usable(list(message.get("from") or [])[:1], lambda email: True)
 
 
 def idempotency_key(grant_id: str, target_id: str, generation: int = 0) -> str:
