@@ -680,12 +680,14 @@ class NylasEmulator:
 
     def sent_messages(self, grant_id: str | None = None, thread_id: str | None = None) -> list[Json]:
         """Messages that went out through send, in send order, optionally filtered."""
-        return [
-            r.message
-            for r in self.sends
-            if (grant_id is None or r.grant_id == grant_id)
-            and (thread_id is None or r.message["thread_id"] == thread_id)
-        ]
+        with self._lock:
+            # Filter before copying: chaos runs call this per thread over thousands of sends.
+            return [
+                copy.deepcopy(r.message)
+                for r in self._sends
+                if (grant_id is None or r.grant_id == grant_id)
+                and (thread_id is None or r.message["thread_id"] == thread_id)
+            ]
 
     def mailbox(self, grant_id: str | None = None) -> list[tuple[float, Json]]:
         """Every message (inbound and sent) with the real time it appeared, in arrival order."""
@@ -788,10 +790,10 @@ class NylasEmulator:
         callback = self.on_message_created
         if callback is None:
             return
-        if not self.webhook_includes_headers:
-            # A webhook without field customization carries no headers: a product that filters on
-            # them must read the message (fields=include_headers), and is caught here if it does not.
-            message = _select_fields(message, "standard")
+        # A webhook without field customization carries no headers: a product that filters on them
+        # must read the message (fields=include_headers), and is caught here if it does not. Always
+        # a copy: what the callback does to it never reaches the mailbox or the caller.
+        message = _select_fields(message, "include_headers" if self.webhook_includes_headers else "standard")
         try:
             callback(message)
         except Exception:
