@@ -412,7 +412,7 @@ def test_busy_thread_record_fails_and_returns_quickly(pipeline, nylas, replier, 
     assert (result.received, result.failed) == (1, 1)
     assert nylas.sends == []
     assert any(r.get("reason") == "thread_busy" for r in log_records())
-    # The record is visible again at once (BUSY_RETRY_SECONDS=0), not after the 1080 s visibility timeout.
+    # The record is visible again at once (BUSY_RETRY_SECONDS=0), not after the queue's 5400 s visibility timeout.
     boto3.client("dynamodb").delete_item(
         TableName=replier.tables["StateTable"],
         Key={"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}},
