@@ -308,6 +308,38 @@ def test_burst_processed_by_two_concurrent_containers_gets_one_reply(pipeline, n
     assert nylas.sends[0].payload["reply_to_message_id"] == third["id"]
 
 
+def test_burst_notification_waits_for_the_holder_instead_of_a_busy_retry(replier, nylas, monkeypatch):
+    # The burst's second notification meets the first one's lease; the holder's reply covers it.
+    # Waiting in-process for the lease answers it as soon as the holder is done: no record fails,
+    # nothing comes back a busy-retry cycle later, and Nylas sees one send.
+    monkeypatch.setenv("LEASE_WAIT_SECONDS", "5")
+    first = inbound(nylas)
+    second = inbound(nylas, reply_to_message_id=first["id"])
+    nylas.inject("POST", SEND_PATH, Fault.delay(1.0))
+    holder_has_the_lease = threading.Event()
+    nylas.on_send_started = lambda grant_id, payload: holder_has_the_lease.set()
+    results = {}
+
+    def holder() -> None:
+        results["first"] = new_container().handle_batch(
+            sqs_event([envelope(first)]), LocalLambdaContext("ReplierFunction")
+        )
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    try:
+        assert holder_has_the_lease.wait(timeout=30)
+        results["second"] = new_container().handle_batch(
+            sqs_event([envelope(second)]), LocalLambdaContext("ReplierFunction")
+        )
+    finally:
+        thread.join(timeout=30)
+        nylas.on_send_started = None
+    assert results == {"first": {"batchItemFailures": []}, "second": {"batchItemFailures": []}}
+    [sent] = nylas.sends
+    assert sent.payload["reply_to_message_id"] == second["id"]
+
+
 def test_message_after_the_reply_gets_its_own_reply(pipeline, nylas):
     first = inbound(nylas)
     pipeline.deliver(envelope(first))
@@ -412,7 +444,7 @@ def test_busy_thread_record_fails_and_returns_quickly(pipeline, nylas, replier, 
     assert (result.received, result.failed) == (1, 1)
     assert nylas.sends == []
     assert any(r.get("reason") == "thread_busy" for r in log_records())
-    # The record is visible again at once (BUSY_RETRY_SECONDS=0), not after the queue's 5400 s visibility timeout.
+    # Visible again at once (BUSY_RETRY_SECONDS=0), not after the queue's 5400 s visibility timeout.
     boto3.client("dynamodb").delete_item(
         TableName=replier.tables["StateTable"],
         Key={"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}},
