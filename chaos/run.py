@@ -177,20 +177,18 @@ class Experiment:
         self.aws_proxy = FaultProxy(self.moto_url, rng=random.Random(self.rng.random())).start()
 
     def _start_nylas(self) -> None:
-        self.nylas = NylasEmulator(api_key=LOCAL_API_KEY, clock=self.mailbox_clock).start()
+        self.nylas = NylasEmulator(api_key=LOCAL_API_KEY).start()
         for grant, address in AGENT_GRANTS.items():
             self.nylas.add_grant(grant, address, name=f"Acme {address.split('@')[0].title()}")
         self.nylas.add_grant(HUMAN_GRANT_ID, HUMAN_EMAIL, name="Alice")
         self.nylas_proxy = FaultProxy(self.nylas.url, rng=random.Random(self.rng.random())).start()
         self.nylas_proxy.observer = self.tap.observe
 
-    def mailbox_clock(self) -> float:
-        return time.time() + self.clock_offset
-
     def advance_mailbox_clock(self, seconds: float) -> None:
         """Nylas' clock jumps ahead (the key's hour passes) without waiting."""
         self.clock_advances.append((time.time(), seconds))
         self.clock_offset += seconds
+        self.nylas.advance_clock(seconds)
 
     def _environment(self) -> dict[str, str]:
         timeout = self.settings.function_timeout_seconds
@@ -209,6 +207,10 @@ class Experiment:
             "RETRY_MAX_SECONDS": str(int(timeout + 2)),
             "NYLAS_TIMEOUT_SECONDS": "2",
             "NYLAS_SEND_TIMEOUT_SECONDS": str(max(2.0, timeout / 2)),
+            # The template's margins are for a 900 s function; scaled to the run's timeout, so a
+            # record still starts only when a send's timeout and the bookkeeping fit.
+            "RECORD_MARGIN_SECONDS": str(round(timeout / 12, 2)),
+            "LEASE_WAIT_SECONDS": str(round(timeout / 6, 2)),
             "CHAOS_FUNCTION_TIMEOUT_SECONDS": str(timeout),
             "CHAOS_QUEUE_ARN": self.resources.queue_arns["NotificationQueue"],
         }
@@ -323,22 +325,44 @@ class Experiment:
         return replace(settings, notifications=self.settings.notifications)
 
     def _lose_redrive_answers(self, workload: Workload) -> threading.Event:
-        """Every answer to a send for a redrive thread is lost (the email goes out), until its record
-        dead-letters; :meth:`_redrive_after_key_hour` switches this off."""
+        """Nylas unreachable for one reply until its record dead-letters: every answer to its send is
+        lost (the email goes out), and every look-up of it by its intent id fails (503).
+        :meth:`_redrive_after_key_hour` ends this after moving Nylas' clock past the key's hour."""
         targets = workload.redrive_message_ids
+        intents: set[str] = set()
 
-        def matches(request: Any) -> bool:
+        def lost_send(request: Any) -> bool:
+            if request.method != "POST" or not SEND.search(request.path):
+                return False
+            if not any(target.encode() in request.body for target in targets):
+                return False
+            intent = request.json.get("metadata", {}).get("key1")
+            if intent:
+                intents.add(str(intent))
+            return True
+
+        def lookup(request: Any) -> bool:
             return (
-                request.method == "POST"
-                and bool(SEND.search(request.path))
-                and any(target.encode() in request.body for target in targets)
+                request.method == "GET"
+                and "metadata_pair" in request.path
+                and any(intent in request.path for intent in list(intents))
             )
 
         before_redrive = threading.Event()
         before_redrive.set()
-        self.nylas_proxy.rules.insert(
-            0, Rule("redrive_lost_answer", matches, "lose", active=before_redrive.is_set)
-        )
+        unavailable = b'{"request_id":"chaos","error":{"type":"api_error","message":"injected: unreachable"}}'
+        self.nylas_proxy.rules[:0] = [
+            Rule("redrive_lost_answer", lost_send, "lose", active=before_redrive.is_set),
+            Rule(
+                "redrive_lookup_failed",
+                lookup,
+                "error",
+                status=503,
+                body=unavailable,
+                headers={"Content-Type": "application/json"},
+                active=before_redrive.is_set,
+            ),
+        ]
         return before_redrive
 
     def _redrive_after_key_hour(self, workload: Workload, before_redrive: threading.Event) -> int:

@@ -242,9 +242,7 @@ class Workload:
                 # sender's), and must not be answered.
                 self.features["agent_to_agent_delivered"] += 1
                 source = (message["grant_id"], message["thread_id"])
-                self._submit(
-                    self._agent_mail, grant, AGENT_GRANTS[message["grant_id"]], message["subject"], source
-                )
+                self._submit(self._relay, grant, message, source)
         thread_id = message["thread_id"]
         if thread_id in self._bot_threads:
             self.features["bot_loop"] += 1
@@ -272,14 +270,31 @@ class Workload:
         answer = self._inbound(grant, sender, thread_id=thread_id, label=label, subject=reply["subject"])
         self.deliver(envelope(answer))
 
+    def _relay(self, grant: str, sent: dict[str, Any], source: tuple[str, str]) -> None:
+        """Deliver an agent's email to another agent's mailbox with the headers it was sent with."""
+        stored = [
+            m
+            for m in self.nylas.sent_messages(grant_id=sent["grant_id"], thread_id=sent["thread_id"])
+            if m["id"] == sent["id"]
+        ]
+        headers = {h["name"]: h["value"] for m in stored for h in m.get("headers") or []}
+        self._agent_mail(grant, AGENT_GRANTS[sent["grant_id"]], sent["subject"], source, headers or None)
+
     def _agent_mail(
-        self, grant: str, from_agent: str, subject: str, source: tuple[str, str] | None = None
+        self,
+        grant: str,
+        from_agent: str,
+        subject: str,
+        source: tuple[str, str] | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """Mail from another agent's address lands in ``grant``'s mailbox, in the thread linked to
         the one it came from (as References would thread it), so a loop stays on one thread pair."""
         with self._lock:
             linked = self._linked_threads.get((*source, grant)) if source else None
-        message = self._inbound(grant, from_agent, label="agent_mail", subject=subject, thread_id=linked)
+        message = self._inbound(
+            grant, from_agent, label="agent_mail", subject=subject, thread_id=linked, headers=headers
+        )
         if source is not None:
             with self._lock:
                 self._linked_threads[(*source, grant)] = message["thread_id"]
@@ -294,7 +309,7 @@ class Workload:
         self.features["skewed_date"] += 1
         skew = self.settings.max_date_skew_seconds * self._random() ** 2  # mostly seconds to minutes
         sign = 1 if self._random() < 0.5 else -1
-        return self.nylas.clock() + sign * max(1.0, skew)
+        return self.nylas.now() + sign * max(1.0, skew)
 
     def _inbound(
         self,
@@ -347,7 +362,9 @@ class Workload:
         """A person writes from the agent's mailbox (the UI, not the agent): a send we did not make."""
         customer = f"lead{self._randint(1, 10**6)}@example.com"
         response = requests.post(
-            f"{self.nylas.url}/v3/grants/{grant}/messages/send",
+            # Addressed by the grant's email, so the provider errors meant for the agent's sends
+            # (matched on grant ids) never hit the teammate.
+            f"{self.nylas.url}/v3/grants/{AGENT_GRANTS[grant]}/messages/send",
             json={"to": [{"email": customer}], "subject": "Following up on your call", "body": "<p>Hi</p>"},
             headers={"Authorization": f"Bearer {self.nylas.api_key}"},
             timeout=10,
@@ -391,7 +408,11 @@ class Workload:
                 # The next send fails at the provider; Nylas caches that answer under its key.
                 self.features["provider_error"] += 1
                 status = self._choice([502, 503, 504])
-                self.nylas.inject("POST", r"/messages/send$", _fault_class().provider_error(status=status))
+                self.nylas.inject(
+                    "POST",
+                    r"/grants/grant-[^/]+/messages/send$",
+                    _fault_class().provider_error(status=status),
+                )
             roll, grant = self._random(), self._choice(grants)
             kind = None
             for name, probability in knobs:
