@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str = "") -> ChaosSettings:
     faults = args.faults or default_faults
+    if args.mutant and not faults:
+        # The mutant's own small set of faults (chaos/mutants.py); --faults overrides it.
+        faults = ",".join(sorted(MUTANTS[args.mutant].faults or ())) or "none"
     return ChaosSettings(
         seed=args.seed,
         notifications=args.notifications,
