@@ -1,11 +1,12 @@
 """``make chaos``: run the harness, print the table, write docs/reliability.md."""
 
 import argparse
+import signal
 import sys
 from datetime import UTC, datetime
 
 from chaos.faults import ALL_FAULTS
-from chaos.mutants import MUTANTS
+from chaos.mutants import MUTANT_TIMEOUT_SECONDS, MUTANTS
 from chaos.run import ROOT, ChaosSettings, Experiment, render
 from chaos.workload import HOSTILE_KNOBS, WorkloadSettings
 
@@ -17,13 +18,18 @@ SKEW_SERIES_END = "<!-- /skew-series -->"
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A terminated run (timeout, CI cancel) still stops its moto server and worker processes.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     parser = argparse.ArgumentParser(description="Fault injection and concurrency harness for ReplyOnce")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--notifications", type=int, default=300)
-    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=None, help="default 1 (a mutant's: its own)")
+    parser.add_argument("--notifications", type=int, default=None, help="default 300 (a mutant's: its own)")
+    parser.add_argument("--workers", type=int, default=None, help="default 3 (a mutant's: its own)")
     parser.add_argument("--fault-probability", type=float, default=0.02)
     parser.add_argument(
-        "--timeout", type=float, default=6.0, help="the replier's function timeout in the run"
+        "--timeout",
+        type=float,
+        default=None,
+        help="the replier's function timeout in the run (6; a mutant's 5)",
     )
     parser.add_argument(
         "--clock-skew", type=float, default=0.0, help="max |skew| of a worker's clock, seconds"
@@ -52,6 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
     args = parser.parse_args(argv)
+    # A mutant's small configuration (chaos/mutants.py) fills what the command line leaves out.
+    mutant = MUTANTS.get(args.mutant)
+    for name, default in (("seed", 1), ("notifications", 300), ("workers", 3)):
+        if getattr(args, name) is None:
+            setattr(args, name, getattr(mutant, name) if mutant else default)
+    if args.timeout is None:
+        args.timeout = MUTANT_TIMEOUT_SECONDS if mutant else 6.0
     command = 'make chaos ARGS="' + " ".join(argv if argv is not None else sys.argv[1:]) + '"'
     if args.skew_series:
         doc = DOC.read_text() if DOC.exists() else ""
@@ -76,8 +89,9 @@ def main(argv: list[str] | None = None) -> int:
 def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str = "") -> ChaosSettings:
     faults = args.faults or default_faults
     if args.mutant and not faults:
-        # The mutant's own small set of faults (chaos/mutants.py); --faults overrides it.
+        # The mutant's own small set of faults and skew (chaos/mutants.py); --faults overrides them.
         faults = ",".join(sorted(MUTANTS[args.mutant].faults or ())) or "none"
+        clock_skew = clock_skew or MUTANTS[args.mutant].clock_skew_seconds
     return ChaosSettings(
         seed=args.seed,
         notifications=args.notifications,

@@ -76,6 +76,9 @@ class WorkloadSettings:
     other_grant_probability: float = 0.03
     follow_up_probability: float = 0.2
     bot_threads: int = 2
+    # A bot (or two agents) answering each other stops after this many messages per thread, so a
+    # broken loop guard shows as a violation instead of a run that never ends.
+    max_loop_messages: int = 8
     max_copies: int = 3
     concurrent_probability: float = 0.3
     forged_probability: float = 0.02
@@ -149,6 +152,7 @@ class Workload:
         self._message_threads: dict[str, str] = {}
         # (grant, thread, other grant) -> the other grant's thread for the same conversation.
         self._linked_threads: dict[tuple[str, str, str], str] = {}
+        self._loop_messages: Counter[str] = Counter()  # agent emails per thread
         self._sequence = 0
         inbound = inspect.signature(self.nylas.deliver_inbound).parameters
         self._inbound_accepts = set(inbound)
@@ -236,15 +240,18 @@ class Workload:
             for p in message.get(key) or []
             if isinstance(p, dict)
         }
+        with self._lock:
+            self._loop_messages[message["thread_id"]] += 1
+            looping = self._loop_messages[message["thread_id"]] <= self.settings.max_loop_messages
         for grant, address in AGENT_GRANTS.items():
-            if address in recipients and grant != message["grant_id"]:
+            if looping and address in recipients and grant != message["grant_id"]:
                 # An agent mailed another agent: the mail arrives (in the thread linked to the
                 # sender's), and must not be answered.
                 self.features["agent_to_agent_delivered"] += 1
                 source = (message["grant_id"], message["thread_id"])
                 self._submit(self._relay, grant, message, source)
         thread_id = message["thread_id"]
-        if thread_id in self._bot_threads:
+        if thread_id in self._bot_threads and looping:
             self.features["bot_loop"] += 1
             self._submit(self._answer, message["grant_id"], thread_id, BOT_EMAIL, message, "bot")
         elif thread_id in self._customer_threads and self._random() < self.settings.follow_up_probability:

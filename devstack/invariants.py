@@ -41,6 +41,8 @@ LEASE_LOST = (
     "thread lease expired and was taken over before release",
     "thread lease was lost before the reply was recorded; recorded without it",
 )
+# The metric every skip is counted in, with its reason as a dimension (CloudWatch EMF in the logs).
+SKIP_METRIC = "NotificationSkipped"
 # The one skip reason of an eligible message that ground truth can confirm: the loop guard's.
 BUDGET_SKIP = "reply_budget_exhausted"
 # Statuses Nylas retries a webhook delivery on (Nylas' documentation, not our code).
@@ -383,7 +385,7 @@ def _never_to_machines(world: _World, found: list[str]) -> None:
 
 
 def _skips_logged(history: History, found: list[str]) -> None:
-    """5. Every queued notification has a logged outcome; every skip has a reason."""
+    """5. Every queued notification has a logged outcome; every skip has a reason and is counted."""
     outcomes = _outcomes_by_notification(history.logs)
     for notification_id in sorted(_queued_notification_ids(history.logs)):
         if notification_id not in outcomes and notification_id not in history.dead_lettered_notification_ids:
@@ -391,6 +393,20 @@ def _skips_logged(history: History, found: list[str]) -> None:
     for record in history.logs:
         if record.get("message") == SKIPPED and not record.get("reason"):
             found.append(f"skip without a reason: {record.get('notification_id')}")
+    # Absorbed duplicates are skips too (reason ``duplicate_notification``), logged in their own words.
+    logged = Counter(
+        r.get("reason") for r in history.logs if r.get("message") in (SKIPPED, DUPLICATE_ABSORBED)
+    )
+    counted: Counter[Any] = Counter()
+    for record in history.logs:
+        if "_aws" in record and SKIP_METRIC in record:
+            values = record[SKIP_METRIC]
+            counted[record.get("reason")] += int(sum(values) if isinstance(values, list) else values)
+    for reason in sorted(set(logged) | set(counted), key=str):
+        if logged[reason] != counted[reason]:
+            found.append(
+                f"skip reason {reason}: {logged[reason]} logged, {counted[reason]} counted in {SKIP_METRIC}"
+            )
 
 
 def _endpoint(history: History, found: list[str]) -> None:

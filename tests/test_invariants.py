@@ -203,10 +203,25 @@ def test_a_loop_guard_skip_counts_only_when_the_budget_was_really_spent():
             world.read(at + 1, at + 1.1)
             world.email(at + 2, f"e{index}", f"bot{index}")
         world.inbound(100.0, "late", Truth.human("bot", CUSTOMER))
-        world.logs.append(
-            {"message": SKIPPED, "reason": BUDGET_SKIP, "message_id": "late", "notification_id": "n"}
-        )
+        world.logs += [
+            {"message": SKIPPED, "reason": BUDGET_SKIP, "message_id": "late", "notification_id": "n"},
+            {"_aws": {}, "reason": BUDGET_SKIP, "NotificationSkipped": 1},
+        ]
         return broken(world.history())
 
     assert skipped_after(3) == {}
     assert "skipped (budget not spent)" in skipped_after(1)[2][0]
+
+
+def test_every_skip_is_logged_with_a_reason_and_counted():
+    def emf(reason: str) -> dict[str, Any]:
+        return {"_aws": {"CloudWatchMetrics": []}, "reason": reason, "NotificationSkipped": [1.0]}
+
+    skip = {"message": SKIPPED, "reason": "own_outbound", "notification_id": "n1", "message_id": "x"}
+    world = World()
+    world.logs += [skip, emf("own_outbound")]
+    assert broken(world.history(notified_message_ids=set())) == {}
+    world.logs.append({**skip, "notification_id": "n2"})  # logged, never counted
+    assert broken(world.history(notified_message_ids=set()))[5] == [
+        "skip reason own_outbound: 2 logged, 1 counted in NotificationSkipped"
+    ]
