@@ -53,7 +53,7 @@ INVARIANTS = {
     2: "nothing silently lost",
     3: "one email per burst, to its newest message",
     4: "never to itself, an agent, a machine or a forbidden Reply-To; loop guard",
-    5: "every skip logged with a reason",
+    5: "every skip logged with a reason and counted",
     6: "200 only once queued; forged never queued; never 500",
 }
 
