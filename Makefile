@@ -27,8 +27,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-validate: $(STAMP)
+validate: $(STAMP) ## sam validate --lint, then cfn-lint with the serverless rule set (cfn-lint-serverless)
 	$(BIN)/sam validate --lint --template template.yaml
+	$(BIN)/cfn-lint template.yaml --append-rules cfn_lint_serverless.rules
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest
