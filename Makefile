@@ -88,6 +88,11 @@ set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_AP
 
 # ---- prove it (docs/reliability.md) ---------------------------------------------------------------
 
+.PHONY: e2e
+
+e2e: $(STAMP) ## end to end from outside: the stack AWS_SAM_STACK_NAME names (with credentials), else the local stack
+	$(BIN)/python -m pytest tests/e2e -v -rs $(ARGS)
+
 .PHONY: chaos set-api-key
 
 chaos: $(STAMP) ## fault injection run: make chaos ARGS="--notifications 10000 --seed 1 --write"

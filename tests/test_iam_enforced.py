@@ -573,7 +573,8 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
     monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
     monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
     monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
-    sqs = boto3.client("sqs")  # the event source mapping polls with the function's role
+    # The event source mapping polls with the function's role (a fresh session reads these credentials).
+    sqs = boto3.session.Session().client("sqs")
     poller = EventSourcePoller(load_handler("ReplierFunction"), aws.resources, sqs_client=sqs)
     poller.drain()
     assert len(nylas.sends) == 1
