@@ -28,11 +28,12 @@ from urllib.parse import quote
 import requests
 
 from ops.errors import ConfigurationError, NylasApiError
+from replyonce.decisions import ALREADY_REPLIED
 from replyonce.filters import message_skip_reason
 from replyonce.ledger import REPLIED, ReplyLedger
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
-from replyonce.replier import ALREADY_REPLIED, REPLY_PREVIOUSLY_FAILED
+from replyonce.replier import REPLY_PREVIOUSLY_FAILED
 
 SOURCE = "/replyonce/backfill"
 ENQUEUE = "enqueue"
@@ -187,19 +188,28 @@ class BackfillPlan:
 
 
 def plan_backfill(
-    inbox: NylasInbox, ledger: ReplyLedger, grant_ids: Iterable[str], window: Window
+    inbox: NylasInbox,
+    ledger: ReplyLedger,
+    grant_ids: Iterable[str],
+    window: Window,
+    *,
+    agent_grant_ids: Iterable[str] = (),
+    trusted_senders: Iterable[str] = (),
 ) -> BackfillPlan:
     """Decide, for every message of the window, whether it goes through the pipeline again.
 
-    Not queued: messages the ledger has (answered, or failed for good), and those the replier
-    would skip for what the message says (``replyonce.filters``; the agent's own mail included).
+    Not queued: messages the ledger has (answered, covered by a reply, or failed for good), and
+    those the replier would skip for what the message says (``replyonce.filters``): mail from any
+    agent grant's address (``agent_grant_ids``, default ``grant_ids``), machines, lists.
     """
+    grant_ids = list(grant_ids)
+    own = frozenset(inbox.grant_email(g) for g in (list(agent_grant_ids) or grant_ids))
+    trusted = frozenset(s.strip().lower() for s in trusted_senders if s.strip())
     plan = BackfillPlan(window)
     for grant_id in grant_ids:
-        agent_email = inbox.grant_email(grant_id)
         for message in inbox.messages(grant_id, window):
             message_id = str(message.get("id", ""))
-            decision = message_skip_reason(message, agent_email)
+            decision = message_skip_reason(message, own, trusted)
             if decision is None:
                 entry = ledger.entry(grant_id, message_id)
                 if entry is not None:

@@ -205,9 +205,8 @@ def _thread_state(context: Context) -> int:
 def _backfill(context: Context) -> int:
     args, say = context.args, context.runtime.say
     stack = context.stack()
-    grants = args.grant or [
-        g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()
-    ]
+    agents = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+    grants = args.grant or agents
     if not grants:
         raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
     window = backfill.window(args.since, args.until, time.time())
@@ -217,7 +216,10 @@ def _backfill(context: Context) -> int:
     inbox = backfill.NylasInbox(api_uri, api_key)
     # Read only: the ledger's entry lifetime is the replier's to set.
     ledger = ReplyLedger(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
-    plan = backfill.plan_backfill(inbox, ledger, grants, window)
+    trusted = stack.parameters.get("ReplyToTrustedSenders", "").split(",")
+    plan = backfill.plan_backfill(
+        inbox, ledger, grants, window, agent_grant_ids=agents, trusted_senders=trusted
+    )
     if args.apply:
         queue = NotificationQueue(
             stack.output("NotificationQueueUrl"), backfill.QUEUE_MAX_MESSAGE_BYTES, context.client("sqs")
