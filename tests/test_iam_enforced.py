@@ -573,6 +573,7 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
     monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
     monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
     monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
+    monkeypatch.setenv("LEASE_WAIT_SECONDS", "0")  # the busy thread is held for minutes: do not wait for it
     # The event source mapping polls with the function's role (a fresh session reads these credentials).
     sqs = boto3.session.Session().client("sqs")
     poller = EventSourcePoller(load_handler("ReplierFunction"), aws.resources, sqs_client=sqs)
