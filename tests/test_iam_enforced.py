@@ -70,9 +70,9 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas_emulator import Fault
 from devstack.poller import EventSourcePoller
 from devstack.template import LOCAL_WEBHOOK_SECRET, TEMPLATE_PATH, LocalResources, create_resources
-from replyonce.lease import thread_key
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
+from replyonce.state import FAILED, message_key, thread_key
 
 ACCOUNT = "123456789012"
 STACK_NAME = "replyonce"
@@ -606,6 +606,17 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
     poller.drain()
     replied_to = sorted(s.payload["reply_to_message_id"] for s in nylas.sends)
     assert replied_to == sorted([aws_first_id(nylas, "Where is my order?"), busy["id"], failing["id"]])
+
+    # A send Nylas refuses for good: the ledger records the failure instead of retrying forever.
+    refused = nylas.deliver_inbound(AGENT_GRANT_ID, from_email=CUSTOMER_EMAIL, subject="Bad", body="Hi")
+    nylas.inject("POST", rf"^/v3/grants/{AGENT_GRANT_ID}/messages/send$", Fault.status(400), times=1)
+    webhook_queue.enqueue(Notification(envelope(refused)))
+    poller.drain()
+    ledger = aws.admin.client("dynamodb").get_item(
+        TableName=aws.resources.tables["StateTable"],
+        Key={"pk": {"S": message_key(AGENT_GRANT_ID, refused["id"])}},
+    )
+    assert ledger["Item"]["status"]["S"] == FAILED
 
     report_and_check(aws, policies)
 
