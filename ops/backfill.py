@@ -88,7 +88,8 @@ def parse_time(text: str) -> int:
 def window(since: str, until: str | None, now: float) -> Window:
     """The window an operator asked for; ``until`` defaults to now."""
     start = parse_time(since)
-    end = parse_time(until) if until else int(now)
+    # Nylas counts in whole seconds: "until now" includes what arrived during the current second.
+    end = parse_time(until) if until else int(now) + 1
     if start >= end:
         raise ConfigurationError(f"empty window: --since {since} is not before --until {until or 'now'}")
     return Window(start, end)

@@ -51,10 +51,10 @@ def stack(replier_env, nylas):
     app.consumer.cache_clear()
 
 
-def run_backfill(*argv: str) -> str:
+def run_backfill(*argv: str, since: str | None = None) -> str:
     out, err = io.StringIO(), io.StringIO()
     runtime = Runtime(out=out, err=err, interactive=lambda: False, environ={})
-    since = str(int(time.time()) - 3600)
+    since = since or str(int(time.time()) - 3600)
     argv = ("--stack-name", STACK, "--region", "us-east-1", "--since", since, *argv)
     code = main(["backfill", *argv], runtime)
     assert code == 0, err.getvalue()
@@ -146,6 +146,16 @@ def test_the_listing_asks_for_the_window_and_follows_every_page(stack, nylas, mo
     assert all(q["received_after"] == [str(window.received_after)] for q in listings)
     assert all(q["received_before"] == [str(window.received_before)] for q in listings)
     assert [("page_token" in q) for q in listings] == [False, True, True]
+
+
+def test_only_messages_received_in_the_window_are_queued(stack, nylas):
+    customer(nylas, "Before the window")
+    time.sleep(1.1)  # the window is in whole seconds
+    since = str(int(time.time()))
+    inside = customer(nylas, "Inside the window")
+    out = run_backfill(since=since)
+    would = [line.split()[2] for line in out.splitlines() if line.strip().startswith("would queue")]
+    assert would == [backfill.notification_id(AGENT_GRANT_ID, inside["id"])]
 
 
 def test_an_empty_window_is_refused_before_anything_is_read():
