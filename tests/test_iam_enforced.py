@@ -409,10 +409,9 @@ class EnforcingAws:
     region: str
     resources: LocalResources
     cfn: dict[str, Any]
-    recording: Path
     admin: boto3.session.Session
-    keys: dict[str, dict[str, str]] = field(default_factory=dict)
-    policies: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # access key id -> the function whose principal holds it
+    keys: dict[str, str] = field(default_factory=dict)
 
     def principal(self, function: str, statements: list[dict[str, Any]]) -> dict[str, str]:
         """An IAM user holding exactly ``statements`` (moto's form); returns its environment."""
@@ -423,7 +422,7 @@ class EnforcingAws:
             UserName=name, PolicyName="role", PolicyDocument=json.dumps(moto_policy(statements))
         )
         key = iam.create_access_key(UserName=name)["AccessKey"]
-        self.keys[key["AccessKeyId"]] = {"function": function}
+        self.keys[key["AccessKeyId"]] = function
         return {"AWS_ACCESS_KEY_ID": key["AccessKeyId"], "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"]}
 
     def enforce(self) -> None:
@@ -439,7 +438,7 @@ class EnforcingAws:
             authorization = {k.lower(): v for k, v in entry["headers"].items()}.get("authorization", "")
             key_id = authorization.split("Credential=", 1)[-1].split("/")[0]
             if key_id in self.keys:
-                function = self.keys[key_id]["function"]
+                function = self.keys[key_id]
                 by_function.setdefault(function, []).extend(
                     authorisations(entry, self.resources, self.region)
                 )
@@ -496,7 +495,7 @@ def enforcing_aws(tmp_path, monkeypatch) -> Iterator[EnforcingAws]:
         resources = create_resources(prefix=STACK_NAME, session=admin)
         parameters.clear_caches()
         parameters.base.DEFAULT_PROVIDERS.clear()
-        yield EnforcingAws(endpoint, region, resources, rendered_template(), recording, admin)
+        yield EnforcingAws(endpoint, region, resources, rendered_template(), admin)
     finally:
         process.terminate()
         try:
