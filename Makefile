@@ -91,7 +91,7 @@ set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_AP
 .PHONY: e2e
 
 e2e: $(STAMP) ## end to end from outside: the stack AWS_SAM_STACK_NAME names (with credentials), else the local stack
-	$(BIN)/python -m pytest tests/e2e -v -rs $(ARGS)
+	$(BIN)/python -m pytest tests/e2e/test_end_to_end.py -v -rs $(ARGS)
 
 .PHONY: chaos set-api-key
 
