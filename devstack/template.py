@@ -18,6 +18,15 @@ TEMPLATE_PATH = Path(__file__).resolve().parent.parent / "template.yaml"
 LOCAL_WEBHOOK_SECRET = "replyonce-local-webhook-secret"  # noqa: S105 - a documented development value
 LOCAL_PREVIOUS_WEBHOOK_SECRET = "replyonce-local-previous-webhook-secret"  # noqa: S105
 LOCAL_API_KEY = "replyonce-local-api-key"
+# What each of the template's secrets holds locally, by logical id (template.yaml creates them empty;
+# `python -m ops` writes them in a deployed stack). The webhook's secret never holds the API key.
+LOCAL_SECRET_VALUES: dict[str, dict[str, str]] = {
+    "NylasSecrets": {
+        "webhook_secret": LOCAL_WEBHOOK_SECRET,
+        "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET,
+    },
+    "NylasApiKeySecret": {"api_key": LOCAL_API_KEY},
+}
 
 
 class _CloudFormationLoader(yaml.SafeLoader):
@@ -116,7 +125,7 @@ def create_resources(
     """Create every table, queue and secret of the template; return their names.
 
     Queues are created dead-letter queues first (a redrive policy names its
-    target's ARN). The secret gets the local development values.
+    target's ARN). The secrets get the local development values.
     """
     session = session or boto3.session.Session()
     template = load_template()
@@ -159,15 +168,10 @@ def create_resources(
                 )
             resources.tables[name] = table
         elif definition["Type"] == "AWS::SecretsManager::Secret":
+            if name not in LOCAL_SECRET_VALUES:
+                raise KeyError(f"template secret {name} has no local value in devstack.template")
             secret = secretsmanager.create_secret(
-                Name=f"{prefix}-{name}",
-                SecretString=json.dumps(
-                    {
-                        "webhook_secret": LOCAL_WEBHOOK_SECRET,
-                        "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET,
-                        "api_key": LOCAL_API_KEY,
-                    }
-                ),
+                Name=f"{prefix}-{name}", SecretString=json.dumps(LOCAL_SECRET_VALUES[name])
             )
             resources.secrets[name] = secret["ARN"]
     return resources

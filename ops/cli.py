@@ -24,7 +24,7 @@ from ops import deploy, redrive, register_webhook, rotate_secret, set_api_key, t
 from ops.errors import ConfigurationError, OpsError
 from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
-from ops.secret_store import SecretStore
+from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
 
 DEFAULT_NYLAS_API_URI = "https://api.us.nylas.com"
@@ -74,7 +74,12 @@ class Context:
         return describe_stack(self.client("cloudformation"), name)
 
     def secret_store(self, stack: StackInfo) -> SecretStore:
+        """The webhook's secret (``NYLAS_SECRETS_ID``)."""
         return SecretStore(stack.output("NylasSecretsArn"), self.client("secretsmanager"))
+
+    def api_key_store(self, stack: StackInfo) -> ApiKeyStore:
+        """The replier's secret holding the Nylas API key (``NYLAS_API_KEY_SECRET_ID``)."""
+        return ApiKeyStore(stack.output("NylasApiKeySecretArn"), self.client("secretsmanager"))
 
     def nylas_for(self, stack: StackInfo) -> Callable[[str], NylasAdmin]:
         api_uri = self.args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
@@ -107,8 +112,15 @@ def _deploy(context: Context) -> int:
 
 def _set_api_key(context: Context) -> int:
     runtime = context.runtime
-    key = set_api_key.read_api_key(runtime.environ, runtime.prompt_secret, interactive=runtime.interactive())
-    set_api_key.set_api_key(context.secret_store(context.stack()), key, say=runtime.say)
+    stack = context.stack()
+    webhook_secrets = context.secret_store(stack)
+    key = set_api_key.read_api_key(
+        runtime.environ,
+        runtime.prompt_secret,
+        interactive=runtime.interactive(),
+        legacy=webhook_secrets.read().legacy_api_key,
+    )
+    set_api_key.set_api_key(context.api_key_store(stack), webhook_secrets, key, say=runtime.say)
     return 0
 
 
@@ -120,13 +132,14 @@ def _register_webhook(context: Context) -> int:
             "no notification email: the stack has no AlertEmail; pass --notification-email"
         )
     store = context.secret_store(stack)
+    api_keys = context.api_key_store(stack)
     key = context.runtime.environ.get(set_api_key.API_KEY_VARIABLE, "").strip()
-    if key and not store.read().api_key:
+    if key and not api_keys.read():
         # First registration in one step: `NYLAS_API_KEY=... make register-webhook`.
-        set_api_key.set_api_key(store, key, say=context.runtime.say)
+        set_api_key.set_api_key(api_keys, store, key, say=context.runtime.say)
     register_webhook.register_webhook(
         store,
-        context.nylas_for(stack),
+        context.nylas_for(stack)(register_webhook.require_api_key(api_keys)),
         stack.output("WebhookUrl"),
         emails,
         force=context.args.force,
@@ -141,9 +154,8 @@ def _rotate_secret(context: Context) -> int:
     if context.args.clear_previous:
         rotate_secret.clear_previous_secret(store, say=context.runtime.say)
         return 0
-    rotate_secret.rotate_secret(
-        store, context.nylas_for(stack), webhook_id=context.args.webhook_id, say=context.runtime.say
-    )
+    nylas = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
+    rotate_secret.rotate_secret(store, nylas, webhook_id=context.args.webhook_id, say=context.runtime.say)
     return 0
 
 
@@ -185,8 +197,7 @@ def _thread_state(context: Context) -> int:
     stack = context.stack()
     messages = None
     if args.nylas:
-        store = context.secret_store(stack)
-        api_key = register_webhook.require_api_key(store.read(), store)
+        api_key = register_webhook.require_api_key(context.api_key_store(stack))
         messages = context.nylas_for(stack)(api_key).thread_messages(args.grant, args.thread)
     report = thread_state.read_thread_state(
         context.client("dynamodb"),

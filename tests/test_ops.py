@@ -66,6 +66,7 @@ def make_stack(aws, nylas):
             "NotificationQueueUrl": aws.queues["NotificationQueue"],
             "DeadLetterQueueUrl": aws.queues["NotificationDeadLetterQueue"],
             "NylasSecretsArn": aws.secrets["NylasSecrets"],
+            "NylasApiKeySecretArn": aws.secrets["NylasApiKeySecret"],
             "StateTableName": aws.tables["StateTable"],
         }
         template = {
@@ -113,14 +114,19 @@ def ops(*argv: str, stack_name: str = STACK, **runtime_fields) -> Run:
     return Run(code, out.getvalue(), err.getvalue())
 
 
-def stored_secret(aws) -> dict:
-    value = boto3.client("secretsmanager").get_secret_value(SecretId=aws.secrets["NylasSecrets"])
+def stored_secret(aws, name: str = "NylasSecrets") -> dict:
+    """The webhook's secret (or, by logical id, another of the template's secrets) as stored."""
+    value = boto3.client("secretsmanager").get_secret_value(SecretId=aws.secrets[name])
     return json.loads(value["SecretString"])
 
 
-def put_secret(aws, **fields: str) -> None:
+def stored_api_key(aws) -> str:
+    return stored_secret(aws, "NylasApiKeySecret")["api_key"]
+
+
+def put_secret(aws, name: str = "NylasSecrets", **fields: str) -> None:
     boto3.client("secretsmanager").put_secret_value(
-        SecretId=aws.secrets["NylasSecrets"], SecretString=json.dumps(fields)
+        SecretId=aws.secrets[name], SecretString=json.dumps(fields)
     )
 
 
@@ -156,8 +162,11 @@ def test_register_webhook_answers_the_challenge_and_stores_the_issued_secret(aws
     secret = stored_secret(aws)
     assert secret["webhook_secret"] == webhook["webhook_secret"]
     assert secret["webhook_id"] == webhook["id"]
-    assert secret["api_key"] == LOCAL_API_KEY
     assert secret["previous_webhook_secret"] == ""
+    assert "rotating_until" not in secret  # the registration is over
+    # The webhook's secret never holds the API key: the replier's own secret does.
+    assert "api_key" not in secret
+    assert stored_api_key(aws) == LOCAL_API_KEY
     assert_no_secret_in(run, webhook["webhook_secret"], LOCAL_API_KEY)
     assert webhook["id"] in run.out
     # Deliveries signed with it are accepted and queued; the stack's original secret no longer is.
@@ -191,7 +200,7 @@ def test_register_webhook_reports_a_failed_challenge_in_nylas_words(aws, nylas, 
 
 
 def test_register_webhook_without_api_key_stops_before_nylas(aws, nylas, stack):
-    put_secret(aws, webhook_secret=LOCAL_WEBHOOK_SECRET, previous_webhook_secret="", api_key="")
+    put_secret(aws, "NylasApiKeySecret", api_key="")
 
     run = ops("register-webhook")
 
@@ -202,12 +211,12 @@ def test_register_webhook_without_api_key_stops_before_nylas(aws, nylas, stack):
 
 
 def test_register_webhook_takes_a_missing_api_key_from_the_environment(aws, nylas, stack):
-    put_secret(aws, webhook_secret=LOCAL_WEBHOOK_SECRET, previous_webhook_secret="", api_key="")
+    put_secret(aws, "NylasApiKeySecret", api_key="")
 
     run = ops("register-webhook", environ={"NYLAS_API_KEY": LOCAL_API_KEY})
 
     assert run.code == 0, run.err
-    assert stored_secret(aws)["api_key"] == LOCAL_API_KEY
+    assert stored_api_key(aws) == LOCAL_API_KEY
     assert len(nylas.webhooks()) == 1
     assert_no_secret_in(run, LOCAL_API_KEY)
 
@@ -225,6 +234,7 @@ def test_register_webhook_refuses_when_the_secret_names_a_webhook_for_another_ur
                 "Outputs": {
                     "WebhookUrl": {"Value": gateway.url + "-moved"},
                     "NylasSecretsArn": {"Value": aws.secrets["NylasSecrets"]},
+                    "NylasApiKeySecretArn": {"Value": aws.secrets["NylasApiKeySecret"]},
                 },
             }
         ),
@@ -280,7 +290,7 @@ def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, 
     secret = stored_secret(aws)
     assert secret["webhook_secret"] == second
     assert secret["previous_webhook_secret"] == first
-    assert secret["api_key"] == LOCAL_API_KEY
+    assert stored_api_key(aws) == LOCAL_API_KEY
     assert "rotating_until" not in secret  # the rotation is over
     assert nylas.count("POST", f"/v3/webhooks/rotate-secret/{secret['webhook_id']}") == 1
     assert_no_secret_in(run, first, second, LOCAL_API_KEY)
@@ -351,12 +361,25 @@ def test_set_api_key_reads_the_environment_and_keeps_the_other_fields(aws, stack
     run = ops("set-api-key", environ={"NYLAS_API_KEY": "nyk-new-key"})
 
     assert run.code == 0
+    assert stored_api_key(aws) == "nyk-new-key"
     assert stored_secret(aws) == {
         "webhook_secret": LOCAL_WEBHOOK_SECRET,
         "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET,
-        "api_key": "nyk-new-key",
     }
     assert_no_secret_in(run, "nyk-new-key")
+
+
+def test_set_api_key_moves_a_key_left_in_the_webhook_secret_by_an_older_stack(aws, stack):
+    # Before the split one secret held both: the internet-facing webhook could read the API key.
+    put_secret(aws, webhook_secret=LOCAL_WEBHOOK_SECRET, api_key="nyk-from-before-the-split")
+    put_secret(aws, "NylasApiKeySecret")
+
+    run = ops("set-api-key", environ={})
+
+    assert run.code == 0, run.err
+    assert stored_api_key(aws) == "nyk-from-before-the-split"
+    assert stored_secret(aws) == {"webhook_secret": LOCAL_WEBHOOK_SECRET, "previous_webhook_secret": ""}
+    assert_no_secret_in(run, "nyk-from-before-the-split")
 
 
 def test_set_api_key_prompts_without_echo_when_interactive(aws, stack):
@@ -372,7 +395,7 @@ def test_set_api_key_prompts_without_echo_when_interactive(aws, stack):
 
     assert code == 0
     assert len(prompts) == 1
-    assert stored_secret(aws)["api_key"] == "nyk-typed-key"
+    assert stored_api_key(aws) == "nyk-typed-key"
 
 
 def test_set_api_key_without_a_key_or_a_terminal_fails(aws, stack):
@@ -380,7 +403,7 @@ def test_set_api_key_without_a_key_or_a_terminal_fails(aws, stack):
 
     assert run.code == 2
     assert "NYLAS_API_KEY" in run.err
-    assert stored_secret(aws)["api_key"] == LOCAL_API_KEY
+    assert stored_api_key(aws) == LOCAL_API_KEY
 
 
 # ---- redrive ----------------------------------------------------------------------------------------

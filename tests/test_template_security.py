@@ -51,6 +51,7 @@ EXPECTED_SKIPS = {
     ("CKV_AWS_119", "AWS::DynamoDB::Table.IdempotencyTable"),
     ("CKV_AWS_119", "AWS::DynamoDB::Table.StateTable"),
     ("CKV_AWS_149", "AWS::SecretsManager::Secret.NylasSecrets"),
+    ("CKV_AWS_149", "AWS::SecretsManager::Secret.NylasApiKeySecret"),
     ("CKV_AWS_158", "AWS::Logs::LogGroup.WebhookLogGroup"),
     ("CKV_AWS_158", "AWS::Logs::LogGroup.ReplierLogGroup"),
 }
@@ -144,7 +145,7 @@ OWN_RESOURCES = {
         "NotificationQueue",
         "IdempotencyTable",
         "StateTable",
-        "NylasSecrets",
+        "NylasApiKeySecret",
         "ReplierLogGroup",
     },
 }
@@ -369,3 +370,44 @@ def test_tracing_is_on_from_the_api_through_both_functions():
     template = load_template()
     assert template["Globals"]["Function"]["Tracing"] == "Active"
     assert template["Resources"]["WebhookApi"]["Properties"]["TracingEnabled"] is True
+
+
+# ---- secrets: split by function, never written by CloudFormation, kept on delete ------------------
+
+
+def _secret_resources(role: dict[str, Any]) -> set[str]:
+    return {
+        name
+        for statement in _statements(role)
+        if "secretsmanager:GetSecretValue" in _listify(statement["Action"])
+        for resource in _listify(statement["Resource"])
+        for name in _referenced(resource)
+    }
+
+
+def test_each_function_reads_only_its_own_secret():
+    template = load_template()
+    resources = template["Resources"]
+    # The internet-facing webhook can read the signing secrets and never the API key, which can
+    # read and send mail for every grant; the replier reads the API key only.
+    assert _secret_resources(resources["WebhookFunctionRole"]) == {"NylasSecrets"}
+    assert _secret_resources(resources["ReplierFunctionRole"]) == {"NylasApiKeySecret"}
+    assert "NYLAS_SECRETS_ID" not in template["Globals"]["Function"]["Environment"]["Variables"]
+    webhook = resources["WebhookFunction"]["Properties"]["Environment"]["Variables"]
+    replier = resources["ReplierFunction"]["Properties"]["Environment"]["Variables"]
+    assert webhook["NYLAS_SECRETS_ID"] == {"Ref": "NylasSecrets"}
+    assert "NYLAS_API_KEY_SECRET_ID" not in webhook
+    assert replier["NYLAS_API_KEY_SECRET_ID"] == {"Ref": "NylasApiKeySecret"}
+    assert "NYLAS_SECRETS_ID" not in replier
+
+
+def test_no_secret_value_is_written_by_cloudformation():
+    # A GenerateSecretString (or SecretString) is written again whenever that block changes, wiping
+    # the API key and webhook secret the operator stored; the secrets are created empty instead.
+    secrets = {
+        n: r for n, r in load_template()["Resources"].items() if r["Type"] == "AWS::SecretsManager::Secret"
+    }
+    assert set(secrets) == {"NylasSecrets", "NylasApiKeySecret"}
+    for name, secret in secrets.items():
+        assert "GenerateSecretString" not in secret["Properties"], name
+        assert "SecretString" not in secret["Properties"], name

@@ -141,7 +141,6 @@ def test_rotated_secret_takes_effect_without_waiting_for_the_cache(
             {
                 "webhook_secret": "rotated-secret",
                 "previous_webhook_secret": LOCAL_WEBHOOK_SECRET,
-                "api_key": "k",
             }
         ),
     )
@@ -218,7 +217,6 @@ def test_unverifiable_signature_during_a_rotation_is_503_not_401(
         SecretString=json.dumps(
             {
                 "webhook_secret": LOCAL_WEBHOOK_SECRET,
-                "api_key": "k",
                 "rotating_until": str(int(time.time()) + 60),
             }
         ),
@@ -235,7 +233,6 @@ def test_after_the_rotation_window_a_bad_signature_is_401_again(webhook, aws, se
         SecretString=json.dumps(
             {
                 "webhook_secret": LOCAL_WEBHOOK_SECRET,
-                "api_key": "k",
                 "rotating_until": str(int(time.time()) - 1),
             }
         ),
@@ -313,7 +310,7 @@ def test_queue_never_gets_a_forged_request_even_after_a_valid_one(webhook, sqs, 
 def test_secret_refresh_is_rate_limited(aws, moto_endpoint):
     # Forged requests force a fresh read at most once per interval.
     from replyonce.config import SecretsSettings
-    from replyonce.secrets import NylasSecrets
+    from replyonce.secrets import WebhookSecrets
 
     reads = []
 
@@ -323,7 +320,7 @@ def test_secret_refresh_is_rate_limited(aws, moto_endpoint):
             return {"webhook_secret": "s"}
 
     now = [100.0]
-    secrets = NylasSecrets(
+    secrets = WebhookSecrets(
         SecretsSettings(aws.secrets["NylasSecrets"], refresh_min_interval_seconds=5),
         provider=CountingProvider(),
         clock=lambda: now[0],

@@ -53,9 +53,15 @@ def _number(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
+# Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
+# the API key. The internet-facing function must never be able to read the key that sends mail.
+WEBHOOK_SECRETS_VARIABLE = "NYLAS_SECRETS_ID"
+API_KEY_SECRET_VARIABLE = "NYLAS_API_KEY_SECRET_ID"  # noqa: S105 - a variable name, not a secret
+
+
 @dataclass(frozen=True)
 class SecretsSettings:
-    """Where the Nylas secrets live and how long a read is cached."""
+    """Where one Nylas secret lives and how long a read is cached."""
 
     secrets_id: str
     max_age_seconds: int = 300
@@ -64,9 +70,12 @@ class SecretsSettings:
     refresh_min_interval_seconds: int = 5
 
     @classmethod
-    def from_environment(cls, env: Mapping[str, str] = os.environ) -> "SecretsSettings":
+    def from_environment(
+        cls, env: Mapping[str, str] = os.environ, *, variable: str = WEBHOOK_SECRETS_VARIABLE
+    ) -> "SecretsSettings":
+        """The secret named by ``variable``: ``NYLAS_SECRETS_ID`` (webhook) or ``NYLAS_API_KEY_SECRET_ID``."""
         return cls(
-            secrets_id=_required(env, "NYLAS_SECRETS_ID"),
+            secrets_id=_required(env, variable),
             max_age_seconds=_integer(env, "SECRETS_MAX_AGE_SECONDS", 300),
             refresh_min_interval_seconds=_integer(env, "SECRETS_REFRESH_MIN_INTERVAL_SECONDS", 5),
         )
@@ -134,7 +143,7 @@ class ReplierSettings:
             raise ConfigurationError("REPLY_DRAFTER=bedrock needs BEDROCK_MODEL_ID")
         return cls(
             queue_url=_required(env, "QUEUE_URL"),
-            secrets=SecretsSettings.from_environment(env),
+            secrets=SecretsSettings.from_environment(env, variable=API_KEY_SECRET_VARIABLE),
             idempotency_table=_required(env, "IDEMPOTENCY_TABLE"),
             state_table=_required(env, "STATE_TABLE"),
             agent_grant_ids=grants,

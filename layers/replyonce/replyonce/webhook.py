@@ -24,7 +24,7 @@ from replyonce.exceptions import EnqueueError, InvalidNotificationError, Secrets
 from replyonce.notification import Notification
 from replyonce.observability import count, count_by, logger
 from replyonce.queue import SQS_CLIENT_CONFIG, NotificationQueue
-from replyonce.secrets import NylasSecrets
+from replyonce.secrets import WebhookSecrets
 from replyonce.signature import SIGNATURE_HEADER, signature_matches
 
 
@@ -67,7 +67,7 @@ class WebhookEndpoint:
         Where verified notifications go.
     """
 
-    def __init__(self, settings: WebhookSettings, secrets: NylasSecrets, queue: NotificationQueue) -> None:
+    def __init__(self, settings: WebhookSettings, secrets: WebhookSecrets, queue: NotificationQueue) -> None:
         self._settings = settings
         self._secrets = secrets
         self._queue = queue
@@ -79,7 +79,7 @@ class WebhookEndpoint:
         aws = aws or boto3.session.Session()
         return cls(
             settings,
-            NylasSecrets(settings.secrets, SecretsProvider(boto3_session=aws)),
+            WebhookSecrets(settings.secrets, SecretsProvider(boto3_session=aws)),
             NotificationQueue(
                 settings.queue_url,
                 settings.queue_max_message_bytes,
