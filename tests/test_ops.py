@@ -12,7 +12,9 @@ with a Stubber; the ``copy`` method moves real messages).
 
 import io
 import json
+import os
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -54,6 +56,16 @@ def gateway(aws, monkeypatch):
     stand_in = ApiGatewayStandIn(load_handler("WebhookFunction"), timeout_seconds=8).start()
     yield stand_in
     stand_in.stop()
+
+
+@pytest.fixture
+def fresh_reads(monkeypatch):
+    """The webhook re-reads its secret on every failed signature (no rate limit).
+
+    Why: these tests deliver several signatures within seconds, each meant to be judged against
+    the secret as stored at that moment; the rate limit's own answer (503) is tested in test_webhook.
+    """
+    monkeypatch.setenv("SECRETS_REFRESH_MIN_INTERVAL_SECONDS", "0")
 
 
 @pytest.fixture
@@ -276,7 +288,7 @@ def test_stack_without_the_outputs_is_a_clear_error(aws):
 # ---- rotate-secret ----------------------------------------------------------------------------------
 
 
-def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, gateway, stack):
+def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, fresh_reads, gateway, stack):
     assert ops("register-webhook").code == 0
     first = nylas.webhooks()[0]["webhook_secret"]
     # A warm container that has cached the first secret, as in production.
@@ -321,6 +333,119 @@ def test_rotation_is_announced_in_the_secret_while_nylas_issues_the_new_one(aws,
     watcher.join(timeout=10)
     assert float(seen["secret"]["rotating_until"]) > time.time()
     assert seen["status"] == 503
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [Fault.lose_response(), Fault.status(502)],
+    ids=["answer-lost-after-rotating", "gateway-5xx"],
+)
+def test_rotation_with_an_unknown_outcome_keeps_both_secrets_and_the_flag(
+    aws, nylas, fresh_reads, gateway, stack, fault
+):
+    # Nylas may have rotated without us learning the new secret. Writing the old secret back and
+    # clearing the flag would answer every delivery 401, which Nylas never retries.
+    assert ops("register-webhook").code == 0
+    first = stored_secret(aws)["webhook_secret"]
+    nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", fault)
+
+    run = ops("rotate-secret")
+
+    assert run.code == 1
+    assert "`make rotate-secret` again" in run.err
+    secret = stored_secret(aws)
+    assert secret["webhook_secret"] == first
+    assert float(secret["rotating_until"]) > time.time()
+    # Whatever Nylas now signs with is retried (503), not dropped.
+    issued = nylas.webhooks()[0]["webhook_secret"]
+    assert deliver(gateway, issued if issued != first else "unknown-new-secret", "ops-unknown-0001") == 503
+
+    again = ops("rotate-secret")
+
+    assert again.code == 0, again.err
+    assert "did not finish" in again.out
+    secret = stored_secret(aws)
+    assert secret["webhook_secret"] == nylas.webhooks()[0]["webhook_secret"]
+    assert secret["previous_webhook_secret"] == first
+    assert "rotating_until" not in secret
+    assert deliver(gateway, secret["webhook_secret"], "ops-unknown-0002") == 200
+
+
+def test_rotation_refused_by_nylas_restores_the_secret_as_it_was(aws, nylas, stack):
+    assert ops("register-webhook").code == 0
+    before = stored_secret(aws)
+    nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", Fault.status(429))
+
+    run = ops("rotate-secret")
+
+    assert run.code == 1
+    assert "Nylas answered 429" in run.err
+    assert stored_secret(aws) == before
+
+
+def test_a_rotation_killed_mid_run_is_finished_by_the_next_run(aws, nylas, fresh_reads, gateway, stack):
+    assert ops("register-webhook").code == 0
+    first = stored_secret(aws)["webhook_secret"]
+    nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", Fault.delay(2))
+    root = Path(__file__).resolve().parent.parent
+    command = [sys.executable, "-m", "ops", "rotate-secret", "--stack-name", STACK, "--region", REGION]
+    environment = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'layers' / 'replyonce'}"}
+    process = subprocess.Popen(command, cwd=root, env=environment)  # noqa: S603 - our own module
+    try:
+        deadline = time.monotonic() + 20
+        while "rotating_until" not in stored_secret(aws) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        while nylas.count("POST", "/v3/webhooks/rotate-secret/") == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        process.kill()  # dies while Nylas is rotating: the new secret never reaches the store
+        process.wait(timeout=10)
+    while nylas.webhooks()[0]["webhook_secret"] == first and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lost = nylas.webhooks()[0]["webhook_secret"]
+    assert lost != first
+    assert stored_secret(aws)["webhook_secret"] == first
+    # Nylas signs with a secret nobody stored: retried, not dropped, until an operator re-runs.
+    assert deliver(gateway, lost, "ops-killed-0001") == 503
+
+    run = ops("rotate-secret")
+
+    assert run.code == 0, run.err
+    assert "did not finish" in run.out
+    secret = stored_secret(aws)
+    assert secret["webhook_secret"] == nylas.webhooks()[0]["webhook_secret"]
+    assert secret["previous_webhook_secret"] == first
+    assert "rotating_until" not in secret
+    assert deliver(gateway, secret["webhook_secret"], "ops-killed-0002") == 200
+
+
+def test_register_webhook_raises_the_flag_before_nylas_creates_the_webhook(aws, nylas, gateway, stack):
+    # Nylas may deliver as soon as the webhook exists, signed with a secret not stored yet.
+    nylas.inject("POST", r"^/v3/webhooks$", Fault.delay(1.5))
+    seen: dict = {}
+
+    def look_during_the_registration() -> None:
+        deadline = time.monotonic() + 10
+        while "rotating_until" not in stored_secret(aws) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen["secret"] = stored_secret(aws)
+        seen["status"] = deliver(gateway, "the-secret-nylas-is-issuing", "ops-register-during")
+
+    watcher = threading.Thread(target=look_during_the_registration)
+    watcher.start()
+    assert ops("register-webhook").code == 0
+    watcher.join(timeout=10)
+    assert float(seen["secret"]["rotating_until"]) > time.time()
+    assert seen["status"] == 503
+    assert "rotating_until" not in stored_secret(aws)
+
+
+def test_register_webhook_refused_by_nylas_lowers_the_flag(aws, nylas, gateway, make_stack):
+    make_stack(webhook_url=gateway.url.replace("/webhook", "/not-the-webhook"))
+
+    assert ops("register-webhook").code == 1
+
+    assert "rotating_until" not in stored_secret(aws)
 
 
 def test_clear_previous_drops_only_the_previous_secret(aws, nylas, stack):
