@@ -59,16 +59,6 @@ def gateway(aws, monkeypatch):
 
 
 @pytest.fixture
-def fresh_reads(monkeypatch):
-    """The webhook re-reads its secret on every failed signature (no rate limit).
-
-    Why: these tests deliver several signatures within seconds, each meant to be judged against
-    the secret as stored at that moment; the rate limit's own answer (503) is tested in test_webhook.
-    """
-    monkeypatch.setenv("SECRETS_REFRESH_MIN_INTERVAL_SECONDS", "0")
-
-
-@pytest.fixture
 def make_stack(aws, nylas):
     """Create the moto stack the commands look up; its outputs are this test's resources."""
 
@@ -288,7 +278,7 @@ def test_stack_without_the_outputs_is_a_clear_error(aws):
 # ---- rotate-secret ----------------------------------------------------------------------------------
 
 
-def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, fresh_reads, gateway, stack):
+def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, gateway, stack):
     assert ops("register-webhook").code == 0
     first = nylas.webhooks()[0]["webhook_secret"]
     # A warm container that has cached the first secret, as in production.
@@ -340,9 +330,7 @@ def test_rotation_is_announced_in_the_secret_while_nylas_issues_the_new_one(aws,
     [Fault.lose_response(), Fault.status(502)],
     ids=["answer-lost-after-rotating", "gateway-5xx"],
 )
-def test_rotation_with_an_unknown_outcome_keeps_both_secrets_and_the_flag(
-    aws, nylas, fresh_reads, gateway, stack, fault
-):
+def test_rotation_with_an_unknown_outcome_keeps_both_secrets_and_the_flag(aws, nylas, gateway, stack, fault):
     # Nylas may have rotated without us learning the new secret. Writing the old secret back and
     # clearing the flag would answer every delivery 401, which Nylas never retries.
     assert ops("register-webhook").code == 0
@@ -383,7 +371,7 @@ def test_rotation_refused_by_nylas_restores_the_secret_as_it_was(aws, nylas, sta
     assert stored_secret(aws) == before
 
 
-def test_a_rotation_killed_mid_run_is_finished_by_the_next_run(aws, nylas, fresh_reads, gateway, stack):
+def test_a_rotation_killed_mid_run_is_finished_by_the_next_run(aws, nylas, gateway, stack):
     assert ops("register-webhook").code == 0
     first = stored_secret(aws)["webhook_secret"]
     nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", Fault.delay(2))

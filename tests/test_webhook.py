@@ -351,3 +351,115 @@ def test_sqs_error_is_a_client_error_not_a_crash(aws, sqs):
     with pytest.raises(EnqueueError) as raised:
         queue.enqueue(Notification(message_created()))
     assert isinstance(raised.value.__cause__, ClientError)
+
+
+# ---- a function that cannot start, a secret that changed, replays, headers ---------------------------
+
+
+def test_webhook_that_cannot_start_answers_503_with_one_clear_line(
+    webhook, monkeypatch, log_records, sqs, queue_url
+):
+    # The README's promise: every failure of ours is a status Nylas retries, even at cold start.
+    monkeypatch.delenv("NYLAS_SECRETS_ID")
+    app.endpoint.cache_clear()
+
+    response = webhook(load_event("webhook-message-created.json"))
+
+    assert response["statusCode"] == 503
+    [line] = [r for r in log_records() if r.get("reason") == "configuration_error"]
+    assert line["message"].startswith("webhook cannot start")
+    assert "NYLAS_SECRETS_ID" in line["detail"]
+    assert queued(sqs, queue_url) == []
+
+
+def test_changed_secret_with_a_refused_fresh_read_is_503_not_401(
+    webhook, monkeypatch, aws, secretsmanager, sqs, queue_url
+):
+    # A forged request forces a fresh read; a rotation lands moments later; the genuine delivery
+    # signed with the new secret cannot be checked (the next fresh read is rate-limited) and must be
+    # retried by Nylas, not dropped with a 401.
+    from devstack.template import load_template
+
+    variables = load_template()["Resources"]["WebhookFunction"]["Properties"]["Environment"]["Variables"]
+    assert int(variables["SECRETS_REFRESH_MIN_INTERVAL_SECONDS"]) > 0
+    monkeypatch.setenv("SECRETS_REFRESH_MIN_INTERVAL_SECONDS", "300")  # the test must not race the interval
+    app.endpoint.cache_clear()
+    assert webhook(load_event("webhook-forged-signature.json"))["statusCode"] == 401
+    secretsmanager.put_secret_value(
+        SecretId=aws.secrets["NylasSecrets"],
+        SecretString=json.dumps(
+            {"webhook_secret": "rotated-moments-ago", "previous_webhook_secret": LOCAL_WEBHOOK_SECRET}
+        ),
+    )
+    body = json.dumps(message_created(notification_id="signed-with-the-new-secret")).encode()
+
+    response = webhook(signed_post(body, secret="rotated-moments-ago"))
+
+    assert response["statusCode"] == 503
+    assert queued(sqs, queue_url) == []
+
+
+def _guarded(monkeypatch) -> int:
+    """Turn the replay bound on with the template's value (the local environment turns it off)."""
+    from devstack.template import load_template
+
+    variables = load_template()["Resources"]["WebhookFunction"]["Properties"]["Environment"]["Variables"]
+    bound = int(variables["MAX_NOTIFICATION_AGE_SECONDS"])
+    monkeypatch.setenv("MAX_NOTIFICATION_AGE_SECONDS", str(bound))
+    app.endpoint.cache_clear()
+    return bound
+
+
+def test_a_replayed_notification_older_than_the_bound_is_refused(
+    webhook, monkeypatch, log_records, sqs, queue_url
+):
+    bound = _guarded(monkeypatch)
+    # Nylas retries for up to 72 h: the bound must not drop a genuine late retry.
+    assert bound >= 72 * 3600
+    now = int(time.time())
+    replayed = message_created(notification_id="captured-long-ago", date=now - bound - 60)
+    late_retry = message_created(notification_id="retried-after-71-hours", date=now - 71 * 3600)
+
+    assert webhook(signed_post(json.dumps(replayed).encode()))["statusCode"] == 401
+    assert webhook(signed_post(json.dumps(late_retry).encode()))["statusCode"] == 200
+
+    assert [json.loads(m["Body"])["id"] for m in queued(sqs, queue_url)] == ["retried-after-71-hours"]
+    rejected = [r for r in log_records() if r.get("message") == "request rejected"]
+    assert [r["reason"] for r in rejected] == ["notification_too_old"]
+
+
+def test_challenge_answer_is_not_sniffed_as_html(webhook):
+    # The challenge is text of the caller's choosing echoed back: a browser must not render it.
+    event = proxy_event("GET", query={"challenge": "<script>alert(1)</script>"})
+    response = webhook(event)
+    assert response["statusCode"] == 200
+    assert response["headers"]["X-Content-Type-Options"] == "nosniff"
+    assert response["headers"]["Content-Type"] == "text/plain"
+
+
+def test_metrics_separate_our_rejections_and_deliberate_retries(webhook, aws, secretsmanager, capsys):
+    # The 4xx alarm counts RequestRejected (our path only) and the 5xx alarm subtracts
+    # NotificationDeferred (rotation 503s): both must be emitted for exactly those answers.
+    webhook(load_event("webhook-forged-signature.json"))
+    secretsmanager.put_secret_value(
+        SecretId=aws.secrets["NylasSecrets"],
+        SecretString=json.dumps(
+            {"webhook_secret": LOCAL_WEBHOOK_SECRET, "rotating_until": str(int(time.time()) + 60)}
+        ),
+    )
+    app.endpoint.cache_clear()
+    webhook(signed_post(json.dumps(message_created()).encode(), secret="issued-not-stored"))
+    webhook(load_event("webhook-message-created.json"))
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]
+    counts: dict[str, float] = {}
+    for blob in emitted:
+        for directive in blob["_aws"]["CloudWatchMetrics"]:
+            for metric in directive["Metrics"]:
+                counts[metric["Name"]] = counts.get(metric["Name"], 0) + sum(_listify(blob[metric["Name"]]))
+    assert counts["RequestRejected"] == 1
+    assert counts["NotificationDeferred"] == 1
+    assert counts["NotificationAccepted"] == 1
+
+
+def _listify(value):
+    return value if isinstance(value, list) else [value]

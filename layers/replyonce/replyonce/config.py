@@ -18,6 +18,10 @@ DEFAULT_QUEUE_MAX_MESSAGE_BYTES = 1_048_576
 # Nylas truncates notifications over 1 MB; 4 MiB leaves room for gzip and
 # base64 inside Lambda's 6 MB synchronous payload while rejecting abuse early.
 DEFAULT_MAX_BODY_BYTES = 4 * 1_048_576
+# Nylas signs no timestamp, so a captured signed delivery verifies forever; the notification's own
+# `time` (inside the signed body) bounds how long it is accepted. Nylas retries a delivery for up to
+# 72 h while the webhook is `failing`; a day more covers slow retries and clock skew.
+DEFAULT_MAX_NOTIFICATION_AGE_SECONDS = (72 + 24) * 3600
 
 
 def _required(env: Mapping[str, str], name: str) -> str:
@@ -89,6 +93,8 @@ class WebhookSettings:
     secrets: SecretsSettings
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     queue_max_message_bytes: int = DEFAULT_QUEUE_MAX_MESSAGE_BYTES
+    # Older notifications are refused as replays (0: no age check).
+    max_notification_age_seconds: int = DEFAULT_MAX_NOTIFICATION_AGE_SECONDS
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] = os.environ) -> "WebhookSettings":
@@ -98,6 +104,9 @@ class WebhookSettings:
             max_body_bytes=_integer(env, "MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, minimum=1),
             queue_max_message_bytes=_integer(
                 env, "QUEUE_MAX_MESSAGE_BYTES", DEFAULT_QUEUE_MAX_MESSAGE_BYTES, minimum=1024
+            ),
+            max_notification_age_seconds=_integer(
+                env, "MAX_NOTIFICATION_AGE_SECONDS", DEFAULT_MAX_NOTIFICATION_AGE_SECONDS
             ),
         )
 
