@@ -17,6 +17,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
+from replyonce.redaction import redact_addresses
 
 # Statuses worth another try in a moment (urllib3 retries them for GETs)...
 TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 507})
@@ -61,7 +62,8 @@ def _error(response: requests.Response) -> tuple[str, str]:
         error = response.json().get("error") or {}
     except ValueError:
         error = {}
-    return str(error.get("type", "")), str(error.get("message", response.reason or ""))
+    # Nylas' messages can quote a recipient ("invalid address x@y"): they end up in log lines.
+    return str(error.get("type", "")), redact_addresses(str(error.get("message", response.reason or "")))
 
 
 def _retry_after(response: requests.Response) -> int | None:
