@@ -20,8 +20,9 @@ from typing import Any, TextIO
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ops import deploy, redrive, register_webhook, rotate_secret, set_api_key, thread_state
+from ops import deploy, preflight, redrive, register_webhook, rotate_secret, set_api_key, thread_state
 from ops.errors import ConfigurationError, OpsError
+from ops.hints import hint_for
 from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
 from ops.secret_store import ApiKeyStore, SecretStore
@@ -67,6 +68,13 @@ class Context:
     def client(self, service: str) -> Any:
         return self.session.client(service)
 
+    @property
+    def region(self) -> str | None:
+        """The region the commands use: --region, samconfig.toml, then the AWS default (None: none)."""
+        if self.args.region or self.config.region:
+            return self.args.region or self.config.region
+        return self.session.region_name
+
     def stack(self) -> StackInfo:
         name = self.args.stack_name or self.config.stack_name
         if not name:
@@ -91,14 +99,24 @@ class Context:
 
 def _deploy(context: Context) -> int:
     args = context.args
+    extra = [a for a in args.sam_args if a != "--"]
+    region = None if args.dry_run else context.region
+    if region and not context.config.region:
+        # The region the checks below ran against is the one deployed to (a guided deploy offers it).
+        extra += ["--region", region]
     plan = deploy.plan_deploy(
         context.config,
         sam=deploy.find_sam(),
         guided=args.guided,
         build=not args.no_build,
-        extra_deploy_args=[a for a in args.sam_args if a != "--"],
+        extra_deploy_args=extra,
         environ=context.runtime.environ,
     )
+    if not args.dry_run:
+        # Before building or asking anything: credentials, region, Python, Lambda concurrency.
+        preflight.run_preflight(
+            context.config, region, context.client, environ=plan.environment, say=context.runtime.say
+        )
     if args.dry_run:
         context.runtime.say(
             f"guided: {plan.guided} ({'; '.join(plan.reasons) or 'samconfig.toml is complete'})"
@@ -282,6 +300,7 @@ def main(argv: Sequence[str] | None = None, runtime: Runtime | None = None) -> i
     """Run one command; the process exit code."""
     runtime = runtime or Runtime()
     args = build_parser().parse_args(argv)
+    context: Context | None = None
     try:
         context = Context(args, runtime, load_samconfig(args.config_file, args.config_env))
         return int(args.func(context))
@@ -289,6 +308,9 @@ def main(argv: Sequence[str] | None = None, runtime: Runtime | None = None) -> i
         print(f"error: {exc}", file=runtime.err, flush=True)
         return exc.exit_code
     except (BotoCoreError, ClientError) as exc:
-        # Credentials, permissions, throttling: AWS's own words are the useful ones.
-        print(f"error: AWS: {exc}", file=runtime.err, flush=True)
+        # Credentials, permissions, throttling: AWS's own words, then what to do about them.
+        region = args.region or (context.config.region if context else None)
+        if region is None and context is not None and context._session is not None:
+            region = context._session.region_name
+        print(f"error: AWS: {exc}\nhint: {hint_for(exc, region)}", file=runtime.err, flush=True)
         return 1

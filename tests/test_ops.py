@@ -830,7 +830,13 @@ def test_deploy_command_passes_arguments_after_double_dash_to_sam_deploy(tmp_pat
 
     code = main(
         ["deploy", "--config-file", str(path), "--", "--no-confirm-changeset"],
-        Runtime(out=out, err=io.StringIO(), run_process=runner, environ={"PATH": "/usr/bin"}),
+        Runtime(
+            out=out,
+            err=io.StringIO(),
+            run_process=runner,
+            environ={"PATH": "/usr/bin"},
+            session_factory=StubbedAws(),
+        ),
     )
 
     assert code == 0
@@ -864,3 +870,169 @@ def test_parameter_overrides_are_parsed_like_sam_writes_them():
     assert parse_parameter_overrides(["A=1", "B=two words"]) == {"A": "1", "B": "two words"}
     with pytest.raises(ConfigurationError):
         parse_parameter_overrides("NoEqualsSign")
+
+
+# ---- deploy checks first; every AWS error gets a hint ------------------------------------------------
+
+
+class StubbedAws:
+    """A boto3 session (and its factory) whose STS and Lambda clients answer from botocore Stubbers.
+
+    Why Stubbers: moto has no ``GetAccountSettings``; a Stubber still checks every request and
+    answer against the services' models.
+    """
+
+    def __init__(
+        self, region: str | None = "eu-west-1", *, unreserved: int = 1000, credentials_error: str = ""
+    ):
+        self.region_name = region
+        self.clients = {name: boto3.client(name, region_name=region or REGION) for name in ("sts", "lambda")}
+        sts, lambda_ = (Stubber(self.clients[name]) for name in ("sts", "lambda"))
+        if credentials_error:
+            sts.add_client_error("get_caller_identity", credentials_error, "token expired", 403)
+        else:
+            identity = {
+                "UserId": "AIDAEXAMPLE",
+                "Account": "123456789012",
+                "Arn": "arn:aws:iam::123456789012:user/ops",
+            }
+            sts.add_response("get_caller_identity", identity)
+        lambda_.add_response(
+            "get_account_settings",
+            {
+                "AccountLimit": {
+                    "ConcurrentExecutions": unreserved,
+                    "UnreservedConcurrentExecutions": unreserved,
+                }
+            },
+        )
+        sts.activate()
+        lambda_.activate()
+
+    def __call__(self, **kwargs) -> "StubbedAws":
+        return self
+
+    def client(self, service: str):
+        return self.clients[service]
+
+
+def deploy_with(tmp_path, aws: StubbedAws, samconfig: str = COMPLETE_SAMCONFIG) -> tuple[Run, Recorder]:
+    path = tmp_path / "samconfig.toml"
+    path.write_text(samconfig)
+    runner = Recorder(0, 0)
+    out, err = io.StringIO(), io.StringIO()
+    runtime = Runtime(out=out, err=err, run_process=runner, environ={"PATH": "/usr/bin"}, session_factory=aws)
+    code = main(["deploy", "--config-file", str(path)], runtime)
+    return Run(code, out.getvalue(), err.getvalue()), runner
+
+
+def test_deploy_refuses_a_replier_concurrency_that_could_starve_the_webhook_before_building(tmp_path):
+    # A new account with a concurrency quota of 10: a replier allowed 10 takes everything.
+    samconfig = COMPLETE_SAMCONFIG.replace(
+        'AlertEmail="ops@example.com"', 'AlertEmail="ops@example.com" ReplierMaximumConcurrency="10"'
+    )
+
+    run, runner = deploy_with(tmp_path, StubbedAws(unreserved=10), samconfig)
+
+    assert run.code == 2
+    assert "ReplierMaximumConcurrency=10" in run.err
+    assert "ReplierMaximumConcurrency=5" in run.err  # what to set instead
+    assert runner.calls == []  # nothing built, nothing asked
+
+
+def test_deploy_accepts_the_default_concurrency_on_a_quota_of_10(tmp_path):
+    run, runner = deploy_with(tmp_path, StubbedAws(unreserved=10))
+
+    assert run.code == 0, run.err
+    assert "arn:aws:iam::123456789012:user/ops in eu-west-1" in run.out
+    assert [call["command"][1] for call in runner.calls] == ["build", "deploy"]
+
+
+def test_deploy_with_refused_credentials_stops_before_building_with_a_hint(tmp_path):
+    run, runner = deploy_with(tmp_path, StubbedAws(credentials_error="ExpiredToken"))
+
+    assert run.code == 1
+    assert "ExpiredToken" in run.err
+    assert "hint:" in run.err
+    assert "aws sso login" in run.err
+    assert runner.calls == []
+
+
+def test_deploy_without_a_region_says_where_to_give_one(tmp_path):
+    run, runner = deploy_with(
+        tmp_path, StubbedAws(region=None), samconfig=COMPLETE_SAMCONFIG.replace('region = "eu-west-1"\n', "")
+    )
+
+    assert run.code == 2
+    assert "--region" in run.err
+    assert "AWS_REGION" in run.err
+    assert runner.calls == []
+
+
+def test_deploy_goes_to_the_region_it_checked(tmp_path):
+    # samconfig.toml names no region yet (a fresh clone): the region from the AWS default is checked,
+    # and the deploy is told to use that one, not whatever the guided prompt would default to.
+    run, runner = deploy_with(
+        tmp_path,
+        StubbedAws(region="ap-southeast-2"),
+        samconfig=COMPLETE_SAMCONFIG.replace('region = "eu-west-1"\n', ""),
+    )
+
+    assert run.code == 0, run.err
+    deploy_command = runner.calls[-1]["command"]
+    assert deploy_command[deploy_command.index("--region") + 1] == "ap-southeast-2"
+
+
+def test_deploy_needs_python_313_on_the_build_path(tmp_path):
+    from ops import preflight
+
+    with pytest.raises(ConfigurationError, match=r"python3\.13"):
+        preflight.run_preflight(
+            load_samconfig(DEFAULT_SAMCONFIG),
+            "eu-west-1",
+            StubbedAws().client,
+            environ={"PATH": str(tmp_path)},
+        )
+
+
+@pytest.fixture
+def no_aws_configuration(monkeypatch, tmp_path):
+    """No region and no credentials anywhere boto3 looks (environment, files, instance metadata)."""
+    for name in (
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", [["redrive"], ["thread-state", "--grant", "g", "--thread", "t"]])
+def test_ops_without_a_region_say_how_to_give_one(no_aws_configuration, command):
+    out, err = io.StringIO(), io.StringIO()
+    samconfig = no_aws_configuration / "samconfig.toml"
+    code = main([*command, "--stack-name", STACK, "--config-file", str(samconfig)], Runtime(out=out, err=err))
+
+    assert code == 1
+    assert "You must specify a region" in err.getvalue()
+    assert "hint: no AWS region: pass --region" in err.getvalue()
+
+
+def test_ops_without_credentials_say_how_to_get_them(no_aws_configuration):
+    out, err = io.StringIO(), io.StringIO()
+    samconfig = no_aws_configuration / "samconfig.toml"
+    code = main(
+        ["redrive", "--stack-name", STACK, "--region", REGION, "--config-file", str(samconfig)],
+        Runtime(out=out, err=err),
+    )
+
+    assert code == 1
+    assert "Unable to locate credentials" in err.getvalue()
+    assert "hint: no usable AWS credentials" in err.getvalue()
+    assert "--profile" in err.getvalue()
