@@ -28,16 +28,11 @@ LOCAL_SECRET_VALUES: dict[str, dict[str, str]] = {
     "NylasApiKeySecret": {"api_key": LOCAL_API_KEY},
 }
 
-# Where the local stack and the tests differ from the template's function environment, and why:
-# - the sample events (events/, devstack.events.message_created()) carry a fixed 2025 `time` so
-#   events/ is reproducible byte for byte, and the webhook's replay bound would refuse them;
-# - forged requests come seconds apart in the suites, and each must be judged against the secret as
-#   stored (401), not answered 503 because a fresh read was refused (there is no bill to protect).
-# Both guards have their own tests (tests/test_webhook.py), which set the template's values again.
-LOCAL_ENVIRONMENT_OVERRIDES = {
-    "MAX_NOTIFICATION_AGE_SECONDS": "0",
-    "SECRETS_REFRESH_MIN_INTERVAL_SECONDS": "0",
-}
+# The one way the local stack and the tests differ from the template's function environment: the
+# sample events (events/, devstack.events.message_created()) carry a fixed 2025 `time` so events/
+# is reproducible byte for byte, and the webhook's replay bound would refuse them. The bound has
+# its own tests (tests/test_webhook.py), which turn it back on with the template's value.
+LOCAL_ENVIRONMENT_OVERRIDES = {"MAX_NOTIFICATION_AGE_SECONDS": "0"}
 
 
 class _CloudFormationLoader(yaml.SafeLoader):

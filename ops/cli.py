@@ -162,6 +162,7 @@ def _register_webhook(context: Context) -> int:
         emails,
         force=context.args.force,
         say=context.runtime.say,
+        sleep=context.runtime.sleep,
     )
     return 0
 
@@ -173,7 +174,9 @@ def _rotate_secret(context: Context) -> int:
         rotate_secret.clear_previous_secret(store, say=context.runtime.say)
         return 0
     nylas = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
-    rotate_secret.rotate_secret(store, nylas, webhook_id=context.args.webhook_id, say=context.runtime.say)
+    rotate_secret.rotate_secret(
+        store, nylas, webhook_id=context.args.webhook_id, say=context.runtime.say, sleep=context.runtime.sleep
+    )
     return 0
 
 

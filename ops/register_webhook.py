@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ops.errors import ConfigurationError, NylasApiError, SecretError
 from ops.nylas_admin import NylasAdmin
-from ops.rotation import ROTATION_WINDOW_SECONDS, outcome_unknown, refused, until
+from ops.rotation import ROTATION_WINDOW_SECONDS, SETTLE_SECONDS, outcome_unknown, refused, until
 from ops.secret_store import ApiKeyStore, SecretStore
 
 # ReplyOnce answers new mail only; every other trigger would be skipped as unsupported_type anyway.
@@ -53,6 +53,7 @@ def register_webhook(
     force: bool = False,
     say: Callable[[str], None] = print,
     clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> Registration:
     """Create the webhook (unless the secret already names a live one for this URL) and store its secret.
 
@@ -96,6 +97,7 @@ def register_webhook(
     flagged = current.with_changes(rotating_until=str(int(clock()) + ROTATION_WINDOW_SECONDS))
     store.write(flagged)
     say(f"registering {webhook_url} with Nylas (it verifies the URL with a challenge first)")
+    sleep(SETTLE_SECONDS)  # every webhook container sees the flag before Nylas issues a secret
     try:
         created = nylas.create_webhook(webhook_url, list(TRIGGER_TYPES), DESCRIPTION, notification_emails)
     except NylasApiError as exc:

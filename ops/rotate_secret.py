@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from ops.errors import ConfigurationError, NylasApiError, SecretError
 from ops.nylas_admin import NylasAdmin
-from ops.rotation import ROTATION_WINDOW_SECONDS, outcome_unknown, refused, until
+from ops.rotation import ROTATION_WINDOW_SECONDS, SETTLE_SECONDS, outcome_unknown, refused, until
 from ops.secret_store import SecretStore
 
 RECOVERY = "Run `make rotate-secret` again now: it rotates once more and stores the secret Nylas answers"
@@ -31,6 +31,7 @@ def rotate_secret(
     webhook_id: str | None = None,
     say: Callable[[str], None] = print,
     clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> str:
     """Rotate the webhook's secret at Nylas and store it; returns the webhook id.
 
@@ -60,6 +61,7 @@ def rotate_secret(
     # with a secret the webhook cannot know yet, and must be answered 503 (retried), not 401 (dropped).
     flagged = current.with_changes(rotating_until=str(int(clock()) + ROTATION_WINDOW_SECONDS))
     store.write(flagged)
+    sleep(SETTLE_SECONDS)  # every webhook container sees the flag before Nylas issues a secret
     try:
         rotated = nylas.rotate_secret(target)
     except NylasApiError as exc:

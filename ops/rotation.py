@@ -11,7 +11,14 @@ signs with.
 
 import time
 
+from devstack.template import load_template
 from ops.errors import NylasApiError, OpsError
+
+
+def _refresh_interval() -> int:
+    variables = load_template()["Resources"]["WebhookFunction"]["Properties"]["Environment"]["Variables"]
+    return int(variables["SECRETS_REFRESH_MIN_INTERVAL_SECONDS"])
+
 
 # How long the webhook answers unverifiable signatures 503 after a rotation starts. A run that
 # finishes clears the flag at once; this only matters when it did not (crash, unknown outcome): long
@@ -19,6 +26,12 @@ from ops.errors import NylasApiError, OpsError
 # command, short enough that forged requests soon get their 401 again. Longer than the webhook's
 # secret cache (300 s), so every warm container sees the flag.
 ROTATION_WINDOW_SECONDS = 3600
+# How long the flag is up before Nylas is asked for a secret: longer than the webhook's least time
+# between forced secret reads. A container whose fresh read is refused by that rate limit then
+# still read the flag in its last one, so a delivery signed with a secret it cannot know is
+# answered 503 (retried), never 401 (dropped). Without the wait, a forged request that forced a
+# read a moment before the flag was written would leave that container blind to the rotation.
+SETTLE_SECONDS = _refresh_interval() + 1
 # Answers that mean the request was not carried out: Nylas said no (bad id, scope, rate limit).
 # 408 and every 5xx or missing answer leave the outcome unknown.
 _NOT_CARRIED_OUT = frozenset(range(400, 500)) - {408}

@@ -59,6 +59,17 @@ def gateway(aws, monkeypatch):
 
 
 @pytest.fixture
+def fresh_reads(monkeypatch):
+    """The webhook re-reads its secret on every failed signature (no rate limit); list it after `gateway`.
+
+    Why: these tests deliver several signatures within seconds, each to be judged against the
+    secret as stored at that moment; with the rate limit a delivery right after a refused read is
+    answered by the flag still cached (503, retried), which the settle test checks on its own.
+    """
+    monkeypatch.setenv("SECRETS_REFRESH_MIN_INTERVAL_SECONDS", "0")
+
+
+@pytest.fixture
 def make_stack(aws, nylas):
     """Create the moto stack the commands look up; its outputs are this test's resources."""
 
@@ -110,6 +121,9 @@ def ops(*argv: str, stack_name: str = STACK, **runtime_fields) -> Run:
     """Run ``python -m ops`` in-process against moto (``AWS_ENDPOINT_URL``) and the emulator."""
     out, err = io.StringIO(), io.StringIO()
     runtime_fields.setdefault("environ", {})  # never the developer's own NYLAS_API_KEY
+    # The rotation commands wait SETTLE_SECONDS between raising the flag and calling Nylas; the
+    # one test about that wait passes the real sleep.
+    runtime_fields.setdefault("sleep", lambda seconds: None)
     runtime = Runtime(out=out, err=err, interactive=lambda: False, **runtime_fields)
     command, *rest = argv
     code = main([command, "--stack-name", stack_name, "--region", REGION, *rest], runtime)
@@ -278,7 +292,7 @@ def test_stack_without_the_outputs_is_a_clear_error(aws):
 # ---- rotate-secret ----------------------------------------------------------------------------------
 
 
-def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, gateway, stack):
+def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, gateway, fresh_reads, stack):
     assert ops("register-webhook").code == 0
     first = nylas.webhooks()[0]["webhook_secret"]
     # A warm container that has cached the first secret, as in production.
@@ -330,7 +344,9 @@ def test_rotation_is_announced_in_the_secret_while_nylas_issues_the_new_one(aws,
     [Fault.lose_response(), Fault.status(502)],
     ids=["answer-lost-after-rotating", "gateway-5xx"],
 )
-def test_rotation_with_an_unknown_outcome_keeps_both_secrets_and_the_flag(aws, nylas, gateway, stack, fault):
+def test_rotation_with_an_unknown_outcome_keeps_both_secrets_and_the_flag(
+    aws, nylas, gateway, fresh_reads, stack, fault
+):
     # Nylas may have rotated without us learning the new secret. Writing the old secret back and
     # clearing the flag would answer every delivery 401, which Nylas never retries.
     assert ops("register-webhook").code == 0
@@ -359,6 +375,27 @@ def test_rotation_with_an_unknown_outcome_keeps_both_secrets_and_the_flag(aws, n
     assert deliver(gateway, secret["webhook_secret"], "ops-unknown-0002") == 200
 
 
+def test_a_forged_request_just_before_a_rotation_cannot_turn_the_new_secret_into_401s(
+    aws, nylas, gateway, stack
+):
+    # A forged request forces a fresh secret read, and the next one is refused by the rate limit
+    # for SECRETS_REFRESH_MIN_INTERVAL_SECONDS. Were Nylas to issue the new secret inside that
+    # interval, the webhook would judge a genuine delivery against a read without the flag: 401,
+    # dropped. The command raises the flag, waits out the interval, then asks Nylas.
+    assert ops("register-webhook").code == 0
+    assert deliver(gateway, stored_secret(aws)["webhook_secret"], "ops-settle-0001") == 200
+    nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", Fault.lose_response())
+    assert deliver(gateway, "a-forged-secret", "ops-settle-forged-1") == 401  # forces a fresh read
+
+    assert ops("rotate-secret", sleep=time.sleep).code == 1  # Nylas rotated; the answer was lost
+
+    issued = nylas.webhooks()[0]["webhook_secret"]
+    assert deliver(gateway, issued, "ops-settle-0002") == 503
+    # And while a fresh read is refused (the one above was just now), the cached flag still says 503.
+    assert deliver(gateway, "another-forged-secret", "ops-settle-forged-2") == 503
+    assert deliver(gateway, issued, "ops-settle-0003") == 503
+
+
 def test_rotation_refused_by_nylas_restores_the_secret_as_it_was(aws, nylas, stack):
     assert ops("register-webhook").code == 0
     before = stored_secret(aws)
@@ -371,7 +408,7 @@ def test_rotation_refused_by_nylas_restores_the_secret_as_it_was(aws, nylas, sta
     assert stored_secret(aws) == before
 
 
-def test_a_rotation_killed_mid_run_is_finished_by_the_next_run(aws, nylas, gateway, stack):
+def test_a_rotation_killed_mid_run_is_finished_by_the_next_run(aws, nylas, gateway, fresh_reads, stack):
     assert ops("register-webhook").code == 0
     first = stored_secret(aws)["webhook_secret"]
     nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", Fault.delay(2))

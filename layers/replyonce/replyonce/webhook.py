@@ -8,16 +8,18 @@ Status rules (DESIGN.md invariant 6). Nylas retries only 408, 429, 502, 503,
 - a body over the cap → 413;
 - a signed notification older than ``MAX_NOTIFICATION_AGE_SECONDS`` → 401 (a
   replay: Nylas signs no timestamp, so the body's own ``time`` is the bound);
-- a signature we cannot judge right now (a rotation is under way, or the
-  stored secret may have changed and a fresh read is refused by the rate
-  limit) → 503, so a genuine delivery is retried rather than dropped;
+- a signature that matches no stored secret while a rotation is flagged
+  (``rotating_until``) → 503, so a genuine delivery signed with a secret not
+  stored yet is retried rather than dropped. This holds even when a fresh
+  read is refused by the rate limit: the operator commands raise the flag
+  longer than that interval before Nylas issues a secret;
 - any failure of ours, including a function that cannot start (configuration)
   → 503, never 500, so Nylas tries again.
 
 Metrics for the alarms (template.yaml): ``RequestRejected`` counts every 4xx
 this function answers (the 4xx alarm sees our path only, not scanners that
 API Gateway answers on other paths); ``NotificationDeferred`` counts the
-deliberate 503s above, which the 5xx alarm subtracts.
+deliberate rotation 503s, which the 5xx alarm subtracts.
 """
 
 import base64
@@ -228,15 +230,12 @@ class WebhookEndpoint:
             return
         # The cached secret may predate a rotation: one fresh read, then decide.
         refreshed = self._secrets.refreshed_webhook_secrets()
-        if refreshed is None:
-            # A fresh read happened moments ago (perhaps forced by a forged request) and another is
-            # refused. The stored secret may have changed since: a genuine delivery signed with the
-            # new one must be retried, not dropped.
-            raise RejectedError(
-                503, "signature_unverified_refresh_limited", "cannot re-read the webhook secret yet; retry"
-            )
-        if signature_matches(raw, signature, refreshed):
+        if refreshed is not None and signature_matches(raw, signature, refreshed):
             return
+        # When the fresh read was refused by the rate limit, the cached value is at most that
+        # interval old, and the operator commands raise the flag at least that long before Nylas
+        # issues a secret (ops/rotation.py, SETTLE_SECONDS): so a secret changed since our last
+        # read always shows here as the flag, and the delivery is retried, not dropped.
         if self._secrets.rotating():
             # Perhaps signed with a secret Nylas issued and we have not stored yet: ask for a retry.
             raise RejectedError(
