@@ -32,6 +32,7 @@ def stack(replier_env, nylas):
     outputs = {
         "NotificationQueueUrl": replier_env.queues["NotificationQueue"],
         "NylasSecretsArn": replier_env.secrets["NylasSecrets"],
+        "NylasApiKeySecretArn": replier_env.secrets["NylasApiKeySecret"],
         "StateTableName": replier_env.tables["StateTable"],
     }
     parameters = {"NylasApiUri": nylas.url, "AgentGrantIds": AGENT_GRANT_ID}

@@ -44,6 +44,7 @@ def deployed_stand_in():
         outputs = {
             "WebhookUrl": stack.webhook_url,
             "NylasSecretsArn": resources.secrets["NylasSecrets"],
+            "NylasApiKeySecretArn": resources.secrets["NylasApiKeySecret"],
             "StateTableName": resources.tables["StateTable"],
             "NotificationQueueUrl": resources.queues["NotificationQueue"],
         }
