@@ -7,6 +7,9 @@ tests need a server that serialises conditional writes for many threads.
 
 import os
 
+# First: the real environment, kept for the end-to-end suite's deployed target.
+from tests.starting_environment import STARTING_ENVIRONMENT  # noqa: F401
+
 # Before anything imports boto3 or Powertools: no real AWS, no X-Ray, and
 # metrics flushed without a namespace warning.
 os.environ.update(
@@ -73,6 +76,27 @@ def drain(sqs_client, queue_url: str) -> list[dict]:
         for message in batch:
             sqs_client.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
         messages.extend(batch)
+
+
+def register_stack(name: str, outputs: dict[str, str], parameters: dict[str, str] | None = None) -> str:
+    """A CloudFormation stack in the embedded AWS with these outputs and parameters (and no resource
+    that matters): what the ops commands and the end-to-end suite look a deployed stack up by.
+    """
+    import json
+
+    parameters = parameters or {}
+    boto3.client("cloudformation").create_stack(
+        StackName=name,
+        TemplateBody=json.dumps(
+            {
+                "Parameters": {key: {"Type": "String"} for key in parameters},
+                "Resources": {"Placeholder": {"Type": "AWS::SQS::Queue"}},
+                "Outputs": {key: {"Value": value} for key, value in outputs.items()},
+            }
+        ),
+        Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in parameters.items()],
+    )
+    return name
 
 
 @pytest.fixture
