@@ -81,6 +81,7 @@ class ChaosReport:
     mutant_pending: str = ""  # the mutant's target does not exist in the product
     clock_advanced_seconds: float = 0.0  # the mailbox clock moved ahead (redrive after the key's hour)
     redriven: int = 0  # dead letters moved back to the queue after the clock moved
+    workload: WorkloadSettings | None = None  # the knobs the run played (a mutant's included)
 
     @property
     def widest_clock_gap(self) -> float:
@@ -314,6 +315,7 @@ class Experiment:
             workload.shutdown()
             report = self._report(workload, sender, plan, fuzz, drained, started)
             report.redriven = redriven
+            report.workload = workload.settings
             return report
         finally:
             self._teardown()
@@ -519,7 +521,7 @@ def render(report: ChaosReport) -> str:
     """The markdown table of a run."""
     s = report.settings
     statuses = ", ".join(f"{k}: {v}" for k, v in sorted(report.webhook_statuses.items()))
-    knobs = s.workload or WorkloadSettings()
+    knobs = report.workload or s.workload or WorkloadSettings()
     lines = [
         *([f"Mutant `{s.mutant}`: {MUTANTS[s.mutant].what}."] if s.mutant else []),
         *(
