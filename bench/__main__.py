@@ -7,7 +7,7 @@ the ``sam build`` last so its CPU use disturbs no timing.
 
 import os
 
-# Before Powertools is imported (bench.counting imports the layer): the template's metric
+# Before Powertools is imported (devstack.counting imports the layer): the template's metric
 # namespace, as in Lambda, and no X-Ray outside Lambda. tests/conftest.py does the same.
 os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "ReplyOnce")
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")

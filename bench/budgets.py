@@ -7,11 +7,12 @@ never asserted, because a loaded machine would fail them.
 
 from dataclasses import dataclass
 
-from bench.coldstart import PROFILES, ColdStartResult
-from bench.counting import GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ
+from bench.coldstart import ColdStartResult
 from bench.paths import PathResult, PathsResult
 from bench.stats import ratio
 from bench.warm_path import WarmPathResult
+from devstack.cold_start import PROFILES
+from devstack.counting import GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ
 
 WARM_PATH_RATIO = 1.2
 WEBHOOK_COLD_START_RATIO = 1.15

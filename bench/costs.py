@@ -9,7 +9,7 @@ before relying on the figures.
 import math
 from dataclasses import dataclass
 
-from bench.counting import Tally
+from devstack.counting import Tally
 from devstack.template import load_template
 
 SQS_CHUNK_BYTES = 64 * 1024

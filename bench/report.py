@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from bench import budgets, costs
 from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
-from bench.coldstart import PROFILES, TARGETS, ColdStartResult
-from bench.counting import GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ, Tally
+from bench.coldstart import ColdStartResult
 from bench.machine import Machine
 from bench.paths import PathResult, PathsResult
 from bench.stats import Spread, ratio
 from bench.throughput import ThroughputResult
 from bench.warm_path import WarmPathResult
+from devstack.cold_start import PROFILES, TARGETS
+from devstack.counting import GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ, Tally
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
-"""One cold start, in the fresh interpreter ``bench.coldstart`` spawns: import, build, print the time.
+"""One cold start, in the fresh interpreter ``devstack.cold_start`` spawns: import, build, print the time.
 
-Run as a script (``python bench/coldstart_child.py TARGET [--modules]``), never imported:
+Run as a script (``python devstack/cold_start_child.py TARGET [--modules]``), never imported:
 the clock starts before anything but ``time`` is imported, so the interpreter's
 own start-up is left out and only what the function's module costs is timed.
 ``PYTHONPATH`` puts the function's directory first, as Lambda's task root.

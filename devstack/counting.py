@@ -164,7 +164,7 @@ class ReplierHarness:
     The real handler runs (a fresh copy of ``functions/replier/app.py``) with
     a consumer built from a counted session. What is counted is the
     function's own requests; the event source mapping's receive and delete use
-    another client, counted apart by ``bench.batches``.
+    another client, counted apart by the event source stand-in (``bench.batches``).
 
     Parameters
     ----------
