@@ -1,4 +1,4 @@
-"""The budgets of issue 6, judged against one run's results.
+"""The budgets of issues 6 and 14, judged against one run's results.
 
 Count budgets are also asserted in ``tests/test_budgets.py`` (CI); time
 budgets are judged here only, on medians, and reported with the machine —
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from bench.coldstart import ColdStartResult
 from bench.paths import PathResult, PathsResult
 from bench.stats import ratio
+from bench.time_to_reply import CONTENDED_ROWS, ROW_SINGLE, TimeToReplyResult, p
 from bench.warm_path import WarmPathResult
 from devstack.cold_start import PROFILES
 from devstack.counting import GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ
@@ -112,3 +113,79 @@ def counts(paths: PathsResult) -> list[Verdict]:
             accepted.operations("sqs") == {"SendMessage": 1} and accepted.service("secrets-manager") == 0,
         ),
     ]
+
+
+# ---- time to reply (issue 14) ---------------------------------------------------------------------
+
+TIME_TO_REPLY_FLOOR_RATIO = 1.5
+CONTENDED_SLACK_SECONDS = 2.0
+
+
+def time_to_reply(result: TimeToReplyResult) -> list[Verdict]:
+    """p99 of an uncontended message against the floor's p99; a contended one against its holder's work."""
+    single = result.mix.row(ROW_SINGLE)
+    floor_p99 = p(result.floor_warm.seconds, 0.99)
+    single_p99 = p(single.answered, 0.99)
+    value = single_p99 / floor_p99
+    window = result.mix.batching.window_seconds
+    what_if = ""
+    if result.what_if is not None:
+        alone = result.what_if.row(ROW_SINGLE).answered
+        what_if = (
+            f" The same singles with the window at 0 (a what-if run in the same process): p99 "
+            f"{p(alone, 0.99):.3f} s, {p(alone, 0.99) / floor_p99:.2f}x the floor."
+        )
+    verdicts = [
+        Verdict(
+            f"time to reply, single message: p99 ≤ {TIME_TO_REPLY_FLOOR_RATIO}x the floor's p99",
+            f"{single_p99:.3f} s vs {floor_p99:.3f} s: {value:.1f}x"
+            + (f", {single.unanswered} unanswered" if single.unanswered else ""),
+            value <= TIME_TO_REPLY_FLOOR_RATIO and not single.unanswered,
+            when_missed=(
+                f"The event source's batching window (`MaximumBatchingWindowInSeconds: {window:g}` in "
+                "template.yaml) holds a lone record for the whole window before the replier is invoked: it "
+                "is the queue part of every single message's time (see Time to reply), while the floor is "
+                f"tens of milliseconds on loopback.{what_if} Against a real Nylas, whose send takes "
+                "seconds, the same window is a smaller share."
+            ),
+        )
+    ]
+    contended = [t for name in CONTENDED_ROWS for t in result.mix.row(name).times]
+    excess = [t.seconds - t.holder_remaining for t in contended if t.seconds is not None]
+    unanswered = sum(1 for t in contended if t.seconds is None)
+    worst = p(excess, 0.99) if excess else float("nan")
+    verdicts.append(
+        Verdict(
+            "time to reply, burst's last message and busy thread: p99 ≤ the lease holder's remaining "
+            f"work + {CONTENDED_SLACK_SECONDS:g} s",
+            f"+{worst:.3f} s over the holder's work ({len(excess)} messages)"
+            + (f", **{unanswered} never answered**" if unanswered else ""),
+            bool(excess) and worst <= CONTENDED_SLACK_SECONDS and not unanswered,
+            when_missed=_contended_note(result),
+        )
+    )
+    return verdicts
+
+
+def _contended_note(result: TimeToReplyResult) -> str:
+    outcomes: dict[str, int] = {}
+    for name in CONTENDED_ROWS:
+        for outcome, n in result.mix.row(name).unanswered_outcomes().items():
+            outcomes[outcome] = outcomes.get(outcome, 0) + n
+    note = (
+        "A message that meets a busy thread and is not covered by the holder's reply waits for the lease "
+        "(the lease wait column of Time to reply): today its record fails and comes back through SQS "
+        "after `BUSY_RETRY_SECONDS` (doubling per receive), then waits for another batching window."
+    )
+    if outcomes:
+        note += " The unanswered messages' records ended: " + ", ".join(
+            f"{outcome} x{n}" for outcome, n in sorted(outcomes.items())
+        )
+        note += "."
+    if "burst_already_answered" in outcomes:
+        note += (
+            " `burst_already_answered`: the retried record found an agent reply dated after the "
+            "message (coverage judged by `date`), but that reply was drafted from a thread read made "
+            "before the message arrived, so it never answered it."
+        )
+    return note

@@ -1,5 +1,6 @@
 """Render one run as ``docs/performance.md``: the hand-written intro, then the measured tables."""
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -11,6 +12,16 @@ from bench.machine import Machine
 from bench.paths import PathResult, PathsResult
 from bench.stats import Spread, ratio
 from bench.throughput import ThroughputResult
+from bench.time_to_reply import (
+    BUSY_SEND_SECONDS,
+    CONTENDED_ROWS,
+    PARTS,
+    ROW_SINGLE,
+    Floor,
+    MixResult,
+    TimeToReplyResult,
+    p,
+)
 from bench.warm_path import WarmPathResult
 from devstack.cold_start import PROFILES, TARGETS
 from devstack.counting import GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ, Tally
@@ -31,6 +42,7 @@ class Run:
     batches: list[BatchResult]
     artifacts: list[Artifact] | None
     message_bytes: int
+    time_to_reply: TimeToReplyResult
 
 
 INTRO = """\
@@ -98,18 +110,23 @@ def _machine(run: Run) -> str:
     return "## The run\n\n" + table(("", ""), rows)
 
 
-def _budgets(run: Run) -> str:
-    verdicts = [
-        budgets.warm_path(run.warm_path),
-        *budgets.cold_starts(run.cold_start),
-        *budgets.counts(run.paths),
-    ]
+def budgets_section(verdicts: Sequence[budgets.Verdict]) -> str:
     rows = [(v.budget, v.measured, v.mark) for v in verdicts]
     notes = [f"- Missed: {v.budget}. {v.when_missed}" for v in verdicts if not v.met and v.when_missed]
     sections = ["## Budgets", table(("budget", "measured", "result"), rows)]
     if notes:
         sections.append("\n".join(notes))
     return "\n\n".join(sections)
+
+
+def _budgets(run: Run) -> str:
+    verdicts = [
+        budgets.warm_path(run.warm_path),
+        *budgets.cold_starts(run.cold_start),
+        *budgets.time_to_reply(run.time_to_reply),
+        *budgets.counts(run.paths),
+    ]
+    return budgets_section(verdicts)
 
 
 def _warm_path(result: WarmPathResult) -> str:
@@ -412,6 +429,7 @@ def render(run: Run) -> str:
         INTRO,
         _machine(run),
         _budgets(run),
+        time_to_reply(run.time_to_reply),
         _warm_path(run.warm_path),
         _cold_start(run.cold_start),
         _paths(run.paths),
@@ -421,3 +439,136 @@ def render(run: Run) -> str:
         _costs(run),
     ]
     return "\n\n".join(sections).rstrip() + "\n"
+
+
+def _s(values: Sequence[float], fraction: float) -> str:
+    return f"{p(list(values), fraction):.3f}" if values else "-"
+
+
+def _ttr_rows(mix: MixResult, floor_p99: float, label: str = "") -> list[tuple[object, ...]]:
+    rows = []
+    for row in mix.rows:
+        if not row.times:
+            continue
+        answered = row.answered
+        rows.append(
+            (
+                row.name + label,
+                len(row.times),
+                row.unanswered or "0",
+                _s(answered, 0.5),
+                _s(answered, 0.9),
+                _s(answered, 0.99),
+                f"{p(answered, 0.99) / floor_p99:.1f}x" if answered else "-",
+                f"{p(row.excess, 0.99):+.3f}" if row.name in CONTENDED_ROWS and answered else "",
+            )
+        )
+    return rows
+
+
+def _floor_row(name: str, floor: Floor, floor_p99: float) -> tuple[object, ...]:
+    values = floor.seconds
+    return (
+        name,
+        len(values),
+        "0",
+        _s(values, 0.5),
+        _s(values, 0.9),
+        _s(values, 0.99),
+        f"{p(values, 0.99) / floor_p99:.1f}x",
+        "",
+    )
+
+
+def time_to_reply(result: TimeToReplyResult) -> str:
+    """The time-to-reply section: the table against the floor, and where the time goes."""
+    mix = result.mix
+    floor_p99 = p(result.floor_warm.seconds, 0.99)
+    rows = _ttr_rows(mix, floor_p99)
+    rows.append(
+        _floor_row("**floor**: the same work invoked directly, warm container", result.floor_warm, floor_p99)
+    )
+    rows.append(_floor_row("floor, new container", result.floor_cold, floor_p99))
+    if result.what_if is not None:
+        window = result.what_if.batching.window_seconds
+        rows += [
+            r
+            for r in _ttr_rows(result.what_if, floor_p99, f" — what-if: window {window:g} s")
+            if r[0].startswith(ROW_SINGLE)
+        ]
+    header = (
+        "messages",
+        "n",
+        "unanswered",
+        "p50 s",
+        "p90 s",
+        "p99 s",
+        "p99 / floor p99",
+        "p99 beyond the holder's work, s",
+    )
+    parts_rows = [
+        (row.name, *(f"{row.part_median_ms(part):.0f}" for part in PARTS)) for row in mix.rows if row.answered
+    ]
+    slowest_rows = []
+    for row in mix.rows:
+        slowest = row.p99_message()
+        if slowest is not None and slowest.seconds is not None:
+            slowest_rows.append(
+                (
+                    row.name,
+                    f"{slowest.seconds:.3f}",
+                    *(f"{slowest.parts.get(part, 0.0) * 1000:.0f}" for part in PARTS),
+                )
+            )
+    unanswered = [
+        f"- {row.name}: {row.unanswered} unanswered; their records ended "
+        + ", ".join(f"{outcome} x{n}" for outcome, n in sorted(row.unanswered_outcomes().items()))
+        for row in mix.rows
+        if row.unanswered
+    ]
+    requests_share = statistics.median(result.floor_warm.requests_seconds) / statistics.median(
+        result.floor_warm.seconds
+    )
+    b = mix.batching
+    return (
+        "## Time to reply\n\n"
+        "What a customer waits for: from the webhook's 200 to the reply reaching Nylas (the emulator's "
+        "own timestamp of the email going out), for each inbound message of a seeded mix delivered "
+        "through the local stack — signed notification over HTTP to the webhook, SQS (moto), an event "
+        f"source stand-in with the template's batching (`BatchSize: {b.batch_size}`, "
+        f"`MaximumBatchingWindowInSeconds: {b.window_seconds:g}`, up to {b.maximum_concurrency} "
+        f"concurrent invocations, {mix.pollers} pollers), the real replier handler, the Nylas emulator. "
+        "A reply answers a message when it went to that message or to a later one on the same thread "
+        "(the only replies whose draft could have seen it). "
+        f"Seed {mix.seed}: {mix.messages} messages, {mix.notifications} notifications (duplicates "
+        f"included), {mix.sends} replies sent, {mix.answered_twice} messages answered twice, "
+        f"{mix.seconds:.0f} s; `BUSY_RETRY_SECONDS` {mix.busy_retry_seconds} (template).\n\n"
+        "The mix: single messages on their own thread; bursts of 2-5 on one thread within a second; "
+        "duplicates (the notification delivered again 0.1-3 s later); busy threads (a second message "
+        "lands while the first one's reply is being sent and Nylas takes "
+        f"{BUSY_SEND_SECONDS:g} s over it); cold replier containers (idle containers retired, so the "
+        "next batches start new ones — in-process, so a Lambda cold start's interpreter and imports, "
+        "see Cold start, come on top). The floor is the same work with nothing in between: the replier "
+        "handler invoked directly with the record, no queue, no poller, nothing else running — its "
+        "DynamoDB and Nylas requests back to back, "
+        f"{requests_share:.0%} of the floor's median — timed to the reply reaching the emulator, in the "
+        "same run. The contended rows are also judged against the lease holder's remaining work when "
+        "the message was acknowledged (last column).\n\n"
+        + table(header, rows)
+        + "\n\nWhere the time goes (median ms per message, from the timeline of the record that sent "
+        "its reply): *queue* until that record's batch was invoked (the pollers' receive and the "
+        "batching window), *container init* (a new container's clients), *batch* (records ahead of it "
+        "in its invocation), *lease wait* (attempts refused because another worker held the thread, the "
+        "time back in SQS between them, and in-process waits for the lease), *retry backoff* (other "
+        "failed attempts), then the replying attempt's DynamoDB and Nylas requests and the handler's "
+        "own work.\n\n"
+        + table(("messages", *PARTS), parts_rows)
+        + "\n\nThe p99 message of each row, its parts (ms):\n\n"
+        + table(("messages", "seconds", *PARTS), slowest_rows)
+        + (
+            "\n\nUnanswered (no reply went to the message or to a later one on its thread):\n\n"
+            + "\n".join(unanswered)
+            if unanswered
+            else ""
+        )
+    )
