@@ -23,12 +23,53 @@ from devstack.template import LocalResources
 
 
 @dataclass(frozen=True)
+class TracingOption:
+    """A way to trace the webhook in Lambda, measured against the same baseline (issue 14)."""
+
+    name: str
+    target: str  # the child's target
+    environment: dict[str, str]
+    sqs_call_traced: str  # what X-Ray shows of the webhook's SendMessage
+    gives_up: str
+
+
+TRACING_OPTIONS = (
+    TracingOption(
+        "Powertools Tracer patching botocore (today)",
+        "webhook",
+        {},
+        "a subsegment with its timing and errors; the trace continues through SQS to the replier",
+        "nothing",
+    ),
+    TracingOption(
+        "tracing through the Lambda service only (`POWERTOOLS_TRACE_DISABLED=true` on the webhook)",
+        "webhook",
+        {"POWERTOOLS_TRACE_DISABLED": "true"},
+        "no subsegment; the trace id still reaches SQS (botocore sends `X-Amzn-Trace-Id` in Lambda), so "
+        "the replier's trace stays linked to the webhook's",
+        "the SendMessage and GetSecretValue subsegments (their timing and errors in X-Ray), the "
+        "handler subsegment Powertools adds (cold start annotation, captured exceptions)",
+    ),
+    TracingOption(
+        "Tracer built by the first request (lazy)",
+        "webhook-deferred-tracer",
+        {},
+        "as today",
+        "nothing, and gains nothing: the first request pays the X-Ray SDK's import, so the first "
+        "response waits as long (measured: init + the first request's tracer build); it helps only "
+        "where init runs ahead of requests (provisioned concurrency)",
+    ),
+)
+
+
+@dataclass(frozen=True)
 class ColdStartResult:
     """Milliseconds per target and profile, as min/median/max over runs."""
 
     runs: int
     times: dict[str, dict[str, Spread]]  # profile name -> target -> spread
     heaviest_imports: list[tuple[str, float]]  # (package, ms) on the webhook's path beyond boto3
+    options: dict[str, Spread]  # tracing option name -> import + init (+ first request's share) ms
 
 
 def sample(target: str, profile: Profile, resources: LocalResources) -> float:
@@ -73,16 +114,27 @@ def measure(runs: int, progress: Callable[[str], None] | None = None) -> ColdSta
     """
     resources = dummy_resources()
     samples: dict[str, dict[str, list[float]]] = {p.name: {t: [] for t in TARGETS} for p in PROFILES}
+    option_samples: dict[str, list[float]] = {o.name: [] for o in TRACING_OPTIONS}
+    in_lambda = PROFILES[1]
     for run in range(runs + 1):
         for profile in PROFILES:
             for target in TARGETS:
                 elapsed = sample(target, profile, resources)
                 if run:  # run 0 compiles bytecode and fills the page cache
                     samples[profile.name][target].append(elapsed)
+        for option in TRACING_OPTIONS[1:]:  # the first is the Lambda profile's webhook, measured above
+            profile = Profile(option.name, True, option.environment)
+            elapsed = sample(option.target, profile, resources)
+            if run:
+                option_samples[option.name].append(elapsed)
         if progress and run:
             progress(f"cold starts: run {run}/{runs}")
     times = {
         profile: {target: Spread.of(values) for target, values in by_target.items()}
         for profile, by_target in samples.items()
     }
-    return ColdStartResult(runs=runs, times=times, heaviest_imports=heaviest_imports(resources))
+    options = {TRACING_OPTIONS[0].name: times[in_lambda.name]["webhook"]}
+    options.update({name: Spread.of(values) for name, values in option_samples.items() if values})
+    return ColdStartResult(
+        runs=runs, times=times, heaviest_imports=heaviest_imports(resources), options=options
+    )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from bench import budgets, costs
 from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
-from bench.coldstart import ColdStartResult
+from bench.coldstart import TRACING_OPTIONS, ColdStartResult
 from bench.machine import Machine
 from bench.paths import PathResult, PathsResult
 from bench.stats import Spread, ratio
@@ -179,6 +179,18 @@ def _cold_start(result: ColdStartResult) -> str:
                 )
             )
     heaviest = ", ".join(f"`{name}` {ms} ms" for name, ms in result.heaviest_imports)
+    baseline = result.times[PROFILES[1].name]["baseline"]
+    option_rows = [
+        (
+            option.name,
+            _ms(result.options[option.name]),
+            f"{ratio(result.options[option.name], baseline):.3f}x",
+            option.sqs_call_traced,
+            option.gives_up,
+        )
+        for option in TRACING_OPTIONS
+        if option.name in result.options
+    ]
     outside, traced = (result.times[p.name]["webhook"].median for p in PROFILES)
     return (
         "## Cold start\n\n"
@@ -194,6 +206,16 @@ def _cold_start(result: ColdStartResult) -> str:
         + table(("environment", "target", "import + init", "vs baseline (medians)", "(minimums)"), rows)
         + "\n\nTracing — the X-Ray SDK's import and its botocore patch — is what differs between the two "
         f"environments: {traced - outside:+.0f} ms on the webhook's median here.\n\n"
+        "Tracing options for the webhook (Lambda, `Tracing: Active` on the function in every row; "
+        "same runs, same baseline). The lazy row is what the first response waits for: init plus the "
+        "first request building the Tracer.\n\n"
+        + table(
+            ("option", "ms", "vs baseline (medians)", "the webhook's SQS call in X-Ray", "a user gives up"),
+            option_rows,
+        )
+        + '\n\nThe service-only option needs one template change: `POWERTOOLS_TRACE_DISABLED: "true"` in '
+        "WebhookFunction's `Environment.Variables`, with `Tracing: Active` kept so Lambda still records "
+        "the function's segment and sets `_X_AMZN_TRACE_ID`, which botocore forwards to SQS.\n\n"
         "What the webhook imports beyond the baseline, heaviest first (Lambda profile, self time "
         f"under `-X importtime`, which inflates it — for ranking only): {heaviest}.\n\n"
         "The webhook imports no `requests`, no Powertools idempotency or batch utilities, and "
