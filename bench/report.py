@@ -4,7 +4,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench import budgets, costs
+from bench import budgets, costs, scale
 from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
 from bench.coldstart import TRACING_OPTIONS, ColdStartResult
@@ -446,6 +446,17 @@ def _costs(run: Run) -> str:
     )
 
 
+def _scale(run: Run) -> str:
+    replier = {p.name: p for p in run.paths.replier}
+    return scale.render(
+        replier["first reply"].tally,
+        replier["own outbound message"].tally,
+        _cost_inputs(run),
+        webhook_ms=run.warm_path.handler_p50.median,
+        replier_ms=replier["first reply"].median_ms,
+    )
+
+
 def render(run: Run) -> str:
     sections = [
         INTRO,
@@ -459,6 +470,7 @@ def render(run: Run) -> str:
         _batches(run.batches),
         _artifacts(run.artifacts),
         _costs(run),
+        _scale(run),
     ]
     return "\n\n".join(sections).rstrip() + "\n"
 
