@@ -50,9 +50,12 @@ INTRO = """\
 
 ReplyOnce answers a webhook that Nylas gives 10 s, and slow acks are what make
 Nylas deliver twice. This page measures ReplyOnce against the least the work
-needs, side by side in one run: the webhook's handler beside an HMAC plus one
-raw SQS `SendMessage`, each function's cold start beside `import boto3` and
-one client, and every request a notification costs on each path.
+needs, side by side in one run: a customer's time to reply (webhook 200 to the
+reply reaching Nylas) beside the same work invoked directly, the webhook's
+handler beside an HMAC plus one raw SQS `SendMessage`, each function's cold
+start beside `import boto3` and one client, and every request a notification
+costs on each path — and, from those counts, what 1 M and 10 M notifications a
+day cost and need.
 
 How to read it:
 
@@ -67,10 +70,9 @@ How to read it:
   dominates every request's time here; the ratios carry over to AWS, the
   milliseconds do not. Nothing time-based is asserted in tests.
 - **The Nylas budget of a first reply is "1 send + 1 thread read".** Inside
-  the thread lease the replier reads the thread once
-  (`GET /v3/grants/{grant}/messages?thread_id=…&limit=20`) to answer the
-  newest inbound message and to see whether the agent already answered
-  (issue 3). That read is part of the design, counted and reported, not an
+  the thread lease the replier reads the thread once, with headers, to
+  decide the burst, its newest message and whether the agent already
+  answered. That read is part of the design, counted and reported, not an
   overhead to remove.
 
 Regenerate with `make bench` (all of it takes a few minutes on 2 cores);
@@ -265,10 +267,13 @@ def _paths(result: PathsResult) -> str:
         "mapping's own SQS requests are in the batch-size table below.\n\n"
         "### Replier\n\n"
         + table(header, _path_rows(result.replier))
-        + "\n\nA first reply's five DynamoDB requests: the idempotency record (conditional `PutItem`), the "
-        "reply ledger (`GetItem`), the thread lease (`UpdateItem` returning the thread state), the ledger "
-        "and thread recorded together (`TransactWriteItems`) and the idempotency record completed "
-        "(`UpdateItem`). A duplicate stops at the first: the failed conditional put returns the stored "
+        + "\n\nA first reply's six DynamoDB requests: the idempotency record (conditional `PutItem`), the "
+        "reply ledger (`GetItem`), the thread lease (`UpdateItem` returning the thread state), the send "
+        "intent stored in the thread item before the send (the outbox, `UpdateItem`), the ledger and "
+        "thread recorded together (`TransactWriteItems`) and the idempotency record completed "
+        "(`UpdateItem`). A truncated notification costs the same: the thread read inside the lease "
+        "carries the message's body and headers, so nothing is fetched. "
+        "A duplicate stops at the first: the failed conditional put returns the stored "
         "record (`ReturnValuesOnConditionCheckFailure`), so no read follows.\n\n"
         "### Webhook\n\n"
         + table(header, _path_rows(result.webhook))

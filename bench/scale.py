@@ -111,7 +111,8 @@ def render(
             f"{_fmt(v.peak_replies_per_second * (replier_ms / 1000 + nylas))} at {nylas:g} s"
             for nylas in NYLAS_SECONDS_PER_REPLY
         ]
-        batches = min(settings["batch_size"], max(1.0, peak / 2 * settings["window"]))
+        # Records per batch: full once the window gathers a batch's worth (one poller's view, roughly).
+        batches = min(settings["batch_size"], max(1.0, peak * settings["window"]))
         rows += [
             (
                 f"{v.per_day / 1e6:g} M/day",
@@ -160,7 +161,8 @@ def render(
         f"{PEAK_FACTOR:g}x the day's average. Per notification that is "
         f"{wru_per_notification:g} DynamoDB WRU (a first reply {wru_reply:g} WRU + {rru_reply:g} RRU, own "
         f"outbound {wru_outbound:g}; largest item {inputs.largest_item_bytes} B), "
-        f"{first_reply.nylas_total / 2:g} Nylas calls, 1 SQS SendMessage. A replier record's time is the "
+        f"{first_reply.nylas_total / 2:g} Nylas requests (a first reply's thread read and send, over two "
+        "notifications) and 1 SQS SendMessage. A replier record's time is the "
         f"local handler time ({replier_ms:.0f} ms for a first reply) plus Nylas' own time for the thread "
         "read and the send, which the local stack cannot measure: shown at "
         + " and ".join(f"{s:g} s" for s in NYLAS_SECONDS_PER_REPLY)
@@ -173,8 +175,10 @@ def render(
         f"- **Saturates first: {first_limit}.** Nylas pools Agent Account sends per environment "
         f"({AGENT_SENDS_PER_ENVIRONMENT}/s; 1/s in a sandbox, {AGENT_SEND_LIMITS_URL}); a burst above it is "
         f"queued and answered `202`, a full queue `429` with `Retry-After` ({AGENT_SEND_QUEUEING_URL}). "
-        "At 1 M notifications a day the average reply rate is already above it: the limit is a plan "
-        "matter with Nylas, not a setting of ours; on our side the replier backs off on `Retry-After` and "
+        f"At 1 M notifications a day the average reply rate ({_fmt(volumes[0].replies_per_second)}/s) is "
+        f"{'already above' if volumes[0].replies_per_second > AGENT_SENDS_PER_ENVIRONMENT else 'below'} it, "
+        "the peak hour well above: the limit is a plan matter with Nylas, "
+        "not a setting of ours; on our side the replier backs off on `Retry-After` and "
         "`ReplierMaximumConcurrency` caps how hard it pushes.\n"
         f"- **Then our own concurrency.** The replier processes a batch's records one after another, so "
         f"its reply rate is at most `ReplierMaximumConcurrency` ({concurrency:g} by default, up to "
