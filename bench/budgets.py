@@ -151,6 +151,13 @@ def time_to_reply(result: TimeToReplyResult) -> list[Verdict]:
             f" The same singles with the window at 0 (a what-if run in the same process): p99 "
             f"{p(alone, 0.99):.3f} s, {p(alone, 0.99) / floor_p99:.2f}x the floor."
         )
+    slowest = single.p99_message()
+    largest = ""
+    if slowest is not None and slowest.parts:
+        part, seconds = max(slowest.parts.items(), key=lambda item: item[1])
+        largest = (
+            f" The p99 single message spent most of its {slowest.seconds:.3f} s in {part} ({seconds:.3f} s)."
+        )
     verdicts = [
         Verdict(
             f"time to reply, single message: p99 ≤ {TIME_TO_REPLY_FLOOR_RATIO}x the floor's p99",
@@ -161,8 +168,9 @@ def time_to_reply(result: TimeToReplyResult) -> list[Verdict]:
                 f"The event source's batching window (`MaximumBatchingWindowInSeconds: {window:g}` in "
                 "template.yaml) holds a lone record for the whole window before the replier is invoked: it "
                 "is the queue part of every single message's time (see Time to reply), while the floor is "
-                f"tens of milliseconds on loopback.{what_if} Against a real Nylas, whose send takes "
-                "seconds, the same window is a smaller share."
+                f"tens of milliseconds on loopback.{largest}{what_if} A record queued in a batch behind "
+                "a slow send waits for it too (the batch column): the batch's records run one after "
+                "another. Against a real Nylas, whose send takes seconds, the window is a smaller share."
             ),
         )
     ]
