@@ -369,8 +369,16 @@ def _artifacts(artifacts: Sequence[Artifact] | None) -> str:
     )
 
 
+def _template_batch(run: Run) -> BatchResult:
+    """The measured batch size the template uses (the largest measured if it uses another)."""
+    size = costs.batch_size()
+    return next(
+        (b for b in run.batches if b.batch_size == size), max(run.batches, key=lambda b: b.batch_size)
+    )
+
+
 def _cost_inputs(run: Run) -> costs.Inputs:
-    at_template = next(b for b in run.batches if b.batch_size == max(x.batch_size for x in run.batches))
+    at_template = _template_batch(run)
     return costs.Inputs(
         webhook_ms=run.warm_path.handler_p50.median,
         replier_ms={p.name: p.median_ms for p in run.paths.replier},
@@ -420,7 +428,8 @@ def _costs(run: Run) -> str:
     first = results[0]
     summary = [(c.path, _usd(c.total)) for c in results]
     breakdown = [(line, _usd(value)) for line, value in first.lines.items() if value]
-    batch = max(b.batch_size for b in run.batches)
+    batch = _template_batch(run).batch_size
+    outbox = costs.outbox_per_million(_cost_inputs(run))
     return (
         "## Cost per million notifications\n\n"
         f"AWS list prices, us-east-1, as of {costs.PRICES.as_of}, free tiers left out — re-check them on "
@@ -437,6 +446,11 @@ def _costs(run: Run) -> str:
         + table(("every notification takes the webhook, then", "USD per million"), summary)
         + "\n\nWhere a first reply's money goes:\n\n"
         + table(("line", "USD per million"), breakdown)
+        + "\n\nThe send outbox (the intent stored in the thread item before the send) is one of a first "
+        f"reply's writes: {_usd(outbox)} per million first replies at the item size measured. The intent "
+        "holds the drafted reply while the send is in flight and is cleared when the reply is recorded, so "
+        "the largest item measured after the run does not show it: a draft that takes the thread item "
+        "over 1 KB makes that write, and the thread's writes until the record, cost 1 WRU more per KB."
         + "\n\nNot per notification:\n\n"
         f"- Secrets Manager: one read per warm container per {costs.secrets_max_age_seconds()} s. With "
         "one warm container per function at 1 M notifications a month that is "

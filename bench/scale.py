@@ -161,7 +161,7 @@ def render(
         f"{PEAK_FACTOR:g}x the day's average. Per notification that is "
         f"{wru_per_notification:g} DynamoDB WRU (a first reply {wru_reply:g} WRU + {rru_reply:g} RRU, own "
         f"outbound {wru_outbound:g}; largest item {inputs.largest_item_bytes} B), "
-        f"{first_reply.nylas_total / 2:g} Nylas requests (a first reply's thread read and send, over two "
+        f"{first_reply.nylas_total / 2:g} Nylas request (a first reply's thread read and send, over two "
         "notifications) and 1 SQS SendMessage. A replier record's time is the "
         f"local handler time ({replier_ms:.0f} ms for a first reply) plus Nylas' own time for the thread "
         "read and the send, which the local stack cannot measure: shown at "
