@@ -9,10 +9,13 @@ poller does the same, reading ``BatchSize`` and the window from
 batch was invoked and which container ran it, so ``bench.time_to_reply`` can
 say where each message's time went.
 
-Why short polls rather than SQS long polls: moto's long poll wakes for a new
-message but not for one whose visibility timeout ends (a busy-thread record
-coming back), which it would then see up to a second late; real SQS returns
-it at once. Idle pollers receive every ``IDLE_POLL_SECONDS`` instead.
+The first receive of a batch is a long poll (1 s), as Lambda's pollers use:
+moto wakes it as soon as a message is sent. moto re-checks visibility only
+once a second, though, so a record coming back from a visibility timeout (a
+failed record's retry) is seen up to a second later than SQS would return it;
+that lag lands in the retry's share of a message's time. Once a batch has
+its first record, the window is filled with short polls every
+``IDLE_POLL_SECONDS``.
 """
 
 import threading
@@ -128,18 +131,18 @@ class BatchingEventSource:
         with self._lock:
             self._idle.clear()
 
-    def _receive(self, limit: int) -> list[dict[str, Any]]:
+    def _receive(self, limit: int, wait_seconds: int = 0) -> list[dict[str, Any]]:
         return self._sqs.receive_message(
             QueueUrl=self._queue_url,
             MaxNumberOfMessages=min(limit, 10),
-            WaitTimeSeconds=0,
+            WaitTimeSeconds=wait_seconds,
             MessageAttributeNames=["All"],
             AttributeNames=["All"],
         ).get("Messages", [])
 
     def _gather(self) -> list[dict[str, Any]]:
         """A batch: the first records received, then more until full or the window has passed."""
-        batch = self._receive(self.settings.batch_size)
+        batch = self._receive(self.settings.batch_size, wait_seconds=1)
         if not batch:
             return []
         deadline = time.monotonic() + self.settings.window_seconds
@@ -161,7 +164,6 @@ class BatchingEventSource:
                 raise
             if not batch:
                 self._slots.release()
-                time.sleep(IDLE_POLL_SECONDS)
                 continue
             thread = threading.Thread(target=self._invoke, args=(batch,), daemon=True)
             with self._lock:
