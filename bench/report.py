@@ -606,8 +606,10 @@ def time_to_reply(result: TimeToReplyResult) -> str:
         "handler invoked directly with the record, no queue, no poller, nothing else running — its "
         "DynamoDB and Nylas requests back to back, "
         f"{requests_share:.0%} of the floor's median — timed to the reply reaching the emulator, in the "
-        "same run. The contended rows are also judged against the lease holder's remaining work when "
-        "the message was acknowledged (last column).\n\n"
+        "same run. The contended rows (a burst's last message, a message landing on a busy thread) are "
+        "also judged against the lease holder's remaining work: how long the worker holding the thread "
+        "when the message was acknowledged still took to finish its record (0 when nobody held it); the "
+        "last column is the p99 of the time to reply beyond it.\n\n"
         + table(header, rows)
         + "\n\nWhere the time goes (median ms per message, from the timeline of the record that sent "
         "its reply): *queue* until that record's batch was invoked (the pollers' receive and the "

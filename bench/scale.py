@@ -127,7 +127,7 @@ def render(
             ("", "webhook concurrency at the peak (warm handler time)", _fmt(peak * webhook_ms / 1000)),
             (
                 "",
-                "replier concurrency at the peak (records/s x record time, Nylas time per reply)",
+                "replier concurrency at the peak (replies/s x a reply's time, by Nylas time per reply)",
                 "; ".join(replier_at),
             ),
             ("", "DynamoDB WRU/s at the peak (all keys)", _fmt(peak * wru_per_notification)),
@@ -173,7 +173,8 @@ def render(
         + _table(("limit", "replies/s", "notifications/day at the peak"), limit_rows)
         + "\n\n"
         f"- **Saturates first: {first_limit}.** Nylas pools Agent Account sends per environment "
-        f"({AGENT_SENDS_PER_ENVIRONMENT}/s; 1/s in a sandbox, {AGENT_SEND_LIMITS_URL}); a burst above it is "
+        f"({AGENT_SENDS_PER_ENVIRONMENT}/s; 1/s in a sandbox, {AGENT_SEND_LIMITS_URL} — check the figure "
+        "for your plan there: daily and monthly quotas apply as well); a burst above it is "
         f"queued and answered `202`, a full queue `429` with `Retry-After` ({AGENT_SEND_QUEUEING_URL}). "
         f"At 1 M notifications a day the average reply rate ({_fmt(volumes[0].replies_per_second)}/s) is "
         f"{'already above' if volumes[0].replies_per_second > AGENT_SENDS_PER_ENVIRONMENT else 'below'} it, "
