@@ -481,7 +481,7 @@ def render(run: Run) -> str:
         INTRO,
         _machine(run),
         _budgets(run),
-        time_to_reply(run.time_to_reply),
+        time_to_reply(run.time_to_reply, run.batches),
         _warm_path(run.warm_path),
         _cold_start(run.cold_start),
         _paths(run.paths),
@@ -533,7 +533,27 @@ def _floor_row(name: str, floor: Floor, floor_p99: float) -> tuple[object, ...]:
     )
 
 
-def time_to_reply(result: TimeToReplyResult) -> str:
+def _window_cost(batches: Sequence[BatchResult]) -> str:
+    """What a window of 0 would cost at worst: every batch a single record (batch size 1 measured)."""
+    size = costs.batch_size()
+    at_template = next((b for b in batches if b.batch_size == size), None)
+    single = next((b for b in batches if b.batch_size == 1), None)
+    if at_template is None or single is None:
+        return ""
+    prices = costs.PRICES
+    extra = (single.invocations_per_notification - at_template.invocations_per_notification) * (
+        prices.lambda_per_million_requests
+    ) + (
+        single.esm_sqs_per_notification - at_template.esm_sqs_per_notification
+    ) * prices.sqs_standard_per_million
+    return (
+        " Without the window every batch could be a single record: at worst (batch size 1, measured under "
+        f"Cost against batch size) that costs {_usd(extra)} more per million notifications in Lambda "
+        "requests and the event source's SQS requests; batches still fill when traffic does."
+    )
+
+
+def time_to_reply(result: TimeToReplyResult, batches: Sequence[BatchResult] = ()) -> str:
     """The time-to-reply section: the table against the floor, and where the time goes."""
     mix = result.mix
     floor_p99 = p(result.floor_warm.seconds, 0.99)
@@ -611,6 +631,10 @@ def time_to_reply(result: TimeToReplyResult) -> str:
         "when the message was acknowledged still took to finish its record (0 when nobody held it); the "
         "last column is the p99 of the time to reply beyond it.\n\n"
         + table(header, rows)
+        + "\n\nThe what-if row is the same kind of single messages with `MaximumBatchingWindowInSeconds: 0`, "
+        "run right after in the same process: the window is what separates a single message from its "
+        "floor."
+        + _window_cost(batches)
         + "\n\nWhere the time goes (median ms per message, from the timeline of the record that sent "
         "its reply): *queue* until that record's batch was invoked (the pollers' receive and the "
         "batching window), *container init* (a new container's clients), *batch* (records ahead of it "
