@@ -62,6 +62,14 @@ TRACING_OPTIONS = (
 )
 
 
+# The X-Ray SDK's share of a traced cold start, taken apart: each adds to the baseline's work.
+TRACING_PARTS = (
+    ("asyncio alone", "baseline+asyncio"),
+    ("the X-Ray SDK (`aws_xray_sdk.core`)", "baseline+xray"),
+    ("the X-Ray SDK and its botocore patch", "baseline+xray-patch"),
+)
+
+
 @dataclass(frozen=True)
 class ColdStartResult:
     """Milliseconds per target and profile, as min/median/max over runs."""
@@ -70,6 +78,7 @@ class ColdStartResult:
     times: dict[str, dict[str, Spread]]  # profile name -> target -> spread
     heaviest_imports: list[tuple[str, float]]  # (package, ms) on the webhook's path beyond boto3
     options: dict[str, Spread]  # tracing option name -> import + init (+ first request's share) ms
+    tracing_parts: dict[str, Spread]  # TRACING_PARTS name -> baseline + that part, ms (Lambda profile)
 
 
 def sample(target: str, profile: Profile, resources: LocalResources) -> float:
@@ -115,6 +124,7 @@ def measure(runs: int, progress: Callable[[str], None] | None = None) -> ColdSta
     resources = dummy_resources()
     samples: dict[str, dict[str, list[float]]] = {p.name: {t: [] for t in TARGETS} for p in PROFILES}
     option_samples: dict[str, list[float]] = {o.name: [] for o in TRACING_OPTIONS}
+    part_samples: dict[str, list[float]] = {name: [] for name, _ in TRACING_PARTS}
     in_lambda = PROFILES[1]
     for run in range(runs + 1):
         for profile in PROFILES:
@@ -127,6 +137,10 @@ def measure(runs: int, progress: Callable[[str], None] | None = None) -> ColdSta
             elapsed = sample(option.target, profile, resources)
             if run:
                 option_samples[option.name].append(elapsed)
+        for name, target in TRACING_PARTS:
+            elapsed = sample(target, in_lambda, resources)
+            if run:
+                part_samples[name].append(elapsed)
         if progress and run:
             progress(f"cold starts: run {run}/{runs}")
     times = {
@@ -136,5 +150,9 @@ def measure(runs: int, progress: Callable[[str], None] | None = None) -> ColdSta
     options = {TRACING_OPTIONS[0].name: times[in_lambda.name]["webhook"]}
     options.update({name: Spread.of(values) for name, values in option_samples.items() if values})
     return ColdStartResult(
-        runs=runs, times=times, heaviest_imports=heaviest_imports(resources), options=options
+        runs=runs,
+        times=times,
+        heaviest_imports=heaviest_imports(resources),
+        options=options,
+        tracing_parts={name: Spread.of(values) for name, values in part_samples.items() if values},
     )

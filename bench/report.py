@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from bench import budgets, costs, scale
 from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
-from bench.coldstart import TRACING_OPTIONS, ColdStartResult
+from bench.coldstart import TRACING_OPTIONS, TRACING_PARTS, ColdStartResult
 from bench.machine import Machine
 from bench.paths import PathResult, PathsResult
 from bench.stats import Spread, ratio
@@ -215,6 +215,7 @@ def _cold_start(result: ColdStartResult) -> str:
             ("option", "ms", "vs baseline (medians)", "the webhook's SQS call in X-Ray", "a user gives up"),
             option_rows,
         )
+        + _tracing_parts(result)
         + '\n\nThe service-only option needs one template change: `POWERTOOLS_TRACE_DISABLED: "true"` in '
         "WebhookFunction's `Environment.Variables`, with `Tracing: Active` kept so Lambda still records "
         "the function's segment and sets `_X_AMZN_TRACE_ID`, which botocore forwards to SQS.\n\n"
@@ -224,6 +225,22 @@ def _cold_start(result: ColdStartResult) -> str:
         "outside Lambda no X-Ray SDK (a test in `tests/test_budgets.py` keeps it so). The replier has no "
         "budget: it runs off the ack path, and its import path (Powertools idempotency and batch, "
         "`requests`) is what its work needs."
+    )
+
+
+def _tracing_parts(result: ColdStartResult) -> str:
+    """The X-Ray SDK's cost taken apart, as milliseconds over the Lambda profile's baseline."""
+    if len(result.tracing_parts) < len(TRACING_PARTS):
+        return ""
+    baseline = result.times[PROFILES[1].name]["baseline"].median
+    asyncio, sdk, patched = (result.tracing_parts[name].median - baseline for name, _ in TRACING_PARTS)
+    return (
+        "\n\nThe tracing cost taken apart (Lambda profile, the baseline's work plus one part, medians of "
+        f"the same runs): importing the X-Ray SDK adds {sdk:+.1f} ms, asyncio alone {asyncio:+.1f} ms of "
+        f"it, and patching botocore {patched - sdk:+.1f} ms more. `aws_xray_sdk.core` makes its "
+        "module-level recorder an `AsyncAWSXRayRecorder`, so importing the SDK imports asyncio even for a "
+        "synchronous function; no setting of ours removes that import while the SDK records the "
+        "SendMessage subsegment."
     )
 
 
