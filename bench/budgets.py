@@ -78,15 +78,18 @@ def _traced_cold_start_note(result: ColdStartResult) -> str:
     measured = "; ".join(f"{name}: {ratio(spread, baseline):.3f}x" for name, spread in result.options.items())
     return (
         "With `Tracing: Active` Powertools' Tracer imports the X-Ray SDK (which loads asyncio and wrapt "
-        "whatever is patched) and patches botocore, the one library the webhook calls through: "
+        "whatever is patched; see the parts under Cold start) and patches botocore, the one library "
+        "the webhook calls through: "
         f"{sdk:+.3f}x of the baseline over the same handler untraced. The SDK is what records the "
         "SendMessage subsegment, so with that subsegment kept the cold start cannot drop by that much "
         "while the rest of the import path (Powertools' event data classes, Parameters, Logger, "
         "Metrics — the outside-Lambda row) already takes most of the 1.15x. Each option measured "
         f"(Cold start, tracing options): {measured}. Tracing through the Lambda service only meets the "
         "budget and keeps the trace linked through SQS, but loses the SendMessage subsegment; building "
-        "the Tracer lazily moves the same cost to the first request, where Nylas waits for it just "
-        "the same. Paid once per container, never on the warm path (within 1.05x)."
+        "the Tracer lazily moves the X-Ray SDK's import to the first request, which Nylas waits for "
+        "just the same (the lazy row times init and that first build together; its gap to today's row "
+        "is within this machine's run-to-run spread). Paid once per container, never on the warm path "
+        "(within 1.05x)."
     )
 
 

@@ -55,9 +55,9 @@ TRACING_OPTIONS = (
         "webhook-deferred-tracer",
         {},
         "as today",
-        "nothing, and gains nothing: the first request pays the X-Ray SDK's import, so the first "
-        "response waits as long (measured: init + the first request's tracer build); it helps only "
-        "where init runs ahead of requests (provisioned concurrency)",
+        "nothing, and gains nothing: the first request pays the X-Ray SDK's import, and Nylas waits "
+        "for that response (measured: init + the first request's tracer build); it helps only where "
+        "init runs ahead of requests (provisioned concurrency)",
     ),
 )
 
