@@ -152,7 +152,37 @@ def render(
         (name, _fmt(limit), f"{limit * 2 * DAY_SECONDS / PEAK_FACTOR / 1e6:,.2f} M")
         for name, limit in sorted(saturation.items(), key=lambda item: item[1])
     ]
-    first_limit = min(saturation, key=saturation.__getitem__)
+    one_m = volumes[0].replies_per_second
+    agent_text = (
+        f"Nylas pools Agent Account sends per environment ({AGENT_SENDS_PER_ENVIRONMENT}/s; 1/s in a "
+        f"sandbox, {AGENT_SEND_LIMITS_URL} — check the figure for your plan there: daily and monthly "
+        "quotas apply as well); a burst above it is queued and answered `202`, a full queue `429` with "
+        f"`Retry-After` ({AGENT_SEND_QUEUEING_URL}). At 1 M notifications a day the average reply rate "
+        f"({_fmt(one_m)}/s) is {'already above' if one_m > AGENT_SENDS_PER_ENVIRONMENT else 'below'} it, "
+        "the peak hour well above: the limit is a plan matter with Nylas, not a setting of ours; on our "
+        "side the replier backs off on `Retry-After` and `ReplierMaximumConcurrency` caps how hard it "
+        "pushes."
+    )
+    replier_text = (
+        "The replier processes a batch's records one after another, so its reply rate is at most "
+        f"`ReplierMaximumConcurrency` ({concurrency:g} by default, up to "
+        f"{settings['maximum_concurrency_cap']:g}) divided by a record's time: {_fmt(replier_limit)} "
+        f"replies/s at {NYLAS_SECONDS_PER_REPLY[0]:g} s of Nylas per reply. The setting that moves it is "
+        "that template parameter: 1 M notifications a day needs it at the replier concurrency row "
+        "above, 10 M a day far higher (and the account's Lambda concurrency quota with it). The webhook "
+        "needs a handful of concurrent executions even at 10 M a day; `WebhookReservedConcurrency` only "
+        "caps it."
+    )
+    bullets = sorted(
+        [
+            (AGENT_SENDS_PER_ENVIRONMENT, "Agent Account sends (Nylas).", agent_text),
+            (replier_limit, "Our replier's concurrency.", replier_text),
+        ]
+    )
+    ordered = [
+        ("Saturates first: " + bullets[0][1], bullets[0][2]),
+        ("Then: " + bullets[1][1], bullets[1][2]),
+    ]
     return (
         "## Scale on paper\n\n"
         "From the counts above, not measured at scale. The model: every inbound message is answered, and "
@@ -172,22 +202,8 @@ def render(
         "allows at the model's peak:\n\n"
         + _table(("limit", "replies/s", "notifications/day at the peak"), limit_rows)
         + "\n\n"
-        f"- **Saturates first: {first_limit}.** Nylas pools Agent Account sends per environment "
-        f"({AGENT_SENDS_PER_ENVIRONMENT}/s; 1/s in a sandbox, {AGENT_SEND_LIMITS_URL} — check the figure "
-        "for your plan there: daily and monthly quotas apply as well); a burst above it is "
-        f"queued and answered `202`, a full queue `429` with `Retry-After` ({AGENT_SEND_QUEUEING_URL}). "
-        f"At 1 M notifications a day the average reply rate ({_fmt(volumes[0].replies_per_second)}/s) is "
-        f"{'already above' if volumes[0].replies_per_second > AGENT_SENDS_PER_ENVIRONMENT else 'below'} it, "
-        "the peak hour well above: the limit is a plan matter with Nylas, "
-        "not a setting of ours; on our side the replier backs off on `Retry-After` and "
-        "`ReplierMaximumConcurrency` caps how hard it pushes.\n"
-        f"- **Then our own concurrency.** The replier processes a batch's records one after another, so "
-        f"its reply rate is at most `ReplierMaximumConcurrency` ({concurrency:g} by default, up to "
-        f"{settings['maximum_concurrency_cap']:g}) divided by a record's time: "
-        f"{_fmt(replier_limit)} replies/s at {NYLAS_SECONDS_PER_REPLY[0]:g} s of Nylas per reply. "
-        "10 M notifications a day needs it raised to the replier concurrency row above (and "
-        "the account's Lambda concurrency quota with it). The webhook needs a handful of concurrent "
-        "executions even at 10 M a day; `WebhookReservedConcurrency` only caps it.\n"
+        + "\n".join(f"- **{label}** {text}" for label, text in ordered)
+        + "\n"
         f"- **Nylas per grant** ({NYLAS_RATE_LIMITS_URL}): {MESSAGES_PER_GRANT} Messages API requests and "
         f"{SENDS_PER_GRANT} JSON sends per second per grant. One agent mailbox taking all the traffic reads "
         "one thread per reply, so it nears the Messages limit only at the 10 M peak. The Grants API allows "
