@@ -1,0 +1,295 @@
+"""``make serve``'s control routes: put mail in, fire notifications, read a thread back.
+
+Like ``stripe trigger``: ``python -m devstack.trigger`` (``make mail``) asks a
+running ``make serve`` to put a customer message in the emulated mailbox;
+the emulator fires ``message.created`` and this module delivers it to the
+webhook the way Nylas does (signed, retried on 408/429/5xx, with duplicates
+on request) through :class:`devstack.webhook_sender.WebhookSender`. The
+agent's own sends fire ``message.created`` too, as Nylas does for Agent
+Accounts, so the replier sees and skips its own mail as in production.
+
+The routes live under ``/_local/`` on the webhook's port (loopback only, no
+authentication: a development tool, like LocalStack's ``/_localstack/``);
+API Gateway would answer 403 there, the stand-in answers these instead.
+Every answer is JSON; every mistake is a 4xx with an ``error`` sentence the
+trigger command prints as one line.
+"""
+
+import json
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from devstack.events import AGENT_GRANT_ID, envelope, message_created
+from devstack.nylas_emulator import NylasEmulator
+from devstack.webhook_sender import WebhookSender
+
+CONTROL_PREFIX = "/_local"
+NOTIFICATION_TYPES = ("message.created", "message.created.truncated", "message.updated")
+
+Json = dict[str, Any]
+ReplyCallback = Callable[[Json, list[str]], None]
+
+
+class ControlError(Exception):
+    """A request the control routes cannot honour; ``status`` and a sentence for the person."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class DeliveryOptions:
+    """How Nylas should deliver one notification."""
+
+    notification_type: str = "message.created"
+    copies: int = 1
+    concurrent: bool = False
+    forged: bool = False
+
+
+@dataclass
+class _Pending:
+    options: DeliveryOptions
+    notifications: list[Json] = field(default_factory=list)
+
+
+def answered_messages(thread: list[Json], reply: Json, agent_email: str) -> list[str]:
+    """The inbound messages a reply answers: those since the agent last wrote, up to the reply.
+
+    Parameters
+    ----------
+    thread:
+        The thread's messages in arrival order (the mailbox's order).
+    reply:
+        One of the agent's messages in ``thread``.
+    agent_email:
+        The agent's address, to tell its messages from the customer's.
+    """
+    answered: list[str] = []
+    for message in thread:
+        if message["id"] == reply["id"]:
+            return answered
+        senders = {p.get("email", "").lower() for p in message.get("from") or []}
+        answered = [] if agent_email.lower() in senders else [*answered, message["id"]]
+    return answered
+
+
+class MailControl:
+    """The control routes' behaviour, on top of a running local stack's emulator and webhook.
+
+    Parameters
+    ----------
+    emulator:
+        The Nylas emulator (``None`` when ``make serve`` talks to the real Nylas API:
+        every route then answers 409 with what to do instead).
+    sender:
+        Signs and delivers notifications to the webhook.
+    agent_grant_id, agent_email:
+        The grant mail is delivered to by default, and its address.
+    on_reply:
+        Called with each message the agent sends and the inbound ids it answers.
+    """
+
+    def __init__(
+        self,
+        emulator: NylasEmulator | None,
+        sender: WebhookSender,
+        *,
+        agent_grant_id: str = AGENT_GRANT_ID,
+        agent_email: str = "",
+        on_reply: ReplyCallback | None = None,
+    ) -> None:
+        self._emulator = emulator
+        self._sender = sender
+        self._agent_grant_id = agent_grant_id
+        self._agent_email = agent_email
+        self._on_reply = on_reply
+        self._pending = threading.local()
+        # The agent's sends are announced on the emulator's request thread, while the replier waits
+        # for the send's answer: deliver their notifications from elsewhere.
+        self._background = ThreadPoolExecutor(max_workers=4, thread_name_prefix="nylas-webhooks")
+        if emulator is not None:
+            emulator.on_message_created = self._message_created
+
+    def close(self) -> None:
+        if self._emulator is not None:
+            self._emulator.on_message_created = None
+        self._background.shutdown(wait=True)
+
+    # ---- the emulator's callback ---------------------------------------------------------------
+
+    def _message_created(self, message: Json) -> None:
+        pending: _Pending | None = getattr(self._pending, "current", None)
+        if "sent" in message.get("folders", []):
+            if self._on_reply is not None and self._emulator is not None:
+                thread = self._thread_messages(message["thread_id"])
+                self._on_reply(message, answered_messages(thread, message, self._agent_email))
+            self._background.submit(self._sender.deliver, envelope(message))
+            return
+        options = pending.options if pending is not None else DeliveryOptions()
+        notification = envelope(message, notification_type=options.notification_type)
+        if pending is not None:
+            pending.notifications.append(notification)
+        else:  # mail put in some other way (the emulator's own route): deliver it once, as Nylas would
+            self._background.submit(self._sender.deliver, notification)
+
+    # ---- routes --------------------------------------------------------------------------------
+
+    def handle(self, method: str, path: str, body: bytes) -> tuple[int, Json]:
+        """Answer one control request: ``(status, JSON body)``."""
+        try:
+            route = path.removeprefix(CONTROL_PREFIX).strip("/").split("/")
+            if method == "GET" and route == ["health"]:
+                return 200, self.health()
+            if method == "POST" and route == ["mail"]:
+                return 201, self.mail(_json_object(body))
+            if method == "POST" and route == ["notify"]:
+                return 200, self.notify(_json_object(body))
+            if method == "GET" and len(route) == 2 and route[0] == "threads":
+                return 200, self.thread(route[1])
+            raise ControlError(404, f"no control route {method} {path}")
+        except ControlError as error:
+            return error.status, {"error": str(error)}
+
+    def health(self) -> Json:
+        return {
+            "webhook_url": self._sender.url,
+            "nylas": "emulator" if self._emulator is not None else "real",
+            "agent_grant_id": self._agent_grant_id,
+            "agent_email": self._agent_email,
+        }
+
+    def mail(self, request: Mapping[str, Any]) -> Json:
+        """A customer message into the agent's mailbox, new thread or existing; notified as asked."""
+        emulator = self._require_emulator()
+        options = _options(request)
+        grant = str(request.get("grant_id") or self._agent_grant_id)
+        from_email = _text(request, "from_email", required=True)
+        if "@" not in from_email:
+            raise ControlError(400, f"from_email {from_email!r} is not an email address")
+        pending = _Pending(options)
+        self._pending.current = pending
+        try:
+            message = emulator.deliver_inbound(
+                grant,
+                from_email=from_email,
+                subject=_text(request, "subject") or "(no subject)",
+                body=_text(request, "body") or "",
+                thread_id=_text(request, "thread_id") or None,
+                reply_to_message_id=_text(request, "reply_to_message_id") or None,
+                headers=request.get("headers") or None,
+            )
+        except KeyError as error:
+            detail = str(error.args[0]) if error.args else "unknown grant or message"
+            raise ControlError(404, detail) from None
+        except ValueError as error:
+            raise ControlError(409, str(error)) from None
+        finally:
+            self._pending.current = None
+        deliveries = [self._deliver(n, options) for n in pending.notifications]
+        return {"message": message, "notifications": deliveries}
+
+    def notify(self, request: Mapping[str, Any]) -> Json:
+        """A notification about a message already in the mailbox, or (``unknown``) one nobody holds."""
+        options = _options(request)
+        message_id = _text(request, "message_id")
+        if request.get("unknown"):
+            # Well-formed and signed, for a message the mailbox does not hold (deleted, or never there).
+            notification = message_created(
+                notification_id=str(uuid.uuid4()),
+                message_id=message_id or f"msg-unknown-{uuid.uuid4().hex[:12]}",
+                thread_id=f"thread-unknown-{uuid.uuid4().hex[:12]}",
+                grant_id=str(request.get("grant_id") or self._agent_grant_id),
+                notification_type=options.notification_type,
+            )
+            return {"notifications": [self._deliver(notification, options)]}
+        emulator = self._require_emulator()
+        if not message_id:
+            raise ControlError(400, "message_id is required (or unknown: true)")
+        found = [m for _, m in emulator.mailbox() if m["id"] == message_id]
+        if not found:
+            hint = '`make thread ARGS="--thread T"` lists a thread'
+            raise ControlError(404, f"the mailbox holds no message {message_id}; {hint}")
+        notification = envelope(found[0], notification_type=options.notification_type)
+        return {"notifications": [self._deliver(notification, options)]}
+
+    def thread(self, thread_id: str) -> Json:
+        """A thread's messages in arrival order, as the mailbox holds them."""
+        self._require_emulator()
+        messages = self._thread_messages(thread_id)
+        if not messages:
+            raise ControlError(404, f"the mailbox holds no thread {thread_id}")
+        return {"data": messages, "agent_email": self._agent_email}
+
+    # ---- helpers -------------------------------------------------------------------------------
+
+    def _thread_messages(self, thread_id: str) -> list[Json]:
+        assert self._emulator is not None
+        return [m for _, m in self._emulator.mailbox() if m["thread_id"] == thread_id]
+
+    def _require_emulator(self) -> NylasEmulator:
+        if self._emulator is None:
+            raise ControlError(
+                409,
+                "make serve is talking to the real Nylas API (NYLAS_API_URI): "
+                "send an email to the agent's address instead",
+            )
+        return self._emulator
+
+    def _deliver(self, notification: Json, options: DeliveryOptions) -> Json:
+        before = len(self._sender.deliveries)
+        if options.forged:
+            for _ in range(options.copies):
+                self._sender.deliver(notification, forged=True)
+        else:
+            self._sender.deliver_many(notification, copies=options.copies, concurrent=options.concurrent)
+        mine = [d for d in self._sender.deliveries[before:] if d.notification_id == notification["id"]]
+        return {
+            "id": notification["id"],
+            "type": notification["type"],
+            "message_id": notification["data"]["object"]["id"],
+            "thread_id": notification["data"]["object"].get("thread_id"),
+            "forged": options.forged,
+            "statuses": [d.status for d in mine],
+        }
+
+
+def _json_object(body: bytes) -> Json:
+    try:
+        value = json.loads(body or b"{}")
+    except ValueError:
+        raise ControlError(400, "the request body is not JSON") from None
+    if not isinstance(value, dict):
+        raise ControlError(400, "the request body must be a JSON object")
+    return value
+
+
+def _text(request: Mapping[str, Any], name: str, *, required: bool = False) -> str:
+    value = request.get(name)
+    if value is None or value == "":
+        if required:
+            raise ControlError(400, f"{name} is required")
+        return ""
+    if not isinstance(value, str):
+        raise ControlError(400, f"{name} must be a string")
+    return value
+
+
+def _options(request: Mapping[str, Any]) -> DeliveryOptions:
+    notification_type = request.get("notification_type", "message.created")
+    if notification_type not in NOTIFICATION_TYPES:
+        raise ControlError(400, f"notification_type must be one of {', '.join(NOTIFICATION_TYPES)}")
+    copies = request.get("copies", 1)
+    if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= 20:
+        raise ControlError(400, "copies must be a whole number from 1 to 20")
+    return DeliveryOptions(
+        notification_type=notification_type,
+        copies=copies,
+        concurrent=bool(request.get("concurrent", False)),
+        forged=bool(request.get("forged", False)),
+    )
