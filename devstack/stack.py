@@ -279,6 +279,15 @@ class LocalStack:
         assert self._gateway is not None
         return self._gateway.url
 
+    def function_environment(self, logical_id: str) -> dict[str, str]:
+        """The variables the template declares for ``logical_id``, resolved against the local resources."""
+        assert self.resources is not None
+        return self.resources.function_environment(logical_id)
+
+    def set_environment(self, values: dict[str, str]) -> None:
+        """Set variables for the handlers; they are restored when the stack stops."""
+        self._setenv(values)
+
     def serve_control(self, routes: ControlRoutes | None) -> None:
         """Answer ``/_local/...`` on the webhook's port with ``routes`` (``devstack/control.py``)."""
         assert self._gateway is not None
