@@ -13,6 +13,7 @@ Nylas emulator saw; the exit status is non-zero if any is broken.
 """
 
 import argparse
+import contextlib
 import json
 import random
 import sys
@@ -23,6 +24,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from devstack.cli_types import whole_number
+from devstack.console import body_preview, make_console
+from devstack.control import answered_messages
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
 from devstack.invariants import DUPLICATE_ABSORBED, INVARIANTS, History, check, skips_by_reason
 from devstack.stack import LocalStack, StackSettings
@@ -52,6 +65,8 @@ class DemoReport:
     dead_lettered: int = 0
     violations: dict[int, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
+    # Each reply as the customer got it: to, subject, first line, the inbound messages it answers.
+    replies: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -68,6 +83,12 @@ class DemoReport:
             f"  dead-lettered            {self.dead_lettered}",
             "  skips by reason:",
             *[f"    {reason:<26}{count}" for reason, count in sorted(self.skips.items())],
+            "  replies:",
+            *[
+                f"    to {r['to']:<24} {r['subject']!r}  answers {', '.join(r['answers'])}"
+                + (f"\n      │ {r['first_line']}" if r["first_line"] else "")
+                for r in self.replies
+            ],
             "  invariants:",
             *[
                 f"    {number}. {INVARIANTS[number]:<56}{'ok' if not found else f'{len(found)} VIOLATED'}"
@@ -84,12 +105,28 @@ class DemoReport:
 
 
 class _Progress:
+    """Phase lines, and on a terminal a live bar of webhook deliveries and replies (rich)."""
+
     def __init__(self, out: TextIO | None) -> None:
-        self._out = out
+        self._console = make_console(out) if out is not None else None
 
     def __call__(self, text: str) -> None:
-        if self._out is not None:
-            print(f"[demo] {text}", file=self._out, flush=True)
+        if self._console is not None:
+            self._console.print(f"[demo] {text}", highlight=False)
+
+    def bar(self) -> Progress | None:
+        """A live progress display, or ``None`` when nobody watches a terminal."""
+        if self._console is None or not self._console.is_terminal:
+            return None
+        return Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self._console,
+            transient=True,
+        )
 
 
 def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -> DemoReport:
@@ -220,14 +257,42 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
             dead_lettered=dead,
             violations=check(history),
             seconds=time.monotonic() - started,
+            replies=_replies(history.mailbox),
         )
         return report
 
 
+def _replies(mailbox: list[tuple[float, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The agent's replies in the mailbox, each with what it answers (the burst since it last wrote)."""
+    threads: dict[str, list[dict[str, Any]]] = {}
+    for _, message in mailbox:
+        threads.setdefault(message["thread_id"], []).append(message)
+    replies = []
+    for _, message in mailbox:
+        if message["grant_id"] != AGENT_GRANT_ID or "sent" not in message.get("folders", []):
+            continue
+        preview = body_preview(str(message.get("body") or ""), lines=2)
+        replies.append(
+            {
+                "to": ", ".join(p["email"] for p in message.get("to") or []),
+                "subject": message.get("subject", ""),
+                "first_line": preview[1] if len(preview) > 1 else (preview[0] if preview else ""),
+                "answers": answered_messages(threads[message["thread_id"]], message, AGENT_EMAIL),
+                "message_id": message["id"],
+            }
+        )
+    return replies
+
+
 def _wait(stack: LocalStack, pending: list, progress: _Progress, timeout: float) -> None:
     deadline = time.monotonic() + timeout
-    while any(not future.done() for future in pending) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    bar = progress.bar()
+    with bar or contextlib.nullcontext():
+        task = bar.add_task("webhook deliveries", total=len(pending)) if bar is not None else None
+        while any(not future.done() for future in pending) and time.monotonic() < deadline:
+            if bar is not None and task is not None:
+                bar.update(task, completed=sum(1 for future in pending if future.done()))
+            time.sleep(0.2)
     for future in pending:
         future.result(timeout=max(0.1, deadline - time.monotonic()))
     visible, in_flight, _ = stack.queue_depth()
@@ -241,8 +306,12 @@ def _wait(stack: LocalStack, pending: list, progress: _Progress, timeout: float)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=DemoSettings.seed)
-    parser.add_argument("--customers", type=int, default=DemoSettings.customers)
-    parser.add_argument("--pollers", type=int, default=DemoSettings.pollers)
+    parser.add_argument(
+        "--customers", type=whole_number(1, 500), default=DemoSettings.customers, help="1-500 customers"
+    )
+    parser.add_argument(
+        "--pollers", type=whole_number(1, 16), default=DemoSettings.pollers, help="replier containers (1-16)"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     report = run_demo(DemoSettings(seed=args.seed, customers=args.customers, pollers=args.pollers))
