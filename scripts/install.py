@@ -59,6 +59,7 @@ def main(argv: list[str]) -> int:
         status.start()  # type: ignore[attr-defined]
     output: list[str] = []
     seen: set[str] = set()
+    installed = 0
     process = subprocess.Popen(  # noqa: S603 - our own pip, argv list
         _pip("install", "--progress-bar", "off", *pip_args),
         stdout=subprocess.PIPE,
@@ -75,8 +76,8 @@ def main(argv: list[str]) -> int:
         elif found := _DOWNLOADING.match(line):
             text = f"{label}: resolving {len(seen)} packages, downloading {found.group(1)}"
         elif found := _INSTALLING.match(line):
-            count = len(found.group(1).split(","))
-            text = f"{label}: installing {count} packages"
+            installed = len(found.group(1).split(","))
+            text = f"{label}: installing {installed} packages"
             if status is None:
                 print(f"[setup] {text} ...", file=sys.stderr, flush=True)
         if text is not None and status is not None:
@@ -88,9 +89,9 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("".join(output))
         print(f"[setup] {label}: pip failed (exit {code})", file=sys.stderr)
         return code
-    print(
-        f"[setup] {label}: {len(seen)} packages ready in {time.monotonic() - started:.0f} s", file=sys.stderr
-    )
+    took = time.monotonic() - started
+    news = f"{installed} installed" if installed else "nothing to install"
+    print(f"[setup] {label}: {len(seen)} requirements checked, {news}, in {took:.0f} s", file=sys.stderr)
     return 0
 
 
