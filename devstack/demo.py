@@ -8,7 +8,7 @@ sender, a grant the agent does not answer for, ``message.updated``
 notifications and a forged request are mixed in. After the queue drains, a
 customer follows up on the agent's reply and gets a second reply.
 
-The report is checked against the invariants of DESIGN.md using what the
+The report is checked against the invariants of docs/design.md using what the
 Nylas emulator saw; the exit status is non-zero if any is broken.
 """
 
