@@ -102,9 +102,10 @@ class LogView:
         self.metrics = metrics
 
     def __call__(self, raw: str, record: Mapping[str, Any] | None) -> None:
-        if record is not None and is_metric_line(record) and not self.metrics:
+        metric = record is not None and is_metric_line(record)
+        if metric and not self.metrics:
             return
-        if self.json_logs or record is None:
+        if self.json_logs or record is None or metric:
             self.console.out(raw, highlight=False)
             return
         self.console.print(readable_line(record))

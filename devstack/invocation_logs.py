@@ -77,6 +77,8 @@ def isolate_invocations(logger: Any) -> None:
         The Powertools ``Logger`` of ``replyonce.observability``: its default
         keys (the service) and its formatter's current and reset keys.
     """
+    if getattr(type(logger.registered_formatter), "_per_thread_invocations", False):
+        return  # installed: every invocation passes here, so no lock on this path
     with _install_lock:
         _per_thread(logger, ("_default_log_keys",))
         _per_thread(logger.registered_formatter, ("log_format", "keys_combined"))

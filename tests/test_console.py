@@ -1,0 +1,86 @@
+"""What a person sees of the handlers' logs: one readable line per event, raw JSON on request, no EMF."""
+
+import io
+import json
+
+from devstack.console import LogView, body_preview, make_console, readable_line
+from devstack.control import answered_messages
+
+QUEUED = {
+    "level": "INFO",
+    "message": "notification queued",
+    "timestamp": "2026-01-21 23:08:50,123+0000",
+    "service": "replyonce-webhook",
+    "function_name": "WebhookFunction",
+    "function_request_id": "0f1e2d3c-aaaa-bbbb-cccc-1234567890ab",
+    "notification_id": "5da3ec1e-eb01-4634-a7b7-d44291e3cba6",
+    "notification_type": "message.created",
+}
+SKIPPED = {
+    **QUEUED,
+    "service": "replyonce-replier",
+    "message": "notification skipped",
+    "reason": "own_outbound",
+}
+EMF = {"_aws": {"Timestamp": 1, "CloudWatchMetrics": []}, "NotificationAccepted": [1.0]}
+
+
+def shown(view_options: dict, *records: dict) -> str:
+    out = io.StringIO()
+    view = LogView(make_console(out, width=200), **view_options)
+    for record in records:
+        view(json.dumps(record), record)
+    return out.getvalue()
+
+
+def test_one_readable_line_per_event_with_time_function_notification_message_reason():
+    text = shown({}, QUEUED, SKIPPED)
+    lines = text.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("23:08:50 webhook  5da3ec1e-eb01-4634-a7b7-d44291e3cba6 notification queued")
+    assert lines[1].startswith("23:08:50 replier  5da3ec1e-eb01-4634-a7b7-d44291e3cba6 notification skipped")
+    assert "reason=own_outbound" in lines[1]
+    assert "[0f1e2d3c]" in lines[1]  # the invocation's request id, shortened
+    assert "{" not in text
+
+
+def test_metric_lines_are_hidden_unless_asked():
+    assert shown({}, EMF) == ""
+    assert json.loads(shown({"metrics": True}, EMF)) == EMF
+
+
+def test_json_logs_prints_the_raw_lines():
+    text = shown({"json_logs": True}, QUEUED, SKIPPED)
+    assert [json.loads(line) for line in text.splitlines()] == [QUEUED, SKIPPED]
+
+
+def test_a_line_without_a_notification_shows_a_dash():
+    rejected = {**QUEUED, "message": "request rejected", "reason": "signature_invalid"}
+    del rejected["notification_id"]
+    assert " -  " in readable_line(rejected).plain
+
+
+def test_body_preview_turns_html_into_lines():
+    assert body_preview("<p>Hi alice,</p><p>Thanks &amp; bye</p><p>third</p><p>fourth</p>") == [
+        "Hi alice,",
+        "Thanks & bye",
+        "third",
+    ]
+
+
+def test_a_reply_answers_the_burst_since_the_agent_last_wrote():
+    agent = "support@example.com"
+
+    def message(message_id: str, sender: str) -> dict:
+        return {"id": message_id, "from": [{"email": sender}]}
+
+    thread = [
+        message("m1", "c@example.com"),
+        message("r1", agent),
+        message("m2", "c@example.com"),
+        message("m3", "c@example.com"),
+        message("r2", agent),
+        message("m4", "c@example.com"),
+    ]
+    assert answered_messages(thread, thread[1], agent) == ["m1"]
+    assert answered_messages(thread, thread[4], agent) == ["m2", "m3"]
