@@ -157,8 +157,9 @@ def test_message_updated_truncated_forged_and_unknown_deliveries(serve, capsys):
     assert "Traceback" not in serve.text()
 
 
-def test_serve_prints_one_readable_line_per_event_without_metrics_or_moto(serve):
-    text = serve.wait_for(r"notification queued")
+def test_serve_prints_one_readable_line_per_event_without_metrics_or_moto(serve, capsys):
+    assert run_trigger(serve, capsys, "mail", "--from", "dave@example.com")[0] == 0
+    text = serve.wait_for(r"replier .* reply sent")
     event_lines = [line for line in text.splitlines() if re.match(r"\d\d:\d\d:\d\d (webhook|replier) ", line)]
     assert any(" webhook " in line and "notification queued" in line for line in event_lines)
     assert any(" replier " in line and "reply sent" in line for line in event_lines)
