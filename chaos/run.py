@@ -170,7 +170,11 @@ class Experiment:
             "RETRY_BASE_SECONDS": "1",
             "RETRY_MAX_SECONDS": str(int(timeout + 2)),
             "NYLAS_TIMEOUT_SECONDS": "2",
-            "NYLAS_SEND_TIMEOUT_SECONDS": str(max(2.0, timeout / 2)),
+            # A record starts only when send timeout + margin + lease wait fit in what is left of the
+            # invocation: keep their sum under the (short) chaos function timeout.
+            "NYLAS_SEND_TIMEOUT_SECONDS": str(max(1.0, timeout / 2)),
+            "RECORD_MARGIN_SECONDS": str(max(0.5, timeout / 5)),
+            "LEASE_WAIT_SECONDS": str(timeout / 10),
             "CHAOS_FUNCTION_TIMEOUT_SECONDS": str(timeout),
             "CHAOS_QUEUE_ARN": self.resources.queue_arns["NotificationQueue"],
         }

@@ -6,18 +6,35 @@ replay of an ``Idempotency-Key`` -- and that can misbehave on demand (5xx, 429, 
 responses). Mocking the HTTP client would test our assumptions about Nylas instead of the wire
 behaviour, so this is a real HTTP server on ``127.0.0.1`` that the unchanged client code talks to.
 
-What is emulated (sources: the Nylas fact sheet, ``../shared/docs/nylas-facts.md``):
+What is emulated (sources: the public Nylas v3 docs, https://developer.nylas.com/docs/v3/email/,
+https://developer.nylas.com/docs/reference/api/messages/,
+https://developer.nylas.com/docs/v3/email/idempotent-send/,
+https://developer.nylas.com/docs/dev-guide/metadata/ and
+https://developer.nylas.com/docs/v3/notifications/):
 
 - bearer-token auth and the common error body ``{"request_id", "error": {"type", "message"}}``;
-- ``GET /v3/grants/{grant}``, ``GET .../messages/{id}``, ``GET .../messages?thread_id=&limit=``,
-  ``GET .../threads/{id}``;
+  every response carries an HTTP ``Date`` header from the emulator's clock (see :meth:`advance_clock`),
+  the time a product must use instead of its own clock or the sender-supplied message ``date``;
+- ``GET /v3/grants/{grant}``, ``GET .../messages/{id}``, ``GET .../messages?thread_id=&limit=`` (also
+  ``metadata_pair=key1:<value>``), ``GET .../threads/{id}``. Messages carry ``headers`` only when
+  asked with ``fields=include_headers`` (all) or ``fields=include_basic_headers`` (``Message-ID``,
+  ``In-Reply-To``, ``References``), as in Nylas;
+- list order: Nylas documents none (a Nylas staff post says newest first). The emulator lists newest
+  first *by arrival in the mailbox*, never by ``date``: ``date`` is sender-supplied and can be skewed
+  (``deliver_inbound(date=...)``), so a product that orders by it is caught here. A thread's
+  ``message_ids`` are in arrival order;
 - ``POST .../messages/send`` with the ``Idempotency-Key`` contract (per grant, one hour, cached
   success *and* error responses, ``Idempotent-Response: true`` on replays, the two 409s, the
-  256-character limit) and the Agent Account ``202`` queueing answer;
-- outbound mail firing ``message.created`` like inbound mail does (through a callback);
+  256-character limit), ``metadata`` and ``custom_headers``, provider errors that are cached under
+  the key (:meth:`Fault.provider_error`), and the Agent Account ``202`` queueing answer;
+- outbound mail firing ``message.created`` like inbound mail does (through a callback whose message
+  has no ``headers``, like a webhook without field customization);
 - webhook destinations: ``POST /v3/webhooks`` (which performs the challenge ``GET`` against the
   ``webhook_url`` and fails with 400 like Nylas when it does not get 200 and the exact value back),
-  ``GET /v3/webhooks/{id}`` and ``POST /v3/webhooks/rotate-secret/{id}``.
+  ``GET /v3/webhooks/{id}`` and ``POST /v3/webhooks/rotate-secret/{id}``;
+- control routes for a local stack, outside the Nylas API and without auth (the server binds
+  loopback only): ``POST /_emulator/inbound``, ``GET /_emulator/threads/{id}``,
+  ``POST /_emulator/clock``.
 
 The ``{grant}`` path segment also accepts the grant's email address, as the real API does.
 
@@ -40,6 +57,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 from urllib.error import HTTPError, URLError
@@ -53,6 +71,7 @@ __all__ = [
     "MAX_IDEMPOTENCY_KEY_LENGTH",
     "Fault",
     "NylasEmulator",
+    "SendAttempt",
     "SendRecord",
 ]
 
@@ -71,10 +90,31 @@ WEBHOOK_VERIFICATION_ERROR_TYPE = "70005"
 DEFAULT_LIST_LIMIT = 50
 MAX_LIST_LIMIT = 200
 
+MAX_METADATA_PAIRS = 50
+MAX_METADATA_KEY_LENGTH = 40
+MAX_METADATA_VALUE_LENGTH = 500
+INDEXED_METADATA_KEYS = ("key1", "key2", "key3", "key4", "key5")
+"""The reserved metadata keys Nylas indexes; only they can be used in ``metadata_pair``."""
+
+BASIC_HEADER_NAMES = frozenset({"message-id", "in-reply-to", "references"})
+"""Headers returned with ``fields=include_basic_headers`` (compared case-insensitively)."""
+
+MESSAGE_FIELDS = frozenset(
+    {"standard", "include_headers", "include_basic_headers", "include_tracking_options", "raw_mime"}
+)
+"""The documented values of ``fields=`` on message reads; anything else is a 400."""
+
+SYNTHETIC_MESSAGE_ID_DOMAIN = "emulator.nylas"
+"""Domain of the ``Message-ID`` header given to messages that arrive without one."""
+
+CONTROL_PREFIX = "/_emulator/"
+"""Path prefix of the local-stack control routes (no auth, not counted in :attr:`requests`)."""
+
 _log = logging.getLogger(__name__)
 
 Json = dict[str, Any]
 MessageCallback = Callable[[Json], None]
+SendStartedCallback = Callable[[str, Any], None]
 
 # Default ``error.type`` for an injected status without an explicit body. The names follow the
 # fact sheet where it gives one; the rest only need to be plausible and stable.
@@ -98,23 +138,24 @@ _CURSOR_PREFIX = "offset:"
 
 @dataclass(frozen=True)
 class Fault:
-    """One injected misbehaviour; build it with :meth:`status`, :meth:`delay` or :meth:`lose_response`.
+    """One injected misbehaviour; build it with :meth:`status`, :meth:`delay`, :meth:`lose_response`
+    or :meth:`provider_error`.
 
     Attributes
     ----------
-    kind : {"status", "delay", "lose_response"}
+    kind : {"status", "delay", "lose_response", "provider_error"}
         What the emulator does with the request the fault is matched to.
     status_code : int
-        HTTP status answered by a ``"status"`` fault (0 otherwise).
+        HTTP status answered by a ``"status"`` or ``"provider_error"`` fault (0 otherwise).
     body : mapping, str, bytes or None
-        Body of a ``"status"`` fault; ``None`` means a Nylas-shaped error body.
+        Body of a ``"status"`` or ``"provider_error"`` fault; ``None`` means a Nylas-shaped error body.
     headers : mapping
         Extra response headers of a ``"status"`` fault (e.g. ``Retry-After``).
     seconds : float
         Sleep of a ``"delay"`` fault.
     """
 
-    kind: Literal["status", "delay", "lose_response"]
+    kind: Literal["status", "delay", "lose_response", "provider_error"]
     status_code: int = 0
     body: Mapping[str, Any] | str | bytes | None = None
     headers: Mapping[str, str] = dataclasses.field(default_factory=dict)
@@ -163,6 +204,37 @@ class Fault:
         """
         return cls("lose_response")
 
+    @classmethod
+    def provider_error(
+        cls,
+        status: int = 504,
+        message: str = "The email provider did not answer in time",
+        provider_error: Mapping[str, Any] | None = None,
+    ) -> Fault:
+        """Fail a send the way Nylas does when the provider fails: *through* the key logic.
+
+        Unlike :meth:`status` (a gateway in front of Nylas: no key recorded), this answer is what
+        Nylas itself returns for the first request under an ``Idempotency-Key``, so it is cached
+        under the key and replayed, with ``Idempotent-Response: true``, for the key's hour; only a
+        new key sends again. Nothing is sent. It applies to ``POST .../messages/send`` only and is
+        consumed by a request that is a *first* request under its key (or has no key): a replay or
+        a 409 leaves it queued.
+
+        Parameters
+        ----------
+        status : int
+            A 5xx status, e.g. 502, 503 or 504 (Nylas documents 504 ``provider_error``).
+        message : str
+            ``error.message`` of the body.
+        provider_error : mapping or None
+            ``error.provider_error``, the provider's own error object; a plausible one by default.
+        """
+        if not 500 <= status <= 599:
+            raise ValueError(f"a provider error is a 5xx status, not {status}")
+        detail = dict(provider_error) if provider_error is not None else {"error": "upstream timeout"}
+        body = {"error": {"type": "provider_error", "message": message, "provider_error": detail}}
+        return cls("provider_error", status_code=status, body=body)
+
 
 @dataclass(frozen=True)
 class SendRecord:
@@ -184,6 +256,34 @@ class SendRecord:
     idempotency_key: str | None
     payload: Json
     message: Json
+
+
+@dataclass(frozen=True)
+class SendAttempt:
+    """One request that reached the send endpoint, whatever its outcome.
+
+    Injected :meth:`Fault.status` answers and unauthorized requests never reach it (a gateway
+    answered, or nobody); :attr:`NylasEmulator.requests` counts those.
+
+    Attributes
+    ----------
+    grant_id : str
+        Canonical grant id.
+    idempotency_key : str or None
+        The ``Idempotency-Key`` header of the request, if any.
+    status : int
+        HTTP status answered (also when the response was then lost by a fault).
+    replayed : bool
+        True when the answer was a cached response (``Idempotent-Response: true``).
+    payload : any
+        The JSON request body as parsed, or ``None`` when it was not JSON.
+    """
+
+    grant_id: str
+    idempotency_key: str | None
+    status: int
+    replayed: bool
+    payload: Any
 
 
 # --------------------------------------------------------------------------------------------------
@@ -254,8 +354,9 @@ class NylasEmulator:
     api_key : str
         The only bearer token accepted.
     clock : callable
-        Returns "now" in Unix seconds. Drives message dates and the idempotency-key TTL, so a test
-        can jump an hour ahead without sleeping. Delays injected with :meth:`Fault.delay` use real time.
+        Returns "now" in Unix seconds. Plus the offset of :meth:`advance_clock`, it drives message
+        dates, the idempotency-key TTL and the HTTP ``Date`` header, so a test can jump an hour ahead
+        without sleeping. Delays injected with :meth:`Fault.delay` use real time.
     port : int
         TCP port; 0 (default) picks a free ephemeral port.
 
@@ -270,7 +371,16 @@ class NylasEmulator:
         replay). For sends it runs on the request thread *before* the response is written, so when a
         client sees the answer the callback has already run; it must therefore not block on that
         client. Its exceptions are logged there (the email went out regardless) but propagate from
-        :meth:`deliver_inbound`, where the caller is the test itself.
+        :meth:`deliver_inbound`, where the caller is the test itself. The message has no ``headers``
+        unless :attr:`webhook_includes_headers` is set, as a webhook without field customization.
+    webhook_includes_headers : bool
+        Give ``on_message_created`` the message *with* its ``headers`` (Nylas' field customization
+        ``headers``). False by default and after :meth:`reset`.
+    on_send_started : callable or None
+        Called as ``on_send_started(grant_id, payload)`` on the request thread of a send, after its
+        ``Idempotency-Key`` (if any) is reserved and before the send is performed, outside the lock:
+        a test delivers a customer message "while the send is in flight" here. Not called for
+        replays and 409s. Its exceptions are logged, never propagated. Wiring: kept by :meth:`reset`.
 
     Examples
     --------
@@ -288,6 +398,9 @@ class NylasEmulator:
         self.clock = clock
         self.send_accepts_with_202 = False
         self.on_message_created: MessageCallback | None = None
+        self.webhook_includes_headers = False
+        self.on_send_started: SendStartedCallback | None = None
+        self._clock_offset = 0.0
         # Wiring, like on_message_created: a test may shorten it to prove the timeout path quickly.
         self.challenge_timeout_seconds = CHALLENGE_TIMEOUT_SECONDS
         self._port = port
@@ -326,6 +439,29 @@ class NylasEmulator:
             raise RuntimeError("emulator not started")
         return self._server.base_url
 
+    # ---- the emulator's clock ----------------------------------------------------------------------
+
+    def now(self) -> float:
+        """The emulator's "now" in Unix seconds: the injected clock plus :meth:`advance_clock`."""
+        return self.clock() + self._clock_offset
+
+    def advance_clock(self, seconds: float) -> float:
+        """Move the emulator's clock forward by ``seconds`` without sleeping; returns the new now.
+
+        Everything that reads Nylas time moves with it: new message dates, the idempotency keys'
+        hour and the HTTP ``Date`` header. :meth:`reset` sets the offset back to zero.
+
+        Raises
+        ------
+        ValueError
+            ``seconds`` is negative or not finite: Nylas' clock does not go back.
+        """
+        if not 0 <= seconds < float("inf"):
+            raise ValueError(f"advance_seconds must be a finite number >= 0, not {seconds!r}")
+        with self._lock:
+            self._clock_offset += float(seconds)
+        return self.now()
+
     # ---- test-facing setup -------------------------------------------------------------------------
 
     def add_grant(self, grant_id: str, email: str, name: str = "Agent") -> Json:
@@ -337,7 +473,7 @@ class NylasEmulator:
             "grant_status": "valid",
             "name": name,
             "scope": [],
-            "created_at": int(self.clock()),
+            "created_at": int(self.now()),
         }
         with self._lock:
             self._grants[grant_id] = grant
@@ -350,6 +486,8 @@ class NylasEmulator:
         from_email: str,
         subject: str,
         body: str,
+        from_name: str = "",
+        reply_to: Sequence[Mapping[str, str]] | None = None,
         thread_id: str | None = None,
         reply_to_message_id: str | None = None,
         headers: Sequence[Mapping[str, str]] | Mapping[str, str] | None = None,
@@ -362,17 +500,24 @@ class NylasEmulator:
         Parameters
         ----------
         grant_id : str
-            Receiving grant (must have been added).
+            Receiving grant (must have been added); its email address works too.
         from_email, subject, body : str
             Sender and content.
+        from_name : str
+            Sender's display name.
+        reply_to : list of {name, email} or None
+            The message's ``Reply-To`` addresses.
         thread_id : str or None
             Join this thread; an unknown id creates a thread with that id (readable ids in tests).
         reply_to_message_id : str or None
-            Join the thread of this message and set ``in_reply_to`` to it.
+            Join the thread of this message and set ``in_reply_to`` (and the ``In-Reply-To`` and
+            ``References`` headers, unless given) to it.
         headers : list of {name, value}, mapping, or None
-            Message headers (e.g. ``Auto-Submitted``); stored as a list of ``{name, value}``.
+            Message headers (e.g. ``Auto-Submitted``); stored as a list of ``{name, value}``. A
+            ``Message-ID`` is added when absent.
         date : float or None
-            Unix seconds; defaults to the emulator clock.
+            Unix seconds, sender-supplied (it may be skewed); defaults to the emulator clock. It
+            never changes the message's place in listings, which is its arrival.
         to_email : str or None
             Recipient; defaults to the grant's address.
         message_id : str or None
@@ -382,7 +527,7 @@ class NylasEmulator:
         Returns
         -------
         dict
-            The stored message object.
+            The stored message object, with its ``headers``.
 
         Raises
         ------
@@ -392,23 +537,61 @@ class NylasEmulator:
             The thread belongs to another grant, ``thread_id`` and ``reply_to_message_id`` disagree,
             or ``message_id`` is already taken.
         """
+        message = self._receive(
+            grant_id,
+            from_email=from_email,
+            from_name=from_name,
+            subject=subject,
+            body=body,
+            reply_to=reply_to,
+            thread_id=thread_id,
+            reply_to_message_id=reply_to_message_id,
+            headers=headers,
+            date=date,
+            to_email=to_email,
+            message_id=message_id,
+        )
+        # Outside the lock: the callback may call back into the emulator (over HTTP or directly).
+        self._announce(message, swallow=False)
+        return copy.deepcopy(message)
+
+    def _receive(
+        self,
+        grant_id: str,
+        *,
+        from_email: str,
+        from_name: str,
+        subject: str,
+        body: str,
+        reply_to: Sequence[Mapping[str, str]] | None,
+        thread_id: str | None,
+        reply_to_message_id: str | None,
+        headers: Sequence[Mapping[str, str]] | Mapping[str, str] | None,
+        date: float | None,
+        to_email: str | None,
+        message_id: str | None,
+    ) -> Json:
+        """Store an inbound message (see :meth:`deliver_inbound`) and return a copy, announcing nothing."""
         if isinstance(headers, Mapping):
             header_list = [{"name": k, "value": v} for k, v in headers.items()]
         else:
             header_list = [{"name": h["name"], "value": h["value"]} for h in headers or ()]
         with self._lock:
-            grant = self._grants.get(grant_id)
+            grant = self._find_grant(grant_id)
             if grant is None:
                 raise KeyError(f"unknown grant {grant_id!r}")
+            grant_id = grant["id"]
             if message_id is not None and message_id in self._messages:
                 raise ValueError(f"message id {message_id!r} already exists")
+            parent: Json | None = None
             if reply_to_message_id is not None:
-                parent = self._messages.get(reply_to_message_id)
-                if parent is None or parent.message["grant_id"] != grant_id:
+                stored = self._messages.get(reply_to_message_id)
+                if stored is None or stored.message["grant_id"] != grant_id:
                     raise KeyError(f"unknown message {reply_to_message_id!r} for grant {grant_id!r}")
-                if thread_id is not None and thread_id != parent.message["thread_id"]:
+                parent = stored.message
+                if thread_id is not None and thread_id != parent["thread_id"]:
                     raise ValueError("thread_id and reply_to_message_id point at different threads")
-                thread_id = parent.message["thread_id"]
+                thread_id = parent["thread_id"]
             thread = self._threads.get(thread_id) if thread_id is not None else None
             if thread is not None and thread.grant_id != grant_id:
                 raise ValueError(f"thread {thread_id!r} belongs to another grant")
@@ -419,23 +602,21 @@ class NylasEmulator:
                 grant_id=grant_id,
                 thread_id=thread.id,
                 subject=subject,
-                sender={"name": "", "email": from_email},
+                sender={"name": from_name, "email": from_email},
                 to=[{"name": grant["name"] if recipient == grant["email"] else "", "email": recipient}],
                 cc=[],
                 bcc=[],
-                reply_to=[],
-                date=int(self.clock() if date is None else date),
+                reply_to=_participants(list(reply_to or [])),
+                date=int(self.now() if date is None else date),
                 body=body,
                 folder="inbox",
                 headers=header_list,
                 in_reply_to=reply_to_message_id,
+                message_id=message_id,
+                parent=parent,
             )
-            if message_id is not None:
-                message["id"] = message_id
             self._store(message, thread)
-        # Outside the lock: the callback may call back into the emulator (over HTTP or directly).
-        self._announce(copy.deepcopy(message), swallow=False)
-        return copy.deepcopy(message)
+            return copy.deepcopy(message)
 
     def inject(self, method: str, path_regex: str, fault: Fault, times: int = 1) -> None:
         """Queue ``fault`` for the next ``times`` requests matching ``method`` and ``path_regex``.
@@ -451,14 +632,17 @@ class NylasEmulator:
             self._faults.append([entry, times])
 
     def reset(self) -> None:
-        """Forget grants, messages, threads, counters, faults and idempotency keys.
+        """Forget grants, messages, threads, counters, faults, idempotency keys and the clock offset.
 
-        ``send_accepts_with_202`` goes back to ``False``; ``on_message_created`` is wiring installed
-        by whoever started the emulator (e.g. the local stack) and is kept.
+        ``send_accepts_with_202`` and ``webhook_includes_headers`` go back to ``False``;
+        ``on_message_created`` and ``on_send_started`` are wiring installed by whoever started the
+        emulator (e.g. the local stack) and are kept.
         """
         with self._lock:
             self._clear_state()
+            self._clock_offset = 0.0
             self.send_accepts_with_202 = False
+            self.webhook_includes_headers = False
 
     # ---- test-facing counters ----------------------------------------------------------------------
 
@@ -473,8 +657,18 @@ class NylasEmulator:
         ]
 
     @property
+    def send_attempts(self) -> list[SendAttempt]:
+        """Every request that reached the send endpoint, in order: sends, replays, 409s, errors."""
+        with self._lock:
+            attempts = list(self._send_attempts)
+        return [dataclasses.replace(a, payload=copy.deepcopy(a.payload)) for a in attempts]
+
+    @property
     def requests(self) -> list[tuple[str, str]]:
-        """``(method, path)`` of every request received, faulted ones included, in arrival order."""
+        """``(method, path)`` of every API request received, faulted ones included, in arrival order.
+
+        The ``/_emulator/`` control routes are not Nylas requests and are not counted.
+        """
         with self._lock:
             return list(self._requests)
 
@@ -486,12 +680,14 @@ class NylasEmulator:
 
     def sent_messages(self, grant_id: str | None = None, thread_id: str | None = None) -> list[Json]:
         """Messages that went out through send, in send order, optionally filtered."""
-        return [
-            r.message
-            for r in self.sends
-            if (grant_id is None or r.grant_id == grant_id)
-            and (thread_id is None or r.message["thread_id"] == thread_id)
-        ]
+        with self._lock:
+            # Filter before copying: chaos runs call this per thread over thousands of sends.
+            return [
+                copy.deepcopy(r.message)
+                for r in self._sends
+                if (grant_id is None or r.grant_id == grant_id)
+                and (thread_id is None or r.message["thread_id"] == thread_id)
+            ]
 
     def mailbox(self, grant_id: str | None = None) -> list[tuple[float, Json]]:
         """Every message (inbound and sent) with the real time it appeared, in arrival order."""
@@ -512,6 +708,9 @@ class NylasEmulator:
         self._keys: dict[tuple[str, str], _KeyRecord] = {}
         self._faults: list[list[Any]] = []  # [_InjectedFault, remaining uses]
         self._sends: list[SendRecord] = []
+        self._send_attempts: list[SendAttempt] = []
+        # (grant id, reserved key, value) -> message ids in arrival order: metadata_pair lookups.
+        self._metadata_index: dict[tuple[str, str, str], list[str]] = {}
         self._requests: list[tuple[str, str]] = []
         self._seq = 0
         self._webhooks: dict[str, Json] = {}
@@ -523,9 +722,14 @@ class NylasEmulator:
         return thread
 
     def _store(self, message: Json, thread: _Thread) -> None:
+        # Arrival order is the order of ``_messages`` (insertion) and of ``thread.message_ids``:
+        # listings read it from there, so they cost O(thread), not O(mailbox), and never sort.
         self._seq += 1
         self._messages[message["id"]] = _Stored(self._seq, message, time.time())
         thread.message_ids.append(message["id"])
+        for key, value in message["metadata"].items():
+            if key in INDEXED_METADATA_KEYS:
+                self._metadata_index.setdefault((message["grant_id"], key, value), []).append(message["id"])
 
     def _find_grant(self, segment: str) -> Json | None:
         grant = self._grants.get(segment)
@@ -533,10 +737,15 @@ class NylasEmulator:
             grant = next((g for g in self._grants.values() if g["email"].lower() == segment.lower()), None)
         return grant
 
-    def _take_fault(self, method: str, path: str) -> Fault | None:
+    def _take_fault(self, method: str, path: str, *, provider_error: bool = False) -> Fault | None:
+        # Provider errors are taken inside the send's key logic, everything else on arrival.
         for entry in self._faults:
             injected, remaining = entry
-            if injected.method == method and injected.pattern.search(path):
+            if (
+                injected.method == method
+                and (injected.fault.kind == "provider_error") == provider_error
+                and injected.pattern.search(path)
+            ):
                 if remaining <= 1:
                     self._faults.remove(entry)
                 else:
@@ -545,10 +754,7 @@ class NylasEmulator:
         return None
 
     def _thread_view(self, thread: _Thread) -> Json:
-        stored = sorted(
-            (self._messages[m] for m in thread.message_ids), key=lambda s: (s.message["date"], s.seq)
-        )
-        messages = [s.message for s in stored]
+        messages = [self._messages[m].message for m in thread.message_ids]  # arrival order
         latest = messages[-1]
         participants: dict[str, Json] = {}
         for m in messages:
@@ -568,8 +774,8 @@ class NylasEmulator:
             "starred": False,
             "unread": any(m["unread"] for m in messages),
             "folders": sorted({f for m in messages for f in m["folders"]}),
-            "earliest_message_date": messages[0]["date"],
-            "latest_draft_or_message": copy.deepcopy(latest),
+            "earliest_message_date": min(m["date"] for m in messages),
+            "latest_draft_or_message": _select_fields(latest, "standard"),
         }
         # Keys are absent rather than null when there is nothing to report, as in the docs example.
         received = [m["date"] for m in messages if "inbox" in m["folders"]]
@@ -584,6 +790,10 @@ class NylasEmulator:
         callback = self.on_message_created
         if callback is None:
             return
+        # A webhook without field customization carries no headers: a product that filters on them
+        # must read the message (fields=include_headers), and is caught here if it does not. Always
+        # a copy: what the callback does to it never reaches the mailbox or the caller.
+        message = _select_fields(message, "include_headers" if self.webhook_includes_headers else "standard")
         try:
             callback(message)
         except Exception:
@@ -597,22 +807,30 @@ class NylasEmulator:
         """Answer one request; ``None`` means "close the connection without answering"."""
         split = urlsplit(target)
         path = split.path
+        if path.startswith(CONTROL_PREFIX):
+            # Not Nylas: not counted, never faulted.
+            return self._guarded(method, path, lambda: self._route_control(method, path, body))
         with self._lock:
             self._requests.append((method, path))
             fault = self._take_fault(method, path)
         if fault is not None and fault.kind == "status":
             return _fault_response(fault)
         pause = _Pause(fault.seconds if fault is not None and fault.kind == "delay" else 0.0)
-        try:
-            response = self._route(method, path, parse_qs(split.query), headers, body, pause)
-        except Exception:
-            # An emulator bug must be loud in the test log, but must not kill the server thread.
-            _log.exception("nylas emulator failed on %s %s", method, path)
-            response = _error(500, "api_error", "internal emulator error")
+        query = parse_qs(split.query)
+        response = self._guarded(method, path, lambda: self._route(method, path, query, headers, body, pause))
         pause()
         if fault is not None and fault.kind == "lose_response":
             return None
         return response
+
+    @staticmethod
+    def _guarded(method: str, path: str, route: Callable[[], _Response]) -> _Response:
+        try:
+            return route()
+        except Exception:
+            # An emulator bug must be loud in the test log, but must not kill the server thread.
+            _log.exception("nylas emulator failed on %s %s", method, path)
+            return _error(500, "api_error", "internal emulator error")
 
     def _route(
         self,
@@ -642,14 +860,19 @@ class NylasEmulator:
         if method == "GET" and not rest:
             return _ok({"request_id": _request_id(), "data": grant})
         if is_send:
-            return self._send(grant, headers, body, pause)
+            return self._send(grant, path, headers, body, pause)
+        fields = query.get("fields", ["standard"])[0]
+        if method == "GET" and rest and rest[0] == "messages" and fields not in MESSAGE_FIELDS:
+            return _error(
+                400, "invalid_request_error", f"`fields` must be one of {', '.join(sorted(MESSAGE_FIELDS))}"
+            )
         if method == "GET" and rest == ["messages"]:
-            return self._list_messages(grant["id"], query)
+            return self._list_messages(grant["id"], query, fields)
         if method == "GET" and len(rest) == 2 and rest[0] == "messages":
             with self._lock:
                 stored = self._messages.get(rest[1])
                 found = stored is not None and stored.message["grant_id"] == grant["id"]
-                data = copy.deepcopy(stored.message) if found and stored is not None else None
+                data = _select_fields(stored.message, fields) if found and stored is not None else None
             if data is None:
                 return _error(404, "not_found_error", f"message {rest[1]!r} not found")
             return _ok({"request_id": _request_id(), "data": data})
@@ -669,71 +892,108 @@ class NylasEmulator:
             token.strip().encode(), self.api_key.encode()
         )
 
-    def _list_messages(self, grant_id: str, query: Mapping[str, list[str]]) -> _Response:
+    def _list_messages(self, grant_id: str, query: Mapping[str, list[str]], fields: str) -> _Response:
         thread_id = query.get("thread_id", [None])[0]
+        metadata_pair = query.get("metadata_pair", [None])[0]
         try:
             limit = int(query.get("limit", [str(DEFAULT_LIST_LIMIT)])[0])
             offset = _decode_cursor(query["page_token"][0]) if "page_token" in query else 0
+            indexed = _parse_metadata_pair(metadata_pair) if metadata_pair is not None else None
         except ValueError as exc:
             return _error(400, "invalid_request_error", f"invalid query parameter: {exc}")
         if not 1 <= limit <= MAX_LIST_LIMIT:
             return _error(400, "invalid_request_error", f"limit must be between 1 and {MAX_LIST_LIMIT}")
+        if indexed is not None and thread_id is not None:
+            # Nylas: "You can't create a query that includes both a provider and metadata filter".
+            return _error(
+                400,
+                "invalid_request_error",
+                "metadata_pair cannot be combined with a provider filter (thread_id)",
+            )
         with self._lock:
-            stored = [
-                s
-                for s in self._messages.values()
-                if s.message["grant_id"] == grant_id
-                and (thread_id is None or s.message["thread_id"] == thread_id)
-            ]
-            stored.sort(key=lambda s: (s.message["date"], s.seq), reverse=True)
-            page = [copy.deepcopy(s.message) for s in stored[offset : offset + limit]]
-        more = offset + limit < len(stored)
+            if indexed is not None:
+                ids = self._metadata_index.get((grant_id, *indexed), [])
+            elif thread_id is not None:
+                thread = self._threads.get(thread_id)
+                ids = thread.message_ids if thread is not None and thread.grant_id == grant_id else []
+            else:
+                ids = [i for i, s in self._messages.items() if s.message["grant_id"] == grant_id]
+            total = len(ids)
+            # Newest first by arrival: ``ids`` are in arrival order, so read them backwards.
+            newest_first = ids[total - 1 - offset :: -1] if offset < total else []
+            page = [_select_fields(self._messages[i].message, fields) for i in newest_first[:limit]]
+        more = offset + limit < total
         next_cursor = _encode_cursor(offset + limit) if more else None
         return _ok({"request_id": _request_id(), "data": page, "next_cursor": next_cursor})
 
-    def _send(self, grant: Json, headers: Mapping[str, str], body: bytes, pause: _Pause) -> _Response:
-        grant_id = grant["id"]
+    def _send(
+        self, grant: Json, path: str, headers: Mapping[str, str], body: bytes, pause: _Pause
+    ) -> _Response:
         key = headers.get("idempotency-key")
+        payload, parsed = _parse_json(body)
+        response, replayed = self._answer_send(grant, path, key, body, (payload, parsed), pause)
+        with self._lock:
+            self._send_attempts.append(
+                SendAttempt(grant["id"], key, response.status, replayed, payload if parsed else None)
+            )
+        return response
+
+    def _answer_send(
+        self,
+        grant: Json,
+        path: str,
+        key: str | None,
+        body: bytes,
+        parsed_body: tuple[Any, bool],
+        pause: _Pause,
+    ) -> tuple[_Response, bool]:
+        """The send's answer and whether it is a replay of a cached one."""
+        grant_id = grant["id"]
+        payload, parsed = parsed_body
         if key is not None and len(key) > MAX_IDEMPOTENCY_KEY_LENGTH:
             return _error(
                 400,
                 "api.invalid_idempotency_key",
                 f"Idempotency-Key must be at most {MAX_IDEMPOTENCY_KEY_LENGTH} characters",
-            )
-        payload, parsed = _parse_json(body)
+            ), False
         record: _KeyRecord | None = None
         slot = (grant_id, key or "")  # keys are scoped per grant
-        if key is not None:
-            fingerprint = _fingerprint(body, payload, parsed)
-            with self._lock:
-                now = self.clock()
+        with self._lock:
+            if key is not None:
+                now = self.now()
                 existing = self._keys.get(slot)
                 if existing is None or now - existing.first_seen >= IDEMPOTENCY_TTL_SECONDS:
-                    record = _KeyRecord(fingerprint=fingerprint, first_seen=now)
+                    record = _KeyRecord(fingerprint=_fingerprint(body, payload, parsed), first_seen=now)
                     self._keys[slot] = record
-                elif existing.fingerprint != fingerprint:
+                elif existing.fingerprint != _fingerprint(body, payload, parsed):
                     # Checked before "in flight": a different payload is a client bug either way,
                     # and retrying it with the same key can never succeed.
                     return _error(
                         409,
                         "api.invalid_idempotent_request",
                         "Idempotency-Key was already used with a different request payload",
-                    )
+                    ), False
                 elif existing.response is None:
                     return _error(
                         409,
                         "api.concurrent_idempotent_request",
                         "A request with this Idempotency-Key is still being processed; retry with the "
                         "same key in a few seconds",
-                    )
+                    ), False
                 else:
                     cached = existing.response
                     return _Response(
                         cached.status, cached.body, {**cached.headers, "Idempotent-Response": "true"}
-                    )
+                    ), True
+            # A first request (or one without a key): only now may a provider error be spent on it.
+            provider_fault = self._take_fault("POST", path, provider_error=True)
         try:
+            self._send_started(grant_id, payload if parsed else None)
             pause()  # the key (if any) is in flight during an injected delay
-            response, sent = self._perform_send(grant, key, payload, parsed)
+            if provider_fault is not None:
+                response, sent = _fault_response(provider_fault), None
+            else:
+                response, sent = self._perform_send(grant, key, payload, parsed)
         except BaseException:
             # Never leave a key stuck "in flight" because of an emulator failure.
             if record is not None:
@@ -746,7 +1006,17 @@ class NylasEmulator:
                 record.response = response  # errors are cached too, as Nylas does
         if sent is not None:
             self._announce(sent, swallow=True)
-        return response
+        return response, False
+
+    def _send_started(self, grant_id: str, payload: Any) -> None:
+        callback = self.on_send_started
+        if callback is None:
+            return
+        try:
+            callback(grant_id, copy.deepcopy(payload))
+        except Exception:
+            # The send goes on: a test hook failing must not change what Nylas answers.
+            _log.exception("on_send_started callback failed for grant %s", grant_id)
 
     def _perform_send(
         self, grant: Json, key: str | None, payload: Any, parsed: bool
@@ -773,13 +1043,19 @@ class NylasEmulator:
             return _error(
                 400, "invalid_request_error", "`custom_headers` must be a list of {name, value}"
             ), None
+        metadata = payload.get("metadata") or {}
+        problem = _metadata_problem(metadata)
+        if problem is not None:
+            return _error(400, "invalid_request_error", problem), None
         grant_id = grant["id"]
         with self._lock:
+            parent: Json | None = None
             if reply_to_id is not None:
-                parent = self._messages.get(reply_to_id)
-                if parent is None or parent.message["grant_id"] != grant_id:
+                stored = self._messages.get(reply_to_id)
+                if stored is None or stored.message["grant_id"] != grant_id:
                     return _error(404, "not_found_error", f"message {reply_to_id!r} not found"), None
-                thread = self._threads[parent.message["thread_id"]]
+                parent = stored.message
+                thread = self._threads[parent["thread_id"]]
             else:
                 thread = self._new_thread(grant_id)
             message = _message(
@@ -791,11 +1067,13 @@ class NylasEmulator:
                 cc=_participants(payload.get("cc") or []),
                 bcc=_participants(payload.get("bcc") or []),
                 reply_to=_participants(payload.get("reply_to") or []),
-                date=int(self.clock()),
+                date=int(self.now()),
                 body=str(payload.get("body") or ""),
                 folder="sent",
                 headers=[{"name": h["name"], "value": h["value"]} for h in custom_headers],
                 in_reply_to=reply_to_id,
+                parent=parent,
+                metadata=metadata,
             )
             self._store(message, thread)
             self._sends.append(SendRecord(grant_id, key, copy.deepcopy(payload), copy.deepcopy(message)))
@@ -806,6 +1084,103 @@ class NylasEmulator:
             data.pop("headers", None)
         response = _json_response(status, {"request_id": _request_id(), "grant_id": grant_id, "data": data})
         return response, copy.deepcopy(message)
+
+    # ---- control routes (local stack) --------------------------------------------------------------
+    #
+    # What a test does with method calls, a local stack (another process) does over HTTP. These are
+    # not Nylas routes: no bearer auth (the server binds loopback only), not in ``requests``, no faults.
+
+    _INBOUND_FIELDS = frozenset(
+        {
+            "grant_id",
+            "grant_email",
+            "from_email",
+            "from_name",
+            "subject",
+            "body",
+            "thread_id",
+            "reply_to_message_id",
+            "headers",
+            "date",
+            "reply_to",
+            "to_email",
+            "message_id",
+        }
+    )
+
+    def _route_control(self, method: str, path: str, body: bytes) -> _Response:
+        segments = [unquote(s) for s in path[len(CONTROL_PREFIX) :].rstrip("/").split("/")]
+        if method == "POST" and segments == ["inbound"]:
+            return self._control_inbound(body)
+        if method == "GET" and len(segments) == 2 and segments[0] == "threads":
+            with self._lock:
+                thread = self._threads.get(segments[1])
+                messages = (
+                    [copy.deepcopy(self._messages[i].message) for i in thread.message_ids]
+                    if thread is not None
+                    else None
+                )
+            if messages is None:
+                return _error(404, "not_found_error", f"thread {segments[1]!r} not found")
+            return _ok({"data": messages})
+        if method == "POST" and segments == ["clock"]:
+            payload, parsed = _parse_json(body)
+            seconds = payload.get("advance_seconds") if parsed and isinstance(payload, dict) else None
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+                return _error(
+                    400, "invalid_request_error", 'body must be a JSON object {"advance_seconds": <number>}'
+                )
+            try:
+                now = self.advance_clock(seconds)
+            except ValueError as exc:
+                return _error(400, "invalid_request_error", str(exc))
+            return _ok({"data": {"now": now}})
+        return _error(404, "not_found_error", f"no such control route: {method} {path}")
+
+    def _control_inbound(self, body: bytes) -> _Response:
+        payload, parsed = _parse_json(body)
+        if not parsed or not isinstance(payload, dict):
+            return _error(400, "invalid_request_error", "body must be a JSON object")
+        problem = _inbound_problem(payload, self._INBOUND_FIELDS)
+        if problem is not None:
+            return _error(400, "invalid_request_error", problem)
+        grant = payload.get("grant_id") or payload["grant_email"]
+        try:
+            message = self._receive(
+                grant,
+                from_email=payload["from_email"],
+                from_name=payload.get("from_name") or "",
+                subject=payload.get("subject") or "",
+                body=payload.get("body") or "",
+                reply_to=payload.get("reply_to"),
+                thread_id=payload.get("thread_id"),
+                reply_to_message_id=payload.get("reply_to_message_id"),
+                headers=payload.get("headers"),
+                date=payload.get("date"),
+                to_email=payload.get("to_email"),
+                message_id=payload.get("message_id"),
+            )
+        except KeyError as exc:
+            return _error(404, "not_found_error", str(exc.args[0]))
+        except ValueError as exc:
+            return _error(400, "invalid_request_error", str(exc))
+        try:
+            self._announce(message, swallow=False)
+        except Exception as exc:
+            # The message is in the mailbox; say so, and that its notification did not go out.
+            _log.exception("on_message_created callback failed for message %s", message["id"])
+            return _json_response(
+                502,
+                {
+                    "error": {
+                        "type": "callback_error",
+                        "message": f"message {message['id']} was stored, but on_message_created failed: "
+                        f"{type(exc).__name__}: {exc}",
+                    },
+                    "data": message,
+                },
+            )
+        return _json_response(201, {"data": message})
 
     # ---- webhook destinations ----------------------------------------------------------------------
     #
@@ -850,7 +1225,7 @@ class NylasEmulator:
                 if webhook is not None:
                     # The previous secret stops being used at once: Nylas gives no overlap window.
                     webhook["webhook_secret"] = _new_webhook_secret()
-                    webhook["updated_at"] = int(self.clock())
+                    webhook["updated_at"] = int(self.now())
                     webhook = copy.deepcopy(webhook)
             if webhook is None:
                 return _error(404, "not_found_error", f"webhook {rest[1]!r} not found")
@@ -879,7 +1254,7 @@ class NylasEmulator:
         failure = self._verify_webhook_url(url)  # outside the lock: the endpoint may be slow
         if failure is not None:
             return _error(400, WEBHOOK_VERIFICATION_ERROR_TYPE, f"unable.verify.webhook_url : {failure}")
-        now = int(self.clock())
+        now = int(self.now())
         webhook: Json = {
             "id": str(uuid.uuid4()),
             "description": str(payload.get("description") or ""),
@@ -979,6 +1354,11 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (e.g. its own timeout); nothing left to tell it
 
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        # ``send_response`` adds the ``Date`` header from this: Nylas' time is the emulator clock,
+        # never this machine's, so a product reading it sees skew and advance_clock() jumps.
+        return formatdate(self.server.emulator.now(), usegmt=True)
+
     def log_message(self, format: str, *args: Any) -> None:
         _log.debug("%s - %s", self.address_string(), format % args)
 
@@ -1034,7 +1414,22 @@ def _fault_response(fault: Fault) -> _Response:
         return _Response(fault.status_code, fault.body, headers)
     if isinstance(fault.body, str):
         return _Response(fault.status_code, fault.body.encode(), headers)
+    if fault.kind == "provider_error":  # a Nylas answer: it has a request id like every other
+        return _Response(
+            fault.status_code, json.dumps({"request_id": _request_id(), **fault.body}).encode(), headers
+        )
     return _Response(fault.status_code, json.dumps(dict(fault.body)).encode(), headers)
+
+
+def _select_fields(message: Json, fields: str) -> Json:
+    """A copy of ``message`` as a read with ``fields=`` returns it: ``headers`` only when asked."""
+    selected = copy.deepcopy(message)
+    headers = selected.pop("headers", [])
+    if fields == "include_headers":
+        selected["headers"] = headers
+    elif fields == "include_basic_headers":
+        selected["headers"] = [h for h in headers if h["name"].lower() in BASIC_HEADER_NAMES]
+    return selected
 
 
 def _parse_json(body: bytes) -> tuple[Any, bool]:
@@ -1059,6 +1454,75 @@ def _valid_participants(value: Any) -> bool:
 
 def _participants(value: list[Json]) -> list[Json]:
     return [{"name": str(p.get("name") or ""), "email": p["email"]} for p in value]
+
+
+def _inbound_problem(payload: Json, known: frozenset[str]) -> str | None:
+    """What is wrong with a ``POST /_emulator/inbound`` body, or ``None``."""
+    unknown = sorted(set(payload) - known)
+    if unknown:
+        return f"unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+    grant = payload.get("grant_id") or payload.get("grant_email")
+    if not isinstance(grant, str) or not grant:
+        return "`grant_id` (a grant id or its email address) or `grant_email` is required"
+    if not isinstance(payload.get("from_email"), str) or not payload["from_email"]:
+        return "`from_email` is required: the sender's address"
+    for name in (
+        "from_name",
+        "subject",
+        "body",
+        "thread_id",
+        "reply_to_message_id",
+        "to_email",
+        "message_id",
+    ):
+        if payload.get(name) is not None and not isinstance(payload[name], str):
+            return f"`{name}` must be a string"
+    date = payload.get("date")
+    if date is not None and (isinstance(date, bool) or not isinstance(date, int | float)):
+        return "`date` must be Unix seconds (a number)"
+    headers = payload.get("headers")
+    if headers is not None and not (
+        (isinstance(headers, dict) and all(isinstance(v, str) for v in headers.values()))
+        or (
+            isinstance(headers, list)
+            and all(
+                isinstance(h, dict) and isinstance(h.get("name"), str) and isinstance(h.get("value"), str)
+                for h in headers
+            )
+        )
+    ):
+        return "`headers` must be a list of {name, value} or an object of name: value strings"
+    reply_to = payload.get("reply_to")
+    if reply_to is not None and not _valid_participants(reply_to):
+        return "`reply_to` must be a list of {name?, email}"
+    return None
+
+
+def _parse_metadata_pair(value: str) -> tuple[str, str]:
+    key, sep, wanted = value.partition(":")
+    if not sep:
+        raise ValueError("metadata_pair must look like key1:<value>")
+    if key not in INDEXED_METADATA_KEYS:
+        raise ValueError(
+            f"metadata_pair can only filter on the indexed keys {', '.join(INDEXED_METADATA_KEYS)}"
+        )
+    return key, wanted
+
+
+def _metadata_problem(value: Any) -> str | None:
+    """Why ``value`` is not valid message metadata (Nylas' limits), or ``None`` when it is."""
+    if not isinstance(value, dict):
+        return "`metadata` must be an object of string keys to string values"
+    if len(value) > MAX_METADATA_PAIRS:
+        return f"`metadata` can hold at most {MAX_METADATA_PAIRS} pairs"
+    for key, item in value.items():
+        if not isinstance(item, str):
+            return f"`metadata` value of {key!r} must be a string"
+        if not key or len(key) > MAX_METADATA_KEY_LENGTH:
+            return f"`metadata` keys must be 1 to {MAX_METADATA_KEY_LENGTH} characters"
+        if len(item) > MAX_METADATA_VALUE_LENGTH:
+            return f"`metadata` values must be at most {MAX_METADATA_VALUE_LENGTH} characters"
+    return None
 
 
 def _encode_cursor(offset: int) -> str:
@@ -1090,9 +1554,13 @@ def _message(
     folder: Literal["inbox", "sent"],
     headers: list[Json],
     in_reply_to: str | None,
+    message_id: str | None = None,
+    parent: Json | None = None,
+    metadata: Mapping[str, str] | None = None,
 ) -> Json:
+    message_id = message_id or f"msg-{uuid.uuid4().hex}"
     message: Json = {
-        "id": f"msg-{uuid.uuid4().hex}",
+        "id": message_id,
         "grant_id": grant_id,
         "object": "message",
         "thread_id": thread_id,
@@ -1109,8 +1577,35 @@ def _message(
         "unread": folder == "inbox",
         "folders": [folder],
         "attachments": [],
-        "headers": headers,
+        "metadata": dict(metadata or {}),
+        "headers": _with_threading_headers(headers, message_id, parent),
     }
     if in_reply_to is not None:
         message["in_reply_to"] = in_reply_to
     return message
+
+
+def _header(headers: Sequence[Mapping[str, str]], name: str) -> str | None:
+    name = name.lower()
+    return next((h["value"] for h in headers if h["name"].lower() == name), None)
+
+
+def _with_threading_headers(headers: list[Json], message_id: str, parent: Json | None) -> list[Json]:
+    """``headers`` plus the ``Message-ID`` / ``In-Reply-To`` / ``References`` a mail would carry.
+
+    Headers the caller gave win; the rest are derived, so ``fields=include_basic_headers`` always
+    has something to return and a reply points at its parent like a real one.
+    """
+    added: list[Json] = []
+    if _header(headers, "Message-ID") is None:
+        # An IMAP-style id *is* the Message-ID; any other id gets a synthetic one.
+        own = message_id if message_id.startswith("<") else f"<{message_id}@{SYNTHETIC_MESSAGE_ID_DOMAIN}>"
+        added.append({"name": "Message-ID", "value": own})
+    if parent is not None:
+        parent_id = _header(parent["headers"], "Message-ID")
+        if parent_id is not None and _header(headers, "In-Reply-To") is None:
+            added.append({"name": "In-Reply-To", "value": parent_id})
+        if parent_id is not None and _header(headers, "References") is None:
+            earlier = _header(parent["headers"], "References")
+            added.append({"name": "References", "value": f"{earlier} {parent_id}" if earlier else parent_id})
+    return [*added, *headers]

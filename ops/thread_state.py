@@ -1,7 +1,7 @@
 """``thread-state``: one thread's lease, reply history and ledger entries, for support questions.
 
-Read-only. The keys come from the layer (``replyonce.lease.thread_key``,
-``replyonce.ledger.message_key``) so this view cannot drift from what the replier writes. With
+Read-only. The keys and the item layout come from the layer (``replyonce.state``), so this view
+cannot drift from what the replier writes. With
 ``--nylas`` the thread's newest messages are listed too, each with its ledger status: the answer to
 "did the agent reply to this customer, and if not, why?".
 """
@@ -13,22 +13,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from replyonce.lease import REPLY_BUDGET_WINDOW_SECONDS, thread_key
-from replyonce.ledger import message_key
+from replyonce.state import REPLY_BUDGET_WINDOW_SECONDS, LedgerEntry, ThreadState, message_key, thread_key
 
 _BATCH_GET_LIMIT = 100
 
 
-@dataclass(frozen=True)
-class LedgerRecord:
-    """One ``message#...`` item: what the replier did about that message."""
-
-    message_id: str
-    status: str
-    reply_message_id: str = ""
-    replied_to: str = ""
-    recorded_at: int = 0
-    reason: str = ""
+# One ``message#...`` item: what the replier did about that message.
+LedgerRecord = LedgerEntry
 
 
 @dataclass(frozen=True)
@@ -55,20 +46,14 @@ class ThreadReport:
     reply_times: tuple[int, ...] = ()
     last_reply_at: int = 0
     answered: tuple[str, ...] = ()
+    # The send intent stored before a send and not yet recorded (a reply in flight or stuck).
+    outbox: dict[str, Any] | None = None
     ledger: tuple[LedgerRecord, ...] = ()
     messages: tuple[ThreadMessage, ...] | None = None
     read_at: float = field(default=0.0)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
-
-
-def _number(item: dict[str, Any], name: str) -> int:
-    return int(item.get(name, {}).get("N", 0))
-
-
-def _string(item: dict[str, Any], name: str) -> str:
-    return str(item.get(name, {}).get("S", ""))
 
 
 def read_ledger(dynamodb: Any, table: str, grant_id: str, message_ids: Iterable[str]) -> list[LedgerRecord]:
@@ -83,21 +68,11 @@ def read_ledger(dynamodb: Any, table: str, grant_id: str, message_ids: Iterable[
             for item in response.get("Responses", {}).get(table, []):
                 items[item["pk"]["S"]] = item
             request = response.get("UnprocessedKeys") or {}
-    records = []
-    for message_id in wanted:
-        item = items.get(message_key(grant_id, message_id))
-        if item is not None:
-            records.append(
-                LedgerRecord(
-                    message_id=message_id,
-                    status=_string(item, "status"),
-                    reply_message_id=_string(item, "reply_message_id"),
-                    replied_to=_string(item, "replied_to"),
-                    recorded_at=_number(item, "recorded_at"),
-                    reason=_string(item, "reason"),
-                )
-            )
-    return records
+    return [
+        LedgerEntry.from_item(m, items[message_key(grant_id, m)])
+        for m in wanted
+        if message_key(grant_id, m) in items
+    ]
 
 
 def read_thread_state(
@@ -130,10 +105,11 @@ def read_thread_state(
         ).get("Item")
         or {}
     )
-    answered = tuple(s["S"] for s in item.get("answered", {}).get("L", []))
+    state = ThreadState.from_item(item)
+    answered = tuple(sorted(state.answered, key=lambda m: state.answered[m]))
     listed = [str(m.get("id", "")) for m in thread_messages or []]
     ledger = read_ledger(dynamodb, table, grant_id, [*answered, *message_ids, *listed])
-    expires_ms = _number(item, "lease_expires_at")
+    expires_ms = state.lease_expires_at_ms
     messages = None
     if thread_messages is not None:
         status = {record.message_id: record.status for record in ledger}
@@ -151,13 +127,24 @@ def read_thread_state(
         grant_id=grant_id,
         thread_id=thread_id,
         found=bool(item),
-        lease_owner=_string(item, "lease_owner"),
+        lease_owner=state.lease_owner,
         lease_expires_at_ms=expires_ms,
         # The replier's own rule: a lease is held while lease_expires_at is in the future.
-        lease_held=bool(_string(item, "lease_owner")) and expires_ms > now * 1000,
-        reply_times=tuple(int(n["N"]) for n in item.get("reply_times", {}).get("L", [])),
-        last_reply_at=_number(item, "last_reply_at"),
+        lease_held=bool(state.lease_owner) and expires_ms > now * 1000,
+        reply_times=tuple(sorted(state.replies.values())),
+        last_reply_at=max(state.replies.values(), default=0),
         answered=answered,
+        outbox=(
+            {
+                "intent_id": state.intent.id,
+                "replying_to": state.intent.target_id,
+                "covered": list(state.intent.covered),
+                "generation": state.intent.generation,
+                "stored_at": state.intent.created_at,
+            }
+            if state.intent
+            else None
+        ),
         ledger=tuple(ledger),
         messages=messages,
         read_at=now,
@@ -194,6 +181,13 @@ def render(report: ThreadReport) -> str:
             f"  [{', '.join(format_epoch(t) for t in report.reply_times) or 'none recorded'}]",
             f"  answered:      {', '.join(report.answered) or 'none'}",
         ]
+        if report.outbox:
+            lines.append(
+                f"  outbox:        reply to {report.outbox['replying_to']} not yet recorded "
+                f"(intent {report.outbox['intent_id']}, key generation {report.outbox['generation']}, "
+                f"stored {format_epoch(report.outbox['stored_at'])}): "
+                "the next notification on the thread sends or finds it"
+            )
     lines.append("ledger:")
     if not report.ledger:
         lines.append("  no entries")

@@ -134,4 +134,6 @@ def replier_env(aws, nylas, monkeypatch):
     # Redeliveries in seconds would make the suite slow; the logic is the same at 0.
     monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
     monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
+    # A busy thread fails the record at once (tests of the in-process wait set it themselves).
+    monkeypatch.setenv("LEASE_WAIT_SECONDS", "0")
     return aws

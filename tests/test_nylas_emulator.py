@@ -8,6 +8,7 @@ nothing. So each documented behaviour is checked here from the client's side, wi
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from email.utils import parsedate_to_datetime
 from urllib.parse import quote
 
 import pytest
@@ -141,7 +142,7 @@ def test_get_message_decodes_a_url_encoded_id(nylas, clock):
     message = inbound(nylas, headers={"Auto-Submitted": "auto-replied"}, message_id=message_id)
     encoded = quote(message_id, safe="")
     assert "%2F" in encoded
-    response = get(nylas, f"/v3/grants/{GRANT}/messages/{encoded}")
+    response = get(nylas, f"/v3/grants/{GRANT}/messages/{encoded}", params={"fields": "include_headers"})
     assert response.status_code == 200
     data = response.json()["data"]
     assert data == message
@@ -153,7 +154,11 @@ def test_get_message_decodes_a_url_encoded_id(nylas, clock):
     assert data["folders"] == ["inbox"]
     assert data["date"] == int(clock.now)
     assert data["snippet"] == "Where is my order?"
-    assert data["headers"] == [{"name": "Auto-Submitted", "value": "auto-replied"}]
+    # An IMAP-style id is the message's Message-ID; the given headers are kept as they came.
+    assert data["headers"] == [
+        {"name": "Message-ID", "value": message_id},
+        {"name": "Auto-Submitted", "value": "auto-replied"},
+    ]
 
     missing = get(nylas, f"/v3/grants/{GRANT}/messages/msg-nope")
     assert missing.status_code == 404
@@ -170,8 +175,8 @@ def test_messages_of_another_grant_are_not_visible(nylas):
 def test_list_by_thread_is_newest_first_limited_and_paginated(nylas):
     first = inbound(nylas, date=1000)
     thread_id = first["thread_id"]
-    newest = inbound(nylas, thread_id=thread_id, date=3000)
-    middle = inbound(nylas, reply_to_message_id=first["id"], date=2000)
+    middle = inbound(nylas, thread_id=thread_id, date=2000)
+    newest = inbound(nylas, reply_to_message_id=first["id"], date=3000)
     inbound(nylas, subject="Another thread", date=4000)
 
     everything = get(nylas, f"/v3/grants/{GRANT}/messages", params={"thread_id": thread_id})
@@ -501,7 +506,7 @@ def test_message_created_fires_for_inbound_and_outbound_mail_once(nylas):
     created: list[dict] = []
     nylas.on_message_created = created.append
     message = inbound(nylas)
-    assert created == [message]
+    assert created == [{k: v for k, v in message.items() if k != "headers"}]
 
     response = send(nylas, reply_to(message), key="k")
     assert len(created) == 2  # already fired when the client has the answer
@@ -769,3 +774,470 @@ def test_reset_forgets_webhooks_and_challenges(nylas, endpoint):
 
     assert nylas.webhooks() == []
     assert nylas.challenges == []
+
+
+# ==================================================================================================
+# What the product relies on to reply exactly once: headers only when asked, arrival order, Nylas'
+# own clock, provider errors cached under the key, metadata, and every send attempt counted.
+# ==================================================================================================
+
+
+def list_messages(nylas: NylasEmulator, **params) -> requests.Response:
+    return get(nylas, f"/v3/grants/{GRANT}/messages", params=params)
+
+
+def header_names(message: dict) -> list[str]:
+    return [h["name"] for h in message["headers"]]
+
+
+def test_list_is_newest_first_by_arrival_never_by_the_senders_date(nylas):
+    # Sender clocks are skewed: the second message claims to be the oldest, the third the newest.
+    first = inbound(nylas, date=5000)
+    second = inbound(nylas, thread_id=first["thread_id"], date=1000)
+    third = inbound(nylas, reply_to_message_id=first["id"], date=9000)
+    other = inbound(nylas, subject="Another thread", date=10)
+
+    in_thread = list_messages(nylas, thread_id=first["thread_id"]).json()["data"]
+    assert [m["id"] for m in in_thread] == [third["id"], second["id"], first["id"]]
+    everything = list_messages(nylas).json()["data"]
+    assert [m["id"] for m in everything] == [other["id"], third["id"], second["id"], first["id"]]
+    thread = get(nylas, f"/v3/grants/{GRANT}/threads/{first['thread_id']}").json()["data"]
+    assert thread["message_ids"] == [first["id"], second["id"], third["id"]]
+    assert thread["latest_draft_or_message"]["id"] == third["id"]
+    assert thread["earliest_message_date"] == 1000
+
+
+def test_message_reads_return_headers_only_when_asked(nylas):
+    first = inbound(nylas, headers={"Auto-Submitted": "auto-replied", "List-Id": "<news.example.com>"})
+    follow_up = inbound(nylas, reply_to_message_id=first["id"], headers={"message-id": "<own@mail.example>"})
+    path = f"/v3/grants/{GRANT}/messages/{follow_up['id']}"
+
+    standard = get(nylas, path).json()["data"]
+    assert "headers" not in standard
+    assert standard["id"] == follow_up["id"]
+    everything = get(nylas, path, params={"fields": "include_headers"}).json()["data"]
+    assert everything["headers"] == follow_up["headers"]
+    basic = get(nylas, path, params={"fields": "include_basic_headers"}).json()["data"]
+    # Matched case-insensitively; the follow-up's own Message-ID is kept, threading headers derived.
+    assert basic["headers"] == [
+        {"name": "In-Reply-To", "value": f"<{first['id']}@emulator.nylas>"},
+        {"name": "References", "value": f"<{first['id']}@emulator.nylas>"},
+        {"name": "message-id", "value": "<own@mail.example>"},
+    ]
+
+    listed = list_messages(nylas, thread_id=first["thread_id"]).json()["data"]
+    assert all("headers" not in m for m in listed)
+    listed = list_messages(nylas, thread_id=first["thread_id"], fields="include_basic_headers").json()["data"]
+    assert [header_names(m) for m in listed] == [
+        ["In-Reply-To", "References", "message-id"],
+        ["Message-ID"],  # Auto-Submitted and List-Id are not basic headers
+    ]
+    listed = list_messages(nylas, thread_id=first["thread_id"], fields="include_headers").json()["data"]
+    assert header_names(listed[1]) == ["Message-ID", "Auto-Submitted", "List-Id"]
+
+    thread = get(nylas, f"/v3/grants/{GRANT}/threads/{first['thread_id']}").json()["data"]
+    assert "headers" not in thread["latest_draft_or_message"]
+    bad = get(nylas, path, params={"fields": "headers"})
+    assert bad.status_code == 400
+    assert bad.json()["error"]["type"] == "invalid_request_error"
+    assert list_messages(nylas, fields="everything").status_code == 400
+
+
+def test_sent_replies_carry_threading_and_custom_headers(nylas):
+    message = inbound(nylas)
+    payload = {**reply_to(message), "custom_headers": [{"name": "Auto-Submitted", "value": "auto-replied"}]}
+    sent = send(nylas, payload, key="k").json()["data"]
+
+    stored = get(
+        nylas, f"/v3/grants/{GRANT}/messages/{sent['id']}", params={"fields": "include_headers"}
+    ).json()["data"]
+    parent_id = f"<{message['id']}@emulator.nylas>"
+    assert stored["headers"] == [
+        {"name": "Message-ID", "value": f"<{sent['id']}@emulator.nylas>"},
+        {"name": "In-Reply-To", "value": parent_id},
+        {"name": "References", "value": parent_id},
+        {"name": "Auto-Submitted", "value": "auto-replied"},
+    ]
+
+
+def test_message_created_callback_has_no_headers_unless_the_webhook_includes_them(nylas):
+    created: list[dict] = []
+    nylas.on_message_created = created.append
+
+    message = inbound(nylas, headers={"Auto-Submitted": "auto-generated"})
+    send(nylas, reply_to(message))
+    assert len(created) == 2
+    assert all("headers" not in m for m in created)
+    assert header_names(message) == ["Message-ID", "Auto-Submitted"]  # the test-facing return keeps them
+
+    nylas.webhook_includes_headers = True
+    with_headers = inbound(nylas, headers={"Auto-Submitted": "auto-generated"})
+    assert created[2]["headers"] == with_headers["headers"]
+    nylas.reset()
+    assert nylas.webhook_includes_headers is False
+
+
+def test_deliver_inbound_sets_sender_name_and_reply_to(nylas):
+    message = inbound(nylas, from_name="Cus Tomer", reply_to=[{"name": "Desk", "email": "desk@example.com"}])
+    data = get(nylas, f"/v3/grants/{GRANT}/messages/{message['id']}").json()["data"]
+    assert data["from"] == [{"name": "Cus Tomer", "email": CUSTOMER}]
+    assert data["reply_to"] == [{"name": "Desk", "email": "desk@example.com"}]
+    assert message["from"] == data["from"]
+
+
+# ---- Nylas' clock -------------------------------------------------------------------------------
+
+
+def response_date(response: requests.Response) -> float:
+    # One Date header only: the server's own (real-time) one would be a second, conflicting value.
+    [value] = response.raw.headers.getlist("Date")
+    return parsedate_to_datetime(value).timestamp()
+
+
+def test_every_response_has_a_date_header_from_the_emulator_clock(nylas, clock):
+    clock.now = 1_000_000_000.0  # 2001: far from this machine's clock
+    assert response_date(get(nylas, f"/v3/grants/{GRANT}")) == clock.now
+    unauthorized = requests.get(f"{nylas.url}/v3/grants/{GRANT}", timeout=TIMEOUT)
+    assert response_date(unauthorized) == clock.now
+    nylas.inject("GET", r".*", Fault.status(503))
+    assert response_date(get(nylas, f"/v3/grants/{GRANT}")) == clock.now
+
+
+def test_advance_clock_moves_dates_date_header_and_key_hour(nylas, clock):
+    message = inbound(nylas)
+    first = send(nylas, reply_to(message), key="hourly")
+
+    assert nylas.advance_clock(IDEMPOTENCY_TTL_SECONDS) == clock.now + IDEMPOTENCY_TTL_SECONDS
+    later = send(nylas, reply_to(message), key="hourly")
+    assert "Idempotent-Response" not in later.headers  # the key's hour is over: a new send
+    assert len(nylas.sends) == 2
+    assert later.json()["data"]["date"] == first.json()["data"]["date"] + IDEMPOTENCY_TTL_SECONDS
+    assert response_date(later) == clock.now + IDEMPOTENCY_TTL_SECONDS
+    assert nylas.now() == clock.now + IDEMPOTENCY_TTL_SECONDS
+    with pytest.raises(ValueError, match="advance_seconds"):
+        nylas.advance_clock(-1)
+
+    nylas.reset()
+    assert nylas.now() == clock.now
+
+
+# ---- provider errors, on_send_started, send attempts -------------------------------------------
+
+
+def test_provider_error_is_cached_under_its_key_and_a_new_key_sends(nylas):
+    message = inbound(nylas)
+    nylas.inject("POST", r"/messages/send$", Fault.provider_error(504), times=1)
+
+    failed = send(nylas, reply_to(message), key="k1")
+    assert failed.status_code == 504
+    error = failed.json()["error"]
+    assert error["type"] == "provider_error"
+    assert error["message"]
+    assert isinstance(error["provider_error"], dict)
+    assert failed.json()["request_id"]
+    assert "Idempotent-Response" not in failed.headers
+    assert nylas.sends == []
+
+    replay = send(nylas, reply_to(message), key="k1")  # the fault is spent, the answer is cached
+    assert replay.status_code == 504
+    assert replay.headers["Idempotent-Response"] == "true"
+    assert replay.content == failed.content
+    assert nylas.sends == []
+
+    fresh = send(nylas, reply_to(message), key="k2")
+    assert fresh.status_code == 200
+    assert len(nylas.sends) == 1
+
+
+def test_provider_error_is_spent_only_on_a_first_request(nylas):
+    message = inbound(nylas)
+    assert send(nylas, reply_to(message), key="k1").status_code == 200
+    nylas.inject("POST", r"/messages/send$", Fault.provider_error(502))
+
+    assert send(nylas, reply_to(message), key="k1").headers["Idempotent-Response"] == "true"
+    assert send(nylas, reply_to(message, body="other"), key="k1").status_code == 409
+    assert send(nylas, {"to": [{"email": CUSTOMER}], "subject": "s", "body": "b"}).status_code == 502
+    assert len(nylas.sends) == 1
+    with pytest.raises(ValueError, match="5xx"):
+        Fault.provider_error(429)
+
+
+def test_on_send_started_runs_while_the_key_is_in_flight(nylas):
+    message = inbound(nylas)
+    seen: list[tuple] = []
+
+    def during_send(grant_id: str, payload: dict) -> None:
+        # What the product meets if a customer writes while its send is in flight.
+        follow_up = inbound(nylas, reply_to_message_id=message["id"], body="one more thing")
+        concurrent = send(nylas, payload, key="k")
+        seen.append((grant_id, payload, len(nylas.sends), concurrent.status_code, follow_up["id"]))
+
+    nylas.on_send_started = during_send
+    response = send(nylas, reply_to(message), key="k")
+
+    assert response.status_code == 200
+    [(grant_id, payload, sends_then, concurrent_status, follow_up_id)] = seen
+    assert (grant_id, payload, sends_then, concurrent_status) == (GRANT, reply_to(message), 0, 409)
+    thread = get(nylas, f"/v3/grants/{GRANT}/threads/{message['thread_id']}").json()["data"]
+    assert thread["message_ids"] == [message["id"], follow_up_id, response.json()["data"]["id"]]
+    send(nylas, reply_to(message), key="k")  # a replay starts no send
+    assert len(seen) == 1
+
+
+def test_on_send_started_failure_is_logged_and_the_send_goes_on(nylas, caplog):
+    message = inbound(nylas)
+
+    def broken(grant_id: str, payload: dict) -> None:
+        raise RuntimeError("hook bug")
+
+    nylas.on_send_started = broken
+    response = send(nylas, reply_to(message), key="k")
+
+    assert response.status_code == 200
+    assert len(nylas.sends) == 1
+    assert "on_send_started callback failed" in caplog.text
+
+
+def test_send_attempts_record_every_request_that_reached_send(nylas):
+    message = inbound(nylas)
+    nylas.inject("POST", r"/messages/send$", Fault.status(503))  # a gateway: never reaches send
+    nylas.inject("POST", r"/messages/send$", Fault.provider_error(504))
+
+    assert send(nylas, reply_to(message), key="a").status_code == 503
+    assert send(nylas, reply_to(message), key="a").status_code == 504
+    assert send(nylas, reply_to(message), key="a").status_code == 504
+    assert send(nylas, reply_to(message), key="b").status_code == 200
+    assert send(nylas, reply_to(message), key="b").status_code == 200
+    assert send(nylas, reply_to(message, body="changed"), key="b").status_code == 409
+    assert send(nylas, reply_to(message), key="x" * 257).status_code == 400
+    assert send(nylas, {"subject": "no to"}).status_code == 400
+
+    attempts = nylas.send_attempts
+    assert [(a.idempotency_key, a.status, a.replayed) for a in attempts] == [
+        ("a", 504, False),
+        ("a", 504, True),
+        ("b", 200, False),
+        ("b", 200, True),
+        ("b", 409, False),
+        ("x" * 257, 400, False),
+        (None, 400, False),
+    ]
+    assert {a.grant_id for a in attempts} == {GRANT}
+    assert attempts[0].payload == reply_to(message)
+    assert attempts[-1].payload == {"subject": "no to"}
+    nylas.reset()
+    assert nylas.send_attempts == []
+
+
+# ---- metadata -----------------------------------------------------------------------------------
+
+
+def test_send_stores_metadata_and_lists_by_metadata_pair(nylas):
+    created: list[dict] = []
+    nylas.on_message_created = created.append
+    message = inbound(nylas)
+    metadata = {"key1": "intent-1", "note": "a: b"}
+    sent = send(nylas, {**reply_to(message), "metadata": metadata}, key="k").json()["data"]
+    other = send(nylas, {**reply_to(message), "metadata": {"key1": "intent-2"}}, key="k2").json()["data"]
+
+    stored = get(nylas, f"/v3/grants/{GRANT}/messages/{sent['id']}").json()["data"]
+    assert stored["metadata"] == metadata
+    assert created[1]["metadata"] == metadata  # the notification carries it
+    assert message["metadata"] == {}
+
+    found = list_messages(nylas, metadata_pair="key1:intent-1").json()
+    assert [m["id"] for m in found["data"]] == [sent["id"]]
+    assert found["next_cursor"] is None
+    assert [m["id"] for m in list_messages(nylas, metadata_pair="key1:intent-2").json()["data"]] == [
+        other["id"]
+    ]
+    assert list_messages(nylas, metadata_pair="key1:intent-3").json()["data"] == []
+    nylas.add_grant("grant-other", "other@example.com")
+    elsewhere = get(nylas, "/v3/grants/grant-other/messages", params={"metadata_pair": "key1:intent-1"})
+    assert elsewhere.json()["data"] == []
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"metadata_pair": "note:a"},  # not an indexed key
+        {"metadata_pair": "key6:x"},
+        {"metadata_pair": "key1"},  # no value
+        {"metadata_pair": "key1:x", "thread_id": "thread-1"},  # Nylas: no provider + metadata filter
+    ],
+    ids=["unindexed key", "key6", "no colon", "with thread_id"],
+)
+def test_metadata_pair_rejects_what_nylas_rejects(nylas, params):
+    response = list_messages(nylas, **params)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["type"] == "invalid_request_error"
+
+
+@pytest.mark.parametrize(
+    ("metadata", "accepted"),
+    [
+        ({f"k{i}": "v" for i in range(50)}, True),
+        ({f"k{i}": "v" for i in range(51)}, False),
+        ({"k" * 40: "v"}, True),
+        ({"k" * 41: "v"}, False),
+        ({"key1": "v" * 500}, True),
+        ({"key1": "v" * 501}, False),
+        ({"key1": 7}, False),
+        ({"key1": {"nested": "no"}}, False),
+        (["key1", "v"], False),
+    ],
+    ids=[
+        "50 pairs",
+        "51 pairs",
+        "40-char key",
+        "41-char key",
+        "500-char value",
+        "501-char value",
+        "number",
+        "nested",
+        "list",
+    ],
+)
+def test_send_validates_metadata_like_nylas(nylas, metadata, accepted):
+    message = inbound(nylas)
+
+    response = send(nylas, {**reply_to(message), "metadata": metadata})
+
+    assert response.status_code == (200 if accepted else 400)
+    assert len(nylas.sends) == (1 if accepted else 0)
+    if not accepted:
+        assert response.json()["error"]["type"] == "invalid_request_error"
+        assert "metadata" in response.json()["error"]["message"]
+
+
+# ---- control routes for the local stack ---------------------------------------------------------
+
+
+def control(nylas: NylasEmulator, method: str, route: str, **kwargs) -> requests.Response:
+    return requests.request(method, f"{nylas.url}/_emulator/{route}", timeout=TIMEOUT, **kwargs)
+
+
+def test_control_inbound_stores_and_announces_a_message_without_auth(nylas):
+    created: list[dict] = []
+    nylas.on_message_created = created.append
+
+    response = control(
+        nylas,
+        "POST",
+        "inbound",
+        json={
+            "grant_id": AGENT_EMAIL,  # the grant's address works like in the API path
+            "from_email": CUSTOMER,
+            "from_name": "Cus Tomer",
+            "subject": "Order 42",
+            "body": "Where is it?",
+            "headers": [{"name": "Auto-Submitted", "value": "auto-replied"}],
+            "reply_to": [{"email": "desk@example.com"}],
+            "date": 1234,
+        },
+    )
+
+    assert response.status_code == 201
+    data = response.json()["data"]
+    assert data["grant_id"] == GRANT
+    assert data["from"] == [{"name": "Cus Tomer", "email": CUSTOMER}]
+    assert data["reply_to"] == [{"name": "", "email": "desk@example.com"}]
+    assert data["date"] == 1234
+    assert header_names(data) == ["Message-ID", "Auto-Submitted"]
+    assert [m["id"] for m in created] == [data["id"]]
+    assert "headers" not in created[0]
+    assert nylas.requests == []  # not a Nylas request
+
+    follow_up = control(
+        nylas,
+        "POST",
+        "inbound",
+        json={"grant_email": AGENT_EMAIL, "from_email": CUSTOMER, "reply_to_message_id": data["id"]},
+    )
+    assert follow_up.status_code == 201
+    assert follow_up.json()["data"]["thread_id"] == data["thread_id"]
+
+
+def test_control_thread_lists_messages_in_arrival_order_with_headers(nylas):
+    first = inbound(nylas, date=2000)
+    reply = send(nylas, reply_to(first)).json()["data"]
+    late = inbound(nylas, reply_to_message_id=reply["id"], date=1000)
+
+    response = control(nylas, "GET", f"threads/{quote(first['thread_id'], safe='')}")
+
+    assert response.status_code == 200
+    messages = response.json()["data"]
+    assert [m["id"] for m in messages] == [first["id"], reply["id"], late["id"]]
+    assert all(header_names(m)[0] == "Message-ID" for m in messages)
+    missing = control(nylas, "GET", "threads/thread-nope")
+    assert missing.status_code == 404
+    assert "thread-nope" in missing.json()["error"]["message"]
+
+
+def test_control_clock_advances_the_emulator_clock(nylas, clock):
+    response = control(nylas, "POST", "clock", json={"advance_seconds": 90})
+
+    assert response.status_code == 200
+    assert response.json()["data"]["now"] == clock.now + 90
+    assert response_date(get(nylas, f"/v3/grants/{GRANT}")) == clock.now + 90
+    for body in ({"advance_seconds": -5}, {"advance_seconds": "90"}, {"seconds": 90}, [90]):
+        bad = control(nylas, "POST", "clock", json=body)
+        assert bad.status_code == 400
+        assert bad.json()["error"]["type"] == "invalid_request_error"
+    assert nylas.now() == clock.now + 90
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "wording"),
+    [
+        (b"not json", 400, "JSON object"),
+        ({"grant_id": GRANT, "subject": "no sender"}, 400, "from_email"),
+        ({"from_email": CUSTOMER}, 400, "grant_id"),
+        ({"grant_id": "grant-nobody", "from_email": CUSTOMER}, 404, "grant-nobody"),
+        ({"grant_id": GRANT, "from_email": CUSTOMER, "reply_to_message_id": "msg-nope"}, 404, "msg-nope"),
+        ({"grant_id": GRANT, "from_email": CUSTOMER, "form_name": "typo"}, 400, "form_name"),
+        ({"grant_id": GRANT, "from_email": CUSTOMER, "date": "yesterday"}, 400, "date"),
+        ({"grant_id": GRANT, "from_email": CUSTOMER, "headers": [{"name": "X"}]}, 400, "headers"),
+        ({"grant_id": GRANT, "from_email": CUSTOMER, "reply_to": [{"name": "n"}]}, 400, "reply_to"),
+    ],
+    ids=[
+        "not json",
+        "no sender",
+        "no grant",
+        "unknown grant",
+        "unknown parent",
+        "unknown field",
+        "bad date",
+        "bad headers",
+        "bad reply_to",
+    ],
+)
+def test_control_inbound_rejects_bad_input_and_stores_nothing(nylas, body, status, wording):
+    kwargs = {"data": body} if isinstance(body, bytes) else {"json": body}
+
+    response = control(nylas, "POST", "inbound", **kwargs)
+
+    assert response.status_code == status
+    assert wording in response.json()["error"]["message"]
+    assert nylas.mailbox() == []
+
+
+def test_control_inbound_reports_a_failed_callback_and_keeps_the_message(nylas):
+    def broken(message: dict) -> None:
+        raise RuntimeError("webhook down")
+
+    nylas.on_message_created = broken
+
+    response = control(nylas, "POST", "inbound", json={"grant_id": GRANT, "from_email": CUSTOMER})
+
+    assert response.status_code == 502
+    body = response.json()
+    assert "webhook down" in body["error"]["message"]
+    [(_, stored)] = nylas.mailbox()
+    assert body["data"]["id"] == stored["id"]
+
+
+def test_unknown_control_route_is_404(nylas):
+    assert control(nylas, "GET", "inbound").status_code == 404
+    assert control(nylas, "POST", "nothing").status_code == 404

@@ -34,6 +34,7 @@ from ops.samconfig import DEFAULT_SAMCONFIG, load_samconfig, parse_parameter_ove
 from replyonce.lease import ThreadLeases, thread_key
 from replyonce.ledger import ReplyLedger
 from replyonce.signature import sign
+from replyonce.state import SendIntent
 from tests.conftest import drain
 
 STACK = "replyonce-ops-test"
@@ -524,10 +525,12 @@ def write_thread_history(aws, thread_id: str, *, hold_lease: bool) -> None:
     ledger = ReplyLedger(table, dynamodb, ttl_seconds=3600)
     key = thread_key(AGENT_GRANT_ID, thread_id)
     lease = leases.acquire(key, 60_000)
-    ledger.record_reply(
-        lease, AGENT_GRANT_ID, ["msg-first", "msg-burst"], "msg-agent-reply", replied_to="msg-burst"
+    intent = SendIntent(
+        "intent-1", "msg-burst", ("msg-first", "msg-burst"), "{}", created_at=int(time.time())
     )
-    ledger.record_failure(AGENT_GRANT_ID, "msg-refused", "403 insufficient_scopes")
+    ledger.record_reply(lease, AGENT_GRANT_ID, intent, "msg-agent-reply", sent_at=int(time.time()))
+    refused = leases.acquire(thread_key(AGENT_GRANT_ID, "thread-refused"), 60_000)
+    ledger.record_failure(refused, AGENT_GRANT_ID, ["msg-refused"], "403 insufficient_scopes")
     if hold_lease:
         leases.acquire(key, 120_000)
 

@@ -40,7 +40,7 @@ def _integer(env: Mapping[str, str], name: str, default: int, *, minimum: int = 
     return value
 
 
-def _number(env: Mapping[str, str], name: str, default: float) -> float:
+def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float | None = None) -> float:
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -48,8 +48,10 @@ def _number(env: Mapping[str, str], name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise ConfigurationError(f"environment variable {name} must be a number, got {raw!r}") from None
-    if value <= 0:
+    if minimum is None and value <= 0:
         raise ConfigurationError(f"environment variable {name} must be > 0, got {value}")
+    if minimum is not None and value < minimum:
+        raise ConfigurationError(f"environment variable {name} must be >= {minimum}, got {value}")
     return value
 
 
@@ -120,12 +122,34 @@ class ReplierSettings:
     nylas_timeout_seconds: float = 10.0
     # Nylas recommends a client timeout of at least 150 s for a send.
     nylas_send_timeout_seconds: float = 150.0
-    # Messages of the thread read when choosing which message to answer.
+    # Messages of the thread read when choosing which message to answer (one page).
     thread_window: int = 20
+    # A record meeting a busy thread waits this long in-process for the holder (whose reply
+    # usually covers it) before it goes back to the queue.
+    lease_wait_seconds: float = 10.0
+    # Time a record needs besides the send: lease, ledger, outbox and the record itself. A record
+    # is started only when the invocation has send timeout + this left.
+    record_margin_seconds: float = 10.0
+    # No-reply senders whose Reply-To is trusted (contact forms): lower-case addresses.
+    reply_to_trusted_senders: frozenset[str] = frozenset()
+
+    @property
+    def record_budget_seconds(self) -> float:
+        """What one record may need at most: a send, the bookkeeping, a wait for a busy thread."""
+        return self.nylas_send_timeout_seconds + self.record_margin_seconds + self.lease_wait_seconds
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] = os.environ) -> "ReplierSettings":
         grants = frozenset(g.strip() for g in env.get("AGENT_GRANT_IDS", "").split(",") if g.strip())
+        if not grants:
+            # Without it every message would be skipped as grant_not_agent: say so, loudly.
+            raise ConfigurationError(
+                "environment variable AGENT_GRANT_IDS is empty: set the comma-separated Nylas grant ids "
+                "the agent answers for (template parameter AgentGrantIds)"
+            )
+        trusted = frozenset(
+            a.strip().lower() for a in env.get("REPLY_TO_TRUSTED_SENDERS", "").split(",") if a.strip()
+        )
         drafter = env.get("REPLY_DRAFTER", "").strip() or "template"
         if drafter not in ("template", "bedrock"):
             raise ConfigurationError(f"REPLY_DRAFTER must be 'template' or 'bedrock', got {drafter!r}")
@@ -150,4 +174,7 @@ class ReplierSettings:
             nylas_timeout_seconds=_number(env, "NYLAS_TIMEOUT_SECONDS", 10.0),
             nylas_send_timeout_seconds=_number(env, "NYLAS_SEND_TIMEOUT_SECONDS", 150.0),
             thread_window=_integer(env, "THREAD_WINDOW", 20, minimum=1),
+            lease_wait_seconds=_number(env, "LEASE_WAIT_SECONDS", 10.0, minimum=0.0),
+            record_margin_seconds=_number(env, "RECORD_MARGIN_SECONDS", 10.0),
+            reply_to_trusted_senders=trusted,
         )

@@ -27,12 +27,18 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from replyonce.config import ReplierSettings
 from replyonce.drafter import BedrockDrafter, ReplyDrafter, TemplateDrafter
-from replyonce.exceptions import InvalidNotificationError, NylasRetryableError, ThreadBusyError
+from replyonce.exceptions import (
+    DeadlineError,
+    InvalidNotificationError,
+    NylasRetryableError,
+    ThreadBusyError,
+)
 from replyonce.lease import ThreadLeases
 from replyonce.ledger import ReplyLedger
 from replyonce.notification import Notification
 from replyonce.nylas import NylasClient
 from replyonce.observability import count, count_by, logger
+from replyonce.outbox import Outbox
 from replyonce.queue import ATTR_BODY_OMITTED
 from replyonce.replier import Replier
 from replyonce.secrets import NylasSecrets
@@ -115,6 +121,7 @@ class NotificationConsumer:
             timeout_seconds=settings.nylas_timeout_seconds,
             send_timeout_seconds=settings.nylas_send_timeout_seconds,
             session=http,
+            clock=clock,
         )
         drafter: ReplyDrafter = (
             BedrockDrafter(settings.bedrock_model_id, aws.client("bedrock-runtime"))
@@ -128,8 +135,8 @@ class NotificationConsumer:
             ThreadLeases(
                 settings.state_table, dynamodb, item_ttl_seconds=settings.ledger_ttl_seconds, clock=clock
             ),
+            Outbox(settings.state_table, dynamodb),
             drafter,
-            clock=clock,
         )
         persistence = DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
         return cls(settings, replier, persistence, aws.client("sqs"))
@@ -150,6 +157,24 @@ class NotificationConsumer:
         )
 
     def _handle_record(self, record: SQSRecord) -> dict[str, Any]:
+        remaining = self._remaining_ms() / 1000
+        if remaining < self._settings.record_budget_seconds:
+            # Started now, a slow send could outlive the invocation and take the records after it
+            # down with a timeout. Not started, it is back on the queue at once.
+            logger.info(
+                "not enough time left in this invocation to start the record; returned to the queue",
+                extra={
+                    "reason": "deadline",
+                    "sqs_message_id": record.message_id,
+                    "remaining_seconds": round(remaining, 1),
+                    "needed_seconds": self._settings.record_budget_seconds,
+                },
+            )
+            count("RecordDeferred")
+            self._retry_in(record, 0)
+            raise DeadlineError(
+                f"{remaining:.1f} s left, a record may need {self._settings.record_budget_seconds} s"
+            )
         try:
             notification = Notification.parse(record.body)
         except InvalidNotificationError as exc:

@@ -36,7 +36,11 @@ class ThreadBusyError(ReplyOnceError):
 
 
 class LeaseLostError(ReplyOnceError):
-    """The lease expired and another worker took it before we recorded our reply."""
+    """The lease expired and another worker took it before we stored or moved our intent."""
+
+
+class DeadlineError(ReplyOnceError):
+    """Too little time left in the invocation to start a record; it goes back to the queue unstarted."""
 
 
 class NylasError(ReplyOnceError):

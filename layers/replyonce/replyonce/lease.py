@@ -18,33 +18,12 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from replyonce.exceptions import ThreadBusyError
+from replyonce.state import ANSWERED, LEASE_EXPIRES_AT, LEASE_OWNER, REPLIES, TTL, ThreadState, thread_key
 
-# How many recently answered message ids the thread item remembers.
-ANSWERED_MEMORY = 50
-# The loop guard's window (REPLY_BUDGET_PER_HOUR): the thread item keeps reply times this long.
-REPLY_BUDGET_WINDOW_SECONDS = 3600
+__all__ = ["Lease", "ThreadLeases", "thread_key"]
 
-
-def thread_key(grant_id: str, thread_id: str) -> str:
-    return f"thread#{grant_id}#{thread_id}"
-
-
-@dataclass(frozen=True)
-class ThreadState:
-    """What the thread item says, read in the same request that took the lease."""
-
-    reply_times: tuple[int, ...] = ()
-    answered: tuple[str, ...] = ()
-
-    @classmethod
-    def from_item(cls, item: dict[str, Any]) -> "ThreadState":
-        return cls(
-            reply_times=tuple(int(n["N"]) for n in item.get("reply_times", {}).get("L", [])),
-            answered=tuple(s["S"] for s in item.get("answered", {}).get("L", [])),
-        )
-
-    def replies_since(self, since: int) -> int:
-        return sum(1 for moment in self.reply_times if moment >= since)
+# While another worker holds the thread, look again this often (one conditional write each).
+LEASE_POLL_SECONDS = 0.5
 
 
 @dataclass
@@ -71,6 +50,8 @@ class ThreadLeases:
         TTL of the thread item (``expires_at``), refreshed on every lease.
     clock:
         Wall clock in seconds; injectable so tests can play a skewed worker.
+    sleep:
+        Injectable sleep, for the wait in :meth:`acquire`.
     """
 
     def __init__(
@@ -80,18 +61,40 @@ class ThreadLeases:
         *,
         item_ttl_seconds: int,
         clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._table = table_name
         self._dynamodb = dynamodb_client
         self._item_ttl = item_ttl_seconds
         self._clock = clock
+        self._sleep = sleep
 
-    def acquire(self, key: str, duration_ms: int) -> Lease:
-        """Take the lease for ``duration_ms`` or raise :class:`ThreadBusyError`.
+    def acquire(self, key: str, duration_ms: int, *, wait_seconds: float = 0.0) -> Lease:
+        """Take the lease for ``duration_ms``, waiting up to ``wait_seconds`` for its holder.
+
+        Why wait here rather than only send the record back to the queue: a
+        burst's later notifications meet the holder of the first one, whose
+        reply usually covers them a second or two later. Polling for that long
+        answers them (as already covered, or with their own reply) as soon as
+        the holder is done, instead of a busy-retry cycle later.
 
         The thread state comes back in the same request (``ALL_NEW``), so
         the re-check inside the lease costs no extra read.
+
+        Raises
+        ------
+        ThreadBusyError
+            Still held after ``wait_seconds``.
         """
+        polls = int(max(wait_seconds, 0.0) / LEASE_POLL_SECONDS)
+        for _ in range(polls):
+            try:
+                return self._try_acquire(key, duration_ms)
+            except ThreadBusyError:
+                self._sleep(LEASE_POLL_SECONDS)
+        return self._try_acquire(key, duration_ms)
+
+    def _try_acquire(self, key: str, duration_ms: int) -> Lease:
         now_ms = int(self._clock() * 1000)
         token = uuid.uuid4().hex
         expires_at_ms = now_ms + max(duration_ms, 1000)
@@ -99,13 +102,16 @@ class ThreadLeases:
             response = self._dynamodb.update_item(
                 TableName=self._table,
                 Key={"pk": {"S": key}},
-                UpdateExpression="SET lease_owner = :token, lease_expires_at = :expires, expires_at = :ttl",
-                ConditionExpression="attribute_not_exists(lease_owner) OR lease_expires_at < :now",
+                UpdateExpression=f"SET {LEASE_OWNER} = :token, {LEASE_EXPIRES_AT} = :expires, {TTL} = :ttl, "
+                f"{REPLIES} = if_not_exists({REPLIES}, :empty), "
+                f"{ANSWERED} = if_not_exists({ANSWERED}, :empty)",
+                ConditionExpression=f"attribute_not_exists({LEASE_OWNER}) OR {LEASE_EXPIRES_AT} < :now",
                 ExpressionAttributeValues={
                     ":token": {"S": token},
                     ":expires": {"N": str(expires_at_ms)},
                     ":now": {"N": str(now_ms)},
                     ":ttl": {"N": str(int(self._clock()) + self._item_ttl)},
+                    ":empty": {"M": {}},
                 },
                 ReturnValues="ALL_NEW",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
@@ -113,7 +119,7 @@ class ThreadLeases:
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
-            held_until = int(exc.response.get("Item", {}).get("lease_expires_at", {}).get("N", now_ms))
+            held_until = ThreadState.from_item(exc.response.get("Item", {})).lease_expires_at_ms or now_ms
             raise ThreadBusyError(key, max(0, (held_until - now_ms) // 1000 + 1)) from None
         return Lease(key, token, expires_at_ms, ThreadState.from_item(response["Attributes"]))
 
@@ -125,8 +131,8 @@ class ThreadLeases:
             self._dynamodb.update_item(
                 TableName=self._table,
                 Key={"pk": {"S": lease.key}},
-                UpdateExpression="REMOVE lease_owner, lease_expires_at",
-                ConditionExpression="lease_owner = :token",
+                UpdateExpression=f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}",
+                ConditionExpression=f"{LEASE_OWNER} = :token",
                 ExpressionAttributeValues={":token": {"S": lease.token}},
             )
         except ClientError as exc:

@@ -3,36 +3,50 @@
 Secondary key (DESIGN.md): ``data.object.id``. A ``message.created`` and a
 later notification for the same message are distinct notifications; the
 ledger catches the second. Entries live in ``STATE_TABLE`` next to the thread
-items and outlive the idempotency record (24 h) and the Nylas
-``Idempotency-Key`` (1 h).
+items (layout: ``replyonce.state``) and outlive the idempotency record (24 h)
+and the Nylas ``Idempotency-Key`` (1 h).
+
+A message is recorded as replied only with evidence of the send (a 2xx from
+Nylas, or the reply found in the mailbox by its intent id), and only for the
+messages the reply's draft saw (the intent's ``covered`` ids).
 """
 
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+import uuid
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from replyonce.lease import ANSWERED_MEMORY, REPLY_BUDGET_WINDOW_SECONDS, Lease
-
-REPLIED = "replied"
-FAILED = "failed"
-_APPEND_REPLY_TIME = (
-    "SET reply_times = list_append(if_not_exists(reply_times, :empty), :now_list), last_reply_at = :now"
+from replyonce.lease import Lease
+from replyonce.state import (
+    ANSWERED,
+    ANSWERED_MEMORY,
+    FAILED,
+    LEASE_EXPIRES_AT,
+    LEASE_OWNER,
+    OUTBOX,
+    REPLIED,
+    REPLIES,
+    REPLY_BUDGET_WINDOW_SECONDS,
+    LedgerEntry,
+    SendIntent,
+    message_key,
+    times_attribute,
 )
 
-
-def message_key(grant_id: str, message_id: str) -> str:
-    return f"message#{grant_id}#{message_id}"
+__all__ = ["FAILED", "REPLIED", "LedgerEntry", "ReplyLedger", "message_key"]
 
 
-@dataclass(frozen=True)
-class LedgerEntry:
-    message_id: str
-    status: str
-    reply_message_id: str
-    recorded_at: int
+def _request_token(intent_id: str, purpose: str) -> str:
+    """A ``ClientRequestToken`` (≤ 36 characters) per intent and purpose.
+
+    Why: botocore retries a transaction whose response was lost; with the
+    token, DynamoDB answers the retry with the first outcome instead of
+    running it again (for 10 minutes), so a lost response cannot make the
+    owner condition fail and send us down the "lease lost" path.
+    """
+    return uuid.uuid5(uuid.NAMESPACE_OID, f"{intent_id}:{purpose}").hex
 
 
 class ReplyLedger:
@@ -47,7 +61,7 @@ class ReplyLedger:
     ttl_seconds:
         How long an entry is kept (``expires_at``).
     clock:
-        Wall clock in seconds.
+        Wall clock in seconds (``recorded_at`` and the TTL only: no decision rests on it).
     """
 
     def __init__(
@@ -67,114 +81,119 @@ class ReplyLedger:
         item = self._dynamodb.get_item(
             TableName=self._table, Key={"pk": {"S": message_key(grant_id, message_id)}}, ConsistentRead=True
         ).get("Item")
-        if not item:
-            return None
-        return LedgerEntry(
-            message_id=message_id,
-            status=item["status"]["S"],
-            reply_message_id=item.get("reply_message_id", {}).get("S", ""),
-            recorded_at=int(item["recorded_at"]["N"]),
-        )
+        return LedgerEntry.from_item(message_id, item) if item else None
 
-    def _entry_item(
-        self, grant_id: str, message_id: str, status: str, reply_message_id: str, **extra: str
-    ) -> dict:
-        now = int(self._clock())
-        item = {
-            "pk": {"S": message_key(grant_id, message_id)},
-            "status": {"S": status},
-            "reply_message_id": {"S": reply_message_id},
-            "recorded_at": {"N": str(now)},
-            "expires_at": {"N": str(now + self._ttl)},
-        }
-        item.update({name: {"S": value} for name, value in extra.items() if value})
-        return item
+    def _puts(self, grant_id: str, entries: Iterable[LedgerEntry]) -> list[dict[str, Any]]:
+        expires_at = int(self._clock()) + self._ttl
+        return [{"Put": {"TableName": self._table, "Item": e.to_item(grant_id, expires_at)}} for e in entries]
 
     def record_reply(
-        self, lease: Lease, grant_id: str, covered: Iterable[str], reply_message_id: str, replied_to: str
+        self, lease: Lease, grant_id: str, intent: SendIntent, reply_message_id: str, sent_at: int
     ) -> bool:
-        """Record one reply for every message it covers and free the lease, in one transaction.
+        """Record one sent reply for every message it covers, clear the outbox, free the lease.
 
-        The thread update is conditioned on still owning the lease. Returns
-        ``False`` when the lease was lost (a paused worker): the ledger is then
-        written without the lease, because the email has gone out either way.
+        One transaction, the thread update conditioned on still owning the
+        lease. Returns ``False`` when the lease was lost (a paused worker): the
+        ledger and the reply's time are then written without the lease, since
+        the email went out either way; the outbox is left to the new holder,
+        which finds the reply by its key or its intent id and records it again
+        — harmlessly, because reply times are keyed by intent id.
+
+        Parameters
+        ----------
+        sent_at:
+            Nylas time of the send (for the loop guard's window).
         """
-        covered = list(dict.fromkeys(covered))
         now = int(self._clock())
-        window_start = now - REPLY_BUDGET_WINDOW_SECONDS
-        reply_times = [t for t in lease.state.reply_times if t >= window_start] + [now]
-        answered = (list(lease.state.answered) + [m for m in covered if m not in lease.state.answered])[
-            -ANSWERED_MEMORY:
+        entries = [
+            LedgerEntry(m, REPLIED, reply_message_id, intent.target_id, intent.id, recorded_at=now)
+            for m in dict.fromkeys(intent.covered)
         ]
-        puts = [
-            {
-                "Put": {
-                    "TableName": self._table,
-                    "Item": self._entry_item(grant_id, m, REPLIED, reply_message_id, replied_to=replied_to),
-                }
-            }
-            for m in covered
-        ]
+        since = sent_at - REPLY_BUDGET_WINDOW_SECONDS
+        replies = {rid: t for rid, t in lease.state.replies.items() if t >= since and rid != intent.id}
+        replies[intent.id] = sent_at
+        answered = dict(lease.state.answered) | dict.fromkeys(intent.covered, sent_at)
+        newest = sorted(answered.items(), key=lambda pair: pair[1])[-ANSWERED_MEMORY:]
         thread_update = {
             "TableName": self._table,
             "Key": {"pk": {"S": lease.key}},
-            "UpdateExpression": "SET reply_times = :times, answered = :answered, last_reply_at = :now "
-            "REMOVE lease_owner, lease_expires_at",
+            "UpdateExpression": f"SET {REPLIES} = :replies, {ANSWERED} = :answered "
+            f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}, {OUTBOX}",
+            "ConditionExpression": f"{LEASE_OWNER} = :token",
             "ExpressionAttributeValues": {
-                ":times": {"L": [{"N": str(t)} for t in reply_times]},
-                ":answered": {"L": [{"S": m} for m in answered]},
-                ":now": {"N": str(now)},
+                ":replies": times_attribute(replies),
+                ":answered": times_attribute(dict(newest)),
+                ":token": {"S": lease.token},
             },
         }
         try:
             self._dynamodb.transact_write_items(
-                TransactItems=[
-                    *puts,
-                    {
-                        "Update": {
-                            **thread_update,
-                            "ConditionExpression": "lease_owner = :token",
-                            "ExpressionAttributeValues": {
-                                **thread_update["ExpressionAttributeValues"],
-                                ":token": {"S": lease.token},
-                            },
-                        }
-                    },
-                ]
+                TransactItems=[*self._puts(grant_id, entries), {"Update": thread_update}],
+                ClientRequestToken=_request_token(intent.id, "record"),
             )
         except ClientError as exc:
-            reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
-            if (
-                exc.response["Error"]["Code"] != "TransactionCanceledException"
-                or "ConditionalCheckFailed" not in reasons
-            ):
+            if not _condition_failed(exc):
                 raise
-            # Lost the lease: keep the ledger true (the email was sent) and
-            # count the reply for the loop guard, without touching the new lease.
-            self._dynamodb.transact_write_items(
-                TransactItems=[
-                    *puts,
-                    {
-                        "Update": {
-                            "TableName": self._table,
-                            "Key": {"pk": {"S": lease.key}},
-                            "UpdateExpression": _APPEND_REPLY_TIME,
-                            "ExpressionAttributeValues": {
-                                ":empty": {"L": []},
-                                ":now_list": {"L": [{"N": str(now)}]},
-                                ":now": {"N": str(now)},
-                            },
-                        }
-                    },
-                ]
-            )
+            self._record_without_lease(lease, grant_id, intent, entries, sent_at)
             lease.released = True
             return False
         lease.released = True
         return True
 
-    def record_failure(self, grant_id: str, message_id: str, reason: str) -> None:
-        """Mark a message whose reply Nylas rejected for good, so no retry storm follows."""
-        self._dynamodb.put_item(
-            TableName=self._table, Item=self._entry_item(grant_id, message_id, FAILED, "", reason=reason)
+    def _record_without_lease(
+        self, lease: Lease, grant_id: str, intent: SendIntent, entries: list[LedgerEntry], sent_at: int
+    ) -> None:
+        """The ledger, the reply's time and the covered ids, set by key: twice changes nothing."""
+        names = {"#replies": REPLIES, "#answered": ANSWERED, "#reply": intent.id}
+        sets = ["#replies.#reply = :sent_at"]
+        for index, message_id in enumerate(dict.fromkeys(intent.covered)):
+            names[f"#m{index}"] = message_id
+            sets.append(f"#answered.#m{index} = :sent_at")
+        self._dynamodb.transact_write_items(
+            TransactItems=[
+                *self._puts(grant_id, entries),
+                {
+                    "Update": {
+                        "TableName": self._table,
+                        "Key": {"pk": {"S": lease.key}},
+                        "UpdateExpression": "SET " + ", ".join(sets),
+                        # The maps exist: the lease acquisition creates them.
+                        "ExpressionAttributeNames": names,
+                        "ExpressionAttributeValues": {":sent_at": {"N": str(sent_at)}},
+                    }
+                },
+            ],
+            ClientRequestToken=_request_token(intent.id, "record-without-lease"),
         )
+
+    def record_failure(self, lease: Lease, grant_id: str, message_ids: Iterable[str], reason: str) -> None:
+        """Mark messages whose reply Nylas rejected for good, clear the outbox, free the lease."""
+        now = int(self._clock())
+        entries = [LedgerEntry(m, FAILED, reason=reason, recorded_at=now) for m in dict.fromkeys(message_ids)]
+        try:
+            self._dynamodb.transact_write_items(
+                TransactItems=[
+                    *self._puts(grant_id, entries),
+                    {
+                        "Update": {
+                            "TableName": self._table,
+                            "Key": {"pk": {"S": lease.key}},
+                            "UpdateExpression": f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}, {OUTBOX}",
+                            "ConditionExpression": f"{LEASE_OWNER} = :token",
+                            "ExpressionAttributeValues": {":token": {"S": lease.token}},
+                        }
+                    },
+                ]
+            )
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            self._dynamodb.transact_write_items(TransactItems=self._puts(grant_id, entries))
+        lease.released = True
+
+
+def _condition_failed(exc: ClientError) -> bool:
+    reasons: list[Mapping[str, Any]] = exc.response.get("CancellationReasons", [])
+    return exc.response["Error"]["Code"] == "TransactionCanceledException" and any(
+        r.get("Code") == "ConditionalCheckFailed" for r in reasons
+    )

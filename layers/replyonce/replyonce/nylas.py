@@ -2,13 +2,14 @@
 
 Why ``requests`` with one ``Session``: connection reuse across records of a
 warm container; urllib3 ``Retry`` retries the idempotent GETs (with
-``Retry-After``), while the send is never retried blindly — its outcomes are
-classified here and the caller decides, with the same ``Idempotency-Key``.
+``Retry-After``), while the send is never retried blindly — its answer is
+returned as is and ``replyonce.decisions.classify_send`` decides what it means.
 """
 
-import uuid
+import email.utils
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -16,28 +17,15 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
+from replyonce.decisions import RETRYABLE_STATUSES
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
 
-# Statuses worth another try in a moment (urllib3 retries them for GETs)...
-TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 507})
-# ...and those worth another try later, with the record: 401 too, because during an API key
-# rotation the cached key is stale for up to the secret's cache age, and a reply refused for our
-# key is ours to retry, not a customer's message to give up on.
-RETRYABLE_STATUSES = TRANSIENT_STATUSES | {401}
-CONCURRENT_IDEMPOTENT_REQUEST = "api.concurrent_idempotent_request"
-INVALID_IDEMPOTENT_REQUEST = "api.invalid_idempotent_request"
+# Statuses worth another try in a moment: urllib3 retries them for GETs (never for the send).
+TRANSIENT_STATUSES = RETRYABLE_STATUSES - {401}
 MAX_IDEMPOTENCY_KEY_LENGTH = 256
-_KEY_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/replyonce/idempotency-key")
 _CONNECT_TIMEOUT_SECONDS = 3.05
-
-
-def idempotency_key(grant_id: str, message_id: str) -> str:
-    """The send fence: one key per (grant, message replied to), the same on every re-run.
-
-    A re-run after a Lambda timeout, or a stale lease holder, sends with the
-    same key and Nylas replays the first response instead of sending again.
-    """
-    return str(uuid.uuid5(_KEY_NAMESPACE, f"{grant_id}:{message_id}"))
+# Headers of every message read: the automaton filters need them, and Nylas omits them unless asked.
+_WITH_HEADERS = {"fields": "include_headers"}
 
 
 @dataclass(frozen=True)
@@ -48,25 +36,54 @@ class Grant:
 
 
 @dataclass(frozen=True)
-class SentReply:
-    """What Nylas answered to a send."""
+class ThreadRead:
+    """A thread's newest messages, in the listing's order (newest arrival first), and Nylas' time."""
 
-    message_id: str
-    status: int
-    replayed: bool
+    messages: list[dict[str, Any]]
+    nylas_time: int
+
+
+@dataclass(frozen=True)
+class SendAnswer:
+    """What Nylas answered to one send attempt (``status`` ``None``: no answer at all)."""
+
+    status: int | None
+    error_type: str = ""
+    detail: str = ""
+    replayed: bool = False
+    message_id: str = ""
+    retry_after_seconds: int | None = None
+    nylas_time: int = 0
+    message: dict[str, Any] = field(default_factory=dict)
 
 
 def _error(response: requests.Response) -> tuple[str, str]:
     try:
-        error = response.json().get("error") or {}
+        body = response.json()
+        error = (body.get("error") if isinstance(body, dict) else None) or {}
     except ValueError:
         error = {}
-    return str(error.get("type", "")), str(error.get("message", response.reason or ""))
+    error_type = str(error.get("type", ""))
+    if error.get("provider_error") and not error_type:
+        error_type = "provider_error"
+    return error_type, str(error.get("message", response.reason or ""))
 
 
 def _retry_after(response: requests.Response) -> int | None:
     value = response.headers.get("Retry-After", "")
     return int(value) if value.isdigit() else None
+
+
+def nylas_time(response: requests.Response, fallback: Callable[[], float]) -> int:
+    """Nylas' clock, from the answer's ``Date`` header; ``fallback`` only when it is absent or malformed.
+
+    Why: the loop guard's window and the outbox's key hour are measured in
+    Nylas' time, which a skewed worker clock cannot move.
+    """
+    try:
+        return int(email.utils.parsedate_to_datetime(response.headers["Date"]).timestamp())
+    except (KeyError, TypeError, ValueError, IndexError):
+        return int(fallback())
 
 
 class NylasClient:
@@ -83,6 +100,8 @@ class NylasClient:
         Read timeouts; Nylas recommends at least 150 s for a send.
     session:
         Injectable ``requests.Session``.
+    clock:
+        Stands in for Nylas' clock when an answer has no ``Date`` header.
     """
 
     def __init__(
@@ -93,7 +112,9 @@ class NylasClient:
         timeout_seconds: float = 10.0,
         send_timeout_seconds: float = 150.0,
         session: requests.Session | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
+        self._clock = clock or time.time
         self._api_uri = api_uri.rstrip("/")
         self._api_key = api_key
         self._timeout = (_CONNECT_TIMEOUT_SECONDS, timeout_seconds)
@@ -114,6 +135,9 @@ class NylasClient:
         return {"Authorization": f"Bearer {self._api_key()}", "Accept": "application/json"}
 
     def _get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self._get_response(path, params).json()
+
+    def _get_response(self, path: str, params: dict[str, Any] | None = None) -> requests.Response:
         try:
             response = self._session.get(
                 f"{self._api_uri}{path}", params=params, headers=self._headers(), timeout=self._timeout
@@ -121,7 +145,7 @@ class NylasClient:
         except requests.RequestException as exc:
             raise NylasRetryableError(f"GET {path} failed: {exc}") from exc
         if response.status_code == 200:
-            return response.json()
+            return response
         error_type, message = _error(response)
         if response.status_code in RETRYABLE_STATUSES:
             raise NylasRetryableError(
@@ -148,29 +172,31 @@ class NylasClient:
         return cached
 
     def message(self, grant_id: str, message_id: str) -> dict[str, Any]:
-        """``GET /v3/grants/{grant}/messages/{id}``: the source of truth for a message."""
+        """``GET /v3/grants/{grant}/messages/{id}`` with headers: the source of truth for a message."""
         path = f"/v3/grants/{quote(grant_id, safe='')}/messages/{quote(message_id, safe='')}"
-        return self._get(path)["data"]
+        return self._get(path, _WITH_HEADERS)["data"]
 
-    def thread_messages(self, grant_id: str, thread_id: str, limit: int) -> list[dict[str, Any]]:
-        """The newest ``limit`` messages of a thread, newest first.
+    def thread_messages(self, grant_id: str, thread_id: str, limit: int) -> ThreadRead:
+        """The newest ``limit`` messages of a thread, with headers, as Nylas lists them (newest first).
 
-        Nylas does not document the list order, so it is sorted here by ``date``.
+        Never re-sorted by ``date``: that field comes from the sender's clock.
         """
         path = f"/v3/grants/{quote(grant_id, safe='')}/messages"
-        data = self._get(path, params={"thread_id": thread_id, "limit": limit})["data"]
-        return sorted(data, key=lambda message: int(message.get("date") or 0), reverse=True)
+        response = self._get_response(path, {"thread_id": thread_id, "limit": limit, **_WITH_HEADERS})
+        data = response.json().get("data") or []
+        return ThreadRead([m for m in data if isinstance(m, dict)], nylas_time(response, self._clock))
 
-    def send(self, grant_id: str, payload: dict[str, Any], key: str) -> SentReply:
-        """``POST /v3/grants/{grant}/messages/send`` with an ``Idempotency-Key``.
+    def find_by_metadata(self, grant_id: str, key: str, value: str) -> dict[str, Any] | None:
+        """The message whose indexed metadata ``key`` is ``value`` (``metadata_pair``), if any."""
+        path = f"/v3/grants/{quote(grant_id, safe='')}/messages"
+        data = self._get(path, {"metadata_pair": f"{key}:{value}", "limit": 1}).get("data") or []
+        return data[0] if data and isinstance(data[0], dict) else None
 
-        Raises
-        ------
-        NylasRetryableError
-            5xx, 429 (with ``retry_after_seconds``), timeouts, lost responses,
-            and 409 ``concurrent_idempotent_request`` (retry with the same key).
-        NylasPermanentError
-            Any other 4xx, including 409 ``invalid_idempotent_request``.
+    def send(self, grant_id: str, request: str, key: str) -> SendAnswer:
+        """``POST /v3/grants/{grant}/messages/send``: ``request`` byte for byte, with an ``Idempotency-Key``.
+
+        Never raises for an HTTP answer: what an answer means for the reply is
+        decided by :func:`replyonce.decisions.classify_send`.
         """
         if len(key) > MAX_IDEMPOTENCY_KEY_LENGTH:
             raise ValueError(f"Idempotency-Key longer than {MAX_IDEMPOTENCY_KEY_LENGTH} characters")
@@ -178,27 +204,33 @@ class NylasClient:
         try:
             response = self._session.post(
                 f"{self._api_uri}{path}",
-                json=payload,
-                headers={**self._headers(), "Idempotency-Key": key},
+                data=request.encode(),
+                headers={**self._headers(), "Content-Type": "application/json", "Idempotency-Key": key},
                 timeout=self._send_timeout,
             )
         except requests.RequestException as exc:
             # The send may have happened: the retry reuses the key and Nylas replays it.
-            raise NylasRetryableError(f"send failed before a response: {exc}") from exc
+            return SendAnswer(status=None, detail=f"send failed before a response: {exc}")
+        replayed = response.headers.get("Idempotent-Response", "").lower() == "true"
+        sent_at = nylas_time(response, self._clock)
         if response.status_code in (200, 202):
-            data = response.json().get("data") or {}
-            return SentReply(
-                message_id=str(data.get("id", "")),
+            try:
+                data = response.json().get("data") or {}
+            except ValueError:
+                data = {}
+            return SendAnswer(
                 status=response.status_code,
-                replayed=response.headers.get("Idempotent-Response", "").lower() == "true",
+                replayed=replayed,
+                message_id=str(data.get("id", "")),
+                nylas_time=sent_at,
+                message=data if isinstance(data, dict) else {},
             )
         error_type, message = _error(response)
-        detail = f"send: {response.status_code} {error_type} {message}".strip()
-        if response.status_code in RETRYABLE_STATUSES or error_type == CONCURRENT_IDEMPOTENT_REQUEST:
-            raise NylasRetryableError(
-                detail,
-                status=response.status_code,
-                error_type=error_type,
-                retry_after_seconds=_retry_after(response),
-            )
-        raise NylasPermanentError(detail, status=response.status_code, error_type=error_type)
+        return SendAnswer(
+            status=response.status_code,
+            error_type=error_type,
+            detail=f"send: {response.status_code} {error_type} {message}".strip(),
+            replayed=replayed,
+            retry_after_seconds=_retry_after(response),
+            nylas_time=sent_at,
+        )
