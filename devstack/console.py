@@ -11,6 +11,7 @@ it answers. Built on ``rich``.
 
 import html
 import re
+import textwrap
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
@@ -134,7 +135,9 @@ def reply_panel(reply: Mapping[str, Any], covered: list[str]) -> Panel:
     body.append("thread   ", style="dim")
     body.append(str(reply.get("thread_id", "")) + "\n")
     for line in body_preview(str(reply.get("body") or "")):
-        body.append(f"  │ {line}\n")
+        # Wrapped here so every piece keeps the quote bar when the panel is narrower than the line.
+        for piece in textwrap.wrap(line, 68) or [""]:
+            body.append(f"  │ {piece}\n")
     return Panel(body.rstrip() or body, title="reply sent", title_align="left", border_style="green")
 
 

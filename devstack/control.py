@@ -1,12 +1,15 @@
 """``make serve``'s control routes: put mail in, fire notifications, read a thread back.
 
 Like ``stripe trigger``: ``python -m devstack.trigger`` (``make mail``) asks a
-running ``make serve`` to put a customer message in the emulated mailbox;
-the emulator fires ``message.created`` and this module delivers it to the
-webhook the way Nylas does (signed, retried on 408/429/5xx, with duplicates
-on request) through :class:`devstack.webhook_sender.WebhookSender`. The
-agent's own sends fire ``message.created`` too, as Nylas does for Agent
-Accounts, so the replier sees and skips its own mail as in production.
+running ``make serve`` to put a customer message in the emulated mailbox.
+The message goes in through the emulator's own control route
+(``POST /_emulator/inbound``), the emulator fires ``message.created``, and
+this module delivers it to the webhook the way Nylas does (signed, retried
+on 408/429/5xx, with duplicates on request) through
+:class:`devstack.webhook_sender.WebhookSender`. Threads are read back with
+``GET /_emulator/threads/{id}`` (arrival order). The agent's own sends fire
+``message.created`` too, as Nylas does for Agent Accounts, so the replier
+sees and skips its own mail as in production.
 
 The routes live under ``/_local/`` on the webhook's port (loopback only, no
 authentication: a development tool, like LocalStack's ``/_localstack/``);
@@ -22,6 +25,9 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
+
+import requests
 
 from devstack.events import AGENT_GRANT_ID, envelope, message_created
 from devstack.nylas_emulator import NylasEmulator
@@ -109,7 +115,11 @@ class MailControl:
         self._agent_grant_id = agent_grant_id
         self._agent_email = agent_email
         self._on_reply = on_reply
-        self._pending = threading.local()
+        # Mail put in by :meth:`mail`, by message id: the emulator announces it on its own request
+        # thread, and the delivery options travel with it from here.
+        self._pending: dict[str, _Pending] = {}
+        self._lock = threading.Lock()
+        self._http = requests.Session()
         # The agent's sends are announced on the emulator's request thread, while the replier waits
         # for the send's answer: deliver their notifications from elsewhere.
         self._background = ThreadPoolExecutor(max_workers=4, thread_name_prefix="nylas-webhooks")
@@ -124,7 +134,8 @@ class MailControl:
     # ---- the emulator's callback ---------------------------------------------------------------
 
     def _message_created(self, message: Json) -> None:
-        pending: _Pending | None = getattr(self._pending, "current", None)
+        with self._lock:
+            pending = self._pending.get(message["id"])
         if "sent" in message.get("folders", []):
             if self._on_reply is not None and self._emulator is not None:
                 thread = self._thread_messages(message["thread_id"])
@@ -168,31 +179,41 @@ class MailControl:
         """A customer message into the agent's mailbox, new thread or existing; notified as asked."""
         emulator = self._require_emulator()
         options = _options(request)
-        grant = str(request.get("grant_id") or self._agent_grant_id)
         from_email = _text(request, "from_email", required=True)
         if "@" not in from_email:
             raise ControlError(400, f"from_email {from_email!r} is not an email address")
+        thread_id = _text(request, "thread_id")
+        if thread_id:
+            # The emulator starts a thread under an unknown id (readable ids in tests); a person who
+            # names a thread means an existing one, and a typo must not start a new conversation.
+            try:
+                self.thread(thread_id)
+            except ControlError as error:
+                raise ControlError(error.status, f"{error}; leave out --thread to start one") from None
+        message_id = f"msg-{uuid.uuid4().hex}"
+        inbound: Json = {
+            "grant_id": str(request.get("grant_id") or self._agent_grant_id),
+            "message_id": message_id,
+            "from_email": from_email,
+            "subject": _text(request, "subject") or "(no subject)",
+            "body": _text(request, "body") or "",
+        }
+        for name in ("from_name", "thread_id", "reply_to_message_id"):
+            if _text(request, name):
+                inbound[name] = _text(request, name)
+        for name in ("headers", "reply_to", "date"):
+            if request.get(name):
+                inbound[name] = request[name]
         pending = _Pending(options)
-        self._pending.current = pending
+        with self._lock:
+            self._pending[message_id] = pending
         try:
-            message = emulator.deliver_inbound(
-                grant,
-                from_email=from_email,
-                subject=_text(request, "subject") or "(no subject)",
-                body=_text(request, "body") or "",
-                thread_id=_text(request, "thread_id") or None,
-                reply_to_message_id=_text(request, "reply_to_message_id") or None,
-                headers=request.get("headers") or None,
-            )
-        except KeyError as error:
-            detail = str(error.args[0]) if error.args else "unknown grant or message"
-            raise ControlError(404, detail) from None
-        except ValueError as error:
-            raise ControlError(409, str(error)) from None
+            answer = self._emulator_call("POST", "inbound", inbound, emulator)
         finally:
-            self._pending.current = None
+            with self._lock:
+                self._pending.pop(message_id, None)
         deliveries = [self._deliver(n, options) for n in pending.notifications]
-        return {"message": message, "notifications": deliveries}
+        return {"message": answer["data"], "notifications": deliveries}
 
     def notify(self, request: Mapping[str, Any]) -> Json:
         """A notification about a message already in the mailbox, or (``unknown``) one nobody holds."""
@@ -220,17 +241,34 @@ class MailControl:
 
     def thread(self, thread_id: str) -> Json:
         """A thread's messages in arrival order, as the mailbox holds them."""
-        self._require_emulator()
-        messages = self._thread_messages(thread_id)
-        if not messages:
-            raise ControlError(404, f"the mailbox holds no thread {thread_id}")
+        emulator = self._require_emulator()
+        try:
+            messages = self._emulator_call("GET", f"threads/{quote(thread_id, safe='')}", None, emulator)[
+                "data"
+            ]
+        except ControlError as error:
+            if error.status == 404:
+                raise ControlError(404, f"the mailbox holds no thread {thread_id}") from None
+            raise
         return {"data": messages, "agent_email": self._agent_email}
 
     # ---- helpers -------------------------------------------------------------------------------
 
     def _thread_messages(self, thread_id: str) -> list[Json]:
-        assert self._emulator is not None
-        return [m for _, m in self._emulator.mailbox() if m["thread_id"] == thread_id]
+        return self.thread(thread_id)["data"]
+
+    def _emulator_call(self, method: str, route: str, body: Json | None, emulator: NylasEmulator) -> Json:
+        """One of the emulator's ``/_emulator/`` control routes; its error answers become ControlError."""
+        response = self._http.request(method, f"{emulator.url}/_emulator/{route}", json=body, timeout=30)
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = {}
+        if response.status_code >= 300:
+            error = answer.get("error") if isinstance(answer, dict) else None
+            detail = error.get("message") if isinstance(error, dict) else f"status {response.status_code}"
+            raise ControlError(404 if response.status_code == 404 else 400, str(detail))
+        return answer
 
     def _require_emulator(self) -> NylasEmulator:
         if self._emulator is None:

@@ -134,7 +134,20 @@ def _parser() -> argparse.ArgumentParser:
     mail.add_argument("--subject", default="", help="the subject (default: Re: the thread's subject)")
     mail.add_argument("--body", default="Hello, can you help me?", help="the message text")
     mail.add_argument("--thread", help="add the message to this thread (default: a new thread)")
-    mail.add_argument("--reply-to", dest="reply_to_message_id", help="answer this message (joins its thread)")
+    mail.add_argument("--name", dest="from_name", default="", help="the customer's display name")
+    mail.add_argument(
+        "--in-reply-to", dest="reply_to_message_id", help="answer this message id (joins its thread)"
+    )
+    mail.add_argument(
+        "--reply-to", dest="reply_to", metavar="EMAIL", help="a Reply-To address (contact forms set one)"
+    )
+    mail.add_argument(
+        "--date-skew",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the sender's clock is this far off (the date header lies; arrival order does not)",
+    )
     mail.add_argument("--grant", help="the receiving grant (default: the agent's)")
     mail.add_argument(
         "--header",
@@ -203,6 +216,9 @@ def run(args: argparse.Namespace) -> int:
                 "body": args.body,
                 "thread_id": args.thread,
                 "reply_to_message_id": args.reply_to_message_id,
+                "from_name": args.from_name,
+                "reply_to": [{"email": args.reply_to}] if args.reply_to else None,
+                "date": int(time.time() + args.date_skew) if args.date_skew else None,
                 "grant_id": args.grant,
                 "headers": headers,
                 "notification_type": "message.created.truncated" if args.truncated else "message.created",

@@ -180,6 +180,13 @@ def test_mistakes_get_one_clear_line(serve, capsys, tmp_path):
     assert (code, err.strip()) == (1, "error: the mailbox holds no thread thread-nobody-has")
     code, _, err = run_trigger(serve, capsys, "mail", "--from", "not-an-address")
     assert (code, err.strip()) == (1, "error: from_email 'not-an-address' is not an email address")
+    code, _, err = run_trigger(
+        serve, capsys, "mail", "--from", "a@example.com", "--subject", "Hi", "--thread", "thread-typo"
+    )
+    assert (code, err.strip()) == (
+        1,
+        "error: the mailbox holds no thread thread-typo; leave out --thread to start one",
+    )
 
     capsys.readouterr()
     assert trigger.main(["thread", "--thread", "t", "--url", "http://127.0.0.1:9"]) == 1
