@@ -1,6 +1,7 @@
 """argparse types that reject nonsense up front, with one clear line (argparse exits 2, no traceback)."""
 
 import argparse
+import sys
 from collections.abc import Callable
 
 
@@ -24,3 +25,12 @@ def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
 def port_number(text: str) -> int:
     """A TCP port, 0 meaning "any free port"."""
     return whole_number(0, 65535)(text)
+
+
+def run_command(main: Callable[[], int]) -> int:
+    """Run a command's ``main``; Ctrl-C ends it with one line and exit 130, not a traceback."""
+    try:
+        return main()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

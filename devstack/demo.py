@@ -33,7 +33,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from devstack.cli_types import whole_number
+from devstack.cli_types import run_command, whole_number
 from devstack.console import body_preview, make_console
 from devstack.control import answered_messages
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
@@ -323,4 +323,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

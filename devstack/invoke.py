@@ -27,6 +27,7 @@ from typing import Any
 
 import boto3
 
+from devstack.cli_types import run_command
 from devstack.console import LogView, make_console
 from devstack.containers import load_handler
 from devstack.env_vars import EnvVarsError, ResolvedEnvironment, load_env_vars_file, resolve_environment
@@ -238,4 +239,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

@@ -23,7 +23,7 @@ import sys
 import threading
 from typing import Any
 
-from devstack.cli_types import port_number, whole_number
+from devstack.cli_types import port_number, run_command, whole_number
 from devstack.console import LogView, make_console, reply_panel
 from devstack.control import MailControl
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
@@ -144,4 +144,4 @@ def serve(
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

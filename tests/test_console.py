@@ -84,3 +84,13 @@ def test_a_reply_answers_the_burst_since_the_agent_last_wrote():
     ]
     assert answered_messages(thread, thread[1], agent) == ["m1"]
     assert answered_messages(thread, thread[4], agent) == ["m2", "m3"]
+
+
+def test_ctrl_c_ends_a_command_with_one_line_and_exit_130(capsys):
+    from devstack.cli_types import run_command
+
+    def interrupted() -> int:
+        raise KeyboardInterrupt
+
+    assert run_command(interrupted) == 130
+    assert capsys.readouterr().err == "interrupted\n"

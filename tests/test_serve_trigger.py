@@ -9,6 +9,7 @@ clear line (no traceback) for each mistake.
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -230,3 +231,10 @@ def test_trigger_rejects_nonsense_up_front(capsys):
         trigger.main(["mail", "--from", "a@example.com", "--duplicates", "0"])
     assert exited.value.code == 2
     assert capsys.readouterr().err.strip().endswith("argument --duplicates: must be from 1 to 20, not 0")
+
+
+def test_ctrl_c_stops_serve_without_a_traceback(tmp_path):
+    running = Serve(tmp_path / "serve.log")
+    running.process.send_signal(signal.SIGINT)
+    assert running.process.wait(timeout=30) == 0
+    assert "Traceback" not in running.text()
