@@ -283,3 +283,15 @@ def test_nothing_points_outside_the_repository():
         and outside.search((ROOT / name).read_text(errors="ignore"))
     }
     assert offending - PENDING_ELSEWHERE == set()
+
+
+def test_every_variable_the_configuration_reads_is_in_the_readme():
+    config = (ROOT / "layers" / "replyonce" / "replyonce" / "config.py").read_text()
+    read = set(re.findall(r"\benv(?:\.get\(|\[|, )\"([A-Z][A-Z0-9_]+)\"", config))
+    documented = {
+        name
+        for row in re.findall(r"^\| (`[A-Z].*?) \|", README, re.MULTILINE)
+        for name in re.findall(r"`([A-Z0-9_]+)`", row)
+    }
+    assert read, "no variable found in config.py: the pattern above no longer matches how it reads them"
+    assert read - documented == set()
