@@ -12,9 +12,14 @@ request id; every line carried ``service_undefined`` because the two
 functions' ``POWERTOOLS_SERVICE_NAME`` cannot both be in one process's
 environment.
 
-The fix here, not in the product: the formatter's per-invocation state
-(``log_format`` and the ``keys_combined`` it is reset to) is made per thread.
-A thread runs one invocation at a time, as a Lambda process does, so every
+The same holds for the one Powertools ``Metrics``: its buffer (metrics,
+dimensions, metadata) is shared, so an invocation's EMF line could carry
+another's metrics, and none carried a ``service`` dimension.
+
+The fix here, not in the product: the per-invocation state — the Logger's
+default keys, its formatter's ``log_format`` and the ``keys_combined`` it is
+reset to, the Metrics provider's buffer and service — is made per thread. A
+thread runs one invocation at a time, as a Lambda process does, so every
 line is stamped by the invocation that wrote it. :func:`invocation_scope`
 gives each invocation its function's service name.
 """
@@ -68,20 +73,27 @@ def _per_thread(instance: Any, attributes: tuple[str, ...]) -> None:
     instance.__class__ = isolated
 
 
-def isolate_invocations(logger: Any) -> None:
-    """Make the shared Logger's per-invocation keys per thread (idempotent).
+_METRIC_BUFFER = ("metric_set", "dimension_set", "metadata_set", "dimension_sets", "service", "timestamp")
+
+
+def isolate_invocations(logger: Any, metrics: Any) -> None:
+    """Make the shared Logger's and Metrics' per-invocation state per thread (idempotent).
 
     Parameters
     ----------
     logger:
         The Powertools ``Logger`` of ``replyonce.observability``: its default
         keys (the service) and its formatter's current and reset keys.
+    metrics:
+        The Powertools ``Metrics`` of ``replyonce.observability``: its
+        provider's buffer and service.
     """
-    if getattr(type(logger.registered_formatter), "_per_thread_invocations", False):
+    if getattr(type(metrics.provider), "_per_thread_invocations", False):
         return  # installed: every invocation passes here, so no lock on this path
     with _install_lock:
         _per_thread(logger, ("_default_log_keys",))
         _per_thread(logger.registered_formatter, ("log_format", "keys_combined"))
+        _per_thread(metrics.provider, _METRIC_BUFFER)
 
 
 @contextlib.contextmanager
@@ -92,10 +104,11 @@ def invocation_scope(service: str | None) -> Iterator[None]:
     Logger's default keys, so the service set here survives it, and the
     function name and request id it adds belong to this thread only.
     """
-    from replyonce.observability import logger
+    from replyonce.observability import logger, metrics
 
-    isolate_invocations(logger)
+    isolate_invocations(logger, metrics)
     if service:
+        metrics.provider.service = service
         logger._default_log_keys = {**logger._default_log_keys, "service": service}
         formatter = logger.registered_formatter
         formatter.keys_combined = {**formatter.keys_combined, "service": service}

@@ -58,3 +58,9 @@ def test_replier_lines_written_while_the_webhook_runs_keep_the_replier_stamp():
     assert sent.get("correlation_id") != queued["notification_id"]
     # Each function's POWERTOOLS_SERVICE_NAME from the template, though they share one process.
     assert (queued["service"], sent["service"]) == ("replyonce-webhook", "replyonce-replier")
+    # The metrics, too: each EMF line holds its own invocation's metrics, under its own service.
+    [accepted] = [r for r in records if "_aws" in r and "NotificationAccepted" in r]
+    [replied] = [r for r in records if "_aws" in r and "ReplySent" in r]
+    assert (accepted.get("service"), replied.get("service")) == ("replyonce-webhook", "replyonce-replier")
+    assert "ReplySent" not in accepted
+    assert "NotificationAccepted" not in replied
