@@ -131,6 +131,7 @@ def serve(
         f"  agent grants    {settings.agent_grant_ids} ({AGENT_EMAIL})\n"
         f"Try, in another terminal:\n"
         f"  make mail ARGS=\"--from alice@example.com --subject Hi --body 'Where is my order?'{port_arg}\"\n"
+        f'  make thread ARGS="--thread THREAD{port_arg}"   (make mail prints the thread id)\n'
         f"  curl '{stack.webhook_url}?challenge=hello'\n"
         "Ctrl-C stops it.",
         highlight=False,

@@ -118,6 +118,7 @@ def _parser() -> argparse.ArgumentParser:
         "--duplicates",
         type=whole_number(1, 20),
         default=1,
+        metavar="N",
         help="deliver the notification this many times (Nylas is at-least-once)",
     )
     delivery.add_argument("--concurrent", action="store_true", help="deliver the duplicates all at once")
