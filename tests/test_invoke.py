@@ -17,6 +17,13 @@ from devstack.invoke import invoke, main
 REPLIER_EVENT = load_event("replier-message-created.json")
 
 
+@pytest.fixture(autouse=True)
+def _no_real_nylas_from_the_shell(monkeypatch):
+    """make invoke takes the shell's value of declared variables (as SAM does): never a real Nylas here."""
+    for name in ("NYLAS_API_URI", "AGENT_GRANT_IDS", "QUEUE_URL", "NYLAS_SECRETS_ID"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def test_env_vars_file_changes_the_invocation():
     untouched = invoke("ReplierFunction", REPLIER_EVENT, shell_environment={})
     assert len(untouched["sent"]) == 1

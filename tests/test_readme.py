@@ -140,6 +140,13 @@ def parses(module: str, argv: list[str]) -> str | None:
 COMMANDS = make_commands(README)
 
 
+@pytest.fixture(autouse=True)
+def _no_real_nylas_from_the_shell(monkeypatch):
+    """make invoke takes the shell's value of declared variables (as SAM does): never a real Nylas here."""
+    for name in ("NYLAS_API_URI", "AGENT_GRANT_IDS", "QUEUE_URL", "NYLAS_SECRETS_ID"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def test_the_readme_shows_the_daily_commands():
     targets = {split_make(command)[0] for command in COMMANDS}
     assert {"demo", "serve", "mail", "thread", "trigger", "invoke", "test", None} <= targets
