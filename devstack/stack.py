@@ -209,7 +209,7 @@ class LocalStack:
             "AGENT_GRANT_IDS": self.settings.agent_grant_ids,
             **self.settings.replier_environment,
         }
-        # Both functions share this process: their variables do not conflict (same queue, same secret).
+        # Both functions share this process: their variables do not conflict (each its own secret).
         environment.pop("POWERTOOLS_SERVICE_NAME", None)
         self._setenv(environment)
         self.logs.capture()
@@ -245,7 +245,8 @@ class LocalStack:
 
     def _store_secret(self) -> None:
         assert self.resources is not None
-        boto3.client("secretsmanager").put_secret_value(
+        secretsmanager = boto3.client("secretsmanager")
+        secretsmanager.put_secret_value(
             SecretId=self.resources.secrets["NylasSecrets"],
             SecretString=json.dumps(
                 {
@@ -254,9 +255,13 @@ class LocalStack:
                     "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET
                     if self.settings.webhook_secret == LOCAL_WEBHOOK_SECRET
                     else "",
-                    "api_key": self.settings.nylas_api_key,
                 }
             ),
+        )
+        # The replier's own secret (NYLAS_API_KEY_SECRET_ID): the webhook's never holds the key.
+        secretsmanager.put_secret_value(
+            SecretId=self.resources.secrets["NylasApiKeySecret"],
+            SecretString=json.dumps({"api_key": self.settings.nylas_api_key}),
         )
 
     def _poll(self, poller: EventSourcePoller) -> None:

@@ -18,6 +18,21 @@ TEMPLATE_PATH = Path(__file__).resolve().parent.parent / "template.yaml"
 LOCAL_WEBHOOK_SECRET = "replyonce-local-webhook-secret"  # noqa: S105 - a documented development value
 LOCAL_PREVIOUS_WEBHOOK_SECRET = "replyonce-local-previous-webhook-secret"  # noqa: S105
 LOCAL_API_KEY = "replyonce-local-api-key"
+# What each of the template's secrets holds locally, by logical id (template.yaml creates them empty;
+# `python -m ops` writes them in a deployed stack). The webhook's secret never holds the API key.
+LOCAL_SECRET_VALUES: dict[str, dict[str, str]] = {
+    "NylasSecrets": {
+        "webhook_secret": LOCAL_WEBHOOK_SECRET,
+        "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET,
+    },
+    "NylasApiKeySecret": {"api_key": LOCAL_API_KEY},
+}
+
+# The one way the local stack and the tests differ from the template's function environment: the
+# sample events (events/, devstack.events.message_created()) carry a fixed 2025 `time` so events/
+# is reproducible byte for byte, and the webhook's replay bound would refuse them. The bound has
+# its own tests (tests/test_webhook.py), which turn it back on with the template's value.
+LOCAL_ENVIRONMENT_OVERRIDES = {"MAX_NOTIFICATION_AGE_SECONDS": "0"}
 
 
 class _CloudFormationLoader(yaml.SafeLoader):
@@ -62,7 +77,8 @@ class LocalResources:
             self.template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
         )
         variables.update(resources[logical_id]["Properties"].get("Environment", {}).get("Variables", {}))
-        return {name: str(self.resolve(value)) for name, value in variables.items()}
+        resolved = {name: str(self.resolve(value)) for name, value in variables.items()}
+        return {**resolved, **{k: v for k, v in LOCAL_ENVIRONMENT_OVERRIDES.items() if k in resolved}}
 
     def resolve(self, value: Any) -> Any:
         """Resolve ``Ref`` to our resources and parameter defaults; ``GetAtt`` to ARNs and names."""
@@ -116,7 +132,7 @@ def create_resources(
     """Create every table, queue and secret of the template; return their names.
 
     Queues are created dead-letter queues first (a redrive policy names its
-    target's ARN). The secret gets the local development values.
+    target's ARN). The secrets get the local development values.
     """
     session = session or boto3.session.Session()
     template = load_template()
@@ -159,15 +175,10 @@ def create_resources(
                 )
             resources.tables[name] = table
         elif definition["Type"] == "AWS::SecretsManager::Secret":
+            if name not in LOCAL_SECRET_VALUES:
+                raise KeyError(f"template secret {name} has no local value in devstack.template")
             secret = secretsmanager.create_secret(
-                Name=f"{prefix}-{name}",
-                SecretString=json.dumps(
-                    {
-                        "webhook_secret": LOCAL_WEBHOOK_SECRET,
-                        "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET,
-                        "api_key": LOCAL_API_KEY,
-                    }
-                ),
+                Name=f"{prefix}-{name}", SecretString=json.dumps(LOCAL_SECRET_VALUES[name])
             )
             resources.secrets[name] = secret["ARN"]
     return resources

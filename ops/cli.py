@@ -20,11 +20,12 @@ from typing import Any, TextIO
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ops import deploy, redrive, register_webhook, rotate_secret, set_api_key, thread_state
+from ops import deploy, preflight, redrive, register_webhook, rotate_secret, set_api_key, thread_state
 from ops.errors import ConfigurationError, OpsError
+from ops.hints import hint_for
 from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
-from ops.secret_store import SecretStore
+from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
 
 DEFAULT_NYLAS_API_URI = "https://api.us.nylas.com"
@@ -67,6 +68,13 @@ class Context:
     def client(self, service: str) -> Any:
         return self.session.client(service)
 
+    @property
+    def region(self) -> str | None:
+        """The region the commands use: --region, samconfig.toml, then the AWS default (None: none)."""
+        if self.args.region or self.config.region:
+            return self.args.region or self.config.region
+        return self.session.region_name
+
     def stack(self) -> StackInfo:
         name = self.args.stack_name or self.config.stack_name
         if not name:
@@ -74,7 +82,12 @@ class Context:
         return describe_stack(self.client("cloudformation"), name)
 
     def secret_store(self, stack: StackInfo) -> SecretStore:
+        """The webhook's secret (``NYLAS_SECRETS_ID``)."""
         return SecretStore(stack.output("NylasSecretsArn"), self.client("secretsmanager"))
+
+    def api_key_store(self, stack: StackInfo) -> ApiKeyStore:
+        """The replier's secret holding the Nylas API key (``NYLAS_API_KEY_SECRET_ID``)."""
+        return ApiKeyStore(stack.output("NylasApiKeySecretArn"), self.client("secretsmanager"))
 
     def nylas_for(self, stack: StackInfo) -> Callable[[str], NylasAdmin]:
         api_uri = self.args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
@@ -86,14 +99,24 @@ class Context:
 
 def _deploy(context: Context) -> int:
     args = context.args
+    extra = [a for a in args.sam_args if a != "--"]
+    region = None if args.dry_run else context.region
+    if region and not context.config.region:
+        # The region the checks below ran against is the one deployed to (a guided deploy offers it).
+        extra += ["--region", region]
     plan = deploy.plan_deploy(
         context.config,
         sam=deploy.find_sam(),
         guided=args.guided,
         build=not args.no_build,
-        extra_deploy_args=[a for a in args.sam_args if a != "--"],
+        extra_deploy_args=extra,
         environ=context.runtime.environ,
     )
+    if not args.dry_run:
+        # Before building or asking anything: credentials, region, Python, Lambda concurrency.
+        preflight.run_preflight(
+            context.config, region, context.client, environ=plan.environment, say=context.runtime.say
+        )
     if args.dry_run:
         context.runtime.say(
             f"guided: {plan.guided} ({'; '.join(plan.reasons) or 'samconfig.toml is complete'})"
@@ -107,8 +130,15 @@ def _deploy(context: Context) -> int:
 
 def _set_api_key(context: Context) -> int:
     runtime = context.runtime
-    key = set_api_key.read_api_key(runtime.environ, runtime.prompt_secret, interactive=runtime.interactive())
-    set_api_key.set_api_key(context.secret_store(context.stack()), key, say=runtime.say)
+    stack = context.stack()
+    webhook_secrets = context.secret_store(stack)
+    key = set_api_key.read_api_key(
+        runtime.environ,
+        runtime.prompt_secret,
+        interactive=runtime.interactive(),
+        legacy=webhook_secrets.read().legacy_api_key,
+    )
+    set_api_key.set_api_key(context.api_key_store(stack), webhook_secrets, key, say=runtime.say)
     return 0
 
 
@@ -120,17 +150,19 @@ def _register_webhook(context: Context) -> int:
             "no notification email: the stack has no AlertEmail; pass --notification-email"
         )
     store = context.secret_store(stack)
+    api_keys = context.api_key_store(stack)
     key = context.runtime.environ.get(set_api_key.API_KEY_VARIABLE, "").strip()
-    if key and not store.read().api_key:
+    if key and not api_keys.read():
         # First registration in one step: `NYLAS_API_KEY=... make register-webhook`.
-        set_api_key.set_api_key(store, key, say=context.runtime.say)
+        set_api_key.set_api_key(api_keys, store, key, say=context.runtime.say)
     register_webhook.register_webhook(
         store,
-        context.nylas_for(stack),
+        context.nylas_for(stack)(register_webhook.require_api_key(api_keys)),
         stack.output("WebhookUrl"),
         emails,
         force=context.args.force,
         say=context.runtime.say,
+        sleep=context.runtime.sleep,
     )
     return 0
 
@@ -141,8 +173,9 @@ def _rotate_secret(context: Context) -> int:
     if context.args.clear_previous:
         rotate_secret.clear_previous_secret(store, say=context.runtime.say)
         return 0
+    nylas = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
     rotate_secret.rotate_secret(
-        store, context.nylas_for(stack), webhook_id=context.args.webhook_id, say=context.runtime.say
+        store, nylas, webhook_id=context.args.webhook_id, say=context.runtime.say, sleep=context.runtime.sleep
     )
     return 0
 
@@ -185,8 +218,7 @@ def _thread_state(context: Context) -> int:
     stack = context.stack()
     messages = None
     if args.nylas:
-        store = context.secret_store(stack)
-        api_key = register_webhook.require_api_key(store.read(), store)
+        api_key = register_webhook.require_api_key(context.api_key_store(stack))
         messages = context.nylas_for(stack)(api_key).thread_messages(args.grant, args.thread)
     report = thread_state.read_thread_state(
         context.client("dynamodb"),
@@ -271,6 +303,7 @@ def main(argv: Sequence[str] | None = None, runtime: Runtime | None = None) -> i
     """Run one command; the process exit code."""
     runtime = runtime or Runtime()
     args = build_parser().parse_args(argv)
+    context: Context | None = None
     try:
         context = Context(args, runtime, load_samconfig(args.config_file, args.config_env))
         return int(args.func(context))
@@ -278,6 +311,9 @@ def main(argv: Sequence[str] | None = None, runtime: Runtime | None = None) -> i
         print(f"error: {exc}", file=runtime.err, flush=True)
         return exc.exit_code
     except (BotoCoreError, ClientError) as exc:
-        # Credentials, permissions, throttling: AWS's own words are the useful ones.
-        print(f"error: AWS: {exc}", file=runtime.err, flush=True)
+        # Credentials, permissions, throttling: AWS's own words, then what to do about them.
+        region = args.region or (context.config.region if context else None)
+        if region is None and context is not None and context._session is not None:
+            region = context._session.region_name
+        print(f"error: AWS: {exc}\nhint: {hint_for(exc, region)}", file=runtime.err, flush=True)
         return 1

@@ -2,22 +2,26 @@
 
 Nylas verifies the URL inside the create call (a GET with ``?challenge=``, answered by the
 deployed WebhookFunction), then returns the ``webhook_secret`` once. The secret goes straight into
-the stack's secret; it is never printed or written anywhere else.
+the webhook's secret; it is never printed or written anywhere else.
+
+Why the rotation flag is set before the create: once Nylas has created the webhook it may deliver
+at once, signed with a secret we store only a moment later (or never, if the answer is lost).
+While ``rotating_until`` is ahead, the webhook answers such deliveries 503, which Nylas retries,
+instead of a 401 it would drop.
 """
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ops.errors import ConfigurationError, NylasApiError, SecretError
 from ops.nylas_admin import NylasAdmin
-from ops.secret_store import NylasSecretValue, SecretStore
+from ops.rotation import ROTATION_WINDOW_SECONDS, SETTLE_SECONDS, outcome_unknown, refused, until
+from ops.secret_store import ApiKeyStore, SecretStore
 
 # ReplyOnce answers new mail only; every other trigger would be skipped as unsupported_type anyway.
 TRIGGER_TYPES = ("message.created",)
 DESCRIPTION = "ReplyOnce"
-
-NylasFactory = Callable[[str], NylasAdmin]
-"""Builds the Nylas client for an API key (the region is bound by the caller)."""
 
 
 @dataclass(frozen=True)
@@ -29,33 +33,36 @@ class Registration:
     created: bool
 
 
-def require_api_key(value: NylasSecretValue, store: SecretStore) -> str:
-    """The API key from the secret, or an error that says how to put it there."""
-    if not value.api_key:
+def require_api_key(store: ApiKeyStore) -> str:
+    """The API key from the replier's secret, or an error that says how to put it there."""
+    key = store.read()
+    if not key:
         raise SecretError(
             f"secret {store.secret_id} has no api_key: run `python -m ops set-api-key` "
             "(it reads NYLAS_API_KEY or prompts without echo), then try again"
         )
-    return value.api_key
+    return key
 
 
 def register_webhook(
     store: SecretStore,
-    nylas_for: NylasFactory,
+    nylas: NylasAdmin,
     webhook_url: str,
     notification_emails: list[str],
     *,
     force: bool = False,
     say: Callable[[str], None] = print,
+    clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> Registration:
     """Create the webhook (unless the secret already names a live one for this URL) and store its secret.
 
     Parameters
     ----------
     store:
-        The stack's Nylas secret.
-    nylas_for:
-        Builds the Nylas client from the API key read from ``store``.
+        The webhook's secret.
+    nylas:
+        The Nylas client (built with the API key from the replier's secret).
     webhook_url:
         The stack output ``WebhookUrl``.
     notification_emails:
@@ -68,12 +75,12 @@ def register_webhook(
     Raises
     ------
     SecretError
-        No ``api_key`` in the secret, or the new secret could not be stored.
+        The new secret could not be stored.
     NylasApiError
-        Nylas refused, e.g. 400 when the challenge failed, with Nylas' own message.
+        Nylas refused, e.g. 400 when the challenge failed, with Nylas' own message; or the outcome
+        is unknown (no answer), with the way to recover.
     """
     current = store.read()
-    nylas = nylas_for(require_api_key(current, store))
     if current.webhook_id and not force:
         existing = nylas.get_webhook(current.webhook_id)
         if existing is not None and existing.webhook_url == webhook_url:
@@ -87,23 +94,44 @@ def register_webhook(
                 f"the secret records webhook {existing.id} for {existing.webhook_url}, not {webhook_url}. "
                 "Delete that webhook in the Nylas dashboard if it is stale, then re-run with --force."
             )
+    flagged = current.with_changes(rotating_until=str(int(clock()) + ROTATION_WINDOW_SECONDS))
+    store.write(flagged)
     say(f"registering {webhook_url} with Nylas (it verifies the URL with a challenge first)")
-    created = nylas.create_webhook(webhook_url, list(TRIGGER_TYPES), DESCRIPTION, notification_emails)
+    sleep(SETTLE_SECONDS)  # every webhook container sees the flag before Nylas issues a secret
+    try:
+        created = nylas.create_webhook(webhook_url, list(TRIGGER_TYPES), DESCRIPTION, notification_emails)
+    except NylasApiError as exc:
+        if refused(exc):
+            store.write(current)  # Nylas answered no: nothing exists to sign with
+            raise
+        raise outcome_unknown(
+            exc,
+            f"Nylas may have created a webhook for {webhook_url} whose secret we never received. "
+            "Look for it in the Nylas dashboard: if it is there, run "
+            '`make rotate-secret ARGS="--webhook-id <its id>"` (that stores a secret for it); if not, '
+            "run `make register-webhook` again",
+            flagged,
+        ) from None
     if not created.secret:
-        raise NylasApiError("create the webhook", 200, message="the answer carries no webhook_secret")
+        raise outcome_unknown(
+            NylasApiError("create the webhook", 200, message="the answer carries no webhook_secret"),
+            f'Nylas created webhook {created.id}: run `make rotate-secret ARGS="--webhook-id {created.id}"`',
+            flagged,
+        )
     updated = current.with_changes(
         webhook_secret=created.secret,
-        # A replaced webhook may still have deliveries in flight, signed with its secret; a first
-        # registration replaces only the random value the stack was created with.
+        # A replaced webhook may still have deliveries in flight, signed with its secret.
         previous_webhook_secret=current.webhook_secret if current.webhook_id else "",
         webhook_id=created.id,
+        rotating_until="",
     )
     try:
         store.write(updated)
     except SecretError as exc:
         raise SecretError(
             f"{exc}. Nylas created webhook {created.id}, but its secret is not stored: deliveries are "
-            f'rejected until you run `make rotate-secret ARGS="--webhook-id {created.id}"`'
+            f"answered 503 (retried) until {until(flagged.rotating_until)}, then rejected. Run "
+            f'`make rotate-secret ARGS="--webhook-id {created.id}"` as soon as the secret is writable'
         ) from None
     say(
         f"registered webhook {created.id} (triggers: {', '.join(TRIGGER_TYPES)}; status notices to "

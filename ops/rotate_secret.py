@@ -5,36 +5,42 @@ is stored immediately after, before anything is printed. The webhook function ac
 and the previous secret and re-reads the secret when a signature fails, so deliveries signed either
 way are accepted during the switch. ``--clear-previous`` later drops the old secret, which matters
 when the rotation was because the old one leaked.
+
+Failure handling (``ops/rotation.py``): the flag ``rotating_until`` is written before Nylas is
+asked, and cleared only when the new secret is stored, or when Nylas clearly refused. A timeout, a
+5xx, an answer without a secret, a failed store or a crash leaves the flag and both stored secrets
+as they are: deliveries are answered 503 until the flag expires, and running the command again
+finishes the job (it rotates once more and stores what Nylas answers).
 """
 
 import time
 from collections.abc import Callable
 
 from ops.errors import ConfigurationError, NylasApiError, SecretError
-from ops.register_webhook import NylasFactory, require_api_key
+from ops.nylas_admin import NylasAdmin
+from ops.rotation import ROTATION_WINDOW_SECONDS, SETTLE_SECONDS, outcome_unknown, refused, until
 from ops.secret_store import SecretStore
 
-# Longer than the Powertools cache of the webhook's secret (300 s): a warm container that read the
-# flag answers 503 for unverifiable signatures until it expires, even if this process dies midway.
-ROTATION_WINDOW_SECONDS = 360
+RECOVERY = "Run `make rotate-secret` again now: it rotates once more and stores the secret Nylas answers"
 
 
 def rotate_secret(
     store: SecretStore,
-    nylas_for: NylasFactory,
+    nylas: NylasAdmin,
     *,
     webhook_id: str | None = None,
     say: Callable[[str], None] = print,
     clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> str:
     """Rotate the webhook's secret at Nylas and store it; returns the webhook id.
 
     Parameters
     ----------
     store:
-        The stack's Nylas secret.
-    nylas_for:
-        Builds the Nylas client from the API key read from ``store``.
+        The webhook's secret.
+    nylas:
+        The Nylas client (built with the API key from the replier's secret).
     webhook_id:
         Overrides the ``webhook_id`` recorded by ``register-webhook`` (e.g. a webhook created in
         the Nylas dashboard).
@@ -46,18 +52,29 @@ def rotate_secret(
             f"secret {store.secret_id} records no webhook_id: run `make register-webhook`, or pass "
             "--webhook-id with the id shown in the Nylas dashboard"
         )
-    api_key = require_api_key(current, store)
+    if current.rotating_until:
+        say(
+            f"an earlier rotation did not finish (flag set until {until(current.rotating_until)}): "
+            "rotating again stores the secret Nylas signs with from now on"
+        )
     # Announce the rotation first: from Nylas' answer until the store below, deliveries are signed
     # with a secret the webhook cannot know yet, and must be answered 503 (retried), not 401 (dropped).
-    store.write(current.with_changes(rotating_until=str(int(clock()) + ROTATION_WINDOW_SECONDS)))
+    flagged = current.with_changes(rotating_until=str(int(clock()) + ROTATION_WINDOW_SECONDS))
+    store.write(flagged)
+    sleep(SETTLE_SECONDS)  # every webhook container sees the flag before Nylas issues a secret
     try:
-        rotated = nylas_for(api_key).rotate_secret(target)
-    except Exception:
-        store.write(current)  # nothing changed at Nylas' side: back to normal
-        raise
+        rotated = nylas.rotate_secret(target)
+    except NylasApiError as exc:
+        if refused(exc):
+            store.write(current)  # Nylas said no: nothing changed at its side
+            raise
+        raise outcome_unknown(exc, f"Nylas may already sign with a new secret. {RECOVERY}", flagged) from None
     if not rotated.secret:
-        store.write(current)
-        raise NylasApiError("rotate the webhook secret", 200, message="the answer carries no webhook_secret")
+        raise outcome_unknown(
+            NylasApiError("rotate the webhook secret", 200, message="the answer carries no webhook_secret"),
+            f"Nylas has probably rotated. {RECOVERY}",
+            flagged,
+        )
     try:
         store.write(
             current.with_changes(
@@ -69,10 +86,11 @@ def rotate_secret(
         )
     except SecretError as exc:
         # The new secret exists only in this process and must not be printed: rotating again is the
-        # way out, and until then Nylas' deliveries fail their signature check.
+        # way out. The flag stays up, so until it expires deliveries are retried, not dropped.
         raise SecretError(
-            f"{exc}. Nylas already signs with a new secret that could not be stored: run "
-            "`make rotate-secret` again as soon as the secret is writable"
+            f"{exc}. Nylas already signs with a new secret that could not be stored; deliveries are "
+            f"answered 503 (retried) until {until(flagged.rotating_until)}. Run `make rotate-secret` "
+            "again as soon as the secret is writable"
         ) from None
     say(
         f"rotated the secret of webhook {target}: stored as webhook_secret, the old one kept as "

@@ -12,7 +12,9 @@ with a Stubber; the ``copy`` method moves real messages).
 
 import io
 import json
+import os
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -58,6 +60,17 @@ def gateway(aws, monkeypatch):
 
 
 @pytest.fixture
+def fresh_reads(monkeypatch):
+    """The webhook re-reads its secret on every failed signature (no rate limit); list it after `gateway`.
+
+    Why: these tests deliver several signatures within seconds, each to be judged against the
+    secret as stored at that moment; with the rate limit a delivery right after a refused read is
+    answered by the flag still cached (503, retried), which the settle test checks on its own.
+    """
+    monkeypatch.setenv("SECRETS_REFRESH_MIN_INTERVAL_SECONDS", "0")
+
+
+@pytest.fixture
 def make_stack(aws, nylas):
     """Create the moto stack the commands look up; its outputs are this test's resources."""
 
@@ -67,6 +80,7 @@ def make_stack(aws, nylas):
             "NotificationQueueUrl": aws.queues["NotificationQueue"],
             "DeadLetterQueueUrl": aws.queues["NotificationDeadLetterQueue"],
             "NylasSecretsArn": aws.secrets["NylasSecrets"],
+            "NylasApiKeySecretArn": aws.secrets["NylasApiKeySecret"],
             "StateTableName": aws.tables["StateTable"],
         }
         template = {
@@ -108,20 +122,28 @@ def ops(*argv: str, stack_name: str = STACK, **runtime_fields) -> Run:
     """Run ``python -m ops`` in-process against moto (``AWS_ENDPOINT_URL``) and the emulator."""
     out, err = io.StringIO(), io.StringIO()
     runtime_fields.setdefault("environ", {})  # never the developer's own NYLAS_API_KEY
+    # The rotation commands wait SETTLE_SECONDS between raising the flag and calling Nylas; the
+    # one test about that wait passes the real sleep.
+    runtime_fields.setdefault("sleep", lambda seconds: None)
     runtime = Runtime(out=out, err=err, interactive=lambda: False, **runtime_fields)
     command, *rest = argv
     code = main([command, "--stack-name", stack_name, "--region", REGION, *rest], runtime)
     return Run(code, out.getvalue(), err.getvalue())
 
 
-def stored_secret(aws) -> dict:
-    value = boto3.client("secretsmanager").get_secret_value(SecretId=aws.secrets["NylasSecrets"])
+def stored_secret(aws, name: str = "NylasSecrets") -> dict:
+    """The webhook's secret (or, by logical id, another of the template's secrets) as stored."""
+    value = boto3.client("secretsmanager").get_secret_value(SecretId=aws.secrets[name])
     return json.loads(value["SecretString"])
 
 
-def put_secret(aws, **fields: str) -> None:
+def stored_api_key(aws) -> str:
+    return stored_secret(aws, "NylasApiKeySecret")["api_key"]
+
+
+def put_secret(aws, name: str = "NylasSecrets", **fields: str) -> None:
     boto3.client("secretsmanager").put_secret_value(
-        SecretId=aws.secrets["NylasSecrets"], SecretString=json.dumps(fields)
+        SecretId=aws.secrets[name], SecretString=json.dumps(fields)
     )
 
 
@@ -157,8 +179,11 @@ def test_register_webhook_answers_the_challenge_and_stores_the_issued_secret(aws
     secret = stored_secret(aws)
     assert secret["webhook_secret"] == webhook["webhook_secret"]
     assert secret["webhook_id"] == webhook["id"]
-    assert secret["api_key"] == LOCAL_API_KEY
     assert secret["previous_webhook_secret"] == ""
+    assert "rotating_until" not in secret  # the registration is over
+    # The webhook's secret never holds the API key: the replier's own secret does.
+    assert "api_key" not in secret
+    assert stored_api_key(aws) == LOCAL_API_KEY
     assert_no_secret_in(run, webhook["webhook_secret"], LOCAL_API_KEY)
     assert webhook["id"] in run.out
     # Deliveries signed with it are accepted and queued; the stack's original secret no longer is.
@@ -192,7 +217,7 @@ def test_register_webhook_reports_a_failed_challenge_in_nylas_words(aws, nylas, 
 
 
 def test_register_webhook_without_api_key_stops_before_nylas(aws, nylas, stack):
-    put_secret(aws, webhook_secret=LOCAL_WEBHOOK_SECRET, previous_webhook_secret="", api_key="")
+    put_secret(aws, "NylasApiKeySecret", api_key="")
 
     run = ops("register-webhook")
 
@@ -203,12 +228,12 @@ def test_register_webhook_without_api_key_stops_before_nylas(aws, nylas, stack):
 
 
 def test_register_webhook_takes_a_missing_api_key_from_the_environment(aws, nylas, stack):
-    put_secret(aws, webhook_secret=LOCAL_WEBHOOK_SECRET, previous_webhook_secret="", api_key="")
+    put_secret(aws, "NylasApiKeySecret", api_key="")
 
     run = ops("register-webhook", environ={"NYLAS_API_KEY": LOCAL_API_KEY})
 
     assert run.code == 0, run.err
-    assert stored_secret(aws)["api_key"] == LOCAL_API_KEY
+    assert stored_api_key(aws) == LOCAL_API_KEY
     assert len(nylas.webhooks()) == 1
     assert_no_secret_in(run, LOCAL_API_KEY)
 
@@ -226,6 +251,7 @@ def test_register_webhook_refuses_when_the_secret_names_a_webhook_for_another_ur
                 "Outputs": {
                     "WebhookUrl": {"Value": gateway.url + "-moved"},
                     "NylasSecretsArn": {"Value": aws.secrets["NylasSecrets"]},
+                    "NylasApiKeySecretArn": {"Value": aws.secrets["NylasApiKeySecret"]},
                 },
             }
         ),
@@ -267,7 +293,7 @@ def test_stack_without_the_outputs_is_a_clear_error(aws):
 # ---- rotate-secret ----------------------------------------------------------------------------------
 
 
-def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, gateway, stack):
+def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, gateway, fresh_reads, stack):
     assert ops("register-webhook").code == 0
     first = nylas.webhooks()[0]["webhook_secret"]
     # A warm container that has cached the first secret, as in production.
@@ -281,7 +307,7 @@ def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, 
     secret = stored_secret(aws)
     assert secret["webhook_secret"] == second
     assert secret["previous_webhook_secret"] == first
-    assert secret["api_key"] == LOCAL_API_KEY
+    assert stored_api_key(aws) == LOCAL_API_KEY
     assert "rotating_until" not in secret  # the rotation is over
     assert nylas.count("POST", f"/v3/webhooks/rotate-secret/{secret['webhook_id']}") == 1
     assert_no_secret_in(run, first, second, LOCAL_API_KEY)
@@ -312,6 +338,140 @@ def test_rotation_is_announced_in_the_secret_while_nylas_issues_the_new_one(aws,
     watcher.join(timeout=10)
     assert float(seen["secret"]["rotating_until"]) > time.time()
     assert seen["status"] == 503
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [Fault.lose_response(), Fault.status(502)],
+    ids=["answer-lost-after-rotating", "gateway-5xx"],
+)
+def test_rotation_with_an_unknown_outcome_keeps_both_secrets_and_the_flag(
+    aws, nylas, gateway, fresh_reads, stack, fault
+):
+    # Nylas may have rotated without us learning the new secret. Writing the old secret back and
+    # clearing the flag would answer every delivery 401, which Nylas never retries.
+    assert ops("register-webhook").code == 0
+    first = stored_secret(aws)["webhook_secret"]
+    nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", fault)
+
+    run = ops("rotate-secret")
+
+    assert run.code == 1
+    assert "`make rotate-secret` again" in run.err
+    secret = stored_secret(aws)
+    assert secret["webhook_secret"] == first
+    assert float(secret["rotating_until"]) > time.time()
+    # Whatever Nylas now signs with is retried (503), not dropped.
+    issued = nylas.webhooks()[0]["webhook_secret"]
+    assert deliver(gateway, issued if issued != first else "unknown-new-secret", "ops-unknown-0001") == 503
+
+    again = ops("rotate-secret")
+
+    assert again.code == 0, again.err
+    assert "did not finish" in again.out
+    secret = stored_secret(aws)
+    assert secret["webhook_secret"] == nylas.webhooks()[0]["webhook_secret"]
+    assert secret["previous_webhook_secret"] == first
+    assert "rotating_until" not in secret
+    assert deliver(gateway, secret["webhook_secret"], "ops-unknown-0002") == 200
+
+
+def test_a_forged_request_just_before_a_rotation_cannot_turn_the_new_secret_into_401s(
+    aws, nylas, gateway, stack
+):
+    # A forged request forces a fresh secret read, and the next one is refused by the rate limit
+    # for SECRETS_REFRESH_MIN_INTERVAL_SECONDS. Were Nylas to issue the new secret inside that
+    # interval, the webhook would judge a genuine delivery against a read without the flag: 401,
+    # dropped. The command raises the flag, waits out the interval, then asks Nylas.
+    assert ops("register-webhook").code == 0
+    assert deliver(gateway, stored_secret(aws)["webhook_secret"], "ops-settle-0001") == 200
+    nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", Fault.lose_response())
+    assert deliver(gateway, "a-forged-secret", "ops-settle-forged-1") == 401  # forces a fresh read
+
+    assert ops("rotate-secret", sleep=time.sleep).code == 1  # Nylas rotated; the answer was lost
+
+    issued = nylas.webhooks()[0]["webhook_secret"]
+    assert deliver(gateway, issued, "ops-settle-0002") == 503
+    # And while a fresh read is refused (the one above was just now), the cached flag still says 503.
+    assert deliver(gateway, "another-forged-secret", "ops-settle-forged-2") == 503
+    assert deliver(gateway, issued, "ops-settle-0003") == 503
+
+
+def test_rotation_refused_by_nylas_restores_the_secret_as_it_was(aws, nylas, stack):
+    assert ops("register-webhook").code == 0
+    before = stored_secret(aws)
+    nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", Fault.status(429))
+
+    run = ops("rotate-secret")
+
+    assert run.code == 1
+    assert "Nylas answered 429" in run.err
+    assert stored_secret(aws) == before
+
+
+def test_a_rotation_killed_mid_run_is_finished_by_the_next_run(aws, nylas, gateway, fresh_reads, stack):
+    assert ops("register-webhook").code == 0
+    first = stored_secret(aws)["webhook_secret"]
+    nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", Fault.delay(2))
+    root = Path(__file__).resolve().parent.parent
+    command = [sys.executable, "-m", "ops", "rotate-secret", "--stack-name", STACK, "--region", REGION]
+    environment = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'layers' / 'replyonce'}"}
+    process = subprocess.Popen(command, cwd=root, env=environment)  # noqa: S603 - our own module
+    try:
+        deadline = time.monotonic() + 20
+        while "rotating_until" not in stored_secret(aws) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        while nylas.count("POST", "/v3/webhooks/rotate-secret/") == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        process.kill()  # dies while Nylas is rotating: the new secret never reaches the store
+        process.wait(timeout=10)
+    while nylas.webhooks()[0]["webhook_secret"] == first and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lost = nylas.webhooks()[0]["webhook_secret"]
+    assert lost != first
+    assert stored_secret(aws)["webhook_secret"] == first
+    # Nylas signs with a secret nobody stored: retried, not dropped, until an operator re-runs.
+    assert deliver(gateway, lost, "ops-killed-0001") == 503
+
+    run = ops("rotate-secret")
+
+    assert run.code == 0, run.err
+    assert "did not finish" in run.out
+    secret = stored_secret(aws)
+    assert secret["webhook_secret"] == nylas.webhooks()[0]["webhook_secret"]
+    assert secret["previous_webhook_secret"] == first
+    assert "rotating_until" not in secret
+    assert deliver(gateway, secret["webhook_secret"], "ops-killed-0002") == 200
+
+
+def test_register_webhook_raises_the_flag_before_nylas_creates_the_webhook(aws, nylas, gateway, stack):
+    # Nylas may deliver as soon as the webhook exists, signed with a secret not stored yet.
+    nylas.inject("POST", r"^/v3/webhooks$", Fault.delay(1.5))
+    seen: dict = {}
+
+    def look_during_the_registration() -> None:
+        deadline = time.monotonic() + 10
+        while "rotating_until" not in stored_secret(aws) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen["secret"] = stored_secret(aws)
+        seen["status"] = deliver(gateway, "the-secret-nylas-is-issuing", "ops-register-during")
+
+    watcher = threading.Thread(target=look_during_the_registration)
+    watcher.start()
+    assert ops("register-webhook").code == 0
+    watcher.join(timeout=10)
+    assert float(seen["secret"]["rotating_until"]) > time.time()
+    assert seen["status"] == 503
+    assert "rotating_until" not in stored_secret(aws)
+
+
+def test_register_webhook_refused_by_nylas_lowers_the_flag(aws, nylas, gateway, make_stack):
+    make_stack(webhook_url=gateway.url.replace("/webhook", "/not-the-webhook"))
+
+    assert ops("register-webhook").code == 1
+
+    assert "rotating_until" not in stored_secret(aws)
 
 
 def test_clear_previous_drops_only_the_previous_secret(aws, nylas, stack):
@@ -352,12 +512,25 @@ def test_set_api_key_reads_the_environment_and_keeps_the_other_fields(aws, stack
     run = ops("set-api-key", environ={"NYLAS_API_KEY": "nyk-new-key"})
 
     assert run.code == 0
+    assert stored_api_key(aws) == "nyk-new-key"
     assert stored_secret(aws) == {
         "webhook_secret": LOCAL_WEBHOOK_SECRET,
         "previous_webhook_secret": LOCAL_PREVIOUS_WEBHOOK_SECRET,
-        "api_key": "nyk-new-key",
     }
     assert_no_secret_in(run, "nyk-new-key")
+
+
+def test_set_api_key_moves_a_key_left_in_the_webhook_secret_by_an_older_stack(aws, stack):
+    # Before the split one secret held both: the internet-facing webhook could read the API key.
+    put_secret(aws, webhook_secret=LOCAL_WEBHOOK_SECRET, api_key="nyk-from-before-the-split")
+    put_secret(aws, "NylasApiKeySecret")
+
+    run = ops("set-api-key", environ={})
+
+    assert run.code == 0, run.err
+    assert stored_api_key(aws) == "nyk-from-before-the-split"
+    assert stored_secret(aws) == {"webhook_secret": LOCAL_WEBHOOK_SECRET, "previous_webhook_secret": ""}
+    assert_no_secret_in(run, "nyk-from-before-the-split")
 
 
 def test_set_api_key_prompts_without_echo_when_interactive(aws, stack):
@@ -373,7 +546,7 @@ def test_set_api_key_prompts_without_echo_when_interactive(aws, stack):
 
     assert code == 0
     assert len(prompts) == 1
-    assert stored_secret(aws)["api_key"] == "nyk-typed-key"
+    assert stored_api_key(aws) == "nyk-typed-key"
 
 
 def test_set_api_key_without_a_key_or_a_terminal_fails(aws, stack):
@@ -381,7 +554,7 @@ def test_set_api_key_without_a_key_or_a_terminal_fails(aws, stack):
 
     assert run.code == 2
     assert "NYLAS_API_KEY" in run.err
-    assert stored_secret(aws)["api_key"] == LOCAL_API_KEY
+    assert stored_api_key(aws) == LOCAL_API_KEY
 
 
 # ---- redrive ----------------------------------------------------------------------------------------
@@ -697,7 +870,13 @@ def test_deploy_command_passes_arguments_after_double_dash_to_sam_deploy(tmp_pat
 
     code = main(
         ["deploy", "--config-file", str(path), "--", "--no-confirm-changeset"],
-        Runtime(out=out, err=io.StringIO(), run_process=runner, environ={"PATH": "/usr/bin"}),
+        Runtime(
+            out=out,
+            err=io.StringIO(),
+            run_process=runner,
+            environ={"PATH": "/usr/bin"},
+            session_factory=StubbedAws(),
+        ),
     )
 
     assert code == 0
@@ -731,3 +910,169 @@ def test_parameter_overrides_are_parsed_like_sam_writes_them():
     assert parse_parameter_overrides(["A=1", "B=two words"]) == {"A": "1", "B": "two words"}
     with pytest.raises(ConfigurationError):
         parse_parameter_overrides("NoEqualsSign")
+
+
+# ---- deploy checks first; every AWS error gets a hint ------------------------------------------------
+
+
+class StubbedAws:
+    """A boto3 session (and its factory) whose STS and Lambda clients answer from botocore Stubbers.
+
+    Why Stubbers: moto has no ``GetAccountSettings``; a Stubber still checks every request and
+    answer against the services' models.
+    """
+
+    def __init__(
+        self, region: str | None = "eu-west-1", *, unreserved: int = 1000, credentials_error: str = ""
+    ):
+        self.region_name = region
+        self.clients = {name: boto3.client(name, region_name=region or REGION) for name in ("sts", "lambda")}
+        sts, lambda_ = (Stubber(self.clients[name]) for name in ("sts", "lambda"))
+        if credentials_error:
+            sts.add_client_error("get_caller_identity", credentials_error, "token expired", 403)
+        else:
+            identity = {
+                "UserId": "AIDAEXAMPLE",
+                "Account": "123456789012",
+                "Arn": "arn:aws:iam::123456789012:user/ops",
+            }
+            sts.add_response("get_caller_identity", identity)
+        lambda_.add_response(
+            "get_account_settings",
+            {
+                "AccountLimit": {
+                    "ConcurrentExecutions": unreserved,
+                    "UnreservedConcurrentExecutions": unreserved,
+                }
+            },
+        )
+        sts.activate()
+        lambda_.activate()
+
+    def __call__(self, **kwargs) -> "StubbedAws":
+        return self
+
+    def client(self, service: str):
+        return self.clients[service]
+
+
+def deploy_with(tmp_path, aws: StubbedAws, samconfig: str = COMPLETE_SAMCONFIG) -> tuple[Run, Recorder]:
+    path = tmp_path / "samconfig.toml"
+    path.write_text(samconfig)
+    runner = Recorder(0, 0)
+    out, err = io.StringIO(), io.StringIO()
+    runtime = Runtime(out=out, err=err, run_process=runner, environ={"PATH": "/usr/bin"}, session_factory=aws)
+    code = main(["deploy", "--config-file", str(path)], runtime)
+    return Run(code, out.getvalue(), err.getvalue()), runner
+
+
+def test_deploy_refuses_a_replier_concurrency_that_could_starve_the_webhook_before_building(tmp_path):
+    # A new account with a concurrency quota of 10: a replier allowed 10 takes everything.
+    samconfig = COMPLETE_SAMCONFIG.replace(
+        'AlertEmail="ops@example.com"', 'AlertEmail="ops@example.com" ReplierMaximumConcurrency="10"'
+    )
+
+    run, runner = deploy_with(tmp_path, StubbedAws(unreserved=10), samconfig)
+
+    assert run.code == 2
+    assert "ReplierMaximumConcurrency=10" in run.err
+    assert "ReplierMaximumConcurrency=5" in run.err  # what to set instead
+    assert runner.calls == []  # nothing built, nothing asked
+
+
+def test_deploy_accepts_the_default_concurrency_on_a_quota_of_10(tmp_path):
+    run, runner = deploy_with(tmp_path, StubbedAws(unreserved=10))
+
+    assert run.code == 0, run.err
+    assert "arn:aws:iam::123456789012:user/ops in eu-west-1" in run.out
+    assert [call["command"][1] for call in runner.calls] == ["build", "deploy"]
+
+
+def test_deploy_with_refused_credentials_stops_before_building_with_a_hint(tmp_path):
+    run, runner = deploy_with(tmp_path, StubbedAws(credentials_error="ExpiredToken"))
+
+    assert run.code == 1
+    assert "ExpiredToken" in run.err
+    assert "hint:" in run.err
+    assert "aws sso login" in run.err
+    assert runner.calls == []
+
+
+def test_deploy_without_a_region_says_where_to_give_one(tmp_path):
+    run, runner = deploy_with(
+        tmp_path, StubbedAws(region=None), samconfig=COMPLETE_SAMCONFIG.replace('region = "eu-west-1"\n', "")
+    )
+
+    assert run.code == 2
+    assert "--region" in run.err
+    assert "AWS_REGION" in run.err
+    assert runner.calls == []
+
+
+def test_deploy_goes_to_the_region_it_checked(tmp_path):
+    # samconfig.toml names no region yet (a fresh clone): the region from the AWS default is checked,
+    # and the deploy is told to use that one, not whatever the guided prompt would default to.
+    run, runner = deploy_with(
+        tmp_path,
+        StubbedAws(region="ap-southeast-2"),
+        samconfig=COMPLETE_SAMCONFIG.replace('region = "eu-west-1"\n', ""),
+    )
+
+    assert run.code == 0, run.err
+    deploy_command = runner.calls[-1]["command"]
+    assert deploy_command[deploy_command.index("--region") + 1] == "ap-southeast-2"
+
+
+def test_deploy_needs_python_313_on_the_build_path(tmp_path):
+    from ops import preflight
+
+    with pytest.raises(ConfigurationError, match=r"python3\.13"):
+        preflight.run_preflight(
+            load_samconfig(DEFAULT_SAMCONFIG),
+            "eu-west-1",
+            StubbedAws().client,
+            environ={"PATH": str(tmp_path)},
+        )
+
+
+@pytest.fixture
+def no_aws_configuration(monkeypatch, tmp_path):
+    """No region and no credentials anywhere boto3 looks (environment, files, instance metadata)."""
+    for name in (
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", [["redrive"], ["thread-state", "--grant", "g", "--thread", "t"]])
+def test_ops_without_a_region_say_how_to_give_one(no_aws_configuration, command):
+    out, err = io.StringIO(), io.StringIO()
+    samconfig = no_aws_configuration / "samconfig.toml"
+    code = main([*command, "--stack-name", STACK, "--config-file", str(samconfig)], Runtime(out=out, err=err))
+
+    assert code == 1
+    assert "You must specify a region" in err.getvalue()
+    assert "hint: no AWS region: pass --region" in err.getvalue()
+
+
+def test_ops_without_credentials_say_how_to_get_them(no_aws_configuration):
+    out, err = io.StringIO(), io.StringIO()
+    samconfig = no_aws_configuration / "samconfig.toml"
+    code = main(
+        ["redrive", "--stack-name", STACK, "--region", REGION, "--config-file", str(samconfig)],
+        Runtime(out=out, err=err),
+    )
+
+    assert code == 1
+    assert "Unable to locate credentials" in err.getvalue()
+    assert "hint: no usable AWS credentials" in err.getvalue()
+    assert "--profile" in err.getvalue()

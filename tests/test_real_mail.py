@@ -351,3 +351,40 @@ def test_own_address_is_compared_case_insensitively(pipeline, nylas, log_records
     pipeline.drain()
     assert nylas.sends == []
     assert skip_reasons(log_records) == ["own_outbound"]
+
+
+# ---- a model that refuses for good ------------------------------------------------------------------------
+
+
+class _Body:
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    def stream(self, **_):
+        yield self._body
+
+
+def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_letter_queue(
+    replier_env, nylas, monkeypatch, log_records
+):
+    from botocore.awsrequest import AWSResponse
+
+    monkeypatch.setenv("REPLY_DRAFTER", "bedrock")
+    monkeypatch.setenv("BEDROCK_MODEL_ID", "us.anthropic.claude-sonnet-4-20250514-v1:0")
+    session = boto3.session.Session()
+
+    def access_denied(request, **_):
+        headers = {"x-amzn-ErrorType": "AccessDeniedException:", "Content-Type": "application/json"}
+        return AWSResponse(request.url, 403, headers, _Body(b'{"message":"no access to this model"}'))
+
+    session.events.register("before-send.bedrock-runtime.Converse", access_denied)
+    container = NotificationConsumer.from_environment(aws=session)
+    message = inbound(nylas)
+    event = sqs_event([as_nylas_sends_it(message)])
+    first = container.handle_batch(event, LocalLambdaContext("ReplierFunction"))
+    again = container.handle_batch(
+        sqs_event([as_nylas_sends_it(message)]), LocalLambdaContext("ReplierFunction")
+    )
+    assert first == again == {"batchItemFailures": []}
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["draft_rejected", "reply_previously_failed"]

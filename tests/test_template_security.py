@@ -51,6 +51,7 @@ EXPECTED_SKIPS = {
     ("CKV_AWS_119", "AWS::DynamoDB::Table.IdempotencyTable"),
     ("CKV_AWS_119", "AWS::DynamoDB::Table.StateTable"),
     ("CKV_AWS_149", "AWS::SecretsManager::Secret.NylasSecrets"),
+    ("CKV_AWS_149", "AWS::SecretsManager::Secret.NylasApiKeySecret"),
     ("CKV_AWS_158", "AWS::Logs::LogGroup.WebhookLogGroup"),
     ("CKV_AWS_158", "AWS::Logs::LogGroup.ReplierLogGroup"),
 }
@@ -144,7 +145,7 @@ OWN_RESOURCES = {
         "NotificationQueue",
         "IdempotencyTable",
         "StateTable",
-        "NylasSecrets",
+        "NylasApiKeySecret",
         "ReplierLogGroup",
     },
 }
@@ -199,7 +200,11 @@ def test_roles_have_no_wildcard_actions_and_touch_only_their_own_resources():
                     continue
                 names = _referenced(resource) - {"AWS::Partition", "AWS::Region", "AWS::AccountId"}
                 if statement.get("Sid") == "DraftWithBedrock":
-                    assert names == {"BedrockModelId"}  # one foundation model, chosen by parameter
+                    assert names == {"BedrockModelId"}  # one model or profile, chosen by parameter
+                elif statement.get("Sid") == "DraftThroughTheInferenceProfile":
+                    # Any region's copy of a model, but only when reached through our one profile.
+                    profile = statement["Condition"]["StringEquals"]["bedrock:InferenceProfileArn"]
+                    assert _referenced(profile) >= {"BedrockModelId"}
                 else:
                     assert names, f"{role_name}: literal resource {resource!r}"
                     assert names <= own, f"{role_name} reaches beyond its own resources: {names - own}"
@@ -335,6 +340,9 @@ def test_alarms_on_replyonce_metrics_match_the_emitted_dimensions():
             assert tuple(dimensions) == emitted[key], f"{name}: dimensions differ from the code"
 
 
+SILENCE_ALARM = "NoDeliveriesAlarm"
+
+
 def _slug(heading: str) -> str:
     return re.sub(r"[^a-z0-9 -]", "", heading.strip().lower()).replace(" ", "-")
 
@@ -346,12 +354,16 @@ def test_every_alarm_notifies_the_topic_and_has_a_runbook_section():
     assert len(alarms) >= 7
     for name, alarm in alarms.items():
         assert alarm["AlarmActions"] == [{"Ref": "AlertTopic"}], name
-        assert alarm["TreatMissingData"] == "notBreaching", name
+        # Missing data is "nothing happened", except for the alarm whose subject is silence.
+        expected = "breaching" if name == SILENCE_ALARM else "notBreaching"
+        assert alarm["TreatMissingData"] == expected, name
         anchor = re.search(r"docs/operations\.md#([\w-]+)", alarm["AlarmDescription"])
         assert anchor, f"{name} names no runbook section"
         assert anchor.group(1) in anchors, f"{name}: docs/operations.md has no section #{anchor.group(1)}"
     shown = set(next(w for w in _dashboard()["widgets"] if w["type"] == "alarm")["properties"]["alarms"])
-    assert shown == {f"{name}.Arn" for name in alarms}
+    # A conditional alarm cannot be named in the dashboard body (it may not exist).
+    conditional = {n for n, r in load_template()["Resources"].items() if "Condition" in r}
+    assert shown == {f"{name}.Arn" for name in alarms if name not in conditional}
 
 
 def test_the_alert_email_receives_alarms_and_is_required():
@@ -369,3 +381,239 @@ def test_tracing_is_on_from_the_api_through_both_functions():
     template = load_template()
     assert template["Globals"]["Function"]["Tracing"] == "Active"
     assert template["Resources"]["WebhookApi"]["Properties"]["TracingEnabled"] is True
+
+
+# ---- secrets: split by function, never written by CloudFormation, kept on delete ------------------
+
+
+def _secret_resources(role: dict[str, Any]) -> set[str]:
+    return {
+        name
+        for statement in _statements(role)
+        if "secretsmanager:GetSecretValue" in _listify(statement["Action"])
+        for resource in _listify(statement["Resource"])
+        for name in _referenced(resource)
+    }
+
+
+def test_each_function_reads_only_its_own_secret():
+    template = load_template()
+    resources = template["Resources"]
+    # The internet-facing webhook can read the signing secrets and never the API key, which can
+    # read and send mail for every grant; the replier reads the API key only.
+    assert _secret_resources(resources["WebhookFunctionRole"]) == {"NylasSecrets"}
+    assert _secret_resources(resources["ReplierFunctionRole"]) == {"NylasApiKeySecret"}
+    assert "NYLAS_SECRETS_ID" not in template["Globals"]["Function"]["Environment"]["Variables"]
+    webhook = resources["WebhookFunction"]["Properties"]["Environment"]["Variables"]
+    replier = resources["ReplierFunction"]["Properties"]["Environment"]["Variables"]
+    assert webhook["NYLAS_SECRETS_ID"] == {"Ref": "NylasSecrets"}
+    assert "NYLAS_API_KEY_SECRET_ID" not in webhook
+    assert replier["NYLAS_API_KEY_SECRET_ID"] == {"Ref": "NylasApiKeySecret"}
+    assert "NYLAS_SECRETS_ID" not in replier
+
+
+def test_no_secret_value_is_written_by_cloudformation():
+    # A GenerateSecretString (or SecretString) is written again whenever that block changes, wiping
+    # the API key and webhook secret the operator stored; the secrets are created empty instead.
+    secrets = {
+        n: r for n, r in load_template()["Resources"].items() if r["Type"] == "AWS::SecretsManager::Secret"
+    }
+    assert set(secrets) == {"NylasSecrets", "NylasApiKeySecret"}
+    for name, secret in secrets.items():
+        assert "GenerateSecretString" not in secret["Properties"], name
+        assert "SecretString" not in secret["Properties"], name
+
+
+# ---- data that survives a delete, exposure, operations (issue 15) -------------------------------------
+
+
+def test_data_that_must_outlive_the_stack_is_retained():
+    resources = load_template()["Resources"]
+    # The reply ledger (30-day memory against double replies), unanswered notifications, and the
+    # secrets (the one Nylas signs with exists nowhere else) survive `sam delete` and replacement.
+    for name in ("StateTable", "NotificationDeadLetterQueue", "NylasSecrets", "NylasApiKeySecret"):
+        assert resources[name].get("DeletionPolicy") == "Retain", name
+        assert resources[name].get("UpdateReplacePolicy") == "Retain", name
+    # A deliberate decision, not an omission: 24 h of dedup records a new stack starts without.
+    assert resources["IdempotencyTable"]["DeletionPolicy"] == "Delete"
+    recovery = resources["StateTable"]["Properties"]["PointInTimeRecoverySpecification"]
+    assert recovery["PointInTimeRecoveryEnabled"] is True
+
+
+@pytest.mark.parametrize(
+    ("model_id", "valid"),
+    [
+        ("anthropic.claude-3-haiku-20240307-v1:0", True),
+        ("us.anthropic.claude-3-5-haiku-20241022-v1:0", True),
+        ("eu.anthropic.claude-3-7-sonnet-20250219-v1:0", True),
+        ("global.anthropic.claude-sonnet-4-20250514-v1:0", True),
+        ("amazon.nova-pro-v1:0", True),
+        ("claude", False),
+        ("arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0", False),
+        ("", False),
+    ],
+)
+def test_bedrock_model_id_is_validated_by_the_parameter(model_id, valid):
+    parameter = load_template()["Parameters"]["BedrockModelId"]
+    pattern = parameter["AllowedPattern"]
+    assert bool(re.fullmatch(pattern, model_id)) is valid
+    assert re.fullmatch(pattern, parameter["Default"])
+
+
+def test_bedrock_policy_allows_an_inference_profile_and_its_models():
+    # Current Claude models are invoked through inference profiles (us.anthropic...): with the
+    # foundation model alone every reply is AccessDenied, retried and dead-lettered.
+    role = load_template()["Resources"]["ReplierFunctionRole"]
+    bedrock = {s["Sid"]: s for s in _statements(role) if s["Sid"].startswith("Draft")}
+    direct = [r["Fn::Sub"] for r in _listify(bedrock["DraftWithBedrock"]["Resource"])]
+    assert any(":inference-profile/${BedrockModelId}" in arn for arn in direct)
+    assert any("::foundation-model/${BedrockModelId}" in arn for arn in direct)
+    routed = bedrock["DraftThroughTheInferenceProfile"]
+    assert routed["Resource"]["Fn::Sub"].endswith(":bedrock:*::foundation-model/*")
+    profile = routed["Condition"]["StringEquals"]["bedrock:InferenceProfileArn"]["Fn::Sub"]
+    assert profile.endswith(":inference-profile/${BedrockModelId}")
+
+
+def test_dashboard_name_differs_between_regions():
+    # Dashboards are global to an account: two regions' stacks of one name must not share (or
+    # delete) one dashboard.
+    name = load_template()["Resources"]["Dashboard"]["Properties"]["DashboardName"]["Fn::Sub"]
+    assert "${AWS::Region}" in name
+    assert "${AWS::StackName}" in name
+
+
+def _insecure_transport_denied(policy: dict[str, Any]) -> set[str]:
+    denied = set()
+    for statement in policy["PolicyDocument"]["Statement"]:
+        condition = statement.get("Condition", {}).get("Bool", {})
+        if (
+            statement["Effect"] == "Deny"
+            and statement["Principal"] == "*"
+            and condition.get("aws:SecureTransport") in ("false", False)
+        ):
+            denied |= {name for resource in _listify(statement["Resource"]) for name in _referenced(resource)}
+    return denied
+
+
+def test_queues_and_topic_refuse_requests_without_tls():
+    resources = load_template()["Resources"]
+    queues = {n for n, r in resources.items() if r["Type"] == "AWS::SQS::Queue"}
+    covered: set[str] = set()
+    for resource in resources.values():
+        if resource["Type"] in ("AWS::SQS::QueuePolicy", "AWS::SNS::TopicPolicy"):
+            covered |= _insecure_transport_denied(resource["Properties"])
+    assert queues | {"AlertTopic"} <= covered
+
+
+def test_cloudwatch_may_use_the_alerts_key_only_for_this_account():
+    key_policy = load_template()["Resources"]["AlertsKey"]["Properties"]["KeyPolicy"]
+    [statement] = [
+        s
+        for s in key_policy["Statement"]
+        if s.get("Principal", {}).get("Service") == "cloudwatch.amazonaws.com"
+    ]
+    assert statement["Condition"]["StringEquals"]["aws:SourceAccount"] == {"Ref": "AWS::AccountId"}
+
+
+TAGGED_TYPES = {
+    "AWS::Lambda::Function",
+    "AWS::ApiGateway::Stage",
+    "AWS::SQS::Queue",
+    "AWS::DynamoDB::Table",
+    "AWS::SecretsManager::Secret",
+    "AWS::Logs::LogGroup",
+    "AWS::KMS::Key",
+    "AWS::SNS::Topic",
+    "AWS::IAM::Role",
+}
+
+
+def _translated() -> dict[str, Any]:
+    from samtranslator.translator.transform import transform
+    from samtranslator.yaml_helper import yaml_parse
+
+    class NoManagedPolicies:
+        def load(self) -> dict[str, str]:
+            return {}
+
+    template = yaml_parse(TEMPLATE_PATH.read_text())
+    for resource in template["Resources"].values():
+        for key in ("CodeUri", "ContentUri"):
+            if key in resource.get("Properties", {}):
+                resource["Properties"][key] = "s3://bucket/key"
+    return transform(template, {}, NoManagedPolicies())
+
+
+def test_every_taggable_resource_carries_the_application_tag():
+    resources = _translated()["Resources"]
+    checked = 0
+    for name, resource in resources.items():
+        if resource["Type"] not in TAGGED_TYPES:
+            continue
+        tags = resource["Properties"].get("Tags", [])
+        pairs = tags.items() if isinstance(tags, dict) else ((t["Key"], t["Value"]) for t in tags)
+        assert ("application", "replyonce") in set(pairs), name
+        checked += 1
+    assert checked >= 14
+
+
+def test_api_is_regional_and_functions_log_json():
+    resources = _translated()["Resources"]
+    [api] = [r for r in resources.values() if r["Type"] == "AWS::ApiGateway::RestApi"]
+    assert api["Properties"]["EndpointConfiguration"]["Types"] == ["REGIONAL"]
+    for function in ROLE_OF:
+        logging = resources[function]["Properties"]["LoggingConfig"]
+        assert logging["LogFormat"] == "JSON", function  # START/END/REPORT as JSON too
+        assert logging["ApplicationLogLevel"] == {
+            "Fn::FindInMap": ["LambdaLogLevel", {"Ref": "LogLevel"}, "Level"]
+        }
+
+
+def test_every_log_level_maps_to_a_lambda_level():
+    template = load_template()
+    levels = template["Mappings"]["LambdaLogLevel"]
+    assert set(levels) == set(template["Parameters"]["LogLevel"]["AllowedValues"])
+    assert {v["Level"] for v in levels.values()} <= {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"}
+
+
+def _metric_ids(alarm: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {m["Id"]: m for m in alarm.get("Metrics", [])}
+
+
+def test_dead_letter_alarm_notifies_on_every_new_arrival():
+    alarm = _alarms()["DeadLetterQueueAlarm"]
+    metrics = _metric_ids(alarm)
+    [returned] = [m for m in metrics.values() if m.get("ReturnData")]
+    # The rise in depth, not the depth: a depth alarm stays in ALARM and is silent on new letters.
+    assert returned["Expression"].startswith("DIFF(")
+    depth = next(m for m in metrics.values() if "MetricStat" in m)["MetricStat"]["Metric"]
+    assert depth["MetricName"] == "ApproximateNumberOfMessagesVisible"
+    assert depth["Dimensions"][0]["Value"] == {"Fn::GetAtt": ["NotificationDeadLetterQueue", "QueueName"]}
+    assert "OKActions" not in alarm  # "nothing new this period" is not news
+
+
+def test_silence_alarm_watches_accepted_deliveries():
+    alarm = _alarms()[SILENCE_ALARM]
+    assert (alarm["Namespace"], alarm["MetricName"]) == ("ReplyOnce", "NotificationAccepted")
+    assert alarm["ComparisonOperator"] == "LessThanThreshold"
+    assert alarm["Period"] * 1 == 3600
+    assert alarm["EvaluationPeriods"] == {"Ref": "SilenceAlarmHours"}
+
+
+def test_webhook_rate_alarms_count_only_what_they_mean():
+    alarms = _alarms()
+    server = _metric_ids(alarms["WebhookServerErrorAlarm"])
+    # Rotation's deliberate 503s are subtracted from API Gateway's 5xx.
+    assert server["deferred"]["MetricStat"]["Metric"]["MetricName"] == "NotificationDeferred"
+    assert "FILL(deferred, 0)" in server["rate"]["Expression"]
+    client = _metric_ids(alarms["WebhookClientErrorAlarm"])
+    # Only our function's own 4xx, never API Gateway's answers to scanners on other paths.
+    names = {m["MetricStat"]["Metric"]["MetricName"] for m in client.values() if "MetricStat" in m}
+    assert "RequestRejected" in names
+    assert "4XXError" not in names
+
+
+def test_replier_concurrency_leaves_room_for_the_webhook_on_a_new_account():
+    # New accounts can have a Lambda concurrency quota of 10; `make deploy` checks the real one.
+    default = load_template()["Parameters"]["ReplierMaximumConcurrency"]["Default"]
+    assert default <= 10 // 2

@@ -141,7 +141,6 @@ def test_rotated_secret_takes_effect_without_waiting_for_the_cache(
             {
                 "webhook_secret": "rotated-secret",
                 "previous_webhook_secret": LOCAL_WEBHOOK_SECRET,
-                "api_key": "k",
             }
         ),
     )
@@ -218,7 +217,6 @@ def test_unverifiable_signature_during_a_rotation_is_503_not_401(
         SecretString=json.dumps(
             {
                 "webhook_secret": LOCAL_WEBHOOK_SECRET,
-                "api_key": "k",
                 "rotating_until": str(int(time.time()) + 60),
             }
         ),
@@ -235,7 +233,6 @@ def test_after_the_rotation_window_a_bad_signature_is_401_again(webhook, aws, se
         SecretString=json.dumps(
             {
                 "webhook_secret": LOCAL_WEBHOOK_SECRET,
-                "api_key": "k",
                 "rotating_until": str(int(time.time()) - 1),
             }
         ),
@@ -313,7 +310,7 @@ def test_queue_never_gets_a_forged_request_even_after_a_valid_one(webhook, sqs, 
 def test_secret_refresh_is_rate_limited(aws, moto_endpoint):
     # Forged requests force a fresh read at most once per interval.
     from replyonce.config import SecretsSettings
-    from replyonce.secrets import NylasSecrets
+    from replyonce.secrets import WebhookSecrets
 
     reads = []
 
@@ -323,7 +320,7 @@ def test_secret_refresh_is_rate_limited(aws, moto_endpoint):
             return {"webhook_secret": "s"}
 
     now = [100.0]
-    secrets = NylasSecrets(
+    secrets = WebhookSecrets(
         SecretsSettings(aws.secrets["NylasSecrets"], refresh_min_interval_seconds=5),
         provider=CountingProvider(),
         clock=lambda: now[0],
@@ -354,3 +351,88 @@ def test_sqs_error_is_a_client_error_not_a_crash(aws, sqs):
     with pytest.raises(EnqueueError) as raised:
         queue.enqueue(Notification(message_created()))
     assert isinstance(raised.value.__cause__, ClientError)
+
+
+# ---- a function that cannot start, a secret that changed, replays, headers ---------------------------
+
+
+def test_webhook_that_cannot_start_answers_503_with_one_clear_line(
+    webhook, monkeypatch, log_records, sqs, queue_url
+):
+    # The README's promise: every failure of ours is a status Nylas retries, even at cold start.
+    monkeypatch.delenv("NYLAS_SECRETS_ID")
+    app.endpoint.cache_clear()
+
+    response = webhook(load_event("webhook-message-created.json"))
+
+    assert response["statusCode"] == 503
+    [line] = [r for r in log_records() if r.get("reason") == "configuration_error"]
+    assert line["message"].startswith("webhook cannot start")
+    assert "NYLAS_SECRETS_ID" in line["detail"]
+    assert queued(sqs, queue_url) == []
+
+
+def _guarded(monkeypatch) -> int:
+    """Turn the replay bound on with the template's value (the local environment turns it off)."""
+    from devstack.template import load_template
+
+    variables = load_template()["Resources"]["WebhookFunction"]["Properties"]["Environment"]["Variables"]
+    bound = int(variables["MAX_NOTIFICATION_AGE_SECONDS"])
+    monkeypatch.setenv("MAX_NOTIFICATION_AGE_SECONDS", str(bound))
+    app.endpoint.cache_clear()
+    return bound
+
+
+def test_a_replayed_notification_older_than_the_bound_is_refused(
+    webhook, monkeypatch, log_records, sqs, queue_url
+):
+    bound = _guarded(monkeypatch)
+    # Nylas retries for up to 72 h: the bound must not drop a genuine late retry.
+    assert bound >= 72 * 3600
+    now = int(time.time())
+    replayed = message_created(notification_id="captured-long-ago", date=now - bound - 60)
+    late_retry = message_created(notification_id="retried-after-71-hours", date=now - 71 * 3600)
+
+    assert webhook(signed_post(json.dumps(replayed).encode()))["statusCode"] == 401
+    assert webhook(signed_post(json.dumps(late_retry).encode()))["statusCode"] == 200
+
+    assert [json.loads(m["Body"])["id"] for m in queued(sqs, queue_url)] == ["retried-after-71-hours"]
+    rejected = [r for r in log_records() if r.get("message") == "request rejected"]
+    assert [r["reason"] for r in rejected] == ["notification_too_old"]
+
+
+def test_challenge_answer_is_not_sniffed_as_html(webhook):
+    # The challenge is text of the caller's choosing echoed back: a browser must not render it.
+    event = proxy_event("GET", query={"challenge": "<script>alert(1)</script>"})
+    response = webhook(event)
+    assert response["statusCode"] == 200
+    assert response["headers"]["X-Content-Type-Options"] == "nosniff"
+    assert response["headers"]["Content-Type"] == "text/plain"
+
+
+def test_metrics_separate_our_rejections_and_deliberate_retries(webhook, aws, secretsmanager, capsys):
+    # The 4xx alarm counts RequestRejected (our path only) and the 5xx alarm subtracts
+    # NotificationDeferred (rotation 503s): both must be emitted for exactly those answers.
+    webhook(load_event("webhook-forged-signature.json"))
+    secretsmanager.put_secret_value(
+        SecretId=aws.secrets["NylasSecrets"],
+        SecretString=json.dumps(
+            {"webhook_secret": LOCAL_WEBHOOK_SECRET, "rotating_until": str(int(time.time()) + 60)}
+        ),
+    )
+    app.endpoint.cache_clear()
+    webhook(signed_post(json.dumps(message_created()).encode(), secret="issued-not-stored"))
+    webhook(load_event("webhook-message-created.json"))
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]
+    counts: dict[str, float] = {}
+    for blob in emitted:
+        for directive in blob["_aws"]["CloudWatchMetrics"]:
+            for metric in directive["Metrics"]:
+                counts[metric["Name"]] = counts.get(metric["Name"], 0) + sum(_listify(blob[metric["Name"]]))
+    assert counts["RequestRejected"] == 1
+    assert counts["NotificationDeferred"] == 1
+    assert counts["NotificationAccepted"] == 1
+
+
+def _listify(value):
+    return value if isinstance(value, list) else [value]

@@ -10,8 +10,9 @@ from functools import cache
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent, event_source
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from replyonce.exceptions import ConfigurationError
 from replyonce.observability import build_tracer, logger, metrics
-from replyonce.webhook import WebhookEndpoint
+from replyonce.webhook import WebhookEndpoint, unavailable
 
 # The webhook calls AWS through botocore only (SQS, Secrets Manager). Patching
 # every library X-Ray supports would import requests, sqlite3 and more at cold start.
@@ -29,4 +30,10 @@ def endpoint() -> WebhookEndpoint:
 @metrics.log_metrics
 @event_source(data_class=APIGatewayProxyEvent)
 def lambda_handler(event: APIGatewayProxyEvent, context: LambdaContext) -> dict:
-    return endpoint().handle(event).to_proxy()
+    try:
+        webhook = endpoint()
+    except ConfigurationError as failure:
+        # A function that cannot start (e.g. NYLAS_SECRETS_ID unset) answers 503, as the README says;
+        # nothing is cached, so the next invocation tries again once the configuration is fixed.
+        return unavailable(failure).to_proxy()
+    return webhook.handle(event).to_proxy()

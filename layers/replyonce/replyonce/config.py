@@ -18,6 +18,10 @@ DEFAULT_QUEUE_MAX_MESSAGE_BYTES = 1_048_576
 # Nylas truncates notifications over 1 MB; 4 MiB leaves room for gzip and
 # base64 inside Lambda's 6 MB synchronous payload while rejecting abuse early.
 DEFAULT_MAX_BODY_BYTES = 4 * 1_048_576
+# Nylas signs no timestamp, so a captured signed delivery verifies forever; the notification's own
+# `time` (inside the signed body) bounds how long it is accepted. Nylas retries a delivery for up to
+# 72 h while the webhook is `failing`; a day more covers slow retries and clock skew.
+DEFAULT_MAX_NOTIFICATION_AGE_SECONDS = (72 + 24) * 3600
 
 
 def _required(env: Mapping[str, str], name: str) -> str:
@@ -55,9 +59,15 @@ def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float
     return value
 
 
+# Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
+# the API key. The internet-facing function must never be able to read the key that sends mail.
+WEBHOOK_SECRETS_VARIABLE = "NYLAS_SECRETS_ID"
+API_KEY_SECRET_VARIABLE = "NYLAS_API_KEY_SECRET_ID"  # noqa: S105 - a variable name, not a secret
+
+
 @dataclass(frozen=True)
 class SecretsSettings:
-    """Where the Nylas secrets live and how long a read is cached."""
+    """Where one Nylas secret lives and how long a read is cached."""
 
     secrets_id: str
     max_age_seconds: int = 300
@@ -66,9 +76,12 @@ class SecretsSettings:
     refresh_min_interval_seconds: int = 5
 
     @classmethod
-    def from_environment(cls, env: Mapping[str, str] = os.environ) -> "SecretsSettings":
+    def from_environment(
+        cls, env: Mapping[str, str] = os.environ, *, variable: str = WEBHOOK_SECRETS_VARIABLE
+    ) -> "SecretsSettings":
+        """The secret named by ``variable``: ``NYLAS_SECRETS_ID`` (webhook) or ``NYLAS_API_KEY_SECRET_ID``."""
         return cls(
-            secrets_id=_required(env, "NYLAS_SECRETS_ID"),
+            secrets_id=_required(env, variable),
             max_age_seconds=_integer(env, "SECRETS_MAX_AGE_SECONDS", 300),
             refresh_min_interval_seconds=_integer(env, "SECRETS_REFRESH_MIN_INTERVAL_SECONDS", 5),
         )
@@ -82,6 +95,8 @@ class WebhookSettings:
     secrets: SecretsSettings
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     queue_max_message_bytes: int = DEFAULT_QUEUE_MAX_MESSAGE_BYTES
+    # Older notifications are refused as replays (0: no age check).
+    max_notification_age_seconds: int = DEFAULT_MAX_NOTIFICATION_AGE_SECONDS
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] = os.environ) -> "WebhookSettings":
@@ -91,6 +106,9 @@ class WebhookSettings:
             max_body_bytes=_integer(env, "MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, minimum=1),
             queue_max_message_bytes=_integer(
                 env, "QUEUE_MAX_MESSAGE_BYTES", DEFAULT_QUEUE_MAX_MESSAGE_BYTES, minimum=1024
+            ),
+            max_notification_age_seconds=_integer(
+                env, "MAX_NOTIFICATION_AGE_SECONDS", DEFAULT_MAX_NOTIFICATION_AGE_SECONDS
             ),
         )
 
@@ -158,7 +176,7 @@ class ReplierSettings:
             raise ConfigurationError("REPLY_DRAFTER=bedrock needs BEDROCK_MODEL_ID")
         return cls(
             queue_url=_required(env, "QUEUE_URL"),
-            secrets=SecretsSettings.from_environment(env),
+            secrets=SecretsSettings.from_environment(env, variable=API_KEY_SECRET_VARIABLE),
             idempotency_table=_required(env, "IDEMPOTENCY_TABLE"),
             state_table=_required(env, "STATE_TABLE"),
             agent_grant_ids=grants,

@@ -41,7 +41,7 @@ from replyonce.observability import count, count_by, logger
 from replyonce.outbox import Outbox
 from replyonce.queue import ATTR_BODY_OMITTED
 from replyonce.replier import Replier
-from replyonce.secrets import NylasSecrets
+from replyonce.secrets import NylasApiKey
 
 # Part of the stored data: changing it re-opens every notification of the last 24 h.
 IDEMPOTENCY_KEY_PREFIX = "replyonce.notification"
@@ -114,10 +114,10 @@ class NotificationConsumer:
         settings = ReplierSettings.from_environment()
         aws = aws or boto3.session.Session()
         dynamodb = aws.client("dynamodb")
-        secrets = NylasSecrets(settings.secrets, SecretsProvider(boto3_session=aws))
+        api_key = NylasApiKey(settings.secrets, SecretsProvider(boto3_session=aws))
         nylas = NylasClient(
             settings.nylas_api_uri,
-            secrets.api_key,
+            api_key.api_key,
             timeout_seconds=settings.nylas_timeout_seconds,
             send_timeout_seconds=settings.nylas_send_timeout_seconds,
             session=http,

@@ -11,10 +11,18 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from botocore.exceptions import ClientError
+
+from replyonce.exceptions import DraftRejectedError
 from replyonce.filters import sender_email
+from replyonce.observability import logger
+from replyonce.redaction import redact_addresses
 
 _TAGS = re.compile(r"<[^>]+>")
 _MAX_PROMPT_CHARS = 8000
+# Bedrock's 4xx answers that a later try can succeed with: a timeout and throttling. Every other 4xx
+# (AccessDeniedException, ValidationException, ResourceNotFoundException, ...) is final.
+_RETRIED_CLIENT_STATUSES = frozenset({408, 429})
 
 
 @dataclass(frozen=True)
@@ -78,15 +86,45 @@ class BedrockDrafter:
     def draft(self, message: dict[str, Any], agent_name: str) -> Draft:
         subject = str(message.get("subject") or "")
         text = plain_text(str(message.get("body") or message.get("snippet") or ""))[:_MAX_PROMPT_CHARS]
-        response = self._bedrock.converse(
-            modelId=self._model_id,
-            system=[{"text": self.SYSTEM_PROMPT}],
-            messages=[{"role": "user", "content": [{"text": f"Subject: {subject}\n\n{text}"}]}],
-            # Temperature 0: a re-run should produce the same draft (see module docstring).
-            inferenceConfig={"maxTokens": 512, "temperature": 0},
-        )
+        try:
+            response = self._bedrock.converse(
+                modelId=self._model_id,
+                system=[{"text": self.SYSTEM_PROMPT}],
+                messages=[{"role": "user", "content": [{"text": f"Subject: {subject}\n\n{text}"}]}],
+                # Temperature 0: a re-run should produce the same draft (see module docstring).
+                inferenceConfig={"maxTokens": 512, "temperature": 0},
+            )
+        except ClientError as exc:
+            rejected = self._rejected(exc)
+            if rejected is None:
+                raise  # throttling, timeouts, 5xx: the record is retried with backoff
+            raise rejected from exc
         parts = response["output"]["message"]["content"]
         reply = "\n".join(part["text"] for part in parts if "text" in part).strip()
         paragraphs = "".join(f"<p>{html.escape(p.strip())}</p>" for p in reply.split("\n\n") if p.strip())
         signature = html.escape(agent_name or "The support team")
         return Draft(subject=reply_subject(subject), body=f"{paragraphs}<p>&mdash; {signature}</p>")
+
+    def _rejected(self, exc: ClientError) -> DraftRejectedError | None:
+        """A final refusal as :class:`DraftRejectedError`, logged once and clearly; ``None`` if retryable."""
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        if not isinstance(status, int) or not 400 <= status < 500 or status in _RETRIED_CLIENT_STATUSES:
+            return None
+        code = str(exc.response.get("Error", {}).get("Code", ""))
+        message = redact_addresses(str(exc.response.get("Error", {}).get("Message", "")))
+        logger.error(
+            "Bedrock refused to draft; not retrying",
+            extra={
+                "reason": "draft_rejected",
+                "status": status,
+                "error_code": code,
+                "model_id": self._model_id,
+                "detail": message,
+                # The usual causes, so the log line says what to check.
+                "hint": "model access granted in the Bedrock console for this region? BedrockModelId a "
+                "model or inference profile id (us./eu./apac. prefix) that exists here?",
+            },
+        )
+        return DraftRejectedError(
+            f"Bedrock {code} ({status}) for model {self._model_id}: {message}", code=code, status=status
+        )

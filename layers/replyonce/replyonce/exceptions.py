@@ -69,3 +69,17 @@ class NylasRetryableError(NylasError):
 
 class NylasPermanentError(NylasError):
     """A Nylas 4xx that no retry can fix (bad request, scope, not found)."""
+
+
+class DraftRejectedError(ReplyOnceError):
+    """The drafting model refused the request for good (Bedrock 4xx: access, validation, unknown model).
+
+    Why typed: retrying cannot fix a missing model access or a wrong model id,
+    and eight retries end on the dead-letter queue; the replier records it as a
+    permanent failure, like a send Nylas refuses.
+    """
+
+    def __init__(self, message: str, *, code: str = "", status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status

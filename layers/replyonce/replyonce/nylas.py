@@ -19,6 +19,7 @@ from urllib3.util.retry import Retry
 
 from replyonce.decisions import RETRYABLE_STATUSES
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
+from replyonce.redaction import redact_addresses
 
 # Statuses worth another try in a moment: urllib3 retries them for GETs (never for the send).
 TRANSIENT_STATUSES = RETRYABLE_STATUSES - {401}
@@ -66,7 +67,8 @@ def _error(response: requests.Response) -> tuple[str, str]:
     error_type = str(error.get("type", ""))
     if error.get("provider_error") and not error_type:
         error_type = "provider_error"
-    return error_type, str(error.get("message", response.reason or ""))
+    # Nylas' messages can quote a recipient ("invalid address x@y"): they end up in log lines.
+    return error_type, redact_addresses(str(error.get("message", response.reason or "")))
 
 
 def _retry_after(response: requests.Response) -> int | None:

@@ -23,7 +23,13 @@ from replyonce import decisions, filters
 from replyonce.config import ReplierSettings
 from replyonce.decisions import ALREADY_REPLIED, REPLY_BUDGET_EXHAUSTED, SendOutcome
 from replyonce.drafter import ReplyDrafter
-from replyonce.exceptions import LeaseLostError, NylasPermanentError, NylasRetryableError, ThreadBusyError
+from replyonce.exceptions import (
+    DraftRejectedError,
+    LeaseLostError,
+    NylasPermanentError,
+    NylasRetryableError,
+    ThreadBusyError,
+)
 from replyonce.lease import Lease, ThreadLeases
 from replyonce.ledger import REPLIED, ReplyLedger
 from replyonce.notification import Notification
@@ -35,6 +41,7 @@ from replyonce.state import REPLY_BUDGET_WINDOW_SECONDS, SendIntent, thread_key
 # Skip reasons decided here (the message-level ones live in ``filters``, the plan's in ``decisions``).
 REPLY_PREVIOUSLY_FAILED = "reply_previously_failed"
 SEND_REJECTED = "send_rejected"
+DRAFT_REJECTED = "draft_rejected"
 MESSAGE_GONE = "message_gone"
 NO_MESSAGE_ID = "no_message_id"
 
@@ -239,7 +246,13 @@ class Replier:
         )
         if isinstance(plan, decisions.Skip):
             return _skipped(notification, plan.reason, thread_id=thread_id)
-        draft = self._drafter.draft(dict(plan.target), grant.name)
+        try:
+            draft = self._drafter.draft(dict(plan.target), grant.name)
+        except DraftRejectedError as rejected:
+            # A model refused for good (no access, invalid request): retrying 8 times changes nothing.
+            self._ledger.record_failure(lease, grant.id, plan.covered, f"draft {rejected.code}")
+            count_by("ReplyFailed", "status", "draft")
+            return _skipped(notification, DRAFT_REJECTED, code=rejected.code, thread_id=thread_id)
         intent_id = new_intent_id()
         target_id = str(plan.target["id"])
         intent = SendIntent(

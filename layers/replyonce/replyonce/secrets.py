@@ -1,4 +1,11 @@
-"""The Nylas secrets (webhook signing secrets and API key), read through Powertools Parameters."""
+"""The Nylas secrets, read through Powertools Parameters: one secret per function.
+
+``WebhookSecrets`` (``NYLAS_SECRETS_ID``) holds what the internet-facing webhook
+needs to verify signatures; ``NylasApiKey`` (``NYLAS_API_KEY_SECRET_ID``) holds
+the API key the replier sends with. Why two secrets: the API key can read and
+send mail for every grant, so the function that parses requests from the
+internet must not be able to read it (template.yaml grants each role one ARN).
+"""
 
 import time
 from collections.abc import Callable
@@ -11,11 +18,35 @@ from replyonce.config import SecretsSettings
 from replyonce.exceptions import SecretsUnavailableError
 
 
-class NylasSecrets:
+class _JsonSecret:
+    """A Secrets Manager secret holding a JSON object, cached by a Powertools ``SecretsProvider``."""
+
+    def __init__(self, settings: SecretsSettings, provider: SecretsProvider | None = None) -> None:
+        self._settings = settings
+        self._provider = provider or SecretsProvider()
+
+    def _read(self, *, fresh: bool) -> dict[str, Any]:
+        try:
+            value = self._provider.get(
+                self._settings.secrets_id,
+                max_age=self._settings.max_age_seconds,
+                transform="json",
+                force_fetch=fresh,
+            )
+        except (GetParameterError, TransformParameterError) as exc:
+            # Also a secret created by the template and not written yet (no version): ops writes it.
+            raise SecretsUnavailableError(f"cannot read secret {self._settings.secrets_id}: {exc}") from exc
+        if not isinstance(value, dict):
+            raise SecretsUnavailableError(f"secret {self._settings.secrets_id} is not a JSON object")
+        return value
+
+
+class WebhookSecrets(_JsonSecret):
     """Cached access to the secret named by ``NYLAS_SECRETS_ID``.
 
     The secret is a JSON object: ``webhook_secret``, optional
-    ``previous_webhook_secret`` (accepted during a rotation) and ``api_key``.
+    ``previous_webhook_secret`` (accepted during a rotation), and the operator
+    commands' bookkeeping (``webhook_id``, ``rotating_until``).
 
     Parameters
     ----------
@@ -38,25 +69,10 @@ class NylasSecrets:
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
-        self._settings = settings
-        self._provider = provider or SecretsProvider()
+        super().__init__(settings, provider)
         self._clock = clock
         self._wall_clock = wall_clock
         self._last_forced_read = float("-inf")
-
-    def _read(self, *, fresh: bool) -> dict[str, Any]:
-        try:
-            value = self._provider.get(
-                self._settings.secrets_id,
-                max_age=self._settings.max_age_seconds,
-                transform="json",
-                force_fetch=fresh,
-            )
-        except (GetParameterError, TransformParameterError) as exc:
-            raise SecretsUnavailableError(f"cannot read secret {self._settings.secrets_id}: {exc}") from exc
-        if not isinstance(value, dict):
-            raise SecretsUnavailableError(f"secret {self._settings.secrets_id} is not a JSON object")
-        return value
 
     def webhook_secrets(self) -> tuple[str, ...]:
         """The secrets a signature may be made with: current first, then previous."""
@@ -67,6 +83,8 @@ class NylasSecrets:
 
         Returns ``None`` when a fresh read happened too recently: a burst of
         forged requests must not turn into a burst of Secrets Manager calls.
+        The caller cannot then know whether the stored secret changed since
+        the last read, and must answer with a status Nylas retries.
         """
         now = self._clock()
         if now - self._last_forced_read < self._settings.refresh_min_interval_seconds:
@@ -85,9 +103,10 @@ class NylasSecrets:
         """Whether a rotation is under way (``rotating_until``, epoch seconds, still ahead).
 
         Why: Nylas signs with the new secret from the moment it issues it, and
-        ``rotate-secret`` stores it a moment later. A signature that matches
-        nothing during that window may be genuine, so it is answered with a
-        status Nylas retries instead of a 401 it would drop.
+        ``rotate-secret`` / ``register-webhook`` store it a moment later (or,
+        when the outcome at Nylas is unknown, only on the operator's next run).
+        A signature that matches nothing during that window may be genuine, so
+        it is answered with a status Nylas retries instead of a 401 it would drop.
         """
         value = self._read(fresh=False).get("rotating_until")
         try:
@@ -95,9 +114,19 @@ class NylasSecrets:
         except (TypeError, ValueError):
             return False
 
+
+class NylasApiKey(_JsonSecret):
+    """Cached access to the Nylas API key, the secret named by ``NYLAS_API_KEY_SECRET_ID`` (``api_key``).
+
+    Passed to the Nylas client as a callable (``NylasApiKey(...).api_key``), so
+    a key changed by ``set-api-key`` is picked up once the cache expires.
+    """
+
     def api_key(self) -> str:
         """The Nylas API key (``api_key``)."""
         key = self._read(fresh=False).get("api_key")
         if not isinstance(key, str) or not key:
-            raise SecretsUnavailableError(f"secret {self._settings.secrets_id} has no api_key")
+            raise SecretsUnavailableError(
+                f"secret {self._settings.secrets_id} has no api_key: run `python -m ops set-api-key`"
+            )
         return key

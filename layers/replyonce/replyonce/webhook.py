@@ -6,13 +6,28 @@ Status rules (DESIGN.md invariant 6). Nylas retries only 408, 429, 502, 503,
 - a forged or unsigned request → 401, nothing queued;
 - a signed body that is not a notification → 400 (a retry cannot fix it);
 - a body over the cap → 413;
-- any failure of ours → 503, never 500, so Nylas tries again.
+- a signed notification older than ``MAX_NOTIFICATION_AGE_SECONDS`` → 401 (a
+  replay: Nylas signs no timestamp, so the body's own ``time`` is the bound);
+- a signature that matches no stored secret while a rotation is flagged
+  (``rotating_until``) → 503, so a genuine delivery signed with a secret not
+  stored yet is retried rather than dropped. This holds even when a fresh
+  read is refused by the rate limit: the operator commands raise the flag
+  longer than that interval before Nylas issues a secret;
+- any failure of ours, including a function that cannot start (configuration)
+  → 503, never 500, so Nylas tries again.
+
+Metrics for the alarms (template.yaml): ``RequestRejected`` counts every 4xx
+this function answers (the 4xx alarm sees our path only, not scanners that
+API Gateway answers on other paths); ``NotificationDeferred`` counts the
+deliberate rotation 503s, which the 5xx alarm subtracts.
 """
 
 import base64
 import binascii
 import json
+import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import boto3
@@ -20,11 +35,16 @@ from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
 from replyonce.config import WebhookSettings
-from replyonce.exceptions import EnqueueError, InvalidNotificationError, SecretsUnavailableError
+from replyonce.exceptions import (
+    ConfigurationError,
+    EnqueueError,
+    InvalidNotificationError,
+    SecretsUnavailableError,
+)
 from replyonce.notification import Notification
 from replyonce.observability import count, count_by, logger
 from replyonce.queue import SQS_CLIENT_CONFIG, NotificationQueue
-from replyonce.secrets import NylasSecrets
+from replyonce.secrets import WebhookSecrets
 from replyonce.signature import SIGNATURE_HEADER, signature_matches
 
 
@@ -37,12 +57,31 @@ class WebhookResponse:
     headers: dict[str, str] = field(default_factory=dict)
 
     def to_proxy(self) -> dict:
-        headers = {"Content-Type": "application/json", **self.headers}
+        # nosniff: a browser must not read the echoed challenge (attacker-chosen text) as HTML.
+        headers = {"Content-Type": "application/json", "X-Content-Type-Options": "nosniff", **self.headers}
         return {"statusCode": self.status, "headers": headers, "body": self.body, "isBase64Encoded": False}
 
 
 def _json(status: int, message: str, **extra: str) -> WebhookResponse:
     return WebhookResponse(status, json.dumps({"message": message, **extra}))
+
+
+RETRY_LATER = "temporarily unable to accept the notification; retry"
+
+
+def unavailable(failure: ConfigurationError) -> WebhookResponse:
+    """The answer of a function that cannot start: 503 (Nylas retries), with one clear log line.
+
+    Why not let the exception escape: API Gateway would answer 502 for the
+    crashed invocation, which Nylas retries too, but the log would hold a bare
+    traceback per request instead of what to fix.
+    """
+    logger.error(
+        "webhook cannot start: configuration error; answering 503 so Nylas retries",
+        extra={"reason": "configuration_error", "detail": str(failure)},
+    )
+    count_by("EnqueueFailed", "reason", "configuration_error")
+    return _json(503, RETRY_LATER)
 
 
 class RejectedError(Exception):
@@ -60,17 +99,26 @@ class WebhookEndpoint:
     Parameters
     ----------
     settings:
-        Body cap and queue limits.
+        Body cap, queue limits, notification age bound.
     secrets:
         The webhook signing secrets.
     queue:
         Where verified notifications go.
+    clock:
+        Epoch clock the notification's ``time`` is compared with.
     """
 
-    def __init__(self, settings: WebhookSettings, secrets: NylasSecrets, queue: NotificationQueue) -> None:
+    def __init__(
+        self,
+        settings: WebhookSettings,
+        secrets: WebhookSecrets,
+        queue: NotificationQueue,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._settings = settings
         self._secrets = secrets
         self._queue = queue
+        self._clock = clock
 
     @classmethod
     def from_environment(cls, aws: boto3.session.Session | None = None) -> "WebhookEndpoint":
@@ -79,7 +127,7 @@ class WebhookEndpoint:
         aws = aws or boto3.session.Session()
         return cls(
             settings,
-            NylasSecrets(settings.secrets, SecretsProvider(boto3_session=aws)),
+            WebhookSecrets(settings.secrets, SecretsProvider(boto3_session=aws)),
             NotificationQueue(
                 settings.queue_url,
                 settings.queue_max_message_bytes,
@@ -101,6 +149,7 @@ class WebhookEndpoint:
                 extra={"reason": rejected.reason, "status": rejected.status, "detail": str(rejected)},
             )
             count_by("NotificationRejected", "reason", rejected.reason)
+            count("NotificationDeferred" if rejected.status == 503 else "RequestRejected")
             response = _json(rejected.status, str(rejected))
             if rejected.status == 405:
                 response.headers["Allow"] = "GET, POST"
@@ -110,12 +159,12 @@ class WebhookEndpoint:
                 "notification not queued; answering 503 so Nylas retries", extra={"detail": str(failure)}
             )
             count_by("EnqueueFailed", "reason", type(failure).__name__)
-            return _json(503, "temporarily unable to accept the notification; retry")
+            return _json(503, RETRY_LATER)
         except Exception:
             # A bug of ours must still be retried by Nylas: 503, not 500.
             logger.exception("unexpected failure; answering 503 so Nylas retries")
             count_by("EnqueueFailed", "reason", "unexpected")
-            return _json(503, "temporarily unable to accept the notification; retry")
+            return _json(503, RETRY_LATER)
 
     def _challenge(self, event: APIGatewayProxyEvent) -> WebhookResponse:
         challenge = event.get_query_string_value("challenge")
@@ -132,13 +181,7 @@ class WebhookEndpoint:
         signature = event.headers.get(SIGNATURE_HEADER)
         if not signature:
             raise RejectedError(401, "signature_missing", "X-Nylas-Signature header is missing")
-        if not self._verified(raw, signature):
-            if self._secrets.rotating():
-                # Perhaps signed with a secret Nylas issued and we have not stored yet: ask for a retry.
-                raise RejectedError(
-                    503, "signature_unverified_during_rotation", "secret rotation under way; retry"
-                )
-            raise RejectedError(401, "signature_invalid", "X-Nylas-Signature does not match the body")
+        self._verify(raw, signature)
         body = self._decoded(raw, event.headers.get("content-encoding", ""))
         try:
             notification = Notification.parse(body)
@@ -146,6 +189,7 @@ class WebhookEndpoint:
             logger.error("signed body is not a notification; dropping it", extra={"detail": str(exc)})
             raise RejectedError(400, "not_a_notification", str(exc)) from None
         logger.set_correlation_id(notification.id)
+        self._check_age(notification)
         enqueued = self._queue.enqueue(notification)
         logger.info(
             "notification queued",
@@ -180,12 +224,45 @@ class WebhookEndpoint:
             raise RejectedError(413, "body_too_large", f"body exceeds {cap} bytes")
         return raw
 
-    def _verified(self, raw: bytes, signature: str) -> bool:
+    def _verify(self, raw: bytes, signature: str) -> None:
+        """Return when the signature matches a stored secret; else raise the answer (401 or 503)."""
         if signature_matches(raw, signature, self._secrets.webhook_secrets()):
-            return True
+            return
         # The cached secret may predate a rotation: one fresh read, then decide.
         refreshed = self._secrets.refreshed_webhook_secrets()
-        return refreshed is not None and signature_matches(raw, signature, refreshed)
+        if refreshed is not None and signature_matches(raw, signature, refreshed):
+            return
+        # When the fresh read was refused by the rate limit, the cached value is at most that
+        # interval old, and the operator commands raise the flag at least that long before Nylas
+        # issues a secret (ops/rotation.py, SETTLE_SECONDS): so a secret changed since our last
+        # read always shows here as the flag, and the delivery is retried, not dropped.
+        if self._secrets.rotating():
+            # Perhaps signed with a secret Nylas issued and we have not stored yet: ask for a retry.
+            raise RejectedError(
+                503, "signature_unverified_during_rotation", "secret rotation under way; retry"
+            )
+        raise RejectedError(401, "signature_invalid", "X-Nylas-Signature does not match the body")
+
+    def _check_age(self, notification: Notification) -> None:
+        """Refuse a notification older than the bound: a signed delivery replayed by someone else.
+
+        Why 401 and not a retried status: the request is authentic bytes used
+        out of their time, an authentication failure no retry can fix. Nylas
+        itself stops retrying long before the bound (72 h).
+        """
+        bound = self._settings.max_notification_age_seconds
+        sent = notification.payload.get("time")
+        if not bound:
+            return
+        if isinstance(sent, bool) or not isinstance(sent, int | float):
+            # Nylas always sends `time`; a signed body without one cannot have been altered to drop it.
+            logger.warning("notification has no numeric time; its age is not checked")
+            return
+        age = self._clock() - sent
+        if age > bound:
+            raise RejectedError(
+                401, "notification_too_old", f"notification is {int(age)} s old, over {bound} s: a replay"
+            )
 
     def _decoded(self, raw: bytes, content_encoding: str) -> bytes:
         """Decompress after verifying: for compressed delivery Nylas signs the gzip bytes."""
