@@ -258,7 +258,6 @@ def test_every_relative_link_resolves_inside_the_repository(document):
 PENDING_ELSEWHERE = {
     "chaos/__init__.py",
     "devstack/invariants.py",
-    "devstack/nylas_emulator.py",
     "docs/reliability.md",
     "layers/replyonce/replyonce/consumer.py",
     "layers/replyonce/replyonce/ledger.py",
