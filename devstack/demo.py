@@ -25,16 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
     Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
 )
 
 from devstack.cli_types import run_command, whole_number
-from devstack.console import body_preview, make_console
+from devstack.console import body_preview, make_console, progress_bar
 from devstack.control import answered_messages
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
 from devstack.invariants import DUPLICATE_ABSORBED, INVARIANTS, History, check, skips_by_reason
@@ -116,17 +111,7 @@ class _Progress:
 
     def bar(self) -> Progress | None:
         """A live progress display, or ``None`` when nobody watches a terminal."""
-        if self._console is None or not self._console.is_terminal:
-            return None
-        return Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=self._console,
-            transient=True,
-        )
+        return progress_bar(self._console)
 
 
 def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -> DemoReport:

@@ -94,3 +94,13 @@ def test_ctrl_c_ends_a_command_with_one_line_and_exit_130(capsys):
 
     assert run_command(interrupted) == 130
     assert capsys.readouterr().err == "interrupted\n"
+
+
+def test_progress_bars_only_where_a_person_watches_a_terminal():
+    from rich.console import Console
+
+    from devstack.console import progress_bar
+
+    assert progress_bar(make_console(io.StringIO())) is None  # CI, a log file: lines, not redraws
+    assert progress_bar(None) is None
+    assert progress_bar(Console(file=io.StringIO(), force_terminal=True)) is not None
