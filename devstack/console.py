@@ -5,8 +5,8 @@ on a terminal the same lines are unreadable. :class:`LogView` turns each
 Powertools line into ``time  function  notification  message  reason=...``
 (``--json-logs`` keeps the raw JSON), hides the CloudWatch EMF metric lines
 unless asked (``--metrics``), and :func:`reply_panel` shows a reply the agent
-sent as an email: to, subject, the first lines of the body and the messages
-it answers. Built on ``rich``.
+sent as an email: to, subject, the messages it answers (from the replier's
+own ``reply sent`` record) and the first lines of the body. Built on ``rich``.
 """
 
 import html
@@ -104,7 +104,7 @@ def readable_line(record: Mapping[str, Any]) -> Text:
         value = record.get(key)
         if value not in (None, "", False):
             line.append(f"  {key}=", style="dim")
-            line.append(str(value))
+            line.append(",".join(map(str, value)) if isinstance(value, list) else str(value))
     request = str(record.get("function_request_id") or "")
     if request:
         line.append(f"  [{request[:8]}]", style="dim")
@@ -150,22 +150,38 @@ def _addresses(participants: Iterable[Mapping[str, Any]]) -> str:
     return ", ".join(str(p.get("email", "")) for p in participants) or "-"
 
 
-def reply_panel(reply: Mapping[str, Any], covered: list[str]) -> Panel:
-    """A reply the agent sent, as a person reads an email: to, subject, first lines, what it answers."""
+def reply_panel(record: Mapping[str, Any], message: Mapping[str, Any] | None = None) -> Panel:
+    """A reply as a person reads an email: to, subject, what it answers, the first lines.
+
+    Parameters
+    ----------
+    record:
+        The replier's ``reply sent`` log record: recipients, subject, the message replied to and
+        the ids the reply covers — what the replier decided, not a guess from the mailbox.
+    message:
+        The sent message as the mailbox holds it, for its body and thread (``None`` when the
+        mailbox is the real Nylas one).
+    """
+    message = message or {}
+    to = record.get("to") or [p.get("email", "") for p in message.get("to") or []]
     body = Text()
     body.append("to       ", style="dim")
-    body.append(_addresses(reply.get("to") or []) + "\n")
+    body.append((", ".join(str(a) for a in to) or "-") + "\n")
     body.append("subject  ", style="dim")
-    body.append(str(reply.get("subject", "")) + "\n")
+    body.append(str(record.get("subject") or message.get("subject") or "") + "\n")
     body.append("answers  ", style="dim")
-    body.append((", ".join(covered) or "-") + "\n")
-    body.append("thread   ", style="dim")
-    body.append(str(reply.get("thread_id", "")) + "\n")
-    for line in body_preview(str(reply.get("body") or "")):
+    body.append((", ".join(str(c) for c in record.get("covered") or []) or "-") + "\n")
+    body.append("reply    ", style="dim")
+    body.append(f"{record.get('reply_message_id') or '-'}\n")
+    if message.get("thread_id"):
+        body.append("thread   ", style="dim")
+        body.append(f"{message['thread_id']}\n")
+    for line in body_preview(str(message.get("body") or "")):
         # Wrapped here so every piece keeps the quote bar when the panel is narrower than the line.
         for piece in textwrap.wrap(line, 68) or [""]:
             body.append(f"  │ {piece}\n")
-    return Panel(body.rstrip() or body, title="reply sent", title_align="left", border_style="green")
+    body.rstrip()
+    return Panel(body, title="reply sent", title_align="left", border_style="green")
 
 
 def conversation(messages: list[Mapping[str, Any]], agent_email: str | None = None) -> Text:

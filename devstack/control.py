@@ -21,7 +21,7 @@ trigger command prints as one line.
 import json
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +37,6 @@ CONTROL_PREFIX = "/_local"
 NOTIFICATION_TYPES = ("message.created", "message.created.truncated", "message.updated")
 
 Json = dict[str, Any]
-ReplyCallback = Callable[[Json, list[str]], None]
 
 
 class ControlError(Exception):
@@ -64,27 +63,6 @@ class _Pending:
     notifications: list[Json] = field(default_factory=list)
 
 
-def answered_messages(thread: list[Json], reply: Json, agent_email: str) -> list[str]:
-    """The inbound messages a reply answers: those since the agent last wrote, up to the reply.
-
-    Parameters
-    ----------
-    thread:
-        The thread's messages in arrival order (the mailbox's order).
-    reply:
-        One of the agent's messages in ``thread``.
-    agent_email:
-        The agent's address, to tell its messages from the customer's.
-    """
-    answered: list[str] = []
-    for message in thread:
-        if message["id"] == reply["id"]:
-            return answered
-        senders = {p.get("email", "").lower() for p in message.get("from") or []}
-        answered = [] if agent_email.lower() in senders else [*answered, message["id"]]
-    return answered
-
-
 class MailControl:
     """The control routes' behaviour, on top of a running local stack's emulator and webhook.
 
@@ -97,8 +75,6 @@ class MailControl:
         Signs and delivers notifications to the webhook.
     agent_grant_id, agent_email:
         The grant mail is delivered to by default, and its address.
-    on_reply:
-        Called with each message the agent sends and the inbound ids it answers.
     """
 
     def __init__(
@@ -108,13 +84,11 @@ class MailControl:
         *,
         agent_grant_id: str = AGENT_GRANT_ID,
         agent_email: str = "",
-        on_reply: ReplyCallback | None = None,
     ) -> None:
         self._emulator = emulator
         self._sender = sender
         self._agent_grant_id = agent_grant_id
         self._agent_email = agent_email
-        self._on_reply = on_reply
         # Mail put in by :meth:`mail`, by message id: the emulator announces it on its own request
         # thread, and the delivery options travel with it from here.
         self._pending: dict[str, _Pending] = {}
@@ -137,9 +111,6 @@ class MailControl:
         with self._lock:
             pending = self._pending.get(message["id"])
         if "sent" in message.get("folders", []):
-            if self._on_reply is not None and self._emulator is not None:
-                thread = self._thread_messages(message["thread_id"])
-                self._on_reply(message, answered_messages(thread, message, self._agent_email))
             self._background.submit(self._sender.deliver, envelope(message))
             return
         options = pending.options if pending is not None else DeliveryOptions()
@@ -254,8 +225,11 @@ class MailControl:
 
     # ---- helpers -------------------------------------------------------------------------------
 
-    def _thread_messages(self, thread_id: str) -> list[Json]:
-        return self.thread(thread_id)["data"]
+    def sent_message(self, message_id: str | None) -> Json | None:
+        """A message the agent sent, as the mailbox holds it (``None``: not there, or real Nylas)."""
+        if self._emulator is None or not message_id:
+            return None
+        return next((m for _, m in self._emulator.mailbox() if m["id"] == message_id), None)
 
     def _emulator_call(self, method: str, route: str, body: Json | None, emulator: NylasEmulator) -> Json:
         """One of the emulator's ``/_emulator/`` control routes; its error answers become ControlError."""

@@ -30,9 +30,8 @@ from rich.progress import (
 
 from devstack.cli_types import run_command, whole_number
 from devstack.console import body_preview, make_console, progress_bar
-from devstack.control import answered_messages
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
-from devstack.invariants import DUPLICATE_ABSORBED, INVARIANTS, History, check, skips_by_reason
+from devstack.invariants import DUPLICATE_ABSORBED, INVARIANTS, REPLY_SENT, History, check, skips_by_reason
 from devstack.stack import LocalStack, StackSettings
 from replyonce.config import ReplierSettings
 
@@ -242,16 +241,16 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
             dead_lettered=dead,
             violations=check(history),
             seconds=time.monotonic() - started,
-            replies=_replies(history.mailbox),
+            replies=_replies(history.mailbox, logs),
         )
         return report
 
 
-def _replies(mailbox: list[tuple[float, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The agent's replies in the mailbox, each with what it answers (the burst since it last wrote)."""
-    threads: dict[str, list[dict[str, Any]]] = {}
-    for _, message in mailbox:
-        threads.setdefault(message["thread_id"], []).append(message)
+def _replies(mailbox: list[tuple[float, dict[str, Any]]], logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The agent's replies in the mailbox, each with what it answers as the replier recorded it."""
+    covered = {
+        r.get("reply_message_id"): r.get("covered") or [] for r in logs if r.get("message") == REPLY_SENT
+    }
     replies = []
     for _, message in mailbox:
         if message["grant_id"] != AGENT_GRANT_ID or "sent" not in message.get("folders", []):
@@ -262,7 +261,8 @@ def _replies(mailbox: list[tuple[float, dict[str, Any]]]) -> list[dict[str, Any]
                 "to": ", ".join(p["email"] for p in message.get("to") or []),
                 "subject": message.get("subject", ""),
                 "first_line": preview[1] if len(preview) > 1 else (preview[0] if preview else ""),
-                "answers": answered_messages(threads[message["thread_id"]], message, AGENT_EMAIL),
+                # A reply whose worker died before logging it has no record: say so rather than guess.
+                "answers": list(covered.get(message["id"], ["(not recorded)"])),
                 "message_id": message["id"],
             }
         )

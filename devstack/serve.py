@@ -27,6 +27,7 @@ from devstack.cli_types import port_number, run_command, whole_number
 from devstack.console import LogView, make_console, reply_panel
 from devstack.control import MailControl
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
+from devstack.invariants import REPLY_SENT
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LocalStack, StackSettings
 from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         **({"agent_grant_ids": os.environ["AGENT_GRANT_IDS"]} if os.environ.get("AGENT_GRANT_IDS") else {}),
     )
     console = make_console()
-    view = LogView(console, json_logs=args.json_logs, metrics=args.metrics)
+    view = ServeView(console, json_logs=args.json_logs, metrics=args.metrics)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     starting = "starting the local stack (embedded AWS, Nylas emulator, webhook) ..."
@@ -97,25 +98,35 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         raise
     try:
-        serve(stack, settings, console, real_nylas, stopped)
+        serve(stack, settings, view, real_nylas, stopped)
     finally:
         stack.stop()
     return 0
 
 
+class ServeView(LogView):
+    """The log view, plus each reply shown in full right after the replier's ``reply sent`` line."""
+
+    mailbox: MailControl | None = None
+
+    def __call__(self, raw: str, record: dict[str, Any] | None) -> None:
+        super().__call__(raw, record)
+        if record is not None and record.get("message") == REPLY_SENT:
+            sent = self.mailbox.sent_message(record.get("reply_message_id")) if self.mailbox else None
+            self.console.print(reply_panel(record, sent), soft_wrap=False)
+
+
 def serve(
-    stack: LocalStack, settings: StackSettings, console: Any, real_nylas: str | None, stopped: Any
+    stack: LocalStack, settings: StackSettings, view: ServeView, real_nylas: str | None, stopped: Any
 ) -> None:
     """Install the control routes, print how to use the stack, wait for Ctrl-C or SIGTERM."""
+    console = view.console
     if stack.emulator is not None:
         seed_sample_mailbox(stack.emulator)
     control = MailControl(
-        stack.emulator,
-        stack.sender(),
-        agent_grant_id=AGENT_GRANT_ID,
-        agent_email=AGENT_EMAIL,
-        on_reply=lambda reply, answered: console.print(reply_panel(reply, answered), soft_wrap=False),
+        stack.emulator, stack.sender(), agent_grant_id=AGENT_GRANT_ID, agent_email=AGENT_EMAIL
     )
+    view.mailbox = control
     stack.serve_control(control.handle)
     secret = (
         f"{LOCAL_WEBHOOK_SECRET} (local development secret)"

@@ -3,8 +3,7 @@
 import io
 import json
 
-from devstack.console import LogView, body_preview, make_console, readable_line
-from devstack.control import answered_messages
+from devstack.console import LogView, body_preview, make_console, readable_line, reply_panel
 
 QUEUED = {
     "level": "INFO",
@@ -68,22 +67,33 @@ def test_body_preview_turns_html_into_lines():
     ]
 
 
-def test_a_reply_answers_the_burst_since_the_agent_last_wrote():
-    agent = "support@example.com"
-
-    def message(message_id: str, sender: str) -> dict:
-        return {"id": message_id, "from": [{"email": sender}]}
-
-    thread = [
-        message("m1", "c@example.com"),
-        message("r1", agent),
-        message("m2", "c@example.com"),
-        message("m3", "c@example.com"),
-        message("r2", agent),
-        message("m4", "c@example.com"),
-    ]
-    assert answered_messages(thread, thread[1], agent) == ["m1"]
-    assert answered_messages(thread, thread[4], agent) == ["m2", "m3"]
+def test_a_reply_panel_shows_what_the_replier_decided_and_the_first_lines():
+    record = {
+        "message": "reply sent",
+        "to": ["alice@example.com"],
+        "subject": "Re: Invoice 77",
+        "covered": ["msg-1", "msg-2"],
+        "replied_to": "msg-2",
+        "reply_message_id": "msg-reply",
+    }
+    sent = {"id": "msg-reply", "thread_id": "thread-9", "body": "<p>Hi alice,</p><p>Here it is.</p>"}
+    out = io.StringIO()
+    make_console(out, width=100).print(reply_panel(record, sent))
+    text = out.getvalue()
+    for expected in (
+        "to       alice@example.com",
+        "subject  Re: Invoice 77",
+        "answers  msg-1, msg-2",
+        "reply    msg-reply",
+        "thread   thread-9",
+        "│ Hi alice,",
+        "│ Here it is.",
+    ):
+        assert expected in text
+    # Against the real Nylas mailbox there is no body to show: the record alone still reads.
+    out = io.StringIO()
+    make_console(out, width=100).print(reply_panel(record))
+    assert "answers  msg-1, msg-2" in out.getvalue()
 
 
 def test_ctrl_c_ends_a_command_with_one_line_and_exit_130(capsys):
