@@ -65,9 +65,9 @@ def check_event(function: str, event: Any) -> dict[str, Any]:
 
 
 def read_event(path: Path, function: str) -> dict[str, Any]:
-    """Read, parse and check an event file."""
+    """Read, parse and check an event file (``-``: standard input, as ``sam local invoke -e -``)."""
     try:
-        text = path.read_text()
+        text = sys.stdin.read() if str(path) == "-" else path.read_text()
     except OSError as error:
         raise EventError(f"cannot read event file {path}: {error.strerror or error}") from None
     try:
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("function", choices=FUNCTIONS, help="the template's logical id")
     parser.add_argument(
-        "event", type=Path, help="a JSON event file, e.g. events/webhook-message-created.json"
+        "event", type=Path, help="a JSON event file (e.g. events/webhook-gzip.json); - reads standard input"
     )
     parser.add_argument(
         "--env-vars",

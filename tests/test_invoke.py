@@ -5,6 +5,7 @@ the template, only declared variables), each invocation prints
 START/END/REPORT, and a bad event or file gets one line and exit 1.
 """
 
+import io
 import json
 import re
 
@@ -159,3 +160,9 @@ def test_a_raising_handler_is_reported_as_lambda_does(tmp_path, capsys):
     assert json.loads(captured.out)["errorType"] == "ConfigurationError"
     assert "Traceback" not in captured.err
     assert "REPORT RequestId:" in captured.err
+
+
+def test_the_event_can_come_from_standard_input(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO((EVENTS_DIR / "webhook-challenge.json").read_text()))
+    assert main(["WebhookFunction", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["statusCode"] == 200
