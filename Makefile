@@ -48,8 +48,9 @@ lint: $(STAMP) ## ruff check and ruff format --check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-validate: $(STAMP) ## sam validate --lint
+validate: $(STAMP) ## sam validate --lint, then cfn-lint with the serverless rule set (cfn-lint-serverless)
 	$(BIN)/sam validate --lint --template template.yaml
+	$(BIN)/cfn-lint template.yaml --append-rules cfn_lint_serverless.rules
 
 pytest: $(STAMP) $(CHECKOV) ## the test suite (ARGS="tests/test_x.py -q" for one module)
 	$(BIN)/python -m pytest $(ARGS)
@@ -92,7 +93,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
-.PHONY: deploy register-webhook rotate-secret redrive thread-state
+.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	$(BIN)/python -m ops deploy $(ARGS)
@@ -109,10 +110,18 @@ redrive: $(STAMP) ## move the dead-letter queue back to the notification queue (
 thread-state: $(STAMP) ## one thread's lease, replies and ledger: make thread-state ARGS="--grant G --thread T --nylas"
 	$(BIN)/python -m ops thread-state $(ARGS)
 
+backfill: $(STAMP) ## queue a window's unanswered messages (dry run): make backfill ARGS="--since 2026-11-30T08:00Z [--apply]"
+	$(BIN)/python -m ops backfill $(ARGS)
+
 set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_API_KEY or a hidden prompt)
 	$(BIN)/python -m ops set-api-key $(ARGS)
 
 # ---- prove it (docs/reliability.md) ---------------------------------------------------------------
+
+.PHONY: e2e
+
+e2e: $(STAMP) ## end to end from outside: the stack AWS_SAM_STACK_NAME names (with credentials), else the local stack
+	$(BIN)/python -m pytest tests/e2e/test_end_to_end.py -v -rs $(ARGS)
 
 .PHONY: chaos set-api-key
 

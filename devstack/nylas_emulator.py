@@ -896,6 +896,9 @@ class NylasEmulator:
         thread_id = query.get("thread_id", [None])[0]
         metadata_pair = query.get("metadata_pair", [None])[0]
         try:
+            # received_after / received_before (Unix seconds): on the message's arrival in the mailbox.
+            received_after = float(query.get("received_after", ["-inf"])[0])
+            received_before = float(query.get("received_before", ["inf"])[0])
             limit = int(query.get("limit", [str(DEFAULT_LIST_LIMIT)])[0])
             offset = _decode_cursor(query["page_token"][0]) if "page_token" in query else 0
             indexed = _parse_metadata_pair(metadata_pair) if metadata_pair is not None else None
@@ -918,6 +921,8 @@ class NylasEmulator:
                 ids = thread.message_ids if thread is not None and thread.grant_id == grant_id else []
             else:
                 ids = [i for i, s in self._messages.items() if s.message["grant_id"] == grant_id]
+            if "received_after" in query or "received_before" in query:
+                ids = [i for i in ids if received_after <= self._messages[i].arrived_at < received_before]
             total = len(ids)
             # Newest first by arrival: ``ids`` are in arrival order, so read them backwards.
             newest_first = ids[total - 1 - offset :: -1] if offset < total else []

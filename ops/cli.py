@@ -20,13 +20,24 @@ from typing import Any, TextIO
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ops import deploy, preflight, redrive, register_webhook, rotate_secret, set_api_key, thread_state
+from ops import (
+    backfill,
+    deploy,
+    preflight,
+    redrive,
+    register_webhook,
+    rotate_secret,
+    set_api_key,
+    thread_state,
+)
 from ops.errors import ConfigurationError, OpsError
 from ops.hints import hint_for
 from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
+from replyonce.ledger import ReplyLedger
+from replyonce.queue import NotificationQueue
 
 DEFAULT_NYLAS_API_URI = "https://api.us.nylas.com"
 
@@ -232,6 +243,32 @@ def _thread_state(context: Context) -> int:
     return 0
 
 
+def _backfill(context: Context) -> int:
+    args, say = context.args, context.runtime.say
+    stack = context.stack()
+    agents = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+    grants = args.grant or agents
+    if not grants:
+        raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
+    window = backfill.window(args.since, args.until, time.time())
+    api_key = register_webhook.require_api_key(context.api_key_store(stack))
+    api_uri = args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
+    inbox = backfill.NylasInbox(api_uri, api_key)
+    # Read only: the ledger's entry lifetime is the replier's to set.
+    ledger = ReplyLedger(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
+    trusted = stack.parameters.get("ReplyToTrustedSenders", "").split(",")
+    plan = backfill.plan_backfill(
+        inbox, ledger, grants, window, agent_grant_ids=agents, trusted_senders=trusted
+    )
+    if args.apply:
+        queue = NotificationQueue(
+            stack.output("NotificationQueueUrl"), backfill.QUEUE_MAX_MESSAGE_BYTES, context.client("sqs")
+        )
+        backfill.apply_backfill(plan, queue)
+    say(backfill.render(plan, applied=args.apply))
+    return 0
+
+
 # ---- parsing ---------------------------------------------------------------------------------------
 
 
@@ -296,6 +333,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nylas", action="store_true", help="also list the thread's messages from Nylas")
     p.add_argument("--json", action="store_true", help="JSON instead of text")
     p.set_defaults(func=_thread_state)
+
+    p = commands.add_parser(
+        "backfill",
+        parents=[common, nylas],
+        help="queue the window's unanswered messages (failed webhook, outage); dry run by default",
+    )
+    p.add_argument("--since", required=True, help="window start: Unix seconds or ISO 8601 (UTC if no zone)")
+    p.add_argument("--until", help="window end (default: now)")
+    p.add_argument("--grant", action="append", help="default: the stack's AgentGrantIds")
+    p.add_argument(
+        "--apply", action="store_true", help="queue them (default: only print what would be queued)"
+    )
+    p.set_defaults(func=_backfill)
     return parser
 
 

@@ -7,6 +7,9 @@ tests need a server that serialises conditional writes for many threads.
 
 import os
 
+# First: the real environment, kept for the end-to-end suite's deployed target.
+from tests.starting_environment import STARTING_ENVIRONMENT  # noqa: F401
+
 # Before anything imports boto3 or Powertools: no real AWS, no X-Ray, and
 # metrics flushed without a namespace warning.
 os.environ.update(

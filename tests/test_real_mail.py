@@ -313,12 +313,13 @@ def test_a_full_batch_fits_the_replier_timeout():
     settings = ReplierSettings.from_environment(
         {
             **environment,
+            # The names the template fills with !Ref: any value will do for the budget.
             "QUEUE_URL": "q",
-            "NYLAS_SECRETS_ID": "s",
+            "NYLAS_API_KEY_SECRET_ID": "s",
             "IDEMPOTENCY_TABLE": "i",
             "STATE_TABLE": "t",
+            "AGENT_GRANT_IDS": "g",
         }
-        | {"AGENT_GRANT_IDS": "g"}
     )
     [source] = [e["Properties"] for e in replier["Events"].values() if e["Type"] == "SQS"]
     assert source["BatchSize"] * settings.record_budget_seconds <= replier["Timeout"]

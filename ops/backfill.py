@@ -1,0 +1,254 @@
+"""``ops backfill``: feed what the webhook never delivered through the normal pipeline.
+
+When a webhook was ``failed`` (Nylas stops delivering after its retries) or an
+outage outlasted Nylas' retries, the messages that arrived meanwhile were
+never queued. For a time window, this lists each agent grant's messages at
+Nylas (``GET /v3/grants/{grant}/messages`` with ``received_after`` /
+``received_before``, page by page) and keeps those the replier has neither
+answered nor recorded (the reply ledger in ``STATE_TABLE``) and would not skip
+for what the message itself says (the agent's own mail, machines: the
+replier's own filters). Each is put on the notification queue as a synthetic
+``message.created`` notification, exactly as the webhook queues one, so every
+exactly-once guard applies: the ledger, the thread lease, Nylas'
+``Idempotency-Key`` - and Powertools idempotency on the notification id, which
+is deterministic (``backfill:{grant}:{message}``) so running the same backfill
+twice queues a duplicate at worst, never a second reply.
+
+Dry run by default: it prints what it would queue; ``--apply`` queues.
+"""
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import quote
+
+import requests
+
+from ops.errors import ConfigurationError, NylasApiError
+from replyonce.decisions import ALREADY_REPLIED
+from replyonce.filters import message_skip_reason
+from replyonce.ledger import REPLIED, ReplyLedger
+from replyonce.notification import Notification
+from replyonce.queue import NotificationQueue
+from replyonce.replier import REPLY_PREVIOUSLY_FAILED
+
+SOURCE = "/replyonce/backfill"
+ENQUEUE = "enqueue"
+# The queue's MaximumMessageSize (template.yaml); a larger message is queued without its body.
+QUEUE_MAX_MESSAGE_BYTES = 1_048_576
+PAGE_LIMIT = 50  # Nylas' default page; the listing follows next_cursor for the rest
+TIMEOUT_SECONDS = 30.0
+
+
+def notification_id(grant_id: str, message_id: str) -> str:
+    """The backfill notification's id: the same message always gets the same id (idempotency key)."""
+    return f"backfill:{grant_id}:{message_id}"
+
+
+def synthetic_notification(message: dict[str, Any], now: float) -> dict[str, Any]:
+    """A ``message.created`` notification for ``message``, shaped as Nylas sends one."""
+    return {
+        "specversion": "1.0",
+        "type": "message.created",
+        "source": SOURCE,
+        "id": notification_id(str(message["grant_id"]), str(message["id"])),
+        "time": int(now),
+        "webhook_delivery_attempt": 1,
+        "data": {"application_id": "", "object": message},
+    }
+
+
+@dataclass(frozen=True)
+class Window:
+    """``[received_after, received_before)`` in Unix seconds."""
+
+    received_after: int
+    received_before: int
+
+
+def parse_time(text: str) -> int:
+    """Unix seconds from ``1764496800`` or ISO 8601 (``2026-11-30T10:00Z``; no zone means UTC)."""
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ConfigurationError(
+            f"not a time: {text!r} (Unix seconds or ISO 8601, e.g. 2026-11-30T10:00Z)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp())
+
+
+def window(since: str, until: str | None, now: float) -> Window:
+    """The window an operator asked for; ``until`` defaults to now."""
+    start = parse_time(since)
+    # Nylas counts in whole seconds: "until now" includes what arrived during the current second.
+    end = parse_time(until) if until else int(now) + 1
+    if start >= end:
+        raise ConfigurationError(f"empty window: --since {since} is not before --until {until or 'now'}")
+    return Window(start, end)
+
+
+class NylasInbox:
+    """The two Nylas reads the backfill needs: a grant's address and its messages in a window.
+
+    Parameters
+    ----------
+    api_uri:
+        The stack's ``NylasApiUri`` (the emulator's URL in tests).
+    api_key:
+        The application API key; never part of an error message.
+    session:
+        Injectable ``requests.Session``.
+    """
+
+    def __init__(self, api_uri: str, api_key: str, session: requests.Session | None = None) -> None:
+        self._base = api_uri.rstrip("/")
+        self._session = session or requests.Session()
+        self._headers = {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
+
+    def grant_email(self, grant_id: str) -> str:
+        document = self._get(f"/v3/grants/{quote(grant_id, safe='')}", "read the grant", {})
+        return str((document.get("data") or {}).get("email", "")).lower()
+
+    def messages(self, grant_id: str, window: Window) -> Iterator[dict[str, Any]]:
+        """Every message of the grant received in the window, following ``next_cursor``.
+
+        ``fields=include_headers``: the replier's filters read List-Id, Auto-Submitted and the like.
+        """
+        params: dict[str, Any] = {
+            "received_after": window.received_after,
+            "received_before": window.received_before,
+            "limit": PAGE_LIMIT,
+            "fields": "include_headers",
+        }
+        path = f"/v3/grants/{quote(grant_id, safe='')}/messages"
+        while True:
+            document = self._get(path, "list the grant's messages", params)
+            data = document.get("data")
+            if not isinstance(data, list):
+                raise NylasApiError("list the grant's messages", 200, message="the answer has no data list")
+            yield from (m for m in data if isinstance(m, dict))
+            cursor = document.get("next_cursor")
+            if not cursor:
+                return
+            params = {**params, "page_token": cursor}
+
+    def _get(self, path: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            response = self._session.get(
+                self._base + path, params=params, headers=self._headers, timeout=TIMEOUT_SECONDS
+            )
+        except requests.RequestException as exc:
+            raise NylasApiError(operation, None, message=type(exc).__name__) from None
+        try:
+            document = response.json()
+        except ValueError:
+            document = {}
+        if response.status_code != 200 or not isinstance(document, dict):
+            error = document.get("error") if isinstance(document, dict) else None
+            error = error if isinstance(error, dict) else {}
+            raise NylasApiError(
+                operation,
+                response.status_code,
+                error_type=str(error.get("type", "")),
+                message=str(error.get("message", "")) or response.reason or "",
+            )
+        return document
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One listed message and what the backfill does with it (``enqueue`` or the reason not to)."""
+
+    grant_id: str
+    message_id: str
+    thread_id: str
+    decision: str
+    message: dict[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass
+class BackfillPlan:
+    window: Window
+    candidates: list[Candidate] = field(default_factory=list)
+    enqueued: int = 0
+
+    @property
+    def to_enqueue(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.decision == ENQUEUE]
+
+    def decisions(self) -> Counter[str]:
+        return Counter(c.decision for c in self.candidates)
+
+
+def plan_backfill(
+    inbox: NylasInbox,
+    ledger: ReplyLedger,
+    grant_ids: Iterable[str],
+    window: Window,
+    *,
+    agent_grant_ids: Iterable[str] = (),
+    trusted_senders: Iterable[str] = (),
+) -> BackfillPlan:
+    """Decide, for every message of the window, whether it goes through the pipeline again.
+
+    Not queued: messages the ledger has (answered, covered by a reply, or failed for good), and
+    those the replier would skip for what the message says (``replyonce.filters``): mail from any
+    agent grant's address (``agent_grant_ids``, default ``grant_ids``), machines, lists.
+    """
+    grant_ids = list(grant_ids)
+    own = frozenset(inbox.grant_email(g) for g in (list(agent_grant_ids) or grant_ids))
+    trusted = frozenset(s.strip().lower() for s in trusted_senders if s.strip())
+    plan = BackfillPlan(window)
+    for grant_id in grant_ids:
+        for message in inbox.messages(grant_id, window):
+            message_id = str(message.get("id", ""))
+            decision = message_skip_reason(message, own, trusted)
+            if decision is None:
+                entry = ledger.entry(grant_id, message_id)
+                if entry is not None:
+                    decision = ALREADY_REPLIED if entry.status == REPLIED else REPLY_PREVIOUSLY_FAILED
+            plan.candidates.append(
+                Candidate(
+                    grant_id,
+                    message_id,
+                    str(message.get("thread_id", "")),
+                    decision or ENQUEUE,
+                    {**message, "grant_id": message.get("grant_id") or grant_id},
+                )
+            )
+    return plan
+
+
+def apply_backfill(
+    plan: BackfillPlan, queue: NotificationQueue, clock: Callable[[], float] = time.time
+) -> int:
+    """Queue every ``enqueue`` candidate as the webhook would; the number queued."""
+    for candidate in plan.to_enqueue:
+        queue.enqueue(Notification(synthetic_notification(candidate.message, clock())))
+        plan.enqueued += 1
+    return plan.enqueued
+
+
+def render(plan: BackfillPlan, *, applied: bool) -> str:
+    """What was (or would be) queued, then the counts; ids only, never addresses or content."""
+    verb = "queued" if applied else "would queue"
+    lines = [
+        f"window: received_after={plan.window.received_after} received_before={plan.window.received_before}",
+        f"{len(plan.candidates)} message(s) listed at Nylas",
+    ]
+    for candidate in plan.to_enqueue:
+        identifier = notification_id(candidate.grant_id, candidate.message_id)
+        lines.append(f"  {verb} {identifier}  thread {candidate.thread_id}")
+    for decision, count in sorted(plan.decisions().items()):
+        lines.append(f"  {decision:<24} {count}")
+    if not applied and plan.to_enqueue:
+        lines.append("dry run: nothing was queued; run again with --apply to queue them")
+    return "\n".join(lines)
