@@ -20,7 +20,7 @@ EVENT ?= events/webhook-message-created.json
 
 help: ## list the targets (what `make` alone does)
 	@echo "ReplyOnce: make TARGET [ARGS=\"...\"]   (docs/design.md explains the design; README.md the commands)"
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-17s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-17s %s\n", $$1, $$2}'
 
 test: lint validate pytest ## ruff, sam validate --lint and pytest, after setting up the venv
 
