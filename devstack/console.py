@@ -45,8 +45,13 @@ _FUNCTION_STYLE = {"webhook": "cyan", "replier": "magenta"}
 
 
 def make_console(stream: TextIO | None = None, *, width: int | None = None) -> Console:
-    """A rich console on ``stream`` (stderr by default), plain text when it is not a terminal."""
-    return Console(file=stream, stderr=stream is None, width=width, highlight=False, soft_wrap=True)
+    """A rich console on ``stream`` (stderr by default), plain text when it is not a terminal.
+
+    Markup is off: subjects, addresses and log text are printed as written (``[URGENT]`` stays).
+    """
+    return Console(
+        file=stream, stderr=stream is None, width=width, highlight=False, soft_wrap=True, markup=False
+    )
 
 
 def progress_bar(console: Console | None) -> Progress | None:

@@ -137,7 +137,7 @@ def serve(
     port = stack.webhook_url.split(":")[2].split("/")[0]
     port_arg = "" if port == "3000" else f" --port {port}"
     console.print(
-        f"[bold]ReplyOnce local stack[/bold]\n  webhook URL     {stack.webhook_url}\n"
+        f"ReplyOnce local stack\n  webhook URL     {stack.webhook_url}\n"
         f"  webhook secret  {secret}\n  Nylas API       {nylas}\n"
         f"  agent grants    {settings.agent_grant_ids} ({AGENT_EMAIL})\n"
         f"Try, in another terminal:\n"

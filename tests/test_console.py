@@ -114,3 +114,9 @@ def test_progress_bars_only_where_a_person_watches_a_terminal():
     assert progress_bar(make_console(io.StringIO())) is None  # CI, a log file: lines, not redraws
     assert progress_bar(None) is None
     assert progress_bar(Console(file=io.StringIO(), force_terminal=True)) is not None
+
+
+def test_text_in_square_brackets_is_printed_as_written():
+    out = io.StringIO()
+    make_console(out).print("[demo] subject '[URGENT] refund'")
+    assert out.getvalue() == "[demo] subject '[URGENT] refund'\n"
