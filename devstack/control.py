@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import requests
 
@@ -133,10 +133,12 @@ class MailControl:
             if method == "POST" and route == ["notify"]:
                 return 200, self.notify(_json_object(body))
             if method == "GET" and len(route) == 2 and route[0] == "threads":
-                return 200, self.thread(route[1])
+                return 200, self.thread(unquote(route[1]))
             raise ControlError(404, f"no control route {method} {path}")
         except ControlError as error:
             return error.status, {"error": str(error)}
+        except Exception as error:  # a bug or a stopped emulator: one line for the caller, no traceback
+            return 503, {"error": f"the local stack could not do that: {type(error).__name__}: {error}"}
 
     def health(self) -> Json:
         return {

@@ -45,3 +45,17 @@ def test_against_real_nylas_mail_in_says_what_to_do_instead(real_nylas_control):
 )
 def test_mistakes_get_a_status_and_a_sentence(real_nylas_control, method, path, body, status, error):
     assert real_nylas_control.handle(method, path, body) == (status, {"error": error})
+
+
+def test_a_failure_inside_a_route_is_one_line_not_a_traceback():
+    class StoppedEmulator:
+        url = "http://127.0.0.1:9"  # nothing listens: the emulator went away
+        on_message_created = None
+
+    control = MailControl(StoppedEmulator(), WebhookSender("http://127.0.0.1:9/v1/webhook", "secret"))
+    try:
+        status, answer = control.handle("GET", "/_local/threads/thread-1", b"")
+    finally:
+        control.close()
+    assert status == 503
+    assert answer["error"].startswith("the local stack could not do that: ConnectionError")
