@@ -19,15 +19,13 @@ Dry run by default: it prints what it would queue; ``--apply`` queues.
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote
 
-import requests
-
-from ops.errors import ConfigurationError, NylasApiError
+from ops.errors import ConfigurationError
+from ops.nylas_admin import NylasAdmin
 from replyonce.decisions import ALREADY_REPLIED
 from replyonce.filters import message_skip_reason
 from replyonce.ledger import REPLIED, ReplyLedger
@@ -39,8 +37,6 @@ SOURCE = "/replyonce/backfill"
 ENQUEUE = "enqueue"
 # The queue's MaximumMessageSize (template.yaml); a larger message is queued without its body.
 QUEUE_MAX_MESSAGE_BYTES = 1_048_576
-PAGE_LIMIT = 50  # Nylas' default page; the listing follows next_cursor for the rest
-TIMEOUT_SECONDS = 30.0
 
 
 def notification_id(grant_id: str, message_id: str) -> str:
@@ -95,74 +91,6 @@ def window(since: str, until: str | None, now: float) -> Window:
     return Window(start, end)
 
 
-class NylasInbox:
-    """The two Nylas reads the backfill needs: a grant's address and its messages in a window.
-
-    Parameters
-    ----------
-    api_uri:
-        The stack's ``NylasApiUri`` (the emulator's URL in tests).
-    api_key:
-        The application API key; never part of an error message.
-    session:
-        Injectable ``requests.Session``.
-    """
-
-    def __init__(self, api_uri: str, api_key: str, session: requests.Session | None = None) -> None:
-        self._base = api_uri.rstrip("/")
-        self._session = session or requests.Session()
-        self._headers = {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
-
-    def grant_email(self, grant_id: str) -> str:
-        document = self._get(f"/v3/grants/{quote(grant_id, safe='')}", "read the grant", {})
-        return str((document.get("data") or {}).get("email", "")).lower()
-
-    def messages(self, grant_id: str, window: Window) -> Iterator[dict[str, Any]]:
-        """Every message of the grant received in the window, following ``next_cursor``.
-
-        ``fields=include_headers``: the replier's filters read List-Id, Auto-Submitted and the like.
-        """
-        params: dict[str, Any] = {
-            "received_after": window.received_after,
-            "received_before": window.received_before,
-            "limit": PAGE_LIMIT,
-            "fields": "include_headers",
-        }
-        path = f"/v3/grants/{quote(grant_id, safe='')}/messages"
-        while True:
-            document = self._get(path, "list the grant's messages", params)
-            data = document.get("data")
-            if not isinstance(data, list):
-                raise NylasApiError("list the grant's messages", 200, message="the answer has no data list")
-            yield from (m for m in data if isinstance(m, dict))
-            cursor = document.get("next_cursor")
-            if not cursor:
-                return
-            params = {**params, "page_token": cursor}
-
-    def _get(self, path: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        try:
-            response = self._session.get(
-                self._base + path, params=params, headers=self._headers, timeout=TIMEOUT_SECONDS
-            )
-        except requests.RequestException as exc:
-            raise NylasApiError(operation, None, message=type(exc).__name__) from None
-        try:
-            document = response.json()
-        except ValueError:
-            document = {}
-        if response.status_code != 200 or not isinstance(document, dict):
-            error = document.get("error") if isinstance(document, dict) else None
-            error = error if isinstance(error, dict) else {}
-            raise NylasApiError(
-                operation,
-                response.status_code,
-                error_type=str(error.get("type", "")),
-                message=str(error.get("message", "")) or response.reason or "",
-            )
-        return document
-
-
 @dataclass(frozen=True)
 class Candidate:
     """One listed message and what the backfill does with it (``enqueue`` or the reason not to)."""
@@ -189,7 +117,7 @@ class BackfillPlan:
 
 
 def plan_backfill(
-    inbox: NylasInbox,
+    inbox: NylasAdmin,
     ledger: ReplyLedger,
     grant_ids: Iterable[str],
     window: Window,
@@ -208,7 +136,7 @@ def plan_backfill(
     trusted = frozenset(s.strip().lower() for s in trusted_senders if s.strip())
     plan = BackfillPlan(window)
     for grant_id in grant_ids:
-        for message in inbox.messages(grant_id, window):
+        for message in inbox.received_messages(grant_id, window.received_after, window.received_before):
             message_id = str(message.get("id", ""))
             decision = message_skip_reason(message, own, trusted)
             if decision is None:

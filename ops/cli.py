@@ -253,7 +253,7 @@ def _backfill(context: Context) -> int:
     window = backfill.window(args.since, args.until, time.time())
     api_key = register_webhook.require_api_key(context.api_key_store(stack))
     api_uri = args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
-    inbox = backfill.NylasInbox(api_uri, api_key)
+    inbox = context.runtime.nylas_factory(api_uri, api_key)
     # Read only: the ledger's entry lifetime is the replier's to set.
     ledger = ReplyLedger(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
     trusted = stack.parameters.get("ReplyToTrustedSenders", "").split(",")

@@ -5,6 +5,7 @@ pinned dependency, and the documented rotate path differs from the Python SDK's
 (``../shared/docs/nylas-facts.md`` section 2).
 """
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -16,6 +17,8 @@ from ops.errors import NylasApiError
 # Nylas verifies the URL inside the create call and allows itself 10 s for that.
 CREATE_TIMEOUT_SECONDS = 30.0
 TIMEOUT_SECONDS = 15.0
+# Nylas' default page; listings follow next_cursor for the rest.
+PAGE_LIMIT = 50
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,40 @@ class NylasAdmin:
         if not isinstance(data, list):
             raise NylasApiError(operation, 200, message="the answer has no data list")
         return [m for m in data if isinstance(m, dict)]
+
+    def grant_email(self, grant_id: str) -> str:
+        """``GET /v3/grants/{grant}``: the grant's address, lower case."""
+        document = self._call(
+            "GET", f"/v3/grants/{quote(grant_id, safe='')}", "read the grant", TIMEOUT_SECONDS
+        )
+        data = document.get("data")
+        return str(data.get("email", "") if isinstance(data, dict) else "").lower()
+
+    def received_messages(
+        self, grant_id: str, received_after: int, received_before: int
+    ) -> Iterator[dict[str, Any]]:
+        """Every message of the grant received in ``[received_after, received_before]``, page by page.
+
+        ``fields=include_headers``: the replier's filters read List-Id, Auto-Submitted and the like.
+        """
+        operation = "list the grant's messages"
+        path = f"/v3/grants/{quote(grant_id, safe='')}/messages"
+        params: dict[str, Any] = {
+            "received_after": received_after,
+            "received_before": received_before,
+            "limit": PAGE_LIMIT,
+            "fields": "include_headers",
+        }
+        while True:
+            document = self._call("GET", path, operation, TIMEOUT_SECONDS, params=params)
+            data = document.get("data")
+            if not isinstance(data, list):
+                raise NylasApiError(operation, 200, message="the answer has no data list")
+            yield from (m for m in data if isinstance(m, dict))
+            cursor = document.get("next_cursor")
+            if not cursor:
+                return
+            params = {**params, "page_token": cursor}
 
     def _call(self, method: str, path: str, operation: str, timeout: float, **kwargs: Any) -> dict[str, Any]:
         try:

@@ -78,6 +78,27 @@ def drain(sqs_client, queue_url: str) -> list[dict]:
         messages.extend(batch)
 
 
+def register_stack(name: str, outputs: dict[str, str], parameters: dict[str, str] | None = None) -> str:
+    """A CloudFormation stack in the embedded AWS with these outputs and parameters (and no resource
+    that matters): what the ops commands and the end-to-end suite look a deployed stack up by.
+    """
+    import json
+
+    parameters = parameters or {}
+    boto3.client("cloudformation").create_stack(
+        StackName=name,
+        TemplateBody=json.dumps(
+            {
+                "Parameters": {key: {"Type": "String"} for key in parameters},
+                "Resources": {"Placeholder": {"Type": "AWS::SQS::Queue"}},
+                "Outputs": {key: {"Value": value} for key, value in outputs.items()},
+            }
+        ),
+        Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in parameters.items()],
+    )
+    return name
+
+
 @pytest.fixture
 def log_records():
     """The JSON lines Powertools Logger writes during a test, parsed.

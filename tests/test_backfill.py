@@ -6,7 +6,6 @@ is "failed" simply by never delivering: the emulator's ``on_message_created`` is
 """
 
 import io
-import json
 import time
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,11 +16,13 @@ import requests
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from devstack.poller import EventSourcePoller
 from functions.replier import app
-from ops import backfill
+from ops import backfill, nylas_admin
 from ops.cli import Runtime, main
+from ops.nylas_admin import NylasAdmin
 from replyonce.ledger import ReplyLedger
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
+from tests.conftest import register_stack
 
 STACK = "replyonce-backfill-test"
 
@@ -36,17 +37,7 @@ def stack(replier_env, nylas):
         "StateTableName": replier_env.tables["StateTable"],
     }
     parameters = {"NylasApiUri": nylas.url, "AgentGrantIds": AGENT_GRANT_ID}
-    boto3.client("cloudformation").create_stack(
-        StackName=STACK,
-        TemplateBody=json.dumps(
-            {
-                "Parameters": {name: {"Type": "String"} for name in parameters},
-                "Resources": {"Placeholder": {"Type": "AWS::SQS::Queue"}},
-                "Outputs": {name: {"Value": value} for name, value in outputs.items()},
-            }
-        ),
-        Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in parameters.items()],
-    )
+    register_stack(STACK, outputs, parameters)
     app.consumer.cache_clear()
     yield replier_env
     app.consumer.cache_clear()
@@ -136,9 +127,9 @@ def test_the_listing_asks_for_the_window_and_follows_every_page(stack, nylas, mo
     seen: list[dict] = []
     session = requests.Session()
     session.hooks["response"].append(lambda r, *a, **k: seen.append(parse_qs(urlsplit(r.url).query)))
-    monkeypatch.setattr(backfill, "PAGE_LIMIT", 2)
+    monkeypatch.setattr(nylas_admin, "PAGE_LIMIT", 2)
     window = backfill.Window(int(time.time()) - 60, int(time.time()) + 60)
-    inbox = backfill.NylasInbox(nylas.url, nylas.api_key, session=session)
+    inbox = NylasAdmin(nylas.url, nylas.api_key, session=session)
     ledger = ReplyLedger(stack.tables["StateTable"], boto3.client("dynamodb"), ttl_seconds=0)
     plan = backfill.plan_backfill(inbox, ledger, [AGENT_GRANT_ID], window)
     assert len(plan.to_enqueue) == 5

@@ -37,7 +37,7 @@ from replyonce.lease import ThreadLeases, thread_key
 from replyonce.ledger import ReplyLedger
 from replyonce.signature import sign
 from replyonce.state import SendIntent
-from tests.conftest import drain
+from tests.conftest import drain, register_stack
 
 STACK = "replyonce-ops-test"
 REGION = "us-east-1"
@@ -83,20 +83,7 @@ def make_stack(aws, nylas):
             "NylasApiKeySecretArn": aws.secrets["NylasApiKeySecret"],
             "StateTableName": aws.tables["StateTable"],
         }
-        template = {
-            "Parameters": {"NylasApiUri": {"Type": "String"}, "AlertEmail": {"Type": "String"}},
-            "Resources": NOTHING,
-            "Outputs": {name: {"Value": value} for name, value in outputs.items()},
-        }
-        boto3.client("cloudformation").create_stack(
-            StackName=STACK,
-            TemplateBody=json.dumps(template),
-            Parameters=[
-                {"ParameterKey": "NylasApiUri", "ParameterValue": nylas.url},
-                {"ParameterKey": "AlertEmail", "ParameterValue": alert_email},
-            ],
-        )
-        return STACK
+        return register_stack(STACK, outputs, {"NylasApiUri": nylas.url, "AlertEmail": alert_email})
 
     return create
 
@@ -243,18 +230,13 @@ def test_register_webhook_refuses_when_the_secret_names_a_webhook_for_another_ur
     boto3.client("cloudformation").delete_stack(StackName=STACK)
     other = "replyonce-ops-test-moved"
     # The API was recreated: same secret, new URL.
-    boto3.client("cloudformation").create_stack(
-        StackName=other,
-        TemplateBody=json.dumps(
-            {
-                "Resources": NOTHING,
-                "Outputs": {
-                    "WebhookUrl": {"Value": gateway.url + "-moved"},
-                    "NylasSecretsArn": {"Value": aws.secrets["NylasSecrets"]},
-                    "NylasApiKeySecretArn": {"Value": aws.secrets["NylasApiKeySecret"]},
-                },
-            }
-        ),
+    register_stack(
+        other,
+        {
+            "WebhookUrl": gateway.url + "-moved",
+            "NylasSecretsArn": aws.secrets["NylasSecrets"],
+            "NylasApiKeySecretArn": aws.secrets["NylasApiKeySecret"],
+        },
     )
 
     run = ops(

@@ -8,17 +8,16 @@ CloudFormation stack in its embedded AWS, and a Nylas emulator that delivers
 mail between its own grants as Nylas delivers between mailboxes.
 """
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import boto3
 import pytest
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID
 from devstack.stack import LocalStack, StackSettings
+from tests.conftest import register_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK = "replyonce-e2e-deployed"
@@ -49,17 +48,7 @@ def deployed_stand_in():
             "NotificationQueueUrl": resources.queues["NotificationQueue"],
         }
         parameters = {"AgentGrantIds": AGENT_GRANT_ID, "NylasApiUri": emulator.url}
-        boto3.client("cloudformation").create_stack(
-            StackName=STACK,
-            TemplateBody=json.dumps(
-                {
-                    "Parameters": {name: {"Type": "String"} for name in parameters},
-                    "Resources": {"Placeholder": {"Type": "AWS::SQS::Queue"}},
-                    "Outputs": {name: {"Value": value} for name, value in outputs.items()},
-                }
-            ),
-            Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in parameters.items()],
-        )
+        register_stack(STACK, outputs, parameters)
         yield stack
 
 
