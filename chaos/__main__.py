@@ -1,11 +1,14 @@
 """``make chaos``: run the harness, print the table, write docs/reliability.md."""
 
 import argparse
+import signal
 import sys
 from datetime import UTC, datetime
 
 from chaos.faults import ALL_FAULTS
+from chaos.mutants import MUTANT_TIMEOUT_SECONDS, MUTANTS
 from chaos.run import ROOT, ChaosSettings, Experiment, render
+from chaos.workload import HOSTILE_KNOBS, WorkloadSettings
 
 DOC = ROOT / "docs" / "reliability.md"
 # Markers in DOC: a run replaces everything after RUNS; a skew series the block between its two.
@@ -15,13 +18,18 @@ SKEW_SERIES_END = "<!-- /skew-series -->"
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A terminated run (timeout, CI cancel) still stops its moto server and worker processes.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     parser = argparse.ArgumentParser(description="Fault injection and concurrency harness for ReplyOnce")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--notifications", type=int, default=300)
-    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=None, help="default 1 (a mutant's: its own)")
+    parser.add_argument("--notifications", type=int, default=None, help="default 300 (a mutant's: its own)")
+    parser.add_argument("--workers", type=int, default=None, help="default 3 (a mutant's: its own)")
     parser.add_argument("--fault-probability", type=float, default=0.02)
     parser.add_argument(
-        "--timeout", type=float, default=6.0, help="the replier's function timeout in the run"
+        "--timeout",
+        type=float,
+        default=None,
+        help="the replier's function timeout in the run (6; a mutant's 5)",
     )
     parser.add_argument(
         "--clock-skew", type=float, default=0.0, help="max |skew| of a worker's clock, seconds"
@@ -36,8 +44,27 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated clock skews (s): one run per value, clock_skew the only fault unless "
         "--faults says otherwise, same seed and workload for every value",
     )
+    parser.add_argument(
+        "--mutant",
+        default="",
+        choices=["", *MUTANTS],
+        help="disable one guard in every worker (chaos/mutants.py); the run must then break its invariant",
+    )
+    parser.add_argument(
+        "--knobs",
+        default="",
+        help="hostile knobs to keep on, comma-separated, the others off (none: all off); "
+        f"default: all of {', '.join(HOSTILE_KNOBS)}",
+    )
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
     args = parser.parse_args(argv)
+    # A mutant's small configuration (chaos/mutants.py) fills what the command line leaves out.
+    mutant = MUTANTS.get(args.mutant)
+    for name, default in (("seed", 1), ("notifications", 300), ("workers", 3)):
+        if getattr(args, name) is None:
+            setattr(args, name, getattr(mutant, name) if mutant else default)
+    if args.timeout is None:
+        args.timeout = MUTANT_TIMEOUT_SECONDS if mutant else 6.0
     command = 'make chaos ARGS="' + " ".join(argv if argv is not None else sys.argv[1:]) + '"'
     if args.skew_series:
         doc = DOC.read_text() if DOC.exists() else ""
@@ -48,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     report = Experiment(_settings(args, args.clock_skew), progress=sys.stderr).run()
     table = render(report)
     print(table)
+    if args.mutant:
+        caught = report.caught()
+        print(f"mutant {args.mutant}: " + (f"caught (invariants {caught})" if caught else "SURVIVED"))
+        return 0 if caught else 1
     if args.write:
         section = f"## Run of {datetime.now(UTC):%Y-%m-%d %H:%M} UTC\n\n`{command}`\n\n{table}\n"
         intro = DOC.read_text().split(RUNS)[0] if DOC.exists() else "# Reliability\n\n"
@@ -57,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str = "") -> ChaosSettings:
     faults = args.faults or default_faults
+    if args.mutant and not faults:
+        # The mutant's own small set of faults and skew (chaos/mutants.py); --faults overrides them.
+        faults = ",".join(sorted(MUTANTS[args.mutant].faults or ())) or "none"
+        clock_skew = clock_skew or MUTANTS[args.mutant].clock_skew_seconds
     return ChaosSettings(
         seed=args.seed,
         notifications=args.notifications,
@@ -66,7 +101,20 @@ def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str =
         clock_skew_seconds=clock_skew,
         faults=frozenset(faults.split(",")) if faults else None,
         timeout_seconds=args.max_seconds or max(600.0, args.notifications * 0.8),
+        mutant=args.mutant or None,
+        workload=_knobs(args.knobs),
     )
+
+
+def _knobs(keep: str) -> WorkloadSettings | None:
+    """Every hostile knob on (None), or only those named."""
+    if not keep:
+        return None
+    names = frozenset(k.strip() for k in keep.split(",") if k.strip())
+    unknown = names - set(HOSTILE_KNOBS) - {"none"}
+    if unknown:
+        raise SystemExit(f"unknown knobs: {', '.join(sorted(unknown))}; known: {', '.join(HOSTILE_KNOBS)}")
+    return WorkloadSettings().gentle(keep=names)
 
 
 def _skew_series(args: argparse.Namespace, command: str) -> int:

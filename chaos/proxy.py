@@ -95,6 +95,9 @@ class FaultProxy:
         self._upstream_port = parts.port or 80
         self._rng = rng
         self.rules: list[Rule] = []
+        # Wire tap: called with (request, status or None when no answer reached the client, response
+        # headers, started, finished) for every request, faulted or not.
+        self.observer: Callable[[Request, int | None, dict[str, str], float, float], None] | None = None
         self.injected: Counter[str] = Counter()
         self.requests = 0
         self._lock = threading.Lock()
@@ -143,6 +146,7 @@ class FaultProxy:
         return None
 
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        started = time.time()
         length = int(handler.headers.get("Content-Length") or 0)
         body = handler.rfile.read(length) if length else b""
         request = Request(
@@ -150,33 +154,40 @@ class FaultProxy:
         )
         with self._lock:
             self.requests += 1
+        status, headers = self._serve(handler, request)
+        if self.observer is not None:
+            self.observer(request, status, headers, started, time.time())
+
+    def _serve(self, handler: BaseHTTPRequestHandler, request: Request) -> tuple[int | None, dict[str, str]]:
+        """Apply the first rule that fires; return what the client got (None: no answer)."""
         rule = self._fire(request)
         if rule is not None and rule.action == "error":
             self._answer(handler, rule.status, rule.headers, rule.body)
-            return
+            return rule.status, rule.headers
         if rule is not None and rule.action == "kill_before":
             os.kill(request.worker_pid, signal.SIGKILL)  # type: ignore[arg-type]
             handler.close_connection = True
-            return
+            return None, {}
         if rule is not None and rule.action == "delay":
             time.sleep(rule.seconds)
         try:
             status, headers, payload = self._forward(request)
         except OSError:
             self._answer(handler, 502, {}, b"upstream unavailable")
-            return
+            return 502, {}
         if rule is not None and rule.action == "kill_after":
             os.kill(request.worker_pid, signal.SIGKILL)  # type: ignore[arg-type]
             handler.close_connection = True
-            return
+            return None, headers
         if rule is not None and rule.action == "lose":
             handler.close_connection = True
-            return
+            return None, headers
         if rule is not None and rule.action == "pause":
             pid = request.worker_pid
             os.kill(pid, signal.SIGSTOP)  # type: ignore[arg-type]
             threading.Timer(rule.seconds, lambda: _continue(pid)).start()
         self._answer(handler, status, headers, payload)
+        return status, headers
 
     def _forward(self, request: Request) -> tuple[int, dict[str, str], bytes]:
         """Send upstream on this thread's kept-alive connection (one retry on a stale one)."""

@@ -10,18 +10,20 @@ import sys
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import boto3
 import requests
 
-from chaos.faults import FaultPlan
-from chaos.proxy import FaultProxy
-from chaos.workload import Workload, WorkloadSettings
+from chaos.faults import SEND, FaultPlan
+from chaos.mutants import MUTANTS
+from chaos.proxy import FaultProxy, Rule
+from chaos.wiretap import WireTap
+from chaos.workload import AGENT_GRANTS, HOSTILE_KNOBS, Workload, WorkloadSettings
 from devstack.containers import load_handler
-from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID
+from devstack.events import HUMAN_EMAIL, HUMAN_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn
 from devstack.invariants import (
     INVARIANTS,
@@ -51,6 +53,10 @@ class ChaosSettings:
     fuzz_requests: int = 200
     every_fault_once: bool = True
     timeout_seconds: float = 600.0
+    workload: WorkloadSettings | None = None  # None: every hostile knob on (WorkloadSettings())
+    mutant: str | None = None  # chaos/mutants.py: one guard disabled in every worker
+    reply_budget: int = 3  # REPLY_BUDGET_PER_HOUR of the run
+    thread_window: int = 8  # THREAD_WINDOW: one page of the thread read
 
 
 @dataclass
@@ -69,6 +75,12 @@ class ChaosReport:
     worker_skews: list[float] = field(default_factory=list)  # seconds, every worker that ran
     leases_lost: int = 0  # a holder found its lease taken over (the owner-token fence refused it)
     sends_replayed: int = 0  # a send answered from Nylas' Idempotency-Key cache, not sent again
+    send_attempts: int = 0  # send requests seen on the wire
+    thread_reads: int = 0  # thread reads seen on the wire
+    unsupported_knobs: list[str] = field(default_factory=list)  # knobs this emulator cannot play
+    mutant_pending: str = ""  # the mutant's target does not exist in the product
+    clock_advanced_seconds: float = 0.0  # the mailbox clock moved ahead (redrive after the key's hour)
+    redriven: int = 0  # dead letters moved back to the queue after the clock moved
 
     @property
     def widest_clock_gap(self) -> float:
@@ -77,7 +89,13 @@ class ChaosReport:
 
     @property
     def ok(self) -> bool:
-        return self.drained and not any(self.violations.values())
+        return self.drained and not self.mutant_pending and not any(self.violations.values())
+
+    def caught(self) -> list[int]:
+        """Invariants of the mutant's guard that the run saw broken (empty: the mutant survived)."""
+        if not self.settings.mutant:
+            return []
+        return [n for n in MUTANTS[self.settings.mutant].guards if self.violations.get(n)]
 
 
 def _free_port() -> int:
@@ -111,6 +129,12 @@ class Experiment:
         self.worker_stderr: list[str] = []
         self.worker_skews: list[float] = []
         self._saved_env = dict(os.environ)
+        self.tap = WireTap()
+        # The mailbox's clock (Nylas' time: dates, Idempotency-Key TTL, the Date header) can be moved
+        # ahead without sleeping; (real time, seconds) of each move, for the checker.
+        self.clock_offset = 0.0
+        self.clock_advances: list[tuple[float, float]] = []
+        self.mutant_pending = ""
 
     def say(self, text: str) -> None:
         if self._progress is not None:
@@ -154,9 +178,17 @@ class Experiment:
 
     def _start_nylas(self) -> None:
         self.nylas = NylasEmulator(api_key=LOCAL_API_KEY).start()
-        self.nylas.add_grant(AGENT_GRANT_ID, AGENT_EMAIL, name="Acme Support")
+        for grant, address in AGENT_GRANTS.items():
+            self.nylas.add_grant(grant, address, name=f"Acme {address.split('@')[0].title()}")
         self.nylas.add_grant(HUMAN_GRANT_ID, HUMAN_EMAIL, name="Alice")
         self.nylas_proxy = FaultProxy(self.nylas.url, rng=random.Random(self.rng.random())).start()
+        self.nylas_proxy.observer = self.tap.observe
+
+    def advance_mailbox_clock(self, seconds: float) -> None:
+        """Nylas' clock jumps ahead (the key's hour passes) without waiting."""
+        self.clock_advances.append((time.time(), seconds))
+        self.clock_offset += seconds
+        self.nylas.advance_clock(seconds)
 
     def _environment(self) -> dict[str, str]:
         timeout = self.settings.function_timeout_seconds
@@ -165,7 +197,11 @@ class Experiment:
             **self.resources.function_environment("ReplierFunction"),
             "AWS_ENDPOINT_URL": self.aws_proxy.url,
             "NYLAS_API_URI": self.nylas_proxy.url,
-            "AGENT_GRANT_IDS": AGENT_GRANT_ID,
+            "AGENT_GRANT_IDS": ",".join(self._workload_settings().agent_grant_ids()),
+            "REPLY_BUDGET_PER_HOUR": str(self.settings.reply_budget),
+            "THREAD_WINDOW": str(self.settings.thread_window),
+            "CHAOS_NONCE_DRAFTER": "1" if self._workload_settings().nonce_drafter else "0",
+            "CHAOS_MUTANT": self.settings.mutant or "",
             "BUSY_RETRY_SECONDS": "1",
             "RETRY_BASE_SECONDS": "1",
             "RETRY_MAX_SECONDS": str(int(timeout + 2)),
@@ -231,6 +267,10 @@ class Experiment:
                 self.exits[
                     "killed" if code == -signal.SIGKILL else "timed_out" if code == 3 else f"exit_{code}"
                 ] += 1
+                if code == 4:  # chaos/worker.py: the mutant's target does not exist in the product
+                    self.mutant_pending = self.settings.mutant or "?"
+                    self._stop.set()
+                    continue
                 if not self._stop.is_set():
                     self._spawn_worker()
             time.sleep(0.1)
@@ -251,13 +291,14 @@ class Experiment:
             threading.Thread(target=self._supervise, daemon=True).start()
             sender = WebhookSender(self.gateway.url, LOCAL_WEBHOOK_SECRET, retry_delays=(0.3, 0.8))
             workload = Workload(
-                WorkloadSettings(notifications=self.settings.notifications),
+                self._workload_settings(),
                 self.nylas,
                 sender,
                 random.Random(self.rng.random()),
                 queue_depth=self._depth,
             )
             self.nylas.on_message_created = workload.on_message_created
+            redrive = self._lose_redrive_answers(workload)
             threading.Thread(target=self._report_progress, args=(workload,), daemon=True).start()
             self.say(
                 f"{self.settings.workers} workers, {self.settings.notifications} notifications, "
@@ -268,10 +309,80 @@ class Experiment:
             fuzz = plan.fuzz(self.settings.fuzz_requests)
             drained = self._wait(workload, started)
             plan.stop_outages()
+            redriven = self._redrive_after_key_hour(workload, redrive) if drained else 0
+            drained = drained and self._wait(workload, started)
             workload.shutdown()
-            return self._report(workload, sender, plan, fuzz, drained, started)
+            report = self._report(workload, sender, plan, fuzz, drained, started)
+            report.redriven = redriven
+            return report
         finally:
             self._teardown()
+
+    def _workload_settings(self) -> WorkloadSettings:
+        settings = self.settings.workload or WorkloadSettings()
+        if self.settings.mutant:
+            settings = replace(settings, **MUTANTS[self.settings.mutant].knobs)
+        return replace(settings, notifications=self.settings.notifications)
+
+    def _lose_redrive_answers(self, workload: Workload) -> threading.Event:
+        """Nylas unreachable for one reply until its record dead-letters: every answer to its send is
+        lost (the email goes out), and every look-up of it by its intent id fails (503).
+        :meth:`_redrive_after_key_hour` ends this after moving Nylas' clock past the key's hour."""
+        targets = workload.redrive_message_ids
+        intents: set[str] = set()
+
+        def lost_send(request: Any) -> bool:
+            if request.method != "POST" or not SEND.search(request.path):
+                return False
+            if not any(target.encode() in request.body for target in targets):
+                return False
+            intent = request.json.get("metadata", {}).get("key1")
+            if intent:
+                intents.add(str(intent))
+            return True
+
+        def lookup(request: Any) -> bool:
+            return (
+                request.method == "GET"
+                and "metadata_pair" in request.path
+                and any(intent in request.path for intent in list(intents))
+            )
+
+        before_redrive = threading.Event()
+        before_redrive.set()
+        unavailable = b'{"request_id":"chaos","error":{"type":"api_error","message":"injected: unreachable"}}'
+        self.nylas_proxy.rules[:0] = [
+            Rule("redrive_lost_answer", lost_send, "lose", active=before_redrive.is_set),
+            Rule(
+                "redrive_lookup_failed",
+                lookup,
+                "error",
+                status=503,
+                body=unavailable,
+                headers={"Content-Type": "application/json"},
+                active=before_redrive.is_set,
+            ),
+        ]
+        return before_redrive
+
+    def _redrive_after_key_hour(self, workload: Workload, before_redrive: threading.Event) -> int:
+        """An operator redrives the dead-letter queue after the key's hour (Nylas' clock moved on)."""
+        before_redrive.clear()
+        if not workload.redrive_message_ids:
+            return 0
+        self.advance_mailbox_clock(3600 + 120)
+        dead = self.resources.queues["NotificationDeadLetterQueue"]
+        queue = self.resources.queues["NotificationQueue"]
+        moved = 0
+        while batch := self.admin_sqs.receive_message(QueueUrl=dead, MaxNumberOfMessages=10).get(
+            "Messages", []
+        ):
+            for message in batch:
+                self.admin_sqs.send_message(QueueUrl=queue, MessageBody=message["Body"])
+                self.admin_sqs.delete_message(QueueUrl=dead, ReceiptHandle=message["ReceiptHandle"])
+                moved += 1
+        self.say(f"mailbox clock moved 3720 s ahead; {moved} dead letters redriven")
+        return moved
 
     def _depth(self) -> int:
         names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
@@ -335,17 +446,21 @@ class Experiment:
             if notification_id in accepted and payload["type"].startswith("message.created")
         }
         dead = self._dead_letters()
-        dead_messages = {
-            workload.notifications[i]["data"]["object"]["id"] for i in dead if i in workload.notifications
-        }
+        # Still dead-lettered at the end: lost unless answered (invariant 2).
         logs = list(self.logs.records)
         history = History(
             agent_grants=workload.agent_grants(),
             mailbox=self.nylas.mailbox(),
+            truth=dict(workload.truth),
+            sends=self.nylas.sends,
             deliveries=list(sender.deliveries) + list(fuzz.deliveries),
             logs=logs,
-            reply_budget_per_hour=3,
-            notified_message_ids=notified - dead_messages,
+            reply_budget=self.settings.reply_budget,
+            harness_sent_ids=set(workload.harness_sent_ids),
+            thread_reads=list(self.tap.thread_reads),
+            send_attempts=list(self.tap.send_attempts),
+            clock_advances=list(self.clock_advances),
+            notified_message_ids=notified,
             forged_notification_ids=workload.forged_ids | fuzz.notification_ids,
             dead_lettered_notification_ids=set(dead),
         )
@@ -361,7 +476,7 @@ class Experiment:
             deliveries=len(sender.deliveries),
             webhook_statuses=dict(Counter(str(d.status) for d in sender.deliveries)),
             faults=dict(sorted(faults.items())),
-            replies_sent=len(self.nylas.sends),
+            replies_sent=len(self.nylas.sends) - len(workload.harness_sent_ids),
             skips=skips_by_reason(logs),
             dead_lettered=len(dead),
             drained=drained,
@@ -369,7 +484,12 @@ class Experiment:
             seconds=time.monotonic() - started,
             worker_skews=list(self.worker_skews),
             leases_lost=leases_lost(logs),
-            sends_replayed=sends_replayed(logs),
+            sends_replayed=sends_replayed(self.tap.send_attempts),
+            send_attempts=len(self.tap.send_attempts),
+            thread_reads=len(self.tap.thread_reads),
+            unsupported_knobs=sorted(workload.unsupported),
+            mutant_pending=self.mutant_pending,
+            clock_advanced_seconds=self.clock_offset,
         )
 
     def _teardown(self) -> None:
@@ -399,13 +519,32 @@ def render(report: ChaosReport) -> str:
     """The markdown table of a run."""
     s = report.settings
     statuses = ", ".join(f"{k}: {v}" for k, v in sorted(report.webhook_statuses.items()))
+    knobs = s.workload or WorkloadSettings()
     lines = [
+        *([f"Mutant `{s.mutant}`: {MUTANTS[s.mutant].what}."] if s.mutant else []),
+        *(
+            [f"Mutant `{report.mutant_pending}` is PENDING: its target is not in the product."]
+            if report.mutant_pending
+            else []
+        ),
+        "Hostile knobs: "
+        + ", ".join(f"{k}={getattr(knobs, k)}" for k in HOSTILE_KNOBS)
+        + (
+            f"; not playable by this emulator: {', '.join(report.unsupported_knobs)}"
+            if report.unsupported_knobs
+            else ""
+        ),
+        "",
         "| measure | value |",
         "| --- | --- |",
         f"| notifications | {report.notifications} |",
         f"| webhook deliveries | {report.deliveries} ({statuses}) |",
         f"| replies sent | {report.replies_sent} |",
+        f"| send requests seen on the wire | {report.send_attempts} |",
         f"| sends answered by an `Idempotency-Key` replay | {report.sends_replayed} |",
+        f"| thread reads seen on the wire | {report.thread_reads} |",
+        f"| mailbox clock moved ahead, dead letters redriven | {report.clock_advanced_seconds:g} s, "
+        f"{report.redriven} |",
         f"| leases lost to another worker | {report.leases_lost} |",
         f"| dead-lettered | {report.dead_lettered} |",
         f"| queue drained | {'yes' if report.drained else 'NO'} |",

@@ -4,7 +4,9 @@ The harness starts several of these and kills, pauses and restarts them.
 Each polls the queue (``devstack.poller``), invokes the real
 ``functions/replier/app.py:lambda_handler``, and — as Lambda does — ends the
 whole process when an invocation outlives its deadline. Its clock for leases
-and the ledger may be skewed (``CHAOS_CLOCK_SKEW_SECONDS``). Its AWS
+and the ledger may be skewed (``CHAOS_CLOCK_SKEW_SECONDS``); it may run one
+mutant (``CHAOS_MUTANT``, ``chaos/mutants.py``) and a drafter whose output
+differs between calls (``CHAOS_NONCE_DRAFTER``). Its AWS
 User-Agent carries ``app/chaos-worker-<pid>`` so the fault proxy can find it.
 """
 
@@ -15,6 +17,7 @@ import sys
 import threading
 import time
 
+from chaos import mutants
 from devstack.containers import load_handler
 from devstack.poller import EventSourcePoller
 from devstack.template import LocalResources, load_template
@@ -31,6 +34,14 @@ def main() -> int:
     )
     handler = load_handler("ReplierFunction")
     module = sys.modules[handler.__module__]
+    try:
+        if os.environ.get("CHAOS_NONCE_DRAFTER") == "1":
+            mutants.nonce_drafter()
+        if os.environ.get("CHAOS_MUTANT"):
+            mutants.apply(os.environ["CHAOS_MUTANT"])
+    except mutants.MutantPending as pending:
+        print(json.dumps({"message": "mutant pending", "detail": str(pending)}), flush=True)
+        return 4
     if skew:
         from replyonce.consumer import NotificationConsumer
 

@@ -1,22 +1,69 @@
-"""The Nylas side of a chaos run: customers, bursts, bots, and how each notification is delivered.
+"""The Nylas side of a chaos run: mail as hostile as real mail, and the ground truth of each message.
 
-Seeded: the same seed gives the same conversations, the same copies and the
-same order of deliveries (timing between threads is the machine's).
+Every message the workload puts in a mailbox is recorded with *why* it was
+generated (:class:`devstack.invariants.Truth`): a human customer, an
+out-of-office or a newsletter from a human-looking address, a mailer-daemon,
+another agent grant, a teammate writing from the agent's mailbox, a contact
+form with ``Reply-To``... The checker judges the product against that, never
+against the product's own filters.
+
+Each hostile part is a knob of :class:`WorkloadSettings` with a default that
+turns it on; ``make chaos`` runs them all, CI turns on those the product holds
+(``tests/test_chaos.py``). Seeded: the same seed gives the same conversations,
+copies and order of deliveries (timing between threads is the machine's).
 """
 
+import inspect
 import random
 import threading
 import time
+import uuid
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+import requests
+
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
+from devstack.invariants import Truth
 from devstack.nylas_emulator import NylasEmulator
 from devstack.webhook_sender import WebhookSender
 
 BOT_EMAIL = "autoresponder@other-bot.example"
+# A second agent grant of the same deployment: its mailbox and the first one's exchange mail.
+SECOND_AGENT_GRANT_ID = "grant-agent-0003"
+SECOND_AGENT_EMAIL = "sales@replyonce.example"
+AGENT_GRANTS = {AGENT_GRANT_ID: AGENT_EMAIL, SECOND_AGENT_GRANT_ID: SECOND_AGENT_EMAIL}
+# Senders that look human: only their headers say they are machines (Nylas omits headers unless asked).
+DISGUISED_AUTOMATA = {
+    "out_of_office": ("maria.lopez@example.org", {"Auto-Submitted": "auto-replied", "X-Autoreply": "yes"}),
+    "newsletter": (
+        "jane@news.example.org",
+        {"Precedence": "bulk", "List-Unsubscribe": "<mailto:unsubscribe@news.example.org>"},
+    ),
+    "mailing_list": ("bob.smith@lists.example.net", {"List-Id": "<users.lists.example.net>"}),
+}
+# Senders whose address says it all.
+PLAIN_AUTOMATA = {
+    "mailer_daemon": ("MAILER-DAEMON@mx.example.net", {}),
+    "no_reply": ("no-reply@shop.example", {}),
+}
+
+# Knobs that are the hostile mail of issue 12 (as opposed to the volume settings around them).
+HOSTILE_KNOBS = (
+    "slow_send_probability",
+    "date_skew_probability",
+    "webhook_headers",
+    "disguised_automaton_probability",
+    "agent_mail_probability",
+    "teammate_probability",
+    "provider_error_probability",
+    "nonce_drafter",
+    "reply_to_probability",
+    "long_thread_probability",
+    "redrive_threads",
+)
 
 
 @dataclass
@@ -25,15 +72,58 @@ class WorkloadSettings:
     burst_probability: float = 0.25
     truncated_probability: float = 0.08
     updated_probability: float = 0.15  # a message.updated, delivered before the message.created
-    automated_probability: float = 0.05
+    automated_probability: float = 0.04  # no-reply / mailer-daemon: the address says it
     other_grant_probability: float = 0.03
     follow_up_probability: float = 0.2
     bot_threads: int = 2
+    # A bot (or two agents) answering each other stops after this many messages per thread, so a
+    # broken loop guard shows as a violation instead of a run that never ends.
+    max_loop_messages: int = 8
     max_copies: int = 3
     concurrent_probability: float = 0.3
     forged_probability: float = 0.02
     max_pending_deliveries: int = 40
     max_queue_depth: int = 150
+    # ---- hostile mail (issue 12), each on by default --------------------------------------------
+    # A send takes 0.3-1.5 s, and half of the slow ones see the customer write again meanwhile.
+    slow_send_probability: float = 0.15
+    # Sender dates off by seconds to hours, both ways (the sender's clock, not the mailbox's).
+    date_skew_probability: float = 0.2
+    max_date_skew_seconds: float = 4 * 3600
+    # Nylas puts headers in webhook payloads only with dashboard field customization: off.
+    webhook_headers: bool = False
+    # Out-of-office, newsletter and list mail from human-looking addresses (headers only).
+    disguised_automaton_probability: float = 0.05
+    # One agent grant writing to another (both in AGENT_GRANT_IDS); threads go to either agent.
+    agent_mail_probability: float = 0.03
+    # A human teammate sending from the agent's mailbox (fires message.created, like the agent).
+    teammate_probability: float = 0.03
+    # A provider 5xx on a send, cached under its Idempotency-Key as Nylas does.
+    provider_error_probability: float = 0.03
+    # The worker's drafter appends a random nonce: no two drafts of one message are equal.
+    nonce_drafter: bool = True
+    # Reply-To elsewhere: a third party, another agent, or a contact form's no-reply with the customer.
+    reply_to_probability: float = 0.06
+    # Threads with more messages than one page of the replier's thread read.
+    long_thread_probability: float = 0.03
+    long_thread_messages: int = 12
+    # Threads whose every send answer is lost until the record dead-letters; redriven after the key's hour.
+    redrive_threads: int = 1
+
+    def agent_grant_ids(self) -> list[str]:
+        """The deployment's agent grants: two when agents exchange mail, else one."""
+        return list(AGENT_GRANTS) if self.agent_mail_probability else [AGENT_GRANT_ID]
+
+    def gentle(self, keep: frozenset[str] = frozenset()) -> "WorkloadSettings":
+        """These settings with every hostile knob off except those in ``keep``."""
+        off = {
+            f.name: (False if isinstance(getattr(self, f.name), bool) else 0)
+            for f in fields(self)
+            if f.name in HOSTILE_KNOBS and f.name not in keep and f.name != "webhook_headers"
+        }
+        if "webhook_headers" not in keep:
+            off["webhook_headers"] = True  # gentle: headers handed to the product in the payload
+        return replace(self, **off)
 
 
 @dataclass
@@ -47,6 +137,10 @@ class Workload:
     features: Counter[str] = field(default_factory=Counter)
     notifications: dict[str, dict[str, Any]] = field(default_factory=dict)
     forged_ids: set[str] = field(default_factory=set)
+    truth: dict[str, Truth] = field(default_factory=dict)  # inbound message id -> why it exists
+    harness_sent_ids: set[str] = field(default_factory=set)  # teammate sends (not the agent's)
+    redrive_message_ids: set[str] = field(default_factory=set)  # their sends lose every answer
+    unsupported: set[str] = field(default_factory=set)  # knobs this emulator cannot play
     queue_depth: Any = lambda: 0  # visible + in flight on the notification queue
 
     def __post_init__(self) -> None:
@@ -54,8 +148,26 @@ class Workload:
         self._pool = ThreadPoolExecutor(max_workers=12, thread_name_prefix="nylas-deliveries")
         self._pending: list[Future] = []
         self._bot_threads: set[str] = set()
-        self._customer_threads: dict[str, str] = {}
+        self._customer_threads: dict[str, tuple[str, str]] = {}  # thread -> (grant, customer address)
+        self._message_threads: dict[str, str] = {}
+        # (grant, thread, other grant) -> the other grant's thread for the same conversation.
+        self._linked_threads: dict[tuple[str, str, str], str] = {}
+        self._loop_messages: Counter[str] = Counter()  # agent emails per thread
         self._sequence = 0
+        inbound = inspect.signature(self.nylas.deliver_inbound).parameters
+        self._inbound_accepts = set(inbound)
+        s = self.settings
+        if "reply_to" not in inbound and s.reply_to_probability:
+            self.unsupported.add("reply_to_probability")
+        if not hasattr(self.nylas, "on_send_started") and s.slow_send_probability:
+            self.unsupported.add("slow_send_probability")
+        if s.provider_error_probability and not hasattr(_fault_class(), "provider_error"):
+            self.unsupported.add("provider_error_probability")
+        if not s.webhook_headers and not hasattr(self.nylas, "webhook_includes_headers"):
+            self.unsupported.add("webhook_headers")  # this emulator always sends them
+        if hasattr(self.nylas, "webhook_includes_headers"):
+            self.nylas.webhook_includes_headers = s.webhook_headers
+        self.nylas.on_send_started = self._on_send_started
 
     # ---- deliveries ----------------------------------------------------------------------------
 
@@ -66,6 +178,10 @@ class Workload:
     def _randint(self, low: int, high: int) -> int:
         with self._lock:
             return self.rng.randint(low, high)
+
+    def _choice(self, options: list[Any]) -> Any:
+        with self._lock:
+            return self.rng.choice(options)
 
     def deliver(self, payload: dict[str, Any]) -> None:
         """Queue one notification for delivery: 1-3 copies, sometimes at once, sometimes forged too."""
@@ -107,46 +223,133 @@ class Workload:
     def shutdown(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=False)
 
-    # ---- what Nylas does on its own -------------------------------------------------------------
+    # ---- what Nylas and the people on the other side do on their own -----------------------------
 
     def on_message_created(self, message: dict[str, Any]) -> None:
-        """Emulator callback: the agent's sends fire message.created; a bot answers; customers follow up."""
-        if message["grant_id"] != AGENT_GRANT_ID or "sent" not in message.get("folders", []):
+        """Emulator callback: sends fire message.created; a bot answers; customers follow up; mail
+        from one agent to another lands in the other's inbox."""
+        if message["grant_id"] not in AGENT_GRANTS or "sent" not in message.get("folders", []):
             return
         self.features["own_outbound"] += 1
         self.deliver(envelope(message))
+        if message["id"] in self.harness_sent_ids:
+            return
+        recipients = {
+            str(p.get("email", "")).lower()
+            for key in ("to", "cc", "bcc")
+            for p in message.get(key) or []
+            if isinstance(p, dict)
+        }
+        with self._lock:
+            self._loop_messages[message["thread_id"]] += 1
+            looping = self._loop_messages[message["thread_id"]] <= self.settings.max_loop_messages
+        for grant, address in AGENT_GRANTS.items():
+            if looping and address in recipients and grant != message["grant_id"]:
+                # An agent mailed another agent: the mail arrives (in the thread linked to the
+                # sender's), and must not be answered.
+                self.features["agent_to_agent_delivered"] += 1
+                source = (message["grant_id"], message["thread_id"])
+                self._submit(self._relay, grant, message, source)
         thread_id = message["thread_id"]
-        if thread_id in self._bot_threads:
+        if thread_id in self._bot_threads and looping:
             self.features["bot_loop"] += 1
-            self._submit(self._answer, thread_id, BOT_EMAIL, message)
+            self._submit(self._answer, message["grant_id"], thread_id, BOT_EMAIL, message, "bot")
         elif thread_id in self._customer_threads and self._random() < self.settings.follow_up_probability:
             self.features["follow_up"] += 1
-            self._submit(self._answer, thread_id, self._customer_threads[thread_id], message)
+            _, customer = self._customer_threads[thread_id]
+            self._submit(self._answer, message["grant_id"], thread_id, customer, message, "follow_up")
 
-    def _answer(self, thread_id: str, sender: str, reply: dict[str, Any]) -> None:
-        answer = self.nylas.deliver_inbound(
-            AGENT_GRANT_ID,
-            from_email=sender,
-            subject=reply["subject"],
-            body="<p>Thanks, and one more thing.</p>",
-            reply_to_message_id=reply["id"],
-        )
+    def _on_send_started(self, grant_id: str, payload: dict[str, Any]) -> None:
+        """Emulator hook, on the send's request thread with the key reserved: a slow send, and the
+        customer writing again while it is in flight."""
+        if self._random() >= self.settings.slow_send_probability:
+            return
+        self.features["slow_send"] += 1
+        time.sleep(0.3 + 1.2 * self._random())
+        thread_id = self._message_threads.get(str(payload.get("reply_to_message_id")))
+        if thread_id in self._customer_threads and self._random() < 0.5:
+            self.features["message_during_send"] += 1
+            grant, customer = self._customer_threads[thread_id]
+            message = self._inbound(grant, customer, thread_id=thread_id, label="during_send")
+            self.deliver(envelope(message))
+
+    def _answer(self, grant: str, thread_id: str, sender: str, reply: dict[str, Any], label: str) -> None:
+        answer = self._inbound(grant, sender, thread_id=thread_id, label=label, subject=reply["subject"])
         self.deliver(envelope(answer))
 
-    # ---- conversations -------------------------------------------------------------------------
+    def _relay(self, grant: str, sent: dict[str, Any], source: tuple[str, str]) -> None:
+        """Deliver an agent's email to another agent's mailbox with the headers it was sent with."""
+        stored = [
+            m
+            for m in self.nylas.sent_messages(grant_id=sent["grant_id"], thread_id=sent["thread_id"])
+            if m["id"] == sent["id"]
+        ]
+        headers = {h["name"]: h["value"] for m in stored for h in m.get("headers") or []}
+        self._agent_mail(grant, AGENT_GRANTS[sent["grant_id"]], sent["subject"], source, headers or None)
+
+    def _agent_mail(
+        self,
+        grant: str,
+        from_agent: str,
+        subject: str,
+        source: tuple[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """Mail from another agent's address lands in ``grant``'s mailbox, in the thread linked to
+        the one it came from (as References would thread it), so a loop stays on one thread pair."""
+        with self._lock:
+            linked = self._linked_threads.get((*source, grant)) if source else None
+        message = self._inbound(
+            grant, from_agent, label="agent_mail", subject=subject, thread_id=linked, headers=headers
+        )
+        if source is not None:
+            with self._lock:
+                self._linked_threads[(*source, grant)] = message["thread_id"]
+                self._linked_threads[(grant, message["thread_id"], source[0])] = source[1]
+        self._notify(message)
+
+    # ---- messages ------------------------------------------------------------------------------
+
+    def _date(self) -> float | None:
+        if self._random() >= self.settings.date_skew_probability:
+            return None
+        self.features["skewed_date"] += 1
+        skew = self.settings.max_date_skew_seconds * self._random() ** 2  # mostly seconds to minutes
+        sign = 1 if self._random() < 0.5 else -1
+        return self.nylas.now() + sign * max(1.0, skew)
 
     def _inbound(
-        self, sender: str, *, thread_of: dict[str, Any] | None = None, headers=None
+        self,
+        grant: str,
+        sender: str,
+        *,
+        label: str,
+        thread_id: str | None = None,
+        headers: dict[str, str] | None = None,
+        reply_to: str | None = None,
+        subject: str | None = None,
     ) -> dict[str, Any]:
-        self._sequence += 1
-        return self.nylas.deliver_inbound(
-            AGENT_GRANT_ID,
+        with self._lock:
+            self._sequence += 1
+            sequence = self._sequence
+        extra: dict[str, Any] = {}
+        if reply_to is not None and "reply_to" in self._inbound_accepts:
+            extra["reply_to"] = [{"name": "", "email": reply_to}]
+        if "from_name" in self._inbound_accepts and label in ("customer", "follow_up", "out_of_office"):
+            extra["from_name"] = sender.split("@")[0].replace(".", " ").title()
+        message = self.nylas.deliver_inbound(
+            grant,
             from_email=sender,
-            subject=f"Question {self._sequence}",
-            body=f"<p>Message {self._sequence}</p>",
-            reply_to_message_id=thread_of["id"] if thread_of else None,
+            subject=subject or f"Question {sequence}",
+            body=f"<p>Message {sequence}</p>",
+            thread_id=thread_id,
             headers=headers,
+            date=self._date(),
+            **extra,
         )
+        self.truth[message["id"]] = _truth(label, sender, reply_to)
+        self._message_threads[message["id"]] = message["thread_id"]
+        return message
 
     def _notify(self, message: dict[str, Any]) -> None:
         truncated = self._random() < self.settings.truncated_probability
@@ -162,26 +365,81 @@ class Workload:
             )
         )
 
+    def _teammate(self, grant: str) -> None:
+        """A person writes from the agent's mailbox (the UI, not the agent): a send we did not make."""
+        customer = f"lead{self._randint(1, 10**6)}@example.com"
+        response = requests.post(
+            # Addressed by the grant's email, so the provider errors meant for the agent's sends
+            # (matched on grant ids) never hit the teammate.
+            f"{self.nylas.url}/v3/grants/{AGENT_GRANTS[grant]}/messages/send",
+            json={"to": [{"email": customer}], "subject": "Following up on your call", "body": "<p>Hi</p>"},
+            headers={"Authorization": f"Bearer {self.nylas.api_key}"},
+            timeout=10,
+        )
+        response.raise_for_status()
+        message = response.json()["data"]
+        # Recorded before its message.created can be delivered: on_message_created runs on the send.
+        with self._lock:
+            self.harness_sent_ids.add(message["id"])
+            self.truth[message["id"]] = Truth.never("teammate")
+            self._customer_threads[message["thread_id"]] = (grant, customer)
+
     def play(self) -> None:
         """Create conversations until the notification target is reached; deliver as they come."""
-        for _ in range(self.settings.bot_threads):
-            opener = self._inbound(BOT_EMAIL)
+        s = self.settings
+        grants = s.agent_grant_ids()
+        for index in range(s.bot_threads):
+            opener = self._inbound(grants[index % len(grants)], BOT_EMAIL, label="bot")
             self._bot_threads.add(opener["thread_id"])
             self._notify(opener)
+        for _ in range(s.redrive_threads):
+            address = f"redrive{uuid.uuid4().hex[:6]}@example.com"
+            message = self._inbound(AGENT_GRANT_ID, address, label="customer")
+            self.redrive_message_ids.add(message["id"])
+            self.features["redrive_after_key_hour"] += 1
+            self._notify(message)
         customer = 0
-        while len(self.notifications) < self.settings.notifications:
-            roll = self._random()
-            if roll < self.settings.automated_probability:
-                self.features["automated_sender"] += 1
-                automated = [
-                    ("no-reply@shop.example", None),
-                    ("help@vendor.example", [{"name": "Auto-Submitted", "value": "auto-replied"}]),
-                ]
-                sender, headers = automated[self._randint(0, 1)]
-                self._notify(self._inbound(sender, headers=headers))
+        knobs = [
+            ("automated", s.automated_probability),
+            ("other_grant", s.other_grant_probability),
+            ("disguised_automaton", s.disguised_automaton_probability),
+            ("agent_mail", s.agent_mail_probability),
+            ("teammate", s.teammate_probability),
+            ("reply_to", s.reply_to_probability if "reply_to_probability" not in self.unsupported else 0),
+            ("long_thread", s.long_thread_probability),
+        ]
+        while len(self.notifications) < s.notifications:
+            if "provider_error_probability" not in self.unsupported and (
+                self._random() < s.provider_error_probability
+            ):
+                # The next send fails at the provider; Nylas caches that answer under its key.
+                self.features["provider_error"] += 1
+                status = self._choice([502, 503, 504])
+                self.nylas.inject(
+                    "POST",
+                    r"/grants/grant-[^/]+/messages/send$",
+                    _fault_class().provider_error(status=status),
+                )
+            roll, grant = self._random(), self._choice(grants)
+            kind = None
+            for name, probability in knobs:
+                if roll < probability:
+                    kind = name
+                    break
+                roll -= probability
+            if kind is not None:
+                self.features[kind] += 1
+            if kind == "automated":
+                label = self._choice(sorted(PLAIN_AUTOMATA))
+                sender, headers = PLAIN_AUTOMATA[label]
+                self._notify(self._inbound(grant, sender, label=label, headers=headers or None))
                 continue
-            if roll < self.settings.automated_probability + self.settings.other_grant_probability:
-                self.features["other_grant"] += 1
+            if kind == "disguised_automaton":
+                label = self._choice(sorted(DISGUISED_AUTOMATA))
+                sender, headers = DISGUISED_AUTOMATA[label]
+                self._notify(self._inbound(grant, sender, label=label, headers=headers))
+                continue
+            if kind == "other_grant":
                 message = self.nylas.deliver_inbound(
                     HUMAN_GRANT_ID,
                     from_email="friend@example.com",
@@ -189,20 +447,74 @@ class Workload:
                     body="<p>Friday?</p>",
                     to_email=HUMAN_EMAIL,
                 )
+                self.truth[message["id"]] = Truth.never("other_grant")
                 self.deliver(envelope(message))
+                continue
+            if kind == "agent_mail":
+                other = next(g for g in AGENT_GRANTS if g != grant)
+                self._agent_mail(grant, AGENT_GRANTS[other], "Handing this over")
+                continue
+            if kind == "teammate":
+                self._teammate(grant)
                 continue
             customer += 1
             address = f"customer{customer}@example.com"
-            first = self._inbound(address)
-            self._customer_threads[first["thread_id"]] = address
-            messages = [first]
-            if self._random() < self.settings.burst_probability:
-                self.features["burst"] += 1
-                messages += [self._inbound(address, thread_of=first) for _ in range(self._randint(1, 4))]
+            reply_to = None
+            label = "customer"
+            sender = address
+            if kind == "reply_to":
+                label = self._choice(["reply_to_third_party", "reply_to_agent", "contact_form"])
+                if label == "reply_to_third_party":
+                    reply_to = f"stranger{customer}@elsewhere.example"
+                elif label == "reply_to_agent":
+                    reply_to = AGENT_GRANTS[self._choice(sorted(AGENT_GRANTS))]
+                else:
+                    sender, reply_to = "no-reply@forms.example.com", address
+            if kind == "long_thread":
+                # History the agent was never notified of: more messages than one page of a read.
+                first = self._inbound(grant, address, label="customer")
+                for _ in range(s.long_thread_messages - 1):
+                    self._inbound(grant, address, label="customer", thread_id=first["thread_id"])
+                messages = [self._inbound(grant, address, label="customer", thread_id=first["thread_id"])]
+            else:
+                first = self._inbound(grant, sender, label=label, reply_to=reply_to)
+                messages = [first]
+                if self._random() < s.burst_probability:
+                    self.features["burst"] += 1
+                    messages += [
+                        self._inbound(
+                            grant, sender, label=label, reply_to=reply_to, thread_id=first["thread_id"]
+                        )
+                        for _ in range(self._randint(1, 4))
+                    ]
+            self._customer_threads[first["thread_id"]] = (grant, address)
             for message in messages:
                 self._notify(message)
             self._backpressure()
 
-    @staticmethod
-    def agent_grants() -> dict[str, str]:
-        return {AGENT_GRANT_ID: AGENT_EMAIL}
+    def agent_grants(self) -> dict[str, str]:
+        """Every agent grant of the deployment and its address."""
+        return {grant: AGENT_GRANTS[grant] for grant in self.settings.agent_grant_ids()}
+
+
+def _truth(label: str, sender: str, reply_to: str | None) -> Truth:
+    """Ground truth of a generated message, from why it was generated."""
+    if label in ("customer", "follow_up", "during_send"):
+        return Truth.human(label, sender)
+    if label == "bot":
+        # An automaton that does not say so: answerable, and the loop guard must stop it.
+        return Truth.human(label, sender)
+    if label in ("reply_to_third_party", "reply_to_agent"):
+        # A human wrote; the Reply-To would make the agent mail someone else: answer the sender.
+        return Truth.human(label, sender)
+    if label == "contact_form":
+        # A form's no-reply sender with the customer in Reply-To: answer the customer, or skip it.
+        assert reply_to is not None
+        return Truth.optional(label, reply_to)
+    return Truth.never(label)
+
+
+def _fault_class() -> Any:
+    from devstack.nylas_emulator import Fault
+
+    return Fault

@@ -31,7 +31,15 @@ from rich.progress import (
 from devstack.cli_types import run_command, whole_number
 from devstack.console import body_preview, make_console, progress_bar
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
-from devstack.invariants import DUPLICATE_ABSORBED, INVARIANTS, REPLY_SENT, History, check, skips_by_reason
+from devstack.invariants import (
+    DUPLICATE_ABSORBED,
+    INVARIANTS,
+    REPLY_SENT,
+    History,
+    Truth,
+    check,
+    skips_by_reason,
+)
 from devstack.stack import LocalStack, StackSettings
 from replyonce.config import ReplierSettings
 
@@ -221,12 +229,22 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
         _, _, dead = stack.queue_depth()
 
         logs = list(stack.logs.records)
+        # Ground truth: what this scenario wrote and why (the checker knows nothing of the product).
+        truth = {
+            m["id"]: Truth.human("customer", m["from"][0]["email"])
+            for _, m in nylas.mailbox(AGENT_GRANT_ID)
+            if "inbox" in m["folders"]
+        }
+        truth[automated["id"]] = Truth.never("no_reply")
+        truth[human["id"]] = Truth.never("other_grant")
         history = History(
             agent_grants={AGENT_GRANT_ID: AGENT_EMAIL},
             mailbox=nylas.mailbox(),
+            truth=truth,
+            sends=nylas.sends,
             deliveries=list(sender.deliveries),
             logs=logs,
-            reply_budget_per_hour=ReplierSettings.from_environment().reply_budget_per_hour,
+            reply_budget=ReplierSettings.from_environment().reply_budget_per_hour,
             notified_message_ids=notified,
             forged_notification_ids={forged["id"]},
         )

@@ -1,21 +1,38 @@
-"""Check the six invariants of DESIGN.md against a history of one run.
+"""Check the six invariants of DESIGN.md against what the world saw, knowing nothing of the product.
 
-The history is what the outside world saw, not what our code believes:
-every message in the Nylas mailbox with the real time it appeared (inbound
-and the agent's replies), every webhook delivery with its HTTP status, and
-the handlers' logs (skip reasons, queued notification ids). A violation is a
-sentence naming the message, thread or notification concerned.
+Why a checker of its own: one that shares the product's filters or its idea of
+coverage agrees with the product's mistakes. This module therefore imports
+nothing from ``layers/`` or ``functions/`` (``tests/test_chaos.py`` checks it)
+and decides from world facts only:
+
+- **ground truth** from the workload: each inbound message it generated with
+  its label (human customer, out-of-office, newsletter, mailer-daemon, another
+  agent, a teammate writing from the agent's mailbox...) and the addresses a
+  reply may go to (:class:`Truth`);
+- **the mailbox** of the Nylas emulator: every message in arrival order, with
+  the time it arrived. Order is the mailbox's, never the sender's ``date``;
+- **what went out**: every email the emulator delivered (key replays are not
+  emails; a lapsed key's second send is one), and every send request the
+  product made, seen on the wire (:class:`SendAttempt`);
+- **thread reads** seen on the wire (:class:`ThreadRead`): a reply's draft can
+  only have seen messages that arrived before the read that produced it;
+- the webhook deliveries with their statuses, and the handlers' logs (only for
+  invariant 5, which is about the logs, and for the skips invariant 2 accepts
+  when ground truth says their reason is true).
+
+A violation is a sentence naming the message, thread or notification concerned.
 """
 
+from __future__ import annotations
+
+import hashlib
+import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from devstack.webhook_sender import RETRIED_STATUSES
-from replyonce.filters import message_skip_reason, sender_email
-
-# What the handlers log, by the ``message`` of the record (functions/, replyonce/replier.py).
+# What the handlers log, by the ``message`` of the record (the logs are the product's public output).
 QUEUED = "notification queued"
 REPLY_SENT = "reply sent"
 SKIPPED = "notification skipped"
@@ -24,141 +41,388 @@ LEASE_LOST = (
     "thread lease expired and was taken over before release",
     "thread lease was lost before the reply was recorded; recorded without it",
 )
+# The metric every skip is counted in, with its reason as a dimension (CloudWatch EMF in the logs).
+SKIP_METRIC = "NotificationSkipped"
+# The one skip reason of an eligible message that ground truth can confirm: the loop guard's.
+BUDGET_SKIP = "reply_budget_exhausted"
+# Statuses Nylas retries a webhook delivery on (Nylas' documentation, not our code).
+NYLAS_RETRIED_STATUSES = frozenset({408, 429, 502, 503, 504, 507})
 
 INVARIANTS = {
-    1: "at most one reply per inbound message",
+    1: "at most one email per inbound message",
     2: "nothing silently lost",
-    3: "one reply per burst",
-    4: "never reply to itself or to machines; loop guard",
-    5: "every skip logged with a reason",
+    3: "one email per burst, to its newest message",
+    4: "never to itself, an agent, a machine or a forbidden Reply-To; loop guard",
+    5: "every skip logged with a reason and counted",
     6: "200 only once queued; forged never queued; never 500",
 }
 
 
+@dataclass(frozen=True)
+class Truth:
+    """Why the workload generated an inbound message, and what a reply to it may do.
+
+    Attributes
+    ----------
+    label : str
+        What the message is (``customer``, ``out_of_office``, ``newsletter``, ``mailer_daemon``,
+        ``agent_mail``, ``teammate``, ``contact_form``, ``reply_to_third_party``, ...).
+    must_answer : bool
+        A human wrote it to an agent: it must be covered by a reply (or skipped by the loop guard).
+    may_answer : bool
+        A reply is allowed at all (a contact form may be answered at its ``Reply-To``, or skipped).
+    recipients : frozenset of str
+        Lower-cased addresses a reply to it may be sent to (``to``/``cc``/``bcc``).
+    """
+
+    label: str
+    must_answer: bool
+    may_answer: bool
+    recipients: frozenset[str] = frozenset()
+
+    @classmethod
+    def human(cls, label: str, *answer_to: str) -> Truth:
+        return cls(label, True, True, frozenset(a.lower() for a in answer_to))
+
+    @classmethod
+    def optional(cls, label: str, *answer_to: str) -> Truth:
+        return cls(label, False, True, frozenset(a.lower() for a in answer_to))
+
+    @classmethod
+    def never(cls, label: str) -> Truth:
+        return cls(label, False, False)
+
+
+@dataclass(frozen=True)
+class ThreadRead:
+    """A request for a thread's messages, as seen on the wire (times on the mailbox's clock)."""
+
+    grant_id: str
+    thread_id: str
+    started: float
+    finished: float
+
+
+@dataclass(frozen=True)
+class SendAttempt:
+    """A send request the product made, as seen on the wire, whatever became of it."""
+
+    grant_id: str
+    payload_digest: str
+    started: float
+    status: int | None  # None: no answer reached the product
+    replayed: bool = False
+
+
+def payload_digest(payload: Any) -> str:
+    """One digest per send request body, so every attempt of one draft is recognised."""
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
 @dataclass
 class History:
-    """Everything observed during a run."""
+    """Everything observed during a run.
 
-    agent_grants: dict[str, str]  # grant id -> agent address
-    mailbox: list[tuple[float, dict[str, Any]]]  # (arrived_at, message), every grant
-    deliveries: list[Any]  # devstack.webhook_sender.Delivery
+    ``thread_reads`` and ``send_attempts`` come from a wire tap (the chaos harness's proxy); without
+    them (``None``) a reply is taken to have been drafted right before it was delivered, which is
+    weaker: a message landing mid-send then counts as covered.
+    """
+
+    agent_grants: dict[str, str]  # grant id -> agent address (every agent grant of the deployment)
+    mailbox: list[tuple[float, dict[str, Any]]]  # (arrived_at, message), every grant, arrival order
+    truth: dict[str, Truth]  # inbound message id -> ground truth
+    sends: list[Any]  # emails the emulator delivered: objects with grant_id, payload, message
+    deliveries: list[Any]  # webhook deliveries: objects with notification_id, status, forged
     logs: list[dict[str, Any]]
-    reply_budget_per_hour: int
+    reply_budget: int  # emails per thread per window
+    budget_window_seconds: float = 3600.0
+    harness_sent_ids: set[str] = field(default_factory=set)  # sends made by the workload (teammates)
+    thread_reads: list[ThreadRead] | None = None
+    send_attempts: list[SendAttempt] | None = None
+    # (real time, seconds): the mailbox's clock jumped ahead then (``advance_clock``), not real time.
+    clock_advances: list[tuple[float, float]] = field(default_factory=list)
     notified_message_ids: set[str] = field(default_factory=set)  # messages whose message.created was sent
     forged_notification_ids: set[str] = field(default_factory=set)
     dead_lettered_notification_ids: set[str] = field(default_factory=set)
 
 
-def _eligible(message: dict[str, Any], agent_grants: dict[str, str]) -> bool:
-    agent = agent_grants.get(message["grant_id"])
-    return agent is not None and message_skip_reason(message, agent) is None
+@dataclass
+class _Email:
+    """One email the agent put on the wire."""
+
+    id: str
+    grant_id: str
+    thread_id: str
+    target: str | None
+    recipients: list[str]
+    sent_at: float  # arrival in the mailbox (real time)
+    mailbox_time: float  # the mailbox's own clock (its ``date``): what the loop guard is measured in
+    drafted_before: float  # the first request carrying this draft started here
+    read_lo: float = float("-inf")  # every read that could have produced it started after this
+    read_hi: float = float("inf")  # and finished before this
+
+
+def _addresses(participants: Iterable[Mapping[str, Any]] | None) -> list[str]:
+    return [str(p.get("email", "")).lower() for p in participants or [] if isinstance(p, Mapping)]
+
+
+class _World:
+    """The history re-indexed: messages by id and thread, the agent's emails with their read windows."""
+
+    def __init__(self, history: History) -> None:
+        self.history = history
+        self.arrived: dict[str, float] = {}
+        self.seq: dict[str, int] = {}
+        self.messages: dict[str, dict[str, Any]] = {}
+        for position, (at, message) in enumerate(history.mailbox):
+            self.arrived[message["id"]] = at
+            self.seq[message["id"]] = position
+            self.messages[message["id"]] = message
+        agent_ids = {
+            str(record.message["id"])
+            for record in history.sends
+            if record.grant_id in history.agent_grants
+            and record.message["id"] not in history.harness_sent_ids
+        }
+        first_attempt: dict[tuple[str, str], float] = {}
+        for attempt in history.send_attempts or []:
+            slot = (attempt.grant_id, attempt.payload_digest)
+            first_attempt[slot] = min(first_attempt.get(slot, attempt.started), attempt.started)
+        reads: dict[tuple[str, str], list[ThreadRead]] = defaultdict(list)
+        for read in history.thread_reads or []:
+            reads[(read.grant_id, read.thread_id)].append(read)
+        self.emails: list[_Email] = []
+        for record in history.sends:
+            message = record.message
+            if message["id"] not in agent_ids:
+                continue
+            payload = record.payload if isinstance(record.payload, Mapping) else {}
+            sent_at = self.arrived.get(message["id"], 0.0)
+            drafted = first_attempt.get((record.grant_id, payload_digest(record.payload)), sent_at)
+            self.emails.append(
+                _Email(
+                    id=message["id"],
+                    grant_id=record.grant_id,
+                    thread_id=message["thread_id"],
+                    target=payload.get("reply_to_message_id") or message.get("in_reply_to"),
+                    recipients=[
+                        *_addresses(payload.get("to")),
+                        *_addresses(payload.get("cc")),
+                        *_addresses(payload.get("bcc")),
+                    ],
+                    sent_at=sent_at,
+                    mailbox_time=self.mailbox_time(sent_at),
+                    drafted_before=min(drafted, sent_at),
+                )
+            )
+        self.emails.sort(key=lambda e: self.seq.get(e.id, 0))
+        self.emails_by_thread: dict[tuple[str, str], list[_Email]] = defaultdict(list)
+        for email in self.emails:
+            self.emails_by_thread[(email.grant_id, email.thread_id)].append(email)
+        for (grant, thread), emails in self.emails_by_thread.items():
+            previous_draft = float("-inf")
+            for email in emails:
+                if history.thread_reads is None:
+                    # No wire tap: the draft could have seen everything up to the send.
+                    email.read_lo = email.read_hi = email.drafted_before
+                else:
+                    # The read that produced this draft finished before its first send request and
+                    # started after the previous email of the thread had been drafted.
+                    candidates = [
+                        r
+                        for r in reads[(grant, thread)]
+                        if r.finished <= email.drafted_before and r.started >= previous_draft
+                    ]
+                    if candidates:
+                        email.read_lo = min(r.started for r in candidates)
+                        email.read_hi = max(r.finished for r in candidates)
+                    else:  # drafted from no read we saw: it can have seen nothing newer than its send
+                        email.read_lo = email.read_hi = email.drafted_before
+                previous_draft = email.drafted_before
+        self.agent_addresses = {address.lower() for address in history.agent_grants.values()}
+
+    def mailbox_time(self, real: float) -> float:
+        """The mailbox's clock at real time ``real`` (the loop guard is measured in Nylas' time)."""
+        return real + sum(seconds for at, seconds in self.history.clock_advances if at <= real)
+
+    def truth(self, message_id: str | None) -> Truth | None:
+        return self.history.truth.get(message_id or "")
+
+    def inbound(self, grant: str, thread: str) -> list[str]:
+        """Ids of the thread's messages with ground truth (inbound), in arrival order."""
+        return [
+            m["id"]
+            for _, m in self.history.mailbox
+            if m["grant_id"] == grant and m["thread_id"] == thread and m["id"] in self.history.truth
+        ]
 
 
 def check(history: History) -> dict[int, list[str]]:
     """Violations per invariant number (empty lists when all hold)."""
     violations: dict[int, list[str]] = {number: [] for number in INVARIANTS}
-    by_id = {message["id"]: message for _, message in history.mailbox}
-    arrived = {message["id"]: at for at, message in history.mailbox}
-    threads: dict[tuple[str, str], list[tuple[float, dict[str, Any]]]] = defaultdict(list)
-    for at, message in history.mailbox:
-        threads[(message["grant_id"], message["thread_id"])].append((at, message))
+    world = _World(history)
+    _at_most_one(world, violations[1])
+    _nothing_lost(world, violations[2])
+    _one_per_burst(world, violations[3])
+    _never_to_machines(world, violations[4])
+    _skips_logged(history, violations[5])
+    _endpoint(history, violations[6])
+    return violations
 
-    replies = [
-        (at, m)
-        for at, m in history.mailbox
-        if m["grant_id"] in history.agent_grants and sender_email(m) == history.agent_grants[m["grant_id"]]
-    ]
-    replies_to: dict[str, int] = defaultdict(int)
-    for _, reply in replies:
-        target = reply.get("in_reply_to") or reply.get("reply_to_message_id")
-        if target:
-            replies_to[target] += 1
-    # 1. At most one reply per inbound message.
-    for target, count in replies_to.items():
-        if count > 1:
-            violations[1].append(f"message {target} got {count} replies")
 
-    # 4. Never to itself, machines or other grants; the loop guard holds.
-    for _, reply in replies:
-        target_id = reply.get("in_reply_to") or reply.get("reply_to_message_id")
-        target = by_id.get(target_id) if target_id else None
-        if target is None:
-            violations[4].append(f"reply {reply['id']} answers no known inbound message")
-        elif not _eligible(target, history.agent_grants):
-            violations[4].append(
-                f"reply {reply['id']} answers {target_id}, which is the agent's own or a machine's"
+def _at_most_one(world: _World, found: list[str]) -> None:
+    """1. Count delivered emails per inbound message they answer (replays are not emails)."""
+    per_target = Counter(email.target for email in world.emails if email.target)
+    for target, emails in sorted(per_target.items()):
+        if emails > 1:
+            found.append(f"message {target} got {emails} emails")
+
+
+def _nothing_lost(world: _World, found: list[str]) -> None:
+    """2. Every message a human wrote to an agent is covered by an email whose draft could have
+    seen it (it arrived before the read that produced the email finished), or skipped by a loop
+    guard whose budget was truly spent."""
+    history = world.history
+    budget_skips = {
+        r["message_id"]
+        for r in history.logs
+        if r.get("message") == SKIPPED and r.get("reason") == BUDGET_SKIP
+    }
+    for message_id, truth in sorted(history.truth.items()):
+        if not truth.must_answer or message_id not in history.notified_message_ids:
+            continue
+        message = world.messages.get(message_id)
+        if message is None:
+            found.append(f"message {message_id} ({truth.label}) is not in the mailbox")
+            continue
+        arrived = world.arrived[message_id]
+        emails = world.emails_by_thread[(message["grant_id"], message["thread_id"])]
+        if any(arrived < email.read_hi for email in emails):
+            continue
+        if message_id in budget_skips and _budget_spent_after(world, message, arrived):
+            continue
+        reason = "skipped (budget not spent)" if message_id in budget_skips else "never answered"
+        found.append(f"message {message_id} ({truth.label}) {reason}: no email's draft could have seen it")
+
+
+def _budget_spent_after(world: _World, message: dict[str, Any], arrived: float) -> bool:
+    """Some moment after ``arrived`` had ``budget`` emails of the thread within one window."""
+    budget, window = world.history.reply_budget, world.history.budget_window_seconds
+    emails = world.emails_by_thread[(message["grant_id"], message["thread_id"])]
+    if budget <= 0:
+        return True
+    times = sorted(email.mailbox_time for email in emails)
+    arrived_mailbox = world.mailbox_time(arrived)
+    for first, last in zip(times, times[budget - 1 :], strict=False):
+        if first > max(last, arrived_mailbox) - window - 1:
+            return True
+    return False
+
+
+def _one_per_burst(world: _World, found: list[str]) -> None:
+    """3. Each email answers the newest message its read saw, and never an earlier email's burst."""
+    for (grant, thread), emails in world.emails_by_thread.items():
+        inbound = world.inbound(grant, thread)
+        for index, email in enumerate(emails):
+            target = email.target
+            if target not in world.seq:
+                continue  # invariant 4 names it
+            # Messages that certainly existed when every candidate read started: the draft saw them.
+            newer_seen = [
+                m
+                for m in inbound
+                if world.seq[m] > world.seq[target]
+                and world.arrived[m] < email.read_lo
+                and (truth := world.truth(m)) is not None
+                and truth.must_answer
+            ]
+            if newer_seen:
+                found.append(
+                    f"thread {thread}: email {email.id} answers {target}, but {newer_seen[-1]} "
+                    "arrived before the read that produced it"
+                )
+            for earlier in emails[:index]:
+                if world.arrived[target] < earlier.read_lo:
+                    found.append(
+                        f"thread {thread}: email {email.id} answers {target}, already covered by email "
+                        f"{earlier.id}"
+                    )
+                    break
+
+
+def _never_to_machines(world: _World, found: list[str]) -> None:
+    """4. Targets a reply is allowed for, recipients ground truth allows, the loop guard's budget."""
+    for email in world.emails:
+        truth = world.truth(email.target)
+        if email.target is None or email.target not in world.messages:
+            found.append(f"email {email.id} answers no known inbound message ({email.target})")
+            continue
+        if truth is None or not truth.may_answer:
+            label = truth.label if truth else "no ground truth: the agent's own or unknown mail"
+            found.append(f"email {email.id} answers {email.target}, which must not be answered ({label})")
+            continue
+        to_agents = sorted(set(email.recipients) & world.agent_addresses)
+        if to_agents:
+            found.append(f"email {email.id} is addressed to agent address(es) {', '.join(to_agents)}")
+        strangers = sorted(set(email.recipients) - truth.recipients - world.agent_addresses)
+        if strangers:
+            found.append(
+                f"email {email.id} answering {email.target} ({truth.label}) goes to {', '.join(strangers)}; "
+                f"allowed: {', '.join(sorted(truth.recipients)) or 'nobody'}"
             )
-    for (grant, thread), items in threads.items():
-        times = sorted(at for at, m in items if sender_email(m) == history.agent_grants.get(grant))
-        for index, at in enumerate(times):
-            within_hour = [t for t in times[: index + 1] if t > at - 3600]
-            if len(within_hour) > history.reply_budget_per_hour:
-                violations[4].append(f"thread {thread}: {len(within_hour)} replies within an hour")
+        if not email.recipients:
+            found.append(f"email {email.id} has no recipient")
+    budget, window = world.history.reply_budget, world.history.budget_window_seconds
+    for (_, thread), emails in world.emails_by_thread.items():
+        times = sorted(email.mailbox_time for email in emails)
+        # One second of slack: the mailbox's dates are whole seconds.
+        for first, last in zip(times, times[budget:], strict=False):
+            if last - first < window - 1:
+                found.append(
+                    f"thread {thread}: {budget + 1} emails within {window:g} s of the mailbox's clock"
+                )
                 break
 
-    # 3. One reply per burst: between two replies on a thread, some eligible message arrived; and
-    # each reply answers a message of the current burst (arrived after the previous reply).
-    for (grant, thread), items in threads.items():
-        agent = history.agent_grants.get(grant)
-        if agent is None:
-            continue
-        previous_reply_at = float("-inf")
-        for at, message in sorted(items, key=lambda item: item[0]):
-            if sender_email(message) != agent:
-                continue
-            target_id = message.get("in_reply_to") or message.get("reply_to_message_id")
-            burst = [
-                m
-                for t, m in items
-                if previous_reply_at <= t <= at
-                and sender_email(m) != agent
-                and _eligible(m, history.agent_grants)
-            ]
-            if not burst:
-                violations[3].append(
-                    f"thread {thread}: reply {message['id']} has no new inbound message to answer"
-                )
-            elif target_id and arrived.get(target_id, at) < previous_reply_at:
-                violations[3].append(
-                    f"thread {thread}: reply {message['id']} answers an already answered burst"
-                )
-            previous_reply_at = at
 
-    # 2. Nothing silently lost; 5. every skip logged.
-    skipped_messages = _skipped_message_ids(history.logs)
+def _skips_logged(history: History, found: list[str]) -> None:
+    """5. Every queued notification has a logged outcome; every skip has a reason and is counted."""
     outcomes = _outcomes_by_notification(history.logs)
-    for at, message in history.mailbox:
-        if message["id"] not in history.notified_message_ids or not _eligible(message, history.agent_grants):
-            continue
-        agent = history.agent_grants[message["grant_id"]]
-        answered = any(
-            reply_at >= at
-            for reply_at, m in threads[(message["grant_id"], message["thread_id"])]
-            if sender_email(m) == agent
-        )
-        if not answered and message["id"] not in skipped_messages:
-            violations[2].append(f"message {message['id']} was neither answered nor skipped with a reason")
-    for notification_id in _queued_notification_ids(history.logs):
+    for notification_id in sorted(_queued_notification_ids(history.logs)):
         if notification_id not in outcomes and notification_id not in history.dead_lettered_notification_ids:
-            violations[5].append(f"notification {notification_id} was queued but has no logged outcome")
+            found.append(f"notification {notification_id} was queued but has no logged outcome")
     for record in history.logs:
         if record.get("message") == SKIPPED and not record.get("reason"):
-            violations[5].append(f"skip without a reason: {record.get('notification_id')}")
+            found.append(f"skip without a reason: {record.get('notification_id')}")
+    # Absorbed duplicates are skips too (reason ``duplicate_notification``), logged in their own words.
+    logged = Counter(
+        r.get("reason") for r in history.logs if r.get("message") in (SKIPPED, DUPLICATE_ABSORBED)
+    )
+    counted: Counter[Any] = Counter()
+    for record in history.logs:
+        if "_aws" in record and SKIP_METRIC in record:
+            values = record[SKIP_METRIC]
+            counted[record.get("reason")] += int(sum(values) if isinstance(values, list) else values)
+    for reason in sorted(set(logged) | set(counted), key=str):
+        if logged[reason] != counted[reason]:
+            found.append(
+                f"skip reason {reason}: {logged[reason]} logged, {counted[reason]} counted in {SKIP_METRIC}"
+            )
 
-    # 6. The endpoint: never 500, forged never queued, 200 only for queued notifications.
+
+def _endpoint(history: History, found: list[str]) -> None:
+    """6. Never 500, forged never queued, 200 only for queued notifications."""
     queued = _queued_notification_ids(history.logs)
     for delivery in history.deliveries:
         if delivery.status == 500:
-            violations[6].append(f"delivery of {delivery.notification_id} answered 500")
-        # A forged request is refused (401), or, when we cannot check it (secret unreadable,
+            found.append(f"delivery of {delivery.notification_id} answered 500")
+        # A forged request is refused (401), or, when it cannot be checked (secret unreadable,
         # function timed out), answered a status Nylas retries; never accepted.
-        if delivery.forged and delivery.status not in ({401} | RETRIED_STATUSES):
-            violations[6].append(f"forged delivery of {delivery.notification_id} answered {delivery.status}")
+        if delivery.forged and delivery.status not in ({401} | NYLAS_RETRIED_STATUSES):
+            found.append(f"forged delivery of {delivery.notification_id} answered {delivery.status}")
         if not delivery.forged and delivery.status == 200 and delivery.notification_id not in queued:
-            violations[6].append(f"{delivery.notification_id} answered 200 but was never queued")
-    for notification_id in history.forged_notification_ids & queued:
-        violations[6].append(f"forged notification {notification_id} was queued")
-    return violations
+            found.append(f"{delivery.notification_id} answered 200 but was never queued")
+    for notification_id in sorted(history.forged_notification_ids & queued):
+        found.append(f"forged notification {notification_id} was queued")
 
 
 def _queued_notification_ids(logs: Iterable[dict[str, Any]]) -> set[str]:
@@ -168,10 +432,6 @@ def _queued_notification_ids(logs: Iterable[dict[str, Any]]) -> set[str]:
 def _outcomes_by_notification(logs: Iterable[dict[str, Any]]) -> set[str]:
     final = {REPLY_SENT, SKIPPED, DUPLICATE_ABSORBED}
     return {r["notification_id"] for r in logs if r.get("message") in final and r.get("notification_id")}
-
-
-def _skipped_message_ids(logs: Iterable[dict[str, Any]]) -> set[str]:
-    return {r["message_id"] for r in logs if r.get("message") == SKIPPED and r.get("message_id")}
 
 
 def skips_by_reason(logs: Iterable[dict[str, Any]]) -> dict[str, int]:
@@ -184,6 +444,6 @@ def leases_lost(logs: Iterable[dict[str, Any]]) -> int:
     return sum(1 for r in logs if r.get("message") in LEASE_LOST)
 
 
-def sends_replayed(logs: Iterable[dict[str, Any]]) -> int:
-    """Sends Nylas answered from its ``Idempotency-Key`` cache instead of sending again."""
-    return sum(1 for r in logs if r.get("message") == REPLY_SENT and r.get("replayed"))
+def sends_replayed(attempts: Iterable[SendAttempt]) -> int:
+    """Send requests Nylas answered from its ``Idempotency-Key`` cache (seen on the wire)."""
+    return sum(1 for attempt in attempts if attempt.replayed)

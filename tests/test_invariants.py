@@ -1,0 +1,227 @@
+"""The invariant checker on hand-made histories: it judges from world facts, not the product's.
+
+Each history is a few messages in arrival order, the thread reads and send
+requests seen on the wire, and the emails the emulator delivered. The chaos
+runs (tests/test_chaos.py) exercise the same checker at scale.
+"""
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from devstack.invariants import (
+    BUDGET_SKIP,
+    SKIPPED,
+    History,
+    SendAttempt,
+    ThreadRead,
+    Truth,
+    check,
+    payload_digest,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+AGENT = "agent@replyonce.example"
+OTHER_AGENT = "sales@replyonce.example"
+CUSTOMER = "customer@example.com"
+GRANT = "grant-a"
+THREAD = "thread-1"
+
+
+@dataclass
+class Sent:
+    grant_id: str
+    payload: dict[str, Any]
+    message: dict[str, Any]
+
+
+@dataclass
+class World:
+    """Builds a history event by event; times are seconds from the start."""
+
+    mailbox: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
+    truth: dict[str, Truth] = field(default_factory=dict)
+    sends: list[Sent] = field(default_factory=list)
+    reads: list[ThreadRead] = field(default_factory=list)
+    attempts: list[SendAttempt] = field(default_factory=list)
+    logs: list[dict[str, Any]] = field(default_factory=list)
+
+    def inbound(self, at: float, message_id: str, truth: Truth | None = None, *, date: float = 0) -> None:
+        message = {"id": message_id, "grant_id": GRANT, "thread_id": THREAD, "date": int(date or at)}
+        self.mailbox.append((at, message))
+        self.truth[message_id] = truth or Truth.human("customer", CUSTOMER)
+
+    def read(self, started: float, finished: float) -> None:
+        self.reads.append(ThreadRead(GRANT, THREAD, started, finished))
+
+    def email(
+        self, at: float, email_id: str, target: str, *, to: str = CUSTOMER, drafted: float | None = None
+    ) -> None:
+        payload = {"to": [{"email": to}], "reply_to_message_id": target, "body": email_id}
+        message = {"id": email_id, "grant_id": GRANT, "thread_id": THREAD, "date": int(at)}
+        self.mailbox.append((at, message))
+        self.sends.append(Sent(GRANT, payload, message))
+        self.attempts.append(
+            SendAttempt(GRANT, payload_digest(payload), at if drafted is None else drafted, 200)
+        )
+
+    def history(self, **overrides: Any) -> History:
+        values: dict[str, Any] = {
+            "agent_grants": {GRANT: AGENT, "grant-b": OTHER_AGENT},
+            "mailbox": sorted(self.mailbox, key=lambda item: item[0]),
+            "truth": self.truth,
+            "sends": self.sends,
+            "deliveries": [],
+            "logs": self.logs,
+            "reply_budget": 3,
+            "thread_reads": self.reads,
+            "send_attempts": self.attempts,
+            "notified_message_ids": set(self.truth),
+        }
+        return History(**{**values, **overrides})
+
+
+def broken(history: History) -> dict[int, list[str]]:
+    return {number: found for number, found in check(history).items() if found}
+
+
+def test_the_checker_imports_nothing_from_the_product():
+    # A checker sharing the product's filters agrees with the product's mistakes (issue 12).
+    probe = (
+        "import sys, devstack.invariants; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('replyonce', 'functions')))"
+    )
+    environment = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'layers' / 'replyonce'}"}
+    result = subprocess.run(  # noqa: S603
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=environment, cwd=ROOT, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_a_message_landing_after_the_read_is_not_covered_by_the_reply_it_produced():
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    world.inbound(2.3, "m2")  # while the draft was written from the read at 2.0: it never saw m2
+    world.email(4.0, "e1", "m1", drafted=2.5)
+    assert list(broken(world.history())) == [2]
+    assert "m2" in broken(world.history())[2][0]
+
+    world.read(5.0, 5.1)
+    world.email(6.0, "e2", "m2")
+    assert broken(world.history()) == {}
+
+
+def test_without_a_wire_tap_a_reply_covers_what_arrived_before_it_went_out():
+    world = World()
+    world.inbound(1.0, "m1")
+    world.inbound(3.0, "m2")
+    world.email(4.0, "e1", "m2")
+    assert broken(world.history(thread_reads=None, send_attempts=None)) == {}
+
+
+def test_a_back_dated_message_that_arrived_after_the_read_is_lost_if_nobody_answers_it():
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    world.email(2.5, "e1", "m1")
+    world.inbound(10.0, "m2", date=-7200)  # its sender's clock says two hours earlier
+    world.read(11.0, 11.1)  # read, then skipped as if answered
+    assert list(broken(world.history())) == [2]
+
+
+def test_a_reply_must_answer_the_newest_message_its_read_saw():
+    world = World()
+    world.inbound(1.0, "m1", date=9_999)  # future-dated: newest by date, oldest by arrival
+    world.inbound(2.0, "m2")
+    world.read(3.0, 3.1)
+    world.email(4.0, "e1", "m1")
+    found = broken(world.history())
+    assert list(found) == [3]
+    assert "m2" in found[3][0]
+
+
+def test_one_email_per_message():
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    world.email(3.0, "e1", "m1")
+    world.read(4.0, 4.1)
+    world.email(5.0, "e2", "m1")  # the key lapsed, or another draft got a new key
+    found = broken(world.history())
+    assert found[1] == ["message m1 got 2 emails"]
+
+
+def test_recipients_come_from_ground_truth_never_an_agent_or_a_stranger():
+    world = World()
+    world.inbound(1.0, "m1", Truth.human("reply_to_third_party", CUSTOMER))
+    world.read(2.0, 2.1)
+    world.email(3.0, "e1", "m1", to="stranger@elsewhere.example")
+    assert "stranger@elsewhere.example" in broken(world.history())[4][0]
+
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    world.email(3.0, "e1", "m1", to=OTHER_AGENT)
+    assert "agent address" in broken(world.history())[4][0]
+
+
+def test_machines_and_own_mail_are_never_answered():
+    world = World()
+    world.inbound(1.0, "ooo", Truth.never("out_of_office"))
+    world.read(2.0, 2.1)
+    world.email(3.0, "e1", "ooo")
+    assert "out_of_office" in broken(world.history())[4][0]
+    world = World()
+    world.inbound(1.0, "form", Truth.optional("contact_form", CUSTOMER))
+    world.read(2.0, 2.1)
+    world.email(3.0, "e1", "form")
+    assert broken(world.history()) == {}
+
+
+def test_the_loop_guard_is_measured_on_the_mailbox_clock():
+    world = World()
+    for index in range(4):
+        at = 10.0 * (index + 1)
+        world.inbound(at, f"bot{index}", Truth.human("bot", CUSTOMER))
+        world.read(at + 1, at + 1.1)
+        world.email(at + 2, f"e{index}", f"bot{index}")
+    assert "4 emails within 3600 s" in broken(world.history())[4][0]
+    # The mailbox's clock jumped two hours between the third and fourth email: within budget.
+    assert broken(world.history(clock_advances=[(35.0, 7200.0)])) == {}
+
+
+def test_a_loop_guard_skip_counts_only_when_the_budget_was_really_spent():
+    def skipped_after(replies: int) -> dict[int, list[str]]:
+        world = World()
+        for index in range(replies):
+            at = 10.0 * (index + 1)
+            world.inbound(at, f"bot{index}", Truth.human("bot", CUSTOMER))
+            world.read(at + 1, at + 1.1)
+            world.email(at + 2, f"e{index}", f"bot{index}")
+        world.inbound(100.0, "late", Truth.human("bot", CUSTOMER))
+        world.logs += [
+            {"message": SKIPPED, "reason": BUDGET_SKIP, "message_id": "late", "notification_id": "n"},
+            {"_aws": {}, "reason": BUDGET_SKIP, "NotificationSkipped": 1},
+        ]
+        return broken(world.history())
+
+    assert skipped_after(3) == {}
+    assert "skipped (budget not spent)" in skipped_after(1)[2][0]
+
+
+def test_every_skip_is_logged_with_a_reason_and_counted():
+    def emf(reason: str) -> dict[str, Any]:
+        return {"_aws": {"CloudWatchMetrics": []}, "reason": reason, "NotificationSkipped": [1.0]}
+
+    skip = {"message": SKIPPED, "reason": "own_outbound", "notification_id": "n1", "message_id": "x"}
+    world = World()
+    world.logs += [skip, emf("own_outbound")]
+    assert broken(world.history(notified_message_ids=set())) == {}
+    world.logs.append({**skip, "notification_id": "n2"})  # logged, never counted
+    assert broken(world.history(notified_message_ids=set()))[5] == [
+        "skip reason own_outbound: 2 logged, 1 counted in NotificationSkipped"
+    ]
