@@ -75,6 +75,7 @@ class DemoReport:
         return not any(self.violations.values()) and self.replies_sent == self.expected_replies
 
     def render(self) -> str:
+        width = max(len(text) for text in INVARIANTS.values())
         lines = [
             "ReplyOnce local demo",
             f"  notifications            {self.notifications}",
@@ -93,7 +94,8 @@ class DemoReport:
             ],
             "  invariants:",
             *[
-                f"    {number}. {INVARIANTS[number]:<56}{'ok' if not found else f'{len(found)} VIOLATED'}"
+                f"    {number}. {INVARIANTS[number]:<{width}}  "
+                + ("ok" if not found else f"{len(found)} VIOLATED")
                 for number, found in self.violations.items()
             ],
         ]
