@@ -7,7 +7,7 @@ the ``sam build`` last so its CPU use disturbs no timing.
 
 import os
 
-# Before Powertools is imported (bench.counting imports the layer): the template's metric
+# Before Powertools is imported (devstack.counting imports the layer): the template's metric
 # namespace, as in Lambda, and no X-Ray outside Lambda. tests/conftest.py does the same.
 os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "ReplyOnce")
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
@@ -18,10 +18,11 @@ import sys
 import time
 from pathlib import Path
 
-from bench import artifacts, batches, coldstart, paths, report, throughput, warm_path
+from bench import artifacts, batches, budgets, coldstart, paths, report, throughput, time_to_reply, warm_path
 from bench.machine import Machine
 from bench.stack import local_stack
 from devstack.events import message_created
+from devstack.stack import LocalStack
 from devstack.template import TEMPLATE_PATH
 from replyonce.notification import Notification
 
@@ -38,6 +39,17 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--batch-notifications", type=int, default=30, help="replies per batch-size round (30)"
     )
+    parser.add_argument("--seed", type=int, default=14, help="seed of the time-to-reply mix (14)")
+    parser.add_argument(
+        "--mix-seconds", type=float, default=60.0, help="length of the time-to-reply mix in seconds (60)"
+    )
+    parser.add_argument("--pollers", type=int, default=2, help="event source pollers in the mix (2)")
+    parser.add_argument("--floor-samples", type=int, default=30, help="direct invocations for the floor (30)")
+    parser.add_argument(
+        "--time-to-reply-only",
+        action="store_true",
+        help="run the time-to-reply mix and its floor only; print, do not write the page",
+    )
     parser.add_argument("--skip-build", action="store_true", help="leave out sam build and artifact sizes")
     parser.add_argument(
         "--quick", action="store_true", help="a smoke run with small numbers (its page is not representative)"
@@ -47,6 +59,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     if arguments.quick:
         arguments.iterations, arguments.rounds, arguments.cold_runs = 40, 1, 2
         arguments.repeats, arguments.notifications, arguments.batch_notifications = 2, 10, 10
+        arguments.mix_seconds, arguments.floor_samples = 15.0, 8
     return arguments
 
 
@@ -59,8 +72,32 @@ def _command(argv: list[str] | None) -> str:
     return "make bench" + (f" ARGS={shlex.quote(shlex.join(given))}" if given else "")
 
 
+def _time_to_reply(stack: LocalStack, arguments: argparse.Namespace) -> time_to_reply.TimeToReplyResult:
+    mix = time_to_reply.Mix().scaled(arguments.mix_seconds / time_to_reply.Mix().seconds)
+    return time_to_reply.measure(
+        stack,
+        seed=arguments.seed,
+        pollers=arguments.pollers,
+        mix=mix,
+        floor_samples=arguments.floor_samples,
+        progress=_progress,
+    )
+
+
+def _print_time_to_reply(result: time_to_reply.TimeToReplyResult) -> None:
+    """What ``make bench`` shows on the terminal: the time-to-reply table and its budgets."""
+    print(report.time_to_reply(result))
+    print()
+    print(report.budgets_section(budgets.time_to_reply(result)))
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = _arguments(argv)
+    if arguments.time_to_reply_only:
+        with local_stack() as stack:
+            result = _time_to_reply(stack, arguments)
+        _print_time_to_reply(result)
+        return 0
     machine = Machine.here()
     started = time.monotonic()
     _progress(f"cold starts: {arguments.cold_runs} fresh interpreters per target and environment")
@@ -74,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         batched = batches.measure(stack, notifications=arguments.batch_notifications, rounds=arguments.rounds)
         _progress("replier throughput: 1, 2, 4 pollers")
         drained = throughput.measure(stack, notifications=arguments.notifications, rounds=arguments.rounds)
+        replied = _time_to_reply(stack, arguments)
     built = None
     if not arguments.skip_build:
         _progress("sam build (into a temporary directory)")
@@ -90,10 +128,12 @@ def main(argv: list[str] | None = None) -> int:
         batches=batched,
         artifacts=built,
         message_bytes=len(Notification(message_created()).to_json().encode()),
+        time_to_reply=replied,
     )
     arguments.output.parent.mkdir(parents=True, exist_ok=True)
     arguments.output.write_text(report.render(run))
     _progress(f"wrote {arguments.output} in {run.seconds:.0f} s")
+    _print_time_to_reply(replied)
     return 0
 
 

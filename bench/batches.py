@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bench.counting import AwsRequestCounter, Meter, ReplierHarness, Tally, inbound, warm
 from bench.stack import clear_tables, parts, require_empty_queue
+from devstack.counting import AwsRequestCounter, Meter, ReplierHarness, Tally, inbound, warm
 from devstack.events import envelope
 from devstack.poller import EventSourcePoller
 from devstack.stack import LocalStack

@@ -9,7 +9,7 @@ before relying on the figures.
 import math
 from dataclasses import dataclass
 
-from bench.counting import Tally
+from devstack.counting import Tally
 from devstack.template import load_template
 
 SQS_CHUNK_BYTES = 64 * 1024
@@ -83,6 +83,18 @@ class PathCost:
 def memory_gb() -> float:
     """The functions' ``MemorySize`` from template.yaml (Globals), in GB as Lambda bills it."""
     return float(load_template()["Globals"]["Function"]["MemorySize"]) / 1024
+
+
+def batch_size() -> int:
+    """The replier's SQS event source ``BatchSize`` from template.yaml."""
+    replier = load_template()["Resources"]["ReplierFunction"]["Properties"]
+    return int(next(e["Properties"] for e in replier["Events"].values() if e["Type"] == "SQS")["BatchSize"])
+
+
+def outbox_per_million(inputs: Inputs, prices: Prices = PRICES) -> float:
+    """USD per million first replies for the outbox's one write (the intent stored before the send)."""
+    per_write = max(1, math.ceil(inputs.largest_item_bytes / 1024))
+    return per_write * prices.dynamodb_per_million_wru
 
 
 def secrets_max_age_seconds() -> int:

@@ -12,7 +12,8 @@ from typing import Any
 
 import boto3
 
-from bench.counting import (
+from bench.stack import parts, scratch_queue
+from devstack.counting import (
     WARM_PATHS,
     ReplierHarness,
     Step,
@@ -22,7 +23,6 @@ from bench.counting import (
     first_reply,
     warm,
 )
-from bench.stack import parts, scratch_queue
 from devstack.events import message_created
 from devstack.stack import LocalStack
 

@@ -1,18 +1,30 @@
 """Render one run as ``docs/performance.md``: the hand-written intro, then the measured tables."""
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench import budgets, costs
+from bench import budgets, costs, scale
 from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
-from bench.coldstart import PROFILES, TARGETS, ColdStartResult
-from bench.counting import GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ, Tally
+from bench.coldstart import TRACING_OPTIONS, TRACING_PARTS, ColdStartResult
 from bench.machine import Machine
 from bench.paths import PathResult, PathsResult
 from bench.stats import Spread, ratio
 from bench.throughput import ThroughputResult
+from bench.time_to_reply import (
+    BUSY_SEND_SECONDS,
+    CONTENDED_ROWS,
+    PARTS,
+    ROW_SINGLE,
+    Floor,
+    MixResult,
+    TimeToReplyResult,
+    p,
+)
 from bench.warm_path import WarmPathResult
+from devstack.cold_start import PROFILES, TARGETS
+from devstack.counting import GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ, Tally
 
 
 @dataclass(frozen=True)
@@ -30,6 +42,7 @@ class Run:
     batches: list[BatchResult]
     artifacts: list[Artifact] | None
     message_bytes: int
+    time_to_reply: TimeToReplyResult
 
 
 INTRO = """\
@@ -37,9 +50,12 @@ INTRO = """\
 
 ReplyOnce answers a webhook that Nylas gives 10 s, and slow acks are what make
 Nylas deliver twice. This page measures ReplyOnce against the least the work
-needs, side by side in one run: the webhook's handler beside an HMAC plus one
-raw SQS `SendMessage`, each function's cold start beside `import boto3` and
-one client, and every request a notification costs on each path.
+needs, side by side in one run: a customer's time to reply (webhook 200 to the
+reply reaching Nylas) beside the same work invoked directly, the webhook's
+handler beside an HMAC plus one raw SQS `SendMessage`, each function's cold
+start beside `import boto3` and one client, and every request a notification
+costs on each path — and, from those counts, what 1 M and 10 M notifications a
+day cost and need.
 
 How to read it:
 
@@ -54,10 +70,9 @@ How to read it:
   dominates every request's time here; the ratios carry over to AWS, the
   milliseconds do not. Nothing time-based is asserted in tests.
 - **The Nylas budget of a first reply is "1 send + 1 thread read".** Inside
-  the thread lease the replier reads the thread once
-  (`GET /v3/grants/{grant}/messages?thread_id=…&limit=20`) to answer the
-  newest inbound message and to see whether the agent already answered
-  (issue 3). That read is part of the design, counted and reported, not an
+  the thread lease the replier reads the thread once, with headers, to
+  decide the burst, its newest message and whether the agent already
+  answered. That read is part of the design, counted and reported, not an
   overhead to remove.
 
 Regenerate with `make bench` (all of it takes a few minutes on 2 cores);
@@ -97,18 +112,23 @@ def _machine(run: Run) -> str:
     return "## The run\n\n" + table(("", ""), rows)
 
 
-def _budgets(run: Run) -> str:
-    verdicts = [
-        budgets.warm_path(run.warm_path),
-        *budgets.cold_starts(run.cold_start),
-        *budgets.counts(run.paths),
-    ]
+def budgets_section(verdicts: Sequence[budgets.Verdict]) -> str:
     rows = [(v.budget, v.measured, v.mark) for v in verdicts]
     notes = [f"- Missed: {v.budget}. {v.when_missed}" for v in verdicts if not v.met and v.when_missed]
     sections = ["## Budgets", table(("budget", "measured", "result"), rows)]
     if notes:
         sections.append("\n".join(notes))
     return "\n\n".join(sections)
+
+
+def _budgets(run: Run) -> str:
+    verdicts = [
+        budgets.warm_path(run.warm_path),
+        *budgets.cold_starts(run.cold_start),
+        *budgets.time_to_reply(run.time_to_reply),
+        *budgets.counts(run.paths),
+    ]
+    return budgets_section(verdicts)
 
 
 def _warm_path(result: WarmPathResult) -> str:
@@ -161,6 +181,18 @@ def _cold_start(result: ColdStartResult) -> str:
                 )
             )
     heaviest = ", ".join(f"`{name}` {ms} ms" for name, ms in result.heaviest_imports)
+    baseline = result.times[PROFILES[1].name]["baseline"]
+    option_rows = [
+        (
+            option.name,
+            _ms(result.options[option.name]),
+            f"{ratio(result.options[option.name], baseline):.3f}x",
+            option.sqs_call_traced,
+            option.gives_up,
+        )
+        for option in TRACING_OPTIONS
+        if option.name in result.options
+    ]
     outside, traced = (result.times[p.name]["webhook"].median for p in PROFILES)
     return (
         "## Cold start\n\n"
@@ -176,12 +208,43 @@ def _cold_start(result: ColdStartResult) -> str:
         + table(("environment", "target", "import + init", "vs baseline (medians)", "(minimums)"), rows)
         + "\n\nTracing — the X-Ray SDK's import and its botocore patch — is what differs between the two "
         f"environments: {traced - outside:+.0f} ms on the webhook's median here.\n\n"
+        "Tracing options for the webhook (Lambda, `Tracing: Active` on the function in every row; "
+        "same runs, same baseline). The lazy row is what the first response waits for: init plus the "
+        "first request building the Tracer.\n\n"
+        + table(
+            ("option", "ms", "vs baseline (medians)", "the webhook's SQS call in X-Ray", "a user gives up"),
+            option_rows,
+        )
+        + _tracing_parts(result)
+        + '\n\nThe service-only option needs one template change: `POWERTOOLS_TRACE_DISABLED: "true"` in '
+        "WebhookFunction's `Environment.Variables`, with `Tracing: Active` kept so Lambda still records "
+        "the function's segment and sets `_X_AMZN_TRACE_ID`, which botocore forwards to SQS.\n\n"
         "What the webhook imports beyond the baseline, heaviest first (Lambda profile, self time "
         f"under `-X importtime`, which inflates it — for ranking only): {heaviest}.\n\n"
         "The webhook imports no `requests`, no Powertools idempotency or batch utilities, and "
         "outside Lambda no X-Ray SDK (a test in `tests/test_budgets.py` keeps it so). The replier has no "
         "budget: it runs off the ack path, and its import path (Powertools idempotency and batch, "
         "`requests`) is what its work needs."
+    )
+
+
+def _tracing_parts(result: ColdStartResult) -> str:
+    """The X-Ray SDK's cost taken apart, as milliseconds over the Lambda profile's baseline."""
+    if len(result.tracing_parts) < len(TRACING_PARTS):
+        return ""
+    baseline = result.times[PROFILES[1].name]["baseline"]
+    asyncio, sdk, patched = (result.tracing_parts[name].median - baseline.median for name, _ in TRACING_PARTS)
+    low_asyncio, low_sdk, low_patched = (
+        result.tracing_parts[name].low - baseline.low for name, _ in TRACING_PARTS
+    )
+    return (
+        "\n\nThe tracing cost taken apart (Lambda profile, the baseline's work plus one part, same runs; "
+        f"medians, then minimums): importing the X-Ray SDK adds {sdk:+.1f} ms ({low_sdk:+.1f}), asyncio "
+        f"alone {asyncio:+.1f} ms ({low_asyncio:+.1f}) of it, and patching botocore "
+        f"{patched - sdk:+.1f} ms ({low_patched - low_sdk:+.1f}) more. `aws_xray_sdk.core` makes its "
+        "module-level recorder an `AsyncAWSXRayRecorder`, so importing the SDK imports asyncio even for a "
+        "synchronous function; no setting of ours removes that import while the SDK records the "
+        "SendMessage subsegment."
     )
 
 
@@ -225,10 +288,13 @@ def _paths(result: PathsResult) -> str:
         "mapping's own SQS requests are in the batch-size table below.\n\n"
         "### Replier\n\n"
         + table(header, _path_rows(result.replier))
-        + "\n\nA first reply's five DynamoDB requests: the idempotency record (conditional `PutItem`), the "
-        "reply ledger (`GetItem`), the thread lease (`UpdateItem` returning the thread state), the ledger "
-        "and thread recorded together (`TransactWriteItems`) and the idempotency record completed "
-        "(`UpdateItem`). A duplicate stops at the first: the failed conditional put returns the stored "
+        + "\n\nA first reply's six DynamoDB requests: the idempotency record (conditional `PutItem`), the "
+        "reply ledger (`GetItem`), the thread lease (`UpdateItem` returning the thread state), the send "
+        "intent stored in the thread item before the send (the outbox, `UpdateItem`), the ledger and "
+        "thread recorded together (`TransactWriteItems`) and the idempotency record completed "
+        "(`UpdateItem`). A truncated notification costs the same: the thread read inside the lease "
+        "carries the message's body and headers, so nothing is fetched. "
+        "A duplicate stops at the first: the failed conditional put returns the stored "
         "record (`ReturnValuesOnConditionCheckFailure`), so no read follows.\n\n"
         "### Webhook\n\n"
         + table(header, _path_rows(result.webhook))
@@ -324,8 +390,16 @@ def _artifacts(artifacts: Sequence[Artifact] | None) -> str:
     )
 
 
+def _template_batch(run: Run) -> BatchResult:
+    """The measured batch size the template uses (the largest measured if it uses another)."""
+    size = costs.batch_size()
+    return next(
+        (b for b in run.batches if b.batch_size == size), max(run.batches, key=lambda b: b.batch_size)
+    )
+
+
 def _cost_inputs(run: Run) -> costs.Inputs:
-    at_template = next(b for b in run.batches if b.batch_size == max(x.batch_size for x in run.batches))
+    at_template = _template_batch(run)
     return costs.Inputs(
         webhook_ms=run.warm_path.handler_p50.median,
         replier_ms={p.name: p.median_ms for p in run.paths.replier},
@@ -375,7 +449,8 @@ def _costs(run: Run) -> str:
     first = results[0]
     summary = [(c.path, _usd(c.total)) for c in results]
     breakdown = [(line, _usd(value)) for line, value in first.lines.items() if value]
-    batch = max(b.batch_size for b in run.batches)
+    batch = _template_batch(run).batch_size
+    outbox = costs.outbox_per_million(_cost_inputs(run))
     return (
         "## Cost per million notifications\n\n"
         f"AWS list prices, us-east-1, as of {costs.PRICES.as_of}, free tiers left out — re-check them on "
@@ -392,6 +467,11 @@ def _costs(run: Run) -> str:
         + table(("every notification takes the webhook, then", "USD per million"), summary)
         + "\n\nWhere a first reply's money goes:\n\n"
         + table(("line", "USD per million"), breakdown)
+        + "\n\nThe send outbox (the intent stored in the thread item before the send) is one of a first "
+        f"reply's writes: {_usd(outbox)} per million first replies at the item size measured. The intent "
+        "holds the drafted reply while the send is in flight and is cleared when the reply is recorded, so "
+        "the largest item measured after the run does not show it: a draft that takes the thread item "
+        "over 1 KB makes that write, and the thread's writes until the record, cost 1 WRU more per KB."
         + "\n\nNot per notification:\n\n"
         f"- Secrets Manager: one read per warm container per {costs.secrets_max_age_seconds()} s. With "
         "one warm container per function at 1 M notifications a month that is "
@@ -406,11 +486,23 @@ def _costs(run: Run) -> str:
     )
 
 
+def _scale(run: Run) -> str:
+    replier = {p.name: p for p in run.paths.replier}
+    return scale.render(
+        replier["first reply"].tally,
+        replier["own outbound message"].tally,
+        _cost_inputs(run),
+        webhook_ms=run.warm_path.handler_p50.median,
+        replier_ms=replier["first reply"].median_ms,
+    )
+
+
 def render(run: Run) -> str:
     sections = [
         INTRO,
         _machine(run),
         _budgets(run),
+        time_to_reply(run.time_to_reply, run.batches),
         _warm_path(run.warm_path),
         _cold_start(run.cold_start),
         _paths(run.paths),
@@ -418,5 +510,166 @@ def render(run: Run) -> str:
         _batches(run.batches),
         _artifacts(run.artifacts),
         _costs(run),
+        _scale(run),
     ]
     return "\n\n".join(sections).rstrip() + "\n"
+
+
+def _s(values: Sequence[float], fraction: float) -> str:
+    return f"{p(list(values), fraction):.3f}" if values else "-"
+
+
+def _ttr_rows(mix: MixResult, floor_p99: float, label: str = "") -> list[tuple[object, ...]]:
+    rows = []
+    for row in mix.rows:
+        if not row.times:
+            continue
+        answered = row.answered
+        rows.append(
+            (
+                row.name + label,
+                len(row.times),
+                row.unanswered or "0",
+                _s(answered, 0.5),
+                _s(answered, 0.9),
+                _s(answered, 0.99),
+                f"{p(answered, 0.99) / floor_p99:.1f}x" if answered else "-",
+                f"{p(row.excess, 0.99):+.3f}" if row.name in CONTENDED_ROWS and answered else "",
+            )
+        )
+    return rows
+
+
+def _floor_row(name: str, floor: Floor, floor_p99: float) -> tuple[object, ...]:
+    values = floor.seconds
+    return (
+        name,
+        len(values),
+        "0",
+        _s(values, 0.5),
+        _s(values, 0.9),
+        _s(values, 0.99),
+        f"{p(values, 0.99) / floor_p99:.1f}x",
+        "",
+    )
+
+
+def _window_cost(batches: Sequence[BatchResult]) -> str:
+    """What a window of 0 would cost at worst: every batch a single record (batch size 1 measured)."""
+    size = costs.batch_size()
+    at_template = next((b for b in batches if b.batch_size == size), None)
+    single = next((b for b in batches if b.batch_size == 1), None)
+    if at_template is None or single is None:
+        return ""
+    prices = costs.PRICES
+    extra = (single.invocations_per_notification - at_template.invocations_per_notification) * (
+        prices.lambda_per_million_requests
+    ) + (
+        single.esm_sqs_per_notification - at_template.esm_sqs_per_notification
+    ) * prices.sqs_standard_per_million
+    return (
+        " Without the window every batch could be a single record: at worst (batch size 1, measured under "
+        f"Cost against batch size) that costs {_usd(extra)} more per million notifications in Lambda "
+        "requests and the event source's SQS requests; batches still fill when traffic does."
+    )
+
+
+def time_to_reply(result: TimeToReplyResult, batches: Sequence[BatchResult] = ()) -> str:
+    """The time-to-reply section: the table against the floor, and where the time goes."""
+    mix = result.mix
+    floor_p99 = p(result.floor_warm.seconds, 0.99)
+    rows = _ttr_rows(mix, floor_p99)
+    rows.append(
+        _floor_row("**floor**: the same work invoked directly, warm container", result.floor_warm, floor_p99)
+    )
+    rows.append(_floor_row("floor, new container", result.floor_cold, floor_p99))
+    if result.what_if is not None:
+        window = result.what_if.batching.window_seconds
+        rows += [
+            r
+            for r in _ttr_rows(result.what_if, floor_p99, f" — what-if: window {window:g} s")
+            if r[0].startswith(ROW_SINGLE)
+        ]
+    header = (
+        "messages",
+        "n",
+        "unanswered",
+        "p50 s",
+        "p90 s",
+        "p99 s",
+        "p99 / floor p99",
+        "p99 beyond the holder's work, s",
+    )
+    parts_rows = [
+        (row.name, *(f"{row.part_median_ms(part):.0f}" for part in PARTS)) for row in mix.rows if row.answered
+    ]
+    slowest_rows = []
+    for row in mix.rows:
+        slowest = row.p99_message()
+        if slowest is not None and slowest.seconds is not None:
+            slowest_rows.append(
+                (
+                    row.name,
+                    f"{slowest.seconds:.3f}",
+                    *(f"{slowest.parts.get(part, 0.0) * 1000:.0f}" for part in PARTS),
+                )
+            )
+    unanswered = [
+        f"- {row.name}: {row.unanswered} unanswered; their records ended "
+        + ", ".join(f"{outcome} x{n}" for outcome, n in sorted(row.unanswered_outcomes().items()))
+        for row in mix.rows
+        if row.unanswered
+    ]
+    requests_share = statistics.median(result.floor_warm.requests_seconds) / statistics.median(
+        result.floor_warm.seconds
+    )
+    b = mix.batching
+    return (
+        "## Time to reply\n\n"
+        "What a customer waits for: from the webhook's 200 to the reply reaching Nylas (the emulator's "
+        "own timestamp of the email going out), for each inbound message of a seeded mix delivered "
+        "through the local stack — signed notification over HTTP to the webhook, SQS (moto), an event "
+        f"source stand-in with the template's batching (`BatchSize: {b.batch_size}`, "
+        f"`MaximumBatchingWindowInSeconds: {b.window_seconds:g}`, up to {b.maximum_concurrency} "
+        f"concurrent invocations, {mix.pollers} pollers), the real replier handler, the Nylas emulator. "
+        "A reply answers a message when it went to that message or to a later one on the same thread "
+        "(the only replies whose draft could have seen it). "
+        f"Seed {mix.seed}: {mix.messages} messages, {mix.notifications} notifications (duplicates "
+        f"included), {mix.sends} replies sent, {mix.answered_twice} messages answered twice, "
+        f"{mix.webhook_refusals} notifications the webhook did not answer 200, "
+        f"{mix.seconds:.0f} s; `BUSY_RETRY_SECONDS` {mix.busy_retry_seconds} (template).\n\n"
+        "The mix: single messages on their own thread; bursts of 2-5 on one thread within a second; "
+        "duplicates (the notification delivered again 0.1-3 s later); busy threads (a second message "
+        "lands while the first one's reply is being sent and Nylas takes "
+        f"{BUSY_SEND_SECONDS:g} s over it); cold replier containers (idle containers retired, so the "
+        "next batches start new ones — in-process, so a Lambda cold start's interpreter and imports, "
+        "see Cold start, come on top). The floor is the same work with nothing in between: the replier "
+        "handler invoked directly with the record, no queue, no poller, nothing else running — its "
+        "DynamoDB and Nylas requests back to back, "
+        f"{requests_share:.0%} of the floor's median — timed to the reply reaching the emulator, in the "
+        "same run. The contended rows (a burst's last message, a message landing on a busy thread) are "
+        "also judged against the lease holder's remaining work: how long the worker holding the thread "
+        "when the message was acknowledged still took to finish its record (0 when nobody held it); the "
+        "last column is the p99 of the time to reply beyond it.\n\n"
+        + table(header, rows)
+        + "\n\nThe what-if row is the same kind of single messages with `MaximumBatchingWindowInSeconds: 0`, "
+        "run right after in the same process: the window is what separates a single message from its "
+        "floor."
+        + _window_cost(batches)
+        + "\n\nWhere the time goes (median ms per message, from the timeline of the record that sent "
+        "its reply): *queue* until that record's batch was invoked (the pollers' receive and the "
+        "batching window), *container init* (a new container's clients), *batch* (records ahead of it "
+        "in its invocation), *lease wait* (attempts refused because another worker held the thread, the "
+        "time back in SQS between them, and in-process waits for the lease), *retry backoff* (other "
+        "failed attempts), then the replying attempt's DynamoDB and Nylas requests and the handler's "
+        "own work.\n\n"
+        + table(("messages", *PARTS), parts_rows)
+        + "\n\nThe p99 message of each row, its parts (ms):\n\n"
+        + table(("messages", "seconds", *PARTS), slowest_rows)
+        + (
+            "\n\nUnanswered (no reply went to the message or to a later one on its thread):\n\n"
+            + "\n".join(unanswered)
+            if unanswered
+            else ""
+        )
+    )

@@ -50,14 +50,16 @@ def local_stack() -> Iterator[LocalStack]:
     """Embedded AWS (moto, resources from template.yaml) and the Nylas emulator, all on 127.0.0.1.
 
     No pollers: each benchmark drives the replier itself, so it knows exactly
-    which invocations it is timing or counting.
+    which invocations it is timing or counting. The replier's retry delays are
+    the template's (``StackSettings`` shortens them for demos), because the
+    time-to-reply run measures them.
     """
     # moto's per-request lines would bury the progress output, and so would the tracebacks of its
     # internal errors under concurrent transactions: the client retries those, and the request
     # counts of bench.throughput show the retries. Set again after start, which sets its own level.
     werkzeug = logging.getLogger("werkzeug")
     werkzeug.setLevel(logging.CRITICAL)
-    with LocalStack(StackSettings(pollers=0)) as stack, muted():
+    with LocalStack(StackSettings(pollers=0, replier_environment={})) as stack, muted():
         werkzeug.setLevel(logging.CRITICAL)
         yield stack
 

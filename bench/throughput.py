@@ -12,9 +12,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from bench.counting import AwsRequestCounter, handler_with, inbound
 from bench.stack import clear_tables, parts, require_empty_queue
 from bench.stats import Spread
+from devstack.counting import AwsRequestCounter, handler_with, inbound
 from devstack.events import envelope
 from devstack.poller import EventSourcePoller
 from devstack.stack import LocalStack

@@ -18,10 +18,10 @@ from typing import Any
 import boto3
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
-from bench.counting import function_timeout
 from bench.stack import muted, scratch_queue
 from bench.stats import Spread, percentile
 from devstack.containers import load_handler
+from devstack.counting import function_timeout
 from devstack.events import encode, message_created, signed_post
 from devstack.lambda_context import LocalLambdaContext
 from devstack.stack import LocalStack

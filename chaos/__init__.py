@@ -1,4 +1,4 @@
-"""Prove it: a Jepsen-style harness for the six invariants of DESIGN.md.
+"""Prove it: a Jepsen-style harness for the six invariants of docs/design.md.
 
 Generate a seeded workload, deliver it through the local stack while
 injecting faults on every side (Nylas deliveries, AWS, the Nylas API, the

@@ -8,11 +8,12 @@ sender, a grant the agent does not answer for, ``message.updated``
 notifications and a forged request are mixed in. After the queue drains, a
 customer follows up on the agent's reply and gets a second reply.
 
-The report is checked against the invariants of DESIGN.md using what the
+The report is checked against the invariants of docs/design.md using what the
 Nylas emulator saw; the exit status is non-zero if any is broken.
 """
 
 import argparse
+import contextlib
 import json
 import random
 import sys
@@ -23,8 +24,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from rich.progress import (
+    Progress,
+)
+
+from devstack.cli_types import run_command, whole_number
+from devstack.console import body_preview, make_console, progress_bar
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
-from devstack.invariants import DUPLICATE_ABSORBED, INVARIANTS, History, Truth, check, skips_by_reason
+from devstack.invariants import (
+    DUPLICATE_ABSORBED,
+    INVARIANTS,
+    REPLY_SENT,
+    History,
+    Truth,
+    check,
+    skips_by_reason,
+)
 from devstack.stack import LocalStack, StackSettings
 from replyonce.config import ReplierSettings
 
@@ -52,12 +67,15 @@ class DemoReport:
     dead_lettered: int = 0
     violations: dict[int, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
+    # Each reply as the customer got it: to, subject, first line, the inbound messages it answers.
+    replies: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not any(self.violations.values()) and self.replies_sent == self.expected_replies
 
     def render(self) -> str:
+        width = max(len(text) for text in INVARIANTS.values())
         lines = [
             "ReplyOnce local demo",
             f"  notifications            {self.notifications}",
@@ -68,9 +86,16 @@ class DemoReport:
             f"  dead-lettered            {self.dead_lettered}",
             "  skips by reason:",
             *[f"    {reason:<26}{count}" for reason, count in sorted(self.skips.items())],
+            "  replies:",
+            *[
+                f"    to {r['to']:<24} {r['subject']!r}  answers {', '.join(r['answers'])}"
+                + (f"\n      │ {r['first_line']}" if r["first_line"] else "")
+                for r in self.replies
+            ],
             "  invariants:",
             *[
-                f"    {number}. {INVARIANTS[number]:<56}{'ok' if not found else f'{len(found)} VIOLATED'}"
+                f"    {number}. {INVARIANTS[number]:<{width}}  "
+                + ("ok" if not found else f"{len(found)} VIOLATED")
                 for number, found in self.violations.items()
             ],
         ]
@@ -84,12 +109,18 @@ class DemoReport:
 
 
 class _Progress:
+    """Phase lines, and on a terminal a live bar of webhook deliveries and replies (rich)."""
+
     def __init__(self, out: TextIO | None) -> None:
-        self._out = out
+        self._console = make_console(out) if out is not None else None
 
     def __call__(self, text: str) -> None:
-        if self._out is not None:
-            print(f"[demo] {text}", file=self._out, flush=True)
+        if self._console is not None:
+            self._console.print(f"[demo] {text}", highlight=False)
+
+    def bar(self) -> Progress | None:
+        """A live progress display, or ``None`` when nobody watches a terminal."""
+        return progress_bar(self._console)
 
 
 def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -> DemoReport:
@@ -230,14 +261,43 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
             dead_lettered=dead,
             violations=check(history),
             seconds=time.monotonic() - started,
+            replies=_replies(history.mailbox, logs),
         )
         return report
 
 
+def _replies(mailbox: list[tuple[float, dict[str, Any]]], logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The agent's replies in the mailbox, each with what it answers as the replier recorded it."""
+    covered = {
+        r.get("reply_message_id"): r.get("covered") or [] for r in logs if r.get("message") == REPLY_SENT
+    }
+    replies = []
+    for _, message in mailbox:
+        if message["grant_id"] != AGENT_GRANT_ID or "sent" not in message.get("folders", []):
+            continue
+        preview = body_preview(str(message.get("body") or ""), lines=2)
+        replies.append(
+            {
+                "to": ", ".join(p["email"] for p in message.get("to") or []),
+                "subject": message.get("subject", ""),
+                "first_line": preview[1] if len(preview) > 1 else (preview[0] if preview else ""),
+                # A reply whose worker died before logging it has no record: say so rather than guess.
+                "answers": list(covered.get(message["id"], ["(not recorded)"])),
+                "message_id": message["id"],
+            }
+        )
+    return replies
+
+
 def _wait(stack: LocalStack, pending: list, progress: _Progress, timeout: float) -> None:
     deadline = time.monotonic() + timeout
-    while any(not future.done() for future in pending) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    bar = progress.bar()
+    with bar or contextlib.nullcontext():
+        task = bar.add_task("webhook deliveries", total=len(pending)) if bar is not None else None
+        while any(not future.done() for future in pending) and time.monotonic() < deadline:
+            if bar is not None and task is not None:
+                bar.update(task, completed=sum(1 for future in pending if future.done()))
+            time.sleep(0.2)
     for future in pending:
         future.result(timeout=max(0.1, deadline - time.monotonic()))
     visible, in_flight, _ = stack.queue_depth()
@@ -251,8 +311,12 @@ def _wait(stack: LocalStack, pending: list, progress: _Progress, timeout: float)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=DemoSettings.seed)
-    parser.add_argument("--customers", type=int, default=DemoSettings.customers)
-    parser.add_argument("--pollers", type=int, default=DemoSettings.pollers)
+    parser.add_argument(
+        "--customers", type=whole_number(1, 500), default=DemoSettings.customers, help="1-500 customers"
+    )
+    parser.add_argument(
+        "--pollers", type=whole_number(1, 16), default=DemoSettings.pollers, help="replier containers (1-16)"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     report = run_demo(DemoSettings(seed=args.seed, customers=args.customers, pollers=args.pollers))
@@ -264,4 +328,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

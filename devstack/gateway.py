@@ -6,10 +6,16 @@ string as in a proxy event, and the function's status, headers and body go
 back with a Content-Length (never chunked). A function that raises is
 answered 502 and one that outlives its timeout 504, as the proxy
 integration does.
+
+One addition API Gateway does not have: ``/_local/...`` is answered by the
+local stack's control routes when they are installed (``control``, see
+``devstack/control.py``), so ``make mail`` needs nothing but the webhook's port.
 """
 
 import base64
+import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -18,6 +24,9 @@ from devstack.containers import Handler
 from devstack.events import STAGE, WEBHOOK_PATH, proxy_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.loopback import LoopbackHTTPServer
+
+ControlRoutes = Callable[[str, str, bytes], tuple[int, dict[str, Any]]]
+CONTROL_PATH = "/_local/"
 
 
 class ApiGatewayStandIn:
@@ -36,6 +45,7 @@ class ApiGatewayStandIn:
     def __init__(self, handler: Handler, *, timeout_seconds: float = 8.0, port: int = 0) -> None:
         self._handler = handler
         self._timeout = timeout_seconds
+        self.control: ControlRoutes | None = None
         stand_in = self
 
         class _Request(BaseHTTPRequestHandler):
@@ -66,6 +76,10 @@ class ApiGatewayStandIn:
         target = urlsplit(request.path)
         length = int(request.headers.get("Content-Length") or 0)
         body = request.rfile.read(length) if length else b""
+        if self.control is not None and target.path.startswith(CONTROL_PATH):
+            status, answer = self.control(request.command, target.path, body)
+            self._respond(request, status, {"Content-Type": "application/json"}, json.dumps(answer).encode())
+            return
         if target.path != f"/{STAGE}{WEBHOOK_PATH}":
             self._respond(
                 request,

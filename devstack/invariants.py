@@ -1,4 +1,4 @@
-"""Check the six invariants of DESIGN.md against what the world saw, knowing nothing of the product.
+"""Check the six invariants of docs/design.md against what the world saw, knowing nothing of the product.
 
 Why a checker of its own: one that shares the product's filters or its idea of
 coverage agrees with the product's mistakes. This module therefore imports

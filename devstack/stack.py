@@ -13,8 +13,9 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 import boto3
 import requests
@@ -23,7 +24,7 @@ from moto.server import ThreadedMotoServer
 from devstack.containers import load_handler
 from devstack.embedded_aws import start_threaded_server
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
-from devstack.gateway import ApiGatewayStandIn
+from devstack.gateway import ApiGatewayStandIn, ControlRoutes
 from devstack.nylas_emulator import NylasEmulator
 from devstack.poller import EventSourcePoller
 from devstack.template import (
@@ -46,19 +47,32 @@ _AWS_ENVIRONMENT = {
 }
 
 
+LineEcho = Callable[[str, dict[str, Any] | None], None]
+
+
 class LogCollector(io.TextIOBase):
     """A stream the handlers' JSON logs and metrics are written to; keeps them parsed.
 
     Why: the demo and the chaos harness judge the invariants from what the
     handlers logged (every skip has a reason code) and what Nylas saw.
+
+    Parameters
+    ----------
+    echo:
+        Also show each line: a stream gets the raw line, a callable (such as
+        ``devstack.console.LogView``) gets the raw line and its parsed record
+        (``None`` when the line is not JSON).
     """
 
-    def __init__(self, echo: io.TextIOBase | None = None) -> None:
+    def __init__(self, echo: io.TextIOBase | TextIO | LineEcho | None = None) -> None:
         super().__init__()
         self._lock = threading.Lock()
         self._partial = ""
         self.records: list[dict[str, Any]] = []
-        self._echo = echo
+        if echo is not None and not callable(echo):
+            stream = echo
+            echo = lambda raw, _record: stream.write(raw + "\n")  # noqa: E731
+        self._echo: LineEcho | None = echo
         self._saved_stream: Any = None
         self.console: Any = sys.stdout
 
@@ -67,13 +81,16 @@ class LogCollector(io.TextIOBase):
             self._partial += text
             *lines, self._partial = self._partial.split("\n")
             for line in lines:
-                if self._echo is not None:
-                    self._echo.write(line + "\n")
+                record = None
                 if line.startswith("{"):
                     try:
-                        self.records.append(json.loads(line))
+                        record = json.loads(line)
                     except ValueError:
-                        continue
+                        record = None
+                if record is not None:
+                    self.records.append(record)
+                if self._echo is not None:
+                    self._echo(line, record)
         return len(text)
 
     def capture(self) -> None:
@@ -83,8 +100,7 @@ class LogCollector(io.TextIOBase):
         """
         from replyonce.observability import logger
 
-        # moto's and werkzeug's request lines would drown any progress output.
-        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        quiet_embedded_aws()
         warnings.filterwarnings("ignore", message="No application metrics to publish")
         self._saved_stream = logger.registered_handler.setStream(self)
         self.console = sys.stdout
@@ -103,6 +119,11 @@ class LogCollector(io.TextIOBase):
     def messages(self, message: str) -> list[dict[str, Any]]:
         with self._lock:
             return [r for r in self.records if r.get("message") == message]
+
+
+def quiet_embedded_aws() -> None:
+    """moto's and werkzeug's request lines would drown everything a person wants to read."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
 
 
 @dataclass
@@ -129,7 +150,10 @@ class LocalStack:
     """Start with ``with LocalStack(StackSettings()) as stack:``; everything stops on exit."""
 
     def __init__(
-        self, settings: StackSettings | None = None, *, log_echo: io.TextIOBase | None = None
+        self,
+        settings: StackSettings | None = None,
+        *,
+        log_echo: io.TextIOBase | TextIO | LineEcho | None = None,
     ) -> None:
         self.settings = settings or StackSettings()
         self.logs = LogCollector(echo=log_echo)
@@ -166,6 +190,7 @@ class LocalStack:
             os.environ[name] = value
 
     def start(self) -> None:
+        quiet_embedded_aws()
         self._moto, endpoint = start_threaded_server()
         self._setenv({**_AWS_ENVIRONMENT, "AWS_ENDPOINT_URL": endpoint})
         # moto keeps its state per process, shared by every server in it: start from nothing.
@@ -258,6 +283,20 @@ class LocalStack:
     def webhook_url(self) -> str:
         assert self._gateway is not None
         return self._gateway.url
+
+    def function_environment(self, logical_id: str) -> dict[str, str]:
+        """The variables the template declares for ``logical_id``, resolved against the local resources."""
+        assert self.resources is not None
+        return self.resources.function_environment(logical_id)
+
+    def set_environment(self, values: dict[str, str]) -> None:
+        """Set variables for the handlers; they are restored when the stack stops."""
+        self._setenv(values)
+
+    def serve_control(self, routes: ControlRoutes | None) -> None:
+        """Answer ``/_local/...`` on the webhook's port with ``routes`` (``devstack/control.py``)."""
+        assert self._gateway is not None
+        self._gateway.control = routes
 
     def sender(self, **kwargs: Any) -> WebhookSender:
         return WebhookSender(self.webhook_url, self.settings.webhook_secret, **kwargs)

@@ -1,8 +1,9 @@
-"""The Nylas calls of the operator commands: webhooks (create, get, rotate) and a thread's messages.
+"""The Nylas calls of the operator commands: webhooks (create, get, rotate), a grant, messages.
 
-Why not the Nylas SDK: these three calls are all the commands need, ``requests`` is already a
-pinned dependency, and the documented rotate path differs from the Python SDK's
-(``../shared/docs/nylas-facts.md`` section 2).
+Why not the Nylas SDK: these few calls are all the commands need, ``requests`` is already a
+pinned dependency, and the documented rotate path (``POST /v3/webhooks/rotate-secret/{id}``,
+https://developer.nylas.com/docs/reference/api/webhook-notifications/post-new-secret/) differs
+from the Python SDK's (``PUT /v3/webhooks/{id}/rotate-secret``).
 """
 
 from collections.abc import Iterator

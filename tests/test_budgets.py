@@ -26,8 +26,8 @@ from collections import Counter
 
 import pytest
 
-from bench.coldstart import PROFILES, Profile, imported_modules
-from bench.counting import (
+from devstack.cold_start import PROFILES, Profile, imported_modules
+from devstack.counting import (
     GRANT_LOOKUP,
     MESSAGE_FETCH,
     SEND,

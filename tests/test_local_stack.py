@@ -44,6 +44,29 @@ def test_demo_scenario_replies_once_per_message_or_burst():
     assert "500" not in report.webhook_statuses
     assert report.dead_lettered == 0
     assert report.ok
+    # The report shows every reply: to whom, and which inbound messages it answers.
+    assert len(report.replies) == report.replies_sent
+    answered = [message_id for reply in report.replies for message_id in reply["answers"]]
+    assert len(answered) == len(set(answered)) >= report.replies_sent
+    rendered = report.render()
+    for reply in report.replies:
+        assert f"to {reply['to']:<24} {reply['subject']!r}  answers {', '.join(reply['answers'])}" in rendered
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["--customers", "0"], "argument --customers: must be from 1 to 500, not 0"),
+        (["--pollers", "0"], "argument --pollers: must be from 1 to 16, not 0"),
+    ],
+)
+def test_demo_rejects_nonsense_before_starting(argv, complaint, capsys):
+    from devstack.demo import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(complaint)
 
 
 @pytest.mark.parametrize("event_file", sorted(p.name for p in EVENTS_DIR.glob("*.json")))

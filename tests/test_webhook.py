@@ -1,4 +1,4 @@
-"""WebhookFunction: every status rule of DESIGN.md invariant 6, on the files of events/.
+"""WebhookFunction: every status rule of docs/design.md invariant 6, on the files of events/.
 
 Each test invokes the real handler against moto with resources built from
 template.yaml, and asserts what Nylas would be answered and what is (or is

@@ -1,6 +1,6 @@
 """The replier's SQS consumer: batch → idempotent reply per record.
 
-Primary dedup (DESIGN.md): Powertools idempotency keyed on the notification
+Primary dedup (docs/design.md): Powertools idempotency keyed on the notification
 ``id`` — not the SQS ``messageId`` (a redelivery is a new SQS message) and not
 ``data.object.id``. The key prefix is pinned, so a refactor or a renamed
 function does not silently start a new key space.

@@ -1,6 +1,6 @@
 """The reply ledger: has the agent already acted on this message?
 
-Secondary key (DESIGN.md): ``data.object.id``. A ``message.created`` and a
+Secondary key (docs/design.md): ``data.object.id``. A ``message.created`` and a
 later notification for the same message are distinct notifications; the
 ledger catches the second. Entries live in ``STATE_TABLE`` next to the thread
 items (layout: ``replyonce.state``) and outlive the idempotency record (24 h)

@@ -1,6 +1,6 @@
 """A Nylas webhook notification: the envelope and the message it carries.
 
-Keys (DESIGN.md): the top-level ``id`` identifies a notification across its
+Keys (docs/design.md): the top-level ``id`` identifies a notification across its
 delivery attempts (primary dedup key); ``data.object.id`` identifies the
 message (reply ledger); ``grant_id`` + ``thread_id`` identify the thread (lease).
 """

@@ -1,6 +1,6 @@
 """The webhook endpoint: answer the challenge, verify, queue, and only then answer 200.
 
-Status rules (DESIGN.md invariant 6). Nylas retries only 408, 429, 502, 503,
+Status rules (docs/design.md invariant 6). Nylas retries only 408, 429, 502, 503,
 504, 507 and timeouts and drops every other status, so:
 
 - a forged or unsigned request → 401, nothing queued;

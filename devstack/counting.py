@@ -28,9 +28,9 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas_emulator import NylasEmulator
 from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources, load_template
 from replyonce.consumer import NotificationConsumer
-from replyonce.lease import thread_key
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
+from replyonce.state import LEASE_EXPIRES_AT, LEASE_OWNER, thread_key
 from replyonce.webhook import WebhookEndpoint
 
 AwsOperation = tuple[str, str]  # (service, operation), e.g. ("dynamodb", "PutItem")
@@ -164,7 +164,7 @@ class ReplierHarness:
     The real handler runs (a fresh copy of ``functions/replier/app.py``) with
     a consumer built from a counted session. What is counted is the
     function's own requests; the event source mapping's receive and delete use
-    another client, counted apart by ``bench.batches``.
+    another client, counted apart by the event source stand-in (``bench.batches``).
 
     Parameters
     ----------
@@ -290,7 +290,7 @@ def busy_thread(harness: ReplierHarness, state_table: str) -> Step:
     held_until_ms = int(time.time() * 1000) + 60_000
     dynamodb.put_item(
         TableName=state_table,
-        Item={**key, "lease_owner": {"S": "another-worker"}, "lease_expires_at": {"N": str(held_until_ms)}},
+        Item={**key, LEASE_OWNER: {"S": "another-worker"}, LEASE_EXPIRES_AT: {"N": str(held_until_ms)}},
     )
     try:
         return harness.process(envelope(message))

@@ -1,0 +1,206 @@
+"""What a person sees of the local stack: one readable line per log event, replies and skips in full.
+
+In Lambda the handlers' JSON lines go to CloudWatch, where they are queried;
+on a terminal the same lines are unreadable. :class:`LogView` turns each
+Powertools line into ``time  function  notification  message  reason=...``
+(``--json-logs`` keeps the raw JSON), hides the CloudWatch EMF metric lines
+unless asked (``--metrics``), and :func:`reply_panel` shows a reply the agent
+sent as an email: to, subject, the messages it answers (from the replier's
+own ``reply sent`` record) and the first lines of the body. Built on ``rich``.
+"""
+
+import html
+import re
+import textwrap
+from collections.abc import Iterable, Mapping
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+
+# The keys worth a person's attention, in this order; the rest stay in --json-logs.
+_DETAIL_KEYS = (
+    "reason",
+    "message_id",
+    "replied_to",
+    "covered",
+    "status",
+    "error_type",
+    "retry_in_seconds",
+    "notification_type",
+    "detail",
+    "exception_name",
+)
+_LEVEL_STYLE = {"DEBUG": "dim", "INFO": "", "WARNING": "yellow", "ERROR": "bold red", "CRITICAL": "bold red"}
+_FUNCTION_STYLE = {"webhook": "cyan", "replier": "magenta"}
+
+
+def make_console(stream: TextIO | None = None, *, width: int | None = None) -> Console:
+    """A rich console on ``stream`` (stderr by default), plain text when it is not a terminal.
+
+    Markup is off: subjects, addresses and log text are printed as written (``[URGENT]`` stays).
+    """
+    return Console(
+        file=stream, stderr=stream is None, width=width, highlight=False, soft_wrap=True, markup=False
+    )
+
+
+def progress_bar(console: Console | None) -> Progress | None:
+    """A live bar (spinner, description, bar, done/total, elapsed) on a terminal; ``None`` elsewhere.
+
+    Why ``None`` off a terminal: a piped run (CI, a log file) wants lines it can read later,
+    not redraws. The demo uses it for webhook deliveries; the chaos harness can for its workload.
+    """
+    if console is None or not console.is_terminal:
+        return None
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+def is_metric_line(record: Mapping[str, Any]) -> bool:
+    """A CloudWatch embedded-metric-format record (Powertools Metrics' flush), not a log event."""
+    return "_aws" in record
+
+
+def function_label(record: Mapping[str, Any]) -> str:
+    """``webhook`` or ``replier`` from the record's service or function name."""
+    service = str(record.get("service") or "")
+    if service.startswith("replyonce-"):
+        return service.removeprefix("replyonce-")
+    name = str(record.get("function_name") or "")
+    return name.removesuffix("Function").lower() or "local"
+
+
+def readable_line(record: Mapping[str, Any]) -> Text:
+    """One log event as one line: time, function, notification id, message, the details that matter."""
+    timestamp = str(record.get("timestamp") or "")
+    clock = timestamp[11:19] if len(timestamp) >= 19 else timestamp
+    label = function_label(record)
+    level = str(record.get("level") or "INFO")
+    notification = str(record.get("notification_id") or record.get("correlation_id") or "-")
+    line = Text()
+    line.append(f"{clock} ", style="dim")
+    line.append(f"{label:<8}", style=_FUNCTION_STYLE.get(label, ""))
+    line.append(f" {notification[:36]:<36} ", style="dim")
+    message = str(record.get("message", ""))
+    style = _LEVEL_STYLE.get(level, "")
+    if message == "notification skipped":
+        style = "yellow"
+    elif message == "reply sent":
+        style = "bold green"
+    line.append(message, style=style)
+    for key in _DETAIL_KEYS:
+        value = record.get(key)
+        if value not in (None, "", False):
+            line.append(f"  {key}=", style="dim")
+            line.append(",".join(map(str, value)) if isinstance(value, list) else str(value))
+    request = str(record.get("function_request_id") or "")
+    if request:
+        line.append(f"  [{request[:8]}]", style="dim")
+    return line
+
+
+class LogView:
+    """Where the handlers' lines go when a person is watching.
+
+    Parameters
+    ----------
+    console:
+        The rich console to print on.
+    json_logs:
+        Print each line as the raw JSON Powertools wrote (what CloudWatch would hold).
+    metrics:
+        Also print the EMF metric lines (hidden by default: they are for CloudWatch).
+    """
+
+    def __init__(self, console: Console, *, json_logs: bool = False, metrics: bool = False) -> None:
+        self.console = console
+        self.json_logs = json_logs
+        self.metrics = metrics
+
+    def __call__(self, raw: str, record: Mapping[str, Any] | None) -> None:
+        metric = record is not None and is_metric_line(record)
+        if metric and not self.metrics:
+            return
+        if self.json_logs or record is None or metric:
+            self.console.out(raw, highlight=False)
+            return
+        self.console.print(readable_line(record))
+
+
+def body_preview(body: str, lines: int = 3) -> list[str]:
+    """The first ``lines`` non-empty lines of an email body, HTML turned into text."""
+    text = re.sub(r"<br\s*/?>|</p>|</div>", "\n", body, flags=re.IGNORECASE)
+    text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    return [line.strip() for line in text.splitlines() if line.strip()][:lines]
+
+
+def _addresses(participants: Iterable[Mapping[str, Any]]) -> str:
+    return ", ".join(str(p.get("email", "")) for p in participants) or "-"
+
+
+def reply_panel(record: Mapping[str, Any], message: Mapping[str, Any] | None = None) -> Panel:
+    """A reply as a person reads an email: to, subject, what it answers, the first lines.
+
+    Parameters
+    ----------
+    record:
+        The replier's ``reply sent`` log record: recipients, subject, the message replied to and
+        the ids the reply covers — what the replier decided, not a guess from the mailbox.
+    message:
+        The sent message as the mailbox holds it, for its body and thread (``None`` when the
+        mailbox is the real Nylas one).
+    """
+    message = message or {}
+    to = record.get("to") or [p.get("email", "") for p in message.get("to") or []]
+    body = Text()
+    body.append("to       ", style="dim")
+    body.append((", ".join(str(a) for a in to) or "-") + "\n")
+    body.append("subject  ", style="dim")
+    body.append(str(record.get("subject") or message.get("subject") or "") + "\n")
+    body.append("answers  ", style="dim")
+    body.append((", ".join(str(c) for c in record.get("covered") or []) or "-") + "\n")
+    body.append("reply    ", style="dim")
+    body.append(f"{record.get('reply_message_id') or '-'}\n")
+    if message.get("thread_id"):
+        body.append("thread   ", style="dim")
+        body.append(f"{message['thread_id']}\n")
+    for line in body_preview(str(message.get("body") or "")):
+        # Wrapped here so every piece keeps the quote bar when the panel is narrower than the line.
+        for piece in textwrap.wrap(line, 68) or [""]:
+            body.append(f"  │ {piece}\n")
+    body.rstrip()
+    return Panel(body, title="reply sent", title_align="left", border_style="green")
+
+
+def conversation(messages: list[Mapping[str, Any]], agent_email: str | None = None) -> Text:
+    """A thread as the mailbox holds it, in arrival order: who wrote, subject, first line."""
+    out = Text()
+    for message in messages:
+        sender = _addresses(message.get("from") or [])
+        mine = agent_email is not None and sender.lower() == agent_email.lower()
+        out.append("agent    " if mine else "customer ", style="green" if mine else "cyan")
+        out.append(f"{message.get('id', '')}  ", style="dim")
+        out.append(f"{sender}  ")
+        out.append(str(message.get("subject", "")), style="bold")
+        preview = body_preview(str(message.get("body") or ""), lines=2)
+        for line in preview:
+            out.append(f"\n           │ {line}")
+        out.append("\n")
+    return out

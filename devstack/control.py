@@ -1,0 +1,309 @@
+"""``make serve``'s control routes: put mail in, fire notifications, read a thread back.
+
+Like ``stripe trigger``: ``python -m devstack.trigger`` (``make mail``) asks a
+running ``make serve`` to put a customer message in the emulated mailbox.
+The message goes in through the emulator's own control route
+(``POST /_emulator/inbound``), the emulator fires ``message.created``, and
+this module delivers it to the webhook the way Nylas does (signed, retried
+on 408/429/5xx, with duplicates on request) through
+:class:`devstack.webhook_sender.WebhookSender`. Threads are read back with
+``GET /_emulator/threads/{id}`` (arrival order). The agent's own sends fire
+``message.created`` too, as Nylas does for Agent Accounts, so the replier
+sees and skips its own mail as in production.
+
+The routes live under ``/_local/`` on the webhook's port (loopback only, no
+authentication: a development tool, like LocalStack's ``/_localstack/``);
+API Gateway would answer 403 there, the stand-in answers these instead.
+Every answer is JSON; every mistake is a 4xx with an ``error`` sentence the
+trigger command prints as one line.
+"""
+
+import json
+import threading
+import uuid
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, unquote
+
+import requests
+
+from devstack.events import AGENT_GRANT_ID, envelope, message_created
+from devstack.nylas_emulator import NylasEmulator
+from devstack.webhook_sender import WebhookSender
+
+CONTROL_PREFIX = "/_local"
+NOTIFICATION_TYPES = ("message.created", "message.created.truncated", "message.updated")
+
+Json = dict[str, Any]
+
+
+class ControlError(Exception):
+    """A request the control routes cannot honour; ``status`` and a sentence for the person."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class DeliveryOptions:
+    """How Nylas should deliver one notification."""
+
+    notification_type: str = "message.created"
+    copies: int = 1
+    concurrent: bool = False
+    forged: bool = False
+
+
+@dataclass
+class _Pending:
+    options: DeliveryOptions
+    notifications: list[Json] = field(default_factory=list)
+
+
+class MailControl:
+    """The control routes' behaviour, on top of a running local stack's emulator and webhook.
+
+    Parameters
+    ----------
+    emulator:
+        The Nylas emulator (``None`` when ``make serve`` talks to the real Nylas API:
+        every route then answers 409 with what to do instead).
+    sender:
+        Signs and delivers notifications to the webhook.
+    agent_grant_id, agent_email:
+        The grant mail is delivered to by default, and its address.
+    """
+
+    def __init__(
+        self,
+        emulator: NylasEmulator | None,
+        sender: WebhookSender,
+        *,
+        agent_grant_id: str = AGENT_GRANT_ID,
+        agent_email: str = "",
+    ) -> None:
+        self._emulator = emulator
+        self._sender = sender
+        self._agent_grant_id = agent_grant_id
+        self._agent_email = agent_email
+        # Mail put in by :meth:`mail`, by message id: the emulator announces it on its own request
+        # thread, and the delivery options travel with it from here.
+        self._pending: dict[str, _Pending] = {}
+        self._lock = threading.Lock()
+        self._http = requests.Session()
+        # The agent's sends are announced on the emulator's request thread, while the replier waits
+        # for the send's answer: deliver their notifications from elsewhere.
+        self._background = ThreadPoolExecutor(max_workers=4, thread_name_prefix="nylas-webhooks")
+        if emulator is not None:
+            emulator.on_message_created = self._message_created
+
+    def close(self) -> None:
+        if self._emulator is not None:
+            self._emulator.on_message_created = None
+        self._background.shutdown(wait=True)
+
+    # ---- the emulator's callback ---------------------------------------------------------------
+
+    def _message_created(self, message: Json) -> None:
+        with self._lock:
+            pending = self._pending.get(message["id"])
+        if "sent" in message.get("folders", []):
+            self._background.submit(self._sender.deliver, envelope(message))
+            return
+        options = pending.options if pending is not None else DeliveryOptions()
+        notification = envelope(message, notification_type=options.notification_type)
+        if pending is not None:
+            pending.notifications.append(notification)
+        else:  # mail put in some other way (the emulator's own route): deliver it once, as Nylas would
+            self._background.submit(self._sender.deliver, notification)
+
+    # ---- routes --------------------------------------------------------------------------------
+
+    def handle(self, method: str, path: str, body: bytes) -> tuple[int, Json]:
+        """Answer one control request: ``(status, JSON body)``."""
+        try:
+            route = path.removeprefix(CONTROL_PREFIX).strip("/").split("/")
+            if method == "GET" and route == ["health"]:
+                return 200, self.health()
+            if method == "POST" and route == ["mail"]:
+                return 201, self.mail(_json_object(body))
+            if method == "POST" and route == ["notify"]:
+                return 200, self.notify(_json_object(body))
+            if method == "GET" and len(route) == 2 and route[0] == "threads":
+                return 200, self.thread(unquote(route[1]))
+            raise ControlError(404, f"no control route {method} {path}")
+        except ControlError as error:
+            return error.status, {"error": str(error)}
+        except Exception as error:  # a bug or a stopped emulator: one line for the caller, no traceback
+            return 503, {"error": f"the local stack could not do that: {type(error).__name__}: {error}"}
+
+    def health(self) -> Json:
+        return {
+            "webhook_url": self._sender.url,
+            "nylas": "emulator" if self._emulator is not None else "real",
+            "agent_grant_id": self._agent_grant_id,
+            "agent_email": self._agent_email,
+        }
+
+    def mail(self, request: Mapping[str, Any]) -> Json:
+        """A customer message into the agent's mailbox, new thread or existing; notified as asked."""
+        emulator = self._require_emulator()
+        options = _options(request)
+        from_email = _text(request, "from_email", required=True)
+        if "@" not in from_email:
+            raise ControlError(400, f"from_email {from_email!r} is not an email address")
+        thread_id = _text(request, "thread_id")
+        if thread_id:
+            # The emulator starts a thread under an unknown id (readable ids in tests); a person who
+            # names a thread means an existing one, and a typo must not start a new conversation.
+            try:
+                self.thread(thread_id)
+            except ControlError as error:
+                raise ControlError(error.status, f"{error}; leave out --thread to start one") from None
+        message_id = f"msg-{uuid.uuid4().hex}"
+        inbound: Json = {
+            "grant_id": str(request.get("grant_id") or self._agent_grant_id),
+            "message_id": message_id,
+            "from_email": from_email,
+            "subject": _text(request, "subject") or "(no subject)",
+            "body": _text(request, "body") or "",
+        }
+        for name in ("from_name", "thread_id", "reply_to_message_id"):
+            if _text(request, name):
+                inbound[name] = _text(request, name)
+        for name in ("headers", "reply_to", "date"):
+            if request.get(name):
+                inbound[name] = request[name]
+        pending = _Pending(options)
+        with self._lock:
+            self._pending[message_id] = pending
+        try:
+            answer = self._emulator_call("POST", "inbound", inbound, emulator)
+        finally:
+            with self._lock:
+                self._pending.pop(message_id, None)
+        deliveries = [self._deliver(n, options) for n in pending.notifications]
+        return {"message": answer["data"], "notifications": deliveries}
+
+    def notify(self, request: Mapping[str, Any]) -> Json:
+        """A notification about a message already in the mailbox, or (``unknown``) one nobody holds."""
+        options = _options(request)
+        message_id = _text(request, "message_id")
+        if request.get("unknown"):
+            # Well-formed and signed, for a message the mailbox does not hold (deleted, or never there).
+            notification = message_created(
+                notification_id=str(uuid.uuid4()),
+                message_id=message_id or f"msg-unknown-{uuid.uuid4().hex[:12]}",
+                thread_id=f"thread-unknown-{uuid.uuid4().hex[:12]}",
+                grant_id=str(request.get("grant_id") or self._agent_grant_id),
+                notification_type=options.notification_type,
+            )
+            return {"notifications": [self._deliver(notification, options)]}
+        emulator = self._require_emulator()
+        if not message_id:
+            raise ControlError(400, "message_id is required (or unknown: true)")
+        found = [m for _, m in emulator.mailbox() if m["id"] == message_id]
+        if not found:
+            hint = '`make thread ARGS="--thread T"` lists a thread'
+            raise ControlError(404, f"the mailbox holds no message {message_id}; {hint}")
+        notification = envelope(found[0], notification_type=options.notification_type)
+        return {"notifications": [self._deliver(notification, options)]}
+
+    def thread(self, thread_id: str) -> Json:
+        """A thread's messages in arrival order, as the mailbox holds them."""
+        emulator = self._require_emulator()
+        try:
+            messages = self._emulator_call("GET", f"threads/{quote(thread_id, safe='')}", None, emulator)[
+                "data"
+            ]
+        except ControlError as error:
+            if error.status == 404:
+                raise ControlError(404, f"the mailbox holds no thread {thread_id}") from None
+            raise
+        return {"data": messages, "agent_email": self._agent_email}
+
+    # ---- helpers -------------------------------------------------------------------------------
+
+    def sent_message(self, message_id: str | None) -> Json | None:
+        """A message the agent sent, as the mailbox holds it (``None``: not there, or real Nylas)."""
+        if self._emulator is None or not message_id:
+            return None
+        return next((m for _, m in self._emulator.mailbox() if m["id"] == message_id), None)
+
+    def _emulator_call(self, method: str, route: str, body: Json | None, emulator: NylasEmulator) -> Json:
+        """One of the emulator's ``/_emulator/`` control routes; its error answers become ControlError."""
+        response = self._http.request(method, f"{emulator.url}/_emulator/{route}", json=body, timeout=30)
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = {}
+        if response.status_code >= 300:
+            error = answer.get("error") if isinstance(answer, dict) else None
+            detail = error.get("message") if isinstance(error, dict) else f"status {response.status_code}"
+            raise ControlError(404 if response.status_code == 404 else 400, str(detail))
+        return answer
+
+    def _require_emulator(self) -> NylasEmulator:
+        if self._emulator is None:
+            raise ControlError(
+                409,
+                "make serve is talking to the real Nylas API (NYLAS_API_URI): "
+                "send an email to the agent's address instead",
+            )
+        return self._emulator
+
+    def _deliver(self, notification: Json, options: DeliveryOptions) -> Json:
+        before = len(self._sender.deliveries)
+        if options.forged:
+            for _ in range(options.copies):
+                self._sender.deliver(notification, forged=True)
+        else:
+            self._sender.deliver_many(notification, copies=options.copies, concurrent=options.concurrent)
+        mine = [d for d in self._sender.deliveries[before:] if d.notification_id == notification["id"]]
+        return {
+            "id": notification["id"],
+            "type": notification["type"],
+            "message_id": notification["data"]["object"]["id"],
+            "thread_id": notification["data"]["object"].get("thread_id"),
+            "forged": options.forged,
+            "statuses": [d.status for d in mine],
+        }
+
+
+def _json_object(body: bytes) -> Json:
+    try:
+        value = json.loads(body or b"{}")
+    except ValueError:
+        raise ControlError(400, "the request body is not JSON") from None
+    if not isinstance(value, dict):
+        raise ControlError(400, "the request body must be a JSON object")
+    return value
+
+
+def _text(request: Mapping[str, Any], name: str, *, required: bool = False) -> str:
+    value = request.get(name)
+    if value is None or value == "":
+        if required:
+            raise ControlError(400, f"{name} is required")
+        return ""
+    if not isinstance(value, str):
+        raise ControlError(400, f"{name} must be a string")
+    return value
+
+
+def _options(request: Mapping[str, Any]) -> DeliveryOptions:
+    notification_type = request.get("notification_type", "message.created")
+    if notification_type not in NOTIFICATION_TYPES:
+        raise ControlError(400, f"notification_type must be one of {', '.join(NOTIFICATION_TYPES)}")
+    copies = request.get("copies", 1)
+    if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= 20:
+        raise ControlError(400, "copies must be a whole number from 1 to 20")
+    return DeliveryOptions(
+        notification_type=notification_type,
+        copies=copies,
+        concurrent=bool(request.get("concurrent", False)),
+        forged=bool(request.get("forged", False)),
+    )

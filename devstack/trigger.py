@@ -1,0 +1,277 @@
+"""``make mail`` / ``make thread`` / ``make trigger``: mail in and notifications for a running ``make serve``.
+
+Like ``stripe trigger``: each command asks the running stack (its control
+routes on the webhook's port, ``devstack/control.py``) to put a customer
+message in the emulated mailbox and deliver the signed notification the way
+Nylas does, then waits for the agent's reply and prints the conversation.
+
+Examples::
+
+    python -m devstack.trigger mail --from alice@example.com --subject "Hi" --body "Where is my order?"
+    python -m devstack.trigger mail --from alice@example.com --thread THREAD --body "More" --duplicates 3
+    python -m devstack.trigger updated --message MESSAGE_ID
+    python -m devstack.trigger forged --message MESSAGE_ID
+    python -m devstack.trigger unknown
+    python -m devstack.trigger thread --thread THREAD
+"""
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+import requests
+
+from devstack.cli_types import port_number, whole_number
+from devstack.console import conversation, make_console
+
+DEFAULT_PORT = 3000
+
+
+class TriggerError(Exception):
+    """One sentence for the person; the command exits 1 after printing it."""
+
+
+class ServeClient:
+    """Talks to ``make serve``'s control routes at ``base_url`` (``http://127.0.0.1:3000``)."""
+
+    def __init__(self, base_url: str, *, timeout_seconds: float = 60.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._timeout = timeout_seconds
+        self._session = requests.Session()
+
+    def call(self, method: str, route: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        url = f"{self.base_url}/_local/{route}"
+        try:
+            response = self._session.request(method, url, json=body, timeout=self._timeout)
+        except requests.ConnectionError:
+            raise TriggerError(
+                f"nothing answers at {self.base_url}: start the local stack with `make serve` "
+                "(or pass the port it printed with --port)"
+            ) from None
+        except requests.Timeout:
+            raise TriggerError(f"{self.base_url} did not answer within {self._timeout:.0f} s") from None
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise TriggerError(
+                f"{url} answered {response.status_code} without JSON: "
+                "is `make serve` the program on that port?"
+            )
+        if response.status_code >= 400:
+            raise TriggerError(str(answer.get("error") or f"{url} answered {response.status_code}"))
+        return answer
+
+    def thread(self, thread_id: str) -> dict[str, Any]:
+        return self.call("GET", f"threads/{thread_id}")
+
+    def wait_for_reply(
+        self, thread_id: str, after_message_id: str, wait_seconds: float
+    ) -> dict[str, Any] | None:
+        """The agent's first message in the thread after ``after_message_id``, or ``None`` after the wait."""
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            answer = self.thread(thread_id)
+            agent = str(answer.get("agent_email") or "").lower()
+            ids = [m["id"] for m in answer["data"]]
+            later = answer["data"][ids.index(after_message_id) + 1 :] if after_message_id in ids else []
+            for message in later:
+                if any(p.get("email", "").lower() == agent for p in message.get("from") or []):
+                    return message
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.25)
+
+
+def _describe(notifications: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    for n in notifications:
+        statuses = ", ".join("timeout" if s is None else str(s) for s in n["statuses"]) or "none"
+        kind = f"{n['type']} (forged signature)" if n.get("forged") else n["type"]
+        lines.append(
+            f"notification {n['id']} {kind} for {n['message_id']}: "
+            f"{len(n['statuses'])} deliveries, webhook answered {statuses}"
+        )
+    return lines
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m devstack.trigger",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(__doc__.split("\n\n")[2:]),
+    )
+    target = argparse.ArgumentParser(add_help=False)
+    target.add_argument(
+        "--port",
+        type=port_number,
+        default=int(os.environ.get("PORT", DEFAULT_PORT)),
+        help="the port `make serve` listens on (default 3000)",
+    )
+    target.add_argument("--url", help="the stack's base URL instead of --port (e.g. http://127.0.0.1:3000)")
+    delivery = argparse.ArgumentParser(add_help=False)
+    delivery.add_argument(
+        "--duplicates",
+        type=whole_number(1, 20),
+        default=1,
+        metavar="N",
+        help="deliver the notification this many times (Nylas is at-least-once)",
+    )
+    delivery.add_argument("--concurrent", action="store_true", help="deliver the duplicates all at once")
+    waiting = argparse.ArgumentParser(add_help=False)
+    waiting.add_argument(
+        "--wait", type=float, default=15.0, metavar="SECONDS", help="wait this long for the reply (0: do not)"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    mail = commands.add_parser(
+        "mail", parents=[target, delivery, waiting], help="a customer message in; wait for the reply"
+    )
+    mail.add_argument("--from", dest="from_email", required=True, help="the customer's address")
+    mail.add_argument("--subject", default="", help="the subject (default: Re: the thread's subject)")
+    mail.add_argument("--body", default="Hello, can you help me?", help="the message text")
+    mail.add_argument("--thread", help="add the message to this thread (default: a new thread)")
+    mail.add_argument("--name", dest="from_name", default="", help="the customer's display name")
+    mail.add_argument(
+        "--in-reply-to", dest="reply_to_message_id", help="answer this message id (joins its thread)"
+    )
+    mail.add_argument(
+        "--reply-to", dest="reply_to", metavar="EMAIL", help="a Reply-To address (contact forms set one)"
+    )
+    mail.add_argument(
+        "--date-skew",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the sender's clock is this far off (the date header lies; arrival order does not)",
+    )
+    mail.add_argument("--grant", help="the receiving grant (default: the agent's)")
+    mail.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="a header, e.g. Auto-Submitted:auto-replied",
+    )
+    mail.add_argument(
+        "--truncated",
+        action="store_true",
+        help="notify with message.created.truncated (no body, as Nylas does over 1 MB)",
+    )
+
+    for name, kind, text in (
+        ("updated", "message.updated", "a message.updated notification (the replier skips it)"),
+        ("truncated", "message.created.truncated", "a message.created.truncated notification (no body)"),
+        ("created", "message.created", "another message.created notification for a message"),
+    ):
+        command = commands.add_parser(name, parents=[target, delivery], help=text)
+        command.add_argument("--message", required=True, help="a message id the mailbox holds")
+        command.set_defaults(notification_type=kind)
+    forged = commands.add_parser(
+        "forged", parents=[target, delivery], help="a notification signed with the wrong secret (401)"
+    )
+    forged.add_argument("--message", help="a message id (default: a message nobody holds)")
+    unknown = commands.add_parser(
+        "unknown",
+        parents=[target, delivery],
+        help="a well-formed, signed message.created for a message the mailbox does not hold",
+    )
+    unknown.add_argument("--message", help="the message id to name (default: a fresh one)")
+    thread = commands.add_parser(
+        "thread", parents=[target], help="a thread's conversation as the mailbox holds it"
+    )
+    thread.add_argument("--thread", required=True, help="the thread id (`make mail` prints it)")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    console = make_console(sys.stdout)
+    client = ServeClient(args.url or f"http://127.0.0.1:{args.port}")
+    if args.command == "thread":
+        answer = client.thread(args.thread)
+        console.print(f"thread {args.thread}: {len(answer['data'])} messages, oldest first")
+        console.print(conversation(answer["data"], answer.get("agent_email")))
+        return 0
+    delivery = {"copies": args.duplicates, "concurrent": args.concurrent}
+    if args.command == "mail":
+        headers = []
+        for header in args.header:
+            name, separator, value = header.partition(":")
+            if not separator or not name.strip():
+                raise TriggerError(f"--header {header!r} is not NAME:VALUE")
+            headers.append({"name": name.strip(), "value": value.strip()})
+        subject = args.subject
+        if not subject and (args.thread or args.reply_to_message_id):
+            existing = client.thread(args.thread) if args.thread else None
+            subject = f"Re: {existing['data'][0]['subject']}" if existing else "Re:"
+        answer = client.call(
+            "POST",
+            "mail",
+            {
+                "from_email": args.from_email,
+                "subject": subject or "Hello",
+                "body": args.body,
+                "thread_id": args.thread,
+                "reply_to_message_id": args.reply_to_message_id,
+                "from_name": args.from_name,
+                "reply_to": [{"email": args.reply_to}] if args.reply_to else None,
+                "date": int(time.time() + args.date_skew) if args.date_skew else None,
+                "grant_id": args.grant,
+                "headers": headers,
+                "notification_type": "message.created.truncated" if args.truncated else "message.created",
+                **delivery,
+            },
+        )
+        message = answer["message"]
+        console.print(
+            f"message {message['id']} from {args.from_email} on thread {message['thread_id']}: "
+            f"{message['subject']!r}"
+        )
+        for line in _describe(answer["notifications"]):
+            console.print(line)
+        if args.wait <= 0:
+            return 0
+        console.print(f"waiting up to {args.wait:.0f} s for the agent's reply ...")
+        reply = client.wait_for_reply(message["thread_id"], message["id"], args.wait)
+        if reply is None:
+            console.print(
+                "no reply: the `make serve` terminal shows the replier's skip reason "
+                f'(or try `make thread ARGS="--thread {message["thread_id"]}"` later)'
+            )
+        thread = client.thread(message["thread_id"])
+        console.print(conversation(thread["data"], thread.get("agent_email")))
+        return 0
+    body: dict[str, Any] = {**delivery}
+    if args.command in ("updated", "truncated", "created"):
+        body.update(message_id=args.message, notification_type=args.notification_type)
+    elif args.command == "forged":
+        body.update(message_id=args.message, unknown=not args.message, forged=True)
+    elif args.command == "unknown":
+        body.update(message_id=args.message, unknown=True)
+    answer = client.call("POST", "notify", body)
+    for line in _describe(answer["notifications"]):
+        console.print(line)
+    if args.command == "unknown":
+        console.print(
+            "the mailbox does not hold that message: the `make serve` terminal shows how the replier skips it"
+        )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return run(args)
+    except TriggerError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""``make invoke`` as close to ``sam local invoke`` as Docker-free allows.
+
+The environment follows SAM's rules (``--env-vars`` file over the shell over
+the template, only declared variables), each invocation prints
+START/END/REPORT, and a bad event or file gets one line and exit 1.
+"""
+
+import io
+import json
+import re
+
+import pytest
+
+from devstack.env_vars import resolve_environment
+from devstack.events import AGENT_GRANT_ID, EVENTS_DIR, load_event
+from devstack.invoke import invoke, main
+
+REPLIER_EVENT = load_event("replier-message-created.json")
+
+
+@pytest.fixture(autouse=True)
+def _no_real_nylas_from_the_shell(monkeypatch):
+    """make invoke takes the shell's value of declared variables (as SAM does): never a real Nylas here."""
+    for name in ("NYLAS_API_URI", "AGENT_GRANT_IDS", "QUEUE_URL", "NYLAS_SECRETS_ID"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_env_vars_file_changes_the_invocation():
+    untouched = invoke("ReplierFunction", REPLIER_EVENT, shell_environment={})
+    assert len(untouched["sent"]) == 1
+
+    other_grant = invoke(
+        "ReplierFunction",
+        REPLIER_EVENT,
+        env_vars={"ReplierFunction": {"AGENT_GRANT_IDS": "grant-someone-else"}},
+        shell_environment={},
+    )
+    assert other_grant["sent"] == []
+    assert [r["reason"] for r in other_grant["logs"] if r["message"] == "notification skipped"] == [
+        "grant_not_agent"
+    ]
+    assert other_grant["environment"].from_file == ("AGENT_GRANT_IDS",)
+
+
+def test_the_functions_own_entry_wins_over_parameters_and_the_shell():
+    result = invoke(
+        "ReplierFunction",
+        REPLIER_EVENT,
+        env_vars={
+            "Parameters": {"AGENT_GRANT_IDS": "grant-someone-else"},
+            "ReplierFunction": {"AGENT_GRANT_IDS": AGENT_GRANT_ID, "NOT_DECLARED": "x"},
+        },
+        shell_environment={"AGENT_GRANT_IDS": "grant-from-the-shell"},
+    )
+    assert len(result["sent"]) == 1
+    assert result["environment"].ignored == ("NOT_DECLARED",)
+
+
+def test_the_shell_environment_is_respected_for_declared_variables():
+    result = invoke(
+        "ReplierFunction", REPLIER_EVENT, shell_environment={"AGENT_GRANT_IDS": "grant-someone-else"}
+    )
+    assert result["sent"] == []
+    assert result["environment"].from_shell == ("AGENT_GRANT_IDS",)
+
+
+def test_resolve_environment_follows_sams_precedence_and_stringification():
+    resolved = resolve_environment(
+        "ReplierFunction",
+        {"A": "template", "B": "template", "C": "template", "D": "template"},
+        {"Parameters": {"A": "parameters", "B": True}, "ReplierFunction": {"A": "function", "E": "x"}},
+        {"C": "shell", "A": "shell", "F": "shell"},
+    )
+    assert resolved.values == {"A": "function", "B": "true", "C": "shell", "D": "template"}
+    assert resolved.ignored == ("E",)
+
+
+def test_invoke_prints_start_end_report_and_the_response(capsys):
+    assert main(["WebhookFunction", str(EVENTS_DIR / "webhook-message-created.json")]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["statusCode"] == 200
+    request_ids = re.findall(r"^START RequestId: (\S+) Version: \$LATEST$", captured.err, re.MULTILINE)
+    assert len(request_ids) == 1
+    assert f"END RequestId: {request_ids[0]}" in captured.err
+    [report] = [line for line in captured.err.splitlines() if line.startswith("REPORT")]
+    assert re.fullmatch(
+        rf"REPORT RequestId: {request_ids[0]}\s+Duration: [\d.]+ ms\s+Billed Duration: \d+ ms\s+"
+        r"Memory Size: 512 MB\s+Max Memory Used: \d+ MB\s+Init Duration: [\d.]+ ms",
+        report,
+    )
+    # The handler's log line, readable, between START and END.
+    assert re.search(r"webhook\s+\S+ notification queued", captured.err)
+
+
+def test_env_vars_from_a_file_on_the_command_line(tmp_path, capsys):
+    env_file = tmp_path / "env.json"
+    env_file.write_text(json.dumps({"ReplierFunction": {"AGENT_GRANT_IDS": "grant-someone-else"}}))
+    assert (
+        main(
+            ["ReplierFunction", str(EVENTS_DIR / "replier-message-created.json"), "--env-vars", str(env_file)]
+        )
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "environment overrides: AGENT_GRANT_IDS (--env-vars)" in err
+    assert "emails sent: none" in err
+
+
+@pytest.mark.parametrize(
+    ("content", "function", "complaint"),
+    [
+        ("not json", "WebhookFunction", r"error: event file \S+ is not JSON: Expecting value"),
+        ("[1, 2]", "WebhookFunction", "error: the event must be a JSON object, not list"),
+        ('{"body": "x"}', "WebhookFunction", "error: WebhookFunction takes an API Gateway proxy event"),
+        ('{"httpMethod": "POST"}', "ReplierFunction", "error: ReplierFunction takes an SQS event"),
+        ('{"Records": [{"messageId": "m"}]}', "ReplierFunction", r"error: Records\[0\] is not an SQS record"),
+    ],
+)
+def test_a_bad_event_gets_one_line_and_exit_1(tmp_path, capsys, content, function, complaint):
+    event = tmp_path / "event.json"
+    event.write_text(content)
+    assert main([function, str(event)]) == 1
+    captured = capsys.readouterr()
+    [line] = captured.err.strip().splitlines()
+    assert re.match(complaint, line)
+    assert captured.out == ""
+
+
+@pytest.mark.parametrize(
+    ("content", "complaint"),
+    [
+        ("{", "is not JSON"),
+        ('{"ReplierFunction": "AGENT_GRANT_IDS=x"}', "must look like"),
+    ],
+)
+def test_a_bad_env_vars_file_gets_one_line_and_exit_1(tmp_path, capsys, content, complaint):
+    env_file = tmp_path / "env.json"
+    env_file.write_text(content)
+    assert (
+        main(["ReplierFunction", str(EVENTS_DIR / "replier-message-created.json"), "-n", str(env_file)]) == 1
+    )
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: --env-vars file")
+    assert complaint in line
+
+
+def test_a_missing_event_file_gets_one_line(capsys):
+    assert main(["WebhookFunction", "events/no-such-event.json"]) == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line == "error: cannot read event file events/no-such-event.json: No such file or directory"
+
+
+def test_a_raising_handler_is_reported_as_lambda_does(tmp_path, capsys):
+    env_file = tmp_path / "env.json"
+    env_file.write_text(json.dumps({"ReplierFunction": {"REPLY_BUDGET_PER_HOUR": "0"}}))
+    assert (
+        main(["ReplierFunction", str(EVENTS_DIR / "replier-message-created.json"), "-n", str(env_file)]) == 1
+    )
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["errorType"] == "ConfigurationError"
+    assert "Traceback" not in captured.err
+    assert "REPORT RequestId:" in captured.err
+
+
+def test_the_event_can_come_from_standard_input(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO((EVENTS_DIR / "webhook-challenge.json").read_text()))
+    assert main(["WebhookFunction", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["statusCode"] == 200

@@ -1,0 +1,65 @@
+"""The Makefile as a newcomer meets it: `make` alone lists the targets; the local stack installs no checkov.
+
+Run with ``make -n`` (print, do not run) against a venv path that does not
+exist, so each target shows the whole set-up a fresh clone would do.
+"""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MAKE = shutil.which("make")
+pytestmark = pytest.mark.skipif(MAKE is None, reason="make is not installed")
+
+
+def make(*args: str, venv: Path) -> str:
+    result = subprocess.run(  # noqa: S603 - make with our own arguments
+        [MAKE, "--no-print-directory", *args, f"VENV={venv}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return result.stdout
+
+
+def phony_targets() -> set[str]:
+    text = (ROOT / "Makefile").read_text()
+    return {name for line in re.findall(r"^\.PHONY:(.*)$", text, re.MULTILINE) for name in line.split()}
+
+
+def test_make_alone_lists_every_target_and_runs_nothing(tmp_path):
+    dry_run = make("-n", venv=tmp_path / "venv")
+    assert "pytest" not in dry_run
+    assert "pip" not in dry_run
+    listing = make("-s", venv=tmp_path / "venv")
+    listed = set(re.findall(r"^  (\S+)\s{2,}\S", listing, re.MULTILINE))
+    assert phony_targets() - {"help"} <= listed
+    assert not (tmp_path / "venv").exists()
+
+
+@pytest.mark.parametrize("target", ["demo", "serve", "mail", "thread", "invoke", "events"])
+def test_the_local_stack_installs_only_what_it_needs(tmp_path, target):
+    commands = make("-n", target, venv=tmp_path / "venv")
+    assert "requirements-local.txt" in commands
+    assert "checkov" not in commands
+    assert "requirements-dev.txt" not in commands
+
+
+def test_the_tests_build_the_checkov_environment(tmp_path):
+    commands = make("-n", "pytest", venv=tmp_path / "venv")
+    assert "requirements-dev.txt" in commands
+    assert "requirements-checkov.txt" in commands
+    assert commands.index("requirements-local.txt") < commands.index("requirements-dev.txt")
+
+
+def test_setup_shows_progress_rather_than_pip_quiet(tmp_path):
+    commands = make("-n", "demo", venv=tmp_path / "venv")
+    [install] = [line for line in commands.splitlines() if "requirements-local.txt" in line]
+    assert "scripts/install.py" in install
+    assert "--quiet" not in install

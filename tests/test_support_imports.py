@@ -1,0 +1,77 @@
+"""The tests stand on the dev/test support code (``devstack/``), never on the benchmarks.
+
+Why: ``bench/`` is free to change what it measures and how; a test that
+imported it would break (or silently change meaning) when a benchmark is
+reworked. The request-counting harness the budgets are asserted with lives in
+``devstack.counting`` and the fresh-interpreter cold starts in
+``devstack.cold_start``; ``bench`` imports them from there. The check reads
+the source (AST), following first-party imports, so a module that reaches
+``bench`` through a helper is caught as well as a direct import.
+"""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Where a first-party top-level package lives (the layer is on sys.path as in Lambda).
+SEARCH_PATH = (ROOT, ROOT / "layers" / "replyonce")
+
+
+def _imported_names(path: Path) -> set[str]:
+    """Every absolute module name ``path`` imports (``from a.b import c`` yields ``a.b`` and ``a.b.c``)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _source(module: str) -> Path | None:
+    """The first-party file of ``module``, or ``None`` for the standard library and third parties."""
+    parts = module.split(".")
+    for base in SEARCH_PATH:
+        candidate = base.joinpath(*parts)
+        if candidate.with_suffix(".py").is_file():
+            return candidate.with_suffix(".py")
+        if (candidate / "__init__.py").is_file():
+            return candidate / "__init__.py"
+    return None
+
+
+def _reached_from(start: list[Path]) -> dict[str, Path]:
+    """Every first-party module reachable by imports from ``start``, with the file that imported it first."""
+    seen: dict[str, Path] = {}
+    pending = list(start)
+    visited: set[Path] = set()
+    while pending:
+        path = pending.pop()
+        if path in visited:
+            continue
+        visited.add(path)
+        for name in _imported_names(path):
+            if name in seen:
+                continue
+            source = _source(name)
+            if source is None and name.split(".")[0] != "bench":
+                continue
+            seen[name] = path
+            if source is not None:
+                pending.append(source)
+    return seen
+
+
+def test_tests_import_nothing_from_bench():
+    reached = _reached_from(sorted((ROOT / "tests").glob("*.py")))
+    from_bench = {
+        name: str(by.relative_to(ROOT)) for name, by in reached.items() if name.split(".")[0] == "bench"
+    }
+    assert from_bench == {}
+
+
+def test_the_scan_follows_imports_into_support_code():
+    # Guard the scan itself: it must see what the budget tests use, through devstack.
+    reached = _reached_from([ROOT / "tests" / "test_budgets.py"])
+    assert {"devstack.counting", "devstack.cold_start", "replyonce.consumer"} <= reached.keys()
