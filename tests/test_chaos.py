@@ -86,3 +86,13 @@ def test_skew_series_refuses_to_start_when_the_doc_has_no_place_for_it(tmp_path,
     assert exited.value.code == 2
     assert "<!-- skew-series -->" in capsys.readouterr().err
     assert doc.read_text() == "# Reliability\n\n<!-- runs -->\n"
+
+
+def test_a_mutant_whose_target_is_missing_is_pending_not_silently_a_no_op(monkeypatch):
+    # The product renamed the guard's function: the mutant must say so, not run the intact product.
+    from chaos import mutants
+    from replyonce import decisions
+
+    monkeypatch.delattr(decisions, "loop_guard_exhausted")
+    with pytest.raises(mutants.MutantPending, match="loop_guard_exhausted"):
+        mutants.apply("no_loop_guard")
