@@ -253,21 +253,6 @@ def test_every_relative_link_resolves_inside_the_repository(document):
         assert path.exists(), f"{document.name} links to a missing file: {target}"
 
 
-# Files other engineers own that still cite the workspace's design notes: each owner fixes theirs
-# (one line each); this list may only shrink.
-PENDING_ELSEWHERE = {
-    "chaos/__init__.py",
-    "devstack/invariants.py",
-    "docs/reliability.md",
-    "layers/replyonce/replyonce/consumer.py",
-    "layers/replyonce/replyonce/ledger.py",
-    "layers/replyonce/replyonce/notification.py",
-    "layers/replyonce/replyonce/webhook.py",
-    "ops/nylas_admin.py",
-    "tests/test_webhook.py",
-}
-
-
 def test_nothing_points_outside_the_repository():
     outside = re.compile(
         "|".join([re.escape("../" + "shared"), re.escape("/work/" + "shared"), r"(?<!docs/)DESIGN\.md"])
@@ -288,7 +273,7 @@ def test_nothing_points_outside_the_repository():
         and name != "tests/test_readme.py"
         and outside.search((ROOT / name).read_text(errors="ignore"))
     }
-    assert offending - PENDING_ELSEWHERE == set()
+    assert offending == set()
 
 
 def test_every_variable_the_configuration_reads_is_in_the_readme():
