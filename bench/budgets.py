@@ -196,14 +196,26 @@ def time_to_reply(result: TimeToReplyResult) -> list[Verdict]:
 
 def _contended_note(result: TimeToReplyResult) -> str:
     outcomes: dict[str, int] = {}
+    worst = None
     for name in CONTENDED_ROWS:
-        for outcome, n in result.mix.row(name).unanswered_outcomes().items():
+        row = result.mix.row(name)
+        for outcome, n in row.unanswered_outcomes().items():
             outcomes[outcome] = outcomes.get(outcome, 0) + n
+        for t in row.times:
+            if t.seconds is not None and (worst is None or t.seconds - t.holder_remaining > worst[0]):
+                worst = (t.seconds - t.holder_remaining, name, t)
     note = (
         "A message that meets a busy thread and is not covered by the holder's reply waits for the lease "
-        "(the lease wait column of Time to reply): today its record fails and comes back through SQS "
-        "after `BUSY_RETRY_SECONDS` (doubling per receive), then waits for another batching window."
+        "(in-process up to `LEASE_WAIT_SECONDS`, then back through SQS after `BUSY_RETRY_SECONDS`), and "
+        "every message waits for its batch (window, records ahead of it, a new container's init)."
     )
+    if worst is not None and worst[2].parts:
+        excess, name, t = worst
+        part, seconds = max(t.parts.items(), key=lambda item: item[1])
+        note += (
+            f" The worst one ({name}) took {t.seconds:.3f} s, {excess:.3f} s beyond its holder's work; "
+            f"its largest part was {part} ({seconds:.3f} s) — see the p99 table under Time to reply."
+        )
     if outcomes:
         note += " The unanswered messages' records ended: " + ", ".join(
             f"{outcome} x{n}" for outcome, n in sorted(outcomes.items())

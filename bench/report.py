@@ -244,7 +244,9 @@ def _tracing_parts(result: ColdStartResult) -> str:
         f"{patched - sdk:+.1f} ms ({low_patched - low_sdk:+.1f}) more. `aws_xray_sdk.core` makes its "
         "module-level recorder an `AsyncAWSXRayRecorder`, so importing the SDK imports asyncio even for a "
         "synchronous function; no setting of ours removes that import while the SDK records the "
-        "SendMessage subsegment."
+        "SendMessage subsegment. Parts of a few milliseconds are below this machine's run-to-run spread "
+        f"(the baseline alone ranges {baseline.low:.0f}..{baseline.high:.0f} ms over the runs): read "
+        "them as an order of magnitude, not as a measurement of each part."
     )
 
 
