@@ -299,23 +299,32 @@ def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, 
     assert deliver(gateway, "a-forged-secret", "ops-rotate-0004") == 401
 
 
+def deliver_once_the_flag_is_up(aws, gateway, notification_id: str) -> tuple[threading.Thread, dict]:
+    """A watcher thread: once the stored secret carries ``rotating_until``, it records the secret and
+    the status of a delivery signed with a secret Nylas is issuing right now (not stored yet).
+
+    Polls rather than guesses when the command gets there: its start-up time depends on the machine.
+    """
+    seen: dict = {}
+
+    def look() -> None:
+        deadline = time.monotonic() + 10
+        while "rotating_until" not in stored_secret(aws) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen["secret"] = stored_secret(aws)
+        seen["status"] = deliver(gateway, "the-secret-nylas-is-issuing", notification_id)
+
+    watcher = threading.Thread(target=look)
+    watcher.start()
+    return watcher, seen
+
+
 def test_rotation_is_announced_in_the_secret_while_nylas_issues_the_new_one(aws, nylas, gateway, stack):
     # Between Nylas' answer and our store, deliveries carry a secret we cannot know yet: while the
     # secret says a rotation is under way, the webhook answers those 503 (retried), not 401 (dropped).
     assert ops("register-webhook").code == 0
     nylas.inject("POST", r"^/v3/webhooks/rotate-secret/", Fault.delay(1.5))
-    seen: dict = {}
-
-    def look_during_the_rotation() -> None:
-        # Poll rather than guess when the command gets there: its start-up time depends on the machine.
-        deadline = time.monotonic() + 10
-        while "rotating_until" not in stored_secret(aws) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        seen["secret"] = stored_secret(aws)
-        seen["status"] = deliver(gateway, "the-secret-nylas-is-issuing", "ops-rotate-during")
-
-    watcher = threading.Thread(target=look_during_the_rotation)
-    watcher.start()
+    watcher, seen = deliver_once_the_flag_is_up(aws, gateway, "ops-rotate-during")
     assert ops("rotate-secret").code == 0
     watcher.join(timeout=10)
     assert float(seen["secret"]["rotating_until"]) > time.time()
@@ -430,17 +439,7 @@ def test_a_rotation_killed_mid_run_is_finished_by_the_next_run(aws, nylas, gatew
 def test_register_webhook_raises_the_flag_before_nylas_creates_the_webhook(aws, nylas, gateway, stack):
     # Nylas may deliver as soon as the webhook exists, signed with a secret not stored yet.
     nylas.inject("POST", r"^/v3/webhooks$", Fault.delay(1.5))
-    seen: dict = {}
-
-    def look_during_the_registration() -> None:
-        deadline = time.monotonic() + 10
-        while "rotating_until" not in stored_secret(aws) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        seen["secret"] = stored_secret(aws)
-        seen["status"] = deliver(gateway, "the-secret-nylas-is-issuing", "ops-register-during")
-
-    watcher = threading.Thread(target=look_during_the_registration)
-    watcher.start()
+    watcher, seen = deliver_once_the_flag_is_up(aws, gateway, "ops-register-during")
     assert ops("register-webhook").code == 0
     watcher.join(timeout=10)
     assert float(seen["secret"]["rotating_until"]) > time.time()
