@@ -22,6 +22,7 @@ from chaos.mutants import MUTANTS
 from chaos.proxy import FaultProxy, Rule
 from chaos.wiretap import WireTap
 from chaos.workload import AGENT_GRANTS, HOSTILE_KNOBS, Workload, WorkloadSettings
+from devstack.console import make_console, progress_bar
 from devstack.containers import load_handler
 from devstack.events import HUMAN_EMAIL, HUMAN_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn
@@ -394,6 +395,18 @@ class Experiment:
         return sum(int(attributes[name]) for name in names)
 
     def _report_progress(self, workload: Workload) -> None:
+        bar = progress_bar(make_console(self._progress)) if self._progress is not None else None
+        if bar is not None:
+            # On a terminal: a live bar of the workload's notifications, replies and queue depth.
+            with bar:
+                task = bar.add_task("notifications", total=self.settings.notifications)
+                while not self._stop.wait(0.5):
+                    bar.update(
+                        task,
+                        completed=min(len(workload.notifications), self.settings.notifications),
+                        description=f"notifications (replies {len(self.nylas.sends)}, queue {self._depth()})",
+                    )
+            return
         while not self._stop.wait(10):
             self.say(
                 f"notifications {len(workload.notifications)}, deliveries pending {workload.pending()}, "
