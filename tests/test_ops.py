@@ -299,6 +299,20 @@ def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, 
     assert deliver(gateway, "a-forged-secret", "ops-rotate-0004") == 401
 
 
+def assert_the_next_run_finishes_the_rotation(aws, nylas, gateway, first: str, notification_id: str) -> None:
+    """A later ``rotate-secret`` says the earlier run did not finish, stores the secret Nylas now
+    signs with (the one before it kept as previous), lowers the flag, and deliveries verify again."""
+    run = ops("rotate-secret")
+
+    assert run.code == 0, run.err
+    assert "did not finish" in run.out
+    secret = stored_secret(aws)
+    assert secret["webhook_secret"] == nylas.webhooks()[0]["webhook_secret"]
+    assert secret["previous_webhook_secret"] == first
+    assert "rotating_until" not in secret
+    assert deliver(gateway, secret["webhook_secret"], notification_id) == 200
+
+
 def deliver_once_the_flag_is_up(aws, gateway, notification_id: str) -> tuple[threading.Thread, dict]:
     """A watcher thread: once the stored secret carries ``rotating_until``, it records the secret and
     the status of a delivery signed with a secret Nylas is issuing right now (not stored yet).
@@ -356,15 +370,7 @@ def test_rotation_with_an_unknown_outcome_keeps_both_secrets_and_the_flag(
     issued = nylas.webhooks()[0]["webhook_secret"]
     assert deliver(gateway, issued if issued != first else "unknown-new-secret", "ops-unknown-0001") == 503
 
-    again = ops("rotate-secret")
-
-    assert again.code == 0, again.err
-    assert "did not finish" in again.out
-    secret = stored_secret(aws)
-    assert secret["webhook_secret"] == nylas.webhooks()[0]["webhook_secret"]
-    assert secret["previous_webhook_secret"] == first
-    assert "rotating_until" not in secret
-    assert deliver(gateway, secret["webhook_secret"], "ops-unknown-0002") == 200
+    assert_the_next_run_finishes_the_rotation(aws, nylas, gateway, first, "ops-unknown-0002")
 
 
 def test_a_forged_request_just_before_a_rotation_cannot_turn_the_new_secret_into_401s(
@@ -425,15 +431,7 @@ def test_a_rotation_killed_mid_run_is_finished_by_the_next_run(aws, nylas, gatew
     # Nylas signs with a secret nobody stored: retried, not dropped, until an operator re-runs.
     assert deliver(gateway, lost, "ops-killed-0001") == 503
 
-    run = ops("rotate-secret")
-
-    assert run.code == 0, run.err
-    assert "did not finish" in run.out
-    secret = stored_secret(aws)
-    assert secret["webhook_secret"] == nylas.webhooks()[0]["webhook_secret"]
-    assert secret["previous_webhook_secret"] == first
-    assert "rotating_until" not in secret
-    assert deliver(gateway, secret["webhook_secret"], "ops-killed-0002") == 200
+    assert_the_next_run_finishes_the_rotation(aws, nylas, gateway, first, "ops-killed-0002")
 
 
 def test_register_webhook_raises_the_flag_before_nylas_creates_the_webhook(aws, nylas, gateway, stack):
