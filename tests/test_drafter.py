@@ -1,4 +1,5 @@
-"""The Bedrock drafter's failures and the redaction of addresses from error texts.
+"""The drafters (Bedrock through Converse, the template), Bedrock's failures, and the redaction
+of addresses from error texts.
 
 Bedrock is a botocore client with a Stubber (every request checked against the service model);
 Nylas is the emulator on loopback.
@@ -12,7 +13,7 @@ from botocore.stub import Stubber
 from devstack.events import AGENT_GRANT_ID
 from devstack.nylas_emulator import Fault
 from devstack.template import LOCAL_API_KEY
-from replyonce.drafter import BedrockDrafter
+from replyonce.drafter import BedrockDrafter, TemplateDrafter
 from replyonce.exceptions import DraftRejectedError, NylasPermanentError
 from replyonce.nylas import NylasClient
 from replyonce.redaction import redact_addresses
@@ -69,7 +70,9 @@ def test_throttling_and_server_errors_stay_retryable(bedrock, code, status):
     assert raised.value.response["Error"]["Code"] == code
 
 
-def test_a_draft_through_an_inference_profile(bedrock):
+@pytest.mark.parametrize("model_id", ["model-x", PROFILE], ids=["model", "inference_profile"])
+def test_a_draft_through_the_converse_api(bedrock, model_id):
+    # The configured id goes to Converse as it is: a model id or a cross-region inference profile.
     client, stub = bedrock
     stub.add_response(
         "converse",
@@ -80,17 +83,32 @@ def test_a_draft_through_an_inference_profile(bedrock):
             "metrics": {"latencyMs": 100},
         },
         {
-            "modelId": PROFILE,
+            "modelId": model_id,
             "system": [{"text": BedrockDrafter.SYSTEM_PROMPT}],
             "messages": [{"role": "user", "content": [{"text": "Subject: Invoice\n\nPlease resend it."}]}],
             "inferenceConfig": {"maxTokens": 512, "temperature": 0},
         },
     )
 
-    draft = BedrockDrafter(PROFILE, client).draft(MESSAGE, "Acme")
+    draft = BedrockDrafter(model_id, client).draft(MESSAGE, "Acme")
 
+    stub.assert_no_pending_responses()
     assert draft.subject == "Re: Invoice"
     assert "We have resent it." in draft.body
+
+
+def test_the_template_drafter_quotes_the_subject_and_escapes_it():
+    draft = TemplateDrafter().draft(
+        {"subject": "<script>x</script> refund", "from": [{"name": "Ann", "email": "ann@example.com"}]},
+        "Acme",
+    )
+    assert draft.subject == "Re: <script>x</script> refund"
+    assert "&lt;script&gt;x&lt;/script&gt; refund" in draft.body
+    assert "<script>" not in draft.body
+    assert draft == TemplateDrafter().draft(
+        {"subject": "<script>x</script> refund", "from": [{"name": "Ann", "email": "ann@example.com"}]},
+        "Acme",
+    )
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ import time
 
 import boto3
 import pytest
-from botocore.stub import Stubber
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, load_event, sqs_event
 from devstack.lambda_context import LocalLambdaContext
@@ -563,52 +562,6 @@ def test_agent_grant_address_is_looked_up_once_per_container(pipeline, nylas):
         nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}")
         - nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/")
         == 1
-    )
-
-
-def test_bedrock_drafter_uses_the_converse_api():
-    from replyonce.drafter import BedrockDrafter
-
-    client = boto3.client("bedrock-runtime", region_name="us-east-1")
-    stubber = Stubber(client)
-    stubber.add_response(
-        "converse",
-        {
-            "output": {"message": {"role": "assistant", "content": [{"text": "Your order ships today."}]}},
-            "stopReason": "end_turn",
-            "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
-            "metrics": {"latencyMs": 100},
-        },
-        {
-            "modelId": "model-x",
-            "system": [{"text": BedrockDrafter.SYSTEM_PROMPT}],
-            "messages": [{"role": "user", "content": [{"text": "Subject: Order 1042\n\nWhere is it?"}]}],
-            "inferenceConfig": {"maxTokens": 512, "temperature": 0},
-        },
-    )
-    with stubber:
-        draft = BedrockDrafter("model-x", client).draft(
-            {"subject": "Order 1042", "body": "<p>Where is it?</p>"},
-            "Acme Support",
-        )
-    stubber.assert_no_pending_responses()
-    assert draft.subject == "Re: Order 1042"
-    assert "Your order ships today." in draft.body
-
-
-def test_template_drafter_quotes_the_subject_and_escapes_it():
-    from replyonce.drafter import TemplateDrafter
-
-    draft = TemplateDrafter().draft(
-        {"subject": "<script>x</script> refund", "from": [{"name": "Ann", "email": "ann@example.com"}]},
-        "Acme",
-    )
-    assert draft.subject == "Re: <script>x</script> refund"
-    assert "&lt;script&gt;x&lt;/script&gt; refund" in draft.body
-    assert "<script>" not in draft.body
-    assert draft == TemplateDrafter().draft(
-        {"subject": "<script>x</script> refund", "from": [{"name": "Ann", "email": "ann@example.com"}]},
-        "Acme",
     )
 
 
