@@ -60,11 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # A mutant's small configuration (chaos/mutants.py) fills what the command line leaves out.
     mutant = MUTANTS.get(args.mutant)
-    for name, default in (("seed", 1), ("notifications", 300), ("workers", 3)):
+    defaults = ChaosSettings()
+    for name in ("seed", "notifications", "workers"):
         if getattr(args, name) is None:
-            setattr(args, name, getattr(mutant, name) if mutant else default)
+            setattr(args, name, getattr(mutant or defaults, name))
     if args.timeout is None:
-        args.timeout = MUTANT_TIMEOUT_SECONDS if mutant else 6.0
+        args.timeout = MUTANT_TIMEOUT_SECONDS if mutant else defaults.function_timeout_seconds
     command = 'make chaos ARGS="' + " ".join(argv if argv is not None else sys.argv[1:]) + '"'
     if args.skew_series:
         doc = DOC.read_text() if DOC.exists() else ""

@@ -132,6 +132,17 @@ def _blind(cls: Any, owner_attribute: str, *, transactions_only: bool = False) -
     cls.__init__ = __init__
 
 
+def _forget_on_read(state: Any, **blank: Any) -> None:
+    """Every ``ThreadState`` read from the table comes back with the ``blank`` fields."""
+    thread_state = _attribute(state, "ThreadState")
+    original = thread_state.from_item.__func__
+
+    def from_item(cls: Any, item: Mapping[str, Any]) -> Any:
+        return dataclasses.replace(original(cls, item), **blank)
+
+    thread_state.from_item = classmethod(from_item)
+
+
 # ---- the mutants --------------------------------------------------------------------------------
 
 
@@ -149,14 +160,7 @@ def no_ledger_check() -> None:
     state = _module("state")
     _attribute(ledger.ReplyLedger, "entry")
     ledger.ReplyLedger.entry = lambda self, grant_id, message_id: None
-    thread_state = _attribute(state, "ThreadState")
-    original = thread_state.from_item.__func__
-
-    def from_item(cls: Any, item: Mapping[str, Any]) -> Any:
-        read = original(cls, item)
-        return dataclasses.replace(read, answered={})
-
-    thread_state.from_item = classmethod(from_item)
+    _forget_on_read(state, answered={})
 
 
 def fixed_key() -> None:
@@ -223,17 +227,8 @@ def no_ledger_owner_check() -> None:
 
 def no_outbox() -> None:
     """Nothing stored survives an attempt: every holder drafts anew, and never looks for an earlier send."""
-    state = _module("state")
-    outbox = _module("outbox")
-    thread_state = _attribute(state, "ThreadState")
-    _attribute(outbox, "Outbox")
-    original = thread_state.from_item.__func__
-
-    def from_item(cls: Any, item: Mapping[str, Any]) -> Any:
-        read = original(cls, item)
-        return dataclasses.replace(read, intent=None)
-
-    thread_state.from_item = classmethod(from_item)
+    _attribute(_module("outbox"), "Outbox")
+    _forget_on_read(_module("state"), intent=None)
 
 
 MUTANTS: dict[str, Mutant] = {
