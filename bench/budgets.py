@@ -177,9 +177,9 @@ def time_to_reply(result: TimeToReplyResult) -> list[Verdict]:
             ),
         )
     ]
-    contended = [t for name in CONTENDED_ROWS for t in result.mix.row(name).times]
-    excess = [t.seconds - t.holder_remaining for t in contended if t.seconds is not None]
-    unanswered = sum(1 for t in contended if t.seconds is None)
+    contended = [result.mix.row(name) for name in CONTENDED_ROWS]
+    excess = [e for row in contended for e in row.excess]
+    unanswered = sum(row.unanswered for row in contended)
     worst = p(excess, 0.99) if excess else float("nan")
     verdicts.append(
         Verdict(

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from devstack.counting import Tally
-from devstack.template import load_template
+from devstack.template import load_template, sqs_event_source
 
 SQS_CHUNK_BYTES = 64 * 1024
 
@@ -87,8 +87,7 @@ def memory_gb() -> float:
 
 def batch_size() -> int:
     """The replier's SQS event source ``BatchSize`` from template.yaml."""
-    replier = load_template()["Resources"]["ReplierFunction"]["Properties"]
-    return int(next(e["Properties"] for e in replier["Events"].values() if e["Type"] == "SQS")["BatchSize"])
+    return int(sqs_event_source(load_template())["BatchSize"])
 
 
 def outbox_per_million(inputs: Inputs, prices: Prices = PRICES) -> float:

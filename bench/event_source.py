@@ -28,7 +28,7 @@ import boto3
 
 from devstack.events import sqs_event_from_messages
 from devstack.lambda_context import LocalLambdaContext
-from devstack.template import LocalResources
+from devstack.template import LocalResources, sqs_event_source
 
 IDLE_POLL_SECONDS = 0.05
 
@@ -67,7 +67,7 @@ class BatchingSettings:
         cls, resources: LocalResources, function: str = "ReplierFunction"
     ) -> "BatchingSettings":
         properties = resources.template["Resources"][function]["Properties"]
-        source = next(e["Properties"] for e in properties["Events"].values() if e["Type"] == "SQS")
+        source = sqs_event_source(resources.template, function)
         concurrency = resources.resolve(source.get("ScalingConfig", {}).get("MaximumConcurrency", 1000))
         return cls(
             batch_size=int(source.get("BatchSize", 10)),

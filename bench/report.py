@@ -9,6 +9,7 @@ from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
 from bench.coldstart import TRACING_OPTIONS, TRACING_PARTS, ColdStartResult
 from bench.machine import Machine
+from bench.markdown import table
 from bench.paths import PathResult, PathsResult
 from bench.stats import Spread, ratio
 from bench.throughput import ThroughputResult
@@ -78,12 +79,6 @@ How to read it:
 Regenerate with `make bench` (all of it takes a few minutes on 2 cores);
 `make bench ARGS="--help"` lists the options.
 """
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def _ms(spread: Spread) -> str:
@@ -400,8 +395,7 @@ def _template_batch(run: Run) -> BatchResult:
     )
 
 
-def _cost_inputs(run: Run) -> costs.Inputs:
-    at_template = _template_batch(run)
+def _cost_inputs(run: Run, at_template: BatchResult) -> costs.Inputs:
     return costs.Inputs(
         webhook_ms=run.warm_path.handler_p50.median,
         replier_ms={p.name: p.median_ms for p in run.paths.replier},
@@ -446,13 +440,14 @@ def _prices() -> str:
 
 
 def _costs(run: Run) -> str:
-    inputs = _cost_inputs(run)
+    at_template = _template_batch(run)
+    inputs = _cost_inputs(run, at_template)
     results = [costs.path_cost(inputs, name) for name in COST_PATHS]
     first = results[0]
     summary = [(c.path, _usd(c.total)) for c in results]
     breakdown = [(line, _usd(value)) for line, value in first.lines.items() if value]
-    batch = _template_batch(run).batch_size
-    outbox = costs.outbox_per_million(_cost_inputs(run))
+    batch = at_template.batch_size
+    outbox = costs.outbox_per_million(inputs)
     return (
         "## Cost per million notifications\n\n"
         f"AWS list prices, us-east-1, as of {costs.PRICES.as_of}, free tiers left out — re-check them on "
@@ -493,7 +488,7 @@ def _scale(run: Run) -> str:
     return scale.render(
         replier["first reply"].tally,
         replier["own outbound message"].tally,
-        _cost_inputs(run),
+        _cost_inputs(run, _template_batch(run)),
         webhook_ms=run.warm_path.handler_p50.median,
         replier_ms=replier["first reply"].median_ms,
     )

@@ -20,8 +20,9 @@ limits. The model is stated with the figures so it can be argued with:
 from dataclasses import dataclass
 
 from bench import costs
+from bench.markdown import table
 from devstack.counting import Tally
-from devstack.template import load_template
+from devstack.template import load_template, sqs_event_source
 
 DAY_SECONDS = 86_400
 PEAK_FACTOR = 3.0
@@ -72,7 +73,7 @@ def _template_settings() -> dict[str, float]:
     template = load_template()
     parameters = template["Parameters"]
     replier = template["Resources"]["ReplierFunction"]["Properties"]
-    source = next(e["Properties"] for e in replier["Events"].values() if e["Type"] == "SQS")
+    source = sqs_event_source(template)
     variables = replier["Environment"]["Variables"]
     return {
         "maximum_concurrency": float(parameters["ReplierMaximumConcurrency"]["Default"]),
@@ -197,10 +198,10 @@ def render(
         "read and the send, which the local stack cannot measure: shown at "
         + " and ".join(f"{s:g} s" for s in NYLAS_SECONDS_PER_REPLY)
         + ".\n\n"
-        + _table(("volume", "what", "figure"), rows)
+        + table(("volume", "what", "figure"), rows)
         + "\n\nWhat limits the reply rate (replies per second), and the daily volume of notifications it "
         "allows at the model's peak:\n\n"
-        + _table(("limit", "replies/s", "notifications/day at the peak"), limit_rows)
+        + table(("limit", "replies/s", "notifications/day at the peak"), limit_rows)
         + "\n\n"
         + "\n".join(f"- **{label}** {text}" for label, text in ordered)
         + "\n"
@@ -223,9 +224,3 @@ def render(
         "the webhook's SQS send are most of it). API Gateway's REST price steps down above 333 M requests a "
         "month, beyond 10 M a day."
     )
-
-
-def _table(header: tuple[str, ...], rows: list[tuple[object, ...]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)

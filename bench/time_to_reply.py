@@ -38,7 +38,7 @@ import random
 import statistics
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -50,6 +50,7 @@ from bench.event_source import BatchingEventSource, BatchingSettings, Invocation
 from bench.stack import clear_tables, parts, require_empty_queue
 from bench.stats import percentile
 from bench.timeline import DYNAMODB, NYLAS, Attempt, Recorder
+from devstack.counting import function_timeout
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas_emulator import Fault, NylasEmulator
@@ -178,7 +179,6 @@ class Delivered:
 class MessageTime:
     """One message's time to reply and its parts (seconds)."""
 
-    row: str
     seconds: float | None  # None: no reply answered it
     holder_remaining: float  # the lease holder's remaining work when the message was acknowledged
     parts: dict[str, float] = field(default_factory=dict)
@@ -359,10 +359,9 @@ def run_mix(
     seconds = time.time() - started_wall
     mailbox = nylas.mailbox()
     rows = _rows(delivered, mailbox, recorder.attempts, source.invocations, resources.tables["StateTable"])
-    replies = [
-        m for _, m in mailbox if "sent" in m.get("folders", []) and m.get("in_reply_to") in _ids(delivered)
-    ]
-    targets = [m["in_reply_to"] for m in replies]
+    ids = {d.message_id for d in delivered}
+    replies = [m for _, m in mailbox if "sent" in m.get("folders", []) and m.get("in_reply_to") in ids]
+    targets = Counter(m["in_reply_to"] for m in replies)
     return MixResult(
         seed=seed,
         pollers=pollers,
@@ -372,14 +371,10 @@ def run_mix(
         messages=len(delivered),
         notifications=len(delivered) + sum(1 for d in delivered if d.planned.redeliver_after is not None),
         sends=len(replies),
-        answered_twice=sum(1 for t in set(targets) if targets.count(t) > 1),
+        answered_twice=sum(1 for count in targets.values() if count > 1),
         webhook_refusals=sum(1 for d in delivered if d.status != 200),
         rows=rows,
     )
-
-
-def _ids(delivered: list[Delivered]) -> set[str]:
-    return {d.message_id for d in delivered}
 
 
 def _wait_for_replies(
@@ -389,13 +384,13 @@ def _wait_for_replies(
     deadline = time.monotonic() + timeout_seconds
     quiet_since: float | None = None
     while time.monotonic() < deadline:
-        replies = _replies_by_message(nylas.mailbox(), delivered)
         visible, in_flight, _ = stack.queue_depth()
         if visible or in_flight or source.busy():
             quiet_since = None
-        elif all(d.message_id in replies for d in delivered):
-            return
         else:
+            replies = _replies_by_message(nylas.mailbox(), delivered)
+            if all(d.message_id in replies for d in delivered):
+                return
             quiet_since = quiet_since or time.monotonic()
             if time.monotonic() - quiet_since > 1.0:
                 return  # nothing queued, nothing running: the unanswered stay unanswered
@@ -462,7 +457,7 @@ def _rows(
         reply = replies.get(d.message_id)
         if reply is None:
             outcomes = tuple(a.outcome or a.error for a in by_notification[d.notification_id])
-            times[_row_of(d, cold=False)].append(MessageTime(_row_of(d, cold=False), None, 0.0, {}, outcomes))
+            times[_row_of(d, cold=False)].append(MessageTime(None, 0.0, {}, outcomes))
             continue
         sent_at, target = reply
         chain = _replying_chain(attempts, by_notification, sent_at, target)
@@ -472,7 +467,7 @@ def _rows(
         remaining = _holder_remaining(d, attempts, thread_of, state_table)
         seconds = max(0.0, sent_at - d.acked)
         parts_ = _parts(d.acked, sent_at, chain, invoked, state_table) if chain else {}
-        times[row].append(MessageTime(row, seconds, remaining, parts_))
+        times[row].append(MessageTime(seconds, remaining, parts_))
     return [Row(name, times[name]) for name in ROWS]
 
 
@@ -576,7 +571,7 @@ def floor(stack: LocalStack, samples: int, *, cold: bool) -> Floor:
     """The same work invoked directly on an idle stack: no queue, no poller, nothing else running."""
     resources, nylas = _prepare(stack)
     recorder = Recorder()
-    timeout = BatchingSettings.from_template(resources).timeout_seconds
+    timeout = function_timeout("ReplierFunction")
     queue_arn = resources.queue_arns["NotificationQueue"]
     handler = None
     seconds: list[float] = []

@@ -16,7 +16,7 @@ import boto3
 
 from devstack.events import sqs_event_from_messages
 from devstack.lambda_context import LocalLambdaContext
-from devstack.template import LocalResources
+from devstack.template import LocalResources, sqs_event_source
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
@@ -53,7 +53,7 @@ class EventSourcePoller:
         timeout_seconds: float | None = None,
     ) -> None:
         function = resources.template["Resources"][function_logical_id]["Properties"]
-        source = next(e["Properties"] for e in function["Events"].values() if e["Type"] == "SQS")
+        source = sqs_event_source(resources.template, function_logical_id)
         queue_logical_id = source["Queue"]["Fn::GetAtt"][0]
         self._handler = handler
         self._function_name = function_logical_id

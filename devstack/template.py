@@ -60,6 +60,14 @@ def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
     return yaml.load(path.read_text(), Loader=_CloudFormationLoader)  # noqa: S506 - SafeLoader subclass
 
 
+def sqs_event_source(
+    template: dict[str, Any], function_logical_id: str = "ReplierFunction"
+) -> dict[str, Any]:
+    """The ``Properties`` of the function's SQS event: ``BatchSize``, batching window, ``ScalingConfig``."""
+    events = template["Resources"][function_logical_id]["Properties"]["Events"]
+    return next(e["Properties"] for e in events.values() if e["Type"] == "SQS")
+
+
 @dataclass
 class LocalResources:
     """Physical names of what :func:`create_resources` made, by logical id."""
