@@ -35,8 +35,6 @@ from replyonce.replier import REPLY_PREVIOUSLY_FAILED
 
 SOURCE = "/replyonce/backfill"
 ENQUEUE = "enqueue"
-# The queue's MaximumMessageSize (template.yaml); a larger message is queued without its body.
-QUEUE_MAX_MESSAGE_BYTES = 1_048_576
 
 
 def notification_id(grant_id: str, message_id: str) -> str:
@@ -106,7 +104,6 @@ class Candidate:
 class BackfillPlan:
     window: Window
     candidates: list[Candidate] = field(default_factory=list)
-    enqueued: int = 0
 
     @property
     def to_enqueue(self) -> list[Candidate]:
@@ -157,12 +154,10 @@ def plan_backfill(
 
 def apply_backfill(
     plan: BackfillPlan, queue: NotificationQueue, clock: Callable[[], float] = time.time
-) -> int:
-    """Queue every ``enqueue`` candidate as the webhook would; the number queued."""
+) -> None:
+    """Queue every ``enqueue`` candidate as the webhook would (``render`` reports them)."""
     for candidate in plan.to_enqueue:
         queue.enqueue(Notification(synthetic_notification(candidate.message, clock())))
-        plan.enqueued += 1
-    return plan.enqueued
 
 
 def render(plan: BackfillPlan, *, applied: bool) -> str:

@@ -36,10 +36,9 @@ from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
+from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
 from replyonce.ledger import ReplyLedger
 from replyonce.queue import NotificationQueue
-
-DEFAULT_NYLAS_API_URI = "https://api.us.nylas.com"
 
 
 @dataclass
@@ -251,9 +250,7 @@ def _backfill(context: Context) -> int:
     if not grants:
         raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
     window = backfill.window(args.since, args.until, time.time())
-    api_key = register_webhook.require_api_key(context.api_key_store(stack))
-    api_uri = args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
-    inbox = context.runtime.nylas_factory(api_uri, api_key)
+    inbox = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
     # Read only: the ledger's entry lifetime is the replier's to set.
     ledger = ReplyLedger(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
     trusted = stack.parameters.get("ReplyToTrustedSenders", "").split(",")
@@ -261,8 +258,9 @@ def _backfill(context: Context) -> int:
         inbox, ledger, grants, window, agent_grant_ids=agents, trusted_senders=trusted
     )
     if args.apply:
+        # The queue's MaximumMessageSize, as the webhook uses it: a larger message is queued without its body.
         queue = NotificationQueue(
-            stack.output("NotificationQueueUrl"), backfill.QUEUE_MAX_MESSAGE_BYTES, context.client("sqs")
+            stack.output("NotificationQueueUrl"), DEFAULT_QUEUE_MAX_MESSAGE_BYTES, context.client("sqs")
         )
         backfill.apply_backfill(plan, queue)
     say(backfill.render(plan, applied=args.apply))

@@ -104,10 +104,7 @@ class NylasAdmin:
         document = self._call(
             "GET", path, operation, TIMEOUT_SECONDS, params={"thread_id": thread_id, "limit": limit}
         )
-        data = document.get("data")
-        if not isinstance(data, list):
-            raise NylasApiError(operation, 200, message="the answer has no data list")
-        return [m for m in data if isinstance(m, dict)]
+        return _data_list(document, operation)
 
     def grant_email(self, grant_id: str) -> str:
         """``GET /v3/grants/{grant}``: the grant's address, lower case."""
@@ -134,10 +131,7 @@ class NylasAdmin:
         }
         while True:
             document = self._call("GET", path, operation, TIMEOUT_SECONDS, params=params)
-            data = document.get("data")
-            if not isinstance(data, list):
-                raise NylasApiError(operation, 200, message="the answer has no data list")
-            yield from (m for m in data if isinstance(m, dict))
+            yield from _data_list(document, operation)
             cursor = document.get("next_cursor")
             if not cursor:
                 return
@@ -174,3 +168,11 @@ def _data_object(document: dict[str, Any], operation: str) -> dict[str, Any]:
     if not isinstance(data, dict) or "id" not in data:
         raise NylasApiError(operation, 200, message="the answer has no data.id")
     return data
+
+
+def _data_list(document: dict[str, Any], operation: str) -> list[dict[str, Any]]:
+    """The objects of a listing's ``data``; anything else in the list is not a message and is skipped."""
+    data = document.get("data")
+    if not isinstance(data, list):
+        raise NylasApiError(operation, 200, message="the answer has no data list")
+    return [m for m in data if isinstance(m, dict)]

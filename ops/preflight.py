@@ -15,11 +15,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from devstack.template import load_template
-from ops.errors import ConfigurationError, OpsError
-from ops.hints import REGION, hint_for
+from ops.errors import ConfigurationError
+from ops.hints import REGION
 from ops.samconfig import SamConfig
 
 RUNTIME_PYTHON = "python3.13"
@@ -79,15 +77,21 @@ def run_preflight(
         Makes a boto3 client for a service in that region.
     environ:
         The deploy's environment (its ``PATH`` is searched for Python 3.13).
+
+    Raises
+    ------
+    ConfigurationError
+        No Python 3.13, no region, or a replier concurrency that could starve the webhook.
+    botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError
+        AWS refused or could not be reached (credentials, permissions); the CLI adds the hint.
     """
     check_python(environ.get("PATH", ""))
     if not region:
         raise ConfigurationError(REGION)
-    try:
-        identity = client("sts").get_caller_identity()
-        limits = client("lambda").get_account_settings()["AccountLimit"]
-    except (BotoCoreError, ClientError) as exc:
-        raise OpsError(f"AWS: {exc}\nhint: {hint_for(exc, region)}") from None
+    # A credentials or permission error propagates as botocore raised it: ``ops.cli.main`` prints
+    # it with the hint for the same region, exactly as for every other command.
+    identity = client("sts").get_caller_identity()
+    limits = client("lambda").get_account_settings()["AccountLimit"]
     unreserved = int(limits["UnreservedConcurrentExecutions"])
     maximum = replier_maximum_concurrency(config)
     if maximum > unreserved // 2:

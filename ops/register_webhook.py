@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ops.errors import ConfigurationError, NylasApiError, SecretError
+from ops.errors import ConfigurationError, SecretError
 from ops.nylas_admin import NylasAdmin
-from ops.rotation import ROTATION_WINDOW_SECONDS, SETTLE_SECONDS, outcome_unknown, refused, until
+from ops.rotation import issue_under_flag, until
 from ops.secret_store import ApiKeyStore, SecretStore
 
 # ReplyOnce answers new mail only; every other trigger would be skipped as unsupported_type anyway.
@@ -94,30 +94,26 @@ def register_webhook(
                 f"the secret records webhook {existing.id} for {existing.webhook_url}, not {webhook_url}. "
                 "Delete that webhook in the Nylas dashboard if it is stale, then re-run with --force."
             )
-    flagged = current.with_changes(rotating_until=str(int(clock()) + ROTATION_WINDOW_SECONDS))
-    store.write(flagged)
-    say(f"registering {webhook_url} with Nylas (it verifies the URL with a challenge first)")
-    sleep(SETTLE_SECONDS)  # every webhook container sees the flag before Nylas issues a secret
-    try:
-        created = nylas.create_webhook(webhook_url, list(TRIGGER_TYPES), DESCRIPTION, notification_emails)
-    except NylasApiError as exc:
-        if refused(exc):
-            store.write(current)  # Nylas answered no: nothing exists to sign with
-            raise
-        raise outcome_unknown(
-            exc,
+    created, flagged = issue_under_flag(
+        store,
+        current,
+        lambda: nylas.create_webhook(webhook_url, list(TRIGGER_TYPES), DESCRIPTION, notification_emails),
+        operation="create the webhook",
+        recovery=(
             f"Nylas may have created a webhook for {webhook_url} whose secret we never received. "
             "Look for it in the Nylas dashboard: if it is there, run "
             '`make rotate-secret ARGS="--webhook-id <its id>"` (that stores a secret for it); if not, '
-            "run `make register-webhook` again",
-            flagged,
-        ) from None
-    if not created.secret:
-        raise outcome_unknown(
-            NylasApiError("create the webhook", 200, message="the answer carries no webhook_secret"),
-            f'Nylas created webhook {created.id}: run `make rotate-secret ARGS="--webhook-id {created.id}"`',
-            flagged,
-        )
+            "run `make register-webhook` again"
+        ),
+        recovery_without_secret=lambda created: (
+            f'Nylas created webhook {created.id}: run `make rotate-secret ARGS="--webhook-id {created.id}"`'
+        ),
+        clock=clock,
+        sleep=sleep,
+        announce=lambda: say(
+            f"registering {webhook_url} with Nylas (it verifies the URL with a challenge first)"
+        ),
+    )
     updated = current.with_changes(
         webhook_secret=created.secret,
         # A replaced webhook may still have deliveries in flight, signed with its secret.

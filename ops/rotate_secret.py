@@ -16,9 +16,9 @@ finishes the job (it rotates once more and stores what Nylas answers).
 import time
 from collections.abc import Callable
 
-from ops.errors import ConfigurationError, NylasApiError, SecretError
+from ops.errors import ConfigurationError, SecretError
 from ops.nylas_admin import NylasAdmin
-from ops.rotation import ROTATION_WINDOW_SECONDS, SETTLE_SECONDS, outcome_unknown, refused, until
+from ops.rotation import issue_under_flag, until
 from ops.secret_store import SecretStore
 
 RECOVERY = "Run `make rotate-secret` again now: it rotates once more and stores the secret Nylas answers"
@@ -57,24 +57,16 @@ def rotate_secret(
             f"an earlier rotation did not finish (flag set until {until(current.rotating_until)}): "
             "rotating again stores the secret Nylas signs with from now on"
         )
-    # Announce the rotation first: from Nylas' answer until the store below, deliveries are signed
-    # with a secret the webhook cannot know yet, and must be answered 503 (retried), not 401 (dropped).
-    flagged = current.with_changes(rotating_until=str(int(clock()) + ROTATION_WINDOW_SECONDS))
-    store.write(flagged)
-    sleep(SETTLE_SECONDS)  # every webhook container sees the flag before Nylas issues a secret
-    try:
-        rotated = nylas.rotate_secret(target)
-    except NylasApiError as exc:
-        if refused(exc):
-            store.write(current)  # Nylas said no: nothing changed at its side
-            raise
-        raise outcome_unknown(exc, f"Nylas may already sign with a new secret. {RECOVERY}", flagged) from None
-    if not rotated.secret:
-        raise outcome_unknown(
-            NylasApiError("rotate the webhook secret", 200, message="the answer carries no webhook_secret"),
-            f"Nylas has probably rotated. {RECOVERY}",
-            flagged,
-        )
+    rotated, flagged = issue_under_flag(
+        store,
+        current,
+        lambda: nylas.rotate_secret(target),
+        operation="rotate the webhook secret",
+        recovery=f"Nylas may already sign with a new secret. {RECOVERY}",
+        recovery_without_secret=lambda rotated: f"Nylas has probably rotated. {RECOVERY}",
+        clock=clock,
+        sleep=sleep,
+    )
     try:
         store.write(
             current.with_changes(

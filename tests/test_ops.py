@@ -109,7 +109,7 @@ def ops(*argv: str, stack_name: str = STACK, **runtime_fields) -> Run:
     """Run ``python -m ops`` in-process against moto (``AWS_ENDPOINT_URL``) and the emulator."""
     out, err = io.StringIO(), io.StringIO()
     runtime_fields.setdefault("environ", {})  # never the developer's own NYLAS_API_KEY
-    # The rotation commands wait SETTLE_SECONDS between raising the flag and calling Nylas; the
+    # The rotation commands wait settle_seconds() between raising the flag and calling Nylas; the
     # one test about that wait passes the real sleep.
     runtime_fields.setdefault("sleep", lambda seconds: None)
     runtime = Runtime(out=out, err=err, interactive=lambda: False, **runtime_fields)

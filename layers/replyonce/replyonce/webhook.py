@@ -234,7 +234,7 @@ class WebhookEndpoint:
             return
         # When the fresh read was refused by the rate limit, the cached value is at most that
         # interval old, and the operator commands raise the flag at least that long before Nylas
-        # issues a secret (ops/rotation.py, SETTLE_SECONDS): so a secret changed since our last
+        # issues a secret (ops/rotation.py, settle_seconds()): so a secret changed since our last
         # read always shows here as the flag, and the delivery is retried, not dropped.
         if self._secrets.rotating():
             # Perhaps signed with a secret Nylas issued and we have not stored yet: ask for a retry.
