@@ -14,6 +14,8 @@ when applied: the worker then refuses to start, and the harness says so.
 
 import dataclasses
 import importlib
+import random
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -293,6 +295,10 @@ MUTANTS: dict[str, Mutant] = {
                 "concurrent_probability": 0.9,
                 "slow_send_probability": 0.6,
                 "follow_up_probability": 0.6,
+                # A drafter that takes its time, as a model does: the break needs a second holder
+                # between the stale one's thread read and its intent store, a moment that is
+                # microseconds wide with the instant template drafter (0 of 5 seeds caught without).
+                "draft_seconds": 1.0,
             },
             workers=3,
             clock_skew_seconds=20.0,
@@ -329,5 +335,18 @@ def nonce_drafter() -> None:
         result = original(self, message, agent_name)
         nonce = uuid.uuid4().hex[:12]
         return dataclasses.replace(result, body=f"{result.body}<!-- draft {nonce} -->")
+
+    template.draft = draft
+
+
+def slow_drafter(seconds: float) -> None:
+    """Each draft takes 20-100 % of ``seconds``, as a language model's does (a workload setting)."""
+    drafter = _module("drafter")
+    template = _attribute(drafter, "TemplateDrafter")
+    original = template.draft
+
+    def draft(self: Any, message: Any, agent_name: str) -> Any:
+        time.sleep(random.uniform(0.2, 1.0) * seconds)
+        return original(self, message, agent_name)
 
     template.draft = draft

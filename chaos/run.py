@@ -203,6 +203,7 @@ class Experiment:
             "REPLY_BUDGET_PER_HOUR": str(self.settings.reply_budget),
             "THREAD_WINDOW": str(self.settings.thread_window),
             "CHAOS_NONCE_DRAFTER": "1" if self._workload_settings().nonce_drafter else "0",
+            "CHAOS_DRAFT_SECONDS": str(self._workload_settings().draft_seconds),
             "CHAOS_MUTANT": self.settings.mutant or "",
             "BUSY_RETRY_SECONDS": "1",
             "RETRY_BASE_SECONDS": "1",

@@ -6,7 +6,8 @@ Each polls the queue (``devstack.poller``), invokes the real
 whole process when an invocation outlives its deadline. Its clock for leases
 and the ledger may be skewed (``CHAOS_CLOCK_SKEW_SECONDS``); it may run one
 mutant (``CHAOS_MUTANT``, ``chaos/mutants.py``) and a drafter whose output
-differs between calls (``CHAOS_NONCE_DRAFTER``). Its AWS
+differs between calls (``CHAOS_NONCE_DRAFTER``) or takes its time
+(``CHAOS_DRAFT_SECONDS``). Its AWS
 User-Agent carries ``app/chaos-worker-<pid>`` so the fault proxy can find it.
 """
 
@@ -37,6 +38,8 @@ def main() -> int:
     try:
         if os.environ.get("CHAOS_NONCE_DRAFTER") == "1":
             mutants.nonce_drafter()
+        if float(os.environ.get("CHAOS_DRAFT_SECONDS", "0")) > 0:
+            mutants.slow_drafter(float(os.environ["CHAOS_DRAFT_SECONDS"]))
         if os.environ.get("CHAOS_MUTANT"):
             mutants.apply(os.environ["CHAOS_MUTANT"])
     except mutants.MutantPending as pending:

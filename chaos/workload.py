@@ -79,6 +79,11 @@ class WorkloadSettings:
     # A bot (or two agents) answering each other stops after this many messages per thread, so a
     # broken loop guard shows as a violation instead of a run that never ends.
     max_loop_messages: int = 8
+    # Not hostility but the drafter's latency: each draft takes 20-100 % of this many seconds, as a
+    # language model's does (0: instant, the template). It widens the moment between a holder's
+    # thread read and the store of its send intent; off by default, on for the mutant whose break
+    # needs a second holder in that moment (chaos/mutants.py, no_ledger_owner_check).
+    draft_seconds: float = 0.0
     max_copies: int = 3
     concurrent_probability: float = 0.3
     forged_probability: float = 0.02
