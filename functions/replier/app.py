@@ -1,15 +1,17 @@
-"""ReplierFunction: SQS batch → one reply per inbound message.
+"""ReplierFunction: SQS batch → at most one reply per inbound message.
 
 Thin on purpose: Powertools wiring here, behaviour in ``replyonce.consumer``
-and ``replyonce.replier``.
+(the batch), ``replyonce.replier`` (the shell) and ``replyonce.core`` (the rules).
 """
 
 from functools import cache
+from pathlib import Path
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from replyonce.consumer import NotificationConsumer
-from replyonce.observability import build_tracer, logger, metrics
+from replyonce.exceptions import ConfigurationError
+from replyonce.observability import build_tracer, count_by, logger, metrics
 
 # Every library X-Ray supports is patched: botocore (DynamoDB, SQS, Secrets Manager) and requests,
 # so each Nylas call is a subsegment of the trace.
@@ -18,12 +20,27 @@ tracer = build_tracer()
 
 @cache
 def consumer() -> NotificationConsumer:
-    """Built on first use and kept for the container's life (clients, grant cache, secret cache)."""
-    return NotificationConsumer.from_environment()
+    """Built on first use and kept for the container's life (clients, agent, grant and secret caches).
+
+    ``REPLY_AGENT=module:function`` is looked for in this function's directory first, as Lambda does
+    (``/var/task``), so the local stack finds the same modules.
+    """
+    return NotificationConsumer.from_environment(agent_path=Path(__file__).parent)
 
 
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def lambda_handler(event: dict, context: LambdaContext) -> dict:
-    return consumer().handle_batch(event, context)
+    try:
+        replier = consumer()
+    except ConfigurationError as failure:
+        # One clear line, and every record back to the queue: a configuration error must never read as a
+        # skip. Nothing is cached, so the next invocation tries again once the configuration is fixed.
+        logger.error(
+            "replier cannot start: configuration error; every record goes back to the queue",
+            extra={"reason": "configuration", "detail": str(failure)},
+        )
+        count_by("RecordDeferred", "reason", "configuration")
+        return {"batchItemFailures": [{"itemIdentifier": r["messageId"]} for r in event.get("Records", [])]}
+    return replier.handle_batch(event, context)

@@ -1,27 +1,33 @@
-"""The one place configuration is read: environment variables → typed settings.
+"""The one place configuration is read: environment variables → typed, frozen settings.
 
-The template sets every variable (``template.yaml`` Globals and function
-``Environment``); tests and the local stack set the same names. Reading them
-here, once, gives every missing or malformed value a clear error instead of a
-``KeyError`` deep inside a handler.
+The template sets every variable (``template.yaml`` Globals and each
+function's ``Environment``); tests and the local stack set the same names.
+Reading them here, once, at cold start gives every missing or malformed
+value a clear error instead of a ``KeyError`` deep inside a handler. Each
+default is written once: as the dataclass field's default.
 """
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from replyonce.policy import Policy
 from replyonce.exceptions import ConfigurationError
 
-DEFAULT_NYLAS_API_URI = "https://api.us.nylas.com"
-# SQS's largest message (the queue's MaximumMessageSize in template.yaml).
-DEFAULT_QUEUE_MAX_MESSAGE_BYTES = 1_048_576
-# Nylas truncates notifications over 1 MB; 4 MiB leaves room for gzip and
-# base64 inside Lambda's 6 MB synchronous payload while rejecting abuse early.
-DEFAULT_MAX_BODY_BYTES = 4 * 1_048_576
-# Nylas signs no timestamp, so a captured signed delivery verifies forever; the notification's own
-# `time` (inside the signed body) bounds how long it is accepted. Nylas retries a delivery for up to
-# 72 h while the webhook is `failing`; a day more covers slow retries and clock skew.
-DEFAULT_MAX_NOTIFICATION_AGE_SECONDS = (72 + 24) * 3600
+# Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
+# the API key. The internet-facing function must never be able to read the key that sends mail.
+WEBHOOK_SECRETS_VARIABLE = "NYLAS_SECRETS_ID"
+API_KEY_SECRET_VARIABLE = "NYLAS_API_KEY_SECRET_ID"  # noqa: S105 - a variable name, not a secret
+# Nylas lists at most 200 messages per page.
+MAX_THREAD_WINDOW = 200
+# The Agent Account queue sends a 202-accepted message within 90 s (changelog 2026-10-09).
+AGENT_ACCOUNT_QUEUE_SECONDS = 90
+
+
+def _default(cls: type, name: str) -> Any:
+    return next(f.default for f in dataclasses.fields(cls) if f.name == name)
 
 
 def _required(env: Mapping[str, str], name: str) -> str:
@@ -31,7 +37,9 @@ def _required(env: Mapping[str, str], name: str) -> str:
     return value
 
 
-def _integer(env: Mapping[str, str], name: str, default: int, *, minimum: int = 0) -> int:
+def _integer(
+    env: Mapping[str, str], name: str, default: int, *, minimum: int = 0, maximum: int | None = None
+) -> int:
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -39,12 +47,13 @@ def _integer(env: Mapping[str, str], name: str, default: int, *, minimum: int = 
         value = int(raw)
     except ValueError:
         raise ConfigurationError(f"environment variable {name} must be an integer, got {raw!r}") from None
-    if value < minimum:
-        raise ConfigurationError(f"environment variable {name} must be >= {minimum}, got {value}")
+    if value < minimum or (maximum is not None and value > maximum):
+        bound = f"between {minimum} and {maximum}" if maximum is not None else f">= {minimum}"
+        raise ConfigurationError(f"environment variable {name} must be {bound}, got {value}")
     return value
 
 
-def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float | None = None) -> float:
+def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float = 0.0) -> float:
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -52,17 +61,13 @@ def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float
         value = float(raw)
     except ValueError:
         raise ConfigurationError(f"environment variable {name} must be a number, got {raw!r}") from None
-    if minimum is None and value <= 0:
-        raise ConfigurationError(f"environment variable {name} must be > 0, got {value}")
-    if minimum is not None and value < minimum:
+    if not value >= minimum:
         raise ConfigurationError(f"environment variable {name} must be >= {minimum}, got {value}")
     return value
 
 
-# Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
-# the API key. The internet-facing function must never be able to read the key that sends mail.
-WEBHOOK_SECRETS_VARIABLE = "NYLAS_SECRETS_ID"
-API_KEY_SECRET_VARIABLE = "NYLAS_API_KEY_SECRET_ID"  # noqa: S105 - a variable name, not a secret
+def _addresses(env: Mapping[str, str], name: str) -> frozenset[str]:
+    return frozenset(a.strip().lower() for a in env.get(name, "").split(",") if a.strip())
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,10 @@ class SecretsSettings:
         """The secret named by ``variable``: ``NYLAS_SECRETS_ID`` (webhook) or ``NYLAS_API_KEY_SECRET_ID``."""
         return cls(
             secrets_id=_required(env, variable),
-            max_age_seconds=_integer(env, "SECRETS_MAX_AGE_SECONDS", 300),
-            refresh_min_interval_seconds=_integer(env, "SECRETS_REFRESH_MIN_INTERVAL_SECONDS", 5),
+            max_age_seconds=_integer(env, "SECRETS_MAX_AGE_SECONDS", _default(cls, "max_age_seconds")),
+            refresh_min_interval_seconds=_integer(
+                env, "SECRETS_REFRESH_MIN_INTERVAL_SECONDS", _default(cls, "refresh_min_interval_seconds")
+            ),
         )
 
 
@@ -93,22 +100,33 @@ class WebhookSettings:
 
     queue_url: str
     secrets: SecretsSettings
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    queue_max_message_bytes: int = DEFAULT_QUEUE_MAX_MESSAGE_BYTES
-    # Older notifications are refused as replays (0: no age check).
-    max_notification_age_seconds: int = DEFAULT_MAX_NOTIFICATION_AGE_SECONDS
+    # Nylas truncates notifications over 1 MB; 4 MiB leaves room for gzip and base64 inside Lambda's
+    # 6 MB synchronous payload while rejecting abuse early.
+    max_body_bytes: int = 4 * 1_048_576
+    # SQS's largest message (the queue's MaximumMessageSize in template.yaml).
+    queue_max_message_bytes: int = 1_048_576
+    # Nylas signs no timestamp, so a captured signed delivery verifies forever; the notification's own
+    # `time` (inside the signed body) bounds how long it is accepted. Nylas retries a delivery for up
+    # to 72 h while the webhook is `failing`; a day more covers slow retries (0: no check).
+    max_notification_age_seconds: int = (72 + 24) * 3600
+    # Nor may a notification come from the future: beyond clock skew, a `time` ahead is a forgery of
+    # the bound above (a replay dated ahead would pass it for longer).
+    max_notification_future_seconds: int = 900
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] = os.environ) -> "WebhookSettings":
         return cls(
             queue_url=_required(env, "QUEUE_URL"),
             secrets=SecretsSettings.from_environment(env),
-            max_body_bytes=_integer(env, "MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, minimum=1),
+            max_body_bytes=_integer(env, "MAX_BODY_BYTES", _default(cls, "max_body_bytes"), minimum=1),
             queue_max_message_bytes=_integer(
-                env, "QUEUE_MAX_MESSAGE_BYTES", DEFAULT_QUEUE_MAX_MESSAGE_BYTES, minimum=1024
+                env, "QUEUE_MAX_MESSAGE_BYTES", _default(cls, "queue_max_message_bytes"), minimum=1024
             ),
             max_notification_age_seconds=_integer(
-                env, "MAX_NOTIFICATION_AGE_SECONDS", DEFAULT_MAX_NOTIFICATION_AGE_SECONDS
+                env, "MAX_NOTIFICATION_AGE_SECONDS", _default(cls, "max_notification_age_seconds")
+            ),
+            max_notification_future_seconds=_integer(
+                env, "MAX_NOTIFICATION_FUTURE_SECONDS", _default(cls, "max_notification_future_seconds")
             ),
         )
 
@@ -121,78 +139,159 @@ class ReplierSettings:
     secrets: SecretsSettings
     idempotency_table: str
     state_table: str
-    agent_grant_ids: frozenset[str]
-    nylas_api_uri: str = DEFAULT_NYLAS_API_URI
-    reply_drafter: str = "template"
+    agent_grant_ids: tuple[str, ...]
+    nylas_api_uri: str = "https://api.us.nylas.com"
+    # Who writes the reply: template, bedrock, or module:function (the team's own agent).
+    reply_agent: str = "template"
+    # send, or review: every reply becomes a Nylas draft for a person to send.
+    reply_mode: str = "send"
     bedrock_model_id: str = ""
+    agent_system_prompt: str = ""
+    # The agent's time counts in a record's budget; a slower agent is a retry, never a half-stored reply.
+    agent_timeout_seconds: float = 30.0
+    # A hand-off may file the message in this folder (its name or id); "" leaves it where it is.
+    handoff_folder: str = ""
     # Loop guard: at most this many replies per thread per rolling hour.
     reply_budget_per_hour: int = 3
+    # What any one address can draw from the agent, across threads, per hour.
+    reply_budget_per_recipient_per_hour: int = 10
     idempotency_expiry_seconds: int = 24 * 3600
-    # The reply ledger must outlive both the idempotency record (24 h) and the
-    # Nylas Idempotency-Key (1 h): it is the guard after both have expired.
+    # The reply ledger must outlive the idempotency record (24 h) and the Nylas key (1 h).
     ledger_ttl_seconds: int = 30 * 24 * 3600
-    # A record that meets a busy thread is made visible again this soon.
+    # A record that meets a busy thread comes back this soon, doubling per receive.
     busy_retry_seconds: int = 5
-    # Any other failed record comes back after base * 2^(receives - 1) seconds,
-    # capped: a Nylas outage is retried for ~20 minutes before the DLQ, not 8 x 18.
+    # Any other failed record comes back after base * 2^(receives - 1) seconds, capped.
     retry_base_seconds: int = 10
     retry_max_seconds: int = 900
     nylas_timeout_seconds: float = 10.0
     # Nylas recommends a client timeout of at least 150 s for a send.
     nylas_send_timeout_seconds: float = 150.0
-    # Messages of the thread read when choosing which message to answer (one page).
+    # Messages of a thread read per page when choosing what to answer (Nylas: at most 200).
     thread_window: int = 20
-    # A record meeting a busy thread waits this long in-process for the holder (whose reply
-    # usually covers it) before it goes back to the queue.
+    # Pages read at most while a burst goes on.
+    max_thread_pages: int = 5
+    # A record meeting a busy thread waits this long in-process for the holder (whose reply usually
+    # covers it) before it goes back to the queue.
     lease_wait_seconds: float = 10.0
-    # Time a record needs besides the send: lease, ledger, outbox and the record itself. A record
-    # is started only when the invocation has send timeout + this left.
+    # Time a record needs besides the agent and the send: the lease, the outbox, the settlement.
     record_margin_seconds: float = 10.0
+    # How long after a send that may have gone out the mailbox is trusted to show it (Nylas documents
+    # no index delay for metadata_pair; longer than the Agent Account queue's 90 s).
+    mailbox_settle_seconds: int = 300
+    # A queued (202) reply nothing confirmed within this is looked for in the mailbox.
+    pending_confirm_seconds: int = 600
+    # A reply the account cannot send (quota, pause, outbound rule) is tried again after this.
+    account_retry_seconds: int = 900
     # No-reply senders whose Reply-To is trusted (contact forms): lower-case addresses.
     reply_to_trusted_senders: frozenset[str] = frozenset()
 
     @property
+    def policy(self) -> Policy:
+        """The part of the settings the pure core decides with."""
+        return Policy(
+            agent_grant_ids=self.agent_grant_ids,
+            trusted_senders=self.reply_to_trusted_senders,
+            reply_budget_per_hour=self.reply_budget_per_hour,
+            recipient_budget_per_hour=self.reply_budget_per_recipient_per_hour,
+            thread_window=self.thread_window,
+            max_thread_pages=self.max_thread_pages,
+            settle_seconds=self.mailbox_settle_seconds,
+            pending_confirm_seconds=self.pending_confirm_seconds,
+            account_retry_seconds=self.account_retry_seconds,
+            review_mode=self.reply_mode == "review",
+            agent_timeout_seconds=self.agent_timeout_seconds,
+            send_timeout_seconds=self.nylas_send_timeout_seconds,
+            margin_seconds=self.record_margin_seconds,
+            handoff_folder=self.handoff_folder,
+        )
+
+    @property
     def record_budget_seconds(self) -> float:
-        """What one record may need at most: a send, the bookkeeping, a wait for a busy thread."""
-        return self.nylas_send_timeout_seconds + self.record_margin_seconds + self.lease_wait_seconds
+        """What one record may need at most: a wait for a busy thread, then a whole lease."""
+        return self.lease_wait_seconds + self.policy.lease_seconds
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] = os.environ) -> "ReplierSettings":
-        grants = frozenset(g.strip() for g in env.get("AGENT_GRANT_IDS", "").split(",") if g.strip())
+        grants = tuple(
+            dict.fromkeys(g.strip() for g in env.get("AGENT_GRANT_IDS", "").split(",") if g.strip())
+        )
         if not grants:
             # Without it every message would be skipped as grant_not_agent: say so, loudly.
             raise ConfigurationError(
                 "environment variable AGENT_GRANT_IDS is empty: set the comma-separated Nylas grant ids "
                 "the agent answers for (template parameter AgentGrantIds)"
             )
-        trusted = frozenset(
-            a.strip().lower() for a in env.get("REPLY_TO_TRUSTED_SENDERS", "").split(",") if a.strip()
-        )
-        drafter = env.get("REPLY_DRAFTER", "").strip() or "template"
-        if drafter not in ("template", "bedrock"):
-            raise ConfigurationError(f"REPLY_DRAFTER must be 'template' or 'bedrock', got {drafter!r}")
+        agent = env.get("REPLY_AGENT", "").strip() or env.get("REPLY_DRAFTER", "").strip() or "template"
+        if agent not in ("template", "bedrock") and ":" not in agent:
+            raise ConfigurationError(
+                f"REPLY_AGENT must be 'template', 'bedrock' or 'module:function', got {agent!r}"
+            )
         model = env.get("BEDROCK_MODEL_ID", "").strip()
-        if drafter == "bedrock" and not model:
-            raise ConfigurationError("REPLY_DRAFTER=bedrock needs BEDROCK_MODEL_ID")
+        if agent == "bedrock" and not model:
+            raise ConfigurationError("REPLY_AGENT=bedrock needs BEDROCK_MODEL_ID")
+        mode = env.get("REPLY_MODE", "").strip() or "send"
+        if mode not in ("send", "review"):
+            raise ConfigurationError(f"REPLY_MODE must be 'send' or 'review', got {mode!r}")
+        settle = _integer(env, "MAILBOX_SETTLE_SECONDS", _default(cls, "mailbox_settle_seconds"))
+        pending = _integer(env, "PENDING_CONFIRM_SECONDS", _default(cls, "pending_confirm_seconds"))
+        if pending < AGENT_ACCOUNT_QUEUE_SECONDS + settle:
+            raise ConfigurationError(
+                f"PENDING_CONFIRM_SECONDS ({pending}) must be at least the Agent Account queue's "
+                f"{AGENT_ACCOUNT_QUEUE_SECONDS} s plus MAILBOX_SETTLE_SECONDS ({settle})"
+            )
         return cls(
             queue_url=_required(env, "QUEUE_URL"),
             secrets=SecretsSettings.from_environment(env, variable=API_KEY_SECRET_VARIABLE),
             idempotency_table=_required(env, "IDEMPOTENCY_TABLE"),
             state_table=_required(env, "STATE_TABLE"),
             agent_grant_ids=grants,
-            nylas_api_uri=(env.get("NYLAS_API_URI", "").strip() or DEFAULT_NYLAS_API_URI).rstrip("/"),
-            reply_drafter=drafter,
+            nylas_api_uri=(env.get("NYLAS_API_URI", "").strip() or _default(cls, "nylas_api_uri")).rstrip(
+                "/"
+            ),
+            reply_agent=agent,
+            reply_mode=mode,
             bedrock_model_id=model,
-            reply_budget_per_hour=_integer(env, "REPLY_BUDGET_PER_HOUR", 3, minimum=1),
-            idempotency_expiry_seconds=_integer(env, "IDEMPOTENCY_EXPIRY_SECONDS", 24 * 3600, minimum=60),
-            ledger_ttl_seconds=_integer(env, "LEDGER_TTL_SECONDS", 30 * 24 * 3600, minimum=3600),
-            busy_retry_seconds=_integer(env, "BUSY_RETRY_SECONDS", 5),
-            retry_base_seconds=_integer(env, "RETRY_BASE_SECONDS", 10),
-            retry_max_seconds=_integer(env, "RETRY_MAX_SECONDS", 900),
-            nylas_timeout_seconds=_number(env, "NYLAS_TIMEOUT_SECONDS", 10.0),
-            nylas_send_timeout_seconds=_number(env, "NYLAS_SEND_TIMEOUT_SECONDS", 150.0),
-            thread_window=_integer(env, "THREAD_WINDOW", 20, minimum=1),
-            lease_wait_seconds=_number(env, "LEASE_WAIT_SECONDS", 10.0, minimum=0.0),
-            record_margin_seconds=_number(env, "RECORD_MARGIN_SECONDS", 10.0),
-            reply_to_trusted_senders=trusted,
+            agent_system_prompt=env.get("AGENT_SYSTEM_PROMPT", "").strip(),
+            agent_timeout_seconds=_number(
+                env, "AGENT_TIMEOUT_SECONDS", _default(cls, "agent_timeout_seconds"), minimum=1.0
+            ),
+            handoff_folder=env.get("HANDOFF_FOLDER", "").strip(),
+            reply_budget_per_hour=_integer(
+                env, "REPLY_BUDGET_PER_HOUR", _default(cls, "reply_budget_per_hour"), minimum=1
+            ),
+            reply_budget_per_recipient_per_hour=_integer(
+                env,
+                "REPLY_BUDGET_PER_RECIPIENT_PER_HOUR",
+                _default(cls, "reply_budget_per_recipient_per_hour"),
+                minimum=1,
+            ),
+            idempotency_expiry_seconds=_integer(
+                env, "IDEMPOTENCY_EXPIRY_SECONDS", _default(cls, "idempotency_expiry_seconds"), minimum=60
+            ),
+            ledger_ttl_seconds=_integer(
+                env, "LEDGER_TTL_SECONDS", _default(cls, "ledger_ttl_seconds"), minimum=3600
+            ),
+            busy_retry_seconds=_integer(env, "BUSY_RETRY_SECONDS", _default(cls, "busy_retry_seconds")),
+            retry_base_seconds=_integer(env, "RETRY_BASE_SECONDS", _default(cls, "retry_base_seconds")),
+            retry_max_seconds=_integer(env, "RETRY_MAX_SECONDS", _default(cls, "retry_max_seconds")),
+            nylas_timeout_seconds=_number(
+                env, "NYLAS_TIMEOUT_SECONDS", _default(cls, "nylas_timeout_seconds"), minimum=0.1
+            ),
+            nylas_send_timeout_seconds=_number(
+                env, "NYLAS_SEND_TIMEOUT_SECONDS", _default(cls, "nylas_send_timeout_seconds"), minimum=0.1
+            ),
+            thread_window=_integer(
+                env, "THREAD_WINDOW", _default(cls, "thread_window"), minimum=1, maximum=MAX_THREAD_WINDOW
+            ),
+            max_thread_pages=_integer(env, "MAX_THREAD_PAGES", _default(cls, "max_thread_pages"), minimum=1),
+            lease_wait_seconds=_number(env, "LEASE_WAIT_SECONDS", _default(cls, "lease_wait_seconds")),
+            record_margin_seconds=_number(
+                env, "RECORD_MARGIN_SECONDS", _default(cls, "record_margin_seconds"), minimum=0.1
+            ),
+            mailbox_settle_seconds=settle,
+            pending_confirm_seconds=pending,
+            account_retry_seconds=_integer(
+                env, "ACCOUNT_RETRY_SECONDS", _default(cls, "account_retry_seconds"), minimum=1
+            ),
+            reply_to_trusted_senders=_addresses(env, "REPLY_TO_TRUSTED_SENDERS"),
         )

@@ -1,14 +1,22 @@
-"""The replier's SQS consumer: batch → idempotent reply per record.
+"""The replier's SQS consumer: a batch, one record at a time, to the replier; and what "not now" means.
 
-Primary dedup (docs/design.md): Powertools idempotency keyed on the notification
-``id`` — not the SQS ``messageId`` (a redelivery is a new SQS message) and not
-``data.object.id``. The key prefix is pinned, so a refactor or a renamed
-function does not silently start a new key space.
+Primary dedup (docs/design.md): Powertools idempotency keyed on the
+notification ``id`` — not the SQS ``messageId`` (a redelivery is a new SQS
+message) and not ``data.object.id``. The key prefix is pinned, so a refactor
+or a renamed function does not silently start a new key space. Records the
+replier queued itself (the reconcile of a queued reply) are not
+notifications and skip idempotency: a reconcile is idempotent under the lease.
+
+When a record cannot finish now, one pure function
+(:func:`replyonce.core.retry_delay`) decides when it comes back, and the
+record's visibility is set to that.
 """
 
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -25,27 +33,21 @@ from aws_lambda_powertools.utilities.parameters import SecretsProvider
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
+from replyonce.agents import BedrockAgent, load_agent
 from replyonce.config import ReplierSettings
-from replyonce.drafter import BedrockDrafter, ReplyDrafter, TemplateDrafter
-from replyonce.exceptions import (
-    DeadlineError,
-    InvalidNotificationError,
-    NylasRetryableError,
-    ThreadBusyError,
-)
-from replyonce.lease import ThreadLeases
-from replyonce.ledger import ReplyLedger
+from replyonce.core import may_start, retry_delay
+from replyonce.exceptions import Deferred, InvalidNotificationError, NylasRetryableError
 from replyonce.notification import Notification
-from replyonce.nylas import NylasClient
-from replyonce.observability import count, count_by, logger
-from replyonce.outbox import Outbox
-from replyonce.queue import ATTR_BODY_OMITTED
+from replyonce.nylas import NylasMailbox
+from replyonce.observability import count, count_by, logger, skipped
+from replyonce.queue import ATTR_TASK, ReconcileQueue, reconcile_task
+from replyonce.reasons import DeferReason, SkipReason
 from replyonce.replier import Replier
 from replyonce.secrets import NylasApiKey
+from replyonce.store import DynamoDBStateStore
 
 # Part of the stored data: changing it re-opens every notification of the last 24 h.
 IDEMPOTENCY_KEY_PREFIX = "replyonce.notification"
-DUPLICATE_NOTIFICATION = "duplicate_notification"
 
 
 class NotificationConsumer:
@@ -56,12 +58,11 @@ class NotificationConsumer:
     settings:
         Replier settings.
     replier:
-        Does the work for one notification.
+        Does the work for one record.
     persistence:
         Powertools persistence layer (DynamoDB, ``IDEMPOTENCY_TABLE``).
     sqs_client:
-        Used to bring a busy-thread record back in seconds instead of the
-        queue's visibility timeout.
+        Sets a deferred record's visibility to when it should come back.
     """
 
     def __init__(
@@ -80,12 +81,12 @@ class NotificationConsumer:
             expires_after_seconds=settings.idempotency_expiry_seconds,
             response_hook=self._absorbed,
         )
-        self._reply_once = idempotent_function(
+        self._handle_once = idempotent_function(
             data_keyword_argument="notification",
             persistence_store=persistence,
             config=self._config,
             key_prefix=IDEMPOTENCY_KEY_PREFIX,
-        )(self._reply)
+        )(self._handle_notification)
         self._remaining_ms: Callable[[], int] = lambda: 60_000
         # The record being processed, for the duplicate hook (which Powertools calls without it).
         self._current = threading.local()
@@ -97,6 +98,7 @@ class NotificationConsumer:
         aws: boto3.session.Session | None = None,
         http: requests.Session | None = None,
         clock: Callable[[], float] = time.time,
+        agent_path: Path | None = None,
     ) -> "NotificationConsumer":
         """Build the consumer the template configures.
 
@@ -110,12 +112,29 @@ class NotificationConsumer:
             The ``requests`` session of the Nylas client.
         clock:
             Wall clock of leases and the ledger.
+        agent_path:
+            The function's own directory, where ``REPLY_AGENT=module:function`` is looked for first
+            (in Lambda it is on ``sys.path`` already: ``/var/task``).
+
+        Raises
+        ------
+        ConfigurationError
+            A setting is missing or malformed, or ``REPLY_AGENT`` names nothing callable.
         """
         settings = ReplierSettings.from_environment()
         aws = aws or boto3.session.Session()
+        if agent_path is not None and str(agent_path) not in sys.path:
+            sys.path.insert(0, str(agent_path))
+        agent = load_agent(
+            settings.reply_agent,
+            bedrock=lambda: BedrockAgent(
+                settings.bedrock_model_id, aws.client("bedrock-runtime"), settings.agent_system_prompt
+            ),
+        )
         dynamodb = aws.client("dynamodb")
+        sqs = aws.client("sqs")
         api_key = NylasApiKey(settings.secrets, SecretsProvider(boto3_session=aws))
-        nylas = NylasClient(
+        mailbox = NylasMailbox(
             settings.nylas_api_uri,
             api_key.api_key,
             timeout_seconds=settings.nylas_timeout_seconds,
@@ -123,23 +142,19 @@ class NotificationConsumer:
             session=http,
             clock=clock,
         )
-        drafter: ReplyDrafter = (
-            BedrockDrafter(settings.bedrock_model_id, aws.client("bedrock-runtime"))
-            if settings.reply_drafter == "bedrock"
-            else TemplateDrafter()
-        )
         replier = Replier(
-            settings,
-            nylas,
-            ReplyLedger(settings.state_table, dynamodb, ttl_seconds=settings.ledger_ttl_seconds, clock=clock),
-            ThreadLeases(
-                settings.state_table, dynamodb, item_ttl_seconds=settings.ledger_ttl_seconds, clock=clock
+            settings.policy,
+            DynamoDBStateStore(
+                settings.state_table, dynamodb, ttl_seconds=settings.ledger_ttl_seconds, clock=clock
             ),
-            Outbox(settings.state_table, dynamodb),
-            drafter,
+            mailbox,
+            agent,
+            reconcile_later=ReconcileQueue(settings.queue_url, sqs),
+            lease_wait_seconds=settings.lease_wait_seconds,
+            clock=clock,
         )
         persistence = DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
-        return cls(settings, replier, persistence, aws.client("sqs"))
+        return cls(settings, replier, persistence, sqs)
 
     def handle_batch(self, event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         """Process an SQS batch; return ``batchItemFailures`` for the records to retry."""
@@ -150,121 +165,90 @@ class NotificationConsumer:
         # A batch whose every record failed is still a partial response, not a crashed invocation.
         processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
         return process_partial_response(
-            event=event,
-            record_handler=self._handle_record,
-            processor=processor,
-            context=context,
+            event=event, record_handler=self._handle_record, processor=processor, context=context
         )
 
     def _handle_record(self, record: SQSRecord) -> dict[str, Any]:
-        remaining = self._remaining_ms() / 1000
-        if remaining < self._settings.record_budget_seconds:
-            # Started now, a slow send could outlive the invocation and take the records after it
-            # down with a timeout. Not started, it is back on the queue at once.
-            logger.info(
-                "not enough time left in this invocation to start the record; returned to the queue",
-                extra={
-                    "reason": "deadline",
-                    "sqs_message_id": record.message_id,
-                    "remaining_seconds": round(remaining, 1),
-                    "needed_seconds": self._settings.record_budget_seconds,
-                },
-            )
-            count("RecordDeferred")
-            self._retry_in(record, 0)
-            raise DeadlineError(
-                f"{remaining:.1f} s left, a record may need {self._settings.record_budget_seconds} s"
-            )
+        logger.append_keys(sqs_message_id=record.message_id)
         try:
+            if not may_start(self._remaining(), self._settings.policy):
+                # Started now, the record could outlive the invocation; not started, it is back at once.
+                raise Deferred(DeferReason.DEADLINE, 0, remaining_seconds=round(self._remaining(), 1))
+            if ATTR_TASK in record.message_attributes:
+                return self._replier.handle(reconcile_task(record.body), remaining_seconds=self._remaining)
             notification = Notification.parse(record.body)
+            logger.append_keys(notification_id=notification.id)
+            self._current.notification_id = notification.id
+            return self._handle_once(notification=notification.payload)
         except InvalidNotificationError as exc:
-            # Cannot succeed on any retry: fails until maxReceiveCount moves it to the dead-letter queue.
-            logger.error(
-                "queued record is not a notification",
-                extra={"sqs_message_id": record.message_id, "detail": str(exc)},
-            )
+            # No retry can fix it: visible at once, so it reaches the dead-letter queue in seconds.
+            logger.error("queued record is not a notification", extra={"detail": str(exc)})
             count("PoisonRecord")
-            # No retry can fix it: make it visible at once so it reaches the dead-letter queue in seconds.
             self._retry_in(record, 0)
             raise
-        logger.append_keys(notification_id=notification.id, sqs_message_id=record.message_id)
-        self._current.notification_id = notification.id
-        attributes = record.message_attributes
-        body_omitted = (
-            ATTR_BODY_OMITTED in attributes and attributes[ATTR_BODY_OMITTED].string_value == "true"
-        )
-        try:
-            return self._reply_once(notification=notification.payload, body_omitted=body_omitted)
-        except ThreadBusyError as busy:
-            # Soon when the holder is about to finish; never later than its lease can last. The
-            # doubling keeps a crashed holder's lease (up to the function timeout) from burning
-            # through maxReceiveCount and sending the record to the dead-letter queue.
-            delay = min(self._busy_backoff(record), busy.held_for_seconds + 1)
-            logger.info(
-                "thread busy; record will be retried",
-                extra={"reason": "thread_busy", "retry_in_seconds": delay},
-            )
-            count("ThreadBusy")
-            self._retry_in(record, delay)
+        except Deferred as deferred:
+            self._defer(record, deferred.reason, deferred.seconds, deferred.detail)
             raise
         except IdempotencyAlreadyInProgressError:
-            logger.info(
-                "same notification in progress elsewhere; record will be retried",
-                extra={"reason": "notification_in_progress"},
-            )
-            count("NotificationInProgress")
-            # The other run either finishes (we then find its result) or its in-progress record
-            # expires with its invocation: back off rather than spend receives.
-            self._retry_in(record, self._busy_backoff(record))
+            # The other run finishes (we then find its result) or its record expires with its invocation.
+            self._defer(record, DeferReason.NOTIFICATION_IN_PROGRESS, None, {})
             raise
         except NylasRetryableError as exc:
-            logger.warning(
-                "Nylas failed transiently; record will be retried",
-                extra={"status": exc.status, "error_type": exc.error_type, "detail": str(exc)},
-            )
-            count_by("NylasRetry", "status", str(exc.status or "network"))
-            self._retry_in(record, exc.retry_after_seconds or self._backoff(record))
+            detail = {"status": exc.status, "error_type": exc.error_type, "detail": str(exc)}
+            self._defer(record, DeferReason.NYLAS_UNAVAILABLE, exc.retry_after_seconds, detail)
             raise
         except Exception:
             logger.exception("record failed; it will be retried with backoff")
-            count("RecordFailed")
-            self._retry_in(record, self._backoff(record))
+            self._defer(record, DeferReason.UNEXPECTED, None, {})
             raise
         finally:
             logger.remove_keys(["notification_id", "sqs_message_id"])
 
-    def _reply(self, notification: dict[str, Any], body_omitted: bool) -> dict[str, Any]:
-        return self._replier.reply(
-            Notification(notification), remaining_ms=self._remaining_ms, body_omitted=body_omitted
-        )
+    def _remaining(self) -> float:
+        return self._remaining_ms() / 1000
+
+    def _handle_notification(self, notification: dict[str, Any]) -> dict[str, Any]:
+        parsed = Notification(notification)
+        subject = parsed.subject()
+        if subject is None:
+            return skipped(SkipReason.UNSUPPORTED_TYPE, notification_type=parsed.type)
+        return self._replier.handle(subject, remaining_seconds=self._remaining)
 
     def _absorbed(self, response: Any, data_record: Any) -> Any:
         """Powertools calls this when it returns a stored result instead of running: a duplicate."""
-        logger.info(
-            "duplicate delivery absorbed",
-            extra={
-                "reason": DUPLICATE_NOTIFICATION,
-                "notification_id": getattr(self._current, "notification_id", ""),
-            },
+        skipped(
+            SkipReason.DUPLICATE_NOTIFICATION,
+            message="duplicate delivery absorbed",
+            notification_id=getattr(self._current, "notification_id", ""),
         )
-        count_by("NotificationSkipped", "reason", DUPLICATE_NOTIFICATION)
         count("DuplicateAbsorbed")
         return response
 
-    def _backoff(self, record: SQSRecord) -> int:
-        """Failed records: ``RETRY_BASE_SECONDS`` doubling per receive, capped."""
-        return self._doubling(record, self._settings.retry_base_seconds)
-
-    def _busy_backoff(self, record: SQSRecord) -> int:
-        """Contended records: ``BUSY_RETRY_SECONDS`` doubling per receive, capped."""
-        return self._doubling(record, self._settings.busy_retry_seconds)
-
-    def _doubling(self, record: SQSRecord, base: int) -> int:
+    def _defer(
+        self, record: SQSRecord, reason: DeferReason, seconds: int | None, detail: dict[str, Any]
+    ) -> None:
+        """Log and count the deferral, and set when the record comes back (one place for every "not now")."""
         receives = int(record.attributes.approximate_receive_count or 1)
-        return min(base * 2 ** min(receives - 1, 16), self._settings.retry_max_seconds)
+        delay = retry_delay(
+            reason,
+            seconds,
+            receives,
+            busy_base_seconds=self._settings.busy_retry_seconds,
+            retry_base_seconds=self._settings.retry_base_seconds,
+            retry_max_seconds=self._settings.retry_max_seconds,
+        )
+        level = logger.warning if reason in _WORTH_A_WARNING else logger.info
+        level(
+            "record deferred; it will be retried",
+            extra={"reason": reason.value, "retry_in_seconds": delay, "receives": receives, **detail},
+        )
+        count_by("RecordDeferred", "reason", reason.value)
+        if reason is DeferReason.ACCOUNT_LIMITED:
+            count("AccountLimited")
+        self._retry_in(record, delay)
 
     def _retry_in(self, record: SQSRecord, seconds: int) -> None:
-        """Make a failed record visible again after ``seconds`` (not the queue's 18 minutes)."""
+        """Make a failed record visible again after ``seconds`` (not the queue's visibility timeout)."""
         try:
             self._sqs.change_message_visibility(
                 QueueUrl=self._settings.queue_url,
@@ -273,6 +257,19 @@ class NotificationConsumer:
             )
         except (BotoCoreError, ClientError) as exc:
             logger.warning(
-                "could not shorten the record's visibility; it returns after the queue's timeout",
+                "could not set the record's visibility; it returns after the queue's visibility timeout",
                 extra={"detail": str(exc)},
             )
+
+
+# Deferrals an operator should see without looking for them (the others are the system working).
+_WORTH_A_WARNING = frozenset(
+    {
+        DeferReason.NYLAS_UNAVAILABLE,
+        DeferReason.SEARCH_FAILED,
+        DeferReason.ACCOUNT_LIMITED,
+        DeferReason.AGENT_FAILED,
+        DeferReason.LEASE_LOST,
+        DeferReason.UNEXPECTED,
+    }
+)

@@ -5,6 +5,8 @@ batch item failure (replier); a bare ``Exception`` would hide which of "retry",
 "drop with a log line" or "dead-letter" applies.
 """
 
+from replyonce.reasons import DeferReason
+
 
 class ReplyOnceError(Exception):
     """Base class of every error raised by ReplyOnce."""
@@ -35,25 +37,33 @@ class ThreadBusyError(ReplyOnceError):
         self.held_for_seconds = held_for_seconds
 
 
-class LeaseLostError(ReplyOnceError):
-    """The lease expired and another worker took it before we stored or moved our intent."""
+class Deferred(ReplyOnceError):
+    """The record goes back to the queue, to be tried again later (``replyonce.reasons.DeferReason``).
 
+    Why an exception: Powertools idempotency stores a record's result only
+    when the function returns; raising deletes the in-progress record, so the
+    notification is processed again when SQS delivers it again.
 
-class DeadlineError(ReplyOnceError):
-    """Too little time left in the invocation to start a record; it goes back to the queue unstarted."""
+    Attributes
+    ----------
+    reason:
+        Why (the ``reason`` of the log line and of the ``RecordDeferred`` metric).
+    seconds:
+        When to try again, if the deferral knows (``Retry-After``, the settle time, a lease's end);
+        ``None``: the standard backoff by receive count.
+    detail:
+        Log fields.
+    """
+
+    def __init__(self, reason: DeferReason, seconds: int | None = None, **detail: object) -> None:
+        super().__init__(f"deferred: {reason.value}")
+        self.reason = reason
+        self.seconds = seconds
+        self.detail = detail
 
 
 class NylasError(ReplyOnceError):
     """A Nylas API call failed."""
-
-    def __init__(self, message: str, *, status: int | None = None, error_type: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.error_type = error_type
-
-
-class NylasRetryableError(NylasError):
-    """A Nylas failure worth retrying later (5xx, 429, timeout, key in flight)."""
 
     def __init__(
         self,
@@ -63,23 +73,15 @@ class NylasRetryableError(NylasError):
         error_type: str | None = None,
         retry_after_seconds: int | None = None,
     ) -> None:
-        super().__init__(message, status=status, error_type=error_type)
+        super().__init__(message)
+        self.status = status
+        self.error_type = error_type
         self.retry_after_seconds = retry_after_seconds
+
+
+class NylasRetryableError(NylasError):
+    """A Nylas failure worth retrying later (5xx, 429, 401, timeout)."""
 
 
 class NylasPermanentError(NylasError):
     """A Nylas 4xx that no retry can fix (bad request, scope, not found)."""
-
-
-class DraftRejectedError(ReplyOnceError):
-    """The drafting model refused the request for good (Bedrock 4xx: access, validation, unknown model).
-
-    Why typed: retrying cannot fix a missing model access or a wrong model id,
-    and eight retries end on the dead-letter queue; the replier records it as a
-    permanent failure, like a send Nylas refuses.
-    """
-
-    def __init__(self, message: str, *, code: str = "", status: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status

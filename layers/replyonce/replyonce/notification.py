@@ -9,10 +9,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from replyonce.coverage import INTENT_KEY, THREAD_KEY
 from replyonce.exceptions import InvalidNotificationError
+from replyonce.subjects import MessageArrived, SendReported
 
 MESSAGE_CREATED = "message.created"
-TRUNCATED_SUFFIX = "truncated"
+MESSAGE_DELIVERED = "message.delivered"
+MESSAGE_SEND_FAILED = "message.send_failed"
 
 
 @dataclass(frozen=True)
@@ -85,21 +88,12 @@ class Notification:
         """``message.created`` or one of its variants (``.truncated``, ``.transformed``, ...)."""
         return self.type == MESSAGE_CREATED or self.type.startswith(MESSAGE_CREATED + ".")
 
-    @property
-    def is_truncated(self) -> bool:
-        """Nylas dropped the body (``.truncated`` anywhere in the type suffixes)."""
-        return TRUNCATED_SUFFIX in self.type.split(".")[2:]
-
-    @property
-    def has_body(self) -> bool:
-        return isinstance(self.object.get("body"), str)
-
     def without_body(self) -> "Notification":
         """The same notification with the message body (and attachment data) removed.
 
         Why: a notification too large for one SQS message is queued without
-        its body; the replier then fetches the message by id, as it does for
-        ``message.created.truncated``.
+        its body; the replier reads the thread inside the lease anyway, which
+        carries every body, so nothing is lost and nothing is fetched extra.
         """
         stripped = {k: v for k, v in self.object.items() if k not in ("body", "attachments")}
         data = {**self.payload["data"], "object": stripped}
@@ -118,5 +112,46 @@ class Notification:
             data["application_id"] = application
         return Notification({**envelope, "data": data})
 
+    def subject(self) -> "MessageArrived | SendReported | None":
+        """What this notification asks the replier to do; ``None`` for a type it does not handle.
+
+        ``message.created`` and its variants (``.truncated``, ``.transformed``,
+        ``.cleaned``, ``.metadata``) are a message to answer. ``message.delivered``
+        and ``message.send_failed`` report on a reply Nylas queued (Agent
+        Accounts): ours carry the intent id and the thread in their metadata.
+        """
+        if self.is_message_created:
+            return MessageArrived(self.grant_id, self.message_id, self.thread_id, self.object)
+        if self.type == MESSAGE_DELIVERED:
+            # message.delivered: data.grant_id, data.object.message (id, metadata, ...), .delivered.
+            sent = self.object.get("message")
+            sent = sent if isinstance(sent, dict) else {}
+            grant = self.payload["data"].get("grant_id") or sent.get("grant_id") or ""
+            return _reported(grant, sent, delivered=True, detail="")
+        if self.type == MESSAGE_SEND_FAILED:
+            # message.send_failed: data.object.{grant_id, reason, error, object (the message, or null)}.
+            failed = self.object.get("object")
+            failed = failed if isinstance(failed, dict) else {}
+            grant = self.object.get("grant_id") or failed.get("grant_id") or ""
+            return _reported(grant, failed, delivered=False, detail=str(self.object.get("reason") or ""))
+        return None
+
     def to_json(self) -> str:
         return json.dumps(self.payload, separators=(",", ":"), ensure_ascii=False)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _reported(grant_id: Any, message: dict[str, Any], *, delivered: bool, detail: str) -> "SendReported":
+    metadata = message.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    return SendReported(
+        grant_id=_text(grant_id),
+        thread_id=_text(metadata.get(THREAD_KEY)) or _text(message.get("thread_id")),
+        intent_id=_text(metadata.get(INTENT_KEY)),
+        reply_message_id=_text(message.get("id")),
+        delivered=delivered,
+        detail=detail[:500],
+    )

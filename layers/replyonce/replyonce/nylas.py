@@ -1,15 +1,15 @@
-"""The Nylas API calls the replier makes: grant, message, thread messages, send.
+"""The mailbox on the Nylas v3 API: grants, folders, messages, thread pages, searches, send, drafts.
 
 Why ``requests`` with one ``Session``: connection reuse across records of a
 warm container; urllib3 ``Retry`` retries the idempotent GETs (with
-``Retry-After``), while the send is never retried blindly — its answer is
-returned as is and ``replyonce.decisions.classify_send`` decides what it means.
+``Retry-After``), while a send or a draft creation is never retried blindly —
+its answer is returned as is and ``replyonce.answers`` decides what it means.
 """
 
 import email.utils
+import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -17,45 +17,20 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from replyonce.decisions import RETRYABLE_STATUSES
+from replyonce.answers import Answer
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
+from replyonce.observability import logger
+from replyonce.ports import Folder, Grant, Message, SearchResult, ThreadPage
 from replyonce.redaction import redact_addresses
 
-# Statuses worth another try in a moment: urllib3 retries them for GETs (never for the send).
-TRANSIENT_STATUSES = RETRYABLE_STATUSES - {401}
+# Statuses worth another try in a moment: urllib3 retries them for GETs (never for a send).
+TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 507})
+# 401 too is ours to retry: during an API-key rotation the cached key is stale for up to its cache age.
+RETRYABLE_STATUSES = TRANSIENT_STATUSES | {401}
 MAX_IDEMPOTENCY_KEY_LENGTH = 256
 _CONNECT_TIMEOUT_SECONDS = 3.05
 # Headers of every message read: the automaton filters need them, and Nylas omits them unless asked.
 _WITH_HEADERS = {"fields": "include_headers"}
-
-
-@dataclass(frozen=True)
-class Grant:
-    id: str
-    email: str
-    name: str
-
-
-@dataclass(frozen=True)
-class ThreadRead:
-    """A thread's newest messages, in the listing's order (newest arrival first), and Nylas' time."""
-
-    messages: list[dict[str, Any]]
-    nylas_time: int
-
-
-@dataclass(frozen=True)
-class SendAnswer:
-    """What Nylas answered to one send attempt (``status`` ``None``: no answer at all)."""
-
-    status: int | None
-    error_type: str = ""
-    detail: str = ""
-    replayed: bool = False
-    message_id: str = ""
-    retry_after_seconds: int | None = None
-    nylas_time: int = 0
-    message: dict[str, Any] = field(default_factory=dict)
 
 
 def _error(response: requests.Response) -> tuple[str, str]:
@@ -64,6 +39,7 @@ def _error(response: requests.Response) -> tuple[str, str]:
         error = (body.get("error") if isinstance(body, dict) else None) or {}
     except ValueError:
         error = {}
+    error = error if isinstance(error, dict) else {}
     error_type = str(error.get("type", ""))
     if error.get("provider_error") and not error_type:
         error_type = "provider_error"
@@ -76,20 +52,12 @@ def _retry_after(response: requests.Response) -> int | None:
     return int(value) if value.isdigit() else None
 
 
-def nylas_time(response: requests.Response, fallback: Callable[[], float]) -> int:
-    """Nylas' clock, from the answer's ``Date`` header; ``fallback`` only when it is absent or malformed.
-
-    Why: the loop guard's window and the outbox's key hour are measured in
-    Nylas' time, which a skewed worker clock cannot move.
-    """
-    try:
-        return int(email.utils.parsedate_to_datetime(response.headers["Date"]).timestamp())
-    except (KeyError, TypeError, ValueError, IndexError):
-        return int(fallback())
+def _path(*segments: str) -> str:
+    return "/v3/grants/" + "/".join(quote(s, safe="") for s in segments)
 
 
-class NylasClient:
-    """A small Nylas v3 client.
+class NylasMailbox:
+    """:class:`replyonce.ports.Mailbox` on the Nylas v3 API.
 
     Parameters
     ----------
@@ -103,7 +71,7 @@ class NylasClient:
     session:
         Injectable ``requests.Session``.
     clock:
-        Stands in for Nylas' clock when an answer has no ``Date`` header.
+        Stands in for Nylas' clock when an answer has no ``Date`` header (logged: Nylas always sends one).
     """
 
     def __init__(
@@ -111,12 +79,12 @@ class NylasClient:
         api_uri: str,
         api_key: Callable[[], str],
         *,
-        timeout_seconds: float = 10.0,
-        send_timeout_seconds: float = 150.0,
+        timeout_seconds: float,
+        send_timeout_seconds: float,
         session: requests.Session | None = None,
-        clock: Callable[[], float] | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        self._clock = clock or time.time
+        self._clock = clock
         self._api_uri = api_uri.rstrip("/")
         self._api_key = api_key
         self._timeout = (_CONNECT_TIMEOUT_SECONDS, timeout_seconds)
@@ -126,20 +94,33 @@ class NylasClient:
             total=3,
             backoff_factor=0.5,
             status_forcelist=sorted(TRANSIENT_STATUSES),
-            allowed_methods=frozenset({"GET"}),  # never the send: it is not idempotent without our key logic
+            allowed_methods=frozenset({"GET"}),  # never a send: it is not idempotent without our key logic
             respect_retry_after_header=True,
             raise_on_status=False,
         )
         self._session.mount(self._api_uri, HTTPAdapter(max_retries=retry, pool_maxsize=16))
-        self._grants: dict[str, Grant] = {}
+
+    # ---- plumbing ----------------------------------------------------------------------------------------
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key()}", "Accept": "application/json"}
 
-    def _get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self._get_response(path, params).json()
+    def nylas_time(self, response: requests.Response) -> int:
+        """Nylas' clock, from the answer's ``Date`` header.
 
-    def _get_response(self, path: str, params: dict[str, Any] | None = None) -> requests.Response:
+        Why: the loop guard's window, the key's hour and the settle time are
+        measured in Nylas' time, which a skewed worker clock cannot move.
+        """
+        try:
+            return int(email.utils.parsedate_to_datetime(response.headers["Date"]).timestamp())
+        except (KeyError, TypeError, ValueError, IndexError):
+            logger.warning(
+                "Nylas answer without a usable Date header; the worker's clock stands in for Nylas' time",
+                extra={"reason": "no_nylas_date", "status": response.status_code},
+            )
+            return int(self._clock())
+
+    def _get(self, path: str, params: dict[str, Any] | None = None) -> requests.Response:
         try:
             response = self._session.get(
                 f"{self._api_uri}{path}", params=params, headers=self._headers(), timeout=self._timeout
@@ -149,90 +130,133 @@ class NylasClient:
         if response.status_code == 200:
             return response
         error_type, message = _error(response)
-        if response.status_code in RETRYABLE_STATUSES:
-            raise NylasRetryableError(
-                f"GET {path}: {response.status_code} {message}",
-                status=response.status_code,
-                error_type=error_type,
-                retry_after_seconds=_retry_after(response),
-            )
-        raise NylasPermanentError(
+        error = NylasRetryableError if response.status_code in RETRYABLE_STATUSES else NylasPermanentError
+        raise error(
             f"GET {path}: {response.status_code} {message}",
             status=response.status_code,
             error_type=error_type,
+            retry_after_seconds=_retry_after(response),
         )
 
-    def grant(self, grant_id: str) -> Grant:
-        """The grant's address, cached for the container's life (Grants API: 50 req/s per app)."""
-        cached = self._grants.get(grant_id)
-        if cached is None:
-            data = self._get(f"/v3/grants/{quote(grant_id, safe='')}")["data"]
-            cached = Grant(
-                id=grant_id, email=str(data.get("email", "")).lower(), name=str(data.get("name") or "")
-            )
-            self._grants[grant_id] = cached
-        return cached
+    def _data(self, response: requests.Response) -> Any:
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise NylasRetryableError(f"Nylas answered {response.status_code} without JSON") from exc
+        return body.get("data") if isinstance(body, dict) else None
 
-    def message(self, grant_id: str, message_id: str) -> dict[str, Any]:
-        """``GET /v3/grants/{grant}/messages/{id}`` with headers: the source of truth for a message."""
-        path = f"/v3/grants/{quote(grant_id, safe='')}/messages/{quote(message_id, safe='')}"
-        return self._get(path, _WITH_HEADERS)["data"]
-
-    def thread_messages(self, grant_id: str, thread_id: str, limit: int) -> ThreadRead:
-        """The newest ``limit`` messages of a thread, with headers, as Nylas lists them (newest first).
-
-        Never re-sorted by ``date``: that field comes from the sender's clock.
-        """
-        path = f"/v3/grants/{quote(grant_id, safe='')}/messages"
-        response = self._get_response(path, {"thread_id": thread_id, "limit": limit, **_WITH_HEADERS})
-        data = response.json().get("data") or []
-        return ThreadRead([m for m in data if isinstance(m, dict)], nylas_time(response, self._clock))
-
-    def find_by_metadata(self, grant_id: str, key: str, value: str) -> dict[str, Any] | None:
-        """The message whose indexed metadata ``key`` is ``value`` (``metadata_pair``), if any."""
-        path = f"/v3/grants/{quote(grant_id, safe='')}/messages"
-        data = self._get(path, {"metadata_pair": f"{key}:{value}", "limit": 1}).get("data") or []
-        return data[0] if data and isinstance(data[0], dict) else None
-
-    def send(self, grant_id: str, request: str, key: str) -> SendAnswer:
-        """``POST /v3/grants/{grant}/messages/send``: ``request`` byte for byte, with an ``Idempotency-Key``.
-
-        Never raises for an HTTP answer: what an answer means for the reply is
-        decided by :func:`replyonce.decisions.classify_send`.
-        """
-        if len(key) > MAX_IDEMPOTENCY_KEY_LENGTH:
-            raise ValueError(f"Idempotency-Key longer than {MAX_IDEMPOTENCY_KEY_LENGTH} characters")
-        path = f"/v3/grants/{quote(grant_id, safe='')}/messages/send"
+    def _post(self, path: str, request: str, headers: dict[str, str], timeout: tuple[float, float]) -> Answer:
         try:
             response = self._session.post(
                 f"{self._api_uri}{path}",
                 data=request.encode(),
-                headers={**self._headers(), "Content-Type": "application/json", "Idempotency-Key": key},
-                timeout=self._send_timeout,
+                headers={**self._headers(), "Content-Type": "application/json", **headers},
+                timeout=timeout,
             )
         except requests.RequestException as exc:
-            # The send may have happened: the retry reuses the key and Nylas replays it.
-            return SendAnswer(status=None, detail=f"send failed before a response: {exc}")
+            # It may have happened: what that means is replyonce.answers' to say.
+            return Answer(status=None, detail=f"{path}: no answer: {exc}")
         replayed = response.headers.get("Idempotent-Response", "").lower() == "true"
-        sent_at = nylas_time(response, self._clock)
-        if response.status_code in (200, 202):
+        at = self.nylas_time(response)
+        if 200 <= response.status_code < 300:
             try:
                 data = response.json().get("data") or {}
-            except ValueError:
+            except (ValueError, AttributeError):
                 data = {}
-            return SendAnswer(
-                status=response.status_code,
-                replayed=replayed,
-                message_id=str(data.get("id", "")),
-                nylas_time=sent_at,
-                message=data if isinstance(data, dict) else {},
-            )
+            message_id = str(data.get("id", "")) if isinstance(data, dict) else ""
+            return Answer(response.status_code, replayed=replayed, message_id=message_id, nylas_time=at)
         error_type, message = _error(response)
-        return SendAnswer(
+        return Answer(
             status=response.status_code,
             error_type=error_type,
-            detail=f"send: {response.status_code} {error_type} {message}".strip(),
+            detail=f"{response.status_code} {error_type} {message}".strip(),
             replayed=replayed,
             retry_after_seconds=_retry_after(response),
-            nylas_time=sent_at,
+            nylas_time=at,
         )
+
+    # ---- the port ----------------------------------------------------------------------------------------
+
+    def grant(self, grant_id: str) -> Grant:
+        data = self._data(self._get(_path(grant_id))) or {}
+        return Grant(id=grant_id, email=str(data.get("email", "")).lower(), name=str(data.get("name") or ""))
+
+    def folders(self, grant_id: str) -> list[Folder]:
+        data = self._data(self._get(_path(grant_id, "folders"))) or []
+        return [
+            Folder(
+                id=str(f.get("id", "")),
+                name=str(f.get("name", "")),
+                attributes=tuple(str(a) for a in f.get("attributes") or [] if isinstance(a, str)),
+            )
+            for f in data
+            if isinstance(f, dict)
+        ]
+
+    def message(self, grant_id: str, message_id: str) -> Message | None:
+        """``GET .../messages/{id}`` with headers; ``None`` when Nylas answers 404."""
+        try:
+            data = self._data(self._get(_path(grant_id, "messages", message_id), _WITH_HEADERS))
+        except NylasPermanentError as gone:
+            if gone.status == 404:
+                return None
+            raise
+        return data if isinstance(data, dict) else None
+
+    def thread_page(self, grant_id: str, thread_id: str, limit: int, page_token: str | None) -> ThreadPage:
+        """One page of the thread, with headers, as Nylas lists it; never re-sorted by ``date``."""
+        params: dict[str, Any] = {"thread_id": thread_id, "limit": limit, **_WITH_HEADERS}
+        if page_token:
+            params["page_token"] = page_token
+        response = self._get(_path(grant_id, "messages"), params)
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise NylasRetryableError("thread listing without JSON") from exc
+        data = body.get("data") if isinstance(body, dict) else None
+        cursor = body.get("next_cursor") if isinstance(body, dict) else None
+        return ThreadPage(
+            tuple(m for m in data or [] if isinstance(m, dict)),
+            cursor if isinstance(cursor, str) and cursor else None,
+            self.nylas_time(response),
+        )
+
+    def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
+        """``GET /{kind}?metadata_pair=key:value``; a failure is returned as *unknown*, never raised."""
+        try:
+            response = self._get(_path(grant_id, kind), {"metadata_pair": f"{key}:{value}", "limit": 5})
+            data = self._data(response) or []
+        except (NylasRetryableError, NylasPermanentError) as exc:
+            return SearchResult(failed=str(exc))
+        return SearchResult(
+            tuple(m for m in data if isinstance(m, dict)), nylas_time=self.nylas_time(response)
+        )
+
+    def send(self, grant_id: str, request: str, key: str) -> Answer:
+        if len(key) > MAX_IDEMPOTENCY_KEY_LENGTH:
+            raise ValueError(f"Idempotency-Key longer than {MAX_IDEMPOTENCY_KEY_LENGTH} characters")
+        return self._post(
+            _path(grant_id, "messages", "send"), request, {"Idempotency-Key": key}, self._send_timeout
+        )
+
+    def create_draft(self, grant_id: str, request: str) -> Answer:
+        return self._post(_path(grant_id, "drafts"), request, {}, self._send_timeout)
+
+    def move(self, grant_id: str, message_id: str, folder_id: str) -> None:
+        path = _path(grant_id, "messages", message_id)
+        try:
+            response = self._session.put(
+                f"{self._api_uri}{path}",
+                data=json.dumps({"folders": [folder_id]}).encode(),
+                headers={**self._headers(), "Content-Type": "application/json"},
+                timeout=self._timeout,
+            )
+        except requests.RequestException as exc:
+            raise NylasRetryableError(f"PUT {path} failed: {exc}") from exc
+        if response.status_code != 200:
+            error_type, message = _error(response)
+            raise NylasPermanentError(
+                f"PUT {path}: {response.status_code} {message}",
+                status=response.status_code,
+                error_type=error_type,
+            )

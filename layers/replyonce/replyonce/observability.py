@@ -21,6 +21,8 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
+from replyonce.reasons import SkipReason
+
 logger = Logger()
 metrics = Metrics()
 
@@ -84,3 +86,15 @@ def count_by(name: str, dimension: str, value: str) -> None:
         default_dimensions=metrics.default_dimensions,
     ) as metric:
         metric.add_dimension(name=dimension, value=value)
+
+
+def skipped(reason: SkipReason, message: str = "notification skipped", **detail: Any) -> dict[str, Any]:
+    """Log a skip with its reason and count it (``NotificationSkipped``, dimension ``reason``): invariant 5.
+
+    The one place a skip is logged and counted, so no skip can be silent or
+    uncounted; returns the outcome Powertools idempotency stores for the
+    notification.
+    """
+    logger.info(message, extra={"reason": reason.value, **detail})
+    count_by("NotificationSkipped", "reason", reason.value)
+    return {"outcome": "skipped", "reason": reason.value}

@@ -1,94 +1,85 @@
-"""The send outbox: the exact send request, stored under the lease before the first attempt.
+"""The reply as it is stored in the outbox: the exact request, built once from the agent's answer.
 
-Why: a send can take minutes, a worker can die or time out in the middle, a
-record can be redriven from the dead-letter queue hours later, and a Bedrock
-draft differs between calls. If each attempt drafted anew, the second attempt
-would carry another body under the same ``Idempotency-Key`` (Nylas: 409, not
-a replay) or, after the key's hour, simply send a second email. With the
-intent stored first, every attempt sends the same bytes, and an attempt after
-the key's hour first looks for the intent's id in the mailbox.
-
-Timeline of one reply (``T`` = thread item, written only by the lease holder):
-
-    read thread ─▶ store intent in T ─▶ send(key gen g) ─▶ record ledger, clear T.outbox
-                        │                     │
-                        │                     ├─ no answer / Nylas 5xx ─▶ retry later, same g
-                        │                     └─ cached error / provider error ─▶ g+1 stored, retry
-                        └─ any later holder finding T.outbox sends it before anything else
+Why once: a send can take minutes, a worker can die in the middle, a record
+can be redriven hours later, and an agent answers differently each time it is
+asked. With the request stored before the first attempt, every attempt sends
+the same bytes — under the same ``Idempotency-Key`` Nylas replays the first
+answer, and after the key's hour the reply is looked for in the mailbox by
+its intent id before anything is sent again.
 """
 
+import html
 import json
-import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from botocore.exceptions import ClientError
+from replyonce.agent import Reply
+from replyonce.coverage import reply_metadata
+from replyonce.state import Intent, IntentKind
 
-from replyonce.lease import Lease
-from replyonce.state import LEASE_OWNER, OUTBOX, SendIntent
-
-# RFC 3834: our replies say they are automatic, so other agents (and other ReplyOnce
-# deployments) do not answer them.
+# RFC 3834: our replies say they are automatic, so other agents (and other ReplyOnce deployments) do not
+# answer them. Nylas does not document that it accepts non-``X-`` custom headers: a send it refuses for
+# them goes out again without (``replyonce.answers``); our metadata still marks the reply as ours.
 AUTO_SUBMITTED_HEADER = {"name": "Auto-Submitted", "value": "auto-replied"}
-# The one metadata key Nylas indexes that we use: ``metadata_pair=key1:<intent id>`` finds a reply.
-INTENT_METADATA_KEY = "key1"
 
 
-def send_request(
-    target_id: str,
-    recipients: Sequence[Mapping[str, str]],
-    subject: str,
-    body: str,
-    intent_id: str,
-) -> str:
-    """The JSON body of ``POST /messages/send`` for one reply, serialised once, sent as is."""
-    request: dict[str, Any] = {
-        "to": [dict(r) for r in recipients],
-        "subject": subject,
-        "body": body,
-        "reply_to_message_id": target_id,
-        "custom_headers": [AUTO_SUBMITTED_HEADER],
-        "metadata": {INTENT_METADATA_KEY: intent_id},
-    }
+def reply_subject(subject: str) -> str:
+    """``Re:`` and the subject, once."""
+    subject = subject.strip() or "your message"
+    return subject if subject.lower().startswith("re:") else f"Re: {subject}"
+
+
+def reply_html(reply: Reply, signature: str) -> str:
+    """The body sent: the agent's HTML as given, or its text as escaped paragraphs, and the signature."""
+    if (reply.html or "").strip():
+        return str(reply.html)
+    paragraphs = "".join(
+        f"<p>{html.escape(p.strip())}</p>" for p in str(reply.text or "").split("\n\n") if p.strip()
+    )
+    return f"{paragraphs}<p>&mdash; {html.escape(signature or 'The support team')}</p>"
+
+
+def _serialise(request: Mapping[str, Any]) -> str:
     return json.dumps(request, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
-def new_intent_id() -> str:
-    return uuid.uuid4().hex
+def new_intent(
+    *,
+    intent_id: str,
+    thread_id: str,
+    target: Mapping[str, Any],
+    covered: tuple[str, ...],
+    recipient: Mapping[str, str],
+    reply: Reply,
+    signature: str,
+    review: bool,
+    now: int,
+) -> Intent:
+    """The intent for the agent's ``reply``: the request body, serialised once, nothing attempted yet.
 
-
-class Outbox:
-    """Stores and advances the send intent in the thread item, always conditioned on the lease.
-
-    Parameters
-    ----------
-    table_name:
-        ``STATE_TABLE``.
-    dynamodb_client:
-        Injectable boto3 DynamoDB client.
+    A review intent is a draft (``POST /drafts``, no ``custom_headers``: a
+    person sends it, so it is not automatic); a send carries
+    ``Auto-Submitted: auto-replied``. Both carry the metadata that makes the
+    mailbox the record of last resort (``replyonce.coverage``).
     """
-
-    def __init__(self, table_name: str, dynamodb_client: Any) -> None:
-        self._table = table_name
-        self._dynamodb = dynamodb_client
-
-    def store(self, lease: Lease, intent: SendIntent) -> bool:
-        """Write ``intent`` as the thread's outbox; ``False`` when the lease was lost meanwhile.
-
-        Also used to move an intent to its next key generation: the generation
-        is stored *before* the attempt that uses it, so whoever attempts next
-        (this worker or another) uses the same one.
-        """
-        try:
-            self._dynamodb.update_item(
-                TableName=self._table,
-                Key={"pk": {"S": lease.key}},
-                UpdateExpression=f"SET {OUTBOX} = :intent",
-                ConditionExpression=f"{LEASE_OWNER} = :token",
-                ExpressionAttributeValues={":intent": intent.to_attribute(), ":token": {"S": lease.token}},
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-            return False
-        return True
+    target_id = str(target.get("id"))
+    request: dict[str, Any] = {
+        "to": [dict(recipient)],
+        "subject": reply.subject.strip()
+        if reply.subject and reply.subject.strip()
+        else reply_subject(str(target.get("subject") or "")),
+        "body": reply_html(reply, signature),
+        "reply_to_message_id": target_id,
+        "metadata": reply_metadata(intent_id, target_id, thread_id, covered),
+    }
+    if not review:
+        request["custom_headers"] = [AUTO_SUBMITTED_HEADER]
+    return Intent(
+        id=intent_id,
+        thread_id=thread_id,
+        target_id=target_id,
+        covered=covered,
+        request=_serialise(request),
+        kind=IntentKind.DRAFT if review else IntentKind.SEND,
+        created_at=now,
+    )

@@ -1,5 +1,6 @@
 """The notification queue: verified notifications on SQS, never lost for size."""
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -7,8 +8,9 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from replyonce.exceptions import EnqueueError
+from replyonce.exceptions import EnqueueError, InvalidNotificationError
 from replyonce.notification import Notification
+from replyonce.subjects import ReconcileDue
 
 # Attribute names: what the replier, the dead-letter queue and an operator can
 # read without parsing the body.
@@ -97,3 +99,57 @@ class NotificationQueue:
         except (BotoCoreError, ClientError) as exc:
             raise EnqueueError(f"SQS did not accept notification {notification.id}: {exc}") from exc
         return Enqueued(message_id=response["MessageId"], body_omitted=body_omitted)
+
+
+ATTR_TASK = "replyonce_task"
+"""Marks a record the replier put on the queue itself; the webhook never sets it (nor can a sender)."""
+RECONCILE_TASK = "reconcile"
+# SQS's longest DelaySeconds; a check due later defers itself again when it arrives.
+_MAX_DELAY_SECONDS = 900
+
+
+class ReconcileQueue:
+    """Schedules the replier's own check of a queued (``202``) reply, as a delayed message on the queue.
+
+    Why the queue and not the notification's own record: a duplicate of the
+    notification may complete its idempotency record first, and the check
+    would then be absorbed as a duplicate; a task message of its own cannot be.
+    """
+
+    def __init__(self, queue_url: str, sqs_client: Any) -> None:
+        self._queue_url = queue_url
+        self._sqs = sqs_client
+
+    def __call__(self, due: ReconcileDue, seconds: int) -> None:
+        body = {
+            "task": RECONCILE_TASK,
+            "grant_id": due.grant_id,
+            "thread_id": due.thread_id,
+            "intent_id": due.intent_id,
+        }
+        self._sqs.send_message(
+            QueueUrl=self._queue_url,
+            MessageBody=json.dumps(body, separators=(",", ":")),
+            DelaySeconds=max(0, min(seconds, _MAX_DELAY_SECONDS)),
+            MessageAttributes={ATTR_TASK: {"DataType": "String", "StringValue": RECONCILE_TASK}},
+        )
+
+
+def reconcile_task(body: str) -> ReconcileDue:
+    """The reconcile a task record carries.
+
+    Raises
+    ------
+    InvalidNotificationError
+        The body is not a reconcile task (it can never be processed).
+    """
+    try:
+        value = json.loads(body)
+    except ValueError as exc:
+        raise InvalidNotificationError(f"task record is not JSON: {exc}") from None
+    fields = [
+        value.get(k) if isinstance(value, dict) else None for k in ("grant_id", "thread_id", "intent_id")
+    ]
+    if not all(isinstance(f, str) and f for f in fields) or value.get("task") != RECONCILE_TASK:
+        raise InvalidNotificationError("task record is not a reconcile task")
+    return ReconcileDue(*fields)

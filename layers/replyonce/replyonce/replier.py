@@ -1,389 +1,445 @@
-"""Reply once to one notification: filter, ledger, lease, outbox, send, record.
+"""The replier's shell: carries out what ``replyonce.core`` decides, through the two ports, step by step.
 
-This runs inside Powertools idempotency (``consumer.py``), so it sees each
-notification ``id`` once unless it raises — and raising is how every
-transient failure asks for a retry (invariant 2: a crash before the send is
-retried, never recorded as handled). Each skip is logged with a reason code
-and counted (invariant 5). The decisions themselves (which message, which
-ones covered, to whom, which key, what an answer means) are pure functions in
-``decisions.py``; this module does the reads and writes around them:
+Each turn of the loop asks :func:`replyonce.core.next_step` what to do with
+everything known so far, does exactly that (one read, one write, one call of
+the agent), adds what it learned, and asks again — until the core settles the
+record, skips it with a reason, or defers it back to the queue. No rule lives
+here: what is decided here is only *how* (waiting in-process for a busy
+lease, calling the agent within its timeout, caching per container what
+does not change: the agents' addresses, the grant's folders).
 
-    ledger says answered? ─▶ skip
-    lease (waits briefly for a holder) ─▶ covered already? ─▶ skip
-        stored intent?  ─▶ finish it first (found by intent id, or sent again byte for byte)
-        thread read (headers, Nylas time) ─▶ loop guard ─▶ plan ─▶ draft
-        store intent ─▶ send (key generation g) ─▶ record ledger + covered ids, release
+This runs inside Powertools idempotency (``replyonce.consumer``), so it sees
+each notification once unless it raises — and :class:`~replyonce.exceptions.Deferred`
+is how every "not now" asks for a retry (invariant 2: a crash before the
+send is retried, never recorded as handled).
 """
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
-from replyonce import decisions, filters
-from replyonce.config import ReplierSettings
-from replyonce.decisions import ALREADY_REPLIED, REPLY_BUDGET_EXHAUSTED, SendOutcome
-from replyonce.drafter import ReplyDrafter
-from replyonce.exceptions import (
-    DraftRejectedError,
-    LeaseLostError,
-    NylasPermanentError,
-    NylasRetryableError,
-    ThreadBusyError,
-)
-from replyonce.lease import Lease, ThreadLeases
-from replyonce.ledger import REPLIED, ReplyLedger
-from replyonce.notification import Notification
-from replyonce.nylas import Grant, NylasClient, SendAnswer
-from replyonce.observability import count, count_by, logger
-from replyonce.outbox import INTENT_METADATA_KEY, Outbox, new_intent_id, send_request
-from replyonce.state import REPLY_BUDGET_WINDOW_SECONDS, SendIntent, thread_key
+from replyonce import core
+from replyonce.agent import AgentRejected, Handoff, NoReply, Reply
+from replyonce.agents import Agent
+from replyonce.answers import Answer
+from replyonce.core import GONE, AgentFailed, Situation
+from replyonce.coverage import INTENT_KEY
+from replyonce.exceptions import Deferred, NylasPermanentError, ThreadBusyError
+from replyonce.keys import idempotency_key
+from replyonce.policy import Policy
+from replyonce.observability import count, count_by, logger, skipped
+from replyonce.ports import Listing, Mailbox, SearchResult, StateStore
+from replyonce.reasons import DeferReason
+from replyonce.screening import CLOSED_FOLDER_NAMES, Agents
+from replyonce.state import IntentKind, Lease, Status
+from replyonce.subjects import ReconcileDue, Subject
 
-# Skip reasons decided here (the message-level ones live in ``filters``, the plan's in ``decisions``).
-REPLY_PREVIOUSLY_FAILED = "reply_previously_failed"
-SEND_REJECTED = "send_rejected"
-DRAFT_REJECTED = "draft_rejected"
-MESSAGE_GONE = "message_gone"
-NO_MESSAGE_ID = "no_message_id"
+# While another worker holds the thread, look again this often (one conditional write each).
+LEASE_POLL_SECONDS = 0.5
+# A record takes few steps (a first reply: ~9); a loop this long is a bug, not a thread.
+_MAX_STEPS = 64
+_CLOSED_FOLDER_ATTRIBUTES = frozenset({"\\junk", "\\trash", "\\spam"})
 
-# 409 concurrent_idempotent_request: the same key is in flight elsewhere; Nylas says retry in a few seconds.
-_IN_FLIGHT_RETRY_SECONDS = 2.0
-_IN_FLIGHT_ATTEMPTS = 3
-# A holder that finished a stored intent goes round once more for its own message; bounded.
-_LEASE_ROUNDS = 3
-
-
-def _skipped(notification: Notification, reason: str, **detail: Any) -> dict[str, Any]:
-    logger.info(
-        "notification skipped",
-        extra={
-            "reason": reason,
-            "notification_id": notification.id,
-            "notification_type": notification.type,
-            "message_id": notification.message_id,
-            **detail,
-        },
-    )
-    count_by("NotificationSkipped", "reason", reason)
-    return {"outcome": "skipped", "reason": reason}
-
-
-def _date(message: dict[str, Any]) -> int:
-    try:
-        return int(message.get("date") or 0)
-    except (TypeError, ValueError):
-        return 0
+ReconcileLater = Callable[[ReconcileDue, int], None]
+"""Schedules our own check of a queued reply, ``seconds`` from now (an SQS message with a delay)."""
 
 
 class Replier:
-    """Turns a notification into at most one reply.
+    """Turns one record into at most one reply, as the core decides.
 
     Parameters
     ----------
-    settings:
-        Agent grants, reply budget, thread window, timeouts.
-    nylas, ledger, leases, outbox, drafter:
-        Collaborators, injectable for tests and the local stack.
-    sleep:
-        Injectable sleep (the in-flight retry).
+    policy:
+        The pure configuration (``ReplierSettings.policy``).
+    store, mailbox:
+        The two ports.
+    agent:
+        The team's agent (``REPLY_AGENT``), called at most once per burst and record.
+    reconcile_later:
+        Schedules the check of a queued (``202``) reply.
+    lease_wait_seconds:
+        How long a record waits in-process for a busy thread (``LEASE_WAIT_SECONDS``).
+    clock:
+        The wall clock the store times leases with (the lease's end bounds every step).
+    monotonic, sleep:
+        Injectable clock and sleep: Nylas' time is advanced by the monotonic time since its last answer.
     """
 
     def __init__(
         self,
-        settings: ReplierSettings,
-        nylas: NylasClient,
-        ledger: ReplyLedger,
-        leases: ThreadLeases,
-        outbox: Outbox,
-        drafter: ReplyDrafter,
+        policy: Policy,
+        store: StateStore,
+        mailbox: Mailbox,
+        agent: Agent,
         *,
+        reconcile_later: ReconcileLater,
+        lease_wait_seconds: float = 10.0,
+        clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self._settings = settings
-        self._nylas = nylas
-        self._ledger = ledger
-        self._leases = leases
-        self._outbox = outbox
-        self._drafter = drafter
+        self._policy = policy
+        self._store = store
+        self._mailbox = mailbox
+        self._agent = agent
+        self._reconcile_later = reconcile_later
+        self._lease_wait_seconds = lease_wait_seconds
+        self._clock = clock
+        self._monotonic = monotonic
         self._sleep = sleep
-        self._own: frozenset[str] | None = None
+        # Per container: what Nylas says of the grants does not change between records.
+        self._agents: Agents | None = None
+        self._folders: dict[str, tuple[frozenset[str], str]] = {}
+        self._nylas_time: tuple[int, float] | None = None
 
-    def own_addresses(self) -> frozenset[str]:
-        """Every agent grant's address: mail from any of them is the agent's own (invariant 4).
+    # ---- per-container knowledge --------------------------------------------------------------------------
 
-        Looked up once per container. A configured grant Nylas does not know is
-        logged as an error and counted, not silently ignored: a mistyped
-        ``AGENT_GRANT_IDS`` would otherwise skip every message as ``grant_not_agent``.
+    def agents(self) -> Agents:
+        """Every agent grant's address and name, looked up once per container.
+
+        A configured grant Nylas does not know is logged as an error and
+        counted, not silently ignored: a mistyped ``AGENT_GRANT_IDS`` would
+        otherwise answer nothing for it without a word.
         """
-        if self._own is None:
-            emails = set()
-            for grant_id in sorted(self._settings.agent_grant_ids):
+        if self._agents is None:
+            emails, names = {}, {}
+            for grant_id in self._policy.agent_grant_ids:
                 try:
-                    emails.add(self._nylas.grant(grant_id).email)
+                    grant = self._mailbox.grant(grant_id)
                 except NylasPermanentError as unknown:
                     logger.error(
                         "AGENT_GRANT_IDS names a grant Nylas does not know; its mail is not answered",
                         extra={"grant_id": grant_id, "status": unknown.status},
                     )
                     count("AgentGrantUnknown")
-            self._own = frozenset(e for e in emails if e)
-        return self._own
+                    continue
+                if grant.email:
+                    emails[grant_id] = grant.email
+                names[grant_id] = grant.name
+            self._agents = Agents(self._policy.agent_grant_ids, emails, names)
+        return self._agents
 
-    def reply(
-        self, notification: Notification, *, remaining_ms: Callable[[], int], body_omitted: bool = False
-    ) -> dict[str, Any]:
-        """Process one notification; return its outcome (stored by Powertools idempotency).
+    def _grant_folders(self, grant_id: str) -> tuple[frozenset[str], str]:
+        """The grant's junk and trash folder ids, and the hand-off folder's id (``""``: none)."""
+        if grant_id not in self._folders:
+            try:
+                folders = list(self._mailbox.folders(grant_id))
+            except NylasPermanentError as refused:
+                logger.error(
+                    "cannot list the grant's folders; junk and trash are recognised by name only",
+                    extra={"grant_id": grant_id, "status": refused.status},
+                )
+                count("FoldersUnavailable")
+                folders = []
+            closed = frozenset(
+                f.id
+                for f in folders
+                if f.name.lower() in CLOSED_FOLDER_NAMES
+                or {a.lower() for a in f.attributes} & _CLOSED_FOLDER_ATTRIBUTES
+            )
+            wanted = self._policy.handoff_folder
+            handoff = next((f.id for f in folders if wanted and wanted in (f.id, f.name)), "")
+            if wanted and not handoff:
+                logger.error(
+                    "HANDOFF_FOLDER names no folder of the grant; handed-off mail stays where it is",
+                    extra={"grant_id": grant_id, "handoff_folder": wanted},
+                )
+            self._folders[grant_id] = (closed, handoff)
+        return self._folders[grant_id]
+
+    def _now(self) -> int | None:
+        """Nylas' time now: its last answer's ``Date`` plus the monotonic time since (never a wall clock)."""
+        if self._nylas_time is None:
+            return None
+        at, seen = self._nylas_time
+        return at + int(self._monotonic() - seen)
+
+    def _saw_nylas_time(self, nylas_time: int | None) -> None:
+        if nylas_time is not None:
+            self._nylas_time = (nylas_time, self._monotonic())
+
+    # ---- one record ---------------------------------------------------------------------------------------
+
+    def handle(self, subject: Subject, *, remaining_seconds: Callable[[], float]) -> dict[str, Any]:
+        """Carry ``subject`` to its end; return its outcome (stored by Powertools idempotency).
 
         Raises
         ------
-        ThreadBusyError
-            Another worker holds the thread: the record must come back soon.
-        NylasRetryableError, LeaseLostError, botocore errors
-            Transient failures: the record fails and SQS redelivers it.
+        Deferred
+            Not now: the record goes back to the queue (the reason says why).
+        NylasRetryableError, botocore errors
+            Transient failures: the record is retried with backoff.
         """
-        if not notification.is_message_created:
-            return _skipped(notification, filters.UNSUPPORTED_TYPE)
-        own = self.own_addresses()
-        reason = filters.notification_skip_reason(notification, self._settings.agent_grant_ids)
-        if reason:
-            return _skipped(notification, reason)
-        message_id = notification.message_id
-        if not message_id:
-            return _skipped(notification, NO_MESSAGE_ID)
-        grant = self._nylas.grant(notification.grant_id)
-        trusted = self._settings.reply_to_trusted_senders
-        # The payload's sender is enough for the agent's own mail and machine addresses: no lease,
-        # no read. Header checks wait for the thread read, which asks for headers.
-        if notification.object.get("from"):
-            reason = filters.sender_skip_reason(notification.object, own, trusted)
-            if reason:
-                return _skipped(notification, reason)
-        thread_id = notification.thread_id
-        if not thread_id:
-            fetched = self._fetch(grant, message_id)
-            if fetched is None:
-                return _skipped(notification, MESSAGE_GONE)
-            thread_id = str(fetched.get("thread_id") or message_id)
-        entry = self._ledger.entry(grant.id, message_id)
-        if entry is not None:
-            reason = ALREADY_REPLIED if entry.status == REPLIED else REPLY_PREVIOUSLY_FAILED
-            return _skipped(notification, reason, reply_message_id=entry.reply_message_id)
-        key = thread_key(grant.id, thread_id)
-        for _ in range(_LEASE_ROUNDS):
-            lease = self._leases.acquire(
-                key, duration_ms=remaining_ms(), wait_seconds=self._lease_wait_seconds(remaining_ms)
-            )
-            try:
-                if message_id in lease.state.answered:
-                    return _skipped(notification, ALREADY_REPLIED, thread_id=thread_id)
-                pending = lease.state.intent
-                if pending is None:
-                    return self._reply_in_lease(notification, grant, thread_id, lease, remaining_ms)
-                # A reply decided earlier (a crash, a timeout, a lost lease) goes out before any new one.
-                finished = self._finish(notification, grant, lease, pending, remaining_ms, recovering=True)
-                if message_id in pending.covered:
-                    return finished
-            finally:
-                if not lease.released and not self._leases.release(lease):
-                    logger.warning(
-                        "thread lease expired and was taken over before release",
-                        extra={"thread_key": lease.key},
-                    )
-                    count("LeaseLost")
-        raise ThreadBusyError(key, 0)
-
-    def _lease_wait_seconds(self, remaining_ms: Callable[[], int]) -> float:
-        """Wait for a holder only as long as the rest of this record still fits in the invocation."""
-        spare = (
-            remaining_ms() / 1000
-            - self._settings.nylas_send_timeout_seconds
-            - self._settings.record_margin_seconds
-        )
-        return max(0.0, min(self._settings.lease_wait_seconds, spare))
-
-    def _fetch(self, grant: Grant, message_id: str) -> dict[str, Any] | None:
-        """The message with headers, or ``None`` when Nylas no longer has it (deleted, moved out of reach)."""
+        # Nylas' time is per record: an estimate carried over from an earlier one would only drift.
+        self._nylas_time = None
+        s = Situation(subject, self._policy, agents=self._agents)
+        if hasattr(subject, "grant_id") and subject.grant_id in self._folders:
+            s = replace(s, closed_folders=self._folders[subject.grant_id][0])
+        lease: Lease | None = None
         try:
-            message = self._nylas.message(grant.id, message_id)
-        except NylasPermanentError as gone:
-            if gone.status != 404:
-                raise
-            return None
-        count("MessageFetched")
-        return message
-
-    def _reply_in_lease(
-        self,
-        notification: Notification,
-        grant: Grant,
-        thread_id: str,
-        lease: Lease,
-        remaining_ms: Callable[[], int],
-    ) -> dict[str, Any]:
-        message_id = notification.message_id
-        read = self._nylas.thread_messages(grant.id, thread_id, self._settings.thread_window)
-        messages = read.messages
-        if message_id not in {str(m.get("id")) for m in messages}:
-            # Older than the page read (a long thread) or not listed yet: fetch it by id.
-            fetched = self._fetch(grant, message_id)
-            if fetched is None:
-                return _skipped(notification, MESSAGE_GONE)
-            messages = [*messages, fetched]
-        agent_dates = [_date(m) for m in messages if filters.sender_email(m) == grant.email]
-        if decisions.loop_guard_exhausted(
-            lease.state.replies.values(),
-            agent_dates,
-            now=read.nylas_time,
-            window=REPLY_BUDGET_WINDOW_SECONDS,
-            budget=self._settings.reply_budget_per_hour,
-        ):
-            return _skipped(notification, REPLY_BUDGET_EXHAUSTED, thread_id=thread_id)
-        plan = decisions.plan_reply(
-            message_id,
-            messages,
-            lease.state.answered.keys(),
-            self.own_addresses(),
-            self._settings.reply_to_trusted_senders,
-        )
-        if isinstance(plan, decisions.Skip):
-            return _skipped(notification, plan.reason, thread_id=thread_id)
-        try:
-            draft = self._drafter.draft(dict(plan.target), grant.name)
-        except DraftRejectedError as rejected:
-            # A model refused for good (no access, invalid request): retrying 8 times changes nothing.
-            self._ledger.record_failure(lease, grant.id, plan.covered, f"draft {rejected.code}")
-            count_by("ReplyFailed", "status", "draft")
-            return _skipped(notification, DRAFT_REJECTED, code=rejected.code, thread_id=thread_id)
-        intent_id = new_intent_id()
-        target_id = str(plan.target["id"])
-        intent = SendIntent(
-            id=intent_id,
-            target_id=target_id,
-            covered=plan.covered,
-            request=send_request(target_id, plan.recipients, draft.subject, draft.body, intent_id),
-            created_at=read.nylas_time,
-        )
-        # Stored before the first attempt: from here on, every attempt sends these bytes.
-        if not self._outbox.store(lease, intent):
-            raise LeaseLostError(f"lease on {lease.key} lost before the reply was stored; nothing was sent")
-        return self._finish(notification, grant, lease, intent, remaining_ms, recovering=False)
-
-    def _finish(
-        self,
-        notification: Notification,
-        grant: Grant,
-        lease: Lease,
-        intent: SendIntent,
-        remaining_ms: Callable[[], int],
-        *,
-        recovering: bool,
-    ) -> dict[str, Any]:
-        """Get a stored intent out exactly once, record it, and free the lease."""
-        if recovering:
-            # The key fences only for its hour, and a redrive can come later than that: look for
-            # the reply itself (by the intent id sent as metadata) before any attempt.
-            found = self._nylas.find_by_metadata(grant.id, INTENT_METADATA_KEY, intent.id)
-            # Evidence only if it is ours and carries the intent id: a filter Nylas ignored must not
-            # turn a customer's message into "our reply".
-            if (
-                found is not None
-                and filters.sender_email(found) == grant.email
-                and (found.get("metadata") or {}).get(INTENT_METADATA_KEY) == intent.id
-            ):
-                count("ReplyFoundInMailbox")
-                return self._record(
-                    notification, lease, grant, intent, str(found.get("id", "")), _date(found)
-                )
-        for attempt in range(1, _IN_FLIGHT_ATTEMPTS + 1):
-            key = decisions.idempotency_key(grant.id, intent.target_id, intent.generation)
-            answer = self._nylas.send(grant.id, intent.request, key)
-            outcome = decisions.classify_send(answer.status, answer.error_type, replayed=answer.replayed)
-            if outcome is SendOutcome.SENT:
-                count("SendReplayed" if answer.replayed else "ReplySent")
-                return self._record(notification, lease, grant, intent, answer.message_id, answer.nylas_time)
-            if outcome is SendOutcome.REJECTED:
-                return self._rejected(notification, lease, grant, intent, answer)
-            if outcome is SendOutcome.RETRY_NEXT_KEY:
-                # The key holds a cached failure (or was used for other bytes): only the next key
-                # can send. Stored before the attempt that uses it, so any worker uses the same one.
-                intent = intent.next_generation()
-                if not self._outbox.store(lease, intent):
-                    raise LeaseLostError(f"lease on {lease.key} lost while moving to the next key")
+            for _ in range(_MAX_STEPS):
+                s = replace(s, now=self._now(), time_left=self._time_left(lease, remaining_seconds))
+                step = core.next_step(s)
+                logger.debug("next step", extra={"step": type(step).__name__, "detail": _describe(step)})
+                s, lease, outcome = self._carry_out(step, s, lease, subject)
+                if outcome is not None:
+                    return outcome
+            raise RuntimeError(f"record took more than {_MAX_STEPS} steps: a bug in replyonce.core")
+        finally:
+            if lease is not None and not lease.released and not self._store.release(lease):
                 logger.warning(
-                    "send key holds a failure; the next attempt uses the next key generation",
+                    "thread lease expired and was taken over before release", extra={"thread_key": lease.key}
+                )
+                count("LeaseLost")
+
+    def _time_left(self, lease: Lease | None, remaining_seconds: Callable[[], float]) -> float:
+        left = remaining_seconds()
+        if lease is not None and not lease.released:
+            left = min(left, lease.expires_at_ms / 1000 - self._clock())
+        return left
+
+    def _carry_out(
+        self, step: core.Step, s: Situation, lease: Lease | None, subject: Subject
+    ) -> tuple[Situation, Lease | None, dict[str, Any] | None]:
+        """Do ``step``; return what is known after it, the lease, and the outcome when the record ends."""
+        match step:
+            case core.LookUpAgents():
+                return replace(s, agents=self.agents()), lease, None
+            case core.LookUpFolders(grant_id=grant_id):
+                return replace(s, closed_folders=self._grant_folders(grant_id)[0]), lease, None
+            case core.ReadLedger(grant_id=grant_id, message_id=message_id):
+                return replace(s, ledger=self._store.ledger_entry(grant_id, message_id)), lease, None
+            case core.FetchMessage(grant_id=grant_id, message_id=message_id):
+                fetched = self._mailbox.message(grant_id, message_id)
+                if fetched is not None:
+                    count("MessageFetched")
+                return replace(s, fetched=GONE if fetched is None else fetched), lease, None
+            case core.TakeLease(thread_key=key, duration_seconds=seconds):
+                lease = self._take_lease(key, seconds, s)
+                return replace(s, state=lease.state), lease, None
+            case core.ReadThread(grant_id=grant_id, thread_id=thread_id, limit=limit, page_token=token):
+                page = self._mailbox.thread_page(grant_id, thread_id, limit, token)
+                self._saw_nylas_time(page.nylas_time)
+                listing = (s.listing or Listing()) if token else Listing()
+                return replace(s, listing=listing.with_page(page)), lease, None
+            case core.Search(grant_id=grant_id, kind=kind, intent_id=intent_id):
+                found = self._mailbox.search(grant_id, kind, INTENT_KEY, intent_id)
+                self._saw_nylas_time(found.nylas_time)
+                if found.nylas_time is None and not found.failed:
+                    found = SearchResult(found.found, nylas_time=self._now())
+                return replace(s, searches={**s.searches, intent_id: found}), lease, None
+            case core.Reserve(reservation=reservation, intent_id=intent_id):
+                return replace(s, reserved=self._store.reserve(reservation, intent_id)), lease, None
+            case core.AskAgent(conversation=conversation):
+                return replace(s, agent_outcome=self._ask_agent(conversation)), lease, None
+            case core.Store(intent=intent, attempt=attempt, metric=metric):
+                assert lease is not None
+                if not self._store.store_intent(lease, intent):
+                    raise Deferred(DeferReason.LEASE_LOST, 0, thread_key=lease.key)
+                if metric:
+                    count(metric)
+                lease.state = replace(lease.state, outbox={**lease.state.outbox, intent.id: intent})
+                logger.debug(
+                    "intent stored",
                     extra={
-                        "status": answer.status,
-                        "error_type": answer.error_type,
+                        "intent_id": intent.id,
                         "generation": intent.generation,
+                        "attempts": intent.attempts,
                     },
                 )
-                count("KeyGenerationAdvanced")
-                raise self._retryable(answer)
-            in_flight = answer.error_type == decisions.CONCURRENT_IDEMPOTENT_REQUEST
-            time_left = remaining_ms() / 1000 > self._settings.nylas_send_timeout_seconds / 4
-            if not in_flight or attempt == _IN_FLIGHT_ATTEMPTS or not time_left:
-                raise self._retryable(answer)
-            logger.info(
-                "same send is in flight elsewhere; retrying with the same key", extra={"attempt": attempt}
+                attempting = s.attempting | {intent.id} if attempt else s.attempting - {intent.id}
+                answers = {k: v for k, v in s.answers.items() if k != intent.id}
+                return replace(s, state=lease.state, attempting=attempting, answers=answers), lease, None
+            case core.Attempt(grant_id=grant_id, intent=intent):
+                answer = self._attempt(grant_id, intent)
+                self._saw_nylas_time(answer.nylas_time)
+                attempting = s.attempting - {intent.id}
+                return (
+                    replace(s, attempting=attempting, answers={**s.answers, intent.id: answer}),
+                    lease,
+                    None,
+                )
+            case core.Settle():
+                assert lease is not None
+                return s, lease, self._settle(step, lease, subject)
+            case core.Skip(reason=reason, detail=detail):
+                return s, lease, skipped(reason, **_subject_fields(subject), **detail)
+            case core.Defer(reason=reason, seconds=seconds, detail=detail):
+                raise Deferred(reason, seconds, **detail)
+        raise AssertionError(f"unknown step {step!r}")
+
+    def _take_lease(self, key: str, seconds: float, s: Situation) -> Lease:
+        """The thread's lease, waiting up to ``LEASE_WAIT_SECONDS`` for a holder (bounded by the time left).
+
+        Why wait here rather than only send the record back: a burst's later
+        notifications meet the holder of the first one, whose reply usually
+        covers them seconds later.
+        """
+        wait = max(0.0, min(self._lease_wait_seconds, s.time_left - self._policy.lease_seconds))
+        deadline = self._monotonic() + wait
+        while True:
+            try:
+                return self._store.take_lease(key, int(seconds * 1000))
+            except ThreadBusyError as busy:
+                if self._monotonic() + LEASE_POLL_SECONDS > deadline:
+                    raise Deferred(
+                        DeferReason.THREAD_BUSY, busy.held_for_seconds + 1, thread_key=key
+                    ) from None
+                self._sleep(LEASE_POLL_SECONDS)
+
+    def _ask_agent(self, conversation: Any) -> Reply | NoReply | Handoff | AgentFailed:
+        """The agent's outcome within ``AGENT_TIMEOUT_SECONDS``; anything else is a retry or a refusal."""
+        result: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                result["outcome"] = self._agent(conversation)
+            except BaseException as failure:
+                result["failure"] = failure
+
+        worker = threading.Thread(target=call, name="replyonce-agent", daemon=True)
+        worker.start()
+        worker.join(self._policy.agent_timeout_seconds)
+        if worker.is_alive():
+            # Abandoned, never stored: what it returns later is dropped with its thread.
+            raise Deferred(DeferReason.AGENT_FAILED, None, detail="agent outlived AGENT_TIMEOUT_SECONDS")
+        failure = result.get("failure")
+        if isinstance(failure, AgentRejected):
+            logger.error("the agent rejected the burst; not retried", extra={"detail": str(failure)})
+            return AgentFailed(str(failure))
+        if failure is not None:
+            logger.error("the agent failed; the record will be retried", exc_info=failure)
+            raise Deferred(DeferReason.AGENT_FAILED, None, detail=f"{type(failure).__name__}: {failure}")
+        outcome = result.get("outcome")
+        if not isinstance(outcome, Reply | NoReply | Handoff):
+            raise Deferred(
+                DeferReason.AGENT_FAILED,
+                None,
+                detail=f"the agent returned {type(outcome).__name__}, not Reply, NoReply or Handoff",
             )
-            self._sleep(_IN_FLIGHT_RETRY_SECONDS)
-        raise AssertionError("unreachable")
+        logger.debug("agent answered", extra={"outcome": type(outcome).__name__})
+        return outcome
 
-    @staticmethod
-    def _retryable(answer: SendAnswer) -> NylasRetryableError:
-        return NylasRetryableError(
-            answer.detail or f"send: {answer.status}",
-            status=answer.status,
-            error_type=answer.error_type,
-            retry_after_seconds=answer.retry_after_seconds,
+    def _attempt(self, grant_id: str, intent: Any) -> Answer:
+        if intent.kind is IntentKind.DRAFT:
+            answer = self._mailbox.create_draft(grant_id, intent.request)
+        else:
+            key = idempotency_key(grant_id, intent.target_id, intent.generation, intent.key_scheme)
+            answer = self._mailbox.send(grant_id, intent.request, key)
+        logger.debug(
+            "attempt answered",
+            extra={
+                "intent_id": intent.id,
+                "generation": intent.generation,
+                "status": answer.status,
+                "error_type": answer.error_type,
+                "replayed": answer.replayed,
+            },
         )
+        if (answer.status is not None and answer.status >= 400) or answer.status is None:
+            count_by("NylasAnswer", "status", str(answer.status or "none"))
+        return answer
 
-    def _record(
-        self,
-        notification: Notification,
-        lease: Lease,
-        grant: Grant,
-        intent: SendIntent,
-        reply_message_id: str,
-        sent_at: int,
-    ) -> dict[str, Any]:
-        held = self._ledger.record_reply(
-            lease, grant.id, intent, reply_message_id, sent_at or intent.created_at
-        )
+    def _settle(self, step: core.Settle, lease: Lease, subject: Subject) -> dict[str, Any]:
+        settlement = step.settlement
+        grant_id = subject.grant_id
+        if step.reconcile_after is not None and settlement.intent is not None:
+            # Scheduled before the settlement is written: if this fails, the record retries the same key.
+            self._reconcile_later(
+                ReconcileDue(grant_id, settlement.intent.thread_id, settlement.intent.id),
+                step.reconcile_after,
+            )
+        held = self._store.settle(lease, settlement, grant_id)
         if not held:
             logger.warning(
                 "thread lease was lost before the reply was recorded; recorded without it",
                 extra={"thread_key": lease.key},
             )
             count("LeaseLost")
-        if len(intent.covered) > 1:
-            count("BurstCoalesced", len(intent.covered) - 1)
-        request = intent.payload
+        if step.metric:
+            count(step.metric)
+        if len(settlement.covered) > 1 and settlement.status in (Status.REPLIED, Status.QUEUED):
+            count("BurstCoalesced", len(settlement.covered) - 1)
+        if step.move_to:
+            self._move(grant_id, settlement.covered)
+        fields = _subject_fields(subject)
+        if step.skip is not None:
+            return skipped(step.skip, **fields, covered=list(settlement.covered), detail=settlement.reason)
+        return self._announce(step, fields)
+
+    def _move(self, grant_id: str, message_ids: tuple[str, ...]) -> None:
+        """File handed-off messages in ``HANDOFF_FOLDER``: best effort, after the hand-off is settled."""
+        folder = self._grant_folders(grant_id)[1]
+        if not folder:
+            return
+        for message_id in message_ids:
+            try:
+                self._mailbox.move(grant_id, message_id, folder)
+            except Exception as exc:
+                logger.warning(
+                    "handed-off message not moved to HANDOFF_FOLDER",
+                    extra={"message_id": message_id, "detail": str(exc)},
+                )
+                count("HandoffMoveFailed")
+
+    def _announce(self, step: core.Settle, fields: Mapping[str, Any]) -> dict[str, Any]:
+        settlement = step.settlement
+        intent = settlement.intent
+        request = intent.payload if intent is not None else {}
+        message = {
+            Status.REPLIED: "reply sent",
+            Status.QUEUED: "reply queued by Nylas",
+            Status.DRAFTED: "reply drafted for review",
+        }[settlement.status]
         logger.info(
-            "reply sent",
+            message,
             extra={
-                "notification_id": notification.id,
-                "replied_to": intent.target_id,
-                "reply_message_id": reply_message_id,
-                "covered": list(intent.covered),
+                **fields,
+                "replied_to": settlement.replied_to,
+                "reply_message_id": settlement.reply_message_id,
+                "covered": list(settlement.covered),
                 "to": [r.get("email", "") for r in request.get("to", [])],
                 "subject": request.get("subject", ""),
-                "generation": intent.generation,
+                "generation": intent.generation if intent is not None else 0,
+                "intent_id": intent.id if intent is not None else "",
             },
         )
+        if settlement.status is Status.REPLIED:
+            count("ReplySent")
         return {
-            "outcome": "replied",
-            "replied_to": intent.target_id,
-            "reply_message_id": reply_message_id,
-            "covered": list(intent.covered),
+            "outcome": settlement.status.value,
+            "replied_to": settlement.replied_to,
+            "reply_message_id": settlement.reply_message_id,
+            "covered": list(settlement.covered),
         }
 
-    def _rejected(
-        self, notification: Notification, lease: Lease, grant: Grant, intent: SendIntent, answer: SendAnswer
-    ) -> dict[str, Any]:
-        logger.error(
-            "Nylas rejected the reply; not retrying",
-            extra={"status": answer.status, "error_type": answer.error_type, "detail": answer.detail},
-        )
-        self._ledger.record_failure(lease, grant.id, intent.covered, f"{answer.status} {answer.error_type}")
-        count_by("ReplyFailed", "status", str(answer.status))
-        return _skipped(notification, SEND_REJECTED, status=answer.status)
+
+def _subject_fields(subject: Subject) -> dict[str, Any]:
+    fields = {"grant_id": subject.grant_id, "thread_id": subject.thread_id}
+    message_id = getattr(subject, "message_id", "")
+    if message_id:
+        fields["message_id"] = message_id
+    intent_id = getattr(subject, "intent_id", "")
+    if intent_id:
+        fields["intent_id"] = intent_id
+    return fields
+
+
+def _describe(step: core.Step) -> Mapping[str, Any]:
+    """A step's log-safe fields for the debug line (no bodies, no addresses)."""
+    match step:
+        case core.Skip(reason=reason):
+            return {"reason": reason.value}
+        case core.Defer(reason=reason, seconds=seconds):
+            return {"reason": reason.value, "seconds": seconds}
+        case core.Store(intent=intent) | core.Attempt(intent=intent):
+            return {"intent_id": intent.id, "generation": intent.generation, "covered": list(intent.covered)}
+        case core.AskAgent(burst=burst):
+            return {"to_answer": list(burst.covered), "target": burst.target.get("id")}
+        case core.Settle(settlement=settlement):
+            return {"status": settlement.status.value, "covered": list(settlement.covered)}
+        case core.ReadThread(page_token=token):
+            return {"page_token": bool(token)}
+    return {}

@@ -16,6 +16,7 @@ from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterEr
 
 from replyonce.config import SecretsSettings
 from replyonce.exceptions import SecretsUnavailableError
+from replyonce.observability import logger
 
 
 class _JsonSecret:
@@ -112,7 +113,13 @@ class WebhookSecrets(_JsonSecret):
         try:
             return float(value or 0) > self._wall_clock()
         except (TypeError, ValueError):
-            return False
+            # Only the operator commands write it: a malformed flag means someone meant a rotation, and
+            # reading it as "none" would turn a genuine delivery's 503 into a 401 Nylas drops.
+            logger.warning(
+                "rotating_until in the webhook secret is not a number; treated as a rotation under way",
+                extra={"reason": "rotating_until_malformed"},
+            )
+            return True
 
 
 class NylasApiKey(_JsonSecret):
@@ -127,6 +134,6 @@ class NylasApiKey(_JsonSecret):
         key = self._read(fresh=False).get("api_key")
         if not isinstance(key, str) or not key:
             raise SecretsUnavailableError(
-                f"secret {self._settings.secrets_id} has no api_key: run `python -m ops set-api-key`"
+                f"secret {self._settings.secrets_id} has no api_key: run `make set-api-key`"
             )
         return key

@@ -1,58 +1,95 @@
-"""The state table (``STATE_TABLE``): its keys and item layout, in one place.
+"""The state table (``STATE_TABLE``): what the replier remembers, and its item layout, in one place.
 
-Two kinds of item share the table, told apart by the ``pk`` prefix:
+Three kinds of item share the table, told apart by the ``pk`` prefix:
 
-``thread#{grant}#{thread}`` — one per thread (written under the lease)
+``thread#{grant}#{thread}`` — one per thread, written under the thread's lease
     ``lease_owner`` (S), ``lease_expires_at`` (N, ms, worker clock)
-        the thread lease; both absent when free.
-    ``replies`` (M: reply id → N, Nylas time)
-        the loop guard's memory: when each reply went out. Keyed by reply, so
-        recording the same reply twice (a retried transaction, two holders
-        finishing one intent) cannot count it twice.
+        the lease; both absent when free.
+    ``replies`` (M: intent id → N, Nylas time)
+        the loop guard's memory: when each reply went out (or was queued).
+        Keyed by intent, so recording one reply twice counts it once.
     ``covered`` (M: message id → N, Nylas time)
-        messages a sent reply covered (its draft saw them), newest
-        ``ANSWERED_MEMORY`` kept.
-    ``outbox`` (M)
-        the send intent: the exact send request stored before the first send
-        attempt (see :class:`SendIntent`); removed when the reply is recorded.
+        messages settled by a reply, a draft, a decline, a hand-off or a
+        refusal, newest :data:`COVERED_MEMORY` kept (older ones: the ledger
+        and the replies' own metadata in the mailbox).
+    ``outbox`` (M: intent id → M)
+        the replies decided and not yet settled (:class:`Intent`), each
+        stored before its first attempt.
     ``expires_at`` (N) DynamoDB TTL.
 
-``message#{grant}#{message}`` — the reply ledger, one per inbound message acted on
-    ``status`` (``replied`` | ``failed``), ``reply_message_id``, ``replied_to``,
+``message#{grant}#{message}`` — the reply ledger, one per inbound message settled
+    ``status`` (:class:`Status`), ``reply_message_id``, ``replied_to``,
     ``intent_id``, ``reason``, ``recorded_at`` (N), ``expires_at`` (N, TTL).
 
-Why one module: the lease, the ledger, the outbox and the ``thread-state``
-ops command all read these items; a layout known in one place cannot drift
+``recipient#{digest}#{hour}`` — the per-recipient budget of one hour of Nylas time
+    ``intents`` (SS: the intents that reserved a reply to this address),
+    ``expires_at`` (N, TTL). The address itself is not stored, only a digest.
+
+Why one module: the store, its in-memory fake and the ``thread-state`` ops
+command all read these items; a layout known in one place cannot drift
 between its readers. Items written by earlier versions (``reply_times`` and
-``answered`` as lists) are still read. The lease acquisition creates the two
-maps, so a writer without the lease can set one key of them.
+``answered`` lists, a single-intent ``outbox``) are still read.
 """
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
+
+from replyonce.keys import KEY_SCHEME, LEGACY_KEY_SCHEME
 
 THREAD_PREFIX = "thread#"
 MESSAGE_PREFIX = "message#"
+RECIPIENT_PREFIX = "recipient#"
 
-# How many recently answered message ids the thread item remembers (older ones live in the ledger).
-ANSWERED_MEMORY = 50
-# The loop guard's window (REPLY_BUDGET_PER_HOUR): the thread item keeps reply times this long.
+COVERED_MEMORY = 50
+"""How many recently settled message ids the thread item remembers."""
 REPLY_BUDGET_WINDOW_SECONDS = 3600
+"""The loop guard's window (``REPLY_BUDGET_PER_HOUR``) and the per-recipient budget's hour."""
 
-REPLIED = "replied"
-FAILED = "failed"
-
-# Attribute names, for the expressions of the modules that write them.
+# Attribute names, for the expressions of the store that writes them.
 LEASE_OWNER = "lease_owner"
 LEASE_EXPIRES_AT = "lease_expires_at"
 REPLIES = "replies"
-ANSWERED = "covered"
+COVERED = "covered"
+OUTBOX = "outbox"
+INTENTS = "intents"
+TTL = "expires_at"
 _LEGACY_REPLY_TIMES = "reply_times"
 _LEGACY_ANSWERED = "answered"
-OUTBOX = "outbox"
-TTL = "expires_at"
+
+
+class Status(StrEnum):
+    """How an inbound message was settled (the ledger's ``status``)."""
+
+    REPLIED = "replied"
+    """A reply covering it went out (a ``200``, the reply found in the mailbox, or ``message.delivered``)."""
+    QUEUED = "queued"
+    """Nylas accepted a reply covering it (``202``) and has not confirmed it went out."""
+    DRAFTED = "drafted"
+    """A draft covering it waits in the mailbox for a person (review mode)."""
+    DECLINED = "declined"
+    """The agent chose not to answer (``NoReply``)."""
+    HANDED_OFF = "handed_off"
+    """The agent left it for a person (``Handoff``)."""
+    FAILED = "failed"
+    """Its reply was refused for good (by Nylas or by the agent)."""
+
+
+class IntentKind(StrEnum):
+    SEND = "send"
+    """``POST /messages/send`` with an ``Idempotency-Key``."""
+    DRAFT = "draft"
+    """``POST /drafts`` (review mode): no key exists, so only the mailbox can tell a draft was made."""
+
+
+class IntentState(StrEnum):
+    SENDING = "sending"
+    """Being sent: no answer has settled it."""
+    QUEUED = "queued"
+    """Nylas answered ``202``: waiting for ``message.delivered``, ``message.send_failed`` or the reconcile."""
 
 
 def thread_key(grant_id: str, thread_id: str) -> str:
@@ -61,6 +98,11 @@ def thread_key(grant_id: str, thread_id: str) -> str:
 
 def message_key(grant_id: str, message_id: str) -> str:
     return f"{MESSAGE_PREFIX}{grant_id}#{message_id}"
+
+
+def recipient_key(email: str, hour: int) -> str:
+    """The budget item of ``email`` for the hour ``hour`` (Nylas time // 3600): a digest, not the address."""
+    return f"{RECIPIENT_PREFIX}{hashlib.sha256(email.lower().encode()).hexdigest()[:32]}#{hour}"
 
 
 def _number(value: Mapping[str, Any] | None, default: int = 0) -> int:
@@ -93,69 +135,195 @@ def times_attribute(times: Mapping[str, int]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class SendIntent:
-    """A reply decided and stored before its first send attempt: the outbox.
+class Intent:
+    """A reply decided and stored before its first attempt: one entry of the outbox.
 
-    Every attempt — by this worker, another one, after a crash or a DLQ
-    redrive hours later — sends ``request`` byte for byte, so a
-    non-deterministic drafter can never produce a second, different email.
+    Every attempt — by this worker, another one, after a crash, a timeout or a
+    DLQ redrive hours later — sends ``request`` byte for byte, so an agent
+    that answers differently each time can never produce a second, different
+    email. What the attempts so far may have done is kept with it, so a later
+    worker decides as the first one would have.
 
     Attributes
     ----------
     id:
-        The intent's id; also sent as message metadata ``key1`` so the reply
-        can be found in the thread after the ``Idempotency-Key`` has lapsed.
-    target_id:
-        The message replied to (``reply_to_message_id``).
+        The intent's id, sent in the reply's metadata (``key1``).
+    thread_id, target_id:
+        The thread, and the message replied to (``reply_to_message_id``).
     covered:
-        Every message id the draft saw and the reply answers.
+        Every message id the reply answers (the burst the agent saw).
     request:
-        The exact JSON body of ``POST /messages/send``.
-    generation:
-        Part of the ``Idempotency-Key``; moves on after a cached error.
+        The exact JSON body of ``POST /messages/send`` (or ``POST /drafts``).
+    kind:
+        A send or a draft.
+    generation, key_scheme:
+        The ``Idempotency-Key``'s parts besides grant and target.
     created_at:
-        Nylas time (the thread read's ``Date``) when the intent was stored.
+        Nylas time the intent was stored.
+    attempts, first_attempt_at, last_attempt_at:
+        Attempts made under this generation (each stored *before* it is made),
+        and their Nylas times: the key lives one hour from the first; "may
+        have sent" dates from the last.
+    state, accepted_at, reply_message_id:
+        ``queued`` after a ``202`` (when and which message Nylas queued).
+    reopened:
+        How often a ``message.send_failed`` re-opened it (it is sent again once).
+    key_stuck:
+        The key can only replay an answer that may have sent (a replayed error, a ``409
+        invalid_idempotent_request``): only the mailbox can tell, after the settle time.
+    drop_headers:
+        Nylas refused a request with ``custom_headers``: the next generation goes without them.
     """
 
     id: str
+    thread_id: str
     target_id: str
     covered: tuple[str, ...]
     request: str
+    kind: IntentKind = IntentKind.SEND
     generation: int = 0
+    key_scheme: int = KEY_SCHEME
     created_at: int = 0
+    attempts: int = 0
+    first_attempt_at: int = 0
+    last_attempt_at: int = 0
+    state: IntentState = IntentState.SENDING
+    accepted_at: int = 0
+    reply_message_id: str = ""
+    reopened: int = 0
+    key_stuck: bool = False
+    drop_headers: bool = False
 
     @property
     def payload(self) -> dict[str, Any]:
         return json.loads(self.request)
 
-    def next_generation(self) -> "SendIntent":
-        return replace(self, generation=self.generation + 1)
+    @property
+    def has_custom_headers(self) -> bool:
+        return bool(self.payload.get("custom_headers"))
+
+    def attempting(self, now: int) -> "Intent":
+        """This intent with one more attempt about to be made at Nylas time ``now``."""
+        return replace(
+            self,
+            attempts=self.attempts + 1,
+            first_attempt_at=self.first_attempt_at or now,
+            last_attempt_at=now,
+        )
+
+    def stuck(self, *, drop_headers: bool = False) -> "Intent":
+        """This intent once its key can only replay: the next generation waits for the mailbox's word."""
+        return replace(self, key_stuck=True, drop_headers=self.drop_headers or drop_headers)
+
+    def next_generation(self, *, without_custom_headers: bool = False) -> "Intent":
+        """The same reply under the next key, nothing attempted yet (only once nothing can be out)."""
+        request = self.request
+        if without_custom_headers or self.drop_headers:
+            payload = self.payload
+            payload.pop("custom_headers", None)
+            request = json.dumps(payload, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        return replace(
+            self,
+            request=request,
+            generation=self.generation + 1,
+            attempts=0,
+            first_attempt_at=0,
+            last_attempt_at=0,
+            state=IntentState.SENDING,
+            accepted_at=0,
+            reply_message_id="",
+            key_stuck=False,
+            drop_headers=False,
+        )
+
+    def queued(self, accepted_at: int, reply_message_id: str) -> "Intent":
+        """This intent after a ``202``: accepted by Nylas' queue, not sent."""
+        return replace(
+            self, state=IntentState.QUEUED, accepted_at=accepted_at, reply_message_id=reply_message_id
+        )
+
+    def reopen(self) -> "Intent":
+        """Sent again after Nylas said the queued reply failed (``message.send_failed``)."""
+        return replace(self.next_generation(), reopened=self.reopened + 1)
 
     def to_attribute(self) -> dict[str, Any]:
         return {
             "M": {
                 "intent_id": {"S": self.id},
+                "thread_id": {"S": self.thread_id},
                 "target_id": {"S": self.target_id},
                 "covered": {"L": [{"S": m} for m in self.covered]},
                 "request": {"S": self.request},
+                "kind": {"S": self.kind.value},
                 "generation": {"N": str(self.generation)},
+                "key_scheme": {"N": str(self.key_scheme)},
                 "created_at": {"N": str(self.created_at)},
+                "attempts": {"N": str(self.attempts)},
+                "first_attempt_at": {"N": str(self.first_attempt_at)},
+                "last_attempt_at": {"N": str(self.last_attempt_at)},
+                "state": {"S": self.state.value},
+                "accepted_at": {"N": str(self.accepted_at)},
+                "reply_message_id": {"S": self.reply_message_id},
+                "reopened": {"N": str(self.reopened)},
+                "key_stuck": {"BOOL": self.key_stuck},
+                "drop_headers": {"BOOL": self.drop_headers},
             }
         }
 
     @classmethod
-    def from_attribute(cls, attribute: Mapping[str, Any] | None) -> "SendIntent | None":
+    def from_attribute(cls, attribute: Mapping[str, Any] | None, thread_id: str = "") -> "Intent | None":
         fields = (attribute or {}).get("M")
-        if not fields:
+        if not fields or "intent_id" not in fields:
             return None
+        legacy = "key_scheme" not in fields
         return cls(
             id=_string(fields.get("intent_id")),
+            thread_id=_string(fields.get("thread_id")) or thread_id,
             target_id=_string(fields.get("target_id")),
             covered=tuple(_string(m) for m in fields.get("covered", {}).get("L", [])),
             request=_string(fields.get("request")),
+            kind=IntentKind(_string(fields.get("kind")) or IntentKind.SEND),
             generation=_number(fields.get("generation")),
+            key_scheme=LEGACY_KEY_SCHEME if legacy else _number(fields.get("key_scheme"), KEY_SCHEME),
             created_at=_number(fields.get("created_at")),
+            # An intent of an earlier version was stored before its first attempt, which may have been made.
+            attempts=1 if legacy else _number(fields.get("attempts")),
+            first_attempt_at=_number(fields.get("first_attempt_at"), _number(fields.get("created_at"))),
+            last_attempt_at=_number(fields.get("last_attempt_at"), _number(fields.get("created_at"))),
+            state=IntentState(_string(fields.get("state")) or IntentState.SENDING),
+            accepted_at=_number(fields.get("accepted_at")),
+            reply_message_id=_string(fields.get("reply_message_id")),
+            reopened=_number(fields.get("reopened")),
+            key_stuck=bool((fields.get("key_stuck") or {}).get("BOOL", False)),
+            drop_headers=bool((fields.get("drop_headers") or {}).get("BOOL", False)),
         )
+
+
+def outbox_attribute(intents: Mapping[str, Intent]) -> dict[str, Any]:
+    return {"M": {intent_id: intent.to_attribute() for intent_id, intent in intents.items()}}
+
+
+def _outbox(attribute: Mapping[str, Any] | None, thread_id: str) -> dict[str, Intent]:
+    """The outbox map; an earlier version's single intent becomes a map of one."""
+    single = Intent.from_attribute(attribute, thread_id)
+    if single is not None:
+        return {single.id: single}
+    intents: dict[str, Intent] = {}
+    for value in ((attribute or {}).get("M") or {}).values():
+        intent = Intent.from_attribute(value, thread_id)
+        if intent is not None:
+            intents[intent.id] = intent
+    return intents
+
+
+def is_legacy_outbox(item: Mapping[str, Any]) -> bool:
+    """Whether the item holds an earlier version's single-intent outbox (rewritten as a map on lease)."""
+    return "intent_id" in ((item.get(OUTBOX) or {}).get("M") or {})
+
+
+def thread_of(key: str) -> str:
+    """The thread id of a ``thread#{grant}#{thread}`` key (thread ids may contain ``#``)."""
+    return key.split("#", 2)[2] if key.count("#") >= 2 else ""
 
 
 @dataclass(frozen=True)
@@ -163,31 +331,38 @@ class ThreadState:
     """What a ``thread#`` item says (read in the same request that took the lease)."""
 
     replies: Mapping[str, int] = field(default_factory=dict)
-    answered: Mapping[str, int] = field(default_factory=dict)
-    intent: SendIntent | None = None
+    covered: Mapping[str, int] = field(default_factory=dict)
+    outbox: Mapping[str, Intent] = field(default_factory=dict)
     lease_owner: str = ""
     lease_expires_at_ms: int = 0
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> "ThreadState":
+        thread_id = thread_of(_string(item.get("pk")))
         return cls(
             replies=_times(item.get(REPLIES)) or _times(item.get(_LEGACY_REPLY_TIMES)),
-            answered=_times(item.get(ANSWERED)) or _times(item.get(_LEGACY_ANSWERED)),
-            intent=SendIntent.from_attribute(item.get(OUTBOX)),
+            covered=_times(item.get(COVERED)) or _times(item.get(_LEGACY_ANSWERED)),
+            outbox=_outbox(item.get(OUTBOX), thread_id),
             lease_owner=_string(item.get(LEASE_OWNER)),
             lease_expires_at_ms=_number(item.get(LEASE_EXPIRES_AT)),
         )
 
-    def replies_since(self, since: int) -> int:
-        return sum(1 for moment in self.replies.values() if moment >= since)
+    def intent_covering(self, message_id: str) -> Intent | None:
+        """The stored intent whose reply answers ``message_id``, if any."""
+        return next((i for i in self.outbox.values() if message_id in i.covered), None)
+
+    def settled_ids(self) -> frozenset[str]:
+        """Every message id our state says is settled or about to be: covered, or in a stored intent."""
+        pending = {m for intent in self.outbox.values() for m in intent.covered}
+        return frozenset(self.covered) | pending
 
 
 @dataclass(frozen=True)
 class LedgerEntry:
-    """What a ``message#`` item says: the agent's action on one inbound message."""
+    """What a ``message#`` item says: how the agent settled one inbound message."""
 
     message_id: str
-    status: str
+    status: Status
     reply_message_id: str = ""
     replied_to: str = ""
     intent_id: str = ""
@@ -196,9 +371,14 @@ class LedgerEntry:
 
     @classmethod
     def from_item(cls, message_id: str, item: Mapping[str, Any]) -> "LedgerEntry":
+        try:
+            status = Status(_string(item.get("status")))
+        except ValueError:
+            # Written by a newer version: settled somehow, so never answered again by this one.
+            status = Status.FAILED
         return cls(
             message_id=message_id,
-            status=_string(item.get("status")),
+            status=status,
             reply_message_id=_string(item.get("reply_message_id")),
             replied_to=_string(item.get("replied_to")),
             intent_id=_string(item.get("intent_id")),
@@ -209,7 +389,7 @@ class LedgerEntry:
     def to_item(self, grant_id: str, expires_at: int) -> dict[str, Any]:
         item: dict[str, Any] = {
             "pk": {"S": message_key(grant_id, self.message_id)},
-            "status": {"S": self.status},
+            "status": {"S": self.status.value},
             "reply_message_id": {"S": self.reply_message_id},
             "recorded_at": {"N": str(self.recorded_at)},
             TTL: {"N": str(expires_at)},
@@ -219,3 +399,89 @@ class LedgerEntry:
             if value:
                 item[name] = {"S": value}
         return item
+
+
+@dataclass
+class Lease:
+    """A held thread lease: the token proves ownership in every later write.
+
+    ``state`` is the thread item as the lease acquisition returned it, kept up
+    to date by the shell as it stores intents.
+    """
+
+    key: str
+    token: str
+    expires_at_ms: int
+    state: ThreadState = field(default_factory=ThreadState)
+    released: bool = False
+
+    @property
+    def thread_id(self) -> str:
+        return thread_of(self.key)
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """A reply to ``email`` counted against its budget for the hour ``hour`` (Nylas time // 3600)."""
+
+    email: str
+    hour: int
+    budget: int
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """How a burst (or a stored intent) ends: what the store writes in one transaction.
+
+    Attributes
+    ----------
+    status:
+        The ledger status of every ``covered`` message.
+    covered:
+        The messages settled.
+    at:
+        Nylas time (the thread item's ``covered`` map, and the loop guard when ``counts_as_reply``).
+    intent:
+        The intent this settles: removed from the outbox, or kept (``keep``) as it now is.
+    keep:
+        Keep ``intent`` in the outbox (a queued reply waits for its confirmation).
+    counts_as_reply:
+        Counted by the loop guard (a reply sent or queued).
+    reply_message_id, replied_to, reason:
+        For the ledger entries.
+    """
+
+    status: Status
+    covered: tuple[str, ...]
+    at: int
+    intent: Intent | None = None
+    keep: bool = False
+    counts_as_reply: bool = False
+    reply_message_id: str = ""
+    replied_to: str = ""
+    reason: str = ""
+
+    def ledger_entries(self, recorded_at: int) -> list[LedgerEntry]:
+        intent_id = self.intent.id if self.intent is not None else ""
+        return [
+            LedgerEntry(
+                m, self.status, self.reply_message_id, self.replied_to, intent_id, self.reason, recorded_at
+            )
+            for m in dict.fromkeys(self.covered)
+        ]
+
+    def thread_after(self, state: ThreadState) -> ThreadState:
+        """The thread state this settlement leaves (lease fields untouched)."""
+        replies = dict(state.replies)
+        if self.counts_as_reply and self.intent is not None:
+            since = self.at - REPLY_BUDGET_WINDOW_SECONDS
+            replies = {rid: t for rid, t in replies.items() if t >= since and rid != self.intent.id}
+            replies[self.intent.id] = self.at
+        covered = dict(state.covered) | dict.fromkeys(self.covered, self.at)
+        newest = dict(sorted(covered.items(), key=lambda pair: pair[1])[-COVERED_MEMORY:])
+        outbox = dict(state.outbox)
+        if self.intent is not None:
+            outbox.pop(self.intent.id, None)
+            if self.keep:
+                outbox[self.intent.id] = self.intent
+        return replace(state, replies=replies, covered=newest, outbox=outbox)

@@ -6,20 +6,21 @@ Status rules (docs/design.md invariant 6). Nylas retries only 408, 429, 502, 503
 - a forged or unsigned request → 401, nothing queued;
 - a signed body that is not a notification → 400 (a retry cannot fix it);
 - a body over the cap → 413;
-- a signed notification older than ``MAX_NOTIFICATION_AGE_SECONDS`` → 401 (a
-  replay: Nylas signs no timestamp, so the body's own ``time`` is the bound);
+- a signed notification older than ``MAX_NOTIFICATION_AGE_SECONDS``, or dated
+  more than ``MAX_NOTIFICATION_FUTURE_SECONDS`` ahead → 401 (a replay: Nylas
+  signs no timestamp, so the body's own ``time`` is the bound);
 - a signature that matches no stored secret while a rotation is flagged
-  (``rotating_until``) → 503, so a genuine delivery signed with a secret not
-  stored yet is retried rather than dropped. This holds even when a fresh
-  read is refused by the rate limit: the operator commands raise the flag
-  longer than that interval before Nylas issues a secret;
+  (``rotating_until``), or while a fresh read of the secret is refused by its
+  rate limit → 503, so a genuine delivery signed with a secret we have not
+  read yet is retried rather than dropped;
 - any failure of ours, including a function that cannot start (configuration)
   → 503, never 500, so Nylas tries again.
 
 Metrics for the alarms (template.yaml): ``RequestRejected`` counts every 4xx
 this function answers (the 4xx alarm sees our path only, not scanners that
 API Gateway answers on other paths); ``NotificationDeferred`` counts the
-deliberate rotation 503s, which the 5xx alarm subtracts.
+deliberate 503s of an unverifiable signature, which the 5xx alarm subtracts.
+Every reason is a :class:`replyonce.reasons.RejectReason`, which carries its status.
 """
 
 import base64
@@ -44,6 +45,7 @@ from replyonce.exceptions import (
 from replyonce.notification import Notification
 from replyonce.observability import count, count_by, logger
 from replyonce.queue import SQS_CLIENT_CONFIG, NotificationQueue
+from replyonce.reasons import RejectReason
 from replyonce.secrets import WebhookSecrets
 from replyonce.signature import SIGNATURE_HEADER, signature_matches
 
@@ -66,6 +68,8 @@ def _json(status: int, message: str, **extra: str) -> WebhookResponse:
     return WebhookResponse(status, json.dumps({"message": message, **extra}))
 
 
+# A notification `time` above this is milliseconds (10^11 s is the year 5138).
+_MILLISECONDS_ABOVE = 10**11
 RETRY_LATER = "temporarily unable to accept the notification; retry"
 
 
@@ -85,12 +89,15 @@ def unavailable(failure: ConfigurationError) -> WebhookResponse:
 
 
 class RejectedError(Exception):
-    """A request answered with a non-200 status; ``reason`` is the metric dimension."""
+    """A request answered with a non-200 status; its reason decides the status and is the metric dimension."""
 
-    def __init__(self, status: int, reason: str, message: str) -> None:
+    def __init__(self, reason: RejectReason, message: str) -> None:
         super().__init__(message)
-        self.status = status
         self.reason = reason
+
+    @property
+    def status(self) -> int:
+        return self.reason.status
 
 
 class WebhookEndpoint:
@@ -142,13 +149,13 @@ class WebhookEndpoint:
                 return self._challenge(event)
             if event.http_method == "POST":
                 return self._notification(event)
-            raise RejectedError(405, "method_not_allowed", f"method {event.http_method} is not allowed")
+            raise RejectedError(RejectReason.METHOD_NOT_ALLOWED, f"method {event.http_method} is not allowed")
         except RejectedError as rejected:
             logger.warning(
                 "request rejected",
-                extra={"reason": rejected.reason, "status": rejected.status, "detail": str(rejected)},
+                extra={"reason": rejected.reason.value, "status": rejected.status, "detail": str(rejected)},
             )
-            count_by("NotificationRejected", "reason", rejected.reason)
+            count_by("NotificationRejected", "reason", rejected.reason.value)
             count("NotificationDeferred" if rejected.status == 503 else "RequestRejected")
             response = _json(rejected.status, str(rejected))
             if rejected.status == 405:
@@ -169,7 +176,7 @@ class WebhookEndpoint:
     def _challenge(self, event: APIGatewayProxyEvent) -> WebhookResponse:
         challenge = event.get_query_string_value("challenge")
         if not challenge:
-            raise RejectedError(400, "challenge_missing", "GET needs a challenge query parameter")
+            raise RejectedError(RejectReason.CHALLENGE_MISSING, "GET needs a challenge query parameter")
         count("ChallengeAnswered")
         logger.info("challenge answered")
         # The bare value, as text: no JSON, no quotes. A proxy response is
@@ -180,16 +187,16 @@ class WebhookEndpoint:
         raw = self._raw_body(event)
         signature = event.headers.get(SIGNATURE_HEADER)
         if not signature:
-            raise RejectedError(401, "signature_missing", "X-Nylas-Signature header is missing")
+            raise RejectedError(RejectReason.SIGNATURE_MISSING, "X-Nylas-Signature header is missing")
         self._verify(raw, signature)
         body = self._decoded(raw, event.headers.get("content-encoding", ""))
         try:
             notification = Notification.parse(body)
         except InvalidNotificationError as exc:
             logger.error("signed body is not a notification; dropping it", extra={"detail": str(exc)})
-            raise RejectedError(400, "not_a_notification", str(exc)) from None
+            raise RejectedError(RejectReason.NOT_A_NOTIFICATION, str(exc)) from None
         logger.set_correlation_id(notification.id)
-        self._check_age(notification)
+        self._check_time(notification)
         enqueued = self._queue.enqueue(notification)
         logger.info(
             "notification queued",
@@ -213,15 +220,17 @@ class WebhookEndpoint:
         if event.is_base64_encoded:
             # Base64 grows by 4/3: check before decoding so abuse costs nothing.
             if len(body) > (cap + 2) // 3 * 4:
-                raise RejectedError(413, "body_too_large", f"body exceeds {cap} bytes")
+                raise RejectedError(RejectReason.BODY_TOO_LARGE, f"body exceeds {cap} bytes")
             try:
                 raw = base64.b64decode(body, validate=True)
             except (binascii.Error, ValueError):
-                raise RejectedError(400, "body_not_base64", "body is marked base64 but is not") from None
+                raise RejectedError(
+                    RejectReason.BODY_NOT_BASE64, "body is marked base64 but is not"
+                ) from None
         else:
             raw = body.encode()
         if len(raw) > cap:
-            raise RejectedError(413, "body_too_large", f"body exceeds {cap} bytes")
+            raise RejectedError(RejectReason.BODY_TOO_LARGE, f"body exceeds {cap} bytes")
         return raw
 
     def _verify(self, raw: bytes, signature: str) -> None:
@@ -232,36 +241,49 @@ class WebhookEndpoint:
         refreshed = self._secrets.refreshed_webhook_secrets()
         if refreshed is not None and signature_matches(raw, signature, refreshed):
             return
-        # When the fresh read was refused by the rate limit, the cached value is at most that
-        # interval old, and the operator commands raise the flag at least that long before Nylas
-        # issues a secret (ops/rotation.py, settle_seconds()): so a secret changed since our last
-        # read always shows here as the flag, and the delivery is retried, not dropped.
+        if refreshed is None:
+            # A fresh read was refused by the rate limit, so we cannot know whether the stored secret
+            # changed since our last read: a genuine delivery signed with a newer secret must be
+            # retried (503), never dropped (401). Forged traffic gets 503s too, and costs no reads.
+            raise RejectedError(
+                RejectReason.SIGNATURE_UNVERIFIED_SECRET_STALE, "secret could not be re-read just now; retry"
+            )
         if self._secrets.rotating():
             # Perhaps signed with a secret Nylas issued and we have not stored yet: ask for a retry.
             raise RejectedError(
-                503, "signature_unverified_during_rotation", "secret rotation under way; retry"
+                RejectReason.SIGNATURE_UNVERIFIED_DURING_ROTATION, "secret rotation under way; retry"
             )
-        raise RejectedError(401, "signature_invalid", "X-Nylas-Signature does not match the body")
+        raise RejectedError(RejectReason.SIGNATURE_INVALID, "X-Nylas-Signature does not match the body")
 
-    def _check_age(self, notification: Notification) -> None:
-        """Refuse a notification older than the bound: a signed delivery replayed by someone else.
+    def _check_time(self, notification: Notification) -> None:
+        """Refuse a notification older than the bound, or dated further ahead than clock skew explains.
 
         Why 401 and not a retried status: the request is authentic bytes used
         out of their time, an authentication failure no retry can fix. Nylas
-        itself stops retrying long before the bound (72 h).
+        itself stops retrying long before the bound (72 h). ``time`` is Unix
+        seconds (the envelope schema); a value above 10^11 is milliseconds
+        (some Nylas examples show them) and is read as such, so it can neither
+        switch the bound off nor pass as a time far ahead.
         """
-        bound = self._settings.max_notification_age_seconds
         sent = notification.payload.get("time")
-        if not bound:
-            return
         if isinstance(sent, bool) or not isinstance(sent, int | float):
             # Nylas always sends `time`; a signed body without one cannot have been altered to drop it.
             logger.warning("notification has no numeric time; its age is not checked")
             return
+        if sent > _MILLISECONDS_ABOVE:
+            sent = sent / 1000
         age = self._clock() - sent
-        if age > bound:
+        bound = self._settings.max_notification_age_seconds
+        if bound and age > bound:
             raise RejectedError(
-                401, "notification_too_old", f"notification is {int(age)} s old, over {bound} s: a replay"
+                RejectReason.NOTIFICATION_TOO_OLD,
+                f"notification is {int(age)} s old, over {bound} s: a replay",
+            )
+        ahead = self._settings.max_notification_future_seconds
+        if bound and -age > ahead:
+            raise RejectedError(
+                RejectReason.NOTIFICATION_FROM_THE_FUTURE,
+                f"notification is dated {int(-age)} s ahead, over {ahead} s: not a genuine delivery",
             )
 
     def _decoded(self, raw: bytes, content_encoding: str) -> bytes:
@@ -271,7 +293,7 @@ class WebhookEndpoint:
             return raw
         if encoding != "gzip":
             raise RejectedError(
-                415, "encoding_unsupported", f"Content-Encoding {content_encoding!r} is not supported"
+                RejectReason.ENCODING_UNSUPPORTED, f"Content-Encoding {content_encoding!r} is not supported"
             )
         cap = self._settings.max_body_bytes
         inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
@@ -279,9 +301,9 @@ class WebhookEndpoint:
             # max_length bounds memory: a small gzip bomb cannot inflate past the cap.
             body = inflater.decompress(raw, cap + 1)
         except zlib.error:
-            raise RejectedError(400, "gzip_invalid", "body is not valid gzip") from None
+            raise RejectedError(RejectReason.GZIP_INVALID, "body is not valid gzip") from None
         if len(body) > cap or inflater.unconsumed_tail:
-            raise RejectedError(413, "body_too_large", f"decompressed body exceeds {cap} bytes")
+            raise RejectedError(RejectReason.BODY_TOO_LARGE, f"decompressed body exceeds {cap} bytes")
         if not inflater.eof:
-            raise RejectedError(400, "gzip_invalid", "gzip body is truncated")
+            raise RejectedError(RejectReason.GZIP_INVALID, "gzip body is truncated")
         return body

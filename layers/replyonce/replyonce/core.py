@@ -1,0 +1,765 @@
+"""The replier's functional core: from what is known to the next thing to do, as one pure function.
+
+:func:`next_step` takes a :class:`Situation` — the record (a new message, a
+send outcome Nylas reported, a reconcile we scheduled), the deployment's
+policy, and everything read so far: the ledger, the thread state the lease
+returned, the thread listing, mailbox searches, the answers of attempts made
+in this lease, the agent's outcome, Nylas' time — and returns one
+:class:`Step`: read this, take the lease, ask the agent, store this intent,
+attempt it, settle, skip with a reason, or defer. The shell
+(``replyonce.replier``) carries the step out through a port, adds what it
+learned to the situation, and asks again. No I/O here, no clock: every rule
+is a table-driven test (``tests/test_core.py``), and a scheduler can
+interleave workers at each step (``tests/test_interleavings.py``).
+
+Where each invariant is decided (the README's table points here):
+
+- at most one reply per message: :func:`_drive` (what may be attempted, under which key, and
+  what the answers and the mailbox prove: ``replyonce.answers``);
+- nothing silently lost and one reply per burst: ``replyonce.plan.plan_burst``, with coverage
+  from our state and from the mailbox (``replyonce.coverage``);
+- never to itself or to machines: ``replyonce.screening.reason_not_to_answer``,
+  ``replyonce.recipients.reply_recipient``, ``replyonce.plan.loop_guard_exhausted`` and the
+  per-recipient budget (:func:`_reservation`).
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from replyonce.agent import AgentIdentity, Conversation, Handoff, NoReply, Outcome, Reply
+from replyonce.answers import Answer, Proof, proof_of, proves_generation_unsent
+from replyonce.conversation import conversation_for
+from replyonce.coverage import INTENT_KEY, MAX_COVERED_IDS, covered_in_mailbox, is_covered, is_reply_of
+from replyonce.keys import conversation_key
+from replyonce.outbox import new_intent
+from replyonce.plan import Burst, loop_guard_exhausted, message_id, needs_another_page, plan_burst
+from replyonce.policy import Policy
+from replyonce.ports import Listing, Message, SearchResult
+from replyonce.reasons import DeferReason, SkipReason
+from replyonce.screening import Agents, in_closed_folder, reason_not_to_answer, sender_email, sender_reason
+from replyonce.state import (
+    REPLY_BUDGET_WINDOW_SECONDS,
+    Intent,
+    IntentKind,
+    IntentState,
+    LedgerEntry,
+    Reservation,
+    Settlement,
+    Status,
+    ThreadState,
+    thread_key,
+)
+from replyonce.subjects import MessageArrived, ReconcileDue, SendReported, Subject
+
+KEY_LIFETIME_SECONDS = 3600
+"""Nylas keeps an ``Idempotency-Key``'s answer for one hour from the first request."""
+MAX_BURST = MAX_COVERED_IDS
+"""The largest burst one reply answers (its metadata must name every covered message)."""
+
+
+# ---- what is known -----------------------------------------------------------------------------------
+
+
+class _Marker:
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+UNREAD: Any = _Marker("UNREAD")
+"""Not read yet."""
+GONE: Any = _Marker("GONE")
+"""Read: Nylas no longer has it."""
+
+
+@dataclass(frozen=True)
+class AgentFailed:
+    """The agent refused the burst for good (``AgentRejected``, or a model's final refusal)."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class Situation:
+    """Everything known about one record at one moment.
+
+    Attributes
+    ----------
+    subject, policy:
+        The record, and the configuration.
+    agents:
+        The agent grants' addresses (looked up once per container); ``None`` until then.
+    closed_folders:
+        The receiving grant's junk and trash folder ids; ``None`` until looked up.
+    ledger:
+        The message's ledger entry, ``None`` (none), or :data:`UNREAD`.
+    fetched:
+        The message fetched by id, :data:`GONE`, or :data:`UNREAD`.
+    state:
+        The thread state while we hold its lease; ``None`` without the lease.
+    listing:
+        The thread pages read in this lease.
+    searches:
+        Intent id → the latest ``metadata_pair`` search for it.
+    answers:
+        Intent id → the answer of the attempt made in this lease.
+    attempting:
+        Intents stored with an attempt counted in this lease, not attempted yet.
+    reserved:
+        The per-recipient budget's answer for the burst (``None``: not asked yet).
+    agent_outcome:
+        What the agent returned for the burst.
+    now:
+        Nylas' time, from the latest answer that carried it; ``None`` before any.
+    time_left:
+        Seconds left before the lease or the invocation ends, whichever is first.
+    """
+
+    subject: Subject
+    policy: Policy
+    agents: Agents | None = None
+    closed_folders: frozenset[str] | None = None
+    ledger: LedgerEntry | None = UNREAD
+    fetched: Message | None = UNREAD
+    state: ThreadState | None = None
+    listing: Listing | None = None
+    searches: Mapping[str, SearchResult] = field(default_factory=dict)
+    answers: Mapping[str, Answer] = field(default_factory=dict)
+    attempting: frozenset[str] = frozenset()
+    reserved: bool | None = None
+    agent_outcome: Outcome | AgentFailed | None = None
+    now: int | None = None
+    time_left: float = float("inf")
+
+
+# ---- what to do next ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LookUpAgents:
+    """Look up every agent grant's address (once per container)."""
+
+
+@dataclass(frozen=True)
+class LookUpFolders:
+    """Look up the receiving grant's folders (once per container)."""
+
+    grant_id: str
+
+
+@dataclass(frozen=True)
+class ReadLedger:
+    grant_id: str
+    message_id: str
+
+
+@dataclass(frozen=True)
+class FetchMessage:
+    grant_id: str
+    message_id: str
+
+
+@dataclass(frozen=True)
+class TakeLease:
+    thread_key: str
+    duration_seconds: float
+
+
+@dataclass(frozen=True)
+class ReadThread:
+    """Read a page of the thread; ``page_token`` ``None`` starts a fresh listing."""
+
+    grant_id: str
+    thread_id: str
+    limit: int
+    page_token: str | None
+
+
+@dataclass(frozen=True)
+class Search:
+    """Look for the intent's reply by its id (``metadata_pair=key1:<id>``) in messages or drafts."""
+
+    grant_id: str
+    kind: str
+    intent_id: str
+
+
+@dataclass(frozen=True)
+class Reserve:
+    """Count the burst's reply against its recipient's budget (idempotent per intent id)."""
+
+    reservation: Reservation
+    intent_id: str
+
+
+@dataclass(frozen=True)
+class AskAgent:
+    conversation: Conversation
+    burst: Burst
+
+
+@dataclass(frozen=True)
+class Store:
+    """Put ``intent`` in the outbox (``attempt``: an attempt is counted in it and follows)."""
+
+    intent: Intent
+    attempt: bool = True
+    metric: str = ""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """Send the stored intent (or create its draft), byte for byte."""
+
+    grant_id: str
+    intent: Intent
+
+
+@dataclass(frozen=True)
+class Settle:
+    """Write the settlement and free the lease; the record ends.
+
+    ``skip`` makes the record's outcome a skip with that reason (logged and
+    counted); ``reconcile_after`` schedules our own check of a queued reply
+    (before the settlement is written); ``move_to`` files the covered
+    messages in a folder afterwards (a hand-off).
+    """
+
+    settlement: Settlement
+    skip: SkipReason | None = None
+    reconcile_after: int | None = None
+    move_to: str = ""
+    metric: str = ""
+
+
+@dataclass(frozen=True)
+class Skip:
+    reason: SkipReason
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Defer:
+    """Give the record back to the queue; ``seconds`` ``None``: the standard backoff by receives."""
+
+    reason: DeferReason
+    seconds: int | None = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+Step = (
+    LookUpAgents
+    | LookUpFolders
+    | ReadLedger
+    | FetchMessage
+    | TakeLease
+    | ReadThread
+    | Search
+    | Reserve
+    | AskAgent
+    | Store
+    | Attempt
+    | Settle
+    | Skip
+    | Defer
+)
+
+_SETTLED_REASON = {
+    Status.REPLIED: SkipReason.ALREADY_REPLIED,
+    Status.QUEUED: SkipReason.ALREADY_REPLIED,
+    Status.DRAFTED: SkipReason.ALREADY_DRAFTED,
+    Status.DECLINED: SkipReason.AGENT_DECLINED,
+    Status.HANDED_OFF: SkipReason.HANDED_OFF,
+    Status.FAILED: SkipReason.REPLY_PREVIOUSLY_FAILED,
+}
+
+
+def settled_reason(status: Status) -> SkipReason:
+    """The skip reason of a redelivery for a message settled with ``status``."""
+    return _SETTLED_REASON[status]
+
+
+def may_start(time_left: float, policy: Policy) -> bool:
+    """Whether a record may start: it needs a whole lease's work before the invocation ends."""
+    return time_left >= policy.lease_seconds
+
+
+def next_step(s: Situation) -> Step:
+    """The one thing to do next for the record ``s.subject``, given everything in ``s``."""
+    subject = s.subject
+    if isinstance(subject, MessageArrived):
+        return _message_arrived(s, subject)
+    if isinstance(subject, SendReported):
+        return _send_reported(s, subject)
+    return _reconcile_due(s, subject)
+
+
+# ---- a new message -----------------------------------------------------------------------------------
+
+
+def _message_arrived(s: Situation, arrived: MessageArrived) -> Step:
+    policy = s.policy
+    if arrived.grant_id not in policy.agent_grant_ids:
+        return Skip(SkipReason.GRANT_NOT_AGENT)
+    if not arrived.message_id:
+        return Skip(SkipReason.NO_MESSAGE_ID)
+    if s.agents is None:
+        return LookUpAgents()
+    if s.closed_folders is None:
+        return LookUpFolders(arrived.grant_id)
+    # What the payload alone shows (its sender, its folder): no lease, no read. Headers come with the read.
+    if arrived.payload.get("from"):
+        reason = sender_reason(arrived.payload, s.agents, policy.trusted_senders)
+        if reason is not None:
+            return Skip(reason)
+    if in_closed_folder(arrived.payload, s.closed_folders):
+        return Skip(SkipReason.JUNK_OR_TRASH)
+    if s.ledger is UNREAD:
+        return ReadLedger(arrived.grant_id, arrived.message_id)
+    if s.ledger is not None:
+        return Skip(settled_reason(s.ledger.status), {"reply_message_id": s.ledger.reply_message_id})
+    thread_id = arrived.thread_id or _fetched_thread(s)
+    if not thread_id:
+        if s.fetched is UNREAD:
+            return FetchMessage(arrived.grant_id, arrived.message_id)
+        return Skip(SkipReason.MESSAGE_GONE)
+    if s.state is None:
+        return TakeLease(thread_key(arrived.grant_id, thread_id), policy.lease_seconds)
+    intent = s.state.intent_covering(arrived.message_id)
+    if intent is not None:
+        if intent.state is IntentState.QUEUED:
+            return Skip(SkipReason.ALREADY_REPLIED, {"queued": True, "intent_id": intent.id})
+        return _drive(s, arrived.grant_id, intent)
+    if arrived.message_id in s.state.covered:
+        return Skip(SkipReason.ALREADY_REPLIED, {"thread_id": thread_id})
+    return _plan(s, arrived, thread_id)
+
+
+def _fetched_thread(s: Situation) -> str:
+    if s.fetched is UNREAD or s.fetched is GONE or s.fetched is None:
+        return ""
+    return str(s.fetched.get("thread_id") or s.fetched.get("id") or "")
+
+
+def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
+    """Inside the lease, no intent covers the message: read the thread and plan the burst's reply."""
+    policy, state, agents = s.policy, s.state, s.agents
+    assert state is not None
+    assert agents is not None
+    window = min(policy.thread_window, 200)
+    if s.listing is None or not s.listing.pages:
+        return ReadThread(arrived.grant_id, thread_id, window, None)
+    listing = s.listing
+    settled = state.settled_ids()
+    record = covered_in_mailbox(listing.messages, agents.addresses)
+
+    def covered(mid: str) -> bool:
+        return mid in settled or is_covered(mid, record)
+
+    def not_to_answer(message: Message) -> SkipReason | None:
+        return reason_not_to_answer(
+            message,
+            grant_id=arrived.grant_id,
+            agents=agents,
+            trusted_senders=policy.trusted_senders,
+            closed_folder_ids=s.closed_folders or frozenset(),
+        )
+
+    last_page = listing.pages[-1]
+    if (
+        listing.next_cursor
+        and len(listing.pages) < policy.max_thread_pages
+        and needs_another_page(last_page.messages, is_covered=covered, reason_not_to_answer=not_to_answer)
+    ):
+        return ReadThread(arrived.grant_id, thread_id, window, listing.next_cursor)
+    messages = listing.messages
+    if arrived.message_id not in {message_id(m) for m in messages}:
+        if s.fetched is UNREAD:
+            return FetchMessage(arrived.grant_id, arrived.message_id)
+        if s.fetched is GONE or s.fetched is None:
+            return Skip(SkipReason.MESSAGE_GONE)
+        messages = (*messages, s.fetched)
+    now = listing.read_at or 0
+    agent_dates = [_int(m.get("date")) for m in messages if sender_email(m) in agents.addresses]
+    if loop_guard_exhausted(
+        state.replies.values(),
+        agent_dates,
+        now=now,
+        window=REPLY_BUDGET_WINDOW_SECONDS,
+        budget=policy.reply_budget_per_hour,
+    ):
+        return Skip(SkipReason.REPLY_BUDGET_EXHAUSTED, {"thread_id": thread_id})
+    planned = plan_burst(
+        arrived.message_id,
+        messages,
+        is_covered=covered,
+        reason_not_to_answer=not_to_answer,
+        own_addresses=agents.addresses,
+        trusted_senders=policy.trusted_senders,
+    )
+    if isinstance(planned, SkipReason):
+        return Skip(planned, {"thread_id": thread_id})
+    burst = _bounded(planned)
+    intent_id = conversation_key(arrived.grant_id, thread_id, burst.covered).replace("-", "")
+    if s.reserved is None:
+        reservation = Reservation(
+            email=burst.recipient["email"],
+            hour=now // REPLY_BUDGET_WINDOW_SECONDS,
+            budget=policy.recipient_budget_per_hour,
+        )
+        return Reserve(reservation, intent_id)
+    if not s.reserved:
+        return Skip(SkipReason.RECIPIENT_BUDGET_EXHAUSTED, {"thread_id": thread_id})
+    grant = _grant(arrived.grant_id, agents)
+    if s.agent_outcome is None:
+        if s.time_left < policy.lease_seconds - policy.margin_seconds:
+            return Defer(DeferReason.DEADLINE, 0)
+        conversation = conversation_for(
+            messages, burst, agent=grant, agent_addresses=agents.addresses, thread_id=thread_id
+        )
+        return AskAgent(conversation, burst)
+    return _agent_answered(s, arrived, thread_id, burst, intent_id, grant, now)
+
+
+def _bounded(burst: Burst) -> Burst:
+    """At most :data:`MAX_BURST` messages, the newest (the rest are answered by the next reply)."""
+    if len(burst.to_answer) <= MAX_BURST:
+        return burst
+    return Burst(burst.to_answer[:MAX_BURST], burst.target, burst.recipient)
+
+
+def _grant(grant_id: str, agents: Agents) -> AgentIdentity:
+    return AgentIdentity(grant_id, agents.emails.get(grant_id, ""), agents.names.get(grant_id, ""))
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _agent_answered(
+    s: Situation,
+    arrived: MessageArrived,
+    thread_id: str,
+    burst: Burst,
+    intent_id: str,
+    grant: AgentIdentity,
+    now: int,
+) -> Step:
+    """The agent answered the burst: settle it (decline, hand-off, refusal) or store its reply."""
+    outcome, policy, covered = s.agent_outcome, s.policy, burst.covered
+    if isinstance(outcome, NoReply):
+        settlement = Settlement(Status.DECLINED, covered, now, reason=outcome.reason[:500])
+        return Settle(settlement, skip=SkipReason.AGENT_DECLINED)
+    if isinstance(outcome, Handoff):
+        settlement = Settlement(Status.HANDED_OFF, covered, now, reason=outcome.reason[:500])
+        return Settle(
+            settlement, skip=SkipReason.HANDED_OFF, move_to=policy.handoff_folder, metric="HandedOff"
+        )
+    if isinstance(outcome, AgentFailed):
+        settlement = Settlement(Status.FAILED, covered, now, reason=f"agent: {outcome.detail}"[:500])
+        return Settle(settlement, skip=SkipReason.AGENT_REJECTED, metric="ReplyFailed")
+    assert isinstance(outcome, Reply)
+    intent = new_intent(
+        intent_id=intent_id,
+        thread_id=thread_id,
+        target=burst.target,
+        covered=covered,
+        recipient=burst.recipient,
+        reply=outcome,
+        signature=grant.name,
+        review=policy.review_mode or outcome.review,
+        now=s.now if s.now is not None else now,
+    )
+    return _attempt(s, intent, stored=False)
+
+
+# ---- getting a stored intent out exactly once --------------------------------------------------------
+
+
+def _drive(s: Situation, grant_id: str, intent: Intent) -> Step:
+    """The next step for a stored intent: attempt it, learn what an attempt did, or ask the mailbox.
+
+    Invariant 1 is decided here. An attempt is made only when nothing can
+    be out yet, or under the same ``Idempotency-Key`` while it lives (Nylas
+    then replays the first answer instead of sending). Anything else that
+    may have sent — no answer, a 5xx, a replay, a 409, a crash mid-attempt,
+    the key's hour gone — is settled by the mailbox alone: the reply found
+    (thread listing or ``metadata_pair``), or absent from both *after the
+    settle time*, and only then the next key.
+    """
+    answer = s.answers.get(intent.id)
+    if answer is not None:
+        return _after_answer(s, grant_id, intent, answer)
+    if intent.id in s.attempting:
+        return Attempt(grant_id, intent)
+    found = _evidence(s, intent)
+    if found is not None:
+        return _found(s, intent, found)
+    if intent.attempts == 0:
+        return _attempt(s, intent)
+    if s.now is None:
+        # Nylas' time decides whether the key still lives; the read also shows the thread as it is.
+        return ReadThread(grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+    if intent.kind is IntentKind.SEND and not intent.key_stuck and _key_alive(intent, s.now, s.policy):
+        return _attempt(s, intent)
+    return _after_settle(
+        s,
+        grant_id,
+        intent,
+        wait_until=intent.last_attempt_at + s.policy.settle_seconds,
+        on_absent=lambda: _attempt(s, intent.next_generation(), metric="KeyGenerationAdvanced"),
+    )
+
+
+def _key_alive(intent: Intent, now: int, policy: Policy) -> bool:
+    """Whether the key still fences: Nylas forgets it an hour after its first request (a margin earlier)."""
+    return now < intent.first_attempt_at + KEY_LIFETIME_SECONDS - policy.key_margin_seconds
+
+
+def _attempt(s: Situation, intent: Intent, *, stored: bool = True, metric: str = "") -> Step:
+    """Store ``intent`` with one more attempt counted, if a whole attempt fits in the time left."""
+    policy = s.policy
+    if s.time_left < policy.send_timeout_seconds + policy.margin_seconds:
+        if not stored:
+            return Store(intent, attempt=False, metric=metric)
+        return Defer(DeferReason.DEADLINE, 0)
+    now = s.now if s.now is not None else intent.created_at
+    return Store(intent.attempting(now), metric=metric)
+
+
+def _after_answer(s: Situation, grant_id: str, intent: Intent, answer: Answer) -> Step:
+    """What the answer to this lease's attempt proves, and the step it leads to (``replyonce.answers``)."""
+    policy = s.policy
+    now = answer.nylas_time or s.now or intent.last_attempt_at
+    proof = proof_of(answer, had_custom_headers=intent.has_custom_headers)
+    detail = {
+        "status": answer.status,
+        "error_type": answer.error_type,
+        "replayed": answer.replayed,
+        "generation": intent.generation,
+        "intent_id": intent.id,
+    }
+    if proof is Proof.SENT:
+        status = Status.DRAFTED if intent.kind is IntentKind.DRAFT else Status.REPLIED
+        return Settle(_sent(intent, status, now, answer.message_id))
+    if proof is Proof.QUEUED:
+        settlement = Settlement(
+            Status.QUEUED,
+            intent.covered,
+            now,
+            intent.queued(now, answer.message_id),
+            keep=True,
+            counts_as_reply=True,
+            reply_message_id=answer.message_id,
+            replied_to=intent.target_id,
+        )
+        return Settle(settlement, reconcile_after=policy.pending_confirm_seconds, metric="ReplyQueued")
+    if proof is Proof.MAY_HAVE_SENT and intent.kind is IntentKind.SEND:
+        return Defer(DeferReason.SEND_RETRY, answer.retry_after_seconds, detail)
+    if proof.may_have_sent:
+        # The key can only replay this answer (or a draft has no key at all): only the mailbox can tell.
+        return Store(intent.stuck(), attempt=False)
+    refused_headers = proof is Proof.HEADERS_REFUSED
+    if proof in (Proof.NOT_SENT, Proof.HEADERS_REFUSED):
+        metric = "CustomHeadersRefused" if refused_headers else "KeyGenerationAdvanced"
+        if proves_generation_unsent(answer, intent.attempts) and (refused_headers or answer.replayed):
+            # Nothing went out under this key, and it would replay the refusal for its hour: the next key.
+            next_intent = intent.next_generation(without_custom_headers=refused_headers)
+            return _attempt(s, next_intent, metric=metric)
+        if refused_headers:
+            # Refused, but an earlier attempt under this key may have sent: the mailbox first.
+            return Store(intent.stuck(drop_headers=True), attempt=False, metric=metric)
+        return Defer(DeferReason.RATE_LIMITED, answer.retry_after_seconds, detail)
+    if proof is Proof.REJECTED:
+        reason = f"{answer.status} {answer.error_type}".strip()
+        settlement = Settlement(Status.FAILED, intent.covered, now, intent, reason=reason)
+        return Settle(settlement, skip=SkipReason.SEND_REJECTED, metric="ReplyFailed")
+    return Defer(DeferReason.ACCOUNT_LIMITED, policy.account_retry_seconds, detail)
+
+
+def _sent(intent: Intent, status: Status, at: int, reply_message_id: str) -> Settlement:
+    return Settlement(
+        status,
+        intent.covered,
+        at,
+        intent,
+        counts_as_reply=status is Status.REPLIED,
+        reply_message_id=reply_message_id,
+        replied_to=intent.target_id,
+    )
+
+
+def _evidence(s: Situation, intent: Intent) -> Message | None:
+    """The intent's reply (or draft) as the mailbox shows it: in the listing, or found by its id."""
+    if s.agents is None:
+        return None
+    addresses = s.agents.addresses
+    candidates = list(s.listing.messages if s.listing else ())
+    search = s.searches.get(intent.id)
+    if search is not None:
+        candidates.extend(search.found)
+    return next((m for m in candidates if is_reply_of(m, intent.id, addresses)), None)
+
+
+def _found(s: Situation, intent: Intent, message: Message) -> Step:
+    """The reply is in the mailbox: settle it as what the mailbox shows (a draft, or a sent reply)."""
+    at = _int(message.get("date")) or s.now or intent.last_attempt_at
+    is_draft = message.get("object") == "draft"
+    status = Status.DRAFTED if is_draft else Status.REPLIED
+    return Settle(_sent(intent, status, at, message_id(message)), metric="ReplyFoundInMailbox")
+
+
+def _after_settle(s: Situation, grant_id: str, intent: Intent, *, wait_until: int, on_absent: Any) -> Step:
+    """Whether the reply is out, asked of the mailbox once it could show it (Nylas documents no index delay).
+
+    Absence counts only when both the thread listing and the
+    ``metadata_pair`` search were read after ``wait_until``; a failed search
+    is *unknown* and defers this intent only.
+    """
+    assert s.now is not None
+    if s.now < wait_until:
+        return Defer(DeferReason.SEND_UNCERTAIN, wait_until - s.now, {"intent_id": intent.id})
+    if s.listing is None or (s.listing.read_at or 0) < wait_until:
+        return ReadThread(grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+    search = s.searches.get(intent.id)
+    if search is None or (not search.failed and (search.nylas_time or 0) < wait_until):
+        kind = "drafts" if intent.kind is IntentKind.DRAFT else "messages"
+        return Search(grant_id, kind, intent.id)
+    if search.failed:
+        return Defer(DeferReason.SEARCH_FAILED, None, {"intent_id": intent.id, "detail": search.failed})
+    return on_absent()
+
+
+# ---- a send outcome Nylas reported, and our own reconcile --------------------------------------------
+
+
+def _outcome_intent(s: Situation, grant_id: str, thread_id: str, intent_id: str) -> Step | Intent:
+    """The stored intent a send outcome is about, or the step needed first (agents, lease, a skip)."""
+    if grant_id not in s.policy.agent_grant_ids:
+        return Skip(SkipReason.GRANT_NOT_AGENT)
+    if not intent_id or not thread_id:
+        return Skip(SkipReason.NOT_OUR_REPLY)
+    if s.agents is None:
+        return LookUpAgents()
+    if s.state is None:
+        return TakeLease(thread_key(grant_id, thread_id), s.policy.lease_seconds)
+    intent = s.state.outbox.get(intent_id)
+    if intent is None:
+        return Skip(SkipReason.NOT_OUR_REPLY, {"intent_id": intent_id})
+    return intent
+
+
+def _send_reported(s: Situation, reported: SendReported) -> Step:
+    """``message.delivered`` confirms a queued reply; ``message.send_failed`` re-opens it, once."""
+    found = _outcome_intent(s, reported.grant_id, reported.thread_id, reported.intent_id)
+    if not isinstance(found, Intent):
+        return found
+    intent = found
+    if intent.id in s.attempting or intent.id in s.answers:
+        return _drive(s, reported.grant_id, intent)
+    at = s.now or intent.accepted_at or intent.last_attempt_at
+    if reported.delivered:
+        message = reported.reply_message_id or intent.reply_message_id
+        return Settle(_sent(intent, Status.REPLIED, at, message), metric="QueuedReplyDelivered")
+    stale = (
+        reported.reply_message_id
+        and intent.reply_message_id
+        and reported.reply_message_id != intent.reply_message_id
+    )
+    if intent.state is not IntentState.QUEUED or stale:
+        return Skip(SkipReason.NOT_OUR_REPLY, {"intent_id": intent.id, "state": intent.state.value})
+    if intent.reopened >= 1:
+        settlement = Settlement(Status.FAILED, intent.covered, at, intent, reason="send_failed twice")
+        return Settle(settlement, skip=SkipReason.SEND_REJECTED, metric="QueuedReplyFailed")
+    if s.now is None:
+        return ReadThread(reported.grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+    return _attempt(s, intent.reopen(), metric="QueuedReplyReopened")
+
+
+def _reconcile_due(s: Situation, due: ReconcileDue) -> Step:
+    """A queued reply nothing confirmed in ``PENDING_CONFIRM_SECONDS``: the mailbox decides."""
+    found = _outcome_intent(s, due.grant_id, due.thread_id, due.intent_id)
+    if not isinstance(found, Intent):
+        if isinstance(found, Skip) and found.reason is SkipReason.NOT_OUR_REPLY:
+            # Settled meanwhile (delivered, failed, or found): nothing left to reconcile.
+            return Skip(SkipReason.ALREADY_REPLIED, {"reconcile": True, "intent_id": due.intent_id})
+        return found
+    intent = found
+    if intent.state is not IntentState.QUEUED or intent.id in s.attempting or intent.id in s.answers:
+        return _drive(s, due.grant_id, intent)
+    if s.now is None:
+        return ReadThread(due.grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+    evidence = _evidence(s, intent)
+    if evidence is not None:
+        return _found(s, intent, evidence)
+
+    def reopen() -> Step:
+        if intent.reopened >= 1:
+            settlement = Settlement(Status.FAILED, intent.covered, s.now or 0, intent, reason="never sent")
+            return Settle(settlement, skip=SkipReason.SEND_REJECTED, metric="QueuedReplyFailed")
+        return _attempt(s, intent.reopen(), metric="QueuedReplyReopened")
+
+    return _after_settle(
+        s,
+        due.grant_id,
+        intent,
+        wait_until=intent.accepted_at + s.policy.pending_confirm_seconds,
+        on_absent=reopen,
+    )
+
+
+# ---- when a deferred record comes back ---------------------------------------------------------------
+
+_MAX_VISIBILITY_SECONDS = 12 * 3600  # SQS ChangeMessageVisibility's limit
+_CONTENDED = frozenset({DeferReason.THREAD_BUSY, DeferReason.NOTIFICATION_IN_PROGRESS})
+
+
+def retry_delay(
+    reason: DeferReason,
+    hint_seconds: int | None,
+    receives: int,
+    *,
+    busy_base_seconds: int,
+    retry_base_seconds: int,
+    retry_max_seconds: int,
+) -> int:
+    """When a deferred record should be received again (its visibility, in seconds).
+
+    A contended record backs off from ``BUSY_RETRY_SECONDS``, doubling per
+    receive, but never waits longer than the holder's lease can last
+    (``hint_seconds``); other failures back off from ``RETRY_BASE_SECONDS``,
+    capped; a deferral that knows its time (``Retry-After``, the settle time,
+    an account limit's wait, a deadline) uses it.
+    """
+    doubling = 2 ** min(max(receives, 1) - 1, 16)
+    if reason in _CONTENDED:
+        backoff = min(busy_base_seconds * doubling, retry_max_seconds)
+        return max(0, min(backoff, hint_seconds) if hint_seconds is not None else backoff)
+    if hint_seconds is not None:
+        return max(0, min(int(hint_seconds), _MAX_VISIBILITY_SECONDS))
+    return min(retry_base_seconds * doubling, retry_max_seconds)
+
+
+__all__ = [
+    "GONE",
+    "INTENT_KEY",
+    "UNREAD",
+    "AgentFailed",
+    "Grant",
+    "MessageArrived",
+    "Policy",
+    "ReconcileDue",
+    "SendReported",
+    "Situation",
+    "Step",
+    "may_start",
+    "next_step",
+    "retry_delay",
+    "settled_reason",
+]

@@ -1,0 +1,137 @@
+"""Which messages one reply answers, and to whom it goes (invariants 2 and 3), as pure functions.
+
+Order is the thread listing's order (Nylas: "reverse chronological", the sort
+key not named), never a comparison of the sender's ``date``: that header
+comes from the sender's clock, and a back-dated or future-dated message must
+neither be skipped nor steal later replies. Whatever key Nylas sorts on, the
+plan is defensible: the burst is every eligible message not covered yet —
+which no order changes — and only the choice of the one it threads on (the
+first listed, the newest) depends on the order.
+"""
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from replyonce.reasons import SkipReason
+from replyonce.recipients import reply_recipient
+
+Message = Mapping[str, Any]
+
+
+def message_id(message: Message) -> str:
+    value = message.get("id")
+    return value if isinstance(value, str) else ""
+
+
+@dataclass(frozen=True)
+class Burst:
+    """One reply's plan: the messages it answers and the one it threads on.
+
+    Attributes
+    ----------
+    to_answer:
+        Every eligible message not covered yet, in the listing's order (newest first).
+    target:
+        The message the reply threads on (``reply_to_message_id``): the newest of them
+        that someone may be mailed at.
+    recipient:
+        The one recipient (``From``, or a trusted sender's ``Reply-To``).
+    """
+
+    to_answer: tuple[Message, ...]
+    target: Message
+    recipient: dict[str, str]
+
+    @property
+    def covered(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(message_id(m) for m in self.to_answer))
+
+
+def plan_burst(
+    trigger_id: str,
+    messages: Sequence[Message],
+    *,
+    is_covered: Callable[[str], bool],
+    reason_not_to_answer: Callable[[Message], SkipReason | None],
+    own_addresses: Iterable[str],
+    trusted_senders: Iterable[str] = (),
+) -> Burst | SkipReason:
+    """The reply to plan for the notification about ``trigger_id`` (invariants 2 and 3).
+
+    Parameters
+    ----------
+    trigger_id:
+        The message the notification is about; it must be among ``messages``.
+    messages:
+        The thread as read inside the lease, in the listing's order.
+    is_covered:
+        Whether a reply (our state, or a reply of ours in the mailbox) covers a message id.
+    reason_not_to_answer:
+        ``replyonce.screening.reason_not_to_answer`` bound to this grant.
+
+    Returns
+    -------
+    Burst or SkipReason
+        One reply to the newest eligible uncovered message covers every
+        eligible uncovered message (invariant 3). A message that reached the
+        thread after an earlier reply's read is not covered, so it is
+        answered now (invariant 2).
+    """
+    if is_covered(trigger_id):
+        return SkipReason.ALREADY_REPLIED
+    trigger = next((m for m in messages if message_id(m) == trigger_id), None)
+    if trigger is None:
+        raise ValueError(f"the trigger message {trigger_id!r} is not among the messages read")
+    reason = reason_not_to_answer(trigger)
+    if reason is not None:
+        return reason
+    own = frozenset(own_addresses)
+    trusted = frozenset(trusted_senders)
+    burst = tuple(
+        dict(
+            (message_id(m), m)
+            for m in messages
+            if message_id(m) and not is_covered(message_id(m)) and reason_not_to_answer(m) is None
+        ).values()
+    )
+    for target in burst:  # newest first; a target nobody may be mailed at falls to the next
+        recipient = reply_recipient(target, own, trusted)
+        if recipient is not None:
+            return Burst(burst, target, recipient)
+    return SkipReason.NO_RECIPIENT
+
+
+def needs_another_page(
+    messages_on_page: Sequence[Message],
+    *,
+    is_covered: Callable[[str], bool],
+    reason_not_to_answer: Callable[[Message], SkipReason | None],
+) -> bool:
+    """Whether the burst may go on beyond this page: it holds an eligible message not covered yet.
+
+    Why this rule: a page whose every message is covered, the agent's own or
+    not to be answered ends the burst in any order Nylas lists by; one that
+    still holds an uncovered message may have more of the burst behind it.
+    """
+    return any(
+        message_id(m) and not is_covered(message_id(m)) and reason_not_to_answer(m) is None
+        for m in messages_on_page
+    )
+
+
+def loop_guard_exhausted(
+    recorded_replies: Iterable[int], agent_message_dates: Iterable[int], *, now: int, window: int, budget: int
+) -> bool:
+    """Whether the thread had ``budget`` replies in the ``window`` seconds before ``now`` (invariant 4).
+
+    All three times are Nylas' (the ``Date`` of its answers, the dates Nylas
+    gave our sent messages), never the worker's clock, so a worker whose clock
+    runs an hour fast or slow neither forgets nor invents replies. Two sources,
+    each enough alone: what we recorded, and the agent's messages the thread
+    read shows (a reply whose worker died before recording it).
+    """
+    since = now - window
+    recorded = sum(1 for moment in recorded_replies if moment >= since)
+    visible = sum(1 for moment in agent_message_dates if moment >= since)
+    return max(recorded, visible) >= budget

@@ -1,0 +1,33 @@
+"""The pure part of the replier's configuration: what the core decides with.
+
+A module of its own so that ``replyonce.config`` (which the webhook imports
+at cold start) need not import the core.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The pure part of the replier's configuration (``ReplierSettings.policy``)."""
+
+    agent_grant_ids: tuple[str, ...]
+    trusted_senders: frozenset[str] = frozenset()
+    reply_budget_per_hour: int = 3
+    recipient_budget_per_hour: int = 10
+    thread_window: int = 20
+    max_thread_pages: int = 5
+    settle_seconds: int = 300
+    pending_confirm_seconds: int = 600
+    key_margin_seconds: int = 300
+    account_retry_seconds: int = 900
+    review_mode: bool = False
+    agent_timeout_seconds: float = 30.0
+    send_timeout_seconds: float = 150.0
+    margin_seconds: float = 10.0
+    handoff_folder: str = ""
+
+    @property
+    def lease_seconds(self) -> float:
+        """One record's budget: the agent, one send, the bookkeeping. A lease never outlives it."""
+        return self.agent_timeout_seconds + self.send_timeout_seconds + self.margin_seconds

@@ -1,0 +1,153 @@
+"""The replier's two ports: the state store and the mailbox. Everything it reads or writes goes through them.
+
+Why ports: the rules (``replyonce.core``) are pure and the shell
+(``replyonce.replier``) only carries out what they decide, through these two
+small interfaces. Each has a production adapter (``replyonce.store``:
+DynamoDB; ``replyonce.nylas``: the Nylas API) and an in-memory fake
+(``tests/fakes.py``), so the rules are tested in microseconds, one contract
+test runs the same cases on both, and a scheduler can pause every worker at
+every call to explore their interleavings.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from replyonce.answers import Answer
+from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement
+
+Message = Mapping[str, Any]
+"""A Nylas message object as the API returns it."""
+
+
+@dataclass(frozen=True)
+class Grant:
+    """An agent grant as Nylas describes it (``GET /v3/grants/{id}``)."""
+
+    id: str
+    email: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Folder:
+    """One folder of a grant's mailbox (``GET /v3/grants/{id}/folders``)."""
+
+    id: str
+    name: str
+    attributes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ThreadPage:
+    """One page of a thread listing, in the listing's order (Nylas: "reverse chronological")."""
+
+    messages: tuple[Message, ...]
+    next_cursor: str | None
+    nylas_time: int
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A ``metadata_pair`` search: the objects found, or why the search could not answer.
+
+    ``failed`` non-empty means *unknown*: never read it as "not there".
+    """
+
+    found: tuple[Message, ...] = ()
+    failed: str = ""
+    nylas_time: int | None = None
+
+
+class StateStore(Protocol):
+    """The state table: ledger, thread leases, the outbox, the per-recipient budget (``replyonce.state``)."""
+
+    def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
+        """The ledger entry of one inbound message, read consistently."""
+        ...
+
+    def take_lease(self, thread_key: str, duration_ms: int) -> Lease:
+        """Take the thread's lease for ``duration_ms`` (worker clock); raise ``ThreadBusyError`` if held."""
+        ...
+
+    def release(self, lease: Lease) -> bool:
+        """Free the lease if still ours; ``False`` when it was lost meanwhile."""
+        ...
+
+    def reserve(self, reservation: Reservation, intent_id: str) -> bool:
+        """Count ``intent_id`` against the recipient's hourly budget; ``False`` when the budget is spent.
+
+        Idempotent per intent id: a retry of the same burst does not spend a second slot.
+        """
+        ...
+
+    def store_intent(self, lease: Lease, intent: Intent) -> bool:
+        """Put ``intent`` in the outbox, conditioned on the lease; ``False`` when the lease was lost."""
+        ...
+
+    def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
+        """Write the settlement (ledger + thread) and free the lease; ``False`` when the lease was lost.
+
+        A lost lease still gets the ledger entries and the covered ids: what
+        happened at Nylas happened either way.
+        """
+        ...
+
+
+class Mailbox(Protocol):
+    """The Nylas API as the replier uses it."""
+
+    def grant(self, grant_id: str) -> Grant:
+        """The grant (address and name); raises ``NylasPermanentError`` (404) for an unknown one."""
+        ...
+
+    def folders(self, grant_id: str) -> Sequence[Folder]:
+        """The grant's folders."""
+        ...
+
+    def message(self, grant_id: str, message_id: str) -> Message | None:
+        """One message with its headers; ``None`` when Nylas no longer has it (404)."""
+        ...
+
+    def thread_page(self, grant_id: str, thread_id: str, limit: int, page_token: str | None) -> ThreadPage:
+        """One page of the thread's messages, with headers and metadata."""
+        ...
+
+    def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
+        """``GET /{kind}?metadata_pair=key:value`` (``kind``: ``messages`` or ``drafts``); never raises."""
+        ...
+
+    def send(self, grant_id: str, request: str, key: str) -> Answer:
+        """``POST /messages/send`` with ``request`` byte for byte and an ``Idempotency-Key``; never raises."""
+        ...
+
+    def create_draft(self, grant_id: str, request: str) -> Answer:
+        """``POST /drafts`` with ``request`` byte for byte; never raises."""
+        ...
+
+    def move(self, grant_id: str, message_id: str, folder_id: str) -> None:
+        """``PUT /messages/{id}`` with ``folders: [folder_id]``."""
+        ...
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The pages of a thread read within one lease, in order, and the Nylas time of the first."""
+
+    pages: tuple[ThreadPage, ...] = ()
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        """Every message read, in the listing's order (page after page)."""
+        return tuple(m for page in self.pages for m in page.messages)
+
+    @property
+    def next_cursor(self) -> str | None:
+        return self.pages[-1].next_cursor if self.pages else None
+
+    @property
+    def read_at(self) -> int | None:
+        return self.pages[0].nylas_time if self.pages else None
+
+    def with_page(self, page: ThreadPage) -> "Listing":
+        return Listing((*self.pages, page))

@@ -1,0 +1,143 @@
+"""Every reason ReplyOnce gives for not answering, not accepting or not finishing: one enumeration each.
+
+Reason codes are part of the operational interface: they are the ``reason`` of
+the log line and the ``reason`` dimension of the metric an operator alarms
+on, so each lives here once, with what it means, and is logged and counted
+from one function (``replyonce.observability.skipped`` for skips, the webhook
+for rejections, the consumer for deferrals).
+"""
+
+from enum import StrEnum
+
+
+class SkipReason(StrEnum):
+    """Why a notification gets no reply (invariant 5: every skip is logged and counted).
+
+    The ledger statuses of a message settled earlier map onto these too
+    (``replyonce.core.settled_reason``), so a redelivery says what happened the first time.
+    """
+
+    DUPLICATE_NOTIFICATION = "duplicate_notification"
+    """The same notification ``id`` was processed before (Powertools idempotency)."""
+    UNSUPPORTED_TYPE = "unsupported_type"
+    """Not a ``message.created`` (or a send outcome of ours): nothing to answer."""
+    GRANT_NOT_AGENT = "grant_not_agent"
+    """The message is in a mailbox the agent does not answer for (``AGENT_GRANT_IDS``)."""
+    NO_MESSAGE_ID = "no_message_id"
+    """The notification names no message."""
+    MESSAGE_GONE = "message_gone"
+    """Nylas no longer has the message (deleted or moved out of reach)."""
+    OWN_OUTBOUND = "own_outbound"
+    """Sent by an agent grant of this deployment (its sends fire ``message.created`` too)."""
+    NO_SENDER = "no_sender"
+    """The message has no ``from``."""
+    AUTOMATED_SENDER = "automated_sender"
+    """A machine's address: no-reply, mailer-daemon, postmaster, bounces, notifications."""
+    AUTO_SUBMITTED = "auto_submitted"
+    """RFC 3834 ``Auto-Submitted`` other than ``no``, or an autoresponder's header."""
+    BULK_MAIL = "bulk_mail"
+    """A list or newsletter: ``Precedence: bulk|junk|list``, ``List-Id``, ``List-Unsubscribe``."""
+    JUNK_OR_TRASH = "junk_or_trash"
+    """Filed in the mailbox's junk or trash folder: answering spam feeds the complaint rate."""
+    ANSWERED_BY_OTHER_AGENT = "answered_by_other_agent"
+    """One email to several agents of this deployment: another of them answers it."""
+    ALREADY_REPLIED = "already_replied"
+    """A reply covers the message already (our state, or a reply of ours in the thread)."""
+    ALREADY_DRAFTED = "already_drafted"
+    """A draft for a person to send covers the message already (review mode)."""
+    REPLY_BUDGET_EXHAUSTED = "reply_budget_exhausted"
+    """The thread had ``REPLY_BUDGET_PER_HOUR`` replies in the last hour (the loop guard)."""
+    RECIPIENT_BUDGET_EXHAUSTED = "recipient_budget_exhausted"
+    """The recipient got ``REPLY_BUDGET_PER_RECIPIENT_PER_HOUR`` replies in this hour, across threads."""
+    NO_RECIPIENT = "no_recipient"
+    """No single well-formed mailbox the policy allows to receive the reply."""
+    AGENT_DECLINED = "agent_declined"
+    """The agent returned ``NoReply``."""
+    HANDED_OFF = "handed_off"
+    """The agent returned ``Handoff``: left for a person, never offered to the agent again."""
+    AGENT_REJECTED = "agent_rejected"
+    """The agent raised ``AgentRejected`` (or its model refused for good): not retried."""
+    SEND_REJECTED = "send_rejected"
+    """Nylas refused the reply for good (a 4xx about the message); the covered messages are failed."""
+    REPLY_PREVIOUSLY_FAILED = "reply_previously_failed"
+    """An earlier reply to this message was refused for good."""
+    NOT_OUR_REPLY = "not_our_reply"
+    """A send outcome (``message.delivered`` / ``message.send_failed``) for no pending reply of ours."""
+
+
+class DeferReason(StrEnum):
+    """Why a record goes back to the queue to be tried later (never a loss: it returns or dead-letters)."""
+
+    DEADLINE = "deadline"
+    """Too little time left in the invocation to start the record."""
+    THREAD_BUSY = "thread_busy"
+    """Another worker holds the thread's lease."""
+    NOTIFICATION_IN_PROGRESS = "notification_in_progress"
+    """The same notification is being processed elsewhere."""
+    NYLAS_UNAVAILABLE = "nylas_unavailable"
+    """A Nylas read failed transiently (5xx, 429, timeout)."""
+    SEND_RETRY = "send_retry"
+    """A send may have gone out or did not: tried again with the same key."""
+    SEND_UNCERTAIN = "send_uncertain"
+    """A send may have gone out: waiting until the mailbox could show it before any new attempt."""
+    SEARCH_FAILED = "search_failed"
+    """The mailbox search that decides whether a reply went out failed: unknown, never "not sent"."""
+    RATE_LIMITED = "rate_limited"
+    """Nylas throttled the send (429): not sent, tried again after ``Retry-After``."""
+    ACCOUNT_LIMITED = "account_limited"
+    """The account cannot send (quota, paused, outbound rule, or an unknown refusal): the reply waits."""
+    AGENT_FAILED = "agent_failed"
+    """The agent raised or outlived ``AGENT_TIMEOUT_SECONDS``: asked again on the next try."""
+    LEASE_LOST = "lease_lost"
+    """The lease expired and another worker took it before our write."""
+    CONFIGURATION = "configuration"
+    """The replier cannot start (a configuration error); every record returns to the queue."""
+    UNEXPECTED = "unexpected"
+    """A failure of ours nobody foresaw; logged with its traceback."""
+
+
+class RejectReason(StrEnum):
+    """Why the webhook answered something other than 200 (the ``NotificationRejected`` metric).
+
+    Each reason has exactly one status (:attr:`status`): 401 for anything
+    forged or replayed, 4xx for what no retry can fix, 503 for what a retry
+    can (Nylas retries 503; it drops a 500 for good, so none is ever 500).
+    """
+
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    CHALLENGE_MISSING = "challenge_missing"
+    SIGNATURE_MISSING = "signature_missing"
+    SIGNATURE_INVALID = "signature_invalid"
+    NOTIFICATION_TOO_OLD = "notification_too_old"
+    NOTIFICATION_FROM_THE_FUTURE = "notification_from_the_future"
+    NOT_A_NOTIFICATION = "not_a_notification"
+    BODY_TOO_LARGE = "body_too_large"
+    BODY_NOT_BASE64 = "body_not_base64"
+    ENCODING_UNSUPPORTED = "encoding_unsupported"
+    GZIP_INVALID = "gzip_invalid"
+    SIGNATURE_UNVERIFIED_DURING_ROTATION = "signature_unverified_during_rotation"
+    SIGNATURE_UNVERIFIED_SECRET_STALE = "signature_unverified_secret_stale"  # noqa: S105 - a reason, not a secret
+
+    @property
+    def status(self) -> int:
+        """The HTTP status this reason is answered with."""
+        return _REJECT_STATUS[self]
+
+
+_REJECT_STATUS: dict[RejectReason, int] = {
+    RejectReason.METHOD_NOT_ALLOWED: 405,
+    RejectReason.CHALLENGE_MISSING: 400,
+    RejectReason.SIGNATURE_MISSING: 401,
+    RejectReason.SIGNATURE_INVALID: 401,
+    # Authentic bytes used out of their time: an authentication failure no retry can fix.
+    RejectReason.NOTIFICATION_TOO_OLD: 401,
+    RejectReason.NOTIFICATION_FROM_THE_FUTURE: 401,
+    RejectReason.NOT_A_NOTIFICATION: 400,
+    RejectReason.BODY_TOO_LARGE: 413,
+    RejectReason.BODY_NOT_BASE64: 400,
+    RejectReason.ENCODING_UNSUPPORTED: 415,
+    RejectReason.GZIP_INVALID: 400,
+    # Perhaps signed with a secret we have not read yet: Nylas must retry, not drop it.
+    RejectReason.SIGNATURE_UNVERIFIED_DURING_ROTATION: 503,
+    RejectReason.SIGNATURE_UNVERIFIED_SECRET_STALE: 503,
+}

@@ -1,0 +1,323 @@
+"""The state store on DynamoDB (``STATE_TABLE``): the lease, the outbox, the ledger, the recipient budget.
+
+Every write that only the lease holder may make is conditioned on the owner
+token, compared in the condition itself — never on DynamoDB's TTL, which
+deletes expired items up to days late. The lease serialises work on a
+thread; what makes a stale holder harmless is the stored intent and its
+``Idempotency-Key`` (``replyonce.core``). The item layout is
+``replyonce.state``'s.
+"""
+
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from replyonce.exceptions import ThreadBusyError
+from replyonce.state import (
+    COVERED,
+    COVERED_MEMORY,
+    INTENTS,
+    LEASE_EXPIRES_AT,
+    LEASE_OWNER,
+    OUTBOX,
+    REPLIES,
+    REPLY_BUDGET_WINDOW_SECONDS,
+    TTL,
+    Intent,
+    Lease,
+    LedgerEntry,
+    Reservation,
+    Settlement,
+    ThreadState,
+    is_legacy_outbox,
+    message_key,
+    outbox_attribute,
+    recipient_key,
+    times_attribute,
+)
+
+# DynamoDB's limit on the items of one TransactWriteItems.
+_MAX_TRANSACTION_ITEMS = 100
+
+
+def _request_token(intent_or_burst: str, purpose: str) -> str:
+    """A ``ClientRequestToken`` (≤ 36 characters) per settlement.
+
+    Why: botocore retries a transaction whose response was lost; with the
+    token, DynamoDB answers the retry with the first outcome instead of
+    running it again (for 10 minutes), so a lost response cannot make the
+    owner condition fail and send us down the "lease lost" path.
+    """
+    return uuid.uuid5(uuid.NAMESPACE_OID, f"{intent_or_burst}:{purpose}").hex
+
+
+def _condition_failed(exc: ClientError) -> bool:
+    code = exc.response["Error"]["Code"]
+    if code == "ConditionalCheckFailedException":
+        return True
+    reasons: list[Mapping[str, Any]] = exc.response.get("CancellationReasons", [])
+    return code == "TransactionCanceledException" and any(
+        r.get("Code") == "ConditionalCheckFailed" for r in reasons
+    )
+
+
+class DynamoDBStateStore:
+    """:class:`replyonce.ports.StateStore` on one DynamoDB table.
+
+    Parameters
+    ----------
+    table_name:
+        ``STATE_TABLE``.
+    dynamodb_client:
+        Injectable boto3 DynamoDB client.
+    ttl_seconds:
+        How long thread items and ledger entries are kept (``LEDGER_TTL_SECONDS``).
+    clock:
+        Wall clock in seconds: the lease's expiry and ``recorded_at`` / TTLs only — no decision about a
+        reply rests on it (those use Nylas' time).
+    """
+
+    def __init__(
+        self,
+        table_name: str,
+        dynamodb_client: Any,
+        *,
+        ttl_seconds: int,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._table = table_name
+        self._dynamodb = dynamodb_client
+        self._ttl = ttl_seconds
+        self._clock = clock
+
+    # ---- ledger ----------------------------------------------------------------------------------------
+
+    def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
+        item = self._dynamodb.get_item(
+            TableName=self._table, Key={"pk": {"S": message_key(grant_id, message_id)}}, ConsistentRead=True
+        ).get("Item")
+        return LedgerEntry.from_item(message_id, item) if item else None
+
+    # ---- lease -----------------------------------------------------------------------------------------
+
+    def take_lease(self, thread_key: str, duration_ms: int) -> Lease:
+        """Take the lease when nobody holds it or its expiry has passed; the thread state comes back with it.
+
+        The state returns in the same request (``ALL_NEW``), so the checks
+        inside the lease cost no extra read.
+        """
+        now_ms = int(self._clock() * 1000)
+        token = uuid.uuid4().hex
+        expires_at_ms = now_ms + max(duration_ms, 1000)
+        try:
+            response = self._dynamodb.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": thread_key}},
+                UpdateExpression=f"SET {LEASE_OWNER} = :token, {LEASE_EXPIRES_AT} = :expires, {TTL} = :ttl, "
+                f"{REPLIES} = if_not_exists({REPLIES}, :empty), "
+                f"{COVERED} = if_not_exists({COVERED}, :empty), "
+                f"{OUTBOX} = if_not_exists({OUTBOX}, :empty)",
+                ConditionExpression=f"attribute_not_exists({LEASE_OWNER}) OR {LEASE_EXPIRES_AT} < :now",
+                ExpressionAttributeValues={
+                    ":token": {"S": token},
+                    ":expires": {"N": str(expires_at_ms)},
+                    ":now": {"N": str(now_ms)},
+                    ":ttl": {"N": str(int(self._clock()) + self._ttl)},
+                    ":empty": {"M": {}},
+                },
+                ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            held_until = ThreadState.from_item(exc.response.get("Item", {})).lease_expires_at_ms or now_ms
+            raise ThreadBusyError(thread_key, max(0, (held_until - now_ms) // 1000 + 1)) from None
+        item = response["Attributes"]
+        lease = Lease(thread_key, token, expires_at_ms, ThreadState.from_item(item))
+        if is_legacy_outbox(item):
+            # An earlier version's single intent: rewritten as a map of one, so entries can be set by id.
+            self._write_outbox(lease, dict(lease.state.outbox))
+        return lease
+
+    def release(self, lease: Lease) -> bool:
+        if lease.released:
+            return True
+        try:
+            self._dynamodb.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": lease.key}},
+                UpdateExpression=f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}",
+                ConditionExpression=f"{LEASE_OWNER} = :token",
+                ExpressionAttributeValues={":token": {"S": lease.token}},
+            )
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            return False
+        finally:
+            lease.released = True
+        return True
+
+    # ---- the per-recipient budget -------------------------------------------------------------------------
+
+    def reserve(self, reservation: Reservation, intent_id: str) -> bool:
+        """Add ``intent_id`` to the recipient's hour, unless the hour holds ``budget`` other intents."""
+        try:
+            self._dynamodb.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": recipient_key(reservation.email, reservation.hour)}},
+                UpdateExpression=f"ADD {INTENTS} :intent SET {TTL} = :ttl",
+                ConditionExpression=f"attribute_not_exists({INTENTS}) OR size({INTENTS}) < :budget "
+                f"OR contains({INTENTS}, :id)",
+                ExpressionAttributeValues={
+                    ":intent": {"SS": [intent_id]},
+                    ":id": {"S": intent_id},
+                    ":budget": {"N": str(reservation.budget)},
+                    ":ttl": {"N": str((reservation.hour + 2) * REPLY_BUDGET_WINDOW_SECONDS)},
+                },
+            )
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            return False
+        return True
+
+    # ---- the outbox --------------------------------------------------------------------------------------
+
+    def store_intent(self, lease: Lease, intent: Intent) -> bool:
+        """Set one outbox entry (a new intent, or the next state of one), conditioned on the lease."""
+        try:
+            self._dynamodb.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": lease.key}},
+                UpdateExpression=f"SET {OUTBOX}.#intent = :intent",
+                ConditionExpression=f"{LEASE_OWNER} = :token",
+                ExpressionAttributeNames={"#intent": intent.id},
+                ExpressionAttributeValues={":intent": intent.to_attribute(), ":token": {"S": lease.token}},
+            )
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            return False
+        return True
+
+    def _write_outbox(self, lease: Lease, intents: Mapping[str, Intent]) -> None:
+        self._dynamodb.update_item(
+            TableName=self._table,
+            Key={"pk": {"S": lease.key}},
+            UpdateExpression=f"SET {OUTBOX} = :outbox",
+            ConditionExpression=f"{LEASE_OWNER} = :token",
+            ExpressionAttributeValues={":outbox": outbox_attribute(intents), ":token": {"S": lease.token}},
+        )
+
+    # ---- settling ----------------------------------------------------------------------------------------
+
+    def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
+        """Ledger entries for every covered message and the thread's new state, in one transaction.
+
+        Conditioned on still owning the lease; when it was lost (a paused
+        worker), the ledger, the covered ids and the reply's time are written
+        by key without the lease — what happened at Nylas happened either way
+        — and the new holder's lease and outbox are left alone.
+        """
+        now = int(self._clock())
+        expires_at = now + self._ttl
+        puts = [
+            {"Put": {"TableName": self._table, "Item": e.to_item(grant_id, expires_at)}}
+            for e in settlement.ledger_entries(now)
+        ]
+        after = settlement.thread_after(lease.state)
+        sets = [f"{REPLIES} = :replies", f"{COVERED} = :covered"]
+        removes = [LEASE_OWNER, LEASE_EXPIRES_AT]
+        update: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": {"pk": {"S": lease.key}},
+            "ConditionExpression": f"{LEASE_OWNER} = :token",
+            "ExpressionAttributeValues": {
+                ":replies": times_attribute(after.replies),
+                ":covered": times_attribute(after.covered),
+                ":token": {"S": lease.token},
+            },
+        }
+        if settlement.intent is not None:
+            update["ExpressionAttributeNames"] = {"#outbox": OUTBOX, "#intent": settlement.intent.id}
+            if settlement.keep:
+                sets.append("#outbox.#intent = :intent")
+                update["ExpressionAttributeValues"][":intent"] = settlement.intent.to_attribute()
+            else:
+                removes.append("#outbox.#intent")
+        update["UpdateExpression"] = f"SET {', '.join(sets)} REMOVE {', '.join(removes)}"
+        puts = self._write_all_but_last(puts)
+        token_base = settlement.intent.id if settlement.intent is not None else ",".join(settlement.covered)
+        purpose = (
+            f"settle:{settlement.status.value}:{settlement.intent.generation if settlement.intent else 0}"
+        )
+        try:
+            self._dynamodb.transact_write_items(
+                TransactItems=[*puts, {"Update": update}],
+                ClientRequestToken=_request_token(token_base, purpose),
+            )
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            self._settle_without_lease(lease, settlement, puts, token_base, purpose)
+            lease.released = True
+            return False
+        lease.released = True
+        lease.state = after
+        return True
+
+    def _write_all_but_last(self, puts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Write ledger puts a transaction cannot hold (100 items at most); return the ones it can.
+
+        Plain puts of a burst's ledger entries are idempotent, so writing the
+        overflow first changes nothing if the transaction then fails.
+        """
+        room = _MAX_TRANSACTION_ITEMS - 2
+        overflow, kept = puts[:-room] if len(puts) > room else [], puts[-room:]
+        for start in range(0, len(overflow), _MAX_TRANSACTION_ITEMS):
+            chunk = overflow[start : start + _MAX_TRANSACTION_ITEMS]
+            self._dynamodb.transact_write_items(TransactItems=chunk)
+        return kept
+
+    def _settle_without_lease(
+        self,
+        lease: Lease,
+        settlement: Settlement,
+        puts: list[dict[str, Any]],
+        token_base: str,
+        purpose: str,
+    ) -> None:
+        """The ledger, the covered ids and the reply's time, each set by key: twice changes nothing."""
+        names: dict[str, str] = {"#covered": COVERED}
+        sets = []
+        values: dict[str, Any] = {":at": {"N": str(settlement.at)}}
+        # Newest first, bounded like the thread item's memory: an update expression has a size limit.
+        for index, message_id in enumerate(list(dict.fromkeys(settlement.covered))[:COVERED_MEMORY]):
+            names[f"#m{index}"] = message_id
+            sets.append(f"#covered.#m{index} = :at")
+        if settlement.counts_as_reply and settlement.intent is not None:
+            names["#replies"] = REPLIES
+            names["#reply"] = settlement.intent.id
+            sets.append("#replies.#reply = :at")
+        items = list(puts)
+        if sets:
+            items.append(
+                {
+                    "Update": {
+                        "TableName": self._table,
+                        "Key": {"pk": {"S": lease.key}},
+                        "UpdateExpression": "SET " + ", ".join(sets),
+                        # The maps exist: the lease acquisition creates them.
+                        "ExpressionAttributeNames": names,
+                        "ExpressionAttributeValues": values,
+                    }
+                }
+            )
+        self._dynamodb.transact_write_items(
+            TransactItems=items, ClientRequestToken=_request_token(token_base, f"{purpose}:without-lease")
+        )

@@ -1,0 +1,45 @@
+"""What a record asks the replier to do: the three kinds of work, as plain values.
+
+Kept apart from the core so the webhook (which parses notifications, and
+whose cold start Nylas waits for) imports nothing heavier than this.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Message = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class MessageArrived:
+    """A ``message.created`` (or one of its variants) for a message in an agent's mailbox."""
+
+    grant_id: str
+    message_id: str
+    thread_id: str
+    payload: Message
+
+
+@dataclass(frozen=True)
+class SendReported:
+    """``message.delivered`` (``delivered``) or ``message.send_failed`` for a reply of ours."""
+
+    grant_id: str
+    thread_id: str
+    intent_id: str
+    reply_message_id: str
+    delivered: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ReconcileDue:
+    """Our own check, scheduled after a ``202``: has the queued reply gone out?"""
+
+    grant_id: str
+    thread_id: str
+    intent_id: str
+
+
+Subject = MessageArrived | SendReported | ReconcileDue
