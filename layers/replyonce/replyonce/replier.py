@@ -265,7 +265,7 @@ class Replier:
                 assert lease is not None
                 return s, lease, self._settle(step, lease, subject)
             case core.Skip(reason=reason, detail=detail):
-                return s, lease, skipped(reason, **_subject_fields(subject), **detail)
+                return s, lease, skipped(reason, **{**_subject_fields(subject), **detail})
             case core.Defer(reason=reason, seconds=seconds, detail=detail):
                 raise Deferred(reason, seconds, **detail)
         raise AssertionError(f"unknown step {step!r}")

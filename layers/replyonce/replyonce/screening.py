@@ -167,12 +167,14 @@ class Agents:
         Why without coordination: one email to two agent mailboxes arrives as
         two messages (own ids, own threads, own notifications) with the same
         ``Message-ID``; each copy sees the same ``to``/``cc``, so each decides
-        the same grant without talking to the other. The receiving grant
-        counts as a recipient (it got the email, even as ``bcc``).
+        the same grant without talking to the other. A grant addressed only
+        as ``bcc`` (in no ``to``/``cc``) defers to an addressed one; when none
+        is addressed, each copy answers for itself (its ``bcc`` is invisible
+        to the others — the one case two agents can both answer).
         """
         addressed = set(recipients_of(message))
         for grant_id in self.grant_ids:
-            if grant_id == receiving_grant or self.emails.get(grant_id, "") in addressed:
+            if self.emails.get(grant_id, "") in addressed:
                 return grant_id
         return receiving_grant
 

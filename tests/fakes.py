@@ -1,0 +1,345 @@
+"""In-memory fakes of the replier's two ports, for the rules' tests and the interleaving scheduler.
+
+Each fake keeps the documented behaviour its port promises, and nothing of
+ours: the state store's conditional writes (a lease only when free or
+expired, writes only by the owner, reservations bounded by the budget), and
+the mailbox's Nylas semantics (``Idempotency-Key`` per grant for one hour,
+cached answers replayed with ``Idempotent-Response``, a ``409`` for another
+payload under a key, ``metadata_pair`` only on ``key1``…``key5``, listings
+newest first). ``tests/test_ports.py`` runs one contract on a fake and on its
+adapter (moto, the Nylas emulator), so the two cannot drift.
+
+A fake never raises by itself; a test scripts what a call answers with
+:meth:`FakeMailbox.script_send`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from replyonce.answers import Answer
+from replyonce.exceptions import NylasPermanentError, ThreadBusyError
+from replyonce.ports import Folder, Grant, SearchResult, ThreadPage
+from replyonce.state import (
+    Intent,
+    Lease,
+    LedgerEntry,
+    Reservation,
+    Settlement,
+    ThreadState,
+    recipient_key,
+)
+
+KEY_LIFETIME_SECONDS = 3600
+INDEXED_KEYS = ("key1", "key2", "key3", "key4", "key5")
+
+
+class Clock:
+    """One settable clock for a scenario: the store's wall clock and Nylas' clock, in seconds."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class FakeStateStore:
+    """:class:`replyonce.ports.StateStore` in memory, with the conditional writes of the DynamoDB store."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self.threads: dict[str, ThreadState] = {}
+        self.ledger: dict[tuple[str, str], LedgerEntry] = {}
+        self.budgets: dict[str, set[str]] = {}
+
+    def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
+        with self._lock:
+            return self.ledger.get((grant_id, message_id))
+
+    def take_lease(self, thread_key: str, duration_ms: int) -> Lease:
+        with self._lock:
+            now_ms = int(self._clock() * 1000)
+            state = self.threads.get(thread_key, ThreadState())
+            if state.lease_owner and state.lease_expires_at_ms >= now_ms:
+                raise ThreadBusyError(thread_key, max(0, (state.lease_expires_at_ms - now_ms) // 1000 + 1))
+            token = uuid.uuid4().hex
+            expires = now_ms + max(duration_ms, 1000)
+            state = replace(state, lease_owner=token, lease_expires_at_ms=expires)
+            self.threads[thread_key] = state
+            return Lease(thread_key, token, expires, state)
+
+    def _owned(self, lease: Lease) -> bool:
+        return self.threads.get(lease.key, ThreadState()).lease_owner == lease.token
+
+    def release(self, lease: Lease) -> bool:
+        with self._lock:
+            lease.released = True
+            if not self._owned(lease):
+                return False
+            self.threads[lease.key] = replace(self.threads[lease.key], lease_owner="", lease_expires_at_ms=0)
+            return True
+
+    def reserve(self, reservation: Reservation, intent_id: str) -> bool:
+        with self._lock:
+            key = recipient_key(reservation.email, reservation.hour)
+            intents = self.budgets.setdefault(key, set())
+            if intent_id not in intents and len(intents) >= reservation.budget:
+                return False
+            intents.add(intent_id)
+            return True
+
+    def store_intent(self, lease: Lease, intent: Intent) -> bool:
+        with self._lock:
+            if not self._owned(lease):
+                return False
+            state = self.threads[lease.key]
+            self.threads[lease.key] = replace(state, outbox={**state.outbox, intent.id: intent})
+            return True
+
+    def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
+        with self._lock:
+            for entry in settlement.ledger_entries(int(self._clock())):
+                self.ledger[(grant_id, entry.message_id)] = entry
+            state = self.threads.get(lease.key, ThreadState())
+            held = state.lease_owner == lease.token
+            if held:
+                after = settlement.thread_after(state)
+                self.threads[lease.key] = replace(after, lease_owner="", lease_expires_at_ms=0)
+            else:
+                # Without the lease, only what is set by key: the covered ids and the reply's time.
+                covered = dict(state.covered) | dict.fromkeys(settlement.covered, settlement.at)
+                replies = dict(state.replies)
+                if settlement.counts_as_reply and settlement.intent is not None:
+                    replies[settlement.intent.id] = settlement.at
+                self.threads[lease.key] = replace(state, covered=covered, replies=replies)
+            lease.released = True
+            return held
+
+    def forget_everything(self) -> None:
+        """A table recreated (or restored from before the replies): every item gone."""
+        with self._lock:
+            self.threads.clear()
+            self.ledger.clear()
+            self.budgets.clear()
+
+
+@dataclass
+class _Key:
+    fingerprint: str
+    first_seen: float
+    answer: Answer | None = None
+
+
+@dataclass
+class SentEmail:
+    """One email that went out (a send, or a draft a person sent): what the world saw."""
+
+    grant_id: str
+    key: str | None
+    request: dict[str, Any]
+    message: dict[str, Any]
+    at: float
+
+
+@dataclass
+class FakeMailbox:
+    """:class:`replyonce.ports.Mailbox` in memory: one Nylas application with its grants.
+
+    Attributes
+    ----------
+    messages:
+        Every message in every mailbox, in arrival order (what a listing reads, newest first).
+    sent:
+        Every email that went out (the world's record, for the checkers).
+    drafts:
+        Every draft created.
+    search_lag_seconds:
+        ``metadata_pair`` finds a message only this long after it arrived (Nylas documents no delay).
+    """
+
+    clock: Callable[[], float]
+    grants: dict[str, Grant] = field(default_factory=dict)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    sent: list[SentEmail] = field(default_factory=list)
+    drafts: list[dict[str, Any]] = field(default_factory=list)
+    search_lag_seconds: float = 0.0
+    calls: list[str] = field(default_factory=list)
+    _keys: dict[tuple[str, str], _Key] = field(default_factory=dict)
+    _scripted: list[Callable[[str, str, str], Answer | None]] = field(default_factory=list)
+    _arrived: dict[str, float] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # ---- the world's side --------------------------------------------------------------------------
+
+    def add_grant(self, grant_id: str, email: str, name: str = "Agent") -> None:
+        self.grants[grant_id] = Grant(grant_id, email.lower(), name)
+
+    def deliver(self, grant_id: str, *, sender: str, subject: str = "Hi", body: str = "<p>?</p>",
+                thread_id: str | None = None, headers: list[dict[str, str]] | None = None,
+                message_id: str | None = None, folders: list[str] | None = None,
+                reply_to: list[dict[str, str]] | None = None, date: int | None = None,
+                to: list[str] | None = None) -> dict[str, Any]:
+        """An inbound message arrives in ``grant_id``'s mailbox."""
+        grant = self.grants[grant_id]
+        message = {
+            "id": message_id or f"msg-{uuid.uuid4().hex[:12]}",
+            "object": "message",
+            "grant_id": grant_id,
+            "thread_id": thread_id or f"thread-{uuid.uuid4().hex[:12]}",
+            "subject": subject,
+            "from": [{"name": sender.split("@")[0].title(), "email": sender}],
+            "to": [{"email": a} for a in (to or [grant.email])],
+            "reply_to": list(reply_to or []),
+            "date": int(self.clock()) if date is None else date,
+            "body": body,
+            "folders": list(folders or ["inbox"]),
+            "headers": list(headers or []),
+            "metadata": {},
+        }
+        self._store(message)
+        return copy.deepcopy(message)
+
+    def _store(self, message: dict[str, Any]) -> None:
+        with self._lock:
+            self.messages.append(message)
+            self._arrived[message["id"]] = self.clock()
+
+    def script_send(self, answer: Callable[[str, str, str], Answer | None]) -> None:
+        """The next send is answered by ``answer(grant, request, key)``; ``None`` lets it run as Nylas would."""
+        self._scripted.append(answer)
+
+    # ---- the port ----------------------------------------------------------------------------------
+
+    def grant(self, grant_id: str) -> Grant:
+        self.calls.append("grant")
+        if grant_id not in self.grants:
+            raise NylasPermanentError(f"grant {grant_id} not found", status=404)
+        return self.grants[grant_id]
+
+    def folders(self, grant_id: str) -> list[Folder]:
+        self.calls.append("folders")
+        return [Folder(f"folder-{name}", name) for name in ("inbox", "sent", "drafts", "trash", "junk", "archive")]
+
+    def message(self, grant_id: str, message_id: str) -> dict[str, Any] | None:
+        self.calls.append("message")
+        found = next((m for m in self.messages if m["id"] == message_id and m["grant_id"] == grant_id), None)
+        return copy.deepcopy(found)
+
+    def thread_page(self, grant_id: str, thread_id: str, limit: int, page_token: str | None) -> ThreadPage:
+        self.calls.append("thread")
+        with self._lock:
+            thread = [m for m in self.messages if m["grant_id"] == grant_id and m["thread_id"] == thread_id]
+        newest_first = list(reversed(thread))
+        offset = int(page_token or 0)
+        page = newest_first[offset : offset + limit]
+        more = offset + limit < len(newest_first)
+        return ThreadPage(tuple(copy.deepcopy(page)), str(offset + limit) if more else None, int(self.clock()))
+
+    def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
+        self.calls.append(f"search:{kind}")
+        if key not in INDEXED_KEYS:
+            return SearchResult(failed=f"400: {key} is not an indexed metadata key")
+        pool = self.drafts if kind == "drafts" else self.messages
+        now = self.clock()
+        found = tuple(
+            copy.deepcopy(m)
+            for m in pool
+            if m["grant_id"] == grant_id
+            and m.get("metadata", {}).get(key) == value
+            and now - self._arrived.get(m["id"], now) >= self.search_lag_seconds
+        )
+        return SearchResult(found, nylas_time=int(now))
+
+    def send(self, grant_id: str, request: str, key: str) -> Answer:
+        self.calls.append("send")
+        scripted = self._scripted.pop(0) if self._scripted else None
+        if scripted is not None:
+            answer = scripted(grant_id, request, key)
+            if answer is not None:
+                return answer
+        now = self.clock()
+        with self._lock:
+            slot = (grant_id, key)
+            existing = self._keys.get(slot)
+            fingerprint = json.dumps(json.loads(request), sort_keys=True)
+            if existing is not None and now - existing.first_seen < KEY_LIFETIME_SECONDS:
+                if existing.fingerprint != fingerprint:
+                    return Answer(409, "api.invalid_idempotent_request", nylas_time=int(now))
+                if existing.answer is None:
+                    return Answer(409, "api.concurrent_idempotent_request", nylas_time=int(now))
+                return replace(existing.answer, replayed=True, nylas_time=int(now))
+            record = _Key(fingerprint, now)
+            self._keys[slot] = record
+        answer = self._deliver_reply(grant_id, json.loads(request), key)
+        record.answer = answer
+        return answer
+
+    def send_went_out_but_answer(self, answer: Answer) -> Callable[[str, str, str], Answer | None]:
+        """A scripted send: the email goes out, the key caches ``answer`` (``504 provider_error`` after the send)."""
+
+        def script(grant_id: str, request: str, key: str) -> Answer:
+            self._deliver_reply(grant_id, json.loads(request), key)
+            with self._lock:
+                self._keys[(grant_id, key)] = _Key(json.dumps(json.loads(request), sort_keys=True), self.clock(), answer)
+            return answer
+
+        return script
+
+    def _deliver_reply(self, grant_id: str, request: dict[str, Any], key: str | None) -> Answer:
+        grant = self.grants[grant_id]
+        target = next((m for m in self.messages if m["id"] == request.get("reply_to_message_id")), None)
+        message = {
+            "id": f"sent-{uuid.uuid4().hex[:12]}",
+            "object": "message",
+            "grant_id": grant_id,
+            "thread_id": target["thread_id"] if target else f"thread-{uuid.uuid4().hex[:12]}",
+            "subject": request.get("subject", ""),
+            "from": [{"name": grant.name, "email": grant.email}],
+            "to": request.get("to", []),
+            "date": int(self.clock()),
+            "body": request.get("body", ""),
+            "folders": ["sent"],
+            "headers": list(request.get("custom_headers") or []),
+            "metadata": dict(request.get("metadata") or {}),
+        }
+        self._store(message)
+        self.sent.append(SentEmail(grant_id, key, request, copy.deepcopy(message), self.clock()))
+        return Answer(200, message_id=message["id"], nylas_time=int(self.clock()))
+
+    def create_draft(self, grant_id: str, request: str) -> Answer:
+        self.calls.append("draft")
+        payload = json.loads(request)
+        grant = self.grants[grant_id]
+        target = next((m for m in self.messages if m["id"] == payload.get("reply_to_message_id")), None)
+        draft = {
+            "id": f"draft-{uuid.uuid4().hex[:12]}",
+            "object": "draft",
+            "grant_id": grant_id,
+            "thread_id": target["thread_id"] if target else "",
+            "from": [{"name": grant.name, "email": grant.email}],
+            "to": payload.get("to", []),
+            "subject": payload.get("subject", ""),
+            "body": payload.get("body", ""),
+            "metadata": dict(payload.get("metadata") or {}),
+        }
+        with self._lock:
+            self.drafts.append(draft)
+            self._arrived[draft["id"]] = self.clock()
+        return Answer(200, message_id=draft["id"], nylas_time=int(self.clock()))
+
+    def move(self, grant_id: str, message_id: str, folder_id: str) -> None:
+        self.calls.append("move")
+        for message in self.messages:
+            if message["id"] == message_id:
+                message["folders"] = [folder_id]

@@ -1,0 +1,90 @@
+"""What each Nylas answer proves (replyonce.answers): the documented table, both spellings, the safe side."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replyonce.answers import Answer, Proof, proof_of, proves_generation_unsent
+
+# (status, error type, replayed, had custom headers) → proof. Sources: nylas idempotent-send guide,
+# send-email guide, changelog 2026-10-09 (Agent Account queueing), sending-errors guide.
+TABLE = [
+    (200, "", False, False, Proof.SENT),
+    (200, "", True, False, Proof.SENT),
+    (202, "", False, False, Proof.QUEUED),
+    (202, "", True, False, Proof.QUEUED),
+    (None, "", False, False, Proof.MAY_HAVE_SENT),
+    (504, "provider_error", False, False, Proof.MAY_HAVE_SENT),
+    (504, "api.provider_error", False, False, Proof.MAY_HAVE_SENT),
+    (504, "provider_error", True, False, Proof.KEY_STUCK),
+    (500, "", False, False, Proof.MAY_HAVE_SENT),
+    (505, "", False, False, Proof.MAY_HAVE_SENT),
+    (599, "whatever", True, False, Proof.KEY_STUCK),
+    (201, "", False, False, Proof.MAY_HAVE_SENT),
+    (204, "", True, False, Proof.KEY_STUCK),
+    (302, "", False, False, Proof.MAY_HAVE_SENT),
+    (409, "api.concurrent_idempotent_request", False, False, Proof.MAY_HAVE_SENT),
+    (409, "concurrent_idempotent_request", False, False, Proof.MAY_HAVE_SENT),
+    (409, "api.invalid_idempotent_request", False, False, Proof.KEY_STUCK),
+    (409, "invalid_idempotent_request", False, False, Proof.KEY_STUCK),
+    (409, "", False, False, Proof.MAY_HAVE_SENT),
+    (429, "rate_limit_error", False, False, Proof.NOT_SENT),
+    (429, "api.nylas_rate_limit_exceeded", False, False, Proof.NOT_SENT),
+    (429, "", False, False, Proof.NOT_SENT),
+    (429, "daily_quota_exceeded", False, False, Proof.ACCOUNT_LIMITED),
+    (401, "unauthorized", False, False, Proof.NOT_SENT),
+    (408, "", False, False, Proof.NOT_SENT),
+    (403, "insufficient_scopes", False, False, Proof.ACCOUNT_LIMITED),
+    (403, "sending_paused", False, False, Proof.ACCOUNT_LIMITED),
+    (403, "", False, False, Proof.ACCOUNT_LIMITED),
+    (400, "api.monthly_quota_exceeded", False, False, Proof.ACCOUNT_LIMITED),
+    (422, "outbound_rule_block", False, False, Proof.ACCOUNT_LIMITED),
+    (400, "invalid_request_error", False, False, Proof.REJECTED),
+    (400, "invalid_request_error", False, True, Proof.HEADERS_REFUSED),
+    (402, "", False, False, Proof.REJECTED),
+    (404, "not_found_error", False, False, Proof.REJECTED),
+    (413, "", False, False, Proof.REJECTED),
+    (422, "invalid_request_error", False, False, Proof.REJECTED),
+    (405, "", False, False, Proof.ACCOUNT_LIMITED),
+    (418, "", False, False, Proof.ACCOUNT_LIMITED),
+]
+
+
+@pytest.mark.parametrize(("status", "error_type", "replayed", "headers", "expected"), TABLE)
+def test_each_documented_answer_proves_what_its_documentation_says(status, error_type, replayed, headers, expected):
+    answer = Answer(status, error_type, replayed=replayed)
+    assert proof_of(answer, had_custom_headers=headers) is expected
+
+
+@given(status=st.integers(100, 599) | st.none(), error_type=st.text(max_size=30), replayed=st.booleans())
+def test_only_a_200_or_a_202_counts_as_out_and_every_5xx_may_have_sent(status, error_type, replayed):
+    proof = proof_of(Answer(status, error_type, replayed=replayed))
+    if proof in (Proof.SENT, Proof.QUEUED):
+        assert status in (200, 202)
+    if status is None or status >= 500 or status < 400 and status not in (200, 202):
+        assert proof.may_have_sent
+    # A message-level refusal is only ever one of the documented 4xx statuses.
+    if proof is Proof.REJECTED:
+        assert status in (400, 402, 404, 413, 422)
+
+
+@given(error_type=st.sampled_from(["provider_error", "concurrent_idempotent_request", "invalid_idempotent_request"]))
+def test_both_spellings_of_a_type_prove_the_same(error_type):
+    for status in (409, 504):
+        assert proof_of(Answer(status, error_type)) is proof_of(Answer(status, f"api.{error_type}"))
+
+
+@pytest.mark.parametrize(
+    ("answer", "attempts", "unsent"),
+    [
+        (Answer(429, "rate_limit_error", replayed=True), 3, True),  # the key's first answer was a 429
+        (Answer(429, "rate_limit_error"), 1, True),
+        (Answer(429, "rate_limit_error"), 2, False),  # an earlier attempt under the key may have sent
+        (Answer(400, "invalid_request_error"), 1, True),
+        (Answer(504, "provider_error"), 1, False),
+        (Answer(None), 1, False),
+        (Answer(200), 1, False),
+    ],
+)
+def test_a_key_is_proven_unsent_only_by_its_first_answer(answer, attempts, unsent):
+    assert proves_generation_unsent(answer, attempts) is unsent

@@ -1,0 +1,58 @@
+"""The send fence's key and the mailbox record (replyonce.keys, replyonce.coverage)."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replyonce.coverage import MAX_COVERED_IDS, covered_in_mailbox, is_covered, is_reply_of, reply_metadata
+from replyonce.keys import LEGACY_KEY_SCHEME, idempotency_key
+
+AGENTS = {"support@acme.example"}
+
+
+def test_keys_are_pinned_so_a_deploy_cannot_reopen_a_fence():
+    assert idempotency_key("g", "m", 0) == idempotency_key("g", "m", 0)
+    # Scheme 1 is what earlier versions derived: intents they stored keep their key.
+    assert idempotency_key("g", "m", 0, LEGACY_KEY_SCHEME) != idempotency_key("g", "m", 0)
+    assert len(idempotency_key("g" * 300, "m" * 300, 99)) == 36  # Nylas takes at most 256 characters
+
+
+def test_the_key_derivation_is_injective_where_the_old_one_was_not():
+    assert idempotency_key("g", "a", 2, LEGACY_KEY_SCHEME) == idempotency_key("g", "a:2", 0, LEGACY_KEY_SCHEME)
+    assert idempotency_key("g", "a", 2) != idempotency_key("g", "a:2", 0)
+
+
+parts = st.tuples(st.text(max_size=8), st.text(max_size=8), st.integers(0, 5))
+
+
+@given(a=parts, b=parts)
+def test_different_parts_never_share_a_key(a, b):
+    if a != b:
+        assert idempotency_key(*a) != idempotency_key(*b)
+
+
+def reply(metadata, sender="support@acme.example"):
+    return {"id": "r", "from": [{"email": sender}], "metadata": metadata}
+
+
+@given(ids=st.lists(st.text(min_size=1, max_size=200), min_size=1, max_size=300, unique=True))
+def test_a_reply_records_every_message_it_covers_within_nylas_limits(ids):
+    metadata = reply_metadata("intent-1", ids[0], "thread-1", ids)
+    assert len(metadata) <= 50
+    assert all(len(k) <= 40 and len(v) <= 500 for k, v in metadata.items())
+    record = covered_in_mailbox([reply(metadata)], AGENTS)
+    assert all(is_covered(i, record) for i in ids)
+    assert not is_covered("some-other-message", record)
+
+
+def test_only_the_agents_own_messages_count_as_replies():
+    metadata = reply_metadata("intent-1", "m1", "t", ["m1"])
+    forged = reply(metadata, sender="mallory@example.com")
+    assert not is_covered("m1", covered_in_mailbox([forged], AGENTS))
+    assert not is_reply_of(forged, "intent-1", AGENTS)
+    assert is_reply_of(reply(metadata), "intent-1", AGENTS)
+
+
+def test_a_burst_beyond_what_metadata_can_name_is_refused():
+    with pytest.raises(ValueError, match="at most"):
+        reply_metadata("i", "m", "t", [f"m{i}" for i in range(MAX_COVERED_IDS + 1)])

@@ -1,0 +1,110 @@
+"""Which messages one reply answers (replyonce.plan): bursts, coverage, the loop guard — tables and properties."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replyonce.plan import Burst, loop_guard_exhausted, needs_another_page, plan_burst
+from replyonce.reasons import SkipReason
+
+AGENT = "support@acme.example"
+
+
+def msg(mid, sender="alice@example.com", machine=False):
+    return {"id": mid, "from": [{"email": sender}], "machine": machine}
+
+
+def not_to_answer(m):
+    if m["from"][0]["email"] == AGENT:
+        return SkipReason.OWN_OUTBOUND
+    return SkipReason.AUTO_SUBMITTED if m.get("machine") else None
+
+
+def plan(trigger, listing, covered=()):
+    return plan_burst(
+        trigger,
+        listing,
+        is_covered=lambda mid: mid in covered,
+        reason_not_to_answer=not_to_answer,
+        own_addresses={AGENT},
+    )
+
+
+def test_one_reply_to_the_newest_covers_the_whole_burst():
+    listing = [msg("m3"), msg("m2"), msg("m1")]  # newest first
+    burst = plan("m1", listing)
+    assert isinstance(burst, Burst)
+    assert burst.target["id"] == "m3"
+    assert burst.covered == ("m3", "m2", "m1")
+
+
+def test_a_message_covered_by_an_earlier_reply_is_not_answered_again():
+    assert plan("m1", [msg("m2"), msg("m1")], covered={"m1"}) is SkipReason.ALREADY_REPLIED
+    burst = plan("m2", [msg("m2"), msg("m1")], covered={"m1"})
+    assert burst.covered == ("m2",)
+
+
+def test_the_agents_own_mail_and_machines_are_neither_target_nor_covered():
+    listing = [msg("r1", AGENT), msg("ooo", "bob@example.com", machine=True), msg("m1")]
+    burst = plan("m1", listing)
+    assert burst.covered == ("m1",)
+    assert plan("ooo", listing) is SkipReason.AUTO_SUBMITTED
+
+
+def test_a_target_nobody_may_be_mailed_at_falls_to_the_next():
+    listing = [msg("m2", "a@x.example, b@y.example"), msg("m1")]
+    burst = plan("m1", listing)
+    assert burst.target["id"] == "m1"
+    assert set(burst.covered) == {"m1", "m2"}
+
+
+def test_the_trigger_must_have_been_read():
+    with pytest.raises(ValueError, match="not among the messages read"):
+        plan("m9", [msg("m1")])
+
+
+def test_another_page_only_while_the_burst_may_go_on():
+    assert needs_another_page([msg("m2"), msg("m1")], is_covered=lambda m: False, reason_not_to_answer=not_to_answer)
+    assert not needs_another_page(
+        [msg("r", AGENT), msg("m1")], is_covered=lambda m: m == "m1", reason_not_to_answer=not_to_answer
+    )
+
+
+@pytest.mark.parametrize(
+    ("recorded", "visible", "now", "exhausted"),
+    [
+        ([100, 200, 300], [], 1000, True),
+        ([100, 200], [], 1000, False),
+        ([], [900, 950, 990], 1000, True),  # replies our state forgot, visible in the thread
+        ([100, 200, 300], [], 4000, False),  # an hour later the window is empty
+        ([-5000, 100, 200, 300], [], 3701, False),  # the oldest just left the window
+    ],
+)
+def test_loop_guard(recorded, visible, now, exhausted):
+    assert loop_guard_exhausted(recorded, visible, now=now, window=3600, budget=3) is exhausted
+
+
+listings = st.lists(
+    st.tuples(st.sampled_from(["alice@example.com", "bob@example.com", AGENT, "a@x, b@y"]), st.booleans()),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(listing=listings, covered_mask=st.lists(st.booleans(), min_size=12, max_size=12), pick=st.integers(0, 11))
+def test_properties_of_any_plan(listing, covered_mask, pick):
+    messages = [msg(f"m{i}", sender, machine) for i, (sender, machine) in enumerate(listing)]
+    covered = {m["id"] for m, c in zip(messages, covered_mask, strict=False) if c}
+    trigger = messages[pick % len(messages)]["id"]
+    planned = plan(trigger, messages, covered)
+    if not isinstance(planned, Burst):
+        return
+    ids = planned.covered
+    assert len(ids) == len(set(ids)), "a message covered twice"
+    assert not set(ids) & covered, "an already-covered message covered again"
+    assert trigger in ids
+    eligible_uncovered = [m["id"] for m in messages if m["id"] not in covered and not_to_answer(m) is None]
+    assert list(ids) == eligible_uncovered, "the burst is exactly the eligible uncovered messages"
+    mailable = [m for m in messages if m["id"] in ids and "," not in m["from"][0]["email"]]
+    assert planned.target["id"] == mailable[0]["id"], "the target is the newest mailable message of the burst"
+    assert planned.recipient["email"] != AGENT
