@@ -1,0 +1,433 @@
+"""The functional core (replyonce.core.next_step), one table per invariant: a situation in, a step out.
+
+No port, no clock: each row builds what is known and names the one step the
+rules must take. The rows of invariant 1 are the documented meaning of every
+Nylas answer (``replyonce.answers``) and what the mailbox must show before a
+new key or a send after the key's hour.
+"""
+
+from dataclasses import replace
+
+import pytest
+
+from replyonce import core
+from replyonce.agent import Handoff, NoReply, Reply
+from replyonce.answers import Answer
+from replyonce.core import GONE, AgentFailed, Situation, next_step
+from replyonce.coverage import reply_metadata
+from replyonce.policy import Policy
+from replyonce.ports import Listing, SearchResult, ThreadPage
+from replyonce.reasons import DeferReason, SkipReason
+from replyonce.screening import Agents
+from replyonce.state import Intent, IntentKind, IntentState, LedgerEntry, Status, ThreadState
+from replyonce.subjects import MessageArrived, ReconcileDue, SendReported
+
+GRANT, THREAD, AGENT = "g1", "t1", "support@acme.example"
+POLICY = Policy(agent_grant_ids=(GRANT,))
+AGENTS = Agents((GRANT,), {GRANT: AGENT}, {GRANT: "Acme"})
+NOW = 1_800_000_000
+CUSTOMER = {"name": "Alice", "email": "alice@example.com"}
+
+
+def inbound(mid, *, sender=CUSTOMER, headers=(), folders=("inbox",)):
+    return {"id": mid, "thread_id": THREAD, "from": [sender], "to": [{"email": AGENT}], "subject": "Order",
+            "body": "<p>Where is it?</p>", "date": NOW - 60, "headers": [{"name": n, "value": v} for n, v in headers], "folders": list(folders)}
+
+
+def our_reply(intent_id, covered, mid="r1", date=NOW - 30):
+    return {"id": mid, "thread_id": THREAD, "from": [{"email": AGENT}], "date": date, "subject": "Re: Order",
+            "metadata": reply_metadata(intent_id, covered[0], THREAD, covered)}
+
+
+def listing(*messages, at=NOW):
+    return Listing((ThreadPage(tuple(messages), None, at),))
+
+
+def arrived(mid="m1", payload=None):
+    return MessageArrived(GRANT, mid, THREAD, payload if payload is not None else {"from": [CUSTOMER]})
+
+
+def intent(**kwargs):
+    base = dict(id="i1", thread_id=THREAD, target_id="m1", covered=("m1",), request='{"custom_headers":[{"name":"Auto-Submitted","value":"auto-replied"}],"to":[{"email":"alice@example.com"}]}',
+                created_at=NOW - 100, attempts=1, first_attempt_at=NOW - 100, last_attempt_at=NOW - 100)
+    base.update(kwargs)
+    return Intent(**base)
+
+
+def leased(subject=None, *, outbox=(), covered=(), replies=(), **known):
+    state = ThreadState(replies={f"x{i}": t for i, t in enumerate(replies)}, covered=dict.fromkeys(covered, NOW - 500),
+                        outbox={i.id: i for i in outbox})
+    base = dict(subject=subject or arrived(), policy=POLICY, agents=AGENTS, closed_folders=frozenset({"folder-junk"}),
+                ledger=None, state=state, now=NOW, time_left=900.0)
+    base.update(known)
+    return Situation(**base)
+
+
+def kind(step):
+    return type(step).__name__
+
+
+# ---- invariant 6's neighbour: what needs no lease ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("situation", "expected"),
+    [
+        (Situation(arrived(), POLICY), core.LookUpAgents()),
+        (Situation(MessageArrived("other", "m1", THREAD, {}), POLICY), core.Skip(SkipReason.GRANT_NOT_AGENT)),
+        (Situation(MessageArrived(GRANT, "", THREAD, {}), POLICY), core.Skip(SkipReason.NO_MESSAGE_ID)),
+        (Situation(arrived(), POLICY, agents=AGENTS), core.LookUpFolders(GRANT)),
+        (Situation(arrived(payload={"from": [{"email": AGENT}]}), POLICY, AGENTS, frozenset()), core.Skip(SkipReason.OWN_OUTBOUND)),
+        (Situation(arrived(payload={"from": [{"email": "no-reply@x.example"}]}), POLICY, AGENTS, frozenset()), core.Skip(SkipReason.AUTOMATED_SENDER)),
+        (Situation(arrived(payload={"folders": ["folder-junk"]}), POLICY, AGENTS, frozenset({"folder-junk"})), core.Skip(SkipReason.JUNK_OR_TRASH)),
+        (Situation(arrived(), POLICY, AGENTS, frozenset()), core.ReadLedger(GRANT, "m1")),
+        (Situation(arrived(), POLICY, AGENTS, frozenset(), ledger=LedgerEntry("m1", Status.HANDED_OFF)), core.Skip(SkipReason.HANDED_OFF, {"reply_message_id": ""})),
+        (Situation(arrived(), POLICY, AGENTS, frozenset(), ledger=None), core.TakeLease(f"thread#{GRANT}#{THREAD}", POLICY.lease_seconds)),
+        (Situation(MessageArrived(GRANT, "m1", "", {}), POLICY, AGENTS, frozenset(), ledger=None), core.FetchMessage(GRANT, "m1")),
+        (Situation(MessageArrived(GRANT, "m1", "", {}), POLICY, AGENTS, frozenset(), ledger=None, fetched=GONE), core.Skip(SkipReason.MESSAGE_GONE)),
+    ],
+)
+def test_before_the_lease(situation, expected):
+    assert next_step(situation) == expected
+
+
+@pytest.mark.parametrize(("status", "reason"), [(s, core.settled_reason(s)) for s in Status])
+def test_a_settled_message_is_skipped_with_what_happened_to_it(status, reason):
+    step = next_step(Situation(arrived(), POLICY, AGENTS, frozenset(), ledger=LedgerEntry("m1", status)))
+    assert step.reason is reason
+
+
+# ---- invariants 2 and 3: the burst, coverage by our state and by the mailbox -------------------------
+
+
+def test_inside_the_lease_the_thread_is_read_once_then_the_burst_goes_to_the_agent():
+    s = leased()
+    assert next_step(s) == core.ReadThread(GRANT, THREAD, 20, None)
+    s = replace(s, listing=listing(inbound("m2"), inbound("m1")))
+    step = next_step(s)
+    assert isinstance(step, core.Reserve)
+    assert step.reservation.email == "alice@example.com"
+    step = next_step(replace(s, reserved=True))
+    assert isinstance(step, core.AskAgent)
+    assert [m.id for m in step.conversation.to_answer] == ["m1", "m2"]  # oldest first
+    assert step.conversation.target.id == "m2"
+
+
+def test_a_message_our_reply_in_the_mailbox_covers_is_not_answered_whatever_our_tables_say():
+    # The tables were restored from before the reply: only the mailbox remembers.
+    s = leased(listing=listing(our_reply("i0", ["m1"]), inbound("m1")))
+    assert next_step(s) == core.Skip(SkipReason.ALREADY_REPLIED, {"thread_id": THREAD})
+
+
+def test_a_reply_covering_a_burst_in_the_mailbox_covers_each_message_of_it():
+    s = leased(subject=arrived("m2"), listing=listing(our_reply("i0", ["m2", "m1"]), inbound("m2"), inbound("m1")))
+    assert next_step(s).reason is SkipReason.ALREADY_REPLIED
+
+
+def test_a_message_that_arrived_after_the_reply_was_drafted_gets_its_own():
+    s = leased(subject=arrived("m3"), reserved=True,
+               listing=listing(inbound("m3"), our_reply("i0", ["m2", "m1"]), inbound("m2"), inbound("m1")))
+    step = next_step(s)
+    assert [m.id for m in step.conversation.to_answer] == ["m3"]
+
+
+def test_a_burst_longer_than_a_page_reads_on_until_it_ends():
+    page1 = ThreadPage(tuple(inbound(f"m{i}") for i in range(40, 20, -1)), "cursor-2", NOW)
+    s = leased(subject=arrived("m21"), listing=Listing((page1,)))
+    assert next_step(s) == core.ReadThread(GRANT, THREAD, 20, "cursor-2")
+    page2 = ThreadPage(tuple(inbound(f"m{i}") for i in range(20, 0, -1)), "cursor-3", NOW)
+    s = replace(s, listing=Listing((page1, page2)), reserved=True)
+    step = next_step(s)
+    assert kind(step) == "ReadThread"  # still uncovered messages on the last page: the burst may go on
+    page3 = ThreadPage((our_reply("i0", ["m0"]),), None, NOW)
+    step = next_step(replace(s, listing=Listing((page1, page2, page3))))
+    assert len(step.burst.covered) == 40
+
+
+def test_pages_are_bounded():
+    pages = tuple(ThreadPage((inbound(f"m{p}"),), f"c{p}", NOW) for p in range(5))
+    s = leased(subject=arrived("m4"), listing=Listing(pages), reserved=True)
+    assert kind(next_step(s)) == "AskAgent"
+
+
+def test_a_trigger_beyond_the_pages_read_is_fetched_by_id():
+    s = leased(subject=arrived("old"), listing=listing(inbound("m2")))
+    assert next_step(s) == core.FetchMessage(GRANT, "old")
+    s = replace(s, fetched=inbound("old"), reserved=True)
+    assert {m.id for m in next_step(s).conversation.to_answer} == {"old", "m2"}
+
+
+# ---- invariant 4: machines, the loop guard, the recipient budget -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("messages", "reason"),
+    [
+        ((inbound("m1", headers=[("Auto-Submitted", "auto-replied")]),), SkipReason.AUTO_SUBMITTED),
+        ((inbound("m1", folders=["folder-junk"]),), SkipReason.JUNK_OR_TRASH),
+        ((inbound("m1", sender={"email": "a@x.example, b@y.example"}),), SkipReason.NO_RECIPIENT),
+        ((our_reply("a", ["z1"], "r1", NOW - 10), our_reply("b", ["z2"], "r2", NOW - 20),
+          our_reply("c", ["z3"], "r3", NOW - 30), inbound("m1")), SkipReason.REPLY_BUDGET_EXHAUSTED),
+    ],
+)
+def test_what_the_read_shows_can_forbid_a_reply(messages, reason):
+    assert next_step(leased(listing=listing(*messages))).reason is reason
+
+
+def test_the_loop_guard_counts_recorded_replies_in_nylas_time():
+    s = leased(replies=(NOW - 100, NOW - 200, NOW - 300), listing=listing(inbound("m1")))
+    assert next_step(s).reason is SkipReason.REPLY_BUDGET_EXHAUSTED
+    s = leased(replies=(NOW - 100, NOW - 200, NOW - 3700), listing=listing(inbound("m1")))
+    assert kind(next_step(s)) == "Reserve"
+
+
+def test_a_recipient_over_budget_gets_no_reply():
+    s = leased(listing=listing(inbound("m1")), reserved=False)
+    assert next_step(s).reason is SkipReason.RECIPIENT_BUDGET_EXHAUSTED
+
+
+# ---- the agent's outcomes -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status", "skip"),
+    [
+        (NoReply("spam"), Status.DECLINED, SkipReason.AGENT_DECLINED),
+        (Handoff("refund"), Status.HANDED_OFF, SkipReason.HANDED_OFF),
+        (AgentFailed("model access denied"), Status.FAILED, SkipReason.AGENT_REJECTED),
+    ],
+)
+def test_an_agent_that_does_not_reply_settles_the_burst(outcome, status, skip):
+    s = leased(listing=listing(inbound("m2"), inbound("m1")), reserved=True, agent_outcome=outcome)
+    step = next_step(s)
+    assert isinstance(step, core.Settle)
+    assert (step.settlement.status, step.skip, step.settlement.covered) == (status, skip, ("m2", "m1"))
+
+
+def test_a_reply_is_stored_with_its_first_attempt_before_anything_is_sent():
+    s = leased(listing=listing(inbound("m1")), reserved=True, agent_outcome=Reply(text="Hello"))
+    step = next_step(s)
+    assert isinstance(step, core.Store)
+    assert step.attempt
+    assert (step.intent.attempts, step.intent.first_attempt_at, step.intent.kind) == (1, NOW, IntentKind.SEND)
+    assert step.intent.payload["metadata"]["key1"] == step.intent.id
+    review = next_step(replace(s, agent_outcome=Reply(text="Hello", review=True))).intent
+    assert review.kind is IntentKind.DRAFT
+    assert "custom_headers" not in review.payload
+
+
+def test_no_time_for_the_agent_is_a_deferral_not_a_half_stored_reply():
+    s = leased(listing=listing(inbound("m1")), reserved=True, time_left=100.0)
+    assert next_step(s) == core.Defer(DeferReason.DEADLINE, 0)
+
+
+# ---- invariant 1: getting a stored intent out exactly once --------------------------------------------
+
+
+def driving(i, **known):
+    return leased(outbox=(i,), **known)
+
+
+def after(answer, i=None, **known):
+    i = i or intent()
+    return next_step(driving(i, answers={i.id: answer}, **known))
+
+
+def test_a_stored_intent_counted_for_this_lease_is_attempted():
+    i = intent()
+    assert next_step(driving(i, attempting=frozenset({"i1"}))) == core.Attempt(GRANT, i)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (Answer(200, message_id="s1", nylas_time=NOW), ("Settle", Status.REPLIED)),
+        (Answer(200, replayed=True, message_id="s1", nylas_time=NOW), ("Settle", Status.REPLIED)),
+        (Answer(202, message_id="q1", nylas_time=NOW), ("Settle", Status.QUEUED)),
+        (Answer(None), ("Defer", DeferReason.SEND_RETRY)),
+        (Answer(504, "provider_error"), ("Defer", DeferReason.SEND_RETRY)),
+        (Answer(409, "api.concurrent_idempotent_request"), ("Defer", DeferReason.SEND_RETRY)),
+        (Answer(504, "provider_error", replayed=True), ("Store", "stuck")),
+        (Answer(409, "invalid_idempotent_request"), ("Store", "stuck")),
+        (Answer(429, "rate_limit_error", retry_after_seconds=7), ("Defer", DeferReason.RATE_LIMITED)),
+        (Answer(429, "rate_limit_error", replayed=True), ("Store", "next generation")),
+        (Answer(403, "sending_paused"), ("Defer", DeferReason.ACCOUNT_LIMITED)),
+        (Answer(429, "daily_quota_exceeded"), ("Defer", DeferReason.ACCOUNT_LIMITED)),
+        (Answer(418, ""), ("Defer", DeferReason.ACCOUNT_LIMITED)),
+        (Answer(400, "invalid_request_error"), ("Store", "next generation without headers")),
+    ],
+)
+def test_what_each_answer_leads_to(answer, expected):
+    step = after(answer)
+    assert kind(step) == expected[0]
+    if isinstance(step, core.Settle):
+        assert step.settlement.status is expected[1]
+    elif isinstance(step, core.Defer):
+        assert step.reason is expected[1]
+    elif expected[1] == "stuck":
+        assert step.intent.key_stuck
+        assert not step.attempt
+        assert step.intent.generation == 0
+    else:
+        assert (step.intent.generation, step.intent.attempts) == (1, 1)
+        assert step.intent.has_custom_headers is (expected[1] == "next generation")
+
+
+def test_the_same_key_waits_for_retry_after_and_an_account_limit_for_its_own_time():
+    assert after(Answer(429, "rate_limit_error", retry_after_seconds=7)).seconds == 7
+    assert after(Answer(403, "")).seconds == POLICY.account_retry_seconds
+
+
+def test_a_queued_reply_is_kept_and_checked_later():
+    step = after(Answer(202, message_id="q1", nylas_time=NOW))
+    assert step.settlement.keep
+    assert step.settlement.intent.state is IntentState.QUEUED
+    assert step.reconcile_after == POLICY.pending_confirm_seconds
+
+
+def test_headers_refused_after_an_earlier_attempt_wait_for_the_mailbox():
+    step = after(Answer(400, "invalid_request_error"), intent(attempts=2))
+    assert step.intent.key_stuck
+    assert step.intent.drop_headers
+
+
+def test_a_message_level_refusal_fails_the_covered_messages():
+    step = after(Answer(400, "invalid_request_error"), intent(request='{"to":[]}'))
+    assert (step.settlement.status, step.skip) == (Status.FAILED, SkipReason.SEND_REJECTED)
+
+
+def test_a_draft_that_may_have_been_created_waits_for_the_mailbox():
+    step = after(Answer(504, ""), intent(kind=IntentKind.DRAFT))
+    assert step.intent.key_stuck
+
+
+@pytest.mark.parametrize(
+    ("i", "now", "expected"),
+    [
+        # The key lives: the same key (Nylas replays what the first attempt did).
+        (intent(), NOW, "Store"),
+        # The key's hour is over (or nearly): only the mailbox can tell.
+        (intent(first_attempt_at=NOW - 3400, last_attempt_at=NOW - 3400), NOW, "ReadThread"),
+        (intent(key_stuck=True, last_attempt_at=NOW - 100), NOW, "Defer"),
+        (intent(kind=IntentKind.DRAFT), NOW, "Defer"),
+        (intent(attempts=0), NOW, "Store"),
+        (intent(), None, "ReadThread"),  # Nylas' time unknown yet
+    ],
+)
+def test_an_intent_found_in_the_outbox(i, now, expected):
+    step = next_step(driving(i, now=now))
+    assert kind(step) == expected
+    if isinstance(step, core.Store):
+        assert (step.intent.generation, step.intent.attempts) == (i.generation, i.attempts + 1)
+    if isinstance(step, core.Defer):
+        assert step.reason is DeferReason.SEND_UNCERTAIN
+        assert step.seconds == i.last_attempt_at + POLICY.settle_seconds - NOW
+
+
+def test_absence_counts_only_when_both_the_listing_and_the_search_were_read_after_the_settle_time():
+    i = intent(key_stuck=True, last_attempt_at=NOW - 400)
+    settled = NOW - 400 + POLICY.settle_seconds
+    s = driving(i, listing=listing(inbound("m1"), at=settled - 1))
+    assert kind(next_step(s)) == "ReadThread"  # read before the reply could show: read again
+    s = replace(s, listing=listing(inbound("m1"), at=NOW))
+    assert next_step(s) == core.Search(GRANT, "messages", "i1")
+    failed = replace(s, searches={"i1": SearchResult(failed="400: metadata_pair")})
+    assert next_step(failed).reason is DeferReason.SEARCH_FAILED
+    stale = replace(s, searches={"i1": SearchResult(nylas_time=settled - 1)})
+    assert kind(next_step(stale)) == "Search"
+    absent = replace(s, searches={"i1": SearchResult(nylas_time=NOW)})
+    step = next_step(absent)
+    assert (kind(step), step.intent.generation, step.intent.attempts) == ("Store", 1, 1)
+
+
+@pytest.mark.parametrize("where", ["listing", "search"])
+def test_the_reply_found_in_the_mailbox_settles_the_intent_without_a_send(where):
+    i = intent(key_stuck=True)
+    reply = our_reply("i1", ["m1"])
+    known = {"listing": listing(reply, inbound("m1"))} if where == "listing" else {
+        "searches": {"i1": SearchResult((reply,), nylas_time=NOW)}}
+    step = next_step(driving(i, **known))
+    assert (kind(step), step.settlement.status, step.settlement.reply_message_id) == ("Settle", Status.REPLIED, "r1")
+
+
+def test_a_forged_reply_in_the_listing_is_no_evidence():
+    forged = {**our_reply("i1", ["m1"]), "from": [{"email": "mallory@example.com"}]}
+    step = next_step(driving(intent(key_stuck=True, last_attempt_at=NOW - 400), listing=listing(forged, inbound("m1"))))
+    assert kind(step) == "Search"
+
+
+def test_no_attempt_without_the_time_a_whole_send_needs():
+    s = driving(intent(attempts=0), time_left=100.0)
+    assert next_step(s) == core.Defer(DeferReason.DEADLINE, 0)
+
+
+# ---- Nylas' own word on a queued reply ------------------------------------------------------------------
+
+
+def reported(delivered, message="q1"):
+    return SendReported(GRANT, THREAD, "i1", message, delivered)
+
+
+QUEUED = intent(state=IntentState.QUEUED, accepted_at=NOW - 60, reply_message_id="q1")
+
+
+@pytest.mark.parametrize(
+    ("i", "report", "expected"),
+    [
+        (QUEUED, reported(True), ("Settle", Status.REPLIED)),
+        (QUEUED, reported(False), ("Store", "reopened")),
+        (replace(QUEUED, reopened=1), reported(False), ("Settle", Status.FAILED)),
+        (QUEUED, reported(False, message="an-older-copy"), ("Skip", SkipReason.NOT_OUR_REPLY)),
+        (intent(), reported(False), ("Skip", SkipReason.NOT_OUR_REPLY)),
+    ],
+)
+def test_a_send_outcome_nylas_reports(i, report, expected):
+    step = next_step(leased(subject=report, outbox=(i,)))
+    assert kind(step) == expected[0]
+    if isinstance(step, core.Settle):
+        assert step.settlement.status is expected[1]
+    elif isinstance(step, core.Skip):
+        assert step.reason is expected[1]
+    else:
+        assert (step.intent.reopened, step.intent.generation, step.intent.state) == (1, 1, IntentState.SENDING)
+
+
+def test_a_report_for_no_intent_of_ours():
+    assert next_step(leased(subject=reported(True))).reason is SkipReason.NOT_OUR_REPLY
+
+
+def test_a_queued_reply_nothing_confirmed_is_reconciled_through_the_mailbox():
+    due = ReconcileDue(GRANT, THREAD, "i1")
+    early = leased(subject=due, outbox=(QUEUED,))
+    step = next_step(early)
+    assert (step.reason, step.seconds) == (DeferReason.SEND_UNCERTAIN, POLICY.pending_confirm_seconds - 60)
+    later = replace(early, now=QUEUED.accepted_at + POLICY.pending_confirm_seconds)
+    assert kind(next_step(later)) == "ReadThread"
+    found = replace(later, listing=listing(our_reply("i1", ["m1"]), at=later.now))
+    assert next_step(found).settlement.status is Status.REPLIED
+    absent = replace(later, listing=listing(inbound("m1"), at=later.now),
+                     searches={"i1": SearchResult(nylas_time=later.now)})
+    assert next_step(absent).intent.reopened == 1
+    assert next_step(leased(subject=due)).reason is SkipReason.ALREADY_REPLIED
+
+
+# ---- when a record comes back ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reason", "hint", "receives", "expected"),
+    [
+        (DeferReason.THREAD_BUSY, 100, 1, 5),
+        (DeferReason.THREAD_BUSY, 100, 3, 20),
+        (DeferReason.THREAD_BUSY, 12, 4, 12),  # never later than the holder's lease can last
+        (DeferReason.UNEXPECTED, None, 1, 10),
+        (DeferReason.UNEXPECTED, None, 8, 900),
+        (DeferReason.RATE_LIMITED, 7, 5, 7),
+        (DeferReason.ACCOUNT_LIMITED, 900, 1, 900),
+        (DeferReason.DEADLINE, 0, 3, 0),
+        (DeferReason.SEND_UNCERTAIN, 10**6, 1, 43200),
+    ],
+)
+def test_retry_delay(reason, hint, receives, expected):
+    delay = core.retry_delay(reason, hint, receives, busy_base_seconds=5, retry_base_seconds=10, retry_max_seconds=900)
+    assert delay == expected
