@@ -26,12 +26,11 @@ from typing import Any
 
 from ops.errors import ConfigurationError
 from ops.nylas_admin import NylasAdmin
-from replyonce.decisions import ALREADY_REPLIED
-from replyonce.filters import message_skip_reason
-from replyonce.ledger import REPLIED, ReplyLedger
+from replyonce.core import settled_reason
 from replyonce.notification import Notification
+from replyonce.ports import StateStore
 from replyonce.queue import NotificationQueue
-from replyonce.replier import REPLY_PREVIOUSLY_FAILED
+from replyonce.screening import CLOSED_FOLDER_NAMES, Agents, reason_not_to_answer
 
 SOURCE = "/replyonce/backfill"
 ENQUEUE = "enqueue"
@@ -115,7 +114,7 @@ class BackfillPlan:
 
 def plan_backfill(
     inbox: NylasAdmin,
-    ledger: ReplyLedger,
+    ledger: StateStore,
     grant_ids: Iterable[str],
     window: Window,
     *,
@@ -125,21 +124,29 @@ def plan_backfill(
     """Decide, for every message of the window, whether it goes through the pipeline again.
 
     Not queued: messages the ledger has (answered, covered by a reply, or failed for good), and
-    those the replier would skip for what the message says (``replyonce.filters``): mail from any
-    agent grant's address (``agent_grant_ids``, default ``grant_ids``), machines, lists.
+    those the replier would skip for what the message says (``replyonce.screening``): mail from any
+    agent grant's address (``agent_grant_ids``, default ``grant_ids``), machines, lists, junk and trash.
     """
     grant_ids = list(grant_ids)
-    own = frozenset(inbox.grant_email(g) for g in (list(agent_grant_ids) or grant_ids))
+    agent_ids = tuple(agent_grant_ids) or tuple(grant_ids)
+    agents = Agents(agent_ids, {g: inbox.grant_email(g) for g in agent_ids})
     trusted = frozenset(s.strip().lower() for s in trusted_senders if s.strip())
     plan = BackfillPlan(window)
     for grant_id in grant_ids:
         for message in inbox.received_messages(grant_id, window.received_after, window.received_before):
             message_id = str(message.get("id", ""))
-            decision = message_skip_reason(message, own, trusted)
-            if decision is None:
-                entry = ledger.entry(grant_id, message_id)
+            reason = reason_not_to_answer(
+                message,
+                grant_id=grant_id,
+                agents=agents,
+                trusted_senders=trusted,
+                closed_folder_ids=CLOSED_FOLDER_NAMES,
+            )
+            if reason is None:
+                entry = ledger.ledger_entry(grant_id, message_id)
                 if entry is not None:
-                    decision = ALREADY_REPLIED if entry.status == REPLIED else REPLY_PREVIOUSLY_FAILED
+                    reason = settled_reason(entry.status)
+            decision = reason.value if reason is not None else None
             plan.candidates.append(
                 Candidate(
                     grant_id,

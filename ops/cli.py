@@ -37,7 +37,7 @@ from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, loa
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
 from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
-from replyonce.ledger import ReplyLedger
+from replyonce.store import DynamoDBStateStore
 from replyonce.queue import NotificationQueue
 
 
@@ -252,7 +252,7 @@ def _backfill(context: Context) -> int:
     window = backfill.window(args.since, args.until, time.time())
     inbox = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
     # Read only: the ledger's entry lifetime is the replier's to set.
-    ledger = ReplyLedger(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
+    ledger = DynamoDBStateStore(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
     trusted = stack.parameters.get("ReplyToTrustedSenders", "").split(",")
     plan = backfill.plan_backfill(
         inbox, ledger, grants, window, agent_grant_ids=agents, trusted_senders=trusted

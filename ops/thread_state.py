@@ -46,8 +46,8 @@ class ThreadReport:
     reply_times: tuple[int, ...] = ()
     last_reply_at: int = 0
     answered: tuple[str, ...] = ()
-    # The send intent stored before a send and not yet recorded (a reply in flight or stuck).
-    outbox: dict[str, Any] | None = None
+    # The replies stored before their first attempt and not yet settled (in flight, queued or stuck).
+    outbox: tuple[dict[str, Any], ...] = ()
     ledger: tuple[LedgerRecord, ...] = ()
     messages: tuple[ThreadMessage, ...] | None = None
     read_at: float = field(default=0.0)
@@ -106,7 +106,7 @@ def read_thread_state(
         or {}
     )
     state = ThreadState.from_item(item)
-    answered = tuple(sorted(state.answered, key=lambda m: state.answered[m]))
+    answered = tuple(sorted(state.covered, key=lambda m: state.covered[m]))
     listed = [str(m.get("id", "")) for m in thread_messages or []]
     ledger = read_ledger(dynamodb, table, grant_id, [*answered, *message_ids, *listed])
     expires_ms = state.lease_expires_at_ms
@@ -134,16 +134,18 @@ def read_thread_state(
         reply_times=tuple(sorted(state.replies.values())),
         last_reply_at=max(state.replies.values(), default=0),
         answered=answered,
-        outbox=(
+        outbox=tuple(
             {
-                "intent_id": state.intent.id,
-                "replying_to": state.intent.target_id,
-                "covered": list(state.intent.covered),
-                "generation": state.intent.generation,
-                "stored_at": state.intent.created_at,
+                "intent_id": intent.id,
+                "replying_to": intent.target_id,
+                "covered": list(intent.covered),
+                "kind": intent.kind.value,
+                "state": intent.state.value,
+                "generation": intent.generation,
+                "attempts": intent.attempts,
+                "stored_at": intent.created_at,
             }
-            if state.intent
-            else None
+            for intent in state.outbox.values()
         ),
         ledger=tuple(ledger),
         messages=messages,
@@ -181,12 +183,16 @@ def render(report: ThreadReport) -> str:
             f"  [{', '.join(format_epoch(t) for t in report.reply_times) or 'none recorded'}]",
             f"  answered:      {', '.join(report.answered) or 'none'}",
         ]
-        if report.outbox:
+        for intent in report.outbox:
+            waiting = (
+                "Nylas queued it (202); message.delivered, message.send_failed or the reconcile settles it"
+                if intent["state"] == "queued"
+                else "the next notification on the thread sends it, or finds it in the mailbox"
+            )
             lines.append(
-                f"  outbox:        reply to {report.outbox['replying_to']} not yet recorded "
-                f"(intent {report.outbox['intent_id']}, key generation {report.outbox['generation']}, "
-                f"stored {format_epoch(report.outbox['stored_at'])}): "
-                "the next notification on the thread sends or finds it"
+                f"  outbox:        {intent['kind']} replying to {intent['replying_to']} not yet settled "
+                f"(intent {intent['intent_id']}, key generation {intent['generation']}, "
+                f"{intent['attempts']} attempt(s), stored {format_epoch(intent['stored_at'])}): {waiting}"
             )
     lines.append("ledger:")
     if not report.ledger:

@@ -185,11 +185,21 @@ class FakeMailbox:
     def add_grant(self, grant_id: str, email: str, name: str = "Agent") -> None:
         self.grants[grant_id] = Grant(grant_id, email.lower(), name)
 
-    def deliver(self, grant_id: str, *, sender: str, subject: str = "Hi", body: str = "<p>?</p>",
-                thread_id: str | None = None, headers: list[dict[str, str]] | None = None,
-                message_id: str | None = None, folders: list[str] | None = None,
-                reply_to: list[dict[str, str]] | None = None, date: int | None = None,
-                to: list[str] | None = None) -> dict[str, Any]:
+    def deliver(
+        self,
+        grant_id: str,
+        *,
+        sender: str,
+        subject: str = "Hi",
+        body: str = "<p>?</p>",
+        thread_id: str | None = None,
+        headers: list[dict[str, str]] | None = None,
+        message_id: str | None = None,
+        folders: list[str] | None = None,
+        reply_to: list[dict[str, str]] | None = None,
+        date: int | None = None,
+        to: list[str] | None = None,
+    ) -> dict[str, Any]:
         """An inbound message arrives in ``grant_id``'s mailbox."""
         grant = self.grants[grant_id]
         message = {
@@ -216,7 +226,7 @@ class FakeMailbox:
             self._arrived[message["id"]] = self.clock()
 
     def script_send(self, answer: Callable[[str, str, str], Answer | None]) -> None:
-        """The next send is answered by ``answer(grant, request, key)``; ``None`` lets it run as Nylas would."""
+        """The next send is answered by ``answer(grant, request, key)``; ``None``: as Nylas would."""
         self._scripted.append(answer)
 
     # ---- the port ----------------------------------------------------------------------------------
@@ -229,7 +239,9 @@ class FakeMailbox:
 
     def folders(self, grant_id: str) -> list[Folder]:
         self.calls.append("folders")
-        return [Folder(f"folder-{name}", name) for name in ("inbox", "sent", "drafts", "trash", "junk", "archive")]
+        return [
+            Folder(f"folder-{name}", name) for name in ("inbox", "sent", "drafts", "trash", "junk", "archive")
+        ]
 
     def message(self, grant_id: str, message_id: str) -> dict[str, Any] | None:
         self.calls.append("message")
@@ -244,7 +256,9 @@ class FakeMailbox:
         offset = int(page_token or 0)
         page = newest_first[offset : offset + limit]
         more = offset + limit < len(newest_first)
-        return ThreadPage(tuple(copy.deepcopy(page)), str(offset + limit) if more else None, int(self.clock()))
+        return ThreadPage(
+            tuple(copy.deepcopy(page)), str(offset + limit) if more else None, int(self.clock())
+        )
 
     def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
         self.calls.append(f"search:{kind}")
@@ -286,12 +300,14 @@ class FakeMailbox:
         return answer
 
     def send_went_out_but_answer(self, answer: Answer) -> Callable[[str, str, str], Answer | None]:
-        """A scripted send: the email goes out, the key caches ``answer`` (``504 provider_error`` after the send)."""
+        """A scripted send: the email goes out and the key caches ``answer`` (a ``504`` after the send)."""
 
         def script(grant_id: str, request: str, key: str) -> Answer:
             self._deliver_reply(grant_id, json.loads(request), key)
             with self._lock:
-                self._keys[(grant_id, key)] = _Key(json.dumps(json.loads(request), sort_keys=True), self.clock(), answer)
+                self._keys[(grant_id, key)] = _Key(
+                    json.dumps(json.loads(request), sort_keys=True), self.clock(), answer
+                )
             return answer
 
         return script

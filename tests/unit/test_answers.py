@@ -51,7 +51,9 @@ TABLE = [
 
 
 @pytest.mark.parametrize(("status", "error_type", "replayed", "headers", "expected"), TABLE)
-def test_each_documented_answer_proves_what_its_documentation_says(status, error_type, replayed, headers, expected):
+def test_each_documented_answer_proves_what_its_documentation_says(
+    status, error_type, replayed, headers, expected
+):
     answer = Answer(status, error_type, replayed=replayed)
     assert proof_of(answer, had_custom_headers=headers) is expected
 
@@ -61,14 +63,18 @@ def test_only_a_200_or_a_202_counts_as_out_and_every_5xx_may_have_sent(status, e
     proof = proof_of(Answer(status, error_type, replayed=replayed))
     if proof in (Proof.SENT, Proof.QUEUED):
         assert status in (200, 202)
-    if status is None or status >= 500 or status < 400 and status not in (200, 202):
+    if status is None or status >= 500 or (status < 400 and status not in (200, 202)):
         assert proof.may_have_sent
     # A message-level refusal is only ever one of the documented 4xx statuses.
     if proof is Proof.REJECTED:
         assert status in (400, 402, 404, 413, 422)
 
 
-@given(error_type=st.sampled_from(["provider_error", "concurrent_idempotent_request", "invalid_idempotent_request"]))
+@given(
+    error_type=st.sampled_from(
+        ["provider_error", "concurrent_idempotent_request", "invalid_idempotent_request"]
+    )
+)
 def test_both_spellings_of_a_type_prove_the_same(error_type):
     for status in (409, 504):
         assert proof_of(Answer(status, error_type)) is proof_of(Answer(status, f"api.{error_type}"))

@@ -30,13 +30,28 @@ CUSTOMER = {"name": "Alice", "email": "alice@example.com"}
 
 
 def inbound(mid, *, sender=CUSTOMER, headers=(), folders=("inbox",)):
-    return {"id": mid, "thread_id": THREAD, "from": [sender], "to": [{"email": AGENT}], "subject": "Order",
-            "body": "<p>Where is it?</p>", "date": NOW - 60, "headers": [{"name": n, "value": v} for n, v in headers], "folders": list(folders)}
+    return {
+        "id": mid,
+        "thread_id": THREAD,
+        "from": [sender],
+        "to": [{"email": AGENT}],
+        "subject": "Order",
+        "body": "<p>Where is it?</p>",
+        "date": NOW - 60,
+        "headers": [{"name": n, "value": v} for n, v in headers],
+        "folders": list(folders),
+    }
 
 
 def our_reply(intent_id, covered, mid="r1", date=NOW - 30):
-    return {"id": mid, "thread_id": THREAD, "from": [{"email": AGENT}], "date": date, "subject": "Re: Order",
-            "metadata": reply_metadata(intent_id, covered[0], THREAD, covered)}
+    return {
+        "id": mid,
+        "thread_id": THREAD,
+        "from": [{"email": AGENT}],
+        "date": date,
+        "subject": "Re: Order",
+        "metadata": reply_metadata(intent_id, covered[0], THREAD, covered),
+    }
 
 
 def listing(*messages, at=NOW):
@@ -48,17 +63,37 @@ def arrived(mid="m1", payload=None):
 
 
 def intent(**kwargs):
-    base = dict(id="i1", thread_id=THREAD, target_id="m1", covered=("m1",), request='{"custom_headers":[{"name":"Auto-Submitted","value":"auto-replied"}],"to":[{"email":"alice@example.com"}]}',
-                created_at=NOW - 100, attempts=1, first_attempt_at=NOW - 100, last_attempt_at=NOW - 100)
+    base = dict(
+        id="i1",
+        thread_id=THREAD,
+        target_id="m1",
+        covered=("m1",),
+        request='{"custom_headers":[{"name":"Auto-Submitted","value":"auto-replied"}],"to":[{"email":"alice@example.com"}]}',
+        created_at=NOW - 100,
+        attempts=1,
+        first_attempt_at=NOW - 100,
+        last_attempt_at=NOW - 100,
+    )
     base.update(kwargs)
     return Intent(**base)
 
 
 def leased(subject=None, *, outbox=(), covered=(), replies=(), **known):
-    state = ThreadState(replies={f"x{i}": t for i, t in enumerate(replies)}, covered=dict.fromkeys(covered, NOW - 500),
-                        outbox={i.id: i for i in outbox})
-    base = dict(subject=subject or arrived(), policy=POLICY, agents=AGENTS, closed_folders=frozenset({"folder-junk"}),
-                ledger=None, state=state, now=NOW, time_left=900.0)
+    state = ThreadState(
+        replies={f"x{i}": t for i, t in enumerate(replies)},
+        covered=dict.fromkeys(covered, NOW - 500),
+        outbox={i.id: i for i in outbox},
+    )
+    base = dict(
+        subject=subject or arrived(),
+        policy=POLICY,
+        agents=AGENTS,
+        closed_folders=frozenset({"folder-junk"}),
+        ledger=None,
+        state=state,
+        now=NOW,
+        time_left=900.0,
+    )
     base.update(known)
     return Situation(**base)
 
@@ -77,14 +112,41 @@ def kind(step):
         (Situation(MessageArrived("other", "m1", THREAD, {}), POLICY), core.Skip(SkipReason.GRANT_NOT_AGENT)),
         (Situation(MessageArrived(GRANT, "", THREAD, {}), POLICY), core.Skip(SkipReason.NO_MESSAGE_ID)),
         (Situation(arrived(), POLICY, agents=AGENTS), core.LookUpFolders(GRANT)),
-        (Situation(arrived(payload={"from": [{"email": AGENT}]}), POLICY, AGENTS, frozenset()), core.Skip(SkipReason.OWN_OUTBOUND)),
-        (Situation(arrived(payload={"from": [{"email": "no-reply@x.example"}]}), POLICY, AGENTS, frozenset()), core.Skip(SkipReason.AUTOMATED_SENDER)),
-        (Situation(arrived(payload={"folders": ["folder-junk"]}), POLICY, AGENTS, frozenset({"folder-junk"})), core.Skip(SkipReason.JUNK_OR_TRASH)),
+        (
+            Situation(arrived(payload={"from": [{"email": AGENT}]}), POLICY, AGENTS, frozenset()),
+            core.Skip(SkipReason.OWN_OUTBOUND),
+        ),
+        (
+            Situation(
+                arrived(payload={"from": [{"email": "no-reply@x.example"}]}), POLICY, AGENTS, frozenset()
+            ),
+            core.Skip(SkipReason.AUTOMATED_SENDER),
+        ),
+        (
+            Situation(
+                arrived(payload={"folders": ["folder-junk"]}), POLICY, AGENTS, frozenset({"folder-junk"})
+            ),
+            core.Skip(SkipReason.JUNK_OR_TRASH),
+        ),
         (Situation(arrived(), POLICY, AGENTS, frozenset()), core.ReadLedger(GRANT, "m1")),
-        (Situation(arrived(), POLICY, AGENTS, frozenset(), ledger=LedgerEntry("m1", Status.HANDED_OFF)), core.Skip(SkipReason.HANDED_OFF, {"reply_message_id": ""})),
-        (Situation(arrived(), POLICY, AGENTS, frozenset(), ledger=None), core.TakeLease(f"thread#{GRANT}#{THREAD}", POLICY.lease_seconds)),
-        (Situation(MessageArrived(GRANT, "m1", "", {}), POLICY, AGENTS, frozenset(), ledger=None), core.FetchMessage(GRANT, "m1")),
-        (Situation(MessageArrived(GRANT, "m1", "", {}), POLICY, AGENTS, frozenset(), ledger=None, fetched=GONE), core.Skip(SkipReason.MESSAGE_GONE)),
+        (
+            Situation(arrived(), POLICY, AGENTS, frozenset(), ledger=LedgerEntry("m1", Status.HANDED_OFF)),
+            core.Skip(SkipReason.HANDED_OFF, {"reply_message_id": ""}),
+        ),
+        (
+            Situation(arrived(), POLICY, AGENTS, frozenset(), ledger=None),
+            core.TakeLease(f"thread#{GRANT}#{THREAD}", POLICY.lease_seconds),
+        ),
+        (
+            Situation(MessageArrived(GRANT, "m1", "", {}), POLICY, AGENTS, frozenset(), ledger=None),
+            core.FetchMessage(GRANT, "m1"),
+        ),
+        (
+            Situation(
+                MessageArrived(GRANT, "m1", "", {}), POLICY, AGENTS, frozenset(), ledger=None, fetched=GONE
+            ),
+            core.Skip(SkipReason.MESSAGE_GONE),
+        ),
     ],
 )
 def test_before_the_lease(situation, expected):
@@ -120,13 +182,18 @@ def test_a_message_our_reply_in_the_mailbox_covers_is_not_answered_whatever_our_
 
 
 def test_a_reply_covering_a_burst_in_the_mailbox_covers_each_message_of_it():
-    s = leased(subject=arrived("m2"), listing=listing(our_reply("i0", ["m2", "m1"]), inbound("m2"), inbound("m1")))
+    s = leased(
+        subject=arrived("m2"), listing=listing(our_reply("i0", ["m2", "m1"]), inbound("m2"), inbound("m1"))
+    )
     assert next_step(s).reason is SkipReason.ALREADY_REPLIED
 
 
 def test_a_message_that_arrived_after_the_reply_was_drafted_gets_its_own():
-    s = leased(subject=arrived("m3"), reserved=True,
-               listing=listing(inbound("m3"), our_reply("i0", ["m2", "m1"]), inbound("m2"), inbound("m1")))
+    s = leased(
+        subject=arrived("m3"),
+        reserved=True,
+        listing=listing(inbound("m3"), our_reply("i0", ["m2", "m1"]), inbound("m2"), inbound("m1")),
+    )
     step = next_step(s)
     assert [m.id for m in step.conversation.to_answer] == ["m3"]
 
@@ -166,8 +233,15 @@ def test_a_trigger_beyond_the_pages_read_is_fetched_by_id():
         ((inbound("m1", headers=[("Auto-Submitted", "auto-replied")]),), SkipReason.AUTO_SUBMITTED),
         ((inbound("m1", folders=["folder-junk"]),), SkipReason.JUNK_OR_TRASH),
         ((inbound("m1", sender={"email": "a@x.example, b@y.example"}),), SkipReason.NO_RECIPIENT),
-        ((our_reply("a", ["z1"], "r1", NOW - 10), our_reply("b", ["z2"], "r2", NOW - 20),
-          our_reply("c", ["z3"], "r3", NOW - 30), inbound("m1")), SkipReason.REPLY_BUDGET_EXHAUSTED),
+        (
+            (
+                our_reply("a", ["z1"], "r1", NOW - 10),
+                our_reply("b", ["z2"], "r2", NOW - 20),
+                our_reply("c", ["z3"], "r3", NOW - 30),
+                inbound("m1"),
+            ),
+            SkipReason.REPLY_BUDGET_EXHAUSTED,
+        ),
     ],
 )
 def test_what_the_read_shows_can_forbid_a_reply(messages, reason):
@@ -344,15 +418,24 @@ def test_absence_counts_only_when_both_the_listing_and_the_search_were_read_afte
 def test_the_reply_found_in_the_mailbox_settles_the_intent_without_a_send(where):
     i = intent(key_stuck=True)
     reply = our_reply("i1", ["m1"])
-    known = {"listing": listing(reply, inbound("m1"))} if where == "listing" else {
-        "searches": {"i1": SearchResult((reply,), nylas_time=NOW)}}
+    known = (
+        {"listing": listing(reply, inbound("m1"))}
+        if where == "listing"
+        else {"searches": {"i1": SearchResult((reply,), nylas_time=NOW)}}
+    )
     step = next_step(driving(i, **known))
-    assert (kind(step), step.settlement.status, step.settlement.reply_message_id) == ("Settle", Status.REPLIED, "r1")
+    assert (kind(step), step.settlement.status, step.settlement.reply_message_id) == (
+        "Settle",
+        Status.REPLIED,
+        "r1",
+    )
 
 
 def test_a_forged_reply_in_the_listing_is_no_evidence():
     forged = {**our_reply("i1", ["m1"]), "from": [{"email": "mallory@example.com"}]}
-    step = next_step(driving(intent(key_stuck=True, last_attempt_at=NOW - 400), listing=listing(forged, inbound("m1"))))
+    step = next_step(
+        driving(intent(key_stuck=True, last_attempt_at=NOW - 400), listing=listing(forged, inbound("m1")))
+    )
     assert kind(step) == "Search"
 
 
@@ -389,7 +472,11 @@ def test_a_send_outcome_nylas_reports(i, report, expected):
     elif isinstance(step, core.Skip):
         assert step.reason is expected[1]
     else:
-        assert (step.intent.reopened, step.intent.generation, step.intent.state) == (1, 1, IntentState.SENDING)
+        assert (step.intent.reopened, step.intent.generation, step.intent.state) == (
+            1,
+            1,
+            IntentState.SENDING,
+        )
 
 
 def test_a_report_for_no_intent_of_ours():
@@ -405,8 +492,11 @@ def test_a_queued_reply_nothing_confirmed_is_reconciled_through_the_mailbox():
     assert kind(next_step(later)) == "ReadThread"
     found = replace(later, listing=listing(our_reply("i1", ["m1"]), at=later.now))
     assert next_step(found).settlement.status is Status.REPLIED
-    absent = replace(later, listing=listing(inbound("m1"), at=later.now),
-                     searches={"i1": SearchResult(nylas_time=later.now)})
+    absent = replace(
+        later,
+        listing=listing(inbound("m1"), at=later.now),
+        searches={"i1": SearchResult(nylas_time=later.now)},
+    )
     assert next_step(absent).intent.reopened == 1
     assert next_step(leased(subject=due)).reason is SkipReason.ALREADY_REPLIED
 
@@ -429,5 +519,7 @@ def test_a_queued_reply_nothing_confirmed_is_reconciled_through_the_mailbox():
     ],
 )
 def test_retry_delay(reason, hint, receives, expected):
-    delay = core.retry_delay(reason, hint, receives, busy_base_seconds=5, retry_base_seconds=10, retry_max_seconds=900)
+    delay = core.retry_delay(
+        reason, hint, receives, busy_base_seconds=5, retry_base_seconds=10, retry_max_seconds=900
+    )
     assert delay == expected

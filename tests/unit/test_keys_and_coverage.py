@@ -18,7 +18,9 @@ def test_keys_are_pinned_so_a_deploy_cannot_reopen_a_fence():
 
 
 def test_the_key_derivation_is_injective_where_the_old_one_was_not():
-    assert idempotency_key("g", "a", 2, LEGACY_KEY_SCHEME) == idempotency_key("g", "a:2", 0, LEGACY_KEY_SCHEME)
+    assert idempotency_key("g", "a", 2, LEGACY_KEY_SCHEME) == idempotency_key(
+        "g", "a:2", 0, LEGACY_KEY_SCHEME
+    )
     assert idempotency_key("g", "a", 2) != idempotency_key("g", "a:2", 0)
 
 

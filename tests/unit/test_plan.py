@@ -1,4 +1,4 @@
-"""Which messages one reply answers (replyonce.plan): bursts, coverage, the loop guard — tables and properties."""
+"""Which messages one reply answers (replyonce.plan): bursts, coverage, the loop guard."""
 
 import pytest
 from hypothesis import given
@@ -64,7 +64,9 @@ def test_the_trigger_must_have_been_read():
 
 
 def test_another_page_only_while_the_burst_may_go_on():
-    assert needs_another_page([msg("m2"), msg("m1")], is_covered=lambda m: False, reason_not_to_answer=not_to_answer)
+    assert needs_another_page(
+        [msg("m2"), msg("m1")], is_covered=lambda m: False, reason_not_to_answer=not_to_answer
+    )
     assert not needs_another_page(
         [msg("r", AGENT), msg("m1")], is_covered=lambda m: m == "m1", reason_not_to_answer=not_to_answer
     )
@@ -91,7 +93,9 @@ listings = st.lists(
 )
 
 
-@given(listing=listings, covered_mask=st.lists(st.booleans(), min_size=12, max_size=12), pick=st.integers(0, 11))
+@given(
+    listing=listings, covered_mask=st.lists(st.booleans(), min_size=12, max_size=12), pick=st.integers(0, 11)
+)
 def test_properties_of_any_plan(listing, covered_mask, pick):
     messages = [msg(f"m{i}", sender, machine) for i, (sender, machine) in enumerate(listing)]
     covered = {m["id"] for m, c in zip(messages, covered_mask, strict=False) if c}

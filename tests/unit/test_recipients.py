@@ -46,14 +46,38 @@ def test_only_a_single_well_formed_mailbox_is_an_address(value, mailbox):
         (message(), (), {"name": "Alice", "email": "alice@gmail.com"}),
         # The same domain is no safeguard on gmail.com: Reply-To is ignored for anyone not trusted.
         (message(reply_to=["stranger@gmail.com"]), (), {"name": "Alice", "email": "alice@gmail.com"}),
-        (message(reply_to=[f"victim{i}@elsewhere.example" for i in range(50)]), (), {"name": "Alice", "email": "alice@gmail.com"}),
-        (message(sender=FORM, name="Form", reply_to=["customer@example.com"]), {FORM}, {"email": "customer@example.com"}),
-        (message(sender=FORM, name="Form", reply_to=["a@x.example", "b@y.example"]), {FORM}, {"email": "a@x.example"}),
-        (message(sender=FORM, name="Form", reply_to=["a@x.example, b@y.example", "c@z.example"]), {FORM}, {"email": "c@z.example"}),
-        (message(sender=FORM, name="Form", reply_to=["support@acme.example"]), {FORM}, {"name": "Form", "email": FORM}),
+        (
+            message(reply_to=[f"victim{i}@elsewhere.example" for i in range(50)]),
+            (),
+            {"name": "Alice", "email": "alice@gmail.com"},
+        ),
+        (
+            message(sender=FORM, name="Form", reply_to=["customer@example.com"]),
+            {FORM},
+            {"email": "customer@example.com"},
+        ),
+        (
+            message(sender=FORM, name="Form", reply_to=["a@x.example", "b@y.example"]),
+            {FORM},
+            {"email": "a@x.example"},
+        ),
+        (
+            message(sender=FORM, name="Form", reply_to=["a@x.example, b@y.example", "c@z.example"]),
+            {FORM},
+            {"email": "c@z.example"},
+        ),
+        (
+            message(sender=FORM, name="Form", reply_to=["support@acme.example"]),
+            {FORM},
+            {"name": "Form", "email": FORM},
+        ),
         (message(sender="support@acme.example"), (), None),
         (message(sender="a@x.example, b@y.example"), (), None),
-        (message(name="Alice\r\nBcc: evil@x.example"), (), {"name": "Alice  Bcc: evil@x.example", "email": "alice@gmail.com"}),
+        (
+            message(name="Alice\r\nBcc: evil@x.example"),
+            (),
+            {"name": "Alice  Bcc: evil@x.example", "email": "alice@gmail.com"},
+        ),
         ({"from": []}, (), None),
         ({}, (), None),
     ],
@@ -84,4 +108,5 @@ def test_never_more_than_one_recipient_never_an_agent_and_always_a_parsed_mailbo
     if trusted:
         allowed |= {single_mailbox(p["email"]) for p in reply_to}
     assert recipient["email"] in allowed
-    assert "\n" not in recipient.get("name", "") and "\r" not in recipient.get("name", "")
+    assert "\n" not in recipient.get("name", "")
+    assert "\r" not in recipient.get("name", "")

@@ -5,7 +5,9 @@ import pytest
 from replyonce.reasons import SkipReason
 from replyonce.screening import Agents, auto_submitted_keyword, is_machine_address, reason_not_to_answer
 
-AGENTS = Agents(("g-support", "g-sales"), {"g-support": "support@acme.example", "g-sales": "sales@acme.example"})
+AGENTS = Agents(
+    ("g-support", "g-sales"), {"g-support": "support@acme.example", "g-sales": "sales@acme.example"}
+)
 
 
 def message(sender="alice@example.com", headers=(), folders=("inbox",), to=("support@acme.example",), cc=()):
@@ -19,7 +21,9 @@ def message(sender="alice@example.com", headers=(), folders=("inbox",), to=("sup
 
 
 def reason(m, grant="g-support", trusted=(), closed=("folder-junk", "folder-trash")):
-    return reason_not_to_answer(m, grant_id=grant, agents=AGENTS, trusted_senders=trusted, closed_folder_ids=closed)
+    return reason_not_to_answer(
+        m, grant_id=grant, agents=AGENTS, trusted_senders=trusted, closed_folder_ids=closed
+    )
 
 
 @pytest.mark.parametrize(
@@ -76,8 +80,14 @@ def test_auto_submitted_is_compared_on_its_keyword(value, keyword):
         (message(headers=[("Auto-Submitted", "no (sent by a person)")]), None),
         (message(headers=[("Auto-Submitted", "auto-replied")]), SkipReason.AUTO_SUBMITTED),
         # Any one automatic header among several decides: the order does not matter.
-        (message(headers=[("Auto-Submitted", "auto-replied"), ("Auto-Submitted", "no")]), SkipReason.AUTO_SUBMITTED),
-        (message(headers=[("Auto-Submitted", "no"), ("Auto-Submitted", "auto-generated")]), SkipReason.AUTO_SUBMITTED),
+        (
+            message(headers=[("Auto-Submitted", "auto-replied"), ("Auto-Submitted", "no")]),
+            SkipReason.AUTO_SUBMITTED,
+        ),
+        (
+            message(headers=[("Auto-Submitted", "no"), ("Auto-Submitted", "auto-generated")]),
+            SkipReason.AUTO_SUBMITTED,
+        ),
         (message(headers=[("X-Autoreply", "yes")]), SkipReason.AUTO_SUBMITTED),
         (message(headers=[("Precedence", "auto_reply")]), SkipReason.AUTO_SUBMITTED),
         (message(headers=[("Precedence", "bulk")]), SkipReason.BULK_MAIL),
@@ -105,7 +115,12 @@ def test_a_trusted_contact_form_is_answered_despite_its_no_reply_address():
     ("to", "cc", "support_answers", "sales_answers"),
     [
         (("support@acme.example", "sales@acme.example"), (), True, False),
-        (("sales@acme.example", "support@acme.example"), (), True, False),  # configured order, not header order
+        (
+            ("sales@acme.example", "support@acme.example"),
+            (),
+            True,
+            False,
+        ),  # configured order, not header order
         (("sales@acme.example",), ("support@acme.example",), True, False),
         (("sales@acme.example",), (), False, True),  # support got it as bcc: sales is the one addressed
         (("someone@else.example",), (), True, True),  # each copy, bcc'd alone, answers for itself

@@ -43,7 +43,8 @@ def template_agent(conversation: Conversation) -> Reply:
     messages = "your message" if count == 1 else f"your {count} messages"
     return Reply(
         text=f"Hi {name},\n\nThanks for {messages} about {about}. We have received "
-        f"{'it' if count == 1 else 'them'} and will follow up shortly."
+        f"{'it' if count == 1 else 'them'} and will follow up shortly.\n\n"
+        f"\u2014 {conversation.agent.name or 'The support team'}"
     )
 
 
@@ -112,7 +113,7 @@ class BedrockAgent:
         text = "\n".join(part["text"] for part in parts if "text" in part).strip()
         if not text:
             raise AgentRejected(f"Bedrock model {self._model_id} answered with no text")
-        return Reply(text=text)
+        return Reply(text=f"{text}\n\n\u2014 {conversation.agent.name or 'The support team'}")
 
 
 def load_agent(name: str, *, bedrock: Callable[[], Agent]) -> Agent:

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from replyonce.policy import Policy
 from replyonce.exceptions import ConfigurationError
+from replyonce.policy import Policy
 
 # Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
 # the API key. The internet-facing function must never be able to read the key that sends mail.
@@ -295,3 +295,8 @@ class ReplierSettings:
             ),
             reply_to_trusted_senders=_addresses(env, "REPLY_TO_TRUSTED_SENDERS"),
         )
+
+
+# For the operator commands, which talk to Nylas and SQS as the functions do (written once, above).
+DEFAULT_NYLAS_API_URI: str = _default(ReplierSettings, "nylas_api_uri")
+DEFAULT_QUEUE_MAX_MESSAGE_BYTES: int = _default(WebhookSettings, "queue_max_message_bytes")

@@ -472,7 +472,6 @@ def _agent_answered(
         covered=covered,
         recipient=burst.recipient,
         reply=outcome,
-        signature=grant.name,
         review=policy.review_mode or outcome.review,
         now=s.now if s.now is not None else now,
     )
@@ -751,7 +750,6 @@ __all__ = [
     "INTENT_KEY",
     "UNREAD",
     "AgentFailed",
-    "Grant",
     "MessageArrived",
     "Policy",
     "ReconcileDue",

@@ -29,14 +29,15 @@ def reply_subject(subject: str) -> str:
     return subject if subject.lower().startswith("re:") else f"Re: {subject}"
 
 
-def reply_html(reply: Reply, signature: str) -> str:
-    """The body sent: the agent's HTML as given, or its text as escaped paragraphs, and the signature."""
+def reply_html(reply: Reply) -> str:
+    """The body sent: the agent's HTML as given, or its text as escaped paragraphs (lines kept)."""
     if (reply.html or "").strip():
         return str(reply.html)
-    paragraphs = "".join(
-        f"<p>{html.escape(p.strip())}</p>" for p in str(reply.text or "").split("\n\n") if p.strip()
+    return "".join(
+        "<p>" + "<br>".join(html.escape(line) for line in p.strip().splitlines()) + "</p>"
+        for p in str(reply.text or "").split("\n\n")
+        if p.strip()
     )
-    return f"{paragraphs}<p>&mdash; {html.escape(signature or 'The support team')}</p>"
 
 
 def _serialise(request: Mapping[str, Any]) -> str:
@@ -51,7 +52,6 @@ def new_intent(
     covered: tuple[str, ...],
     recipient: Mapping[str, str],
     reply: Reply,
-    signature: str,
     review: bool,
     now: int,
 ) -> Intent:
@@ -68,7 +68,7 @@ def new_intent(
         "subject": reply.subject.strip()
         if reply.subject and reply.subject.strip()
         else reply_subject(str(target.get("subject") or "")),
-        "body": reply_html(reply, signature),
+        "body": reply_html(reply),
         "reply_to_message_id": target_id,
         "metadata": reply_metadata(intent_id, target_id, thread_id, covered),
     }

@@ -28,8 +28,8 @@ from replyonce.core import GONE, AgentFailed, Situation
 from replyonce.coverage import INTENT_KEY
 from replyonce.exceptions import Deferred, NylasPermanentError, ThreadBusyError
 from replyonce.keys import idempotency_key
-from replyonce.policy import Policy
 from replyonce.observability import count, count_by, logger, skipped
+from replyonce.policy import Policy
 from replyonce.ports import Listing, Mailbox, SearchResult, StateStore
 from replyonce.reasons import DeferReason
 from replyonce.screening import CLOSED_FOLDER_NAMES, Agents

@@ -1,0 +1,43 @@
+"""An example agent: answers order-status questions from a small table, hands refunds to a person.
+
+Deploy it with ``ReplyAgent=order_status_agent:reply`` (``REPLY_AGENT``); run it
+locally with ``make serve ARGS="--agent order_status_agent:reply"`` and
+``make mail``. It shows the three outcomes of the contract (``docs/agents.md``):
+a :class:`~replyonce.agent.Reply` built from the whole burst, a
+:class:`~replyonce.agent.Handoff` for what a person must decide, and a
+:class:`~replyonce.agent.NoReply` for a thank-you that needs no answer.
+"""
+
+import re
+
+from replyonce.agent import Conversation, Handoff, NoReply, Reply
+
+# In a real deployment: your order system. Here: a table small enough to read.
+ORDERS = {
+    "1042": "shipped on 28 November with DHL, tracking JD014600006281",
+    "1043": "being packed; it leaves our warehouse tomorrow",
+    "1044": "delivered on 27 November",
+}
+_ORDER_NUMBER = re.compile(r"\border\s*(?:number\s*|no\.?\s*|#\s*)?(\d{3,})\b", re.IGNORECASE)
+_REFUND = re.compile(r"\b(refund|money back|chargeback|reimburse)", re.IGNORECASE)
+_THANKS_ONLY = re.compile(r"^\W*(thanks?|thank you|cheers|great|perfect)\b[\w\s!.,]*$", re.IGNORECASE)
+
+
+def reply(conversation: Conversation) -> Reply | NoReply | Handoff:
+    """Answer every order the burst asks about; a refund request goes to a person."""
+    written = "\n".join(m.text for m in conversation.to_answer)
+    if _REFUND.search(written):
+        return Handoff("the customer asks for a refund: a person decides")
+    orders = list(dict.fromkeys(_ORDER_NUMBER.findall(written)))
+    if not orders:
+        if all(_THANKS_ONLY.match(m.text.strip() or "thanks") for m in conversation.to_answer):
+            return NoReply("a thank-you needs no answer")
+        return Handoff("no order number: a person reads it")
+    name = conversation.target.sender_name or "there"
+    lines = [
+        f"Order {number} is {ORDERS[number]}."
+        if number in ORDERS
+        else f"I cannot find order {number}; could you check the number on your confirmation?"
+        for number in orders
+    ]
+    return Reply(text=f"Hi {name},\n\n" + "\n\n".join(lines) + f"\n\n{conversation.agent.name or 'Support'}")
