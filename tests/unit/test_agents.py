@@ -1,0 +1,250 @@
+"""The agents: the contract's types, REPLY_AGENT loading, the template and Bedrock agents, the example agent.
+
+Bedrock is a botocore client with a Stubber (every request checked against
+the service model): the conversation must reach the model as turns.
+"""
+
+import sys
+import textwrap
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from botocore.stub import Stubber
+
+from replyonce.agent import AgentIdentity, AgentRejected, Conversation, Handoff, Message, NoReply, Reply
+from replyonce.agents import DEFAULT_SYSTEM_PROMPT, BedrockAgent, load_agent, template_agent
+from replyonce.exceptions import ConfigurationError
+from replyonce.redaction import redact_addresses
+
+PROFILE = "us.anthropic.claude-3-5-haiku-20241022-v1:0"
+AGENT = AgentIdentity("g1", "support@acme.example", "Acme Support")
+
+
+def message(mid, text, *, from_agent=False, subject="Order 1042", name="Alice"):
+    sender = AGENT.email if from_agent else "alice@example.com"
+    return Message(
+        mid, sender, "Acme" if from_agent else name, (), subject, 0, text, f"<p>{text}</p>", from_agent
+    )
+
+
+def conversation(*messages, burst=None):
+    to_answer = tuple(m for m in messages if burst is None or m.id in burst) if burst else (messages[-1],)
+    return Conversation(messages, to_answer, to_answer[-1], AGENT, "key-1", "t1")
+
+
+# ---- the contract's types ---------------------------------------------------------------------------
+
+
+def test_a_reply_needs_text_or_html():
+    with pytest.raises(ValueError, match="text or html"):
+        Reply()
+    with pytest.raises(ValueError, match="text or html"):
+        Reply(text="  ", html="")
+    assert Reply(html="<p>x</p>").review is False
+
+
+# ---- loading REPLY_AGENT --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def agent_module(tmp_path, monkeypatch):
+    """A module of the team's own on the path, as functions/replier/ is in Lambda."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def write(name, source):
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+        sys.modules.pop(name, None)
+        return name
+
+    return write
+
+
+def no_bedrock():
+    raise AssertionError("not asked for bedrock")
+
+
+def test_template_and_a_module_function_load(agent_module):
+    assert load_agent("template", bedrock=no_bedrock) is template_agent
+    name = agent_module("team_agent", "def reply(conversation):\n    return None\n")
+    assert load_agent(f"{name}:reply", bedrock=no_bedrock).__name__ == "reply"
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "message"),
+    [
+        (None, "no_such_module:reply", "does not import: ModuleNotFoundError"),
+        ("raise RuntimeError('broken at import')\n", "broken_agent:reply", "does not import: RuntimeError"),
+        ("x = 1\n", "attr_agent:reply", "has no 'reply'"),
+        ("reply = 42\n", "value_agent:reply", "is not callable"),
+        ("def reply():\n    return None\n", "arity_agent:reply", "must take one argument"),
+        ("def reply(a, b):\n    return None\n", "two_agent:reply", "must take one argument"),
+        (None, "just_a_module", "must be 'template', 'bedrock' or 'module:function'"),
+    ],
+)
+def test_an_agent_that_cannot_be_called_is_a_configuration_error(agent_module, source, name, message):
+    if source is not None:
+        agent_module(name.split(":")[0], source)
+    with pytest.raises(ConfigurationError, match=message):
+        load_agent(name, bedrock=no_bedrock)
+
+
+# ---- the template agent --------------------------------------------------------------------------------
+
+
+def test_the_template_agent_names_the_whole_burst_and_signs():
+    first = message("m1", "Where is it?", subject="Order 1042")
+    second = message("m2", "Also my address", subject="New address")
+    reply = template_agent(conversation(first, second, burst={"m1", "m2"}))
+    assert "your 2 messages" in reply.text
+    assert "\u201cOrder 1042\u201d and \u201cNew address\u201d" in reply.text
+    assert reply.text.endswith("\u2014 Acme Support")
+    assert reply == template_agent(conversation(first, second, burst={"m1", "m2"}))
+
+
+# ---- the Bedrock agent -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def bedrock():
+    client = boto3.client("bedrock-runtime", region_name="us-east-1")
+    with Stubber(client) as stub:
+        yield client, stub
+
+
+def converse_answer(text):
+    return {
+        "output": {"message": {"role": "assistant", "content": [{"text": text}]}},
+        "stopReason": "end_turn",
+        "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
+        "metrics": {"latencyMs": 100},
+    }
+
+
+def test_bedrock_gets_the_whole_conversation_as_turns(bedrock):
+    client, stub = bedrock
+    history = (
+        message("m1", "My order 1042 is late."),
+        message("r1", "Sorry, we are checking.", from_agent=True, subject="Re: Order 1042"),
+        message("m2", "Any news?"),
+        message("m3", "Also, please change my delivery address."),
+    )
+    stub.add_response(
+        "converse",
+        converse_answer("It ships today; the address is changed."),
+        {
+            "modelId": PROFILE,
+            "system": [{"text": "Answer like a pirate."}],
+            "messages": [
+                {"role": "user", "content": [{"text": "Subject: Order 1042\n\nMy order 1042 is late."}]},
+                {
+                    "role": "assistant",
+                    "content": [{"text": "Subject: Re: Order 1042\n\nSorry, we are checking."}],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "text": "Subject: Order 1042\n\nAny news?\n\n---\n\n"
+                            "Subject: Order 1042\n\nAlso, please change my delivery address."
+                        }
+                    ],
+                },
+            ],
+            "inferenceConfig": {"maxTokens": 512, "temperature": 0},
+        },
+    )
+    reply = BedrockAgent(PROFILE, client, "Answer like a pirate.")(conversation(*history, burst={"m2", "m3"}))
+    stub.assert_no_pending_responses()
+    assert reply.text.startswith("It ships today; the address is changed.")
+
+
+def test_without_a_system_prompt_of_the_operators_the_built_in_one_is_used(bedrock):
+    client, stub = bedrock
+    stub.add_response(
+        "converse",
+        converse_answer("Hello."),
+        {
+            "modelId": "model-x",
+            "system": [{"text": DEFAULT_SYSTEM_PROMPT}],
+            "messages": [{"role": "user", "content": [{"text": "Subject: Order 1042\n\nHi"}]}],
+            "inferenceConfig": {"maxTokens": 512, "temperature": 0},
+        },
+    )
+    BedrockAgent("model-x", client, "")(conversation(message("m1", "Hi")))
+    stub.assert_no_pending_responses()
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [("AccessDeniedException", 403), ("ValidationException", 400), ("ResourceNotFoundException", 404)],
+)
+def test_a_bedrock_refusal_is_final_and_says_what_to_check(bedrock, code, status):
+    client, stub = bedrock
+    stub.add_client_error(
+        "converse", service_error_code=code, service_message="no ops@example.com", http_status_code=status
+    )
+    with pytest.raises(AgentRejected, match="model access granted") as raised:
+        BedrockAgent(PROFILE, client)(conversation(message("m1", "Hi")))
+    assert code in str(raised.value)
+    assert "ops@example.com" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [("ThrottlingException", 429), ("ModelTimeoutException", 408), ("InternalServerException", 500)],
+)
+def test_throttling_and_server_errors_stay_retryable(bedrock, code, status):
+    client, stub = bedrock
+    stub.add_client_error("converse", service_error_code=code, http_status_code=status)
+    with pytest.raises(ClientError) as raised:
+        BedrockAgent(PROFILE, client)(conversation(message("m1", "Hi")))
+    assert raised.value.response["Error"]["Code"] == code
+
+
+# ---- the example agent (functions/replier/order_status_agent.py) -----------------------------------------
+
+
+@pytest.fixture
+def example():
+    sys.path.insert(0, "functions/replier")
+    try:
+        sys.modules.pop("order_status_agent", None)
+        return load_agent("order_status_agent:reply", bedrock=no_bedrock)
+    finally:
+        sys.path.remove("functions/replier")
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["Where is order 1042?"], "Order 1042 is shipped on 28 November"),
+        (["My order #1043 is late", "and order 1044?"], "Order 1043 is being packed"),
+        (["Status of order 9999 please"], "I cannot find order 9999"),
+    ],
+)
+def test_the_example_agent_answers_every_order_of_the_burst(example, texts, expected):
+    burst = [message(f"m{i}", t) for i, t in enumerate(texts)]
+    reply = example(conversation(*burst, burst={m.id for m in burst}))
+    assert isinstance(reply, Reply)
+    assert expected in reply.text
+    if len(texts) > 1:
+        assert "Order 1044 is delivered" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "outcome"),
+    [("I want a refund for order 1042", Handoff), ("Thanks!", NoReply), ("Can you call me?", Handoff)],
+)
+def test_the_example_agent_hands_refunds_off_and_lets_thanks_be(example, text, outcome):
+    assert isinstance(example(conversation(message("m1", text))), outcome)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["invalid recipient customer@example.com", "bounce from First.Last+tag@mail.example.co.uk; retry"],
+)
+def test_addresses_are_redacted(text):
+    cleaned = redact_addresses(text)
+    assert "@" not in cleaned
+    assert "<email>" in cleaned
