@@ -1,27 +1,32 @@
-"""Mutants: the product with one guard disabled, to prove the harness can see each break.
+"""Mutants: the product with one guard disabled, to prove the harnesses can see each break.
 
-A checker that catches no mutant proves nothing. Each mutant is a small
-function that patches the product's own names (``replyonce.decisions``,
-``replyonce.lease``, ``replyonce.ledger``, ``replyonce.outbox``,
-``replyonce.state``, ``replyonce.filters``) inside a chaos worker process
-(``chaos/worker.py``, ``CHAOS_MUTANT``); nothing here is a product setting.
-``make chaos ARGS="--mutant NAME"`` runs one; ``tests/test_chaos.py`` runs each
-in a small configuration and fails when one survives (its invariant unbroken).
+A checker that catches no mutant proves nothing. Each mutant patches the
+product's own names (``replyonce.store``, ``replyonce.core``,
+``replyonce.plan``, ``replyonce.screening``, ``replyonce.keys``,
+``replyonce.coverage``, ``replyonce.state``); nothing here is a product
+setting. Two harnesses use them:
 
-A mutant whose target the product does not have raises :class:`MutantPending`
-when applied: the worker then refuses to start, and the harness says so.
+- the interleaving scheduler (``tests/interleavings.py``) applies one in its
+  own process with :func:`applied` (undone afterwards) and must find a
+  schedule of the mutant's scenario that breaks the invariant (deterministic,
+  ``tests/test_interleavings.py``);
+- the chaos harness applies one in each worker process (``CHAOS_MUTANT``,
+  ``make chaos ARGS="--mutant NAME"``) over a random workload.
+
+A mutant whose target the product does not have raises :class:`MutantPending`.
 """
 
+import contextlib
 import dataclasses
 import importlib
 import random
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-# The function timeout of every mutant's small run (tests/test_chaos.py, ``make chaos ARGS="--mutant NAME"``).
+# The function timeout of every mutant's small chaos run (``make chaos ARGS="--mutant NAME"``).
 MUTANT_TIMEOUT_SECONDS = 5.0
 
 
@@ -40,19 +45,24 @@ class Mutant:
     guards:
         Invariant numbers the guard protects: the mutant is caught when one of them is violated.
     disable:
-        Patches the product in the worker process.
-    faults:
-        The fault kinds of the small run that give the break a chance (``None``: every kind).
-    knobs:
-        Workload knobs of the small run (``WorkloadSettings`` field → value), over the CI defaults.
-    workers, clock_skew_seconds, notifications, seed:
-        The small run (some breaks need concurrency, a stale holder, or simply more chances).
+        Patches the product (through the :class:`_Patches` it is given, so it can be undone).
+    what:
+        The break, in a sentence.
+    scenario:
+        The interleaving scenario (``tests/interleavings.py``) that must catch it.
+    in_the_store:
+        It patches the DynamoDB store (or the items it reads): the scheduler then runs the product's
+        adapter on moto, not the in-memory fake.
+    faults, knobs, workers, clock_skew_seconds, notifications, seed:
+        Its small chaos run (``make chaos ARGS="--mutant NAME"``).
     """
 
     name: str
     guards: tuple[int, ...]
-    disable: Callable[[], None]
+    disable: Callable[["_Patches"], None]
     what: str
+    scenario: str
+    in_the_store: bool = False
     faults: frozenset[str] | None = frozenset()
     knobs: Mapping[str, Any] = field(default_factory=dict)
     workers: int = 2
@@ -61,17 +71,29 @@ class Mutant:
     seed: int = 5
 
 
+class _Patches:
+    """Attribute replacements that can all be undone, in reverse order."""
+
+    def __init__(self) -> None:
+        self._undo: list[tuple[Any, str, Any]] = []
+
+    def set(self, owner: Any, name: str, value: Any) -> None:
+        if not hasattr(owner, name):
+            raise MutantPending(f"{getattr(owner, '__name__', owner)} has no {name}")
+        self._undo.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, value)
+
+    def undo(self) -> None:
+        while self._undo:
+            owner, name, value = self._undo.pop()
+            setattr(owner, name, value)
+
+
 def _module(name: str) -> Any:
     try:
         return importlib.import_module(f"replyonce.{name}")
     except ImportError as missing:
         raise MutantPending(f"replyonce.{name} does not exist") from missing
-
-
-def _attribute(owner: Any, name: str) -> Any:
-    if not hasattr(owner, name):
-        raise MutantPending(f"{getattr(owner, '__name__', owner)} has no {name}")
-    return getattr(owner, name)
 
 
 # ---- a DynamoDB client that ignores the lease ------------------------------------------------------
@@ -82,7 +104,7 @@ def _strip_owner_condition(request: dict[str, Any], owner_attribute: str) -> dic
     condition = request.get("ConditionExpression", "")
     if owner_attribute not in condition:
         return request
-    request = {k: v for k, v in request.items() if k not in ("ConditionExpression",)}
+    request = {k: v for k, v in request.items() if k != "ConditionExpression"}
     request.pop("ReturnValuesOnConditionCheckFailure", None)
     used = " ".join(str(request.get(k, "")) for k in ("UpdateExpression", "ProjectionExpression"))
     values = {k: v for k, v in request.get("ExpressionAttributeValues", {}).items() if k in used}
@@ -99,18 +121,19 @@ def _strip_owner_condition(request: dict[str, Any], owner_attribute: str) -> dic
 
 
 class _OwnerBlind:
-    """Wraps the product's DynamoDB client: writes conditioned on the lease owner lose the condition."""
+    """Wraps the store's DynamoDB client: the chosen writes lose their lease-owner condition."""
 
-    def __init__(self, client: Any, owner_attribute: str, *, transactions_only: bool = False) -> None:
+    def __init__(self, client: Any, owner_attribute: str, *, take_too: bool) -> None:
         self._client = client
         self._owner = owner_attribute
-        self._transactions_only = transactions_only
+        self._take_too = take_too
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
 
     def update_item(self, **request: Any) -> Any:
-        if not self._transactions_only:
+        taking = "ALL_NEW" == request.get("ReturnValues")
+        if self._take_too or not taking:
             request = _strip_owner_condition(request, self._owner)
         return self._client.update_item(**request)
 
@@ -123,61 +146,73 @@ class _OwnerBlind:
         return self._client.transact_write_items(**{**request, "TransactItems": items})
 
 
-def _blind(cls: Any, owner_attribute: str, *, transactions_only: bool = False) -> None:
-    """Every instance of ``cls`` gets an owner-blind client (its ``_dynamodb``)."""
-    original = cls.__init__
+def _blind_store(patches: _Patches, *, take_too: bool) -> None:
+    store = _module("store").DynamoDBStateStore
+    owner = _module("state").LEASE_OWNER
+    original = store.__init__
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
-        self._dynamodb = _OwnerBlind(self._dynamodb, owner_attribute, transactions_only=transactions_only)
+        self._dynamodb = _OwnerBlind(self._dynamodb, owner, take_too=take_too)
 
-    cls.__init__ = __init__
-
-
-def _forget_on_read(state: Any, **blank: Any) -> None:
-    """Every ``ThreadState`` read from the table comes back with the ``blank`` fields."""
-    thread_state = _attribute(state, "ThreadState")
-    original = thread_state.from_item.__func__
-
-    def from_item(cls: Any, item: Mapping[str, Any]) -> Any:
-        return dataclasses.replace(original(cls, item), **blank)
-
-    thread_state.from_item = classmethod(from_item)
+    patches.set(store, "__init__", __init__)
 
 
 # ---- the mutants --------------------------------------------------------------------------------
 
 
-def no_lease() -> None:
+def no_lease(patches: _Patches) -> None:
     """Any worker takes any thread at any time, and every write under the lease goes through."""
+    _blind_store(patches, take_too=True)
+
+
+def no_ledger_owner_check(patches: _Patches) -> None:
+    """Taking the lease still checks; the writes a holder makes (its intents, its settlement) do not."""
+    _blind_store(patches, take_too=False)
+
+
+def no_ledger_check(patches: _Patches) -> None:
+    """Our state forgets what was settled: the ledger and the thread's covered ids and outbox read empty."""
+    store = _module("store").DynamoDBStateStore
     state = _module("state")
-    owner = _attribute(state, "LEASE_OWNER")
-    for module, cls in (("lease", "ThreadLeases"), ("outbox", "Outbox"), ("ledger", "ReplyLedger")):
-        _blind(_attribute(_module(module), cls), owner)
+    patches.set(store, "ledger_entry", lambda self, grant_id, message_id: None)
+    original = state.ThreadState.from_item.__func__
+
+    def from_item(cls: Any, item: Mapping[str, Any]) -> Any:
+        return dataclasses.replace(original(cls, item), covered={}, replies={})
+
+    patches.set(state.ThreadState, "from_item", classmethod(from_item))
 
 
-def no_ledger_check() -> None:
-    """Nothing remembers which messages were answered: the ledger and the thread's covered ids read empty."""
-    ledger = _module("ledger")
-    state = _module("state")
-    _attribute(ledger.ReplyLedger, "entry")
-    ledger.ReplyLedger.entry = lambda self, grant_id, message_id: None
-    _forget_on_read(state, answered={})
+def no_mailbox_record(patches: _Patches) -> None:
+    """Replies' metadata in the mailbox are ignored: only our own tables say what was answered."""
+    coverage = _module("coverage")
+    core = _module("core")
+    empty = (frozenset(), frozenset())
+    patches.set(coverage, "covered_in_mailbox", lambda messages, agent_addresses: empty)
+    patches.set(core, "covered_in_mailbox", lambda messages, agent_addresses: empty)
 
 
-def fixed_key() -> None:
+def fixed_key(patches: _Patches) -> None:
     """One ``Idempotency-Key`` per target whatever the generation (the key before generations)."""
-    decisions = _module("decisions")
-    original = _attribute(decisions, "idempotency_key")
-    decisions.idempotency_key = lambda grant_id, target_id, generation=0: original(grant_id, target_id, 0)
+    keys = _module("keys")
+    replier = _module("replier")
+    original = keys.idempotency_key
+
+    def idempotency_key(grant_id: str, target_id: str, generation: int, scheme: int = 2) -> str:
+        return original(grant_id, target_id, 0, scheme)
+
+    patches.set(keys, "idempotency_key", idempotency_key)
+    patches.set(replier, "idempotency_key", idempotency_key)
 
 
-def date_coverage() -> None:
-    """Coverage by date: a message dated before the agent's latest reply counts as answered, and
-    the newest message is the one with the latest ``date`` (the sender's clock)."""
-    decisions = _module("decisions")
-    filters = _module("filters")
-    original = _attribute(decisions, "plan_reply")
+def date_coverage(patches: _Patches) -> None:
+    """Coverage by date: a message dated before the agent's latest reply counts as answered, and the
+    newest message is the one with the latest ``date`` (the sender's clock)."""
+    plan = _module("plan")
+    core = _module("core")
+    screening = _module("screening")
+    original = plan.plan_burst
 
     def date(message: Mapping[str, Any]) -> int:
         try:
@@ -185,52 +220,47 @@ def date_coverage() -> None:
         except (TypeError, ValueError):
             return 0
 
-    def plan_reply(trigger_id: str, messages: Any, answered: Any, own_addresses: Any, *args: Any) -> Any:
-        own = {filters.address(a) if not isinstance(a, str) else a.lower() for a in own_addresses}
-        last_reply = max((date(m) for m in messages if filters.sender_email(m) in own), default=0)
-        by_date = sorted(messages, key=date, reverse=True)
+    def plan_burst(trigger_id: str, messages: Any, *, is_covered: Any, own_addresses: Any, **rest: Any) -> Any:
+        own = set(own_addresses)
+        last_reply = max((date(m) for m in messages if screening.sender_email(m) in own), default=0)
         older = {str(m.get("id")) for m in messages if date(m) <= last_reply}
-        return original(trigger_id, by_date, {*answered, *older}, own_addresses, *args)
+        by_date = sorted(messages, key=date, reverse=True)
+        return original(
+            trigger_id,
+            by_date,
+            is_covered=lambda mid: mid in older or is_covered(mid),
+            own_addresses=own_addresses,
+            **rest,
+        )
 
-    decisions.plan_reply = plan_reply
-
-
-def no_automaton_filter() -> None:
-    """Machines are answered: no check on headers or machine-looking addresses (own mail still skipped)."""
-    filters = _module("filters")
-    _attribute(filters, "header_skip_reason")
-    sender_check = _attribute(filters, "sender_skip_reason")
-    own_outbound = _attribute(filters, "OWN_OUTBOUND")
-    filters.header_skip_reason = lambda message: None
-
-    def sender_skip_reason(message: Any, own_addresses: Any, trusted_senders: Any = ()) -> str | None:
-        reason = sender_check(message, own_addresses, trusted_senders)
-        return reason if reason in (own_outbound, _attribute(filters, "NO_SENDER")) else None
-
-    filters.sender_skip_reason = sender_skip_reason
+    patches.set(plan, "plan_burst", plan_burst)
+    patches.set(core, "plan_burst", plan_burst)
 
 
-def no_loop_guard() -> None:
+def no_automaton_filter(patches: _Patches) -> None:
+    """Machines are answered: no header check, no machine-address check (own mail still skipped)."""
+    screening = _module("screening")
+    patches.set(screening, "header_reason", lambda message: None)
+    patches.set(screening, "is_machine_address", lambda email: False)
+
+
+def no_loop_guard(patches: _Patches) -> None:
     """No reply budget per thread."""
-    decisions = _module("decisions")
-    _attribute(decisions, "loop_guard_exhausted")
-    decisions.loop_guard_exhausted = lambda *args, **kwargs: False
+    plan = _module("plan")
+    core = _module("core")
+    patches.set(plan, "loop_guard_exhausted", lambda *args, **kwargs: False)
+    patches.set(core, "loop_guard_exhausted", lambda *args, **kwargs: False)
 
 
-def no_ledger_owner_check() -> None:
-    """The writes a lease holder makes to the thread state (the outbox intent and the ledger
-    transaction) go through without checking that it still owns the lease; taking the lease
-    still checks. (Blinding only the ledger transaction survives: see docs/reliability.md.)"""
+def no_outbox(patches: _Patches) -> None:
+    """Nothing stored survives an attempt: every holder asks the agent anew, never finishing an earlier intent."""
     state = _module("state")
-    owner = _attribute(state, "LEASE_OWNER")
-    _blind(_attribute(_module("outbox"), "Outbox"), owner)
-    _blind(_attribute(_module("ledger"), "ReplyLedger"), owner, transactions_only=True)
+    original = state.ThreadState.from_item.__func__
 
+    def from_item(cls: Any, item: Mapping[str, Any]) -> Any:
+        return dataclasses.replace(original(cls, item), outbox={})
 
-def no_outbox() -> None:
-    """Nothing stored survives an attempt: every holder drafts anew, and never looks for an earlier send."""
-    _attribute(_module("outbox"), "Outbox")
-    _forget_on_read(_module("state"), intent=None)
+    patches.set(state.ThreadState, "from_item", classmethod(from_item))
 
 
 MUTANTS: dict[str, Mutant] = {
@@ -240,77 +270,81 @@ MUTANTS: dict[str, Mutant] = {
             "no_lease",
             (1, 3),
             no_lease,
-            "two workers draft for one thread at once; one's intent outlives the other's reply",
+            "two workers plan one thread at once: a message is answered by both",
+            "burst_race",
+            in_the_store=True,
             workers=3,
-            knobs={
-                "burst_probability": 0.8,
-                "concurrent_probability": 0.9,
-                "slow_send_probability": 0.6,
-                "follow_up_probability": 0.6,
-            },
+            knobs={"burst_probability": 0.8, "concurrent_probability": 0.9, "slow_send_probability": 0.6},
+        ),
+        Mutant(
+            "no_ledger_owner_check",
+            (1, 3),
+            no_ledger_owner_check,
+            "a holder whose lease expired stores and sends over the new holder's reply",
+            "stale_holder",
+            in_the_store=True,
+            faults=frozenset({"clock_skew"}),
+            knobs={"burst_probability": 0.8, "concurrent_probability": 0.9, "draft_seconds": 1.0},
+            workers=3,
+            clock_skew_seconds=20.0,
+            notifications=100,
+            seed=6,
         ),
         Mutant(
             "no_ledger_check",
-            (1, 3),
+            (1,),
             no_ledger_check,
-            "a burst's later notifications answer it again",
+            "a message answered long ago, beyond the pages read, is answered again when redelivered",
+            "old_message_redelivered",
+            in_the_store=True,
             knobs={"burst_probability": 0.7},
+        ),
+        Mutant(
+            "no_mailbox_record",
+            (1,),
+            no_mailbox_record,
+            "after our tables are lost, a redelivered message is answered again",
+            "state_loss",
         ),
         Mutant(
             "fixed_key",
             (2,),
             fixed_key,
-            "a provider error cached under the key blocks every retry for the key's hour",
+            "an error cached under the key blocks every later attempt: the reply never goes out",
+            "provider_error_not_sent",
             knobs={"provider_error_probability": 0.15, "redrive_threads": 0},
         ),
         Mutant(
             "date_coverage",
             (2, 3),
             date_coverage,
-            "back-dated and mid-send messages are taken for answered",
-            knobs={"date_skew_probability": 0.5, "slow_send_probability": 0.5, "follow_up_probability": 0.6},
+            "a back-dated follow-up is taken for answered",
+            "back_dated_follow_up",
+            knobs={"date_skew_probability": 0.5, "follow_up_probability": 0.6},
         ),
         Mutant(
             "no_automaton_filter",
             (4,),
             no_automaton_filter,
-            "out-of-office, newsletters and mailer-daemons get answers",
+            "an out-of-office reply gets an answer",
+            "out_of_office",
             knobs={"disguised_automaton_probability": 0.15, "automated_probability": 0.1},
         ),
         Mutant(
             "no_loop_guard",
             (4,),
             no_loop_guard,
-            "a bot and the agent answer each other",
+            "a bot and the agent answer each other past the budget",
+            "bot_ping_pong",
             knobs={"bot_threads": 3},
-        ),
-        Mutant(
-            "no_ledger_owner_check",
-            (1, 2, 3, 4),
-            no_ledger_owner_check,
-            "a holder whose lease was taken (its clock is behind) records over the new holder's state",
-            faults=frozenset({"clock_skew"}),
-            knobs={
-                "burst_probability": 0.8,
-                "concurrent_probability": 0.9,
-                "slow_send_probability": 0.6,
-                "follow_up_probability": 0.6,
-                # A drafter that takes its time, as a model does: the break needs a second holder
-                # between the stale one's thread read and its intent store, a moment that is
-                # microseconds wide with the instant template drafter (0 of 5 seeds caught without).
-                "draft_seconds": 1.0,
-            },
-            workers=3,
-            clock_skew_seconds=20.0,
-            # Seed 5 with 70 notifications had no takeover at the wrong moment: it survived there.
-            notifications=100,
-            seed=6,
         ),
         Mutant(
             "no_outbox",
             (1, 3),
             no_outbox,
-            "a retry after a crash or a lost answer drafts a second, different email",
+            "a retry after a lost answer asks the agent again and a second, different email goes out",
+            "lost_answer_then_follow_up",
+            in_the_store=True,
             faults=frozenset({"kill_after_send", "nylas_lost_response"}),
             knobs={"redrive_threads": 2},
         ),
@@ -318,35 +352,44 @@ MUTANTS: dict[str, Mutant] = {
 }
 
 
+@contextlib.contextmanager
+def applied(name: str) -> Iterator[Mutant]:
+    """The product with mutant ``name`` in this process, for the duration of the block."""
+    mutant = MUTANTS[name]
+    patches = _Patches()
+    try:
+        mutant.disable(patches)
+        yield mutant
+    finally:
+        patches.undo()
+
+
 def apply(name: str) -> None:
-    """Disable one guard in this process (the worker calls this before its first invocation)."""
+    """Disable one guard in this process for good (a chaos worker, before its first invocation)."""
     if name not in MUTANTS:
         raise SystemExit(f"unknown mutant {name!r}; known: {', '.join(MUTANTS)}")
-    MUTANTS[name].disable()
+    MUTANTS[name].disable(_Patches())
 
 
-def nonce_drafter() -> None:
-    """The drafter's output differs between calls, as a language model's does (a workload knob)."""
-    drafter = _module("drafter")
-    template = _attribute(drafter, "TemplateDrafter")
-    original = template.draft
+def nonce_agent() -> None:
+    """The template agent's text differs between calls, as a language model's does (a workload knob)."""
+    agents = _module("agents")
+    original = agents.template_agent
 
-    def draft(self: Any, message: Any, agent_name: str) -> Any:
-        result = original(self, message, agent_name)
-        nonce = uuid.uuid4().hex[:12]
-        return dataclasses.replace(result, body=f"{result.body}<!-- draft {nonce} -->")
+    def template_agent(conversation: Any) -> Any:
+        reply = original(conversation)
+        return dataclasses.replace(reply, text=f"{reply.text}\n\n(draft {uuid.uuid4().hex[:12]})")
 
-    template.draft = draft
+    _Patches().set(agents, "template_agent", template_agent)
 
 
-def slow_drafter(seconds: float) -> None:
-    """Each draft takes 20-100 % of ``seconds``, as a language model's does (a workload setting)."""
-    drafter = _module("drafter")
-    template = _attribute(drafter, "TemplateDrafter")
-    original = template.draft
+def slow_agent(seconds: float) -> None:
+    """Each answer of the template agent takes 20-100 % of ``seconds``, as a model's does (a workload setting)."""
+    agents = _module("agents")
+    original = agents.template_agent
 
-    def draft(self: Any, message: Any, agent_name: str) -> Any:
+    def template_agent(conversation: Any) -> Any:
         time.sleep(random.uniform(0.2, 1.0) * seconds)
-        return original(self, message, agent_name)
+        return original(conversation)
 
-    template.draft = draft
+    _Patches().set(agents, "template_agent", template_agent)

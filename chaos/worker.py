@@ -37,9 +37,9 @@ def main() -> int:
     module = sys.modules[handler.__module__]
     try:
         if os.environ.get("CHAOS_NONCE_DRAFTER") == "1":
-            mutants.nonce_drafter()
+            mutants.nonce_agent()
         if float(os.environ.get("CHAOS_DRAFT_SECONDS", "0")) > 0:
-            mutants.slow_drafter(float(os.environ["CHAOS_DRAFT_SECONDS"]))
+            mutants.slow_agent(float(os.environ["CHAOS_DRAFT_SECONDS"]))
         if os.environ.get("CHAOS_MUTANT"):
             mutants.apply(os.environ["CHAOS_MUTANT"])
     except mutants.MutantPending as pending:

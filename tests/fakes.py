@@ -166,6 +166,9 @@ class FakeMailbox:
         Every draft created.
     search_lag_seconds:
         ``metadata_pair`` finds a message only this long after it arrived (Nylas documents no delay).
+    queue_sends:
+        Agent Account send queueing: a send answers ``202`` and goes out (or fails) only at
+        :meth:`release_queued`.
     """
 
     clock: Callable[[], float]
@@ -174,6 +177,8 @@ class FakeMailbox:
     sent: list[SentEmail] = field(default_factory=list)
     drafts: list[dict[str, Any]] = field(default_factory=list)
     search_lag_seconds: float = 0.0
+    queue_sends: bool = False
+    queued: list[SentEmail] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
     _keys: dict[tuple[str, str], _Key] = field(default_factory=dict)
     _scripted: list[Callable[[str, str, str], Answer | None]] = field(default_factory=list)
@@ -299,6 +304,37 @@ class FakeMailbox:
         record.answer = answer
         return answer
 
+    def lose_answer(self) -> Callable[[str, str, str], Answer | None]:
+        """A scripted send: Nylas does it (or queues it), the answer never reaches the caller."""
+
+        def script(grant_id: str, request: str, key: str) -> Answer:
+            self._scripted.insert(0, lambda g, r, k: None)  # let this very call run as Nylas would
+            self.send(grant_id, request, key)
+            return Answer(None, detail="connection reset after the request was sent")
+
+        return script
+
+    def error_cached_not_sent(self, answer: Answer) -> Callable[[str, str, str], Answer | None]:
+        """A scripted send: nothing goes out and the key caches ``answer`` (a provider error, say)."""
+
+        def script(grant_id: str, request: str, key: str) -> Answer:
+            with self._lock:
+                self._keys[(grant_id, key)] = _Key(
+                    json.dumps(json.loads(request), sort_keys=True), self.clock(), answer
+                )
+            return answer
+
+        return script
+
+    def release_queued(self, *, fail: bool = False) -> list[SentEmail]:
+        """The Agent Account queue decides: every queued email goes out (or fails); returns them."""
+        with self._lock:
+            released, self.queued = self.queued, []
+        for email in released if not fail else []:
+            self._store(email.message)
+            self.sent.append(replace(email, at=self.clock()))
+        return released
+
     def send_went_out_but_answer(self, answer: Answer) -> Callable[[str, str, str], Answer | None]:
         """A scripted send: the email goes out and the key caches ``answer`` (a ``504`` after the send)."""
 
@@ -313,6 +349,15 @@ class FakeMailbox:
         return script
 
     def _deliver_reply(self, grant_id: str, request: dict[str, Any], key: str | None) -> Answer:
+        message = self._reply_message(grant_id, request)
+        if self.queue_sends:
+            self.queued.append(SentEmail(grant_id, key, request, copy.deepcopy(message), self.clock()))
+            return Answer(202, message_id=message["id"], nylas_time=int(self.clock()))
+        self._store(message)
+        self.sent.append(SentEmail(grant_id, key, request, copy.deepcopy(message), self.clock()))
+        return Answer(200, message_id=message["id"], nylas_time=int(self.clock()))
+
+    def _reply_message(self, grant_id: str, request: dict[str, Any]) -> dict[str, Any]:
         grant = self.grants[grant_id]
         target = next((m for m in self.messages if m["id"] == request.get("reply_to_message_id")), None)
         message = {
@@ -329,9 +374,7 @@ class FakeMailbox:
             "headers": list(request.get("custom_headers") or []),
             "metadata": dict(request.get("metadata") or {}),
         }
-        self._store(message)
-        self.sent.append(SentEmail(grant_id, key, request, copy.deepcopy(message), self.clock()))
-        return Answer(200, message_id=message["id"], nylas_time=int(self.clock()))
+        return message
 
     def create_draft(self, grant_id: str, request: str) -> Answer:
         self.calls.append("draft")

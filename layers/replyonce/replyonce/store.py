@@ -304,20 +304,27 @@ class DynamoDBStateStore:
             names["#replies"] = REPLIES
             names["#reply"] = settlement.intent.id
             sets.append("#replies.#reply = :at")
-        items = list(puts)
-        if sets:
-            items.append(
-                {
-                    "Update": {
-                        "TableName": self._table,
-                        "Key": {"pk": {"S": lease.key}},
-                        "UpdateExpression": "SET " + ", ".join(sets),
-                        # The maps exist: the lease acquisition creates them.
-                        "ExpressionAttributeNames": names,
-                        "ExpressionAttributeValues": values,
-                    }
-                }
-            )
         self._dynamodb.transact_write_items(
-            TransactItems=items, ClientRequestToken=_request_token(token_base, f"{purpose}:without-lease")
+            TransactItems=puts, ClientRequestToken=_request_token(token_base, f"{purpose}:without-lease")
+        )
+        if not sets:
+            return
+        # The maps may be gone with the item (a restore, a recreated table): create them, then set by key.
+        self._dynamodb.update_item(
+            TableName=self._table,
+            Key={"pk": {"S": lease.key}},
+            UpdateExpression="SET #covered = if_not_exists(#covered, :empty), "
+            "#replies = if_not_exists(#replies, :empty), #ttl = if_not_exists(#ttl, :ttl)",
+            ExpressionAttributeNames={"#covered": COVERED, "#replies": REPLIES, "#ttl": TTL},
+            ExpressionAttributeValues={
+                ":empty": {"M": {}},
+                ":ttl": {"N": str(int(self._clock()) + self._ttl)},
+            },
+        )
+        self._dynamodb.update_item(
+            TableName=self._table,
+            Key={"pk": {"S": lease.key}},
+            UpdateExpression="SET " + ", ".join(sets),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
         )

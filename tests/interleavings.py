@@ -1,0 +1,475 @@
+"""A deterministic scheduler over real replier workers: every interleaving of their port calls, checked.
+
+Races scripted, not raced. Each worker is the real shell and core
+(``replyonce.replier.Replier``) of one Lambda container, with the real
+DynamoDB store (on the session's moto server) and an in-memory mailbox
+(``tests/fakes.py``), and every call it makes through a port is a pause
+point the scheduler owns: a worker runs only when chosen, one call at a
+time. The scheduler walks the orderings of the workers' calls (and of the
+scenario's world events — a message arriving, time passing) depth first,
+with at most ``preemptions`` switches away from a worker that could have gone
+on, re-running the scenario from scratch for each. After each schedule it
+checks the invariants against what the world saw, knowing nothing of the
+product: the emails that went out, what each says it answers (the harness's
+agent writes the ids it was asked to answer into the reply, as a customer
+reads them), the scenario's ground truth.
+
+A schedule is a tuple of choices; one that breaks an invariant is reported
+with its steps, and replays the same way every time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+from moto import mock_aws
+
+from replyonce.agent import Conversation, Reply
+from replyonce.exceptions import Deferred
+from replyonce.policy import Policy
+from replyonce.replier import Replier
+from replyonce.store import DynamoDBStateStore
+from replyonce.subjects import MessageArrived, Subject
+from tests.fakes import Clock, FakeMailbox, FakeStateStore
+
+GRANT = "grant-agent-0001"
+AGENT_EMAIL = "support@acme.example"
+ANSWERS_PREFIX = "answers:"
+
+
+def agent(conversation: Conversation) -> Reply:
+    """The scenario's agent: it says, in the reply a customer reads, which messages it answers."""
+    return Reply(text=f"{ANSWERS_PREFIX} {' '.join(m.id for m in conversation.to_answer)}")
+
+
+class Crash(BaseException):
+    """The worker's container died at this call (a ``BaseException``: nothing of the product catches it)."""
+
+
+# ---- the pause points ------------------------------------------------------------------------------------
+
+
+class _Gate:
+    """One worker's pause points: it parks before each call until the scheduler lets it run."""
+
+    def __init__(self, name: str, scheduler: Schedule) -> None:
+        self.name = name
+        self._scheduler = scheduler
+        self._go = threading.Semaphore(0)
+        self.waiting_for = ""
+
+    def pause(self, label: str) -> None:
+        self.waiting_for = label
+        self._scheduler.parked(self)
+        self._go.acquire()
+
+    def release(self) -> None:
+        self._go.release()
+
+
+class _Gated:
+    """A port whose every call first waits at the worker's gate."""
+
+    def __init__(
+        self, inner: Any, gate: _Gate, prefix: str, *, ungated: frozenset[str] = frozenset()
+    ) -> None:
+        self._inner = inner
+        self._gate = gate
+        self._prefix = prefix
+        self._ungated = ungated
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self._inner, name)
+        if not callable(target) or name in self._ungated:
+            return target
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._gate.pause(f"{self._prefix}.{name}")
+            return target(*args, **kwargs)
+
+        return call
+
+
+# ---- the state store: the product's DynamoDB adapter, or the fake its contract test holds to it ----------
+
+
+class SharedStore:
+    """One state table for a schedule; each container gets its own client (adapter) on it."""
+
+    def container(self) -> Any:
+        raise NotImplementedError
+
+    def forget(self) -> None:
+        raise NotImplementedError
+
+
+class InMemory(SharedStore):
+    """``tests/fakes.FakeStateStore`` (microseconds: thousands of schedules)."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._store = FakeStateStore(clock)
+
+    def container(self) -> Any:
+        return self._store
+
+    def forget(self) -> None:
+        self._store.forget_everything()
+
+
+class OnDynamoDB(SharedStore):
+    """``replyonce.store.DynamoDBStateStore`` on moto's DynamoDB in this process (the guards of the lease)."""
+
+    def __init__(self, clock: Clock, dynamodb: Any, table: str) -> None:
+        self._clock, self._dynamodb, self._table = clock, dynamodb, table
+        _empty(dynamodb, table)
+
+    def container(self) -> Any:
+        return DynamoDBStateStore(self._table, self._dynamodb, ttl_seconds=86_400, clock=self._clock)
+
+    def forget(self) -> None:
+        _empty(self._dynamodb, self._table)
+
+
+StoreFactory = Callable[[Clock], SharedStore]
+
+
+# ---- one run of a scenario under one schedule ------------------------------------------------------------
+
+
+@dataclass
+class Record:
+    """A record on the queue: what a worker will be given, and when it may be received."""
+
+    subject: Subject
+    due: float = 0.0
+    runs: int = 0
+    label: str = ""
+
+
+@dataclass
+class Event:
+    """A world event the scheduler may fire at any point: a message arriving, time passing."""
+
+    name: str
+    fire: Callable[[World], list[Record]]
+
+
+@dataclass
+class World:
+    """What the scenario sets up and the checker reads: the mailbox, the clock, the ground truth."""
+
+    clock: Clock
+    mailbox: FakeMailbox
+    stores: SharedStore
+    policy: Policy
+    must_answer: set[str] = field(default_factory=set)
+    must_not_answer: set[str] = field(default_factory=set)
+    budget_per_hour: int | None = None
+
+    def arrive(self, **kwargs: Any) -> dict[str, Any]:
+        return self.mailbox.deliver(GRANT, **kwargs)
+
+    def record(self, message: dict[str, Any], label: str = "") -> Record:
+        return Record(
+            MessageArrived(GRANT, message["id"], message["thread_id"], {"from": message["from"]}), label=label
+        )
+
+    def forget_state(self) -> None:
+        """Our tables are gone (a point-in-time restore from before the replies, a recreated table)."""
+        self.stores.forget()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A small world, its records and events, and what must (not) be answered."""
+
+    name: str
+    setup: Callable[[World], tuple[list[Record], list[Event]]]
+    policy: Policy = field(default_factory=lambda: Policy(agent_grant_ids=(GRANT,)))
+    max_runs: int = 6
+
+
+@dataclass
+class Outcome:
+    """One schedule: its choices, its steps as run, the violations found."""
+
+    choices: tuple[int, ...]
+    steps: list[str]
+    violations: list[str]
+    options: list[int]  # how many actors could have gone at each choice
+    defaults: list[int]  # the choice that switches nothing: the same worker, else the first actor
+
+    @property
+    def preemptions(self) -> int:
+        return preemptions(self.choices, self.defaults)
+
+
+class Schedule:
+    """Runs one scenario under one sequence of choices (and the default beyond it)."""
+
+    def __init__(self, scenario: Scenario, choices: Sequence[int], stores: StoreFactory) -> None:
+        self._scenario = scenario
+        self._choices = list(choices)
+        self._lock = threading.Condition()
+        self._parked: set[_Gate] = set()
+        self._running: set[str] = set()
+        self._stores = stores
+
+    def parked(self, gate: _Gate) -> None:
+        with self._lock:
+            self._running.discard(gate.name)
+            self._parked.add(gate)
+            self._lock.notify_all()
+
+    def _finished(self, name: str) -> None:
+        with self._lock:
+            self._running.discard(name)
+            self._lock.notify_all()
+
+    def _quiet(self) -> None:
+        with self._lock:
+            if not self._lock.wait_for(lambda: not self._running, timeout=30):
+                raise RuntimeError(f"workers did not park: {sorted(self._running)}")
+
+    def run(self) -> Outcome:
+        clock = Clock()
+        mailbox = FakeMailbox(clock)
+        mailbox.add_grant(GRANT, AGENT_EMAIL, "Acme Support")
+        shared = self._stores(clock)
+        world = World(clock, mailbox, shared, self._scenario.policy)
+        records, events = self._scenario.setup(world)
+        pending: list[Record] = list(records)
+        workers: dict[str, tuple[_Gate, threading.Thread]] = {}
+        steps: list[str] = []
+        unexpected: list[str] = []
+        options: list[int] = []
+        defaults: list[int] = []
+        made: list[int] = []
+        last = ""
+        counter = itertools.count()
+
+        def start(record: Record) -> None:
+            record.runs += 1
+            name = f"w{next(counter)}:{record.label or getattr(record.subject, 'message_id', 'r')}"
+            gate = _Gate(name, self)
+            store = shared.container()
+            replier = Replier(
+                self._scenario.policy,
+                _Gated(store, gate, "store"),
+                _Gated(mailbox, gate, "mailbox", ungated=frozenset({"grant", "folders"})),
+                agent,
+                reconcile_later=lambda due, seconds: None,
+                lease_wait_seconds=0.0,
+                clock=clock,
+                monotonic=clock,
+                sleep=lambda seconds: None,
+            )
+
+            def body() -> None:
+                try:
+                    replier.handle(record.subject, remaining_seconds=lambda: 900.0)
+                except Deferred as deferred:
+                    if record.runs < self._scenario.max_runs:
+                        record.due = clock.now + (deferred.seconds if deferred.seconds is not None else 10)
+                        pending.append(record)
+                    steps.append(f"{name} deferred ({deferred.reason.value})")
+                except Crash:
+                    if record.runs < self._scenario.max_runs:
+                        record.due = clock.now + self._scenario.policy.lease_seconds + 1
+                        pending.append(record)
+                    steps.append(f"{name} crashed")
+                except Exception as failure:  # no fault is injected here: any other failure is a bug
+                    unexpected.append(f"{name}: {type(failure).__name__}: {failure}")
+                    steps.append(f"{name} failed unexpectedly")
+                finally:
+                    self._finished(name)
+
+            with self._lock:
+                self._running.add(name)
+            thread = threading.Thread(target=body, name=name, daemon=True)
+            workers[name] = (gate, thread)
+            thread.start()
+
+        for record in list(pending):
+            pending.remove(record)
+            start(record)
+        for _ in range(400):
+            self._quiet()
+            with self._lock:
+                parked = sorted(self._parked, key=lambda g: g.name)
+            actors: list[tuple[str, Any]] = [(g.name, g) for g in parked] + [(e.name, e) for e in events]
+            if not actors:
+                if not pending:
+                    break
+                # Nothing can run now: the next record comes back when it is due.
+                record = min(pending, key=lambda r: r.due)
+                pending.remove(record)
+                clock.now = max(clock.now, record.due)
+                start(record)
+                continue
+            index = len(made)
+            names = [name for name, _ in actors]
+            default = names.index(last) if last in names else 0
+            choice = self._choices[index] if index < len(self._choices) else default
+            choice = min(choice, len(actors) - 1)
+            made.append(choice)
+            options.append(len(actors))
+            defaults.append(default)
+            name, actor = actors[choice]
+            last = name
+            if isinstance(actor, Event):
+                events.remove(actor)
+                steps.append(f"event {name}")
+                for record in actor.fire(world):
+                    start(record)
+                continue
+            steps.append(f"{name} {actor.waiting_for}")
+            with self._lock:
+                self._parked.discard(actor)
+                self._running.add(name)
+            actor.release()
+        else:
+            raise RuntimeError(f"scenario {self._scenario.name} did not end within 400 steps")
+        for _gate, thread in workers.values():
+            thread.join(timeout=10)
+        mailbox.release_queued()
+        violations = [f"bug: {failure}" for failure in unexpected] + check(world)
+        return Outcome(tuple(made), steps, violations, options, defaults)
+
+
+# ---- the world-only checker ------------------------------------------------------------------------------
+
+
+def answered_by(email_body: str) -> list[str]:
+    """The message ids an email says it answers (the harness agent writes them; a customer reads them)."""
+    text = email_body.replace("<p>", " ").replace("</p>", " ").replace("<br>", " ")
+    if ANSWERS_PREFIX not in text:
+        return []
+    return text.split(ANSWERS_PREFIX, 1)[1].split()
+
+
+def check(world: World) -> list[str]:
+    """The invariants that the world can see, from the emails that went out and the ground truth."""
+    found: list[str] = []
+    answered: dict[str, int] = {}
+    for email in world.mailbox.sent:
+        ids = answered_by(str(email.request.get("body", "")))
+        for message_id in ids:
+            answered[message_id] = answered.get(message_id, 0) + 1
+            if message_id in world.must_not_answer:
+                found.append(f"4: {message_id} must not be answered, and was")
+        recipients = [r.get("email") for r in email.request.get("to", [])]
+        if AGENT_EMAIL in recipients:
+            found.append(f"4: an email went to the agent's own address ({email.message['id']})")
+    for message_id, count in sorted(answered.items()):
+        if count > 1:
+            found.append(f"1: {message_id} answered by {count} emails")
+    for message_id in sorted(world.must_answer - set(answered)):
+        found.append(f"2: {message_id} never answered")
+    if world.budget_per_hour is not None:
+        times = sorted(email.at for email in world.mailbox.sent)
+        for first, last in zip(times, times[world.budget_per_hour :], strict=False):
+            if last - first < 3600:
+                found.append(f"4: more than {world.budget_per_hour} emails on one thread within an hour")
+                break
+    return found
+
+
+# ---- exploring -------------------------------------------------------------------------------------------
+
+
+def preemptions(choices: Sequence[int], defaults: Sequence[int]) -> int:
+    """Choices that switched away from the default (a worker that could have gone on)."""
+    return sum(1 for c, d in zip(choices, defaults, strict=False) if c != d)
+
+
+@dataclass
+class Exploration:
+    """What exploring a scenario found: every schedule run, and the first that broke something."""
+
+    schedules: int
+    failing: Outcome | None
+
+
+@contextlib.contextmanager
+def _embedded_dynamodb() -> Iterator[tuple[Any, str]]:
+    """Moto's DynamoDB in this process (no HTTP hop: thousands of schedules), with the template's state table.
+
+    The product's adapter talks to it through an ordinary boto3 client: only the transport differs
+    from the moto server the other tests use.
+    """
+    with mock_aws():
+        client = boto3.client(
+            "dynamodb", region_name="us-east-1", endpoint_url="https://dynamodb.us-east-1.amazonaws.com"
+        )
+        yield client, _fresh_table(client)
+
+
+def _empty(dynamodb: Any, table: str) -> None:
+    for item in dynamodb.scan(TableName=table, ConsistentRead=True).get("Items", []):
+        dynamodb.delete_item(TableName=table, Key={"pk": item["pk"]})
+
+
+@contextlib.contextmanager
+def store_factory(on_dynamodb: bool) -> Iterator[StoreFactory]:
+    """How each schedule gets its state store: the fake, or the product's adapter on moto."""
+    if not on_dynamodb:
+        yield InMemory
+        return
+    with _embedded_dynamodb() as (dynamodb, table):
+        yield lambda clock: OnDynamoDB(clock, dynamodb, table)
+
+
+def explore(
+    scenario: Scenario, *, on_dynamodb: bool = False, max_preemptions: int = 2, limit: int = 5000
+) -> Exploration:
+    """Every schedule of ``scenario`` with at most ``max_preemptions`` non-default choices, depth first.
+
+    Stops at the first schedule that breaks an invariant (returned), or when all were run.
+    """
+    frontier: list[tuple[int, ...]] = [()]
+    schedules = 0
+    with store_factory(on_dynamodb) as stores:
+        while frontier and schedules < limit:
+            prefix = frontier.pop()
+            outcome = Schedule(scenario, prefix, stores).run()
+            schedules += 1
+            if outcome.violations:
+                return Exploration(schedules, outcome)
+            # Branch at every choice after the prefix: each other option, within the preemption bound.
+            for position in range(len(outcome.choices) - 1, len(prefix) - 1, -1):
+                head = outcome.choices[:position]
+                if preemptions(head, outcome.defaults) >= max_preemptions:
+                    continue
+                for alternative in range(outcome.options[position]):
+                    if alternative != outcome.defaults[position]:
+                        frontier.append((*head, alternative))
+    return Exploration(schedules, None)
+
+
+def replay(scenario: Scenario, choices: Sequence[int], *, on_dynamodb: bool = False) -> Outcome:
+    """Run ``scenario`` under exactly ``choices`` (the schedule a test names)."""
+    with store_factory(on_dynamodb) as stores:
+        return Schedule(scenario, choices, stores).run()
+
+
+def _fresh_table(dynamodb: Any) -> str:
+    """A state table of the template's shape (key ``pk``), new for each schedule."""
+    from devstack.template import load_template
+
+    properties = load_template()["Resources"]["StateTable"]["Properties"]
+    name = f"state-{uuid.uuid4().hex[:10]}"
+    dynamodb.create_table(
+        TableName=name,
+        KeySchema=properties["KeySchema"],
+        AttributeDefinitions=properties["AttributeDefinitions"],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    return name

@@ -1,0 +1,186 @@
+"""Every interleaving of real replier workers in small scenarios, checked; and every mutant caught.
+
+Each scenario is explored by ``tests/interleavings.py`` (depth first, every
+schedule with at most two preemptions): the product must hold the
+invariants on every schedule explored, and each mutant of
+``chaos/mutants.py`` must break one on some schedule of its scenario — found
+deterministically, the same schedule every run, named by its choices. No
+seed, no retry: ``docs/reliability.md`` has the table (schedules explored,
+the schedule that catches each mutant).
+"""
+
+import pytest
+
+from chaos.mutants import MUTANTS, applied
+from replyonce.answers import Answer
+from replyonce.policy import Policy
+from tests.interleavings import GRANT, Event, Scenario, World, explore
+
+
+CUSTOMER = "alice@example.com"
+
+
+def burst_race(world: World):
+    """A burst: the customer writes again while the first notification is in the replier's hands."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer |= {first["id"]}
+
+    def second_message(world: World):
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("m2 arrives", second_message)]
+
+
+def stale_holder(world: World):
+    """The first holder pauses past its lease; the customer writes again; a second holder takes over."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer |= {first["id"]}
+
+    def later(world: World):
+        world.clock.advance(world.policy.lease_seconds + 1)
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("the holder's lease runs out; m2 arrives", later)]
+
+
+def old_message_redelivered(world: World):
+    """A message answered days ago, beyond the pages the replier reads, is delivered again (a DLQ redrive)."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def more_of_the_thread(world: World):
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    def redrive(world: World):
+        return [world.record(first, "m1 redriven")]
+
+    return [world.record(first, "m1")], [
+        Event("m2 arrives", more_of_the_thread),
+        Event("m1 redriven", redrive),
+    ]
+
+
+def state_loss(world: World):
+    """After the reply, our tables are lost (restored from before it); the notification is redelivered."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def restore_and_redeliver(world: World):
+        # Past the Idempotency-Key's hour too: the key no longer fences, only the mailbox remembers.
+        world.clock.advance(2 * 3600)
+        world.forget_state()
+        return [world.record(first, "m1 again")]
+
+    return [world.record(first, "m1")], [Event("tables restored; m1 redelivered", restore_and_redeliver)]
+
+
+def provider_error_not_sent(world: World):
+    """The provider fails the first send; Nylas caches the error under the key: only a new key can send."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+    world.mailbox.script_send(world.mailbox.error_cached_not_sent(Answer(504, "provider_error")))
+    return [world.record(first, "m1")], []
+
+
+def back_dated_follow_up(world: World):
+    """A follow-up whose sender's clock runs an hour behind arrives after the reply."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def follow_up(world: World):
+        second = world.arrive(
+            sender=CUSTOMER, subject="Also", thread_id=first["thread_id"], date=int(world.clock.now) - 3600
+        )
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("back-dated m2 arrives", follow_up)]
+
+
+def out_of_office(world: World):
+    """An out-of-office reply, recognisable only by its headers (the notification carries none)."""
+    away = world.arrive(
+        sender="bob@example.com",
+        subject="Out of office",
+        headers=[{"name": "Auto-Submitted", "value": "auto-replied"}],
+    )
+    world.must_not_answer.add(away["id"])
+    return [world.record(away, "ooo")], []
+
+
+def bot_ping_pong(world: World):
+    """Another bot answers every email: the agent must stop at its budget."""
+    world.budget_per_hour = 1
+    first = world.arrive(sender="bot@other.example", subject="Ticket 9")
+
+    def bot_answers(world: World):
+        second = world.arrive(
+            sender="bot@other.example", subject="Re: Ticket 9", thread_id=first["thread_id"]
+        )
+        return [world.record(second, "bot again")]
+
+    return [world.record(first, "bot")], [Event("the bot answers", bot_answers)]
+
+
+def lost_answer_then_follow_up(world: World):
+    """Nylas queues the reply but the 202 is lost; the customer writes again before the queue sends it."""
+    world.mailbox.queue_sends = True
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+    world.mailbox.script_send(world.mailbox.lose_answer())
+
+    def follow_up(world: World):
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("m2 arrives", follow_up)]
+
+
+ONE_PAGE_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=1)
+BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
+
+SCENARIOS = {
+    s.name: s
+    for s in (
+        Scenario("burst_race", burst_race),
+        Scenario("stale_holder", stale_holder),
+        Scenario("old_message_redelivered", old_message_redelivered, ONE_PAGE_OF_ONE),
+        Scenario("state_loss", state_loss),
+        Scenario("provider_error_not_sent", provider_error_not_sent),
+        Scenario("back_dated_follow_up", back_dated_follow_up),
+        Scenario("out_of_office", out_of_office),
+        Scenario("bot_ping_pong", bot_ping_pong, BUDGET_OF_ONE),
+        Scenario("lost_answer_then_follow_up", lost_answer_then_follow_up),
+    )
+}
+
+
+# The scenarios whose breaks are races on the lease: also explored with the product's DynamoDB store.
+RACES = ("burst_race", "stale_holder")
+
+
+@pytest.mark.parametrize(
+    ("name", "on_dynamodb"), [(n, False) for n in sorted(SCENARIOS)] + [(n, True) for n in RACES]
+)
+def test_the_product_holds_on_every_schedule_explored(name, on_dynamodb):
+    exploration = explore(SCENARIOS[name], on_dynamodb=on_dynamodb, max_preemptions=3)
+    assert exploration.failing is None, "\n".join(
+        [*exploration.failing.violations, "schedule:", *exploration.failing.steps]
+    )
+    assert exploration.schedules >= 1
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_every_mutant_is_caught_on_a_schedule_of_its_scenario(name):
+    with applied(name) as mutant:
+        exploration = explore(SCENARIOS[mutant.scenario], on_dynamodb=mutant.in_the_store)
+    assert exploration.failing is not None, f"{name} survived {exploration.schedules} schedules"
+    broken = {int(v.split(":", 1)[0]) for v in exploration.failing.violations}
+    assert broken & set(mutant.guards), exploration.failing.violations
