@@ -1,4 +1,4 @@
-"""The webhook's clock checks and the secret it cannot re-read: what Nylas is answered (issue: every input lies).
+"""The webhook's clock checks, and the secret it cannot re-read: what Nylas is answered.
 
 A notification's ``time`` is Unix seconds (the envelope schema); some Nylas
 examples show milliseconds, and a ``time`` far ahead would extend the replay
