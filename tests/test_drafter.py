@@ -11,7 +11,7 @@ from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
 from devstack.events import AGENT_GRANT_ID
-from devstack.nylas_emulator import Fault
+from devstack.nylas import Fault
 from devstack.template import LOCAL_API_KEY
 from replyonce.drafter import BedrockDrafter, TemplateDrafter
 from replyonce.exceptions import DraftRejectedError, NylasPermanentError

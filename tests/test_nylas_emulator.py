@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from devstack.nylas_emulator import IDEMPOTENCY_TTL_SECONDS, Fault, NylasEmulator
+from devstack.nylas import IDEMPOTENCY_TTL_SECONDS, Fault, NylasEmulator
 
 API_KEY = "test-api-key"
 GRANT = "grant-agent"

@@ -1,0 +1,169 @@
+"""Control routes for a local stack: what a test does with method calls, another process does over HTTP.
+
+They live under ``/_emulator/`` and are not Nylas: no bearer auth (the server binds loopback only),
+not counted in :attr:`NylasEmulator.requests`, never faulted. Every mistake is a 4xx with a Nylas-like
+error body whose ``message`` says what was wrong.
+
+- ``POST /_emulator/inbound``: :meth:`NylasEmulator.deliver_inbound` (201, ``{"data": message}``;
+  502 when the message was stored but ``on_message_created`` failed);
+- ``GET /_emulator/threads/{id}``: a thread's messages in arrival order, with headers;
+- ``POST /_emulator/clock`` ``{"advance_seconds": n}``: :meth:`NylasEmulator.advance_clock`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from devstack.nylas.mailbox import Mailbox, valid_participants
+from devstack.nylas.wire import Json, Response, error, invalid, json_response, parse_json
+
+CONTROL_PREFIX = "/_emulator/"
+"""Path prefix of the local-stack control routes (no auth, not counted in ``requests``)."""
+
+_log = logging.getLogger(__name__)
+
+_INBOUND_FIELDS = frozenset(
+    {
+        "grant_id",
+        "grant_email",
+        "from_email",
+        "from_name",
+        "subject",
+        "body",
+        "thread_id",
+        "reply_to_message_id",
+        "headers",
+        "date",
+        "reply_to",
+        "to_email",
+        "message_id",
+    }
+)
+
+
+class Control:
+    """The control routes, on the emulator's mailbox, its ``message.created`` announcer and its clock."""
+
+    def __init__(
+        self,
+        mailbox: Mailbox,
+        announce: Callable[[Json], None],
+        advance_clock: Callable[[float], float],
+    ) -> None:
+        self._mailbox = mailbox
+        self._announce = announce
+        self._advance_clock = advance_clock
+
+    def route(self, method: str, segments: list[str], body: bytes) -> Response:
+        """Answer one control request (``segments``: the decoded path after ``/_emulator/``)."""
+        if method == "POST" and segments == ["inbound"]:
+            return self._inbound(body)
+        if method == "GET" and len(segments) == 2 and segments[0] == "threads":
+            messages = self._mailbox.thread_messages(segments[1])
+            if messages is None:
+                return error(404, "not_found_error", f"thread {segments[1]!r} not found")
+            return json_response(200, {"data": messages})
+        if method == "POST" and segments == ["clock"]:
+            return self._clock(body)
+        path = CONTROL_PREFIX + "/".join(segments)
+        return error(404, "not_found_error", f"no such control route: {method} {path}")
+
+    def _clock(self, body: bytes) -> Response:
+        payload, parsed = parse_json(body)
+        seconds = payload.get("advance_seconds") if parsed and isinstance(payload, dict) else None
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            return invalid('body must be a JSON object {"advance_seconds": <number>}')
+        try:
+            now = self._advance_clock(seconds)
+        except ValueError as exc:
+            return invalid(str(exc))
+        return json_response(200, {"data": {"now": now}})
+
+    def _inbound(self, body: bytes) -> Response:
+        payload, parsed = parse_json(body)
+        if not parsed or not isinstance(payload, dict):
+            return invalid("body must be a JSON object")
+        problem = _inbound_problem(payload)
+        if problem is not None:
+            return invalid(problem)
+        grant = payload.get("grant_id") or payload["grant_email"]
+        try:
+            message = self._mailbox.receive(
+                grant,
+                from_email=payload["from_email"],
+                from_name=payload.get("from_name") or "",
+                subject=payload.get("subject") or "",
+                body=payload.get("body") or "",
+                reply_to=payload.get("reply_to"),
+                thread_id=payload.get("thread_id"),
+                reply_to_message_id=payload.get("reply_to_message_id"),
+                headers=payload.get("headers"),
+                date=payload.get("date"),
+                to_email=payload.get("to_email"),
+                message_id=payload.get("message_id"),
+            )
+        except KeyError as exc:
+            return error(404, "not_found_error", str(exc.args[0]))
+        except ValueError as exc:
+            return invalid(str(exc))
+        try:
+            self._announce(message)
+        except Exception as exc:
+            # The message is in the mailbox; say so, and that its notification did not go out.
+            _log.exception("on_message_created callback failed for message %s", message["id"])
+            return json_response(
+                502,
+                {
+                    "error": {
+                        "type": "callback_error",
+                        "message": f"message {message['id']} was stored, but on_message_created failed: "
+                        f"{type(exc).__name__}: {exc}",
+                    },
+                    "data": message,
+                },
+            )
+        return json_response(201, {"data": message})
+
+
+def _inbound_problem(payload: Json) -> str | None:
+    """What is wrong with a ``POST /_emulator/inbound`` body, or ``None``."""
+    unknown = sorted(set(payload) - _INBOUND_FIELDS)
+    if unknown:
+        return f"unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(_INBOUND_FIELDS))}"
+    grant = payload.get("grant_id") or payload.get("grant_email")
+    if not isinstance(grant, str) or not grant:
+        return "`grant_id` (a grant id or its email address) or `grant_email` is required"
+    if not isinstance(payload.get("from_email"), str) or not payload["from_email"]:
+        return "`from_email` is required: the sender's address"
+    for name in (
+        "from_name",
+        "subject",
+        "body",
+        "thread_id",
+        "reply_to_message_id",
+        "to_email",
+        "message_id",
+    ):
+        if payload.get(name) is not None and not isinstance(payload[name], str):
+            return f"`{name}` must be a string"
+    date = payload.get("date")
+    if date is not None and (isinstance(date, bool) or not isinstance(date, int | float)):
+        return "`date` must be Unix seconds (a number)"
+    headers = payload.get("headers")
+    if headers is not None and not _valid_headers(headers):
+        return "`headers` must be a list of {name, value} or an object of name: value strings"
+    reply_to = payload.get("reply_to")
+    if reply_to is not None and not valid_participants(reply_to):
+        return "`reply_to` must be a list of {name?, email}"
+    return None
+
+
+def _valid_headers(headers: Any) -> bool:
+    if isinstance(headers, dict):
+        return all(isinstance(v, str) for v in headers.values())
+    return isinstance(headers, list) and all(
+        isinstance(h, dict) and isinstance(h.get("name"), str) and isinstance(h.get("value"), str)
+        for h in headers
+    )
