@@ -7,7 +7,13 @@ error body whose ``message`` says what was wrong.
 - ``POST /_emulator/inbound``: :meth:`NylasEmulator.deliver_inbound` (201, ``{"data": message}``;
   502 when the message was stored but ``on_message_created`` failed);
 - ``GET /_emulator/threads/{id}``: a thread's messages in arrival order, with headers;
-- ``POST /_emulator/clock`` ``{"advance_seconds": n}``: :meth:`NylasEmulator.advance_clock`.
+- ``POST /_emulator/clock`` ``{"advance_seconds": n}``: :meth:`NylasEmulator.advance_clock`;
+- ``GET /_emulator/modes``, ``POST /_emulator/modes`` ``{<mode>: <value>, ...}`` (only the named modes
+  change; a bad one changes none and answers 400) and ``DELETE /_emulator/modes`` (all off): the
+  :class:`~devstack.nylas.modes.Modes` of the emulator, by their Python names;
+- ``GET /_emulator/queue``: the queued sends (``{"data": [{"grant_id", "idempotency_key", "draft_id",
+  "message"}]}``); ``POST /_emulator/queue/release`` ``{"message_ids"?: [...], "fail"?: bool,
+  "reason"?: str}``: :meth:`NylasEmulator.release_queued` (``{"data": {"released": [ids]}}``).
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from devstack.nylas.mailbox import Mailbox, valid_participants
+from devstack.nylas.mailbox import INBOUND_FOLDERS, Mailbox, valid_participants
+from devstack.nylas.modes import Modes
+from devstack.nylas.send import SendRecord
 from devstack.nylas.wire import Json, Response, error, invalid, json_response, parse_json
 
 CONTROL_PREFIX = "/_emulator/"
@@ -39,6 +47,9 @@ _INBOUND_FIELDS = frozenset(
         "reply_to",
         "to_email",
         "message_id",
+        "folder",
+        "also_to",
+        "notify",
     }
 )
 
@@ -51,10 +62,16 @@ class Control:
         mailbox: Mailbox,
         announce: Callable[[Json], None],
         advance_clock: Callable[[float], float],
+        modes: Modes,
+        queued: Callable[[], list[SendRecord]],
+        release: Callable[..., list[str]],
     ) -> None:
         self._mailbox = mailbox
         self._announce = announce
         self._advance_clock = advance_clock
+        self._modes = modes
+        self._queued = queued
+        self._release = release
 
     def route(self, method: str, segments: list[str], body: bytes) -> Response:
         """Answer one control request (``segments``: the decoded path after ``/_emulator/``)."""
@@ -67,6 +84,21 @@ class Control:
             return json_response(200, {"data": messages})
         if method == "POST" and segments == ["clock"]:
             return self._clock(body)
+        if segments == ["modes"] and method in ("GET", "POST", "DELETE"):
+            return self._modes_route(method, body)
+        if method == "GET" and segments == ["queue"]:
+            entries = [
+                {
+                    "grant_id": r.grant_id,
+                    "idempotency_key": r.idempotency_key,
+                    "draft_id": r.draft_id,
+                    "message": r.message,
+                }
+                for r in self._queued()
+            ]
+            return json_response(200, {"data": entries})
+        if method == "POST" and segments == ["queue", "release"]:
+            return self._release_route(body)
         path = CONTROL_PREFIX + "/".join(segments)
         return error(404, "not_found_error", f"no such control route: {method} {path}")
 
@@ -81,6 +113,39 @@ class Control:
             return invalid(str(exc))
         return json_response(200, {"data": {"now": now}})
 
+    def _modes_route(self, method: str, body: bytes) -> Response:
+        if method == "POST":
+            payload, parsed = parse_json(body)
+            if not parsed or not isinstance(payload, dict):
+                return invalid("body must be a JSON object of mode names to values")
+            try:
+                self._modes.update(payload)
+            except ValueError as exc:
+                return invalid(str(exc))
+        elif method == "DELETE":
+            self._modes.reset()
+        return json_response(200, {"data": self._modes.to_json()})
+
+    def _release_route(self, body: bytes) -> Response:
+        payload, parsed = parse_json(body or b"{}")
+        if not parsed or not isinstance(payload, dict) or set(payload) - {"message_ids", "fail", "reason"}:
+            return invalid(
+                'body must be a JSON object {"message_ids"?: [...], "fail"?: bool, "reason"?: str}'
+            )
+        ids = payload.get("message_ids")
+        if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
+            return invalid("`message_ids` must be a list of message ids")
+        if not isinstance(payload.get("fail", False), bool) or not isinstance(payload.get("reason", ""), str):
+            return invalid("`fail` must be true or false and `reason` a string")
+        options = {"fail": payload.get("fail", False)}
+        if payload.get("reason"):
+            options["reason"] = payload["reason"]
+        try:
+            released = self._release(ids, **options)
+        except KeyError as exc:
+            return error(404, "not_found_error", str(exc.args[0]))
+        return json_response(200, {"data": {"released": released}})
+
     def _inbound(self, body: bytes) -> Response:
         payload, parsed = parse_json(body)
         if not parsed or not isinstance(payload, dict):
@@ -90,7 +155,7 @@ class Control:
             return invalid(problem)
         grant = payload.get("grant_id") or payload["grant_email"]
         try:
-            message = self._mailbox.receive(
+            messages = self._mailbox.receive(
                 grant,
                 from_email=payload["from_email"],
                 from_name=payload.get("from_name") or "",
@@ -103,13 +168,17 @@ class Control:
                 date=payload.get("date"),
                 to_email=payload.get("to_email"),
                 message_id=payload.get("message_id"),
+                folder=payload.get("folder") or "inbox",
+                also_to=payload.get("also_to") or (),
             )
         except KeyError as exc:
             return error(404, "not_found_error", str(exc.args[0]))
         except ValueError as exc:
             return invalid(str(exc))
+        message = messages[0]
         try:
-            self._announce(message)
+            for stored in messages if payload.get("notify", True) else ():
+                self._announce(stored)
         except Exception as exc:
             # The message is in the mailbox; say so, and that its notification did not go out.
             _log.exception("on_message_created callback failed for message %s", message["id"])
@@ -124,7 +193,10 @@ class Control:
                     "data": message,
                 },
             )
-        return json_response(201, {"data": message})
+        answer: Json = {"data": message}
+        if len(messages) > 1:
+            answer["copies"] = messages[1:]  # the same email in the other grants' mailboxes
+        return json_response(201, answer)
 
 
 def _inbound_problem(payload: Json) -> str | None:
@@ -157,6 +229,15 @@ def _inbound_problem(payload: Json) -> str | None:
     reply_to = payload.get("reply_to")
     if reply_to is not None and not valid_participants(reply_to):
         return "`reply_to` must be a list of {name?, email}"
+    if payload.get("folder") is not None and payload["folder"] not in INBOUND_FOLDERS:
+        return f"`folder` must be one of {', '.join(INBOUND_FOLDERS)}"
+    also_to = payload.get("also_to")
+    if also_to is not None and (
+        not isinstance(also_to, list) or not all(isinstance(g, str) for g in also_to)
+    ):
+        return "`also_to` must be a list of grant ids (or their email addresses)"
+    if not isinstance(payload.get("notify", True), bool):
+        return "`notify` must be true or false"
     return None
 
 

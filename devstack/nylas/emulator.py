@@ -15,9 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from devstack.nylas.control import CONTROL_PREFIX, Control
-from devstack.nylas.faults import Fault, FaultQueue, Pause, fault_response
-from devstack.nylas.mailbox import Mailbox, select_fields
+from devstack.nylas.drafts import DraftRecord, Drafts
+from devstack.nylas.faults import Fault, FaultQueue, Latency, Pause, fault_response
+from devstack.nylas.mailbox import Mailbox, folder_id
 from devstack.nylas.messages import Messages
+from devstack.nylas.modes import Modes
+from devstack.nylas.notifications import MessageCallback, NotificationCallback, Notifier
+from devstack.nylas.queue import DEFAULT_FAILURE_REASON
 from devstack.nylas.send import Send, SendAttempt, SendRecord, SendStartedCallback
 from devstack.nylas.server import Server
 from devstack.nylas.webhooks import Webhooks
@@ -25,7 +29,8 @@ from devstack.nylas.wire import Json, Request, Response, error, ok
 
 _log = logging.getLogger(__name__)
 
-MessageCallback = Callable[[Json], None]
+DEFAULT_APPLICATION_ID = "app-replyonce-local"
+"""``data.application_id`` of the notifications, the local stack's (as :mod:`devstack.events`)."""
 
 
 class NylasEmulator:
@@ -41,9 +46,14 @@ class NylasEmulator:
         without sleeping. Delays injected with :meth:`Fault.delay` use real time.
     port : int
         TCP port; 0 (default) picks a free ephemeral port.
+    application_id : str
+        ``data.application_id`` of the notifications given to :attr:`on_notification`.
 
     Attributes
     ----------
+    modes : Modes
+        The documented behaviours a test can switch on (:mod:`devstack.nylas.modes`), all off by
+        default and after :meth:`reset`; ``POST /_emulator/modes`` sets them from another process.
     on_message_created : callable or None
         Called with a copy of every message that appears in a mailbox: inbound mail from
         :meth:`deliver_inbound` and outbound mail from a send that really went out (never for a
@@ -51,10 +61,15 @@ class NylasEmulator:
         client sees the answer the callback has already run; it must therefore not block on that
         client. Its exceptions are logged there (the email went out regardless) but propagate from
         :meth:`deliver_inbound`, where the caller is the test itself. The message has no ``headers``
-        unless :attr:`webhook_includes_headers` is set, as a webhook without field customization.
-    webhook_includes_headers : bool
-        Give ``on_message_created`` the message *with* its ``headers`` (Nylas' field customization
-        ``headers``). False by default and after :meth:`reset`.
+        unless :attr:`webhook_includes_headers` is set, as a webhook without field customization;
+        its ``folders`` are names unless ``modes.notification_folders`` is ``"ids"``.
+    on_notification : callable or None
+        Called as ``on_notification(trigger_type, data)`` for every notification other than
+        ``message.created`` -- ``message.updated`` (a ``PUT`` of a message), ``message.delivered``
+        and ``message.send_failed`` (the send queue) -- with ``data`` the notification's ``data``
+        object as Nylas documents it (:mod:`devstack.nylas.notifications`). Errors are logged on
+        request and timer threads, and propagate from :meth:`release_queued`. Wiring: kept by
+        :meth:`reset`.
     on_send_started : callable or None
         Called as ``on_send_started(grant_id, payload)`` on the request thread of a send, after its
         ``Idempotency-Key`` (if any) is reserved and before the send is performed, outside the lock:
@@ -73,23 +88,37 @@ class NylasEmulator:
     """
 
     def __init__(
-        self, api_key: str = "test-api-key", clock: Callable[[], float] = time.time, *, port: int = 0
+        self,
+        api_key: str = "test-api-key",
+        clock: Callable[[], float] = time.time,
+        *,
+        port: int = 0,
+        application_id: str = DEFAULT_APPLICATION_ID,
     ) -> None:
         self.api_key = api_key
         self.clock = clock
-        self.on_message_created: MessageCallback | None = None
-        self.webhook_includes_headers = False
+        self.modes = Modes()
         self._clock_offset = 0.0
         self._port = port
         self._server: Server | None = None
-        self._mailbox = Mailbox(self.now)
-        self._lock = self._mailbox.lock
+        self._mailbox = mailbox = Mailbox(self.now)
+        self._lock = mailbox.lock
         self._faults = FaultQueue()
+        self._latency = Latency()
         self._requests: list[tuple[str, str]] = []
-        self._messages = Messages(self._mailbox)
-        self._send = Send(self._mailbox, self._faults, lambda m: self._announce(m, swallow=True))
+        self._notifier = notifier = Notifier(self.modes, application_id)
+        self._messages = Messages(mailbox, self.modes, notifier.message_updated)
+        self._send = Send(mailbox, self.modes, self._faults, notifier)
+        self._drafts = Drafts(mailbox, self.modes, self._faults, self._send, self._messages, notifier)
         self._webhooks = Webhooks(self._lock, self.now)
-        self._control = Control(self._mailbox, lambda m: self._announce(m, swallow=False), self.advance_clock)
+        self._control = Control(
+            mailbox,
+            lambda m: notifier.message_created(m, swallow=False),
+            self.advance_clock,
+            self.modes,
+            lambda: self.queued_sends,
+            self.release_queued,
+        )
 
     # ---- lifecycle ---------------------------------------------------------------------------------
 
@@ -102,7 +131,8 @@ class NylasEmulator:
         return self
 
     def stop(self) -> None:
-        """Stop serving and close the socket; safe to call twice."""
+        """Stop serving and close the socket (queued sends stay queued, their timers stop); safe twice."""
+        self._send.queue.cancel_timers()
         server, self._server = self._server, None
         if server is not None:
             server.stop_serving()
@@ -120,7 +150,32 @@ class NylasEmulator:
             raise RuntimeError("emulator not started")
         return self._server.base_url
 
-    # ---- wiring kept by reset() --------------------------------------------------------------------
+    # ---- wiring kept by reset(), and the two older mode switches -----------------------------------
+
+    @property
+    def on_message_created(self) -> MessageCallback | None:
+        return self._notifier.on_message_created
+
+    @on_message_created.setter
+    def on_message_created(self, callback: MessageCallback | None) -> None:
+        self._notifier.on_message_created = callback
+
+    @property
+    def on_notification(self) -> NotificationCallback | None:
+        return self._notifier.on_notification
+
+    @on_notification.setter
+    def on_notification(self, callback: NotificationCallback | None) -> None:
+        self._notifier.on_notification = callback
+
+    @property
+    def webhook_includes_headers(self) -> bool:
+        """``modes.webhook_includes_headers``: ``on_message_created`` gets the message's ``headers``."""
+        return self.modes.webhook_includes_headers
+
+    @webhook_includes_headers.setter
+    def webhook_includes_headers(self, value: bool) -> None:
+        self.modes.webhook_includes_headers = value
 
     @property
     def on_send_started(self) -> SendStartedCallback | None:
@@ -140,13 +195,12 @@ class NylasEmulator:
 
     @property
     def send_accepts_with_202(self) -> bool:
-        """When true, successful sends answer ``202`` (Agent Account send queueing) with the same body
-        minus the message ``headers`` array, as the changelog describes."""
-        return self._send.accepts_with_202
+        """``modes.send_queue`` under its older name: sends answer ``202`` and wait in the queue."""
+        return self.modes.send_queue
 
     @send_accepts_with_202.setter
     def send_accepts_with_202(self, value: bool) -> None:
-        self._send.accepts_with_202 = value
+        self.modes.send_queue = value
 
     # ---- the emulator's clock ----------------------------------------------------------------------
 
@@ -192,8 +246,12 @@ class NylasEmulator:
         date: float | None = None,
         to_email: str | None = None,
         message_id: str | None = None,
+        folder: str = "inbox",
+        also_to: Sequence[str] = (),
+        notify: bool = True,
     ) -> Json:
-        """Put an inbound message in the grant's inbox and fire ``on_message_created``.
+        """Put an inbound message in the grant's mailbox (its inbox unless ``folder`` says otherwise)
+        and fire ``on_message_created``.
 
         Parameters
         ----------
@@ -221,11 +279,24 @@ class NylasEmulator:
         message_id : str or None
             Force the message id, e.g. an IMAP-style ``<abc/def@host>`` that must be URL-encoded in
             paths; defaults to a fresh ``msg-<hex>``.
+        folder : {"inbox", "junk", "trash", "archive"}
+            The system folder the message is filed in (https://developer.nylas.com/docs/v3/agent-accounts/mailboxes/).
+        also_to : sequence of str
+            Other grants the same email is addressed to (ids or addresses). Each mailbox gets its
+            own message -- own id, own thread (joined by ``In-Reply-To`` when that grant holds the
+            parent), own ``message.created`` -- with the same headers, ``Message-ID`` included, and
+            every agent address in ``to``: what any mail system does with one email to two
+            mailboxes (Nylas documents nothing specific). ``message_id``, ``thread_id`` and
+            ``reply_to_message_id`` apply to the first grant's copy only.
+        notify : bool
+            Fire ``on_message_created`` (default). Whether ``message.created`` fires for mail
+            filed in junk is not documented: ``notify=False`` is the other way.
 
         Returns
         -------
         dict
-            The stored message object, with its ``headers``.
+            The first grant's stored message object, with its ``headers`` (the other copies are in
+            :meth:`mailbox`).
 
         Raises
         ------
@@ -235,7 +306,7 @@ class NylasEmulator:
             The thread belongs to another grant, ``thread_id`` and ``reply_to_message_id`` disagree,
             or ``message_id`` is already taken.
         """
-        message = self._mailbox.receive(
+        messages = self._mailbox.receive(
             grant_id,
             from_email=from_email,
             from_name=from_name,
@@ -248,10 +319,47 @@ class NylasEmulator:
             date=date,
             to_email=to_email,
             message_id=message_id,
+            folder=folder,
+            also_to=also_to,
         )
         # Outside the lock: the callback may call back into the emulator (over HTTP or directly).
-        self._announce(message, swallow=False)
-        return copy.deepcopy(message)
+        for message in messages if notify else ():
+            self._notifier.message_created(message, swallow=False)
+        return copy.deepcopy(messages[0])
+
+    def folder_id(self, grant_id: str, name: str) -> str:
+        """The id ``GET .../folders`` gives the grant's system folder ``name`` (``"junk"``, ...)."""
+        return folder_id(grant_id, name)
+
+    def release_queued(
+        self,
+        message_ids: Sequence[str] | None = None,
+        *,
+        fail: bool | Callable[[Json], bool] = False,
+        reason: str = DEFAULT_FAILURE_REASON,
+    ) -> list[str]:
+        """Decide queued sends now (``modes.send_queue``), in acceptance order; returns their ids.
+
+        Each one either goes out -- stored in ``sent`` under the id its ``202`` gave, in
+        :attr:`sends`, ``on_message_created`` then ``on_notification("message.delivered", ...)`` --
+        or fails: ``on_notification("message.send_failed", ...)`` with ``reason``, in
+        :attr:`failed_sends`, never in the mailbox (a draft it came from stays in Drafts).
+
+        Parameters
+        ----------
+        message_ids : sequence of str or None
+            Which queued messages (the ``data.id`` of their ``202``); ``None``: all of them.
+        fail : bool or callable
+            One answer for all, or a per-message policy ``fail(message) -> bool``.
+        reason : str
+            ``reason`` (and ``error.message``) of a ``message.send_failed``.
+
+        Raises
+        ------
+        KeyError
+            One of ``message_ids`` is not queued (nothing is released then).
+        """
+        return self._send.queue.release(message_ids, fail=fail, reason=reason)
 
     def inject(self, method: str, path_regex: str, fault: Fault, times: int = 1) -> None:
         """Queue ``fault`` for the next ``times`` requests matching ``method`` and ``path_regex``.
@@ -266,19 +374,21 @@ class NylasEmulator:
     def reset(self) -> None:
         """Forget grants, messages, threads, counters, faults, idempotency keys and the clock offset.
 
-        ``send_accepts_with_202`` and ``webhook_includes_headers`` go back to ``False``;
-        ``on_message_created`` and ``on_send_started`` are wiring installed by whoever started the
-        emulator (e.g. the local stack) and are kept.
+        Every mode goes back to off (:meth:`Modes.reset`, ``send_accepts_with_202`` and
+        ``webhook_includes_headers`` included) and queued sends are dropped unsent;
+        ``on_message_created``, ``on_notification`` and ``on_send_started`` are wiring installed by
+        whoever started the emulator (e.g. the local stack) and are kept.
         """
         with self._lock:
             self._mailbox.clear()
             self._send.clear()
+            self._drafts.clear()
             self._webhooks.clear()
             self._faults.clear()
             self._requests = []
             self._clock_offset = 0.0
-            self.send_accepts_with_202 = False
-            self.webhook_includes_headers = False
+            self.modes.reset()
+        self._latency.reset()
 
     # ---- test-facing counters ----------------------------------------------------------------------
 
@@ -286,6 +396,22 @@ class NylasEmulator:
     def sends(self) -> list[SendRecord]:
         """Every send that put an email on the wire, in order (replays and rejections excluded)."""
         return self._send.records()
+
+    @property
+    def queued_sends(self) -> list[SendRecord]:
+        """Sends answered ``202`` and not decided yet, in acceptance order (``message``: as it will be
+        stored, under the id the ``202`` gave)."""
+        return self._send.records("queued")
+
+    @property
+    def failed_sends(self) -> list[SendRecord]:
+        """Queued sends that failed (``message.send_failed``), in order; never in the mailbox."""
+        return self._send.records("failed")
+
+    @property
+    def drafts(self) -> list[DraftRecord]:
+        """Every draft created through ``POST .../drafts``, in order (deleted and sent ones too)."""
+        return self._drafts.records()
 
     @property
     def send_attempts(self) -> list[SendAttempt]:
@@ -312,7 +438,10 @@ class NylasEmulator:
         return self._send.sent_messages(grant_id, thread_id)
 
     def mailbox(self, grant_id: str | None = None) -> list[tuple[float, Json]]:
-        """Every message (inbound and sent) with the real time it appeared, in arrival order."""
+        """Every message (inbound and sent; not drafts) with the real time it appeared, in arrival order.
+
+        Folders are names here (``"inbox"``, ``"sent"``, ``"junk"``...); REST answers carry ids.
+        """
         return self._mailbox.arrivals(grant_id)
 
     def webhooks(self) -> list[Json]:
@@ -335,23 +464,6 @@ class NylasEmulator:
         with self._lock:
             return [dict(c) for c in self._webhooks.challenges]
 
-    # ---- notifications -----------------------------------------------------------------------------
-
-    def _announce(self, message: Json, *, swallow: bool) -> None:
-        callback = self.on_message_created
-        if callback is None:
-            return
-        # A webhook without field customization carries no headers: a product that filters on them
-        # must read the message (fields=include_headers), and is caught here if it does not. Always
-        # a copy: what the callback does to it never reaches the mailbox or the caller.
-        message = select_fields(message, "include_headers" if self.webhook_includes_headers else "standard")
-        try:
-            callback(message)
-        except Exception:
-            if not swallow:
-                raise
-            _log.exception("on_message_created callback failed for message %s", message.get("id"))
-
     # ---- HTTP handling -----------------------------------------------------------------------------
 
     def _handle(self, method: str, target: str, headers: Mapping[str, str], body: bytes) -> Response | None:
@@ -367,7 +479,6 @@ class NylasEmulator:
             fault = self._faults.take(method, path)
         if fault is not None and fault.kind == "status":
             return fault_response(fault)
-        pause = Pause(fault.seconds if fault is not None and fault.kind == "delay" else 0.0)
         request = Request(
             method=method,
             path=path,
@@ -376,19 +487,23 @@ class NylasEmulator:
             headers=headers,
             body=body,
         )
-        response = _guarded(method, path, lambda: self._route(request, pause))
+        label = _latency_route(request)
+        delay = fault.seconds if fault is not None and fault.kind == "delay" else 0.0
+        if self.modes.latency:
+            delay += self._latency.draw(self.modes.latency, self.modes.latency_seed, label)
+        pause = Pause(delay)
+        response = _guarded(method, path, lambda: self._route(request, label, pause))
         pause()
         if fault is not None and fault.kind == "lose_response":
             return None
         return response
 
-    def _route(self, request: Request, pause: Pause) -> Response:
-        segments = request.segments
-        is_send = request.method == "POST" and len(segments) == 5 and segments[3:] == ["messages", "send"]
-        if not is_send:
-            pause()
+    def _route(self, request: Request, label: str, pause: Pause) -> Response:
+        if label not in ("send", "draft_send"):
+            pause()  # a send spends its delay inside, while its key is in flight
         if not self._authorized(request.headers.get("authorization", "")):
             return error(401, "unauthorized", "Unauthorized: missing or invalid API key")
+        segments = request.segments
         unknown = error(404, "not_found_error", f"no such endpoint: {request.method} {request.path}")
         if segments[:2] == ["v3", "webhooks"]:
             return self._webhooks.route(request.method, segments[2:], request.body) or unknown
@@ -400,9 +515,10 @@ class NylasEmulator:
         rest = segments[3:]
         if request.method == "GET" and not rest:
             return ok(grant)
-        if is_send:
-            return self._send.send(grant, request.path, request.headers, request.body, pause)
-        return self._messages.route(request, grant, rest) or unknown
+        if label == "send":
+            return self._send.send(grant, request, pause)
+        answer = self._drafts.route(request, grant, rest, pause) or self._messages.route(request, grant, rest)
+        return answer or unknown
 
     def _authorized(self, header: str) -> bool:
         scheme, _, token = header.partition(" ")
@@ -410,6 +526,25 @@ class NylasEmulator:
         return scheme.lower() == "bearer" and hmac.compare_digest(
             token.strip().encode(), self.api_key.encode()
         )
+
+
+def _latency_route(request: Request) -> str:
+    """The :attr:`Modes.latency` route name of a request (``""``: none)."""
+    segments, method = request.segments, request.method
+    if segments[:2] == ["v3", "webhooks"]:
+        return "webhooks"
+    if segments[:2] != ["v3", "grants"] or len(segments) < 3:
+        return ""
+    rest = segments[3:]
+    if not rest:
+        return "grant"
+    if method == "POST" and rest == ["messages", "send"]:
+        return "send"
+    if rest[0] == "drafts":
+        return "draft_send" if method == "POST" and len(rest) == 2 else "drafts"
+    if rest[0] == "messages":
+        return "messages" if len(rest) == 1 else "message"
+    return {"threads": "thread", "folders": "folders"}.get(rest[0], "")
 
 
 def _guarded(method: str, path: str, route: Callable[[], Response]) -> Response:

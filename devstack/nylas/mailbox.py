@@ -1,25 +1,31 @@
-"""The emulated mailboxes: grants, messages, threads and the metadata index, under one lock.
+"""The emulated mailboxes: grants, messages, drafts, threads, folders and the metadata index.
 
 Every resource reads and writes through :class:`Mailbox`. One lock guards all of it: the emulator is
 small, and a single lock makes every check-and-set (an idempotency key and the send it reserves
 above all) trivially atomic. Methods whose name starts with ``locked_`` expect the caller to hold
 :attr:`Mailbox.lock`; the others take it themselves.
 
+Messages are stored with their folders as *names* (``"inbox"``, ``"sent"``...), which is what the
+test-facing views (:meth:`NylasEmulator.mailbox`, ``sent_messages``, the control routes) show; the
+REST answers carry folder *ids*, as Nylas documents (:meth:`Mailbox.rest_view`).
+
 Sources: the message object of https://developer.nylas.com/docs/reference/api/messages/, the thread
 object of https://developer.nylas.com/docs/reference/api/threads/, metadata of
-https://developer.nylas.com/docs/dev-guide/metadata/.
+https://developer.nylas.com/docs/dev-guide/metadata/, the six system folders of
+https://developer.nylas.com/docs/v3/agent-accounts/mailboxes/.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from devstack.nylas.wire import Json
 
@@ -40,7 +46,26 @@ MESSAGE_FIELDS = frozenset(
 SYNTHETIC_MESSAGE_ID_DOMAIN = "emulator.nylas"
 """Domain of the ``Message-ID`` header given to messages that arrive without one."""
 
+SYSTEM_FOLDERS: dict[str, list[str]] = {
+    "inbox": ["\\Inbox"],
+    "sent": ["\\Sent"],
+    "drafts": ["\\Drafts"],
+    "trash": ["\\Trash"],
+    "junk": ["\\Junk"],
+    "archive": ["\\Archive"],
+}
+"""The six folders every Agent Account mailbox has, with their ``attributes`` (IMAP special-use
+names, as Nylas gives system folders: https://developer.nylas.com/docs/reference/api/folders/)."""
+
+INBOUND_FOLDERS = ("inbox", "junk", "trash", "archive")
+"""Where :meth:`NylasEmulator.deliver_inbound` can file a message."""
+
 _TAG_RE = re.compile(r"<[^>]*>")
+
+
+def folder_id(grant_id: str, name: str) -> str:
+    """The opaque id of a grant's system folder ``name`` (stable, never equal to the name)."""
+    return "fld-" + hashlib.sha256(f"{grant_id}\0{name}".encode()).hexdigest()[:20]
 
 
 @dataclass
@@ -48,17 +73,22 @@ class Thread:
     id: str
     grant_id: str
     message_ids: list[str] = field(default_factory=list)
+    draft_ids: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Stored:
-    """A message in a mailbox with when it arrived."""
+    """A message (or draft) in a mailbox, with when it arrived and which way it went."""
 
     # ``seq`` orders arrivals (finer than ``date``, which the sender supplies).
     seq: int
     message: Json
     # Real time the message appeared in the mailbox, for invariant checks and received_after/before.
     arrived_at: float = 0.0
+    # Emulator time it appeared: what a lagging ``metadata_pair`` index counts from.
+    entered_at: float = 0.0
+    # Sent by the grant (a send, a sent draft) rather than received.
+    outbound: bool = False
 
 
 class Mailbox:
@@ -79,9 +109,12 @@ class Mailbox:
         """Forget every grant, message and thread (call with the lock held, or before serving)."""
         self.grants: dict[str, Json] = {}
         self.messages: dict[str, Stored] = {}
+        self.drafts: dict[str, Stored] = {}
         self.threads: dict[str, Thread] = {}
         # (grant id, reserved key, value) -> message ids in arrival order: metadata_pair lookups.
         self.metadata_index: dict[tuple[str, str, str], list[str]] = {}
+        # (grant id, Message-ID header) -> message id: threads one email across several mailboxes.
+        self.by_header_id: dict[tuple[str, str], str] = {}
         self._seq = 0
 
     # ---- grants ----------------------------------------------------------------------------------
@@ -112,26 +145,50 @@ class Mailbox:
             grant = self.locked_find_grant(segment)
             return copy.deepcopy(grant) if grant is not None else None
 
-    # ---- messages and threads --------------------------------------------------------------------
+    # ---- messages, drafts and threads ------------------------------------------------------------
 
     def locked_new_thread(self, grant_id: str, thread_id: str | None = None) -> Thread:
         thread = Thread(id=thread_id or f"thread-{uuid.uuid4().hex}", grant_id=grant_id)
         self.threads[thread.id] = thread
         return thread
 
-    def locked_store(self, message: Json, thread: Thread) -> None:
+    def locked_thread_for(self, grant_id: str, thread_id: str) -> Thread:
+        """The grant's thread ``thread_id``, created when it does not exist yet (a queued send's)."""
+        return self.threads.get(thread_id) or self.locked_new_thread(grant_id, thread_id)
+
+    def locked_store(self, message: Json, thread: Thread, *, outbound: bool) -> None:
         # Arrival order is the order of ``messages`` (insertion) and of ``thread.message_ids``:
         # listings read it from there, so they cost O(thread), not O(mailbox), and never sort.
         self._seq += 1
-        self.messages[message["id"]] = Stored(self._seq, message, time.time())
+        self.messages[message["id"]] = Stored(self._seq, message, time.time(), self.now(), outbound)
         thread.message_ids.append(message["id"])
         for key, value in message["metadata"].items():
             if key in INDEXED_METADATA_KEYS:
                 self.metadata_index.setdefault((message["grant_id"], key, value), []).append(message["id"])
+        own = header(message["headers"], "Message-ID")
+        if own is not None:
+            self.by_header_id.setdefault((message["grant_id"], own), message["id"])
+
+    def locked_store_draft(self, draft: Json, thread: Thread) -> None:
+        self._seq += 1
+        self.drafts[draft["id"]] = Stored(self._seq, draft, time.time(), self.now(), outbound=True)
+        thread.draft_ids.append(draft["id"])
+
+    def locked_remove_draft(self, draft_id: str) -> None:
+        stored = self.drafts.pop(draft_id)
+        thread = self.threads.get(stored.message["thread_id"])
+        if thread is not None and draft_id in thread.draft_ids:
+            thread.draft_ids.remove(draft_id)
 
     def locked_message(self, grant_id: str, message_id: str) -> Json | None:
         """The grant's message ``message_id`` (the stored object, not a copy), or ``None``."""
         stored = self.messages.get(message_id)
+        if stored is None or stored.message["grant_id"] != grant_id:
+            return None
+        return stored.message
+
+    def locked_draft(self, grant_id: str, draft_id: str) -> Json | None:
+        stored = self.drafts.get(draft_id)
         if stored is None or stored.message["grant_id"] != grant_id:
             return None
         return stored.message
@@ -151,8 +208,15 @@ class Mailbox:
         date: float | None,
         to_email: str | None,
         message_id: str | None,
-    ) -> Json:
-        """Store an inbound message and return a copy; see :meth:`NylasEmulator.deliver_inbound`."""
+        folder: str = "inbox",
+        also_to: Sequence[str] = (),
+    ) -> list[Json]:
+        """Store an inbound message, one copy per receiving grant; see :meth:`NylasEmulator.deliver_inbound`.
+
+        Returns copies of the stored messages, the first grant's first.
+        """
+        if folder not in INBOUND_FOLDERS:
+            raise ValueError(f"folder must be one of {', '.join(INBOUND_FOLDERS)}, not {folder!r}")
         if isinstance(headers, Mapping):
             header_list = [{"name": k, "value": v} for k, v in headers.items()]
         else:
@@ -161,6 +225,14 @@ class Mailbox:
             grant = self.locked_find_grant(grant_id)
             if grant is None:
                 raise KeyError(f"unknown grant {grant_id!r}")
+            others = []
+            for other_id in also_to:
+                other = self.locked_find_grant(other_id)
+                if other is None:
+                    raise KeyError(f"unknown grant {other_id!r}")
+                if other["id"] == grant["id"] or other in others:
+                    raise ValueError(f"grant {other['id']!r} is named twice")
+                others.append(other)
             grant_id = grant["id"]
             if message_id is not None and message_id in self.messages:
                 raise ValueError(f"message id {message_id!r} already exists")
@@ -178,70 +250,139 @@ class Mailbox:
             if thread is None:
                 thread = self.locked_new_thread(grant_id, thread_id)
             recipient = to_email or grant["email"]
-            message = build_message(
+            to = [{"name": grant["name"] if recipient == grant["email"] else "", "email": recipient}]
+            to += [{"name": o["name"], "email": o["email"]} for o in others]
+            fields: Json = {
+                "subject": subject,
+                "sender": {"name": from_name, "email": from_email},
+                "to": to,
+                "cc": [],
+                "bcc": [],
+                "reply_to": participants(list(reply_to or [])),
+                "date": int(self.now() if date is None else date),
+                "body": body,
+                "folder": folder,
+            }
+            first = build_message(
                 grant_id=grant_id,
                 thread_id=thread.id,
-                subject=subject,
-                sender={"name": from_name, "email": from_email},
-                to=[{"name": grant["name"] if recipient == grant["email"] else "", "email": recipient}],
-                cc=[],
-                bcc=[],
-                reply_to=participants(list(reply_to or [])),
-                date=int(self.now() if date is None else date),
-                body=body,
-                folder="inbox",
                 headers=header_list,
                 in_reply_to=reply_to_message_id,
                 message_id=message_id,
                 parent=parent,
+                **fields,
             )
-            self.locked_store(message, thread)
-            return copy.deepcopy(message)
+            self.locked_store(first, thread, outbound=False)
+            stored = [first]
+            # The same email in every other agent's mailbox: its own id and thread, the same headers
+            # (Message-ID above all), threaded there by In-Reply-To as any mail system would.
+            shared = first["headers"]
+            in_reply_to_header = header(shared, "In-Reply-To")
+            for other in others:
+                parent_id = self.by_header_id.get((other["id"], in_reply_to_header or ""))
+                other_parent = self.messages[parent_id].message if parent_id is not None else None
+                other_thread = (
+                    self.threads[other_parent["thread_id"]]
+                    if other_parent is not None
+                    else self.locked_new_thread(other["id"])
+                )
+                copy_ = build_message(
+                    grant_id=other["id"],
+                    thread_id=other_thread.id,
+                    headers=copy.deepcopy(shared),
+                    in_reply_to=parent_id,
+                    **fields,
+                )
+                self.locked_store(copy_, other_thread, outbound=False)
+                stored.append(copy_)
+            return copy.deepcopy(stored)
 
-    def locked_thread_view(self, thread: Thread) -> Json:
-        """The thread object of ``GET .../threads/{id}``."""
-        messages = [self.messages[m].message for m in thread.message_ids]  # arrival order
-        latest = messages[-1]
+    def locked_thread_view(self, thread: Thread) -> Json | None:
+        """The thread object of ``GET .../threads/{id}`` (folder ids), ``None`` for an empty thread."""
+        messages = [self.messages[m] for m in thread.message_ids]  # arrival order
+        drafts = [self.drafts[d] for d in thread.draft_ids]
+        everything = sorted([*messages, *drafts], key=lambda s: s.seq)
+        if not everything:
+            return None
+        objects = [s.message for s in everything]
+        latest = everything[-1].message
         people: dict[str, Json] = {}
-        for m in messages:
+        for m in objects:
             for p in [*m["from"], *m["to"], *m["cc"]]:
                 people.setdefault(p["email"].lower(), {"name": p.get("name", ""), "email": p["email"]})
+        dated = [s.message for s in messages] or objects
         view: Json = {
             "grant_id": thread.grant_id,
             "id": thread.id,
             "object": "thread",
-            "subject": messages[0]["subject"],
-            "message_ids": [m["id"] for m in messages],
+            "subject": objects[0]["subject"],
+            "message_ids": [s.message["id"] for s in messages],
             "participants": list(people.values()),
             "snippet": latest["snippet"],
             "has_attachments": False,
-            "has_drafts": False,
-            "draft_ids": [],
-            "starred": False,
-            "unread": any(m["unread"] for m in messages),
-            "folders": sorted({f for m in messages for f in m["folders"]}),
-            "earliest_message_date": min(m["date"] for m in messages),
-            "latest_draft_or_message": select_fields(latest, "standard"),
+            "has_drafts": bool(drafts),
+            "draft_ids": [s.message["id"] for s in drafts],
+            "starred": any(m["starred"] for m in objects),
+            "unread": any(m["unread"] for m in objects),
+            "folders": sorted({folder_id(thread.grant_id, f) for m in objects for f in m["folders"]}),
+            "earliest_message_date": min(m["date"] for m in dated),
+            "latest_draft_or_message": self.rest_view(latest, "standard"),
         }
         # Keys are absent rather than null when there is nothing to report, as in the docs example.
-        received = [m["date"] for m in messages if "inbox" in m["folders"]]
-        sent = [m["date"] for m in messages if "sent" in m["folders"]]
+        received = [s.message["date"] for s in messages if not s.outbound]
+        sent = [s.message["date"] for s in messages if s.outbound]
         if received:
             view["latest_message_received_date"] = max(received)
         if sent:
             view["latest_message_sent_date"] = max(sent)
         return view
 
+    def rest_view(self, message: Json, fields: str) -> Json:
+        """``message`` (or draft) as a REST answer gives it: headers only when asked, folder ids."""
+        view = select_fields(message, fields)
+        view["folders"] = [folder_id(message["grant_id"], f) for f in message["folders"]]
+        return view
+
+    def locked_folders(self, grant_id: str) -> list[Json]:
+        """The grant's folder objects (``GET .../folders``), with their counts."""
+        folders = []
+        for name, attributes in SYSTEM_FOLDERS.items():
+            held = [
+                s.message
+                for s in (self.drafts if name == "drafts" else self.messages).values()
+                if s.message["grant_id"] == grant_id and name in s.message["folders"]
+            ]
+            folders.append(
+                {
+                    "id": folder_id(grant_id, name),
+                    "grant_id": grant_id,
+                    "object": "folder",
+                    "name": name,
+                    "system_folder": True,
+                    "attributes": list(attributes),
+                    "total_count": len(held),
+                    "unread_count": sum(1 for m in held if m["unread"]),
+                }
+            )
+        return folders
+
+    def folder_name(self, grant_id: str, folder: str) -> str | None:
+        """The name of the grant's folder with id ``folder``, or ``None`` (names are not ids)."""
+        return next((n for n in SYSTEM_FOLDERS if folder_id(grant_id, n) == folder), None)
+
     def thread_messages(self, thread_id: str) -> list[Json] | None:
-        """Copies of a thread's messages in arrival order, with headers (``None``: no such thread)."""
+        """Copies of a thread's messages and drafts in arrival order, with headers (``None``: no thread)."""
         with self.lock:
             thread = self.threads.get(thread_id)
             if thread is None:
                 return None
-            return [copy.deepcopy(self.messages[i].message) for i in thread.message_ids]
+            stored = [self.messages[i] for i in thread.message_ids] + [
+                self.drafts[i] for i in thread.draft_ids
+            ]
+            return [copy.deepcopy(s.message) for s in sorted(stored, key=lambda s: s.seq)]
 
     def arrivals(self, grant_id: str | None = None) -> list[tuple[float, Json]]:
-        """Every message with the real time it appeared, in arrival order (copies)."""
+        """Every message (drafts excluded) with the real time it appeared, in arrival order (copies)."""
         with self.lock:
             stored = sorted(self.messages.values(), key=lambda s: s.seq)
             return [
@@ -266,7 +407,7 @@ def build_message(
     reply_to: list[Json],
     date: int,
     body: str,
-    folder: Literal["inbox", "sent"],
+    folder: str,
     headers: list[Json],
     in_reply_to: str | None,
     message_id: str | None = None,
@@ -288,9 +429,10 @@ def build_message(
         "reply_to": reply_to,
         "date": date,
         "body": body,
-        "snippet": " ".join(_TAG_RE.sub(" ", body).split())[:100],
+        "snippet": snippet(body),
         "starred": False,
-        "unread": folder == "inbox",
+        # Mail that arrived is unread; what the grant wrote (sent, drafts) is not.
+        "unread": folder not in ("sent", "drafts"),
         "folders": [folder],
         "attachments": [],
         "metadata": dict(metadata or {}),
@@ -299,6 +441,11 @@ def build_message(
     if in_reply_to is not None:
         message["in_reply_to"] = in_reply_to
     return message
+
+
+def snippet(body: str) -> str:
+    """The first 100 characters of a body's text, tags removed."""
+    return " ".join(_TAG_RE.sub(" ", body).split())[:100]
 
 
 def select_fields(message: Json, fields: str) -> Json:

@@ -7,7 +7,8 @@ loopback URLs are reached: the emulator must never contact anything outside this
 
 Sources: https://developer.nylas.com/docs/v3/notifications/ (the challenge, no retry of a failed
 verification, the secret returned on create and rotate only),
-https://developer.nylas.com/docs/reference/api/webhook-notifications/ (the routes), and
+https://developer.nylas.com/docs/reference/api/webhook-notifications/ (the routes: create, list and
+get without the secret, delete answering ``{"status": "success"}``, rotate), and
 https://developer.nylas.com/docs/reference/api/webhook-notifications/post-new-secret/ (no overlap
 window after a rotation).
 """
@@ -29,6 +30,64 @@ from devstack.nylas.wire import Json, Response, error, invalid, not_found, ok, p
 
 CHALLENGE_TIMEOUT_SECONDS = 10.0
 """How long ``POST /v3/webhooks`` waits for the challenge answer (Nylas: 10 seconds)."""
+
+TRIGGER_TYPES = frozenset(
+    {
+        "booking.cancelled",
+        "booking.created",
+        "booking.pending",
+        "booking.reminder",
+        "booking.rescheduled",
+        "calendar.created",
+        "calendar.deleted",
+        "calendar.updated",
+        "contact.deleted",
+        "contact.updated",
+        "event.created",
+        "event.deleted",
+        "event.updated",
+        "folder.created",
+        "folder.deleted",
+        "folder.updated",
+        "grant.created",
+        "grant.deleted",
+        "grant.expired",
+        "grant.imap_sync_completed",
+        "grant.updated",
+        "message.bounce_detected",
+        "message.bounced",
+        "message.complaint",
+        "message.created",
+        "message.created.cleaned",
+        "message.created.metadata",
+        "message.deleted",
+        "message.delivered",
+        "message.intelligence.order",
+        "message.intelligence.return",
+        "message.intelligence.tracking",
+        "message.intelligence.travel",
+        "message.link_clicked",
+        "message.opened",
+        "message.rejected",
+        "message.send_failed",
+        "message.send_success",
+        "message.transactional.bounced",
+        "message.transactional.complaint",
+        "message.transactional.delivered",
+        "message.transactional.rejected",
+        "message.updated",
+        "message.updated.metadata",
+        "notetaker.created",
+        "notetaker.deleted",
+        "notetaker.media",
+        "notetaker.meeting_state",
+        "notetaker.updated",
+        "thread.replied",
+    }
+)
+"""The trigger names of Nylas' notification reference (https://developer.nylas.com/docs/reference/notifications/);
+``POST /v3/webhooks`` refuses any other. The ``.truncated`` and ``.transformed`` suffixes are
+delivery variants, not triggers one subscribes to."""
 
 WEBHOOK_VERIFICATION_ERROR_TYPE = "70005"
 """``error.type`` of a failed challenge, as in the fact sheet's example (``unable.verify.webhook_url``)."""
@@ -71,6 +130,16 @@ class Webhooks:
         """Answer ``/v3/webhooks/<rest>``, or ``None`` when it is no such route."""
         if method == "POST" and not rest:
             return self._create(body)
+        if method == "GET" and not rest:
+            with self._lock:
+                listed = [copy.deepcopy(w) for w in self.destinations.values()]
+            for webhook in listed:
+                webhook.pop("webhook_secret")
+            return ok(listed)
+        if method == "DELETE" and len(rest) == 1:
+            with self._lock:
+                deleted = self.destinations.pop(rest[0], None)
+            return ok({"status": "success"}) if deleted is not None else not_found(f"webhook {rest[0]!r}")
         if method == "GET" and len(rest) == 1:
             with self._lock:
                 webhook = copy.deepcopy(self.destinations.get(rest[0]))
@@ -98,6 +167,9 @@ class Webhooks:
         triggers = payload.get("trigger_types")
         if not triggers or not isinstance(triggers, list) or not all(isinstance(t, str) for t in triggers):
             return invalid("`trigger_types` must be a non-empty list of strings")
+        unknown = sorted(set(triggers) - TRIGGER_TYPES)
+        if unknown:
+            return invalid(f"`trigger_types`: unknown trigger type(s) {', '.join(unknown)}")
         url = payload.get("webhook_url")
         if (
             not isinstance(url, str)
