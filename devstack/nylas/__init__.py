@@ -25,14 +25,22 @@ the time a product must use instead of its own clock or the sender-supplied mess
 Standard library only, so the emulator runs wherever the tests run.
 """
 
+from devstack.nylas.drafts import DraftRecord
 from devstack.nylas.emulator import NylasEmulator
 from devstack.nylas.faults import Fault
+from devstack.nylas.limits import ACCOUNT_LIMITS
+from devstack.nylas.modes import Modes
 from devstack.nylas.send import IDEMPOTENCY_TTL_SECONDS, MAX_IDEMPOTENCY_KEY_LENGTH, SendAttempt, SendRecord
+from devstack.nylas.webhooks import TRIGGER_TYPES
 
 __all__ = [
+    "ACCOUNT_LIMITS",
     "IDEMPOTENCY_TTL_SECONDS",
     "MAX_IDEMPOTENCY_KEY_LENGTH",
+    "TRIGGER_TYPES",
+    "DraftRecord",
     "Fault",
+    "Modes",
     "NylasEmulator",
     "SendAttempt",
     "SendRecord",

@@ -132,7 +132,7 @@ class Fault:
     def provider_error(
         cls,
         status: int = 504,
-        message: str = "The email provider did not answer in time",
+        message: str = PROVIDER_TIMEOUT_MESSAGE,
         provider_error: Mapping[str, Any] | None = None,
         *,
         sent: bool = False,
