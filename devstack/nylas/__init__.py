@@ -9,11 +9,16 @@ behaviour, so this is a real HTTP server on ``127.0.0.1`` that the unchanged cli
 One module per resource, each with the Nylas documentation it follows:
 
 - :mod:`~devstack.nylas.wire`: the answer envelope, errors and pagination every resource shares;
-- :mod:`~devstack.nylas.mailbox`: grants, messages, threads and the metadata index (the state);
-- :mod:`~devstack.nylas.messages`: reading messages and threads;
-- :mod:`~devstack.nylas.send`: ``POST .../messages/send`` and the ``Idempotency-Key`` contract;
+- :mod:`~devstack.nylas.mailbox`: grants, messages, drafts, threads, folders, the metadata index;
+- :mod:`~devstack.nylas.messages`: messages, threads and folders (read, list, move);
+- :mod:`~devstack.nylas.send`: ``POST .../messages/send``, the ``Idempotency-Key`` contract, header
+  policy and account limits (:mod:`~devstack.nylas.limits`), with the Agent Account send queue in
+  :mod:`~devstack.nylas.queue`;
+- :mod:`~devstack.nylas.drafts`: drafts, and sending one;
 - :mod:`~devstack.nylas.webhooks`: webhook destinations and their challenge;
-- :mod:`~devstack.nylas.faults`: injected faults;
+- :mod:`~devstack.nylas.notifications`: the callbacks that stand for notifications;
+- :mod:`~devstack.nylas.faults`: injected faults and latency profiles;
+- :mod:`~devstack.nylas.modes`: the documented behaviours a test switches on (all off by default);
 - :mod:`~devstack.nylas.control`: the ``/_emulator/`` routes a local stack drives it with;
 - :mod:`~devstack.nylas.server`: the HTTP server;
 - :mod:`~devstack.nylas.emulator`: :class:`NylasEmulator`, which puts them together.

@@ -1,7 +1,8 @@
 """``NylasEmulator``: the resources put together behind one loopback server, and what tests read.
 
-The class routes each request to its resource module (messages, send, webhooks, control), owns the
-clock and the callbacks that stand for webhooks, and exposes the test-facing counters. Everything a
+The class routes each request to its resource module (messages, send, drafts, webhooks, control),
+owns the clock, the modes and the callbacks that stand for webhooks, and exposes the test-facing
+counters. Everything a
 resource answers is in its own module, with its Nylas source.
 """
 
@@ -97,7 +98,7 @@ class NylasEmulator:
     ) -> None:
         self.api_key = api_key
         self.clock = clock
-        self.modes = Modes()
+        self._modes = Modes()
         self._clock_offset = 0.0
         self._port = port
         self._server: Server | None = None
@@ -149,6 +150,11 @@ class NylasEmulator:
         if self._server is None:
             raise RuntimeError("emulator not started")
         return self._server.base_url
+
+    @property
+    def modes(self) -> Modes:
+        """The emulator's :class:`Modes` (one object for its life: set its fields, do not replace it)."""
+        return self._modes
 
     # ---- wiring kept by reset(), and the two older mode switches -----------------------------------
 

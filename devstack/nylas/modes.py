@@ -193,7 +193,10 @@ def _checked(modes: Modes, name: str, value: Any) -> Any:
             raise ValueError(f"{name} must be null or one of {', '.join(ACCOUNT_LIMITS)}, not {value!r}")
         shape = getattr(modes, "account_limit_shape", None)
         if value is not None and shape is not None and shape not in ACCOUNT_LIMITS[value]:
-            raise ValueError(f"account_limit_shape {shape!r} is not a shape of {value!r}; set it first")
+            shapes = ", ".join(ACCOUNT_LIMITS[value])
+            raise ValueError(
+                f"account_limit_shape {shape!r} is not a shape of {value!r} ({shapes}): change it first"
+            )
         return value
     if name == "account_limit_shape":
         limit = getattr(modes, "account_limit", None)
