@@ -11,6 +11,10 @@ error body whose ``message`` says what was wrong.
 - ``GET /_emulator/modes``, ``POST /_emulator/modes`` ``{<mode>: <value>, ...}`` (only the named modes
   change; a bad one changes none and answers 400) and ``DELETE /_emulator/modes`` (all off): the
   :class:`~devstack.nylas.modes.Modes` of the emulator, by their Python names;
+- ``POST /_emulator/faults`` ``{"method", "path_regex", "times"?, "fault": {"kind", ...}}``:
+  :meth:`NylasEmulator.inject`, the fault built by the :class:`~devstack.nylas.faults.Fault` class
+  method named by ``kind`` (``status``, ``delay``, ``lose_response``, ``provider_error``,
+  ``idempotency_error``) with the other keys as its keyword arguments;
 - ``GET /_emulator/queue``: the queued sends (``{"data": [{"grant_id", "idempotency_key", "draft_id",
   "message"}]}``); ``POST /_emulator/queue/release`` ``{"message_ids"?: [...], "fail"?: bool,
   "reason"?: str}``: :meth:`NylasEmulator.release_queued` (``{"data": {"released": [ids]}}``).
@@ -19,9 +23,11 @@ error body whose ``message`` says what was wrong.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
+from devstack.nylas.faults import Fault
 from devstack.nylas.mailbox import INBOUND_FOLDERS, Mailbox, valid_participants
 from devstack.nylas.modes import Modes
 from devstack.nylas.send import SendRecord
@@ -31,6 +37,8 @@ CONTROL_PREFIX = "/_emulator/"
 """Path prefix of the local-stack control routes (no auth, not counted in ``requests``)."""
 
 _log = logging.getLogger(__name__)
+
+_FAULT_KINDS = ("status", "delay", "lose_response", "provider_error", "idempotency_error")
 
 _INBOUND_FIELDS = frozenset(
     {
@@ -65,6 +73,7 @@ class Control:
         modes: Modes,
         queued: Callable[[], list[SendRecord]],
         release: Callable[..., list[str]],
+        inject: Callable[[str, str, Fault, int], None],
     ) -> None:
         self._mailbox = mailbox
         self._announce = announce
@@ -72,6 +81,7 @@ class Control:
         self._modes = modes
         self._queued = queued
         self._release = release
+        self._inject = inject
 
     def route(self, method: str, segments: list[str], body: bytes) -> Response:
         """Answer one control request (``segments``: the decoded path after ``/_emulator/``)."""
@@ -86,6 +96,8 @@ class Control:
             return self._clock(body)
         if segments == ["modes"] and method in ("GET", "POST", "DELETE"):
             return self._modes_route(method, body)
+        if method == "POST" and segments == ["faults"]:
+            return self._fault_route(body)
         if method == "GET" and segments == ["queue"]:
             entries = [
                 {
@@ -125,6 +137,25 @@ class Control:
         elif method == "DELETE":
             self._modes.reset()
         return json_response(200, {"data": self._modes.to_json()})
+
+    def _fault_route(self, body: bytes) -> Response:
+        payload, parsed = parse_json(body)
+        shape = '{"method", "path_regex", "times"?, "fault": {"kind": "status"|"delay"|...}}'
+        if not parsed or not isinstance(payload, dict) or not isinstance(payload.get("fault"), dict):
+            return invalid(f"body must be a JSON object {shape}")
+        options = dict(payload["fault"])
+        kind = options.pop("kind", None)
+        if kind not in _FAULT_KINDS:
+            return invalid(f"fault.kind must be one of {', '.join(_FAULT_KINDS)}")
+        method, pattern, times = payload.get("method"), payload.get("path_regex"), payload.get("times", 1)
+        if not isinstance(method, str) or not isinstance(pattern, str) or not isinstance(times, int):
+            return invalid(f"body must be a JSON object {shape}")
+        try:
+            fault = getattr(Fault, kind)(**options)
+            self._inject(method, pattern, fault, times)
+        except (TypeError, ValueError, re.error) as exc:
+            return invalid(f"cannot inject that fault: {exc}")
+        return json_response(201, {"data": {"method": method.upper(), "path_regex": pattern, "times": times}})
 
     def _release_route(self, body: bytes) -> Response:
         payload, parsed = parse_json(body or b"{}")

@@ -119,6 +119,7 @@ class NylasEmulator:
             self.modes,
             lambda: self.queued_sends,
             self.release_queued,
+            self.inject,
         )
 
     # ---- lifecycle ---------------------------------------------------------------------------------

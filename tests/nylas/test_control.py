@@ -208,3 +208,29 @@ def test_control_queue_lists_and_releases_queued_sends(nylas):
     assert released.json()["data"] == {"released": [queued["id"]]}
     assert [r.message["id"] for r in nylas.failed_sends] == [queued["id"]]
     assert control(nylas, "GET", "queue").json()["data"] == []
+
+
+def test_control_faults_injects_any_fault_by_its_builder(nylas):
+    injected = control(
+        nylas,
+        "POST",
+        "faults",
+        json={
+            "method": "post",
+            "path_regex": "/messages/send$",
+            "fault": {"kind": "provider_error", "sent": True},
+        },
+    )
+
+    assert injected.status_code == 201
+    assert send(nylas, reply_to(inbound(nylas)), key="k").status_code == 504
+    assert len(nylas.sends) == 1
+    for bad in (
+        {"method": "GET", "path_regex": ".*", "fault": {"kind": "explode"}},
+        {"method": "GET", "path_regex": ".*", "fault": {"kind": "status", "code": 99}},
+        {"method": "GET", "path_regex": "(", "fault": {"kind": "lose_response"}},
+        {"method": "GET", "path_regex": ".*", "fault": {"kind": "delay", "minutes": 1}},
+        {"path_regex": ".*", "fault": {"kind": "lose_response"}},
+    ):
+        assert control(nylas, "POST", "faults", json=bad).status_code == 400
+    assert nylas.requests == [("POST", f"/v3/grants/{GRANT}/messages/send")]
