@@ -372,13 +372,14 @@ class Send:
             else:
                 self._locked_go_out(Queued(grant_id, key, payload, message, draft_id))
             data = {**mailbox.rest_view(message, "include_headers"), **(extra or {})}
+            sent = None if queued else copy.deepcopy(message)
         if queued:
             # "The same message or draft object as a 200, without the headers array".
             data.pop("headers", None)
         response = json_response(
             202 if queued else 200, {"request_id": request_id(), "grant_id": grant_id, "data": data}
         )
-        return response, None if queued else copy.deepcopy(message)
+        return response, sent
 
     def _locked_go_out(self, entry: Queued) -> None:
         mailbox = self._mailbox
@@ -421,8 +422,9 @@ class Send:
             return
         with self._mailbox.lock:
             self._locked_go_out(entry)
-        self._notifier.message_created(entry.message, swallow=swallow)
-        self._notifier.delivered(entry.message, sent_at=now, delivered_at=now, swallow=swallow)
+            sent = copy.deepcopy(entry.message)  # a PUT may change the stored one from here on
+        self._notifier.message_created(sent, swallow=swallow)
+        self._notifier.delivered(sent, sent_at=now, delivered_at=now, swallow=swallow)
 
 
 def _idempotency_error(which: str, spelling: str) -> Response:
