@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import boto3
 
-from devstack.nylas_emulator import NylasEmulator
+from devstack.nylas import NylasEmulator
 from devstack.stack import LocalStack, StackSettings
 from devstack.template import LocalResources
 

@@ -53,7 +53,7 @@ from bench.timeline import DYNAMODB, NYLAS, Attempt, Recorder
 from devstack.counting import function_timeout
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
-from devstack.nylas_emulator import Fault, NylasEmulator
+from devstack.nylas import Fault, NylasEmulator
 from devstack.stack import LocalStack
 
 SINGLE, BURST, DUPLICATE, BUSY, COLD = "single", "burst", "duplicate", "busy", "cold"

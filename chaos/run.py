@@ -34,7 +34,7 @@ from devstack.invariants import (
     sends_replayed,
     skips_by_reason,
 )
-from devstack.nylas_emulator import NylasEmulator
+from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
 from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resources
 from devstack.webhook_sender import WebhookSender

@@ -27,7 +27,7 @@ import requests
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
 from devstack.invariants import Truth
-from devstack.nylas_emulator import NylasEmulator
+from devstack.nylas import NylasEmulator
 from devstack.webhook_sender import WebhookSender
 
 BOT_EMAIL = "autoresponder@other-bot.example"
@@ -520,6 +520,6 @@ def _truth(label: str, sender: str, reply_to: str | None) -> Truth:
 
 
 def _fault_class() -> Any:
-    from devstack.nylas_emulator import Fault
+    from devstack.nylas import Fault
 
     return Fault

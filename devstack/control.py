@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote
 import requests
 
 from devstack.events import AGENT_GRANT_ID, envelope, message_created
-from devstack.nylas_emulator import NylasEmulator
+from devstack.nylas import NylasEmulator
 from devstack.webhook_sender import WebhookSender
 
 CONTROL_PREFIX = "/_local"

@@ -25,7 +25,7 @@ import boto3
 from devstack.containers import load_handler
 from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, signed_post, sqs_event_from_messages
 from devstack.lambda_context import LocalLambdaContext
-from devstack.nylas_emulator import NylasEmulator
+from devstack.nylas import NylasEmulator
 from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources, load_template
 from replyonce.consumer import NotificationConsumer
 from replyonce.notification import Notification

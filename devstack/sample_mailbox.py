@@ -1,7 +1,7 @@
 """The sample mailbox behind the files of ``events/``: the messages they name exist in the emulator."""
 
 from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, message_created
-from devstack.nylas_emulator import NylasEmulator
+from devstack.nylas import NylasEmulator
 
 
 def seed_sample_mailbox(nylas: NylasEmulator) -> None:

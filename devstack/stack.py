@@ -25,7 +25,7 @@ from devstack.containers import load_handler
 from devstack.embedded_aws import start_threaded_server
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn, ControlRoutes
-from devstack.nylas_emulator import NylasEmulator
+from devstack.nylas import NylasEmulator
 from devstack.poller import EventSourcePoller
 from devstack.template import (
     LOCAL_API_KEY,

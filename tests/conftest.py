@@ -127,7 +127,7 @@ def log_records():
 @pytest.fixture(scope="session")
 def nylas_server():
     """The Nylas emulator on an ephemeral loopback port, shared by the session."""
-    from devstack.nylas_emulator import NylasEmulator
+    from devstack.nylas import NylasEmulator
     from devstack.template import LOCAL_API_KEY
 
     with NylasEmulator(api_key=LOCAL_API_KEY) as emulator:

@@ -67,7 +67,7 @@ from devstack.events import (
     signed_post,
 )
 from devstack.lambda_context import LocalLambdaContext
-from devstack.nylas_emulator import Fault
+from devstack.nylas import Fault
 from devstack.poller import EventSourcePoller
 from devstack.template import LOCAL_WEBHOOK_SECRET, TEMPLATE_PATH, LocalResources, create_resources
 from replyonce.notification import Notification

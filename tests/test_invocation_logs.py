@@ -13,7 +13,7 @@ import requests
 from devstack.containers import load_handler
 from devstack.events import encode, load_event, message_created
 from devstack.lambda_context import LocalLambdaContext
-from devstack.nylas_emulator import Fault
+from devstack.nylas import Fault
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LocalStack, StackSettings
 from devstack.template import LOCAL_WEBHOOK_SECRET

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler
 import requests
 
 from devstack.loopback import LoopbackHTTPServer
-from devstack.nylas_emulator import NylasEmulator
+from devstack.nylas import NylasEmulator
 
 
 def _reset_connection(port: int) -> None:

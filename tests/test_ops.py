@@ -27,7 +27,7 @@ from botocore.stub import Stubber
 from devstack.containers import load_handler
 from devstack.events import AGENT_GRANT_ID, encode, message_created
 from devstack.gateway import ApiGatewayStandIn
-from devstack.nylas_emulator import Fault
+from devstack.nylas import Fault
 from devstack.template import LOCAL_API_KEY, LOCAL_PREVIOUS_WEBHOOK_SECRET, LOCAL_WEBHOOK_SECRET
 from ops import deploy, redrive
 from ops.cli import Runtime, main

@@ -16,7 +16,7 @@ from botocore.exceptions import ConnectionClosedError
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
-from devstack.nylas_emulator import Fault
+from devstack.nylas import Fault
 from devstack.template import load_template
 from functions.replier import app
 from replyonce import drafter as drafter_module

@@ -15,7 +15,7 @@ import pytest
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, load_event, sqs_event
 from devstack.lambda_context import LocalLambdaContext
-from devstack.nylas_emulator import Fault
+from devstack.nylas import Fault
 from devstack.poller import EventSourcePoller
 from functions.replier import app
 from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX, NotificationConsumer
