@@ -24,9 +24,9 @@ import boto3
 
 from devstack.containers import load_handler
 from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, signed_post, sqs_event_from_messages
-from devstack.lambda_context import LocalLambdaContext
+from devstack.lambda_context import LocalLambdaContext, function_timeout
 from devstack.nylas import NylasEmulator
-from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources, load_template
+from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources
 from replyonce.consumer import NotificationConsumer
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
@@ -138,11 +138,6 @@ class Step:
 
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
-
-
-def function_timeout(logical_id: str) -> float:
-    """The template's ``Timeout``: the context's deadline sizes leases and idempotency records."""
-    return float(load_template()["Resources"][logical_id]["Properties"]["Timeout"])
 
 
 def handler_with(logical_id: str, builder: str, built: object) -> Handler:

@@ -158,6 +158,25 @@ def replier_env(aws, nylas, monkeypatch):
     # Redeliveries in seconds would make the suite slow; the logic is the same at 0.
     monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
     monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
+    # Every deferral comes back at once (the settle time, an account limit): tests move Nylas' clock instead.
+    monkeypatch.setenv("RETRY_MAX_SECONDS", "0")
     # A busy thread fails the record at once (tests of the in-process wait set it themselves).
     monkeypatch.setenv("LEASE_WAIT_SECONDS", "0")
     return aws
+
+
+@pytest.fixture
+def replier(replier_env):
+    """The replier handler's container, rebuilt for this test's environment."""
+    from functions.replier import app
+
+    app.consumer.cache_clear()
+    yield replier_env
+    app.consumer.cache_clear()
+
+
+@pytest.fixture
+def pipeline(replier, sqs):
+    from tests.replier_harness import Pipeline
+
+    return Pipeline(replier, sqs)

@@ -19,9 +19,9 @@ from functions.replier import app
 from ops import backfill, nylas_admin
 from ops.cli import Runtime, main
 from ops.nylas_admin import NylasAdmin
-from replyonce.ledger import ReplyLedger
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
+from replyonce.store import DynamoDBStateStore
 from tests.conftest import register_stack
 
 STACK = "replyonce-backfill-test"
@@ -130,7 +130,7 @@ def test_the_listing_asks_for_the_window_and_follows_every_page(stack, nylas, mo
     monkeypatch.setattr(nylas_admin, "PAGE_LIMIT", 2)
     window = backfill.Window(int(time.time()) - 60, int(time.time()) + 60)
     inbox = NylasAdmin(nylas.url, nylas.api_key, session=session)
-    ledger = ReplyLedger(stack.tables["StateTable"], boto3.client("dynamodb"), ttl_seconds=0)
+    ledger = DynamoDBStateStore(stack.tables["StateTable"], boto3.client("dynamodb"), ttl_seconds=0)
     plan = backfill.plan_backfill(inbox, ledger, [AGENT_GRANT_ID], window)
     assert len(plan.to_enqueue) == 5
     listings = [q for q in seen if "limit" in q]

@@ -16,7 +16,6 @@ from replyonce.answers import Answer
 from replyonce.policy import Policy
 from tests.interleavings import GRANT, Event, Scenario, World, explore
 
-
 CUSTOMER = "alice@example.com"
 
 

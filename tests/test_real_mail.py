@@ -6,6 +6,7 @@ omits, errors cached under an ``Idempotency-Key``, sender clocks and worker cloc
 answer to the ledger's transaction, several agent grants, a batch slower than its invocation.
 """
 
+import dataclasses
 import json
 import time
 
@@ -19,13 +20,12 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from devstack.template import load_template
 from functions.replier import app
-from replyonce import drafter as drafter_module
 from replyonce.config import ReplierSettings
 from replyonce.consumer import NotificationConsumer
-from replyonce.decisions import idempotency_key
 from replyonce.exceptions import ConfigurationError
+from replyonce.keys import idempotency_key
 from replyonce.state import ThreadState, thread_key
-from tests.test_replier import SEND_PATH, Pipeline, inbound, skip_reasons
+from tests.replier_harness import SEND_PATH, Pipeline, inbound, skip_reasons
 
 SECOND_AGENT_GRANT_ID = "grant-agent-0003"
 SECOND_AGENT_EMAIL = "sales@replyonce.example"
@@ -111,34 +111,47 @@ def test_every_reply_says_it_is_automatic(pipeline, nylas):
 
 
 def test_provider_error_cached_under_the_key_is_followed_by_the_next_key(pipeline, nylas, log_records):
+    # A 504 provider_error may have sent (idempotent-send guide): the same key first, which replays
+    # it; then, once the mailbox could show the reply and does not, the next key.
     message = inbound(nylas)
     nylas.inject("POST", SEND_PATH, Fault.provider_error(504))
     pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.poller().poll_once()
+    pipeline.poller().poll_once()
+    assert nylas.sends == []
+    nylas.advance_clock(400)  # past MAILBOX_SETTLE_SECONDS (Nylas' time)
     pipeline.drain()
     [sent] = nylas.sends
     assert sent.idempotency_key == idempotency_key(AGENT_GRANT_ID, message["id"], 1)
-    assert [a.status for a in nylas.send_attempts] == [504, 200]
+    assert [(a.status, a.replayed) for a in nylas.send_attempts] == [(504, False), (504, True), (200, False)]
     assert pipeline.dead_letters() == []
 
 
 def test_a_retry_sends_the_stored_request_not_a_new_draft(pipeline, nylas, monkeypatch):
-    # A drafter whose output differs between calls (as a language model's does).
+    # An agent whose answer differs between calls (as a language model's does).
+    from replyonce import agents
+
     calls = []
-    original = drafter_module.TemplateDrafter.draft
+    original = agents.template_agent
 
-    def changing_draft(self, message, agent_name):
+    def changing_agent(conversation):
         calls.append(1)
-        draft = original(self, message, agent_name)
-        return drafter_module.Draft(draft.subject, f"{draft.body}<p>draft {len(calls)}</p>")
+        reply = original(conversation)
+        return dataclasses.replace(reply, text=f"{reply.text}\n\ndraft {len(calls)}")
 
-    monkeypatch.setattr(drafter_module.TemplateDrafter, "draft", changing_draft)
+    monkeypatch.setattr(agents, "template_agent", changing_agent)
+    app.consumer.cache_clear()
     message = inbound(nylas)
     nylas.inject("POST", SEND_PATH, Fault.provider_error(503))
     pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.poller().poll_once()
+    pipeline.poller().poll_once()
+    nylas.advance_clock(400)
     pipeline.drain()
-    # Never 409 invalid_idempotent_request recorded as "sent": one email, with the first draft.
+    # Never 409 invalid_idempotent_request recorded as "sent": one email, with the first answer.
     [sent] = nylas.sends
     assert sent.payload["body"].endswith("<p>draft 1</p>")
+    assert calls == [1]
     bodies = {json.dumps(a.payload, sort_keys=True) for a in nylas.send_attempts}
     assert len(bodies) == 1
     assert all(a.status != 409 for a in nylas.send_attempts)
@@ -287,6 +300,7 @@ def test_trusted_contact_form_is_answered_at_its_reply_to(pipeline, nylas, monke
 def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, monkeypatch):
     monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "2")
     monkeypatch.setenv("RECORD_MARGIN_SECONDS", "0.5")
+    monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "1")
     messages = [inbound(nylas, subject=f"Order {n}") for n in range(3)]
     nylas.inject("POST", SEND_PATH, Fault.delay(1.6), times=3)
     session = boto3.session.Session()
@@ -297,8 +311,8 @@ def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, 
     )
     container = NotificationConsumer.from_environment(aws=session)
     event = sqs_event([as_nylas_sends_it(m) for m in messages])
-    # 3.5 s: the first record fits (2.5 s budget); after its slow send the rest no longer do.
-    response = container.handle_batch(event, LocalLambdaContext("ReplierFunction", timeout_seconds=3.5))
+    # 3.6 s: the first record fits (its 3.5 s lease); after its slow send the rest no longer do.
+    response = container.handle_batch(event, LocalLambdaContext("ReplierFunction", timeout_seconds=3.6))
     assert len(nylas.sends) == 1
     assert len(response["batchItemFailures"]) == 2
     assert visibility == [0, 0]  # back on the queue at once, not after the queue's timeout
@@ -370,6 +384,8 @@ def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_lette
 ):
     from botocore.awsrequest import AWSResponse
 
+    # An environment of an earlier version: the agent named by its old variable.
+    monkeypatch.delenv("REPLY_AGENT")
     monkeypatch.setenv("REPLY_DRAFTER", "bedrock")
     monkeypatch.setenv("BEDROCK_MODEL_ID", "us.anthropic.claude-sonnet-4-20250514-v1:0")
     session = boto3.session.Session()
@@ -388,4 +404,4 @@ def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_lette
     )
     assert first == again == {"batchItemFailures": []}
     assert nylas.sends == []
-    assert skip_reasons(log_records) == ["draft_rejected", "reply_previously_failed"]
+    assert skip_reasons(log_records) == ["agent_rejected", "reply_previously_failed"]

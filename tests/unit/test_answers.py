@@ -39,6 +39,14 @@ TABLE = [
     (403, "", False, False, Proof.ACCOUNT_LIMITED),
     (400, "api.monthly_quota_exceeded", False, False, Proof.ACCOUNT_LIMITED),
     (422, "outbound_rule_block", False, False, Proof.ACCOUNT_LIMITED),
+    # A limit whose shape is an ordinary 400: its words give it away (the shapes are not documented).
+    (
+        400,
+        "invalid_request_error: Sending has been suspended for this account.",
+        False,
+        True,
+        Proof.ACCOUNT_LIMITED,
+    ),
     (400, "invalid_request_error", False, False, Proof.REJECTED),
     (400, "invalid_request_error", False, True, Proof.HEADERS_REFUSED),
     (402, "", False, False, Proof.REJECTED),

@@ -33,9 +33,10 @@ from enum import Enum
 
 # 429 types that are the rate limit, not the account: the same key later sends.
 _RATE_LIMIT_TYPES = frozenset({"rate_limit_error", "nylas_rate_limit_exceeded", "too_many_requests"})
-# Words of the error types an account limit may carry (quota, pause, outbound rule). The types are not
-# documented, so the match is on words; an unknown 4xx is treated as an account limit anyway.
+# Words an account limit's answer may carry (quota, pause, outbound rule), in its type or its message.
+# Neither is documented, so the match is on words; an unknown 4xx is treated as an account limit anyway.
 _ACCOUNT_WORDS = ("quota", "limit_exceeded", "paused", "pause", "suspend", "block", "rule", "forbidden")
+_ACCOUNT_PHRASES = ("quota", "paused", "suspended", "blocked", "not allowed to send", "sending limit")
 _MESSAGE_REJECTED_STATUSES = frozenset({400, 402, 404, 413, 422})
 CONCURRENT_IDEMPOTENT_REQUEST = "concurrent_idempotent_request"
 INVALID_IDEMPOTENT_REQUEST = "invalid_idempotent_request"
@@ -121,7 +122,7 @@ def proof_of(answer: Answer, *, had_custom_headers: bool = False) -> Proof:
         return Proof.NOT_SENT if not name or name in _RATE_LIMIT_TYPES else Proof.ACCOUNT_LIMITED
     if status in (401, 408):
         return Proof.NOT_SENT
-    if status == 403 or _account_type(name):
+    if status == 403 or _account_type(name) or any(p in answer.detail.lower() for p in _ACCOUNT_PHRASES):
         return Proof.ACCOUNT_LIMITED
     if status in _MESSAGE_REJECTED_STATUSES:
         if status == 400 and had_custom_headers:

@@ -734,15 +734,19 @@ def retry_delay(
     receive, but never waits longer than the holder's lease can last
     (``hint_seconds``); other failures back off from ``RETRY_BASE_SECONDS``,
     capped; a deferral that knows its time (``Retry-After``, the settle time,
-    an account limit's wait, a deadline) uses it.
+    an account limit's wait, a deadline) uses it. None waits longer than
+    ``RETRY_MAX_SECONDS``: a record that comes back early finds the same
+    reason and defers again, while one that waits too long is late.
     """
     doubling = 2 ** min(max(receives, 1) - 1, 16)
     if reason in _CONTENDED:
-        backoff = min(busy_base_seconds * doubling, retry_max_seconds)
-        return max(0, min(backoff, hint_seconds) if hint_seconds is not None else backoff)
-    if hint_seconds is not None:
-        return max(0, min(int(hint_seconds), _MAX_VISIBILITY_SECONDS))
-    return min(retry_base_seconds * doubling, retry_max_seconds)
+        backoff = busy_base_seconds * doubling
+        delay = min(backoff, hint_seconds) if hint_seconds is not None else backoff
+    elif hint_seconds is not None:
+        delay = int(hint_seconds)
+    else:
+        delay = retry_base_seconds * doubling
+    return max(0, min(delay, retry_max_seconds, _MAX_VISIBILITY_SECONDS))
 
 
 __all__ = [

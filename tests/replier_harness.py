@@ -1,0 +1,103 @@
+"""What the replier's tests share: queue notifications as the webhook does, run the handler as SQS does.
+
+Every test of this kind runs the real ``functions/replier/app.py`` handler
+against moto (resources from ``template.yaml``) and the Nylas emulator over
+loopback, and counts at the emulator what Nylas saw.
+"""
+
+import time
+import uuid
+
+import boto3
+
+from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL
+from devstack.poller import EventSourcePoller
+from functions.replier import app
+from replyonce.consumer import NotificationConsumer
+from replyonce.notification import Notification
+from replyonce.queue import NotificationQueue
+from replyonce.state import thread_key
+
+SEND_PATH = rf"^/v3/grants/{AGENT_GRANT_ID}/messages/send$"
+
+
+class Pipeline:
+    """Queue notifications as the webhook does; run the replier as the event source mapping does."""
+
+    def __init__(self, resources, sqs) -> None:
+        self.resources = resources
+        self.sqs = sqs
+        self.queue = NotificationQueue(resources.queues["NotificationQueue"], 1_048_576, sqs)
+
+    def deliver(self, payload: dict, times: int = 1) -> None:
+        for _ in range(times):
+            self.queue.enqueue(Notification(payload))
+
+    def poller(self, handler=None, **kwargs) -> EventSourcePoller:
+        return EventSourcePoller(handler or app.lambda_handler, self.resources, sqs_client=self.sqs, **kwargs)
+
+    def drain(self, handler=None) -> None:
+        self.poller(handler).drain()
+
+    def dead_letters(self) -> list[dict]:
+        from tests.conftest import drain
+
+        return drain(self.sqs, self.resources.queues["NotificationDeadLetterQueue"])
+
+    def in_flight(self) -> int:
+        attributes = self.sqs.get_queue_attributes(
+            QueueUrl=self.resources.queues["NotificationQueue"],
+            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        )["Attributes"]
+        return int(attributes["ApproximateNumberOfMessages"]) + int(
+            attributes["ApproximateNumberOfMessagesNotVisible"]
+        )
+
+
+def inbound(nylas, **kwargs) -> dict:
+    kwargs.setdefault("from_email", CUSTOMER_EMAIL)
+    kwargs.setdefault("subject", "Where is my order?")
+    kwargs.setdefault("body", "<p>Order 1042 has not arrived.</p>")
+    return nylas.deliver_inbound(AGENT_GRANT_ID, **kwargs)
+
+
+def skip_reasons(log_records) -> list[str]:
+    return [
+        r["reason"]
+        for r in log_records()
+        if r.get("message") in ("notification skipped", "duplicate delivery absorbed")
+    ]
+
+
+def deferrals(log_records) -> list[str]:
+    return [r["reason"] for r in log_records() if r.get("message") == "record deferred; it will be retried"]
+
+
+def hold_lease(replier, message: dict, *, owner: str, for_ms: int) -> None:
+    """Another worker's lease on the message's thread, ending ``for_ms`` from now (negative: expired)."""
+    boto3.client("dynamodb").put_item(
+        TableName=replier.tables["StateTable"],
+        Item={
+            "pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])},
+            "lease_owner": {"S": owner},
+            "lease_expires_at": {"N": str(int(time.time() * 1000) + for_ms)},
+        },
+    )
+
+
+def new_container() -> NotificationConsumer:
+    """What a fresh Lambda container builds: its own clients, caches and idempotency config."""
+    return NotificationConsumer.from_environment()
+
+
+def notification(trigger: str, data: dict) -> dict:
+    """The envelope Nylas wraps a notification's ``data`` in (any trigger)."""
+    return {
+        "specversion": "1.0",
+        "type": trigger,
+        "source": "/nylas/send",
+        "id": str(uuid.uuid4()),
+        "time": int(time.time()),
+        "webhook_delivery_attempt": 1,
+        "data": data,
+    }
