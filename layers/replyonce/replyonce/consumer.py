@@ -149,7 +149,9 @@ class NotificationConsumer:
             ),
             mailbox,
             agent,
-            reconcile_later=ReconcileQueue(settings.queue_url, sqs),
+            reconcile_later=ReconcileQueue(
+                settings.queue_url, sqs, max_delay_seconds=settings.retry_max_seconds
+            ),
             lease_wait_seconds=settings.lease_wait_seconds,
             clock=clock,
         )

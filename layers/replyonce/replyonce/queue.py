@@ -116,9 +116,13 @@ class ReconcileQueue:
     would then be absorbed as a duplicate; a task message of its own cannot be.
     """
 
-    def __init__(self, queue_url: str, sqs_client: Any) -> None:
+    def __init__(
+        self, queue_url: str, sqs_client: Any, *, max_delay_seconds: int = _MAX_DELAY_SECONDS
+    ) -> None:
         self._queue_url = queue_url
         self._sqs = sqs_client
+        # RETRY_MAX_SECONDS: a check that arrives early defers itself until it is due.
+        self._max_delay = min(max_delay_seconds, _MAX_DELAY_SECONDS)
 
     def __call__(self, due: ReconcileDue, seconds: int) -> None:
         body = {
@@ -130,7 +134,7 @@ class ReconcileQueue:
         self._sqs.send_message(
             QueueUrl=self._queue_url,
             MessageBody=json.dumps(body, separators=(",", ":")),
-            DelaySeconds=max(0, min(seconds, _MAX_DELAY_SECONDS)),
+            DelaySeconds=max(0, min(seconds, self._max_delay)),
             MessageAttributes={ATTR_TASK: {"DataType": "String", "StringValue": RECONCILE_TASK}},
         )
 
