@@ -39,6 +39,7 @@ AwsOperation = tuple[str, str]  # (service, operation), e.g. ("dynamodb", "PutIt
 GRANT_LOOKUP = "grant lookup"
 THREAD_READ = "thread read"
 MESSAGE_FETCH = "message fetch"
+FOLDERS_LOOKUP = "folders lookup"
 SEND = "send"
 
 _QUEUE_MAX_MESSAGE_BYTES = 1_048_576
@@ -83,6 +84,8 @@ def nylas_kind(method: str, path: str) -> str:
         return SEND
     if method == "GET" and len(parts) == 5 and parts[3] == "messages":
         return MESSAGE_FETCH
+    if method == "GET" and parts[3:] == ["folders"]:
+        return FOLDERS_LOOKUP
     return f"{method} {path}"
 
 
