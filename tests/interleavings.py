@@ -53,7 +53,7 @@ class Crash(BaseException):
     """The worker's container died at this call (a ``BaseException``: nothing of the product catches it)."""
 
 
-# ---- the pause points ------------------------------------------------------------------------------------
+# ---- the pause points ----------------------------------------------------------------------------------
 
 
 class _Gate:
@@ -97,7 +97,7 @@ class _Gated:
         return call
 
 
-# ---- the state store: the product's DynamoDB adapter, or the fake its contract test holds to it ----------
+# ---- the state store: the product's DynamoDB adapter, or the fake its contract test holds to it --------
 
 
 class SharedStore:
@@ -140,7 +140,7 @@ class OnDynamoDB(SharedStore):
 StoreFactory = Callable[[Clock], SharedStore]
 
 
-# ---- one run of a scenario under one schedule ------------------------------------------------------------
+# ---- one run of a scenario under one schedule ----------------------------------------------------------
 
 
 @dataclass
@@ -344,7 +344,7 @@ class Schedule:
         return Outcome(tuple(made), steps, violations, options, defaults)
 
 
-# ---- the world-only checker ------------------------------------------------------------------------------
+# ---- the world-only checker ----------------------------------------------------------------------------
 
 
 def answered_by(email_body: str) -> list[str]:
@@ -382,7 +382,7 @@ def check(world: World) -> list[str]:
     return found
 
 
-# ---- exploring -------------------------------------------------------------------------------------------
+# ---- exploring -----------------------------------------------------------------------------------------
 
 
 def preemptions(choices: Sequence[int], defaults: Sequence[int]) -> int:

@@ -75,7 +75,7 @@ def webhook(aws, monkeypatch) -> WebhookHarness:
     return WebhookHarness()
 
 
-# ---- replier ----------------------------------------------------------------------------------------
+# ---- replier -------------------------------------------------------------------------------------------
 
 
 def test_duplicate_delivery_costs_one_dynamodb_request_and_no_nylas_call(container):
@@ -150,7 +150,7 @@ def test_counts_are_deterministic(container, nylas):
     assert len(nylas.sends) == 3  # warm-up and the two replies
 
 
-# ---- webhook ----------------------------------------------------------------------------------------
+# ---- webhook -------------------------------------------------------------------------------------------
 
 
 def test_webhook_queues_each_notification_with_one_send_message(webhook):
@@ -185,7 +185,7 @@ def test_the_counter_sees_every_request(container, replier_env):
     assert tally.aws == Counter({("dynamodb", "DescribeTable"): 1})
 
 
-# ---- webhook import path ------------------------------------------------------------------------------
+# ---- webhook import path -------------------------------------------------------------------------------
 
 # What the webhook must never load at cold start: the replier's machinery and the Powertools
 # utilities only the replier uses. (Powertools' event data classes stay: parsing the proxy event is

@@ -156,7 +156,7 @@ USED_OUTSIDE_THE_CODE: dict[tuple[str, str, str], str] = {
 }
 
 
-# ---- the rendered template -------------------------------------------------------------------
+# ---- the rendered template -----------------------------------------------------------------------------
 
 
 def rendered_template() -> dict[str, Any]:
@@ -330,7 +330,7 @@ def moto_policy(statements: list[dict[str, Any]]) -> dict[str, Any]:
     return {"Version": "2012-10-17", "Statement": moto_statements}
 
 
-# ---- the recorded requests -------------------------------------------------------------------
+# ---- the recorded requests -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -400,7 +400,7 @@ def unused(statements: list[dict[str, Any]], calls: list[AwsCall]) -> set[tuple[
     return left
 
 
-# ---- the enforcing moto server ---------------------------------------------------------------
+# ---- the enforcing moto server -------------------------------------------------------------------------
 
 
 @dataclass
@@ -505,7 +505,7 @@ def enforcing_aws(tmp_path, monkeypatch) -> Iterator[EnforcingAws]:
             process.wait()
 
 
-# ---- the scenarios ---------------------------------------------------------------------------
+# ---- the scenarios -------------------------------------------------------------------------------------
 
 
 def function_env(aws: EnforcingAws, function: str, monkeypatch, credentials: dict[str, str]) -> None:

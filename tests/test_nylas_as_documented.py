@@ -33,7 +33,7 @@ def sends_at_nylas(nylas) -> int:
     return nylas.count("POST", f"/v3/grants/{AGENT_GRANT_ID}/messages/send")
 
 
-# ---- what an answer proves ---------------------------------------------------------------------------
+# ---- what an answer proves -----------------------------------------------------------------------------
 
 
 def test_a_504_after_the_email_went_out_is_not_sent_again(pipeline, nylas, log_records):
@@ -120,7 +120,7 @@ def test_our_tables_lost_after_a_reply_send_nothing_for_a_redelivery(pipeline, n
     assert sends_at_nylas(nylas) == 1
 
 
-# ---- queued sends ------------------------------------------------------------------------------------------
+# ---- queued sends --------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -188,7 +188,7 @@ def ledger_status(replier, message_id: str) -> str:
     return item["status"]["S"] if item else ""
 
 
-# ---- the account, and headers -------------------------------------------------------------------------------
+# ---- the account, and headers --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -231,7 +231,7 @@ def test_a_refused_custom_header_never_fails_every_reply(pipeline, nylas, log_re
     assert "CustomHeadersRefused" in capsys.readouterr().out
 
 
-# ---- nobody can aim the agent ---------------------------------------------------------------------------------
+# ---- nobody can aim the agent --------------------------------------------------------------------------
 
 
 def test_fifty_reply_to_addresses_on_gmail_get_one_email_to_the_sender(pipeline, nylas):

@@ -46,7 +46,7 @@ ALERT_EMAIL = "alerts@replyonce.example"
 NOTHING = {"Placeholder": {"Type": "AWS::SQS::Queue"}}
 
 
-# ---- fixtures ---------------------------------------------------------------------------------------
+# ---- fixtures ------------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -146,7 +146,7 @@ def assert_no_secret_in(run: Run, *secrets: str) -> None:
         assert secret not in run.text
 
 
-# ---- register-webhook -------------------------------------------------------------------------------
+# ---- register-webhook ----------------------------------------------------------------------------------
 
 
 def test_register_webhook_answers_the_challenge_and_stores_the_issued_secret(aws, nylas, gateway, stack, sqs):
@@ -272,7 +272,7 @@ def test_stack_without_the_outputs_is_a_clear_error(aws):
     assert "has no output 'DeadLetterQueueUrl'" in run.err
 
 
-# ---- rotate-secret ----------------------------------------------------------------------------------
+# ---- rotate-secret -------------------------------------------------------------------------------------
 
 
 def test_rotate_secret_keeps_old_and_new_accepted_during_the_switch(aws, nylas, gateway, fresh_reads, stack):
@@ -484,7 +484,7 @@ def test_rotate_secret_of_an_unknown_webhook_keeps_the_secret(aws, nylas, stack)
     assert stored_secret(aws) == before
 
 
-# ---- set-api-key ------------------------------------------------------------------------------------
+# ---- set-api-key ---------------------------------------------------------------------------------------
 
 
 def test_set_api_key_reads_the_environment_and_keeps_the_other_fields(aws, stack):
@@ -536,7 +536,7 @@ def test_set_api_key_without_a_key_or_a_terminal_fails(aws, stack):
     assert stored_api_key(aws) == LOCAL_API_KEY
 
 
-# ---- redrive ----------------------------------------------------------------------------------------
+# ---- redrive -------------------------------------------------------------------------------------------
 
 
 def dead_letter(aws, sqs, count: int) -> list[dict]:
@@ -666,7 +666,7 @@ def test_move_task_failures_are_reported():
             redrive.wait_for_move_task(sqs, QUEUES, sleep=lambda _: None, say=lambda _: None)
 
 
-# ---- thread-state -----------------------------------------------------------------------------------
+# ---- thread-state --------------------------------------------------------------------------------------
 
 
 def write_thread_history(aws, thread_id: str, *, hold_lease: bool) -> None:
@@ -764,7 +764,7 @@ def test_thread_state_of_an_unknown_thread(aws, make_stack):
     assert "no entries" in run.out
 
 
-# ---- deploy -----------------------------------------------------------------------------------------
+# ---- deploy --------------------------------------------------------------------------------------------
 
 COMPLETE_SAMCONFIG = """
 version = 0.1
@@ -891,7 +891,7 @@ def test_parameter_overrides_are_parsed_like_sam_writes_them():
         parse_parameter_overrides("NoEqualsSign")
 
 
-# ---- deploy checks first; every AWS error gets a hint ------------------------------------------------
+# ---- deploy checks first; every AWS error gets a hint --------------------------------------------------
 
 
 class StubbedAws:

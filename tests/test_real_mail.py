@@ -76,7 +76,7 @@ def test_message_arriving_during_the_send_gets_its_own_reply(pipeline, nylas):
     assert replies == [first["id"], late["id"]]
 
 
-# ---- 2. headers Nylas omits ------------------------------------------------------------------------------
+# ---- 2. headers Nylas omits ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ def test_every_reply_says_it_is_automatic(pipeline, nylas):
     assert {"name": "Auto-Submitted", "value": "auto-replied"} in sent.payload["custom_headers"]
 
 
-# ---- 3. errors cached under the Idempotency-Key ----------------------------------------------------------
+# ---- 3. errors cached under the Idempotency-Key --------------------------------------------------------
 
 
 def test_provider_error_cached_under_the_key_is_followed_by_the_next_key(pipeline, nylas, log_records):
@@ -182,7 +182,7 @@ def test_reply_never_sent_is_sent_after_the_keys_hour(pipeline, nylas):
     assert sent.payload["reply_to_message_id"] == message["id"]
 
 
-# ---- 4. sender clocks and worker clocks ------------------------------------------------------------------
+# ---- 4. sender clocks and worker clocks ----------------------------------------------------------------
 
 
 def test_back_dated_follow_up_is_answered(pipeline, nylas):
@@ -226,7 +226,7 @@ def test_loop_guard_holds_on_a_worker_whose_clock_is_two_hours_fast(
     assert skip_reasons(log_records)[-1] == "reply_budget_exhausted"
 
 
-# ---- 5. a lost answer to the ledger's transaction --------------------------------------------------------
+# ---- 5. a lost answer to the ledger's transaction ------------------------------------------------------
 
 
 def test_transaction_retried_after_a_lost_answer_counts_the_reply_once(replier_env, nylas, monkeypatch):
@@ -258,7 +258,7 @@ def test_transaction_retried_after_a_lost_answer_counts_the_reply_once(replier_e
     assert [s.payload["reply_to_message_id"] for s in nylas.sends] == [first["id"], second["id"]]
 
 
-# ---- 6. several agent grants -----------------------------------------------------------------------------
+# ---- 6. several agent grants ---------------------------------------------------------------------------
 
 
 def test_two_agent_grants_never_answer_each_other(pipeline, nylas, monkeypatch, log_records):
@@ -294,7 +294,7 @@ def test_trusted_contact_form_is_answered_at_its_reply_to(pipeline, nylas, monke
     assert sent.payload["to"] == [{"name": "Dana", "email": "dana@customer.example"}]
 
 
-# ---- 7. a batch slower than its invocation ---------------------------------------------------------------
+# ---- 7. a batch slower than its invocation -------------------------------------------------------------
 
 
 def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, monkeypatch):
@@ -339,7 +339,7 @@ def test_a_full_batch_fits_the_replier_timeout():
     assert source["BatchSize"] * settings.record_budget_seconds <= replier["Timeout"]
 
 
-# ---- configuration ---------------------------------------------------------------------------------------
+# ---- configuration -------------------------------------------------------------------------------------
 
 
 def test_an_empty_agent_grant_list_is_a_configuration_error(replier_env, monkeypatch):
@@ -368,7 +368,7 @@ def test_own_address_is_compared_case_insensitively(pipeline, nylas, log_records
     assert skip_reasons(log_records) == ["own_outbound"]
 
 
-# ---- a model that refuses for good ------------------------------------------------------------------------
+# ---- a model that refuses for good ---------------------------------------------------------------------
 
 
 class _Body:

@@ -29,7 +29,7 @@ ROOT = TEMPLATE_PATH.parent
 LAYER = ROOT / "layers" / "replyonce" / "replyonce"
 RUNBOOK = ROOT / "docs" / "operations.md"
 
-# ---- checkov in its own environment ------------------------------------------------------------------
+# ---- checkov in its own environment --------------------------------------------------------------------
 
 CHECKOV_REQUIREMENTS = ROOT / "requirements-checkov.txt"
 CHECKOV_VENV = ROOT / ".venv" / "checkov"  # inside .venv: `make clean` removes it too
@@ -126,7 +126,7 @@ def test_checkov_passes_the_checks_this_template_exists_to_satisfy(checkov_repor
         assert expected in passed
 
 
-# ---- cfn-lint ----------------------------------------------------------------------------------------
+# ---- cfn-lint ------------------------------------------------------------------------------------------
 
 
 def test_cfn_lint_finds_nothing():
@@ -135,7 +135,7 @@ def test_cfn_lint_finds_nothing():
     assert [str(m) for m in matches] == []
 
 
-# ---- least privilege ---------------------------------------------------------------------------------
+# ---- least privilege -----------------------------------------------------------------------------------
 
 ROLE_OF = {"WebhookFunction": "WebhookFunctionRole", "ReplierFunction": "ReplierFunctionRole"}
 # What each function's role may name: its own resources and nothing else.
@@ -228,7 +228,7 @@ def test_sam_adds_no_role_or_managed_policy_of_its_own(monkeypatch):
     assert roles == set(OWN_RESOURCES)
 
 
-# ---- alarms, dashboard and the metrics the code emits -----------------------------------------------
+# ---- alarms, dashboard and the metrics the code emits --------------------------------------------------
 
 SERVICE_OF_MODULE = {
     "webhook": "replyonce-webhook",
@@ -383,7 +383,7 @@ def test_tracing_is_on_from_the_api_through_both_functions():
     assert template["Resources"]["WebhookApi"]["Properties"]["TracingEnabled"] is True
 
 
-# ---- secrets: split by function, never written by CloudFormation, kept on delete ------------------
+# ---- secrets: split by function, never written by CloudFormation, kept on delete -----------------------
 
 
 def _secret_resources(role: dict[str, Any]) -> set[str]:
@@ -424,7 +424,7 @@ def test_no_secret_value_is_written_by_cloudformation():
         assert "SecretString" not in secret["Properties"], name
 
 
-# ---- data that survives a delete, exposure, operations (issue 15) -------------------------------------
+# ---- data that survives a delete, exposure, operations (issue 15) --------------------------------------
 
 
 def test_data_that_must_outlive_the_stack_is_retained():

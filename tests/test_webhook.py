@@ -353,7 +353,7 @@ def test_sqs_error_is_a_client_error_not_a_crash(aws, sqs):
     assert isinstance(raised.value.__cause__, ClientError)
 
 
-# ---- a function that cannot start, a secret that changed, replays, headers ---------------------------
+# ---- a function that cannot start, a secret that changed, replays, headers -----------------------------
 
 
 def test_webhook_that_cannot_start_answers_503_with_one_clear_line(

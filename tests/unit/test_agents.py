@@ -33,7 +33,7 @@ def conversation(*messages, burst=None):
     return Conversation(messages, to_answer, to_answer[-1], AGENT, "key-1", "t1")
 
 
-# ---- the contract's types ---------------------------------------------------------------------------
+# ---- the contract's types ------------------------------------------------------------------------------
 
 
 def test_a_reply_needs_text_or_html():
@@ -44,7 +44,7 @@ def test_a_reply_needs_text_or_html():
     assert Reply(html="<p>x</p>").review is False
 
 
-# ---- loading REPLY_AGENT --------------------------------------------------------------------------------
+# ---- loading REPLY_AGENT -------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -102,7 +102,7 @@ def test_the_template_agent_names_the_whole_burst_and_signs():
     assert reply == template_agent(conversation(first, second, burst={"m1", "m2"}))
 
 
-# ---- the Bedrock agent -------------------------------------------------------------------------------------
+# ---- the Bedrock agent ---------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -202,7 +202,7 @@ def test_throttling_and_server_errors_stay_retryable(bedrock, code, status):
     assert raised.value.response["Error"]["Code"] == code
 
 
-# ---- the example agent (functions/replier/order_status_agent.py) -----------------------------------------
+# ---- the example agent (functions/replier/order_status_agent.py) ---------------------------------------
 
 
 @pytest.fixture

@@ -102,7 +102,7 @@ def kind(step):
     return type(step).__name__
 
 
-# ---- invariant 6's neighbour: what needs no lease ---------------------------------------------------
+# ---- invariant 6's neighbour: what needs no lease ------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -159,7 +159,7 @@ def test_a_settled_message_is_skipped_with_what_happened_to_it(status, reason):
     assert step.reason is reason
 
 
-# ---- invariants 2 and 3: the burst, coverage by our state and by the mailbox -------------------------
+# ---- invariants 2 and 3: the burst, coverage by our state and by the mailbox ---------------------------
 
 
 def test_inside_the_lease_the_thread_is_read_once_then_the_burst_goes_to_the_agent():
@@ -224,7 +224,7 @@ def test_a_trigger_beyond_the_pages_read_is_fetched_by_id():
     assert {m.id for m in next_step(s).conversation.to_answer} == {"old", "m2"}
 
 
-# ---- invariant 4: machines, the loop guard, the recipient budget -------------------------------------
+# ---- invariant 4: machines, the loop guard, the recipient budget ---------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -260,7 +260,7 @@ def test_a_recipient_over_budget_gets_no_reply():
     assert next_step(s).reason is SkipReason.RECIPIENT_BUDGET_EXHAUSTED
 
 
-# ---- the agent's outcomes -----------------------------------------------------------------------------
+# ---- the agent's outcomes ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -295,7 +295,7 @@ def test_no_time_for_the_agent_is_a_deferral_not_a_half_stored_reply():
     assert next_step(s) == core.Defer(DeferReason.DEADLINE, 0)
 
 
-# ---- invariant 1: getting a stored intent out exactly once --------------------------------------------
+# ---- invariant 1: getting a stored intent out exactly once ---------------------------------------------
 
 
 def driving(i, **known):
@@ -444,7 +444,7 @@ def test_no_attempt_without_the_time_a_whole_send_needs():
     assert next_step(s) == core.Defer(DeferReason.DEADLINE, 0)
 
 
-# ---- Nylas' own word on a queued reply ------------------------------------------------------------------
+# ---- Nylas' own word on a queued reply -----------------------------------------------------------------
 
 
 def reported(delivered, message="q1"):
@@ -501,7 +501,7 @@ def test_a_queued_reply_nothing_confirmed_is_reconciled_through_the_mailbox():
     assert next_step(leased(subject=due)).reason is SkipReason.ALREADY_REPLIED
 
 
-# ---- when a record comes back ---------------------------------------------------------------------------
+# ---- when a record comes back --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
