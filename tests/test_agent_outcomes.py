@@ -19,7 +19,7 @@ from replyonce.agent import Handoff, NoReply, Reply
 from tests.replier_harness import deferrals, inbound, skip_reasons
 
 sys.path.insert(0, "functions/replier")
-import order_status_agent  # noqa: E402 - found as Lambda finds it: in the function's directory
+import order_status_agent
 
 
 def as_nylas_sends_it(message: dict) -> dict:
@@ -59,7 +59,11 @@ def test_a_burst_reaches_the_agent_once_with_the_whole_conversation(pipeline, ny
         inbound(
             nylas, reply_to_message_id=earlier_reply["id"], subject="Re: Order 1042", body=f"<p>{text}</p>"
         )
-        for text in ("Still not here.", "And order 1043?", "Also 1044.</p><p>On Mon, Acme wrote:<br>&gt; old text")
+        for text in (
+            "Still not here.",
+            "And order 1043?",
+            "Also 1044.</p><p>On Mon, Acme wrote:<br>&gt; old text",
+        )
     ]
     for message in burst:
         pipeline.deliver(as_nylas_sends_it(message))
