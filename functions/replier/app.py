@@ -12,6 +12,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from replyonce.consumer import NotificationConsumer
 from replyonce.exceptions import ConfigurationError
 from replyonce.observability import build_tracer, count_by, logger, metrics
+from replyonce.reasons import DeferReason
 
 # Every library X-Ray supports is patched: botocore (DynamoDB, SQS, Secrets Manager) and requests,
 # so each Nylas call is a subsegment of the trace.
@@ -39,8 +40,8 @@ def lambda_handler(event: dict, context: LambdaContext) -> dict:
         # skip. Nothing is cached, so the next invocation tries again once the configuration is fixed.
         logger.error(
             "replier cannot start: configuration error; every record goes back to the queue",
-            extra={"reason": "configuration", "detail": str(failure)},
+            extra={"reason": DeferReason.CONFIGURATION.value, "detail": str(failure)},
         )
-        count_by("RecordDeferred", "reason", "configuration")
+        count_by("RecordDeferred", "reason", DeferReason.CONFIGURATION.value)
         return {"batchItemFailures": [{"itemIdentifier": r["messageId"]} for r in event.get("Records", [])]}
     return replier.handle_batch(event, context)
