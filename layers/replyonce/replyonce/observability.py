@@ -15,7 +15,8 @@ the SDK is not needed at all — yet outside Lambda importing it builds an X-Ray
 client for centralized sampling, ~110 ms of every cold start (``make bench``).
 """
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -42,14 +43,22 @@ class Untraced:
         return lambda_handler
 
 
-def tracing_enabled() -> bool:
-    """Whether Powertools would trace here: in Lambda, not SAM local, ``POWERTOOLS_TRACE_DISABLED`` off.
+_TRUE = frozenset({"1", "y", "yes", "t", "true", "on"})
 
-    Why Powertools' own check rather than a copy of its rule: the two must
-    never disagree, or a deployed function would silently stop tracing. It
-    reads environment variables only and imports nothing.
+
+def tracing_enabled(env: Mapping[str, str] = os.environ) -> bool:
+    """Whether to trace: in Lambda (``LAMBDA_TASK_ROOT``), not SAM local, ``POWERTOOLS_TRACE_DISABLED`` off.
+
+    Powertools' ``Tracer`` decides the same way (``tests/unit/test_observability.py``
+    holds the two together for every combination); deciding it here, from the
+    environment alone, keeps the X-Ray SDK out of a cold start that will not
+    trace.
     """
-    return not Tracer._is_tracer_disabled()
+    if env.get("POWERTOOLS_TRACE_DISABLED", "false").strip().lower() in _TRUE:
+        return False
+    in_lambda = bool(env.get("LAMBDA_TASK_ROOT"))
+    emulated = bool(env.get("AWS_SAM_LOCAL")) or bool(env.get("AWS_CHALICE_CLI_MODE"))
+    return in_lambda and not emulated
 
 
 def build_tracer(patch_modules: Sequence[str] | None = None) -> Tracer | Untraced:
