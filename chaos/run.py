@@ -209,11 +209,16 @@ class Experiment:
             "RETRY_BASE_SECONDS": "1",
             "RETRY_MAX_SECONDS": str(int(timeout + 2)),
             "NYLAS_TIMEOUT_SECONDS": "2",
-            # A record starts only when send timeout + margin + lease wait fit in what is left of the
-            # invocation: keep their sum under the (short) chaos function timeout.
+            # A record starts only when a whole lease (agent + send + margin) fits in what is left of
+            # the invocation, after a lease wait: keep their sum under the (short) chaos function timeout.
+            "AGENT_TIMEOUT_SECONDS": str(max(1.0, timeout / 5)),
             "NYLAS_SEND_TIMEOUT_SECONDS": str(max(1.0, timeout / 2)),
             "RECORD_MARGIN_SECONDS": str(max(0.5, timeout / 5)),
             "LEASE_WAIT_SECONDS": str(timeout / 10),
+            # The mailbox is trusted to show a reply after this (the emulator indexes at once unless a
+            # mode says otherwise); the reconcile of a queued reply after the queue's 90 s and that.
+            "MAILBOX_SETTLE_SECONDS": "4",
+            "PENDING_CONFIRM_SECONDS": "94",
             "CHAOS_FUNCTION_TIMEOUT_SECONDS": str(timeout),
             "CHAOS_QUEUE_ARN": self.resources.queue_arns["NotificationQueue"],
         }
