@@ -5,6 +5,8 @@ TTL attribute or a redrive policy changed in the template changes the tests
 and the local stack with it.
 """
 
+import copy
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,8 +58,18 @@ _CloudFormationLoader.add_multi_constructor("!", _intrinsic)
 
 
 def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
-    """The template as plain data, intrinsics in long form."""
-    return yaml.load(path.read_text(), Loader=_CloudFormationLoader)  # noqa: S506 - SafeLoader subclass
+    """The template as plain data, intrinsics in long form (a fresh copy: callers may change it).
+
+    Why parsed once per file and content: YAML parsing of the template takes ~150 ms, and the
+    tests, the local stack and the operator commands read it often; a changed file is read again.
+    """
+    text = path.read_text()
+    return copy.deepcopy(_parsed(text))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(text: str) -> dict[str, Any]:
+    return yaml.load(text, Loader=_CloudFormationLoader)  # noqa: S506 - SafeLoader subclass
 
 
 def sqs_event_source(
