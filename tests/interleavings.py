@@ -473,3 +473,8 @@ def _fresh_table(dynamodb: Any) -> str:
         BillingMode="PAY_PER_REQUEST",
     )
     return name
+
+
+def describe(outcome: Outcome) -> str:
+    """A schedule as a reader follows it: the steps, in order."""
+    return "; ".join(outcome.steps)

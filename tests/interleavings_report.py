@@ -1,0 +1,47 @@
+"""``python -m tests.interleavings_report``: the interleaving table of ``docs/reliability.md``.
+
+Every scenario of ``tests/test_interleavings.py`` explored (schedules, violations, time), then every
+mutant of ``chaos/mutants.py`` with the schedule that catches it. ``make interleavings`` runs it.
+"""
+
+import os
+import time
+
+# Before the product is imported: its Logger and Metrics read these once.
+os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "ReplyOnce")
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "CRITICAL")
+
+from tests.interleavings import describe, explore
+
+
+def main() -> None:
+    """``python -m tests.interleavings``: the table of ``docs/reliability.md`` (scenarios, then mutants)."""
+    from chaos.mutants import MUTANTS, applied
+    from tests.test_interleavings import RACES, SCENARIOS
+
+    print("| scenario | store | schedules explored (≤ 3 preemptions) | violations | seconds |")
+    print("| --- | --- | --- | --- | --- |")
+    for name in sorted(SCENARIOS):
+        for on_dynamodb in (False, True) if name in RACES else (False,):
+            started = time.monotonic()
+            found = explore(SCENARIOS[name], on_dynamodb=on_dynamodb, max_preemptions=3)
+            store = "DynamoDB adapter (moto)" if on_dynamodb else "in-memory"
+            broken = "; ".join(found.failing.violations) if found.failing else "none"
+            print(f"| `{name}` | {store} | {found.schedules} | {broken} | {time.monotonic() - started:.1f} |")
+    print()
+    print("| mutant | scenario | caught after (schedules) | violation | the schedule that catches it |")
+    print("| --- | --- | --- | --- | --- |")
+    for name in sorted(MUTANTS):
+        with applied(name) as mutant:
+            found = explore(SCENARIOS[mutant.scenario], on_dynamodb=mutant.in_the_store)
+        if found.failing is None:
+            print(f"| `{name}` | `{mutant.scenario}` | survived {found.schedules} | — | — |")
+            continue
+        print(
+            f"| `{name}` | `{mutant.scenario}` | {found.schedules} | {found.failing.violations[0]} "
+            f"| {describe(found.failing)} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
