@@ -5,6 +5,7 @@ Everything listens on loopback. The handlers are the unchanged
 ``AWS_ENDPOINT_URL`` and Nylas through ``NYLAS_API_URI``, as in Lambda.
 """
 
+import importlib
 import io
 import json
 import logging
@@ -50,6 +51,17 @@ _AWS_ENVIRONMENT = {
 LineEcho = Callable[[str, dict[str, Any] | None], None]
 
 
+# The modules whose bare ``print()`` writes Powertools Metrics' EMF documents (3.37: the CloudWatch
+# provider's flush and its 100-metric overflow in the first; ``single_metric`` in the second). A
+# ``print`` in a module's own namespace is found before the builtin, so the documents reach the
+# collector whatever ``sys.stdout`` is at that moment.
+_EMF_PRINTING_MODULES = (
+    "aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch",
+    "aws_lambda_powertools.metrics.base",
+)
+_NOT_SET = object()
+
+
 class LogCollector(io.TextIOBase):
     """A stream the handlers' JSON logs and metrics are written to; keeps them parsed.
 
@@ -74,7 +86,7 @@ class LogCollector(io.TextIOBase):
             echo = lambda raw, _record: stream.write(raw + "\n")  # noqa: E731
         self._echo: LineEcho | None = echo
         self._saved_stream: Any = None
-        self.console: Any = sys.stdout
+        self._saved_printers: dict[str, Any] = {}
 
     def write(self, text: str) -> int:
         with self._lock:
@@ -93,18 +105,29 @@ class LogCollector(io.TextIOBase):
                     self._echo(line, record)
         return len(text)
 
-    def capture(self) -> None:
-        """Take the handlers' output: Powertools Logger's stream, and stdout (EMF metric lines).
+    def print_metric(self, *values: Any, **options: Any) -> None:
+        """``print`` for Powertools Metrics while captured: the same text, into this stream."""
+        options.pop("file", None)
+        print(*values, **options, file=self)
 
-        ``console`` keeps the real stdout for whoever still wants to talk to a person.
+    def capture(self) -> None:
+        """Take the handlers' output: Powertools Logger's stream and Metrics' EMF ``print``.
+
+        Why not ``sys.stdout``, where Powertools prints the EMF lines: a terminal's spinner or
+        progress bar (rich's ``Live``) swaps ``sys.stdout`` while it runs and puts back what it
+        found, which undid a capture taken or released meanwhile; the metric lines then reached
+        the screen as raw JSON and went missing from the records the invariants are checked on.
+        The Logger's stream and the metrics modules' ``print`` are nobody else's to swap.
         """
         from replyonce.observability import logger
 
         quiet_embedded_aws()
         warnings.filterwarnings("ignore", message="No application metrics to publish")
         self._saved_stream = logger.registered_handler.setStream(self)
-        self.console = sys.stdout
-        sys.stdout = self
+        for name in _EMF_PRINTING_MODULES:
+            module = importlib.import_module(name)
+            self._saved_printers[name] = module.__dict__.get("print", _NOT_SET)
+            module.print = self.print_metric  # type: ignore[attr-defined]
 
     def release(self) -> None:
         """Give back what :meth:`capture` took; harmless when nothing was taken."""
@@ -114,7 +137,13 @@ class LogCollector(io.TextIOBase):
 
         logger.registered_handler.setStream(self._saved_stream)
         self._saved_stream = None
-        sys.stdout = self.console
+        for name, saved in self._saved_printers.items():
+            module = sys.modules[name]
+            if saved is _NOT_SET:
+                del module.print  # type: ignore[attr-defined]
+            else:
+                module.print = saved  # type: ignore[attr-defined]
+        self._saved_printers.clear()
 
     def messages(self, message: str) -> list[dict[str, Any]]:
         with self._lock:
@@ -178,11 +207,6 @@ class LocalStack:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
-
-    @property
-    def console(self) -> Any:
-        """The real stdout while the handlers' output is being collected."""
-        return self.logs.console
 
     def _setenv(self, values: dict[str, str]) -> None:
         for name, value in values.items():

@@ -5,7 +5,11 @@ embedded default stops working.
 """
 
 import gzip
+import io
 import json
+import os
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,9 +19,12 @@ from devstack.demo import DemoSettings, run_demo
 from devstack.events import EVENTS_DIR, encode, message_created
 from devstack.invariants import INVARIANTS
 from devstack.invoke import invoke
-from devstack.stack import LocalStack, StackSettings
+from devstack.stack import LocalStack, LogCollector, StackSettings
 from devstack.template import LOCAL_WEBHOOK_SECRET
 from replyonce.signature import sign
+from tests.pseudo_terminal import Terminal
+
+ROOT = Path(__file__).resolve().parent.parent
 
 WEBHOOK_STATUS = {
     "webhook-challenge.json": 200,
@@ -51,6 +58,47 @@ def test_demo_scenario_replies_once_per_message_or_burst():
     rendered = report.render()
     for reply in report.replies:
         assert f"to {reply['to']:<24} {reply['subject']!r}  answers {', '.join(reply['answers'])}" in rendered
+
+
+def test_the_demo_in_a_terminal_passes_and_shows_no_metric_lines():
+    """``make demo`` as a person runs it: a live progress bar on the terminal while replies go out."""
+    environment = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'layers' / 'replyonce'}"}
+    terminal = Terminal(
+        [sys.executable, "-m", "devstack.demo", "--seed", "11", "--customers", "4"], cwd=ROOT, env=environment
+    )
+    try:
+        code = terminal.wait(timeout=180)
+    finally:
+        terminal.close()
+    screen = terminal.text()
+    assert re.search(r"webhook deliveries .*\d+/\d+", screen), "no progress bar was drawn:\n" + screen
+    assert '"_aws"' not in screen, "raw EMF metric lines reached the terminal"
+    assert "5. every skip logged with a reason and counted" in screen
+    assert code == 0, screen[-3000:]
+    assert re.search(r"took [\d.]+ s — PASS", screen)
+
+
+def test_metric_lines_reach_the_collector_whatever_sys_stdout_is(monkeypatch):
+    """Powertools prints its EMF documents; a progress display owns ``sys.stdout`` meanwhile."""
+    from replyonce.observability import count, count_by, metrics
+
+    collector = LogCollector()
+    collector.capture()
+    screen = io.StringIO()
+    try:
+        monkeypatch.setattr(sys, "stdout", screen)  # what rich's Live does while it draws
+        count("NotificationAccepted")
+        metrics.flush_metrics()
+        count_by("NotificationSkipped", "reason", "own_outbound")
+    finally:
+        collector.release()
+    assert screen.getvalue() == ""
+    documents = [r for r in collector.records if "_aws" in r]
+    assert [d.get("NotificationAccepted") for d in documents] == [[1.0], None]
+    assert documents[1]["reason"] == "own_outbound"
+    # Released: Powertools prints to sys.stdout again, as in Lambda.
+    count_by("NotificationSkipped", "reason", "after_release")
+    assert '"reason":"after_release"' in screen.getvalue()
 
 
 @pytest.mark.parametrize(

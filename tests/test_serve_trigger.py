@@ -19,6 +19,7 @@ import pytest
 
 from devstack import trigger
 from devstack.events import AGENT_EMAIL
+from tests.pseudo_terminal import Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 ENVIRONMENT = {
@@ -168,6 +169,24 @@ def test_serve_prints_one_readable_line_per_event_without_metrics_or_moto(serve,
     assert '{"level"' not in text  # no raw JSON
     assert "HTTP/1.1" not in text  # moto's request lines quiet
     assert "service_undefined" not in text
+
+
+def test_serve_in_a_terminal_shows_each_event_and_no_metric_lines(capsys):
+    """``make serve`` as a person runs it: its start-up spinner on a terminal, then the events."""
+    terminal = Terminal(
+        [sys.executable, "-m", "devstack.serve", "--port", "0", "--pollers", "1"], cwd=ROOT, env=ENVIRONMENT
+    )
+    try:
+        base_url = terminal.wait_for(r"webhook URL\s+(http://127\.0\.0\.1:\d+)/").group(1)
+        assert trigger.main(["mail", "--from", "erin@example.com", "--url", base_url]) == 0
+        terminal.wait_for(r"replier .* reply sent")
+        # The agent's own reply fires message.created too: once it is skipped, both invocations flushed.
+        terminal.wait_for(r"notification skipped\s+reason=own_outbound")
+    finally:
+        terminal.close()
+    screen = terminal.text()
+    assert "starting the local stack" in screen  # the spinner was drawn: this was a terminal
+    assert '"_aws"' not in screen, "raw EMF metric lines reached the terminal"
 
 
 def test_mistakes_get_one_clear_line(serve, capsys, tmp_path):
