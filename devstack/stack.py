@@ -123,7 +123,11 @@ class LogCollector(io.TextIOBase):
 
         quiet_embedded_aws()
         warnings.filterwarnings("ignore", message="No application metrics to publish")
-        self._saved_stream = logger.registered_handler.setStream(self)
+        handler = logger.registered_handler
+        with handler.lock:
+            # Not setStream(): it flushes the stream it replaces, which may be closed by now (the
+            # stdout a test runner captured while the layer was first imported).
+            self._saved_stream, handler.stream = handler.stream, self
         for name in _EMF_PRINTING_MODULES:
             module = importlib.import_module(name)
             self._saved_printers[name] = module.__dict__.get("print", _NOT_SET)
@@ -135,7 +139,9 @@ class LogCollector(io.TextIOBase):
             return
         from replyonce.observability import logger
 
-        logger.registered_handler.setStream(self._saved_stream)
+        handler = logger.registered_handler
+        with handler.lock:
+            handler.stream = self._saved_stream
         self._saved_stream = None
         for name, saved in self._saved_printers.items():
             module = sys.modules[name]
@@ -165,6 +171,8 @@ class StackSettings:
     nylas_api_key: str = LOCAL_API_KEY
     webhook_secret: str = LOCAL_WEBHOOK_SECRET
     webhook_port: int = 0
+    # POWERTOOLS_LOG_LEVEL for both functions (None: the template's LogLevel default).
+    log_level: str | None = None
     # Redeliveries in seconds rather than minutes, so a demo finishes in seconds.
     replier_environment: dict[str, str] = field(
         default_factory=lambda: {
@@ -193,7 +201,10 @@ class LocalStack:
         self._pollers: list[threading.Thread] = []
         self._stop = threading.Event()
         self._saved_environment: dict[str, str | None] = {}
+        self._saved_log_level: int | None = None
         self.poll_results: list[Any] = []
+        # What the stack sets differently from the template (after start): `make invoke` lists it.
+        self.overrides: dict[str, str] = {}
 
     # ---- lifecycle ----------------------------------------------------------------------------
 
@@ -212,6 +223,21 @@ class LocalStack:
         for name, value in values.items():
             self._saved_environment.setdefault(name, os.environ.get(name))
             os.environ[name] = value
+        if "POWERTOOLS_LOG_LEVEL" in values:
+            self._apply_log_level(values["POWERTOOLS_LOG_LEVEL"])
+
+    def _apply_log_level(self, level: str) -> None:
+        """Give the one Powertools Logger the functions' ``POWERTOOLS_LOG_LEVEL``.
+
+        Why: in Lambda every container is a fresh process whose Logger reads the variable when the
+        layer is imported; here the layer was imported once, before the stack set anything, so a
+        level set in the environment (``--env-vars``, ``--log-level``) would change nothing.
+        """
+        from replyonce.observability import logger
+
+        if self._saved_log_level is None:
+            self._saved_log_level = logger.log_level
+        logger.setLevel(level)
 
     def start(self) -> None:
         quiet_embedded_aws()
@@ -226,12 +252,16 @@ class LocalStack:
             self.emulator = NylasEmulator(api_key=self.settings.nylas_api_key).start()
             self.emulator.add_grant(AGENT_GRANT_ID, AGENT_EMAIL, name="Acme Support")
             api_uri = self.emulator.url
+        self.overrides = {
+            "NYLAS_API_URI": api_uri,
+            "AGENT_GRANT_IDS": self.settings.agent_grant_ids,
+            **({"POWERTOOLS_LOG_LEVEL": self.settings.log_level} if self.settings.log_level else {}),
+            **self.settings.replier_environment,
+        }
         environment = {
             **self.resources.function_environment("WebhookFunction"),
             **self.resources.function_environment("ReplierFunction"),
-            "NYLAS_API_URI": api_uri,
-            "AGENT_GRANT_IDS": self.settings.agent_grant_ids,
-            **self.settings.replier_environment,
+            **self.overrides,
         }
         # Both functions share this process: their variables do not conflict (each its own secret).
         environment.pop("POWERTOOLS_SERVICE_NAME", None)
@@ -260,6 +290,11 @@ class LocalStack:
         if self._moto is not None:
             self._moto.stop()
         self.logs.release()
+        if self._saved_log_level is not None:
+            from replyonce.observability import logger
+
+            logger.setLevel(self._saved_log_level)
+            self._saved_log_level = None
         for name, value in self._saved_environment.items():
             if value is None:
                 os.environ.pop(name, None)

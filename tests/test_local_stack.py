@@ -16,7 +16,14 @@ import pytest
 import requests
 
 from devstack.demo import DemoSettings, run_demo
-from devstack.events import EVENTS_DIR, encode, message_created
+from devstack.events import (
+    EVENTS_DIR,
+    SAMPLE_EVENTS_ENV_VARS,
+    encode,
+    event_file_names,
+    message_created,
+    sample_message_created,
+)
 from devstack.invariants import INVARIANTS
 from devstack.invoke import invoke
 from devstack.stack import LocalStack, LogCollector, StackSettings
@@ -117,17 +124,18 @@ def test_demo_rejects_nonsense_before_starting(argv, complaint, capsys):
     assert capsys.readouterr().err.strip().endswith(complaint)
 
 
-@pytest.mark.parametrize("event_file", sorted(p.name for p in EVENTS_DIR.glob("*.json")))
+@pytest.mark.parametrize("event_file", event_file_names())
 def test_make_invoke_runs_every_event_file(event_file):
     event = json.loads((EVENTS_DIR / event_file).read_text())
     if event_file.startswith("webhook-"):
-        result = invoke("WebhookFunction", event)
+        # As `make invoke` runs it: with events/env.json, the override the 2025-dated events need.
+        result = invoke("WebhookFunction", event, env_vars=SAMPLE_EVENTS_ENV_VARS)
         status = WEBHOOK_STATUS[event_file]
         assert result["response"]["statusCode"] == status
         notification_posted = status == 200 and event["httpMethod"] == "POST"
         assert len(result["queued"]) == (1 if notification_posted else 0)
     else:
-        result = invoke("ReplierFunction", event)
+        result = invoke("ReplierFunction", event, env_vars=SAMPLE_EVENTS_ENV_VARS)
         assert result["response"] == {"batchItemFailures": []}
         # Each replier event is about one customer message of the sample mailbox: one reply.
         assert len(result["sent"]) == 1
@@ -163,6 +171,20 @@ def test_gateway_keeps_gzip_bytes_for_the_signature(stack):
     assert requests.post(stack.webhook_url, data=body, headers=headers, timeout=10).status_code == 200
     headers["X-Nylas-Signature"] = sign(gzip.decompress(body), LOCAL_WEBHOOK_SECRET)
     assert requests.post(stack.webhook_url, data=body, headers=headers, timeout=10).status_code == 401
+
+
+def test_the_local_stack_refuses_replays_with_the_templates_bound(stack):
+    # Its notifications are fresh (`make mail`, the demo), so the bound stays on, as deployed: a body
+    # dated like the sample events is a replay, the same message notified now is not.
+    for notification, status in (
+        (sample_message_created(notification_id="replayed-0001"), 401),
+        (message_created(notification_id="fresh-0001"), 200),
+    ):
+        body = encode(notification)
+        headers = {"Content-Type": "application/json", "X-Nylas-Signature": sign(body, LOCAL_WEBHOOK_SECRET)}
+        assert requests.post(stack.webhook_url, data=body, headers=headers, timeout=10).status_code == status
+    reasons = [r["reason"] for r in stack.logs.messages("request rejected")]
+    assert reasons.count("notification_too_old") == 1
 
 
 def test_sender_retries_only_what_nylas_retries(stack):
