@@ -38,7 +38,7 @@ def require_api_key(store: ApiKeyStore) -> str:
     key = store.read()
     if not key:
         raise SecretError(
-            f"secret {store.secret_id} has no api_key: run `python -m ops set-api-key` "
+            f"secret {store.secret_id} has no api_key: run `make set-api-key` "
             "(it reads NYLAS_API_KEY or prompts without echo), then try again"
         )
     return key
