@@ -124,7 +124,11 @@ def serve(
     if stack.emulator is not None:
         seed_sample_mailbox(stack.emulator)
     control = MailControl(
-        stack.emulator, stack.sender(), agent_grant_id=AGENT_GRANT_ID, agent_email=AGENT_EMAIL
+        stack.emulator,
+        stack.sender(),
+        agent_grant_id=AGENT_GRANT_ID,
+        agent_email=AGENT_EMAIL,
+        logs=stack.logs,
     )
     view.mailbox = control
     stack.serve_control(control.handle)

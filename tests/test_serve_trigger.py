@@ -102,6 +102,9 @@ def test_your_own_message_gets_one_reply_shown_in_both_terminals(serve, capsys):
     assert code == 0
     message_id, thread_id = re.search(r"message (\S+) from alice@example.com on thread (\S+):", out).groups()
     assert "3 deliveries, webhook answered 200, 200, 200" in out
+    assert re.search(
+        r"replied after [\d.]+ s: \S+ to alice@example\.com, answers " + re.escape(message_id), out
+    )
     # The trigger printed the conversation with the agent's reply.
     assert re.search(r"agent\s+\S+\s+" + re.escape(AGENT_EMAIL) + r"\s+Re: Invoice 77", out)
     # Three deliveries of one notification, one reply.
@@ -123,12 +126,24 @@ def test_a_follow_up_on_the_thread_gets_its_own_reply(serve, capsys):
     )
     assert code == 0
     assert re.search(r"on thread " + re.escape(thread_id) + r": 'Re: Hello'", out)
+    assert "1 delivery, webhook answered 200" in out
     assert len(agent_messages(serve, thread_id)) == 2
     code, listing, _ = run_trigger(serve, capsys, "thread", "--thread", thread_id)
     assert code == 0
     assert f"thread {thread_id}: 4 messages" in listing
     assert listing.count("customer ") == 2
     assert listing.count("agent ") == 2
+
+
+def test_a_skipped_message_is_reported_with_its_reason_as_soon_as_it_is_skipped(serve, capsys):
+    started = time.monotonic()
+    code, out, _ = run_trigger(
+        serve, capsys, "mail", "--from", "no-reply@shop.example", "--subject", "Receipt", "--wait", "15"
+    )
+    took = time.monotonic() - started
+    assert code == 0
+    assert re.search(r"skipped after [\d.]+ s: reason=automated_sender \(no reply will be sent for it\)", out)
+    assert took < 8, f"make mail took {took:.1f} s for a skip (it waited for a reply that never comes)"
 
 
 def test_message_updated_truncated_forged_and_unknown_deliveries(serve, capsys):
