@@ -31,7 +31,7 @@ https://developer.nylas.com/docs/v3/notifications/):
   has no ``headers``, like a webhook without field customization);
 - webhook destinations: ``POST /v3/webhooks`` (which performs the challenge ``GET`` against the
   ``webhook_url`` and fails with 400 like Nylas when it does not get 200 and the exact value back),
-  ``GET /v3/webhooks/{id}`` and ``POST /v3/webhooks/rotate-secret/{id}``;
+  ``GET /v3/webhooks/{id}``, ``DELETE /v3/webhooks/{id}`` and ``POST /v3/webhooks/rotate-secret/{id}``;
 - control routes for a local stack, outside the Nylas API and without auth (the server binds
   loopback only): ``POST /_emulator/inbound``, ``GET /_emulator/threads/{id}``,
   ``POST /_emulator/clock``.
@@ -1224,6 +1224,12 @@ class NylasEmulator:
                 return _error(404, "not_found_error", f"webhook {rest[0]!r} not found")
             webhook.pop("webhook_secret")  # Get and List never return the secret
             return _ok({"request_id": _request_id(), "data": webhook})
+        if method == "DELETE" and len(rest) == 1:
+            with self._lock:
+                deleted = self._webhooks.pop(rest[0], None)
+            if deleted is None:
+                return _error(404, "not_found_error", f"webhook {rest[0]!r} not found")
+            return _ok({"request_id": _request_id(), "data": {"status": "success"}})
         if method == "POST" and len(rest) == 2 and rest[0] == "rotate-secret":
             with self._lock:
                 webhook = self._webhooks.get(rest[1])
