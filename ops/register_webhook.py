@@ -19,8 +19,11 @@ from ops.nylas_admin import NylasAdmin
 from ops.rotation import issue_under_flag, until
 from ops.secret_store import ApiKeyStore, SecretStore
 
-# ReplyOnce answers new mail only; every other trigger would be skipped as unsupported_type anyway.
-TRIGGER_TYPES = ("message.created",)
+# What the replier needs to hear, the one list `make register-webhook` and `make listen` subscribe to:
+# new mail, and the outcome of a send Nylas queued for an Agent Account (202 Accepted is not yet a
+# sent email): `message.send_failed` (it never went out) and `message.delivered` (it did). A webhook
+# receives a trigger type only if subscribed to it; every other type would only be skipped.
+TRIGGER_TYPES = ("message.created", "message.send_failed", "message.delivered")
 DESCRIPTION = "ReplyOnce"
 
 
@@ -88,6 +91,13 @@ def register_webhook(
                 f"webhook {existing.id} is already registered for {webhook_url} (status {existing.status}); "
                 "nothing to do. To change its secret: `make rotate-secret`."
             )
+            missing = [t for t in TRIGGER_TYPES if t not in existing.trigger_types]
+            if missing:
+                # Registered before the replier needed them: Nylas sends it only what it subscribes to.
+                say(
+                    f"it lacks the triggers {', '.join(missing)}, which the replier needs for queued "
+                    "Agent Account sends: add them to the webhook in the Nylas dashboard (Webhooks → edit)"
+                )
             return Registration(existing.id, webhook_url, created=False)
         if existing is not None:
             raise ConfigurationError(

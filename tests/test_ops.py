@@ -32,7 +32,8 @@ from devstack.nylas_emulator import Fault
 from devstack.template import LOCAL_API_KEY, LOCAL_PREVIOUS_WEBHOOK_SECRET, LOCAL_WEBHOOK_SECRET
 from ops import deploy, redrive
 from ops.cli import Runtime, main
-from ops.errors import ConfigurationError, OpsError
+from ops.errors import ConfigurationError, NylasApiError, OpsError
+from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_SAMCONFIG, load_samconfig, parse_parameter_overrides
 from replyonce.lease import ThreadLeases, thread_key
 from replyonce.ledger import ReplyLedger
@@ -157,7 +158,8 @@ def test_register_webhook_answers_the_challenge_and_stores_the_issued_secret(aws
     [webhook] = nylas.webhooks()
     # What Nylas was asked for.
     assert webhook["webhook_url"] == gateway.url
-    assert webhook["trigger_types"] == ["message.created"]
+    # New mail, and the outcome of a send Nylas queued (Agent Accounts): the replier needs all three.
+    assert webhook["trigger_types"] == ["message.created", "message.send_failed", "message.delivered"]
     assert webhook["notification_email_addresses"] == [ALERT_EMAIL]
     # Nylas' challenge reached our endpoint and was answered with the bare value.
     [challenge] = nylas.challenges
@@ -188,6 +190,31 @@ def test_register_webhook_twice_creates_one_webhook(nylas, stack):
     assert "already registered" in again.out
     assert len(nylas.webhooks()) == 1
     assert nylas.count("POST", "/v3/webhooks") == 1
+
+
+def test_register_webhook_names_the_triggers_an_older_webhook_lacks(aws, nylas, gateway, stack):
+    api = NylasAdmin(nylas.url, LOCAL_API_KEY)
+    older = api.create_webhook(gateway.url, ["message.created"], "ReplyOnce", [ALERT_EMAIL])
+    put_secret(aws, webhook_secret=older.secret, webhook_id=older.id)
+
+    run = ops("register-webhook")
+
+    assert run.code == 0, run.err
+    assert "already registered" in run.out
+    assert "it lacks the triggers message.send_failed, message.delivered" in run.out
+    assert len(nylas.webhooks()) == 1
+
+
+def test_a_deleted_webhook_is_gone_and_deleting_it_again_is_nylas_404(nylas, gateway):
+    api = NylasAdmin(nylas.url, LOCAL_API_KEY)
+    created = api.create_webhook(gateway.url, ["message.created"], "ReplyOnce", [])
+
+    api.delete_webhook(created.id)
+
+    assert nylas.webhooks() == []
+    with pytest.raises(NylasApiError) as refused:
+        api.delete_webhook(created.id)
+    assert refused.value.status == 404
 
 
 def test_register_webhook_reports_a_failed_challenge_in_nylas_words(aws, nylas, gateway, make_stack):
