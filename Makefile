@@ -19,7 +19,7 @@ EVENT ?= events/webhook-message-created.json
 ENV_VARS ?= events/env.json
 
 .DEFAULT_GOAL := help
-.PHONY: help test lint validate pytest build venv constraints clean events demo serve invoke mail thread trigger
+.PHONY: help test lint validate pytest build venv constraints clean events demo serve listen invoke mail thread trigger
 
 help: ## list the targets (what `make` alone does)
 	@echo "ReplyOnce: make TARGET [ARGS=\"...\"]   (docs/design.md explains the design; README.md the commands)"
@@ -76,6 +76,9 @@ demo: $(LOCAL_STAMP) ## the whole pipeline on this machine: webhooks, duplicates
 
 serve: $(LOCAL_STAMP) ## the local stack left running, showing every event and reply (ARGS="--json-logs")
 	$(BIN)/python -m devstack.serve $(ARGS)
+
+listen: $(LOCAL_STAMP) ## the stack behind your tunnel, with a Nylas webhook while it runs: make listen ARGS="--url https://..."
+	$(BIN)/python -m devstack.listen $(ARGS)
 
 mail: $(LOCAL_STAMP) ## your message into `make serve`: make mail ARGS="--from you@example.com --subject Hi --body '...'"
 	@$(BIN)/python -m devstack.trigger mail $(ARGS)

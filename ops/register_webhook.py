@@ -141,6 +141,6 @@ def register_webhook(
         ) from None
     say(
         f"registered webhook {created.id} (triggers: {', '.join(TRIGGER_TYPES)}; status notices to "
-        f"{', '.join(notification_emails)}); its secret is stored in {store.secret_id}"
+        f"{', '.join(notification_emails) or 'nobody'}); its secret is stored in {store.secret_id}"
     )
     return Registration(created.id, webhook_url, created=True)

@@ -43,7 +43,7 @@ def test_make_alone_lists_every_target_and_runs_nothing(tmp_path):
     assert not (tmp_path / "venv").exists()
 
 
-@pytest.mark.parametrize("target", ["demo", "serve", "mail", "thread", "invoke", "events"])
+@pytest.mark.parametrize("target", ["demo", "serve", "listen", "mail", "thread", "invoke", "events"])
 def test_the_local_stack_installs_only_what_it_needs(tmp_path, target):
     commands = make("-n", target, venv=tmp_path / "venv")
     assert "requirements-local.txt" in commands
