@@ -55,7 +55,12 @@ validate: $(STAMP) ## sam validate --lint, then cfn-lint with the serverless rul
 	$(BIN)/sam validate --lint --template template.yaml
 	$(BIN)/cfn-lint template.yaml --append-rules cfn_lint_serverless.rules
 
-pytest: $(STAMP) $(CHECKOV) ## the test suite (ARGS="tests/test_x.py -q" for one module)
+# checkov only when the run includes tests/test_template_security.py: the whole suite (ARGS names no
+# path under tests), the tests directory itself, or that module; one module of pure logic needs none.
+PYTEST_PATHS = $(filter tests%,$(ARGS))
+PYTEST_NEEDS_CHECKOV = $(if $(PYTEST_PATHS),$(or $(findstring test_template_security,$(PYTEST_PATHS)),$(filter tests tests/,$(PYTEST_PATHS))),all)
+
+pytest: $(STAMP) $(if $(PYTEST_NEEDS_CHECKOV),$(CHECKOV)) ## the test suite (ARGS="tests/test_x.py -q" for one module)
 	$(BIN)/python -m pytest $(ARGS)
 
 build: $(STAMP) ## sam build without Docker: the venv's python3.13 is first on PATH

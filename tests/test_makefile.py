@@ -58,6 +58,23 @@ def test_the_tests_build_the_checkov_environment(tmp_path):
     assert commands.index("requirements-local.txt") < commands.index("requirements-dev.txt")
 
 
+@pytest.mark.parametrize(
+    ("args", "needs_checkov"),
+    [
+        ("tests/test_decisions.py -q", False),
+        ("tests/test_decisions.py::test_x tests/e2e", False),
+        ("tests/test_template_security.py -q", True),
+        ("-q tests/", True),
+        ("-k security", True),  # no path: the whole suite, the security tests included
+    ],
+)
+def test_pytest_builds_checkov_only_for_a_run_that_includes_the_security_tests(tmp_path, args, needs_checkov):
+    commands = make("-n", "pytest", f"ARGS={args}", venv=tmp_path / "venv")
+    assert ("requirements-checkov.txt" in commands) is needs_checkov
+    assert "requirements-dev.txt" in commands
+    assert f"-m pytest {args}" in commands
+
+
 def test_setup_shows_progress_rather_than_pip_quiet(tmp_path):
     commands = make("-n", "demo", venv=tmp_path / "venv")
     [install] = [line for line in commands.splitlines() if "requirements-local.txt" in line]
