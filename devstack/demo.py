@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -128,12 +129,15 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
     progress = _Progress(progress_out)
     rng = random.Random(settings.seed)
     started = time.monotonic()
-    with LocalStack(StackSettings(pollers=settings.pollers)) as stack:
+    pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="nylas-webhooks")
+    with (
+        LocalStack(StackSettings(pollers=settings.pollers)) as stack,
+        _abandoned_on_exit(pool, stack) as deliveries,
+    ):
         nylas = stack.emulator
         assert nylas is not None
         nylas.add_grant(HUMAN_GRANT_ID, HUMAN_EMAIL, name="Alice")
         sender = stack.sender()
-        deliveries = ThreadPoolExecutor(max_workers=8, thread_name_prefix="nylas-webhooks")
         notified: set[str] = set()
         lock = threading.Lock()
         pending = []
@@ -264,6 +268,22 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
             replies=_replies(history.mailbox, logs),
         )
         return report
+
+
+@contextlib.contextmanager
+def _abandoned_on_exit(executor: ThreadPoolExecutor, stack: LocalStack) -> Iterator[ThreadPoolExecutor]:
+    """The deliveries' pool; on the way out (Ctrl-C included) nothing more is delivered.
+
+    Why: the stack stops right after; deliveries still queued, or announced by the agent's sends
+    meanwhile, would meet a stopped stack, and their handlers' output a terminal no longer
+    collected from.
+    """
+    try:
+        yield executor
+    finally:
+        if stack.emulator is not None:
+            stack.emulator.on_message_created = None
+        executor.shutdown(wait=False, cancel_futures=True)
 
 
 def _replies(mailbox: list[tuple[float, dict[str, Any]]], logs: list[dict[str, Any]]) -> list[dict[str, Any]]:

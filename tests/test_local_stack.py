@@ -9,7 +9,9 @@ import io
 import json
 import os
 import re
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -83,6 +85,24 @@ def test_the_demo_in_a_terminal_passes_and_shows_no_metric_lines():
     assert "5. every skip logged with a reason and counted" in screen
     assert code == 0, screen[-3000:]
     assert re.search(r"took [\d.]+ s — PASS", screen)
+
+
+@pytest.mark.parametrize("after_seconds", [0.3, 3.0], ids=["while its modules load", "while it delivers"])
+def test_ctrl_c_stops_the_demo_with_one_line(after_seconds):
+    environment = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'layers' / 'replyonce'}"}
+    terminal = Terminal([sys.executable, "-m", "devstack.demo"], cwd=ROOT, env=environment)
+    try:
+        time.sleep(after_seconds)
+        terminal.interrupt()
+        code = terminal.wait(timeout=60)
+    finally:
+        terminal.close()
+    screen = terminal.text()
+    assert code in (130, -signal.SIGINT), screen  # -SIGINT: stopped by the signal, as the shell expects
+    assert "Traceback" not in screen
+    assert '"_aws"' not in screen
+    assert '{"level"' not in screen
+    assert screen.strip().splitlines()[-1].endswith("interrupted")
 
 
 def test_metric_lines_reach_the_collector_whatever_sys_stdout_is(monkeypatch):
