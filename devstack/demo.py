@@ -59,6 +59,8 @@ class DemoSettings:
 @dataclass
 class DemoReport:
     notifications: int = 0
+    # How many of them the scenario sent, how many followed up, how many the agent's replies fired.
+    notification_sources: dict[str, int] = field(default_factory=dict)
     deliveries: int = 0
     webhook_statuses: dict[str, int] = field(default_factory=dict)
     duplicates_absorbed: int = 0
@@ -79,7 +81,7 @@ class DemoReport:
         width = max(len(text) for text in INVARIANTS.values())
         lines = [
             "ReplyOnce local demo",
-            f"  notifications            {self.notifications}",
+            f"  notifications            {self.notifications}" + self._sources(),
             f"  webhook deliveries       {self.deliveries}  (statuses: {self._statuses()})",
             f"  duplicates absorbed      {self.duplicates_absorbed}",
             f"  replies sent             {self.replies_sent}  (expected {self.expected_replies}:"
@@ -89,7 +91,7 @@ class DemoReport:
             *[f"    {reason:<26}{count}" for reason, count in sorted(self.skips.items())],
             "  replies:",
             *[
-                f"    to {r['to']:<24} {r['subject']!r}  answers {', '.join(r['answers'])}"
+                f"    to {r['to']:<24} {r['subject']!r}  answers {', '.join(map(short_id, r['answers']))}"
                 + (f"\n      │ {r['first_line']}" if r["first_line"] else "")
                 for r in self.replies
             ],
@@ -105,8 +107,17 @@ class DemoReport:
         lines.append(f"  took {self.seconds:.1f} s — {'PASS' if self.ok else 'FAIL'}")
         return "\n".join(lines)
 
+    def _sources(self) -> str:
+        parts = [f"{count} {source}" for source, count in self.notification_sources.items() if count]
+        return f"  ({', '.join(parts)})" if parts else ""
+
     def _statuses(self) -> str:
         return ", ".join(f"{status} x{count}" for status, count in sorted(self.webhook_statuses.items()))
+
+
+def short_id(identifier: str, keep: int = 10) -> str:
+    """A long message id cut for a person to read (``msg-1c0e9a…``); ``--json`` keeps them whole."""
+    return identifier if len(identifier) <= keep + 2 else identifier[:keep] + "…"
 
 
 class _Progress:
@@ -152,12 +163,16 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
                 deliveries.submit(sender.deliver_many, payload, copies=copies, concurrent=concurrent)
             )
 
-        # The agent's own sends fire message.created, as Nylas does for Agent Accounts.
-        nylas.on_message_created = lambda message: (
-            deliver(envelope(message))
-            if message["grant_id"] == AGENT_GRANT_ID and "sent" in message["folders"]
-            else None
-        )
+        sources = {"from the scenario": 0, "follow-up": 0, "from the agent's own replies": 0}
+
+        def agent_sent(message: dict[str, Any]) -> None:
+            # The agent's own sends fire message.created, as Nylas does for Agent Accounts.
+            if message["grant_id"] == AGENT_GRANT_ID and "sent" in message["folders"]:
+                with lock:
+                    sources["from the agent's own replies"] += 1
+                deliver(envelope(message))
+
+        nylas.on_message_created = agent_sent
         progress(f"local stack up: webhook {stack.webhook_url}, {settings.pollers} replier pollers")
 
         threads: list[dict[str, Any]] = []
@@ -207,8 +222,10 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
         notifications += [envelope(automated), envelope(human)]
         rng.shuffle(notifications)
         forged = envelope(automated, notification_id="forged-notification-0001")
+        sources["from the scenario"] = len(notifications)
         progress(
-            f"delivering {len(notifications)} notifications, each 1-{settings.max_copies} times, "
+            f"delivering the scenario's {len(notifications)} notifications (each reply the agent sends "
+            f"fires one more), each 1-{settings.max_copies} times, "
             "some concurrently, plus one forged request"
         )
         for payload in notifications:
@@ -228,6 +245,7 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
                 reply_to_message_id=reply["id"],
             )
             expected += 1
+            sources["follow-up"] += 1
             progress("a customer follows up on the agent's reply")
             deliver(envelope(follow_up))
             _wait(stack, pending, progress, settings.timeout_seconds)
@@ -256,6 +274,7 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
         )
         report = DemoReport(
             notifications=len({d.notification_id for d in sender.deliveries if not d.forged}),
+            notification_sources=dict(sources),
             deliveries=len(sender.deliveries),
             webhook_statuses=dict(Counter(str(d.status) for d in sender.deliveries)),
             duplicates_absorbed=sum(1 for r in logs if r.get("message") == DUPLICATE_ABSORBED),

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from devstack.demo import DemoSettings, run_demo
+from devstack.demo import DemoSettings, run_demo, short_id
 from devstack.events import (
     EVENTS_DIR,
     SAMPLE_EVENTS_ENV_VARS,
@@ -66,7 +66,11 @@ def test_demo_scenario_replies_once_per_message_or_burst():
     assert len(answered) == len(set(answered)) >= report.replies_sent
     rendered = report.render()
     for reply in report.replies:
-        assert f"to {reply['to']:<24} {reply['subject']!r}  answers {', '.join(reply['answers'])}" in rendered
+        answers = ", ".join(short_id(message_id) for message_id in reply["answers"])
+        assert f"to {reply['to']:<24} {reply['subject']!r}  answers {answers}" in rendered
+    # Every notification is accounted for: the scenario's, the follow-up, the agent's own replies'.
+    assert sum(report.notification_sources.values()) == report.notifications
+    assert report.notification_sources["from the agent's own replies"] == report.replies_sent
 
 
 def test_the_demo_in_a_terminal_passes_and_shows_no_metric_lines():
@@ -85,6 +89,18 @@ def test_the_demo_in_a_terminal_passes_and_shows_no_metric_lines():
     assert "5. every skip logged with a reason and counted" in screen
     assert code == 0, screen[-3000:]
     assert re.search(r"took [\d.]+ s — PASS", screen)
+    # What a person reads adds up: the count announced is the scenario's share of the report's.
+    announced = int(re.search(r"delivering the scenario's (\d+) notifications", screen).group(1))
+    total, scenario, follow_up, own = map(
+        int,
+        re.search(
+            r"notifications +(\d+) +\((\d+) from the scenario, (\d+) follow-up, (\d+) from the agent's own",
+            screen,
+        ).groups(),
+    )
+    assert announced == scenario
+    assert total == scenario + follow_up + own
+    assert not re.search(r"msg-[0-9a-f]{32}", screen), "the report prints ids no one can read"
 
 
 @pytest.mark.parametrize("after_seconds", [0.3, 3.0], ids=["while its modules load", "while it delivers"])
