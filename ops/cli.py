@@ -265,12 +265,13 @@ def _thread_state(context: Context) -> int:
 
 def _backfill(context: Context) -> int:
     args, say = context.args, context.runtime.say
+    # The window first: a mistyped --since is the operator's to fix before any credentials are asked for.
+    window = backfill.window(args.since, args.until, time.time())
     stack = context.stack()
     agents = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
     grants = args.grant or agents
     if not grants:
         raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
-    window = backfill.window(args.since, args.until, time.time())
     inbox = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
     # Read only: the ledger's entry lifetime is the replier's to set.
     ledger = ReplyLedger(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)

@@ -1176,6 +1176,20 @@ def test_ops_without_a_region_say_how_to_give_one(no_aws_configuration, command)
     assert "hint: no AWS region: pass --region" in err.getvalue()
 
 
+def test_backfill_checks_its_window_before_asking_aws_for_anything(no_aws_configuration):
+    out, err = io.StringIO(), io.StringIO()
+    samconfig = no_aws_configuration / "samconfig.toml"
+    code = main(
+        ["backfill", "--since", "yesterday", "--stack-name", STACK, "--config-file", str(samconfig)],
+        Runtime(out=out, err=err, environ={}),
+    )
+
+    assert code == 2
+    assert err.getvalue().strip() == (
+        "error: not a time: 'yesterday' (Unix seconds or ISO 8601, e.g. 2026-11-30T10:00Z)"
+    )
+
+
 def test_ops_without_credentials_say_how_to_get_them(no_aws_configuration):
     out, err = io.StringIO(), io.StringIO()
     samconfig = no_aws_configuration / "samconfig.toml"
