@@ -30,7 +30,9 @@ from urllib.parse import quote, unquote
 import requests
 
 from devstack.events import AGENT_GRANT_ID, envelope, message_created
+from devstack.invariants import REPLY_SENT, SKIPPED
 from devstack.nylas import NylasEmulator
+from devstack.stack import LogCollector
 from devstack.webhook_sender import WebhookSender
 
 CONTROL_PREFIX = "/_local"
@@ -75,6 +77,8 @@ class MailControl:
         Signs and delivers notifications to the webhook.
     agent_grant_id, agent_email:
         The grant mail is delivered to by default, and its address.
+    logs:
+        The handlers' log records, for what the replier decided about a message (``outcome``).
     """
 
     def __init__(
@@ -84,9 +88,11 @@ class MailControl:
         *,
         agent_grant_id: str = AGENT_GRANT_ID,
         agent_email: str = "",
+        logs: LogCollector | None = None,
     ) -> None:
         self._emulator = emulator
         self._sender = sender
+        self._logs = logs
         self._agent_grant_id = agent_grant_id
         self._agent_email = agent_email
         # Mail put in by :meth:`mail`, by message id: the emulator announces it on its own request
@@ -134,6 +140,8 @@ class MailControl:
                 return 200, self.notify(_json_object(body))
             if method == "GET" and len(route) == 2 and route[0] == "threads":
                 return 200, self.thread(unquote(route[1]))
+            if method == "GET" and len(route) == 2 and route[0] == "outcomes":
+                return 200, self.outcome(unquote(route[1]))
             raise ControlError(404, f"no control route {method} {path}")
         except ControlError as error:
             return error.status, {"error": str(error)}
@@ -224,6 +232,23 @@ class MailControl:
                 raise ControlError(404, f"the mailbox holds no thread {thread_id}") from None
             raise
         return {"data": messages, "agent_email": self._agent_email}
+
+    def outcome(self, message_id: str) -> Json:
+        """What the replier decided about a message so far, from its own log records.
+
+        ``reply``: the ``reply sent`` record of the reply that covers the message (it may answer a
+        burst, addressed to a newer message); else ``skip``: the ``notification skipped`` record
+        naming the message, with its reason. Both ``None``: nothing decided yet (queued, retrying).
+        """
+        if self._logs is None:
+            raise ControlError(404, "this stack keeps no log records to read outcomes from")
+        reply = next(
+            (r for r in self._logs.messages(REPLY_SENT) if message_id in (r.get("covered") or [])), None
+        )
+        skip = None
+        if reply is None:
+            skip = next((r for r in self._logs.messages(SKIPPED) if r.get("message_id") == message_id), None)
+        return {"message_id": message_id, "reply": reply, "skip": skip}
 
     # ---- helpers -------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -58,6 +59,8 @@ class DemoSettings:
 @dataclass
 class DemoReport:
     notifications: int = 0
+    # How many of them the scenario sent, how many followed up, how many the agent's replies fired.
+    notification_sources: dict[str, int] = field(default_factory=dict)
     deliveries: int = 0
     webhook_statuses: dict[str, int] = field(default_factory=dict)
     duplicates_absorbed: int = 0
@@ -78,7 +81,7 @@ class DemoReport:
         width = max(len(text) for text in INVARIANTS.values())
         lines = [
             "ReplyOnce local demo",
-            f"  notifications            {self.notifications}",
+            f"  notifications            {self.notifications}" + self._sources(),
             f"  webhook deliveries       {self.deliveries}  (statuses: {self._statuses()})",
             f"  duplicates absorbed      {self.duplicates_absorbed}",
             f"  replies sent             {self.replies_sent}  (expected {self.expected_replies}:"
@@ -88,7 +91,7 @@ class DemoReport:
             *[f"    {reason:<26}{count}" for reason, count in sorted(self.skips.items())],
             "  replies:",
             *[
-                f"    to {r['to']:<24} {r['subject']!r}  answers {', '.join(r['answers'])}"
+                f"    to {r['to']:<24} {r['subject']!r}  answers {', '.join(map(short_id, r['answers']))}"
                 + (f"\n      │ {r['first_line']}" if r["first_line"] else "")
                 for r in self.replies
             ],
@@ -104,8 +107,17 @@ class DemoReport:
         lines.append(f"  took {self.seconds:.1f} s — {'PASS' if self.ok else 'FAIL'}")
         return "\n".join(lines)
 
+    def _sources(self) -> str:
+        parts = [f"{count} {source}" for source, count in self.notification_sources.items() if count]
+        return f"  ({', '.join(parts)})" if parts else ""
+
     def _statuses(self) -> str:
         return ", ".join(f"{status} x{count}" for status, count in sorted(self.webhook_statuses.items()))
+
+
+def short_id(identifier: str, keep: int = 10) -> str:
+    """A long message id cut for a person to read (``msg-1c0e9a…``); ``--json`` keeps them whole."""
+    return identifier if len(identifier) <= keep + 2 else identifier[:keep] + "…"
 
 
 class _Progress:
@@ -128,12 +140,15 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
     progress = _Progress(progress_out)
     rng = random.Random(settings.seed)
     started = time.monotonic()
-    with LocalStack(StackSettings(pollers=settings.pollers)) as stack:
+    pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="nylas-webhooks")
+    with (
+        LocalStack(StackSettings(pollers=settings.pollers)) as stack,
+        _abandoned_on_exit(pool, stack) as deliveries,
+    ):
         nylas = stack.emulator
         assert nylas is not None
         nylas.add_grant(HUMAN_GRANT_ID, HUMAN_EMAIL, name="Alice")
         sender = stack.sender()
-        deliveries = ThreadPoolExecutor(max_workers=8, thread_name_prefix="nylas-webhooks")
         notified: set[str] = set()
         lock = threading.Lock()
         pending = []
@@ -148,12 +163,16 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
                 deliveries.submit(sender.deliver_many, payload, copies=copies, concurrent=concurrent)
             )
 
-        # The agent's own sends fire message.created, as Nylas does for Agent Accounts.
-        nylas.on_message_created = lambda message: (
-            deliver(envelope(message))
-            if message["grant_id"] == AGENT_GRANT_ID and "sent" in message["folders"]
-            else None
-        )
+        sources = {"from the scenario": 0, "follow-up": 0, "from the agent's own replies": 0}
+
+        def agent_sent(message: dict[str, Any]) -> None:
+            # The agent's own sends fire message.created, as Nylas does for Agent Accounts.
+            if message["grant_id"] == AGENT_GRANT_ID and "sent" in message["folders"]:
+                with lock:
+                    sources["from the agent's own replies"] += 1
+                deliver(envelope(message))
+
+        nylas.on_message_created = agent_sent
         progress(f"local stack up: webhook {stack.webhook_url}, {settings.pollers} replier pollers")
 
         threads: list[dict[str, Any]] = []
@@ -203,8 +222,10 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
         notifications += [envelope(automated), envelope(human)]
         rng.shuffle(notifications)
         forged = envelope(automated, notification_id="forged-notification-0001")
+        sources["from the scenario"] = len(notifications)
         progress(
-            f"delivering {len(notifications)} notifications, each 1-{settings.max_copies} times, "
+            f"delivering the scenario's {len(notifications)} notifications (each reply the agent sends "
+            f"fires one more), each 1-{settings.max_copies} times, "
             "some concurrently, plus one forged request"
         )
         for payload in notifications:
@@ -224,6 +245,7 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
                 reply_to_message_id=reply["id"],
             )
             expected += 1
+            sources["follow-up"] += 1
             progress("a customer follows up on the agent's reply")
             deliver(envelope(follow_up))
             _wait(stack, pending, progress, settings.timeout_seconds)
@@ -252,6 +274,7 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
         )
         report = DemoReport(
             notifications=len({d.notification_id for d in sender.deliveries if not d.forged}),
+            notification_sources=dict(sources),
             deliveries=len(sender.deliveries),
             webhook_statuses=dict(Counter(str(d.status) for d in sender.deliveries)),
             duplicates_absorbed=sum(1 for r in logs if r.get("message") == DUPLICATE_ABSORBED),
@@ -264,6 +287,22 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
             replies=_replies(history.mailbox, logs),
         )
         return report
+
+
+@contextlib.contextmanager
+def _abandoned_on_exit(executor: ThreadPoolExecutor, stack: LocalStack) -> Iterator[ThreadPoolExecutor]:
+    """The deliveries' pool; on the way out (Ctrl-C included) nothing more is delivered.
+
+    Why: the stack stops right after; deliveries still queued, or announced by the agent's sends
+    meanwhile, would meet a stopped stack, and their handlers' output a terminal no longer
+    collected from.
+    """
+    try:
+        yield executor
+    finally:
+        if stack.emulator is not None:
+            stack.emulator.on_message_created = None
+        executor.shutdown(wait=False, cancel_futures=True)
 
 
 def _replies(mailbox: list[tuple[float, dict[str, Any]]], logs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -22,6 +22,15 @@ EVENTS_DIR = Path(__file__).resolve().parent.parent / "events"
 WEBHOOK_PATH = "/webhook"
 STAGE = "v1"
 
+# The sample messages' date: fixed, so events/ is reproducible byte for byte. Their notifications are
+# therefore older than the webhook's replay bound (MAX_NOTIFICATION_AGE_SECONDS, 96 h in template.yaml)
+# and would be refused as replays; the one override they need ships beside them in SAM's --env-vars
+# format (events/env.json), for `sam local invoke --env-vars` and `make invoke`. Notifications built
+# for now (every other caller) meet the template's bound as it is.
+SAMPLE_MESSAGE_DATE = 1737500930
+ENV_VARS_FILE = EVENTS_DIR / "env.json"
+SAMPLE_EVENTS_ENV_VARS: dict[str, dict[str, str]] = {"WebhookFunction": {"MAX_NOTIFICATION_AGE_SECONDS": "0"}}
+
 # The sample mailbox of the events and the local stack.
 AGENT_GRANT_ID = "grant-agent-0001"
 AGENT_EMAIL = "support@replyonce.example"
@@ -111,11 +120,16 @@ def message_created(
     subject: str = "Can you resend my invoice?",
     body: str | None = "<p>Hi, could you resend invoice 1042? Thanks!</p>",
     notification_type: str = "message.created",
-    date: int = 1737500930,
+    date: int | None = None,
     attempt: int = 1,
     headers: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """A ``message.created`` envelope (or a variant) as Nylas documents it."""
+    """A ``message.created`` envelope (or a variant) as Nylas documents it.
+
+    ``date`` is the message's (default: now); the notification's ``time`` is five seconds later, as
+    Nylas notifies shortly after a message arrives.
+    """
+    date = int(time.time()) - 5 if date is None else date
     message: dict[str, Any] = {
         "id": message_id,
         "grant_id": grant_id,
@@ -249,11 +263,16 @@ def sqs_event_from_messages(messages: list[dict[str, Any]], queue_arn: str) -> d
     return {"Records": records}
 
 
+def sample_message_created(**changes: Any) -> dict[str, Any]:
+    """:func:`message_created` for the sample mailbox: dated :data:`SAMPLE_MESSAGE_DATE`."""
+    return message_created(**{"date": SAMPLE_MESSAGE_DATE, **changes})
+
+
 def sample_events() -> dict[str, dict[str, Any]]:
-    """Every file of ``events/``, by file name."""
-    created = encode(message_created())
+    """Every event file of ``events/``, by file name."""
+    created = encode(sample_message_created())
     truncated = encode(
-        message_created(
+        sample_message_created(
             notification_id="b7e1c0de-0000-4000-8000-000000000002",
             message_id="msg-inbound-0002",
             notification_type="message.created.truncated",
@@ -273,9 +292,11 @@ def sample_events() -> dict[str, dict[str, Any]]:
         "webhook-missing-signature.json": proxy_event(
             "POST", body=created, headers={"Content-Type": "application/json", "User-Agent": "Nylas-Webhooks"}
         ),
-        "replier-message-created.json": sqs_event([message_created()]),
+        "replier-message-created.json": sqs_event([sample_message_created()]),
         "replier-truncated.json": sqs_event([json.loads(truncated)]),
-        "replier-duplicate-batch.json": sqs_event([message_created(), message_created(attempt=2)]),
+        "replier-duplicate-batch.json": sqs_event(
+            [sample_message_created(), sample_message_created(attempt=2)]
+        ),
     }
 
 
@@ -300,13 +321,18 @@ def stable_sample_events() -> dict[str, dict[str, Any]]:
     return {name: _stable(name, event) for name, event in sample_events().items()}
 
 
+def event_files() -> dict[str, dict[str, Any]]:
+    """The exact content of ``events/``: :func:`stable_sample_events` and the ``--env-vars`` file."""
+    return {**stable_sample_events(), ENV_VARS_FILE.name: SAMPLE_EVENTS_ENV_VARS}
+
+
 def write_events(directory: Path = EVENTS_DIR) -> list[Path]:
-    """Write :func:`stable_sample_events` to ``events/`` (``make events``)."""
+    """Write :func:`event_files` to ``events/`` (``make events``)."""
     directory.mkdir(exist_ok=True)
     written = []
-    for name, event in stable_sample_events().items():
+    for name, content in event_files().items():
         path = directory / name
-        path.write_text(json.dumps(event, indent=2) + "\n")
+        path.write_text(json.dumps(content, indent=2) + "\n")
         written.append(path)
     return written
 
@@ -314,6 +340,11 @@ def write_events(directory: Path = EVENTS_DIR) -> list[Path]:
 def load_event(name: str) -> dict[str, Any]:
     """One file of ``events/``, as the tests and ``make invoke`` read it."""
     return json.loads((EVENTS_DIR / name).read_text())
+
+
+def event_file_names() -> list[str]:
+    """The Lambda events of ``events/`` (every file but the ``--env-vars`` file), sorted."""
+    return sorted(p.name for p in EVENTS_DIR.glob("*.json") if p != ENV_VARS_FILE)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,8 @@ class ApiGatewayStandIn:
         self._handler = handler
         self._timeout = timeout_seconds
         self.control: ControlRoutes | None = None
+        self._invocations: set[threading.Thread] = set()
+        self._invocations_lock = threading.Lock()
         stand_in = self
 
         class _Request(BaseHTTPRequestHandler):
@@ -70,7 +72,16 @@ class ApiGatewayStandIn:
         return self
 
     def stop(self) -> None:
+        """Stop accepting requests, then let the invocations under way finish (up to the timeout).
+
+        Why wait: the stack stops the embedded AWS and its log collection next; an invocation still
+        running would fail against the one and write past the other, onto the terminal.
+        """
         self._server.stop_serving()
+        with self._invocations_lock:
+            running = list(self._invocations)
+        for invocation in running:
+            invocation.join(self._timeout)
 
     def _serve(self, request: BaseHTTPRequestHandler) -> None:
         target = urlsplit(request.path)
@@ -103,8 +114,13 @@ class ApiGatewayStandIn:
                 outcome["response"] = self._handler(event, context)
             except Exception as exc:
                 outcome["error"] = exc
+            finally:
+                with self._invocations_lock:
+                    self._invocations.discard(threading.current_thread())
 
         worker = threading.Thread(target=invoke, daemon=True)
+        with self._invocations_lock:
+            self._invocations.add(worker)
         worker.start()
         worker.join(self._timeout)
         json_type = {"Content-Type": "application/json"}

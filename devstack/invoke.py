@@ -11,7 +11,12 @@ emails it sent.
 The environment is SAM's: the template's variables, the shell's values for
 them (``AGENT_GRANT_IDS=... make invoke ...``), and ``--env-vars FILE``
 (``{"ReplierFunction": {"REPLY_BUDGET_PER_HOUR": "1"}, "Parameters": {...}}``)
-above both.
+above both. Below those, the local stack points ``NYLAS_API_URI`` at the
+emulator and ``AGENT_GRANT_IDS`` at the sample mailbox's agent. Every value
+that differs from the template's is listed, with where it came from. The
+files of ``events/`` are dated 2025, older than the webhook's replay bound:
+``make invoke`` passes ``--env-vars events/env.json`` (the one override they
+need) unless told ``ENV_VARS=other.json``.
 """
 
 import argparse
@@ -121,16 +126,26 @@ def invoke(
     """
     check_event(function, event)
     shell = dict(os.environ if shell_environment is None else shell_environment)
-    with LocalStack(StackSettings(pollers=0), log_echo=log_echo) as stack:
+    # One invocation, no redelivery to wait for: the template's retry delays, not the demo's.
+    with LocalStack(StackSettings(pollers=0, replier_environment={}), log_echo=log_echo) as stack:
         assert stack.emulator is not None
         assert stack.resources is not None
         seed_sample_mailbox(stack.emulator)
         properties = stack.resources.template["Resources"][function]["Properties"]
-        declared = {
-            name: os.environ.get(name, value) for name, value in stack.function_environment(function).items()
-        }
+        template_values = stack.function_environment(function)
+        declared = {name: stack.overrides.get(name, value) for name, value in template_values.items()}
         environment: ResolvedEnvironment = resolve_environment(function, declared, env_vars, shell)
         stack.set_environment(environment.values)
+        sources = {
+            **{name: "local stack" for name in declared if declared[name] != template_values[name]},
+            **{name: "shell" for name in environment.from_shell},
+            **{name: "--env-vars" for name in environment.from_file},
+        }
+        overrides = {
+            name: (environment.values[name], source)
+            for name, source in sources.items()
+            if environment.values[name] != template_values[name]
+        }
         started = time.perf_counter()
         handler = load_handler(function)
         init_ms = (time.perf_counter() - started) * 1000
@@ -170,6 +185,8 @@ def invoke(
             "sent": [s.payload for s in stack.emulator.sends],
             "logs": [r for r in stack.logs.records if "message" in r and "level" in r],
             "environment": environment,
+            "overrides": overrides,
+            "template_environment": template_values,
             "duration_ms": duration_ms,
             "peak_python_bytes": peak,
         }
@@ -223,12 +240,9 @@ def main(argv: list[str] | None = None) -> int:
             "(sam local invoke ignores it too)",
             highlight=False,
         )
-    changed = [
-        *(f"{n} (--env-vars)" for n in environment.from_file),
-        *(f"{n} (shell)" for n in environment.from_shell),
-    ]
+    changed = [f"{name}={value} ({source})" for name, (value, source) in result["overrides"].items()]
     if changed:
-        console.out(f"environment overrides: {', '.join(changed)}", highlight=False)
+        console.out(f"environment overrides of template.yaml: {', '.join(changed)}", highlight=False)
     print(json.dumps(result["response"], indent=2))
     if args.function == "WebhookFunction":
         console.out(f"queued notifications: {result['queued'] or 'none'}", highlight=False)

@@ -1,14 +1,16 @@
 """The sample mailbox behind the files of ``events/``: the messages they name exist in the emulator."""
 
-from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, message_created
+from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, sample_message_created
 from devstack.nylas import NylasEmulator
 
 
 def seed_sample_mailbox(nylas: NylasEmulator) -> None:
     """Create the inbound messages that ``events/*.json`` refer to (same ids, thread, sender)."""
     for notification in (
-        message_created(),
-        message_created(message_id="msg-inbound-0002", body="<p>The full body of the truncated message.</p>"),
+        sample_message_created(),
+        sample_message_created(
+            message_id="msg-inbound-0002", body="<p>The full body of the truncated message.</p>"
+        ),
     ):
         message = notification["data"]["object"]
         nylas.deliver_inbound(

@@ -7,10 +7,11 @@ this terminal shows every step: one line per log event (``--json-logs`` for
 the raw JSON, ``--metrics`` for the EMF lines), each skip with its reason and
 each reply as it is sent.
 
-With ``NYLAS_API_URI`` and ``NYLAS_API_KEY`` set, the replier talks to the
-real Nylas API instead of the emulator; set ``NYLAS_WEBHOOK_SECRET`` to the
-secret Nylas returned when you registered the webhook, and
-``AGENT_GRANT_IDS`` to your agent's grants.
+With ``NYLAS_API_URI`` set, the replier talks to the real Nylas API instead,
+which needs all four of ``NYLAS_API_URI``, ``NYLAS_API_KEY``,
+``NYLAS_WEBHOOK_SECRET`` (the secret Nylas returned when the webhook was
+created) and ``AGENT_GRANT_IDS``; point a tunnel at the printed URL. Without a
+webhook of your own, ``make listen`` creates one for the tunnel while it runs.
 """
 
 import argparse
@@ -21,6 +22,8 @@ import signal
 import socket
 import sys
 import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from devstack.cli_types import port_number, run_command, whole_number
@@ -30,7 +33,12 @@ from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
 from devstack.invariants import REPLY_SENT
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LocalStack, StackSettings
-from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET
+from devstack.template import LOCAL_WEBHOOK_SECRET
+from ops.errors import NylasApiError
+from ops.nylas_admin import NylasAdmin
+
+# The template's LogLevel parameter's AllowedValues.
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 def port_free(port: int) -> bool:
@@ -52,53 +60,127 @@ def port_in_use_message(port: int) -> str:
     )
 
 
-def parser() -> argparse.ArgumentParser:
+REAL_NYLAS_VARIABLES = ("NYLAS_API_URI", "NYLAS_API_KEY", "NYLAS_WEBHOOK_SECRET", "AGENT_GRANT_IDS")
+SIGNING_ADVICE = (
+    "NYLAS_WEBHOOK_SECRET is the secret Nylas returned when the webhook was created (it shows it only "
+    'then); without one, `make listen ARGS="--url https://<your tunnel>"` creates a webhook for your '
+    "tunnel, keeps its secret in that process and deletes the webhook when it stops"
+)
+
+
+class ServeError(Exception):
+    """``make serve`` cannot start as asked; one sentence for the person (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Mode:
+    """What the stack talks to, for the banner: never a secret, only where it comes from."""
+
+    nylas: str
+    secret: str
+    agents: dict[str, str]  # agent grant -> its address
+    real: bool
+
+
+def real_nylas_settings(environ: Mapping[str, str], args: argparse.Namespace) -> StackSettings:
+    """The settings for the real Nylas API, or :class:`ServeError` naming every variable missing."""
+    missing = [name for name in REAL_NYLAS_VARIABLES if not environ.get(name, "").strip()]
+    if missing:
+        raise ServeError(
+            "NYLAS_API_URI is set, so make serve talks to the real Nylas API, which needs "
+            f"{', '.join(REAL_NYLAS_VARIABLES)}; missing: {', '.join(missing)}. {SIGNING_ADVICE}. "
+            "Unset NYLAS_API_URI to use the emulator"
+        )
+    return StackSettings(
+        pollers=args.pollers,
+        webhook_port=args.port,
+        log_level=args.log_level,
+        nylas_api_uri=environ["NYLAS_API_URI"].strip(),
+        nylas_api_key=environ["NYLAS_API_KEY"].strip(),
+        webhook_secret=environ["NYLAS_WEBHOOK_SECRET"].strip(),
+        agent_grant_ids=environ["AGENT_GRANT_IDS"].strip(),
+    )
+
+
+def agent_addresses(nylas: NylasAdmin, agent_grant_ids: str) -> dict[str, str]:
+    """Each agent grant's address, from Nylas (``GET /v3/grants/{id}``): what customers write to.
+
+    Raises :class:`ServeError` with Nylas' own words when it refuses (wrong key, unknown grant):
+    every delivery would fail the same way, so it is better said before anything starts.
+    """
+    addresses = {}
+    for grant in (g.strip() for g in agent_grant_ids.split(",") if g.strip()):
+        try:
+            addresses[grant] = nylas.grant_email(grant) or "(no address)"
+        except NylasApiError as error:
+            raise ServeError(f"{error}; check NYLAS_API_KEY, NYLAS_API_URI and AGENT_GRANT_IDS") from None
+    if not addresses:
+        raise ServeError("AGENT_GRANT_IDS names no grant: the agent would answer nobody")
+    return addresses
+
+
+def parser(prog: str = "python -m devstack.serve", doc: str = __doc__) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m devstack.serve",
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 1)[1],
+        prog=prog,
+        description=doc.split("\n\n")[0],
+        epilog=doc.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--port", type=port_number, default=int(os.environ.get("PORT", "3000")))
     parser.add_argument("--pollers", type=whole_number(1, 16), default=2, help="replier containers (1-16)")
     parser.add_argument("--json-logs", action="store_true", help="print the handlers' raw JSON log lines")
     parser.add_argument("--metrics", action="store_true", help="also print the EMF metric lines")
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        help="POWERTOOLS_LOG_LEVEL of both functions (default: the template's LogLevel)",
+    )
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    cli = parser()
-    args = cli.parse_args(argv)
-    real_nylas = os.environ.get("NYLAS_API_URI")
-    if real_nylas and not os.environ.get("NYLAS_API_KEY"):
-        cli.error("NYLAS_API_URI is set: NYLAS_API_KEY is needed too")
-    if not port_free(args.port):
-        print(f"error: {port_in_use_message(args.port)}", file=sys.stderr)
-        return 1
-    settings = StackSettings(
-        pollers=args.pollers,
-        webhook_port=args.port,
-        nylas_api_uri=real_nylas,
-        nylas_api_key=os.environ.get("NYLAS_API_KEY", LOCAL_API_KEY),
-        webhook_secret=os.environ.get("NYLAS_WEBHOOK_SECRET", LOCAL_WEBHOOK_SECRET),
-        **({"agent_grant_ids": os.environ["AGENT_GRANT_IDS"]} if os.environ.get("AGENT_GRANT_IDS") else {}),
-    )
-    console = make_console()
-    view = ServeView(console, json_logs=args.json_logs, metrics=args.metrics)
-    stopped = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
-    starting = "starting the local stack (embedded AWS, Nylas emulator, webhook) ..."
+def start_stack(settings: StackSettings, view: "ServeView", starting: str) -> LocalStack | None:
+    """The running stack, or ``None`` after one line saying why not (the port is taken)."""
+    if not port_free(settings.webhook_port):
+        print(f"error: {port_in_use_message(settings.webhook_port)}", file=sys.stderr)
+        return None
     try:
         # A spinner on a terminal; a piped run (a test, a log file) gets no control characters.
-        with console.status(starting) if console.is_terminal else contextlib.nullcontext():
-            stack = LocalStack(settings, log_echo=view).__enter__()
+        with view.console.status(starting) if view.console.is_terminal else contextlib.nullcontext():
+            return LocalStack(settings, log_echo=view).__enter__()
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
-            print(f"error: {port_in_use_message(args.port)}", file=sys.stderr)
-            return 1
+            print(f"error: {port_in_use_message(settings.webhook_port)}", file=sys.stderr)
+            return None
         raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     try:
-        serve(stack, settings, view, real_nylas, stopped)
+        if os.environ.get("NYLAS_API_URI"):
+            settings = real_nylas_settings(os.environ, args)
+            assert settings.nylas_api_uri is not None
+            agents = agent_addresses(
+                NylasAdmin(settings.nylas_api_uri, settings.nylas_api_key), settings.agent_grant_ids
+            )
+            mode = Mode(settings.nylas_api_uri, "from NYLAS_WEBHOOK_SECRET (not printed)", agents, real=True)
+        else:
+            settings = StackSettings(pollers=args.pollers, webhook_port=args.port, log_level=args.log_level)
+            mode = Mode(
+                "", f"{LOCAL_WEBHOOK_SECRET} (local development secret)", {AGENT_GRANT_ID: AGENT_EMAIL}, False
+            )
+    except ServeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    view = ServeView(make_console(), json_logs=args.json_logs, metrics=args.metrics)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    nylas = "the real Nylas API" if mode.real else "Nylas emulator"
+    stack = start_stack(settings, view, f"starting the local stack (embedded AWS, {nylas}, webhook) ...")
+    if stack is None:
+        return 1
+    try:
+        serve(stack, view, mode, stopped)
     finally:
         stack.stop()
     return 0
@@ -116,43 +198,58 @@ class ServeView(LogView):
             self.console.print(reply_panel(record, sent), soft_wrap=False)
 
 
-def serve(
-    stack: LocalStack, settings: StackSettings, view: ServeView, real_nylas: str | None, stopped: Any
-) -> None:
+def serve(stack: LocalStack, view: ServeView, mode: Mode, stopped: Any) -> None:
     """Install the control routes, print how to use the stack, wait for Ctrl-C or SIGTERM."""
     console = view.console
     if stack.emulator is not None:
         seed_sample_mailbox(stack.emulator)
+    [(agent_grant, agent_email), *_] = mode.agents.items()
     control = MailControl(
-        stack.emulator, stack.sender(), agent_grant_id=AGENT_GRANT_ID, agent_email=AGENT_EMAIL
+        stack.emulator, stack.sender(), agent_grant_id=agent_grant, agent_email=agent_email, logs=stack.logs
     )
     view.mailbox = control
     stack.serve_control(control.handle)
-    secret = (
-        f"{LOCAL_WEBHOOK_SECRET} (local development secret)"
-        if settings.webhook_secret == LOCAL_WEBHOOK_SECRET
-        else "from NYLAS_WEBHOOK_SECRET (not printed)"
-    )
-    nylas = real_nylas or f"emulator at {stack.emulator.url if stack.emulator else '?'}"
-    port = stack.webhook_url.split(":")[2].split("/")[0]
-    port_arg = "" if port == "3000" else f" --port {port}"
-    console.print(
-        f"ReplyOnce local stack\n  webhook URL     {stack.webhook_url}\n"
-        f"  webhook secret  {secret}\n  Nylas API       {nylas}\n"
-        f"  agent grants    {settings.agent_grant_ids} ({AGENT_EMAIL})\n"
-        f"Try, in another terminal:\n"
-        f"  make mail ARGS=\"--from alice@example.com --subject Hi --body 'Where is my order?'{port_arg}\"\n"
-        f'  make thread ARGS="--thread THREAD{port_arg}"   (make mail prints the thread id)\n'
-        f"  curl '{stack.webhook_url}?challenge=hello'\n"
-        "Ctrl-C stops it.",
-        highlight=False,
-    )
+    console.print(banner(stack, mode), highlight=False)
     try:
         with contextlib.suppress(KeyboardInterrupt):
             stopped.wait()
     finally:
         stack.serve_control(None)
         control.close()
+
+
+def banner(stack: LocalStack, mode: Mode) -> str:
+    """What is running, and what works in this mode (``make mail`` needs the emulator's mailbox)."""
+    port = stack.webhook_url.split(":")[2].split("/")[0]
+    port_arg = "" if port == "3000" else f" --port {port}"
+    nylas = mode.nylas or f"emulator at {stack.emulator.url if stack.emulator else '?'}"
+    agents = ", ".join(f"{grant} ({address})" for grant, address in mode.agents.items())
+    lines = [
+        "ReplyOnce local stack" + (", against the real Nylas API" if mode.real else ""),
+        f"  webhook URL     {stack.webhook_url}" + ("  (point your tunnel here)" if mode.real else ""),
+        f"  webhook secret  {mode.secret}",
+        f"  Nylas API       {nylas}",
+        f"  agent grants    {agents}",
+    ]
+    if mode.real:
+        addresses = ", ".join(mode.agents.values())
+        lines += [
+            "What works in this mode:",
+            f"  send an email to {addresses} from another mailbox: Nylas notifies the webhook through",
+            "  your tunnel, and this terminal shows each event, each skip's reason and each reply",
+            f"  curl '{stack.webhook_url}?challenge=hello'",
+            "  make mail, make thread and make trigger need the emulator's mailbox: unset NYLAS_API_URI",
+        ]
+    else:
+        lines += [
+            "Try, in another terminal:",
+            "  make mail ARGS=\"--from alice@example.com --subject Hi --body 'Where is my order?'"
+            + f'{port_arg}"',
+            f'  make thread ARGS="--thread THREAD{port_arg}"   (make mail prints the thread id)',
+            f"  curl '{stack.webhook_url}?challenge=hello'",
+        ]
+    lines.append("Ctrl-C stops it.")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ Everything listens on loopback. The handlers are the unchanged
 ``AWS_ENDPOINT_URL`` and Nylas through ``NYLAS_API_URI``, as in Lambda.
 """
 
+import importlib
 import io
 import json
 import logging
@@ -50,6 +51,17 @@ _AWS_ENVIRONMENT = {
 LineEcho = Callable[[str, dict[str, Any] | None], None]
 
 
+# The modules whose bare ``print()`` writes Powertools Metrics' EMF documents (3.37: the CloudWatch
+# provider's flush and its 100-metric overflow in the first; ``single_metric`` in the second). A
+# ``print`` in a module's own namespace is found before the builtin, so the documents reach the
+# collector whatever ``sys.stdout`` is at that moment.
+_EMF_PRINTING_MODULES = (
+    "aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch",
+    "aws_lambda_powertools.metrics.base",
+)
+_NOT_SET = object()
+
+
 class LogCollector(io.TextIOBase):
     """A stream the handlers' JSON logs and metrics are written to; keeps them parsed.
 
@@ -74,7 +86,7 @@ class LogCollector(io.TextIOBase):
             echo = lambda raw, _record: stream.write(raw + "\n")  # noqa: E731
         self._echo: LineEcho | None = echo
         self._saved_stream: Any = None
-        self.console: Any = sys.stdout
+        self._saved_printers: dict[str, Any] = {}
 
     def write(self, text: str) -> int:
         with self._lock:
@@ -93,18 +105,33 @@ class LogCollector(io.TextIOBase):
                     self._echo(line, record)
         return len(text)
 
-    def capture(self) -> None:
-        """Take the handlers' output: Powertools Logger's stream, and stdout (EMF metric lines).
+    def print_metric(self, *values: Any, **options: Any) -> None:
+        """``print`` for Powertools Metrics while captured: the same text, into this stream."""
+        options.pop("file", None)
+        print(*values, **options, file=self)
 
-        ``console`` keeps the real stdout for whoever still wants to talk to a person.
+    def capture(self) -> None:
+        """Take the handlers' output: Powertools Logger's stream and Metrics' EMF ``print``.
+
+        Why not ``sys.stdout``, where Powertools prints the EMF lines: a terminal's spinner or
+        progress bar (rich's ``Live``) swaps ``sys.stdout`` while it runs and puts back what it
+        found, which undid a capture taken or released meanwhile; the metric lines then reached
+        the screen as raw JSON and went missing from the records the invariants are checked on.
+        The Logger's stream and the metrics modules' ``print`` are nobody else's to swap.
         """
         from replyonce.observability import logger
 
         quiet_embedded_aws()
         warnings.filterwarnings("ignore", message="No application metrics to publish")
-        self._saved_stream = logger.registered_handler.setStream(self)
-        self.console = sys.stdout
-        sys.stdout = self
+        handler = logger.registered_handler
+        with handler.lock:
+            # Not setStream(): it flushes the stream it replaces, which may be closed by now (the
+            # stdout a test runner captured while the layer was first imported).
+            self._saved_stream, handler.stream = handler.stream, self
+        for name in _EMF_PRINTING_MODULES:
+            module = importlib.import_module(name)
+            self._saved_printers[name] = module.__dict__.get("print", _NOT_SET)
+            module.print = self.print_metric  # type: ignore[attr-defined]
 
     def release(self) -> None:
         """Give back what :meth:`capture` took; harmless when nothing was taken."""
@@ -112,9 +139,17 @@ class LogCollector(io.TextIOBase):
             return
         from replyonce.observability import logger
 
-        logger.registered_handler.setStream(self._saved_stream)
+        handler = logger.registered_handler
+        with handler.lock:
+            handler.stream = self._saved_stream
         self._saved_stream = None
-        sys.stdout = self.console
+        for name, saved in self._saved_printers.items():
+            module = sys.modules[name]
+            if saved is _NOT_SET:
+                del module.print  # type: ignore[attr-defined]
+            else:
+                module.print = saved  # type: ignore[attr-defined]
+        self._saved_printers.clear()
 
     def messages(self, message: str) -> list[dict[str, Any]]:
         with self._lock:
@@ -136,6 +171,8 @@ class StackSettings:
     nylas_api_key: str = LOCAL_API_KEY
     webhook_secret: str = LOCAL_WEBHOOK_SECRET
     webhook_port: int = 0
+    # POWERTOOLS_LOG_LEVEL for both functions (None: the template's LogLevel default).
+    log_level: str | None = None
     # Redeliveries in seconds rather than minutes, so a demo finishes in seconds.
     replier_environment: dict[str, str] = field(
         default_factory=lambda: {
@@ -164,7 +201,10 @@ class LocalStack:
         self._pollers: list[threading.Thread] = []
         self._stop = threading.Event()
         self._saved_environment: dict[str, str | None] = {}
+        self._saved_log_level: int | None = None
         self.poll_results: list[Any] = []
+        # What the stack sets differently from the template (after start): `make invoke` lists it.
+        self.overrides: dict[str, str] = {}
 
     # ---- lifecycle ----------------------------------------------------------------------------
 
@@ -179,15 +219,25 @@ class LocalStack:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    @property
-    def console(self) -> Any:
-        """The real stdout while the handlers' output is being collected."""
-        return self.logs.console
-
     def _setenv(self, values: dict[str, str]) -> None:
         for name, value in values.items():
             self._saved_environment.setdefault(name, os.environ.get(name))
             os.environ[name] = value
+        if "POWERTOOLS_LOG_LEVEL" in values:
+            self._apply_log_level(values["POWERTOOLS_LOG_LEVEL"])
+
+    def _apply_log_level(self, level: str) -> None:
+        """Give the one Powertools Logger the functions' ``POWERTOOLS_LOG_LEVEL``.
+
+        Why: in Lambda every container is a fresh process whose Logger reads the variable when the
+        layer is imported; here the layer was imported once, before the stack set anything, so a
+        level set in the environment (``--env-vars``, ``--log-level``) would change nothing.
+        """
+        from replyonce.observability import logger
+
+        if self._saved_log_level is None:
+            self._saved_log_level = logger.log_level
+        logger.setLevel(level)
 
     def start(self) -> None:
         quiet_embedded_aws()
@@ -202,12 +252,16 @@ class LocalStack:
             self.emulator = NylasEmulator(api_key=self.settings.nylas_api_key).start()
             self.emulator.add_grant(AGENT_GRANT_ID, AGENT_EMAIL, name="Acme Support")
             api_uri = self.emulator.url
+        self.overrides = {
+            "NYLAS_API_URI": api_uri,
+            "AGENT_GRANT_IDS": self.settings.agent_grant_ids,
+            **({"POWERTOOLS_LOG_LEVEL": self.settings.log_level} if self.settings.log_level else {}),
+            **self.settings.replier_environment,
+        }
         environment = {
             **self.resources.function_environment("WebhookFunction"),
             **self.resources.function_environment("ReplierFunction"),
-            "NYLAS_API_URI": api_uri,
-            "AGENT_GRANT_IDS": self.settings.agent_grant_ids,
-            **self.settings.replier_environment,
+            **self.overrides,
         }
         # Both functions share this process: their variables do not conflict (each its own secret).
         environment.pop("POWERTOOLS_SERVICE_NAME", None)
@@ -236,6 +290,11 @@ class LocalStack:
         if self._moto is not None:
             self._moto.stop()
         self.logs.release()
+        if self._saved_log_level is not None:
+            from replyonce.observability import logger
+
+            logger.setLevel(self._saved_log_level)
+            self._saved_log_level = None
         for name, value in self._saved_environment.items():
             if value is None:
                 os.environ.pop(name, None)

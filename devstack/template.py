@@ -30,12 +30,6 @@ LOCAL_SECRET_VALUES: dict[str, dict[str, str]] = {
     "NylasApiKeySecret": {"api_key": LOCAL_API_KEY},
 }
 
-# The one way the local stack and the tests differ from the template's function environment: the
-# sample events (events/, devstack.events.message_created()) carry a fixed 2025 `time` so events/
-# is reproducible byte for byte, and the webhook's replay bound would refuse them. The bound has
-# its own tests (tests/test_webhook.py), which turn it back on with the template's value.
-LOCAL_ENVIRONMENT_OVERRIDES = {"MAX_NOTIFICATION_AGE_SECONDS": "0"}
-
 
 class _CloudFormationLoader(yaml.SafeLoader):
     """YAML loader that turns short-form intrinsics (``!Ref X``) into their long form."""
@@ -97,8 +91,7 @@ class LocalResources:
             self.template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
         )
         variables.update(resources[logical_id]["Properties"].get("Environment", {}).get("Variables", {}))
-        resolved = {name: str(self.resolve(value)) for name, value in variables.items()}
-        return {**resolved, **{k: v for k, v in LOCAL_ENVIRONMENT_OVERRIDES.items() if k in resolved}}
+        return {name: str(self.resolve(value)) for name, value in variables.items()}
 
     def resolve(self, value: Any) -> Any:
         """Resolve ``Ref`` to our resources and parameter defaults; ``GetAtt`` to ARNs and names."""

@@ -3,7 +3,8 @@
 Like ``stripe trigger``: each command asks the running stack (its control
 routes on the webhook's port, ``devstack/control.py``) to put a customer
 message in the emulated mailbox and deliver the signed notification the way
-Nylas does, then waits for the agent's reply and prints the conversation.
+Nylas does, then waits for the replier's decision — the reply, or the skip
+and its reason, as soon as the stack has it — and prints the conversation.
 
 Examples::
 
@@ -20,6 +21,7 @@ import os
 import sys
 import time
 from typing import Any
+from urllib.parse import quote
 
 import requests
 
@@ -68,22 +70,19 @@ class ServeClient:
     def thread(self, thread_id: str) -> dict[str, Any]:
         return self.call("GET", f"threads/{thread_id}")
 
-    def wait_for_reply(
-        self, thread_id: str, after_message_id: str, wait_seconds: float
-    ) -> dict[str, Any] | None:
-        """The agent's first message in the thread after ``after_message_id``, or ``None`` after the wait."""
+    def wait_for_outcome(self, message_id: str, wait_seconds: float) -> dict[str, Any] | None:
+        """The replier's decision about ``message_id`` (reply or skip) as soon as it has one.
+
+        ``None`` after ``wait_seconds`` without one (still queued, or coming back after a retry).
+        """
         deadline = time.monotonic() + wait_seconds
         while True:
-            answer = self.thread(thread_id)
-            agent = str(answer.get("agent_email") or "").lower()
-            ids = [m["id"] for m in answer["data"]]
-            later = answer["data"][ids.index(after_message_id) + 1 :] if after_message_id in ids else []
-            for message in later:
-                if any(p.get("email", "").lower() == agent for p in message.get("from") or []):
-                    return message
+            answer = self.call("GET", f"outcomes/{quote(message_id, safe='')}")
+            if answer.get("reply") or answer.get("skip"):
+                return answer
             if time.monotonic() >= deadline:
                 return None
-            time.sleep(0.25)
+            time.sleep(0.1)
 
 
 def _describe(notifications: list[dict[str, Any]]) -> list[str]:
@@ -91,11 +90,28 @@ def _describe(notifications: list[dict[str, Any]]) -> list[str]:
     for n in notifications:
         statuses = ", ".join("timeout" if s is None else str(s) for s in n["statuses"]) or "none"
         kind = f"{n['type']} (forged signature)" if n.get("forged") else n["type"]
+        count = len(n["statuses"])
         lines.append(
             f"notification {n['id']} {kind} for {n['message_id']}: "
-            f"{len(n['statuses'])} deliveries, webhook answered {statuses}"
+            f"{count} {'delivery' if count == 1 else 'deliveries'}, webhook answered {statuses}"
         )
     return lines
+
+
+def _describe_outcome(outcome: dict[str, Any] | None, took: float, wait: float, thread_id: str) -> str:
+    """One line: the reply that answers the message, or why it was skipped, or that nothing came yet."""
+    if outcome is None:
+        return (
+            f"no decision within {wait:.0f} s: the record may be coming back after a retry; the "
+            f'`make serve` terminal shows why (later: `make thread ARGS="--thread {thread_id}"`)'
+        )
+    if outcome.get("reply"):
+        reply = outcome["reply"]
+        to = ", ".join(reply.get("to") or [])
+        answers = ", ".join(reply.get("covered") or [])
+        return f"replied after {took:.1f} s: {reply.get('reply_message_id')} to {to}, answers {answers}"
+    skip = outcome["skip"]
+    return f"skipped after {took:.1f} s: reason={skip.get('reason')} (no reply will be sent for it)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -124,7 +140,11 @@ def _parser() -> argparse.ArgumentParser:
     delivery.add_argument("--concurrent", action="store_true", help="deliver the duplicates all at once")
     waiting = argparse.ArgumentParser(add_help=False)
     waiting.add_argument(
-        "--wait", type=float, default=15.0, metavar="SECONDS", help="wait this long for the reply (0: do not)"
+        "--wait",
+        type=float,
+        default=15.0,
+        metavar="SECONDS",
+        help="wait at most this long for the replier's decision, reply or skip (0: do not)",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -235,13 +255,14 @@ def run(args: argparse.Namespace) -> int:
             console.print(line)
         if args.wait <= 0:
             return 0
-        console.print(f"waiting up to {args.wait:.0f} s for the agent's reply ...")
-        reply = client.wait_for_reply(message["thread_id"], message["id"], args.wait)
-        if reply is None:
-            console.print(
-                "no reply: the `make serve` terminal shows the replier's skip reason "
-                f'(or try `make thread ARGS="--thread {message["thread_id"]}"` later)'
-            )
+        if not any(status == 200 for n in answer["notifications"] for status in n["statuses"]):
+            console.print("the webhook queued nothing (no delivery was answered 200): no reply will come")
+        else:
+            console.print(f"waiting up to {args.wait:.0f} s for the replier ...")
+            started = time.monotonic()
+            outcome = client.wait_for_outcome(message["id"], args.wait)
+            took = time.monotonic() - started
+            console.print(_describe_outcome(outcome, took, args.wait, message["thread_id"]))
         thread = client.thread(message["thread_id"])
         console.print(conversation(thread["data"], thread.get("agent_email")))
         return 0

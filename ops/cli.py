@@ -9,6 +9,7 @@ input); secrets are never printed.
 import argparse
 import getpass
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -68,11 +69,29 @@ class Context:
     config: SamConfig
     _session: boto3.session.Session | None = None
 
+    def explicit_region(self) -> str | None:
+        """The region named somewhere: --region, samconfig.toml, then ``AWS_REGION``, ``AWS_DEFAULT_REGION``.
+
+        Why ``AWS_REGION`` here: the AWS CLI and the Lambda runtime read it, so operators export
+        it, but botocore reads only ``AWS_DEFAULT_REGION`` (and the profile's ``region``).
+        """
+        environ = self.runtime.environ
+        for region in (
+            self.args.region,
+            self.config.region,
+            environ.get("AWS_REGION"),
+            environ.get("AWS_DEFAULT_REGION"),
+        ):
+            if region:
+                return region
+        return None
+
     @property
     def session(self) -> boto3.session.Session:
         if self._session is None:
-            region = self.args.region or self.config.region
-            self._session = self.runtime.session_factory(region_name=region, profile_name=self.args.profile)
+            self._session = self.runtime.session_factory(
+                region_name=self.explicit_region(), profile_name=self.args.profile
+            )
         return self._session
 
     def client(self, service: str) -> Any:
@@ -80,10 +99,11 @@ class Context:
 
     @property
     def region(self) -> str | None:
-        """The region the commands use: --region, samconfig.toml, then the AWS default (None: none)."""
-        if self.args.region or self.config.region:
-            return self.args.region or self.config.region
-        return self.session.region_name
+        """The region the commands use: :meth:`explicit_region`, else the profile's (None: none).
+
+        The profile's region is read from the local AWS config files; nothing is asked of AWS.
+        """
+        return self.explicit_region() or self.session.region_name
 
     def stack(self) -> StackInfo:
         name = self.args.stack_name or self.config.stack_name
@@ -109,31 +129,32 @@ class Context:
 
 def _deploy(context: Context) -> int:
     args = context.args
-    extra = [a for a in args.sam_args if a != "--"]
-    region = None if args.dry_run else context.region
-    if region and not context.config.region:
-        # The region the checks below ran against is the one deployed to (a guided deploy offers it).
-        extra += ["--region", region]
+    # The region from --region, samconfig.toml, AWS_REGION, AWS_DEFAULT_REGION or the profile's
+    # config file; nothing is asked of AWS, so the dry run needs no credentials. None: the guided
+    # deploy asks.
+    region = context.region
     plan = deploy.plan_deploy(
         context.config,
         sam=deploy.find_sam(),
         guided=args.guided,
         build=not args.no_build,
-        extra_deploy_args=extra,
+        extra_deploy_args=[a for a in args.sam_args if a != "--"],
         environ=context.runtime.environ,
+        region=region,
+        profile=args.profile,
     )
-    if not args.dry_run:
-        # Before building or asking anything: credentials, region, Python, Lambda concurrency.
-        preflight.run_preflight(
-            context.config, region, context.client, environ=plan.environment, say=context.runtime.say
-        )
     if args.dry_run:
         context.runtime.say(
-            f"guided: {plan.guided} ({'; '.join(plan.reasons) or 'samconfig.toml is complete'})"
+            f"guided: {plan.guided} ({'; '.join(plan.reasons) or 'samconfig.toml is complete'}); "
+            f"region: {region or 'none yet (sam deploy --guided asks)'}"
         )
         for command in plan.commands:
-            context.runtime.say("$ " + " ".join(command))
+            context.runtime.say("$ " + shlex.join(command))
         return 0
+    # Before building or asking anything: Python, credentials, Lambda concurrency (with a region).
+    preflight.run_preflight(
+        context.config, region, context.client, environ=plan.environment, say=context.runtime.say
+    )
     deploy.run_plan(plan, context.runtime.run_process, context.runtime.say)
     return 0
 
@@ -244,12 +265,13 @@ def _thread_state(context: Context) -> int:
 
 def _backfill(context: Context) -> int:
     args, say = context.args, context.runtime.say
+    # The window first: a mistyped --since is the operator's to fix before any credentials are asked for.
+    window = backfill.window(args.since, args.until, time.time())
     stack = context.stack()
     agents = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
     grants = args.grant or agents
     if not grants:
         raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
-    window = backfill.window(args.since, args.until, time.time())
     inbox = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
     # Read only: the ledger's entry lifetime is the replier's to set.
     ledger = DynamoDBStateStore(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
@@ -360,7 +382,7 @@ def main(argv: Sequence[str] | None = None, runtime: Runtime | None = None) -> i
         return exc.exit_code
     except (BotoCoreError, ClientError) as exc:
         # Credentials, permissions, throttling: AWS's own words, then what to do about them.
-        region = args.region or (context.config.region if context else None)
+        region = context.explicit_region() if context else args.region
         if region is None and context is not None and context._session is not None:
             region = context._session.region_name
         print(f"error: AWS: {exc}\nhint: {hint_for(exc, region)}", file=runtime.err, flush=True)

@@ -8,6 +8,7 @@ injectable runner, so tests check exactly what would run without AWS.
 """
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,14 +37,18 @@ class DeployPlan:
     cwd: Path = REPOSITORY_ROOT
 
 
-def guided_reasons(config: SamConfig) -> list[str]:
-    """Why a deploy must be guided: what ``samconfig.toml`` does not say yet (empty: nothing)."""
+def guided_reasons(config: SamConfig, region: str | None = None) -> list[str]:
+    """Why a deploy must be guided: what ``samconfig.toml`` does not say yet (empty: nothing).
+
+    ``region`` is the one found elsewhere (--region, the environment, the profile): with it, a
+    missing ``region`` in the file is no reason to ask.
+    """
     reasons = []
     if not config.path.exists():
         reasons.append(f"{config.path.name} does not exist")
     if not config.stack_name:
         reasons.append("no stack_name")
-    if not config.region:
+    if not (config.region or region):
         reasons.append("no region")
     overrides = config.parameter_overrides
     reasons += [
@@ -74,6 +79,8 @@ def plan_deploy(
     extra_deploy_args: Sequence[str] = (),
     environ: Mapping[str, str] = os.environ,
     python_bin: Path = Path(sys.executable).parent,
+    region: str | None = None,
+    profile: str | None = None,
 ) -> DeployPlan:
     """Assemble the ``sam`` commands.
 
@@ -91,15 +98,23 @@ def plan_deploy(
         Passed to ``sam deploy`` as they are (e.g. ``--no-confirm-changeset``).
     python_bin:
         Put first on ``PATH`` so ``sam build`` finds Python 3.13 without Docker, as ``make build`` does.
+    region:
+        Where the checks ran and the stack goes (``None``: nowhere yet, the guided deploy asks).
+        Passed to every ``sam`` command: SAM reads neither ``AWS_REGION`` nor the operator's
+        --region on its own, and would otherwise deploy wherever its own defaults point.
+    profile:
+        The AWS profile of the checks, passed to every ``sam`` command for the same reason: the
+        stack must go to the account that was checked, not the default credentials'.
     """
-    reasons = tuple(guided_reasons(config))
+    reasons = tuple(guided_reasons(config, region))
     if guided is False and reasons:
         raise ConfigurationError(
             f"cannot deploy unguided: {'; '.join(reasons)} in {config.path}. Run `make deploy` once "
             "without --no-guided, or add them to samconfig.toml"
         )
     is_guided = bool(reasons) if guided is None else guided
-    common = ("--config-file", str(config.path), "--config-env", config.environment)
+    aws = (*(("--region", region) if region else ()), *(("--profile", profile) if profile else ()))
+    common = ("--config-file", str(config.path), "--config-env", config.environment, *aws)
     commands: list[tuple[str, ...]] = []
     if build:
         commands.append((sam, "build", "--template", TEMPLATE, *common))
@@ -120,11 +135,11 @@ def run_plan(plan: DeployPlan, runner: Runner = subprocess.run, say: Callable[[s
     if plan.guided:
         say(f"guided deploy ({'; '.join(plan.reasons) or 'asked for'}): answers are saved in samconfig.toml")
     for command in plan.commands:
-        say("$ " + " ".join(command))
+        say("$ " + shlex.join(command))
         completed = runner(list(command), cwd=plan.cwd, env=dict(plan.environment), check=False)
         if completed.returncode != 0:
             raise OpsError(f"`sam {command[1]}` failed with exit code {completed.returncode}")
     say(
-        "deployed. Next: `make register-webhook` (after `python -m ops set-api-key` the first time), "
-        "and confirm the SNS subscription email AWS sent to the alert address."
+        "deployed. Next, the first time: `make set-api-key`, then `make register-webhook`, and confirm "
+        "the SNS subscription email AWS sent to the alert address."
     )

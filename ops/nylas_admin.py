@@ -1,4 +1,4 @@
-"""The Nylas calls of the operator commands: webhooks (create, get, rotate), a grant, messages.
+"""The Nylas calls of the operator commands: webhooks (create, get, rotate, delete), a grant, messages.
 
 Why not the Nylas SDK: these few calls are all the commands need, ``requests`` is already a
 pinned dependency, and the documented rotate path (``POST /v3/webhooks/rotate-secret/{id}``,
@@ -88,6 +88,11 @@ class NylasAdmin:
                 return None
             raise
         return Webhook.from_data(_data_object(document, operation))
+
+    def delete_webhook(self, webhook_id: str) -> None:
+        """``DELETE /v3/webhooks/{id}``: Nylas stops delivering to that destination."""
+        path = f"/v3/webhooks/{quote(webhook_id, safe='')}"
+        self._call("DELETE", path, "delete the webhook", TIMEOUT_SECONDS)
 
     def rotate_secret(self, webhook_id: str) -> Webhook:
         """``POST /v3/webhooks/rotate-secret/{id}``: the old secret stops being used at once."""

@@ -17,7 +17,6 @@ from typing import Any
 
 from devstack.template import load_template
 from ops.errors import ConfigurationError
-from ops.hints import REGION
 from ops.samconfig import SamConfig
 
 RUNTIME_PYTHON = "python3.13"
@@ -28,10 +27,10 @@ CONCURRENCY_PARAMETER = "ReplierMaximumConcurrency"
 class Preflight:
     """What the checks found: where the stack goes and as whom."""
 
-    region: str
+    region: str | None  # None: none yet, the guided deploy asks
     account: str
     identity: str
-    unreserved_concurrency: int
+    unreserved_concurrency: int | None  # None: not checked (no region)
     replier_maximum_concurrency: int
 
 
@@ -65,14 +64,16 @@ def run_preflight(
     environ: Mapping[str, str],
     say: Callable[[str], None] = print,
 ) -> Preflight:
-    """Check Python, region, credentials and Lambda concurrency, in that order; raise at the first failure.
+    """Check Python, credentials and Lambda concurrency, in that order; raise at the first failure.
 
     Parameters
     ----------
     config:
         The ``samconfig.toml`` environment being deployed.
     region:
-        The region the deploy goes to (``--region``, ``samconfig.toml`` or the AWS default).
+        The region the deploy goes to (``--region``, ``samconfig.toml``, ``AWS_REGION``,
+        ``AWS_DEFAULT_REGION``, the profile's); ``None`` on a first deploy that names none, which
+        ``sam deploy --guided`` then asks for: only the checks that need no region run.
     client:
         Makes a boto3 client for a service in that region.
     environ:
@@ -81,16 +82,23 @@ def run_preflight(
     Raises
     ------
     ConfigurationError
-        No Python 3.13, no region, or a replier concurrency that could starve the webhook.
+        No Python 3.13, or a replier concurrency that could starve the webhook.
     botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError
         AWS refused or could not be reached (credentials, permissions); the CLI adds the hint.
     """
     check_python(environ.get("PATH", ""))
-    if not region:
-        raise ConfigurationError(REGION)
     # A credentials or permission error propagates as botocore raised it: ``ops.cli.main`` prints
-    # it with the hint for the same region, exactly as for every other command.
+    # it with the hint for the same region, exactly as for every other command. STS answers
+    # without a region (its global endpoint), so credentials are checked on a first deploy too.
     identity = client("sts").get_caller_identity()
+    if not region:
+        say(
+            f"checked: {identity['Arn']}; Python 3.13. No region yet: `sam deploy --guided` asks for one "
+            "(the Lambda concurrency of that region is checked on the next deploy)"
+        )
+        return Preflight(
+            None, identity["Account"], identity["Arn"], None, replier_maximum_concurrency(config)
+        )
     limits = client("lambda").get_account_settings()["AccountLimit"]
     unreserved = int(limits["UnreservedConcurrentExecutions"])
     maximum = replier_maximum_concurrency(config)

@@ -19,8 +19,11 @@ from ops.nylas_admin import NylasAdmin
 from ops.rotation import issue_under_flag, until
 from ops.secret_store import ApiKeyStore, SecretStore
 
-# ReplyOnce answers new mail only; every other trigger would be skipped as unsupported_type anyway.
-TRIGGER_TYPES = ("message.created",)
+# What the replier needs to hear, the one list `make register-webhook` and `make listen` subscribe to:
+# new mail, and the outcome of a send Nylas queued for an Agent Account (202 Accepted is not yet a
+# sent email): `message.send_failed` (it never went out) and `message.delivered` (it did). A webhook
+# receives a trigger type only if subscribed to it; every other type would only be skipped.
+TRIGGER_TYPES = ("message.created", "message.send_failed", "message.delivered")
 DESCRIPTION = "ReplyOnce"
 
 
@@ -38,7 +41,7 @@ def require_api_key(store: ApiKeyStore) -> str:
     key = store.read()
     if not key:
         raise SecretError(
-            f"secret {store.secret_id} has no api_key: run `python -m ops set-api-key` "
+            f"secret {store.secret_id} has no api_key: run `make set-api-key` "
             "(it reads NYLAS_API_KEY or prompts without echo), then try again"
         )
     return key
@@ -88,6 +91,13 @@ def register_webhook(
                 f"webhook {existing.id} is already registered for {webhook_url} (status {existing.status}); "
                 "nothing to do. To change its secret: `make rotate-secret`."
             )
+            missing = [t for t in TRIGGER_TYPES if t not in existing.trigger_types]
+            if missing:
+                # Registered before the replier needed them: Nylas sends it only what it subscribes to.
+                say(
+                    f"it lacks the triggers {', '.join(missing)}, which the replier needs for queued "
+                    "Agent Account sends: add them to the webhook in the Nylas dashboard (Webhooks → edit)"
+                )
             return Registration(existing.id, webhook_url, created=False)
         if existing is not None:
             raise ConfigurationError(
@@ -131,6 +141,6 @@ def register_webhook(
         ) from None
     say(
         f"registered webhook {created.id} (triggers: {', '.join(TRIGGER_TYPES)}; status notices to "
-        f"{', '.join(notification_emails)}); its secret is stored in {store.secret_id}"
+        f"{', '.join(notification_emails) or 'nobody'}); its secret is stored in {store.secret_id}"
     )
     return Registration(created.id, webhook_url, created=True)

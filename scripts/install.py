@@ -43,6 +43,17 @@ def main(argv: list[str]) -> int:
         print("usage: install.py LABEL PIP-INSTALL-ARGS...", file=sys.stderr)
         return 2
     label, pip_args = argv[0], argv[1:]
+    try:
+        return install(label, pip_args)
+    except KeyboardInterrupt:
+        # Ctrl-C reaches pip too (one process group): it stops on its own; one line, no traceback.
+        # make then stops without marking the step done, so the next command installs again.
+        print(f"\n[setup] {label}: interrupted; the next command finishes setting up", file=sys.stderr)
+        return 130
+
+
+def install(label: str, pip_args: list[str]) -> int:
+    """Run pip with progress; pip's exit status."""
     started = time.monotonic()
     # rich first (seconds), pinned by the constraints file, so the long part can show a live line.
     # Without a constraints file (the checkov environment) nothing unpinned is added: plain lines.
@@ -67,24 +78,29 @@ def main(argv: list[str]) -> int:
         text=True,
     )
     assert process.stdout is not None
-    for line in process.stdout:
-        output.append(line)
-        text = None
-        if found := _COLLECTING.match(line):
-            seen.add(found.group(1).lower())
-            text = f"{label}: resolving {len(seen)} packages ({found.group(1)})"
-        elif found := _DOWNLOADING.match(line):
-            text = f"{label}: resolving {len(seen)} packages, downloading {found.group(1)}"
-        elif found := _INSTALLING.match(line):
-            installed = len(found.group(1).split(","))
-            text = f"{label}: installing {installed} packages"
-            if status is None:
-                print(f"[setup] {text} ...", file=sys.stderr, flush=True)
-        if text is not None and status is not None:
-            status.update(text)  # type: ignore[attr-defined]
-    code = process.wait()
-    if status is not None:
-        status.stop()  # type: ignore[attr-defined]
+    try:
+        for line in process.stdout:
+            output.append(line)
+            text = None
+            if found := _COLLECTING.match(line):
+                seen.add(found.group(1).lower())
+                text = f"{label}: resolving {len(seen)} packages ({found.group(1)})"
+            elif found := _DOWNLOADING.match(line):
+                text = f"{label}: resolving {len(seen)} packages, downloading {found.group(1)}"
+            elif found := _INSTALLING.match(line):
+                installed = len(found.group(1).split(","))
+                text = f"{label}: installing {installed} packages"
+                if status is None:
+                    print(f"[setup] {text} ...", file=sys.stderr, flush=True)
+            if text is not None and status is not None:
+                status.update(text)  # type: ignore[attr-defined]
+        code = process.wait()
+    finally:
+        if status is not None:
+            status.stop()  # type: ignore[attr-defined]
+        if process.poll() is None:  # interrupted: pip got the Ctrl-C too, or is told now
+            process.terminate()
+            process.wait(timeout=30)
     if code != 0:
         sys.stderr.write("".join(output))
         print(f"[setup] {label}: pip failed (exit {code})", file=sys.stderr)

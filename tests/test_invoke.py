@@ -7,12 +7,13 @@ START/END/REPORT, and a bad event or file gets one line and exit 1.
 
 import io
 import json
+import logging
 import re
 
 import pytest
 
 from devstack.env_vars import resolve_environment
-from devstack.events import AGENT_GRANT_ID, EVENTS_DIR, load_event
+from devstack.events import AGENT_GRANT_ID, ENV_VARS_FILE, EVENTS_DIR, SAMPLE_EVENTS_ENV_VARS, load_event
 from devstack.invoke import invoke, main
 
 REPLIER_EVENT = load_event("replier-message-created.json")
@@ -75,8 +76,54 @@ def test_resolve_environment_follows_sams_precedence_and_stringification():
     assert resolved.ignored == ("E",)
 
 
+def test_every_value_that_differs_from_the_template_is_listed_with_its_source():
+    result = invoke(
+        "ReplierFunction",
+        REPLIER_EVENT,
+        env_vars={"Parameters": {"POWERTOOLS_LOG_LEVEL": "DEBUG"}},
+        shell_environment={"REPLY_BUDGET_PER_HOUR": "7"},
+    )
+    overrides = result["overrides"]
+    assert overrides["POWERTOOLS_LOG_LEVEL"] == ("DEBUG", "--env-vars")
+    assert overrides["REPLY_BUDGET_PER_HOUR"] == ("7", "shell")
+    assert overrides["AGENT_GRANT_IDS"] == (AGENT_GRANT_ID, "local stack")
+    assert overrides["NYLAS_API_URI"][1] == "local stack"
+    # Nothing else differs from the template (its resources resolved in the embedded AWS).
+    values, template = result["environment"].values, result["template_environment"]
+    assert {name for name in values if values[name] != template[name]} == set(overrides)
+
+
+def test_a_log_level_from_the_environment_reaches_the_functions_logger():
+    from replyonce.observability import logger
+
+    levels = []
+    for level in ("DEBUG", "INFO"):
+        seen = []
+        invoke(
+            "ReplierFunction",
+            REPLIER_EVENT,
+            env_vars={"Parameters": {"POWERTOOLS_LOG_LEVEL": level}},
+            shell_environment={},
+            log_echo=lambda _raw, _record, seen=seen: seen.append(logger.isEnabledFor(logging.DEBUG)),
+        )
+        levels.append(set(seen))
+    assert levels == [{True}, {False}]
+
+
+def test_the_sample_webhook_events_need_their_env_vars_file(capsys):
+    event = str(EVENTS_DIR / "webhook-message-created.json")
+    assert main(["WebhookFunction", event]) == 0
+    assert json.loads(capsys.readouterr().out)["statusCode"] == 401  # the template's replay bound
+    assert main(["WebhookFunction", event, "--env-vars", str(ENV_VARS_FILE)]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["statusCode"] == 200
+    overrides = {f"{n}={v} (--env-vars)" for n, v in SAMPLE_EVENTS_ENV_VARS["WebhookFunction"].items()}
+    assert f"environment overrides of template.yaml: {', '.join(sorted(overrides))}" in captured.err
+
+
 def test_invoke_prints_start_end_report_and_the_response(capsys):
-    assert main(["WebhookFunction", str(EVENTS_DIR / "webhook-message-created.json")]) == 0
+    event = str(EVENTS_DIR / "webhook-message-created.json")
+    assert main(["WebhookFunction", event, "-n", str(ENV_VARS_FILE)]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["statusCode"] == 200
     request_ids = re.findall(r"^START RequestId: (\S+) Version: \$LATEST$", captured.err, re.MULTILINE)
@@ -102,7 +149,7 @@ def test_env_vars_from_a_file_on_the_command_line(tmp_path, capsys):
         == 0
     )
     err = capsys.readouterr().err
-    assert "environment overrides: AGENT_GRANT_IDS (--env-vars)" in err
+    assert "AGENT_GRANT_IDS=grant-someone-else (--env-vars)" in err
     assert "emails sent: none" in err
 
 

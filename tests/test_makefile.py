@@ -43,7 +43,7 @@ def test_make_alone_lists_every_target_and_runs_nothing(tmp_path):
     assert not (tmp_path / "venv").exists()
 
 
-@pytest.mark.parametrize("target", ["demo", "serve", "mail", "thread", "invoke", "events"])
+@pytest.mark.parametrize("target", ["demo", "serve", "listen", "mail", "thread", "invoke", "events"])
 def test_the_local_stack_installs_only_what_it_needs(tmp_path, target):
     commands = make("-n", target, venv=tmp_path / "venv")
     assert "requirements-local.txt" in commands
@@ -56,6 +56,23 @@ def test_the_tests_build_the_checkov_environment(tmp_path):
     assert "requirements-dev.txt" in commands
     assert "requirements-checkov.txt" in commands
     assert commands.index("requirements-local.txt") < commands.index("requirements-dev.txt")
+
+
+@pytest.mark.parametrize(
+    ("args", "needs_checkov"),
+    [
+        ("tests/test_decisions.py -q", False),
+        ("tests/test_decisions.py::test_x tests/e2e", False),
+        ("tests/test_template_security.py -q", True),
+        ("-q tests/", True),
+        ("-k security", True),  # no path: the whole suite, the security tests included
+    ],
+)
+def test_pytest_builds_checkov_only_for_a_run_that_includes_the_security_tests(tmp_path, args, needs_checkov):
+    commands = make("-n", "pytest", f"ARGS={args}", venv=tmp_path / "venv")
+    assert ("requirements-checkov.txt" in commands) is needs_checkov
+    assert "requirements-dev.txt" in commands
+    assert f"-m pytest {args}" in commands
 
 
 def test_setup_shows_progress_rather_than_pip_quiet(tmp_path):

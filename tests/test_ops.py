@@ -13,6 +13,7 @@ with a Stubber; the ``copy`` method moves real messages).
 import io
 import json
 import os
+import shlex
 import subprocess
 import sys
 import threading
@@ -31,7 +32,8 @@ from devstack.nylas import Fault
 from devstack.template import LOCAL_API_KEY, LOCAL_PREVIOUS_WEBHOOK_SECRET, LOCAL_WEBHOOK_SECRET
 from ops import deploy, redrive
 from ops.cli import Runtime, main
-from ops.errors import ConfigurationError, OpsError
+from ops.errors import ConfigurationError, NylasApiError, OpsError
+from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_SAMCONFIG, load_samconfig, parse_parameter_overrides
 from replyonce.lease import ThreadLeases, thread_key
 from replyonce.ledger import ReplyLedger
@@ -156,7 +158,8 @@ def test_register_webhook_answers_the_challenge_and_stores_the_issued_secret(aws
     [webhook] = nylas.webhooks()
     # What Nylas was asked for.
     assert webhook["webhook_url"] == gateway.url
-    assert webhook["trigger_types"] == ["message.created"]
+    # New mail, and the outcome of a send Nylas queued (Agent Accounts): the replier needs all three.
+    assert webhook["trigger_types"] == ["message.created", "message.send_failed", "message.delivered"]
     assert webhook["notification_email_addresses"] == [ALERT_EMAIL]
     # Nylas' challenge reached our endpoint and was answered with the bare value.
     [challenge] = nylas.challenges
@@ -189,6 +192,31 @@ def test_register_webhook_twice_creates_one_webhook(nylas, stack):
     assert nylas.count("POST", "/v3/webhooks") == 1
 
 
+def test_register_webhook_names_the_triggers_an_older_webhook_lacks(aws, nylas, gateway, stack):
+    api = NylasAdmin(nylas.url, LOCAL_API_KEY)
+    older = api.create_webhook(gateway.url, ["message.created"], "ReplyOnce", [ALERT_EMAIL])
+    put_secret(aws, webhook_secret=older.secret, webhook_id=older.id)
+
+    run = ops("register-webhook")
+
+    assert run.code == 0, run.err
+    assert "already registered" in run.out
+    assert "it lacks the triggers message.send_failed, message.delivered" in run.out
+    assert len(nylas.webhooks()) == 1
+
+
+def test_a_deleted_webhook_is_gone_and_deleting_it_again_is_nylas_404(nylas, gateway):
+    api = NylasAdmin(nylas.url, LOCAL_API_KEY)
+    created = api.create_webhook(gateway.url, ["message.created"], "ReplyOnce", [])
+
+    api.delete_webhook(created.id)
+
+    assert nylas.webhooks() == []
+    with pytest.raises(NylasApiError) as refused:
+        api.delete_webhook(created.id)
+    assert refused.value.status == 404
+
+
 def test_register_webhook_reports_a_failed_challenge_in_nylas_words(aws, nylas, gateway, make_stack):
     # A URL our API does not serve: the stand-in answers 403 like API Gateway, Nylas refuses the webhook.
     make_stack(webhook_url=gateway.url.replace("/webhook", "/not-the-webhook"))
@@ -210,7 +238,7 @@ def test_register_webhook_without_api_key_stops_before_nylas(aws, nylas, stack):
 
     assert run.code == 1
     assert "has no api_key" in run.err
-    assert "set-api-key" in run.err
+    assert "run `make set-api-key`" in run.err  # what works outside the venv
     assert nylas.requests == []
 
 
@@ -977,15 +1005,17 @@ def test_deploy_with_refused_credentials_stops_before_building_with_a_hint(tmp_p
     assert runner.calls == []
 
 
-def test_deploy_without_a_region_says_where_to_give_one(tmp_path):
+def test_a_first_deploy_without_a_region_checks_what_needs_none_then_lets_sam_ask(tmp_path):
     run, runner = deploy_with(
         tmp_path, StubbedAws(region=None), samconfig=COMPLETE_SAMCONFIG.replace('region = "eu-west-1"\n', "")
     )
 
-    assert run.code == 2
-    assert "--region" in run.err
-    assert "AWS_REGION" in run.err
-    assert runner.calls == []
+    assert run.code == 0, run.err
+    assert "checked: arn:aws:iam::123456789012:user/ops; Python 3.13. No region yet" in run.out
+    build, deploy_command = (call["command"] for call in runner.calls)
+    assert "--region" not in build
+    assert "--region" not in deploy_command  # sam deploy --guided asks for it and saves it
+    assert "--guided" in deploy_command
 
 
 def test_deploy_goes_to_the_region_it_checked(tmp_path):
@@ -1000,6 +1030,109 @@ def test_deploy_goes_to_the_region_it_checked(tmp_path):
     assert run.code == 0, run.err
     deploy_command = runner.calls[-1]["command"]
     assert deploy_command[deploy_command.index("--region") + 1] == "ap-southeast-2"
+
+
+class NoAwsNeeded:
+    """A session factory for runs that must not need AWS: making a session fails the test."""
+
+    def __call__(self, **kwargs):
+        raise AssertionError(f"an AWS session was made: {kwargs}")
+
+
+def dry_run(tmp_path, argv: list[str], environ: dict[str, str], session_factory=None) -> list[list[str]]:
+    """The ``$ sam ...`` lines ``deploy --dry-run`` prints, each split as a shell would."""
+    path = tmp_path / "samconfig.toml"
+    if not path.exists():
+        path.write_text(COMPLETE_SAMCONFIG.replace('region = "eu-west-1"\n', ""))
+    out, err = io.StringIO(), io.StringIO()
+    runtime = Runtime(
+        out=out,
+        err=err,
+        run_process=Recorder(),
+        environ={"PATH": "/usr/bin", **environ},
+        session_factory=session_factory or NoAwsNeeded(),
+    )
+    code = main(["deploy", "--config-file", str(path), *argv, "--dry-run"], runtime)
+    assert code == 0, err.getvalue()
+    commands = [shlex.split(line[2:]) for line in out.getvalue().splitlines() if line.startswith("$ ")]
+    assert [command[1] for command in commands] == ["build", "deploy"]
+    return commands
+
+
+def aws_options(command: list[str]) -> dict[str, str]:
+    return {flag: command[command.index(flag) + 1] for flag in ("--region", "--profile") if flag in command}
+
+
+def test_deploy_dry_run_carries_region_and_profile_to_every_sam_command(tmp_path):
+    commands = dry_run(tmp_path, ["--region", "eu-west-1", "--profile", "prod"], environ={})
+
+    build, deploy_command = commands
+    assert build[2:4] == ["--template", "template.yaml"]
+    for command in commands:
+        assert aws_options(command) == {"--region": "eu-west-1", "--profile": "prod"}
+    # samconfig.toml holds every other answer and --region gives the missing one: nothing to ask.
+    assert "--guided" not in deploy_command
+
+
+@pytest.mark.parametrize("variable", ["AWS_REGION", "AWS_DEFAULT_REGION"])
+def test_deploy_takes_the_region_from_the_environment(tmp_path, variable):
+    for command in dry_run(tmp_path, [], environ={variable: "eu-west-1"}):
+        assert aws_options(command) == {"--region": "eu-west-1"}
+
+
+def test_deploy_takes_the_profiles_region_from_the_aws_config_file(tmp_path, monkeypatch):
+    config = tmp_path / "aws-config"
+    config.write_text("[profile prod]\nregion = ap-south-1\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+
+    commands = dry_run(tmp_path, ["--profile", "prod"], environ={}, session_factory=boto3.session.Session)
+
+    for command in commands:
+        assert aws_options(command) == {"--region": "ap-south-1", "--profile": "prod"}
+
+
+def test_deploy_region_precedence_is_flag_then_samconfig_then_environment(tmp_path):
+    (tmp_path / "samconfig.toml").write_text(COMPLETE_SAMCONFIG)  # region = "eu-west-1"
+    environ = {"AWS_REGION": "us-west-2", "AWS_DEFAULT_REGION": "ap-south-1"}
+    assert aws_options(dry_run(tmp_path, [], environ)[1]) == {"--region": "eu-west-1"}
+    assert aws_options(dry_run(tmp_path, ["--region", "ca-central-1"], environ)[1]) == {
+        "--region": "ca-central-1"
+    }
+
+
+def test_deploy_checks_and_deploys_as_the_profile_it_was_given(tmp_path):
+    path = tmp_path / "samconfig.toml"
+    path.write_text(COMPLETE_SAMCONFIG)
+    runner, aws = Recorder(0, 0), StubbedAws()
+    sessions = []
+
+    def factory(**kwargs):
+        sessions.append(kwargs)
+        return aws
+
+    out = io.StringIO()
+    runtime = Runtime(out=out, err=io.StringIO(), run_process=runner, environ={"PATH": "/usr/bin"})
+    runtime.session_factory = factory
+    assert main(["deploy", "--config-file", str(path), "--profile", "prod"], runtime) == 0
+
+    assert sessions == [{"region_name": "eu-west-1", "profile_name": "prod"}]  # the checks ran as prod
+    for call in runner.calls:
+        assert aws_options(call["command"]) == {"--region": "eu-west-1", "--profile": "prod"}
+    assert "`make set-api-key`, then `make register-webhook`" in out.getvalue()
+
+
+def test_every_command_takes_the_region_from_aws_region(aws, make_stack, monkeypatch):
+    make_stack()
+    monkeypatch.delenv("AWS_DEFAULT_REGION")  # botocore alone would find no region now
+    out, err = io.StringIO(), io.StringIO()
+    code = main(
+        ["thread-state", "--stack-name", STACK, "--grant", AGENT_GRANT_ID, "--thread", "thread-x"],
+        Runtime(out=out, err=err, environ={"AWS_REGION": REGION}),
+    )
+    assert code == 0, err.getvalue()
+    assert "no state item" in out.getvalue()
 
 
 def test_deploy_needs_python_313_on_the_build_path(tmp_path):
@@ -1041,6 +1174,20 @@ def test_ops_without_a_region_say_how_to_give_one(no_aws_configuration, command)
     assert code == 1
     assert "You must specify a region" in err.getvalue()
     assert "hint: no AWS region: pass --region" in err.getvalue()
+
+
+def test_backfill_checks_its_window_before_asking_aws_for_anything(no_aws_configuration):
+    out, err = io.StringIO(), io.StringIO()
+    samconfig = no_aws_configuration / "samconfig.toml"
+    code = main(
+        ["backfill", "--since", "yesterday", "--stack-name", STACK, "--config-file", str(samconfig)],
+        Runtime(out=out, err=err, environ={}),
+    )
+
+    assert code == 2
+    assert err.getvalue().strip() == (
+        "error: not a time: 'yesterday' (Unix seconds or ISO 8601, e.g. 2026-11-30T10:00Z)"
+    )
 
 
 def test_ops_without_credentials_say_how_to_get_them(no_aws_configuration):

@@ -24,6 +24,8 @@ import pytest
 
 from devstack import invoke, trigger
 from devstack.demo import DemoReport
+from devstack.env_vars import load_env_vars_file
+from devstack.events import ENV_VARS_FILE, event_file_names, load_event
 from tests.test_serve_trigger import Serve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,18 +34,21 @@ MAKE = shutil.which("make")
 
 
 def code_blocks(text: str, language: str) -> list[str]:
-    """The fenced blocks tagged ``language`` (``""``: untagged), fences paired in order."""
-    blocks, current, tag = [], None, ""
+    """The fenced blocks tagged ``language`` (``""``: untagged), fences paired in order.
+
+    A fence may be indented (a block inside a numbered step); its lines lose that indentation.
+    """
+    blocks, current, tag, indent = [], None, "", 0
     for line in text.splitlines(keepends=True):
-        if line.startswith("```"):
+        if line.lstrip().startswith("```"):
             if current is None:
-                current, tag = [], line[3:].strip()
+                current, tag, indent = [], line.strip()[3:].strip(), len(line) - len(line.lstrip())
             else:
                 if tag == language:
                     blocks.append("".join(current))
                 current = None
         elif current is not None:
-            current.append(line)
+            current.append(line[indent:] if line[:indent].strip() == "" else line)
     return blocks
 
 
@@ -56,12 +61,12 @@ def make_commands(text: str) -> list[str]:
             if re.match(r"^(\w+=\S+ )*make\b", line):
                 commands.append(line)
     fenced = {
-        line
+        line.strip()
         for tag in ("", "bash", "json")
         for block in code_blocks(text, tag)
         for line in block.splitlines()
     }
-    without_blocks = "\n".join(line for line in text.splitlines() if line not in fenced)
+    without_blocks = "\n".join(line for line in text.splitlines() if line.strip() not in fenced)
     for span in re.findall(r"`([^`\n]+)`", without_blocks):
         if re.match(r"^(\w+=\S+ )*make\b", span):
             commands.append(span)
@@ -198,26 +203,70 @@ def test_the_readmes_mail_example_gets_its_reply(tmp_path, capsys):
         serve.stop()
 
 
+@pytest.mark.skipif(MAKE is None, reason="make is not installed")
 def test_the_readmes_invoke_examples_run(tmp_path, capsys):
     [env_example] = [b for b in code_blocks(README, "json") if "ReplierFunction" in b]
     env_file = tmp_path / "env.json"
     env_file.write_text(env_example)
+    ran_the_example_file = False
     for command in COMMANDS:
         target, variables = split_make(command)
         if target != "invoke" or "FN" not in variables:
             continue
-        args = [a.replace("env.json", str(env_file)) for a in shlex.split(variables.get("ARGS", ""))]
-        assert invoke.main([variables["FN"], variables["EVENT"], *args]) == 0, command
-    # The README's --env-vars example, as a file, changes the invocation as it says.
-    assert (
-        invoke.main(["ReplierFunction", "events/replier-message-created.json", "--env-vars", str(env_file)])
-        == 0
-    )
-    err = capsys.readouterr().err
-    [overrides] = [line for line in err.splitlines() if line.startswith("environment overrides: ")]
-    example = json.loads(env_example)
-    for name in [*example["ReplierFunction"], *example["Parameters"]]:
-        assert f"{name} (--env-vars)" in overrides
+        # The arguments `make` passes (its ENV_VARS default included), with the README's env.json.
+        module, *argv = module_command(target, variables)
+        assert module == "devstack.invoke", command
+        argv = [str(env_file) if word == "env.json" else word for word in argv]
+        capsys.readouterr()
+        assert invoke.main(argv) == 0, command
+        err = capsys.readouterr().err
+        [overrides] = [line for line in err.splitlines() if line.startswith("environment overrides of ")]
+        if str(env_file) in argv:
+            # The README's --env-vars example, as a file, changes the invocation as it says.
+            ran_the_example_file = True
+            example = json.loads(env_example)
+            for name, value in [*example["ReplierFunction"].items(), *example["Parameters"].items()]:
+                assert f"{name}={value} (--env-vars)" in overrides
+    assert ran_the_example_file, "no `make invoke ... ENV_VARS=env.json` line in the README"
+
+
+def sam_local_invoke_commands() -> list[list[str]]:
+    """The argv of each ``sam local invoke`` line of the README's bash blocks."""
+    return [
+        shlex.split(line.strip())
+        for block in code_blocks(README, "bash")
+        for line in block.splitlines()
+        if line.strip().startswith("sam local invoke ")
+    ]
+
+
+def test_the_readmes_sam_local_invoke_command_is_answered_200_with_the_templates_environment():
+    commands = sam_local_invoke_commands()
+    assert commands, "the README shows no `sam local invoke` command"
+    for argv in commands:
+        function = argv[3]
+        event_path = ROOT / argv[argv.index("-e") + 1]
+        env_vars = load_env_vars_file(ROOT / argv[argv.index("--env-vars") + 1])
+        assert function == "WebhookFunction"
+        # Every signed event of events/, run as that command runs its own: the template's
+        # environment plus only what the command's --env-vars file adds.
+        webhook_events = [name for name in event_file_names() if name.startswith("webhook-")]
+        posts = [name for name in webhook_events if load_event(name)["httpMethod"] == "POST"]
+        assert event_path.name in posts
+        for name in posts:
+            result = invoke.invoke(function, load_event(name), env_vars=env_vars, shell_environment={})
+            assert {source for _, source in result["overrides"].values()} <= {"--env-vars"}
+            expected = 401 if "forged" in name or "missing" in name else 200
+            assert result["response"]["statusCode"] == expected, name
+
+
+def test_the_sample_events_env_file_holds_exactly_what_they_need():
+    # Without the file the template's replay bound refuses the sample event; with it, it is queued.
+    event = load_event("webhook-message-created.json")
+    without = invoke.invoke("WebhookFunction", event, shell_environment={})
+    assert without["response"]["statusCode"] == 401
+    assert "a replay" in without["response"]["body"]
+    assert load_env_vars_file(ENV_VARS_FILE) == {"WebhookFunction": {"MAX_NOTIFICATION_AGE_SECONDS": "0"}}
 
 
 def _report_labels(report: str) -> list[str]:
@@ -286,3 +335,70 @@ def test_every_variable_the_configuration_reads_is_in_the_readme():
     }
     assert read, "no variable found in config.py: the pattern above no longer matches how it reads them"
     assert read - documented == set()
+
+
+def section(title: str) -> str:
+    """The README's ``## title`` section, up to the next ``##`` heading."""
+    found = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", README, re.MULTILINE | re.DOTALL)
+    assert found, f"the README has no section {title!r}"
+    return found.group(1)
+
+
+def test_the_readme_reads_in_the_order_a_new_user_goes():
+    # What the product is, before any heading; then trying it, deploying it, and only then the internals.
+    lead = README.split("\n## ", 1)[0]
+    assert "reply **once**" in lead
+    titles = re.findall(r"^## (.+)$", README, re.MULTILINE)
+    order = ["Try it locally", "Deploy to your account and connect Nylas", "How it works"]
+    assert titles[0] == order[0]
+    assert [t for t in titles if t in order] == order
+    # The deploy section in the order a user does it, each step with its command.
+    deploy = section("Deploy to your account and connect Nylas")
+    steps = re.findall(r"^\d\. \*\*(.+?)\.\*\*", deploy, re.MULTILINE)
+    assert steps == [
+        "Deploy",
+        "Set the Nylas API key",
+        "Register the webhook",
+        "Confirm the alert email",
+        "Send yourself a message",
+    ]
+    commands = ("make deploy", "make set-api-key", "make register-webhook")
+    positions = [deploy.index(command) for command in commands]
+    assert positions == sorted(positions)
+
+
+def _ops_dry_run(argv: list[str], **environment: str) -> list[list[str]]:
+    """The ``$ sam ...`` lines of ``python -m ops`` with no AWS configuration at all on this machine."""
+    quiet = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    result = subprocess.run(  # noqa: S603 - this interpreter, our own command
+        [sys.executable, "-m", "ops", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            **quiet,
+            "AWS_CONFIG_FILE": str(ROOT / "no-aws-config"),
+            "AWS_SHARED_CREDENTIALS_FILE": str(ROOT / "no-aws-credentials"),
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'layers' / 'replyonce'}",
+            **environment,
+        },
+    )
+    assert result.returncode == 0, result.stderr
+    return [shlex.split(line[2:]) for line in result.stdout.splitlines() if line.startswith("$ ")]
+
+
+@pytest.mark.skipif(MAKE is None, reason="make is not installed")
+def test_the_readmes_deploy_dry_run_prints_sam_commands_for_its_region_and_profile():
+    [command] = [c for c in COMMANDS if c.startswith("make deploy") and "--dry-run" in c]
+    module, *argv = module_command(*split_make(command))
+    assert module == "ops"
+    commands = _ops_dry_run(argv)
+    assert [c[1] for c in commands] == ["build", "deploy"]
+    for sam in commands:
+        assert sam[sam.index("--region") + 1] == "eu-west-1"
+        assert sam[sam.index("--profile") + 1] == "prod"
+    # The region from the environment, as `AWS_REGION=eu-west-1 make deploy ARGS="--dry-run"` gives it.
+    for sam in _ops_dry_run(["deploy", "--dry-run"], AWS_REGION="eu-west-1"):
+        assert sam[sam.index("--region") + 1] == "eu-west-1"

@@ -19,6 +19,7 @@ import pytest
 
 from devstack import trigger
 from devstack.events import AGENT_EMAIL
+from tests.pseudo_terminal import Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 ENVIRONMENT = {
@@ -101,6 +102,9 @@ def test_your_own_message_gets_one_reply_shown_in_both_terminals(serve, capsys):
     assert code == 0
     message_id, thread_id = re.search(r"message (\S+) from alice@example.com on thread (\S+):", out).groups()
     assert "3 deliveries, webhook answered 200, 200, 200" in out
+    assert re.search(
+        r"replied after [\d.]+ s: \S+ to alice@example\.com, answers " + re.escape(message_id), out
+    )
     # The trigger printed the conversation with the agent's reply.
     assert re.search(r"agent\s+\S+\s+" + re.escape(AGENT_EMAIL) + r"\s+Re: Invoice 77", out)
     # Three deliveries of one notification, one reply.
@@ -122,12 +126,24 @@ def test_a_follow_up_on_the_thread_gets_its_own_reply(serve, capsys):
     )
     assert code == 0
     assert re.search(r"on thread " + re.escape(thread_id) + r": 'Re: Hello'", out)
+    assert "1 delivery, webhook answered 200" in out
     assert len(agent_messages(serve, thread_id)) == 2
     code, listing, _ = run_trigger(serve, capsys, "thread", "--thread", thread_id)
     assert code == 0
     assert f"thread {thread_id}: 4 messages" in listing
     assert listing.count("customer ") == 2
     assert listing.count("agent ") == 2
+
+
+def test_a_skipped_message_is_reported_with_its_reason_as_soon_as_it_is_skipped(serve, capsys):
+    started = time.monotonic()
+    code, out, _ = run_trigger(
+        serve, capsys, "mail", "--from", "no-reply@shop.example", "--subject", "Receipt", "--wait", "15"
+    )
+    took = time.monotonic() - started
+    assert code == 0
+    assert re.search(r"skipped after [\d.]+ s: reason=automated_sender \(no reply will be sent for it\)", out)
+    assert took < 8, f"make mail took {took:.1f} s for a skip (it waited for a reply that never comes)"
 
 
 def test_message_updated_truncated_forged_and_unknown_deliveries(serve, capsys):
@@ -168,6 +184,24 @@ def test_serve_prints_one_readable_line_per_event_without_metrics_or_moto(serve,
     assert '{"level"' not in text  # no raw JSON
     assert "HTTP/1.1" not in text  # moto's request lines quiet
     assert "service_undefined" not in text
+
+
+def test_serve_in_a_terminal_shows_each_event_and_no_metric_lines(capsys):
+    """``make serve`` as a person runs it: its start-up spinner on a terminal, then the events."""
+    terminal = Terminal(
+        [sys.executable, "-m", "devstack.serve", "--port", "0", "--pollers", "1"], cwd=ROOT, env=ENVIRONMENT
+    )
+    try:
+        base_url = terminal.wait_for(r"webhook URL\s+(http://127\.0\.0\.1:\d+)/").group(1)
+        assert trigger.main(["mail", "--from", "erin@example.com", "--url", base_url]) == 0
+        terminal.wait_for(r"replier .* reply sent")
+        # The agent's own reply fires message.created too: once it is skipped, both invocations flushed.
+        terminal.wait_for(r"notification skipped\s+reason=own_outbound")
+    finally:
+        terminal.close()
+    screen = terminal.text()
+    assert "starting the local stack" in screen  # the spinner was drawn: this was a terminal
+    assert '"_aws"' not in screen, "raw EMF metric lines reached the terminal"
 
 
 def test_mistakes_get_one_clear_line(serve, capsys, tmp_path):
