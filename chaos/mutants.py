@@ -132,7 +132,7 @@ class _OwnerBlind:
         return getattr(self._client, name)
 
     def update_item(self, **request: Any) -> Any:
-        taking = "ALL_NEW" == request.get("ReturnValues")
+        taking = request.get("ReturnValues") == "ALL_NEW"
         if self._take_too or not taking:
             request = _strip_owner_condition(request, self._owner)
         return self._client.update_item(**request)
@@ -220,7 +220,9 @@ def date_coverage(patches: _Patches) -> None:
         except (TypeError, ValueError):
             return 0
 
-    def plan_burst(trigger_id: str, messages: Any, *, is_covered: Any, own_addresses: Any, **rest: Any) -> Any:
+    def plan_burst(
+        trigger_id: str, messages: Any, *, is_covered: Any, own_addresses: Any, **rest: Any
+    ) -> Any:
         own = set(own_addresses)
         last_reply = max((date(m) for m in messages if screening.sender_email(m) in own), default=0)
         older = {str(m.get("id")) for m in messages if date(m) <= last_reply}
@@ -253,7 +255,7 @@ def no_loop_guard(patches: _Patches) -> None:
 
 
 def no_outbox(patches: _Patches) -> None:
-    """Nothing stored survives an attempt: every holder asks the agent anew, never finishing an earlier intent."""
+    """Nothing stored survives an attempt: each holder asks the agent anew, never finishing an intent."""
     state = _module("state")
     original = state.ThreadState.from_item.__func__
 
@@ -384,7 +386,7 @@ def nonce_agent() -> None:
 
 
 def slow_agent(seconds: float) -> None:
-    """Each answer of the template agent takes 20-100 % of ``seconds``, as a model's does (a workload setting)."""
+    """Each answer of the template agent takes 20-100 % of ``seconds``, as a model's does (a knob)."""
     agents = _module("agents")
     original = agents.template_agent
 

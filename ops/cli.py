@@ -38,8 +38,8 @@ from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, loa
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
 from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
-from replyonce.store import DynamoDBStateStore
 from replyonce.queue import NotificationQueue
+from replyonce.store import DynamoDBStateStore
 
 
 @dataclass

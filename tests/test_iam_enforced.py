@@ -72,7 +72,7 @@ from devstack.poller import EventSourcePoller
 from devstack.template import LOCAL_WEBHOOK_SECRET, TEMPLATE_PATH, LocalResources, create_resources
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
-from replyonce.state import FAILED, message_key, thread_key
+from replyonce.state import Status, message_key, thread_key
 
 ACCOUNT = "123456789012"
 STACK_NAME = "replyonce"
@@ -608,14 +608,22 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
 
     # A send Nylas refuses for good: the ledger records the failure instead of retrying forever.
     refused = nylas.deliver_inbound(AGENT_GRANT_ID, from_email=CUSTOMER_EMAIL, subject="Bad", body="Hi")
-    nylas.inject("POST", rf"^/v3/grants/{AGENT_GRANT_ID}/messages/send$", Fault.status(400), times=1)
+    # (Refused twice: a 400 is first tried again without our custom headers.)
+    nylas.inject("POST", rf"^/v3/grants/{AGENT_GRANT_ID}/messages/send$", Fault.status(400), times=2)
     webhook_queue.enqueue(Notification(envelope(refused)))
     poller.drain()
     ledger = aws.admin.client("dynamodb").get_item(
         TableName=aws.resources.tables["StateTable"],
         Key={"pk": {"S": message_key(AGENT_GRANT_ID, refused["id"])}},
     )
-    assert ledger["Item"]["status"]["S"] == FAILED
+    assert ledger["Item"]["status"]["S"] == Status.FAILED
+
+    # A send Nylas queues (202): the replier schedules its own reconcile on the queue (SendMessage).
+    nylas.modes.send_queue = True
+    queued_reply = nylas.deliver_inbound(AGENT_GRANT_ID, from_email=CUSTOMER_EMAIL, subject="Queued", body="Hi")
+    webhook_queue.enqueue(Notification(envelope(queued_reply)))
+    poller.poll_once()
+    nylas.modes.send_queue = False
 
     report_and_check(aws, policies)
 

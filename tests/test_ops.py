@@ -35,10 +35,9 @@ from ops.cli import Runtime, main
 from ops.errors import ConfigurationError, NylasApiError, OpsError
 from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_SAMCONFIG, load_samconfig, parse_parameter_overrides
-from replyonce.lease import ThreadLeases, thread_key
-from replyonce.ledger import ReplyLedger
 from replyonce.signature import sign
-from replyonce.state import SendIntent
+from replyonce.state import Intent, Settlement, Status, thread_key
+from replyonce.store import DynamoDBStateStore
 from tests.conftest import drain, register_stack
 
 STACK = "replyonce-ops-test"
@@ -698,21 +697,34 @@ def test_move_task_failures_are_reported():
 
 
 def write_thread_history(aws, thread_id: str, *, hold_lease: bool) -> None:
-    """Leave the state the replier leaves, written by the replier's own classes."""
-    dynamodb = boto3.client("dynamodb")
-    table = aws.tables["StateTable"]
-    leases = ThreadLeases(table, dynamodb, item_ttl_seconds=3600)
-    ledger = ReplyLedger(table, dynamodb, ttl_seconds=3600)
+    """Leave the state the replier leaves, written by the replier's own store."""
+    store = DynamoDBStateStore(aws.tables["StateTable"], boto3.client("dynamodb"), ttl_seconds=3600)
     key = thread_key(AGENT_GRANT_ID, thread_id)
-    lease = leases.acquire(key, 60_000)
-    intent = SendIntent(
-        "intent-1", "msg-burst", ("msg-first", "msg-burst"), "{}", created_at=int(time.time())
+    now = int(time.time())
+    lease = store.take_lease(key, 60_000)
+    intent = Intent("intent-1", thread_id, "msg-burst", ("msg-first", "msg-burst"), "{}", created_at=now)
+    store.store_intent(lease, intent)
+    store.settle(
+        lease,
+        Settlement(
+            Status.REPLIED,
+            intent.covered,
+            now,
+            intent,
+            counts_as_reply=True,
+            reply_message_id="msg-agent-reply",
+            replied_to="msg-burst",
+        ),
+        AGENT_GRANT_ID,
     )
-    ledger.record_reply(lease, AGENT_GRANT_ID, intent, "msg-agent-reply", sent_at=int(time.time()))
-    refused = leases.acquire(thread_key(AGENT_GRANT_ID, "thread-refused"), 60_000)
-    ledger.record_failure(refused, AGENT_GRANT_ID, ["msg-refused"], "403 insufficient_scopes")
+    refused = store.take_lease(thread_key(AGENT_GRANT_ID, "thread-refused"), 60_000)
+    store.settle(
+        refused,
+        Settlement(Status.FAILED, ("msg-refused",), now, reason="403 insufficient_scopes"),
+        AGENT_GRANT_ID,
+    )
     if hold_lease:
-        leases.acquire(key, 120_000)
+        store.take_lease(key, 120_000)
 
 
 def test_thread_state_shows_lease_replies_and_ledger(aws, make_stack):
