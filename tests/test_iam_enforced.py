@@ -620,7 +620,9 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
 
     # A send Nylas queues (202): the replier schedules its own reconcile on the queue (SendMessage).
     nylas.modes.send_queue = True
-    queued_reply = nylas.deliver_inbound(AGENT_GRANT_ID, from_email=CUSTOMER_EMAIL, subject="Queued", body="Hi")
+    queued_reply = nylas.deliver_inbound(
+        AGENT_GRANT_ID, from_email=CUSTOMER_EMAIL, subject="Queued", body="Hi"
+    )
     webhook_queue.enqueue(Notification(envelope(queued_reply)))
     poller.poll_once()
     nylas.modes.send_queue = False
