@@ -29,11 +29,12 @@ from urllib.parse import quote, unquote
 
 import requests
 
-from devstack.events import AGENT_GRANT_ID, envelope, message_created
+from devstack.events import AGENT_GRANT_ID, envelope, message_created, notification_envelope
 from devstack.invariants import REPLY_SENT, SKIPPED
 from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
 from devstack.webhook_sender import WebhookSender
+from ops.register_webhook import TRIGGER_TYPES
 
 CONTROL_PREFIX = "/_local"
 NOTIFICATION_TYPES = ("message.created", "message.created.truncated", "message.updated")
@@ -105,10 +106,12 @@ class MailControl:
         self._background = ThreadPoolExecutor(max_workers=4, thread_name_prefix="nylas-webhooks")
         if emulator is not None:
             emulator.on_message_created = self._message_created
+            emulator.on_notification = self._notification
 
     def close(self) -> None:
         if self._emulator is not None:
             self._emulator.on_message_created = None
+            self._emulator.on_notification = None
         self._background.shutdown(wait=True)
 
     # ---- the emulator's callback ---------------------------------------------------------------
@@ -125,6 +128,11 @@ class MailControl:
             pending.notifications.append(notification)
         else:  # mail put in some other way (the emulator's own route): deliver it once, as Nylas would
             self._background.submit(self._sender.deliver, notification)
+
+    def _notification(self, trigger: str, data: Json) -> None:
+        """A send outcome of a queued reply reaches the webhook, as for a webhook subscribed to it."""
+        if trigger in TRIGGER_TYPES:
+            self._background.submit(self._sender.deliver, notification_envelope(trigger, data))
 
     # ---- routes --------------------------------------------------------------------------------
 

@@ -182,6 +182,19 @@ def envelope(
     }
 
 
+def notification_envelope(trigger: str, data: dict[str, Any]) -> dict[str, Any]:
+    """Wrap a notification's ``data`` (any trigger: ``message.delivered``, ``message.send_failed``, ...)."""
+    return {
+        "specversion": "1.0",
+        "type": trigger,
+        "source": "/nylas/send",
+        "id": str(uuid.uuid4()),
+        "time": int(time.time()),
+        "webhook_delivery_attempt": 1,
+        "data": data,
+    }
+
+
 def encode(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload, separators=(",", ":")).encode()
 

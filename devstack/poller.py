@@ -63,6 +63,10 @@ class EventSourcePoller:
         self._queue_arn = resources.queue_arns[queue_logical_id]
         self._sqs = sqs_client or boto3.client("sqs")
 
+    def replace_handler(self, handler: Handler) -> None:
+        """Invoke ``handler`` from the next batch on (a new container; the current batch finishes first)."""
+        self._handler = handler
+
     def poll_once(self, wait_seconds: int = 0) -> PollResult:
         """Receive one batch, invoke the handler once, settle the batch."""
         messages = self._sqs.receive_message(

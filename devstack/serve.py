@@ -12,11 +12,17 @@ which needs all four of ``NYLAS_API_URI``, ``NYLAS_API_KEY``,
 ``NYLAS_WEBHOOK_SECRET`` (the secret Nylas returned when the webhook was
 created) and ``AGENT_GRANT_IDS``; point a tunnel at the printed URL. Without a
 webhook of your own, ``make listen`` creates one for the tunnel while it runs.
+
+``--agent module:function`` runs the replier with your agent (``REPLY_AGENT``;
+the module in ``functions/replier/`` or the layer) and gives the replier new
+containers whenever the agent's file changes: edit it, ``make mail``, read the
+reply. ``--review`` makes every reply a draft (``REPLY_MODE=review``).
 """
 
 import argparse
 import contextlib
 import errno
+import importlib.util
 import os
 import signal
 import socket
@@ -24,6 +30,7 @@ import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from devstack.cli_types import port_number, run_command, whole_number
@@ -135,7 +142,58 @@ def parser(prog: str = "python -m devstack.serve", doc: str = __doc__) -> argpar
         choices=LOG_LEVELS,
         help="POWERTOOLS_LOG_LEVEL of both functions (default: the template's LogLevel)",
     )
+    parser.add_argument(
+        "--agent",
+        type=agent_name,
+        help="REPLY_AGENT: your agent, module:function (functions/replier/ or the layer), reloaded on change",
+    )
+    parser.add_argument(
+        "--review", action="store_true", help="REPLY_MODE=review: every reply becomes a draft"
+    )
     return parser
+
+
+def agent_name(value: str) -> str:
+    """``module:function`` whose module can be found (on the replier's path): said before anything starts."""
+    module, _, function = value.partition(":")
+    if not module or not function:
+        raise argparse.ArgumentTypeError(f"{value!r} is not module:function (e.g. order_status_agent:reply)")
+    if agent_file(module) is None:
+        raise argparse.ArgumentTypeError(f"no module {module!r} in {REPLIER_DIRECTORY} or the layer")
+    return value
+
+
+REPLIER_DIRECTORY = Path(__file__).resolve().parent.parent / "functions" / "replier"
+
+
+def agent_file(module: str) -> Path | None:
+    """Where the replier will import ``module`` from: its own directory first, as in Lambda."""
+    if str(REPLIER_DIRECTORY) not in sys.path:
+        sys.path.insert(0, str(REPLIER_DIRECTORY))
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin) if spec is not None and spec.origin else None
+
+
+def reload_on_change(stack: LocalStack, agent: str, console: Any, stopped: Any) -> None:
+    """Give the replier new containers (the agent imported anew) each time the agent's file changes."""
+    module = agent.partition(":")[0]
+    path = agent_file(module)
+    if path is None:
+        return
+    seen = path.stat().st_mtime
+    while not stopped.wait(0.5):
+        try:
+            changed = path.stat().st_mtime
+        except OSError:
+            continue
+        if changed != seen:
+            seen = changed
+            sys.modules.pop(module, None)
+            stack.new_replier_containers()
+            console.print(f"[agent] {path.name} changed: new replier containers load {agent} again")
 
 
 def start_stack(settings: StackSettings, view: "ServeView", starting: str) -> LocalStack | None:
@@ -172,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     except ServeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if args.agent:
+        settings.replier_environment = {**settings.replier_environment, "REPLY_AGENT": args.agent}
+    if args.review:
+        settings.replier_environment = {**settings.replier_environment, "REPLY_MODE": "review"}
     view = ServeView(make_console(), json_logs=args.json_logs, metrics=args.metrics)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
@@ -179,9 +241,14 @@ def main(argv: list[str] | None = None) -> int:
     stack = start_stack(settings, view, f"starting the local stack (embedded AWS, {nylas}, webhook) ...")
     if stack is None:
         return 1
+    if args.agent:
+        threading.Thread(
+            target=reload_on_change, args=(stack, args.agent, view.console, stopped), daemon=True
+        ).start()
     try:
         serve(stack, view, mode, stopped)
     finally:
+        stopped.set()
         stack.stop()
     return 0
 

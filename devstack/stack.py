@@ -199,6 +199,7 @@ class LocalStack:
         self._moto: ThreadedMotoServer | None = None
         self._gateway: ApiGatewayStandIn | None = None
         self._pollers: list[threading.Thread] = []
+        self._replier_pollers: list[EventSourcePoller] = []
         self._stop = threading.Event()
         self._saved_environment: dict[str, str | None] = {}
         self._saved_log_level: int | None = None
@@ -275,9 +276,18 @@ class LocalStack:
         ).start()
         for index in range(self.settings.pollers):
             poller = EventSourcePoller(load_handler("ReplierFunction"), self.resources)
+            self._replier_pollers.append(poller)
             thread = threading.Thread(target=self._poll, args=(poller,), name=f"poller-{index}", daemon=True)
             thread.start()
             self._pollers.append(thread)
+
+    def new_replier_containers(self) -> None:
+        """Every poller gets a fresh replier container (cold start: the agent, clients, caches anew).
+
+        Why: ``make serve --agent`` picks up an edited agent the way a deploy would, with new containers.
+        """
+        for poller in self._replier_pollers:
+            poller.replace_handler(load_handler("ReplierFunction"))
 
     def stop(self) -> None:
         self._stop.set()

@@ -6,11 +6,11 @@ loopback, and counts at the emulator what Nylas saw.
 """
 
 import time
-import uuid
 
 import boto3
 
 from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL
+from devstack.events import notification_envelope as notification  # noqa: F401 - for the tests
 from devstack.poller import EventSourcePoller
 from functions.replier import app
 from replyonce.consumer import NotificationConsumer
@@ -88,16 +88,3 @@ def hold_lease(replier, message: dict, *, owner: str, for_ms: int) -> None:
 def new_container() -> NotificationConsumer:
     """What a fresh Lambda container builds: its own clients, caches and idempotency config."""
     return NotificationConsumer.from_environment()
-
-
-def notification(trigger: str, data: dict) -> dict:
-    """The envelope Nylas wraps a notification's ``data`` in (any trigger)."""
-    return {
-        "specversion": "1.0",
-        "type": trigger,
-        "source": "/nylas/send",
-        "id": str(uuid.uuid4()),
-        "time": int(time.time()),
-        "webhook_delivery_attempt": 1,
-        "data": data,
-    }

@@ -1,0 +1,113 @@
+"""``make serve ARGS="--agent module:function"``: your agent behind the local stack, reloaded when you edit it.
+
+The loop a team works in: edit the agent, ``make mail``, read the reply (or
+the draft, with ``--review``). One real ``make serve`` process with an agent
+module of the test's own (on ``PYTHONPATH``, as the layer's modules are);
+``make mail`` runs as users run it.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from devstack import trigger
+from tests.test_serve_trigger import ENVIRONMENT, ROOT, Serve, agent_messages
+
+AGENT = textwrap.dedent(
+    """
+    from replyonce.agent import Handoff, Reply
+
+
+    def reply(conversation):
+        if "refund" in conversation.target.text:
+            return Handoff("refunds are for a person")
+        return Reply(text="{version}: " + " | ".join(m.text for m in conversation.to_answer))
+    """
+)
+
+
+class AgentServe(Serve):
+    def __init__(self, output: Path, directory: Path, *args: str) -> None:
+        self.output = output
+        environment = {**ENVIRONMENT, "PYTHONPATH": f"{ENVIRONMENT['PYTHONPATH']}{os.pathsep}{directory}"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "devstack.serve", "--port", "0", "--pollers", "1", *args],
+            cwd=ROOT,
+            env=environment,
+            stdout=output.open("w"),
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while not (found := re.search(r"webhook URL\s+(http://127\.0\.0\.1:\d+)/", self.text())):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"make serve did not start:\n{self.text()}")
+            time.sleep(0.1)
+        self.base_url = found.group(1)
+
+
+@pytest.fixture
+def agent_dir(tmp_path):
+    (tmp_path / "team_agent.py").write_text(AGENT.replace("{version}", "version 1"))
+    return tmp_path
+
+
+def mail(serve, capsys, body: str) -> str:
+    capsys.readouterr()
+    code = trigger.main(
+        ["mail", "--from", "alice@example.com", "--subject", "Hi", "--body", body, "--url", serve.base_url]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return re.search(r"on thread (thread-[0-9a-f]+)", out).group(1)
+
+
+def test_make_mail_is_answered_by_your_agent_and_an_edit_is_picked_up(agent_dir, tmp_path, capsys):
+    serve = AgentServe(tmp_path / "serve.log", agent_dir, "--agent", "team_agent:reply")
+    try:
+        thread = mail(serve, capsys, "Where is my order?")
+        [reply] = agent_messages(serve, thread)
+        assert "version 1: Where is my order?" in reply["body"]
+        source = agent_dir / "team_agent.py"
+        source.write_text(AGENT.replace("{version}", "version 2"))
+        os.utime(source, (time.time() + 5, time.time() + 5))
+        serve.wait_for(r"team_agent\.py changed")
+        thread = mail(serve, capsys, "And now?")
+        [reply] = agent_messages(serve, thread)
+        assert "version 2: And now?" in reply["body"]
+        thread = mail(serve, capsys, "I want a refund")
+        assert agent_messages(serve, thread) == []
+        serve.wait_for(r"notification skipped\s+reason=handed_off")
+    finally:
+        serve.stop()
+
+
+def test_review_makes_a_draft_instead_of_a_reply(agent_dir, tmp_path, capsys):
+    serve = AgentServe(tmp_path / "serve.log", agent_dir, "--agent", "team_agent:reply", "--review")
+    try:
+        thread = mail(serve, capsys, "Please check this")
+        serve.wait_for(r"reply drafted for review")
+        [draft] = agent_messages(serve, thread)
+        assert draft["object"] == "draft"  # in the mailbox's drafts, for a person to send
+        assert "version 1: Please check this" in draft["body"]
+    finally:
+        serve.stop()
+
+
+def test_an_agent_that_is_not_there_is_refused_before_anything_starts():
+    run = subprocess.run(
+        [sys.executable, "-m", "devstack.serve", "--port", "0", "--agent", "nowhere_to_be_found:reply"],
+        cwd=ROOT,
+        env=ENVIRONMENT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    assert "no module 'nowhere_to_be_found'" in run.stderr
+    assert "Traceback" not in run.stderr
