@@ -1,4 +1,4 @@
-"""``make serve ARGS="--agent module:function"``: your agent behind the local stack, reloaded when you edit it.
+"""``make serve ARGS="--agent module:function"``: your agent in the local stack, reloaded when you edit it.
 
 The loop a team works in: edit the agent, ``make mail``, read the reply (or
 the draft, with ``--review``). One real ``make serve`` process with an agent
@@ -36,7 +36,7 @@ class AgentServe(Serve):
     def __init__(self, output: Path, directory: Path, *args: str) -> None:
         self.output = output
         environment = {**ENVIRONMENT, "PYTHONPATH": f"{ENVIRONMENT['PYTHONPATH']}{os.pathsep}{directory}"}
-        self.process = subprocess.Popen(
+        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
             [sys.executable, "-m", "devstack.serve", "--port", "0", "--pollers", "1", *args],
             cwd=ROOT,
             env=environment,
