@@ -19,7 +19,8 @@ EVENT ?= events/webhook-message-created.json
 ENV_VARS ?= events/env.json
 
 .DEFAULT_GOAL := help
-.PHONY: help test lint validate pytest build venv constraints clean events demo serve listen invoke mail thread trigger
+
+.PHONY: help test test-fast interleavings lint validate pytest build venv constraints clean events demo serve listen invoke mail thread trigger
 
 help: ## list the targets (what `make` alone does)
 	@echo "ReplyOnce: make TARGET [ARGS=\"...\"]   (docs/design.md explains the design; README.md the commands)"
@@ -62,6 +63,12 @@ PYTEST_NEEDS_CHECKOV = $(if $(PYTEST_PATHS),$(or $(findstring test_template_secu
 
 pytest: $(STAMP) $(if $(PYTEST_NEEDS_CHECKOV),$(CHECKOV)) ## the test suite (ARGS="tests/test_x.py -q" for one module)
 	$(BIN)/python -m pytest $(ARGS)
+
+test-fast: $(STAMP) ## the pure and in-memory tests only (the rules, the agents, the text): seconds, no servers
+	$(BIN)/python -m pytest tests/unit -q $(ARGS)
+
+interleavings: $(STAMP) ## every interleaving of the scenarios and every mutant's schedule: the table of docs/reliability.md
+	$(BIN)/python -m tests.interleavings_report
 
 build: $(STAMP) ## sam build without Docker: the venv's python3.13 is first on PATH
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/sam build --template template.yaml
