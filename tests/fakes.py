@@ -16,6 +16,7 @@ A fake never raises by itself; a test scripts what a call answers with
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import threading
 import uuid
@@ -184,6 +185,11 @@ class FakeMailbox:
     _scripted: list[Callable[[str, str, str], Answer | None]] = field(default_factory=list)
     _arrived: dict[str, float] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _ids: Any = field(default_factory=lambda: itertools.count(1))
+
+    def _id(self, prefix: str) -> str:
+        """A readable id, the same in every run of a scenario (the interleaving report names them)."""
+        return f"{prefix}-{next(self._ids):04d}"
 
     # ---- the world's side --------------------------------------------------------------------------
 
@@ -208,10 +214,10 @@ class FakeMailbox:
         """An inbound message arrives in ``grant_id``'s mailbox."""
         grant = self.grants[grant_id]
         message = {
-            "id": message_id or f"msg-{uuid.uuid4().hex[:12]}",
+            "id": message_id or self._id("msg"),
             "object": "message",
             "grant_id": grant_id,
-            "thread_id": thread_id or f"thread-{uuid.uuid4().hex[:12]}",
+            "thread_id": thread_id or self._id("thread"),
             "subject": subject,
             "from": [{"name": sender.split("@")[0].title(), "email": sender}],
             "to": [{"email": a} for a in (to or [grant.email])],
@@ -361,10 +367,10 @@ class FakeMailbox:
         grant = self.grants[grant_id]
         target = next((m for m in self.messages if m["id"] == request.get("reply_to_message_id")), None)
         message = {
-            "id": f"sent-{uuid.uuid4().hex[:12]}",
+            "id": self._id("sent"),
             "object": "message",
             "grant_id": grant_id,
-            "thread_id": target["thread_id"] if target else f"thread-{uuid.uuid4().hex[:12]}",
+            "thread_id": target["thread_id"] if target else self._id("thread"),
             "subject": request.get("subject", ""),
             "from": [{"name": grant.name, "email": grant.email}],
             "to": request.get("to", []),
@@ -382,7 +388,7 @@ class FakeMailbox:
         grant = self.grants[grant_id]
         target = next((m for m in self.messages if m["id"] == payload.get("reply_to_message_id")), None)
         draft = {
-            "id": f"draft-{uuid.uuid4().hex[:12]}",
+            "id": self._id("draft"),
             "object": "draft",
             "grant_id": grant_id,
             "thread_id": target["thread_id"] if target else "",
