@@ -437,7 +437,14 @@ def _describe(step: core.Step) -> Mapping[str, Any]:
         case core.Store(intent=intent) | core.Attempt(intent=intent):
             return {"intent_id": intent.id, "generation": intent.generation, "covered": list(intent.covered)}
         case core.AskAgent(burst=burst):
-            return {"to_answer": list(burst.covered), "target": burst.target.get("id")}
+            # The plan: the burst (coverage left these uncovered), its target, its one recipient.
+            return {
+                "to_answer": list(burst.covered),
+                "target": burst.target.get("id"),
+                "recipient": burst.recipient.get("email"),
+            }
+        case core.Reserve(reservation=reservation, intent_id=intent_id):
+            return {"intent_id": intent_id, "hour": reservation.hour, "budget": reservation.budget}
         case core.Settle(settlement=settlement):
             return {"status": settlement.status.value, "covered": list(settlement.covered)}
         case core.ReadThread(page_token=token):
