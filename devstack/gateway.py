@@ -67,6 +67,10 @@ class ApiGatewayStandIn:
     def url(self) -> str:
         return f"{self._server.base_url}/{STAGE}{WEBHOOK_PATH}"
 
+    def replace_handler(self, handler: Handler) -> None:
+        """Invoke ``handler`` from the next request on (a new container)."""
+        self._handler = handler
+
     def start(self) -> "ApiGatewayStandIn":
         self._server.start_serving("api-gateway")
         return self

@@ -281,6 +281,10 @@ class LocalStack:
             thread.start()
             self._pollers.append(thread)
 
+    def new_webhook_container(self) -> None:
+        """The webhook behind the stand-in gets a fresh container (cold start: secrets read anew)."""
+        self._gateway.replace_handler(load_handler("WebhookFunction"))
+
     def new_replier_containers(self) -> None:
         """Every poller gets a fresh replier container (cold start: the agent, clients, caches anew).
 

@@ -197,14 +197,30 @@ def test_a_missing_event_file_gets_one_line(capsys):
     assert line == "error: cannot read event file events/no-such-event.json: No such file or directory"
 
 
-def test_a_raising_handler_is_reported_as_lambda_does(tmp_path, capsys):
+def test_a_replier_that_cannot_start_sends_every_record_back_with_one_line(tmp_path, capsys):
     env_file = tmp_path / "env.json"
     env_file.write_text(json.dumps({"ReplierFunction": {"REPLY_BUDGET_PER_HOUR": "0"}}))
-    assert (
-        main(["ReplierFunction", str(EVENTS_DIR / "replier-message-created.json"), "-n", str(env_file)]) == 1
-    )
+    event = EVENTS_DIR / "replier-message-created.json"
+    assert main(["ReplierFunction", str(event), "-n", str(env_file)]) == 0
     captured = capsys.readouterr()
-    assert json.loads(captured.out)["errorType"] == "ConfigurationError"
+    records = json.loads(event.read_text())["Records"]
+    assert json.loads(captured.out) == {
+        "batchItemFailures": [{"itemIdentifier": r["messageId"]} for r in records]
+    }
+    assert "replier cannot start: configuration error" in captured.err
+    assert "REPLY_BUDGET_PER_HOUR must be" in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_a_raising_handler_is_reported_as_lambda_does(monkeypatch, capsys):
+    # No handler of ours raises (each answers what Nylas or SQS retries): a stand-in one does.
+    def raising(event, context):
+        raise RuntimeError("the function crashed")
+
+    monkeypatch.setattr("devstack.invoke.load_handler", lambda logical_id, template=None: raising)
+    assert main(["ReplierFunction", str(EVENTS_DIR / "replier-message-created.json")]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {"errorType": "RuntimeError", "errorMessage": "the function crashed"}
     assert "Traceback" not in captured.err
     assert "REPORT RequestId:" in captured.err
 

@@ -224,6 +224,9 @@ def test_the_local_stack_refuses_replays_with_the_templates_bound(stack):
 
 
 def test_sender_retries_only_what_nylas_retries(stack):
+    # A fresh webhook container: its first unverifiable signature gets the fresh secret read (401);
+    # within the refresh interval after one, the next would be a 503 that Nylas retries.
+    stack.new_webhook_container()
     sender = stack.sender(retry_delays=(0, 0))
     assert sender.deliver(message_created(notification_id="sender-forged-0001"), forged=True) == 401
     assert [d.attempt for d in sender.deliveries] == [1]  # 401 is not retried
