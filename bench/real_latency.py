@@ -155,7 +155,13 @@ def _through(proxy: LatencyProxy) -> Iterator[None]:
 
 
 def _recorder(model: LatencyModel) -> Recorder:
-    return Recorder(prepare=lambda consumer: slow_agent.install(consumer, model))
+    """A recorder whose containers draft with the agent's time, filed as the record's ``agent`` span."""
+
+    def prepare(consumer: Any) -> None:
+        slow_agent.install(consumer, model, recorder)
+
+    recorder = Recorder(prepare=prepare)
+    return recorder
 
 
 def _intent_sizes(stack: LocalStack, into: list[int]) -> Callable[[str, Any], None]:
@@ -405,13 +411,18 @@ def single_ratio(result: RealLatencyResult, option: str) -> tuple[float, float, 
 
 
 def contended_excess(result: RealLatencyResult, option: str) -> list[float]:
-    """Time to reply beyond the holder's remaining work (and its own floor when it needed its own reply)."""
+    """Time to reply beyond the holder's remaining work (and its own floor when its reply began after it).
+
+    A message answered by a reply already under way when it arrived waits for the holder's remaining
+    work only; one whose reply began after it (its own reply behind the holder, or a burst's reply
+    that started with it on the thread) waits for that reply's work too, which is its floor.
+    """
     excess = []
     for name in CONTENDED_ROWS:
         for t in result.runs[option].row(name).times:
             if t.seconds is None:
                 continue
-            own = result.floor.get(t.key, 0.0) if t.own_reply else 0.0
+            own = result.floor.get(t.key, 0.0) if t.reply_after_ack else 0.0
             excess.append(t.seconds - t.holder_remaining - own)
     return excess
 

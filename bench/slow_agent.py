@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from bench.latency import DRAFT, LatencyModel, message_key
+from bench.timeline import AGENT, Recorder, Span
 
 # A model's reply is prose; its length (not its words) is what the outbox stores and DynamoDB bills.
 _FILLER = (
@@ -29,7 +30,7 @@ _FILLER = (
 )
 
 
-def think(model: LatencyModel, subject: str, fallback_key: str) -> str:
+def think(model: LatencyModel, subject: str, fallback_key: str, recorder: Recorder | None = None) -> str:
     """Take the agent's time for the message with ``subject``; return the extra prose a model would write.
 
     Parameters
@@ -38,9 +39,14 @@ def think(model: LatencyModel, subject: str, fallback_key: str) -> str:
         The latency model; the draft's time and length are drawn for the subject's ``#key``.
     subject, fallback_key:
         The message answered; ``fallback_key`` (its id) when the subject carries no key.
+    recorder:
+        Where the draft's time is filed, as a span of the record being processed (``bench.timeline``).
     """
     key = message_key(subject) or fallback_key
+    started = time.time()
     time.sleep(model.seconds(DRAFT, key))
+    if recorder is not None:
+        recorder.file(Span(AGENT, "draft", started, time.time()))
     length = model.draft_length(key)
     return (_FILLER * (length // len(_FILLER) + 1))[:length]
 
@@ -48,21 +54,23 @@ def think(model: LatencyModel, subject: str, fallback_key: str) -> str:
 class SlowDrafter:
     """The container's drafter, after :func:`think`: the same subject, a body of a model reply's length."""
 
-    def __init__(self, inner: Any, model: LatencyModel) -> None:
+    def __init__(self, inner: Any, model: LatencyModel, recorder: Recorder | None = None) -> None:
         self._inner = inner
         self._model = model
+        self._recorder = recorder
 
     def draft(self, message: dict[str, Any], agent_name: str) -> Any:
-        prose = think(self._model, str(message.get("subject") or ""), str(message.get("id") or ""))
+        subject, key = str(message.get("subject") or ""), str(message.get("id") or "")
+        prose = think(self._model, subject, key, self._recorder)
         draft = self._inner.draft(message, agent_name)
         return type(draft)(subject=draft.subject, body=f"{draft.body}<p>{html.escape(prose)}</p>")
 
 
-def install(consumer: Any, model: LatencyModel) -> None:
+def install(consumer: Any, model: LatencyModel, recorder: Recorder | None = None) -> None:
     """Give ``consumer``'s replier a drafter that takes the agent's time (see the module docstring)."""
     replier = getattr(consumer, "_replier", None)
     if replier is None or not hasattr(replier, "_drafter"):
         raise RuntimeError(
             "NotificationConsumer has no _replier._drafter: switch bench.slow_agent to REPLY_AGENT"
         )
-    replier._drafter = SlowDrafter(replier._drafter, model)
+    replier._drafter = SlowDrafter(replier._drafter, model, recorder)

@@ -50,7 +50,7 @@ from bench.event_source import BatchingEventSource, BatchingSettings, Invocation
 from bench.latency import LatencyProxy
 from bench.stack import clear_tables, parts, require_empty_queue
 from bench.stats import percentile
-from bench.timeline import DYNAMODB, NYLAS, Attempt, Recorder
+from bench.timeline import AGENT, DYNAMODB, NYLAS, Attempt, Recorder
 from devstack.counting import function_timeout
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
@@ -73,7 +73,7 @@ QUEUE, INIT, BATCH, LEASE, RETRY, HANDLER = (
     "retry backoff",
     "handler",
 )
-PARTS = (QUEUE, INIT, BATCH, LEASE, RETRY, DYNAMODB, NYLAS, HANDLER)
+PARTS = (QUEUE, INIT, BATCH, LEASE, RETRY, DYNAMODB, NYLAS, AGENT, HANDLER)
 
 # Rows of the report, in order.
 ROW_SINGLE = "single message, own thread"
@@ -202,6 +202,9 @@ class MessageTime:
     outcomes: tuple[str, ...] = ()
     key: str = ""  # the message's latency key (its paired floor has the same)
     own_reply: bool = False  # answered by its own record's send, not by another record's reply
+    # The attempt that sent its reply started after the message was acknowledged: the reply's whole
+    # work (its read, draft and send) came after the message, not only the holder's remaining work.
+    reply_after_ack: bool = False
     # Time its replying attempt spent queued behind records of other threads in its invocation.
     other_thread_wait: float = 0.0
 
@@ -648,7 +651,7 @@ def _parts(
             inside = _overlap(span.started, span.ended, lo, hi) - _overlap(
                 span.started, span.ended, lease_lo, max(lease_lo, lease_hi)
             )
-            totals[span.service if span.service in (DYNAMODB, NYLAS) else HANDLER] += inside
+            totals[span.service if span.service in (DYNAMODB, NYLAS, AGENT) else HANDLER] += inside
             in_requests += inside
         totals[HANDLER] += max(0.0, hi - lo - lease - in_requests)
     return dict(totals)

@@ -25,6 +25,7 @@ from devstack.counting import handler_with, nylas_kind
 
 DYNAMODB = "DynamoDB"
 NYLAS = "Nylas"
+AGENT = "agent"  # the draft's time (``bench.slow_agent``), filed like a request
 # A state-table write refused by its condition: another worker holds the thread's lease.
 _REFUSED = ("ConditionalCheckFailedException", "TransactionCanceledException")
 
@@ -101,6 +102,7 @@ class Recorder:
         self._containers = iter(range(1, 1_000_000))
 
     def file(self, span: Span) -> None:
+        """File ``span`` under the record this thread is processing (nothing when it is none)."""
         attempt = getattr(self._current, "attempt", None)
         if attempt is not None:
             attempt.spans.append(span)
