@@ -44,6 +44,13 @@ def _s(value: float) -> str:
     return f"{value:.2f}" if not math.isnan(value) else "-"
 
 
+def _price(value: float) -> str:
+    """A list price as AWS writes it: enough digits for $0.0000133334."""
+    return "$" + (
+        f"{value:.10f}".rstrip("0").rstrip(".") if value < 0.01 else f"{value:,.3f}".rstrip("0").rstrip(".")
+    )
+
+
 def _usd(value: float) -> str:
     return f"${value:,.2f}" if value >= 0.1 else f"${value:,.4f}"
 
@@ -496,7 +503,7 @@ def cost_section(run: "Run") -> str:
     first, outbound = lines["first reply"], lines["own outbound message"]
     volumes = scale.VOLUMES
     monthly = {v: costs.monthly(v, first, outbound, month) for v in volumes}
-    price_rows = [(name, f"${pr.usd:g}", pr.unit, pr.source) for name, pr in costs.PRICES.items()]
+    price_rows = [(name, _price(pr.usd), pr.unit, pr.source) for name, pr in costs.PRICES.items()]
     line_rows = [
         (line, _usd(first[line]), _usd(outbound[line]), _usd((first[line] + outbound[line]) / 2))
         for line in first

@@ -142,8 +142,8 @@ def render(m: Measured) -> str:
     mix_a = (m.first_reply_a + m.own_outbound) / 2
     mix_b = (m.first_reply_b + m.own_outbound) / 2
     limits = {
-        f"replier at the default `ReplierMaximumConcurrency` ({d['ReplierMaximumConcurrency']:g}), "
-        "batches of one": d["ReplierMaximumConcurrency"] / mix_a,
+        f"replier at the default `ReplierMaximumConcurrency` ({d['ReplierMaximumConcurrency']:g}, a setting: "
+        "raise it to the row above), batches of one": d["ReplierMaximumConcurrency"] / mix_a,
         f"Agent Account sends, {AGENT_SENDS_PER_ENVIRONMENT}/s pooled per environment (Nylas)": (
             2 * AGENT_SENDS_PER_ENVIRONMENT
         ),
@@ -171,6 +171,36 @@ def render(m: Measured) -> str:
     ten_peak = VOLUMES[1] / DAY_SECONDS * PEAK_FACTOR
     ten_a = replier_concurrency(ten_peak, m.first_reply_a, m.own_outbound)
     ten_b = replier_concurrency(ten_peak, m.first_reply_b, m.own_outbound)
+    held = (
+        "The stage throttle (twice the peak), the webhook's reservation, API Gateway's account limit "
+        f"({API_ACCOUNT_RATE:,} requests/s) and DynamoDB on-demand hold 10 M a day as they are."
+    )
+    if ten_a <= pool:
+        ten_text = (
+            "- **10 M a day within the default quotas.** With batches of one the replier needs "
+            f"{_fmt(ten_a)} "
+            f"concurrent executions at the peak, within the {pool:,.0f} a default account leaves it "
+            f"(`ReplierMaximumConcurrency` at the row above); option (b) needs {_fmt(ten_b)}. {held}"
+        )
+    else:
+        ten_text = (
+            "- **10 M a day within the default quotas.** With batches of one the replier needs "
+            f"{_fmt(ten_a)} "
+            f"concurrent executions at the peak, more than the {pool:,.0f} a default account leaves it: "
+            "every "
+            "record holds an execution for its whole wait on Nylas and the agent. Option (b) runs a batch's "
+            f"threads in one execution and needs {_fmt(ten_b)}"
+            + (
+                ": it fits, with room for the webhook and the quota's other users; that is the product "
+                "change "
+                "Batch concurrency describes. Until it lands, 10 M a day needs a concurrency quota increase "
+                "(Service Quotas → AWS Lambda → Concurrent executions) and `ReplierMaximumConcurrency` at "
+                "the "
+                f"row above. {held}"
+                if ten_b <= pool
+                else f", which does not fit either: 10 M a day needs a quota increase. {held}"
+            )
+        )
     return (
         "## Scale on paper\n\n"
         "From this run's measurements, not measured at scale. The model: every inbound message is "
@@ -192,17 +222,8 @@ def render(m: Measured) -> str:
         + "\n\nWhat saturates first:\n\n"
         + "\n".join(f"- {line}" for line in first_limits)
         + "\n\n"
-        "- **10 M a day within the default quotas.** With batches of one the replier needs "
-        f"{_fmt(ten_a)} "
-        f"concurrent executions at the peak, more than the {pool:,.0f} a default account leaves it: every "
-        "record holds an execution for its whole wait on Nylas and the agent. Option (b) runs a batch's "
-        "threads in one execution and needs "
-        f"{_fmt(ten_b)}"
-        ": it fits, with room for the webhook and the quota's other users; that is the product change "
-        "Batch concurrency describes. Until it lands, 10 M a day needs a concurrency quota increase "
-        "(Service Quotas → AWS Lambda → Concurrent executions) and `ReplierMaximumConcurrency` at the "
-        "row above. The stage throttle (twice the peak), the webhook's reservation, API Gateway's account "
-        f"limit ({API_ACCOUNT_RATE:,} requests/s) and DynamoDB on-demand hold 10 M a day as they are.\n"
+        + ten_text
+        + "\n"
         "- **Agent Account sends (Nylas)**: "
         f"{AGENT_SENDS_PER_ENVIRONMENT}/s pooled per environment (1/s in a sandbox; {AGENT_SEND_LIMITS_URL}; "
         "daily and monthly quotas per plan come on top). A burst above it is queued and answered `202`, a "
@@ -216,8 +237,9 @@ def render(m: Measured) -> str:
         f"({d['ReplyBudgetPerHour']:g}) replies per thread an hour, so one conversation can take at most "
         f"{d['ReplyBudgetPerHour']:g} of the pool's {hour_pool:,} sends an hour. Nothing bounds one *sender* "
         "across threads: a mailer that opens a new thread for every message (or a reply loop through one) "
-        "takes a share of the pooled sends limited only by its own rate. A per-recipient budget (replies to "
-        "one address an hour) is a product change (see the report of issue 23).\n"
+        "takes a share of the pooled sends limited only by its own rate. A per-recipient budget beside the "
+        "per-thread one (replies to one address an hour, in the ledger's thread item's way) would bound it: "
+        "that is a product change, not a setting.\n"
         f"- **Nylas per grant** ({NYLAS_RATE_LIMITS_URL}): {MESSAGES_PER_GRANT} Messages API requests a "
         "second; one agent mailbox taking every thread read meets it at the row above. The Grants API allows "
         f"{GRANTS_PER_APPLICATION} requests/s per application and each new replier container looks its grant "
