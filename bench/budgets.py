@@ -162,7 +162,8 @@ def real_latency(result: RealLatencyResult, option: str = OPTION_A) -> list[Verd
         ),
         Verdict(
             "time to reply at real latency, a burst's last message and a message landing on a busy thread: "
-            f"p99 ≤ the lease holder's remaining work (+ its own floor when it needed a reply of its own) "
+            "p99 ≤ the lease holder's remaining work (+ the answering reply's own floor when it is not the "
+            f"holder's) "
             f"+ {CONTENDED_SLACK_SECONDS:g} s",
             f"+{worst:.2f} s ({len(excess)} messages)"
             + (f", **{contended_unanswered} never answered**" if contended_unanswered else ""),

@@ -23,6 +23,7 @@ from bench.real_latency import (
     billed_ms,
     contended_excess,
     other_thread_waits,
+    own_work,
     peak_concurrency,
     single_ratio,
     unanswered,
@@ -70,7 +71,7 @@ def real_latency_section(result: RealLatencyResult) -> str:
         excess = ""
         if row.name in CONTENDED_ROWS and answered:
             values = [
-                t.seconds - t.holder_remaining - (result.floor.get(t.key, 0.0) if t.reply_after_ack else 0.0)
+                t.seconds - t.holder_remaining - own_work(result, t)
                 for t in row.times
                 if t.seconds is not None
             ]
@@ -130,8 +131,10 @@ def real_latency_section(result: RealLatencyResult) -> str:
         f"({result.floor_workers} side by side: their time is the injected waits), timed to its reply "
         "reaching the emulator; a row's floor p99 is the p99 of its own messages' floors. The contended "
         "rows' "
-        "last column is the p99 of the time beyond the lease holder's remaining work and, for a message that "
-        "needed a reply of its own (it reached the thread after the holder's read), beyond its own floor.\n\n"
+        "last column is the p99 of the time beyond the lease holder's remaining work and, when the reply "
+        "that "
+        "answered it was not the holder's (its own behind the holder, or a burst's second reply), beyond "
+        "that reply's own work: the floor of its target, whose draws are the same.\n\n"
         + table(
             (
                 "messages",

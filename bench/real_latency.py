@@ -48,6 +48,7 @@ from bench.time_to_reply import (
     CONTENDED_ROWS,
     ROW_SINGLE,
     Batching,
+    MessageTime,
     Mix,
     MixResult,
     Planned,
@@ -410,20 +411,26 @@ def single_ratio(result: RealLatencyResult, option: str) -> tuple[float, float, 
     return mine, floor_p99, mine / floor_p99
 
 
-def contended_excess(result: RealLatencyResult, option: str) -> list[float]:
-    """Time to reply beyond the holder's remaining work (and its own floor when its reply began after it).
+def own_work(result: RealLatencyResult, t: MessageTime) -> float:
+    """The answering reply's own work when it came after the holder's: the floor of the reply's target.
 
-    A message answered by a reply already under way when it arrived waits for the holder's remaining
-    work only; one whose reply began after it (its own reply behind the holder, or a burst's reply
-    that started with it on the thread) waits for that reply's work too, which is its floor.
+    A reply by the record that held the thread at the message's acknowledgement is the holder's
+    remaining work already. Any other reply (the message's own behind the holder, or a burst's second
+    reply) read, drafted and sent after the holder released the thread: its waits are those of its
+    target message alone (every draw is keyed by the target), which is that message's floor.
     """
+    if t.answered_by_holder:
+        return 0.0
+    return result.floor.get(t.target_key, result.floor.get(t.key, 0.0))
+
+
+def contended_excess(result: RealLatencyResult, option: str) -> list[float]:
+    """Time to reply beyond the holder's remaining work and the answering reply's own (:func:`own_work`)."""
     excess = []
     for name in CONTENDED_ROWS:
         for t in result.runs[option].row(name).times:
-            if t.seconds is None:
-                continue
-            own = result.floor.get(t.key, 0.0) if t.reply_after_ack else 0.0
-            excess.append(t.seconds - t.holder_remaining - own)
+            if t.seconds is not None:
+                excess.append(t.seconds - t.holder_remaining - own_work(result, t))
     return excess
 
 

@@ -202,9 +202,11 @@ class MessageTime:
     outcomes: tuple[str, ...] = ()
     key: str = ""  # the message's latency key (its paired floor has the same)
     own_reply: bool = False  # answered by its own record's send, not by another record's reply
-    # The attempt that sent its reply started after the message was acknowledged: the reply's whole
-    # work (its read, draft and send) came after the message, not only the holder's remaining work.
-    reply_after_ack: bool = False
+    # The reply that answered it was sent by a record that held the thread when the message was
+    # acknowledged: its remaining work is the holder's. Otherwise that reply's whole work (its thread
+    # read, draft and send: the floor of its target) came after the holder's.
+    answered_by_holder: bool = False
+    target_key: str = ""  # the latency key of the message the answering reply went to
     # Time its replying attempt spent queued behind records of other threads in its invocation.
     other_thread_wait: float = 0.0
 
@@ -518,6 +520,7 @@ def _rows(
     for attempt in sorted(attempts, key=lambda a: a.started):
         by_notification[attempt.notification_id].append(attempt)
     thread_of = {d.notification_id: d.thread_id for d in delivered}
+    key_of = {d.message_id: d.planned.key for d in delivered}
     times: dict[str, list[MessageTime]] = {name: [] for name in ROWS}
     for d in delivered:
         reply = replies.get(d.message_id)
@@ -530,16 +533,16 @@ def _rows(
         invoked = [_invocation_of(a, invocations) for a in chain]
         cold = bool(invoked) and invoked[-1] is not None and invoked[-1].cold
         row = _row_of(d, cold)
-        remaining = _holder_remaining(d, attempts, thread_of, state_table)
+        remaining, holders = _holder_remaining(d, attempts, thread_of, state_table)
         seconds = max(0.0, sent_at - d.acked)
         parts_ = _parts(d.acked, sent_at, chain, invoked, state_table) if chain else {}
         waited = _other_thread_wait(chain[-1], invoked[-1], attempts, thread_of) if chain else 0.0
         own = bool(chain) and chain[-1].notification_id == d.notification_id
-        times[row].append(
-            MessageTime(
-                seconds, remaining, parts_, key=d.planned.key, own_reply=own, other_thread_wait=waited
-            )
-        )
+        measured = MessageTime(seconds, remaining, parts_, key=d.planned.key, own_reply=own)
+        measured.other_thread_wait = waited
+        measured.answered_by_holder = bool(chain) and chain[-1].notification_id in holders
+        measured.target_key = key_of.get(target, "")
+        times[row].append(measured)
     return [Row(name, times[name]) for name in ROWS]
 
 
@@ -590,9 +593,13 @@ def _invocation_of(attempt: Attempt, invocations: list[Invocation]) -> Invocatio
 
 def _holder_remaining(
     d: Delivered, attempts: list[Attempt], thread_of: dict[str, str], state_table: str
-) -> float:
-    """How long the worker holding ``d``'s thread at its acknowledgement still had to go (0 if none)."""
+) -> tuple[float, set[str]]:
+    """How long the worker holding ``d``'s thread at its acknowledgement still had to go (0 if none).
+
+    Also the notification ids of the records that held it then (those not waiting for the lease).
+    """
     remaining = 0.0
+    holders: set[str] = set()
     for attempt in attempts:
         if (
             thread_of.get(attempt.notification_id) != d.thread_id
@@ -605,7 +612,8 @@ def _holder_remaining(
         if attempt.error in _BUSY_ERRORS or refused_before:
             continue
         remaining = max(remaining, attempt.ended - d.acked)
-    return remaining
+        holders.add(attempt.notification_id)
+    return remaining, holders
 
 
 def _parts(
