@@ -22,6 +22,7 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
@@ -140,7 +141,9 @@ class LatencyProxy:
     ``extra`` adds seconds to the sends of given message keys (a busy
     thread's holder is made slow on purpose); ``sends_started`` says when a
     message's send first reached the proxy, so a follow-up can land while it
-    is in flight.
+    is in flight; ``on_send``, when set, is called on a thread of its own as
+    each send arrives (its send intent is stored then, and stays stored for
+    the send's drawn time), so it never adds to the send's time.
     """
 
     upstream: str
@@ -148,6 +151,7 @@ class LatencyProxy:
     extra: dict[str, float] = field(default_factory=dict)
     sends_started: dict[str, float] = field(default_factory=dict)
     drawn: list[tuple[str, str, float]] = field(default_factory=list)
+    on_send: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -172,6 +176,8 @@ class LatencyProxy:
             if kind == SEND:
                 self.sends_started.setdefault(key, time.time())
             self.drawn.append((kind, key, seconds))
+        if kind == SEND and self.on_send is not None:
+            threading.Thread(target=self.on_send, name="latency-on-send", daemon=True).start()
         return seconds
 
     def wait_for_send(self, key: str, timeout_seconds: float) -> bool:

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import boto3
@@ -63,7 +63,7 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.stack import LocalStack
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
-from replyonce.state import thread_key
+from replyonce.state import OUTBOX
 
 # The options of docs/performance.md, "Batch concurrency" (None: the template's value).
 BEFORE, OPTION_A, OPTION_B = "before", "(a)", "(b)"
@@ -165,20 +165,27 @@ def _recorder(model: LatencyModel) -> Recorder:
     return recorder
 
 
-def _intent_sizes(stack: LocalStack, into: list[int]) -> Callable[[str, Any], None]:
-    """An emulator hook: the size of the sending thread's item, its send intent stored, at each send."""
-    resources, nylas = parts(stack)
+def _intent_sizes(stack: LocalStack, into: dict[tuple[str, str], int]) -> Callable[[], None]:
+    """Measure every thread item that holds a send intent now: (key, intent id) -> its largest size.
+
+    Called as a send reaches the proxy, when the sender's intent is stored; a scan rather than a lookup
+    by thread, so nothing needs to know which thread the send is for.
+    """
+    resources, _ = parts(stack)
     dynamodb = boto3.client("dynamodb")
     table = resources.tables["StateTable"]
+    lock = threading.Lock()
 
-    def measure(grant_id: str, payload: Any) -> None:
-        target = (payload or {}).get("reply_to_message_id")
-        thread = next((m["thread_id"] for _, m in nylas.mailbox(grant_id) if m["id"] == target), None)
-        if thread is None:
-            return
-        item = dynamodb.get_item(TableName=table, Key={"pk": {"S": thread_key(grant_id, thread)}}).get("Item")
-        if item is not None:
-            into.append(item_size(item))
+    def measure() -> None:
+        pages = dynamodb.get_paginator("scan").paginate(
+            TableName=table, FilterExpression="attribute_exists(#o)", ExpressionAttributeNames={"#o": OUTBOX}
+        )
+        for page in pages:
+            for item in page["Items"]:
+                intent = str(item[OUTBOX].get("M", {}).get("intent_id", {}).get("S", ""))
+                with lock:
+                    slot = (item["pk"]["S"], intent)
+                    into[slot] = max(into.get(slot, 0), item_size(item))
 
     return measure
 
@@ -325,11 +332,6 @@ def saturate(
     )
 
 
-@dataclass
-class _Sizes:
-    intent: list[int] = field(default_factory=list)
-
-
 def measure(
     stack: LocalStack,
     *,
@@ -344,10 +346,8 @@ def measure(
 ) -> RealLatencyResult:
     """Every option through the mix, the paired floor, and the saturation rounds of (a) and (b)."""
     _, nylas = parts(stack)
-    proxy = LatencyProxy(nylas.url, model).start()
-    sizes = _Sizes()
-    previous_hook = nylas.on_send_started
-    nylas.on_send_started = _intent_sizes(stack, sizes.intent)
+    intents: dict[tuple[str, str], int] = {}
+    proxy = LatencyProxy(nylas.url, model, on_send=_intent_sizes(stack, intents)).start()
     runs: dict[str, MixResult] = {}
     labels: dict[str, str] = {}
     try:
@@ -378,7 +378,6 @@ def measure(
                     saturate(stack, option, model, notifications=saturation_notifications, pollers=pollers)
                 )
     finally:
-        nylas.on_send_started = previous_hook
         proxy.stop()
     return RealLatencyResult(
         model=model,
@@ -388,7 +387,7 @@ def measure(
         floor=floor,
         floor_workers=floor_workers,
         saturation=saturation,
-        intent_item_bytes=tuple(sizes.intent),
+        intent_item_bytes=tuple(intents.values()),
         sends_held=sum(1 for kind, _, _ in proxy.drawn if kind == "send"),
         mean_send_seconds=proxy.mean_drawn("send"),
         mean_read_seconds=proxy.mean_drawn("read"),
