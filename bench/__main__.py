@@ -18,7 +18,21 @@ import sys
 import time
 from pathlib import Path
 
-from bench import artifacts, batches, budgets, coldstart, paths, report, throughput, time_to_reply, warm_path
+from bench import (
+    artifacts,
+    batches,
+    budgets,
+    capacity_report,
+    coldstart,
+    container,
+    paths,
+    real_latency,
+    report,
+    throughput,
+    time_to_reply,
+    warm_path,
+)
+from bench.latency import LatencyModel
 from bench.machine import Machine
 from bench.stack import local_stack
 from devstack.events import message_created
@@ -48,7 +62,32 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--time-to-reply-only",
         action="store_true",
-        help="run the time-to-reply mix and its floor only; print, do not write the page",
+        help="run the real-latency mixes, their floor and saturation only; print, do not write the page",
+    )
+    parser.add_argument(
+        "--real-mix-seconds", type=float, default=90.0, help="length of the real-latency mix in seconds (90)"
+    )
+    parser.add_argument(
+        "--real-concurrency",
+        type=int,
+        default=20,
+        help="MaximumConcurrency of every option in the real-latency mix (20)",
+    )
+    parser.add_argument(
+        "--floor-workers", type=int, default=6, help="containers running the paired floor (6)"
+    )
+    parser.add_argument(
+        "--saturation", type=int, default=30, help="first replies queued for each saturation round (30)"
+    )
+    parser.add_argument("--latency-seed", type=int, default=23, help="seed of the latency draws (23)")
+    parser.add_argument(
+        "--latency-scale",
+        type=float,
+        default=1.0,
+        help="multiply every injected latency (1; below it the page is not representative)",
+    )
+    parser.add_argument(
+        "--container-events", type=int, default=20, help="notifications per container run (20)"
     )
     parser.add_argument("--skip-build", action="store_true", help="leave out sam build and artifact sizes")
     parser.add_argument(
@@ -60,6 +99,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         arguments.iterations, arguments.rounds, arguments.cold_runs = 40, 1, 2
         arguments.repeats, arguments.notifications, arguments.batch_notifications = 2, 10, 10
         arguments.mix_seconds, arguments.floor_samples = 15.0, 8
+        arguments.real_mix_seconds, arguments.saturation, arguments.latency_scale = 20.0, 8, 0.2
+        arguments.container_events = 5
     return arguments
 
 
@@ -80,23 +121,42 @@ def _time_to_reply(stack: LocalStack, arguments: argparse.Namespace) -> time_to_
         pollers=arguments.pollers,
         mix=mix,
         floor_samples=arguments.floor_samples,
+        # The template has no batching window any more: the what-if run would be the same run again.
+        what_if=False,
         progress=_progress,
     )
 
 
-def _print_time_to_reply(result: time_to_reply.TimeToReplyResult) -> None:
-    """What ``make bench`` shows on the terminal: the time-to-reply table and its budgets."""
-    print(report.time_to_reply(result))
+def _real_latency(stack: LocalStack, arguments: argparse.Namespace) -> real_latency.RealLatencyResult:
+    mix = time_to_reply.Mix().scaled(arguments.real_mix_seconds / time_to_reply.Mix().seconds)
+    return real_latency.measure(
+        stack,
+        seed=arguments.seed,
+        pollers=arguments.pollers,
+        mix=mix,
+        model=LatencyModel(seed=arguments.latency_seed, scale=arguments.latency_scale),
+        concurrency=arguments.real_concurrency,
+        floor_workers=arguments.floor_workers,
+        saturation_notifications=arguments.saturation,
+        progress=_progress,
+    )
+
+
+def _print_real_latency(result: real_latency.RealLatencyResult) -> None:
+    """What ``make bench`` shows on the terminal: time to reply at real latency, the options, the budgets."""
+    print(capacity_report.real_latency_section(result))
     print()
-    print(report.budgets_section(budgets.time_to_reply(result)))
+    print(capacity_report.batch_concurrency_section(result))
+    print()
+    print(report.budgets_section(budgets.real_latency(result)))
 
 
 def main(argv: list[str] | None = None) -> int:
     arguments = _arguments(argv)
     if arguments.time_to_reply_only:
         with local_stack() as stack:
-            result = _time_to_reply(stack, arguments)
-        _print_time_to_reply(result)
+            result = _real_latency(stack, arguments)
+        _print_real_latency(result)
         return 0
     machine = Machine.here()
     started = time.monotonic()
@@ -107,11 +167,14 @@ def main(argv: list[str] | None = None) -> int:
         warm = warm_path.measure(stack, iterations=arguments.iterations, rounds=arguments.rounds)
         _progress(f"requests per notification: every path {arguments.repeats} times")
         counted = paths.measure(stack, arguments.repeats)
+        _progress(f"containers: memory, CPU and log bytes, {arguments.container_events} notifications each")
+        containers = container.measure(stack, events=arguments.container_events)
         _progress("cost against batch size: 1, 5, 10")
         batched = batches.measure(stack, notifications=arguments.batch_notifications, rounds=arguments.rounds)
         _progress("replier throughput: 1, 2, 4 pollers")
         drained = throughput.measure(stack, notifications=arguments.notifications, rounds=arguments.rounds)
         replied = _time_to_reply(stack, arguments)
+        real = _real_latency(stack, arguments)
     built = None
     if not arguments.skip_build:
         _progress("sam build (into a temporary directory)")
@@ -129,11 +192,13 @@ def main(argv: list[str] | None = None) -> int:
         artifacts=built,
         message_bytes=len(Notification(message_created()).to_json().encode()),
         time_to_reply=replied,
+        real_latency=real,
+        containers=tuple(containers),
     )
     arguments.output.parent.mkdir(parents=True, exist_ok=True)
     arguments.output.write_text(report.render(run))
     _progress(f"wrote {arguments.output} in {run.seconds:.0f} s")
-    _print_time_to_reply(replied)
+    _print_real_latency(real)
     return 0
 
 

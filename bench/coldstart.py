@@ -35,26 +35,27 @@ class TracingOption:
 
 TRACING_OPTIONS = (
     TracingOption(
-        "Powertools Tracer patching botocore (today)",
+        "tracing through the Lambda service only (the template: `POWERTOOLS_TRACE_DISABLED=true` on the "
+        "webhook)",
         "webhook",
         {},
-        "a subsegment with its timing and errors; the trace continues through SQS to the replier",
-        "nothing",
-    ),
-    TracingOption(
-        "tracing through the Lambda service only (`POWERTOOLS_TRACE_DISABLED=true` on the webhook)",
-        "webhook",
-        {"POWERTOOLS_TRACE_DISABLED": "true"},
         "no subsegment; the trace id still reaches SQS (botocore sends `X-Amzn-Trace-Id` in Lambda), so "
-        "the replier's trace stays linked to the webhook's",
+        "the replier's segment joins the webhook's trace: the SQS hop stays in it",
         "the SendMessage and GetSecretValue subsegments (their timing and errors in X-Ray), the "
         "handler subsegment Powertools adds (cold start annotation, captured exceptions)",
     ),
     TracingOption(
+        "Powertools Tracer patching botocore (before)",
+        "webhook",
+        {"POWERTOOLS_TRACE_DISABLED": "false"},
+        "a subsegment with its timing and errors; the trace continues through SQS to the replier",
+        "nothing",
+    ),
+    TracingOption(
         "Tracer built by the first request (lazy)",
         "webhook-deferred-tracer",
-        {},
-        "as today",
+        {"POWERTOOLS_TRACE_DISABLED": "false"},
+        "as with the Tracer",
         "nothing, and gains nothing: the first request pays the X-Ray SDK's import, and Nylas waits "
         "for that response (measured: init + the first request's tracer build); it helps only where "
         "init runs ahead of requests (provisioned concurrency)",

@@ -1,88 +1,107 @@
-"""Cost per million notifications on AWS list prices, from counted requests and measured durations.
+"""The bill as it will be: every line with its price and source, from what the run counted and measured.
 
-Nothing here is measured: it combines what the other benchmarks counted and
-timed with published prices. Prices are us-east-1 list prices as of
-``PRICES.as_of``, without free tiers; re-check them on the AWS pricing pages
-before relying on the figures.
+Nothing here is measured: it multiplies the run's counts (requests per
+notification), measured durations (the replier's billed time at real
+latency), measured sizes (DynamoDB items, log bytes) and the template's
+settings by AWS list prices. Prices are us-east-1 (arm64 for Lambda) as of
+``AS_OF``, free tiers left out; each carries the page it is from. The inputs
+and the results are also written into ``docs/performance.md`` as one JSON
+block, which ``tests/test_performance_costs.py`` re-derives on its own.
+
+The traffic model is the scale section's: each reply brings one
+"own outbound" notification back (Agent Accounts fire ``message.created`` for
+sent mail), so half the notifications are first replies and half own outbound.
 """
 
 import math
 from dataclasses import dataclass
 
-from devstack.counting import Tally
 from devstack.template import load_template, sqs_event_source
 
-SQS_CHUNK_BYTES = 64 * 1024
-
-
-@dataclass(frozen=True)
-class Prices:
-    """USD list prices, us-east-1."""
-
-    as_of: str
-    api_gateway_rest_per_million: float  # first 333 M requests a month
-    lambda_arm64_per_gb_second: float
-    lambda_per_million_requests: float
-    sqs_standard_per_million: float  # per 64 KB chunk of a request, after the first million
-    dynamodb_per_million_wru: float  # on-demand, after the November 2024 price cut
-    dynamodb_per_million_rru: float
-    secrets_manager_per_10k_calls: float
-    secrets_manager_per_secret_month: float
-    sources: tuple[str, ...]
-
-
-PRICES = Prices(
-    as_of="2026-11-30",
-    api_gateway_rest_per_million=3.50,
-    lambda_arm64_per_gb_second=0.0000133334,
-    lambda_per_million_requests=0.20,
-    sqs_standard_per_million=0.40,
-    dynamodb_per_million_wru=0.625,
-    dynamodb_per_million_rru=0.125,
-    secrets_manager_per_10k_calls=0.05,
-    secrets_manager_per_secret_month=0.40,
-    sources=(
-        "https://aws.amazon.com/api-gateway/pricing/",
-        "https://aws.amazon.com/lambda/pricing/",
-        "https://aws.amazon.com/sqs/pricing/",
-        "https://aws.amazon.com/dynamodb/pricing/on-demand/",
-        "https://aws.amazon.com/secrets-manager/pricing/",
-    ),
-)
-
-# Secrets Manager traffic is per container, not per notification: a warm container
-# re-reads the secret once every SECRETS_MAX_AGE_SECONDS while it has traffic.
+AS_OF = "2026-12-01"
 MONTH_SECONDS = 30 * 24 * 3600
+SQS_CHUNK_BYTES = 64 * 1024
+# CloudWatch Logs counts each event's bytes plus 26 bytes (PutLogEvents); the model bills the same.
+LOG_EVENT_OVERHEAD_BYTES = 26
+# Lambda's own lines per invocation in JSON log format (SystemLogLevel INFO): platform.start and
+# platform.report, as Lambda writes them, with an X-Ray trace id (a traced invocation's is longer).
+PLATFORM_LINES = (
+    '{"time":"2026-12-01T09:50:00.000Z","type":"platform.start","record":{"requestId":'
+    '"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","version":"$LATEST"}}',
+    '{"time":"2026-12-01T09:50:06.512Z","type":"platform.report","record":{"requestId":'
+    '"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","metrics":{"durationMs":6511.834,"billedDurationMs":6512,'
+    '"memorySizeMB":256,"maxMemoryUsedMB":125},"tracing":{"spanId":"4a3d2c1b0f9e8d7c","type":'
+    '"X-Amzn-Trace-Id","value":"Root=1-6748a4c0-0123456789abcdef01234567;Parent=4a3d2c1b0f9e8d7c;'
+    'Sampled=1"},"status":"success"}}',
+)
+# A Secrets Manager read per warm container per cache age (Globals SECRETS_MAX_AGE_SECONDS).
+SECRETS = 2
 
 
 @dataclass(frozen=True)
-class Inputs:
-    """What the cost model needs from the measurements."""
-
-    webhook_ms: float  # warm handler p50
-    replier_ms: dict[str, float]  # path -> billed handler ms per notification
-    replier_tallies: dict[str, Tally]  # path -> the function's requests per notification
-    invocations_per_notification: float  # replier, at the template's batch size
-    esm_sqs_per_notification: float  # the event source mapping's receive + delete
-    largest_item_bytes: int
-    message_bytes: int  # the queued notification, for SQS's 64 KB chunks
+class Price:
+    usd: float
+    unit: str
+    source: str
 
 
-@dataclass(frozen=True)
-class PathCost:
-    """USD per million notifications that take one path, by line item."""
+_LAMBDA = "https://aws.amazon.com/lambda/pricing/"
+_CLOUDWATCH = "https://aws.amazon.com/cloudwatch/pricing/"
+_DYNAMODB = "https://aws.amazon.com/dynamodb/pricing/on-demand/"
+_STEP_FUNCTIONS = "https://aws.amazon.com/step-functions/pricing/"
 
-    path: str
-    lines: dict[str, float]
+PRICES: dict[str, Price] = {
+    "api_rest": Price(
+        3.50,
+        "per million REST API requests (first 333 M a month)",
+        "https://aws.amazon.com/api-gateway/pricing/",
+    ),
+    "lambda_request": Price(0.20, "per million Lambda requests", _LAMBDA),
+    "lambda_gb_s": Price(0.0000133334, "per GB-second, arm64 (first 7.5 B GB-s a month)", _LAMBDA),
+    "sqs_request": Price(
+        0.40, "per million SQS standard requests (each 64 KB chunk)", "https://aws.amazon.com/sqs/pricing/"
+    ),
+    "ddb_wru": Price(0.625, "per million on-demand write request units", _DYNAMODB),
+    "ddb_rru": Price(0.125, "per million on-demand read request units", _DYNAMODB),
+    "ddb_storage": Price(0.25, "per GB-month of table storage", _DYNAMODB),
+    "ddb_pitr": Price(0.20, "per GB-month of point-in-time recovery", _DYNAMODB),
+    "secrets_calls": Price(0.05, "per 10,000 API calls", "https://aws.amazon.com/secrets-manager/pricing/"),
+    "secret_month": Price(0.40, "per secret-month", "https://aws.amazon.com/secrets-manager/pricing/"),
+    "logs_ingest": Price(0.50, "per GB ingested (Lambda logs, first 10 TB)", _CLOUDWATCH),
+    "logs_storage": Price(0.03, "per GB-month stored", _CLOUDWATCH),
+    "metric_month": Price(0.30, "per custom or detailed metric-month (first 10,000)", _CLOUDWATCH),
+    "alarm_metric_month": Price(0.10, "per standard-resolution alarm metric-month", _CLOUDWATCH),
+    "dashboard_month": Price(3.00, "per dashboard-month (beyond the first 3)", _CLOUDWATCH),
+    "insight_rule_month": Price(0.50, "per Contributor Insights rule-month", _CLOUDWATCH),
+    "xray_trace": Price(5.00, "per million traces recorded", "https://aws.amazon.com/xray/pricing/"),
+    "kms_key_month": Price(1.00, "per customer managed key-month", "https://aws.amazon.com/kms/pricing/"),
+    "sfn_standard_transition": Price(0.025, "per 1,000 Standard state transitions", _STEP_FUNCTIONS),
+    "sfn_express_request": Price(1.00, "per million Express requests", _STEP_FUNCTIONS),
+    "sfn_express_gb_s": Price(
+        0.00001667, "per Express GB-second (64 MB steps, 100 ms; first 1,000 h)", _STEP_FUNCTIONS
+    ),
+    "durable_operation": Price(8.00, "per million durable operations (steps, waits, callbacks)", _LAMBDA),
+    "durable_data_written": Price(0.25, "per GB of durable checkpoint data written", _LAMBDA),
+    "pipes_request": Price(
+        0.40,
+        "per million EventBridge Pipes requests (SQS to Step Functions)",
+        "https://aws.amazon.com/eventbridge/pricing/",
+    ),
+}
 
-    @property
-    def total(self) -> float:
-        return sum(self.lines.values())
+
+def price(name: str) -> float:
+    return PRICES[name].usd
 
 
-def memory_gb() -> float:
-    """The functions' ``MemorySize`` from template.yaml (Globals), in GB as Lambda bills it."""
-    return float(load_template()["Globals"]["Function"]["MemorySize"]) / 1024
+# ---- the template ------------------------------------------------------------------------------------
+
+
+def memory_mb(function: str) -> int:
+    """The function's ``MemorySize`` (its own, else the Globals')."""
+    template = load_template()
+    own = template["Resources"][function]["Properties"].get("MemorySize")
+    return int(own or template["Globals"]["Function"]["MemorySize"])
 
 
 def batch_size() -> int:
@@ -90,87 +109,208 @@ def batch_size() -> int:
     return int(sqs_event_source(load_template())["BatchSize"])
 
 
-def outbox_per_million(inputs: Inputs, prices: Prices = PRICES) -> float:
-    """USD per million first replies for the outbox's one write (the intent stored before the send)."""
-    per_write = max(1, math.ceil(inputs.largest_item_bytes / 1024))
-    return per_write * prices.dynamodb_per_million_wru
-
-
 def secrets_max_age_seconds() -> int:
     variables = load_template()["Globals"]["Function"]["Environment"]["Variables"]
     return int(variables["SECRETS_MAX_AGE_SECONDS"])
 
 
-def _gb_seconds(milliseconds: float) -> float:
-    """Lambda bills each invocation rounded up to the millisecond."""
-    return math.ceil(milliseconds) / 1000 * memory_gb()
+def log_retention_days() -> int:
+    return int(load_template()["Parameters"]["LogRetentionDays"]["Default"])
 
 
-def dynamodb_units(tally: Tally, largest_item_bytes: int) -> tuple[float, float]:
-    """(WRU, RRU) of one notification's DynamoDB requests.
+def sampling() -> tuple[float, float]:
+    """(reservoir per second, fixed rate) of the stack's X-Ray sampling rule."""
+    rule = load_template()["Resources"]["TraceSamplingRule"]["Properties"]["SamplingRule"]
+    return float(rule["ReservoirSize"]), float(rule["FixedRate"])
 
-    Writes cost 1 WRU per KB of the largest item version touched (a failed
-    conditional write too); a transaction 2 WRU per item per KB — one ledger
-    entry and the thread item for a single-message reply; a strongly
-    consistent read 1 RRU per 4 KB (a miss still costs the minimum).
+
+def alarm_metrics() -> int:
+    """Metrics the template's alarms watch (CloudWatch bills alarms per metric).
+
+    A Metrics Insights query is counted as the series it sums: SystemErrors of five operations on
+    two tables.
     """
-    per_write = max(1, math.ceil(largest_item_bytes / 1024))
-    per_read = max(1, math.ceil(largest_item_bytes / 4096))
-    wru = rru = 0.0
-    for operation, count in tally.operations("dynamodb").items():
-        if operation == "GetItem":
-            rru += count * per_read
-        elif operation == "TransactWriteItems":
-            wru += count * 2 * 2 * per_write
-        else:
-            wru += count * per_write
-    return wru, rru
+    count = 0
+    for resource in load_template()["Resources"].values():
+        if resource["Type"] != "AWS::CloudWatch::Alarm":
+            continue
+        queries = resource["Properties"].get("Metrics")
+        if queries is None:
+            count += 1
+            continue
+        for query in queries:
+            expression = str(query.get("Expression", ""))
+            if "MetricStat" in query:
+                count += 1
+            elif "SELECT" in expression or "SELECT" in str(query.get("Expression", {})):
+                count += 10
+            elif "INSIGHT_RULE_METRIC" in str(query.get("Expression", "")):
+                count += 1
+    return count
 
 
-def webhook_lines(inputs: Inputs, prices: Prices = PRICES) -> dict[str, float]:
-    """The webhook's share: every notification pays it, whatever the replier does."""
-    chunks = max(1, math.ceil(inputs.message_bytes / SQS_CHUNK_BYTES))
+def platform_bytes() -> int:
+    """Bytes of Lambda's own log lines per invocation (``PLATFORM_LINES``), with CloudWatch's overhead."""
+    return sum(len(line) + 1 + LOG_EVENT_OVERHEAD_BYTES for line in PLATFORM_LINES)
+
+
+# ---- one notification --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PathInputs:
+    """One notification's path, as counted and measured in the run."""
+
+    name: str
+    webhook_ms: float  # the webhook's billed time per request
+    replier_ms: float  # the replier's billed time per notification, every invocation of it, at its latency
+    replier_invocations: float  # per notification (1 at batches of one)
+    sqs_requests: float  # SendMessage chunks + the event source's receive/delete + the function's own
+    wru: float
+    rru: float
+    log_bytes: float  # both functions' application and EMF lines, with CloudWatch's per-event overhead
+
+
+def path_lines(path: PathInputs, *, webhook_mb: int, replier_mb: int) -> dict[str, float]:
+    """USD per million notifications taking ``path``, by bill line."""
+    invocations = 1 + path.replier_invocations
+    logs = path.log_bytes + invocations * platform_bytes()
     return {
-        "API Gateway (REST)": prices.api_gateway_rest_per_million,
-        "Lambda requests (webhook)": prices.lambda_per_million_requests,
-        "Lambda GB-s (webhook)": _gb_seconds(inputs.webhook_ms) * prices.lambda_arm64_per_gb_second * 1e6,
-        "SQS SendMessage": chunks * prices.sqs_standard_per_million,
-    }
-
-
-def replier_lines(inputs: Inputs, path: str, prices: Prices = PRICES) -> dict[str, float]:
-    """The replier's share for one path, at the template's batch size."""
-    tally = inputs.replier_tallies[path]
-    wru, rru = dynamodb_units(tally, inputs.largest_item_bytes)
-    function_sqs = tally.service("sqs")  # ChangeMessageVisibility of a busy thread
-    return {
-        "Lambda requests (replier)": inputs.invocations_per_notification * prices.lambda_per_million_requests,
-        "Lambda GB-s (replier)": _gb_seconds(inputs.replier_ms[path])
-        * prices.lambda_arm64_per_gb_second
+        "API Gateway (REST)": price("api_rest"),
+        "Lambda requests": invocations * price("lambda_request"),
+        "Lambda GB-s, webhook": math.ceil(path.webhook_ms)
+        / 1000
+        * webhook_mb
+        / 1024
+        * price("lambda_gb_s")
         * 1e6,
-        "SQS receive + delete (event source)": inputs.esm_sqs_per_notification
-        * prices.sqs_standard_per_million,
-        "SQS (function)": function_sqs * prices.sqs_standard_per_million,
-        "DynamoDB writes": wru * prices.dynamodb_per_million_wru,
-        "DynamoDB reads": rru * prices.dynamodb_per_million_rru,
+        "Lambda GB-s, replier": path.replier_ms / 1000 * replier_mb / 1024 * price("lambda_gb_s") * 1e6,
+        "SQS": path.sqs_requests * price("sqs_request"),
+        "DynamoDB writes": path.wru * price("ddb_wru"),
+        "DynamoDB reads": path.rru * price("ddb_rru"),
+        "CloudWatch Logs ingestion": logs / 1e9 * price("logs_ingest") * 1e6,
     }
 
 
-def path_cost(inputs: Inputs, path: str, prices: Prices = PRICES) -> PathCost:
-    return PathCost(path, {**webhook_lines(inputs, prices), **replier_lines(inputs, path, prices)})
+# ---- a month at a volume -----------------------------------------------------------------------------
 
 
-def secrets_per_million(notifications_per_month: float = 1e6, prices: Prices = PRICES) -> float:
-    """Secrets Manager calls per million notifications when each function keeps one warm container.
+@dataclass(frozen=True)
+class MonthInputs:
+    """What a month costs beside the notifications themselves."""
 
-    Each container reads the secret once per cache age while it has traffic,
-    so the cost is per container-hour, not per notification: at 1 M a month
-    (one notification every 2.6 s) one container per function stays warm.
+    traces_per_sampled_notification: float  # X-Ray bills traces; the replier's may be a trace of its own
+    webhook_seconds: float  # per notification, for the average number of warm containers
+    replier_seconds: float  # per notification (the mix of paths), likewise
+    state_bytes_per_reply: float  # ledger entry + thread item, kept LEDGER_TTL (30 days)
+    idempotency_bytes: float  # per notification, kept 24 h
+    log_bytes_per_notification: float
+    custom_metrics: int
+    alarm_metrics: int
+
+
+def month_lines(per_day: float, month: MonthInputs) -> dict[str, float]:
+    """USD per month at ``per_day`` notifications, the lines that are not per notification."""
+    notifications = per_day * 30
+    per_second = per_day / 86_400
+    reservoir, rate = sampling()
+    reservoir_traces = min(notifications, reservoir * MONTH_SECONDS)
+    sampled = reservoir_traces + rate * (notifications - reservoir_traces)
+    containers = max(1.0, per_second * month.webhook_seconds) + max(1.0, per_second * month.replier_seconds)
+    secret_reads = containers * MONTH_SECONDS / secrets_max_age_seconds()
+    replies_month = notifications / 2
+    state_gb = replies_month * month.state_bytes_per_reply / 1e9  # 30 days kept: one month's replies
+    idempotency_gb = per_day * month.idempotency_bytes / 1e9
+    log_gb = notifications * month.log_bytes_per_notification / 1e9
+    retention_months = log_retention_days() / 30
+    return {
+        "X-Ray traces": sampled * month.traces_per_sampled_notification / 1e6 * price("xray_trace"),
+        "Secrets Manager": secret_reads / 10_000 * price("secrets_calls") + SECRETS * price("secret_month"),
+        "DynamoDB storage and PITR": state_gb * (price("ddb_storage") + price("ddb_pitr"))
+        + idempotency_gb * price("ddb_storage"),
+        "CloudWatch Logs storage (uncompressed, an upper bound)": log_gb
+        * retention_months
+        * price("logs_storage"),
+        "CloudWatch metrics, alarms, dashboard, Contributor Insights": month.custom_metrics
+        * price("metric_month")
+        + month.alarm_metrics * price("alarm_metric_month")
+        + price("dashboard_month")
+        + price("insight_rule_month"),
+        "KMS key (alerts topic)": price("kms_key_month"),
+    }
+
+
+def monthly(per_day: float, first: dict[str, float], outbound: dict[str, float], month: MonthInputs) -> float:
+    """USD per month: half first replies, half own outbound, and the month's own lines."""
+    per_notification = (sum(first.values()) + sum(outbound.values())) / 2
+    return per_day * 30 / 1e6 * per_notification + sum(month_lines(per_day, month).values())
+
+
+# ---- the same work elsewhere -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Alternative:
+    name: str
+    usd_per_million: float
+    how: str
+
+
+def alternatives(
+    first: PathInputs,
+    first_lines: dict[str, float],
+    *,
+    replier_mb: int,
+    b_replier_ms: float,
+    b_invocations: float,
+    operations: int,
+    checkpoint_bytes: float,
+    transitions: int,
+) -> list[Alternative]:
+    """The first reply's replier side on other services, everything else (webhook, tables) the same.
+
+    The waits are the same everywhere: a thread read, a draft and a send take what they take. What
+    differs is what the waiting is billed as.
     """
-    calls = 2 * MONTH_SECONDS / secrets_max_age_seconds()
-    return calls / 10_000 * prices.secrets_manager_per_10k_calls * (1e6 / notifications_per_month)
-
-
-def per_100ms_of_waiting(prices: Prices = PRICES) -> float:
-    """USD per million notifications for every 100 ms a replier invocation waits (on Nylas, DynamoDB)."""
-    return 0.1 * memory_gb() * prices.lambda_arm64_per_gb_second * 1e6
+    shared = (
+        sum(first_lines.values())
+        - first_lines["Lambda GB-s, replier"]
+        - first.replier_invocations * price("lambda_request")
+    )
+    seconds = first.replier_ms / 1000
+    express_gb_s = math.ceil(seconds * 10) / 10 * 64 / 1024 * price("sfn_express_gb_s") * 1e6
+    return [
+        Alternative(
+            "Lambda, batches of one (the template)",
+            sum(first_lines.values()),
+            "the replier's GB-s are the record's waits at 256 MB",
+        ),
+        Alternative(
+            f"Lambda, (b): batches of 10, a batch's threads at once ({b_replier_ms / 1000:.2f} s billed "
+            "per notification, measured)",
+            shared
+            + b_replier_ms / 1000 * replier_mb / 1024 * price("lambda_gb_s") * 1e6
+            + b_invocations * price("lambda_request"),
+            "one invocation waits for ten records' calls at once",
+        ),
+        Alternative(
+            "Lambda durable functions",
+            sum(first_lines.values())
+            + operations * price("durable_operation")
+            + checkpoint_bytes / 1e9 * price("durable_data_written") * 1e6,
+            f"{operations} steps checkpointed per reply, {checkpoint_bytes / 1000:.0f} KB written; an HTTP "
+            "call inside a step is still billed compute: only waits and callbacks suspend it",
+        ),
+        Alternative(
+            "Step Functions Standard",
+            shared + transitions * price("sfn_standard_transition") / 1000 * 1e6 + price("pipes_request"),
+            f"{transitions} state transitions per reply (HTTP Tasks to Nylas, Bedrock and DynamoDB "
+            "integrations: no compute while waiting), started from SQS by EventBridge Pipes",
+        ),
+        Alternative(
+            "Step Functions Express",
+            shared + price("sfn_express_request") + express_gb_s + price("pipes_request"),
+            f"the same {seconds:.1f} s of waits billed at 64 MB in 100 ms steps, plus a request; started by "
+            "EventBridge Pipes; at-least-once, at most 5 minutes",
+        ),
+    ]

@@ -16,6 +16,16 @@ failed record's retry) is seen up to a second later than SQS would return it;
 that lag lands in the retry's share of a message's time. Once a batch has
 its first record, the window is filled with short polls every
 ``IDLE_POLL_SECONDS``.
+
+``grouped`` is option (b) of ``docs/performance.md`` ("Batch concurrency"),
+which today's consumer does not have: a batch is split into one group per
+conversation thread (grant and thread id of the notification; a record
+that does not parse is a group of its own), and the groups run at once on
+threads of the one container, each group's records in queue order through
+the real handler, sharing the invocation's deadline. The invocation ends
+when its last group does, and its failures are the groups' failures put
+together — what a consumer that ran a batch's threads concurrently would
+return to Lambda.
 """
 
 import threading
@@ -94,6 +104,7 @@ class BatchingEventSource:
     make_container: Callable[[], tuple[int, Handler]]
     pollers: int = 2
     invocations: list[Invocation] = field(default_factory=list)
+    grouped: bool = False  # option (b): a batch's threads run at once (see the module docstring)
 
     def __post_init__(self) -> None:
         self._sqs = boto3.client("sqs")
@@ -170,6 +181,24 @@ class BatchingEventSource:
                 self._running = [t for t in self._running if t.is_alive()] + [thread]
             thread.start()
 
+    @staticmethod
+    def _groups(batch: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        """The batch's records by conversation thread, each group in queue order."""
+        from replyonce.exceptions import InvalidNotificationError
+        from replyonce.notification import Notification
+
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for message in batch:
+            try:
+                notification = Notification.parse(message["Body"])
+                key = (notification.grant_id, notification.thread_id or notification.message_id or "")
+            except InvalidNotificationError:
+                key = ("", message["MessageId"])
+            if not key[1]:
+                key = ("", message["MessageId"])
+            groups.setdefault(key, []).append(message)
+        return list(groups.values())
+
     def _invoke(self, batch: list[dict[str, Any]]) -> None:
         from replyonce.notification import Notification
 
@@ -181,14 +210,29 @@ class BatchingEventSource:
             if container is None:
                 container = Container(*self.make_container())
             ready = time.time()
-            event = sqs_event_from_messages(batch, self._queue_arn)
             context = LocalLambdaContext("ReplierFunction", timeout_seconds=self.settings.timeout_seconds)
-            try:
-                response = container.handler(event, context) or {}
-            except Exception:
-                response = {"batchItemFailures": [{"itemIdentifier": m["MessageId"]} for m in batch]}
+            groups = self._groups(batch) if self.grouped else [batch]
+            failures: list[dict[str, str]] = []
+
+            def run(group: list[dict[str, Any]]) -> None:
+                event = sqs_event_from_messages(group, self._queue_arn)
+                try:
+                    response = container.handler(event, context) or {}
+                except Exception:
+                    response = {"batchItemFailures": [{"itemIdentifier": m["MessageId"]} for m in group]}
+                with self._lock:
+                    failures.extend(response.get("batchItemFailures", []))
+
+            if len(groups) == 1:
+                run(groups[0])
+            else:
+                workers = [threading.Thread(target=run, args=(g,), daemon=True) for g in groups]
+                for worker in workers:
+                    worker.start()
+                for worker in workers:
+                    worker.join()
             ended = time.time()
-            failed = {item["itemIdentifier"] for item in response.get("batchItemFailures", [])}
+            failed = {item["itemIdentifier"] for item in failures}
             done = [m for m in batch if m["MessageId"] not in failed]
             if done:
                 self._sqs.delete_message_batch(

@@ -4,13 +4,15 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench import budgets, costs, scale
+from bench import budgets, capacity_report, costs
 from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
 from bench.coldstart import TRACING_OPTIONS, TRACING_PARTS, ColdStartResult
+from bench.container import ContainerResult
 from bench.machine import Machine
 from bench.markdown import table
 from bench.paths import PathResult, PathsResult
+from bench.real_latency import RealLatencyResult
 from bench.stats import Spread, ratio
 from bench.throughput import ThroughputResult
 from bench.time_to_reply import (
@@ -44,6 +46,8 @@ class Run:
     artifacts: list[Artifact] | None
     message_bytes: int
     time_to_reply: TimeToReplyResult
+    real_latency: RealLatencyResult | None = None
+    containers: tuple[ContainerResult, ...] = ()
 
 
 INTRO = """\
@@ -52,11 +56,13 @@ INTRO = """\
 ReplyOnce answers a webhook that Nylas gives 10 s, and slow acks are what make
 Nylas deliver twice. This page measures ReplyOnce against the least the work
 needs, side by side in one run: a customer's time to reply (webhook 200 to the
-reply reaching Nylas) beside the same work invoked directly, the webhook's
-handler beside an HMAC plus one raw SQS `SendMessage`, each function's cold
-start beside `import boto3` and one client, and every request a notification
-costs on each path — and, from those counts, what 1 M and 10 M notifications a
-day cost and need.
+reply reaching Nylas) beside the same work invoked directly — at real latencies
+(Nylas sends and the agent's draft taking seconds) and on loopback —, the
+batching options that decide it, the webhook's handler beside an HMAC plus one
+raw SQS `SendMessage`, each function's cold start beside `import boto3` and one
+client, each container's memory and log volume, and every request a
+notification costs on each path — and, from those, the bill as it will be and
+what 1 M and 10 M notifications a day need within an account's default quotas.
 
 How to read it:
 
@@ -69,15 +75,18 @@ How to read it:
   stack (moto and the Nylas emulator on 127.0.0.1, in the same process), and
   are given as *median (min..max)* over repeated rounds. Loopback HTTP to moto
   dominates every request's time here; the ratios carry over to AWS, the
-  milliseconds do not. Nothing time-based is asserted in tests.
+  milliseconds do not. At real latency the waits are injected (a seeded,
+  documented distribution), and each time is set against a floor that met the
+  same waits in the same run. Nothing time-based is asserted in tests.
 - **The Nylas budget of a first reply is "1 send + 1 thread read".** Inside
   the thread lease the replier reads the thread once, with headers, to
   decide the burst, its newest message and whether the agent already
   answered. That read is part of the design, counted and reported, not an
   overhead to remove.
 
-Regenerate with `make bench` (all of it takes a few minutes on 2 cores);
-`make bench ARGS="--help"` lists the options.
+Regenerate with `make bench` (all of it takes about half an hour on 2 cores,
+most of it the real-latency runs waiting); `make bench ARGS="--help"` lists the
+options.
 """
 
 
@@ -120,7 +129,7 @@ def _budgets(run: Run) -> str:
     verdicts = [
         budgets.warm_path(run.warm_path),
         *budgets.cold_starts(run.cold_start),
-        *budgets.time_to_reply(run.time_to_reply),
+        *(budgets.real_latency(run.real_latency) if run.real_latency is not None else []),
         *budgets.counts(run.paths),
     ]
     return budgets_section(verdicts)
@@ -188,7 +197,7 @@ def _cold_start(result: ColdStartResult) -> str:
         for option in TRACING_OPTIONS
         if option.name in result.options
     ]
-    outside, traced = (result.times[p.name]["webhook"].median for p in PROFILES)
+    outside, traced = (result.times[p.name]["replier"].median for p in PROFILES)
     return (
         "## Cold start\n\n"
         f"Each sample is a fresh interpreter ({result.runs} runs per target after one discarded warm-up, "
@@ -196,13 +205,15 @@ def _cold_start(result: ColdStartResult) -> str:
         "start-up excluded: `import boto3; boto3.client('sqs')` for the baseline, "
         "`import app; app.endpoint()` / `app.consumer()` for the functions (what a container builds "
         "before its first answer). "
-        "The Lambda profile sets `LAMBDA_TASK_ROOT` as Lambda does, so Powertools' Tracer is on "
-        "(`Tracing: Active`): the X-Ray SDK is imported and patches botocore. Times in ms; the budget is "
+        "The Lambda profile sets `LAMBDA_TASK_ROOT` as Lambda does, so Powertools traces where the "
+        "template lets it (`Tracing: Active`): the replier's Tracer imports the X-Ray SDK and patches its "
+        "libraries; the webhook is traced by the Lambda service only (`POWERTOOLS_TRACE_DISABLED` on it), "
+        "so its import path is the same in both environments. Times in ms; the budget is "
         "judged on medians, and the ratio of minimums — the runs least disturbed by other load — is "
         "shown beside it.\n\n"
         + table(("environment", "target", "import + init", "vs baseline (medians)", "(minimums)"), rows)
-        + "\n\nTracing — the X-Ray SDK's import and its botocore patch — is what differs between the two "
-        f"environments: {traced - outside:+.0f} ms on the webhook's median here.\n\n"
+        + "\n\nTracing — the X-Ray SDK's import and its patches — is what differs between the two "
+        f"environments for the replier: {traced - outside:+.0f} ms on its median here.\n\n"
         "Tracing options for the webhook (Lambda, `Tracing: Active` on the function in every row; "
         "same runs, same baseline). The lazy row is what the first response waits for: init plus the "
         "first request building the Tracer.\n\n"
@@ -211,13 +222,17 @@ def _cold_start(result: ColdStartResult) -> str:
             option_rows,
         )
         + _tracing_parts(result)
-        + '\n\nThe service-only option needs one template change: `POWERTOOLS_TRACE_DISABLED: "true"` in '
-        "WebhookFunction's `Environment.Variables`, with `Tracing: Active` kept so Lambda still records "
-        "the function's segment and sets `_X_AMZN_TRACE_ID`, which botocore forwards to SQS.\n\n"
+        + "\n\nThe decision: the template traces the webhook through the Lambda service only "
+        '(`POWERTOOLS_TRACE_DISABLED: "true"` in its `Environment.Variables`), with `Tracing: Active` '
+        "kept, so "
+        "Lambda still records the function's segment and sets `_X_AMZN_TRACE_ID`, which botocore forwards to "
+        "SQS: the replier's segment joins the trace, the SQS hop stays in it, and the X-Ray SDK's import "
+        "leaves the cold start Nylas waits for. What it gives up is the SendMessage subsegment; the "
+        "replier keeps its Tracer, where each Nylas call is a subsegment.\n\n"
         "What the webhook imports beyond the baseline, heaviest first (Lambda profile, self time "
         f"under `-X importtime`, which inflates it — for ranking only): {heaviest}.\n\n"
         "The webhook imports no `requests`, no Powertools idempotency or batch utilities, and "
-        "outside Lambda no X-Ray SDK (a test in `tests/test_budgets.py` keeps it so). The replier has no "
+        "no X-Ray SDK (a test in `tests/test_budgets.py` keeps it so). The replier has no "
         "budget: it runs off the ack path, and its import path (Powertools idempotency and batch, "
         "`requests`) is what its work needs."
     )
@@ -387,127 +402,26 @@ def _artifacts(artifacts: Sequence[Artifact] | None) -> str:
     )
 
 
-def _template_batch(run: Run) -> BatchResult:
-    """The measured batch size the template uses (the largest measured if it uses another)."""
-    size = costs.batch_size()
-    return next(
-        (b for b in run.batches if b.batch_size == size), max(run.batches, key=lambda b: b.batch_size)
-    )
-
-
-def _cost_inputs(run: Run, at_template: BatchResult) -> costs.Inputs:
-    return costs.Inputs(
-        webhook_ms=run.warm_path.handler_p50.median,
-        replier_ms={p.name: p.median_ms for p in run.paths.replier},
-        replier_tallies={p.name: p.tally for p in run.paths.replier},
-        invocations_per_notification=at_template.invocations_per_notification,
-        esm_sqs_per_notification=at_template.esm_sqs_per_notification,
-        largest_item_bytes=max(run.paths.largest_item_bytes.values()),
-        message_bytes=run.message_bytes,
-    )
-
-
-COST_PATHS = (
-    "first reply",
-    "first reply, truncated notification",
-    "duplicate delivery",
-    "ignored type (message.updated)",
-    "own outbound message",
-)
-
-
-def _prices() -> str:
-    p = costs.PRICES
-    rows = [
-        ("API Gateway REST API", f"${p.api_gateway_rest_per_million:.2f} per million requests"),
-        (
-            "Lambda arm64",
-            f"${p.lambda_arm64_per_gb_second:.10f}".rstrip("0")
-            + f" per GB-s, ${p.lambda_per_million_requests:.2f} per million requests",
-        ),
-        ("SQS standard", f"${p.sqs_standard_per_million:.2f} per million requests (each 64 KB chunk)"),
-        (
-            "DynamoDB on-demand",
-            f"${p.dynamodb_per_million_wru} per million WRU, ${p.dynamodb_per_million_rru} per million RRU",
-        ),
-        (
-            "Secrets Manager",
-            f"${p.secrets_manager_per_10k_calls:.2f} per 10,000 calls "
-            f"(+ ${p.secrets_manager_per_secret_month:.2f} per secret-month)",
-        ),
-    ]
-    return table(("service", "price"), rows)
-
-
-def _costs(run: Run) -> str:
-    at_template = _template_batch(run)
-    inputs = _cost_inputs(run, at_template)
-    results = [costs.path_cost(inputs, name) for name in COST_PATHS]
-    first = results[0]
-    summary = [(c.path, _usd(c.total)) for c in results]
-    breakdown = [(line, _usd(value)) for line, value in first.lines.items() if value]
-    batch = at_template.batch_size
-    outbox = costs.outbox_per_million(inputs)
-    return (
-        "## Cost per million notifications\n\n"
-        f"AWS list prices, us-east-1, as of {costs.PRICES.as_of}, free tiers left out — re-check them on "
-        "the pricing pages ("
-        + ", ".join(costs.PRICES.sources)
-        + ") before relying on the figures.\n\n"
-        + _prices()
-        + "\n\nComputed from the counts above and the measured times: the webhook's warm p50 "
-        f"({run.warm_path.handler_p50.median:.1f} ms, billed rounded up), each replier path's handler "
-        f"time, {costs.memory_gb() * 1024:.0f} MB (template), the template's batch size ({batch}) for "
-        "invocations and the event source's SQS requests, 1 WRU per write per KB (failed conditional "
-        "writes included), 2 WRU per transaction item per KB, 1 RRU per strongly consistent read "
-        f"(largest item measured: {max(run.paths.largest_item_bytes.values())} B).\n\n"
-        + table(("every notification takes the webhook, then", "USD per million"), summary)
-        + "\n\nWhere a first reply's money goes:\n\n"
-        + table(("line", "USD per million"), breakdown)
-        + "\n\nThe send outbox (the intent stored in the thread item before the send) is one of a first "
-        f"reply's writes: {_usd(outbox)} per million first replies at the item size measured. The intent "
-        "holds the drafted reply while the send is in flight and is cleared when the reply is recorded, so "
-        "the largest item measured after the run does not show it: a draft that takes the thread item "
-        "over 1 KB makes that write, and the thread's writes until the record, cost 1 WRU more per KB."
-        + "\n\nNot per notification:\n\n"
-        f"- Secrets Manager: one read per warm container per {costs.secrets_max_age_seconds()} s. With "
-        "one warm container per function at 1 M notifications a month that is "
-        f"{_usd(costs.secrets_per_million())} per million, plus the secret's monthly fee.\n"
-        "- Cold starts, CloudWatch Logs and metrics (EMF lines), X-Ray traces, and the event source "
-        "mapping's idle long polls (about $0.26 a month per queue) are not included.\n"
-        "- Real latency costs money in the replier: Lambda bills the time a record waits on Nylas and "
-        f"DynamoDB. Each 100 ms of waiting per notification adds {_usd(costs.per_100ms_of_waiting())} per "
-        "million; a Nylas send that takes 2 s adds about "
-        f"{_usd(20 * costs.per_100ms_of_waiting())}. The local times above have no such waits, so the "
-        "replier's GB-s line is a floor."
-    )
-
-
-def _scale(run: Run) -> str:
-    replier = {p.name: p for p in run.paths.replier}
-    return scale.render(
-        replier["first reply"].tally,
-        replier["own outbound message"].tally,
-        _cost_inputs(run, _template_batch(run)),
-        webhook_ms=run.warm_path.handler_p50.median,
-        replier_ms=replier["first reply"].median_ms,
-    )
-
-
 def render(run: Run) -> str:
+    real = run.real_latency
     sections = [
         INTRO,
         _machine(run),
         _budgets(run),
+        *(
+            [capacity_report.real_latency_section(real), capacity_report.batch_concurrency_section(real)]
+            if real
+            else []
+        ),
         time_to_reply(run.time_to_reply, run.batches),
         _warm_path(run.warm_path),
         _cold_start(run.cold_start),
+        *([capacity_report.memory_section(run.containers)] if run.containers else []),
         _paths(run.paths),
         _throughput(run.throughput),
         _batches(run.batches),
         _artifacts(run.artifacts),
-        _costs(run),
-        _scale(run),
+        *([capacity_report.cost_section(run), capacity_report.scale_section(run)] if run.containers else []),
     ]
     return "\n\n".join(sections).rstrip() + "\n"
 
@@ -548,26 +462,6 @@ def _floor_row(name: str, floor: Floor, floor_p99: float) -> tuple[object, ...]:
         _s(values, 0.99),
         f"{p(values, 0.99) / floor_p99:.1f}x",
         "",
-    )
-
-
-def _window_cost(batches: Sequence[BatchResult]) -> str:
-    """What a window of 0 would cost at worst: every batch a single record (batch size 1 measured)."""
-    size = costs.batch_size()
-    at_template = next((b for b in batches if b.batch_size == size), None)
-    single = next((b for b in batches if b.batch_size == 1), None)
-    if at_template is None or single is None:
-        return ""
-    prices = costs.PRICES
-    extra = (single.invocations_per_notification - at_template.invocations_per_notification) * (
-        prices.lambda_per_million_requests
-    ) + (
-        single.esm_sqs_per_notification - at_template.esm_sqs_per_notification
-    ) * prices.sqs_standard_per_million
-    return (
-        " Without the window every batch could be a single record: at worst (batch size 1, measured under "
-        f"Cost against batch size) that costs {_usd(extra)} more per million notifications in Lambda "
-        "requests and the event source's SQS requests; batches still fill when traffic does."
     )
 
 
@@ -622,7 +516,7 @@ def time_to_reply(result: TimeToReplyResult, batches: Sequence[BatchResult] = ()
     )
     b = mix.batching
     return (
-        "## Time to reply\n\n"
+        "## Time to reply on loopback\n\n"
         "What a customer waits for: from the webhook's 200 to the reply reaching Nylas (the emulator's "
         "own timestamp of the email going out), for each inbound message of a seeded mix delivered "
         "through the local stack — signed notification over HTTP to the webhook, SQS (moto), an event "
@@ -649,10 +543,10 @@ def time_to_reply(result: TimeToReplyResult, batches: Sequence[BatchResult] = ()
         "when the message was acknowledged still took to finish its record (0 when nobody held it); the "
         "last column is the p99 of the time to reply beyond it.\n\n"
         + table(header, rows)
-        + "\n\nThe what-if row is the same kind of single messages with `MaximumBatchingWindowInSeconds: 0`, "
-        "run right after in the same process: the window is what separates a single message from its "
-        "floor."
-        + _window_cost(batches)
+        + "\n\nOn loopback the floor is tens of milliseconds of moto round trips, so these ratios measure "
+        "the event source stand-in's polling and moto's one-second visibility granularity as much as the "
+        "replier: the budgets are judged at real latency (Time to reply at real latency), where the floor "
+        "is the work a customer waits for."
         + "\n\nWhere the time goes (median ms per message, from the timeline of the record that sent "
         "its reply): *queue* until that record's batch was invoked (the pollers' receive and the "
         "batching window), *container init* (a new container's clients), *batch* (records ahead of it "

@@ -1,86 +1,69 @@
-"""Scale on paper: what 1 M and 10 M notifications a day cost and need, from this run's counts.
+"""Scale on paper: what 1 M and 10 M notifications a day need, at real latency, within default quotas.
 
-Nothing here is measured: it multiplies what the run counted (requests per
-notification on each path, DynamoDB units, the template's batching and
-concurrency) by a traffic model, and sets the result against published
-limits. The model is stated with the figures so it can be argued with:
+Nothing here is measured: it multiplies what the run measured (the replier's
+billed seconds per notification at real latency, for batches of one and for
+option (b); the webhook's time) by a traffic model, and sets the result
+against published limits and the template's defaults. The model is stated
+with the figures so it can be argued with:
 
-- Agent Accounts fire ``message.created`` for the agent's own sent mail, so
-  every reply brings one "own outbound" notification back: when every inbound
-  message is answered, half the notifications are first replies and half own
-  outbound. Duplicates, ``message.updated`` and skipped senders only lower
-  the reply rate.
-- Traffic is not flat: the peak hour is taken as ``PEAK_FACTOR`` times the
-  day's average.
-- A replier record's time is the local handler time plus Nylas' own time per
-  reply, which the local stack cannot measure: it is shown at
-  ``NYLAS_SECONDS_PER_REPLY`` values (a thread read and a send).
+- every reply brings one "own outbound" notification back (Agent Accounts
+  fire ``message.created`` for sent mail): half the notifications are first
+  replies, half own outbound;
+- the peak hour is ``PEAK_FACTOR`` times the day's average;
+- concurrency is Little's law on billed time: notifications per second times
+  the billed seconds per notification (every invocation of it included).
 """
 
+import math
 from dataclasses import dataclass
 
-from bench import costs
 from bench.markdown import table
-from devstack.counting import Tally
-from devstack.template import load_template, sqs_event_source
+from devstack.template import load_template
 
 DAY_SECONDS = 86_400
 PEAK_FACTOR = 3.0
-NYLAS_SECONDS_PER_REPLY = (1.0, 3.0)
 VOLUMES = (1_000_000, 10_000_000)
+ACCOUNT_QUOTA = 1000  # Lambda's default concurrent executions per region
+API_ACCOUNT_RATE = 10_000  # API Gateway's default requests per second per region (burst 5,000)
 
-# Published Nylas limits (per second), with where they are stated.
+# Published limits, with where they are stated.
 NYLAS_RATE_LIMITS_URL = "https://developer.nylas.com/docs/dev-guide/platform/rate-limits/"
 AGENT_SEND_LIMITS_URL = "https://developer.nylas.com/docs/v3/agent-accounts/send-limits/"
 AGENT_SEND_QUEUEING_URL = (
     "https://developer.nylas.com/docs/changelogs/2026-10-09-agent-account-send-queueing/"
 )
-MESSAGES_PER_GRANT = 200  # Messages API (the thread read), per grant
-SENDS_PER_GRANT = 200  # JSON sends, per grant
-GRANTS_PER_APPLICATION = 50  # Grants API (a container's grant lookup), per application
+LAMBDA_QUOTAS_URL = "https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html"
+SQS_SCALING_URL = "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html"
+MESSAGES_PER_GRANT = 200  # Messages API (the thread read), per grant per second
+SENDS_PER_GRANT = 200  # JSON sends per grant per second (a connected mailbox)
+GRANTS_PER_APPLICATION = 50  # Grants API (a new container's grant lookup), per application
 AGENT_SENDS_PER_ENVIRONMENT = 5  # Agent Accounts: pooled per environment (1 in a sandbox)
-# DynamoDB: what one partition key takes at most (AWS documents 1,000 WCU/s per partition).
-DYNAMODB_WRU_PER_PARTITION = 1000
+# Lambda adds up to this many concurrent executions a minute to an SQS event source.
+SQS_SCALE_UP_PER_MINUTE = 300
 
 
 @dataclass(frozen=True)
-class Volume:
-    """One daily volume under the model."""
+class Measured:
+    """The run's figures the model needs (seconds are billed seconds per notification)."""
 
-    per_day: int
-    first_reply_cost: float  # USD per million notifications, by path
-    own_outbound_cost: float
-
-    @property
-    def per_second(self) -> float:
-        return self.per_day / DAY_SECONDS
-
-    @property
-    def replies_per_second(self) -> float:
-        return self.per_second / 2
-
-    @property
-    def peak_replies_per_second(self) -> float:
-        return self.replies_per_second * PEAK_FACTOR
-
-    @property
-    def monthly_usd(self) -> float:
-        millions = self.per_day * 30 / 1e6
-        return millions * (self.first_reply_cost + self.own_outbound_cost) / 2
+    first_reply_a: float  # batches of one, real latency
+    first_reply_b: float  # option (b), real latency, full batches
+    own_outbound: float  # no Nylas call on this path
+    webhook: float
+    wru_per_notification: float
 
 
-def _template_settings() -> dict[str, float]:
-    template = load_template()
-    parameters = template["Parameters"]
-    replier = template["Resources"]["ReplierFunction"]["Properties"]
-    source = sqs_event_source(template)
-    variables = replier["Environment"]["Variables"]
+def template_defaults() -> dict[str, float]:
+    parameters = load_template()["Parameters"]
     return {
-        "maximum_concurrency": float(parameters["ReplierMaximumConcurrency"]["Default"]),
-        "maximum_concurrency_cap": float(parameters["ReplierMaximumConcurrency"]["MaxValue"]),
-        "batch_size": float(source["BatchSize"]),
-        "window": float(source.get("MaximumBatchingWindowInSeconds", 0)),
-        "lease_wait": float(variables.get("LEASE_WAIT_SECONDS", 0)),
+        name: float(parameters[name]["Default"])
+        for name in (
+            "ReplierMaximumConcurrency",
+            "WebhookReservedConcurrency",
+            "WebhookThrottleRate",
+            "WebhookThrottleBurst",
+            "ReplyBudgetPerHour",
+        )
     }
 
 
@@ -88,139 +71,188 @@ def _fmt(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}" if value >= 10 else f"{value:,.2f}"
 
 
-def render(
-    first_reply: Tally,
-    own_outbound: Tally,
-    inputs: costs.Inputs,
-    webhook_ms: float,
-    replier_ms: float,
-) -> str:
-    """The "Scale on paper" section of ``docs/performance.md``."""
-    settings = _template_settings()
-    first_cost = costs.path_cost(inputs, "first reply").total
-    outbound_cost = costs.path_cost(inputs, "own outbound message").total
-    volumes = [Volume(n, first_cost, outbound_cost) for n in VOLUMES]
-    wru_reply, rru_reply = costs.dynamodb_units(first_reply, inputs.largest_item_bytes)
-    wru_outbound, _ = costs.dynamodb_units(own_outbound, inputs.largest_item_bytes)
-    wru_per_notification = (wru_reply + wru_outbound) / 2
-    concurrency = settings["maximum_concurrency"]
+def _per_day_at_peak(per_second: float) -> float:
+    """The daily volume whose peak hour is ``per_second`` notifications a second."""
+    return per_second * DAY_SECONDS / PEAK_FACTOR
 
+
+def replier_concurrency(per_second: float, first_reply: float, own_outbound: float) -> float:
+    return per_second * (first_reply + own_outbound) / 2
+
+
+def render(m: Measured) -> str:
+    """The "Scale on paper" section of ``docs/performance.md``."""
+    d = template_defaults()
+    reserved = d["WebhookReservedConcurrency"]
+    pool = ACCOUNT_QUOTA - reserved  # what `make deploy` lets the replier have on a default account
     rows = []
-    for v in volumes:
-        peak = v.per_second * PEAK_FACTOR
-        replier_at = [
-            f"{_fmt(v.peak_replies_per_second * (replier_ms / 1000 + nylas))} at {nylas:g} s"
-            for nylas in NYLAS_SECONDS_PER_REPLY
-        ]
-        # Records per batch: full once the window gathers a batch's worth (one poller's view, roughly).
-        batches = min(settings["batch_size"], max(1.0, peak * settings["window"]))
+    for volume in VOLUMES:
+        average = volume / DAY_SECONDS
+        peak = average * PEAK_FACTOR
+        a = replier_concurrency(peak, m.first_reply_a, m.own_outbound)
+        b = replier_concurrency(peak, m.first_reply_b, m.own_outbound)
+        webhook = peak * m.webhook
+
+        def fits(needed: float) -> str:
+            return "fits" if needed <= pool else "**does not fit**"
+
         rows += [
             (
-                f"{v.per_day / 1e6:g} M/day",
+                f"{volume / 1e6:g} M/day",
                 "notifications/s (average, peak hour)",
-                f"{_fmt(v.per_second)}, {_fmt(peak)}",
+                f"{_fmt(average)}, {_fmt(peak)}",
+            ),
+            ("", "replies/s = Nylas sends (average, peak hour)", f"{_fmt(average / 2)}, {_fmt(peak / 2)}"),
+            (
+                "",
+                "replier concurrency at the peak, batches of one (the template)",
+                f"{_fmt(a)}: {fits(a)} in {pool:,.0f} "
+                f"(quota {ACCOUNT_QUOTA:,} less the webhook's {reserved:g})",
+            ),
+            ("", "replier concurrency at the peak, option (b)", f"{_fmt(b)}: {fits(b)} in {pool:,.0f}"),
+            (
+                "",
+                "`ReplierMaximumConcurrency` to set (the peak's need x 1.25)",
+                f"{math.ceil(a * 1.25)} (a), {math.ceil(b * 1.25)} (b); "
+                f"default {d['ReplierMaximumConcurrency']:g}",
             ),
             (
                 "",
-                "replies/s (= Nylas sends, thread reads)",
-                f"{_fmt(v.replies_per_second)}, {_fmt(v.peak_replies_per_second)}",
+                "webhook concurrency at the peak (warm time)",
+                f"{_fmt(webhook)} of its {reserved:g} reserved",
             ),
-            ("", "webhook concurrency at the peak (warm handler time)", _fmt(peak * webhook_ms / 1000)),
             (
                 "",
-                "replier concurrency at the peak (replies/s x a reply's time, by Nylas time per reply)",
-                "; ".join(replier_at),
+                "stage throttle: the peak against `WebhookThrottleRate` / `WebhookThrottleBurst`",
+                f"{_fmt(peak)} of {d['WebhookThrottleRate']:g}/s, burst {d['WebhookThrottleBurst']:g} "
+                f"({d['WebhookThrottleRate'] / peak:.1f}x the peak)",
             ),
-            ("", "DynamoDB WRU/s at the peak (all keys)", _fmt(peak * wru_per_notification)),
             (
                 "",
-                "SQS requests/s at the peak (send + event source receive/delete)",
-                _fmt(peak * (1 + 2 / batches)),
+                f"Agent Account sends at the peak against {AGENT_SENDS_PER_ENVIRONMENT}/s pooled",
+                f"{peak / 2 / AGENT_SENDS_PER_ENVIRONMENT:.1f}x the pool",
             ),
-            ("", "USD per month (30 days, list prices above)", f"${v.monthly_usd:,.0f}"),
+            ("", "DynamoDB write units/s at the peak (all keys)", _fmt(peak * m.wru_per_notification)),
+            (
+                "",
+                f"minutes for the event source to reach that concurrency ({SQS_SCALE_UP_PER_MINUTE}/min)",
+                f"{a / SQS_SCALE_UP_PER_MINUTE:.1f} (a), {b / SQS_SCALE_UP_PER_MINUTE:.1f} (b)",
+            ),
         ]
-    replier_limit = concurrency / (replier_ms / 1000 + NYLAS_SECONDS_PER_REPLY[0])
-    replier_name = (
-        f"replier at `ReplierMaximumConcurrency` {concurrency:g}, {NYLAS_SECONDS_PER_REPLY[0]:g} s/reply"
-    )
-    saturation = {
-        "Agent Account sends (pooled per environment)": AGENT_SENDS_PER_ENVIRONMENT,
-        replier_name: replier_limit,
-        "Messages API per grant (one agent mailbox takes every thread read)": MESSAGES_PER_GRANT,
-        "JSON sends per grant (a connected mailbox, not an Agent Account)": SENDS_PER_GRANT,
+    mix_a = (m.first_reply_a + m.own_outbound) / 2
+    mix_b = (m.first_reply_b + m.own_outbound) / 2
+    limits = {
+        f"replier at the default `ReplierMaximumConcurrency` ({d['ReplierMaximumConcurrency']:g}, a setting: "
+        "raise it to the row above), batches of one": d["ReplierMaximumConcurrency"] / mix_a,
+        f"Agent Account sends, {AGENT_SENDS_PER_ENVIRONMENT}/s pooled per environment (Nylas)": (
+            2 * AGENT_SENDS_PER_ENVIRONMENT
+        ),
+        f"the account's concurrency ({pool:,.0f} beside the webhook's reservation), batches of one": pool
+        / mix_a,
+        f"the account's concurrency ({pool:,.0f}), option (b)": pool / mix_b,
+        f"Messages API, {MESSAGES_PER_GRANT}/s per grant (one agent mailbox reads every thread)": (
+            2 * MESSAGES_PER_GRANT
+        ),
+        f"stage throttle (`WebhookThrottleRate` {d['WebhookThrottleRate']:g}/s)": d["WebhookThrottleRate"],
+        f"the webhook's reserved concurrency ({reserved:g}) at its warm time": reserved / m.webhook,
     }
-    limit_rows = [
-        (name, _fmt(limit), f"{limit * 2 * DAY_SECONDS / PEAK_FACTOR / 1e6:,.2f} M")
-        for name, limit in sorted(saturation.items(), key=lambda item: item[1])
-    ]
-    one_m = volumes[0].replies_per_second
-    agent_text = (
-        f"Nylas pools Agent Account sends per environment ({AGENT_SENDS_PER_ENVIRONMENT}/s; 1/s in a "
-        f"sandbox, {AGENT_SEND_LIMITS_URL} — check the figure for your plan there: daily and monthly "
-        "quotas apply as well); a burst above it is queued and answered `202`, a full queue `429` with "
-        f"`Retry-After` ({AGENT_SEND_QUEUEING_URL}). At 1 M notifications a day the average reply rate "
-        f"({_fmt(one_m)}/s) is {'already above' if one_m > AGENT_SENDS_PER_ENVIRONMENT else 'below'} it, "
-        "the peak hour well above: the limit is a plan matter with Nylas, not a setting of ours; on our "
-        "side the replier backs off on `Retry-After` and `ReplierMaximumConcurrency` caps how hard it "
-        "pushes."
+    ordered = sorted(limits.items(), key=lambda item: item[1])
+    limit_rows = [(name, _fmt(rate), f"{_per_day_at_peak(rate) / 1e6:,.2f} M") for name, rate in ordered]
+    first_limits = []
+    for volume in VOLUMES:
+        peak = volume / DAY_SECONDS * PEAK_FACTOR
+        over = [name for name, rate in ordered if rate < peak]
+        first_limits.append(
+            f"**{volume / 1e6:g} M a day** (peak {_fmt(peak)} notifications/s): "
+            + ("; then ".join(over) if over else "nothing listed")
+            + " — in that order."
+        )
+    hour_pool = AGENT_SENDS_PER_ENVIRONMENT * 3600
+    ten_peak = VOLUMES[1] / DAY_SECONDS * PEAK_FACTOR
+    ten_a = replier_concurrency(ten_peak, m.first_reply_a, m.own_outbound)
+    ten_b = replier_concurrency(ten_peak, m.first_reply_b, m.own_outbound)
+    held = (
+        "The stage throttle (twice the peak), the webhook's reservation, API Gateway's account limit "
+        f"({API_ACCOUNT_RATE:,} requests/s) and DynamoDB on-demand hold 10 M a day as they are."
     )
-    replier_text = (
-        "The replier processes a batch's records one after another, so its reply rate is at most "
-        f"`ReplierMaximumConcurrency` ({concurrency:g} by default, up to "
-        f"{settings['maximum_concurrency_cap']:g}) divided by a record's time: {_fmt(replier_limit)} "
-        f"replies/s at {NYLAS_SECONDS_PER_REPLY[0]:g} s of Nylas per reply. The setting that moves it is "
-        "that template parameter: 1 M notifications a day needs it at the replier concurrency row "
-        "above, 10 M a day far higher (and the account's Lambda concurrency quota with it). The webhook "
-        "needs a handful of concurrent executions even at 10 M a day; `WebhookReservedConcurrency` only "
-        "caps it."
-    )
-    bullets = sorted(
-        [
-            (AGENT_SENDS_PER_ENVIRONMENT, "Agent Account sends (Nylas).", agent_text),
-            (replier_limit, "Our replier's concurrency.", replier_text),
-        ]
-    )
-    ordered = [
-        ("Saturates first: " + bullets[0][1], bullets[0][2]),
-        ("Then: " + bullets[1][1], bullets[1][2]),
-    ]
+    if ten_a <= pool:
+        ten_text = (
+            "- **10 M a day within the default quotas.** With batches of one the replier needs "
+            f"{_fmt(ten_a)} "
+            f"concurrent executions at the peak, within the {pool:,.0f} a default account leaves it "
+            f"(`ReplierMaximumConcurrency` at the row above); option (b) needs {_fmt(ten_b)}. {held}"
+        )
+    else:
+        ten_text = (
+            "- **10 M a day within the default quotas.** With batches of one the replier needs "
+            f"{_fmt(ten_a)} "
+            f"concurrent executions at the peak, more than the {pool:,.0f} a default account leaves it: "
+            "every "
+            "record holds an execution for its whole wait on Nylas and the agent. Option (b) runs a batch's "
+            f"threads in one execution and needs {_fmt(ten_b)}"
+            + (
+                ": it fits, with room for the webhook and the quota's other users; that is the product "
+                "change "
+                "Batch concurrency describes. Until it lands, 10 M a day needs a concurrency quota increase "
+                "(Service Quotas → AWS Lambda → Concurrent executions) and `ReplierMaximumConcurrency` at "
+                "the "
+                f"row above. {held}"
+                if ten_b <= pool
+                else f", which does not fit either: 10 M a day needs a quota increase. {held}"
+            )
+        )
     return (
         "## Scale on paper\n\n"
-        "From the counts above, not measured at scale. The model: every inbound message is answered, and "
-        "Agent Accounts fire `message.created` for the agent's own sent mail, so half the notifications are "
-        "first replies and half own outbound (one reply per two notifications); the peak hour is "
-        f"{PEAK_FACTOR:g}x the day's average. Per notification that is "
-        f"{wru_per_notification:g} DynamoDB WRU (a first reply {wru_reply:g} WRU + {rru_reply:g} RRU, own "
-        f"outbound {wru_outbound:g}; largest item {inputs.largest_item_bytes} B), "
-        f"{first_reply.nylas_total / 2:g} Nylas request (a first reply's thread read and send, over two "
-        "notifications) and 1 SQS SendMessage. A replier record's time is the "
-        f"local handler time ({replier_ms:.0f} ms for a first reply) plus Nylas' own time for the thread "
-        "read and the send, which the local stack cannot measure: shown at "
-        + " and ".join(f"{s:g} s" for s in NYLAS_SECONDS_PER_REPLY)
-        + ".\n\n"
+        "From this run's measurements, not measured at scale. The model: every inbound message is "
+        "answered and each reply brings its own `message.created` back (half the notifications first "
+        f"replies, half own outbound); the peak hour is {PEAK_FACTOR:g}x the day's average; concurrency "
+        "is notifications per second times billed seconds per notification (Little's law on what Lambda "
+        "bills). Measured inputs: "
+        f"a first reply at real latency bills {m.first_reply_a:.2f} s with batches of one and "
+        f"{m.first_reply_b:.2f} s per notification with option (b) at full batches (Saturation, under Batch "
+        f"concurrency); own outbound {m.own_outbound * 1000:.0f} ms (no Nylas call); the webhook "
+        f"{m.webhook * 1000:.1f} ms. The account: Lambda's default quota of {ACCOUNT_QUOTA:,} concurrent "
+        f"executions per region ({LAMBDA_QUOTAS_URL}), of which the webhook reserves "
+        f"{reserved:g} (`WebhookReservedConcurrency`), so `make deploy` lets the replier's event source have "
+        f"{pool:,.0f} (`ops/preflight.py`).\n\n"
         + table(("volume", "what", "figure"), rows)
-        + "\n\nWhat limits the reply rate (replies per second), and the daily volume of notifications it "
-        "allows at the model's peak:\n\n"
-        + table(("limit", "replies/s", "notifications/day at the peak"), limit_rows)
+        + "\n\nWhat limits the rate, in notifications per second at the peak, and the daily volume that peak "
+        "belongs to — lowest first:\n\n"
+        + table(("limit", "notifications/s at the peak", "notifications/day"), limit_rows)
+        + "\n\nWhat saturates first:\n\n"
+        + "\n".join(f"- {line}" for line in first_limits)
         + "\n\n"
-        + "\n".join(f"- **{label}** {text}" for label, text in ordered)
+        + ten_text
         + "\n"
-        f"- **Nylas per grant** ({NYLAS_RATE_LIMITS_URL}): {MESSAGES_PER_GRANT} Messages API requests and "
-        f"{SENDS_PER_GRANT} JSON sends per second per grant. One agent mailbox taking all the traffic reads "
-        "one thread per reply, so it nears the Messages limit only at the 10 M peak. The Grants API allows "
-        f"{GRANTS_PER_APPLICATION} requests/s per application: each new replier container looks its grant "
-        "up once, so a scale-out faster than that many containers a second meets `429`s (retried).\n"
-        "- **DynamoDB** (on-demand) has no setting to raise: the load spreads over notification, message "
-        "and thread keys. The hottest key is a thread's item, written by the lease, the send intent, the "
-        "record and the release — a handful of writes per reply, and at most "
-        f"`REPLY_BUDGET_PER_HOUR` replies per thread an hour — far below the "
-        f"{DYNAMODB_WRU_PER_PARTITION:,} WRU/s a partition takes. Records waiting for a busy thread poll "
-        f"its item (`LEASE_WAIT_SECONDS` {settings['lease_wait']:g} s): each refused poll is a write unit on "
-        "that key, a burst of k messages a few dozen writes.\n"
-        "- **SQS** standard queues have no practical request limit here; batching "
-        f"(`BatchSize` {settings['batch_size']:g}, window {settings['window']:g} s) divides the event "
-        "source's receives and deletes once traffic fills batches.\n"
-        "- **Cost** grows linearly; per million it is the table above (the DynamoDB writes, API Gateway and "
-        "the webhook's SQS send are most of it). API Gateway's REST price steps down above 333 M requests a "
+        "- **Agent Account sends (Nylas)**: "
+        f"{AGENT_SENDS_PER_ENVIRONMENT}/s pooled per environment (1/s in a sandbox; {AGENT_SEND_LIMITS_URL}; "
+        "daily and monthly quotas per plan come on top). A burst above it is queued and answered `202`, a "
+        f"full queue `429` with `Retry-After` ({AGENT_SEND_QUEUEING_URL}); the replier retries after it, and "
+        "the `nylas-throttling` alarm says when it lasts. At the model's peak that pool is reached near "
+        f"{_per_day_at_peak(2 * AGENT_SENDS_PER_ENVIRONMENT) / 1e6:.2f} M notifications a day: at 1 M and "
+        "10 M a day the reply rate is a plan matter with Nylas (more environments, or connected mailboxes at "
+        f"{SENDS_PER_GRANT} sends/s per grant, {NYLAS_RATE_LIMITS_URL}), not a setting of ours; more replier "
+        "concurrency than the send rate only adds retries.\n"
+        "- **Per recipient**: the loop guard allows `ReplyBudgetPerHour` "
+        f"({d['ReplyBudgetPerHour']:g}) replies per thread an hour, so one conversation can take at most "
+        f"{d['ReplyBudgetPerHour']:g} of the pool's {hour_pool:,} sends an hour. Nothing bounds one *sender* "
+        "across threads: a mailer that opens a new thread for every message (or a reply loop through one) "
+        "takes a share of the pooled sends limited only by its own rate. A per-recipient budget beside the "
+        "per-thread one (replies to one address an hour, in the ledger's thread item's way) would bound it: "
+        "that is a product change, not a setting.\n"
+        f"- **Nylas per grant** ({NYLAS_RATE_LIMITS_URL}): {MESSAGES_PER_GRANT} Messages API requests a "
+        "second; one agent mailbox taking every thread read meets it at the row above. The Grants API allows "
+        f"{GRANTS_PER_APPLICATION} requests/s per application and each new replier container looks its grant "
+        f"up once: a scale-out faster than {GRANTS_PER_APPLICATION} containers a second meets `429`s "
+        "(retried). "
+        f"Lambda adds at most {SQS_SCALE_UP_PER_MINUTE} concurrent executions a minute to an SQS event "
+        f"source ({SQS_SCALING_URL}), so a cold start to the 10 M peak takes the minutes in the table while "
+        "the queue absorbs the difference.\n"
+        "- **DynamoDB** (on-demand) has no setting to raise: the load spreads over notification, message and "
+        "thread keys; the hottest is a thread's item, a handful of writes per reply and at most "
+        "`ReplyBudgetPerHour` replies an hour, far below the 1,000 write units a second a partition takes. "
+        "A table doubling its traffic within 30 minutes can throttle (the `dynamodb-throttles` alarm).\n"
+        "- **SQS** standard queues have no practical request limit here.\n"
+        "- **Cost** grows linearly (Cost, above); API Gateway's REST price steps down above 333 M requests a "
         "month, beyond 10 M a day."
     )

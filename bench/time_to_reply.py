@@ -47,9 +47,10 @@ from typing import Any
 import boto3
 
 from bench.event_source import BatchingEventSource, BatchingSettings, Invocation
+from bench.latency import LatencyProxy
 from bench.stack import clear_tables, parts, require_empty_queue
 from bench.stats import percentile
-from bench.timeline import DYNAMODB, NYLAS, Attempt, Recorder
+from bench.timeline import AGENT, DYNAMODB, NYLAS, Attempt, Recorder
 from devstack.counting import function_timeout
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
@@ -72,7 +73,7 @@ QUEUE, INIT, BATCH, LEASE, RETRY, HANDLER = (
     "retry backoff",
     "handler",
 )
-PARTS = (QUEUE, INIT, BATCH, LEASE, RETRY, DYNAMODB, NYLAS, HANDLER)
+PARTS = (QUEUE, INIT, BATCH, LEASE, RETRY, DYNAMODB, NYLAS, AGENT, HANDLER)
 
 # Rows of the report, in order.
 ROW_SINGLE = "single message, own thread"
@@ -136,6 +137,16 @@ class Planned:
     def last(self) -> bool:
         return self.position == self.size - 1
 
+    @property
+    def key(self) -> str:
+        """The message's latency key (``bench.latency``): its subject ends in ``#key``."""
+        return f"e{self.episode}p{self.position}"
+
+    @property
+    def thread_key(self) -> str:
+        """The thread's latency key: its id ends in ``~key``."""
+        return f"e{self.episode}"
+
 
 def schedule(mix: Mix, seed: int) -> list[Planned]:
     """The seeded mix, in delivery order."""
@@ -175,6 +186,11 @@ class Delivered:
     status: int | None
 
 
+def subject_of(planned: Planned) -> str:
+    """A message's subject: the order it is about, and its latency key."""
+    return f"Order {1000 + planned.episode} #{planned.key}"
+
+
 @dataclass
 class MessageTime:
     """One message's time to reply and its parts (seconds)."""
@@ -184,6 +200,15 @@ class MessageTime:
     parts: dict[str, float] = field(default_factory=dict)
     # Unanswered: how its own record's attempts ended (skip reasons, exceptions).
     outcomes: tuple[str, ...] = ()
+    key: str = ""  # the message's latency key (its paired floor has the same)
+    own_reply: bool = False  # answered by its own record's send, not by another record's reply
+    # The reply that answered it was sent by a record that held the thread when the message was
+    # acknowledged: its remaining work is the holder's. Otherwise that reply's whole work (its thread
+    # read, draft and send: the floor of its target) came after the holder's.
+    answered_by_holder: bool = False
+    target_key: str = ""  # the latency key of the message the answering reply went to
+    # Time its replying attempt spent queued behind records of other threads in its invocation.
+    other_thread_wait: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -246,6 +271,9 @@ class MixResult:
     answered_twice: int  # messages that two replies went to
     webhook_refusals: int  # notifications the webhook never answered 200 (after Nylas' retries)
     rows: list[Row]
+    grouped: bool = False  # option (b): a batch's threads ran at once
+    invocations: tuple[Invocation, ...] = ()
+    attempts: tuple[Attempt, ...] = ()
 
     def row(self, name: str) -> Row:
         return next(r for r in self.rows if r.name == name)
@@ -280,6 +308,25 @@ def _purge(stack: LocalStack) -> None:
         boto3.client("sqs").purge_queue(QueueUrl=resources.queues["NotificationQueue"])
 
 
+@dataclass(frozen=True)
+class Batching:
+    """What a run changes in the template's SQS event source (``None``: the template's value)."""
+
+    batch_size: int | None = None
+    window_seconds: float | None = None
+    maximum_concurrency: int | None = None
+    grouped: bool = False  # option (b): a batch's threads at once (``bench.event_source``)
+
+    def applied(self, settings: BatchingSettings) -> BatchingSettings:
+        if self.batch_size is not None:
+            settings.batch_size = self.batch_size
+        if self.window_seconds is not None:
+            settings.window_seconds = self.window_seconds
+        if self.maximum_concurrency is not None:
+            settings.maximum_concurrency = self.maximum_concurrency
+        return settings
+
+
 def run_mix(
     stack: LocalStack,
     mix: Mix,
@@ -287,20 +334,32 @@ def run_mix(
     seed: int,
     pollers: int,
     window_seconds: float | None = None,
+    batching_override: Batching | None = None,
+    latency: LatencyProxy | None = None,
+    recorder: Recorder | None = None,
+    reply_wait_seconds: float = 60.0,
     progress: Callable[[str], None] | None = None,
 ) -> MixResult:
-    """Deliver the seeded mix through the webhook, let the pollers reply, and time every message."""
+    """Deliver the seeded mix through the webhook, let the pollers reply, and time every message.
+
+    With ``latency`` the replier reaches Nylas through that proxy (``NYLAS_API_URI`` must point at
+    it when ``recorder`` builds its containers), and a busy thread's holder is made slow there
+    instead of in the emulator.
+    """
     resources, nylas = _prepare(stack)
-    batching = BatchingSettings.from_template(resources)
-    if window_seconds is not None:
-        batching.window_seconds = window_seconds
+    override = batching_override or Batching(window_seconds=window_seconds)
+    batching = override.applied(BatchingSettings.from_template(resources))
     plan = schedule(mix, seed)
-    recorder = Recorder()
-    source = BatchingEventSource(resources, batching, recorder.container, pollers=pollers).start()
+    recorder = recorder or Recorder()
+    source = BatchingEventSource(
+        resources, batching, recorder.container, pollers=pollers, grouped=override.grouped
+    ).start()
     sender = stack.sender()
     delivered: list[Delivered] = []
     lock = threading.Lock()
-    threads = {p.episode: f"bench-thread-{seed}-{p.episode}-{time.time_ns()}" for p in plan}
+    run_id = time.time_ns()
+    threads = {p.episode: f"bench-thread-{seed}-{run_id}~{p.thread_key}" for p in plan}
+    holders = {p.episode: p.key for p in plan if p.kind == BUSY and p.position == 0}
 
     slow_sends = f"/v3/grants/{SLOW_GRANT_ID}/messages/send"
     holder_sending: dict[int, int] = {}  # busy episode -> slow sends before its holder's
@@ -308,16 +367,19 @@ def run_mix(
     def deliver(planned: Planned) -> None:
         if planned.kind == BUSY and planned.position:
             # Land while the holder's send is in flight, whenever its batch ran.
-            deadline = time.monotonic() + 15.0
-            while nylas.count("POST", slow_sends) <= holder_sending[planned.episode]:
-                if time.monotonic() > deadline:
-                    break
-                time.sleep(0.02)
+            if latency is not None:
+                latency.wait_for_send(holders[planned.episode], reply_wait_seconds)
+            else:
+                deadline = time.monotonic() + 15.0
+                while nylas.count("POST", slow_sends) <= holder_sending[planned.episode]:
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.02)
             time.sleep(BUSY_FOLLOW_UP_SECONDS)
         message = nylas.deliver_inbound(
             planned.grant_id,
             from_email=f"customer{planned.episode}@example.com",
-            subject=f"Order {1000 + planned.episode}",
+            subject=subject_of(planned),
             body=f"<p>Message {planned.position + 1} about order {1000 + planned.episode}.</p>",
             thread_id=threads[planned.episode],
         )
@@ -343,15 +405,18 @@ def run_mix(
                 source.retire_idle_containers()
             if planned.kind == BUSY and planned.position == 0:
                 # Before the holder is delivered, so its follower can wait for exactly this send.
-                holder_sending[planned.episode] = nylas.count("POST", slow_sends)
-                nylas.inject("POST", f"{slow_sends}$", Fault.delay(BUSY_SEND_SECONDS))
+                if latency is not None:
+                    latency.extra[planned.key] = BUSY_SEND_SECONDS
+                else:
+                    holder_sending[planned.episode] = nylas.count("POST", slow_sends)
+                    nylas.inject("POST", f"{slow_sends}$", Fault.delay(BUSY_SEND_SECONDS))
             futures.append(deliveries.submit(deliver, planned))
         for future in futures:
             future.result()
         if progress:
             progress(f"time to reply: {len(plan)} messages delivered; waiting for the replies")
         # Until every message is answered, or nothing is left to answer it (retried records included).
-        _wait_for_replies(stack, source, delivered, timeout_seconds=60.0)
+        _wait_for_replies(stack, source, delivered, timeout_seconds=reply_wait_seconds)
     finally:
         deliveries.shutdown(wait=True)
         source.stop()
@@ -374,6 +439,9 @@ def run_mix(
         answered_twice=sum(1 for count in targets.values() if count > 1),
         webhook_refusals=sum(1 for d in delivered if d.status != 200),
         rows=rows,
+        grouped=override.grouped,
+        invocations=tuple(source.invocations),
+        attempts=tuple(recorder.attempts),
     )
 
 
@@ -452,23 +520,51 @@ def _rows(
     for attempt in sorted(attempts, key=lambda a: a.started):
         by_notification[attempt.notification_id].append(attempt)
     thread_of = {d.notification_id: d.thread_id for d in delivered}
+    key_of = {d.message_id: d.planned.key for d in delivered}
     times: dict[str, list[MessageTime]] = {name: [] for name in ROWS}
     for d in delivered:
         reply = replies.get(d.message_id)
         if reply is None:
             outcomes = tuple(a.outcome or a.error for a in by_notification[d.notification_id])
-            times[_row_of(d, cold=False)].append(MessageTime(None, 0.0, {}, outcomes))
+            times[_row_of(d, cold=False)].append(MessageTime(None, 0.0, {}, outcomes, key=d.planned.key))
             continue
         sent_at, target = reply
         chain = _replying_chain(attempts, by_notification, sent_at, target)
         invoked = [_invocation_of(a, invocations) for a in chain]
         cold = bool(invoked) and invoked[-1] is not None and invoked[-1].cold
         row = _row_of(d, cold)
-        remaining = _holder_remaining(d, attempts, thread_of, state_table)
+        remaining, holders = _holder_remaining(d, attempts, thread_of, state_table)
         seconds = max(0.0, sent_at - d.acked)
         parts_ = _parts(d.acked, sent_at, chain, invoked, state_table) if chain else {}
-        times[row].append(MessageTime(seconds, remaining, parts_))
+        waited = _other_thread_wait(chain[-1], invoked[-1], attempts, thread_of) if chain else 0.0
+        own = bool(chain) and chain[-1].notification_id == d.notification_id
+        measured = MessageTime(seconds, remaining, parts_, key=d.planned.key, own_reply=own)
+        measured.other_thread_wait = waited
+        measured.answered_by_holder = bool(chain) and chain[-1].notification_id in holders
+        measured.target_key = key_of.get(target, "")
+        times[row].append(measured)
     return [Row(name, times[name]) for name in ROWS]
+
+
+def _other_thread_wait(
+    attempt: Attempt, invocation: Invocation | None, attempts: list[Attempt], thread_of: dict[str, str]
+) -> float:
+    """How long ``attempt`` waited, in its invocation, for records of other threads run before it."""
+    if invocation is None:
+        return 0.0
+    thread = thread_of.get(attempt.notification_id)
+    waited = 0.0
+    for other in attempts:
+        if (
+            other is attempt
+            or other.container != attempt.container
+            or other.notification_id not in invocation.notification_ids
+            or not invocation.started <= other.started <= invocation.ended
+            or thread_of.get(other.notification_id, other.notification_id) == thread
+        ):
+            continue
+        waited += _overlap(other.started, other.ended, invocation.ready, attempt.started)
+    return waited
 
 
 def _replying_chain(
@@ -497,9 +593,13 @@ def _invocation_of(attempt: Attempt, invocations: list[Invocation]) -> Invocatio
 
 def _holder_remaining(
     d: Delivered, attempts: list[Attempt], thread_of: dict[str, str], state_table: str
-) -> float:
-    """How long the worker holding ``d``'s thread at its acknowledgement still had to go (0 if none)."""
+) -> tuple[float, set[str]]:
+    """How long the worker holding ``d``'s thread at its acknowledgement still had to go (0 if none).
+
+    Also the notification ids of the records that held it then (those not waiting for the lease).
+    """
     remaining = 0.0
+    holders: set[str] = set()
     for attempt in attempts:
         if (
             thread_of.get(attempt.notification_id) != d.thread_id
@@ -512,7 +612,8 @@ def _holder_remaining(
         if attempt.error in _BUSY_ERRORS or refused_before:
             continue
         remaining = max(remaining, attempt.ended - d.acked)
-    return remaining
+        holders.add(attempt.notification_id)
+    return remaining, holders
 
 
 def _parts(
@@ -558,7 +659,7 @@ def _parts(
             inside = _overlap(span.started, span.ended, lo, hi) - _overlap(
                 span.started, span.ended, lease_lo, max(lease_lo, lease_hi)
             )
-            totals[span.service if span.service in (DYNAMODB, NYLAS) else HANDLER] += inside
+            totals[span.service if span.service in (DYNAMODB, NYLAS, AGENT) else HANDLER] += inside
             in_requests += inside
         totals[HANDLER] += max(0.0, hi - lo - lease - in_requests)
     return dict(totals)

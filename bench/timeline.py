@@ -14,6 +14,7 @@ import contextlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ from devstack.counting import handler_with, nylas_kind
 
 DYNAMODB = "DynamoDB"
 NYLAS = "Nylas"
+AGENT = "agent"  # the draft's time (``bench.slow_agent``), filed like a request
 # A state-table write refused by its condition: another worker holds the thread's lease.
 _REFUSED = ("ConditionalCheckFailedException", "TransactionCanceledException")
 
@@ -83,15 +85,24 @@ class _TimedHttp(requests.Session):
 
 
 class Recorder:
-    """Every attempt of every container built with :meth:`container`, in one list."""
+    """Every attempt of every container built with :meth:`container`, in one list.
 
-    def __init__(self) -> None:
+    Parameters
+    ----------
+    prepare:
+        Called with each new container's consumer before its first record (``bench.slow_agent``
+        gives it a drafter that takes the agent's time).
+    """
+
+    def __init__(self, prepare: Callable[[Any], None] | None = None) -> None:
+        self._prepare = prepare
         self.attempts: list[Attempt] = []
         self._lock = threading.Lock()
         self._current = threading.local()
         self._containers = iter(range(1, 1_000_000))
 
     def file(self, span: Span) -> None:
+        """File ``span`` under the record this thread is processing (nothing when it is none)."""
         attempt = getattr(self._current, "attempt", None)
         if attempt is not None:
             attempt.spans.append(span)
@@ -133,6 +144,8 @@ class Recorder:
         session.events.register("after-call", self._after_call)
         session.events.register("after-call-error", self._after_call)
         consumer = NotificationConsumer.from_environment(aws=session, http=_TimedHttp(self))
+        if self._prepare is not None:
+            self._prepare(consumer)
         handle_record = getattr(consumer, "_handle_record", None)
         if handle_record is None:
             raise RuntimeError("NotificationConsumer has no _handle_record: update bench/timeline.py")

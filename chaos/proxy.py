@@ -66,7 +66,8 @@ class Rule:
     """When ``match`` holds, with ``probability``, do ``action``.
 
     Actions: ``error`` (answer ``status``/``body`` without forwarding),
-    ``delay`` (sleep ``seconds`` then forward), ``lose`` (forward, then drop
+    ``delay`` (sleep ``seconds`` then forward; ``seconds`` may be a function of the request, for a
+    latency drawn per request: ``bench.latency``), ``lose`` (forward, then drop
     the connection: the work happened, the answer is lost), ``kill_before`` /
     ``kill_after`` (SIGKILL the sending worker before or after forwarding),
     ``pause`` (SIGSTOP the worker for ``seconds`` after forwarding).
@@ -79,11 +80,15 @@ class Rule:
     status: int = 500
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
-    seconds: float = 0.0
+    seconds: float | Callable[[Request], float] = 0.0
     active: Callable[[], bool] = lambda: True
     # Fire on the first match whatever the probability: a short run still sees every fault once.
     at_least_once: bool = False
     fired: int = 0
+
+    def seconds_for(self, request: Request) -> float:
+        """How long ``delay`` sleeps (or ``pause`` stops) for this request."""
+        return self.seconds(request) if callable(self.seconds) else self.seconds
 
 
 class FaultProxy:
@@ -169,7 +174,7 @@ class FaultProxy:
             handler.close_connection = True
             return None, {}
         if rule is not None and rule.action == "delay":
-            time.sleep(rule.seconds)
+            time.sleep(rule.seconds_for(request))
         try:
             status, headers, payload = self._forward(request)
         except OSError:
@@ -185,7 +190,7 @@ class FaultProxy:
         if rule is not None and rule.action == "pause":
             pid = request.worker_pid
             os.kill(pid, signal.SIGSTOP)  # type: ignore[arg-type]
-            threading.Timer(rule.seconds, lambda: _continue(pid)).start()
+            threading.Timer(rule.seconds_for(request), lambda: _continue(pid)).start()
         self._answer(handler, status, headers, payload)
         return status, headers
 

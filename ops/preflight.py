@@ -4,10 +4,20 @@ Why first: a deploy that finds missing credentials after a build and twenty prom
 operator's minutes and leaves a half-answered ``samconfig.toml``. Each failed check is one line
 that says what to do.
 
-The concurrency check: new accounts can have a Lambda concurrency quota of 10. The replier's SQS
-event source may start up to ``ReplierMaximumConcurrency`` invocations; if that is most of the
-account's unreserved concurrency, a backlog leaves the webhook throttled (503 to Nylas, retried only
-a few times). So the maximum must be at most half of the unreserved concurrency.
+The concurrency check, the same model as ``docs/performance.md`` ("Scale on paper"):
+
+- The webhook is the one path where a failure loses notifications (Nylas tries three times), so by
+  default it reserves ``WebhookReservedConcurrency`` executions of its own. Lambda keeps at least
+  100 of the account's concurrency unreserved, so a reservation needs ``reserved + 100`` unreserved
+  executions; new accounts can have a quota of 10, where the only way is a reservation of 0.
+- The replier's SQS event source starts up to ``ReplierMaximumConcurrency`` invocations from the
+  unreserved pool. Above what the pool holds its batches are throttled, and a throttled batch
+  spends one of its records' receives toward the dead-letter queue: the maximum must fit in the
+  pool that is left. With a webhook reservation that is the whole unreserved pool less the
+  reservation; without one the webhook shares the pool, so the replier may take at most half.
+
+``UnreservedConcurrentExecutions`` already excludes a reservation this stack made on an earlier
+deploy; the check subtracts it again, which errs by that reservation on the safe side.
 """
 
 import shutil
@@ -21,6 +31,9 @@ from ops.samconfig import SamConfig
 
 RUNTIME_PYTHON = "python3.13"
 CONCURRENCY_PARAMETER = "ReplierMaximumConcurrency"
+RESERVATION_PARAMETER = "WebhookReservedConcurrency"
+# Lambda keeps this much of an account's concurrency for functions without a reservation.
+LAMBDA_UNRESERVED_MINIMUM = 100
 
 
 @dataclass(frozen=True)
@@ -32,19 +45,72 @@ class Preflight:
     identity: str
     unreserved_concurrency: int | None  # None: not checked (no region)
     replier_maximum_concurrency: int
+    webhook_reserved_concurrency: int = 0
+
+
+def _number_parameter(config: SamConfig, name: str) -> int:
+    """A number parameter as deployed: samconfig.toml's override, else the template's default."""
+    value = config.parameter_overrides.get(name)
+    if value is None:
+        value = load_template()["Parameters"][name]["Default"]
+    try:
+        return int(value)
+    except ValueError:
+        raise ConfigurationError(f"{name} in samconfig.toml is not a number: {value!r}") from None
 
 
 def replier_maximum_concurrency(config: SamConfig) -> int:
     """``ReplierMaximumConcurrency`` as deployed: samconfig.toml's override, else the template's default."""
-    value = config.parameter_overrides.get(CONCURRENCY_PARAMETER)
-    if value is None:
-        value = load_template()["Parameters"][CONCURRENCY_PARAMETER]["Default"]
-    try:
-        return int(value)
-    except ValueError:
+    return _number_parameter(config, CONCURRENCY_PARAMETER)
+
+
+def webhook_reserved_concurrency(config: SamConfig) -> int:
+    """``WebhookReservedConcurrency`` as deployed: samconfig.toml's override, else the template's default."""
+    return _number_parameter(config, RESERVATION_PARAMETER)
+
+
+def check_concurrency(unreserved: int, quota: object, region: str, *, reserved: int, maximum: int) -> None:
+    """Refuse a webhook reservation Lambda would reject, or a replier maximum the pool cannot hold.
+
+    Parameters
+    ----------
+    unreserved:
+        The account's ``UnreservedConcurrentExecutions`` in the region.
+    quota:
+        Its ``ConcurrentExecutions`` (only quoted in the message).
+    reserved, maximum:
+        ``WebhookReservedConcurrency`` and ``ReplierMaximumConcurrency`` as they would be deployed.
+
+    Raises
+    ------
+    ConfigurationError
+        With the setting to change, in samconfig.toml's ``parameter_overrides``.
+    """
+    where = f"({unreserved} unreserved in {region}; quota {quota})"
+    quota_hint = "request a higher quota: Service Quotas → AWS Lambda → Concurrent executions"
+    if reserved and unreserved - reserved < LAMBDA_UNRESERVED_MINIMUM:
         raise ConfigurationError(
-            f"{CONCURRENCY_PARAMETER} in samconfig.toml is not a number: {value!r}"
-        ) from None
+            f"{RESERVATION_PARAMETER}={reserved} needs {reserved + LAMBDA_UNRESERVED_MINIMUM} unreserved "
+            f"Lambda concurrency (Lambda keeps {LAMBDA_UNRESERVED_MINIMUM} unreserved) {where}. Set "
+            f"{RESERVATION_PARAMETER}=0 in samconfig.toml's parameter_overrides (the webhook then shares "
+            f"the pool and the replier is held to half of it: {CONCURRENCY_PARAMETER}="
+            f"{max(unreserved // 2, 2)} at most), or {quota_hint}"
+        )
+    # With its own reservation the webhook cannot be starved: the replier may use the pool that is
+    # left. Without one the two share it, and a backlog must not take the webhook's half.
+    pool = unreserved - reserved if reserved else unreserved // 2
+    if maximum > pool:
+        share = (
+            f"the {pool} unreserved executions left beside the webhook's reservation of {reserved}"
+            if reserved
+            else f"half of this account's unreserved concurrency ({pool}), which it shares with the webhook"
+        )
+        raise ConfigurationError(
+            f"{CONCURRENCY_PARAMETER}={maximum} is more than {share} {where}: its batches would be "
+            f"throttled and spend their receives toward the dead-letter queue. Set "
+            f"{CONCURRENCY_PARAMETER}={max(pool, 2)} in samconfig.toml's parameter_overrides "
+            f"(or deploy with ARGS=--guided), or {quota_hint}"
+        )
 
 
 def check_python(path: str) -> None:
@@ -82,7 +148,8 @@ def run_preflight(
     Raises
     ------
     ConfigurationError
-        No Python 3.13, or a replier concurrency that could starve the webhook.
+        No Python 3.13, a webhook reservation Lambda would refuse, or a replier maximum the
+        unreserved pool cannot hold.
     botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError
         AWS refused or could not be reached (credentials, permissions); the CLI adds the hint.
     """
@@ -102,18 +169,13 @@ def run_preflight(
     limits = client("lambda").get_account_settings()["AccountLimit"]
     unreserved = int(limits["UnreservedConcurrentExecutions"])
     maximum = replier_maximum_concurrency(config)
-    if maximum > unreserved // 2:
-        raise ConfigurationError(
-            f"{CONCURRENCY_PARAMETER}={maximum} would leave the webhook less than half of this account's "
-            f"unreserved Lambda concurrency ({unreserved} in {region}; "
-            f"quota {limits.get('ConcurrentExecutions')}). "
-            f"Set {CONCURRENCY_PARAMETER}={max(unreserved // 2, 2)} in samconfig.toml's parameter_overrides "
-            "(or deploy with ARGS=--guided), or request a higher quota: Service Quotas → AWS Lambda → "
-            "Concurrent executions"
-        )
-    found = Preflight(region, identity["Account"], identity["Arn"], unreserved, maximum)
+    reserved = webhook_reserved_concurrency(config)
+    check_concurrency(
+        unreserved, limits.get("ConcurrentExecutions"), region, reserved=reserved, maximum=maximum
+    )
+    found = Preflight(region, identity["Account"], identity["Arn"], unreserved, maximum, reserved)
     say(
         f"checked: {found.identity} in {region}; Python 3.13; Lambda concurrency {unreserved} unreserved, "
-        f"replier at most {maximum}"
+        f"webhook reserves {reserved}, replier at most {maximum}"
     )
     return found

@@ -203,7 +203,15 @@ NOT_ON_THE_WEBHOOK_PATH = (
 def test_webhook_import_path_carries_nothing_heavy(profile: Profile):
     modules = imported_modules("webhook", profile)
     assert [name for name in NOT_ON_THE_WEBHOOK_PATH if name in modules] == []
-    # The X-Ray SDK only where Powertools traces (Lambda with Tracing: Active), and there it
-    # patches botocore, the one library the webhook calls through.
-    assert ("aws_xray_sdk.core" in modules) is profile.in_lambda
-    assert ("aws_xray_sdk.ext.botocore.patch" in modules) is profile.in_lambda
+    # No X-Ray SDK anywhere: in Lambda the webhook is traced by the Lambda service only (the
+    # template sets POWERTOOLS_TRACE_DISABLED on it; the trace header still reaches SQS), so the
+    # SDK's import stays off the ack path's cold start (docs/performance.md, "Cold start").
+    assert "aws_xray_sdk.core" not in modules
+    assert "aws_xray_sdk.ext.botocore.patch" not in modules
+
+
+def test_the_replier_keeps_powertools_tracing_in_lambda():
+    # The replier's Nylas calls are subsegments: its Tracer imports the SDK and patches requests.
+    modules = imported_modules("replier", next(p for p in PROFILES if p.in_lambda))
+    assert "aws_xray_sdk.core" in modules
+    assert "aws_xray_sdk.ext.requests.patch" in modules

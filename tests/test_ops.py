@@ -985,10 +985,14 @@ def deploy_with(tmp_path, aws: StubbedAws, samconfig: str = COMPLETE_SAMCONFIG) 
     return Run(code, out.getvalue(), err.getvalue()), runner
 
 
+# A new account with a concurrency quota of 10 can reserve nothing (Lambda keeps 100 unreserved).
+NO_WEBHOOK_RESERVATION = 'AlertEmail="ops@example.com" WebhookReservedConcurrency="0"'
+
+
 def test_deploy_refuses_a_replier_concurrency_that_could_starve_the_webhook_before_building(tmp_path):
-    # A new account with a concurrency quota of 10: a replier allowed 10 takes everything.
+    # Quota 10, the webhook sharing the pool: a replier allowed 10 takes everything.
     samconfig = COMPLETE_SAMCONFIG.replace(
-        'AlertEmail="ops@example.com"', 'AlertEmail="ops@example.com" ReplierMaximumConcurrency="10"'
+        'AlertEmail="ops@example.com"', f'{NO_WEBHOOK_RESERVATION} ReplierMaximumConcurrency="10"'
     )
 
     run, runner = deploy_with(tmp_path, StubbedAws(unreserved=10), samconfig)
@@ -999,8 +1003,19 @@ def test_deploy_refuses_a_replier_concurrency_that_could_starve_the_webhook_befo
     assert runner.calls == []  # nothing built, nothing asked
 
 
-def test_deploy_accepts_the_default_concurrency_on_a_quota_of_10(tmp_path):
+def test_deploy_refuses_the_default_webhook_reservation_on_a_quota_of_10_and_says_what_to_set(tmp_path):
     run, runner = deploy_with(tmp_path, StubbedAws(unreserved=10))
+
+    assert run.code == 2
+    assert "WebhookReservedConcurrency=50 needs 150" in run.err
+    assert "WebhookReservedConcurrency=0" in run.err  # what to set instead
+    assert runner.calls == []
+
+
+def test_deploy_accepts_the_default_replier_concurrency_on_a_quota_of_10_without_a_reservation(tmp_path):
+    samconfig = COMPLETE_SAMCONFIG.replace('AlertEmail="ops@example.com"', NO_WEBHOOK_RESERVATION)
+
+    run, runner = deploy_with(tmp_path, StubbedAws(unreserved=10), samconfig)
 
     assert run.code == 0, run.err
     assert "arn:aws:iam::123456789012:user/ops in eu-west-1" in run.out

@@ -49,6 +49,7 @@ EXPECTED_SKIPS = {
     ("CKV_AWS_27", "AWS::SQS::Queue.NotificationQueue"),
     ("CKV_AWS_27", "AWS::SQS::Queue.NotificationDeadLetterQueue"),
     ("CKV_AWS_119", "AWS::DynamoDB::Table.IdempotencyTable"),
+    ("CKV_AWS_28", "AWS::DynamoDB::Table.IdempotencyTable"),
     ("CKV_AWS_119", "AWS::DynamoDB::Table.StateTable"),
     ("CKV_AWS_149", "AWS::SecretsManager::Secret.NylasSecrets"),
     ("CKV_AWS_149", "AWS::SecretsManager::Secret.NylasApiKeySecret"),
@@ -352,6 +353,10 @@ def test_alarms_on_replyonce_metrics_match_the_emitted_dimensions():
 
 
 SILENCE_ALARM = "NoDeliveriesAlarm"
+# Missing data is "nothing happened" (notBreaching), except where its absence says something: the
+# silence alarm's subject is silence, and the dead-letter state alarm keeps its state while SQS has
+# paused an idle queue's metrics (tests/test_alarms.py says why).
+MISSING_DATA = {SILENCE_ALARM: "breaching", "DeadLetterQueueAlarm": "ignore"}
 
 
 def _slug(heading: str) -> str:
@@ -365,9 +370,7 @@ def test_every_alarm_notifies_the_topic_and_has_a_runbook_section():
     assert len(alarms) >= 7
     for name, alarm in alarms.items():
         assert alarm["AlarmActions"] == [{"Ref": "AlertTopic"}], name
-        # Missing data is "nothing happened", except for the alarm whose subject is silence.
-        expected = "breaching" if name == SILENCE_ALARM else "notBreaching"
-        assert alarm["TreatMissingData"] == expected, name
+        assert alarm["TreatMissingData"] == MISSING_DATA.get(name, "notBreaching"), name
         anchor = re.search(r"docs/operations\.md#([\w-]+)", alarm["AlarmDescription"])
         assert anchor, f"{name} names no runbook section"
         assert anchor.group(1) in anchors, f"{name}: docs/operations.md has no section #{anchor.group(1)}"
@@ -440,11 +443,20 @@ def test_no_secret_value_is_written_by_cloudformation():
 
 def test_data_that_must_outlive_the_stack_is_retained():
     resources = load_template()["Resources"]
-    # The reply ledger (30-day memory against double replies), unanswered notifications, and the
-    # secrets (the one Nylas signs with exists nowhere else) survive `sam delete` and replacement.
-    for name in ("StateTable", "NotificationDeadLetterQueue", "NylasSecrets", "NylasApiKeySecret"):
+    # The reply ledger (30-day memory against double replies), notifications not answered yet (the
+    # queue) or never (the dead-letter queue), and the secrets (the one Nylas signs with exists nowhere
+    # else) survive `sam delete` and replacement.
+    for name in (
+        "StateTable",
+        "NotificationQueue",
+        "NotificationDeadLetterQueue",
+        "NylasSecrets",
+        "NylasApiKeySecret",
+    ):
         assert resources[name].get("DeletionPolicy") == "Retain", name
         assert resources[name].get("UpdateReplacePolicy") == "Retain", name
+    # And the ledger cannot be deleted by hand either, while the stack lives.
+    assert resources["StateTable"]["Properties"]["DeletionProtectionEnabled"] is True
     # A deliberate decision, not an omission: 24 h of dedup records a new stack starts without.
     assert resources["IdempotencyTable"]["DeletionPolicy"] == "Delete"
     recovery = resources["StateTable"]["Properties"]["PointInTimeRecoverySpecification"]
@@ -591,16 +603,25 @@ def _metric_ids(alarm: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {m["Id"]: m for m in alarm.get("Metrics", [])}
 
 
-def test_dead_letter_alarm_notifies_on_every_new_arrival():
-    alarm = _alarms()["DeadLetterQueueAlarm"]
-    metrics = _metric_ids(alarm)
+def test_dead_letter_alarms_say_letters_wait_and_notify_on_every_new_arrival():
+    alarms = _alarms()
+    dead_letter = {"Fn::GetAtt": ["NotificationDeadLetterQueue", "QueueName"]}
+    # The state: letters are waiting, OK once drained; a paused metric keeps the state (ignore).
+    waiting = alarms["DeadLetterQueueAlarm"]
+    assert waiting["MetricName"] == "ApproximateNumberOfMessagesVisible"
+    assert waiting["Dimensions"][0]["Value"] == dead_letter
+    assert (waiting["Threshold"], waiting["ComparisonOperator"]) == (0, "GreaterThanThreshold")
+    assert waiting["OKActions"] == [{"Ref": "AlertTopic"}]
+    # Every new arrival: the rise in depth, a gap bridged with the last value, never with 0 (which
+    # turned metrics that paused and resumed into a burst of "arrivals").
+    arrivals = alarms["DeadLetterArrivalsAlarm"]
+    metrics = _metric_ids(arrivals)
     [returned] = [m for m in metrics.values() if m.get("ReturnData")]
-    # The rise in depth, not the depth: a depth alarm stays in ALARM and is silent on new letters.
-    assert returned["Expression"].startswith("DIFF(")
-    depth = next(m for m in metrics.values() if "MetricStat" in m)["MetricStat"]["Metric"]
+    assert returned["Expression"] == "DIFF(FILL(depth, REPEAT))"
+    depth = metrics["depth"]["MetricStat"]["Metric"]
     assert depth["MetricName"] == "ApproximateNumberOfMessagesVisible"
-    assert depth["Dimensions"][0]["Value"] == {"Fn::GetAtt": ["NotificationDeadLetterQueue", "QueueName"]}
-    assert "OKActions" not in alarm  # "nothing new this period" is not news
+    assert depth["Dimensions"][0]["Value"] == dead_letter
+    assert "OKActions" not in arrivals  # "nothing new this period" is not news
 
 
 def test_silence_alarm_watches_accepted_deliveries():

@@ -1,0 +1,630 @@
+"""The sections of ``docs/performance.md`` that issue 23 added: real latency, batching, memory, cost, scale.
+
+``bench.report`` renders the page; these sections read the real-latency run
+(``bench.real_latency``), the container measurements (``bench.container``)
+and the counted paths, and put the decisions they support next to the figures.
+"""
+
+import json
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from bench import costs, scale
+from bench.container import ContainerResult
+from bench.markdown import table
+from bench.real_latency import (
+    BEFORE,
+    OPTION_A,
+    OPTION_B,
+    RealLatencyResult,
+    billed_ms,
+    contended_excess,
+    other_thread_waits,
+    own_work,
+    peak_concurrency,
+    single_ratio,
+    unanswered,
+)
+from bench.time_to_reply import CONTENDED_ROWS, PARTS, p
+from devstack.template import load_template, sqs_event_source
+
+if TYPE_CHECKING:
+    from bench.report import Run
+
+# Modelled (not measured) inputs of the alternatives: a durable replier's steps and what they write,
+# a Step Functions replier's state transitions.
+DURABLE_OPERATIONS = 8  # idempotency, ledger, lease, thread read, draft, store intent, send, record
+DURABLE_CHECKPOINT_BYTES = 4_000  # the plan, the draft, the send's answer (not the whole thread listing)
+STANDARD_TRANSITIONS = 14  # the tasks above, their choices, and the release
+
+
+def _s(value: float) -> str:
+    return f"{value:.2f}" if not math.isnan(value) else "-"
+
+
+def _price(value: float) -> str:
+    """A list price as AWS writes it: enough digits for $0.0000133334."""
+    return "$" + (
+        f"{value:.10f}".rstrip("0").rstrip(".") if value < 0.01 else f"{value:,.3f}".rstrip("0").rstrip(".")
+    )
+
+
+def _usd(value: float) -> str:
+    return f"${value:,.2f}" if value >= 0.1 else f"${value:,.4f}"
+
+
+# ---- time to reply at real latency ---------------------------------------------------------------------
+
+
+def real_latency_section(result: RealLatencyResult) -> str:
+    mix = result.runs[OPTION_A]
+    rows = []
+    for row in mix.rows:
+        if not row.times:
+            continue
+        answered = row.answered
+        floors = result.floor_of([t.key for t in row.times])
+        mine, floor_p99 = p(answered, 0.99), p(floors, 0.99)
+        excess = ""
+        if row.name in CONTENDED_ROWS and answered:
+            values = [
+                t.seconds - t.holder_remaining - own_work(result, t)
+                for t in row.times
+                if t.seconds is not None
+            ]
+            excess = f"{p(values, 0.99):+.2f}"
+        rows.append(
+            (
+                row.name,
+                len(row.times),
+                row.unanswered or "0",
+                _s(p(answered, 0.5)),
+                _s(p(answered, 0.9)),
+                _s(mine),
+                _s(floor_p99),
+                f"{mine / floor_p99:.2f}x" if answered and floors else "-",
+                excess,
+            )
+        )
+    floor_values = list(result.floor.values())
+    rows.append(
+        (
+            "**floor**: every message of the mix alone, invoked directly",
+            len(floor_values),
+            "0",
+            _s(p(floor_values, 0.5)),
+            _s(p(floor_values, 0.9)),
+            _s(p(floor_values, 0.99)),
+            "",
+            "",
+            "",
+        )
+    )
+    parts_rows = [
+        (row.name, *(f"{row.part_median_ms(part) / 1000:.2f}" for part in PARTS))
+        for row in mix.rows
+        if row.answered
+    ]
+    b = mix.batching
+    return (
+        "## Time to reply at real latency\n\n"
+        "The time-to-reply mix again (seed "
+        f"{mix.seed}: {mix.messages} messages, {mix.notifications} notifications, {mix.sends} replies, "
+        f"{mix.answered_twice} messages answered twice, {mix.webhook_refusals} notifications refused), with "
+        "Nylas and the agent taking the time they take in production. The replier reaches the emulator "
+        "through a proxy that holds each request for a time drawn from this distribution, and its drafter "
+        "takes the agent's time (`bench/latency.py`, `bench/slow_agent.py`; the emulator is unchanged). "
+        "Each draw is keyed by the message (or thread) it is about, so a retry takes as long and the floor "
+        "meets exactly the same latencies:\n\n"
+        + result.model.markdown()
+        + f"\n\nHeld this run: {result.sends_held} sends, {result.mean_send_seconds:.2f} s on average (busy "
+        f"threads' holders 3 s more on purpose), other requests {result.mean_read_seconds:.2f} s. The event "
+        f"source is the template's (`BatchSize: {b.batch_size}`, `MaximumBatchingWindowInSeconds: "
+        f"{b.window_seconds:g}`) with `MaximumConcurrency` {b.maximum_concurrency} for every option (a "
+        "deployment sets `ReplierMaximumConcurrency` to its traffic: twice this mix's peak of records in "
+        f"flight), {mix.pollers} pollers, `BUSY_RETRY_SECONDS` {mix.busy_retry_seconds}. The floor is "
+        "paired: "
+        f"each message of the mix alone on a new thread, its handler invoked directly on a warm container "
+        f"({result.floor_workers} side by side: their time is the injected waits), timed to its reply "
+        "reaching the emulator; a row's floor p99 is the p99 of its own messages' floors. The contended "
+        "rows' "
+        "last column is the p99 of the time beyond the lease holder's remaining work and, when the reply "
+        "that "
+        "answered it was not the holder's (its own behind the holder, or a burst's second reply), beyond "
+        "that reply's own work: the floor of its target, whose draws are the same.\n\n"
+        + table(
+            (
+                "messages",
+                "n",
+                "unanswered",
+                "p50 s",
+                "p90 s",
+                "p99 s",
+                "floor p99 s",
+                "p99 / floor p99",
+                "p99 beyond the holder's (and its own) work, s",
+            ),
+            rows,
+        )
+        + "\n\nWhere the time goes (median seconds per message, as on loopback):\n\n"
+        + table(("messages", *PARTS), parts_rows)
+    )
+
+
+# ---- batch concurrency ---------------------------------------------------------------------------------
+
+
+def _mix_billed_ms(result: RealLatencyResult, option: str) -> float:
+    mix = result.runs[option]
+    return sum(billed_ms(i) for i in mix.invocations) / max(1, mix.notifications)
+
+
+def batch_concurrency_section(result: RealLatencyResult) -> str:
+    rows = []
+    for option in (BEFORE, OPTION_A, OPTION_B):
+        mix = result.runs[option]
+        mine, _, ratio = single_ratio(result, option)
+        excess = contended_excess(result, option)
+        waits = other_thread_waits(result, option)
+        waited = [w for w in waits if w > 0.05]
+        records = sum(len(i.notification_ids) for i in mix.invocations)
+        rows.append(
+            (
+                result.labels[option],
+                f"{ratio:.2f}x ({mine:.2f} s)",
+                f"{p(excess, 0.99):+.2f} s" if excess else "-",
+                f"{len(waited)} (most {max(waits, default=0.0):.2f} s)",
+                unanswered(result, option),
+                len(mix.invocations),
+                f"{records / max(1, len(mix.invocations)):.2f}",
+                f"{_mix_billed_ms(result, option) / 1000:.2f}",
+                peak_concurrency(mix.invocations),
+            )
+        )
+    replier_mb = costs.memory_mb("ReplierFunction")
+    sat_rows = []
+    by_option = {s.option: s for s in result.saturation}
+    for s in result.saturation:
+        gb_s = s.billed_ms_per_notification / 1000 * replier_mb / 1024
+        sat_rows.append(
+            (
+                result.labels[s.option],
+                s.notifications,
+                s.maximum_concurrency,
+                f"{s.seconds:.1f}",
+                f"{s.replies_per_second:.2f}",
+                f"{s.records_per_invocation:.1f}",
+                f"{s.billed_ms_per_notification / 1000:.2f}",
+                f"{gb_s * costs.price('lambda_gb_s') * 1e6:.2f}",
+                s.peak_concurrency,
+            )
+        )
+    a, b = by_option[OPTION_A], by_option[OPTION_B]
+    gain = a.billed_ms_per_notification / b.billed_ms_per_notification
+    template = load_template()
+    replier = template["Resources"]["ReplierFunction"]["Properties"]
+    source = sqs_event_source(template)
+    variables = replier["Environment"]["Variables"]
+    budget = sum(
+        float(variables.get(name, 0))
+        for name in (
+            "NYLAS_SEND_TIMEOUT_SECONDS",
+            "RECORD_MARGIN_SECONDS",
+            "LEASE_WAIT_SECONDS",
+            "AGENT_TIMEOUT_SECONDS",
+        )
+    )
+    visibility = template["Resources"]["NotificationQueue"]["Properties"]["VisibilityTimeout"]
+    a_ratio, b_ratio = single_ratio(result, OPTION_A)[2], single_ratio(result, OPTION_B)[2]
+    before_ratio = single_ratio(result, BEFORE)[2]
+    return (
+        "## Batch concurrency: the decision\n\n"
+        "Each option ran the same mix with the same latency draws (Time to reply at real latency), at the "
+        "same `MaximumConcurrency`. *Singles* is the single messages' p99 against their paired floor's; "
+        "*contended* the burst's last message and busy-thread row's p99 beyond the holder's (and their own) "
+        "work; *waited* the answered messages whose replying record ran after other threads' records in its "
+        "invocation; *billed s* the mix's invocations' durations (rounded up to the millisecond, as Lambda "
+        "bills) per notification.\n\n"
+        + table(
+            (
+                "option",
+                "singles p99 / floor",
+                "contended p99",
+                "waited on another thread",
+                "unanswered",
+                "invocations",
+                "records / invocation",
+                "billed s / notification",
+                "peak concurrency",
+            ),
+            rows,
+        )
+        + "\n\nSaturation: first replies on threads of their own, all queued before the event source starts, "
+        "at the template's `ReplierMaximumConcurrency`; drained to the last reply. What Lambda bills per "
+        f"notification, at the replier's {replier_mb} MB:\n\n"
+        + table(
+            (
+                "option",
+                "notifications",
+                "`MaximumConcurrency`",
+                "seconds to drain",
+                "replies/s",
+                "records / invocation",
+                "billed s / notification",
+                "USD / million (replier GB-s)",
+                "peak concurrency",
+            ),
+            sat_rows,
+        )
+        + "\n\n"
+        "- **Time to reply**: before, the batch's records ran one after another behind a 1 s window: "
+        "singles at "
+        f"{before_ratio:.2f}x their floor. Both options reach the floor (singles at {a_ratio:.2f}x with "
+        f"batches of one, {b_ratio:.2f}x with (b)), and in neither does a record wait for another thread's "
+        "work: on latency they tie.\n"
+        "- **Cost and concurrency**: with batches of one every record holds an invocation for its whole "
+        "wait "
+        "on Nylas and the agent. With (b) one invocation waits for a batch's threads at once: at full "
+        "batches "
+        f"it bills {gain:.1f}x less per notification and drains "
+        f"{b.replies_per_second / a.replies_per_second:.1f}x "
+        "faster on the same concurrency. At 10 M notifications a day that is the difference between needing "
+        "more than a default account's concurrency and fitting in it (Scale on paper).\n"
+        "- **Decision: (b), staged.** (b) wins clearly on cost and capacity and ties on latency, so it is "
+        "the "
+        "design; but it is product code in `replyonce/consumer.py` (below), which this change does not "
+        "touch. "
+        "What the template can do alone it does now, and it is what (b) needs too: **no batching window** "
+        "(a window holds every lone record) and **batches of one** until the consumer runs a batch's "
+        f"threads at once — with today's consumer a batch larger than one is the *before* row. Once (b) is "
+        f"in the consumer, `BatchSize` goes to {scale_b_batch()} (a one-line template change, the (b) row "
+        "measures it); nothing else in the template changes.\n\n"
+        "### Timeout and visibility from one record's budget\n\n"
+        "A record is started only when the invocation still has its whole budget left (the deadline rule), "
+        f"so the function's `Timeout` needs one budget per record of a batch run one after another: "
+        f"`NYLAS_SEND_TIMEOUT_SECONDS` + `RECORD_MARGIN_SECONDS` + `LEASE_WAIT_SECONDS` (+ "
+        f"`AGENT_TIMEOUT_SECONDS` once the agent has one) = {budget:g} s, times `BatchSize` "
+        f"{source['BatchSize']}, plus 10 s for the invocation's own work: `Timeout: {replier['Timeout']}` "
+        f"(was 900). AWS's guidance for SQS event sources is a visibility timeout of at least six times the "
+        "function's timeout (plus the batching window), so that a batch Lambda retries after a throttle is "
+        "not "
+        f"redelivered while still in flight: `VisibilityTimeout: {visibility}` (was 5,400). Failed records "
+        "do "
+        "not wait for it (the replier sets their visibility to its retry delay); only a record whose "
+        f"invocation crashed or timed out comes back after {visibility / 60:.0f} minutes instead of 90. "
+        "`tests/test_capacity.py` derives both from `ReplierSettings.record_budget_seconds`, so the agent's "
+        "timeout, once added there and to the template's variables, asks for its `Timeout` by failing. With "
+        "(b) the groups of a batch run at once, so one budget still covers the batch; a thread's second "
+        "record in one batch (a burst) starts only if a whole budget is still left, else it goes back to the "
+        "queue at once (deferred, measured in the (b) row as a retry).\n\n"
+        "### The product change (b) needs, in `replyonce/consumer.py`\n\n"
+        "1. `handle_batch`: after `register_lambda_context`, split `event['Records']` into groups by "
+        "conversation thread — `(grant_id, thread_id)` of the parsed notification, `(grant_id, message_id)` "
+        "when it has no thread, the SQS message id for a record that does not parse — keeping queue order "
+        "inside each group.\n"
+        "2. Run the groups on a `concurrent.futures.ThreadPoolExecutor` created once per container "
+        f"(`max_workers` = `BatchSize`, {scale_b_batch()}), each group through its own `BatchProcessor` and "
+        "`process_partial_response` on a sub-event of its records, and return the union of their "
+        "`batchItemFailures`. Keep `raise_on_entire_batch_failure=False`.\n"
+        "3. Thread safety: `logger.append_keys`/`remove_keys` in `_handle_record` become "
+        "`logger.thread_safe_append_keys`/`thread_safe_remove_keys` (Powertools 3.x); the metrics buffer is "
+        "shared, so `observability.count` takes a lock (or uses `single_metric` like `count_by`); "
+        "`Replier.own_addresses` fills its cache under a lock; the Nylas `requests.Session` keeps one "
+        "`HTTPAdapter` with `pool_maxsize` ≥ the workers. `self._current` is already thread-local; boto3 "
+        "clients are thread-safe.\n"
+        "4. Nothing else changes: the deadline rule, idempotency, leases and the outbox are per record.\n"
+        f"5. Template: `BatchSize: {scale_b_batch()}` (window stays 0); `Timeout` and the visibility stay as "
+        "derived. Tests: two threads' records in one batch run at once (a slow send on one does not delay "
+        "the other's reply, counted at the emulator); one thread's records stay in order."
+    )
+
+
+def scale_b_batch() -> int:
+    from bench.real_latency import B_BATCH_SIZE
+
+    return B_BATCH_SIZE
+
+
+# ---- memory --------------------------------------------------------------------------------------------
+
+
+def memory_section(results: Sequence[ContainerResult]) -> str:
+    rows = [
+        (
+            r.function,
+            r.path,
+            r.memory_size_mb,
+            f"{r.init_rss_mb:.0f}",
+            f"{r.peak_rss_mb:.0f}",
+            f"{r.cpu_ms:.1f}",
+            f"{r.cpu_ms * 1769 / r.memory_size_mb:.0f}",
+            f"{r.log_bytes:.0f}",
+            f"{r.log_lines:.0f}",
+        )
+        for r in results
+    ]
+    replier = next(r for r in results if r.function == "ReplierFunction")
+    return (
+        "## Memory size and log volume\n\n"
+        f"Each function in a fresh interpreter with its template environment as in Lambda (the replier's "
+        "Tracer importing the X-Ray SDK), one warm-up notification, then "
+        f"{replier.events} more (`bench/container.py`). Peak memory is the process's `ru_maxrss` (what "
+        "Lambda's REPORT line calls Max Memory Used); CPU is user + system time per notification on this "
+        "machine, and beside it what that CPU time becomes at the configured size, where Lambda gives a "
+        "function its memory's share of a vCPU (1,769 MB = one vCPU); logs are what the handler wrote to "
+        "stdout per notification — Powertools' JSON lines and the EMF metric lines, which CloudWatch Logs "
+        "ingests — at the template's log level (INFO).\n\n"
+        + table(
+            (
+                "function",
+                "path",
+                "MemorySize MB",
+                "after init MB",
+                "peak MB",
+                "CPU ms",
+                "CPU ms at MemorySize",
+                "log bytes",
+                "log lines",
+            ),
+            rows,
+        )
+        + "\n\n- **256 MB for the replier.** Its peak is about half of it, and its time is waiting: a first "
+        "reply at real latency bills seconds (Saturation, above) of which the CPU, stretched to 256 MB's "
+        "share of a vCPU, is a fraction of a second. Half the memory halves the GB-s of every wait. The "
+        "webhook keeps 512 MB: its CPU is on the ack path Nylas waits for, and its GB-s are a rounding error "
+        "of the bill.\n"
+        "- **Log levels.** INFO stays: every skip's reason is logged at INFO (invariant 5 of "
+        "`docs/design.md`), and a first reply writes two lines per function (a JSON line and an EMF line). "
+        "Lambda adds its own `platform.start` and `platform.report` lines per invocation "
+        f"({costs.platform_bytes()} B with CloudWatch's per-event overhead, modelled from Lambda's JSON "
+        "format); `SystemLogLevel: WARN` would drop them, and with them the REPORT line's Max Memory Used "
+        "that confirms the 256 MB in production: kept at INFO, their cost is a line of the bill below."
+    )
+
+
+# ---- the bill ------------------------------------------------------------------------------------------
+
+
+def _custom_metric_series() -> int:
+    """EMF metric series the layer emits: each count() one, each count_by() family ~10 dimension values."""
+    import ast
+
+    from devstack.template import TEMPLATE_PATH
+
+    layer = TEMPLATE_PATH.parent / "layers" / "replyonce" / "replyonce"
+    plain, families = set(), set()
+    for path in layer.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+                names = {
+                    c.value
+                    for c in ast.walk(node.args[0])
+                    if isinstance(c, ast.Constant) and isinstance(c.value, str)
+                }
+                if node.func.id == "count":
+                    plain |= names
+                elif node.func.id == "count_by":
+                    families |= names
+    # Per-method API Gateway metrics (MethodSettings.MetricsEnabled): 2 methods x 7 metrics.
+    return len(plain) + 10 * len(families) + 14
+
+
+def bill_inputs(run: "Run") -> dict[str, Any]:
+    """Everything the bill is computed from, as the JSON block of the page records it."""
+    result = run.real_latency
+    replier_paths = {p.name: p for p in run.paths.replier}
+    containers = {(c.function, c.path): c for c in run.containers}
+    webhook_log = containers[("WebhookFunction", "accepted notification")]
+    first_log = containers[("ReplierFunction", "first reply")]
+    outbound_log = containers[("ReplierFunction", "own outbound message")]
+    batch = next(b for b in run.batches if b.batch_size == costs.batch_size())
+    sizes = run.paths.largest_item_bytes
+    idem = sizes.get("IdempotencyTable", 300)
+    state = sizes.get("StateTable", 300)
+    intent = statistics.median(result.intent_item_bytes) if result and result.intent_item_bytes else state
+    kb = lambda n: max(1, math.ceil(n / 1024))  # noqa: E731 - write units per KB of the larger image
+    # A first reply's writes (tests/test_budgets.py counts them): the idempotency record put and
+    # completed, the lease, the intent stored before the send, and the record transaction (a ledger entry
+    # and the thread item, which still holds the intent: 2 units per item per KB).
+    first_wru = 2 * kb(idem) + kb(state) + kb(intent) + 2 * (kb(state) + kb(intent))
+    if result is not None:
+        sat = {s.option: s for s in result.saturation}
+        first_ms = sat[OPTION_A].billed_ms_per_notification
+        b_ms, b_records = sat[OPTION_B].billed_ms_per_notification, sat[OPTION_B].records_per_invocation
+    else:  # without the real-latency run: the loopback time plus the model's mean waits
+        model = scale_model_means()
+        first_ms = replier_paths["first reply"].median_ms + 1000 * model
+        b_ms, b_records = first_ms / 4, 4.0
+    webhook_ms = run.warm_path.handler_p50.median
+    overhead = costs.LOG_EVENT_OVERHEAD_BYTES
+    paths = {
+        "first reply": costs.PathInputs(
+            name="first reply",
+            webhook_ms=webhook_ms,
+            replier_ms=first_ms,
+            replier_invocations=batch.invocations_per_notification,
+            sqs_requests=1 + batch.esm_sqs_per_notification,
+            wru=first_wru,
+            rru=1,
+            log_bytes=webhook_log.log_bytes
+            + first_log.log_bytes
+            + overhead * (webhook_log.log_lines + first_log.log_lines),
+        ),
+        "own outbound message": costs.PathInputs(
+            name="own outbound message",
+            webhook_ms=webhook_ms,
+            replier_ms=math.ceil(replier_paths["own outbound message"].median_ms),
+            replier_invocations=batch.invocations_per_notification,
+            sqs_requests=1 + batch.esm_sqs_per_notification,
+            wru=2 * kb(idem),
+            rru=0,
+            log_bytes=webhook_log.log_bytes
+            + outbound_log.log_bytes
+            + overhead * (webhook_log.log_lines + outbound_log.log_lines),
+        ),
+    }
+    month = costs.MonthInputs(
+        traces_per_sampled_notification=2,
+        webhook_seconds=webhook_ms / 1000,
+        replier_seconds=(first_ms + paths["own outbound message"].replier_ms) / 2000,
+        state_bytes_per_reply=2 * state,
+        idempotency_bytes=idem,
+        log_bytes_per_notification=(paths["first reply"].log_bytes + paths["own outbound message"].log_bytes)
+        / 2
+        + 2 * costs.platform_bytes(),
+        custom_metrics=_custom_metric_series(),
+        alarm_metrics=costs.alarm_metrics(),
+    )
+    return {
+        "paths": paths,
+        "month": month,
+        "b_ms": b_ms,
+        "b_invocations": 1 / b_records,
+        "intent_bytes": intent,
+    }
+
+
+def scale_model_means() -> float:
+    from bench.latency import DRAFT, READ, SEND, LatencyModel
+
+    model = LatencyModel()
+    return model.mean_seconds(READ) + model.mean_seconds(DRAFT) + model.mean_seconds(SEND)
+
+
+def cost_section(run: "Run") -> str:
+    inputs = bill_inputs(run)
+    paths: dict[str, costs.PathInputs] = inputs["paths"]
+    month: costs.MonthInputs = inputs["month"]
+    webhook_mb, replier_mb = costs.memory_mb("WebhookFunction"), costs.memory_mb("ReplierFunction")
+    lines = {
+        name: costs.path_lines(path, webhook_mb=webhook_mb, replier_mb=replier_mb)
+        for name, path in paths.items()
+    }
+    first, outbound = lines["first reply"], lines["own outbound message"]
+    volumes = scale.VOLUMES
+    monthly = {v: costs.monthly(v, first, outbound, month) for v in volumes}
+    price_rows = [(name, _price(pr.usd), pr.unit, pr.source) for name, pr in costs.PRICES.items()]
+    line_rows = [
+        (line, _usd(first[line]), _usd(outbound[line]), _usd((first[line] + outbound[line]) / 2))
+        for line in first
+    ]
+    line_rows.append(
+        (
+            "**total per million**",
+            f"**{_usd(sum(first.values()))}**",
+            f"**{_usd(sum(outbound.values()))}**",
+            f"**{_usd((sum(first.values()) + sum(outbound.values())) / 2)}**",
+        )
+    )
+    month_rows = []
+    for v in volumes:
+        variable = v * 30 / 1e6 * (sum(first.values()) + sum(outbound.values())) / 2
+        month_rows.append((f"{v / 1e6:g} M/day", "notifications (the lines above)", _usd(variable)))
+        for line, usd in costs.month_lines(v, month).items():
+            month_rows.append(("", line, _usd(usd)))
+        month_rows.append(("", "**total per month**", f"**{_usd(monthly[v])}**"))
+    alternatives = costs.alternatives(
+        paths["first reply"],
+        first,
+        replier_mb=replier_mb,
+        b_replier_ms=inputs["b_ms"],
+        b_invocations=inputs["b_invocations"],
+        operations=DURABLE_OPERATIONS,
+        checkpoint_bytes=DURABLE_CHECKPOINT_BYTES,
+        transitions=STANDARD_TRANSITIONS,
+    )
+    alternative_rows = [(a.name, _usd(a.usd_per_million), a.how) for a in alternatives]
+    block = {
+        "as_of": costs.AS_OF,
+        "prices": {name: pr.usd for name, pr in costs.PRICES.items()},
+        "memory_mb": {"webhook": webhook_mb, "replier": replier_mb},
+        "platform_bytes_per_invocation": costs.platform_bytes(),
+        "sampling": dict(zip(("reservoir_per_second", "fixed_rate"), costs.sampling(), strict=True)),
+        "secrets_max_age_seconds": costs.secrets_max_age_seconds(),
+        "log_retention_days": costs.log_retention_days(),
+        "paths": {name: asdict(path) for name, path in paths.items()},
+        "month": asdict(month),
+        "results": {
+            "per_million_first_replies": round(sum(first.values()), 4),
+            "per_million_own_outbound": round(sum(outbound.values()), 4),
+            "monthly": {str(v): round(monthly[v], 2) for v in volumes},
+        },
+    }
+    first_path = paths["first reply"]
+    return (
+        "## Cost: the bill as it will be\n\n"
+        f"AWS list prices, us-east-1, arm64, as of {costs.AS_OF} (from the pricing pages listed; re-check "
+        "them before relying on the figures), free tiers left out:\n\n"
+        + table(("line", "price", "unit", "source"), price_rows)
+        + "\n\nPer million notifications of each path. Inputs, all from this run: the webhook's warm p50 "
+        f"({first_path.webhook_ms:.1f} ms, rounded up, {webhook_mb} MB); the replier's billed time per first "
+        f"reply at real latency ({first_path.replier_ms / 1000:.2f} s, batches of one, Saturation) and per "
+        "own "
+        f"outbound notification ({paths['own outbound message'].replier_ms:.0f} ms, no Nylas call), "
+        f"{replier_mb} MB; the template's batch size for invocations and the event source's receive and "
+        "delete (Cost against batch size); DynamoDB write units from the counted requests and the measured "
+        f"items — the thread item while the send intent is stored is {inputs['intent_bytes']:.0f} B "
+        "(median over every send of the real-latency run, the draft a model reply's length), so the intent's "
+        "write and the record transaction's thread update take "
+        f"{max(1, math.ceil(inputs['intent_bytes'] / 1024))} units each: "
+        f"{first_path.wru:g} WRU and {first_path.rru:g} RRU a first reply; CloudWatch Logs from the bytes "
+        "each function wrote (Memory size and log volume), 26 bytes per event and Lambda's two platform "
+        "lines per invocation.\n\n"
+        + table(("line", "first reply", "own outbound", "a notification on average"), line_rows)
+        + "\n\nA month, at the model of Scale on paper (half first replies, half own outbound), with what is "
+        "not per notification: X-Ray at the stack's sampling rule (the first request each second and "
+        f"{costs.sampling()[1]:.0%} of the rest; each sampled notification counted as "
+        f"{month.traces_per_sampled_notification:g} traces, the replier's segment possibly a linked trace of "
+        "its own: an upper bound), Secrets Manager reads per warm container every "
+        f"{costs.secrets_max_age_seconds()} s and the two secrets, DynamoDB storage (the ledger and thread "
+        "state kept 30 days, with PITR; idempotency records a day), log storage at the template's retention "
+        f"({costs.log_retention_days()} days, uncompressed: an upper bound), {month.custom_metrics} custom "
+        f"and per-method metrics, {month.alarm_metrics} alarm metrics, the dashboard and the Contributor "
+        "Insights rule, the alerts key:\n\n"
+        + table(("volume", "line", "USD"), month_rows)
+        + "\n\nThe same work elsewhere: a first reply's USD per million with the replier's part replaced, "
+        "everything before it (API Gateway, the webhook, SQS, DynamoDB, logs) as above. Modelled, not "
+        f"measured: a durable replier's {DURABLE_OPERATIONS} steps and ~{DURABLE_CHECKPOINT_BYTES // 1000} "
+        "KB of "
+        f"checkpoints, a Standard workflow's {STANDARD_TRANSITIONS} transitions; the waits are this "
+        "run's.\n\n"
+        + table(
+            ("the replier as", "USD per million first replies", "how the waiting is billed"), alternative_rows
+        )
+        + "\n\n- **Durable functions** add their operations to the same compute: a step that calls Nylas or "
+        "a "
+        "model is billed while it waits, and this work has no long waits to suspend (a busy thread's retry "
+        "is "
+        "seconds). They would pay where ReplyOnce waits for a person (review mode) or a callback "
+        "(`message.delivered` for a queued send).\n"
+        "- **Step Functions Standard** bills no compute while an HTTP Task waits, but its transitions cost "
+        "more "
+        "than the waiting does at 256 MB.\n"
+        "- **Step Functions Express** bills the waits at 64 MB: cheaper than batches of one, about what (b) "
+        "costs — at the price of rewriting the replier's exactly-once logic (leases, outbox, key "
+        "generations) "
+        "as a state machine, with at-least-once executions, and a custom agent (`REPLY_AGENT`) still a "
+        "Lambda "
+        "function whose own waits are billed there. (b) keeps the code and gets the same bill.\n\n"
+        "The inputs and results of this section, for `tests/test_performance_costs.py` (which re-derives the "
+        "totals from them on its own, within 20 %):\n\n"
+        "```json\n" + json.dumps(block, indent=1, sort_keys=True) + "\n```"
+    )
+
+
+def scale_section(run: "Run") -> str:
+    inputs = bill_inputs(run)
+    paths: dict[str, costs.PathInputs] = inputs["paths"]
+    first, outbound = paths["first reply"], paths["own outbound message"]
+    return scale.render(
+        scale.Measured(
+            first_reply_a=first.replier_ms / 1000,
+            first_reply_b=inputs["b_ms"] / 1000,
+            own_outbound=outbound.replier_ms / 1000,
+            webhook=first.webhook_ms / 1000,
+            wru_per_notification=(first.wru + outbound.wru) / 2,
+        )
+    )

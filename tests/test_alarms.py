@@ -1,0 +1,302 @@
+"""Alarms that mean something, and the template's protections and policies, read from template.yaml.
+
+Why each test: an alarm that pages for what a retry absorbs teaches people to ignore pages, and a
+missing one leaves a failure unseen. Each test states what one alarm must count and over which
+window, or what one resource must survive; ``tests/test_template_security.py`` checks what every
+alarm shares (the topic, a runbook section, metrics the code emits, the dashboard).
+"""
+
+import json
+import re
+from typing import Any
+
+from devstack.template import TEMPLATE_PATH, load_template
+from replyonce.decisions import RETRYABLE_STATUSES
+
+ROOT = TEMPLATE_PATH.parent
+CONSUMER = ROOT / "layers" / "replyonce" / "replyonce" / "consumer.py"
+
+
+def _resources() -> dict[str, Any]:
+    return load_template()["Resources"]
+
+
+def _alarms() -> dict[str, dict[str, Any]]:
+    return {n: r["Properties"] for n, r in _resources().items() if r["Type"] == "AWS::CloudWatch::Alarm"}
+
+
+def _metrics(alarm: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {m["Id"]: m for m in alarm.get("Metrics", [])}
+
+
+def _stat(alarm: dict[str, Any], metric_id: str) -> tuple[str, str, dict[str, Any]]:
+    """(namespace, metric name, dimensions) of one ``MetricStat`` of a metric-math alarm."""
+    metric = _metrics(alarm)[metric_id]["MetricStat"]["Metric"]
+    return metric["Namespace"], metric["MetricName"], {d["Name"]: d["Value"] for d in metric["Dimensions"]}
+
+
+def _returned(alarm: dict[str, Any]) -> str:
+    [expression] = [m["Expression"] for m in alarm["Metrics"] if m.get("ReturnData")]
+    return expression
+
+
+def _window_seconds(alarm: dict[str, Any]) -> int:
+    """How long a condition must hold (or be counted over) before the alarm fires."""
+    period = alarm.get("Period") or max(
+        m.get("Period") or m.get("MetricStat", {}).get("Period", 0) for m in alarm["Metrics"]
+    )
+    datapoints = alarm.get("DatapointsToAlarm", alarm["EvaluationPeriods"])
+    if isinstance(datapoints, dict):  # a parameter (SilenceAlarmHours): its default
+        datapoints = load_template()["Parameters"][datapoints["Ref"]]["Default"]
+    return int(period) * int(datapoints)
+
+
+# Alarms on which one 5-minute datapoint is news, and why. Every other alarm needs its condition over
+# at least 10 minutes: a retry absorbs anything shorter.
+ONE_DATAPOINT_IS_NEWS = {
+    "DeadLetterQueueAlarm": "letters are waiting: a state, not an event",
+    "DeadLetterArrivalsAlarm": "a notification no retry will answer arrived",
+    "SignatureRejectedAlarm": "more than two forged (or mis-signed) requests: never retried by Nylas",
+    "OldestMessageAlarm": "its threshold is itself a wait of 30 minutes",
+    "WebhookServerErrorAlarm": "a rate over at least 5 requests; Nylas' retries end in 10-20 minutes",
+    "AlertsUndeliveredAlarm": "an alarm reached nobody",
+}
+
+
+def test_alarms_fire_on_a_condition_that_lasts_not_on_one_retried_event():
+    for name, alarm in _alarms().items():
+        if name in ONE_DATAPOINT_IS_NEWS:
+            continue
+        assert _window_seconds(alarm) >= 600, f"{name}: {_window_seconds(alarm)} s is one retried event"
+
+
+def test_replier_errors_are_a_rate_of_unexpected_failures_over_15_minutes():
+    alarm = _alarms()["ReplierErrorsAlarm"]
+    assert _stat(alarm, "invocations")[:2] == ("AWS/Lambda", "Invocations")
+    assert _stat(alarm, "crashed")[:2] == ("AWS/Lambda", "Errors")
+    assert _stat(alarm, "failed")[:2] == ("ReplyOnce", "RecordFailed")
+    # Retries by design (busy thread, Nylas 429/5xx) are other metrics: not one of these.
+    counted = {_stat(alarm, i)[1] for i, m in _metrics(alarm).items() if "MetricStat" in m}
+    assert not counted & {"ThreadBusy", "NylasRetry", "NotificationInProgress", "RecordDeferred"}
+    assert "/ invocations" in _returned(alarm)
+    assert _window_seconds(alarm) == 900
+    assert alarm["Threshold"] == {"Ref": "ReplierErrorAlarmPercent"}
+
+
+def _statuses(alarm: dict[str, Any]) -> set[str]:
+    return {
+        dims["status"]
+        for i, m in _metrics(alarm).items()
+        if "MetricStat" in m
+        for _, metric, dims in [_stat(alarm, i)]
+        if metric == "ReplyFailed"
+    }
+
+
+def test_nylas_4xx_on_send_page_by_type():
+    alarms = _alarms()
+    refused, rejected = _statuses(alarms["RepliesRefusedAlarm"]), _statuses(alarms["RepliesRejectedAlarm"])
+    # The grant's own refusals repeat for every reply; a message's are that message's.
+    assert refused == {"403", "404"}
+    assert rejected == {"400", "402", "413", "422", "draft"}
+    assert not refused & rejected
+    # Every one of them is a final answer in the product (retried statuses are other alarms).
+    assert not {int(s) for s in refused | rejected if s.isdigit()} & set(RETRYABLE_STATUSES)
+    assert alarms["RepliesRefusedAlarm"]["Threshold"] == 2
+    # Rejections of single messages page only as a share of the hour's replies, at least three.
+    assert "ReplySent" in {_stat(alarms["RepliesRejectedAlarm"], "sent")[1]}
+    assert "rejected >= 3" in _returned(alarms["RepliesRejectedAlarm"])
+    # The retried statuses that still mean "every call fails": a bad API key, a rate above the plan.
+    for name, status in (("NylasUnauthorizedAlarm", "401"), ("NylasThrottlingAlarm", "429")):
+        alarm = alarms[name]
+        assert (alarm["MetricName"], alarm["Dimensions"][0]["Value"]) == ("NylasRetry", status)
+        assert int(status) in RETRYABLE_STATUSES
+
+
+def test_throttles_are_a_share_of_each_functions_invocations():
+    alarms = _alarms()
+    for name, function in (
+        ("WebhookThrottlesAlarm", "WebhookFunction"),
+        ("ReplierThrottlesAlarm", "ReplierFunction"),
+    ):
+        alarm = alarms[name]
+        for metric_id, metric in (("invocations", "Invocations"), ("throttles", "Throttles")):
+            assert _stat(alarm, metric_id) == ("AWS/Lambda", metric, {"FunctionName": {"Ref": function}})
+        assert "100 * FILL(throttles, 0) /" in _returned(alarm)
+        assert alarm["Threshold"] > 0
+    assert "LambdaThrottlesAlarm" not in alarms  # one alarm at threshold 0 for both, replaced
+
+
+def test_gateway_429s_on_the_webhook_method_have_an_alarm():
+    alarm = _alarms()["WebhookThrottledAlarm"]
+    # Per-method metrics exist only with detailed metrics on the stage.
+    [setting] = _resources()["WebhookApi"]["Properties"]["MethodSettings"]
+    assert setting["MetricsEnabled"] is True
+    for metric_id, method in (("post", "POST"), ("post_4xx", "POST"), ("get_4xx", "GET")):
+        namespace, _, dims = _stat(alarm, metric_id)
+        assert namespace == "AWS/ApiGateway"
+        assert (dims["Resource"], dims["Method"], dims["Stage"]) == ("/webhook", method, "v1")
+    # Minus the 4xx the function answered itself: what is left API Gateway answered (429).
+    assert _stat(alarm, "rejected")[:2] == ("ReplyOnce", "RequestRejected")
+    throttled = _metrics(alarm)["throttled"]["Expression"]
+    assert "- FILL(rejected, 0)" in throttled
+
+
+def test_dynamodb_throttles_and_system_errors_cover_both_tables():
+    alarms = _alarms()
+    throttles = alarms["DynamoDbThrottlesAlarm"]
+    seen = {
+        (_stat(throttles, i)[1], _stat(throttles, i)[2]["TableName"]["Ref"])
+        for i, m in _metrics(throttles).items()
+        if "MetricStat" in m
+    }
+    assert seen == {
+        (metric, table)
+        for metric in ("ReadThrottleEvents", "WriteThrottleEvents")
+        for table in ("IdempotencyTable", "StateTable")
+    }
+    [query] = alarms["DynamoDbSystemErrorsAlarm"]["Metrics"]
+    sql = query["Expression"]["Fn::Sub"]
+    # SystemErrors is per operation: one Metrics Insights query sums every operation of both tables.
+    assert sql.startswith('SELECT SUM(SystemErrors) FROM SCHEMA("AWS/DynamoDB", Operation, TableName)')
+    assert "'${IdempotencyTable}'" in sql
+    assert "'${StateTable}'" in sql
+    assert query["Period"] == 300
+
+
+def test_replier_duration_alarms_at_80_percent_of_its_timeout():
+    alarm = _alarms()["ReplierDurationAlarm"]
+    timeout = _resources()["ReplierFunction"]["Properties"]["Timeout"]
+    assert (alarm["Namespace"], alarm["MetricName"], alarm["ExtendedStatistic"]) == (
+        "AWS/Lambda",
+        "Duration",
+        "p99",
+    )
+    assert alarm["Threshold"] == 0.8 * timeout * 1000  # Duration is in milliseconds
+
+
+def test_an_alert_subscription_nobody_confirmed_is_detected_from_what_sns_delivered():
+    alarm = _alarms()["AlertsUndeliveredAlarm"]
+    topic = {"Fn::GetAtt": ["AlertTopic", "TopicName"]}
+    for metric_id, metric in (
+        ("published", "NumberOfMessagesPublished"),
+        ("delivered", "NumberOfNotificationsDelivered"),
+        ("failed", "NumberOfNotificationsFailed"),
+    ):
+        assert _stat(alarm, metric_id) == ("AWS/SNS", metric, {"TopicName": topic})
+    # SNS delivers nothing to a pending subscription: published with none delivered is nobody told.
+    assert "FILL(published, 0) > 0 AND FILL(delivered, 0) == 0" in _returned(alarm)
+
+
+def _rule_body() -> dict[str, Any]:
+    body = _resources()["RecordsRetriedRule"]["Properties"]["RuleBody"]["Fn::Sub"]
+    return json.loads(body.replace("${ReplierLogGroup}", "/replyonce/stack/replier"))
+
+
+def test_a_record_that_keeps_failing_is_seen_where_the_oldest_message_age_is_blind():
+    body = _rule_body()
+    assert body["LogGroupNames"] == ["/replyonce/stack/replier"]
+    assert body["Contribution"]["Keys"] == ["$.notification_id"]
+    [line_filter] = body["Contribution"]["Filters"]
+    assert line_filter["Match"] == "$.message"
+    consumer = CONSUMER.read_text()
+    # The rule matches the consumer's own log lines: renaming one silently blinds the alarm.
+    for message in line_filter["In"]:
+        assert f'"{message}"' in consumer, f"consumer.py no longer logs {message!r}"
+    assert "notification_id=notification.id" in consumer  # the key every one of those lines carries
+    # A busy thread's retries are left out: a holder may keep a thread for a whole record's budget.
+    assert '"thread busy; record will be retried"' in consumer
+    assert "thread busy; record will be retried" not in line_filter["In"]
+    alarm = _alarms()["RecordRetriedRepeatedlyAlarm"]
+    [query] = alarm["Metrics"]
+    assert query["Expression"]["Fn::Sub"] == (
+        "INSIGHT_RULE_METRIC('${RecordsRetriedRule.RuleName}', 'MaxContributorValue')"
+    )
+    # Fewer than maxReceiveCount (8): it fires before the record is dead-lettered.
+    max_receives = _resources()["NotificationQueue"]["Properties"]["RedrivePolicy"]["maxReceiveCount"]
+    assert 3 < alarm["Threshold"] < max_receives
+
+
+# ---- protections and policies --------------------------------------------------------------------
+
+
+def test_tables_use_the_free_aws_owned_key_and_pitr_only_where_a_restore_restores_something():
+    resources = _resources()
+    for table in ("IdempotencyTable", "StateTable"):
+        assert resources[table]["Properties"]["SSESpecification"] == {"SSEEnabled": False}, table
+    # The ledger and thread state are what a restore brings back; 24 h of idempotency records are not.
+    assert "PointInTimeRecoverySpecification" not in resources["IdempotencyTable"]["Properties"]
+    recovery = resources["StateTable"]["Properties"]["PointInTimeRecoverySpecification"]
+    assert recovery == {"PointInTimeRecoveryEnabled": True}
+    assert resources["StateTable"]["Properties"]["DeletionProtectionEnabled"] is True
+
+
+def test_queue_log_groups_and_key_have_deliberate_deletion_and_replacement_policies():
+    resources = _resources()
+    assert (
+        resources["NotificationQueue"]["DeletionPolicy"],
+        resources["NotificationQueue"]["UpdateReplacePolicy"],
+    ) == (
+        "Retain",
+        "Retain",
+    )
+    for name, resource in resources.items():
+        if resource["Type"] != "AWS::Logs::LogGroup":
+            continue
+        # Named after the stack: retained, it would block the next deploy of the same stack name.
+        assert "${AWS::StackName}" in resource["Properties"]["LogGroupName"]["Fn::Sub"], name
+        assert (resource["DeletionPolicy"], resource["UpdateReplacePolicy"]) == ("Delete", "Retain"), name
+    key = resources["AlertsKey"]
+    # It encrypts alarm messages in flight, nothing at rest: deleted, after the shortest window.
+    assert (key["DeletionPolicy"], key["UpdateReplacePolicy"]) == ("Delete", "Delete")
+    assert key["Properties"]["PendingWindowInDays"] == 7
+
+
+def test_every_stateful_resource_states_its_deletion_policy():
+    stateful = {
+        "AWS::SQS::Queue",
+        "AWS::DynamoDB::Table",
+        "AWS::Logs::LogGroup",
+        "AWS::KMS::Key",
+        "AWS::SecretsManager::Secret",
+    }
+    for name, resource in _resources().items():
+        if resource["Type"] in stateful:
+            assert resource.get("DeletionPolicy") in ("Retain", "Delete"), name
+            assert resource.get("UpdateReplacePolicy") in ("Retain", "Delete"), name
+
+
+def test_traces_are_sampled_by_a_rule_of_the_stack_and_the_webhook_is_traced_by_lambda_only():
+    resources = _resources()
+    rule = resources["TraceSamplingRule"]["Properties"]["SamplingRule"]
+    # API Gateway decides; the webhook and (through SQS) the replier follow its decision.
+    assert (rule["ServiceType"], rule["ServiceName"]) == (
+        "AWS::ApiGateway::Stage",
+        {"Fn::Sub": "${AWS::StackName}/v1"},
+    )
+    assert rule["FixedRate"] <= 0.05  # below the default rule's 5%
+    assert rule["ReservoirSize"] >= 1  # still a trace every second when traffic is low
+    # "replyonce-" + the first 8 hex digits of the stack's id: within X-Ray's 32 characters.
+    assert len("replyonce-") + 8 <= 32
+    webhook = resources["WebhookFunction"]["Properties"]["Environment"]["Variables"]
+    assert webhook["POWERTOOLS_TRACE_DISABLED"] == "true"
+    assert (
+        "POWERTOOLS_TRACE_DISABLED"
+        not in resources["ReplierFunction"]["Properties"]["Environment"]["Variables"]
+    )
+    assert load_template()["Globals"]["Function"]["Tracing"] == "Active"  # Lambda's segment, the SQS hop
+
+
+def test_the_runbook_has_a_section_for_every_alarm_added_here():
+    runbook = (ROOT / "docs" / "operations.md").read_text()
+    headings = {
+        re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-")
+        for h in re.findall(r"^#+ (.+)$", runbook, re.M)
+    }
+    for name, alarm in _alarms().items():
+        anchor = re.search(r"docs/operations\.md#([\w-]+)", alarm["AlarmDescription"])
+        assert anchor, name
+        assert anchor.group(1) in headings, name
+    # Alarm names are the stack's: each one distinct.
+    names = [a["AlarmName"]["Fn::Sub"] for a in _alarms().values()]
+    assert len(set(names)) == len(names)
