@@ -34,12 +34,19 @@ def _replier() -> dict:
 def record_budget_seconds() -> float:
     """One record's budget, as the product computes it from the template's variables.
 
-    Why the product's own property: the lead adds ``AGENT_TIMEOUT_SECONDS`` to it; this test then
-    asks for a longer ``Timeout`` without being edited.
+    Why the product's own property: a change to what a record needs (the agent's timeout, the send
+    timeout, the lease wait) asks for a longer ``Timeout`` without this test being edited. A
+    variable set from a number parameter counts at the parameter's ``MaxValue``: the largest value
+    an operator may deploy must still fit.
     """
-    variables = {
-        k: str(v) for k, v in _replier()["Environment"]["Variables"].items() if isinstance(v, str | int)
-    }
+    parameters = load_template()["Parameters"]
+    variables = {}
+    for name, value in _replier()["Environment"]["Variables"].items():
+        if isinstance(value, str | int):
+            variables[name] = str(value)
+        elif isinstance(value, dict) and parameters.get(value.get("Ref", ""), {}).get("Type") == "Number":
+            parameter = parameters[value["Ref"]]
+            variables[name] = str(parameter.get("MaxValue", parameter["Default"]))
     settings = ReplierSettings.from_environment(
         {
             **variables,

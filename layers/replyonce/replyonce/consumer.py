@@ -176,8 +176,11 @@ class NotificationConsumer:
             if not may_start(self._remaining(), self._settings.policy):
                 # Started now, the record could outlive the invocation; not started, it is back at once.
                 raise Deferred(DeferReason.DEADLINE, 0, remaining_seconds=round(self._remaining(), 1))
+            self._current.record = record
             if ATTR_TASK in record.message_attributes:
-                return self._replier.handle(reconcile_task(record.body), remaining_seconds=self._remaining)
+                return self._replier.handle(
+                    reconcile_task(record.body), remaining_seconds=self._remaining, hold_record=self._hold
+                )
             notification = Notification.parse(record.body)
             logger.append_keys(notification_id=notification.id)
             self._current.notification_id = notification.id
@@ -214,7 +217,11 @@ class NotificationConsumer:
         subject = parsed.subject()
         if subject is None:
             return skipped(SkipReason.UNSUPPORTED_TYPE, notification_type=parsed.type)
-        return self._replier.handle(subject, remaining_seconds=self._remaining)
+        return self._replier.handle(subject, remaining_seconds=self._remaining, hold_record=self._hold)
+
+    def _hold(self, seconds: float) -> None:
+        """The record stays invisible while its worker may hold the thread's lease, and no longer."""
+        self._retry_in(self._current.record, int(seconds) + 1)
 
     def _absorbed(self, response: Any, data_record: Any) -> Any:
         """Powertools calls this when it returns a stored result instead of running: a duplicate."""

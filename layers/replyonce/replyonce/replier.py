@@ -93,6 +93,7 @@ class Replier:
         self._agents: Agents | None = None
         self._folders: dict[str, tuple[frozenset[str], str]] = {}
         self._nylas_time: tuple[int, float] | None = None
+        self._hold_record: Callable[[float], None] | None = None
 
     # ---- per-container knowledge --------------------------------------------------------------------------
 
@@ -162,8 +163,19 @@ class Replier:
 
     # ---- one record ---------------------------------------------------------------------------------------
 
-    def handle(self, subject: Subject, *, remaining_seconds: Callable[[], float]) -> dict[str, Any]:
+    def handle(
+        self,
+        subject: Subject,
+        *,
+        remaining_seconds: Callable[[], float],
+        hold_record: Callable[[float], None] | None = None,
+    ) -> dict[str, Any]:
         """Carry ``subject`` to its end; return its outcome (stored by Powertools idempotency).
+
+        ``hold_record(seconds)`` is called right before the thread's lease is taken: the record is
+        then invisible for as long as this worker may hold the lease, and no longer — if the worker
+        dies, its record comes back when the lease can have expired, not after the queue's
+        visibility timeout.
 
         Raises
         ------
@@ -178,6 +190,7 @@ class Replier:
         if hasattr(subject, "grant_id") and subject.grant_id in self._folders:
             s = replace(s, closed_folders=self._folders[subject.grant_id][0])
         lease: Lease | None = None
+        self._hold_record = hold_record
         try:
             for _ in range(_MAX_STEPS):
                 s = replace(s, now=self._now(), time_left=self._time_left(lease, remaining_seconds))
@@ -217,6 +230,8 @@ class Replier:
                     count("MessageFetched")
                 return replace(s, fetched=GONE if fetched is None else fetched), lease, None
             case core.TakeLease(thread_key=key, duration_seconds=seconds):
+                if self._hold_record is not None:
+                    self._hold_record(self._lease_wait_seconds + seconds + self._policy.margin_seconds)
                 lease = self._take_lease(key, seconds, s)
                 return replace(s, state=lease.state), lease, None
             case core.ReadThread(grant_id=grant_id, thread_id=thread_id, limit=limit, page_token=token):

@@ -1,0 +1,129 @@
+"""Leases last one record's budget, and a waiting record always outlasts the longest lease.
+
+A replier that crashes holding a thread's lease must delay its thread, never
+dead-letter it: its lease ends with one record's budget (not the rest of the
+invocation), its own record comes back when that lease can have expired (not
+after the queue's visibility timeout), and a record waiting on the thread
+keeps coming back until then without spending ``maxReceiveCount``. Every
+number comes from ``template.yaml``.
+"""
+
+import time
+
+import boto3
+import pytest
+
+from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
+from devstack.lambda_context import LocalLambdaContext
+from devstack.nylas import Fault
+from devstack.template import load_template
+from replyonce.consumer import NotificationConsumer
+from replyonce.core import retry_delay
+from replyonce.reasons import DeferReason
+from replyonce.state import ThreadState, thread_key
+from tests.replier_harness import SEND_PATH, inbound
+
+TEMPLATE = load_template()
+REPLIER = TEMPLATE["Resources"]["ReplierFunction"]["Properties"]
+VARIABLES = REPLIER["Environment"]["Variables"]
+PARAMETERS = TEMPLATE["Parameters"]
+QUEUE = TEMPLATE["Resources"]["NotificationQueue"]["Properties"]
+
+
+def seconds(name: str) -> float:
+    value = VARIABLES[name]
+    if isinstance(value, dict):  # a number parameter: the largest value an operator may deploy
+        return float(PARAMETERS[value["Ref"]].get("MaxValue", PARAMETERS[value["Ref"]]["Default"]))
+    return float(value)
+
+
+LONGEST_LEASE = (
+    seconds("AGENT_TIMEOUT_SECONDS")
+    + seconds("NYLAS_SEND_TIMEOUT_SECONDS")
+    + seconds("RECORD_MARGIN_SECONDS")
+)
+
+
+def test_a_record_waiting_on_a_crashed_holder_outlasts_its_longest_lease():
+    max_receives = QUEUE["RedrivePolicy"]["maxReceiveCount"]
+    wait, elapsed = seconds("LEASE_WAIT_SECONDS"), 0.0
+    for receive in range(1, max_receives):
+        elapsed += wait  # waited in-process for the holder
+        if elapsed > LONGEST_LEASE:
+            break
+        remaining = LONGEST_LEASE - elapsed
+        elapsed += retry_delay(
+            DeferReason.THREAD_BUSY,
+            int(remaining) + 1,
+            receive,
+            busy_base_seconds=int(seconds("BUSY_RETRY_SECONDS")),
+            retry_base_seconds=10,
+            retry_max_seconds=900,
+        )
+    else:
+        pytest.fail(f"{max_receives} receives end before a {LONGEST_LEASE:g} s lease can have expired")
+    assert receive < max_receives
+
+
+def test_a_lease_lasts_one_records_budget_not_the_rest_of_the_invocation(replier_env, nylas, monkeypatch):
+    monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "30")
+    monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "150")
+    monkeypatch.setenv("RECORD_MARGIN_SECONDS", "10")
+    message = inbound(nylas)
+    seen = {}
+
+    def look_at_the_lease(grant_id, payload):
+        item = boto3.client("dynamodb").get_item(
+            TableName=replier_env.tables["StateTable"],
+            Key={"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}},
+            ConsistentRead=True,
+        )["Item"]
+        seen["lease_seconds"] = ThreadState.from_item(item).lease_expires_at_ms / 1000 - time.time()
+
+    nylas.on_send_started = look_at_the_lease
+    session = boto3.session.Session()
+    visibility = []
+    session.events.register(
+        "before-parameter-build.sqs.ChangeMessageVisibility",
+        lambda params, **_: visibility.append(params["VisibilityTimeout"]),
+    )
+    container = NotificationConsumer.from_environment(aws=session)
+    try:
+        # An invocation with 900 s left: the lease still ends with the record's own budget.
+        container.handle_batch(
+            sqs_event([envelope(message)]), LocalLambdaContext("ReplierFunction", timeout_seconds=900)
+        )
+    finally:
+        nylas.on_send_started = None
+    assert seen["lease_seconds"] == pytest.approx(30 + 150 + 10, abs=5)
+    # Its record was held for that long (a lease wait, the lease, the margin), not the queue's 1560 s.
+    assert visibility == [int(0 + 190 + 10) + 1]
+    assert visibility[0] < QUEUE["VisibilityTimeout"]
+
+
+def test_a_crashed_holders_thread_is_answered_once_its_lease_has_expired(
+    pipeline, nylas, replier, monkeypatch
+):
+    # The holder dies mid-send (its lease stays, its intent is stored); the redelivery after the lease
+    # finds the intent and finishes it under the same key.
+    message = inbound(nylas)
+    nylas.inject("POST", SEND_PATH, Fault.lose_response())
+    pipeline.deliver(envelope(message))
+    pipeline.poller().poll_once()
+    dynamodb = boto3.client("dynamodb")
+    key = {"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}}
+    # As if the worker had died holding the lease: it is still held, for a short while.
+    dynamodb.update_item(
+        TableName=replier.tables["StateTable"],
+        Key=key,
+        UpdateExpression="SET lease_owner = :o, lease_expires_at = :e",
+        ExpressionAttributeValues={
+            ":o": {"S": "dead-worker"},
+            ":e": {"N": str(int(time.time() * 1000) + 1500)},
+        },
+    )
+    assert pipeline.poller().poll_once().failed == 1  # busy: comes back
+    time.sleep(1.6)
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert pipeline.dead_letters() == []
