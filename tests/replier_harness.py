@@ -5,6 +5,7 @@ against moto (resources from ``template.yaml``) and the Nylas emulator over
 loopback, and counts at the emulator what Nylas saw.
 """
 
+import json
 import time
 
 import boto3
@@ -71,6 +72,19 @@ def skip_reasons(log_records) -> list[str]:
 
 def deferrals(log_records) -> list[str]:
     return [r["reason"] for r in log_records() if r.get("message") == "record deferred; it will be retried"]
+
+
+def metrics_emitted(output: str) -> list[tuple[str, dict[str, str]]]:
+    """(metric name, its dimensions) of every metric in the EMF lines Powertools printed."""
+    emitted = []
+    for line in output.splitlines():
+        if '"_aws"' not in line:
+            continue
+        blob = json.loads(line)
+        for directive in blob["_aws"]["CloudWatchMetrics"]:
+            dimensions = {d: str(blob[d]) for group in directive["Dimensions"] for d in group}
+            emitted += [(metric["Name"], dimensions) for metric in directive["Metrics"]]
+    return emitted
 
 
 def hold_lease(replier, message: dict, *, owner: str, for_ms: int) -> None:

@@ -11,7 +11,9 @@ import re
 from typing import Any
 
 from devstack.template import TEMPLATE_PATH, load_template
-from replyonce.decisions import RETRYABLE_STATUSES
+from replyonce.answers import Answer, Proof, proof_of
+from replyonce.nylas import RETRYABLE_STATUSES
+from replyonce.reasons import DeferReason
 
 ROOT = TEMPLATE_PATH.parent
 CONSUMER = ROOT / "layers" / "replyonce" / "replyonce" / "consumer.py"
@@ -74,10 +76,17 @@ def test_replier_errors_are_a_rate_of_unexpected_failures_over_15_minutes():
     alarm = _alarms()["ReplierErrorsAlarm"]
     assert _stat(alarm, "invocations")[:2] == ("AWS/Lambda", "Invocations")
     assert _stat(alarm, "crashed")[:2] == ("AWS/Lambda", "Errors")
-    assert _stat(alarm, "failed")[:2] == ("ReplyOnce", "RecordFailed")
-    # Retries by design (busy thread, Nylas 429/5xx) are other metrics: not one of these.
-    counted = {_stat(alarm, i)[1] for i, m in _metrics(alarm).items() if "MetricStat" in m}
-    assert not counted & {"ThreadBusy", "NylasRetry", "NotificationInProgress", "RecordDeferred"}
+    assert _stat(alarm, "failed") == (
+        "ReplyOnce",
+        "RecordDeferred",
+        {"reason": DeferReason.UNEXPECTED.value, "service": "replyonce-replier"},
+    )
+    # Deferrals by design (a busy thread, Nylas 429/5xx, a send that may have gone out) are other
+    # reasons of the same metric: the alarm counts exactly one.
+    deferred = [
+        i for i, m in _metrics(alarm).items() if "MetricStat" in m and _stat(alarm, i)[1] == "RecordDeferred"
+    ]
+    assert deferred == ["failed"]
     assert "/ invocations" in _returned(alarm)
     assert _window_seconds(alarm) == 900
     assert alarm["Threshold"] == {"Ref": "ReplierErrorAlarmPercent"}
@@ -96,9 +105,12 @@ def _statuses(alarm: dict[str, Any]) -> set[str]:
 def test_nylas_4xx_on_send_page_by_type():
     alarms = _alarms()
     refused, rejected = _statuses(alarms["RepliesRefusedAlarm"]), _statuses(alarms["RepliesRejectedAlarm"])
-    # The grant's own refusals repeat for every reply; a message's are that message's.
-    assert refused == {"403", "404"}
-    assert rejected == {"400", "402", "413", "422", "draft"}
+    # The grant's own refusals repeat for every reply; a message's are that message's. A 403 (and
+    # any account error) is not a refusal of the reply: it waits, counted as AccountLimited.
+    assert refused == {"404"}
+    assert _stat(alarms["RepliesRefusedAlarm"], "limited")[1] == "AccountLimited"
+    assert proof_of(Answer(status=403, error_type="forbidden")) is Proof.ACCOUNT_LIMITED
+    assert rejected == {"400", "402", "413", "422", "agent"}
     assert not refused & rejected
     # Every one of them is a final answer in the product (retried statuses are other alarms).
     assert not {int(s) for s in refused | rejected if s.isdigit()} & set(RETRYABLE_STATUSES)
@@ -107,10 +119,13 @@ def test_nylas_4xx_on_send_page_by_type():
     assert "ReplySent" in {_stat(alarms["RepliesRejectedAlarm"], "sent")[1]}
     assert "rejected >= 3" in _returned(alarms["RepliesRejectedAlarm"])
     # The retried statuses that still mean "every call fails": a bad API key, a rate above the plan.
-    for name, status in (("NylasUnauthorizedAlarm", "401"), ("NylasThrottlingAlarm", "429")):
+    for name, reason in (
+        ("NylasUnauthorizedAlarm", DeferReason.UNAUTHORIZED),
+        ("NylasThrottlingAlarm", DeferReason.RATE_LIMITED),
+    ):
         alarm = alarms[name]
-        assert (alarm["MetricName"], alarm["Dimensions"][0]["Value"]) == ("NylasRetry", status)
-        assert int(status) in RETRYABLE_STATUSES
+        assert (alarm["MetricName"], alarm["Dimensions"][0]["Value"]) == ("RecordDeferred", reason.value)
+    assert {401, 429} <= set(RETRYABLE_STATUSES)
 
 
 def test_throttles_are_a_share_of_each_functions_invocations():
@@ -197,16 +212,19 @@ def test_a_record_that_keeps_failing_is_seen_where_the_oldest_message_age_is_bli
     body = _rule_body()
     assert body["LogGroupNames"] == ["/replyonce/stack/replier"]
     assert body["Contribution"]["Keys"] == ["$.notification_id"]
-    [line_filter] = body["Contribution"]["Filters"]
+    line_filter, reason_filter = body["Contribution"]["Filters"]
     assert line_filter["Match"] == "$.message"
     consumer = CONSUMER.read_text()
-    # The rule matches the consumer's own log lines: renaming one silently blinds the alarm.
-    for message in line_filter["In"]:
-        assert f'"{message}"' in consumer, f"consumer.py no longer logs {message!r}"
+    # The rule matches the consumer's one deferral line: renaming it silently blinds the alarm.
+    assert line_filter["In"] == ["record deferred; it will be retried"]
+    assert '"record deferred; it will be retried"' in consumer
     assert "notification_id=notification.id" in consumer  # the key every one of those lines carries
-    # A busy thread's retries are left out: a holder may keep a thread for a whole record's budget.
-    assert '"thread busy; record will be retried"' in consumer
-    assert "thread busy; record will be retried" not in line_filter["In"]
+    # Left out: waits by design that may last longer than a record's failures would (a holder keeps
+    # a thread for a record's budget; a send that may have gone out waits for the mailbox; an
+    # account out of quota waits for hours). Every other reason of ours counts.
+    assert reason_filter["Match"] == "$.reason"
+    left_out = {DeferReason(value) for value in reason_filter["NotIn"]}
+    assert left_out == {DeferReason.THREAD_BUSY, DeferReason.SEND_UNCERTAIN, DeferReason.ACCOUNT_LIMITED}
     alarm = _alarms()["RecordRetriedRepeatedlyAlarm"]
     [query] = alarm["Metrics"]
     assert query["Expression"]["Fn::Sub"] == (

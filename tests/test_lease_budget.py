@@ -97,7 +97,7 @@ def test_a_lease_lasts_one_records_budget_not_the_rest_of_the_invocation(replier
         nylas.on_send_started = None
     assert seen["lease_seconds"] == pytest.approx(30 + 150 + 10, abs=5)
     # Its record was held for that long (a lease wait, the lease, the margin), not the queue's 1560 s.
-    assert visibility == [int(0 + 190 + 10) + 1]
+    assert visibility == [(0 + 190 + 10) + 1]
     assert visibility[0] < QUEUE["VisibilityTimeout"]
 
 

@@ -15,7 +15,7 @@ import pytest
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from devstack.nylas import Fault
 from functions.replier import app
-from tests.replier_harness import SEND_PATH, deferrals, inbound, notification, skip_reasons
+from tests.replier_harness import SEND_PATH, deferrals, inbound, metrics_emitted, notification, skip_reasons
 
 SETTLED = 400  # Nylas seconds past MAILBOX_SETTLE_SECONDS (300): the mailbox could show a reply by now
 
@@ -204,7 +204,7 @@ def ledger_status(replier, message_id: str) -> str:
     ],
 )
 def test_an_account_that_cannot_send_keeps_the_reply_and_sends_it_later(
-    pipeline, nylas, log_records, replier, limit, shape
+    pipeline, nylas, log_records, replier, limit, shape, capsys
 ):
     nylas.modes.update({"account_limit": limit, "account_limit_shape": shape})
     message = inbound(nylas)
@@ -214,6 +214,9 @@ def test_an_account_that_cannot_send_keeps_the_reply_and_sends_it_later(
     assert deferrals(log_records)[-1] == "account_limited"
     assert ledger_status(replier, message["id"]) == ""  # never failed for good
     assert "send_rejected" not in skip_reasons(log_records)
+    counted = [name for name, _ in metrics_emitted(capsys.readouterr().out)]
+    assert "AccountLimited" in counted  # what the replies-refused alarm pages on
+    assert "ReplyFailed" not in counted
     nylas.modes.account_limit = None  # the operator raised the quota / cleared the pause
     nylas.advance_clock(2 * 3600)
     pipeline.drain()

@@ -20,7 +20,15 @@ from functions.replier import app
 from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX, NotificationConsumer
 from replyonce.keys import idempotency_key
 from replyonce.state import thread_key
-from tests.replier_harness import SEND_PATH, deferrals, hold_lease, inbound, new_container, skip_reasons
+from tests.replier_harness import (
+    SEND_PATH,
+    deferrals,
+    hold_lease,
+    inbound,
+    metrics_emitted,
+    new_container,
+    skip_reasons,
+)
 
 
 def test_one_notification_delivered_three_times_sends_one_reply(pipeline, nylas, log_records):
@@ -430,7 +438,7 @@ def test_send_refused_for_our_api_key_is_retried_not_given_up(pipeline, nylas, l
     assert "send_rejected" not in skip_reasons(log_records)
 
 
-def test_a_refusal_of_the_message_is_recorded_and_not_retried(pipeline, nylas, log_records):
+def test_a_refusal_of_the_message_is_recorded_and_not_retried(pipeline, nylas, log_records, capsys):
     # A 400 about the message: first without our custom headers (a header may be all it refused),
     # then, refused again, the covered message is failed for good.
     message = inbound(nylas)
@@ -444,6 +452,9 @@ def test_a_refusal_of_the_message_is_recorded_and_not_retried(pipeline, nylas, l
     assert nylas.count("POST", f"/v3/grants/{AGENT_GRANT_ID}/messages/send") == 2
     assert sends == []  # injected answers never reach the key logic
     assert skip_reasons(log_records) == ["send_rejected", "reply_previously_failed"]
+    # Counted by Nylas' status: the alarms tell one message's refusal from a grant that cannot send.
+    failed = [d for name, d in metrics_emitted(capsys.readouterr().out) if name == "ReplyFailed"]
+    assert [d["status"] for d in failed] == ["400"]
 
 
 def test_poison_record_goes_to_the_dead_letter_queue(pipeline, sqs, replier):

@@ -200,7 +200,8 @@ class NotificationConsumer:
             raise
         except NylasRetryableError as exc:
             detail = {"status": exc.status, "error_type": exc.error_type, "detail": str(exc)}
-            self._defer(record, DeferReason.NYLAS_UNAVAILABLE, exc.retry_after_seconds, detail)
+            reason = _NYLAS_REASONS.get(exc.status or 0, DeferReason.NYLAS_UNAVAILABLE)
+            self._defer(record, reason, exc.retry_after_seconds, detail)
             raise
         except Exception:
             logger.exception("record failed; it will be retried with backoff")
@@ -271,10 +272,14 @@ class NotificationConsumer:
             )
 
 
+# A Nylas read that failed transiently, by what its status says (the alarms count them apart).
+_NYLAS_REASONS = {401: DeferReason.UNAUTHORIZED, 429: DeferReason.RATE_LIMITED}
+
 # Deferrals an operator should see without looking for them (the others are the system working).
 _WORTH_A_WARNING = frozenset(
     {
         DeferReason.NYLAS_UNAVAILABLE,
+        DeferReason.UNAUTHORIZED,
         DeferReason.SEARCH_FAILED,
         DeferReason.ACCOUNT_LIMITED,
         DeferReason.AGENT_FAILED,

@@ -225,7 +225,9 @@ class Settle:
     ``skip`` makes the record's outcome a skip with that reason (logged and
     counted); ``reconcile_after`` schedules our own check of a queued reply
     (before the settlement is written); ``move_to`` files the covered
-    messages in a folder afterwards (a hand-off).
+    messages in a folder afterwards (a hand-off). ``metric`` is counted, by
+    ``metric_status`` when set (a refusal's Nylas status, or ``agent``): the
+    alarms tell a grant that cannot send from one message that cannot be sent.
     """
 
     settlement: Settlement
@@ -233,6 +235,7 @@ class Settle:
     reconcile_after: int | None = None
     move_to: str = ""
     metric: str = ""
+    metric_status: str = ""
 
 
 @dataclass(frozen=True)
@@ -463,7 +466,7 @@ def _agent_answered(
         )
     if isinstance(outcome, AgentFailed):
         settlement = Settlement(Status.FAILED, covered, now, reason=f"agent: {outcome.detail}"[:500])
-        return Settle(settlement, skip=SkipReason.AGENT_REJECTED, metric="ReplyFailed")
+        return Settle(settlement, skip=SkipReason.AGENT_REJECTED, metric="ReplyFailed", metric_status="agent")
     assert isinstance(outcome, Reply)
     intent = new_intent(
         intent_id=intent_id,
@@ -574,11 +577,17 @@ def _after_answer(s: Situation, grant_id: str, intent: Intent, answer: Answer) -
         if refused_headers:
             # Refused, but an earlier attempt under this key may have sent: the mailbox first.
             return Store(intent.stuck(drop_headers=True), attempt=False, metric=metric)
-        return Defer(DeferReason.RATE_LIMITED, answer.retry_after_seconds, detail)
+        reason = DeferReason.UNAUTHORIZED if answer.status == 401 else DeferReason.RATE_LIMITED
+        return Defer(reason, answer.retry_after_seconds, detail)
     if proof is Proof.REJECTED:
         reason = f"{answer.status} {answer.error_type}".strip()
         settlement = Settlement(Status.FAILED, intent.covered, now, intent, reason=reason)
-        return Settle(settlement, skip=SkipReason.SEND_REJECTED, metric="ReplyFailed")
+        return Settle(
+            settlement,
+            skip=SkipReason.SEND_REJECTED,
+            metric="ReplyFailed",
+            metric_status=str(answer.status),
+        )
     return Defer(DeferReason.ACCOUNT_LIMITED, policy.account_retry_seconds, detail)
 
 

@@ -373,7 +373,9 @@ class Replier:
                 extra={"thread_key": lease.key},
             )
             count("LeaseLost")
-        if step.metric:
+        if step.metric and step.metric_status:
+            count_by(step.metric, "status", step.metric_status)
+        elif step.metric:
             count(step.metric)
         if len(settlement.covered) > 1 and settlement.status in (Status.REPLIED, Status.QUEUED):
             count("BurstCoalesced", len(settlement.covered) - 1)
