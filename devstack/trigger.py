@@ -27,6 +27,7 @@ import requests
 
 from devstack.cli_types import port_number, whole_number
 from devstack.console import conversation, make_console
+from devstack.events import CUSTOMER_EMAIL
 
 DEFAULT_PORT = 3000
 
@@ -151,7 +152,12 @@ def _parser() -> argparse.ArgumentParser:
     mail = commands.add_parser(
         "mail", parents=[target, delivery, waiting], help="a customer message in; wait for the reply"
     )
-    mail.add_argument("--from", dest="from_email", required=True, help="the customer's address")
+    mail.add_argument(
+        "--from",
+        dest="from_email",
+        default=CUSTOMER_EMAIL,
+        help=f"the customer's address (default {CUSTOMER_EMAIL})",
+    )
     mail.add_argument("--subject", default="", help="the subject (default: Re: the thread's subject)")
     mail.add_argument("--body", default="Hello, can you help me?", help="the message text")
     mail.add_argument("--thread", help="add the message to this thread (default: a new thread)")

@@ -4,6 +4,7 @@ Every scenario of ``tests/test_interleavings.py`` explored (schedules, violation
 mutant of ``chaos/mutants.py`` with the schedule that catches it. ``make interleavings`` runs it.
 """
 
+import argparse
 import os
 import time
 
@@ -14,17 +15,35 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "CRITICAL")
 from tests.interleavings import describe, explore
 
 
-def main() -> None:
-    """``python -m tests.interleavings``: the table of ``docs/reliability.md`` (scenarios, then mutants)."""
+def main(argv: list[str] | None = None) -> None:
+    """``make interleavings``: the tables of ``docs/reliability.md`` (scenarios, then mutants)."""
     from chaos.mutants import MUTANTS, applied
     from tests.test_interleavings import RACES, SCENARIOS
 
-    print("| scenario | store | schedules explored (≤ 3 preemptions) | violations | seconds |")
+    parser = argparse.ArgumentParser(
+        prog="make interleavings",
+        description="Explore every scenario's interleavings and find each mutant's catching schedule; "
+        "print the Markdown tables of docs/reliability.md.",
+    )
+    parser.add_argument(
+        "--max-preemptions",
+        type=int,
+        default=3,
+        help="preemptions per schedule for the scenarios (default 3)",
+    )
+    arguments = parser.parse_args(argv)
+
+    print(
+        f"| scenario | store | schedules explored (≤ {arguments.max_preemptions} preemptions) "
+        "| violations | seconds |"
+    )
     print("| --- | --- | --- | --- | --- |")
     for name in sorted(SCENARIOS):
         for on_dynamodb in (False, True) if name in RACES else (False,):
             started = time.monotonic()
-            found = explore(SCENARIOS[name], on_dynamodb=on_dynamodb, max_preemptions=3)
+            found = explore(
+                SCENARIOS[name], on_dynamodb=on_dynamodb, max_preemptions=arguments.max_preemptions
+            )
             store = "DynamoDB adapter (moto)" if on_dynamodb else "in-memory"
             broken = "; ".join(found.failing.violations) if found.failing else "none"
             print(f"| `{name}` | {store} | {found.schedules} | {broken} | {time.monotonic() - started:.1f} |")

@@ -553,4 +553,6 @@ def test_busy_record_backs_off_by_receive_count_but_not_past_the_lease(
     event = sqs_event([envelope(message)], receive_count=receives)
     response = container.handle_batch(event, LocalLambdaContext("ReplierFunction"))
     assert len(response["batchItemFailures"]) == 1
-    assert delays == [expected_delay]
+    held, retried_in = delays  # held for the lease it tried to take, then the busy retry's delay
+    assert held > expected_delay
+    assert retried_in == expected_delay
