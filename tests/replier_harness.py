@@ -87,6 +87,17 @@ def metrics_emitted(output: str) -> list[tuple[str, dict[str, str]]]:
     return emitted
 
 
+def container_recording_visibility() -> tuple[NotificationConsumer, list[int]]:
+    """A new replier container and the ``VisibilityTimeout`` of every record visibility it sets."""
+    session = boto3.session.Session()
+    visibility: list[int] = []
+    session.events.register(
+        "before-parameter-build.sqs.ChangeMessageVisibility",
+        lambda params, **_: visibility.append(params["VisibilityTimeout"]),
+    )
+    return NotificationConsumer.from_environment(aws=session), visibility
+
+
 def hold_lease(replier, message: dict, *, owner: str, for_ms: int) -> None:
     """Another worker's lease on the message's thread, ending ``for_ms`` from now (negative: expired)."""
     boto3.client("dynamodb").put_item(

@@ -17,11 +17,10 @@ from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from devstack.template import load_template
-from replyonce.consumer import NotificationConsumer
 from replyonce.core import retry_delay
 from replyonce.reasons import DeferReason
 from replyonce.state import ThreadState, thread_key
-from tests.replier_harness import SEND_PATH, inbound
+from tests.replier_harness import SEND_PATH, container_recording_visibility, inbound
 
 TEMPLATE = load_template()
 REPLIER = TEMPLATE["Resources"]["ReplierFunction"]["Properties"]
@@ -81,13 +80,7 @@ def test_a_lease_lasts_one_records_budget_not_the_rest_of_the_invocation(replier
         seen["lease_seconds"] = ThreadState.from_item(item).lease_expires_at_ms / 1000 - time.time()
 
     nylas.on_send_started = look_at_the_lease
-    session = boto3.session.Session()
-    visibility = []
-    session.events.register(
-        "before-parameter-build.sqs.ChangeMessageVisibility",
-        lambda params, **_: visibility.append(params["VisibilityTimeout"]),
-    )
-    container = NotificationConsumer.from_environment(aws=session)
+    container, visibility = container_recording_visibility()
     try:
         # An invocation with 900 s left: the lease still ends with the record's own budget.
         container.handle_batch(

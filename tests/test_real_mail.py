@@ -23,7 +23,7 @@ from replyonce.consumer import NotificationConsumer
 from replyonce.exceptions import ConfigurationError
 from replyonce.keys import idempotency_key
 from replyonce.state import ThreadState, thread_key
-from tests.replier_harness import SEND_PATH, Pipeline, inbound, skip_reasons
+from tests.replier_harness import SEND_PATH, Pipeline, container_recording_visibility, inbound, skip_reasons
 
 SECOND_AGENT_GRANT_ID = "grant-agent-0003"
 SECOND_AGENT_EMAIL = "sales@replyonce.example"
@@ -301,13 +301,7 @@ def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, 
     monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "1")
     messages = [inbound(nylas, subject=f"Order {n}") for n in range(3)]
     nylas.inject("POST", SEND_PATH, Fault.delay(1.6), times=3)
-    session = boto3.session.Session()
-    visibility = []
-    session.events.register(
-        "before-parameter-build.sqs.ChangeMessageVisibility",
-        lambda params, **_: visibility.append(params["VisibilityTimeout"]),
-    )
-    container = NotificationConsumer.from_environment(aws=session)
+    container, visibility = container_recording_visibility()
     event = sqs_event([as_nylas_sends_it(m) for m in messages])
     # 3.6 s: the first record fits (its 3.5 s lease); after its slow send the rest no longer do.
     response = container.handle_batch(event, LocalLambdaContext("ReplierFunction", timeout_seconds=3.6))

@@ -17,11 +17,12 @@ from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelop
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from functions.replier import app
-from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX, NotificationConsumer
+from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX
 from replyonce.keys import idempotency_key
 from replyonce.state import thread_key
 from tests.replier_harness import (
     SEND_PATH,
+    container_recording_visibility,
     deferrals,
     hold_lease,
     inbound,
@@ -543,13 +544,7 @@ def test_busy_record_backs_off_by_receive_count_but_not_past_the_lease(
     monkeypatch.setenv("RETRY_MAX_SECONDS", "900")
     message = inbound(nylas)
     hold_lease(replier, message, owner="crashed-worker", for_ms=60_000)
-    session = boto3.session.Session()
-    delays = []
-    session.events.register(
-        "before-parameter-build.sqs.ChangeMessageVisibility",
-        lambda params, **_: delays.append(params["VisibilityTimeout"]),
-    )
-    container = NotificationConsumer.from_environment(aws=session)
+    container, delays = container_recording_visibility()
     event = sqs_event([envelope(message)], receive_count=receives)
     response = container.handle_batch(event, LocalLambdaContext("ReplierFunction"))
     assert len(response["batchItemFailures"]) == 1

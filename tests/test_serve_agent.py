@@ -12,7 +12,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
@@ -32,25 +31,6 @@ AGENT = textwrap.dedent(
 )
 
 
-class AgentServe(Serve):
-    def __init__(self, output: Path, directory: Path, *args: str) -> None:
-        self.output = output
-        environment = {**ENVIRONMENT, "PYTHONPATH": f"{ENVIRONMENT['PYTHONPATH']}{os.pathsep}{directory}"}
-        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            [sys.executable, "-m", "devstack.serve", "--port", "0", "--pollers", "1", *args],
-            cwd=ROOT,
-            env=environment,
-            stdout=output.open("w"),
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 60
-        while not (found := re.search(r"webhook URL\s+(http://127\.0\.0\.1:\d+)/", self.text())):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"make serve did not start:\n{self.text()}")
-            time.sleep(0.1)
-        self.base_url = found.group(1)
-
-
 @pytest.fixture
 def agent_dir(tmp_path):
     (tmp_path / "team_agent.py").write_text(AGENT.replace("{version}", "version 1"))
@@ -68,7 +48,7 @@ def mail(serve, capsys, body: str) -> str:
 
 
 def test_make_mail_is_answered_by_your_agent_and_an_edit_is_picked_up(agent_dir, tmp_path, capsys):
-    serve = AgentServe(tmp_path / "serve.log", agent_dir, "--agent", "team_agent:reply")
+    serve = Serve(tmp_path / "serve.log", "--agent", "team_agent:reply", importable=agent_dir)
     try:
         thread = mail(serve, capsys, "Where is my order?")
         [reply] = agent_messages(serve, thread)
@@ -88,7 +68,7 @@ def test_make_mail_is_answered_by_your_agent_and_an_edit_is_picked_up(agent_dir,
 
 
 def test_review_makes_a_draft_instead_of_a_reply(agent_dir, tmp_path, capsys):
-    serve = AgentServe(tmp_path / "serve.log", agent_dir, "--agent", "team_agent:reply", "--review")
+    serve = Serve(tmp_path / "serve.log", "--agent", "team_agent:reply", "--review", importable=agent_dir)
     try:
         thread = mail(serve, capsys, "Please check this")
         serve.wait_for(r"reply drafted for review")

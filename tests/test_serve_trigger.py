@@ -34,12 +34,16 @@ for name in ("NYLAS_API_URI", "NYLAS_API_KEY", "NYLAS_WEBHOOK_SECRET", "AGENT_GR
 class Serve:
     """A running ``make serve`` and everything it printed so far."""
 
-    def __init__(self, output: Path) -> None:
+    def __init__(self, output: Path, *args: str, importable: Path | None = None) -> None:
+        """Start ``make serve`` with ``args``; ``importable``: a folder its agent can be imported from."""
         self.output = output
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "devstack.serve", "--port", "0", "--pollers", "1"],
+        environment = dict(ENVIRONMENT)
+        if importable is not None:
+            environment["PYTHONPATH"] = f"{ENVIRONMENT['PYTHONPATH']}{os.pathsep}{importable}"
+        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            [sys.executable, "-m", "devstack.serve", "--port", "0", "--pollers", "1", *args],
             cwd=ROOT,
-            env=ENVIRONMENT,
+            env=environment,
             stdout=output.open("w"),
             stderr=subprocess.STDOUT,
         )
