@@ -178,6 +178,7 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
                 f"{p(excess, 0.99):+.2f} s" if excess else "-",
                 f"{len(waited)} (most {max(waits, default=0.0):.2f} s)",
                 unanswered(result, option),
+                mix.sends,
                 len(mix.invocations),
                 f"{records / max(1, len(mix.invocations)):.2f}",
                 f"{_mix_billed_ms(result, option) / 1000:.2f}",
@@ -235,6 +236,7 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
                 "contended p99",
                 "waited on another thread",
                 "unanswered",
+                "replies sent",
                 "invocations",
                 "records / invocation",
                 "billed s / notification",
@@ -264,7 +266,10 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
         "singles at "
         f"{before_ratio:.2f}x their floor. Both options reach the floor (singles at {a_ratio:.2f}x with "
         f"batches of one, {b_ratio:.2f}x with (b)), and in neither does a record wait for another thread's "
-        "work: on latency they tie.\n"
+        "work: on latency they tie. Without the window a burst's later messages no longer wait for its "
+        "first one's batch: a message that reaches the thread after the first reply's read gets a reply of "
+        "its own, as `docs/design.md` (invariant 3) has it, so a burst can get two replies where the window "
+        "gave one (*replies sent*); the loop guard (`ReplyBudgetPerHour`) still bounds a thread.\n"
         "- **Cost and concurrency**: with batches of one every record holds an invocation for its whole "
         "wait "
         "on Nylas and the agent. With (b) one invocation waits for a batch's threads at once: at full "
