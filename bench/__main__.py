@@ -13,6 +13,7 @@ os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "ReplyOnce")
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
 import argparse
+import pickle
 import shlex
 import sys
 import time
@@ -94,6 +95,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--quick", action="store_true", help="a smoke run with small numbers (its page is not representative)"
     )
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="where the report goes")
+    parser.add_argument(
+        "--save-run", type=Path, help="also keep the measurements (pickle), to render the page again later"
+    )
+    parser.add_argument(
+        "--render", type=Path, help="measure nothing: render the page from a --save-run file of this checkout"
+    )
     arguments = parser.parse_args(argv)
     if arguments.quick:
         arguments.iterations, arguments.rounds, arguments.cold_runs = 40, 1, 2
@@ -153,6 +160,12 @@ def _print_real_latency(result: real_latency.RealLatencyResult) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = _arguments(argv)
+    if arguments.render is not None:
+        # Our own file, written by --save-run from this checkout's classes.
+        saved = pickle.loads(arguments.render.read_bytes())  # noqa: S301
+        arguments.output.write_text(report.render(saved))
+        _progress(f"rendered {arguments.output} from {arguments.render}")
+        return 0
     if arguments.time_to_reply_only:
         with local_stack() as stack:
             result = _real_latency(stack, arguments)
@@ -195,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         real_latency=real,
         containers=tuple(containers),
     )
+    if arguments.save_run is not None:
+        arguments.save_run.write_bytes(pickle.dumps(run))
     arguments.output.parent.mkdir(parents=True, exist_ok=True)
     arguments.output.write_text(report.render(run))
     _progress(f"wrote {arguments.output} in {run.seconds:.0f} s")

@@ -178,6 +178,7 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
                 f"{p(excess, 0.99):+.2f} s" if excess else "-",
                 f"{len(waited)} (most {max(waits, default=0.0):.2f} s)",
                 unanswered(result, option),
+                mix.sends,
                 len(mix.invocations),
                 f"{records / max(1, len(mix.invocations)):.2f}",
                 f"{_mix_billed_ms(result, option) / 1000:.2f}",
@@ -235,6 +236,7 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
                 "contended p99",
                 "waited on another thread",
                 "unanswered",
+                "replies sent",
                 "invocations",
                 "records / invocation",
                 "billed s / notification",
@@ -264,7 +266,10 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
         "singles at "
         f"{before_ratio:.2f}x their floor. Both options reach the floor (singles at {a_ratio:.2f}x with "
         f"batches of one, {b_ratio:.2f}x with (b)), and in neither does a record wait for another thread's "
-        "work: on latency they tie.\n"
+        "work: on latency they tie. Without the window a burst's later messages no longer wait for its "
+        "first one's batch: a message that reaches the thread after the first reply's read gets a reply of "
+        "its own, as `docs/design.md` (invariant 3) has it, so a burst can get two replies where the window "
+        "gave one (*replies sent*); the loop guard (`ReplyBudgetPerHour`) still bounds a thread.\n"
         "- **Cost and concurrency**: with batches of one every record holds an invocation for its whole "
         "wait "
         "on Nylas and the agent. With (b) one invocation waits for a batch's threads at once: at full "
@@ -371,11 +376,18 @@ def memory_section(results: Sequence[ContainerResult]) -> str:
             ),
             rows,
         )
-        + "\n\n- **256 MB for the replier.** Its peak is about half of it, and its time is waiting: a first "
-        "reply at real latency bills seconds (Saturation, above) of which the CPU, stretched to 256 MB's "
-        "share of a vCPU, is a fraction of a second. Half the memory halves the GB-s of every wait. The "
-        "webhook keeps 512 MB: its CPU is on the ack path Nylas waits for, and its GB-s are a rounding error "
-        "of the bill.\n"
+        + f"\n\n- **{replier.memory_size_mb} MB for the replier.** Its peak is {replier.peak_rss_mb:.0f} MB "
+        f"({replier.peak_rss_mb / replier.memory_size_mb:.0%} of it), and its time is waiting: a first reply "
+        "at real latency bills seconds (Saturation, above) of which the CPU, stretched to its share of a "
+        f"vCPU, is {replier.cpu_ms * 1769 / replier.memory_size_mb:.0f} ms. Half of 512 MB halves the GB-s "
+        "of "
+        "every wait. 128 MB would leave "
+        f"{128 - replier.peak_rss_mb:.0f} MB above the peak for Lambda's own runtime and a batch's threads "
+        "at "
+        "once (option (b)), and halve the CPU share again (a container's init and its CPU per record "
+        f"stretched {1769 / 128:.0f}x): 256 MB is the smallest size with room to spare. "
+        "The webhook keeps 512 MB: its CPU is on "
+        "the ack path Nylas waits for, and its GB-s are a rounding error of the bill.\n"
         "- **Log levels.** INFO stays: every skip's reason is logged at INFO (invariant 5 of "
         "`docs/design.md`), and a first reply writes two lines per function (a JSON line and an EMF line). "
         "Lambda adds its own `platform.start` and `platform.report` lines per invocation "

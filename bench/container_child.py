@@ -15,7 +15,19 @@ MARKER = "@@bench-event@@"
 
 
 def _rss_mb() -> float:
-    """Peak resident set of this process so far (Linux reports KiB): what Lambda calls Max Memory Used."""
+    """Peak resident set of this process so far: what Lambda calls Max Memory Used.
+
+    Why ``VmHWM`` and not ``ru_maxrss``: Linux carries ``ru_maxrss`` across ``exec``, so a child of a
+    large parent reports the parent's size; ``VmHWM`` is the high-water mark of this program's own
+    memory.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
