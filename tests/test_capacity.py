@@ -160,16 +160,3 @@ def test_without_a_reservation_the_replier_may_take_half_of_the_pool_it_shares()
     _check(10, reserved=0, maximum=5)
     with pytest.raises(ConfigurationError, match="ReplierMaximumConcurrency=5 in samconfig"):
         _check(10, reserved=0, maximum=6)
-
-
-def test_a_record_waiting_for_a_live_holder_is_never_dead_lettered():
-    # A record meeting a busy thread waits LEASE_WAIT_SECONDS in-process, then comes back after
-    # BUSY_RETRY_SECONDS doubling per receive. The holder keeps the lease at most for its invocation
-    # (Timeout): the waiting record's maxReceiveCount receives must outlast that, or a slow but healthy
-    # holder would send the notification behind it to the dead-letter queue.
-    template = load_template()
-    variables = _replier()["Environment"]["Variables"]
-    receives = template["Resources"]["NotificationQueue"]["Properties"]["RedrivePolicy"]["maxReceiveCount"]
-    lease_wait, busy_retry = float(variables["LEASE_WAIT_SECONDS"]), float(variables["BUSY_RETRY_SECONDS"])
-    outlasts = receives * lease_wait + sum(busy_retry * 2**n for n in range(receives - 1))
-    assert outlasts > _replier()["Timeout"]
