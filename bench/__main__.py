@@ -35,6 +35,7 @@ from bench import (
 )
 from bench.latency import LatencyModel
 from bench.machine import Machine
+from bench.run import Run
 from bench.stack import local_stack
 from devstack.events import message_created
 from devstack.stack import LocalStack
@@ -192,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     if not arguments.skip_build:
         _progress("sam build (into a temporary directory)")
         built = artifacts.measure()
-    run = report.Run(
+    run = Run(
         command=_command(argv),
         machine=machine,
         load_at_end=Machine.load_now(),

@@ -10,7 +10,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bench import costs, scale
 from bench.container import ContainerResult
@@ -28,11 +28,9 @@ from bench.real_latency import (
     single_ratio,
     unanswered,
 )
+from bench.run import Run
 from bench.time_to_reply import CONTENDED_ROWS, PARTS, p
 from devstack.template import load_template, sqs_event_source
-
-if TYPE_CHECKING:
-    from bench.report import Run
 
 # Modelled (not measured) inputs of the alternatives: a durable replier's steps and what they write,
 # a Step Functions replier's state transitions.
@@ -424,7 +422,7 @@ def _custom_metric_series() -> int:
     return len(plain) + 10 * len(families) + 14
 
 
-def bill_inputs(run: "Run") -> dict[str, Any]:
+def bill_inputs(run: Run) -> dict[str, Any]:
     """Everything the bill is computed from, as the JSON block of the page records it."""
     result = run.real_latency
     replier_paths = {p.name: p for p in run.paths.replier}
@@ -506,7 +504,7 @@ def scale_model_means() -> float:
     return model.mean_seconds(READ) + model.mean_seconds(DRAFT) + model.mean_seconds(SEND)
 
 
-def cost_section(run: "Run") -> str:
+def cost_section(run: Run) -> str:
     inputs = bill_inputs(run)
     paths: dict[str, costs.PathInputs] = inputs["paths"]
     month: costs.MonthInputs = inputs["month"]
@@ -627,7 +625,7 @@ def cost_section(run: "Run") -> str:
     )
 
 
-def scale_section(run: "Run") -> str:
+def scale_section(run: Run) -> str:
     inputs = bill_inputs(run)
     paths: dict[str, costs.PathInputs] = inputs["paths"]
     first, outbound = paths["first reply"], paths["own outbound message"]

@@ -2,17 +2,14 @@
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from bench import budgets, capacity_report, costs
 from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
 from bench.coldstart import TRACING_OPTIONS, TRACING_PARTS, ColdStartResult
-from bench.container import ContainerResult
-from bench.machine import Machine
 from bench.markdown import table
 from bench.paths import PathResult, PathsResult
-from bench.real_latency import RealLatencyResult
+from bench.run import Run
 from bench.stats import Spread, ratio
 from bench.throughput import ThroughputResult
 from bench.time_to_reply import (
@@ -28,27 +25,6 @@ from bench.time_to_reply import (
 from bench.warm_path import WarmPathResult
 from devstack.cold_start import PROFILES, TARGETS
 from devstack.counting import GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ, Tally
-
-
-@dataclass(frozen=True)
-class Run:
-    """Everything one ``python -m bench`` measured."""
-
-    command: str
-    machine: Machine
-    load_at_end: str
-    seconds: float
-    warm_path: WarmPathResult
-    cold_start: ColdStartResult
-    paths: PathsResult
-    throughput: list[ThroughputResult]
-    batches: list[BatchResult]
-    artifacts: list[Artifact] | None
-    message_bytes: int
-    time_to_reply: TimeToReplyResult
-    real_latency: RealLatencyResult | None = None
-    containers: tuple[ContainerResult, ...] = ()
-
 
 INTRO = """\
 # Performance
