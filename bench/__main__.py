@@ -39,7 +39,7 @@ from bench.run import Run
 from bench.stack import local_stack
 from devstack.events import message_created
 from devstack.stack import LocalStack
-from devstack.template import TEMPLATE_PATH
+from ops.template import TEMPLATE_PATH
 from replyonce.notification import Notification
 
 DEFAULT_OUTPUT = TEMPLATE_PATH.parent / "docs" / "performance.md"

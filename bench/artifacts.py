@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from devstack.template import TEMPLATE_PATH
+from ops.template import TEMPLATE_PATH
 
 ROOT = TEMPLATE_PATH.parent
 ARTIFACTS = ("WebhookFunction", "ReplierFunction", "ReplyOnceLayer")

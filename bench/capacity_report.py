@@ -30,7 +30,7 @@ from bench.real_latency import (
 )
 from bench.run import Run
 from bench.time_to_reply import CONTENDED_ROWS, PARTS, p
-from devstack.template import load_template, sqs_event_source
+from ops.template import load_template, sqs_event_source
 
 # Modelled (not measured) inputs of the alternatives: a durable replier's steps and what they write,
 # a Step Functions replier's state transitions.
@@ -402,7 +402,7 @@ def _custom_metric_series() -> int:
     """EMF metric series the layer emits: each count() one, each count_by() family ~10 dimension values."""
     import ast
 
-    from devstack.template import TEMPLATE_PATH
+    from ops.template import TEMPLATE_PATH
 
     layer = TEMPLATE_PATH.parent / "layers" / "replyonce" / "replyonce"
     plain, families = set(), set()

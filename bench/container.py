@@ -30,7 +30,7 @@ from bench.stack import clear_tables, parts, scratch_queue
 from devstack.counting import function_timeout, inbound
 from devstack.events import envelope, signed_post, sqs_event
 from devstack.stack import LocalStack
-from devstack.template import TEMPLATE_PATH, load_template
+from ops.template import TEMPLATE_PATH, load_template
 from replyonce.notification import Notification
 
 ROOT = TEMPLATE_PATH.parent

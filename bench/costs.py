@@ -16,7 +16,7 @@ sent mail), so half the notifications are first replies and half own outbound.
 import math
 from dataclasses import dataclass
 
-from devstack.template import load_template, sqs_event_source
+from ops.template import load_template, sqs_event_source
 
 AS_OF = "2026-12-01"
 MONTH_SECONDS = 30 * 24 * 3600

@@ -38,7 +38,8 @@ import boto3
 
 from devstack.events import sqs_event_from_messages
 from devstack.lambda_context import LocalLambdaContext
-from devstack.template import LocalResources, sqs_event_source
+from devstack.template import LocalResources
+from ops.template import sqs_event_source
 
 IDLE_POLL_SECONDS = 0.05
 

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 from bench.markdown import table
-from devstack.template import load_template
+from ops.template import load_template
 
 DAY_SECONDS = 86_400
 PEAK_FACTOR = 3.0

@@ -21,7 +21,8 @@ import time
 from chaos import mutants
 from devstack.containers import load_handler
 from devstack.poller import EventSourcePoller
-from devstack.template import LocalResources, load_template
+from devstack.template import LocalResources
+from ops.template import load_template
 
 
 def main() -> int:

@@ -22,7 +22,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from devstack.template import TEMPLATE_PATH, LocalResources, load_template
+from devstack.template import LocalResources
+from ops.template import TEMPLATE_PATH, load_template
 
 ROOT = TEMPLATE_PATH.parent
 CHILD = Path(__file__).resolve().parent / "cold_start_child.py"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from devstack.invocation_logs import invocation_scope
-from devstack.template import TEMPLATE_PATH, load_template
+from ops.template import TEMPLATE_PATH, load_template
 
 _counter = itertools.count(1)
 

@@ -38,7 +38,7 @@ class LocalLambdaContext:
 @functools.cache
 def function_timeout(logical_id: str) -> float:
     """The function's ``Timeout`` in ``template.yaml`` (its logical id; 3 s, Lambda's default, if unknown)."""
-    from devstack.template import load_template
+    from ops.template import load_template
 
     resources = load_template()["Resources"]
     timeout = resources.get(logical_id, {}).get("Properties", {}).get("Timeout")

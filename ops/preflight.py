@@ -25,9 +25,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from devstack.template import load_template
 from ops.errors import ConfigurationError
 from ops.samconfig import SamConfig
+from ops.template import load_template
 
 RUNTIME_PYTHON = "python3.13"
 CONCURRENCY_PARAMETER = "ReplierMaximumConcurrency"

@@ -13,10 +13,10 @@ import functools
 import time
 from collections.abc import Callable
 
-from devstack.template import load_template
 from ops.errors import NylasApiError, OpsError
 from ops.nylas_admin import Webhook
 from ops.secret_store import SecretStore, WebhookSecretValue
+from ops.template import load_template
 
 # How long the webhook answers unverifiable signatures 503 after a rotation starts. A run that
 # finishes clears the flag at once; this only matters when it did not (crash, unknown outcome): long

@@ -462,7 +462,7 @@ def replay(scenario: Scenario, choices: Sequence[int], *, on_dynamodb: bool = Fa
 
 def _fresh_table(dynamodb: Any) -> str:
     """A state table of the template's shape (key ``pk``), new for each schedule."""
-    from devstack.template import load_template
+    from ops.template import load_template
 
     properties = load_template()["Resources"]["StateTable"]["Properties"]
     name = f"state-{uuid.uuid4().hex[:10]}"

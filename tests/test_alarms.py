@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from devstack.template import TEMPLATE_PATH, load_template
+from ops.template import TEMPLATE_PATH, load_template
 from replyonce.answers import Answer, Proof, proof_of
 from replyonce.nylas import RETRYABLE_STATUSES
 from replyonce.reasons import DeferReason

@@ -11,9 +11,9 @@ import math
 
 import pytest
 
-from devstack.template import load_template, sqs_event_source
 from ops.errors import ConfigurationError
 from ops.preflight import LAMBDA_UNRESERVED_MINIMUM, check_concurrency
+from ops.template import load_template, sqs_event_source
 from replyonce.config import ReplierSettings
 
 # Slack in the function's Timeout beyond the batch's record budgets: the invocation's own work before

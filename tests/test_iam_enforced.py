@@ -69,7 +69,8 @@ from devstack.events import (
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from devstack.poller import EventSourcePoller
-from devstack.template import LOCAL_WEBHOOK_SECRET, TEMPLATE_PATH, LocalResources, create_resources
+from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources, create_resources
+from ops.template import TEMPLATE_PATH
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
 from replyonce.state import Status, message_key, thread_key

@@ -16,7 +16,7 @@ import pytest
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
-from devstack.template import load_template
+from ops.template import load_template
 from replyonce.core import retry_delay
 from replyonce.reasons import DeferReason
 from replyonce.state import ThreadState, thread_key

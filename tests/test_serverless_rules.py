@@ -9,7 +9,7 @@ import re
 
 from cfnlint.api import ManualArgs, lint_file
 
-from devstack.template import TEMPLATE_PATH, load_template
+from ops.template import TEMPLATE_PATH, load_template
 
 SERVERLESS_RULES = "cfn_lint_serverless.rules"
 

@@ -1,4 +1,4 @@
-"""The tests stand on the dev/test support code (``devstack/``), never on the benchmarks.
+"""The tests stand on the dev/test support code (``devstack/``), never on the benchmarks; ``ops/`` on neither.
 
 Why: ``bench/`` is free to change what it measures and how; a test that
 imported it would break (or silently change meaning) when a benchmark is
@@ -75,3 +75,14 @@ def test_the_scan_follows_imports_into_support_code():
     # Guard the scan itself: it must see what the budget tests use, through devstack.
     reached = _reached_from([ROOT / "tests" / "test_budgets.py"])
     assert {"devstack.counting", "devstack.cold_start", "replyonce.consumer"} <= reached.keys()
+
+
+def test_the_operator_commands_stand_on_the_layer_alone_never_on_the_dev_tools():
+    # `python -m ops` runs against a deployed stack: a change to the local stack, the chaos harness
+    # or the benchmarks must not change (or break) what an operator runs.
+    reached = _reached_from(sorted((ROOT / "ops").glob("*.py")))
+    dev_tools = {"devstack", "chaos", "bench", "tests"}
+    from_dev_tools = {
+        name: str(by.relative_to(ROOT)) for name, by in reached.items() if name.split(".")[0] in dev_tools
+    }
+    assert from_dev_tools == {}

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from cfnlint.api import ManualArgs, lint_file
 
-from devstack.template import TEMPLATE_PATH, load_template
+from ops.template import TEMPLATE_PATH, load_template
 
 ROOT = TEMPLATE_PATH.parent
 LAYER = ROOT / "layers" / "replyonce" / "replyonce"

@@ -385,7 +385,7 @@ def test_webhook_that_cannot_start_answers_503_with_one_clear_line(
 
 def _guarded(monkeypatch) -> int:
     """Turn the replay bound on with the template's value (the sample events' override lifts it)."""
-    from devstack.template import load_template
+    from ops.template import load_template
 
     variables = load_template()["Resources"]["WebhookFunction"]["Properties"]["Environment"]["Variables"]
     bound = int(variables["MAX_NOTIFICATION_AGE_SECONDS"])

@@ -14,8 +14,9 @@ import pytest
 
 from devstack.events import message_created, signed_post
 from devstack.lambda_context import LocalLambdaContext
-from devstack.template import LOCAL_WEBHOOK_SECRET, load_template
+from devstack.template import LOCAL_WEBHOOK_SECRET
 from functions.webhook import app
+from ops.template import load_template
 from tests.conftest import drain
 
 VARIABLES = load_template()["Resources"]["WebhookFunction"]["Properties"]["Environment"]["Variables"]
