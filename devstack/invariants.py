@@ -12,8 +12,10 @@ and decides from world facts only:
 - **the mailbox** of the Nylas emulator: every message in arrival order, with
   the time it arrived. Order is the mailbox's, never the sender's ``date``;
 - **what went out**: every email the emulator delivered (key replays are not
-  emails; a lapsed key's second send is one), and every send request the
-  product made, seen on the wire (:class:`SendAttempt`);
+  emails; a lapsed key's second send is one; a queued send becomes one only
+  when Nylas' queue releases it, and one Nylas failed, ``message.send_failed``,
+  never does), and every send request the product made, seen on the wire
+  (:class:`SendAttempt`);
 - **thread reads** seen on the wire (:class:`ThreadRead`): a reply's draft can
   only have seen messages that arrived before the read that produced it;
 - the webhook deliveries with their statuses, and the handlers' logs (only for
@@ -73,12 +75,17 @@ class Truth:
         A reply is allowed at all (a contact form may be answered at its ``Reply-To``, or skipped).
     recipients : frozenset of str
         Lower-cased addresses a reply to it may be sent to (``to``/``cc``/``bcc``).
+    email : str
+        For one email addressed to several agent grants (each mailbox holds its own copy, its own
+        id), the ``Message-ID`` the copies share; ``""`` otherwise. The copies are one message to
+        the customer: ``must_answer`` asks one email among them, and two are two answers.
     """
 
     label: str
     must_answer: bool
     may_answer: bool
     recipients: frozenset[str] = frozenset()
+    email: str = ""
 
     @classmethod
     def human(cls, label: str, *answer_to: str) -> Truth:
@@ -91,6 +98,11 @@ class Truth:
     @classmethod
     def never(cls, label: str) -> Truth:
         return cls(label, False, False)
+
+    @classmethod
+    def one_of(cls, label: str, email: str, *answer_to: str) -> Truth:
+        """A copy of ``email`` in one of several agents' mailboxes: one copy must be answered."""
+        return cls(label, True, True, frozenset(a.lower() for a in answer_to), email)
 
 
 @dataclass(frozen=True)
@@ -142,6 +154,8 @@ class History:
     # (real time, seconds): the mailbox's clock jumped ahead then (``advance_clock``), not real time.
     clock_advances: list[tuple[float, float]] = field(default_factory=list)
     notified_message_ids: set[str] = field(default_factory=set)  # messages whose message.created was sent
+    # Queued sends Nylas failed (message.send_failed): never emails; objects with grant_id, payload.
+    failed_sends: list[Any] = field(default_factory=list)
     forged_notification_ids: set[str] = field(default_factory=set)
     dead_lettered_notification_ids: set[str] = field(default_factory=set)
 
@@ -240,6 +254,19 @@ class _World:
                         email.read_lo = email.read_hi = email.drafted_before
                 previous_draft = email.drafted_before
         self.agent_addresses = {address.lower() for address in history.agent_grants.values()}
+        # Targets of the sends Nylas failed, per (grant, thread): a failed send is no email.
+        self.failed_targets: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for record in history.failed_sends:
+            payload = record.payload if isinstance(record.payload, Mapping) else {}
+            target = payload.get("reply_to_message_id")
+            if target in self.messages:
+                message = self.messages[target]
+                self.failed_targets[(message["grant_id"], message["thread_id"])].append(target)
+        # Copies of one email in several agents' mailboxes, by the Message-ID they share.
+        self.copies: dict[str, list[str]] = defaultdict(list)
+        for message_id, truth in history.truth.items():
+            if truth.email:
+                self.copies[truth.email].append(message_id)
 
     def mailbox_time(self, real: float) -> float:
         """The mailbox's clock at real time ``real`` (the loop guard is measured in Nylas' time)."""
@@ -271,11 +298,16 @@ def check(history: History) -> dict[int, list[str]]:
 
 
 def _at_most_one(world: _World, found: list[str]) -> None:
-    """1. Count delivered emails per inbound message they answer (replays are not emails)."""
+    """1. Count delivered emails per inbound message they answer (replays and sends Nylas failed are
+    not emails); the copies of one email in several agents' mailboxes are one message."""
     per_target = Counter(email.target for email in world.emails if email.target)
     for target, emails in sorted(per_target.items()):
         if emails > 1:
             found.append(f"message {target} got {emails} emails")
+    for email_id, copies in sorted(world.copies.items()):
+        answered = sorted(copy for copy in copies if per_target[copy])
+        if len(answered) > 1:
+            found.append(f"email {email_id} to several agents was answered in each of {', '.join(answered)}")
 
 
 def _nothing_lost(world: _World, found: list[str]) -> None:
@@ -295,14 +327,35 @@ def _nothing_lost(world: _World, found: list[str]) -> None:
         if message is None:
             found.append(f"message {message_id} ({truth.label}) is not in the mailbox")
             continue
-        arrived = world.arrived[message_id]
-        emails = world.emails_by_thread[(message["grant_id"], message["thread_id"])]
-        if any(arrived < email.read_hi for email in emails):
+        if truth.email and any(
+            _covered(world, copy) for copy in world.copies[truth.email] if copy != message_id
+        ):
+            continue  # another agent's copy of the same email was answered
+        if _covered(world, message_id) or _refused_twice(world, message_id):
             continue
+        arrived = world.arrived[message_id]
         if message_id in budget_skips and _budget_spent_after(world, message, arrived):
             continue
         reason = "skipped (budget not spent)" if message_id in budget_skips else "never answered"
         found.append(f"message {message_id} ({truth.label}) {reason}: no email's draft could have seen it")
+
+
+def _covered(world: _World, message_id: str) -> bool:
+    """Some email of the message's thread was drafted from a read that finished after it arrived."""
+    message = world.messages.get(message_id)
+    if message is None:
+        return False
+    emails = world.emails_by_thread[(message["grant_id"], message["thread_id"])]
+    return any(world.arrived[message_id] < email.read_hi for email in emails)
+
+
+def _refused_twice(world: _World, message_id: str) -> bool:
+    """Nylas failed two queued sends answering this message or a later one of its thread (the
+    recipient's server refused the reply twice, ``message.send_failed``): the customer cannot be
+    reached, which is no loss of ours. One failure is not enough: the reply goes out again."""
+    message = world.messages[message_id]
+    targets = world.failed_targets.get((message["grant_id"], message["thread_id"]), [])
+    return sum(1 for target in targets if world.seq[target] >= world.seq[message_id]) >= 2
 
 
 def _budget_spent_after(world: _World, message: dict[str, Any], arrived: float) -> bool:
