@@ -4,6 +4,7 @@ import argparse
 import signal
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 from chaos.faults import ALL_FAULTS
 from chaos.mutants import MUTANT_TIMEOUT_SECONDS, MUTANTS
@@ -57,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         f"default: all of {', '.join(HOSTILE_KNOBS)}",
     )
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
+    parser.add_argument(
+        "--logs", default="", help="write the handlers' log records to this file (JSON lines)"
+    )
     args = parser.parse_args(argv)
     # A mutant's small configuration (chaos/mutants.py) fills what the command line leaves out.
     mutant = MUTANTS.get(args.mutant)
@@ -104,6 +108,7 @@ def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str =
         timeout_seconds=args.max_seconds or max(600.0, args.notifications * 0.8),
         mutant=args.mutant or None,
         workload=_knobs(args.knobs),
+        logs_path=Path(args.logs) if args.logs else None,
     )
 
 

@@ -25,7 +25,14 @@ from typing import Any
 
 import requests
 
-from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
+from devstack.events import (
+    AGENT_EMAIL,
+    AGENT_GRANT_ID,
+    HUMAN_EMAIL,
+    HUMAN_GRANT_ID,
+    envelope,
+    notification_envelope,
+)
 from devstack.invariants import Truth
 from devstack.nylas import NylasEmulator
 from devstack.webhook_sender import WebhookSender
@@ -63,7 +70,33 @@ HOSTILE_KNOBS = (
     "reply_to_probability",
     "long_thread_probability",
     "redrive_threads",
+    # Nylas as its documentation describes it (issue 19): the emulator's opt-in modes.
+    "provider_error_sent_probability",
+    "send_queue_probability",
+    "send_failed_fraction",
+    "metadata_search_lag_seconds",
+    "search_failure_probability",
+    "listing_by_date",
+    "junk_probability",
+    "refuse_custom_headers",
+    "account_limit_probability",
+    "account_limit_clears_within_key_hour",
+    "two_agents_probability",
+    "bare_error_types",
 )
+# Hostile knobs the product does not hold yet: off by default (``make chaos`` and CI), on with
+# ``--knobs``. Each is a product finding, with its failing test in tests/test_chaos_findings.py.
+KNOBS_NOT_YET_HELD = frozenset({"account_limit_clears_within_key_hour"})
+# The account limits a window plays, and the shapes of each (devstack/nylas/limits.py). The quota's
+# ``rate_limit`` shape is left out: it is a 429 with a day's Retry-After, which the product rightly
+# honours as a rate limit (capped at RETRY_MAX_SECONDS), so it only makes a run wait.
+ACCOUNT_LIMIT_SHAPES = {
+    "daily_quota": ("429", "403"),
+    "monthly_quota": ("429", "403"),
+    "sending_paused": ("403", "forbidden", "400"),
+}
+# The Agent Account queue's automatic release: Nylas sends a queued message "usually within seconds".
+QUEUE_RELEASE_SECONDS = 2.0
 
 
 @dataclass
@@ -114,10 +147,58 @@ class WorkloadSettings:
     long_thread_messages: int = 12
     # Threads whose every send answer is lost until the record dead-letters; redriven after the key's hour.
     redrive_threads: int = 1
+    # ---- Nylas as its documentation describes it (issue 19), each on by default once held ---------
+    # The next agent send is *performed*, then answered 504 provider_error ("Provider request timed
+    # out."): https://developer.nylas.com/docs/v3/email/idempotent-send/ -- "Nylas returns a 504 Gateway
+    # Timeout however the provider completed the send but was delayed".
+    provider_error_sent_probability: float = 0.02
+    # Per conversation, a window of 3-8 s in which the Agent Account queues every send (202, sent
+    # QUEUE_RELEASE_SECONDS later, message.delivered or message.send_failed delivered to the webhook):
+    # https://developer.nylas.com/docs/changelogs/2026-10-09-agent-account-send-queueing/ (a deployment
+    # sending faster than 5/s). Each run plays at least one window.
+    send_queue_probability: float = 0.03
+    # Fraction of queued sends Nylas fails (message.send_failed; seeded per queued send), same source.
+    send_failed_fraction: float = 0.1
+    # metadata_pair finds a message only this many seconds (Nylas' clock) after it arrived; kept below
+    # the run's MAILBOX_SETTLE_SECONDS (4), the product's assumption about the index. Nylas documents
+    # no indexing delay either way: https://developer.nylas.com/docs/dev-guide/metadata/.
+    metadata_search_lag_seconds: float = 3.0
+    # Per conversation, a window of 1-4 s in which every metadata_pair search answers 400 or 503 (a
+    # failing search, same source). Each run plays at least one window.
+    search_failure_probability: float = 0.01
+    # Thread listings newest *date* first instead of newest arrival: Nylas says only "reverse
+    # chronological" (https://developer.nylas.com/docs/reference/api/messages/get-messages/); with
+    # skewed sender dates this reorders the thread.
+    listing_by_date: bool = True
+    # Mail a customer-looking sender wrote that the mailbox filed in junk or trash (the system folders
+    # of https://developer.nylas.com/docs/v3/agent-accounts/mailboxes/): never to be answered.
+    junk_probability: float = 0.03
+    # Every send with a custom header not named X-... is refused 400 (Microsoft Graph requires X-
+    # names; Nylas: custom headers are "generally prefixed with X-",
+    # https://developer.nylas.com/docs/v3/email/send-email/): the reply must go out without them.
+    refuse_custom_headers: bool = True
+    # Per conversation, an account limit (daily or monthly quota, sending paused; a shape of
+    # ACCOUNT_LIMIT_SHAPES, devstack/nylas/limits.py, after
+    # https://developer.nylas.com/docs/v3/agent-accounts/send-limits/) for 1-3 s; nothing is sent
+    # meanwhile. Each run plays at least one window. The limit outlasts the Idempotency-Key's hour:
+    # at its end Nylas' clock moves 3,720 s ahead, unless the knob below says otherwise.
+    account_limit_probability: float = 0.005
+    # The limit clears within the key's hour (Nylas' clock does not move). Off: the product replays the
+    # cached refusal until the key's hour is over (tests/test_chaos_findings.py).
+    account_limit_clears_within_key_hour: bool = False
+    # One customer email addressed to both agent grants: each mailbox gets its own copy (same
+    # Message-ID), exactly one of the two must be answered. Nylas documents nothing specific; the
+    # emulator does what any mail system does (deliver_inbound(also_to=...)).
+    two_agents_probability: float = 0.03
+    # Error types in the bare spelling (concurrent_idempotent_request, provider_error) instead of the
+    # api.-prefixed one: Nylas' error tables use the prefix, its examples do not
+    # (https://developer.nylas.com/docs/api/errors/, the idempotent-send guide).
+    bare_error_types: bool = True
 
     def agent_grant_ids(self) -> list[str]:
-        """The deployment's agent grants: two when agents exchange mail, else one."""
-        return list(AGENT_GRANTS) if self.agent_mail_probability else [AGENT_GRANT_ID]
+        """The deployment's agent grants: two when agents exchange mail or share an email, else one."""
+        two = self.agent_mail_probability or self.two_agents_probability
+        return list(AGENT_GRANTS) if two else [AGENT_GRANT_ID]
 
     def gentle(self, keep: frozenset[str] = frozenset()) -> "WorkloadSettings":
         """These settings with every hostile knob off except those in ``keep``."""
@@ -147,6 +228,8 @@ class Workload:
     redrive_message_ids: set[str] = field(default_factory=set)  # their sends lose every answer
     unsupported: set[str] = field(default_factory=set)  # knobs this emulator cannot play
     queue_depth: Any = lambda: 0  # visible + in flight on the notification queue
+    # Moves Nylas' clock ahead (the experiment's, so the checker knows when): the end of a long limit.
+    advance_clock: Any = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -159,6 +242,12 @@ class Workload:
         self._linked_threads: dict[tuple[str, str, str], str] = {}
         self._loop_messages: Counter[str] = Counter()  # agent emails per thread
         self._sequence = 0
+        self._open_windows: set[str] = set()  # Nylas behaviours switched on for a while right now
+        self._sends_started = 0
+        if self.advance_clock is None:
+            self.advance_clock = self.nylas.advance_clock
+        # Messages the emulator announces while this thread delivers one email to several mailboxes.
+        self._copies = threading.local()
         inbound = inspect.signature(self.nylas.deliver_inbound).parameters
         self._inbound_accepts = set(inbound)
         s = self.settings
@@ -173,6 +262,25 @@ class Workload:
         if hasattr(self.nylas, "webhook_includes_headers"):
             self.nylas.webhook_includes_headers = s.webhook_headers
         self.nylas.on_send_started = self._on_send_started
+        self._documented_modes()
+
+    def _documented_modes(self) -> None:
+        """The emulator's opt-in modes (devstack/nylas/modes.py) that last the whole run, and the send
+        queue's release policy (its windows open in :meth:`play`)."""
+        s, modes = self.settings, self.nylas.modes
+        modes.update(
+            {
+                "listing_order": "date" if s.listing_by_date else "arrival",
+                "custom_headers": "refuse" if s.refuse_custom_headers else "accept",
+                "error_spelling": "bare" if s.bare_error_types else "api",
+                "metadata_search_lag_seconds": s.metadata_search_lag_seconds,
+                "queue_release_after_seconds": QUEUE_RELEASE_SECONDS,
+                "queue_fail_fraction": s.send_failed_fraction,
+                "queue_seed": self.rng.randrange(2**31),
+            }
+        )
+        # message.delivered and message.send_failed reach the webhook, as for a subscribed webhook.
+        self.nylas.on_notification = self.on_notification
 
     # ---- deliveries ----------------------------------------------------------------------------
 
@@ -233,6 +341,9 @@ class Workload:
     def on_message_created(self, message: dict[str, Any]) -> None:
         """Emulator callback: sends fire message.created; a bot answers; customers follow up; mail
         from one agent to another lands in the other's inbox."""
+        copies = getattr(self._copies, "messages", None)
+        if copies is not None:
+            copies.append(message)
         if message["grant_id"] not in AGENT_GRANTS or "sent" not in message.get("folders", []):
             return
         self.features["own_outbound"] += 1
@@ -264,9 +375,19 @@ class Workload:
             _, customer = self._customer_threads[thread_id]
             self._submit(self._answer, message["grant_id"], thread_id, customer, message, "follow_up")
 
+    def on_notification(self, trigger: str, data: dict[str, Any]) -> None:
+        """Emulator callback for the send queue's outcomes: delivered to the webhook like any other
+        notification (copies, forgeries and all); other triggers are not subscribed to."""
+        if trigger not in ("message.delivered", "message.send_failed"):
+            return
+        self.features[trigger.replace(".", "_")] += 1
+        self.deliver(notification_envelope(trigger, data))
+
     def _on_send_started(self, grant_id: str, payload: dict[str, Any]) -> None:
-        """Emulator hook, on the send's request thread with the key reserved: a slow send, and the
-        customer writing again while it is in flight."""
+        """Emulator hook, on the send's request thread with the key reserved: a window of a Nylas
+        behaviour may open (this send is the first under it), the send may be slow, and the
+        customer may write again while it is in flight."""
+        self._open_windows_at_send()
         if self._random() >= self.settings.slow_send_probability:
             return
         self.features["slow_send"] += 1
@@ -333,6 +454,7 @@ class Workload:
         headers: dict[str, str] | None = None,
         reply_to: str | None = None,
         subject: str | None = None,
+        folder: str = "inbox",
     ) -> dict[str, Any]:
         with self._lock:
             self._sequence += 1
@@ -350,11 +472,119 @@ class Workload:
             thread_id=thread_id,
             headers=headers,
             date=self._date(),
+            folder=folder,
             **extra,
         )
         self.truth[message["id"]] = _truth(label, sender, reply_to)
         self._message_threads[message["id"]] = message["thread_id"]
         return message
+
+    def _to_both_agents(self, grant: str, sender: str) -> list[dict[str, Any]]:
+        """One customer email addressed to both agent grants: a copy in each mailbox (each its own id,
+        thread and message.created, the same Message-ID). Ground truth: one of them is answered."""
+        other = next(g for g in AGENT_GRANTS if g != grant)
+        with self._lock:
+            self._sequence += 1
+            sequence = self._sequence
+        self._copies.messages = []
+        try:
+            first = self.nylas.deliver_inbound(
+                grant,
+                from_email=sender,
+                subject=f"Question {sequence} to both of you",
+                body=f"<p>Message {sequence}</p>",
+                date=self._date(),
+                also_to=[other],
+            )
+            announced = self._copies.messages
+        finally:
+            self._copies.messages = None
+        copies = [first, *(m for m in announced if m["id"] != first["id"] and m["grant_id"] == other)]
+        email = next(h["value"] for h in first["headers"] if h["name"].lower() == "message-id")
+        for message in copies:
+            self.truth[message["id"]] = Truth.one_of("to_both_agents", email, sender)
+            self._message_threads[message["id"]] = message["thread_id"]
+            self._customer_threads[message["thread_id"]] = (message["grant_id"], sender)
+        return copies
+
+    # ---- Nylas behaviours that come and go -----------------------------------------------------
+
+    def _open_windows_at_send(self) -> None:
+        """Per send: each windowed behaviour opens at its rate, and each kind at least once early
+        (at the 3rd, 6th and 9th send), so a short run plays every one while replies go out."""
+        s = self.settings
+        with self._lock:
+            self._sends_started += 1
+            started = self._sends_started
+        windows = [
+            (s.send_queue_probability, self._send_queue_window),
+            (s.search_failure_probability, self._search_failure_window),
+            (s.account_limit_probability, self._account_limit_window),
+        ]
+        for index, (probability, open_window) in enumerate(windows):
+            if probability and (started == 3 * (index + 1) or self._random() < probability):
+                open_window()
+
+    def _window(self, kind: str, seconds: float, start: Any, end: Any) -> None:
+        """Switch a behaviour of the emulator on now and off after ``seconds`` (one window of a kind
+        at a time); the closing is a pending delivery, so the run drains only after it."""
+        with self._lock:
+            if kind in self._open_windows:
+                return
+            self._open_windows.add(kind)
+        self.features[f"{kind}_window"] += 1
+        start()
+
+        def close() -> None:
+            time.sleep(seconds)
+            try:
+                end()
+            finally:
+                with self._lock:
+                    self._open_windows.discard(kind)
+
+        self._submit(close)
+
+    def _send_queue_window(self) -> None:
+        modes = self.nylas.modes
+        seconds = 3.0 + 5.0 * self._random()
+        self._window(
+            "send_queue",
+            seconds,
+            lambda: setattr(modes, "send_queue", True),
+            lambda: setattr(modes, "send_queue", False),
+        )
+
+    def _search_failure_window(self) -> None:
+        modes = self.nylas.modes
+        status = self._choice([400, 503])
+        seconds = 1.0 + 3.0 * self._random()
+        self._window(
+            "search_failure",
+            seconds,
+            lambda: setattr(modes, "metadata_search_failure", status),
+            lambda: setattr(modes, "metadata_search_failure", None),
+        )
+
+    def _account_limit_window(self) -> None:
+        modes = self.nylas.modes
+        limit = self._choice(sorted(ACCOUNT_LIMIT_SHAPES))
+        shape = self._choice(list(ACCOUNT_LIMIT_SHAPES[limit]))
+        seconds = 1.0 + 2.0 * self._random()
+        self.features[f"account_limit_{limit}_{shape}"] += 1
+
+        def end() -> None:
+            # Cleared first, then the hour passes: a retry in between replays the cached refusal.
+            modes.update({"account_limit": None, "account_limit_shape": None})
+            if not self.settings.account_limit_clears_within_key_hour:
+                self.advance_clock(3600 + 120)
+
+        self._window(
+            "account_limit",
+            seconds,
+            lambda: modes.update({"account_limit": limit, "account_limit_shape": shape}),
+            end,
+        )
 
     def _notify(self, message: dict[str, Any]) -> None:
         truncated = self._random() < self.settings.truncated_probability
@@ -405,6 +635,8 @@ class Workload:
             self._notify(message)
         customer = 0
         knobs = [
+            ("junk", s.junk_probability),
+            ("two_agents", s.two_agents_probability),
             ("automated", s.automated_probability),
             ("other_grant", s.other_grant_probability),
             ("disguised_automaton", s.disguised_automaton_probability),
@@ -413,6 +645,7 @@ class Workload:
             ("reply_to", s.reply_to_probability if "reply_to_probability" not in self.unsupported else 0),
             ("long_thread", s.long_thread_probability),
         ]
+        provider_error_type = "provider_error" if s.bare_error_types else "api.provider_error"
         while len(self.notifications) < s.notifications:
             if "provider_error_probability" not in self.unsupported and (
                 self._random() < s.provider_error_probability
@@ -423,7 +656,15 @@ class Workload:
                 self.nylas.inject(
                     "POST",
                     r"/grants/grant-[^/]+/messages/send$",
-                    _fault_class().provider_error(status=status),
+                    _fault_class().provider_error(status=status, error_type=provider_error_type),
+                )
+            if self._random() < s.provider_error_sent_probability:
+                # The next send goes out, and is answered 504 all the same (cached under its key).
+                self.features["provider_error_sent"] += 1
+                self.nylas.inject(
+                    "POST",
+                    r"/grants/grant-[^/]+/messages/send$",
+                    _fault_class().provider_error(status=504, sent=True, error_type=provider_error_type),
                 )
             roll, grant = self._random(), self._choice(grants)
             kind = None
@@ -454,6 +695,19 @@ class Workload:
                 )
                 self.truth[message["id"]] = Truth.never("other_grant")
                 self.deliver(envelope(message))
+                continue
+            if kind == "junk":
+                # A customer-looking sender, filed by the mailbox where no reply must come from.
+                folder = self._choice(["junk", "trash"])
+                sender = f"prospect{self._randint(1, 10**6)}@example.com"
+                self._notify(self._inbound(grant, sender, label=folder, folder=folder))
+                continue
+            if kind == "two_agents":
+                customer += 1
+                copies = self._to_both_agents(grant, f"customer{customer}@example.com")
+                for message in copies:
+                    self._notify(message)
+                self._backpressure()
                 continue
             if kind == "agent_mail":
                 other = next(g for g in AGENT_GRANTS if g != grant)

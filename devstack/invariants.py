@@ -37,6 +37,7 @@ from typing import Any
 # What the handlers log, by the ``message`` of the record (the logs are the product's public output).
 QUEUED = "notification queued"
 REPLY_SENT = "reply sent"
+REPLY_QUEUED = "reply queued by Nylas"  # a 202: the outcome of its notification (Nylas sends it later)
 SKIPPED = "notification skipped"
 DUPLICATE_ABSORBED = "duplicate delivery absorbed"
 LEASE_LOST = (
@@ -156,6 +157,10 @@ class History:
     notified_message_ids: set[str] = field(default_factory=set)  # messages whose message.created was sent
     # Queued sends Nylas failed (message.send_failed): never emails; objects with grant_id, payload.
     failed_sends: list[Any] = field(default_factory=list)
+    # The order of the thread listings the product read: newest "arrival" first, or newest "date"
+    # (the sender's clock) first -- Nylas says only "reverse chronological". It decides which
+    # message is a burst's newest, the one its reply threads on (invariant 3).
+    listing_order: str = "arrival"
     forged_notification_ids: set[str] = field(default_factory=set)
     dead_lettered_notification_ids: set[str] = field(default_factory=set)
 
@@ -230,8 +235,10 @@ class _World:
                 )
             )
         self.emails.sort(key=lambda e: self.seq.get(e.id, 0))
+        # Per thread in the order they were *drafted*: a queued send arrives when Nylas' queue
+        # releases it, and one Nylas failed goes out again later, so arrival order can differ.
         self.emails_by_thread: dict[tuple[str, str], list[_Email]] = defaultdict(list)
-        for email in self.emails:
+        for email in sorted(self.emails, key=lambda e: (e.drafted_before, self.seq.get(e.id, 0))):
             self.emails_by_thread[(email.grant_id, email.thread_id)].append(email)
         for (grant, thread), emails in self.emails_by_thread.items():
             previous_draft = float("-inf")
@@ -271,6 +278,16 @@ class _World:
     def mailbox_time(self, real: float) -> float:
         """The mailbox's clock at real time ``real`` (the loop guard is measured in Nylas' time)."""
         return real + sum(seconds for at, seconds in self.history.clock_advances if at <= real)
+
+    def listed_before(self, newer: str, older: str) -> bool:
+        """Whether the thread listing shows ``newer`` as newer than ``older`` (its order, its key)."""
+        if self.history.listing_order == "date":
+            return self._by_date(newer) > self._by_date(older)
+        return self.seq[newer] > self.seq[older]
+
+    def _by_date(self, message_id: str) -> tuple[int, int]:
+        """A date-ordered listing's key: the sender's ``date``, ties by arrival."""
+        return int(self.messages[message_id].get("date") or 0), self.seq[message_id]
 
     def truth(self, message_id: str | None) -> Truth | None:
         return self.history.truth.get(message_id or "")
@@ -384,7 +401,7 @@ def _one_per_burst(world: _World, found: list[str]) -> None:
             newer_seen = [
                 m
                 for m in inbound
-                if world.seq[m] > world.seq[target]
+                if world.listed_before(m, target)
                 and world.arrived[m] < email.read_lo
                 and (truth := world.truth(m)) is not None
                 and truth.must_answer
@@ -483,7 +500,7 @@ def _queued_notification_ids(logs: Iterable[dict[str, Any]]) -> set[str]:
 
 
 def _outcomes_by_notification(logs: Iterable[dict[str, Any]]) -> set[str]:
-    final = {REPLY_SENT, SKIPPED, DUPLICATE_ABSORBED}
+    final = {REPLY_SENT, REPLY_QUEUED, SKIPPED, DUPLICATE_ABSORBED}
     return {r["notification_id"] for r in logs if r.get("message") in final and r.get("notification_id")}
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 from devstack.invariants import (
     BUDGET_SKIP,
+    QUEUED,
+    REPLY_QUEUED,
     SKIPPED,
     History,
     SendAttempt,
@@ -309,3 +311,47 @@ def test_a_reply_nylas_failed_twice_is_not_a_loss_of_ours():
     assert broken(world.history()) == {}
     world.inbound(5.0, "m3")  # a later message is a new burst: it must be answered
     assert "m3" in broken(world.history())[2][0]
+
+
+def test_under_a_listing_by_date_the_newest_is_the_latest_dated():
+    # Nylas lists "reverse chronological" without naming the key: by date, a future-dated message
+    # is the newest the read shows, and the reply may thread on it (the burst is covered either way).
+    world = World()
+    world.inbound(1.0, "m1", date=9_999)
+    world.inbound(2.0, "m2")
+    world.read(3.0, 3.1)
+    world.email(4.0, "e1", "m1")
+    assert broken(world.history(listing_order="date")) == {}
+    world = World()
+    world.inbound(1.0, "m1", date=9_999)
+    world.inbound(2.0, "m2")
+    world.read(3.0, 3.1)
+    world.email(4.0, "e1", "m2")
+    assert list(broken(world.history(listing_order="date"))) == [3]
+
+
+def test_a_reply_released_late_by_the_queue_is_judged_by_the_read_it_was_drafted_from():
+    # e1 answers m1 (read at 2); queued, failed, and sent again: it arrives after e2, which answers m2,
+    # a message that arrived after e1's read. Both are right: one reply per burst, in draft order.
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    world.send_failed(2.5, "q1", "m1")
+    world.inbound(3.0, "m2")
+    world.read(4.0, 4.1)
+    world.email(5.0, "e2", "m2")
+    world.email(6.0, "e1", "m1", drafted=2.5)  # the same request again (its draft dates from 2.5)
+    assert broken(world.history()) == {}
+
+
+def test_a_queued_reply_is_the_outcome_of_its_notification():
+    world = World()
+    world.logs += [
+        {"message": QUEUED, "notification_id": "n1"},
+        {"message": REPLY_QUEUED, "notification_id": "n1"},
+    ]
+    assert broken(world.history(notified_message_ids=set())) == {}
+    world.logs.append({"message": QUEUED, "notification_id": "n2"})
+    assert broken(world.history(notified_message_ids=set()))[5] == [
+        "notification n2 was queued but has no logged outcome"
+    ]
