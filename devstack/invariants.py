@@ -397,7 +397,9 @@ def _one_per_burst(world: _World, found: list[str]) -> None:
             target = email.target
             if target not in world.seq:
                 continue  # invariant 4 names it
-            # Messages that certainly existed when every candidate read started: the draft saw them.
+            # Messages that certainly existed when every candidate read started: the draft saw them;
+            # those an earlier email of the thread may have covered are no part of this burst (under
+            # a date-ordered listing, an answered message can be listed above a newer one).
             newer_seen = [
                 m
                 for m in inbound
@@ -405,6 +407,7 @@ def _one_per_burst(world: _World, found: list[str]) -> None:
                 and world.arrived[m] < email.read_lo
                 and (truth := world.truth(m)) is not None
                 and truth.must_answer
+                and not any(world.arrived[m] < earlier.read_hi for earlier in emails[:index])
             ]
             if newer_seen:
                 found.append(

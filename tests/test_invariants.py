@@ -355,3 +355,15 @@ def test_a_queued_reply_is_the_outcome_of_its_notification():
     assert broken(world.history(notified_message_ids=set()))[5] == [
         "notification n2 was queued but has no logged outcome"
     ]
+
+
+def test_under_a_listing_by_date_an_answered_message_listed_above_the_burst_is_not_its_newest():
+    # m1 is future-dated and answered by e1; m2 arrives later, listed below m1: e2 rightly answers m2.
+    world = World()
+    world.inbound(1.0, "m1", date=9_999)
+    world.read(2.0, 2.1)
+    world.email(3.0, "e1", "m1")
+    world.inbound(4.0, "m2")
+    world.read(5.0, 5.1)
+    world.email(6.0, "e2", "m2")
+    assert broken(world.history(listing_order="date")) == {}
