@@ -2,6 +2,7 @@
 
 import json
 import os
+import pickle
 import random
 import signal
 import socket
@@ -58,7 +59,9 @@ class ChaosSettings:
     mutant: str | None = None  # chaos/mutants.py: one guard disabled in every worker
     reply_budget: int = 3  # REPLY_BUDGET_PER_HOUR of the run
     thread_window: int = 8  # THREAD_WINDOW: one page of the thread read
-    logs_path: Path | None = None  # write the handlers' log records here (JSON lines), to diagnose a run
+    # Write the handlers' log records here (JSON lines) and the checked history beside it
+    # (``<path>.history.pickle``, :class:`devstack.invariants.History`), to diagnose a run.
+    logs_path: Path | None = None
 
 
 @dataclass
@@ -184,7 +187,9 @@ class Experiment:
         for grant, address in AGENT_GRANTS.items():
             self.nylas.add_grant(grant, address, name=f"Acme {address.split('@')[0].title()}")
         self.nylas.add_grant(HUMAN_GRANT_ID, HUMAN_EMAIL, name="Alice")
-        self.nylas_proxy = FaultProxy(self.nylas.url, rng=random.Random(self.rng.random())).start()
+        self.nylas_proxy = FaultProxy(
+            self.nylas.url, rng=random.Random(self.rng.random()), clock=self.nylas.now
+        ).start()
         self.nylas_proxy.observer = self.tap.observe
 
     def advance_mailbox_clock(self, seconds: float) -> None:
@@ -209,10 +214,11 @@ class Experiment:
             "BUSY_RETRY_SECONDS": "1",
             "RETRY_BASE_SECONDS": "1",
             # Every "not now" comes back within this. The reconcile of a queued reply, due after
-            # PENDING_CONFIRM_SECONDS (94), arrives early and defers itself by at most this: at 20 s it
-            # is due at its 5th receive of maxReceiveCount's 8 (at the function timeout + 2 s, the
-            # old value, it dead-lettered before the Agent Account queue's 90 s were over).
-            "RETRY_MAX_SECONDS": "20",
+            # PENDING_CONFIRM_SECONDS (94), arrives early and defers itself by at most this: at 14 s it
+            # is due at its 7th receive of maxReceiveCount's 8 (at the function timeout + 2 s, the
+            # old value, it dead-lettered before the Agent Account queue's 90 s were over). Longer
+            # only slows a run: a record that keeps failing dead-letters after ~60 s of backoff.
+            "RETRY_MAX_SECONDS": "14",
             # An account limit is retried after this (the template's 900 s, scaled to the run).
             "ACCOUNT_RETRY_SECONDS": "2",
             "NYLAS_TIMEOUT_SECONDS": "2",
@@ -500,9 +506,6 @@ class Experiment:
         dead = self._dead_letters()
         # Still dead-lettered at the end: lost unless answered (invariant 2).
         logs = list(self.logs.records)
-        if self.settings.logs_path is not None:
-            with self.settings.logs_path.open("w") as out:
-                out.writelines(json.dumps(record, default=str) + "\n" for record in logs)
         history = History(
             agent_grants=workload.agent_grants(),
             mailbox=self.nylas.mailbox(),
@@ -521,6 +524,8 @@ class Experiment:
             forged_notification_ids=workload.forged_ids | fuzz.notification_ids,
             dead_lettered_notification_ids=set(dead),
         )
+        if self.settings.logs_path is not None:
+            _record(self.settings.logs_path, history)
         faults = Counter(workload.features)
         faults.update(self.aws_proxy.injected)
         faults.update(self.nylas_proxy.injected)
@@ -570,6 +575,14 @@ class Experiment:
         self.logs.release()
         os.environ.clear()
         os.environ.update(self._saved_env)
+
+
+def _record(path: Path, history: History) -> None:
+    """The run's logs as JSON lines at ``path``, and its whole history pickled beside them."""
+    with path.open("w") as out:
+        out.writelines(json.dumps(record, default=str) + "\n" for record in history.logs)
+    with path.with_name(path.name + ".history.pickle").open("wb") as out:
+        pickle.dump(history, out)
 
 
 def _intent_of(record: Any) -> str:

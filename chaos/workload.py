@@ -152,7 +152,7 @@ class WorkloadSettings:
     # out."): https://developer.nylas.com/docs/v3/email/idempotent-send/ -- "Nylas returns a 504 Gateway
     # Timeout however the provider completed the send but was delayed".
     provider_error_sent_probability: float = 0.02
-    # Per conversation, a window of 3-8 s in which the Agent Account queues every send (202, sent
+    # Per send, a window of 5-10 s in which the Agent Account queues every send (202, sent
     # QUEUE_RELEASE_SECONDS later, message.delivered or message.send_failed delivered to the webhook):
     # https://developer.nylas.com/docs/changelogs/2026-10-09-agent-account-send-queueing/ (a deployment
     # sending faster than 5/s). Each run plays at least one window.
@@ -163,7 +163,7 @@ class WorkloadSettings:
     # the run's MAILBOX_SETTLE_SECONDS (4), the product's assumption about the index. Nylas documents
     # no indexing delay either way: https://developer.nylas.com/docs/dev-guide/metadata/.
     metadata_search_lag_seconds: float = 3.0
-    # Per conversation, a window of 1-4 s in which every metadata_pair search answers 400 or 503 (a
+    # Per send, a window of 1-4 s in which every metadata_pair search answers 400 or 503 (a
     # failing search, same source). Each run plays at least one window.
     search_failure_probability: float = 0.01
     # Thread listings newest *date* first instead of newest arrival: Nylas says only "reverse
@@ -177,7 +177,7 @@ class WorkloadSettings:
     # names; Nylas: custom headers are "generally prefixed with X-",
     # https://developer.nylas.com/docs/v3/email/send-email/): the reply must go out without them.
     refuse_custom_headers: bool = True
-    # Per conversation, an account limit (daily or monthly quota, sending paused; a shape of
+    # Per send, an account limit (daily or monthly quota, sending paused; a shape of
     # ACCOUNT_LIMIT_SHAPES, devstack/nylas/limits.py, after
     # https://developer.nylas.com/docs/v3/agent-accounts/send-limits/) for 1-3 s; nothing is sent
     # meanwhile. Each run plays at least one window. The limit outlasts the Idempotency-Key's hour:
@@ -296,11 +296,13 @@ class Workload:
         with self._lock:
             return self.rng.choice(options)
 
-    def deliver(self, payload: dict[str, Any]) -> None:
-        """Queue one notification for delivery: 1-3 copies, sometimes at once, sometimes forged too."""
+    def deliver(self, payload: dict[str, Any], copies: int | None = None) -> None:
+        """Queue one notification for delivery: 1-3 copies (or ``copies``), sometimes at once,
+        sometimes forged too."""
         with self._lock:
             self.notifications[payload["id"]] = payload
-        copies = self._randint(1, self.settings.max_copies)
+        if copies is None:
+            copies = self._randint(1, self.settings.max_copies)
         concurrent = copies > 1 and self._random() < self.settings.concurrent_probability
         if copies > 1:
             self.features["duplicate_delivery"] += copies - 1
@@ -547,7 +549,7 @@ class Workload:
 
     def _send_queue_window(self) -> None:
         modes = self.nylas.modes
-        seconds = 3.0 + 5.0 * self._random()
+        seconds = 5.0 + 5.0 * self._random()
         self._window(
             "send_queue",
             seconds,
@@ -632,7 +634,9 @@ class Workload:
             message = self._inbound(AGENT_GRANT_ID, address, label="customer")
             self.redrive_message_ids.add(message["id"])
             self.features["redrive_after_key_hour"] += 1
-            self._notify(message)
+            # One copy: the scenario is Nylas unreachable for one reply (duplicates are played
+            # everywhere else), and every copy would spend its own receives before the redrive.
+            self.deliver(envelope(message), copies=1)
         customer = 0
         knobs = [
             ("junk", s.junk_probability),

@@ -128,7 +128,10 @@ class SendAttempt:
 
 
 def payload_digest(payload: Any) -> str:
-    """One digest per send request body, so every attempt of one draft is recognised."""
+    """One digest per draft, so every attempt of it is recognised: the send request body without its
+    ``custom_headers`` (a send Nylas refused for them goes out again without them, the same draft)."""
+    if isinstance(payload, Mapping):
+        payload = {key: value for key, value in payload.items() if key != "custom_headers"}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -175,7 +178,11 @@ class _Email:
     target: str | None
     recipients: list[str]
     sent_at: float  # arrival in the mailbox (real time)
-    mailbox_time: float  # the mailbox's own clock (its ``date``): what the loop guard is measured in
+    # Nylas' time of the email, which the loop guard is measured in: its ``date`` (stamped when Nylas
+    # accepted it) and its arrival on the mailbox's clock; they differ by a queue's delay, or by an
+    # hour when Nylas' clock jumped meanwhile. The checks take whichever of the two is lenient.
+    nylas_lo: float
+    nylas_hi: float
     drafted_before: float  # the first request carrying this draft started here
     read_lo: float = float("-inf")  # every read that could have produced it started after this
     read_hi: float = float("inf")  # and finished before this
@@ -217,6 +224,7 @@ class _World:
                 continue
             payload = record.payload if isinstance(record.payload, Mapping) else {}
             sent_at = self.arrived.get(message["id"], 0.0)
+            arrival = self.mailbox_time(sent_at)
             drafted = first_attempt.get((record.grant_id, payload_digest(record.payload)), sent_at)
             self.emails.append(
                 _Email(
@@ -230,7 +238,8 @@ class _World:
                         *_addresses(payload.get("bcc")),
                     ],
                     sent_at=sent_at,
-                    mailbox_time=self.mailbox_time(sent_at),
+                    nylas_lo=min(float(message.get("date") or arrival), arrival),
+                    nylas_hi=max(float(message.get("date") or arrival), arrival),
                     drafted_before=min(drafted, sent_at),
                 )
             )
@@ -381,10 +390,10 @@ def _budget_spent_after(world: _World, message: dict[str, Any], arrived: float) 
     emails = world.emails_by_thread[(message["grant_id"], message["thread_id"])]
     if budget <= 0:
         return True
-    times = sorted(email.mailbox_time for email in emails)
+    times = sorted(emails, key=lambda email: email.nylas_lo)
     arrived_mailbox = world.mailbox_time(arrived)
     for first, last in zip(times, times[budget - 1 :], strict=False):
-        if first > max(last, arrived_mailbox) - window - 1:
+        if first.nylas_hi > max(last.nylas_lo, arrived_mailbox) - window - 1:
             return True
     return False
 
@@ -447,10 +456,10 @@ def _never_to_machines(world: _World, found: list[str]) -> None:
             found.append(f"email {email.id} has no recipient")
     budget, window = world.history.reply_budget, world.history.budget_window_seconds
     for (_, thread), emails in world.emails_by_thread.items():
-        times = sorted(email.mailbox_time for email in emails)
+        times = sorted(emails, key=lambda email: email.nylas_lo)
         # One second of slack: the mailbox's dates are whole seconds.
         for first, last in zip(times, times[budget:], strict=False):
-            if last - first < window - 1:
+            if last.nylas_hi - first.nylas_lo < window - 1:
                 found.append(
                     f"thread {thread}: {budget + 1} emails within {window:g} s of the mailbox's clock"
                 )

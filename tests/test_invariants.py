@@ -367,3 +367,22 @@ def test_under_a_listing_by_date_an_answered_message_listed_above_the_burst_is_n
     world.read(5.0, 5.1)
     world.email(6.0, "e2", "m2")
     assert broken(world.history(listing_order="date")) == {}
+
+
+def test_a_draft_sent_again_without_its_refused_custom_headers_is_the_same_draft():
+    # e1's draft was first sent at 2.5 with custom headers (refused 400); it goes out at 6.0 without
+    # them. Meanwhile e2 answered m2 and left m1 out (m1 was e1's). e1 is judged by its read at 2.
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    refused = {"to": [{"email": CUSTOMER}], "reply_to_message_id": "m1", "body": "e1"}
+    world.attempts.append(
+        SendAttempt(
+            GRANT, payload_digest({**refused, "custom_headers": [{"name": "A", "value": "b"}]}), 2.5, 400
+        )
+    )
+    world.inbound(3.0, "m2")
+    world.read(4.0, 4.1)
+    world.email(5.0, "e2", "m2")
+    world.email(6.0, "e1", "m1", drafted=6.0)
+    assert broken(world.history()) == {}
