@@ -24,6 +24,7 @@ def test_small_chaos_run_holds_every_invariant(tmp_path):
     # rates than the default, since a run of 40 notifications has only a few dozen conversations.
     knobs = replace(
         WorkloadSettings().gentle(keep=frozenset(HOSTILE_KNOBS) - KNOBS_NOT_YET_HELD),
+        provider_error_probability=0.1,
         provider_error_sent_probability=0.1,
         junk_probability=0.08,
         two_agents_probability=0.08,
@@ -85,8 +86,9 @@ def test_skew_series_refuses_to_start_when_the_doc_has_no_place_for_it(tmp_path,
 def test_a_mutant_whose_target_is_missing_is_pending_not_silently_a_no_op(monkeypatch):
     # The product renamed the guard's function: the mutant must say so, not run the intact product.
     from chaos import mutants
-    from replyonce import decisions
+    from replyonce import core, plan  # core first: it imports the name from plan
 
-    monkeypatch.delattr(decisions, "loop_guard_exhausted")
+    assert core.loop_guard_exhausted is plan.loop_guard_exhausted
+    monkeypatch.delattr(plan, "loop_guard_exhausted")
     with pytest.raises(mutants.MutantPending, match="loop_guard_exhausted"):
         mutants.apply("no_loop_guard")
