@@ -650,9 +650,15 @@ class Workload:
             ("long_thread", s.long_thread_probability),
         ]
         provider_error_type = "provider_error" if s.bare_error_types else "api.provider_error"
+        # Each kind of conversation once early (its knob on), then at its rate: a short run plays
+        # every one (a run of 40 notifications has only a couple of dozen conversations).
+        early = [name for name, probability in knobs if probability]
+        conversation = 0
         while len(self.notifications) < s.notifications:
+            conversation += 1
             if "provider_error_probability" not in self.unsupported and (
-                self._random() < s.provider_error_probability
+                (conversation == 2 and s.provider_error_probability)
+                or self._random() < s.provider_error_probability
             ):
                 # The next send fails at the provider; Nylas caches that answer under its key.
                 self.features["provider_error"] += 1
@@ -662,7 +668,9 @@ class Workload:
                     r"/grants/grant-[^/]+/messages/send$",
                     _fault_class().provider_error(status=status, error_type=provider_error_type),
                 )
-            if self._random() < s.provider_error_sent_probability:
+            if (conversation == 3 and s.provider_error_sent_probability) or (
+                self._random() < s.provider_error_sent_probability
+            ):
                 # The next send goes out, and is answered 504 all the same (cached under its key).
                 self.features["provider_error_sent"] += 1
                 self.nylas.inject(
@@ -677,6 +685,8 @@ class Workload:
                     kind = name
                     break
                 roll -= probability
+            if 2 <= conversation < 2 + len(early):
+                kind = early[conversation - 2]
             if kind is not None:
                 self.features[kind] += 1
             if kind == "automated":
