@@ -57,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         help="hostile knobs to keep on, comma-separated, the others off (none: all off); "
         f"default: all of {', '.join(HOSTILE_KNOBS)}",
     )
+    parser.add_argument(
+        "--fuzz", type=int, default=200, help="malformed, forged and odd requests sent at the endpoint"
+    )
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
     parser.add_argument(
         "--logs", default="", help="write the handlers' log records to this file (JSON lines)"
@@ -102,6 +105,7 @@ def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str =
         notifications=args.notifications,
         workers=args.workers,
         fault_probability=args.fault_probability,
+        fuzz_requests=args.fuzz,
         function_timeout_seconds=args.timeout,
         clock_skew_seconds=clock_skew,
         faults=frozenset(faults.split(",")) if faults else None,
