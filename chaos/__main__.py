@@ -4,6 +4,7 @@ import argparse
 import signal
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 from chaos.faults import ALL_FAULTS
 from chaos.mutants import MUTANT_TIMEOUT_SECONDS, MUTANTS
@@ -56,7 +57,13 @@ def main(argv: list[str] | None = None) -> int:
         help="hostile knobs to keep on, comma-separated, the others off (none: all off); "
         f"default: all of {', '.join(HOSTILE_KNOBS)}",
     )
+    parser.add_argument(
+        "--fuzz", type=int, default=200, help="malformed, forged and odd requests sent at the endpoint"
+    )
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
+    parser.add_argument(
+        "--logs", default="", help="write the handlers' log records to this file (JSON lines)"
+    )
     args = parser.parse_args(argv)
     # A mutant's small configuration (chaos/mutants.py) fills what the command line leaves out.
     mutant = MUTANTS.get(args.mutant)
@@ -98,12 +105,14 @@ def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str =
         notifications=args.notifications,
         workers=args.workers,
         fault_probability=args.fault_probability,
+        fuzz_requests=args.fuzz,
         function_timeout_seconds=args.timeout,
         clock_skew_seconds=clock_skew,
         faults=frozenset(faults.split(",")) if faults else None,
         timeout_seconds=args.max_seconds or max(600.0, args.notifications * 0.8),
         mutant=args.mutant or None,
         workload=_knobs(args.knobs),
+        logs_path=Path(args.logs) if args.logs else None,
     )
 
 

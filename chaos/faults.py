@@ -171,10 +171,15 @@ class FaultPlan:
         def path(pattern: re.Pattern[str], method: str | None = None):
             return lambda r: bool(pattern.search(r.path)) and (method is None or r.method == method)
 
+        # The 409 in the spelling of the run's errors (bare_error_types: Nylas' examples, or its tables).
+        bare = self.experiment.workload_settings().bare_error_types
         in_flight = json.dumps(
             {
                 "request_id": "chaos",
-                "error": {"type": "api.concurrent_idempotent_request", "message": "injected: key in flight"},
+                "error": {
+                    "type": "concurrent_idempotent_request" if bare else "api.concurrent_idempotent_request",
+                    "message": "injected: key in flight",
+                },
             }
         ).encode()
         nylas_json = {"Content-Type": "application/json"}

@@ -8,6 +8,7 @@ kill (or pause) the worker process that sent the request — identified by the
 ``app/<id>`` part of its AWS User-Agent (``AWS_SDK_UA_APP_ID``).
 """
 
+import email.utils
 import http.client
 import json
 import os
@@ -94,7 +95,12 @@ class Rule:
 class FaultProxy:
     """Forwards to ``upstream`` on ``127.0.0.1``, applying the first rule that fires."""
 
-    def __init__(self, upstream: str, *, rng: random.Random, port: int = 0) -> None:
+    def __init__(
+        self, upstream: str, *, rng: random.Random, port: int = 0, clock: Callable[[], float] = time.time
+    ) -> None:
+        # ``clock``: the upstream's, for the Date of the answers the proxy makes up itself (an injected
+        # error is the upstream's answer as far as the client can tell: Nylas' errors carry its Date).
+        self._clock = clock
         parts = urlsplit(upstream)
         self._upstream_host = parts.hostname or "127.0.0.1"
         self._upstream_port = parts.port or 80
@@ -167,7 +173,8 @@ class FaultProxy:
         """Apply the first rule that fires; return what the client got (None: no answer)."""
         rule = self._fire(request)
         if rule is not None and rule.action == "error":
-            self._answer(handler, rule.status, rule.headers, rule.body)
+            headers = {"Date": email.utils.formatdate(self._clock(), usegmt=True), **rule.headers}
+            self._answer(handler, rule.status, headers, rule.body)
             return rule.status, rule.headers
         if rule is not None and rule.action == "kill_before":
             os.kill(request.worker_pid, signal.SIGKILL)  # type: ignore[arg-type]
@@ -178,7 +185,12 @@ class FaultProxy:
         try:
             status, headers, payload = self._forward(request)
         except OSError:
-            self._answer(handler, 502, {}, b"upstream unavailable")
+            self._answer(
+                handler,
+                502,
+                {"Date": email.utils.formatdate(self._clock(), usegmt=True)},
+                b"upstream unavailable",
+            )
             return 502, {}
         if rule is not None and rule.action == "kill_after":
             os.kill(request.worker_pid, signal.SIGKILL)  # type: ignore[arg-type]
@@ -223,7 +235,10 @@ class FaultProxy:
     @staticmethod
     def _answer(handler: BaseHTTPRequestHandler, status: int, headers: dict[str, str], body: bytes) -> None:
         try:
-            handler.send_response(status)
+            # Not send_response: it adds the proxy's own Server and Date, and a second Date (the real
+            # clock) before upstream's hides Nylas' clock from the product (its Date, which moves with
+            # advance_clock, times the loop guard and the key's hour). The upstream's are passed on.
+            handler.send_response_only(status)
             for name, value in headers.items():
                 handler.send_header(name, value)
             handler.send_header("Content-Length", str(len(body)))

@@ -2,6 +2,7 @@
 
 import json
 import os
+import pickle
 import random
 import signal
 import socket
@@ -58,6 +59,9 @@ class ChaosSettings:
     mutant: str | None = None  # chaos/mutants.py: one guard disabled in every worker
     reply_budget: int = 3  # REPLY_BUDGET_PER_HOUR of the run
     thread_window: int = 8  # THREAD_WINDOW: one page of the thread read
+    # Write the handlers' log records here (JSON lines) and the checked history beside it
+    # (``<path>.history.pickle``, :class:`devstack.invariants.History`), to diagnose a run.
+    logs_path: Path | None = None
 
 
 @dataclass
@@ -183,7 +187,9 @@ class Experiment:
         for grant, address in AGENT_GRANTS.items():
             self.nylas.add_grant(grant, address, name=f"Acme {address.split('@')[0].title()}")
         self.nylas.add_grant(HUMAN_GRANT_ID, HUMAN_EMAIL, name="Alice")
-        self.nylas_proxy = FaultProxy(self.nylas.url, rng=random.Random(self.rng.random())).start()
+        self.nylas_proxy = FaultProxy(
+            self.nylas.url, rng=random.Random(self.rng.random()), clock=self.nylas.now
+        ).start()
         self.nylas_proxy.observer = self.tap.observe
 
     def advance_mailbox_clock(self, seconds: float) -> None:
@@ -199,15 +205,22 @@ class Experiment:
             **self.resources.function_environment("ReplierFunction"),
             "AWS_ENDPOINT_URL": self.aws_proxy.url,
             "NYLAS_API_URI": self.nylas_proxy.url,
-            "AGENT_GRANT_IDS": ",".join(self._workload_settings().agent_grant_ids()),
+            "AGENT_GRANT_IDS": ",".join(self.workload_settings().agent_grant_ids()),
             "REPLY_BUDGET_PER_HOUR": str(self.settings.reply_budget),
             "THREAD_WINDOW": str(self.settings.thread_window),
-            "CHAOS_NONCE_DRAFTER": "1" if self._workload_settings().nonce_drafter else "0",
-            "CHAOS_DRAFT_SECONDS": str(self._workload_settings().draft_seconds),
+            "CHAOS_NONCE_DRAFTER": "1" if self.workload_settings().nonce_drafter else "0",
+            "CHAOS_DRAFT_SECONDS": str(self.workload_settings().draft_seconds),
             "CHAOS_MUTANT": self.settings.mutant or "",
             "BUSY_RETRY_SECONDS": "1",
             "RETRY_BASE_SECONDS": "1",
-            "RETRY_MAX_SECONDS": str(int(timeout + 2)),
+            # Every "not now" comes back within this. The reconcile of a queued reply, due after
+            # PENDING_CONFIRM_SECONDS (94), arrives early and defers itself by at most this: at 14 s it
+            # is due at its 7th receive of maxReceiveCount's 8 (at the function timeout + 2 s, the
+            # old value, it dead-lettered before the Agent Account queue's 90 s were over). Longer
+            # only slows a run: a record that keeps failing dead-letters after ~60 s of backoff.
+            "RETRY_MAX_SECONDS": "14",
+            # An account limit is retried after this (the template's 900 s, scaled to the run).
+            "ACCOUNT_RETRY_SECONDS": "2",
             "NYLAS_TIMEOUT_SECONDS": "2",
             # A record starts only when a whole lease (agent + send + margin) fits in what is left of
             # the invocation, after a lease wait: keep their sum under the (short) chaos function timeout.
@@ -299,11 +312,12 @@ class Experiment:
             threading.Thread(target=self._supervise, daemon=True).start()
             sender = WebhookSender(self.gateway.url, LOCAL_WEBHOOK_SECRET, retry_delays=(0.3, 0.8))
             workload = Workload(
-                self._workload_settings(),
+                self.workload_settings(),
                 self.nylas,
                 sender,
                 random.Random(self.rng.random()),
                 queue_depth=self._depth,
+                advance_clock=self.advance_mailbox_clock,
             )
             self.nylas.on_message_created = workload.on_message_created
             redrive = self._lose_redrive_answers(workload)
@@ -327,7 +341,7 @@ class Experiment:
         finally:
             self._teardown()
 
-    def _workload_settings(self) -> WorkloadSettings:
+    def workload_settings(self) -> WorkloadSettings:
         settings = self.settings.workload or WorkloadSettings()
         if self.settings.mutant:
             settings = replace(settings, **MUTANTS[self.settings.mutant].knobs)
@@ -423,10 +437,19 @@ class Experiment:
                 self.say("worker output: " + " | ".join(self.worker_stderr[-5:]))
 
     def _wait(self, workload: Workload, started: float) -> bool:
+        """Until nothing is left to happen: no delivery pending, nothing visible or in flight on the
+        queue, nothing in Nylas' send queue, and -- while a reply Nylas failed has not gone out again
+        -- no delayed message either (the replier's reconcile of a queued reply may be its way back).
+        Delayed reconciles of replies that went out change nothing in the world: not waited for."""
         deadline = started + self.settings.timeout_seconds
         quiet_since: float | None = None
         while time.monotonic() < deadline:
-            if workload.pending() == 0 and self._depth() == 0:
+            if (
+                workload.pending() == 0
+                and self._depth() == 0
+                and not self.nylas.queued_sends
+                and (not self._failed_replies_outstanding() or self._delayed() == 0)
+            ):
                 quiet_since = quiet_since or time.monotonic()
                 if time.monotonic() - quiet_since > 3:
                     return True
@@ -434,6 +457,20 @@ class Experiment:
                 quiet_since = None
             time.sleep(0.25)
         return False
+
+    def _delayed(self) -> int:
+        attributes = self.admin_sqs.get_queue_attributes(
+            QueueUrl=self.resources.queues["NotificationQueue"],
+            AttributeNames=["ApproximateNumberOfMessagesDelayed"],
+        )["Attributes"]
+        return int(attributes["ApproximateNumberOfMessagesDelayed"])
+
+    def _failed_replies_outstanding(self) -> bool:
+        """A reply (by the intent id in its metadata) that Nylas failed once and that has neither gone
+        out since nor failed a second time (after which it is given up: ``_refused_twice``)."""
+        failed = Counter(_intent_of(record) for record in self.nylas.failed_sends)
+        sent = {_intent_of(record) for record in self.nylas.sends}
+        return any(intent and intent not in sent and times < 2 for intent, times in failed.items())
 
     def _injected(self) -> int:
         return sum(self.aws_proxy.injected.values()) + sum(self.nylas_proxy.injected.values())
@@ -482,9 +519,13 @@ class Experiment:
             send_attempts=list(self.tap.send_attempts),
             clock_advances=list(self.clock_advances),
             notified_message_ids=notified,
+            failed_sends=self.nylas.failed_sends,
+            listing_order=self.nylas.modes.listing_order,
             forged_notification_ids=workload.forged_ids | fuzz.notification_ids,
             dead_lettered_notification_ids=set(dead),
         )
+        if self.settings.logs_path is not None:
+            _record(self.settings.logs_path, history)
         faults = Counter(workload.features)
         faults.update(self.aws_proxy.injected)
         faults.update(self.nylas_proxy.injected)
@@ -534,6 +575,20 @@ class Experiment:
         self.logs.release()
         os.environ.clear()
         os.environ.update(self._saved_env)
+
+
+def _record(path: Path, history: History) -> None:
+    """The run's logs as JSON lines at ``path``, and its whole history pickled beside them."""
+    with path.open("w") as out:
+        out.writelines(json.dumps(record, default=str) + "\n" for record in history.logs)
+    with path.with_name(path.name + ".history.pickle").open("wb") as out:
+        pickle.dump(history, out)
+
+
+def _intent_of(record: Any) -> str:
+    """The intent id a send carries in its metadata (``key1``), ``""`` for others (teammates)."""
+    metadata = record.payload.get("metadata") if isinstance(record.payload, dict) else None
+    return str((metadata or {}).get("key1", ""))
 
 
 def render(report: ChaosReport) -> str:

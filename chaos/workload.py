@@ -25,7 +25,14 @@ from typing import Any
 
 import requests
 
-from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
+from devstack.events import (
+    AGENT_EMAIL,
+    AGENT_GRANT_ID,
+    HUMAN_EMAIL,
+    HUMAN_GRANT_ID,
+    envelope,
+    notification_envelope,
+)
 from devstack.invariants import Truth
 from devstack.nylas import NylasEmulator
 from devstack.webhook_sender import WebhookSender
@@ -63,7 +70,30 @@ HOSTILE_KNOBS = (
     "reply_to_probability",
     "long_thread_probability",
     "redrive_threads",
+    # Nylas as its documentation describes it (issue 19): the emulator's opt-in modes.
+    "provider_error_sent_probability",
+    "send_queue_probability",
+    "send_failed_fraction",
+    "metadata_search_lag_seconds",
+    "search_failure_probability",
+    "listing_by_date",
+    "junk_probability",
+    "refuse_custom_headers",
+    "account_limit_probability",
+    "account_limit_within_key_hour_fraction",
+    "two_agents_probability",
+    "bare_error_types",
 )
+# The account limits a window plays, and the shapes of each (devstack/nylas/limits.py). The quota's
+# ``rate_limit`` shape is left out: it is a 429 with a day's Retry-After, which the product rightly
+# honours as a rate limit (capped at RETRY_MAX_SECONDS), so it only makes a run wait.
+ACCOUNT_LIMIT_SHAPES = {
+    "daily_quota": ("429", "403"),
+    "monthly_quota": ("429", "403"),
+    "sending_paused": ("403", "forbidden", "400"),
+}
+# The Agent Account queue's automatic release: Nylas sends a queued message "usually within seconds".
+QUEUE_RELEASE_SECONDS = 2.0
 
 
 @dataclass
@@ -114,10 +144,58 @@ class WorkloadSettings:
     long_thread_messages: int = 12
     # Threads whose every send answer is lost until the record dead-letters; redriven after the key's hour.
     redrive_threads: int = 1
+    # ---- Nylas as its documentation describes it (issue 19), each on by default once held ---------
+    # The next agent send is *performed*, then answered 504 provider_error ("Provider request timed
+    # out."): https://developer.nylas.com/docs/v3/email/idempotent-send/ -- "Nylas returns a 504 Gateway
+    # Timeout however the provider completed the send but was delayed".
+    provider_error_sent_probability: float = 0.02
+    # Per send, a window of 5-10 s in which the Agent Account queues every send (202, sent
+    # QUEUE_RELEASE_SECONDS later, message.delivered or message.send_failed delivered to the webhook):
+    # https://developer.nylas.com/docs/changelogs/2026-10-09-agent-account-send-queueing/ (a deployment
+    # sending faster than 5/s). Each run plays at least one window.
+    send_queue_probability: float = 0.03
+    # Fraction of queued sends Nylas fails (message.send_failed; seeded per queued send), same source.
+    send_failed_fraction: float = 0.1
+    # metadata_pair finds a message only this many seconds (Nylas' clock) after it arrived; kept below
+    # the run's MAILBOX_SETTLE_SECONDS (4), the product's assumption about the index. Nylas documents
+    # no indexing delay either way: https://developer.nylas.com/docs/dev-guide/metadata/.
+    metadata_search_lag_seconds: float = 3.0
+    # Per send, a window of 1-4 s in which every metadata_pair search answers 400 or 503 (a
+    # failing search, same source). Each run plays at least one window.
+    search_failure_probability: float = 0.01
+    # Thread listings newest *date* first instead of newest arrival: Nylas says only "reverse
+    # chronological" (https://developer.nylas.com/docs/reference/api/messages/get-messages/); with
+    # skewed sender dates this reorders the thread.
+    listing_by_date: bool = True
+    # Mail a customer-looking sender wrote that the mailbox filed in junk or trash (the system folders
+    # of https://developer.nylas.com/docs/v3/agent-accounts/mailboxes/): never to be answered.
+    junk_probability: float = 0.03
+    # Every send with a custom header not named X-... is refused 400 (Microsoft Graph requires X-
+    # names; Nylas: custom headers are "generally prefixed with X-",
+    # https://developer.nylas.com/docs/v3/email/send-email/): the reply must go out without them.
+    refuse_custom_headers: bool = True
+    # Per send, an account limit (daily or monthly quota, sending paused; a shape of
+    # ACCOUNT_LIMIT_SHAPES, devstack/nylas/limits.py, after
+    # https://developer.nylas.com/docs/v3/agent-accounts/send-limits/) for 1-3 s; nothing is sent
+    # meanwhile. Each run plays at least one window.
+    account_limit_probability: float = 0.005
+    # The share of windows whose limit clears within the Idempotency-Key's hour (Nylas' clock does not
+    # move: a retry meets the refusal cached under the key); the others outlast it (at the window's end
+    # Nylas' clock moves 3,720 s ahead). The docs say neither how long a limit lasts: both ways.
+    account_limit_within_key_hour_fraction: float = 0.5
+    # One customer email addressed to both agent grants: each mailbox gets its own copy (same
+    # Message-ID), exactly one of the two must be answered. Nylas documents nothing specific; the
+    # emulator does what any mail system does (deliver_inbound(also_to=...)).
+    two_agents_probability: float = 0.03
+    # Error types in the bare spelling (concurrent_idempotent_request, provider_error) instead of the
+    # api.-prefixed one: Nylas' error tables use the prefix, its examples do not
+    # (https://developer.nylas.com/docs/api/errors/, the idempotent-send guide).
+    bare_error_types: bool = True
 
     def agent_grant_ids(self) -> list[str]:
-        """The deployment's agent grants: two when agents exchange mail, else one."""
-        return list(AGENT_GRANTS) if self.agent_mail_probability else [AGENT_GRANT_ID]
+        """The deployment's agent grants: two when agents exchange mail or share an email, else one."""
+        two = self.agent_mail_probability or self.two_agents_probability
+        return list(AGENT_GRANTS) if two else [AGENT_GRANT_ID]
 
     def gentle(self, keep: frozenset[str] = frozenset()) -> "WorkloadSettings":
         """These settings with every hostile knob off except those in ``keep``."""
@@ -147,6 +225,8 @@ class Workload:
     redrive_message_ids: set[str] = field(default_factory=set)  # their sends lose every answer
     unsupported: set[str] = field(default_factory=set)  # knobs this emulator cannot play
     queue_depth: Any = lambda: 0  # visible + in flight on the notification queue
+    # Moves Nylas' clock ahead (the experiment's, so the checker knows when): the end of a long limit.
+    advance_clock: Any = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -159,6 +239,12 @@ class Workload:
         self._linked_threads: dict[tuple[str, str, str], str] = {}
         self._loop_messages: Counter[str] = Counter()  # agent emails per thread
         self._sequence = 0
+        self._open_windows: set[str] = set()  # Nylas behaviours switched on for a while right now
+        self._sends_started = 0
+        if self.advance_clock is None:
+            self.advance_clock = self.nylas.advance_clock
+        # Messages the emulator announces while this thread delivers one email to several mailboxes.
+        self._copies = threading.local()
         inbound = inspect.signature(self.nylas.deliver_inbound).parameters
         self._inbound_accepts = set(inbound)
         s = self.settings
@@ -173,6 +259,25 @@ class Workload:
         if hasattr(self.nylas, "webhook_includes_headers"):
             self.nylas.webhook_includes_headers = s.webhook_headers
         self.nylas.on_send_started = self._on_send_started
+        self._documented_modes()
+
+    def _documented_modes(self) -> None:
+        """The emulator's opt-in modes (devstack/nylas/modes.py) that last the whole run, and the send
+        queue's release policy (its windows open in :meth:`play`)."""
+        s, modes = self.settings, self.nylas.modes
+        modes.update(
+            {
+                "listing_order": "date" if s.listing_by_date else "arrival",
+                "custom_headers": "refuse" if s.refuse_custom_headers else "accept",
+                "error_spelling": "bare" if s.bare_error_types else "api",
+                "metadata_search_lag_seconds": s.metadata_search_lag_seconds,
+                "queue_release_after_seconds": QUEUE_RELEASE_SECONDS,
+                "queue_fail_fraction": s.send_failed_fraction,
+                "queue_seed": self.rng.randrange(2**31),
+            }
+        )
+        # message.delivered and message.send_failed reach the webhook, as for a subscribed webhook.
+        self.nylas.on_notification = self.on_notification
 
     # ---- deliveries ----------------------------------------------------------------------------
 
@@ -188,11 +293,13 @@ class Workload:
         with self._lock:
             return self.rng.choice(options)
 
-    def deliver(self, payload: dict[str, Any]) -> None:
-        """Queue one notification for delivery: 1-3 copies, sometimes at once, sometimes forged too."""
+    def deliver(self, payload: dict[str, Any], copies: int | None = None) -> None:
+        """Queue one notification for delivery: 1-3 copies (or ``copies``), sometimes at once,
+        sometimes forged too."""
         with self._lock:
             self.notifications[payload["id"]] = payload
-        copies = self._randint(1, self.settings.max_copies)
+        if copies is None:
+            copies = self._randint(1, self.settings.max_copies)
         concurrent = copies > 1 and self._random() < self.settings.concurrent_probability
         if copies > 1:
             self.features["duplicate_delivery"] += copies - 1
@@ -233,6 +340,9 @@ class Workload:
     def on_message_created(self, message: dict[str, Any]) -> None:
         """Emulator callback: sends fire message.created; a bot answers; customers follow up; mail
         from one agent to another lands in the other's inbox."""
+        copies = getattr(self._copies, "messages", None)
+        if copies is not None:
+            copies.append(message)
         if message["grant_id"] not in AGENT_GRANTS or "sent" not in message.get("folders", []):
             return
         self.features["own_outbound"] += 1
@@ -264,9 +374,19 @@ class Workload:
             _, customer = self._customer_threads[thread_id]
             self._submit(self._answer, message["grant_id"], thread_id, customer, message, "follow_up")
 
+    def on_notification(self, trigger: str, data: dict[str, Any]) -> None:
+        """Emulator callback for the send queue's outcomes: delivered to the webhook like any other
+        notification (copies, forgeries and all); other triggers are not subscribed to."""
+        if trigger not in ("message.delivered", "message.send_failed"):
+            return
+        self.features[trigger.replace(".", "_")] += 1
+        self.deliver(notification_envelope(trigger, data))
+
     def _on_send_started(self, grant_id: str, payload: dict[str, Any]) -> None:
-        """Emulator hook, on the send's request thread with the key reserved: a slow send, and the
-        customer writing again while it is in flight."""
+        """Emulator hook, on the send's request thread with the key reserved: a window of a Nylas
+        behaviour may open (this send is the first under it), the send may be slow, and the
+        customer may write again while it is in flight."""
+        self._open_windows_at_send()
         if self._random() >= self.settings.slow_send_probability:
             return
         self.features["slow_send"] += 1
@@ -333,6 +453,7 @@ class Workload:
         headers: dict[str, str] | None = None,
         reply_to: str | None = None,
         subject: str | None = None,
+        folder: str = "inbox",
     ) -> dict[str, Any]:
         with self._lock:
             self._sequence += 1
@@ -350,11 +471,126 @@ class Workload:
             thread_id=thread_id,
             headers=headers,
             date=self._date(),
+            folder=folder,
             **extra,
         )
         self.truth[message["id"]] = _truth(label, sender, reply_to)
         self._message_threads[message["id"]] = message["thread_id"]
         return message
+
+    def _to_both_agents(self, grant: str, sender: str) -> list[dict[str, Any]]:
+        """One customer email addressed to both agent grants: a copy in each mailbox (each its own id,
+        thread and message.created, the same Message-ID). Ground truth: one of them is answered."""
+        other = next(g for g in AGENT_GRANTS if g != grant)
+        with self._lock:
+            self._sequence += 1
+            sequence = self._sequence
+        self._copies.messages = []
+        try:
+            first = self.nylas.deliver_inbound(
+                grant,
+                from_email=sender,
+                subject=f"Question {sequence} to both of you",
+                body=f"<p>Message {sequence}</p>",
+                date=self._date(),
+                also_to=[other],
+            )
+            announced = self._copies.messages
+        finally:
+            self._copies.messages = None
+        copies = [first, *(m for m in announced if m["id"] != first["id"] and m["grant_id"] == other)]
+        email = next(h["value"] for h in first["headers"] if h["name"].lower() == "message-id")
+        for message in copies:
+            self.truth[message["id"]] = Truth.one_of("to_both_agents", email, sender)
+            self._message_threads[message["id"]] = message["thread_id"]
+            self._customer_threads[message["thread_id"]] = (message["grant_id"], sender)
+        return copies
+
+    # ---- Nylas behaviours that come and go -----------------------------------------------------
+
+    def _open_windows_at_send(self) -> None:
+        """Per send: each windowed behaviour opens at its rate, and each kind at least once early
+        (at the 3rd, 6th and 9th send), so a short run plays every one while replies go out."""
+        s = self.settings
+        with self._lock:
+            self._sends_started += 1
+            started = self._sends_started
+        windows = [
+            (s.send_queue_probability, self._send_queue_window),
+            (s.search_failure_probability, self._search_failure_window),
+            (s.account_limit_probability, self._account_limit_window),
+        ]
+        for index, (probability, open_window) in enumerate(windows):
+            if probability and (started == 3 * (index + 1) or self._random() < probability):
+                open_window()
+
+    def _window(self, kind: str, seconds: float, start: Any, end: Any) -> None:
+        """Switch a behaviour of the emulator on now and off after ``seconds`` (one window of a kind
+        at a time); the closing is a pending delivery, so the run drains only after it."""
+        with self._lock:
+            if kind in self._open_windows:
+                return
+            self._open_windows.add(kind)
+        self.features[f"{kind}_window"] += 1
+        start()
+
+        def close() -> None:
+            time.sleep(seconds)
+            try:
+                end()
+            finally:
+                with self._lock:
+                    self._open_windows.discard(kind)
+
+        self._submit(close)
+
+    def _send_queue_window(self) -> None:
+        modes = self.nylas.modes
+        seconds = 5.0 + 5.0 * self._random()
+        self._window(
+            "send_queue",
+            seconds,
+            lambda: setattr(modes, "send_queue", True),
+            lambda: setattr(modes, "send_queue", False),
+        )
+
+    def _search_failure_window(self) -> None:
+        modes = self.nylas.modes
+        status = self._choice([400, 503])
+        seconds = 1.0 + 3.0 * self._random()
+        self._window(
+            "search_failure",
+            seconds,
+            lambda: setattr(modes, "metadata_search_failure", status),
+            lambda: setattr(modes, "metadata_search_failure", None),
+        )
+
+    def _account_limit_window(self) -> None:
+        modes = self.nylas.modes
+        limit = self._choice(sorted(ACCOUNT_LIMIT_SHAPES))
+        shape = self._choice(list(ACCOUNT_LIMIT_SHAPES[limit]))
+        seconds = 1.0 + 2.0 * self._random()
+        within_key_hour = self._random() < self.settings.account_limit_within_key_hour_fraction
+
+        def start() -> None:
+            self.features[f"account_limit_{limit}_{shape}"] += 1
+            hour = "within_key_hour" if within_key_hour else "past_key_hour"
+            self.features[f"account_limit_{hour}"] += 1
+            modes.update({"account_limit": limit, "account_limit_shape": shape})
+
+        def end() -> None:
+            # Cleared first, then (past the hour) the clock moves: a retry in between meets the
+            # refusal cached under the key.
+            modes.update({"account_limit": None, "account_limit_shape": None})
+            if not within_key_hour:
+                self.advance_clock(3600 + 120)
+
+        self._window(
+            "account_limit",
+            seconds,
+            start,
+            end,
+        )
 
     def _notify(self, message: dict[str, Any]) -> None:
         truncated = self._random() < self.settings.truncated_probability
@@ -402,9 +638,13 @@ class Workload:
             message = self._inbound(AGENT_GRANT_ID, address, label="customer")
             self.redrive_message_ids.add(message["id"])
             self.features["redrive_after_key_hour"] += 1
-            self._notify(message)
+            # One copy: the scenario is Nylas unreachable for one reply (duplicates are played
+            # everywhere else), and every copy would spend its own receives before the redrive.
+            self.deliver(envelope(message), copies=1)
         customer = 0
         knobs = [
+            ("junk", s.junk_probability),
+            ("two_agents", s.two_agents_probability),
             ("automated", s.automated_probability),
             ("other_grant", s.other_grant_probability),
             ("disguised_automaton", s.disguised_automaton_probability),
@@ -413,9 +653,16 @@ class Workload:
             ("reply_to", s.reply_to_probability if "reply_to_probability" not in self.unsupported else 0),
             ("long_thread", s.long_thread_probability),
         ]
+        provider_error_type = "provider_error" if s.bare_error_types else "api.provider_error"
+        # Each kind of conversation once early (its knob on), then at its rate: a short run plays
+        # every one (a run of 40 notifications has only a couple of dozen conversations).
+        early = [name for name, probability in knobs if probability]
+        conversation = 0
         while len(self.notifications) < s.notifications:
+            conversation += 1
             if "provider_error_probability" not in self.unsupported and (
-                self._random() < s.provider_error_probability
+                (conversation == 2 and s.provider_error_probability)
+                or self._random() < s.provider_error_probability
             ):
                 # The next send fails at the provider; Nylas caches that answer under its key.
                 self.features["provider_error"] += 1
@@ -423,7 +670,17 @@ class Workload:
                 self.nylas.inject(
                     "POST",
                     r"/grants/grant-[^/]+/messages/send$",
-                    _fault_class().provider_error(status=status),
+                    _fault_class().provider_error(status=status, error_type=provider_error_type),
+                )
+            if (conversation == 3 and s.provider_error_sent_probability) or (
+                self._random() < s.provider_error_sent_probability
+            ):
+                # The next send goes out, and is answered 504 all the same (cached under its key).
+                self.features["provider_error_sent"] += 1
+                self.nylas.inject(
+                    "POST",
+                    r"/grants/grant-[^/]+/messages/send$",
+                    _fault_class().provider_error(status=504, sent=True, error_type=provider_error_type),
                 )
             roll, grant = self._random(), self._choice(grants)
             kind = None
@@ -432,6 +689,8 @@ class Workload:
                     kind = name
                     break
                 roll -= probability
+            if 2 <= conversation < 2 + len(early):
+                kind = early[conversation - 2]
             if kind is not None:
                 self.features[kind] += 1
             if kind == "automated":
@@ -454,6 +713,19 @@ class Workload:
                 )
                 self.truth[message["id"]] = Truth.never("other_grant")
                 self.deliver(envelope(message))
+                continue
+            if kind == "junk":
+                # A customer-looking sender, filed by the mailbox where no reply must come from.
+                folder = self._choice(["junk", "trash"])
+                sender = f"prospect{self._randint(1, 10**6)}@example.com"
+                self._notify(self._inbound(grant, sender, label=folder, folder=folder))
+                continue
+            if kind == "two_agents":
+                customer += 1
+                copies = self._to_both_agents(grant, f"customer{customer}@example.com")
+                for message in copies:
+                    self._notify(message)
+                self._backpressure()
                 continue
             if kind == "agent_mail":
                 other = next(g for g in AGENT_GRANTS if g != grant)

@@ -12,8 +12,10 @@ and decides from world facts only:
 - **the mailbox** of the Nylas emulator: every message in arrival order, with
   the time it arrived. Order is the mailbox's, never the sender's ``date``;
 - **what went out**: every email the emulator delivered (key replays are not
-  emails; a lapsed key's second send is one), and every send request the
-  product made, seen on the wire (:class:`SendAttempt`);
+  emails; a lapsed key's second send is one; a queued send becomes one only
+  when Nylas' queue releases it, and one Nylas failed, ``message.send_failed``,
+  never does), and every send request the product made, seen on the wire
+  (:class:`SendAttempt`);
 - **thread reads** seen on the wire (:class:`ThreadRead`): a reply's draft can
   only have seen messages that arrived before the read that produced it;
 - the webhook deliveries with their statuses, and the handlers' logs (only for
@@ -35,6 +37,7 @@ from typing import Any
 # What the handlers log, by the ``message`` of the record (the logs are the product's public output).
 QUEUED = "notification queued"
 REPLY_SENT = "reply sent"
+REPLY_QUEUED = "reply queued by Nylas"  # a 202: the outcome of its notification (Nylas sends it later)
 SKIPPED = "notification skipped"
 DUPLICATE_ABSORBED = "duplicate delivery absorbed"
 LEASE_LOST = (
@@ -73,12 +76,17 @@ class Truth:
         A reply is allowed at all (a contact form may be answered at its ``Reply-To``, or skipped).
     recipients : frozenset of str
         Lower-cased addresses a reply to it may be sent to (``to``/``cc``/``bcc``).
+    email : str
+        For one email addressed to several agent grants (each mailbox holds its own copy, its own
+        id), the ``Message-ID`` the copies share; ``""`` otherwise. The copies are one message to
+        the customer: ``must_answer`` asks one email among them, and two are two answers.
     """
 
     label: str
     must_answer: bool
     may_answer: bool
     recipients: frozenset[str] = frozenset()
+    email: str = ""
 
     @classmethod
     def human(cls, label: str, *answer_to: str) -> Truth:
@@ -91,6 +99,11 @@ class Truth:
     @classmethod
     def never(cls, label: str) -> Truth:
         return cls(label, False, False)
+
+    @classmethod
+    def one_of(cls, label: str, email: str, *answer_to: str) -> Truth:
+        """A copy of ``email`` in one of several agents' mailboxes: one copy must be answered."""
+        return cls(label, True, True, frozenset(a.lower() for a in answer_to), email)
 
 
 @dataclass(frozen=True)
@@ -115,7 +128,10 @@ class SendAttempt:
 
 
 def payload_digest(payload: Any) -> str:
-    """One digest per send request body, so every attempt of one draft is recognised."""
+    """One digest per draft, so every attempt of it is recognised: the send request body without its
+    ``custom_headers`` (a send Nylas refused for them goes out again without them, the same draft)."""
+    if isinstance(payload, Mapping):
+        payload = {key: value for key, value in payload.items() if key != "custom_headers"}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -142,6 +158,12 @@ class History:
     # (real time, seconds): the mailbox's clock jumped ahead then (``advance_clock``), not real time.
     clock_advances: list[tuple[float, float]] = field(default_factory=list)
     notified_message_ids: set[str] = field(default_factory=set)  # messages whose message.created was sent
+    # Queued sends Nylas failed (message.send_failed): never emails; objects with grant_id, payload.
+    failed_sends: list[Any] = field(default_factory=list)
+    # The order of the thread listings the product read: newest "arrival" first, or newest "date"
+    # (the sender's clock) first -- Nylas says only "reverse chronological". It decides which
+    # message is a burst's newest, the one its reply threads on (invariant 3).
+    listing_order: str = "arrival"
     forged_notification_ids: set[str] = field(default_factory=set)
     dead_lettered_notification_ids: set[str] = field(default_factory=set)
 
@@ -156,7 +178,11 @@ class _Email:
     target: str | None
     recipients: list[str]
     sent_at: float  # arrival in the mailbox (real time)
-    mailbox_time: float  # the mailbox's own clock (its ``date``): what the loop guard is measured in
+    # Nylas' time of the email, which the loop guard is measured in: its ``date`` (stamped when Nylas
+    # accepted it) and its arrival on the mailbox's clock; they differ by a queue's delay, or by an
+    # hour when Nylas' clock jumped meanwhile. The checks take whichever of the two is lenient.
+    nylas_lo: float
+    nylas_hi: float
     drafted_before: float  # the first request carrying this draft started here
     read_lo: float = float("-inf")  # every read that could have produced it started after this
     read_hi: float = float("inf")  # and finished before this
@@ -198,6 +224,7 @@ class _World:
                 continue
             payload = record.payload if isinstance(record.payload, Mapping) else {}
             sent_at = self.arrived.get(message["id"], 0.0)
+            arrival = self.mailbox_time(sent_at)
             drafted = first_attempt.get((record.grant_id, payload_digest(record.payload)), sent_at)
             self.emails.append(
                 _Email(
@@ -211,13 +238,16 @@ class _World:
                         *_addresses(payload.get("bcc")),
                     ],
                     sent_at=sent_at,
-                    mailbox_time=self.mailbox_time(sent_at),
+                    nylas_lo=min(float(message.get("date") or arrival), arrival),
+                    nylas_hi=max(float(message.get("date") or arrival), arrival),
                     drafted_before=min(drafted, sent_at),
                 )
             )
         self.emails.sort(key=lambda e: self.seq.get(e.id, 0))
+        # Per thread in the order they were *drafted*: a queued send arrives when Nylas' queue
+        # releases it, and one Nylas failed goes out again later, so arrival order can differ.
         self.emails_by_thread: dict[tuple[str, str], list[_Email]] = defaultdict(list)
-        for email in self.emails:
+        for email in sorted(self.emails, key=lambda e: (e.drafted_before, self.seq.get(e.id, 0))):
             self.emails_by_thread[(email.grant_id, email.thread_id)].append(email)
         for (grant, thread), emails in self.emails_by_thread.items():
             previous_draft = float("-inf")
@@ -240,10 +270,33 @@ class _World:
                         email.read_lo = email.read_hi = email.drafted_before
                 previous_draft = email.drafted_before
         self.agent_addresses = {address.lower() for address in history.agent_grants.values()}
+        # Targets of the sends Nylas failed, per (grant, thread): a failed send is no email.
+        self.failed_targets: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for record in history.failed_sends:
+            payload = record.payload if isinstance(record.payload, Mapping) else {}
+            target = payload.get("reply_to_message_id")
+            if target in self.messages:
+                message = self.messages[target]
+                self.failed_targets[(message["grant_id"], message["thread_id"])].append(target)
+        # Copies of one email in several agents' mailboxes, by the Message-ID they share.
+        self.copies: dict[str, list[str]] = defaultdict(list)
+        for message_id, truth in history.truth.items():
+            if truth.email:
+                self.copies[truth.email].append(message_id)
 
     def mailbox_time(self, real: float) -> float:
         """The mailbox's clock at real time ``real`` (the loop guard is measured in Nylas' time)."""
         return real + sum(seconds for at, seconds in self.history.clock_advances if at <= real)
+
+    def listed_before(self, newer: str, older: str) -> bool:
+        """Whether the thread listing shows ``newer`` as newer than ``older`` (its order, its key)."""
+        if self.history.listing_order == "date":
+            return self._by_date(newer) > self._by_date(older)
+        return self.seq[newer] > self.seq[older]
+
+    def _by_date(self, message_id: str) -> tuple[int, int]:
+        """A date-ordered listing's key: the sender's ``date``, ties by arrival."""
+        return int(self.messages[message_id].get("date") or 0), self.seq[message_id]
 
     def truth(self, message_id: str | None) -> Truth | None:
         return self.history.truth.get(message_id or "")
@@ -271,11 +324,16 @@ def check(history: History) -> dict[int, list[str]]:
 
 
 def _at_most_one(world: _World, found: list[str]) -> None:
-    """1. Count delivered emails per inbound message they answer (replays are not emails)."""
+    """1. Count delivered emails per inbound message they answer (replays and sends Nylas failed are
+    not emails); the copies of one email in several agents' mailboxes are one message."""
     per_target = Counter(email.target for email in world.emails if email.target)
     for target, emails in sorted(per_target.items()):
         if emails > 1:
             found.append(f"message {target} got {emails} emails")
+    for email_id, copies in sorted(world.copies.items()):
+        answered = sorted(copy for copy in copies if per_target[copy])
+        if len(answered) > 1:
+            found.append(f"email {email_id} to several agents was answered in each of {', '.join(answered)}")
 
 
 def _nothing_lost(world: _World, found: list[str]) -> None:
@@ -295,14 +353,35 @@ def _nothing_lost(world: _World, found: list[str]) -> None:
         if message is None:
             found.append(f"message {message_id} ({truth.label}) is not in the mailbox")
             continue
-        arrived = world.arrived[message_id]
-        emails = world.emails_by_thread[(message["grant_id"], message["thread_id"])]
-        if any(arrived < email.read_hi for email in emails):
+        if truth.email and any(
+            _covered(world, copy) for copy in world.copies[truth.email] if copy != message_id
+        ):
+            continue  # another agent's copy of the same email was answered
+        if _covered(world, message_id) or _refused_twice(world, message_id):
             continue
+        arrived = world.arrived[message_id]
         if message_id in budget_skips and _budget_spent_after(world, message, arrived):
             continue
         reason = "skipped (budget not spent)" if message_id in budget_skips else "never answered"
         found.append(f"message {message_id} ({truth.label}) {reason}: no email's draft could have seen it")
+
+
+def _covered(world: _World, message_id: str) -> bool:
+    """Some email of the message's thread was drafted from a read that finished after it arrived."""
+    message = world.messages.get(message_id)
+    if message is None:
+        return False
+    emails = world.emails_by_thread[(message["grant_id"], message["thread_id"])]
+    return any(world.arrived[message_id] < email.read_hi for email in emails)
+
+
+def _refused_twice(world: _World, message_id: str) -> bool:
+    """Nylas failed two queued sends answering this message or a later one of its thread (the
+    recipient's server refused the reply twice, ``message.send_failed``): the customer cannot be
+    reached, which is no loss of ours. One failure is not enough: the reply goes out again."""
+    message = world.messages[message_id]
+    targets = world.failed_targets.get((message["grant_id"], message["thread_id"]), [])
+    return sum(1 for target in targets if world.seq[target] >= world.seq[message_id]) >= 2
 
 
 def _budget_spent_after(world: _World, message: dict[str, Any], arrived: float) -> bool:
@@ -311,10 +390,10 @@ def _budget_spent_after(world: _World, message: dict[str, Any], arrived: float) 
     emails = world.emails_by_thread[(message["grant_id"], message["thread_id"])]
     if budget <= 0:
         return True
-    times = sorted(email.mailbox_time for email in emails)
+    times = sorted(emails, key=lambda email: email.nylas_lo)
     arrived_mailbox = world.mailbox_time(arrived)
     for first, last in zip(times, times[budget - 1 :], strict=False):
-        if first > max(last, arrived_mailbox) - window - 1:
+        if first.nylas_hi > max(last.nylas_lo, arrived_mailbox) - window - 1:
             return True
     return False
 
@@ -327,14 +406,17 @@ def _one_per_burst(world: _World, found: list[str]) -> None:
             target = email.target
             if target not in world.seq:
                 continue  # invariant 4 names it
-            # Messages that certainly existed when every candidate read started: the draft saw them.
+            # Messages that certainly existed when every candidate read started: the draft saw them;
+            # those an earlier email of the thread may have covered are no part of this burst (under
+            # a date-ordered listing, an answered message can be listed above a newer one).
             newer_seen = [
                 m
                 for m in inbound
-                if world.seq[m] > world.seq[target]
+                if world.listed_before(m, target)
                 and world.arrived[m] < email.read_lo
                 and (truth := world.truth(m)) is not None
                 and truth.must_answer
+                and not any(world.arrived[m] < earlier.read_hi for earlier in emails[:index])
             ]
             if newer_seen:
                 found.append(
@@ -374,10 +456,10 @@ def _never_to_machines(world: _World, found: list[str]) -> None:
             found.append(f"email {email.id} has no recipient")
     budget, window = world.history.reply_budget, world.history.budget_window_seconds
     for (_, thread), emails in world.emails_by_thread.items():
-        times = sorted(email.mailbox_time for email in emails)
+        times = sorted(emails, key=lambda email: email.nylas_lo)
         # One second of slack: the mailbox's dates are whole seconds.
         for first, last in zip(times, times[budget:], strict=False):
-            if last - first < window - 1:
+            if last.nylas_hi - first.nylas_lo < window - 1:
                 found.append(
                     f"thread {thread}: {budget + 1} emails within {window:g} s of the mailbox's clock"
                 )
@@ -430,7 +512,7 @@ def _queued_notification_ids(logs: Iterable[dict[str, Any]]) -> set[str]:
 
 
 def _outcomes_by_notification(logs: Iterable[dict[str, Any]]) -> set[str]:
-    final = {REPLY_SENT, SKIPPED, DUPLICATE_ABSORBED}
+    final = {REPLY_SENT, REPLY_QUEUED, SKIPPED, DUPLICATE_ABSORBED}
     return {r["notification_id"] for r in logs if r.get("message") in final and r.get("notification_id")}
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 from devstack.invariants import (
     BUDGET_SKIP,
+    QUEUED,
+    REPLY_QUEUED,
     SKIPPED,
     History,
     SendAttempt,
@@ -49,24 +51,50 @@ class World:
     attempts: list[SendAttempt] = field(default_factory=list)
     logs: list[dict[str, Any]] = field(default_factory=list)
 
-    def inbound(self, at: float, message_id: str, truth: Truth | None = None, *, date: float = 0) -> None:
-        message = {"id": message_id, "grant_id": GRANT, "thread_id": THREAD, "date": int(date or at)}
+    failed: list[Sent] = field(default_factory=list)
+
+    def inbound(
+        self,
+        at: float,
+        message_id: str,
+        truth: Truth | None = None,
+        *,
+        date: float = 0,
+        grant: str = GRANT,
+        thread: str = THREAD,
+    ) -> None:
+        message = {"id": message_id, "grant_id": grant, "thread_id": thread, "date": int(date or at)}
         self.mailbox.append((at, message))
         self.truth[message_id] = truth or Truth.human("customer", CUSTOMER)
 
-    def read(self, started: float, finished: float) -> None:
-        self.reads.append(ThreadRead(GRANT, THREAD, started, finished))
+    def read(self, started: float, finished: float, *, grant: str = GRANT, thread: str = THREAD) -> None:
+        self.reads.append(ThreadRead(grant, thread, started, finished))
 
     def email(
-        self, at: float, email_id: str, target: str, *, to: str = CUSTOMER, drafted: float | None = None
+        self,
+        at: float,
+        email_id: str,
+        target: str,
+        *,
+        to: str = CUSTOMER,
+        drafted: float | None = None,
+        grant: str = GRANT,
+        thread: str = THREAD,
     ) -> None:
         payload = {"to": [{"email": to}], "reply_to_message_id": target, "body": email_id}
-        message = {"id": email_id, "grant_id": GRANT, "thread_id": THREAD, "date": int(at)}
+        message = {"id": email_id, "grant_id": grant, "thread_id": thread, "date": int(at)}
         self.mailbox.append((at, message))
-        self.sends.append(Sent(GRANT, payload, message))
+        self.sends.append(Sent(grant, payload, message))
         self.attempts.append(
-            SendAttempt(GRANT, payload_digest(payload), at if drafted is None else drafted, 200)
+            SendAttempt(grant, payload_digest(payload), at if drafted is None else drafted, 200)
         )
+
+    def send_failed(self, at: float, email_id: str, target: str) -> None:
+        """A queued send Nylas failed (message.send_failed): seen on the wire, never in the mailbox."""
+        payload = {"to": [{"email": CUSTOMER}], "reply_to_message_id": target, "body": email_id}
+        message = {"id": email_id, "grant_id": GRANT, "thread_id": THREAD, "date": int(at)}
+        self.failed.append(Sent(GRANT, payload, message))
+        self.attempts.append(SendAttempt(GRANT, payload_digest(payload), at, 202))
 
     def history(self, **overrides: Any) -> History:
         values: dict[str, Any] = {
@@ -80,6 +108,7 @@ class World:
             "thread_reads": self.reads,
             "send_attempts": self.attempts,
             "notified_message_ids": set(self.truth),
+            "failed_sends": self.failed,
         }
         return History(**{**values, **overrides})
 
@@ -225,3 +254,135 @@ def test_every_skip_is_logged_with_a_reason_and_counted():
     assert broken(world.history(notified_message_ids=set()))[5] == [
         "skip reason own_outbound: 2 logged, 1 counted in NotificationSkipped"
     ]
+
+
+def test_one_email_to_two_agents_is_answered_in_either_mailbox_but_never_both():
+    def world_with_copies() -> World:
+        world = World()
+        copy = Truth.one_of("to_both_agents", "<q1@example.com>", CUSTOMER)
+        world.inbound(1.0, "copy-a", copy)
+        world.inbound(1.0, "copy-b", copy, grant="grant-b", thread="thread-b")
+        world.read(2.0, 2.1)
+        world.read(2.0, 2.1, grant="grant-b", thread="thread-b")
+        return world
+
+    unanswered = world_with_copies()
+    assert "never answered" in broken(unanswered.history())[2][0]
+    for grant, thread, target in [(GRANT, THREAD, "copy-a"), ("grant-b", "thread-b", "copy-b")]:
+        one = world_with_copies()
+        one.email(3.0, "e1", target, grant=grant, thread=thread)
+        assert broken(one.history()) == {}
+    both = world_with_copies()
+    both.email(3.0, "e1", "copy-a")
+    both.email(3.0, "e2", "copy-b", grant="grant-b", thread="thread-b")
+    assert broken(both.history())[1] == [
+        "email <q1@example.com> to several agents was answered in each of copy-a, copy-b"
+    ]
+
+
+def test_mail_filed_in_junk_or_trash_is_never_answered():
+    world = World()
+    world.inbound(1.0, "spam", Truth.never("junk"))
+    world.read(2.0, 2.1)
+    assert broken(world.history()) == {}
+    world.email(3.0, "e1", "spam")
+    assert "(junk)" in broken(world.history())[4][0]
+
+
+def test_a_send_nylas_failed_is_no_email_and_the_reply_must_go_out_again():
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    world.send_failed(3.0, "q1", "m1")  # 202, then message.send_failed: the customer got nothing
+    assert "never answered" in broken(world.history())[2][0]
+    world.read(4.0, 4.1)
+    world.email(5.0, "e1", "m1")  # re-opened: out once
+    assert broken(world.history()) == {}
+
+
+def test_a_reply_nylas_failed_twice_is_not_a_loss_of_ours():
+    # The recipient's server refused it twice (message.send_failed): the customer cannot be reached.
+    world = World()
+    world.inbound(1.0, "m1")
+    world.inbound(1.5, "m2")
+    world.read(2.0, 2.1)
+    world.send_failed(3.0, "q1", "m2")
+    world.send_failed(4.0, "q2", "m2")  # the same burst, re-opened once, failed again
+    assert broken(world.history()) == {}
+    world.inbound(5.0, "m3")  # a later message is a new burst: it must be answered
+    assert "m3" in broken(world.history())[2][0]
+
+
+def test_under_a_listing_by_date_the_newest_is_the_latest_dated():
+    # Nylas lists "reverse chronological" without naming the key: by date, a future-dated message
+    # is the newest the read shows, and the reply may thread on it (the burst is covered either way).
+    world = World()
+    world.inbound(1.0, "m1", date=9_999)
+    world.inbound(2.0, "m2")
+    world.read(3.0, 3.1)
+    world.email(4.0, "e1", "m1")
+    assert broken(world.history(listing_order="date")) == {}
+    world = World()
+    world.inbound(1.0, "m1", date=9_999)
+    world.inbound(2.0, "m2")
+    world.read(3.0, 3.1)
+    world.email(4.0, "e1", "m2")
+    assert list(broken(world.history(listing_order="date"))) == [3]
+
+
+def test_a_reply_released_late_by_the_queue_is_judged_by_the_read_it_was_drafted_from():
+    # e1 answers m1 (read at 2); queued, failed, and sent again: it arrives after e2, which answers m2,
+    # a message that arrived after e1's read. Both are right: one reply per burst, in draft order.
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    world.send_failed(2.5, "q1", "m1")
+    world.inbound(3.0, "m2")
+    world.read(4.0, 4.1)
+    world.email(5.0, "e2", "m2")
+    world.email(6.0, "e1", "m1", drafted=2.5)  # the same request again (its draft dates from 2.5)
+    assert broken(world.history()) == {}
+
+
+def test_a_queued_reply_is_the_outcome_of_its_notification():
+    world = World()
+    world.logs += [
+        {"message": QUEUED, "notification_id": "n1"},
+        {"message": REPLY_QUEUED, "notification_id": "n1"},
+    ]
+    assert broken(world.history(notified_message_ids=set())) == {}
+    world.logs.append({"message": QUEUED, "notification_id": "n2"})
+    assert broken(world.history(notified_message_ids=set()))[5] == [
+        "notification n2 was queued but has no logged outcome"
+    ]
+
+
+def test_under_a_listing_by_date_an_answered_message_listed_above_the_burst_is_not_its_newest():
+    # m1 is future-dated and answered by e1; m2 arrives later, listed below m1: e2 rightly answers m2.
+    world = World()
+    world.inbound(1.0, "m1", date=9_999)
+    world.read(2.0, 2.1)
+    world.email(3.0, "e1", "m1")
+    world.inbound(4.0, "m2")
+    world.read(5.0, 5.1)
+    world.email(6.0, "e2", "m2")
+    assert broken(world.history(listing_order="date")) == {}
+
+
+def test_a_draft_sent_again_without_its_refused_custom_headers_is_the_same_draft():
+    # e1's draft was first sent at 2.5 with custom headers (refused 400); it goes out at 6.0 without
+    # them. Meanwhile e2 answered m2 and left m1 out (m1 was e1's). e1 is judged by its read at 2.
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    refused = {"to": [{"email": CUSTOMER}], "reply_to_message_id": "m1", "body": "e1"}
+    world.attempts.append(
+        SendAttempt(
+            GRANT, payload_digest({**refused, "custom_headers": [{"name": "A", "value": "b"}]}), 2.5, 400
+        )
+    )
+    world.inbound(3.0, "m2")
+    world.read(4.0, 4.1)
+    world.email(5.0, "e2", "m2")
+    world.email(6.0, "e1", "m1", drafted=6.0)
+    assert broken(world.history()) == {}

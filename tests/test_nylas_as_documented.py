@@ -228,6 +228,26 @@ def test_an_account_that_cannot_send_keeps_the_reply_and_sends_it_later(
     assert answers(nylas) == [message["id"]]
 
 
+@pytest.mark.parametrize(("limit", "shape"), [("daily_quota", "403"), ("sending_paused", "403")])
+def test_a_reply_goes_out_once_the_account_limit_clears_within_the_keys_hour(
+    pipeline, nylas, log_records, limit, shape
+):
+    # The limit's 403 is cached under the send's Idempotency-Key for an hour (idempotent-send guide:
+    # errors are cached and replayed), and proves nothing went out under the key. Once the operator
+    # clears the limit, the reply must go out at the next retry -- not replay the cached refusal until
+    # the key's hour is over, each retry a receive towards the dead-letter queue.
+    nylas.modes.update({"account_limit": limit, "account_limit_shape": shape})
+    message = inbound(nylas)
+    pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.poller().poll_once()
+    assert deferrals(log_records) == ["account_limited"]
+    nylas.modes.account_limit = None  # cleared: quota raised, pause lifted
+    nylas.advance_clock(1000)  # past ACCOUNT_RETRY_SECONDS (900) and the settle time, within the hour
+    pipeline.drain()
+    assert answers(nylas) == [message["id"]]
+    assert pipeline.dead_letters() == []
+
+
 def test_a_refused_custom_header_never_fails_every_reply(pipeline, nylas, log_records, capsys):
     nylas.modes.custom_headers = "refuse"
     message = inbound(nylas)

@@ -326,6 +326,8 @@ def test_a_stored_intent_counted_for_this_lease_is_attempted():
         (Answer(429, "rate_limit_error", retry_after_seconds=7), ("Defer", DeferReason.RATE_LIMITED)),
         (Answer(429, "rate_limit_error", replayed=True), ("Store", "next generation")),
         (Answer(403, "sending_paused"), ("Defer", DeferReason.ACCOUNT_LIMITED)),
+        # A limit replayed under the key: it may have cleared since, and nothing went out under it.
+        (Answer(403, "sending_paused", replayed=True), ("Store", "next generation")),
         (Answer(429, "daily_quota_exceeded"), ("Defer", DeferReason.ACCOUNT_LIMITED)),
         (Answer(418, ""), ("Defer", DeferReason.ACCOUNT_LIMITED)),
         (Answer(400, "invalid_request_error"), ("Store", "next generation without headers")),

@@ -588,6 +588,10 @@ def _after_answer(s: Situation, grant_id: str, intent: Intent, answer: Answer) -
             metric="ReplyFailed",
             metric_status=str(answer.status),
         )
+    if answer.replayed and proves_generation_unsent(answer, intent.attempts):
+        # The limit was the key's first answer, and the key would replay it for its hour although the
+        # operator may have cleared the limit since: nothing went out under it, so the next key tries.
+        return _attempt(s, intent.next_generation(), metric="KeyGenerationAdvanced")
     return Defer(DeferReason.ACCOUNT_LIMITED, policy.account_retry_seconds, detail)
 
 
