@@ -68,7 +68,7 @@ test-fast: $(STAMP) ## the pure and in-memory tests only (the rules, the agents,
 	$(BIN)/python -m pytest tests/unit -q $(ARGS)
 
 interleavings: $(STAMP) ## every interleaving of the scenarios and every mutant's schedule: the table of docs/reliability.md
-	$(BIN)/python -m tests.interleavings_report
+	$(BIN)/python -m tests.interleavings_report $(ARGS)
 
 build: $(STAMP) ## sam build without Docker: the venv's python3.13 is first on PATH
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/sam build --template template.yaml

@@ -5,6 +5,8 @@ mutant of ``chaos/mutants.py`` with the schedule that catches it. ``make interle
 """
 
 import argparse
+import contextlib
+import io
 import os
 import time
 
@@ -13,6 +15,11 @@ os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "ReplyOnce")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "CRITICAL")
 
 from tests.interleavings import describe, explore
+
+
+def _quiet() -> contextlib.AbstractContextManager:
+    """The workers' metric lines (Powertools prints them to stdout) kept out of the printed tables."""
+    return contextlib.redirect_stdout(io.StringIO())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -39,7 +46,8 @@ def main(argv: list[str] | None = None) -> None:
         for on_dynamodb in (False, True) if name in RACES else (False,):
             bound = arguments.max_preemptions or gate_preemptions(name, on_dynamodb)
             started = time.monotonic()
-            found = explore(SCENARIOS[name], on_dynamodb=on_dynamodb, max_preemptions=bound)
+            with _quiet():
+                found = explore(SCENARIOS[name], on_dynamodb=on_dynamodb, max_preemptions=bound)
             store = "DynamoDB adapter (moto)" if on_dynamodb else "in-memory"
             broken = "; ".join(found.failing.violations) if found.failing else "none"
             seconds = time.monotonic() - started
@@ -48,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     print("| mutant | scenario | caught after (schedules) | violation | the schedule that catches it |")
     print("| --- | --- | --- | --- | --- |")
     for name in sorted(MUTANTS):
-        with applied(name) as mutant:
+        with applied(name) as mutant, _quiet():
             found = explore(SCENARIOS[mutant.scenario], on_dynamodb=mutant.in_the_store)
         if found.failing is None:
             print(f"| `{name}` | `{mutant.scenario}` | survived {found.schedules} | — | — |")
