@@ -22,6 +22,16 @@ from pathlib import Path
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+    """In the child, before ``exec``: SIGINT back to its default, as a terminal's shell starts a job.
+
+    Why: a shell without job control starts background commands with SIGINT ignored (``make test &``,
+    ``nohup``), the children inherit it, and Python then installs no ``KeyboardInterrupt`` handler:
+    a test of Ctrl-C would see the command ignore it, which no user at a terminal sees.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """A process whose stdin, stdout and stderr are one pseudo-terminal; everything it drew is kept.
 
@@ -57,6 +67,7 @@ class Terminal:
             stdout=slave,
             stderr=slave,
             start_new_session=True,
+            preexec_fn=ctrl_c_as_in_a_terminal,
         )
         os.close(slave)
         self._chunks: list[bytes] = []

@@ -402,3 +402,24 @@ def test_the_readmes_deploy_dry_run_prints_sam_commands_for_its_region_and_profi
     # The region from the environment, as `AWS_REGION=eu-west-1 make deploy ARGS="--dry-run"` gives it.
     for sam in _ops_dry_run(["deploy", "--dry-run"], AWS_REGION="eu-west-1"):
         assert sam[sam.index("--region") + 1] == "eu-west-1"
+
+
+@pytest.mark.parametrize("document", [ROOT / "README.md", ROOT / "docs" / "design.md"], ids=lambda p: p.name)
+def test_each_invariant_is_decided_in_one_named_function_of_the_layer(document):
+    # The invariant table is where a newcomer starts: its first name in "decided in" must be a
+    # function of the layer (a rename breaks the table here, not in a reader's hands), and every module
+    # in "tested in" must exist.
+    import importlib
+
+    rows = re.findall(r"^\| ([1-6])\. (.+?) \| (.+?) \| (.+?) \|$", document.read_text(), flags=re.M)
+    assert sorted(number for number, *_ in rows) == ["1", "2", "3", "4", "5", "6"]
+    for number, _, decided_in, tested_in in rows:
+        first = re.search(r"`([a-z_]+)\.([A-Za-z_.]+)`", decided_in)
+        assert first is not None, f"invariant {number}: no function named in {decided_in!r}"
+        target = importlib.import_module(f"replyonce.{first.group(1)}")
+        for part in first.group(2).split("."):
+            target = getattr(target, part)
+        assert callable(target), f"invariant {number}: {first.group(0)} is not a function"
+        tests = re.findall(r"`(tests/[^`]+\.py)`", tested_in)
+        assert tests, f"invariant {number}: no test module named"
+        assert [t for t in tests if not (ROOT / t).is_file()] == []

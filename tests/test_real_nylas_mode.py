@@ -23,6 +23,7 @@ from devstack.events import encode, envelope
 from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET
 from ops.register_webhook import TRIGGER_TYPES
 from replyonce.signature import sign
+from tests.pseudo_terminal import ctrl_c_as_in_a_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_GRANT = "grant-real-0042"
@@ -57,6 +58,7 @@ class Command:
             env=env,
             stdout=output.open("w"),
             stderr=subprocess.STDOUT,
+            preexec_fn=ctrl_c_as_in_a_terminal,  # Ctrl-C works from a backgrounded suite too
         )
 
     def text(self) -> str:

@@ -19,7 +19,7 @@ import pytest
 
 from devstack import trigger
 from devstack.events import AGENT_EMAIL
-from tests.pseudo_terminal import Terminal
+from tests.pseudo_terminal import Terminal, ctrl_c_as_in_a_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 ENVIRONMENT = {
@@ -46,6 +46,7 @@ class Serve:
             env=environment,
             stdout=output.open("w"),
             stderr=subprocess.STDOUT,
+            preexec_fn=ctrl_c_as_in_a_terminal,  # Ctrl-C works from a backgrounded suite too
         )
         deadline = time.monotonic() + 60
         while not (found := re.search(r"webhook URL\s+(http://127\.0\.0\.1:\d+)/", self.text())):
