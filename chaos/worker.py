@@ -22,18 +22,16 @@ from chaos import mutants
 from devstack.containers import load_handler
 from devstack.poller import EventSourcePoller
 from devstack.template import LocalResources
-from ops.template import load_template, sqs_event_source
+from ops.template import load_template
 
 
 def main() -> int:
     os.environ["AWS_SDK_UA_APP_ID"] = f"chaos-worker-{os.getpid()}"
     skew = float(os.environ.get("CHAOS_CLOCK_SKEW_SECONDS", "0"))
     timeout = float(os.environ.get("CHAOS_FUNCTION_TIMEOUT_SECONDS", "6"))
+    # The template's batches (10, no window): the consumer runs a batch's threads at once, so only a
+    # thread's later records in one batch can meet the deadline rule.
     template = load_template()
-    # Batches of one, as the template is moving to: with a short chaos function timeout, the records
-    # after the first of a batch would be deferred (reason ``deadline``) and burn receives towards the
-    # dead-letter queue. The template itself is not changed.
-    sqs_event_source(template)["BatchSize"] = 1
     resources = LocalResources(
         queues={"NotificationQueue": os.environ["QUEUE_URL"]},
         queue_arns={"NotificationQueue": os.environ["CHAOS_QUEUE_ARN"]},

@@ -15,6 +15,7 @@ from ops.errors import ConfigurationError
 from ops.preflight import LAMBDA_UNRESERVED_MINIMUM, check_concurrency
 from ops.template import load_template, sqs_event_source
 from replyonce.config import ReplierSettings
+from replyonce.consumer import MAX_THREADS_AT_ONCE
 
 # Slack in the function's Timeout beyond the batch's record budgets: the invocation's own work before
 # the first record (parsing, registering the context). More would only delay a hung invocation's end.
@@ -61,14 +62,15 @@ def record_budget_seconds() -> float:
     return settings.record_budget_seconds
 
 
-def test_the_replier_timeout_is_what_its_batch_of_record_budgets_needs():
-    source = sqs_event_source(load_template())
-    needed = source["BatchSize"] * record_budget_seconds()
+def test_the_replier_timeout_is_what_one_record_budget_needs():
+    # A batch's threads run at once, each thread's first record with the whole budget; a later record
+    # of a thread starts only if a whole budget is left (the deadline rule), else it is back at once.
+    needed = record_budget_seconds()
     slack = _replier()["Timeout"] - needed
     low, high = INVOCATION_SLACK_SECONDS
     # Enough that the first record starts (the deadline rule wants a whole budget left), and no more
     # than the invocation's own work: a longer Timeout only makes a hung invocation hold on longer.
-    assert low <= slack <= high, f"Timeout {_replier()['Timeout']} s for {needed:g} s of record budgets"
+    assert low <= slack <= high, f"Timeout {_replier()['Timeout']} s for a {needed:g} s record budget"
 
 
 def test_the_queue_visibility_is_six_replier_timeouts_plus_the_batching_window():
@@ -81,11 +83,12 @@ def test_the_queue_visibility_is_six_replier_timeouts_plus_the_batching_window()
     assert visibility == expected
 
 
-def test_records_are_invoked_one_at_a_time_without_a_batching_window():
-    # The serial consumer makes a batch's records wait for each other (another thread's slow send,
-    # lease wait); a window holds every lone record (docs/performance.md, "Batch concurrency").
+def test_a_batch_holds_no_more_threads_than_the_consumer_runs_at_once_and_no_window():
+    # Each thread of a batch gets a worker at once (docs/performance.md, "Batch concurrency"): a batch
+    # larger than the pool would make its last threads wait for the first ones; a window holds every
+    # lone record.
     source = sqs_event_source(load_template())
-    assert source["BatchSize"] == 1
+    assert 1 < source["BatchSize"] <= MAX_THREADS_AT_ONCE
     assert source["MaximumBatchingWindowInSeconds"] == 0
     assert source["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
 

@@ -299,11 +299,15 @@ def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, 
     monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "2")
     monkeypatch.setenv("RECORD_MARGIN_SECONDS", "0.5")
     monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "1")
-    messages = [inbound(nylas, subject=f"Order {n}") for n in range(3)]
+    # One thread's records run one after another (another thread's would start at once, beside it).
+    first = inbound(nylas, subject="Order 1042")
+    messages = [first] + [
+        inbound(nylas, subject="Re: Order 1042", thread_id=first["thread_id"]) for _ in range(2)
+    ]
     nylas.inject("POST", SEND_PATH, Fault.delay(1.6), times=3)
     container, visibility = container_recording_visibility()
     event = sqs_event([as_nylas_sends_it(m) for m in messages])
-    # 3.6 s: the first record fits (its 3.5 s lease); after its slow send the rest no longer do.
+    # 3.6 s: the first record fits (its 3.5 s lease); after its slow send the thread's others no longer do.
     response = container.handle_batch(event, LocalLambdaContext("ReplierFunction", timeout_seconds=3.6))
     assert len(nylas.sends) == 1
     assert len(response["batchItemFailures"]) == 2

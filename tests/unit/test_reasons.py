@@ -1,6 +1,5 @@
 """Every reason is logged and counted from one place, and none is dead (replyonce.reasons)."""
 
-import json
 import re
 from pathlib import Path
 
@@ -14,15 +13,17 @@ SOURCES = {str(p): p.read_text() for p in PRODUCT if p.name != "reasons.py"}
 
 
 @pytest.mark.parametrize("reason", list(SkipReason))
-def test_every_skip_reason_is_logged_with_its_reason_and_counted(reason, log_records, capsys):
+def test_every_skip_reason_is_logged_with_its_reason_and_counted(reason, log_records):
     outcome = skipped(reason, notification_id="n-1")
     assert outcome == {"outcome": "skipped", "reason": reason.value}
     [line] = [r for r in log_records() if r.get("reason") == reason.value]
     assert line["notification_id"] == "n-1"
-    emitted = [json.loads(x) for x in capsys.readouterr().out.splitlines() if '"_aws"' in x]
-    [metric] = [m for m in emitted if "NotificationSkipped" in m]
-    assert metric["reason"] == reason.value
-    assert metrics.namespace == "ReplyOnce"
+    # The count is in the same line (EMF): NotificationSkipped, dimension reason, in our namespace.
+    assert line["NotificationSkipped"] == [1.0]
+    [directive] = line["_aws"]["CloudWatchMetrics"]
+    assert directive["Namespace"] == metrics.namespace == "ReplyOnce"
+    assert directive["Dimensions"] == [["reason"]]
+    assert directive["Metrics"] == [{"Name": "NotificationSkipped", "Unit": "Count"}]
 
 
 @pytest.mark.parametrize("reason", [*SkipReason, *DeferReason, *RejectReason])

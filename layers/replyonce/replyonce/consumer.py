@@ -1,4 +1,4 @@
-"""The replier's SQS consumer: a batch, one record at a time, to the replier; and what "not now" means.
+"""The replier's SQS consumer: a batch's threads at once, each thread's records in order; and "not now".
 
 Primary dedup (docs/design.md): Powertools idempotency keyed on the
 notification ``id`` — not the SQS ``messageId`` (a redelivery is a new SQS
@@ -6,6 +6,13 @@ message) and not ``data.object.id``. The key prefix is pinned, so a refactor
 or a renamed function does not silently start a new key space. Records the
 replier queued itself (the reconcile of a queued reply) are not
 notifications and skip idempotency: a reconcile is idempotent under the lease.
+
+A batch is split by conversation thread (:func:`replyonce.batch.thread_groups`);
+the groups run at once on threads of the container, each through its own
+Powertools ``BatchProcessor``, and their ``batchItemFailures`` are put
+together. So no record waits on another thread's Nylas or agent time, and one
+record's budget is all the function's ``Timeout`` needs (``docs/performance.md``,
+"Batch concurrency").
 
 When a record cannot finish now, one pure function
 (:func:`replyonce.core.retry_delay`) decides when it comes back, and the
@@ -16,6 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +42,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
 from replyonce.agents import BedrockAgent, load_agent
+from replyonce.batch import thread_groups
 from replyonce.config import ReplierSettings
 from replyonce.core import may_start, retry_delay
 from replyonce.exceptions import Deferred, InvalidNotificationError, NylasRetryableError
@@ -48,6 +57,9 @@ from replyonce.store import DynamoDBStateStore
 
 # Part of the stored data: changing it re-opens every notification of the last 24 h.
 IDEMPOTENCY_KEY_PREFIX = "replyonce.notification"
+# Threads of one batch run at once: as many as SQS puts in a batch (the template's BatchSize is at most
+# this, tests/test_capacity.py); the Nylas session's connection pool holds as many.
+MAX_THREADS_AT_ONCE = 10
 
 
 class NotificationConsumer:
@@ -90,6 +102,7 @@ class NotificationConsumer:
         self._remaining_ms: Callable[[], int] = lambda: 60_000
         # The record being processed, for the duplicate hook (which Powertools calls without it).
         self._current = threading.local()
+        self._pool: ThreadPoolExecutor | None = None
 
     @classmethod
     def from_environment(
@@ -164,6 +177,18 @@ class NotificationConsumer:
         # timed-out run is retried instead of blocking the notification.
         self._config.register_lambda_context(context)
         self._remaining_ms = context.get_remaining_time_in_millis
+        groups = thread_groups(event.get("Records") or [])
+        if len(groups) <= 1:
+            return self._handle_group(event, context)
+        if self._pool is None:
+            # Once per container: its threads outlive the invocation, as the clients do.
+            self._pool = ThreadPoolExecutor(max_workers=MAX_THREADS_AT_ONCE, thread_name_prefix="thread")
+        runs = [self._pool.submit(self._handle_group, {"Records": group}, context) for group in groups]
+        failures = [failure for run in runs for failure in run.result()["batchItemFailures"]]
+        return {"batchItemFailures": failures}
+
+    def _handle_group(self, event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        """One thread's records, in queue order: a Powertools partial response of their own."""
         # A batch whose every record failed is still a partial response, not a crashed invocation.
         processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
         return process_partial_response(
@@ -171,7 +196,8 @@ class NotificationConsumer:
         )
 
     def _handle_record(self, record: SQSRecord) -> dict[str, Any]:
-        logger.append_keys(sqs_message_id=record.message_id)
+        # Thread-safe keys: the other threads of the batch log their own records meanwhile.
+        logger.thread_safe_append_keys(sqs_message_id=record.message_id)
         try:
             if not may_start(self._remaining(), self._settings.policy):
                 # Started now, the record could outlive the invocation; not started, it is back at once.
@@ -182,7 +208,7 @@ class NotificationConsumer:
                     reconcile_task(record.body), remaining_seconds=self._remaining, hold_record=self._hold
                 )
             notification = Notification.parse(record.body)
-            logger.append_keys(notification_id=notification.id)
+            logger.thread_safe_append_keys(notification_id=notification.id)
             self._current.notification_id = notification.id
             return self._handle_once(notification=notification.payload)
         except InvalidNotificationError as exc:
@@ -208,7 +234,7 @@ class NotificationConsumer:
             self._defer(record, DeferReason.UNEXPECTED, None, {})
             raise
         finally:
-            logger.remove_keys(["notification_id", "sqs_message_id"])
+            logger.thread_safe_remove_keys(["notification_id", "sqs_message_id"])
 
     def _remaining(self) -> float:
         return self._remaining_ms() / 1000

@@ -16,16 +16,20 @@ client for centralized sampling, ~110 ms of every cold start (``make bench``).
 """
 
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
+from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 
 from replyonce.reasons import SkipReason
 
 logger = Logger()
 metrics = Metrics()
+# Every skip is counted here, with its reason as the dimension (invariant 5).
+SKIP_METRIC = "NotificationSkipped"
 
 
 class Untraced:
@@ -76,9 +80,17 @@ def build_tracer(patch_modules: Sequence[str] | None = None) -> Tracer | Untrace
     return Tracer(patch_modules=patch_modules)
 
 
+_buffer_lock = threading.Lock()
+
+
 def count(name: str, value: float = 1) -> None:
-    """Add ``value`` to the count metric ``name`` in this invocation's buffer."""
-    metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+    """Add ``value`` to the count metric ``name`` in this invocation's buffer.
+
+    Under a lock: the threads of one batch share the buffer, and Powertools flushes it from
+    ``add_metric`` when it holds 100 metrics.
+    """
+    with _buffer_lock:
+        metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
 
 
 def count_by(name: str, dimension: str, value: str) -> None:
@@ -103,7 +115,15 @@ def skipped(reason: SkipReason, message: str = "notification skipped", **detail:
     The one place a skip is logged and counted, so no skip can be silent or
     uncounted; returns the outcome Powertools idempotency stores for the
     notification.
+
+    Why the count travels in the log line (CloudWatch extracts EMF from any JSON
+    log line): one write is the log and the metric, so a container that dies
+    mid-batch — another of the batch's threads crashing it — cannot leave a skip
+    logged and uncounted.
     """
-    logger.info(message, extra={"reason": reason.value, **detail})
-    count_by("NotificationSkipped", "reason", reason.value)
+    count = AmazonCloudWatchEMFProvider(namespace=metrics.namespace)
+    count.add_metric(name=SKIP_METRIC, unit=MetricUnit.Count, value=1)
+    for name, value in {**metrics.default_dimensions, "reason": reason.value}.items():
+        count.add_dimension(name=name, value=value)
+    logger.info(message, extra={**detail, **count.serialize_metric_set()})
     return {"outcome": "skipped", "reason": reason.value}

@@ -92,8 +92,10 @@ class Replier:
         # Per container: what Nylas says of the grants does not change between records.
         self._agents: Agents | None = None
         self._folders: dict[str, tuple[frozenset[str], str]] = {}
-        self._nylas_time: tuple[int, float] | None = None
-        self._hold_record: Callable[[float], None] | None = None
+        # What one record's run knows, per thread: the consumer runs a batch's threads at once.
+        self._record = threading.local()
+        # The container's knowledge is filled once, by the first thread that needs it.
+        self._container_lock = threading.Lock()
 
     # ---- per-container knowledge --------------------------------------------------------------------------
 
@@ -104,62 +106,71 @@ class Replier:
         counted, not silently ignored: a mistyped ``AGENT_GRANT_IDS`` would
         otherwise answer nothing for it without a word.
         """
-        if self._agents is None:
-            emails, names = {}, {}
-            for grant_id in self._policy.agent_grant_ids:
-                try:
-                    grant = self._mailbox.grant(grant_id)
-                except NylasPermanentError as unknown:
-                    logger.error(
-                        "AGENT_GRANT_IDS names a grant Nylas does not know; its mail is not answered",
-                        extra={"grant_id": grant_id, "status": unknown.status},
-                    )
-                    count("AgentGrantUnknown")
-                    continue
-                if grant.email:
-                    emails[grant_id] = grant.email
-                names[grant_id] = grant.name
-            self._agents = Agents(self._policy.agent_grant_ids, emails, names)
+        with self._container_lock:
+            if self._agents is None:
+                self._agents = self._look_up_agents()
         return self._agents
+
+    def _look_up_agents(self) -> Agents:
+        emails, names = {}, {}
+        for grant_id in self._policy.agent_grant_ids:
+            try:
+                grant = self._mailbox.grant(grant_id)
+            except NylasPermanentError as unknown:
+                logger.error(
+                    "AGENT_GRANT_IDS names a grant Nylas does not know; its mail is not answered",
+                    extra={"grant_id": grant_id, "status": unknown.status},
+                )
+                count("AgentGrantUnknown")
+                continue
+            if grant.email:
+                emails[grant_id] = grant.email
+            names[grant_id] = grant.name
+        return Agents(self._policy.agent_grant_ids, emails, names)
 
     def _grant_folders(self, grant_id: str) -> tuple[frozenset[str], str]:
         """The grant's junk and trash folder ids, and the hand-off folder's id (``""``: none)."""
-        if grant_id not in self._folders:
-            try:
-                folders = list(self._mailbox.folders(grant_id))
-            except NylasPermanentError as refused:
-                logger.error(
-                    "cannot list the grant's folders; junk and trash are recognised by name only",
-                    extra={"grant_id": grant_id, "status": refused.status},
-                )
-                count("FoldersUnavailable")
-                folders = []
-            closed = frozenset(
-                f.id
-                for f in folders
-                if f.name.lower() in CLOSED_FOLDER_NAMES
-                or {a.lower() for a in f.attributes} & _CLOSED_FOLDER_ATTRIBUTES
-            )
-            wanted = self._policy.handoff_folder
-            handoff = next((f.id for f in folders if wanted and wanted in (f.id, f.name)), "")
-            if wanted and not handoff:
-                logger.error(
-                    "HANDOFF_FOLDER names no folder of the grant; handed-off mail stays where it is",
-                    extra={"grant_id": grant_id, "handoff_folder": wanted},
-                )
-            self._folders[grant_id] = (closed, handoff)
+        with self._container_lock:
+            if grant_id not in self._folders:
+                self._folders[grant_id] = self._look_up_folders(grant_id)
         return self._folders[grant_id]
+
+    def _look_up_folders(self, grant_id: str) -> tuple[frozenset[str], str]:
+        try:
+            folders = list(self._mailbox.folders(grant_id))
+        except NylasPermanentError as refused:
+            logger.error(
+                "cannot list the grant's folders; junk and trash are recognised by name only",
+                extra={"grant_id": grant_id, "status": refused.status},
+            )
+            count("FoldersUnavailable")
+            folders = []
+        closed = frozenset(
+            f.id
+            for f in folders
+            if f.name.lower() in CLOSED_FOLDER_NAMES
+            or {a.lower() for a in f.attributes} & _CLOSED_FOLDER_ATTRIBUTES
+        )
+        wanted = self._policy.handoff_folder
+        handoff = next((f.id for f in folders if wanted and wanted in (f.id, f.name)), "")
+        if wanted and not handoff:
+            logger.error(
+                "HANDOFF_FOLDER names no folder of the grant; handed-off mail stays where it is",
+                extra={"grant_id": grant_id, "handoff_folder": wanted},
+            )
+        return (closed, handoff)
 
     def _now(self) -> int | None:
         """Nylas' time now: its last answer's ``Date`` plus the monotonic time since (never a wall clock)."""
-        if self._nylas_time is None:
+        seen_at = getattr(self._record, "nylas_time", None)
+        if seen_at is None:
             return None
-        at, seen = self._nylas_time
+        at, seen = seen_at
         return at + int(self._monotonic() - seen)
 
     def _saw_nylas_time(self, nylas_time: int | None) -> None:
         if nylas_time is not None:
-            self._nylas_time = (nylas_time, self._monotonic())
+            self._record.nylas_time = (nylas_time, self._monotonic())
 
     # ---- one record ---------------------------------------------------------------------------------------
 
@@ -185,12 +196,12 @@ class Replier:
             Transient failures: the record is retried with backoff.
         """
         # Nylas' time is per record: an estimate carried over from an earlier one would only drift.
-        self._nylas_time = None
+        self._record.nylas_time = None
         s = Situation(subject, self._policy, agents=self._agents)
         if hasattr(subject, "grant_id") and subject.grant_id in self._folders:
             s = replace(s, closed_folders=self._folders[subject.grant_id][0])
         lease: Lease | None = None
-        self._hold_record = hold_record
+        self._record.hold = hold_record
         try:
             for _ in range(_MAX_STEPS):
                 s = replace(s, now=self._now(), time_left=self._time_left(lease, remaining_seconds))
@@ -230,8 +241,8 @@ class Replier:
                     count("MessageFetched")
                 return replace(s, fetched=GONE if fetched is None else fetched), lease, None
             case core.TakeLease(thread_key=key, duration_seconds=seconds):
-                if self._hold_record is not None:
-                    self._hold_record(self._lease_wait_seconds + seconds + self._policy.margin_seconds)
+                if self._record.hold is not None:
+                    self._record.hold(self._lease_wait_seconds + seconds + self._policy.margin_seconds)
                 lease = self._take_lease(key, seconds, s)
                 return replace(s, state=lease.state), lease, None
             case core.ReadThread(grant_id=grant_id, thread_id=thread_id, limit=limit, page_token=token):

@@ -1,0 +1,58 @@
+"""A batch of queue records split by conversation thread.
+
+Why: a record waits seconds on Nylas and the agent. Run one after another, a
+batch's records wait for each other's waits, and the function's ``Timeout``
+must hold them all. Run by thread, the threads of a batch go at once while a
+thread's own records keep their queue order: the second of a burst is seen
+after the first (its reply covers it, or it gets its own), never beside it.
+The thread lease would serialise them anyway, but only by making one wait.
+
+The key is what the lease is taken on: the grant and the thread. A record the
+consumer cannot read (not JSON, not a notification, a task it does not know)
+is a group of its own, so its failure touches nothing else; a notification of
+a type the replier skips goes with its message when it names one.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from replyonce.exceptions import InvalidNotificationError
+from replyonce.notification import Notification
+from replyonce.queue import ATTR_TASK, reconcile_task
+from replyonce.subjects import MessageArrived, ReconcileDue, SendReported
+
+Record = Mapping[str, Any]
+
+
+def thread_of(record: Record) -> tuple[str, ...]:
+    """The conversation a raw SQS record belongs to: ``("thread", grant, thread)`` when it names one.
+
+    ``("message", grant, message)`` for a message without a thread id, and
+    ``("record", message_id)`` (the SQS ``messageId``) for a record that names
+    neither: it shares its group with nothing.
+    """
+    alone = ("record", str(record.get("messageId", "")))
+    body = record.get("body") or ""
+    try:
+        subject: MessageArrived | SendReported | ReconcileDue | None
+        if ATTR_TASK in (record.get("messageAttributes") or {}):
+            subject = reconcile_task(body)
+        else:
+            subject = Notification.parse(body).subject()
+    except InvalidNotificationError:
+        return alone
+    if subject is None or not subject.grant_id:
+        return alone
+    if subject.thread_id:
+        return ("thread", subject.grant_id, subject.thread_id)
+    if isinstance(subject, MessageArrived) and subject.message_id:
+        return ("message", subject.grant_id, subject.message_id)
+    return alone
+
+
+def thread_groups(records: Sequence[Record]) -> list[list[Record]]:
+    """The records grouped by :func:`thread_of`: groups in order of first appearance, queue order inside."""
+    groups: dict[tuple[str, ...], list[Record]] = {}
+    for record in records:
+        groups.setdefault(thread_of(record), []).append(record)
+    return list(groups.values())
