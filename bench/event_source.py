@@ -17,15 +17,12 @@ that lag lands in the retry's share of a message's time. Once a batch has
 its first record, the window is filled with short polls every
 ``IDLE_POLL_SECONDS``.
 
-``grouped`` is option (b) of ``docs/performance.md`` ("Batch concurrency"),
-which today's consumer does not have: a batch is split into one group per
-conversation thread (grant and thread id of the notification; a record
-that does not parse is a group of its own), and the groups run at once on
-threads of the one container, each group's records in queue order through
-the real handler, sharing the invocation's deadline. The invocation ends
-when its last group does, and its failures are the groups' failures put
-together — what a consumer that ran a batch's threads concurrently would
-return to Lambda.
+``serial`` is the consumer as it was before it ran a batch's threads at once
+(the *before* row of ``docs/performance.md``, "Batch concurrency"): the
+batch's records handed to the real handler one after another, each as a
+batch of its own, sharing the invocation's deadline. The invocation ends when
+its last record does, and its failures are the records' failures put
+together -- what the serial consumer returned to Lambda.
 """
 
 import threading
@@ -105,7 +102,7 @@ class BatchingEventSource:
     make_container: Callable[[], tuple[int, Handler]]
     pollers: int = 2
     invocations: list[Invocation] = field(default_factory=list)
-    grouped: bool = False  # option (b): a batch's threads run at once (see the module docstring)
+    serial: bool = False  # the consumer before: a batch's records one after another (module docstring)
 
     def __post_init__(self) -> None:
         self._sqs = boto3.client("sqs")
@@ -182,24 +179,6 @@ class BatchingEventSource:
                 self._running = [t for t in self._running if t.is_alive()] + [thread]
             thread.start()
 
-    @staticmethod
-    def _groups(batch: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-        """The batch's records by conversation thread, each group in queue order."""
-        from replyonce.exceptions import InvalidNotificationError
-        from replyonce.notification import Notification
-
-        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for message in batch:
-            try:
-                notification = Notification.parse(message["Body"])
-                key = (notification.grant_id, notification.thread_id or notification.message_id or "")
-            except InvalidNotificationError:
-                key = ("", message["MessageId"])
-            if not key[1]:
-                key = ("", message["MessageId"])
-            groups.setdefault(key, []).append(message)
-        return list(groups.values())
-
     def _invoke(self, batch: list[dict[str, Any]]) -> None:
         from replyonce.notification import Notification
 
@@ -212,26 +191,14 @@ class BatchingEventSource:
                 container = Container(*self.make_container())
             ready = time.time()
             context = LocalLambdaContext("ReplierFunction", timeout_seconds=self.settings.timeout_seconds)
-            groups = self._groups(batch) if self.grouped else [batch]
             failures: list[dict[str, str]] = []
-
-            def run(group: list[dict[str, Any]]) -> None:
-                event = sqs_event_from_messages(group, self._queue_arn)
+            for part in [[m] for m in batch] if self.serial else [batch]:
+                event = sqs_event_from_messages(part, self._queue_arn)
                 try:
                     response = container.handler(event, context) or {}
                 except Exception:
-                    response = {"batchItemFailures": [{"itemIdentifier": m["MessageId"]} for m in group]}
-                with self._lock:
-                    failures.extend(response.get("batchItemFailures", []))
-
-            if len(groups) == 1:
-                run(groups[0])
-            else:
-                workers = [threading.Thread(target=run, args=(g,), daemon=True) for g in groups]
-                for worker in workers:
-                    worker.start()
-                for worker in workers:
-                    worker.join()
+                    response = {"batchItemFailures": [{"itemIdentifier": m["MessageId"]} for m in part]}
+                failures.extend(response.get("batchItemFailures", []))
             ended = time.time()
             failed = {item["itemIdentifier"] for item in failures}
             done = [m for m in batch if m["MessageId"] not in failed]

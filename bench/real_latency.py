@@ -6,12 +6,12 @@ take in production (``bench.latency``: a proxy in front of the emulator,
 ``bench.slow_agent``: the draft), run once per batching option with the same
 latency draws:
 
-- **before**: the event source as it was (``BatchSize: 5``,
-  ``MaximumBatchingWindowInSeconds: 1``), the batch's records one after another;
-- **(a)**: the template's batches of one, no window;
-- **(b)**: batches of ten, no window, the batch's conversation threads run at
-  once on one container (``bench.event_source``'s ``grouped`` stand-in: the
-  product's consumer does not do it).
+- **before**: the event source and the consumer as they were (``BatchSize: 5``,
+  ``MaximumBatchingWindowInSeconds: 1``), the batch's records one after another
+  (``bench.event_source``'s ``serial`` stand-in);
+- **(a)**: batches of one, no window;
+- **(b)**: the template: batches of ten, no window, the consumer running a
+  batch's conversation threads at once.
 
 The floor is paired: every message of the mix invoked directly, alone, on a
 warm container, with exactly the latencies it met in the mix (the draws are
@@ -61,13 +61,15 @@ from devstack.counting import function_timeout
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.stack import LocalStack
+from ops.template import load_template, sqs_event_source
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
 from replyonce.state import OUTBOX
 
 # The options of docs/performance.md, "Batch concurrency" (None: the template's value).
 BEFORE, OPTION_A, OPTION_B = "before", "(a)", "(b)"
-B_BATCH_SIZE = 10
+# The template's batch size: option (b) is the template.
+B_BATCH_SIZE = sqs_event_source(load_template())["BatchSize"]
 
 
 @dataclass(frozen=True)
@@ -83,19 +85,17 @@ def options(concurrency: int) -> tuple[Option, ...]:
         Option(
             BEFORE,
             "before: `BatchSize: 5`, window 1 s, a batch's records one after another",
-            Batching(batch_size=5, window_seconds=1.0, maximum_concurrency=concurrency),
+            Batching(batch_size=5, window_seconds=1.0, maximum_concurrency=concurrency, serial=True),
         ),
         Option(
             OPTION_A,
-            "(a) the template: batches of one, no window",
-            Batching(maximum_concurrency=concurrency),
+            "(a) batches of one, no window",
+            Batching(batch_size=1, window_seconds=0.0, maximum_concurrency=concurrency),
         ),
         Option(
             OPTION_B,
-            f"(b) batches of {B_BATCH_SIZE}, no window, a batch's threads at once (stand-in)",
-            Batching(
-                batch_size=B_BATCH_SIZE, window_seconds=0.0, maximum_concurrency=concurrency, grouped=True
-            ),
+            f"(b) the template: batches of {B_BATCH_SIZE}, no window, a batch's threads at once",
+            Batching(maximum_concurrency=concurrency),
         ),
     )
 
@@ -302,7 +302,7 @@ def saturate(
         queue.enqueue(Notification(envelope(message)))
     recorder = _recorder(model)
     source = BatchingEventSource(
-        resources, settings, recorder.container, pollers=pollers, grouped=batching.grouped
+        resources, settings, recorder.container, pollers=pollers, serial=batching.serial
     )
     started = time.monotonic()
     source.start()

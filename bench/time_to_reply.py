@@ -271,7 +271,7 @@ class MixResult:
     answered_twice: int  # messages that two replies went to
     webhook_refusals: int  # notifications the webhook never answered 200 (after Nylas' retries)
     rows: list[Row]
-    grouped: bool = False  # option (b): a batch's threads ran at once
+    serial: bool = False  # the consumer before: a batch's records one after another
     invocations: tuple[Invocation, ...] = ()
     attempts: tuple[Attempt, ...] = ()
 
@@ -315,7 +315,7 @@ class Batching:
     batch_size: int | None = None
     window_seconds: float | None = None
     maximum_concurrency: int | None = None
-    grouped: bool = False  # option (b): a batch's threads at once (``bench.event_source``)
+    serial: bool = False  # the consumer before: a batch's records one after another (``bench.event_source``)
 
     def applied(self, settings: BatchingSettings) -> BatchingSettings:
         if self.batch_size is not None:
@@ -352,7 +352,7 @@ def run_mix(
     plan = schedule(mix, seed)
     recorder = recorder or Recorder()
     source = BatchingEventSource(
-        resources, batching, recorder.container, pollers=pollers, grouped=override.grouped
+        resources, batching, recorder.container, pollers=pollers, serial=override.serial
     ).start()
     sender = stack.sender()
     delivered: list[Delivered] = []
@@ -439,7 +439,7 @@ def run_mix(
         answered_twice=sum(1 for count in targets.values() if count > 1),
         webhook_refusals=sum(1 for d in delivered if d.status != 200),
         rows=rows,
-        grouped=override.grouped,
+        serial=override.serial,
         invocations=tuple(source.invocations),
         attempts=tuple(recorder.attempts),
     )
