@@ -61,8 +61,12 @@ validate: $(STAMP) ## sam validate --lint, then cfn-lint with the serverless rul
 PYTEST_PATHS = $(filter tests%,$(ARGS))
 PYTEST_NEEDS_CHECKOV = $(if $(PYTEST_PATHS),$(or $(findstring test_template_security,$(PYTEST_PATHS)),$(filter tests tests/,$(PYTEST_PATHS))),all)
 
+# The whole suite runs on 4 pytest-xdist workers: it waits on servers, subprocesses and queues more
+# than it computes, so 4 beat 2 on a 2-core machine (README, "Tests"). A run naming paths is one process.
+PYTEST_WORKERS ?= $(if $(PYTEST_PATHS),0,4)
+
 pytest: $(STAMP) $(if $(PYTEST_NEEDS_CHECKOV),$(CHECKOV)) ## the test suite (ARGS="tests/test_x.py -q" for one module)
-	$(BIN)/python -m pytest $(ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(ARGS)
 
 test-fast: $(STAMP) ## the pure and in-memory tests only (the rules, the agents, the text): seconds, no servers
 	$(BIN)/python -m pytest tests/unit -q $(ARGS)

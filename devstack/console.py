@@ -74,8 +74,12 @@ def progress_bar(console: Console | None) -> Progress | None:
 
 
 def is_metric_line(record: Mapping[str, Any]) -> bool:
-    """A CloudWatch embedded-metric-format record (Powertools Metrics' flush), not a log event."""
-    return "_aws" in record
+    """A CloudWatch embedded-metric-format record (Powertools Metrics' flush), not a log event.
+
+    A log event may carry its own metric (a skip's count travels in its log line): it has a
+    ``message`` and is shown as the log event it is.
+    """
+    return "_aws" in record and "message" not in record
 
 
 def function_label(record: Mapping[str, Any]) -> str:

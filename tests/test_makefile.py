@@ -72,7 +72,9 @@ def test_pytest_builds_checkov_only_for_a_run_that_includes_the_security_tests(t
     commands = make("-n", "pytest", f"ARGS={args}", venv=tmp_path / "venv")
     assert ("requirements-checkov.txt" in commands) is needs_checkov
     assert "requirements-dev.txt" in commands
-    assert f"-m pytest {args}" in commands
+    # Named paths run in one process; the whole suite on the xdist workers.
+    workers = 0 if "tests" in args else 4
+    assert f"-m pytest -n {workers} {args}" in commands
 
 
 def test_setup_shows_progress_rather_than_pip_quiet(tmp_path):

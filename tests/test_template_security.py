@@ -24,6 +24,7 @@ import pytest
 from cfnlint.api import ManualArgs, lint_file
 
 from ops.template import TEMPLATE_PATH, load_template
+from replyonce.observability import SKIP_METRIC
 
 ROOT = TEMPLATE_PATH.parent
 LAYER = ROOT / "layers" / "replyonce" / "replyonce"
@@ -243,7 +244,7 @@ SERVICE_OF_MODULE = {
 
 
 def _metric_calls(path: Path) -> list[tuple[str, tuple[str, ...]]]:
-    """(metric, extra dimensions) of every ``count(...)`` / ``count_by(...)`` call in one module.
+    """(metric, extra dimensions) of every ``count``, ``count_by`` and ``skipped`` call in one module.
 
     Every string constant in the name argument counts: ``count("A" if x else "B")`` emits both; so
     does a step's ``metric="A"``, which the shell counts when it carries the step out (by
@@ -265,6 +266,9 @@ def _metric_calls(path: Path) -> list[tuple[str, tuple[str, ...]]]:
             for c in ast.walk(node.args[0])
             if isinstance(c, ast.Constant) and isinstance(c.value, str)
         ]
+        if node.func.id == "skipped":
+            # observability.skipped counts the skip in its own log line, dimension ``reason``.
+            calls.append((SKIP_METRIC, ("reason",)))
         if node.func.id == "count":
             calls += [(name, ()) for name in names]
         elif node.func.id == "count_by" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
