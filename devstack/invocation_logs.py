@@ -18,13 +18,17 @@ another's metrics, and none carried a ``service`` dimension.
 
 The fix here, not in the product: the per-invocation state — the Logger's
 default keys, its formatter's ``log_format`` and the ``keys_combined`` it is
-reset to, the Metrics provider's buffer and service — is made per thread. A
-thread runs one invocation at a time, as a Lambda process does, so every
-line is stamped by the invocation that wrote it. :func:`invocation_scope`
-gives each invocation its function's service name.
+reset to, the Metrics provider's buffer and service — is made per
+invocation, held in a context variable that :func:`invocation_scope` binds
+afresh for each invocation. A thread runs one invocation at a time, as a
+Lambda process does, so every line is stamped by the invocation that wrote
+it; the replier's consumer runs a batch's threads with a copy of the
+invocation's context (``contextvars.copy_context``), so their lines and
+metrics are the invocation's too, as they are in Lambda's one process.
 """
 
 import contextlib
+import contextvars
 import copy
 import threading
 from collections.abc import Iterator
@@ -33,36 +37,53 @@ from typing import Any
 _install_lock = threading.Lock()
 
 
-class _PerThread:
-    """A data descriptor whose value is per thread, starting from a copy of the value at install."""
+class _PerInvocation:
+    """A data descriptor whose value is per invocation, starting from a copy of the value at install.
+
+    The values live in a dict held by a context variable: :func:`invocation_scope` binds a new dict
+    for each invocation, and a thread running with a copy of that context (the consumer's thread
+    pool) sees the same dict — the same buffer, as in one Lambda process.
+    """
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self._local = threading.local()
         self._initial: dict[Any, Any] = {}
 
     def __get__(self, formatter: Any, owner: type | None = None) -> Any:
         if formatter is None:
             return self
-        values = self._local.__dict__.setdefault("values", {})
-        key = id(formatter)
+        values = _bound()
+        key = (self._name, id(formatter))
         if key not in values:
-            values[key] = copy.copy(self._initial[key])
+            values[key] = copy.copy(self._initial[id(formatter)])
         return values[key]
 
     def __set__(self, formatter: Any, value: Any) -> None:
-        self._local.__dict__.setdefault("values", {})[id(formatter)] = value
+        _bound()[(self._name, id(formatter))] = value
 
     def adopt(self, formatter: Any) -> None:
-        """Take the formatter's current value as every thread's starting value."""
+        """Take the formatter's current value as every invocation's starting value."""
         self._initial[id(formatter)] = copy.copy(formatter.__dict__.pop(self._name))
+
+
+_INVOCATION: contextvars.ContextVar[dict[Any, Any]] = contextvars.ContextVar("local_invocation_state")
+
+
+def _bound() -> dict[Any, Any]:
+    """This invocation's values (a thread outside any invocation gets its own, on first use)."""
+    try:
+        return _INVOCATION.get()
+    except LookupError:
+        values: dict[Any, Any] = {}
+        _INVOCATION.set(values)
+        return values
 
 
 def _per_thread(instance: Any, attributes: tuple[str, ...]) -> None:
     """Make ``attributes`` of ``instance`` per thread by giving it a subclass with descriptors."""
     if getattr(type(instance), "_per_thread_invocations", False):
         return
-    descriptors = {name: _PerThread(name) for name in attributes}
+    descriptors = {name: _PerInvocation(name) for name in attributes}
     isolated = type(
         f"PerThread{type(instance).__name__}",
         (type(instance),),
@@ -77,7 +98,7 @@ _METRIC_BUFFER = ("metric_set", "dimension_set", "metadata_set", "dimension_sets
 
 
 def isolate_invocations(logger: Any, metrics: Any) -> None:
-    """Make the shared Logger's and Metrics' per-invocation state per thread (idempotent).
+    """Make the shared Logger's and Metrics' per-invocation state per invocation (idempotent).
 
     Parameters
     ----------
@@ -107,6 +128,7 @@ def invocation_scope(service: str | None) -> Iterator[None]:
     from replyonce.observability import logger, metrics
 
     isolate_invocations(logger, metrics)
+    _INVOCATION.set({})
     if service:
         metrics.provider.service = service
         logger._default_log_keys = {**logger._default_log_keys, "service": service}

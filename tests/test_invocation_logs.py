@@ -11,7 +11,7 @@ import threading
 import requests
 
 from devstack.containers import load_handler
-from devstack.events import encode, load_event, message_created
+from devstack.events import AGENT_GRANT_ID, encode, envelope, load_event, message_created, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from devstack.sample_mailbox import seed_sample_mailbox
@@ -64,3 +64,28 @@ def test_replier_lines_written_while_the_webhook_runs_keep_the_replier_stamp():
     assert (accepted.get("service"), replied.get("service")) == ("replyonce-webhook", "replyonce-replier")
     assert "ReplySent" not in accepted
     assert "NotificationAccepted" not in replied
+
+
+def test_a_batchs_threads_log_and_count_as_their_invocation():
+    # The consumer runs the threads of a batch at once on its pool: their lines and metrics belong to
+    # the invocation that received the batch, as in Lambda's one process.
+    with LocalStack(StackSettings(pollers=0)) as stack:
+        assert stack.emulator is not None
+        messages = [
+            stack.emulator.deliver_inbound(
+                AGENT_GRANT_ID, from_email=f"c{n}@example.com", subject=f"Order {n}", body="<p>Late</p>"
+            )
+            for n in range(3)
+        ]
+        replier = load_handler("ReplierFunction")
+        context = LocalLambdaContext("ReplierFunction")
+        response = replier(sqs_event([envelope(m) for m in messages]), context)
+        records = list(stack.logs.records)
+    assert response == {"batchItemFailures": []}
+    sent = [r for r in records if r.get("message") == "reply sent"]
+    assert len(sent) == 3
+    assert {(r["function_name"], r["function_request_id"], r["service"]) for r in sent} == {
+        ("ReplierFunction", context.aws_request_id, "replyonce-replier")
+    }
+    [replied] = [r for r in records if "_aws" in r and "ReplySent" in r]
+    assert replied["ReplySent"] == [1.0, 1.0, 1.0]

@@ -423,3 +423,13 @@ def test_each_invariant_is_decided_in_one_named_function_of_the_layer(document):
         tests = re.findall(r"`(tests/[^`]+\.py)`", tested_in)
         assert tests, f"invariant {number}: no test module named"
         assert [t for t in tests if not (ROOT / t).is_file()] == []
+
+
+def test_every_module_of_the_layer_is_in_the_designs_module_table():
+    # One concern per module, each named where a newcomer looks for it.
+    design = (ROOT / "docs" / "design.md").read_text()
+    table = " ".join(line for line in design.splitlines() if line.startswith("| `"))
+    layer = ROOT / "layers" / "replyonce" / "replyonce"
+    modules = [p.name for p in sorted(layer.glob("*.py")) if p.name != "__init__.py"]
+    missing = [name for name in modules if f"`{name}`" not in table]
+    assert missing == []

@@ -19,6 +19,7 @@ When a record cannot finish now, one pure function
 record's visibility is set to that.
 """
 
+import contextvars
 import sys
 import threading
 import time
@@ -183,7 +184,12 @@ class NotificationConsumer:
         if self._pool is None:
             # Once per container: its threads outlive the invocation, as the clients do.
             self._pool = ThreadPoolExecutor(max_workers=MAX_THREADS_AT_ONCE, thread_name_prefix="thread")
-        runs = [self._pool.submit(self._handle_group, {"Records": group}, context) for group in groups]
+        # Each group runs in a copy of this invocation's context: Powertools' thread-safe log keys live
+        # in context variables, and a group's lines belong to the invocation that received it.
+        runs = [
+            self._pool.submit(contextvars.copy_context().run, self._handle_group, {"Records": group}, context)
+            for group in groups
+        ]
         failures = [failure for run in runs for failure in run.result()["batchItemFailures"]]
         return {"batchItemFailures": failures}
 
