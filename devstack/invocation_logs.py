@@ -112,6 +112,9 @@ def isolate_invocations(logger: Any, metrics: Any) -> None:
     if getattr(type(metrics.provider), "_per_thread_invocations", False):
         return  # installed: every invocation passes here, so no lock on this path
     with _install_lock:
+        # What an earlier caller left in the buffer (a test that ran a handler without its flush) must
+        # not become every invocation's starting buffer.
+        metrics.clear_metrics()
         _per_thread(logger, ("_default_log_keys",))
         _per_thread(logger.registered_formatter, ("log_format", "keys_combined"))
         _per_thread(metrics.provider, _METRIC_BUFFER)

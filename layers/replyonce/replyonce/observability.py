@@ -15,9 +15,9 @@ the SDK is not needed at all — yet outside Lambda importing it builds an X-Ray
 client for centralized sampling, ~110 ms of every cold start (``make bench``).
 """
 
+import contextlib
 import os
-import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -80,16 +80,29 @@ def build_tracer(patch_modules: Sequence[str] | None = None) -> Tracer | Untrace
     return Tracer(patch_modules=patch_modules)
 
 
-_buffer_lock = threading.Lock()
+@contextlib.contextmanager
+def _one_writer() -> Iterator[None]:
+    """Hold the Logger's handler lock while Powertools Metrics prints an EMF line.
+
+    Why: the threads of one batch write to the same stdout. The Logger writes
+    each line under its handler's lock; ``print`` writes a line and its newline
+    in two calls, so another thread's log line could land between them — one
+    CloudWatch event holding two JSON objects, the log line and the metrics
+    both lost. Holding the same lock makes every line one whole write. The
+    metric buffer is shared too, and Powertools flushes it from ``add_metric``
+    when it holds 100 metrics.
+    """
+    handler = logger.registered_handler
+    handler.acquire()
+    try:
+        yield
+    finally:
+        handler.release()
 
 
 def count(name: str, value: float = 1) -> None:
-    """Add ``value`` to the count metric ``name`` in this invocation's buffer.
-
-    Under a lock: the threads of one batch share the buffer, and Powertools flushes it from
-    ``add_metric`` when it holds 100 metrics.
-    """
-    with _buffer_lock:
+    """Add ``value`` to the count metric ``name`` in this invocation's buffer."""
+    with _one_writer():
         metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
 
 
@@ -99,13 +112,16 @@ def count_by(name: str, dimension: str, value: str) -> None:
     Why a separate metric: the shared buffer has one set of dimensions per
     invocation, while a reason differs per notification.
     """
-    with single_metric(
-        name=name,
-        unit=MetricUnit.Count,
-        value=1,
-        namespace=metrics.namespace,
-        default_dimensions=metrics.default_dimensions,
-    ) as metric:
+    with (
+        _one_writer(),
+        single_metric(
+            name=name,
+            unit=MetricUnit.Count,
+            value=1,
+            namespace=metrics.namespace,
+            default_dimensions=metrics.default_dimensions,
+        ) as metric,
+    ):
         metric.add_dimension(name=dimension, value=value)
 
 
