@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +190,8 @@ class NotificationConsumer:
             self._pool.submit(contextvars.copy_context().run, self._handle_group, {"Records": group}, context)
             for group in groups
         ]
+        # Every group ends before the invocation does, even when one of them raised.
+        wait(runs)
         failures = [failure for run in runs for failure in run.result()["batchItemFailures"]]
         return {"batchItemFailures": failures}
 
