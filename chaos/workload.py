@@ -617,7 +617,11 @@ class Workload:
             headers={"Authorization": f"Bearer {self.nylas.api_key}"},
             timeout=10,
         )
-        response.raise_for_status()
+        if response.status_code not in (200, 202):
+            # Refused (an account-limit window, a full send queue): the person's email never left,
+            # so nothing happened in the world; counted, as every played feature is.
+            self.features["teammate_send_refused"] += 1
+            return
         message = response.json()["data"]
         # Recorded before its message.created can be delivered: on_message_created runs on the send.
         with self._lock:
