@@ -266,6 +266,10 @@ def _path_rows(results: Sequence[PathResult]) -> list[tuple[object, ...]]:
     ]
 
 
+def _first_reply(result: PathsResult) -> PathResult:
+    return next(p for p in result.replier if p.name == "first reply")
+
+
 def _paths(result: PathsResult) -> str:
     header = ("path", "DynamoDB", "SQS (function)", "Secrets Manager", "Nylas", "handler ms")
     return (
@@ -276,12 +280,16 @@ def _paths(result: PathsResult) -> str:
         "mapping's own SQS requests are in the batch-size table below.\n\n"
         "### Replier\n\n"
         + table(header, _path_rows(result.replier))
-        + "\n\nA first reply's six DynamoDB requests: the idempotency record (conditional `PutItem`), the "
-        "reply ledger (`GetItem`), the thread lease (`UpdateItem` returning the thread state), the send "
-        "intent stored in the thread item before the send (the outbox, `UpdateItem`), the ledger and "
-        "thread recorded together (`TransactWriteItems`) and the idempotency record completed "
-        "(`UpdateItem`). A truncated notification costs the same: the thread read inside the lease "
-        "carries the message's body and headers, so nothing is fetched. "
+        + f"\n\nA first reply's {_first_reply(result).tally.service('dynamodb')} DynamoDB requests: the "
+        "idempotency record (conditional `PutItem`), the reply ledger (`GetItem`), the thread lease "
+        "(`UpdateItem` returning the thread state), the reply reserved in the recipient's hour (the "
+        "per-recipient budget, a conditional `UpdateItem`), the send intent stored in the thread item "
+        "before the send (the outbox, `UpdateItem`), the ledger and thread recorded together "
+        "(`TransactWriteItems`) and the idempotency record completed (`UpdateItem`); and its one SQS "
+        "request: before the lease, the record's visibility is set to what the lease may last "
+        "(`ChangeMessageVisibility`), so a worker that dies holding the thread gives its record back when "
+        "the lease can have expired. A truncated notification costs the same: the thread read inside the "
+        "lease carries the message's body and headers, so nothing is fetched. "
         "A duplicate stops at the first: the failed conditional put returns the stored "
         "record (`ReturnValuesOnConditionCheckFailure`), so no read follows.\n\n"
         "### Webhook\n\n"
@@ -315,8 +323,9 @@ def _throughput(results: Sequence[ThroughputResult]) -> str:
         + "\n\nmoto, the Nylas emulator and the pollers share one Python process (one GIL) on this "
         "machine, and every request is a loopback HTTP round trip, so more pollers cannot add CPU: the "
         "figures show the per-record work and its contention, not Lambda's scaling, which runs one "
-        "container per concurrent batch up to `ReplierMaximumConcurrency`. A DynamoDB count above 5 "
-        "per reply would mean requests were retried (moto fails some concurrent transactions)."
+        "container per concurrent batch up to `ReplierMaximumConcurrency`. A DynamoDB count above a first "
+        "reply's (Requests per notification) would mean requests were retried (moto fails some concurrent "
+        "transactions)."
     )
 
 
