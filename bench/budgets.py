@@ -22,7 +22,7 @@ from bench.stats import ratio
 from bench.time_to_reply import CONTENDED_ROWS, INIT, PARTS, ROW_SINGLE, p
 from bench.warm_path import WarmPathResult
 from devstack.cold_start import PROFILES
-from devstack.counting import GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ
+from devstack.counting import FOLDERS_LOOKUP, GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ
 
 WARM_PATH_RATIO = 1.2
 WEBHOOK_COLD_START_RATIO = 1.15
@@ -119,13 +119,15 @@ def counts(paths: PathsResult) -> list[Verdict]:
         ),
         Verdict(
             "truncated: nothing more (the in-lease thread read carries the body); cold container: "
-            "+ 1 grant lookup",
+            "+ 1 grant lookup + 1 folders lookup (junk and trash, once per container and grant)",
             f"+{truncated.nylas_total - first.nylas_total} ({MESSAGE_FETCH}), "
-            f"+{cold.nylas_total - first.nylas_total} ({GRANT_LOOKUP})",
+            f"+{cold.nylas_total - first.nylas_total} ({cold.nylas[GRANT_LOOKUP]} {GRANT_LOOKUP}, "
+            f"{cold.nylas[FOLDERS_LOOKUP]} {FOLDERS_LOOKUP})",
             truncated.nylas == first.nylas
             and truncated.aws == first.aws
             and cold.nylas[GRANT_LOOKUP] == 1
-            and cold.nylas_total == first.nylas_total + 1,
+            and cold.nylas[FOLDERS_LOOKUP] == 1
+            and cold.nylas_total == first.nylas_total + 2,
         ),
         Verdict(
             "webhook, warm: 1 SQS SendMessage, 0 Secrets Manager calls per notification",

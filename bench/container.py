@@ -134,7 +134,11 @@ def measure(stack: LocalStack, events: int = 20) -> list[ContainerResult]:
     resources, nylas = parts(stack)
     clear_tables(stack)
     queue_arn = resources.queue_arns["NotificationQueue"]
-    messages = [inbound(nylas, thread_id=f"bench-container-{os.getpid()}-{i}") for i in range(events + 1)]
+    # A customer each: one address gets ``ReplyBudgetPerRecipientPerHour`` replies an hour.
+    messages = [
+        inbound(nylas, thread_id=f"bench-container-{os.getpid()}-{i}", from_email=f"container{i}@example.com")
+        for i in range(events + 1)
+    ]
     notifications = [envelope(m) for m in messages]
     with scratch_queue(stack):
         webhook = _run(
