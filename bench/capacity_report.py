@@ -113,7 +113,7 @@ def real_latency_section(result: RealLatencyResult) -> str:
         f"{mix.seed}: {mix.messages} messages, {mix.notifications} notifications, {mix.sends} replies, "
         f"{mix.answered_twice} messages answered twice, {mix.webhook_refusals} notifications refused), with "
         "Nylas and the agent taking the time they take in production. The replier reaches the emulator "
-        "through a proxy that holds each request for a time drawn from this distribution, and its drafter "
+        "through a proxy that holds each request for a time drawn from this distribution, and its agent "
         "takes the agent's time (`bench/latency.py`, `bench/slow_agent.py`; the emulator is unchanged). "
         "Each draw is keyed by the message (or thread) it is about, so a retry takes as long and the floor "
         "meets exactly the same latencies:\n\n"
