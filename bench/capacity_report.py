@@ -359,14 +359,16 @@ def memory_section(results: Sequence[ContainerResult]) -> str:
         for r in results
     ]
     replier = next(r for r in results if r.function == "ReplierFunction")
+    webhook = next(r for r in results if r.function == "WebhookFunction")
     return (
         "## Memory size and log volume\n\n"
         f"Each function in a fresh interpreter with its template environment as in Lambda (the replier's "
         "Tracer importing the X-Ray SDK), one warm-up notification, then "
-        f"{replier.events} more (`bench/container.py`). Peak memory is the process's `ru_maxrss` (what "
-        "Lambda's REPORT line calls Max Memory Used); CPU is user + system time per notification on this "
-        "machine, and beside it what that CPU time becomes at the configured size, where Lambda gives a "
-        "function its memory's share of a vCPU (1,769 MB = one vCPU); logs are what the handler wrote to "
+        f"{replier.events} more (`bench/container.py`). Peak memory is the process's high-water mark "
+        "(`VmHWM`, what Lambda's REPORT line calls Max Memory Used); CPU is user + system time per "
+        "notification on this machine, and beside it what that CPU time becomes at the configured size, "
+        "where Lambda gives a function its memory's share of a vCPU (1,769 MB = one vCPU); logs are what "
+        "the handler wrote to "
         "stdout per notification — Powertools' JSON lines and the EMF metric lines, which CloudWatch Logs "
         "ingests — at the template's log level (INFO).\n\n"
         + table(
@@ -396,7 +398,8 @@ def memory_section(results: Sequence[ContainerResult]) -> str:
         "The webhook keeps 512 MB: its CPU is on "
         "the ack path Nylas waits for, and its GB-s are a rounding error of the bill.\n"
         "- **Log levels.** INFO stays: every skip's reason is logged at INFO (invariant 5 of "
-        "`docs/design.md`), and a first reply writes two lines per function (a JSON line and an EMF line). "
+        f"`docs/design.md`), and a first reply writes {webhook.log_lines:.0f} lines in the webhook and "
+        f"{replier.log_lines:.0f} in the replier (Powertools' JSON lines and EMF metric lines). "
         "Lambda adds its own `platform.start` and `platform.report` lines per invocation "
         f"({costs.platform_bytes()} B with CloudWatch's per-event overhead, modelled from Lambda's JSON "
         "format); `SystemLogLevel: WARN` would drop them, and with them the REPORT line's Max Memory Used "
