@@ -254,10 +254,16 @@ def _nylas(tally: Tally) -> str:
     return " + ".join(parts)
 
 
+def _polls(p: PathResult) -> str:
+    """The counts that are a timed wait's polls, as they ranged over the repeats."""
+    ranged = [f"{op} {low}-{high}" for (_, op), (low, high) in getattr(p, "polls", {}).items() if low != high]
+    return f" *(over the repeats: {', '.join(ranged)}, the lease wait's timed polls)*" if ranged else ""
+
+
 def _path_rows(results: Sequence[PathResult]) -> list[tuple[object, ...]]:
     return [
         (
-            p.name + (" *(record fails, retried)*" if p.failed else ""),
+            p.name + (" *(record fails, retried)*" if p.failed else "") + _polls(p),
             _ops(p.tally, "dynamodb"),
             _ops(p.tally, "sqs"),
             _ops(p.tally, "secrets-manager"),
@@ -276,7 +282,8 @@ def _paths(result: PathsResult) -> str:
     header = ("path", "DynamoDB", "SQS (function)", "Secrets Manager", "Nylas", "handler ms")
     return (
         "## Requests per notification\n\n"
-        f"Each path run {result.repeats} times; the counts were identical every time. The replier is one "
+        f"Each path run {result.repeats} times; the counts were identical every time but for the polls "
+        "of a timed wait, where the row says so. The replier is one "
         "container warmed by one reply (grant address and API key cached) unless the path says cold; "
         "its handler time is the real `lambda_handler` with a batch of one (median). The event source "
         "mapping's own SQS requests are in the batch-size table below.\n\n"
