@@ -8,6 +8,7 @@ never asserted, because a loaded machine would fail them.
 from dataclasses import dataclass
 
 from bench.coldstart import ColdStartResult
+from bench.latency import DRAFT
 from bench.paths import PathResult, PathsResult
 from bench.real_latency import (
     OPTION_B,
@@ -19,7 +20,19 @@ from bench.real_latency import (
     unanswered,
 )
 from bench.stats import ratio
-from bench.time_to_reply import CONTENDED_ROWS, INIT, PARTS, ROW_SINGLE, p
+from bench.time_to_reply import (
+    BATCH,
+    CONTENDED_ROWS,
+    HANDLER,
+    INIT,
+    LEASE,
+    PARTS,
+    QUEUE,
+    RETRY,
+    ROW_SINGLE,
+    p,
+)
+from bench.timeline import AGENT, DYNAMODB, NYLAS
 from bench.warm_path import WarmPathResult
 from devstack.cold_start import PROFILES
 from devstack.counting import FOLDERS_LOOKUP, GRANT_LOOKUP, MESSAGE_FETCH, SEND, THREAD_READ
@@ -199,17 +212,34 @@ def _contended_note(result: RealLatencyResult, option: str) -> str:
     contended = len(contended_excess(result, option))
     ranked = sorted(((part, t.parts.get(part, 0.0)) for part in PARTS), key=lambda item: -item[1])
     shown = ", ".join(f"{part} {seconds:.2f} s" for part, seconds in ranked if seconds >= 0.01)
-    largest = ranked[0][0]
+    floor = own_work(result, t)
+    # What it waited for before its own work, against the holder's remaining work.
+    waited = sum(t.parts.get(part, 0.0) for part in (QUEUE, INIT, BATCH, LEASE, RETRY))
+    # Its reply's own work here (the requests, the draft, the handler), against the same work in its floor
+    # (0 when the holder's reply answered it: the holder's work is then its remaining work).
+    work = sum(t.parts.get(part, 0.0) for part in (DYNAMODB, NYLAS, AGENT, HANDLER))
+    draw = result.model.seconds(DRAFT, t.target_key) if t.target_key else float("nan")
+    agent = t.parts.get(AGENT, 0.0)
+    late = (
+        f" The draft is a sleep of its draw ({draw:.2f} s for its target, as in the floor) and took "
+        f"{agent:.2f} s: {agent - draw:.2f} s of it the sleeping thread resuming late, in a process "
+        "shared with moto, the emulator, the proxy and every container, at this run's load average "
+        "(above)."
+        if agent - draw > 0.25
+        else ""
+    )
     why = (
-        "A container here is built in the bench's own process, under one GIL with moto, the emulator and "
+        " A container here is built in the bench's own process, under one GIL with moto, the emulator and "
         "the proxy (and this run's load average, above), where the same init in a fresh interpreter takes "
-        "the replier's row of Cold start: that part is this machine's, not Lambda's. "
-        if largest == INIT
-        else f"Its largest part is {largest} (Where the time goes names each part). "
+        "the replier's row of Cold start: that part is this machine's, not Lambda's."
+        if ranked[0][0] == INIT
+        else ""
     )
     return (
         f"The worst ({name}) took {t.seconds:.2f} s, {excess:.2f} s beyond its holder's work "
-        f"({t.holder_remaining:.2f} s) and its reply's own floor ({own_work(result, t):.2f} s); its time, "
-        f"largest part first: {shown}. {why}The contended rows' p99 is the worst of {contended} messages "
-        "and moves with this machine's load from run to run."
+        f"({t.holder_remaining:.2f} s) and its reply's own floor ({floor:.2f} s); its time, largest part "
+        f"first: {shown}. Before its reply's work it waited {waited:.2f} s (the holder's remaining work: "
+        f"{t.holder_remaining:.2f} s); its reply's work took {work:.2f} s here against {floor:.2f} s in "
+        f"its floor.{late}{why} The contended rows' p99 is the worst of {contended} messages and moves "
+        "with this machine's load from run to run."
     )

@@ -613,7 +613,9 @@ def cost_section(run: Run) -> str:
         + "\n\nPer million notifications of each path. Inputs, all from this run: the webhook's warm p50 "
         f"({first_path.webhook_ms:.1f} ms, rounded up, {webhook_mb} MB); the replier's billed time per first "
         f"reply at real latency ({first_path.replier_ms / 1000:.2f} s per notification with the template's "
-        f"(b) at full batches, Saturation; {inputs['a_ms'] / 1000:.2f} s with (a) batches of one) and per "
+        f"(b) at full batches, Saturation — a lower bound: where records seldom wait a batch holds about "
+        "one record and bills about what (a) does, Scale on paper; "
+        f"{inputs['a_ms'] / 1000:.2f} s with (a) batches of one) and per "
         f"own outbound notification ({paths['own outbound message'].replier_ms:.0f} ms, no Nylas call), "
         f"{replier_mb} MB; invocations per notification from (b)'s {inputs['b_records']:.1f} records per "
         "invocation (Saturation) and the event source's receive and delete at the template's batch size "
@@ -690,5 +692,17 @@ def scale_section(run: Run) -> str:
             own_outbound=outbound.replier_ms / 1000,
             webhook=first.webhook_ms / 1000,
             wru_per_notification=(first.wru + outbound.wru) / 2,
+            **_sparse_b(run.real_latency),
         )
     )
+
+
+def _sparse_b(result: RealLatencyResult | None) -> dict[str, float]:
+    """(b) in the real-latency mix (sparse traffic): records per invocation, billed s per notification."""
+    if result is None or not result.runs[OPTION_B].invocations:
+        return {}
+    invocations = result.runs[OPTION_B].invocations
+    return {
+        "sparse_records_b": sum(len(i.notification_ids) for i in invocations) / len(invocations),
+        "sparse_first_reply_b": _mix_billed_ms(result, OPTION_B) / 1000,
+    }

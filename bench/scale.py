@@ -52,6 +52,9 @@ class Measured:
     own_outbound: float  # no Nylas call on this path
     webhook: float
     wru_per_notification: float
+    # (b) in the real-latency mix, where traffic is sparse: records per invocation, billed s per notification.
+    sparse_records_b: float = float("nan")
+    sparse_first_reply_b: float = float("nan")
 
 
 def template_defaults() -> dict[str, float]:
@@ -227,7 +230,19 @@ def render(m: Measured) -> str:
         f"{m.webhook * 1000:.1f} ms. The account: Lambda's default quota of {ACCOUNT_QUOTA:,} concurrent "
         f"executions per region ({LAMBDA_QUOTAS_URL}), of which the webhook reserves "
         f"{reserved:g} (`WebhookReservedConcurrency`), so `make deploy` lets the replier's event source have "
-        f"{pool:,.0f} (`ops/preflight.py`).\n\n"
+        f"{pool:,.0f} (`ops/preflight.py`)."
+        + (
+            f" (b)'s figure needs full batches: in the real-latency mix, where records seldom wait, its "
+            f"batches held {m.sparse_records_b:.2f} records and billed {m.sparse_first_reply_b:.2f} s per "
+            "notification, about what (a) bills. A batch fills when records wait in the queue: where the "
+            "need at such sparse batches would pass the concurrency the replier is given, records wait, "
+            "batches fill and the need falls towards the full-batch figure the table uses (at the price "
+            "of that wait, not measured here at scale); below it the replier needs more executions than "
+            "the table says, and has them."
+            if not math.isnan(m.sparse_records_b)
+            else ""
+        )
+        + "\n\n"
         + table(("volume", "what", "figure"), rows)
         + "\n\nWhat limits the rate, in notifications per second at the peak, and the daily volume that peak "
         "belongs to — lowest first (in italics, for comparison: where (a) batches of one would stop):\n\n"
