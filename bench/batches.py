@@ -84,8 +84,9 @@ def _one_round(stack: LocalStack, batch_size: int, notifications: int) -> _Round
     esm = AwsRequestCounter()
     esm_sqs = esm.session.client("sqs")
     queue = NotificationQueue(resources.queues["NotificationQueue"], 1_048_576, esm_sqs)
-    for _ in range(notifications):
-        queue.enqueue(Notification(envelope(inbound(nylas))))
+    # A customer each: one address gets ``ReplyBudgetPerRecipientPerHour`` replies an hour.
+    for index in range(notifications):
+        queue.enqueue(Notification(envelope(inbound(nylas, from_email=f"batch{index}@example.com"))))
     esm_before = esm.snapshot()
     billed_ms: list[int] = []
     poller = EventSourcePoller(

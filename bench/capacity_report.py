@@ -58,7 +58,7 @@ def _usd(value: float) -> str:
 
 
 def real_latency_section(result: RealLatencyResult) -> str:
-    mix = result.runs[OPTION_A]
+    mix = result.runs[OPTION_B]  # the template's option
     rows = []
     for row in mix.rows:
         if not row.times:
@@ -113,17 +113,18 @@ def real_latency_section(result: RealLatencyResult) -> str:
         f"{mix.seed}: {mix.messages} messages, {mix.notifications} notifications, {mix.sends} replies, "
         f"{mix.answered_twice} messages answered twice, {mix.webhook_refusals} notifications refused), with "
         "Nylas and the agent taking the time they take in production. The replier reaches the emulator "
-        "through a proxy that holds each request for a time drawn from this distribution, and its drafter "
+        "through a proxy that holds each request for a time drawn from this distribution, and its agent "
         "takes the agent's time (`bench/latency.py`, `bench/slow_agent.py`; the emulator is unchanged). "
         "Each draw is keyed by the message (or thread) it is about, so a retry takes as long and the floor "
         "meets exactly the same latencies:\n\n"
         + result.model.markdown()
         + f"\n\nHeld this run: {result.sends_held} sends, {result.mean_send_seconds:.2f} s on average (busy "
-        f"threads' holders 3 s more on purpose), other requests {result.mean_read_seconds:.2f} s. The event "
-        f"source is the template's (`BatchSize: {b.batch_size}`, `MaximumBatchingWindowInSeconds: "
-        f"{b.window_seconds:g}`) with `MaximumConcurrency` {b.maximum_concurrency} for every option (a "
-        "deployment sets `ReplierMaximumConcurrency` to its traffic: twice this mix's peak of records in "
-        f"flight), {mix.pollers} pollers, `BUSY_RETRY_SECONDS` {mix.busy_retry_seconds}. The floor is "
+        f"threads' holders 3 s more on purpose), other requests {result.mean_read_seconds:.2f} s. The rows "
+        f"below are the template's option, {result.labels[OPTION_B]} (`BatchSize: {b.batch_size}`, "
+        f"`MaximumBatchingWindowInSeconds: {b.window_seconds:g}`); every option ran at `MaximumConcurrency` "
+        f"{b.maximum_concurrency} (a deployment sets `ReplierMaximumConcurrency` to its traffic: twice this "
+        f"mix's peak of records in flight), {mix.pollers} pollers, `BUSY_RETRY_SECONDS` "
+        f"{mix.busy_retry_seconds}; Batch concurrency, below, sets the options side by side. The floor is "
         "paired: "
         f"each message of the mix alone on a new thread, its handler invoked directly on a warm container "
         f"({result.floor_workers} side by side: their time is the injected waits), timed to its reply "
@@ -207,8 +208,18 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
     replier = template["Resources"]["ReplierFunction"]["Properties"]
     source = sqs_event_source(template)
     variables = replier["Environment"]["Variables"]
+    parameters = template["Parameters"]
+
+    def seconds(name: str) -> float:
+        """A variable's seconds; one set from a parameter at the parameter's ``MaxValue``, as the test."""
+        value = variables.get(name, 0)
+        if isinstance(value, dict):
+            parameter = parameters[value["Ref"]]
+            return float(parameter.get("MaxValue", parameter["Default"]))
+        return float(value)
+
     budget = sum(
-        float(variables.get(name, 0))
+        seconds(name)
         for name in (
             "NYLAS_SEND_TIMEOUT_SECONDS",
             "RECORD_MARGIN_SECONDS",
@@ -261,74 +272,72 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
         )
         + "\n\n"
         "- **Time to reply**: before, the batch's records ran one after another behind a 1 s window: "
-        "singles at "
-        f"{before_ratio:.2f}x their floor. Both options reach the floor (singles at {a_ratio:.2f}x with "
-        f"batches of one, {b_ratio:.2f}x with (b)), and in neither does a record wait for another thread's "
-        "work: on latency they tie. Without the window a burst's later messages no longer wait for its "
-        "first one's batch: a message that reaches the thread after the first reply's read gets a reply of "
-        "its own, as `docs/design.md` (invariant 3) has it, so a burst can get two replies where the window "
-        "gave one (*replies sent*); the loop guard (`ReplyBudgetPerHour`) still bounds a thread.\n"
-        "- **Cost and concurrency**: with batches of one every record holds an invocation for its whole "
-        "wait "
-        "on Nylas and the agent. With (b) one invocation waits for a batch's threads at once: at full "
-        "batches "
-        f"it bills {gain:.1f}x less per notification and drains "
-        f"{b.replies_per_second / a.replies_per_second:.1f}x "
-        "faster on the same concurrency. At 10 M notifications a day that is the difference between needing "
-        "more than a default account's concurrency and fitting in it (Scale on paper).\n"
-        "- **Decision: (b), staged.** (b) wins clearly on cost and capacity and ties on latency, so it is "
-        "the "
-        "design; but it is product code in `replyonce/consumer.py` (below), which this change does not "
-        "touch. "
-        "What the template can do alone it does now, and it is what (b) needs too: **no batching window** "
-        "(a window holds every lone record) and **batches of one** until the consumer runs a batch's "
-        f"threads at once — with today's consumer a batch larger than one is the *before* row. Once (b) is "
-        f"in the consumer, `BatchSize` goes to {scale_b_batch()} (a one-line template change, the (b) row "
-        "measures it); nothing else in the template changes.\n\n"
+        f"singles at {before_ratio:.2f}x their floor. Without the window and without a record run behind "
+        f"another thread's, singles are at {a_ratio:.2f}x their floor with (a) batches of one and "
+        f"{b_ratio:.2f}x with (b); {_waited_text(result)}. Without the window a burst's later messages no "
+        "longer wait for its first one's batch: a message that reaches the thread after the first reply's "
+        "read gets a reply of its own, as `docs/design.md` (invariant 3) has it, so a burst can get two "
+        "replies where the window gave one (*replies sent*); the loop guard (`ReplyBudgetPerHour`) still "
+        "bounds a thread.\n"
+        "- **Cost and concurrency**: with (a) batches of one every record holds an invocation for its whole "
+        "wait on Nylas and the agent. With (b) one invocation waits for a batch's threads at once: at full "
+        f"batches it bills {gain:.1f}x less per notification than (a) and drains "
+        f"{b.replies_per_second / a.replies_per_second:.1f}x faster on the same concurrency. Scale on paper "
+        "sets both against a default account's concurrency at 1 M and 10 M notifications a day.\n"
+        "- **Decision: (b), in the consumer.** (b) is what the product does. `replyonce/batch.py` groups a "
+        "batch's records by conversation thread — the grant and thread of the parsed notification, the "
+        "grant and message when it names no thread, the SQS message id alone for a record that does not "
+        "parse — keeping queue order inside each group; `replyonce/consumer.py` runs each group through "
+        "its own Powertools `BatchProcessor` on a thread pool kept per container (`MAX_THREADS_AT_ONCE`, "
+        f"{max_threads_at_once()} workers) and returns the union of their `batchItemFailures`. The "
+        f"template's event source is `BatchSize: {source['BatchSize']}`, `MaximumBatchingWindowInSeconds: "
+        f"{source['MaximumBatchingWindowInSeconds']:g}` (a window would hold every lone record). "
+        "`tests/test_batch_concurrency.py` holds the behaviour (a slow send on one thread does not hold "
+        "another thread's reply; one thread's records run in queue order and get one reply; each record's "
+        "log lines carry its own ids), `tests/unit/test_batch.py` the grouping, and "
+        "`tests/test_capacity.py` keeps `BatchSize` within the pool and the window at 0. The *before* row "
+        "is the serial consumer (b) replaced, replayed by the bench's event source "
+        "(`bench/event_source.py`, `serial`); (a) is measured as the alternative: what the template "
+        "would need without the consumer's concurrency.\n\n"
         "### Timeout and visibility from one record's budget\n\n"
-        "A record is started only when the invocation still has its whole budget left (the deadline rule), "
-        f"so the function's `Timeout` needs one budget per record of a batch run one after another: "
-        f"`NYLAS_SEND_TIMEOUT_SECONDS` + `RECORD_MARGIN_SECONDS` + `LEASE_WAIT_SECONDS` (+ "
-        f"`AGENT_TIMEOUT_SECONDS` once the agent has one) = {budget:g} s, times `BatchSize` "
-        f"{source['BatchSize']}, plus 10 s for the invocation's own work: `Timeout: {replier['Timeout']}` "
-        f"(was 900). AWS's guidance for SQS event sources is a visibility timeout of at least six times the "
-        "function's timeout (plus the batching window), so that a batch Lambda retries after a throttle is "
-        "not "
-        f"redelivered while still in flight: `VisibilityTimeout: {visibility}` (was 5,400). Failed records "
-        "do "
-        "not wait for it (the replier sets their visibility to its retry delay); only a record whose "
-        f"invocation crashed or timed out comes back after {visibility / 60:.0f} minutes instead of 90. "
-        "`tests/test_capacity.py` derives both from `ReplierSettings.record_budget_seconds`, so the agent's "
-        "timeout, once added there and to the template's variables, asks for its `Timeout` by failing. With "
-        "(b) the groups of a batch run at once, so one budget still covers the batch; a thread's second "
-        "record in one batch (a burst) starts only if a whole budget is still left, else it goes back to the "
-        "queue at once (deferred, measured in the (b) row as a retry).\n\n"
-        "### The product change (b) needs, in `replyonce/consumer.py`\n\n"
-        "1. `handle_batch`: after `register_lambda_context`, split `event['Records']` into groups by "
-        "conversation thread — `(grant_id, thread_id)` of the parsed notification, `(grant_id, message_id)` "
-        "when it has no thread, the SQS message id for a record that does not parse — keeping queue order "
-        "inside each group.\n"
-        "2. Run the groups on a `concurrent.futures.ThreadPoolExecutor` created once per container "
-        f"(`max_workers` = `BatchSize`, {scale_b_batch()}), each group through its own `BatchProcessor` and "
-        "`process_partial_response` on a sub-event of its records, and return the union of their "
-        "`batchItemFailures`. Keep `raise_on_entire_batch_failure=False`.\n"
-        "3. Thread safety: `logger.append_keys`/`remove_keys` in `_handle_record` become "
-        "`logger.thread_safe_append_keys`/`thread_safe_remove_keys` (Powertools 3.x); the metrics buffer is "
-        "shared, so `observability.count` takes a lock (or uses `single_metric` like `count_by`); "
-        "`Replier.own_addresses` fills its cache under a lock; the Nylas `requests.Session` keeps one "
-        "`HTTPAdapter` with `pool_maxsize` ≥ the workers. `self._current` is already thread-local; boto3 "
-        "clients are thread-safe.\n"
-        "4. Nothing else changes: the deadline rule, idempotency, leases and the outbox are per record.\n"
-        f"5. Template: `BatchSize: {scale_b_batch()}` (window stays 0); `Timeout` and the visibility stay as "
-        "derived. Tests: two threads' records in one batch run at once (a slow send on one does not delay "
-        "the other's reply, counted at the emulator); one thread's records stay in order."
+        "A record is started only when the invocation still has its whole budget left (the deadline rule). "
+        "One record's budget is `NYLAS_SEND_TIMEOUT_SECONDS` + `RECORD_MARGIN_SECONDS` + "
+        f"`LEASE_WAIT_SECONDS` + `AGENT_TIMEOUT_SECONDS` = {budget:g} s (the agent's timeout at "
+        "`AgentTimeoutSeconds`' `MaxValue`: the longest an operator may deploy). A batch's threads run at "
+        "once, each thread's first record with the whole budget ahead of it, so the function's "
+        "`Timeout` needs one budget, not one per record of the batch, plus 10 s for the invocation's own "
+        "work: "
+        f"`Timeout: {replier['Timeout']}`. A thread's later record in the same batch (a burst) starts only "
+        "if a whole budget is still left, else it goes back to the queue at once (deferred, counted in the "
+        "(b) row as a retry). AWS's guidance for SQS event sources is a visibility timeout of at least six "
+        "times the function's timeout plus the batching window, so that a batch Lambda retries after a "
+        "throttle is not redelivered while still in flight: "
+        f"`VisibilityTimeout: {visibility}` = 6 x {replier['Timeout']} + "
+        f"{source['MaximumBatchingWindowInSeconds']:g}. Failed records do not wait for it (the replier sets "
+        "their visibility to its retry delay); only a record whose invocation crashed or timed out comes "
+        f"back after {visibility / 60:.0f} minutes. `tests/test_capacity.py` derives both from "
+        "`ReplierSettings.record_budget_seconds`, so a change to what a record needs (the agent's "
+        "timeout, the send timeout, the lease wait) asks for its `Timeout` by failing."
     )
 
 
-def scale_b_batch() -> int:
-    from bench.real_latency import B_BATCH_SIZE
+def _waited_text(result: RealLatencyResult) -> str:
+    """Whether a record of (a) or (b) waited behind another thread's work, in words."""
+    counts = {}
+    for option in (OPTION_A, OPTION_B):
+        counts[option] = sum(1 for w in other_thread_waits(result, option) if w > 0.05)
+    if not any(counts.values()):
+        return "in neither does a record wait for another thread's work"
+    return ", ".join(
+        f"{n} answered message{'s' if n != 1 else ''} waited on another thread's work with {option}"
+        for option, n in counts.items()
+    )
 
-    return B_BATCH_SIZE
+
+def max_threads_at_once() -> int:
+    from replyonce.consumer import MAX_THREADS_AT_ONCE
+
+    return MAX_THREADS_AT_ONCE
 
 
 # ---- memory --------------------------------------------------------------------------------------------
@@ -350,14 +359,16 @@ def memory_section(results: Sequence[ContainerResult]) -> str:
         for r in results
     ]
     replier = next(r for r in results if r.function == "ReplierFunction")
+    webhook = next(r for r in results if r.function == "WebhookFunction")
     return (
         "## Memory size and log volume\n\n"
         f"Each function in a fresh interpreter with its template environment as in Lambda (the replier's "
         "Tracer importing the X-Ray SDK), one warm-up notification, then "
-        f"{replier.events} more (`bench/container.py`). Peak memory is the process's `ru_maxrss` (what "
-        "Lambda's REPORT line calls Max Memory Used); CPU is user + system time per notification on this "
-        "machine, and beside it what that CPU time becomes at the configured size, where Lambda gives a "
-        "function its memory's share of a vCPU (1,769 MB = one vCPU); logs are what the handler wrote to "
+        f"{replier.events} more (`bench/container.py`). Peak memory is the process's high-water mark "
+        "(`VmHWM`, what Lambda's REPORT line calls Max Memory Used); CPU is user + system time per "
+        "notification on this machine, and beside it what that CPU time becomes at the configured size, "
+        "where Lambda gives a function its memory's share of a vCPU (1,769 MB = one vCPU); logs are what "
+        "the handler wrote to "
         "stdout per notification — Powertools' JSON lines and the EMF metric lines, which CloudWatch Logs "
         "ingests — at the template's log level (INFO).\n\n"
         + table(
@@ -380,14 +391,15 @@ def memory_section(results: Sequence[ContainerResult]) -> str:
         f"vCPU, is {replier.cpu_ms * 1769 / replier.memory_size_mb:.0f} ms. Half of 512 MB halves the GB-s "
         "of "
         "every wait. 128 MB would leave "
-        f"{128 - replier.peak_rss_mb:.0f} MB above the peak for Lambda's own runtime and a batch's threads "
-        "at "
-        "once (option (b)), and halve the CPU share again (a container's init and its CPU per record "
+        f"{128 - replier.peak_rss_mb:.0f} MB above the peak (measured here one record at a time) for "
+        "Lambda's own runtime and the template's batch of threads at once, each holding its own requests "
+        "and draft, and halve the CPU share again (a container's init and its CPU per record "
         f"stretched {1769 / 128:.0f}x): 256 MB is the smallest size with room to spare. "
         "The webhook keeps 512 MB: its CPU is on "
         "the ack path Nylas waits for, and its GB-s are a rounding error of the bill.\n"
         "- **Log levels.** INFO stays: every skip's reason is logged at INFO (invariant 5 of "
-        "`docs/design.md`), and a first reply writes two lines per function (a JSON line and an EMF line). "
+        f"`docs/design.md`), and a first reply writes {webhook.log_lines:.0f} lines in the webhook and "
+        f"{replier.log_lines:.0f} in the replier (Powertools' JSON lines and EMF metric lines). "
         "Lambda adds its own `platform.start` and `platform.report` lines per invocation "
         f"({costs.platform_bytes()} B with CloudWatch's per-event overhead, modelled from Lambda's JSON "
         "format); `SystemLogLevel: WARN` would drop them, and with them the REPORT line's Max Memory Used "
@@ -437,17 +449,26 @@ def bill_inputs(run: Run) -> dict[str, Any]:
     intent = statistics.median(result.intent_item_bytes) if result and result.intent_item_bytes else state
     kb = lambda n: max(1, math.ceil(n / 1024))  # noqa: E731 - write units per KB of the larger image
     # A first reply's writes (tests/test_budgets.py counts them): the idempotency record put and
-    # completed, the lease, the intent stored before the send, and the record transaction (a ledger entry
-    # and the thread item, which still holds the intent: 2 units per item per KB).
-    first_wru = 2 * kb(idem) + kb(state) + kb(intent) + 2 * (kb(state) + kb(intent))
+    # completed, the lease, the recipient's hour reserved (the per-recipient budget), the intent stored
+    # before the send, and the record transaction (a ledger entry and the thread item, which still holds
+    # the intent: 2 units per item per KB).
+    first_wru = (
+        2 * kb(idem) + kb(state) + kb(recipient_item_bytes()) + kb(intent) + 2 * (kb(state) + kb(intent))
+    )
     if result is not None:
         sat = {s.option: s for s in result.saturation}
-        first_ms = sat[OPTION_A].billed_ms_per_notification
-        b_ms, b_records = sat[OPTION_B].billed_ms_per_notification, sat[OPTION_B].records_per_invocation
+        # The template's option, (b), is the bill; (a), batches of one, the alternative beside it.
+        first_ms, b_records = sat[OPTION_B].billed_ms_per_notification, sat[OPTION_B].records_per_invocation
+        a_ms, a_records = sat[OPTION_A].billed_ms_per_notification, sat[OPTION_A].records_per_invocation
     else:  # without the real-latency run: the loopback time plus the model's mean waits
         model = scale_model_means()
-        first_ms = replier_paths["first reply"].median_ms + 1000 * model
-        b_ms, b_records = first_ms / 4, 4.0
+        a_ms, a_records = replier_paths["first reply"].median_ms + 1000 * model, 1.0
+        first_ms, b_records = a_ms / 4, 4.0
+    # Both paths share the queue, so the template's batches: invocations per notification from (b)'s
+    # records per invocation; the event source's receive and delete at the template's batch size.
+    invocations = 1 / b_records
+    # The function's own SQS requests on a first reply (the record's visibility set before the lease).
+    first_sqs = replier_paths["first reply"].tally.service("sqs")
     webhook_ms = run.warm_path.handler_p50.median
     overhead = costs.LOG_EVENT_OVERHEAD_BYTES
     paths = {
@@ -455,8 +476,8 @@ def bill_inputs(run: Run) -> dict[str, Any]:
             name="first reply",
             webhook_ms=webhook_ms,
             replier_ms=first_ms,
-            replier_invocations=batch.invocations_per_notification,
-            sqs_requests=1 + batch.esm_sqs_per_notification,
+            replier_invocations=invocations,
+            sqs_requests=1 + batch.esm_sqs_per_notification + first_sqs,
             wru=first_wru,
             rru=1,
             log_bytes=webhook_log.log_bytes
@@ -467,7 +488,7 @@ def bill_inputs(run: Run) -> dict[str, Any]:
             name="own outbound message",
             webhook_ms=webhook_ms,
             replier_ms=math.ceil(replier_paths["own outbound message"].median_ms),
-            replier_invocations=batch.invocations_per_notification,
+            replier_invocations=invocations,
             sqs_requests=1 + batch.esm_sqs_per_notification,
             wru=2 * kb(idem),
             rru=0,
@@ -491,10 +512,26 @@ def bill_inputs(run: Run) -> dict[str, Any]:
     return {
         "paths": paths,
         "month": month,
-        "b_ms": b_ms,
-        "b_invocations": 1 / b_records,
+        "a_ms": a_ms,
+        "a_invocations": 1 / a_records,
+        "b_records": b_records,
         "intent_bytes": intent,
     }
+
+
+def recipient_item_bytes() -> int:
+    """A recipient's hour item at its full budget: what the per-recipient reservation writes at most."""
+    from bench.paths import item_size
+    from replyonce.state import INTENTS, TTL, recipient_key
+
+    budget = int(load_template()["Parameters"]["ReplyBudgetPerRecipientPerHour"]["Default"])
+    return item_size(
+        {
+            "pk": {"S": recipient_key("someone@example.com", 493_000)},
+            INTENTS: {"SS": ["0" * 32] * budget},
+            TTL: {"N": str(1_800_000_000)},
+        }
+    )
 
 
 def scale_model_means() -> float:
@@ -540,13 +577,17 @@ def cost_section(run: Run) -> str:
         paths["first reply"],
         first,
         replier_mb=replier_mb,
-        b_replier_ms=inputs["b_ms"],
-        b_invocations=inputs["b_invocations"],
+        batch_size=costs.batch_size(),
+        a_replier_ms=inputs["a_ms"],
+        a_invocations=inputs["a_invocations"],
         operations=DURABLE_OPERATIONS,
         checkpoint_bytes=DURABLE_CHECKPOINT_BYTES,
         transitions=STANDARD_TRANSITIONS,
     )
     alternative_rows = [(a.name, _usd(a.usd_per_million), a.how) for a in alternatives]
+    template, option_a, express = alternatives[0], alternatives[1], alternatives[-1]
+    transitions_usd = STANDARD_TRANSITIONS * costs.price("sfn_standard_transition") / 1000 * 1e6
+    waiting_usd = first["Lambda GB-s, replier"]
     block = {
         "as_of": costs.AS_OF,
         "prices": {name: pr.usd for name, pr in costs.PRICES.items()},
@@ -571,12 +612,17 @@ def cost_section(run: Run) -> str:
         + table(("line", "price", "unit", "source"), price_rows)
         + "\n\nPer million notifications of each path. Inputs, all from this run: the webhook's warm p50 "
         f"({first_path.webhook_ms:.1f} ms, rounded up, {webhook_mb} MB); the replier's billed time per first "
-        f"reply at real latency ({first_path.replier_ms / 1000:.2f} s, batches of one, Saturation) and per "
-        "own "
-        f"outbound notification ({paths['own outbound message'].replier_ms:.0f} ms, no Nylas call), "
-        f"{replier_mb} MB; the template's batch size for invocations and the event source's receive and "
-        "delete (Cost against batch size); DynamoDB write units from the counted requests and the measured "
-        f"items — the thread item while the send intent is stored is {inputs['intent_bytes']:.0f} B "
+        f"reply at real latency ({first_path.replier_ms / 1000:.2f} s per notification with the template's "
+        f"(b) at full batches, Saturation — a lower bound: where records seldom wait a batch holds about "
+        "one record and bills about what (a) does, Scale on paper; "
+        f"{inputs['a_ms'] / 1000:.2f} s with (a) batches of one) and per "
+        f"own outbound notification ({paths['own outbound message'].replier_ms:.0f} ms, no Nylas call), "
+        f"{replier_mb} MB; invocations per notification from (b)'s {inputs['b_records']:.1f} records per "
+        "invocation (Saturation) and the event source's receive and delete at the template's batch size "
+        "(Cost against batch size), with the function's own SQS request of a first reply (Requests per "
+        "notification); DynamoDB write units from the counted requests and the measured items (the "
+        f"recipient's hour item at its full budget {recipient_item_bytes()} B) — the thread item while the "
+        f"send intent is stored is {inputs['intent_bytes']:.0f} B "
         "(median over every send of the real-latency run, the draft a model reply's length), so the intent's "
         "write and the record transaction's thread update take "
         f"{max(1, math.ceil(inputs['intent_bytes'] / 1024))} units each: "
@@ -610,19 +656,29 @@ def cost_section(run: Run) -> str:
         "is "
         "seconds). They would pay where ReplyOnce waits for a person (review mode) or a callback "
         "(`message.delivered` for a queued send).\n"
-        "- **Step Functions Standard** bills no compute while an HTTP Task waits, but its transitions cost "
-        "more "
-        "than the waiting does at 256 MB.\n"
-        "- **Step Functions Express** bills the waits at 64 MB: cheaper than batches of one, about what (b) "
-        "costs — at the price of rewriting the replier's exactly-once logic (leases, outbox, key "
-        "generations) "
-        "as a state machine, with at-least-once executions, and a custom agent (`REPLY_AGENT`) still a "
-        "Lambda "
-        "function whose own waits are billed there. (b) keeps the code and gets the same bill.\n\n"
+        "- **Step Functions Standard** bills no compute while an HTTP Task waits, but its "
+        f"{STANDARD_TRANSITIONS} transitions cost {_usd(transitions_usd)} per million, "
+        f"{'more' if transitions_usd > waiting_usd else 'less'} than the template's waiting does at "
+        f"{replier_mb} MB ({_usd(waiting_usd)}).\n"
+        f"- **Step Functions Express** bills a record's waits at 64 MB: {_usd(express.usd_per_million)} per "
+        f"million, against {_usd(option_a.usd_per_million)} for (a) batches of one and "
+        f"{_usd(template.usd_per_million)} for the template's (b) — at the price of rewriting the replier's "
+        "exactly-once logic (leases, outbox, key generations) as a state machine, with at-least-once "
+        "executions, and a custom agent (`REPLY_AGENT`) still a Lambda function whose own waits are billed "
+        f"there. (b) keeps the code and {_compared(template.usd_per_million, express.usd_per_million)}.\n\n"
         "The inputs and results of this section, for `tests/test_performance_costs.py` (which re-derives the "
         "totals from them on its own, within 20 %):\n\n"
         "```json\n" + json.dumps(block, indent=1, sort_keys=True) + "\n```"
     )
+
+
+def _compared(ours: float, theirs: float) -> str:
+    """How the template's bill stands beside another's, in words."""
+    if ours <= 0.9 * theirs:
+        return "costs less"
+    if ours <= 1.1 * theirs:
+        return "costs about the same"
+    return f"costs {_usd(ours - theirs)} more per million"
 
 
 def scale_section(run: Run) -> str:
@@ -631,10 +687,22 @@ def scale_section(run: Run) -> str:
     first, outbound = paths["first reply"], paths["own outbound message"]
     return scale.render(
         scale.Measured(
-            first_reply_a=first.replier_ms / 1000,
-            first_reply_b=inputs["b_ms"] / 1000,
+            first_reply_a=inputs["a_ms"] / 1000,
+            first_reply_b=first.replier_ms / 1000,
             own_outbound=outbound.replier_ms / 1000,
             webhook=first.webhook_ms / 1000,
             wru_per_notification=(first.wru + outbound.wru) / 2,
+            **_sparse_b(run.real_latency),
         )
     )
+
+
+def _sparse_b(result: RealLatencyResult | None) -> dict[str, float]:
+    """(b) in the real-latency mix (sparse traffic): records per invocation, billed s per notification."""
+    if result is None or not result.runs[OPTION_B].invocations:
+        return {}
+    invocations = result.runs[OPTION_B].invocations
+    return {
+        "sparse_records_b": sum(len(i.notification_ids) for i in invocations) / len(invocations),
+        "sparse_first_reply_b": _mix_billed_ms(result, OPTION_B) / 1000,
+    }

@@ -6,7 +6,7 @@ replier's Tracer imports the X-Ray SDK and patches its libraries), pointed at
 the running local stack, and handles a warm-up notification and then
 ``events`` more. Measured there, where nothing else shares the process:
 
-- **peak memory** (``ru_maxrss``, what Lambda's REPORT line calls Max Memory
+- **peak memory** (``VmHWM``, what Lambda's REPORT line calls Max Memory
   Used) after init and after the events: what ``MemorySize`` must hold;
 - **CPU seconds per notification** (user + system): at 256 MB Lambda gives a
   function 256/1,769 of a vCPU, so this is the part of a record's time that
@@ -134,7 +134,11 @@ def measure(stack: LocalStack, events: int = 20) -> list[ContainerResult]:
     resources, nylas = parts(stack)
     clear_tables(stack)
     queue_arn = resources.queue_arns["NotificationQueue"]
-    messages = [inbound(nylas, thread_id=f"bench-container-{os.getpid()}-{i}") for i in range(events + 1)]
+    # A customer each: one address gets ``ReplyBudgetPerRecipientPerHour`` replies an hour.
+    messages = [
+        inbound(nylas, thread_id=f"bench-container-{os.getpid()}-{i}", from_email=f"container{i}@example.com")
+        for i in range(events + 1)
+    ]
     notifications = [envelope(m) for m in messages]
     with scratch_queue(stack):
         webhook = _run(

@@ -164,7 +164,7 @@ class PathInputs:
     name: str
     webhook_ms: float  # the webhook's billed time per request
     replier_ms: float  # the replier's billed time per notification, every invocation of it, at its latency
-    replier_invocations: float  # per notification (1 at batches of one)
+    replier_invocations: float  # per notification (1 / records per invocation)
     sqs_requests: float  # SendMessage chunks + the event source's receive/delete + the function's own
     wru: float
     rru: float
@@ -261,45 +261,49 @@ def alternatives(
     first_lines: dict[str, float],
     *,
     replier_mb: int,
-    b_replier_ms: float,
-    b_invocations: float,
+    batch_size: int,
+    a_replier_ms: float,
+    a_invocations: float,
     operations: int,
     checkpoint_bytes: float,
     transitions: int,
 ) -> list[Alternative]:
     """The first reply's replier side on other services, everything else (webhook, tables) the same.
 
-    The waits are the same everywhere: a thread read, a draft and a send take what they take. What
-    differs is what the waiting is billed as.
+    ``first`` is the template's option (b): a batch's threads at once. The waits are the same
+    everywhere: a thread read, a draft and a send take what they take. What differs is what the
+    waiting is billed as; a service that runs one record per execution waits for one record's calls,
+    which is what (a), batches of one, bills (``a_replier_ms``).
     """
     shared = (
         sum(first_lines.values())
         - first_lines["Lambda GB-s, replier"]
         - first.replier_invocations * price("lambda_request")
     )
-    seconds = first.replier_ms / 1000
+    seconds = a_replier_ms / 1000  # one record's waits
     express_gb_s = math.ceil(seconds * 10) / 10 * 64 / 1024 * price("sfn_express_gb_s") * 1e6
     return [
         Alternative(
-            "Lambda, batches of one (the template)",
+            f"Lambda, (b) the template: batches of {batch_size}, a batch's threads at once "
+            f"({first.replier_ms / 1000:.2f} s billed per notification at full batches, measured)",
             sum(first_lines.values()),
-            "the replier's GB-s are the record's waits at 256 MB",
+            f"one invocation waits for up to {batch_size} threads' calls at once, at {replier_mb} MB",
         ),
         Alternative(
-            f"Lambda, (b): batches of 10, a batch's threads at once ({b_replier_ms / 1000:.2f} s billed "
-            "per notification, measured)",
+            f"Lambda, (a) batches of one ({a_replier_ms / 1000:.2f} s billed per notification, measured)",
             shared
-            + b_replier_ms / 1000 * replier_mb / 1024 * price("lambda_gb_s") * 1e6
-            + b_invocations * price("lambda_request"),
-            "one invocation waits for ten records' calls at once",
+            + a_replier_ms / 1000 * replier_mb / 1024 * price("lambda_gb_s") * 1e6
+            + a_invocations * price("lambda_request"),
+            f"every record holds an invocation for its whole wait, at {replier_mb} MB",
         ),
         Alternative(
             "Lambda durable functions",
             sum(first_lines.values())
             + operations * price("durable_operation")
             + checkpoint_bytes / 1e9 * price("durable_data_written") * 1e6,
-            f"{operations} steps checkpointed per reply, {checkpoint_bytes / 1000:.0f} KB written; an HTTP "
-            "call inside a step is still billed compute: only waits and callbacks suspend it",
+            f"the template's compute and {operations} steps checkpointed per reply, "
+            f"{checkpoint_bytes / 1000:.0f} KB written; an HTTP call inside a step is still billed "
+            "compute: only waits and callbacks suspend it",
         ),
         Alternative(
             "Step Functions Standard",
@@ -310,7 +314,7 @@ def alternatives(
         Alternative(
             "Step Functions Express",
             shared + price("sfn_express_request") + express_gb_s + price("pipes_request"),
-            f"the same {seconds:.1f} s of waits billed at 64 MB in 100 ms steps, plus a request; started by "
-            "EventBridge Pipes; at-least-once, at most 5 minutes",
+            f"one execution per record: its {seconds:.1f} s of waits billed at 64 MB in 100 ms steps, plus a "
+            "request; started by EventBridge Pipes; at-least-once, at most 5 minutes",
         ),
     ]

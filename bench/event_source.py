@@ -1,4 +1,4 @@
-"""An SQS event source stand-in that keeps the template's batching window, for time-to-reply runs.
+"""An SQS event source stand-in with the template's batching (batch size and window), for time-to-reply runs.
 
 ``devstack.poller.EventSourcePoller`` invokes as soon as one receive returns
 records; Lambda's SQS event source with ``MaximumBatchingWindowInSeconds``

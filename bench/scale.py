@@ -1,10 +1,11 @@
 """Scale on paper: what 1 M and 10 M notifications a day need, at real latency, within default quotas.
 
 Nothing here is measured: it multiplies what the run measured (the replier's
-billed seconds per notification at real latency, for batches of one and for
-option (b); the webhook's time) by a traffic model, and sets the result
-against published limits and the template's defaults. The model is stated
-with the figures so it can be argued with:
+billed seconds per notification at real latency, for the template's option
+(b), a batch's threads at once, and for (a) batches of one; the webhook's
+time) by a traffic model, and sets the result against published limits and
+the template's defaults. The model is stated with the figures so it can be
+argued with:
 
 - every reply brings one "own outbound" notification back (Agent Accounts
   fire ``message.created`` for sent mail): half the notifications are first
@@ -46,11 +47,14 @@ SQS_SCALE_UP_PER_MINUTE = 300
 class Measured:
     """The run's figures the model needs (seconds are billed seconds per notification)."""
 
-    first_reply_a: float  # batches of one, real latency
-    first_reply_b: float  # option (b), real latency, full batches
+    first_reply_a: float  # (a) batches of one, real latency
+    first_reply_b: float  # (b) the template, real latency, full batches
     own_outbound: float  # no Nylas call on this path
     webhook: float
     wru_per_notification: float
+    # (b) in the real-latency mix, where traffic is sparse: records per invocation, billed s per notification.
+    sparse_records_b: float = float("nan")
+    sparse_first_reply_b: float = float("nan")
 
 
 def template_defaults() -> dict[str, float]:
@@ -63,6 +67,7 @@ def template_defaults() -> dict[str, float]:
             "WebhookThrottleRate",
             "WebhookThrottleBurst",
             "ReplyBudgetPerHour",
+            "ReplyBudgetPerRecipientPerHour",
         )
     }
 
@@ -105,15 +110,19 @@ def render(m: Measured) -> str:
             ("", "replies/s = Nylas sends (average, peak hour)", f"{_fmt(average / 2)}, {_fmt(peak / 2)}"),
             (
                 "",
-                "replier concurrency at the peak, batches of one (the template)",
-                f"{_fmt(a)}: {fits(a)} in {pool:,.0f} "
+                "replier concurrency at the peak, (b) the template",
+                f"{_fmt(b)}: {fits(b)} in {pool:,.0f} "
                 f"(quota {ACCOUNT_QUOTA:,} less the webhook's {reserved:g})",
             ),
-            ("", "replier concurrency at the peak, option (b)", f"{_fmt(b)}: {fits(b)} in {pool:,.0f}"),
+            (
+                "",
+                "replier concurrency at the peak, (a) batches of one",
+                f"{_fmt(a)}: {fits(a)} in {pool:,.0f}",
+            ),
             (
                 "",
                 "`ReplierMaximumConcurrency` to set (the peak's need x 1.25)",
-                f"{math.ceil(a * 1.25)} (a), {math.ceil(b * 1.25)} (b); "
+                f"{math.ceil(b * 1.25)} (b), {math.ceil(a * 1.25)} (a); "
                 f"default {d['ReplierMaximumConcurrency']:g}",
             ),
             (
@@ -136,28 +145,34 @@ def render(m: Measured) -> str:
             (
                 "",
                 f"minutes for the event source to reach that concurrency ({SQS_SCALE_UP_PER_MINUTE}/min)",
-                f"{a / SQS_SCALE_UP_PER_MINUTE:.1f} (a), {b / SQS_SCALE_UP_PER_MINUTE:.1f} (b)",
+                f"{b / SQS_SCALE_UP_PER_MINUTE:.1f} (b), {a / SQS_SCALE_UP_PER_MINUTE:.1f} (a)",
             ),
         ]
     mix_a = (m.first_reply_a + m.own_outbound) / 2
     mix_b = (m.first_reply_b + m.own_outbound) / 2
     limits = {
         f"replier at the default `ReplierMaximumConcurrency` ({d['ReplierMaximumConcurrency']:g}, a setting: "
-        "raise it to the row above), batches of one": d["ReplierMaximumConcurrency"] / mix_a,
+        "raise it to the row above), (b) the template": d["ReplierMaximumConcurrency"] / mix_b,
         f"Agent Account sends, {AGENT_SENDS_PER_ENVIRONMENT}/s pooled per environment (Nylas)": (
             2 * AGENT_SENDS_PER_ENVIRONMENT
         ),
-        f"the account's concurrency ({pool:,.0f} beside the webhook's reservation), batches of one": pool
-        / mix_a,
-        f"the account's concurrency ({pool:,.0f}), option (b)": pool / mix_b,
+        f"the account's concurrency ({pool:,.0f} beside the webhook's reservation), (b) the template": pool
+        / mix_b,
         f"Messages API, {MESSAGES_PER_GRANT}/s per grant (one agent mailbox reads every thread)": (
             2 * MESSAGES_PER_GRANT
         ),
         f"stage throttle (`WebhookThrottleRate` {d['WebhookThrottleRate']:g}/s)": d["WebhookThrottleRate"],
         f"the webhook's reserved concurrency ({reserved:g}) at its warm time": reserved / m.webhook,
     }
+    # Not a limit of the template: where (a) would stop, beside it (left out of "what saturates first").
+    compared = {
+        f"*the account's concurrency ({pool:,.0f}), were the replier (a) batches of one*": pool / mix_a,
+    }
     ordered = sorted(limits.items(), key=lambda item: item[1])
-    limit_rows = [(name, _fmt(rate), f"{_per_day_at_peak(rate) / 1e6:,.2f} M") for name, rate in ordered]
+    limit_rows = [
+        (name, _fmt(rate), f"{_per_day_at_peak(rate) / 1e6:,.2f} M")
+        for name, rate in sorted({**limits, **compared}.items(), key=lambda item: item[1])
+    ]
     first_limits = []
     for volume in VOLUMES:
         peak = volume / DAY_SECONDS * PEAK_FACTOR
@@ -175,31 +190,32 @@ def render(m: Measured) -> str:
         "The stage throttle (twice the peak), the webhook's reservation, API Gateway's account limit "
         f"({API_ACCOUNT_RATE:,} requests/s) and DynamoDB on-demand hold 10 M a day as they are."
     )
-    if ten_a <= pool:
+    needed = (
+        "`ReplierMaximumConcurrency` set to the row above; the default "
+        f"{d['ReplierMaximumConcurrency']:g} is for small traffic"
+    )
+    if ten_b <= pool:
         ten_text = (
-            "- **10 M a day within the default quotas.** With batches of one the replier needs "
-            f"{_fmt(ten_a)} "
-            f"concurrent executions at the peak, within the {pool:,.0f} a default account leaves it "
-            f"(`ReplierMaximumConcurrency` at the row above); option (b) needs {_fmt(ten_b)}. {held}"
+            "- **10 M a day within the default quotas: yes** (AWS's; Nylas' send pool is the next point). "
+            "With (b), the template, the replier needs "
+            f"{_fmt(ten_b)} concurrent executions at the peak, within the {pool:,.0f} a default account's "
+            f"{ACCOUNT_QUOTA:,} leaves it beside the webhook's reservation ({needed}). "
+            f"(a) batches of one would need {_fmt(ten_a)}"
+            + (
+                f", more than the {pool:,.0f}: every record would hold an execution for its whole wait on "
+                "Nylas and the agent. "
+                if ten_a > pool
+                else ", within it too. "
+            )
+            + held
         )
     else:
         ten_text = (
-            "- **10 M a day within the default quotas.** With batches of one the replier needs "
-            f"{_fmt(ten_a)} "
-            f"concurrent executions at the peak, more than the {pool:,.0f} a default account leaves it: "
-            "every "
-            "record holds an execution for its whole wait on Nylas and the agent. Option (b) runs a batch's "
-            f"threads in one execution and needs {_fmt(ten_b)}"
-            + (
-                ": it fits, with room for the webhook and the quota's other users; that is the product "
-                "change "
-                "Batch concurrency describes. Until it lands, 10 M a day needs a concurrency quota increase "
-                "(Service Quotas → AWS Lambda → Concurrent executions) and `ReplierMaximumConcurrency` at "
-                "the "
-                f"row above. {held}"
-                if ten_b <= pool
-                else f", which does not fit either: 10 M a day needs a quota increase. {held}"
-            )
+            "- **10 M a day within the default quotas: no.** With (b), the template, the replier needs "
+            f"{_fmt(ten_b)} concurrent executions at the peak, more than the {pool:,.0f} a default "
+            f"account's {ACCOUNT_QUOTA:,} leaves it beside the webhook's reservation ((a) batches of one "
+            f"would need {_fmt(ten_a)}): 10 M a day needs a concurrency quota increase (Service Quotas → "
+            f"AWS Lambda → Concurrent executions) and {needed}. {held}"
         )
     return (
         "## Scale on paper\n\n"
@@ -208,16 +224,28 @@ def render(m: Measured) -> str:
         f"replies, half own outbound); the peak hour is {PEAK_FACTOR:g}x the day's average; concurrency "
         "is notifications per second times billed seconds per notification (Little's law on what Lambda "
         "bills). Measured inputs: "
-        f"a first reply at real latency bills {m.first_reply_a:.2f} s with batches of one and "
-        f"{m.first_reply_b:.2f} s per notification with option (b) at full batches (Saturation, under Batch "
-        f"concurrency); own outbound {m.own_outbound * 1000:.0f} ms (no Nylas call); the webhook "
+        f"a first reply at real latency bills {m.first_reply_b:.2f} s per notification with (b), the "
+        f"template, at full batches, and {m.first_reply_a:.2f} s with (a) batches of one (Saturation, under "
+        f"Batch concurrency); own outbound {m.own_outbound * 1000:.0f} ms (no Nylas call); the webhook "
         f"{m.webhook * 1000:.1f} ms. The account: Lambda's default quota of {ACCOUNT_QUOTA:,} concurrent "
         f"executions per region ({LAMBDA_QUOTAS_URL}), of which the webhook reserves "
         f"{reserved:g} (`WebhookReservedConcurrency`), so `make deploy` lets the replier's event source have "
-        f"{pool:,.0f} (`ops/preflight.py`).\n\n"
+        f"{pool:,.0f} (`ops/preflight.py`)."
+        + (
+            f" (b)'s figure needs full batches: in the real-latency mix, where records seldom wait, its "
+            f"batches held {m.sparse_records_b:.2f} records and billed {m.sparse_first_reply_b:.2f} s per "
+            "notification, about what (a) bills. A batch fills when records wait in the queue: where the "
+            "need at such sparse batches would pass the concurrency the replier is given, records wait, "
+            "batches fill and the need falls towards the full-batch figure the table uses (at the price "
+            "of that wait, not measured here at scale); below it the replier needs more executions than "
+            "the table says, and has them."
+            if not math.isnan(m.sparse_records_b)
+            else ""
+        )
+        + "\n\n"
         + table(("volume", "what", "figure"), rows)
         + "\n\nWhat limits the rate, in notifications per second at the peak, and the daily volume that peak "
-        "belongs to — lowest first:\n\n"
+        "belongs to — lowest first (in italics, for comparison: where (a) batches of one would stop):\n\n"
         + table(("limit", "notifications/s at the peak", "notifications/day"), limit_rows)
         + "\n\nWhat saturates first:\n\n"
         + "\n".join(f"- {line}" for line in first_limits)
@@ -233,13 +261,18 @@ def render(m: Measured) -> str:
         "10 M a day the reply rate is a plan matter with Nylas (more environments, or connected mailboxes at "
         f"{SENDS_PER_GRANT} sends/s per grant, {NYLAS_RATE_LIMITS_URL}), not a setting of ours; more replier "
         "concurrency than the send rate only adds retries.\n"
-        "- **Per recipient**: the loop guard allows `ReplyBudgetPerHour` "
-        f"({d['ReplyBudgetPerHour']:g}) replies per thread an hour, so one conversation can take at most "
-        f"{d['ReplyBudgetPerHour']:g} of the pool's {hour_pool:,} sends an hour. Nothing bounds one *sender* "
-        "across threads: a mailer that opens a new thread for every message (or a reply loop through one) "
-        "takes a share of the pooled sends limited only by its own rate. A per-recipient budget beside the "
-        "per-thread one (replies to one address an hour, in the ledger's thread item's way) would bound it: "
-        "that is a product change, not a setting.\n"
+        "- **Per thread and per recipient**: the loop guard allows `ReplyBudgetPerHour` "
+        f"({d['ReplyBudgetPerHour']:g}) replies per thread in a rolling hour, and the per-recipient budget "
+        f"`ReplyBudgetPerRecipientPerHour` ({d['ReplyBudgetPerRecipientPerHour']:g}, "
+        "`REPLY_BUDGET_PER_RECIPIENT_PER_HOUR`) replies to any one address in a clock hour, across threads: "
+        "each reply is reserved in the recipient's hour item of the state table before it is drafted "
+        "(`store.reserve`), and a reply past the budget is skipped as `recipient_budget_exhausted`. So one "
+        f"conversation can take at most {d['ReplyBudgetPerHour']:g} of the pool's {hour_pool:,} sends an "
+        f"hour ({d['ReplyBudgetPerHour'] / hour_pool:.3%}) and one sender (the address our replies go to) "
+        "at most "
+        f"{d['ReplyBudgetPerRecipientPerHour']:g} ({d['ReplyBudgetPerRecipientPerHour'] / hour_pool:.3%}), "
+        "however many threads it opens; a mailer writing from many addresses takes that share per "
+        "address.\n"
         f"- **Nylas per grant** ({NYLAS_RATE_LIMITS_URL}): {MESSAGES_PER_GRANT} Messages API requests a "
         "second; one agent mailbox taking every thread read meets it at the row above. The Grants API allows "
         f"{GRANTS_PER_APPLICATION} requests/s per application and each new replier container looks its grant "
@@ -249,8 +282,9 @@ def render(m: Measured) -> str:
         f"source ({SQS_SCALING_URL}), so a cold start to the 10 M peak takes the minutes in the table while "
         "the queue absorbs the difference.\n"
         "- **DynamoDB** (on-demand) has no setting to raise: the load spreads over notification, message and "
-        "thread keys; the hottest is a thread's item, a handful of writes per reply and at most "
-        "`ReplyBudgetPerHour` replies an hour, far below the 1,000 write units a second a partition takes. "
+        "thread keys (and a recipient's hour); the hottest is a thread's item, a handful of writes per reply "
+        "and at most `ReplyBudgetPerHour` replies an hour, far below the 1,000 write units a second a "
+        "partition takes. "
         "A table doubling its traffic within 30 minutes can throttle (the `dynamodb-throttles` alarm).\n"
         "- **SQS** standard queues have no practical request limit here.\n"
         "- **Cost** grows linearly (Cost, above); API Gateway's REST price steps down above 333 M requests a "

@@ -1,23 +1,26 @@
-"""The agent's time: a draft that takes seconds, kept to one function so it can become ``REPLY_AGENT``.
+"""The agent's time: a draft that takes seconds, the container's agent (``REPLY_AGENT``) wrapped.
 
 A model's draft takes seconds, and the replier holds its thread's lease (and
 its invocation) while it does. :func:`think` is that time, drawn from
 ``bench.latency.LatencyModel`` for the message being answered (the same
-message, the same draft time, in the mix and in its floor), and a body of a
+message, the same draft time, in the mix and in its floor), and prose of a
 model reply's length, so the send intent the outbox stores has its size.
 
-Today the replier calls a drafter (``replyonce.drafter``: ``draft(message,
-agent_name) -> Draft``), and :func:`install` wraps the one a container has —
-reaching into the consumer, as ``bench.timeline`` does, and failing loudly if
-its shape changes. When the pluggable agent lands (``REPLY_AGENT=module:function``,
-a function taking a ``Conversation`` and returning a ``Reply``), the same
-function becomes the agent: ``bench.slow_agent:agent`` calling :func:`think`
-for ``conversation.target`` and returning the built-in template agent's
-reply, with nothing else here to change.
+The replier calls its agent (``replyonce.agents``: a ``Conversation`` in, a
+``Reply`` out) on a thread of its own, within ``AGENT_TIMEOUT_SECONDS``.
+:func:`install` wraps the agent a container has — the built-in template
+agent unless ``REPLY_AGENT`` says otherwise — so the call takes the agent's
+time for ``conversation.target`` and returns the inner agent's reply with the
+prose added; it reaches into the replier, as ``bench.timeline`` does, and
+fails loudly if its shape changes. The draft's span is filed under the record
+once the agent has answered, from the record's own thread (the agent's thread
+has no record of its own in the recorder).
 """
 
 import html
+import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 from bench.latency import DRAFT, LatencyModel, message_key
@@ -51,26 +54,53 @@ def think(model: LatencyModel, subject: str, fallback_key: str, recorder: Record
     return (_FILLER * (length // len(_FILLER) + 1))[:length]
 
 
-class SlowDrafter:
-    """The container's drafter, after :func:`think`: the same subject, a body of a model reply's length."""
+class SlowAgent:
+    """The container's agent, after :func:`think`: the inner agent's reply with a model reply's prose."""
 
-    def __init__(self, inner: Any, model: LatencyModel, recorder: Recorder | None = None) -> None:
+    def __init__(self, inner: Any, model: LatencyModel) -> None:
         self._inner = inner
         self._model = model
-        self._recorder = recorder
+        self._lock = threading.Lock()
+        # id(conversation) -> the draft's span, until the record's thread files it.
+        self.spans: dict[int, Span] = {}
 
-    def draft(self, message: dict[str, Any], agent_name: str) -> Any:
-        subject, key = str(message.get("subject") or ""), str(message.get("id") or "")
-        prose = think(self._model, subject, key, self._recorder)
-        draft = self._inner.draft(message, agent_name)
-        return type(draft)(subject=draft.subject, body=f"{draft.body}<p>{html.escape(prose)}</p>")
+    def __call__(self, conversation: Any) -> Any:
+        from replyonce.agent import Reply
+
+        target = conversation.target
+        started = time.time()
+        prose = think(self._model, target.subject, target.id)
+        with self._lock:
+            self.spans[id(conversation)] = Span(AGENT, "draft", started, time.time())
+        outcome = self._inner(conversation)
+        if not isinstance(outcome, Reply):
+            return outcome
+        if outcome.html:
+            return replace(outcome, html=f"{outcome.html}<p>{html.escape(prose)}</p>")
+        return replace(outcome, text=f"{outcome.text}\n\n{prose}")
+
+    def take_span(self, conversation: Any) -> Span | None:
+        with self._lock:
+            return self.spans.pop(id(conversation), None)
 
 
 def install(consumer: Any, model: LatencyModel, recorder: Recorder | None = None) -> None:
-    """Give ``consumer``'s replier a drafter that takes the agent's time (see the module docstring)."""
+    """Give ``consumer``'s replier an agent that takes the agent's time (see the module docstring)."""
     replier = getattr(consumer, "_replier", None)
-    if replier is None or not hasattr(replier, "_drafter"):
+    if replier is None or not hasattr(replier, "_agent") or not hasattr(replier, "_ask_agent"):
         raise RuntimeError(
-            "NotificationConsumer has no _replier._drafter: switch bench.slow_agent to REPLY_AGENT"
+            "NotificationConsumer has no _replier._agent and _ask_agent: update bench/slow_agent.py"
         )
-    replier._drafter = SlowDrafter(replier._drafter, model, recorder)
+    agent = SlowAgent(replier._agent, model)
+    replier._agent = agent
+    ask_agent = replier._ask_agent
+
+    def timed_ask_agent(conversation: Any) -> Any:
+        try:
+            return ask_agent(conversation)
+        finally:
+            span = agent.take_span(conversation)
+            if span is not None and recorder is not None:
+                recorder.file(span)  # on the record's thread: filed under its attempt
+
+    replier._ask_agent = timed_ask_agent

@@ -91,6 +91,30 @@ def clear_tables(stack: LocalStack) -> None:
             dynamodb.batch_write_item(RequestItems={table: requests})
 
 
+def forget_recipient_budgets(stack: LocalStack) -> None:
+    """Delete the per-recipient budget items (a recipient's hour), so the next reply is within its budget.
+
+    Why: the counted paths answer the same customer again and again (``devstack.counting``), and
+    ``ReplyBudgetPerRecipientPerHour`` allows that address ten replies an hour: the eleventh would be
+    skipped as ``recipient_budget_exhausted`` and counted as a different path. Each repeat is measured
+    as a recipient's reply within its budget, as on a deployment that serves many customers.
+    """
+    from replyonce.state import RECIPIENT_PREFIX
+
+    resources, _ = parts(stack)
+    dynamodb = boto3.client("dynamodb")
+    table = resources.tables["StateTable"]
+    pages = dynamodb.get_paginator("scan").paginate(
+        TableName=table,
+        ProjectionExpression="pk",
+        FilterExpression="begins_with(pk, :prefix)",
+        ExpressionAttributeValues={":prefix": {"S": RECIPIENT_PREFIX}},
+    )
+    for page in pages:
+        for key in page["Items"]:
+            dynamodb.delete_item(TableName=table, Key=key)
+
+
 @contextmanager
 def scratch_queue(stack: LocalStack) -> Iterator[str]:
     """A queue like the notification queue that the webhook sends to for the ``with`` block, then deleted.

@@ -69,8 +69,9 @@ def _one_round(stack: LocalStack, pollers: int, notifications: int) -> tuple[flo
     require_empty_queue(stack)
     resources, nylas = parts(stack)
     queue = NotificationQueue(resources.queues["NotificationQueue"], 1_048_576)
-    for _ in range(notifications):
-        queue.enqueue(Notification(envelope(inbound(nylas))))
+    # A customer each: one address gets ``ReplyBudgetPerRecipientPerHour`` replies an hour.
+    for index in range(notifications):
+        queue.enqueue(Notification(envelope(inbound(nylas, from_email=f"throughput{index}@example.com"))))
     counters = [AwsRequestCounter() for _ in range(pollers)]
     containers = [
         EventSourcePoller(
