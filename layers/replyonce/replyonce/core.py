@@ -568,15 +568,20 @@ def _after_answer(s: Situation, grant_id: str, intent: Intent, answer: Answer) -
         # The key can only replay this answer (or a draft has no key at all): only the mailbox can tell.
         return Store(intent.stuck(), attempt=False)
     refused_headers = proof is Proof.HEADERS_REFUSED
-    if proof in (Proof.NOT_SENT, Proof.HEADERS_REFUSED):
-        metric = "CustomHeadersRefused" if refused_headers else "KeyGenerationAdvanced"
-        if proves_generation_unsent(answer, intent.attempts) and (refused_headers or answer.replayed):
-            # Nothing went out under this key, and it would replay the refusal for its hour: the next key.
-            next_intent = intent.next_generation(without_custom_headers=refused_headers)
-            return _attempt(s, next_intent, metric=metric)
-        if refused_headers:
-            # Refused, but an earlier attempt under this key may have sent: the mailbox first.
-            return Store(intent.stuck(drop_headers=True), attempt=False, metric=metric)
+    metric = "CustomHeadersRefused" if refused_headers else "KeyGenerationAdvanced"
+    if (
+        proof is not Proof.REJECTED
+        and proves_generation_unsent(answer, intent.attempts)
+        and (refused_headers or answer.replayed)
+    ):
+        # Nothing went out under this key, and it would replay the refusal for its hour (a rate limit or
+        # an account limit the operator may have cleared since; headers it will refuse again): the next key.
+        next_intent = intent.next_generation(without_custom_headers=refused_headers)
+        return _attempt(s, next_intent, metric=metric)
+    if refused_headers:
+        # Refused, but an earlier attempt under this key may have sent: the mailbox first.
+        return Store(intent.stuck(drop_headers=True), attempt=False, metric=metric)
+    if proof is Proof.NOT_SENT:
         reason = DeferReason.UNAUTHORIZED if answer.status == 401 else DeferReason.RATE_LIMITED
         return Defer(reason, answer.retry_after_seconds, detail)
     if proof is Proof.REJECTED:
@@ -588,10 +593,6 @@ def _after_answer(s: Situation, grant_id: str, intent: Intent, answer: Answer) -
             metric="ReplyFailed",
             metric_status=str(answer.status),
         )
-    if answer.replayed and proves_generation_unsent(answer, intent.attempts):
-        # The limit was the key's first answer, and the key would replay it for its hour although the
-        # operator may have cleared the limit since: nothing went out under it, so the next key tries.
-        return _attempt(s, intent.next_generation(), metric="KeyGenerationAdvanced")
     return Defer(DeferReason.ACCOUNT_LIMITED, policy.account_retry_seconds, detail)
 
 

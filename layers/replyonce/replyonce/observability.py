@@ -137,9 +137,9 @@ def skipped(reason: SkipReason, message: str = "notification skipped", **detail:
     mid-batch — another of the batch's threads crashing it — cannot leave a skip
     logged and uncounted.
     """
-    count = AmazonCloudWatchEMFProvider(namespace=metrics.namespace)
-    count.add_metric(name=SKIP_METRIC, unit=MetricUnit.Count, value=1)
+    skip_count = AmazonCloudWatchEMFProvider(namespace=metrics.namespace)
+    skip_count.add_metric(name=SKIP_METRIC, unit=MetricUnit.Count, value=1)
     for name, value in {**metrics.default_dimensions, "reason": reason.value}.items():
-        count.add_dimension(name=name, value=value)
-    logger.info(message, extra={**detail, **count.serialize_metric_set()})
+        skip_count.add_dimension(name=name, value=value)
+    logger.info(message, extra={**detail, **skip_count.serialize_metric_set()})
     return {"outcome": "skipped", "reason": reason.value}
