@@ -79,15 +79,15 @@ def _bound() -> dict[Any, Any]:
         return values
 
 
-def _per_thread(instance: Any, attributes: tuple[str, ...]) -> None:
-    """Make ``attributes`` of ``instance`` per thread by giving it a subclass with descriptors."""
-    if getattr(type(instance), "_per_thread_invocations", False):
+def _per_invocation(instance: Any, attributes: tuple[str, ...]) -> None:
+    """Make ``attributes`` of ``instance`` per invocation by giving it a subclass with descriptors."""
+    if getattr(type(instance), "_isolated_invocations", False):
         return
     descriptors = {name: _PerInvocation(name) for name in attributes}
     isolated = type(
-        f"PerThread{type(instance).__name__}",
+        f"PerInvocation{type(instance).__name__}",
         (type(instance),),
-        {**descriptors, "_per_thread_invocations": True},
+        {**descriptors, "_isolated_invocations": True},
     )
     for descriptor in descriptors.values():
         descriptor.adopt(instance)
@@ -109,15 +109,15 @@ def isolate_invocations(logger: Any, metrics: Any) -> None:
         The Powertools ``Metrics`` of ``replyonce.observability``: its
         provider's buffer and service.
     """
-    if getattr(type(metrics.provider), "_per_thread_invocations", False):
+    if getattr(type(metrics.provider), "_isolated_invocations", False):
         return  # installed: every invocation passes here, so no lock on this path
     with _install_lock:
         # What an earlier caller left in the buffer (a test that ran a handler without its flush) must
         # not become every invocation's starting buffer.
         metrics.clear_metrics()
-        _per_thread(logger, ("_default_log_keys",))
-        _per_thread(logger.registered_formatter, ("log_format", "keys_combined"))
-        _per_thread(metrics.provider, _METRIC_BUFFER)
+        _per_invocation(logger, ("_default_log_keys",))
+        _per_invocation(logger.registered_formatter, ("log_format", "keys_combined"))
+        _per_invocation(metrics.provider, _METRIC_BUFFER)
 
 
 @contextlib.contextmanager
