@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import boto3
 
@@ -83,12 +84,16 @@ def clear_tables(stack: LocalStack) -> None:
     for logical_id, table in resources.tables.items():
         schema = resources.template["Resources"][logical_id]["Properties"]["KeySchema"]
         key_names = [key["AttributeName"] for key in schema]
-        scan = dynamodb.get_paginator("scan")
-        pages = scan.paginate(TableName=table, ProjectionExpression=", ".join(key_names))
-        keys = [item for page in pages for item in page["Items"]]
-        for start in range(0, len(keys), 25):
-            requests = [{"DeleteRequest": {"Key": key}} for key in keys[start : start + 25]]
-            dynamodb.batch_write_item(RequestItems={table: requests})
+        _delete_scanned(dynamodb, table, ProjectionExpression=", ".join(key_names))
+
+
+def _delete_scanned(dynamodb: Any, table: str, **scan: Any) -> None:
+    """Delete the items a scan of ``table`` returns (``scan`` must project exactly the key)."""
+    pages = dynamodb.get_paginator("scan").paginate(TableName=table, **scan)
+    keys = [item for page in pages for item in page["Items"]]
+    for start in range(0, len(keys), 25):
+        requests = [{"DeleteRequest": {"Key": key}} for key in keys[start : start + 25]]
+        dynamodb.batch_write_item(RequestItems={table: requests})
 
 
 def forget_recipient_budgets(stack: LocalStack) -> None:
@@ -102,17 +107,13 @@ def forget_recipient_budgets(stack: LocalStack) -> None:
     from replyonce.state import RECIPIENT_PREFIX
 
     resources, _ = parts(stack)
-    dynamodb = boto3.client("dynamodb")
-    table = resources.tables["StateTable"]
-    pages = dynamodb.get_paginator("scan").paginate(
-        TableName=table,
+    _delete_scanned(
+        boto3.client("dynamodb"),
+        resources.tables["StateTable"],
         ProjectionExpression="pk",
         FilterExpression="begins_with(pk, :prefix)",
         ExpressionAttributeValues={":prefix": {"S": RECIPIENT_PREFIX}},
     )
-    for page in pages:
-        for key in page["Items"]:
-            dynamodb.delete_item(TableName=table, Key=key)
 
 
 @contextmanager
