@@ -283,7 +283,7 @@ MUTANTS: dict[str, Mutant] = {
             (1, 3),
             no_ledger_owner_check,
             "a holder whose lease expired stores and sends over the new holder's reply",
-            "stale_holder",
+            "skewed_holder",
             in_the_store=True,
             faults=frozenset({"clock_skew"}),
             knobs={"burst_probability": 0.8, "concurrent_probability": 0.9, "draft_seconds": 1.0},

@@ -279,7 +279,11 @@ def serve(stack: LocalStack, view: ServeView, mode: Mode, stopped: Any) -> None:
     console.print(banner(stack, mode), highlight=False)
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            stopped.wait()
+            # Why a timed wait: Python runs a signal's handler only when the main thread runs
+            # bytecode; a wait with no timeout can sleep through a Ctrl-C the kernel handed to one
+            # of the stack's threads.
+            while not stopped.wait(0.5):
+                pass
     finally:
         stack.serve_control(None)
         control.close()

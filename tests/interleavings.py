@@ -103,7 +103,8 @@ class _Gated:
 class SharedStore:
     """One state table for a schedule; each container gets its own client (adapter) on it."""
 
-    def container(self) -> Any:
+    def container(self, clock: Callable[[], float]) -> Any:
+        """The container's adapter, reading ``clock`` (the container's own, perhaps skewed)."""
         raise NotImplementedError
 
     def forget(self) -> None:
@@ -116,7 +117,9 @@ class InMemory(SharedStore):
     def __init__(self, clock: Clock) -> None:
         self._store = FakeStateStore(clock)
 
-    def container(self) -> Any:
+    def container(self, clock: Callable[[], float]) -> Any:
+        # One fake for every container, on the world's clock: a skewed container needs OnDynamoDB,
+        # whose adapter reads its container's clock for the lease's conditions.
         return self._store
 
     def forget(self) -> None:
@@ -127,11 +130,11 @@ class OnDynamoDB(SharedStore):
     """``replyonce.store.DynamoDBStateStore`` on moto's DynamoDB in this process (the guards of the lease)."""
 
     def __init__(self, clock: Clock, dynamodb: Any, table: str) -> None:
-        self._clock, self._dynamodb, self._table = clock, dynamodb, table
+        self._dynamodb, self._table = dynamodb, table
         _empty(dynamodb, table)
 
-    def container(self) -> Any:
-        return DynamoDBStateStore(self._table, self._dynamodb, ttl_seconds=86_400, clock=self._clock)
+    def container(self, clock: Callable[[], float]) -> Any:
+        return DynamoDBStateStore(self._table, self._dynamodb, ttl_seconds=86_400, clock=clock)
 
     def forget(self) -> None:
         _empty(self._dynamodb, self._table)
@@ -151,6 +154,7 @@ class Record:
     due: float = 0.0
     runs: int = 0
     label: str = ""
+    clock_lag: float = 0.0  # the container's clock runs this far behind the world's (clock skew)
 
 
 @dataclass
@@ -259,7 +263,9 @@ class Schedule:
             record.runs += 1
             name = f"w{next(counter)}:{record.label or getattr(record.subject, 'message_id', 'r')}"
             gate = _Gate(name, self)
-            store = shared.container()
+            lag = record.clock_lag
+            own_clock = (lambda: clock.now - lag) if lag else clock
+            store = shared.container(own_clock)
             replier = Replier(
                 self._scenario.policy,
                 _Gated(store, gate, "store"),
@@ -267,8 +273,8 @@ class Schedule:
                 agent,
                 reconcile_later=lambda due, seconds: None,
                 lease_wait_seconds=0.0,
-                clock=clock,
-                monotonic=clock,
+                clock=own_clock,
+                monotonic=own_clock,
                 sleep=lambda seconds: None,
             )
 

@@ -46,6 +46,21 @@ def stale_holder(world: World):
     return [world.record(first, "m1")], [Event("the holder's lease runs out; m2 arrives", later)]
 
 
+def skewed_holder(world: World):
+    """The first holder's clock runs a lease behind: its lease is over for everyone but itself."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer |= {first["id"]}
+    holder = world.record(first, "m1")
+    holder.clock_lag = world.policy.lease_seconds + 1
+
+    def second_message(world: World):
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [holder], [Event("m2 arrives", second_message)]
+
+
 def old_message_redelivered(world: World):
     """A message answered days ago, beyond the pages the replier reads, is delivered again (a DLQ redrive)."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
@@ -150,6 +165,7 @@ SCENARIOS = {
     for s in (
         Scenario("burst_race", burst_race),
         Scenario("stale_holder", stale_holder),
+        Scenario("skewed_holder", skewed_holder),
         Scenario("old_message_redelivered", old_message_redelivered, ONE_PAGE_OF_ONE),
         Scenario("state_loss", state_loss),
         Scenario("provider_error_not_sent", provider_error_not_sent),
@@ -162,7 +178,7 @@ SCENARIOS = {
 
 
 # The scenarios whose breaks are races on the lease: also explored with the product's DynamoDB store.
-RACES = ("burst_race", "stale_holder")
+RACES = ("burst_race", "stale_holder", "skewed_holder")
 
 # What the gate explores: every schedule with at most three preemptions, or two where the third
 # multiplies the schedules past what a gate can afford (the moto-backed store costs ~0.2 s a

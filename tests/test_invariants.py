@@ -10,7 +10,10 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
+
+import pytest
 
 from devstack.invariants import (
     BUDGET_SKIP,
@@ -386,3 +389,27 @@ def test_a_draft_sent_again_without_its_refused_custom_headers_is_the_same_draft
     world.email(5.0, "e2", "m2")
     world.email(6.0, "e1", "m1", drafted=6.0)
     assert broken(world.history()) == {}
+
+
+@pytest.mark.parametrize(
+    ("forged", "status", "queued", "broken_by"),
+    [
+        (True, 401, False, None),
+        (True, 503, False, None),  # the secret could not be re-read: Nylas would retry
+        (True, None, False, None),  # no answer within 10 s: a timeout, which Nylas retries
+        (True, 200, False, "forged delivery of n1 answered 200"),
+        (True, 400, False, "forged delivery of n1 answered 400"),
+        (True, 401, True, "forged notification n1 was queued"),
+        (False, 500, True, "delivery of n1 answered 500"),
+        (False, 200, False, "n1 answered 200 but was never queued"),
+        (False, 200, True, None),
+        (False, None, False, None),  # a genuine delivery without an answer is retried by Nylas
+    ],
+)
+def test_the_endpoint_refuses_forgeries_and_accepts_only_what_it_queued(forged, status, queued, broken_by):
+    delivery = SimpleNamespace(notification_id="n1", status=status, forged=forged)
+    logs = [{"message": QUEUED, "notification_id": "n1"}] if queued else []
+    history = World().history(
+        deliveries=[delivery], logs=logs, forged_notification_ids={"n1"} if forged else set()
+    )
+    assert broken(history).get(6) == ([broken_by] if broken_by else None)

@@ -37,6 +37,7 @@ def environment(**variables: str) -> dict[str, str]:
         **base,
         "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'layers' / 'replyonce'}",
         "COLUMNS": "200",
+        "PYTHONFAULTHANDLER": "1",  # a process that hangs on Ctrl-C prints its threads (see Command.stop)
         **variables,
     }
 
@@ -75,7 +76,13 @@ class Command:
     def stop(self, sig: int = signal.SIGINT) -> int:
         if self.process.poll() is None:
             self.process.send_signal(sig)
-        return self.process.wait(timeout=30)
+        try:
+            return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            # SIGABRT makes faulthandler print every thread's stack: the failure says where it hung.
+            self.process.send_signal(signal.SIGABRT)
+            self.process.wait(timeout=10)
+            raise AssertionError(f"still running 30 s after signal {sig}:\n{self.text()[-6000:]}") from None
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from devstack.nylas import Fault
 from functions.replier import app
 from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX
 from replyonce.keys import idempotency_key
-from replyonce.state import thread_key
+from replyonce.reasons import DeferReason
+from replyonce.state import OUTBOX, thread_key
 from tests.replier_harness import (
     SEND_PATH,
     container_recording_visibility,
@@ -344,6 +345,40 @@ def test_lease_held_past_expiry_by_a_paused_worker_still_sends_one_email(
     assert len(nylas.sends) == 1
     assert nylas.count("POST", f"/v3/grants/{AGENT_GRANT_ID}/messages/send") >= 2
     assert {a.idempotency_key for a in nylas.send_attempts} == {nylas.sends[0].idempotency_key}
+
+
+def test_a_slow_intent_write_that_eats_the_lease_sends_nothing_until_a_later_receive(
+    pipeline, nylas, monkeypatch, log_records
+):
+    # The write that stores the attempt takes longer than the lease can spare (a throttled or paused
+    # store). Sending then could land after the lease ends, when another worker may have read the
+    # thread without it: the record goes back instead, and its next receive sends under the same key.
+    monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "2")
+    monkeypatch.setenv("RECORD_MARGIN_SECONDS", "1")
+    monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "2")  # a lease of 5 s
+    message = inbound(nylas)
+    container = new_container()
+    slowed = {"left": 1}
+
+    def slow_outbox_write(**kwargs):
+        # The write of one outbox entry (store.store_intent), not the lease or the reservation.
+        if slowed["left"] and kwargs["params"].get("UpdateExpression", "").startswith(
+            f"SET {OUTBOX}.#intent"
+        ):
+            slowed["left"] -= 1
+            time.sleep(2.5)  # under 2.5 s of the lease left: less than a 2 s send and its 1 s margin
+
+    container._replier._store._dynamodb.meta.events.register(
+        "before-parameter-build.dynamodb.UpdateItem", slow_outbox_write
+    )
+    pipeline.deliver(envelope(message))
+    first = pipeline.poller(container.handle_batch).poll_once()
+    assert (first.failed, len(nylas.sends)) == (1, 0)
+    assert deferrals(log_records) == [DeferReason.DEADLINE.value]
+    pipeline.drain(container.handle_batch)
+    [sent] = nylas.sends
+    assert sent.payload["reply_to_message_id"] == message["id"]
+    assert {a.idempotency_key for a in nylas.send_attempts} == {sent.idempotency_key}
 
 
 def test_dynamodb_error_during_ledger_write_is_retried_and_sends_once(pipeline, nylas, replier):

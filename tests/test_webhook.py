@@ -8,6 +8,8 @@ not) on the queue.
 import base64
 import gzip
 import json
+import socket
+import threading
 import time
 
 import pytest
@@ -25,6 +27,8 @@ from devstack.events import (
 from devstack.lambda_context import LocalLambdaContext
 from devstack.template import LOCAL_WEBHOOK_SECRET
 from functions.webhook import app
+from ops.template import load_template
+from replyonce.secrets import SECRETS_CLIENT_CONFIG, SECRETS_READ_ATTEMPTS
 from tests.conftest import drain
 
 RETRIED_BY_NYLAS = {408, 429, 502, 503, 504, 507}
@@ -261,6 +265,44 @@ def test_sqs_failure_is_503_so_nylas_retries(webhook, sqs, queue_url):
 def test_secrets_manager_failure_is_503(webhook, aws, secretsmanager):
     secretsmanager.delete_secret(SecretId=aws.secrets["NylasSecrets"], ForceDeleteWithoutRecovery=True)
     assert webhook(load_event("webhook-message-created.json"))["statusCode"] == 503
+
+
+def test_a_secrets_manager_that_never_answers_is_given_up_in_time_for_a_503(webhook, monkeypatch):
+    # Secrets Manager accepts the connection and never answers (a brownout). botocore's defaults
+    # would wait 60 s per attempt, past the function's timeout and Nylas' 10 s: the webhook gives
+    # up after its bounded attempts and answers a status Nylas retries.
+    requests_seen = []
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        silent.settimeout(0.2)
+
+        def accept_and_say_nothing():
+            held = []
+            while not stopped.is_set():
+                try:
+                    connection, _ = silent.accept()
+                except TimeoutError:
+                    continue
+                requests_seen.append(connection)
+                held.append(connection)
+            for connection in held:
+                connection.close()
+
+        stopped = threading.Event()
+        listener = threading.Thread(target=accept_and_say_nothing, daemon=True)
+        listener.start()
+        monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", f"http://127.0.0.1:{silent.getsockname()[1]}")
+        app.endpoint.cache_clear()
+        try:
+            response = webhook(load_event("webhook-message-created.json"))
+        finally:
+            stopped.set()
+            listener.join(timeout=5)
+    assert response["statusCode"] == 503
+    assert len(requests_seen) == SECRETS_READ_ATTEMPTS
+    # Each attempt is bounded, and all of them fit in the template's webhook timeout.
+    timeout = load_template()["Resources"]["WebhookFunction"]["Properties"]["Timeout"]
+    per_attempt = SECRETS_CLIENT_CONFIG.connect_timeout + SECRETS_CLIENT_CONFIG.read_timeout
+    assert len(requests_seen) * per_attempt < timeout
 
 
 def test_unexpected_exception_is_503_not_500(webhook, monkeypatch, sqs, queue_url):

@@ -307,9 +307,21 @@ def after(answer, i=None, **known):
     return next_step(driving(i, answers={i.id: answer}, **known))
 
 
-def test_a_stored_intent_counted_for_this_lease_is_attempted():
+@pytest.mark.parametrize(
+    ("time_left", "expected"),
+    [
+        (POLICY.lease_seconds, "Attempt"),
+        (POLICY.send_timeout_seconds + POLICY.margin_seconds, "Attempt"),
+        # Storing the attempt used up the time a send needs: the send could outlive the lease.
+        (POLICY.send_timeout_seconds + POLICY.margin_seconds - 0.1, "Defer"),
+        (1.0, "Defer"),
+    ],
+)
+def test_a_stored_intent_counted_for_this_lease_is_attempted_only_while_a_send_fits(time_left, expected):
     i = intent()
-    assert next_step(driving(i, attempting=frozenset({"i1"}))) == core.Attempt(GRANT, i)
+    step = next_step(driving(i, attempting=frozenset({"i1"}), time_left=time_left))
+    assert kind(step) == expected
+    assert step == (core.Attempt(GRANT, i) if expected == "Attempt" else core.Defer(DeferReason.DEADLINE, 0))
 
 
 @pytest.mark.parametrize(

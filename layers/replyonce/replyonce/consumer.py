@@ -53,7 +53,7 @@ from replyonce.observability import count, count_by, logger, skipped
 from replyonce.queue import ATTR_TASK, ReconcileQueue, reconcile_task
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.replier import Replier
-from replyonce.secrets import NylasApiKey
+from replyonce.secrets import SECRETS_CLIENT_CONFIG, NylasApiKey
 from replyonce.store import DynamoDBStateStore
 
 # Part of the stored data: changing it re-opens every notification of the last 24 h.
@@ -147,7 +147,9 @@ class NotificationConsumer:
         )
         dynamodb = aws.client("dynamodb")
         sqs = aws.client("sqs")
-        api_key = NylasApiKey(settings.secrets, SecretsProvider(boto3_session=aws))
+        api_key = NylasApiKey(
+            settings.secrets, SecretsProvider(boto3_session=aws, boto_config=SECRETS_CLIENT_CONFIG)
+        )
         mailbox = NylasMailbox(
             settings.nylas_api_uri,
             api_key.api_key,

@@ -499,6 +499,12 @@ def _drive(s: Situation, grant_id: str, intent: Intent) -> Step:
     if answer is not None:
         return _after_answer(s, grant_id, intent, answer)
     if intent.id in s.attempting:
+        # Checked again, not only before the attempt was stored: the write itself can take long
+        # (a slow or paused store). A send that starts with less than a whole send left may land
+        # after the lease ends, when the next holder has read the thread without it (invariant 3).
+        # The counted attempt is then what a crash before the send leaves: the same key, later.
+        if not _send_fits(s):
+            return Defer(DeferReason.DEADLINE, 0)
         return Attempt(grant_id, intent)
     found = _evidence(s, intent)
     if found is not None:
@@ -524,10 +530,14 @@ def _key_alive(intent: Intent, now: int, policy: Policy) -> bool:
     return now < intent.first_attempt_at + KEY_LIFETIME_SECONDS - policy.key_margin_seconds
 
 
+def _send_fits(s: Situation) -> bool:
+    """Whether a whole send (its timeout and the margin) ends before the lease or the invocation does."""
+    return s.time_left >= s.policy.send_timeout_seconds + s.policy.margin_seconds
+
+
 def _attempt(s: Situation, intent: Intent, *, stored: bool = True, metric: str = "") -> Step:
     """Store ``intent`` with one more attempt counted, if a whole attempt fits in the time left."""
-    policy = s.policy
-    if s.time_left < policy.send_timeout_seconds + policy.margin_seconds:
+    if not _send_fits(s):
         if not stored:
             return Store(intent, attempt=False, metric=metric)
         return Defer(DeferReason.DEADLINE, 0)

@@ -13,10 +13,21 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.parameters import SecretsProvider
 from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError, TransformParameterError
+from botocore.config import Config
 
 from replyonce.config import SecretsSettings
 from replyonce.exceptions import SecretsUnavailableError
 from replyonce.observability import logger
+
+# Nylas waits 10 s for the webhook's answer, and a bad signature costs a fresh read on top of the
+# cached one: a read that cannot finish in a few seconds is given up (503, retried), not waited on.
+# botocore's defaults (60 s to connect and to read, several attempts) outlast the function.
+SECRETS_READ_ATTEMPTS = 2
+SECRETS_CLIENT_CONFIG = Config(
+    connect_timeout=1,
+    read_timeout=2,
+    retries={"mode": "standard", "total_max_attempts": SECRETS_READ_ATTEMPTS},
+)
 
 
 class _JsonSecret:

@@ -46,7 +46,7 @@ from replyonce.notification import Notification
 from replyonce.observability import count, count_by, logger
 from replyonce.queue import SQS_CLIENT_CONFIG, NotificationQueue
 from replyonce.reasons import RejectReason
-from replyonce.secrets import WebhookSecrets
+from replyonce.secrets import SECRETS_CLIENT_CONFIG, WebhookSecrets
 from replyonce.signature import SIGNATURE_HEADER, signature_matches
 
 
@@ -134,7 +134,9 @@ class WebhookEndpoint:
         aws = aws or boto3.session.Session()
         return cls(
             settings,
-            WebhookSecrets(settings.secrets, SecretsProvider(boto3_session=aws)),
+            WebhookSecrets(
+                settings.secrets, SecretsProvider(boto3_session=aws, boto_config=SECRETS_CLIENT_CONFIG)
+            ),
             NotificationQueue(
                 settings.queue_url,
                 settings.queue_max_message_bytes,
