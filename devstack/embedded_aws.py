@@ -17,16 +17,29 @@ request's thread with nothing between concurrent requests: eight conditional
 40 rounds (``tests/test_embedded_aws.py``). So the embedded AWS answers one
 DynamoDB request at a time, as the table's items would see them.
 
+The same rollback backup costs time, too: a deep copy of a 20,000-item table
+takes ~0.5 s, behind which every other DynamoDB request waits. Runs slowed as
+the tables grew (a 10,000-notification chaos run fell from ~190 to ~50
+notifications a minute, and its workers hit their timeouts). Since the
+embedded AWS answers one DynamoDB request at a time, nothing but the
+transaction itself changes a table meanwhile: its backup needs the table's
+item maps copied and only the items the transaction names deep-copied.
+
 Every local moto (tests, local stack, chaos) starts here, so all of them run
 the same embedded AWS.
 """
 
+import copy
 import functools
 import sys
 import threading
+from collections import defaultdict
+from typing import Any
 
+import moto.dynamodb.models as dynamodb_models
 from moto.core.common_models import BaseModel
-from moto.dynamodb.models import dynamo_type, table
+from moto.dynamodb.models import DynamoDBBackend, dynamo_type, table
+from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
 from moto.server import ThreadedMotoServer
 from moto.server import main as moto_server_main
@@ -63,6 +76,81 @@ def serialize_dynamodb_requests() -> None:
     DynamoHandler.call_action = one_at_a_time  # type: ignore[method-assign]
 
 
+# Per thread: the keys (hash, range) each table's items are named by in the transaction under way.
+_TRANSACTION = threading.local()
+
+
+class _TransactionBackups:
+    """What ``moto.dynamodb.models`` sees as ``copy``: ``deepcopy`` of a table backs up what can change.
+
+    Outside a transaction, and for anything but a table, it is ``copy.deepcopy``.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+    @staticmethod
+    def deepcopy(value: Any, memo: dict[int, Any] | None = None) -> Any:
+        named = getattr(_TRANSACTION, "keys", None)
+        if named is None or not isinstance(value, Table):
+            return copy.deepcopy(value, memo)
+        return _rollback_backup(value, named.get(value.name, ()))
+
+
+def _rollback_backup(live: Table, keys: Any) -> Table:
+    """A table to put back if the transaction fails: the item maps copied, the named items deep-copied.
+
+    Why this is enough: a Put or a Delete replaces or removes an entry of the maps (the backup's maps
+    keep the old one); an Update changes its item in place (the backup holds a deep copy of it).
+    """
+    backup = copy.copy(live)
+    if live.has_range_key:
+        backup.items = defaultdict(dict, {h: dict(by_range) for h, by_range in live.items.items()})
+    else:
+        backup.items = defaultdict(dict, live.items)
+    for hash_value, range_value in keys:
+        if live.has_range_key:
+            item = live.items.get(hash_value, {}).get(range_value)
+            if item is not None:
+                backup.items[hash_value][range_value] = copy.deepcopy(item)
+        elif (item := live.items.get(hash_value)) is not None:
+            backup.items[hash_value] = copy.deepcopy(item)
+    return backup
+
+
+def _named_keys(backend: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Table name → the (hash, range) keys the transaction's operations name (unreadable ones skipped)."""
+    named: dict[str, list[Any]] = defaultdict(list)
+    for item in transact_items:
+        try:
+            op_type, op = next(iter(item.items()))
+            live = backend.get_table(op["TableName"])
+            key = op["Item"] if op_type == "Put" else op["Key"]
+            named[live.name].append(backend.get_keys_value(live, key))
+        except Exception:  # noqa: S112 - moto itself answers a malformed operation
+            continue
+    return named
+
+
+def cheap_transaction_backups() -> None:
+    """Back up only what a ``TransactWriteItems`` can change, instead of deep-copying each table."""
+    transact = DynamoDBBackend.transact_write_items
+    if getattr(transact, "cheap_backups", False):
+        return
+
+    @functools.wraps(transact)
+    def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
+        _TRANSACTION.keys = _named_keys(self, transact_items)
+        try:
+            return transact(self, transact_items)
+        finally:
+            _TRANSACTION.keys = None
+
+    transact_write_items.cheap_backups = True  # type: ignore[attr-defined]
+    DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    dynamodb_models.copy = _TransactionBackups()  # type: ignore[assignment]
+
+
 def start_threaded_server() -> tuple[ThreadedMotoServer, str]:
     """Start a moto server in this process on an ephemeral loopback port.
 
@@ -73,6 +161,7 @@ def start_threaded_server() -> tuple[ThreadedMotoServer, str]:
     """
     untrack_dynamodb_models()
     serialize_dynamodb_requests()
+    cheap_transaction_backups()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -83,6 +172,7 @@ def main(argv: list[str] | None = None) -> None:
     """``python -m devstack.embedded_aws -H 127.0.0.1 -p PORT``: moto's own server command."""
     untrack_dynamodb_models()
     serialize_dynamodb_requests()
+    cheap_transaction_backups()
     moto_server_main(argv if argv is not None else sys.argv[1:])
 
 

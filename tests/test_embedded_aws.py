@@ -3,6 +3,8 @@
 Every reply commits with one ``TransactWriteItems``; unpatched moto keeps a
 deep copy of the table per transaction, which killed a 10,000-notification
 chaos run. Counting live table objects is machine-independent, unlike memory.
+Its rollback backup also cost a deep copy of each table per transaction, behind
+which every other request waited: counted here in item copies, not seconds.
 Leases, the recipient budget and the outbox are conditional writes: unpatched
 moto lets two racing ones both pass their condition.
 """
@@ -11,6 +13,9 @@ import gc
 import threading
 
 import boto3
+import pytest
+from botocore.exceptions import ClientError
+from moto.dynamodb.models.dynamo_type import Item
 from moto.dynamodb.models.table import Table
 
 TRANSACTIONS = 100
@@ -73,3 +78,95 @@ def test_racing_conditional_writes_never_pass_the_same_condition(aws):
         if len(winners) != BUDGET:
             over_budget.append((round_, len(winners)))
     assert over_budget == []
+
+
+@pytest.fixture
+def ranged_table(aws):
+    """A table with a range key: the other shape of moto's item maps."""
+    dynamodb = boto3.client("dynamodb")
+    dynamodb.create_table(
+        TableName="ranged",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    yield "ranged"
+    dynamodb.delete_table(TableName="ranged")
+
+
+def _keyed(table: str, ranged: bool):
+    def key(name: str) -> dict:
+        return {"pk": {"S": name}, **({"sk": {"S": "r"}} if ranged else {})}
+
+    return key
+
+
+@pytest.mark.parametrize("ranged", [False, True], ids=["hash key", "hash and range key"])
+def test_a_cancelled_transaction_leaves_every_item_as_it_was(aws, ranged_table, ranged):
+    dynamodb = boto3.client("dynamodb")
+    table = ranged_table if ranged else aws.tables["StateTable"]
+    key = _keyed(table, ranged)
+    dynamodb.put_item(TableName=table, Item={**key("updated"), "n": {"N": "1"}})
+    dynamodb.put_item(TableName=table, Item={**key("deleted"), "n": {"N": "1"}})
+    dynamodb.put_item(TableName=table, Item={**key("replaced"), "n": {"N": "1"}})
+    # Every kind of write goes through before the last operation's condition fails.
+    with pytest.raises(ClientError, match="TransactionCanceled"):
+        dynamodb.transact_write_items(
+            TransactItems=[
+                {
+                    "Update": {
+                        "TableName": table,
+                        "Key": key("updated"),
+                        "UpdateExpression": "SET n = :two",
+                        "ExpressionAttributeValues": {":two": {"N": "2"}},
+                    }
+                },
+                {"Delete": {"TableName": table, "Key": key("deleted")}},
+                {"Put": {"TableName": table, "Item": {**key("replaced"), "n": {"N": "2"}}}},
+                {"Put": {"TableName": table, "Item": {**key("created"), "n": {"N": "2"}}}},
+                {
+                    "ConditionCheck": {
+                        "TableName": table,
+                        "Key": key("missing"),
+                        "ConditionExpression": "attribute_exists(pk)",
+                    }
+                },
+            ]
+        )
+    items = {i["pk"]["S"]: i["n"]["N"] for i in dynamodb.scan(TableName=table)["Items"] if "n" in i}
+    assert items == {"updated": "1", "deleted": "1", "replaced": "1"}
+
+
+def test_a_transaction_copies_the_items_it_names_not_its_table(aws, monkeypatch):
+    dynamodb = boto3.client("dynamodb")
+    table = aws.tables["StateTable"]
+    for n in range(200):
+        dynamodb.put_item(TableName=table, Item={"pk": {"S": f"message#{n}"}, "status": {"S": "replied"}})
+    copied = []
+    item_deepcopy = Item.__deepcopy__
+
+    def counting(item, memo):
+        copied.append(item)
+        return item_deepcopy(item, memo)
+
+    monkeypatch.setattr(Item, "__deepcopy__", counting)
+    dynamodb.transact_write_items(
+        TransactItems=[
+            {
+                "Update": {
+                    "TableName": table,
+                    "Key": {"pk": {"S": "message#7"}},
+                    "UpdateExpression": "SET #s = :s",
+                    "ExpressionAttributeNames": {"#s": "status"},
+                    "ExpressionAttributeValues": {":s": {"S": "failed"}},
+                }
+            },
+            {"Put": {"TableName": table, "Item": {"pk": {"S": "thread#1"}}}},
+        ]
+    )
+    # Only the item the transaction changes in place is copied (for the backup and for moto's own
+    # images of the update); unpatched, every one of the table's 200 items is copied.
+    assert {item.hash_key.value for item in copied} == {"message#7"}
