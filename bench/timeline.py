@@ -8,6 +8,16 @@ request. Each span is filed under the record being processed on that thread,
 which is known because the consumer's per-record handler is wrapped — the
 only place the harness reaches into the consumer; it fails loudly if the
 consumer stops having one.
+
+Every container's boto3 Session shares one botocore loader, so a new
+container costs its clients and caches, not parsing botocore's service
+models again. Why: in one interpreter on 2 cores, containers started
+together parse their models under one GIL (eight of them took 9-10 s each to
+initialise in the template's mix of ``make bench`` on 2026-12-01), and every
+record running meanwhile slows with them; a Lambda fleet starts its
+containers on CPUs of their own. What
+a fresh process pays for its imports and models is measured where it
+happens, in fresh processes (``bench.coldstart``).
 """
 
 import contextlib
@@ -19,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
+import botocore.loaders
+import botocore.session
 import requests
 
 from devstack.counting import handler_with, nylas_kind
@@ -28,6 +40,16 @@ NYLAS = "Nylas"
 AGENT = "agent"  # the draft's time (``bench.slow_agent``), filed like a request
 # A state-table write refused by its condition: another worker holds the thread's lease.
 _REFUSED = ("ConditionalCheckFailedException", "TransactionCanceledException")
+
+
+_SHARED_LOADER = botocore.loaders.create_loader()
+
+
+def container_session() -> boto3.session.Session:
+    """A new container's boto3 Session, on the loader every container shares (module docstring)."""
+    core = botocore.session.Session()
+    core.register_component("data_loader", _SHARED_LOADER)
+    return boto3.session.Session(botocore_session=core)
 
 
 @dataclass
@@ -138,7 +160,7 @@ class Recorder:
         from replyonce.consumer import NotificationConsumer
 
         number = next(self._containers)
-        session = boto3.session.Session()
+        session = container_session()
         session.events.register("before-parameter-build", self._note_table)
         session.events.register("before-call", self._before_call)
         session.events.register("after-call", self._after_call)
