@@ -255,6 +255,51 @@ def test_the_loop_guard_counts_recorded_replies_in_nylas_time():
     assert kind(next_step(s)) == "Reserve"
 
 
+def _thread_with(replies, pending=()):
+    """Recorded replies (intent id → Nylas time); ``pending`` of them queued at Nylas, not confirmed."""
+    queued = tuple(
+        intent(id=rid, covered=(f"c-{rid}",), state=IntentState.QUEUED, accepted_at=replies[rid])
+        for rid in pending
+    )
+    s = leased(outbox=queued, listing=listing(inbound("m1")))
+    return replace(s, state=replace(s.state, replies=dict(replies)))
+
+
+@pytest.mark.parametrize(
+    ("replies", "pending", "expected"),
+    [
+        ({"a": NOW - 100, "b": NOW - 200, "c": NOW - 300}, (), "Skip"),
+        # Full only with a reply Nylas queued: if it fails it was never a reply, so wait for its outcome.
+        ({"a": NOW - 100, "b": NOW - 200, "c": NOW - 30}, ("c",), "Defer"),
+        ({"a": NOW - 100, "b": NOW - 20, "c": NOW - 30}, ("b", "c"), "Defer"),
+        # Full without the queued one too: its outcome cannot change the answer.
+        ({"a": NOW - 100, "b": NOW - 200, "c": NOW - 300, "d": NOW - 30}, ("d",), "Skip"),
+        ({"a": NOW - 100, "b": NOW - 30}, ("b",), "Reserve"),
+    ],
+)
+def test_a_reply_budget_full_only_with_queued_replies_waits_for_them(replies, pending, expected):
+    step = next_step(_thread_with(replies, pending))
+    assert kind(step) == expected
+    if expected == "Skip":
+        assert step.reason is SkipReason.REPLY_BUDGET_EXHAUSTED
+    if expected == "Defer":
+        # Until the earliest queued reply must have been confirmed or failed.
+        earliest = min(replies[rid] for rid in pending)
+        assert step == core.Defer(
+            DeferReason.REPLY_PENDING, earliest + POLICY.pending_confirm_seconds - NOW, {"thread_id": THREAD}
+        )
+
+
+def test_a_queued_reply_that_failed_for_good_stops_counting_against_the_budget():
+    failed = intent(id="c", covered=("m0",), state=IntentState.QUEUED, accepted_at=NOW - 30)
+    state = ThreadState(replies={"a": NOW - 100, "b": NOW - 200, "c": NOW - 30}, outbox={"c": failed})
+    settlement = core.Settlement(Status.FAILED, failed.covered, NOW, failed, reason="send_failed twice")
+    after = settlement.thread_after(state)
+    assert (after.replies, after.outbox) == ({"a": NOW - 100, "b": NOW - 200}, {})
+    s = leased(listing=listing(inbound("m1")))
+    assert kind(next_step(replace(s, state=after))) == "Reserve"
+
+
 def test_a_recipient_over_budget_gets_no_reply():
     s = leased(listing=listing(inbound("m1")), reserved=False)
     assert next_step(s).reason is SkipReason.RECIPIENT_BUDGET_EXHAUSTED

@@ -387,13 +387,23 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         messages = (*messages, s.fetched)
     now = listing.read_at or 0
     agent_dates = [_int(m.get("date")) for m in messages if sender_email(m) in agents.addresses]
-    if loop_guard_exhausted(
-        state.replies.values(),
-        agent_dates,
-        now=now,
-        window=REPLY_BUDGET_WINDOW_SECONDS,
-        budget=policy.reply_budget_per_hour,
-    ):
+    pending = {i.id: i for i in state.outbox.values() if i.state is IntentState.QUEUED}
+
+    def exhausted(replies: Mapping[str, int]) -> bool:
+        return loop_guard_exhausted(
+            replies.values(),
+            agent_dates,
+            now=now,
+            window=REPLY_BUDGET_WINDOW_SECONDS,
+            budget=policy.reply_budget_per_hour,
+        )
+
+    if exhausted(state.replies):
+        sent = {rid: t for rid, t in state.replies.items() if rid not in pending}
+        if pending and not exhausted(sent):
+            # A skip would be for good; a queued reply that fails never was a reply (invariant 2).
+            settles_at = min(i.accepted_at for i in pending.values()) + policy.pending_confirm_seconds
+            return Defer(DeferReason.REPLY_PENDING, max(1, settles_at - now), {"thread_id": thread_id})
         return Skip(SkipReason.REPLY_BUDGET_EXHAUSTED, {"thread_id": thread_id})
     planned = plan_burst(
         arrived.message_id,

@@ -88,6 +88,9 @@ class DeferReason(StrEnum):
     """Nylas refused our API key (401): a key being rotated, or revoked; tried again with it re-read."""
     ACCOUNT_LIMITED = "account_limited"
     """The account cannot send (quota, paused, outbound rule, or an unknown refusal): the reply waits."""
+    REPLY_PENDING = "reply_pending"
+    """The thread's reply budget is full only with replies Nylas queued and has not confirmed: one may
+    still fail (``message.send_failed``) and free its place, so the message waits for their outcome."""
     AGENT_FAILED = "agent_failed"
     """The agent raised or outlived ``AGENT_TIMEOUT_SECONDS``: asked again on the next try."""
     LEASE_LOST = "lease_lost"

@@ -477,6 +477,9 @@ class Settlement:
             since = self.at - REPLY_BUDGET_WINDOW_SECONDS
             replies = {rid: t for rid, t in replies.items() if t >= since and rid != self.intent.id}
             replies[self.intent.id] = self.at
+        elif self.intent is not None:
+            # It never went out (a queued reply Nylas failed twice, a final refusal): not a reply.
+            replies.pop(self.intent.id, None)
         covered = dict(state.covered) | dict.fromkeys(self.covered, self.at)
         newest = dict(sorted(covered.items(), key=lambda pair: pair[1])[-COVERED_MEMORY:])
         outbox = dict(state.outbox)
