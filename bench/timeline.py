@@ -15,9 +15,9 @@ models again. Why: in one interpreter on 2 cores, containers started
 together parse their models under one GIL (eight of them took 9-10 s each to
 initialise in the template's mix of ``make bench`` on 2026-12-01), and every
 record running meanwhile slows with them; a Lambda fleet starts its
-containers on CPUs of their own. What
-a fresh process pays for its imports and models is measured where it
-happens, in fresh processes (``bench.coldstart``).
+containers on CPUs of their own. What a fresh process pays for its imports
+and models is measured where it happens, in fresh processes
+(``bench.coldstart``).
 """
 
 import contextlib

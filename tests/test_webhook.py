@@ -276,15 +276,12 @@ def test_a_secrets_manager_that_never_answers_is_given_up_in_time_for_a_503(webh
         silent.settimeout(0.2)
 
         def accept_and_say_nothing():
-            held = []
             while not stopped.is_set():
                 try:
-                    connection, _ = silent.accept()
+                    requests_seen.append(silent.accept()[0])
                 except TimeoutError:
                     continue
-                requests_seen.append(connection)
-                held.append(connection)
-            for connection in held:
+            for connection in requests_seen:
                 connection.close()
 
         stopped = threading.Event()
