@@ -180,6 +180,37 @@ def test_a_queued_reply_nothing_confirms_is_reconciled_through_the_mailbox(pipel
     assert ledger_status(replier, message["id"]) == "replied"
 
 
+def test_a_budget_filled_by_a_queued_reply_that_fails_still_answers_the_thread(
+    pipeline, nylas, monkeypatch, webhook_notifications, log_records, replier
+):
+    # The thread's budget is one reply an hour, and that one is queued (202), not sent. A follow-up
+    # must wait for it to settle, not be skipped for a budget nobody spent: the queued reply fails
+    # twice (message.send_failed), so it never went out, and the follow-up is answered after all.
+    monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "1")
+    app.consumer.cache_clear()
+    nylas.modes.send_queue = True
+    first = inbound(nylas)
+    pipeline.deliver(as_nylas_sends_it(first))
+    poller = pipeline.poller()
+    poller.poll_once()  # 202: the first reply is queued
+    follow_up = inbound(nylas, reply_to_message_id=first["id"], subject="Re: Where is my order?")
+    pipeline.deliver(as_nylas_sends_it(follow_up))
+    poller.poll_once()  # the follow-up waits; the first record waits for its reply to settle
+    assert "reply_pending" in deferrals(log_records)
+    assert skip_reasons(log_records) == []
+    for _ in range(2):  # Nylas fails the queued reply, then the one sent again in its place
+        nylas.release_queued(fail=True)
+        poller.poll_once()
+    assert ledger_status(replier, first["id"]) == "failed"
+    nylas.modes.send_queue = False
+    pipeline.drain()
+    assert len(nylas.failed_sends) == 2
+    [sent] = nylas.sends  # the one email the customer gets, and it answers the follow-up
+    assert sent.payload["reply_to_message_id"] == follow_up["id"]
+    assert "reply_budget_exhausted" not in skip_reasons(log_records)
+    assert pipeline.dead_letters() == []
+
+
 def ledger_status(replier, message_id: str) -> str:
     from replyonce.state import message_key
 

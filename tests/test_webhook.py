@@ -6,11 +6,13 @@ not) on the queue.
 """
 
 import base64
+import contextlib
 import gzip
 import json
 import socket
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 from botocore.exceptions import ClientError
@@ -28,6 +30,7 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.template import LOCAL_WEBHOOK_SECRET
 from functions.webhook import app
 from ops.template import load_template
+from replyonce.queue import SQS_CLIENT_CONFIG, SQS_SEND_ATTEMPTS
 from replyonce.secrets import SECRETS_CLIENT_CONFIG, SECRETS_READ_ATTEMPTS
 from tests.conftest import drain
 
@@ -267,39 +270,63 @@ def test_secrets_manager_failure_is_503(webhook, aws, secretsmanager):
     assert webhook(load_event("webhook-message-created.json"))["statusCode"] == 503
 
 
-def test_a_secrets_manager_that_never_answers_is_given_up_in_time_for_a_503(webhook, monkeypatch):
-    # Secrets Manager accepts the connection and never answers (a brownout). botocore's defaults
-    # would wait 60 s per attempt, past the function's timeout and Nylas' 10 s: the webhook gives
-    # up after its bounded attempts and answers a status Nylas retries.
-    requests_seen = []
+@contextlib.contextmanager
+def silent_endpoint() -> Iterator[tuple[str, list[socket.socket]]]:
+    """A loopback endpoint that accepts every connection and never answers (a brownout).
+
+    Yields its URL and the connections it accepted so far.
+    """
+    accepted: list[socket.socket] = []
+    stopped = threading.Event()
     with socket.create_server(("127.0.0.1", 0)) as silent:
         silent.settimeout(0.2)
 
         def accept_and_say_nothing():
             while not stopped.is_set():
                 try:
-                    requests_seen.append(silent.accept()[0])
+                    accepted.append(silent.accept()[0])
                 except TimeoutError:
                     continue
-            for connection in requests_seen:
-                connection.close()
 
-        stopped = threading.Event()
         listener = threading.Thread(target=accept_and_say_nothing, daemon=True)
         listener.start()
-        monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", f"http://127.0.0.1:{silent.getsockname()[1]}")
-        app.endpoint.cache_clear()
         try:
-            response = webhook(load_event("webhook-message-created.json"))
+            yield f"http://127.0.0.1:{silent.getsockname()[1]}", accepted
         finally:
             stopped.set()
             listener.join(timeout=5)
+            for connection in accepted:
+                connection.close()
+
+
+def webhook_timeout() -> float:
+    return load_template()["Resources"]["WebhookFunction"]["Properties"]["Timeout"]
+
+
+def test_a_secrets_manager_that_never_answers_is_given_up_in_time_for_a_503(webhook, monkeypatch):
+    # botocore's defaults would wait 60 s per attempt, past the function's timeout and Nylas' 10 s:
+    # the webhook gives up after its bounded attempts and answers a status Nylas retries.
+    with silent_endpoint() as (url, connections):
+        monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", url)
+        app.endpoint.cache_clear()
+        response = webhook(load_event("webhook-message-created.json"))
     assert response["statusCode"] == 503
-    assert len(requests_seen) == SECRETS_READ_ATTEMPTS
+    assert len(connections) == SECRETS_READ_ATTEMPTS
     # Each attempt is bounded, and all of them fit in the template's webhook timeout.
-    timeout = load_template()["Resources"]["WebhookFunction"]["Properties"]["Timeout"]
     per_attempt = SECRETS_CLIENT_CONFIG.connect_timeout + SECRETS_CLIENT_CONFIG.read_timeout
-    assert len(requests_seen) * per_attempt < timeout
+    assert len(connections) * per_attempt < webhook_timeout()
+
+
+def test_an_sqs_that_never_answers_is_given_up_in_time_for_a_503(webhook, monkeypatch):
+    # The signature checks out (Secrets Manager answers); SendMessage meets a queue in a brownout.
+    with silent_endpoint() as (url, connections):
+        monkeypatch.setenv("AWS_ENDPOINT_URL_SQS", url)
+        app.endpoint.cache_clear()
+        response = webhook(load_event("webhook-message-created.json"))
+    assert response["statusCode"] == 503
+    assert len(connections) == SQS_SEND_ATTEMPTS
+    per_attempt = SQS_CLIENT_CONFIG.connect_timeout + SQS_CLIENT_CONFIG.read_timeout
+    assert len(connections) * per_attempt < webhook_timeout()
 
 
 def test_unexpected_exception_is_503_not_500(webhook, monkeypatch, sqs, queue_url):

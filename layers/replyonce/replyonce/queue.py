@@ -19,8 +19,15 @@ ATTR_NOTIFICATION_TYPE = "notification_type"
 ATTR_GRANT_ID = "grant_id"
 ATTR_BODY_OMITTED = "body_omitted"
 
-# Nylas waits 10 s for the webhook's 200: fail fast enough to answer 503 in time.
-SQS_CLIENT_CONFIG = Config(connect_timeout=2, read_timeout=3, retries={"mode": "standard", "max_attempts": 3})
+# Nylas waits 10 s for the webhook's 200: fail fast enough to answer 503 in time. ``total_max_attempts``
+# counts the first try (botocore's ``max_attempts`` counts retries only: 3 of them were 4 tries, 12 s of
+# reads against a queue that accepts and never answers, past the webhook's 8 s timeout).
+SQS_SEND_ATTEMPTS = 2
+SQS_CLIENT_CONFIG = Config(
+    connect_timeout=1,
+    read_timeout=2,
+    retries={"mode": "standard", "total_max_attempts": SQS_SEND_ATTEMPTS},
+)
 
 
 @dataclass(frozen=True)
