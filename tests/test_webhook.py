@@ -299,34 +299,33 @@ def silent_endpoint() -> Iterator[tuple[str, list[socket.socket]]]:
                 connection.close()
 
 
-def webhook_timeout() -> float:
-    return load_template()["Resources"]["WebhookFunction"]["Properties"]["Timeout"]
-
-
-def test_a_secrets_manager_that_never_answers_is_given_up_in_time_for_a_503(webhook, monkeypatch):
+@pytest.mark.parametrize(
+    ("endpoint_variable", "client_config", "attempts"),
+    [
+        # The secret read, before the signature can be checked.
+        ("AWS_ENDPOINT_URL_SECRETS_MANAGER", SECRETS_CLIENT_CONFIG, SECRETS_READ_ATTEMPTS),
+        # The signature checks out (Secrets Manager answers); SendMessage meets the brownout.
+        ("AWS_ENDPOINT_URL_SQS", SQS_CLIENT_CONFIG, SQS_SEND_ATTEMPTS),
+    ],
+    ids=["secrets-manager", "sqs"],
+)
+def test_a_dependency_that_never_answers_is_given_up_in_time_for_a_503(
+    webhook, monkeypatch, endpoint_variable, client_config, attempts
+):
     # botocore's defaults would wait 60 s per attempt, past the function's timeout and Nylas' 10 s:
     # the webhook gives up after its bounded attempts and answers a status Nylas retries.
     with silent_endpoint() as (url, connections):
-        monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", url)
+        monkeypatch.setenv(endpoint_variable, url)
         app.endpoint.cache_clear()
         response = webhook(load_event("webhook-message-created.json"))
     assert response["statusCode"] == 503
-    assert len(connections) == SECRETS_READ_ATTEMPTS
+    assert len(connections) == attempts
     # Each attempt is bounded, and all of them fit in the template's webhook timeout.
-    per_attempt = SECRETS_CLIENT_CONFIG.connect_timeout + SECRETS_CLIENT_CONFIG.read_timeout
-    assert len(connections) * per_attempt < webhook_timeout()
-
-
-def test_an_sqs_that_never_answers_is_given_up_in_time_for_a_503(webhook, monkeypatch):
-    # The signature checks out (Secrets Manager answers); SendMessage meets a queue in a brownout.
-    with silent_endpoint() as (url, connections):
-        monkeypatch.setenv("AWS_ENDPOINT_URL_SQS", url)
-        app.endpoint.cache_clear()
-        response = webhook(load_event("webhook-message-created.json"))
-    assert response["statusCode"] == 503
-    assert len(connections) == SQS_SEND_ATTEMPTS
-    per_attempt = SQS_CLIENT_CONFIG.connect_timeout + SQS_CLIENT_CONFIG.read_timeout
-    assert len(connections) * per_attempt < webhook_timeout()
+    per_attempt = client_config.connect_timeout + client_config.read_timeout
+    assert (
+        len(connections) * per_attempt
+        < load_template()["Resources"]["WebhookFunction"]["Properties"]["Timeout"]
+    )
 
 
 def test_unexpected_exception_is_503_not_500(webhook, monkeypatch, sqs, queue_url):
