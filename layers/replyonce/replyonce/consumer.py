@@ -38,7 +38,6 @@ from aws_lambda_powertools.utilities.idempotency import (
     idempotent_function,
 )
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyAlreadyInProgressError
-from aws_lambda_powertools.utilities.parameters import SecretsProvider
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -53,7 +52,7 @@ from replyonce.observability import count, count_by, logger, skipped
 from replyonce.queue import ATTR_TASK, ReconcileQueue, reconcile_task
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.replier import Replier
-from replyonce.secrets import SECRETS_CLIENT_CONFIG, NylasApiKey
+from replyonce.secrets import NylasApiKey, bounded_provider
 from replyonce.store import DynamoDBStateStore
 
 # Part of the stored data: changing it re-opens every notification of the last 24 h.
@@ -147,9 +146,7 @@ class NotificationConsumer:
         )
         dynamodb = aws.client("dynamodb")
         sqs = aws.client("sqs")
-        api_key = NylasApiKey(
-            settings.secrets, SecretsProvider(boto3_session=aws, boto_config=SECRETS_CLIENT_CONFIG)
-        )
+        api_key = NylasApiKey(settings.secrets, bounded_provider(aws))
         mailbox = NylasMailbox(
             settings.nylas_api_uri,
             api_key.api_key,

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import boto3
 from aws_lambda_powertools.utilities.parameters import SecretsProvider
 from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError, TransformParameterError
 from botocore.config import Config
@@ -30,12 +31,23 @@ SECRETS_CLIENT_CONFIG = Config(
 )
 
 
+def bounded_provider(aws: boto3.session.Session | None = None) -> SecretsProvider:
+    """A Powertools ``SecretsProvider`` whose reads give up in time (:data:`SECRETS_CLIENT_CONFIG`).
+
+    Parameters
+    ----------
+    aws:
+        The boto3 session its client comes from (the container's); ``None``: boto3's default.
+    """
+    return SecretsProvider(boto3_session=aws, boto_config=SECRETS_CLIENT_CONFIG)
+
+
 class _JsonSecret:
     """A Secrets Manager secret holding a JSON object, cached by a Powertools ``SecretsProvider``."""
 
     def __init__(self, settings: SecretsSettings, provider: SecretsProvider | None = None) -> None:
         self._settings = settings
-        self._provider = provider or SecretsProvider()
+        self._provider = provider or bounded_provider()
 
     def _read(self, *, fresh: bool) -> dict[str, Any]:
         try:

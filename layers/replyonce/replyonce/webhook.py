@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 
 import boto3
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
-from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
 from replyonce.config import WebhookSettings
 from replyonce.exceptions import (
@@ -46,7 +45,7 @@ from replyonce.notification import Notification
 from replyonce.observability import count, count_by, logger
 from replyonce.queue import SQS_CLIENT_CONFIG, NotificationQueue
 from replyonce.reasons import RejectReason
-from replyonce.secrets import SECRETS_CLIENT_CONFIG, WebhookSecrets
+from replyonce.secrets import WebhookSecrets, bounded_provider
 from replyonce.signature import SIGNATURE_HEADER, signature_matches
 
 
@@ -134,9 +133,7 @@ class WebhookEndpoint:
         aws = aws or boto3.session.Session()
         return cls(
             settings,
-            WebhookSecrets(
-                settings.secrets, SecretsProvider(boto3_session=aws, boto_config=SECRETS_CLIENT_CONFIG)
-            ),
+            WebhookSecrets(settings.secrets, bounded_provider(aws)),
             NotificationQueue(
                 settings.queue_url,
                 settings.queue_max_message_bytes,
