@@ -254,6 +254,19 @@ def no_loop_guard(patches: _Patches) -> None:
     patches.set(core, "loop_guard_exhausted", lambda *args, **kwargs: False)
 
 
+def in_flight_uncounted(patches: _Patches) -> None:
+    """The loop guard counts only replies recorded, queued or visible: not one still being sent."""
+    core = _module("core")
+    state_module = _module("state")
+    original = core.unsettled_replies
+
+    def queued_only(state: Any, now: int) -> dict[str, int]:
+        queued = {i.id for i in state.outbox.values() if i.state is state_module.IntentState.QUEUED}
+        return {rid: t for rid, t in original(state, now).items() if rid in queued}
+
+    patches.set(core, "unsettled_replies", queued_only)
+
+
 def no_outbox(patches: _Patches) -> None:
     """Nothing stored survives an attempt: each holder asks the agent anew, never finishing an intent."""
     state = _module("state")
@@ -339,6 +352,15 @@ MUTANTS: dict[str, Mutant] = {
             "a bot and the agent answer each other past the budget",
             "bot_ping_pong",
             knobs={"bot_threads": 3},
+        ),
+        Mutant(
+            "in_flight_uncounted",
+            (4,),
+            in_flight_uncounted,
+            "a follow-up is answered while the thread's last reply is still being sent: one over the budget",
+            "reply_in_flight_then_follow_up",
+            faults=frozenset({"nylas_timeout", "nylas_lost_response"}),
+            knobs={"follow_up_probability": 0.8, "slow_send_probability": 0.5},
         ),
         Mutant(
             "no_outbox",

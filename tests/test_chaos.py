@@ -14,6 +14,54 @@ from chaos import __main__ as chaos_main
 from chaos.faults import ALL_FAULTS
 from chaos.run import ChaosSettings, Experiment, render
 from chaos.workload import HOSTILE_KNOBS, WorkloadSettings
+from devstack.invariants import INVARIANTS
+
+PLAYED = frozenset(
+    {
+        "skewed_date",
+        "slow_send",
+        "provider_error",
+        "provider_error_sent",
+        "send_queue_window",
+        "message_delivered",
+        "search_failure_window",
+        "account_limit_window",
+        "junk",
+        "two_agents",
+    }
+)
+
+
+def what_went_wrong(report, settings) -> list[str]:
+    """The small run's failures, one line each, most telling first (the violations)."""
+    problems = [
+        f"invariant {number} ({INVARIANTS[number]}): {violation}"
+        for number, found in sorted(report.violations.items())
+        for violation in found
+    ]
+    if not report.drained:
+        problems.append(f"the queue did not drain within {settings.timeout_seconds:g} s")
+    if report.dead_lettered:
+        problems.append(f"{report.dead_lettered} notification(s) dead-lettered")
+    injected = {kind for kind, count in report.faults.items() if count}
+    injected |= {kind.removesuffix("_window") for kind in injected}
+    if not injected >= ALL_FAULTS:
+        problems.append(f"fault kinds never injected: {sorted(ALL_FAULTS - injected)}")
+    if report.unsupported_knobs:
+        problems.append(f"knobs the emulator cannot play: {report.unsupported_knobs}")
+    unplayed = sorted(kind for kind in PLAYED if not report.faults.get(kind))
+    if unplayed:
+        problems.append(f"documented behaviours never played: {unplayed}")
+    if report.replies_sent == 0:
+        problems.append("no reply was sent")
+    if report.faults.get("worker_killed", 0) == 0:
+        problems.append("no worker was killed")
+    # Every worker that ran (respawns included) had its own clock within ±Δ.
+    if len(report.worker_skews) < settings.workers:
+        problems.append(f"{len(report.worker_skews)} worker clocks for {settings.workers} workers")
+    if not 0 < report.widest_clock_gap <= 2 * settings.clock_skew_seconds:
+        problems.append(f"widest clock gap {report.widest_clock_gap:g} s, outside (0, 2Δ]")
+    return problems
 
 
 def test_small_chaos_run_holds_every_invariant(tmp_path):
@@ -34,33 +82,22 @@ def test_small_chaos_run_holds_every_invariant(tmp_path):
         logs_path=tmp_path / "chaos-logs.jsonl",  # and its history, to diagnose a failure
     )
     report = Experiment(settings).run()
-    table = render(report) + f"\n(logs and history: {settings.logs_path}*)"
-    assert report.drained, table
-    assert report.violations == {number: [] for number in report.violations}, table
-    assert report.dead_lettered == 0, table
-    injected = {kind for kind, count in report.faults.items() if count}
-    injected |= {kind.removesuffix("_window") for kind in injected}
-    assert injected >= ALL_FAULTS, f"never injected: {sorted(ALL_FAULTS - injected)}\n{table}"
-    assert report.replies_sent > 0
-    assert report.faults["worker_killed"] > 0
-    # The hostile mail and the documented Nylas behaviours were played, not just configured.
-    assert report.unsupported_knobs == [], table
-    played = {
-        "skewed_date",
-        "slow_send",
-        "provider_error",
-        "provider_error_sent",
-        "send_queue_window",
-        "message_delivered",
-        "search_failure_window",
-        "account_limit_window",
-        "junk",
-        "two_agents",
-    }
-    assert {kind for kind in played if report.faults.get(kind)} == played, table
-    # Every worker that ran (respawns included) had its own clock within ±Δ.
-    assert len(report.worker_skews) >= settings.workers
-    assert 0 < report.widest_clock_gap <= 2 * settings.clock_skew_seconds
+    problems = what_went_wrong(report, settings)
+    if problems:
+        # What broke and where the evidence is come first, in a few lines: the report's table and
+        # whatever pytest captured follow.
+        pytest.fail(
+            "\n".join(
+                [
+                    *problems[:5],
+                    *([f"... and {len(problems) - 5} more"] if len(problems) > 5 else []),
+                    f"logs: {settings.logs_path}; history: {settings.logs_path}.history.pickle",
+                    "",
+                    render(report),
+                ]
+            ),
+            pytrace=False,
+        )
 
 
 def test_skew_series_refuses_to_start_when_the_doc_has_no_place_for_it(tmp_path, monkeypatch, capsys):

@@ -157,6 +157,25 @@ def lost_answer_then_follow_up(world: World):
     return [world.record(first, "m1")], [Event("m2 arrives", follow_up)]
 
 
+def reply_in_flight_then_follow_up(world: World):
+    """The first reply's send gets no answer (it may be out); the customer writes again before its retry.
+
+    The follow-up's holder sees no reply of the thread in our state or in the mailbox, yet the first
+    reply's record will send it: with a budget of one, two emails go out within the hour unless the
+    loop guard counts the reply in flight (the small chaos run's invariant 4 break, seed 5).
+    """
+    world.budget_per_hour = 1
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+    world.mailbox.script_send(lambda grant, request, key: Answer(None, detail="read timed out"))
+
+    def follow_up(world: World):
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        return [world.record(second, "m2")]  # answered, or skipped by the budget the first reply spent
+
+    return [world.record(first, "m1")], [Event("m2 arrives", follow_up)]
+
+
 ONE_PAGE_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=1)
 BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
 
@@ -173,6 +192,7 @@ SCENARIOS = {
         Scenario("out_of_office", out_of_office),
         Scenario("bot_ping_pong", bot_ping_pong, BUDGET_OF_ONE),
         Scenario("lost_answer_then_follow_up", lost_answer_then_follow_up),
+        Scenario("reply_in_flight_then_follow_up", reply_in_flight_then_follow_up, BUDGET_OF_ONE),
     )
 }
 

@@ -290,6 +290,45 @@ def test_a_reply_budget_full_only_with_queued_replies_waits_for_them(replies, pe
         )
 
 
+def _thread_in_flight(replies, sending):
+    """Recorded replies (intent id → Nylas time), and reply intents stored but not settled: ``sending``
+    maps an intent id to its attempts (0: stored, its record will attempt it; 1+: may be out)."""
+    stored = tuple(
+        intent(id=iid, covered=(f"c-{iid}",), attempts=attempts, first_attempt_at=NOW - 5 if attempts else 0)
+        for iid, attempts in sending.items()
+    )
+    s = leased(outbox=stored, listing=listing(inbound("m1")))
+    return replace(s, state=replace(s.state, replies=dict(replies)))
+
+
+@pytest.mark.parametrize(
+    ("replies", "sending", "kind_of_draft", "expected"),
+    [
+        # The seed-5 chaos break: two replies recorded, a third attempted and not settled (a refused
+        # first attempt, then the record ran out of time): a fourth must not go out beside it.
+        ({"a": NOW - 100, "b": NOW - 200}, {"c": 1}, IntentKind.SEND, "Defer"),
+        # Stored, not attempted yet (a crash before the attempt): its record will send it.
+        ({"a": NOW - 100, "b": NOW - 200}, {"c": 0}, IntentKind.SEND, "Defer"),
+        # Full with the settled replies alone: a skip, whatever becomes of the one in flight.
+        ({"a": NOW - 100, "b": NOW - 200, "d": NOW - 300}, {"c": 1}, IntentKind.SEND, "Skip"),
+        # Room for both the reply in flight and this one.
+        ({"a": NOW - 100}, {"c": 1}, IntentKind.SEND, "Reserve"),
+        # A review draft is no email: it does not count.
+        ({"a": NOW - 100, "b": NOW - 200}, {"c": 1}, IntentKind.DRAFT, "Reserve"),
+    ],
+)
+def test_the_loop_guard_counts_a_reply_in_flight(replies, sending, kind_of_draft, expected):
+    s = _thread_in_flight(replies, sending)
+    outbox = {iid: replace(i, kind=kind_of_draft) for iid, i in s.state.outbox.items()}
+    step = next_step(replace(s, state=replace(s.state, outbox=outbox)))
+    assert kind(step) == expected
+    if expected == "Skip":
+        assert step.reason is SkipReason.REPLY_BUDGET_EXHAUSTED
+    if expected == "Defer":
+        # Back once the reply in flight's own record has had its lease to settle it.
+        assert step == core.Defer(DeferReason.REPLY_PENDING, int(POLICY.lease_seconds), {"thread_id": THREAD})
+
+
 def test_a_queued_reply_that_failed_for_good_stops_counting_against_the_budget():
     failed = intent(id="c", covered=("m0",), state=IntentState.QUEUED, accepted_at=NOW - 30)
     state = ThreadState(replies={"a": NOW - 100, "b": NOW - 200, "c": NOW - 30}, outbox={"c": failed})

@@ -386,25 +386,9 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
             return Skip(SkipReason.MESSAGE_GONE)
         messages = (*messages, s.fetched)
     now = listing.read_at or 0
-    agent_dates = [_int(m.get("date")) for m in messages if sender_email(m) in agents.addresses]
-    pending = {i.id: i for i in state.outbox.values() if i.state is IntentState.QUEUED}
-
-    def exhausted(replies: Mapping[str, int]) -> bool:
-        return loop_guard_exhausted(
-            replies.values(),
-            agent_dates,
-            now=now,
-            window=REPLY_BUDGET_WINDOW_SECONDS,
-            budget=policy.reply_budget_per_hour,
-        )
-
-    if exhausted(state.replies):
-        sent = {rid: t for rid, t in state.replies.items() if rid not in pending}
-        if pending and not exhausted(sent):
-            # A skip would be for good; a queued reply that fails never was a reply (invariant 2).
-            settles_at = min(i.accepted_at for i in pending.values()) + policy.pending_confirm_seconds
-            return Defer(DeferReason.REPLY_PENDING, max(1, settles_at - now), {"thread_id": thread_id})
-        return Skip(SkipReason.REPLY_BUDGET_EXHAUSTED, {"thread_id": thread_id})
+    budget_step = _reply_budget_step(s, messages, thread_id, now)
+    if budget_step is not None:
+        return budget_step
     planned = plan_burst(
         arrived.message_id,
         messages,
@@ -435,6 +419,71 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         )
         return AskAgent(conversation, burst)
     return _agent_answered(s, arrived, thread_id, burst, intent_id, grant, now)
+
+
+def unsettled_replies(state: ThreadState, now: int) -> dict[str, int]:
+    """The thread's replies that may be out, or will be, and are not settled yet: intent id → Nylas time.
+
+    Every reply intent of the outbox is one: a queued reply (``202``) counted
+    from when Nylas accepted it, and one still being sent (stored, attempted,
+    perhaps delivered by a send whose answer never came, perhaps only
+    attempted by its own record later) counted *now*, the latest moment it can
+    go out. Why the latter counts: its email is not in the thread yet and our
+    state has no reply for it, yet its record will send it. Counting only
+    what was recorded and what the listing shows let a thread with one reply
+    in flight get a fourth within the hour (the small chaos run, seed 5).
+    Review drafts are no emails and do not count.
+    """
+    return {
+        intent.id: state.replies.get(intent.id, now) if intent.state is IntentState.QUEUED else now
+        for intent in state.outbox.values()
+        if intent.kind is IntentKind.SEND
+    }
+
+
+def _reply_budget_step(s: Situation, messages: Any, thread_id: str, now: int) -> Step | None:
+    """The loop guard (invariant 4): skip, wait for unsettled replies, or ``None`` to go on.
+
+    Full with the recorded replies and the unsettled ones, but not without the
+    unsettled ones: wait until they settle, since a reply that never goes out
+    was never a reply and a skip would be for good (invariant 2).
+    """
+    policy, state, agents = s.policy, s.state, s.agents
+    assert state is not None
+    assert agents is not None
+    agent_dates = [_int(m.get("date")) for m in messages if sender_email(m) in agents.addresses]
+    unsettled = unsettled_replies(state, now)
+
+    def exhausted(replies: Mapping[str, int]) -> bool:
+        return loop_guard_exhausted(
+            replies.values(),
+            agent_dates,
+            now=now,
+            window=REPLY_BUDGET_WINDOW_SECONDS,
+            budget=policy.reply_budget_per_hour,
+        )
+
+    if not exhausted({**state.replies, **unsettled}):
+        return None
+    settled = {rid: t for rid, t in state.replies.items() if rid not in unsettled}
+    if unsettled and not exhausted(settled):
+        return Defer(
+            DeferReason.REPLY_PENDING, _settles_in(state, unsettled, now, policy), {"thread_id": thread_id}
+        )
+    return Skip(SkipReason.REPLY_BUDGET_EXHAUSTED, {"thread_id": thread_id})
+
+
+def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, policy: Policy) -> int:
+    """Seconds until the first unsettled reply must have settled: a queued one once Nylas has had
+    ``PENDING_CONFIRM_SECONDS``; one being sent within its record's lease."""
+    moments = []
+    for intent_id in unsettled:
+        intent = state.outbox[intent_id]
+        if intent.state is IntentState.QUEUED:
+            moments.append(intent.accepted_at + policy.pending_confirm_seconds - now)
+        else:
+            moments.append(int(policy.lease_seconds))
+    return max(1, min(moments))
 
 
 def _bounded(burst: Burst) -> Burst:
