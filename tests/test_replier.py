@@ -586,3 +586,38 @@ def test_busy_record_backs_off_by_receive_count_but_not_past_the_lease(
     held, retried_in = delays  # held for the lease it tried to take, then the busy retry's delay
     assert held > expected_delay
     assert retried_in == expected_delay
+
+
+def test_a_grant_look_up_refused_once_is_asked_again_and_its_own_reply_still_recognised(
+    pipeline, nylas, log_records
+):
+    # A 404 for the agent's grant at the container's cold start, Auto-Submitted dropped as Microsoft
+    # Graph drops non-X- headers: the grant's address is the only thing that tells its own reply apart.
+    nylas.modes.custom_headers = "drop"
+    nylas.inject("GET", f"/v3/grants/{AGENT_GRANT_ID}$", Fault.status(404))
+    nylas.on_message_created = lambda message: pipeline.deliver(envelope(message))
+    inbound(nylas)
+    pipeline.drain()
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert (
+        nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}")
+        - nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/")
+        == 2
+    )  # refused, then asked again (and kept)
+    assert "configuration" in deferrals(log_records)
+    assert skip_reasons(log_records) == ["own_outbound"]
+    assert pipeline.dead_letters() == []
+
+
+def test_junk_on_a_later_page_of_the_folder_listing_is_still_junk(pipeline, nylas, log_records):
+    # A grant with many labels: the system folders come after the first page of GET /folders. The
+    # notification names folders by id (as REST objects do), so only the listing says which is junk.
+    nylas.modes.notification_folders = "ids"
+    nylas.add_folders(AGENT_GRANT_ID, [f"label-{n:03d}" for n in range(260)])
+    nylas.on_message_created = lambda message: pipeline.deliver(envelope(message))
+    inbound(nylas, folder="junk")
+    pipeline.drain()
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["junk_or_trash"]
+    assert nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/folders") == 2  # 200 a page, two pages

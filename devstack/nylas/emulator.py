@@ -238,6 +238,11 @@ class NylasEmulator:
         """Create (or replace) a valid Agent Account grant and return its object."""
         return self._mailbox.add_grant(grant_id, email, name)
 
+    def add_folders(self, grant_id: str, names: Sequence[str]) -> None:
+        """Folders a person made in the grant (labels, rules' folders), listed before the system ones."""
+        with self._mailbox.lock:
+            self._mailbox.user_folders.setdefault(grant_id, []).extend(names)
+
     def deliver_inbound(
         self,
         grant_id: str,

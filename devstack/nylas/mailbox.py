@@ -108,6 +108,9 @@ class Mailbox:
     def clear(self) -> None:
         """Forget every grant, message and thread (call with the lock held, or before serving)."""
         self.grants: dict[str, Json] = {}
+        # Folders a person made (Gmail labels, Outlook folders and rules), per grant, listed before the
+        # system folders: a grant with many of them puts junk and trash on a later page of the listing.
+        self.user_folders: dict[str, list[str]] = {}
         self.messages: dict[str, Stored] = {}
         self.drafts: dict[str, Stored] = {}
         self.threads: dict[str, Thread] = {}
@@ -344,8 +347,21 @@ class Mailbox:
         return view
 
     def locked_folders(self, grant_id: str) -> list[Json]:
-        """The grant's folder objects (``GET .../folders``), with their counts."""
-        folders = []
+        """The grant's folder objects (``GET .../folders``), with their counts: the folders a person
+        made first (no order is documented; this one makes a product that reads one page miss junk)."""
+        folders = [
+            {
+                "id": folder_id(grant_id, name),
+                "grant_id": grant_id,
+                "object": "folder",
+                "name": name,
+                "system_folder": False,
+                "attributes": [],
+                "total_count": 0,
+                "unread_count": 0,
+            }
+            for name in self.user_folders.get(grant_id, [])
+        ]
         for name, attributes in SYSTEM_FOLDERS.items():
             held = [
                 s.message

@@ -75,7 +75,14 @@ class Messages:
             with self._mailbox.lock:
                 folders = self._mailbox.locked_folders(grant_id)
             if len(rest) == 1:
-                return ok(folders, next_cursor=None)
+                # Paged like every list (``limit`` 50 by default, 200 at most, ``next_cursor``): the
+                # spec's get-folder operation and components/responses/folders.
+                try:
+                    page = Page.of(request)
+                except ValueError as exc:
+                    return invalid(f"invalid query parameter: {exc}")
+                by_id = {f["id"]: f for f in folders}
+                return page.answer(list(by_id), lambda i: by_id[i])
             found = next((f for f in folders if f["id"] == rest[1]), None)
             return ok(found) if found is not None else not_found(f"folder {rest[1]!r}")
         return None

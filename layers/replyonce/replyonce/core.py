@@ -311,6 +311,11 @@ def _message_arrived(s: Situation, arrived: MessageArrived) -> Step:
         return Skip(SkipReason.NO_MESSAGE_ID)
     if s.agents is None:
         return LookUpAgents()
+    if arrived.grant_id not in s.agents.emails:
+        # Nylas did not tell us the grant's address (a refused look-up): its own sent replies would not be
+        # recognised, so nothing of its mail is answered until it does (looked up again next record).
+        unknown = {"grant_id": arrived.grant_id, "detail": "grant unknown"}
+        return Defer(DeferReason.CONFIGURATION, None, unknown)
     if s.closed_folders is None:
         return LookUpFolders(arrived.grant_id)
     # What the payload alone shows (its sender, its folder): no lease, no read. Headers come with the read.

@@ -31,6 +31,10 @@ MAX_IDEMPOTENCY_KEY_LENGTH = 256
 _CONNECT_TIMEOUT_SECONDS = 3.05
 # Headers of every message read: the automaton filters need them, and Nylas omits them unless asked.
 _WITH_HEADERS = {"fields": "include_headers"}
+FOLDERS_PAGE_LIMIT = 200
+"""The largest page ``GET /folders`` gives (Nylas: ``limit`` default 50, max 200)."""
+MAX_FOLDER_PAGES = 25
+"""5,000 folders: beyond that the listing is taken to be broken, not read in part."""
 
 
 def _error(response: requests.Response) -> tuple[str, str]:
@@ -182,16 +186,32 @@ class NylasMailbox:
         return Grant(id=grant_id, email=str(data.get("email", "")).lower(), name=str(data.get("name") or ""))
 
     def folders(self, grant_id: str) -> list[Folder]:
-        data = self._data(self._get(_path(grant_id, "folders"))) or []
-        return [
-            Folder(
-                id=str(f.get("id", "")),
-                name=str(f.get("name", "")),
-                attributes=tuple(str(a) for a in f.get("attributes") or [] if isinstance(a, str)),
+        """Every folder of the grant: the listing is paged (``limit`` 50 by default, 200 at most), and
+        junk, trash or the hand-off folder can be on any page of a grant with many labels or rules."""
+        found: list[Folder] = []
+        params: dict[str, Any] = {"limit": FOLDERS_PAGE_LIMIT}
+        for _ in range(MAX_FOLDER_PAGES):
+            response = self._get(_path(grant_id, "folders"), params)
+            try:
+                body = response.json()
+            except ValueError as exc:
+                raise NylasRetryableError("folder listing without JSON") from exc
+            data = body.get("data") if isinstance(body, dict) else None
+            found.extend(
+                Folder(
+                    id=str(f.get("id", "")),
+                    name=str(f.get("name", "")),
+                    attributes=tuple(str(a) for a in f.get("attributes") or [] if isinstance(a, str)),
+                )
+                for f in data or []
+                if isinstance(f, dict)
             )
-            for f in data
-            if isinstance(f, dict)
-        ]
+            cursor = body.get("next_cursor") if isinstance(body, dict) else None
+            if not isinstance(cursor, str) or not cursor:
+                return found
+            params = {"limit": FOLDERS_PAGE_LIMIT, "page_token": cursor}
+        # Unbounded paging could spin on a cursor that never ends; a partial list would hide junk.
+        raise NylasRetryableError(f"the folder listing of {grant_id} did not end in {MAX_FOLDER_PAGES} pages")
 
     def message(self, grant_id: str, message_id: str) -> Message | None:
         """``GET .../messages/{id}`` with headers; ``None`` when Nylas answers 404."""

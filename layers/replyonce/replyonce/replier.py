@@ -105,46 +105,62 @@ class Replier:
         A configured grant Nylas does not know is logged as an error and
         counted, not silently ignored: a mistyped ``AGENT_GRANT_IDS`` would
         otherwise answer nothing for it without a word.
+
+        Only a complete answer is kept for the container's life: a grant Nylas
+        refused (a 400 or 404 at a cold start, perhaps a moment's hiccup) is
+        looked up again on the next record, never remembered as "not an
+        agent" — without its address the agent would not recognise its own
+        sent replies, and the core defers the grant's mail until it is known.
         """
         with self._container_lock:
-            if self._agents is None:
-                self._agents = self._look_up_agents()
-        return self._agents
+            if self._agents is not None:
+                return self._agents
+            agents, complete = self._look_up_agents()
+            if complete:
+                self._agents = agents
+        return agents
 
-    def _look_up_agents(self) -> Agents:
+    def _look_up_agents(self) -> tuple[Agents, bool]:
         emails, names = {}, {}
+        complete = True
         for grant_id in self._policy.agent_grant_ids:
             try:
                 grant = self._mailbox.grant(grant_id)
             except NylasPermanentError as unknown:
                 logger.error(
-                    "AGENT_GRANT_IDS names a grant Nylas does not know; its mail is not answered",
+                    "Nylas refused the look-up of a grant of AGENT_GRANT_IDS; its mail waits, and the "
+                    "grant is looked up again on the next record (a 404 that persists is a mistyped id)",
                     extra={"grant_id": grant_id, "status": unknown.status},
                 )
                 count("AgentGrantUnknown")
+                complete = False
                 continue
             if grant.email:
                 emails[grant_id] = grant.email
             names[grant_id] = grant.name
-        return Agents(self._policy.agent_grant_ids, emails, names)
+        return Agents(self._policy.agent_grant_ids, emails, names), complete
 
     def _grant_folders(self, grant_id: str) -> tuple[frozenset[str], str]:
         """The grant's junk and trash folder ids, and the hand-off folder's id (``""``: none)."""
         with self._container_lock:
-            if grant_id not in self._folders:
-                self._folders[grant_id] = self._look_up_folders(grant_id)
-        return self._folders[grant_id]
+            if grant_id in self._folders:
+                return self._folders[grant_id]
+            found, complete = self._look_up_folders(grant_id)
+            if complete:  # a refused listing is asked again next record, never kept as "no folders"
+                self._folders[grant_id] = found
+        return found
 
-    def _look_up_folders(self, grant_id: str) -> tuple[frozenset[str], str]:
+    def _look_up_folders(self, grant_id: str) -> tuple[tuple[frozenset[str], str], bool]:
         try:
             folders = list(self._mailbox.folders(grant_id))
         except NylasPermanentError as refused:
             logger.error(
-                "cannot list the grant's folders; junk and trash are recognised by name only",
+                "cannot list the grant's folders; for this record junk and trash are recognised by name "
+                "only, and the folders are listed again on the next record",
                 extra={"grant_id": grant_id, "status": refused.status},
             )
             count("FoldersUnavailable")
-            folders = []
+            return (frozenset(), ""), False
         closed = frozenset(
             f.id
             for f in folders
@@ -158,7 +174,7 @@ class Replier:
                 "HANDOFF_FOLDER names no folder of the grant; handed-off mail stays where it is",
                 extra={"grant_id": grant_id, "handoff_folder": wanted},
             )
-        return (closed, handoff)
+        return (closed, handoff), True
 
     def _now(self) -> int | None:
         """Nylas' time now: its last answer's ``Date`` plus the monotonic time since (never a wall clock)."""
