@@ -207,6 +207,9 @@ class Experiment:
             "NYLAS_API_URI": self.nylas_proxy.url,
             "AGENT_GRANT_IDS": ",".join(self.workload_settings().agent_grant_ids()),
             "REPLY_BUDGET_PER_HOUR": str(self.settings.reply_budget),
+            # The template's week: longer than any run, as the workload's ground truth assumes (a
+            # customer in a thread a teammate wrote in may be answered, need not be).
+            "PERSON_HOLD_SECONDS": str(7 * 24 * 3600),
             "THREAD_WINDOW": str(self.settings.thread_window),
             "CHAOS_NONCE_DRAFTER": "1" if self.workload_settings().nonce_drafter else "0",
             "CHAOS_DRAFT_SECONDS": str(self.workload_settings().draft_seconds),

@@ -234,6 +234,9 @@ class Workload:
         self._pending: list[Future] = []
         self._bot_threads: set[str] = set()
         self._customer_threads: dict[str, tuple[str, str]] = {}  # thread -> (grant, customer address)
+        # Threads a person (a teammate) wrote in from the mailbox: the agent stays out of them for
+        # PERSON_HOLD_SECONDS, longer than any run, so a customer there may be answered, need not be.
+        self._person_threads: set[str] = set()
         self._message_threads: dict[str, str] = {}
         # (grant, thread, other grant) -> the other grant's thread for the same conversation.
         self._linked_threads: dict[tuple[str, str, str], str] = {}
@@ -474,7 +477,10 @@ class Workload:
             folder=folder,
             **extra,
         )
-        self.truth[message["id"]] = _truth(label, sender, reply_to)
+        truth = _truth(label, sender, reply_to)
+        if message["thread_id"] in self._person_threads and truth.must_answer:
+            truth = Truth(f"{truth.label}_after_person", False, True, truth.recipients)
+        self.truth[message["id"]] = truth
         self._message_threads[message["id"]] = message["thread_id"]
         return message
 
@@ -627,6 +633,7 @@ class Workload:
         with self._lock:
             self.harness_sent_ids.add(message["id"])
             self.truth[message["id"]] = Truth.never("teammate")
+            self._person_threads.add(message["thread_id"])
             self._customer_threads[message["thread_id"]] = (grant, customer)
 
     def play(self) -> None:

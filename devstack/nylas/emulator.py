@@ -238,6 +238,22 @@ class NylasEmulator:
         """Create (or replace) a valid Agent Account grant and return its object."""
         return self._mailbox.add_grant(grant_id, email, name)
 
+    def person_replies(
+        self,
+        grant_id: str,
+        reply_to_message_id: str,
+        body: str = "<p>On it.</p>",
+        *,
+        date: float | None = None,
+    ) -> Json:
+        """A colleague answers from the shared mailbox (not through the API): a message of the grant's
+        own address in the thread, without ReplyOnce's metadata, firing ``message.created`` as any
+        message does. A person's or team's mailbox (a Google or Microsoft grant) is shared this way;
+        an Agent Account can be too, through its web mail."""
+        message = self._mailbox.write_from_mailbox(grant_id, reply_to_message_id, body, date=date)
+        self._notifier.message_created(message, swallow=False)
+        return copy.deepcopy(message)
+
     def add_folders(self, grant_id: str, names: Sequence[str]) -> None:
         """Folders a person made in the grant (labels, rules' folders), listed before the system ones."""
         with self._mailbox.lock:

@@ -196,6 +196,43 @@ class Mailbox:
             return None
         return stored.message
 
+    def write_from_mailbox(
+        self, grant_id: str, reply_to_message_id: str, body: str, *, date: float | None = None
+    ) -> Json:
+        """A person's reply from the grant's own mailbox (its web mail or mail client, not the API):
+        from the grant's address, to the parent's sender, in ``sent``, with no metadata of ours."""
+        with self.lock:
+            grant = self.locked_find_grant(grant_id)
+            if grant is None:
+                raise KeyError(f"unknown grant {grant_id!r}")
+            parent = self.locked_message(grant["id"], reply_to_message_id)
+            if parent is None:
+                raise KeyError(f"unknown message {reply_to_message_id!r} for grant {grant_id!r}")
+            thread = self.threads[parent["thread_id"]]
+            subject = (
+                parent["subject"]
+                if parent["subject"].lower().startswith("re:")
+                else f"Re: {parent['subject']}"
+            )
+            message = build_message(
+                grant_id=grant["id"],
+                thread_id=thread.id,
+                subject=subject,
+                sender={"name": grant["name"], "email": grant["email"]},
+                to=[dict(p) for p in parent["from"]],
+                cc=[],
+                bcc=[],
+                reply_to=[],
+                date=int(self.now() if date is None else date),
+                body=body,
+                folder="sent",
+                headers=[],
+                in_reply_to=reply_to_message_id,
+                parent=parent,
+            )
+            self.locked_store(message, thread, outbound=True)
+            return copy.deepcopy(message)
+
     def receive(
         self,
         grant_id: str,

@@ -10,8 +10,15 @@ from replyonce.reasons import SkipReason
 AGENT = "support@acme.example"
 
 
-def msg(mid, sender="alice@example.com", machine=False):
-    return {"id": mid, "from": [{"email": sender}], "machine": machine}
+def msg(mid, sender="alice@example.com", machine=False, *, person=False, date=0, headers=()):
+    """A listed message; one from the agent's address is ReplyOnce's reply (its intent id in the
+    metadata) unless ``person``: a colleague writing from the shared mailbox."""
+    message = {"id": mid, "from": [{"email": sender}], "machine": machine, "date": date}
+    if sender == AGENT and not person:
+        message["metadata"] = {"key1": f"intent-{mid}"}
+    if headers:
+        message["headers"] = [{"name": n, "value": v} for n, v in headers]
+    return message
 
 
 def not_to_answer(m):
@@ -49,6 +56,85 @@ def test_the_agents_own_mail_and_machines_are_neither_target_nor_covered():
     burst = plan("m1", listing)
     assert burst.covered == ("m1",)
     assert plan("ooo", listing) is SkipReason.AUTO_SUBMITTED
+
+
+HOLD = 7 * 24 * 3600
+NOW = 1_800_000_000
+
+
+def person_plan(trigger, listing, *, hold=HOLD, now=NOW):
+    return plan_burst(
+        trigger,
+        listing,
+        is_covered=lambda mid: False,
+        reason_not_to_answer=not_to_answer,
+        own_addresses={AGENT},
+        now=now,
+        person_hold_seconds=hold,
+    )
+
+
+@pytest.mark.parametrize(
+    ("trigger", "listing", "hold", "expected"),
+    [
+        # A colleague answered m1 from the mailbox: m1 is answered, whatever our state says.
+        (
+            "m1",
+            [msg("p1", AGENT, person=True, date=NOW - 60), msg("m1")],
+            HOLD,
+            SkipReason.ANSWERED_BY_PERSON,
+        ),
+        # Going live on an old thread: everything listed below the team's last answer is answered.
+        (
+            "m1",
+            [msg("p1", AGENT, person=True, date=NOW - 30 * 86400), msg("m2"), msg("m1")],
+            HOLD,
+            SkipReason.ANSWERED_BY_PERSON,
+        ),
+        # The customer writes again after the colleague: the thread is the person's for the hold...
+        (
+            "m2",
+            [msg("m2"), msg("p1", AGENT, person=True, date=NOW - 60), msg("m1")],
+            HOLD,
+            SkipReason.PERSON_HOLD,
+        ),
+        # ... and the agent's again once it is over, answering only what came after the person.
+        ("m2", [msg("m2"), msg("p1", AGENT, person=True, date=NOW - HOLD - 1), msg("m1")], HOLD, ("m2",)),
+        # A hold of 0 is off: only what the person answered is left alone.
+        ("m2", [msg("m2"), msg("p1", AGENT, person=True, date=NOW - 60), msg("m1")], 0, ("m2",)),
+        # The person's In-Reply-To names a message listed above it (a back-dated one, a listing by
+        # date): answered too — the side that sends nothing twice.
+        (
+            "m3",
+            [
+                msg("m3", headers=[("Message-ID", "<m3@x>")]),
+                msg("m2"),
+                msg("p1", AGENT, person=True, date=NOW - HOLD - 5, headers=[("In-Reply-To", "<m3@x>")]),
+            ],
+            HOLD,
+            SkipReason.ANSWERED_BY_PERSON,
+        ),
+        (
+            "m2",
+            [
+                msg("m3", headers=[("Message-ID", "<m3@x>")]),
+                msg("m2"),
+                msg("p1", AGENT, person=True, date=NOW - HOLD - 5, headers=[("References", "<a@x> <m3@x>")]),
+            ],
+            HOLD,
+            ("m2",),
+        ),
+        # ReplyOnce's own reply is no person: coverage decides, by its metadata (not by order).
+        ("m1", [msg("r1", AGENT), msg("m1")], HOLD, ("m1",)),
+    ],
+)
+def test_people_in_the_mailbox_count(trigger, listing, hold, expected):
+    planned = person_plan(trigger, listing, hold=hold)
+    if isinstance(expected, SkipReason):
+        assert planned is expected
+    else:
+        assert isinstance(planned, Burst)
+        assert planned.covered == expected
 
 
 def test_a_target_nobody_may_be_mailed_at_falls_to_the_next():

@@ -153,6 +153,8 @@ class ReplierSettings:
     handoff_folder: str = ""
     # Loop guard: at most this many replies per thread per rolling hour.
     reply_budget_per_hour: int = 3
+    # After a person wrote in a thread from the mailbox, the agent stays out of it this long (0: off).
+    person_hold_seconds: int = 7 * 24 * 3600
     # What any one address can draw from the agent, across threads, per hour.
     reply_budget_per_recipient_per_hour: int = 10
     idempotency_expiry_seconds: int = 24 * 3600
@@ -203,6 +205,7 @@ class ReplierSettings:
             send_timeout_seconds=self.nylas_send_timeout_seconds,
             margin_seconds=self.record_margin_seconds,
             handoff_folder=self.handoff_folder,
+            person_hold_seconds=self.person_hold_seconds,
         )
 
     @property
@@ -259,6 +262,7 @@ class ReplierSettings:
             reply_budget_per_hour=_integer(
                 env, "REPLY_BUDGET_PER_HOUR", _default(cls, "reply_budget_per_hour"), minimum=1
             ),
+            person_hold_seconds=_integer(env, "PERSON_HOLD_SECONDS", _default(cls, "person_hold_seconds")),
             reply_budget_per_recipient_per_hour=_integer(
                 env,
                 "REPLY_BUDGET_PER_RECIPIENT_PER_HOUR",

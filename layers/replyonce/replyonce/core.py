@@ -401,6 +401,8 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         reason_not_to_answer=not_to_answer,
         own_addresses=agents.addresses,
         trusted_senders=policy.trusted_senders,
+        now=now,
+        person_hold_seconds=policy.person_hold_seconds,
     )
     if isinstance(planned, SkipReason):
         return Skip(planned, {"thread_id": thread_id})

@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from replyonce.coverage import INTENT_KEY, metadata_of
 from replyonce.reasons import SkipReason
 from replyonce.recipients import reply_recipient
+from replyonce.screening import header_values, sender_email
 
 Message = Mapping[str, Any]
 
@@ -48,6 +50,74 @@ class Burst:
         return tuple(dict.fromkeys(message_id(m) for m in self.to_answer))
 
 
+def from_a_person(message: Message, own_addresses: Iterable[str]) -> bool:
+    """Written from the mailbox by a person: sent from one of its own addresses without ReplyOnce's
+    intent id in its metadata (every reply ReplyOnce sends carries it, ``replyonce.coverage``)."""
+    return sender_email(message) in frozenset(own_addresses) and not isinstance(
+        metadata_of(message).get(INTENT_KEY), str
+    )
+
+
+@dataclass(frozen=True)
+class PeopleInThread:
+    """What the people of the mailbox did in a thread, as its listing shows it.
+
+    Attributes
+    ----------
+    answered:
+        Message ids a person's message answered: every message listed older than the newest
+        person's message, and every message a person's ``In-Reply-To``/``References`` names.
+    newest:
+        The newest person's message (listing order), or ``None``.
+    """
+
+    answered: frozenset[str]
+    newest: Message | None
+
+
+def people_in_thread(messages: Sequence[Message], own_addresses: Iterable[str]) -> PeopleInThread:
+    """Which messages the mailbox's people answered (invariant 1, counting the people).
+
+    Why two sources: "after" is the listing's order (never the sender's
+    ``date``), and a person's reply names what it answers in its headers
+    when they were read. Where they disagree — a back-dated customer message
+    listed below a person's reply, a reply to an older message — the
+    message counts as answered: that side sends nothing twice, and the skip
+    is logged with its reason.
+    """
+    own = frozenset(own_addresses)
+    newest = next((i for i, m in enumerate(messages) if from_a_person(m, own)), None)
+    if newest is None:
+        return PeopleInThread(frozenset(), None)
+    answered = {message_id(m) for m in messages[newest + 1 :]}
+    named: set[str] = set()
+    for m in messages:
+        if from_a_person(m, own):
+            for header in ("in-reply-to", "references"):
+                for value in header_values(m, header):
+                    named.update(part for part in value.split() if part)
+    if named:
+        answered |= {
+            message_id(m) for m in messages if any(v in named for v in header_values(m, "message-id"))
+        }
+    return PeopleInThread(frozenset(answered - {""}), messages[newest])
+
+
+def person_hold_ends(people: PeopleInThread, hold_seconds: int) -> int | None:
+    """When the thread is the agent's again after a person wrote in it (Nylas time), or ``None``.
+
+    The person's message's ``date`` is the mailbox's own clock (it was sent from the mailbox), not a
+    customer's; a date in the future holds the thread until then and a hold of 0 is off.
+    """
+    if people.newest is None or hold_seconds <= 0:
+        return None
+    try:
+        written = int(people.newest.get("date") or 0)
+    except (TypeError, ValueError):
+        written = 0
+    return written + hold_seconds
+
+
 def plan_burst(
     trigger_id: str,
     messages: Sequence[Message],
@@ -56,6 +126,8 @@ def plan_burst(
     reason_not_to_answer: Callable[[Message], SkipReason | None],
     own_addresses: Iterable[str],
     trusted_senders: Iterable[str] = (),
+    now: int = 0,
+    person_hold_seconds: int = 0,
 ) -> Burst | SkipReason:
     """The reply to plan for the notification about ``trigger_id`` (invariants 2 and 3).
 
@@ -83,16 +155,25 @@ def plan_burst(
     trigger = next((m for m in messages if message_id(m) == trigger_id), None)
     if trigger is None:
         raise ValueError(f"the trigger message {trigger_id!r} is not among the messages read")
+    own = frozenset(own_addresses)
+    people = people_in_thread(messages, own)
+    if trigger_id in people.answered:
+        return SkipReason.ANSWERED_BY_PERSON
     reason = reason_not_to_answer(trigger)
     if reason is not None:
         return reason
-    own = frozenset(own_addresses)
+    hold_ends = person_hold_ends(people, person_hold_seconds)
+    if hold_ends is not None and now < hold_ends:
+        return SkipReason.PERSON_HOLD
     trusted = frozenset(trusted_senders)
     burst = tuple(
         dict(
             (message_id(m), m)
             for m in messages
-            if message_id(m) and not is_covered(message_id(m)) and reason_not_to_answer(m) is None
+            if message_id(m)
+            and message_id(m) not in people.answered
+            and not is_covered(message_id(m))
+            and reason_not_to_answer(m) is None
         ).values()
     )
     for target in burst:  # newest first; a target nobody may be mailed at falls to the next

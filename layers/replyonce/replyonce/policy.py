@@ -26,6 +26,7 @@ class Policy:
     send_timeout_seconds: float = 150.0
     margin_seconds: float = 10.0
     handoff_folder: str = ""
+    person_hold_seconds: int = 7 * 24 * 3600
 
     @property
     def lease_seconds(self) -> float:

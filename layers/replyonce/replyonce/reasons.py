@@ -41,6 +41,12 @@ class SkipReason(StrEnum):
     """Filed in the mailbox's junk or trash folder: answering spam feeds the complaint rate."""
     ANSWERED_BY_OTHER_AGENT = "answered_by_other_agent"
     """One email to several agents of this deployment: another of them answers it."""
+    ANSWERED_BY_PERSON = "answered_by_person"
+    """A person answered it from the mailbox (a message of the grant's own that ReplyOnce did not send
+    came after it in the thread, or names it in ``In-Reply-To``/``References``)."""
+    PERSON_HOLD = "person_hold"
+    """A person wrote in the thread from the mailbox less than ``PERSON_HOLD_SECONDS`` ago: the
+    thread is theirs until then (``docs/agents.md`` says how to hand it back)."""
     ALREADY_REPLIED = "already_replied"
     """A reply covers the message already (our state, or a reply of ours in the thread)."""
     ALREADY_DRAFTED = "already_drafted"

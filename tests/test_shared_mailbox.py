@@ -1,0 +1,67 @@
+"""People share the mailbox: a colleague's answer counts, and the thread is theirs for a while.
+
+Each test runs the real replier handler against moto and the Nylas emulator, and counts at the
+emulator. A colleague writes from the shared mailbox with ``NylasEmulator.person_replies``: a
+message of the grant's own address in the thread, without ReplyOnce's metadata, as a person's web
+mail or mail client sends it.
+"""
+
+import pytest
+
+from devstack.events import AGENT_GRANT_ID, envelope
+from tests.replier_harness import inbound, skip_reasons
+
+
+@pytest.fixture
+def no_hold(replier_env, monkeypatch):
+    monkeypatch.setenv("PERSON_HOLD_SECONDS", "0")
+    from functions.replier import app
+
+    app.consumer.cache_clear()
+
+
+def test_a_question_a_colleague_answered_is_not_answered_again(pipeline, nylas, log_records, no_hold):
+    # The agent is behind (a backlog): the colleague answers the first question before it does.
+    first = inbound(nylas, subject="Order 1042")
+    nylas.person_replies(AGENT_GRANT_ID, first["id"], "<p>It ships today. — Sam</p>")
+    pipeline.deliver(envelope(first))
+    pipeline.drain()
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["answered_by_person"]
+
+
+def test_after_a_colleague_the_agent_answers_only_what_came_after(pipeline, nylas, log_records, no_hold):
+    first = inbound(nylas, subject="Order 1042")
+    nylas.person_replies(AGENT_GRANT_ID, first["id"])
+    second = inbound(nylas, subject="Re: Order 1042", reply_to_message_id=first["id"])
+    pipeline.deliver(envelope(first))
+    pipeline.deliver(envelope(second))
+    pipeline.drain()
+    [reply] = nylas.sends
+    assert reply.payload["reply_to_message_id"] == second["id"]
+    # The reply's metadata names what it covers: the colleague's question is not among them.
+    assert reply.payload["metadata"]["key2"] == second["id"]
+    assert "answered_by_person" in skip_reasons(log_records)
+
+
+def test_the_thread_is_the_persons_for_the_hold(pipeline, nylas, log_records):
+    # The template's hold (a week): the customer's follow-up after the colleague's answer is theirs.
+    first = inbound(nylas, subject="Order 1042")
+    nylas.person_replies(AGENT_GRANT_ID, first["id"])
+    second = inbound(nylas, subject="Re: Order 1042", reply_to_message_id=first["id"])
+    pipeline.deliver(envelope(second))
+    pipeline.drain()
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["person_hold"]
+
+
+def test_the_agents_own_replies_are_no_person(pipeline, nylas, log_records):
+    # Its own reply (with its metadata) never starts a hold: the customer's follow-up is answered.
+    first = inbound(nylas, subject="Order 1042")
+    pipeline.deliver(envelope(first))
+    pipeline.drain()
+    second = inbound(nylas, subject="Re: Order 1042", reply_to_message_id=first["id"])
+    pipeline.deliver(envelope(second))
+    pipeline.drain()
+    assert [s.payload["reply_to_message_id"] for s in nylas.sends] == [first["id"], second["id"]]
+    assert "person_hold" not in skip_reasons(log_records)
