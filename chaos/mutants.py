@@ -267,6 +267,12 @@ def in_flight_uncounted(patches: _Patches) -> None:
     patches.set(core, "unsettled_replies", queued_only)
 
 
+def people_ignored(patches: _Patches) -> None:
+    """A colleague's answer from the mailbox is not counted: only ReplyOnce's own replies cover."""
+    plan = _module("plan")
+    patches.set(plan, "people_in_thread", lambda messages, own: plan.PeopleInThread(frozenset(), None))
+
+
 def no_outbox(patches: _Patches) -> None:
     """Nothing stored survives an attempt: each holder asks the agent anew, never finishing an intent."""
     state = _module("state")
@@ -361,6 +367,14 @@ MUTANTS: dict[str, Mutant] = {
             "reply_in_flight_then_follow_up",
             faults=frozenset({"nylas_timeout", "nylas_lost_response"}),
             knobs={"follow_up_probability": 0.8, "slow_send_probability": 0.5},
+        ),
+        Mutant(
+            "people_ignored",
+            (1,),
+            people_ignored,
+            "a question a colleague answered from the shared mailbox is answered again by the agent",
+            "colleague_answered_first",
+            knobs={"teammate_probability": 0.3, "follow_up_probability": 0.8},
         ),
         Mutant(
             "no_outbox",

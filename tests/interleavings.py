@@ -175,6 +175,7 @@ class World:
     policy: Policy
     must_answer: set[str] = field(default_factory=set)
     must_not_answer: set[str] = field(default_factory=set)
+    answered_by_person: set[str] = field(default_factory=set)  # a colleague answered from the mailbox
     budget_per_hour: int | None = None
 
     def arrive(self, **kwargs: Any) -> dict[str, Any]:
@@ -371,6 +372,8 @@ def check(world: World) -> list[str]:
             answered[message_id] = answered.get(message_id, 0) + 1
             if message_id in world.must_not_answer:
                 found.append(f"4: {message_id} must not be answered, and was")
+            if message_id in world.answered_by_person:
+                found.append(f"1: {message_id} was answered by a person, and again by the agent")
         recipients = [r.get("email") for r in email.request.get("to", [])]
         if AGENT_EMAIL in recipients:
             found.append(f"4: an email went to the agent's own address ({email.message['id']})")

@@ -14,7 +14,7 @@ import pytest
 from chaos.mutants import MUTANTS, applied
 from replyonce.answers import Answer
 from replyonce.policy import Policy
-from tests.interleavings import GRANT, Event, Scenario, World, explore
+from tests.interleavings import AGENT_EMAIL, GRANT, Event, Scenario, World, explore
 
 CUSTOMER = "alice@example.com"
 
@@ -176,6 +176,14 @@ def reply_in_flight_then_follow_up(world: World):
     return [world.record(first, "m1")], [Event("m2 arrives", follow_up)]
 
 
+def colleague_answered_first(world: World):
+    """The replier is behind: a colleague answers from the shared mailbox before the record runs."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.arrive(sender=AGENT_EMAIL, subject="Re: Order 1042", thread_id=first["thread_id"])
+    world.answered_by_person.add(first["id"])
+    return [world.record(first, "m1")], []
+
+
 ONE_PAGE_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=1)
 BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
 
@@ -193,6 +201,7 @@ SCENARIOS = {
         Scenario("bot_ping_pong", bot_ping_pong, BUDGET_OF_ONE),
         Scenario("lost_answer_then_follow_up", lost_answer_then_follow_up),
         Scenario("reply_in_flight_then_follow_up", reply_in_flight_then_follow_up, BUDGET_OF_ONE),
+        Scenario("colleague_answered_first", colleague_answered_first),
     )
 }
 
