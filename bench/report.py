@@ -54,11 +54,13 @@ How to read it:
   milliseconds do not. At real latency the waits are injected (a seeded,
   documented distribution), and each time is set against a floor that met the
   same waits in the same run. Nothing time-based is asserted in tests.
-- **The Nylas budget of a first reply is "1 send + 1 thread read".** Inside
-  the thread lease the replier reads the thread once, with headers, to
-  decide the burst, its newest message and whether the agent already
-  answered. That read is part of the design, counted and reported, not an
-  overhead to remove.
+- **The Nylas budget of a first reply is "1 send + 1 thread read + the
+  look before the send".** Inside the thread lease the replier reads the
+  thread once, with headers, to decide the burst, its newest message and
+  whether the agent (or a person) already answered; after the agent answered
+  it reads the newest few messages again (one small page), so a person who
+  answered meanwhile is not answered over. Both reads are part of the design,
+  counted and reported, not an overhead to remove.
 
 Regenerate with `make bench` (all of it takes about half an hour on 2 cores,
 most of it the real-latency runs waiting); `make bench ARGS="--help"` lists the

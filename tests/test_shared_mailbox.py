@@ -9,7 +9,18 @@ mail or mail client sends it.
 import pytest
 
 from devstack.events import AGENT_GRANT_ID, envelope
+from replyonce.agent import Conversation, Reply
 from tests.replier_harness import inbound, skip_reasons
+
+# What the agent below does while it drafts: set by the test that names it as REPLY_AGENT.
+WHILE_DRAFTING: list = []
+
+
+def drafting_while_a_colleague_answers(conversation: Conversation) -> Reply:
+    """An agent that takes its time: meanwhile a colleague answers from the mailbox."""
+    for happen in WHILE_DRAFTING:
+        happen(conversation)
+    return Reply(text="Thanks, we are on it.")
 
 
 @pytest.fixture
@@ -65,3 +76,27 @@ def test_the_agents_own_replies_are_no_person(pipeline, nylas, log_records):
     pipeline.drain()
     assert [s.payload["reply_to_message_id"] for s in nylas.sends] == [first["id"], second["id"]]
     assert "person_hold" not in skip_reasons(log_records)
+
+
+def test_a_colleague_answering_while_the_agent_drafts_is_not_answered_over(
+    pipeline, nylas, log_records, no_hold, monkeypatch
+):
+    # The thread is read before the agent is asked; the colleague's answer lands inside the lease.
+    monkeypatch.setenv("REPLY_AGENT", f"{__name__}:drafting_while_a_colleague_answers")
+    from functions.replier import app
+
+    app.consumer.cache_clear()
+    first = inbound(nylas, subject="Order 1042")
+    monkeypatch.setattr(
+        f"{__name__}.WHILE_DRAFTING",
+        [lambda conversation: nylas.person_replies(AGENT_GRANT_ID, first["id"], "<p>Shipped. — Sam</p>")],
+    )
+    pipeline.deliver(envelope(first))
+    pipeline.drain()
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["answered_by_person"]
+    # Nothing of ours was stored for it: a redelivery finds the colleague's answer in the thread read.
+    pipeline.deliver(envelope(first))
+    pipeline.drain()
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["answered_by_person", "answered_by_person"]

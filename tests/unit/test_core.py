@@ -363,7 +363,12 @@ def test_an_agent_that_does_not_reply_settles_the_burst(outcome, status, skip):
 
 
 def test_a_reply_is_stored_with_its_first_attempt_before_anything_is_sent():
-    s = leased(listing=listing(inbound("m1")), reserved=True, agent_outcome=Reply(text="Hello"))
+    s = leased(
+        listing=listing(inbound("m1")),
+        reserved=True,
+        agent_outcome=Reply(text="Hello"),
+        looked_before_send=ThreadPage((inbound("m1"),), None, NOW),
+    )
     step = next_step(s)
     assert isinstance(step, core.Store)
     assert step.attempt
@@ -372,6 +377,35 @@ def test_a_reply_is_stored_with_its_first_attempt_before_anything_is_sent():
     review = next_step(replace(s, agent_outcome=Reply(text="Hello", review=True))).intent
     assert review.kind is IntentKind.DRAFT
     assert "custom_headers" not in review.payload
+
+
+def a_person(mid, date=NOW - 5):
+    """A colleague's message from the shared mailbox: the agent's address, no intent id of ours."""
+    return {"id": mid, "thread_id": THREAD, "from": [{"email": AGENT}], "date": date, "subject": "Re: Order"}
+
+
+@pytest.mark.parametrize(
+    ("looked", "expected"),
+    [
+        # Nothing new since the thread read: the reply is kept and attempted.
+        ((inbound("m1"),), "Store"),
+        # A customer wrote again meanwhile: that message gets its own reply later; this one goes on.
+        ((inbound("m2"), inbound("m1")), "Store"),
+        # ReplyOnce's own reply (another record's) is no person.
+        ((our_reply("i9", ("m0",)), inbound("m1")), "Store"),
+        # A colleague answered while the agent drafted: nothing is sent.
+        ((a_person("p1"), inbound("m1")), "Skip"),
+    ],
+)
+def test_the_look_before_the_send_drops_a_reply_a_person_made_unneeded(looked, expected):
+    s = leased(listing=listing(inbound("m1")), reserved=True, agent_outcome=Reply(text="Hello"))
+    assert next_step(s) == core.LookBeforeSend(GRANT, THREAD, core.PRESEND_LOOK_LIMIT)
+    step = next_step(replace(s, looked_before_send=ThreadPage(looked, None, NOW)))
+    assert kind(step) == expected
+    if expected == "Skip":
+        assert step == core.Skip(
+            SkipReason.ANSWERED_BY_PERSON, {"thread_id": THREAD, "person_message_id": "p1"}
+        )
 
 
 def test_no_time_for_the_agent_is_a_deferral_not_a_half_stored_reply():

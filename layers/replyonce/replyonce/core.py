@@ -33,9 +33,16 @@ from replyonce.conversation import conversation_for
 from replyonce.coverage import INTENT_KEY, MAX_COVERED_IDS, covered_in_mailbox, is_covered, is_reply_of
 from replyonce.keys import conversation_key
 from replyonce.outbox import new_intent
-from replyonce.plan import Burst, loop_guard_exhausted, message_id, needs_another_page, plan_burst
+from replyonce.plan import (
+    Burst,
+    from_a_person,
+    loop_guard_exhausted,
+    message_id,
+    needs_another_page,
+    plan_burst,
+)
 from replyonce.policy import Policy
-from replyonce.ports import Listing, Message, SearchResult
+from replyonce.ports import Listing, Message, SearchResult, ThreadPage
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.screening import Agents, in_closed_folder, reason_not_to_answer, sender_email, sender_reason
 from replyonce.state import (
@@ -112,6 +119,9 @@ class Situation:
         The per-recipient budget's answer for the burst (``None``: not asked yet).
     agent_outcome:
         What the agent returned for the burst.
+    looked_before_send:
+        The thread's newest messages, read again after the agent answered and before its reply is
+        stored (a person may have answered while the agent drafted).
     now:
         Nylas' time, from the latest answer that carried it; ``None`` before any.
     time_left:
@@ -131,6 +141,7 @@ class Situation:
     attempting: frozenset[str] = frozenset()
     reserved: bool | None = None
     agent_outcome: Outcome | AgentFailed | None = None
+    looked_before_send: ThreadPage | None = None
     now: int | None = None
     time_left: float = float("inf")
 
@@ -176,6 +187,15 @@ class ReadThread:
     thread_id: str
     limit: int
     page_token: str | None
+
+
+@dataclass(frozen=True)
+class LookBeforeSend:
+    """Read the thread's newest messages once more, after the agent answered, before its reply is kept."""
+
+    grant_id: str
+    thread_id: str
+    limit: int
 
 
 @dataclass(frozen=True)
@@ -260,6 +280,7 @@ Step = (
     | FetchMessage
     | TakeLease
     | ReadThread
+    | LookBeforeSend
     | Search
     | Reserve
     | AskAgent
@@ -493,6 +514,23 @@ def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, poli
     return max(1, min(moments))
 
 
+PRESEND_LOOK_LIMIT = 5
+"""Messages read by the look before a send: the newest few, where a person's answer since the thread read
+would be (a cheap read of one small page)."""
+
+
+def person_wrote_meanwhile(newest: Any, listing: Listing | None, agents: Agents | None) -> str:
+    """The id of a person's message (from the mailbox, not ReplyOnce's) among ``newest`` that the thread
+    read the burst was planned from did not hold, or ``""``."""
+    if agents is None:
+        return ""
+    planned_from = {message_id(m) for m in (listing.messages if listing else ())}
+    for message in newest:
+        if from_a_person(message, agents.addresses) and message_id(message) not in planned_from:
+            return message_id(message)
+    return ""
+
+
 def _bounded(burst: Burst) -> Burst:
     """At most :data:`MAX_BURST` messages, the newest (the rest are answered by the next reply)."""
     if len(burst.to_answer) <= MAX_BURST:
@@ -534,6 +572,12 @@ def _agent_answered(
         settlement = Settlement(Status.FAILED, covered, now, reason=f"agent: {outcome.detail}"[:500])
         return Settle(settlement, skip=SkipReason.AGENT_REJECTED, metric="ReplyFailed", metric_status="agent")
     assert isinstance(outcome, Reply)
+    if s.looked_before_send is None:
+        return LookBeforeSend(arrived.grant_id, thread_id, PRESEND_LOOK_LIMIT)
+    meanwhile = person_wrote_meanwhile(s.looked_before_send.messages, s.listing, s.agents)
+    if meanwhile:
+        # A person answered while the agent drafted: theirs is the answer (the agent's is DEBUG-logged).
+        return Skip(SkipReason.ANSWERED_BY_PERSON, {"thread_id": thread_id, "person_message_id": meanwhile})
     intent = new_intent(
         intent_id=intent_id,
         thread_id=thread_id,

@@ -266,6 +266,10 @@ class Replier:
                 self._saw_nylas_time(page.nylas_time)
                 listing = (s.listing or Listing()) if token else Listing()
                 return replace(s, listing=listing.with_page(page)), lease, None
+            case core.LookBeforeSend(grant_id=grant_id, thread_id=thread_id, limit=limit):
+                page = self._mailbox.thread_page(grant_id, thread_id, limit, None)
+                self._saw_nylas_time(page.nylas_time)
+                return replace(s, looked_before_send=page), lease, None
             case core.Search(grant_id=grant_id, kind=kind, intent_id=intent_id):
                 found = self._mailbox.search(grant_id, kind, INTENT_KEY, intent_id)
                 self._saw_nylas_time(found.nylas_time)
@@ -307,6 +311,10 @@ class Replier:
                 assert lease is not None
                 return s, lease, self._settle(step, lease, subject)
             case core.Skip(reason=reason, detail=detail):
+                if isinstance(s.agent_outcome, Reply):
+                    # Dropped after the agent answered (a person answered meanwhile): its text, for a
+                    # developer only, never at INFO (it is about a customer).
+                    logger.debug("the agent's reply, not sent", extra={"text": s.agent_outcome.text or ""})
                 return s, lease, skipped(reason, **{**_subject_fields(subject), **detail})
             case core.Defer(reason=reason, seconds=seconds, detail=detail):
                 raise Deferred(reason, seconds, **detail)
