@@ -17,7 +17,8 @@ Budgets:
   extra fetch; and the look before the send, one small page of the newest
   messages, after the agent answered: a person may have answered meanwhile),
   plus 1 grant lookup per agent grant, 1 folders lookup per grant (and 1
-  secret read) per container, on its first notification; a reconcile, a search or a second page is extra and counted where it happens;
+  secret read) per container, on its first notification; a reconcile, a
+  search or a second page is extra and counted where it happens;
 - webhook: exactly 1 SQS SendMessage per accepted notification and no Secrets
   Manager call once warm;
 - webhook cold start: nothing heavy on the import path (what a fresh
