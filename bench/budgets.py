@@ -40,8 +40,9 @@ from devstack.counting import FOLDERS_LOOKUP, GRANT_LOOKUP, MESSAGE_FETCH, SEND,
 WARM_PATH_RATIO = 1.2
 WEBHOOK_COLD_START_RATIO = 1.15
 # As tests/test_budgets.py asserts it: the outbox stores the send intent before the send, and the
-# per-recipient budget reserves the reply in the recipient's hour (one request each beside the five before).
-FIRST_REPLY_DYNAMODB = 7
+# per-recipient budget reserves the reply in the recipient's hour, and the email is claimed by its Message-ID
+# (one request each beside the five before).
+FIRST_REPLY_DYNAMODB = 8
 
 
 @dataclass(frozen=True)

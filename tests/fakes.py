@@ -34,6 +34,7 @@ from replyonce.state import (
     Reservation,
     Settlement,
     ThreadState,
+    email_key,
     recipient_key,
 )
 
@@ -63,6 +64,7 @@ class FakeStateStore:
         self.threads: dict[str, ThreadState] = {}
         self.ledger: dict[tuple[str, str], LedgerEntry] = {}
         self.budgets: dict[str, set[str]] = {}
+        self.claims: dict[str, str] = {}  # email key -> the grant that answers it
 
     def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
         with self._lock:
@@ -90,6 +92,10 @@ class FakeStateStore:
                 return False
             self.threads[lease.key] = replace(self.threads[lease.key], lease_owner="", lease_expires_at_ms=0)
             return True
+
+    def claim_email(self, header_message_id: str, grant_id: str) -> str:
+        with self._lock:
+            return self.claims.setdefault(email_key(header_message_id), grant_id)
 
     def reserve(self, reservation: Reservation, intent_id: str) -> bool:
         with self._lock:
@@ -133,6 +139,7 @@ class FakeStateStore:
             self.threads.clear()
             self.ledger.clear()
             self.budgets.clear()
+            self.claims.clear()
 
 
 @dataclass

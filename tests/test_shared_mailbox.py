@@ -100,3 +100,31 @@ def test_a_colleague_answering_while_the_agent_drafts_is_not_answered_over(
     pipeline.drain()
     assert nylas.sends == []
     assert skip_reasons(log_records) == ["answered_by_person", "answered_by_person"]
+
+
+SECOND_AGENT = ("grant-agent-0003", "sales@replyonce.example")
+
+
+@pytest.mark.parametrize(
+    "addressed_to",
+    [
+        ["team@replyonce.example"],  # a group or distribution list reaching both agent mailboxes
+        ["help@replyonce.example", "deals@replyonce.example"],  # an alias of each agent
+    ],
+)
+def test_one_email_through_a_group_or_aliases_gets_one_reply(
+    pipeline, nylas, monkeypatch, log_records, addressed_to
+):
+    # Neither copy names a grant's own address in To/Cc: the first grant to claim the Message-ID answers.
+    from functions.replier import app
+
+    nylas.add_grant(*SECOND_AGENT, name="Sales")
+    monkeypatch.setenv("AGENT_GRANT_IDS", f"{AGENT_GRANT_ID},{SECOND_AGENT[0]}")
+    app.consumer.cache_clear()
+    first = inbound(nylas, also_to=[SECOND_AGENT[0]], addressed_to=addressed_to)
+    [second] = [m for _, m in nylas.mailbox(SECOND_AGENT[0]) if m["id"] != first["id"]]
+    pipeline.deliver(envelope(first))
+    pipeline.deliver(envelope(second))
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert skip_reasons(log_records).count("answered_by_other_agent") == 1

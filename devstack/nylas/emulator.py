@@ -276,6 +276,7 @@ class NylasEmulator:
         message_id: str | None = None,
         folder: str = "inbox",
         also_to: Sequence[str] = (),
+        addressed_to: Sequence[str] | None = None,
         notify: bool = True,
     ) -> Json:
         """Put an inbound message in the grant's mailbox (its inbox unless ``folder`` says otherwise)
@@ -316,6 +317,9 @@ class NylasEmulator:
             every agent address in ``to``: what any mail system does with one email to two
             mailboxes (Nylas documents nothing specific). ``message_id``, ``thread_id`` and
             ``reply_to_message_id`` apply to the first grant's copy only.
+        addressed_to : sequence of str or None
+            The ``To`` of every copy when a group, distribution list or alias delivered the email
+            (``team@``, ``help@``): no grant's own address is named. ``None``: the grants' addresses.
         notify : bool
             Fire ``on_message_created`` (default). Whether ``message.created`` fires for mail
             filed in junk is not documented: ``notify=False`` is the other way.
@@ -349,6 +353,7 @@ class NylasEmulator:
             message_id=message_id,
             folder=folder,
             also_to=also_to,
+            addressed_to=addressed_to,
         )
         # Outside the lock: the callback may call back into the emulator (over HTTP or directly).
         for message in messages if notify else ():

@@ -250,6 +250,7 @@ class Mailbox:
         message_id: str | None,
         folder: str = "inbox",
         also_to: Sequence[str] = (),
+        addressed_to: Sequence[str] | None = None,
     ) -> list[Json]:
         """Store an inbound message, one copy per receiving grant; see :meth:`NylasEmulator.deliver_inbound`.
 
@@ -292,6 +293,10 @@ class Mailbox:
             recipient = to_email or grant["email"]
             to = [{"name": grant["name"] if recipient == grant["email"] else "", "email": recipient}]
             to += [{"name": o["name"], "email": o["email"]} for o in others]
+            if addressed_to is not None:
+                # A group, a distribution list or an alias reached the mailboxes: the header names it,
+                # not them.
+                to = [{"name": "", "email": address} for address in addressed_to]
             fields: Json = {
                 "subject": subject,
                 "sender": {"name": from_name, "email": from_email},

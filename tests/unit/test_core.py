@@ -339,6 +339,35 @@ def test_a_queued_reply_that_failed_for_good_stops_counting_against_the_budget()
     assert kind(next_step(replace(s, state=after))) == "Reserve"
 
 
+def with_message_id(message, email):
+    return {**message, "headers": [*message["headers"], {"name": "Message-ID", "value": email}]}
+
+
+@pytest.mark.parametrize(
+    ("claims", "expected"),
+    [
+        (None, core.ClaimEmails(GRANT, ("<m2@x>", "<m1@x>"))),  # claimed before the burst is answered
+        ({"<m2@x>": GRANT, "<m1@x>": GRANT}, "Reserve"),  # ours: answered
+        ({"<m2@x>": "g2", "<m1@x>": GRANT}, "Reserve"),  # m2 is another agent's: this reply covers m1 only
+        ({"<m2@x>": GRANT, "<m1@x>": "g2"}, SkipReason.ANSWERED_BY_OTHER_AGENT),  # the trigger is theirs
+    ],
+)
+def test_one_email_is_answered_by_the_grant_that_claimed_it_first(claims, expected):
+    messages = (with_message_id(inbound("m2"), "<m2@x>"), with_message_id(inbound("m1"), "<m1@x>"))
+    step = next_step(leased(listing=listing(*messages), claims=claims))
+    if isinstance(expected, SkipReason):
+        assert step.reason is expected
+    elif isinstance(expected, str):
+        assert kind(step) == expected
+        covered = ("m2", "m1") if claims and claims["<m2@x>"] == GRANT else ("m1",)
+        assert (
+            next_step(replace(leased(listing=listing(*messages), claims=claims), reserved=True)).burst.covered
+            == covered
+        )
+    else:
+        assert step == expected
+
+
 def test_a_recipient_over_budget_gets_no_reply():
     s = leased(listing=listing(inbound("m1")), reserved=False)
     assert next_step(s).reason is SkipReason.RECIPIENT_BUDGET_EXHAUSTED

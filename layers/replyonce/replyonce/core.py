@@ -44,7 +44,14 @@ from replyonce.plan import (
 from replyonce.policy import Policy
 from replyonce.ports import Listing, Message, SearchResult, ThreadPage
 from replyonce.reasons import DeferReason, SkipReason
-from replyonce.screening import Agents, in_closed_folder, reason_not_to_answer, sender_email, sender_reason
+from replyonce.screening import (
+    Agents,
+    header_values,
+    in_closed_folder,
+    reason_not_to_answer,
+    sender_email,
+    sender_reason,
+)
 from replyonce.state import (
     REPLY_BUDGET_WINDOW_SECONDS,
     Intent,
@@ -119,6 +126,9 @@ class Situation:
         The per-recipient budget's answer for the burst (``None``: not asked yet).
     agent_outcome:
         What the agent returned for the burst.
+    claims:
+        ``Message-ID`` → the agent grant that answers that email (the first to claim it), for the
+        burst's messages; ``None`` until claimed.
     looked_before_send:
         The thread's newest messages, read again after the agent answered and before its reply is
         stored (a person may have answered while the agent drafted).
@@ -142,6 +152,7 @@ class Situation:
     reserved: bool | None = None
     agent_outcome: Outcome | AgentFailed | None = None
     looked_before_send: ThreadPage | None = None
+    claims: Mapping[str, str] | None = None
     now: int | None = None
     time_left: float = float("inf")
 
@@ -187,6 +198,14 @@ class ReadThread:
     thread_id: str
     limit: int
     page_token: str | None
+
+
+@dataclass(frozen=True)
+class ClaimEmails:
+    """Claim each email of the burst (by its ``Message-ID``) for this grant: one grant answers an email."""
+
+    grant_id: str
+    email_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -280,6 +299,7 @@ Step = (
     | FetchMessage
     | TakeLease
     | ReadThread
+    | ClaimEmails
     | LookBeforeSend
     | Search
     | Reserve
@@ -389,13 +409,16 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         return mid in settled or is_covered(mid, record)
 
     def not_to_answer(message: Message) -> SkipReason | None:
-        return reason_not_to_answer(
+        reason = reason_not_to_answer(
             message,
             grant_id=arrived.grant_id,
             agents=agents,
             trusted_senders=policy.trusted_senders,
             closed_folder_ids=s.closed_folders or frozenset(),
         )
+        if reason is None and claimed_by_another(message, s.claims, arrived.grant_id):
+            return SkipReason.ANSWERED_BY_OTHER_AGENT
+        return reason
 
     last_page = listing.pages[-1]
     if (
@@ -427,6 +450,10 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     )
     if isinstance(planned, SkipReason):
         return Skip(planned, {"thread_id": thread_id})
+    if s.claims is None:
+        emails = tuple(dict.fromkeys(e for m in planned.to_answer if (e := email_id(m))))
+        if emails:
+            return ClaimEmails(arrived.grant_id, emails)
     burst = _bounded(planned)
     intent_id = conversation_key(arrived.grant_id, thread_id, burst.covered).replace("-", "")
     if s.reserved is None:
@@ -512,6 +539,19 @@ def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, poli
         else:
             moments.append(int(policy.lease_seconds))
     return max(1, min(moments))
+
+
+def email_id(message: Message) -> str:
+    """The ``Message-ID`` header of the message (read with the thread), or ``""``."""
+    values = header_values(message, "message-id")
+    return values[0] if values else ""
+
+
+def claimed_by_another(message: Message, claims: Mapping[str, str] | None, grant_id: str) -> bool:
+    """Whether another agent grant of the deployment claimed this email first (invariant 1: one email,
+    in however many mailboxes it arrived — a group, an alias, Bcc — is answered by one grant)."""
+    email = email_id(message)
+    return bool(claims and email and claims.get(email, grant_id) != grant_id)
 
 
 PRESEND_LOOK_LIMIT = 5

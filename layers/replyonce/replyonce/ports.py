@@ -74,6 +74,10 @@ class StateStore(Protocol):
         """Free the lease if still ours; ``False`` when it was lost meanwhile."""
         ...
 
+    def claim_email(self, header_message_id: str, grant_id: str) -> str:
+        """Claim one email (its ``Message-ID``) for ``grant_id``; the grant that holds the claim."""
+        ...
+
     def reserve(self, reservation: Reservation, intent_id: str) -> bool:
         """Count ``intent_id`` against the recipient's hourly budget; ``False`` when the budget is spent.
 

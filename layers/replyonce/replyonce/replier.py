@@ -266,6 +266,9 @@ class Replier:
                 self._saw_nylas_time(page.nylas_time)
                 listing = (s.listing or Listing()) if token else Listing()
                 return replace(s, listing=listing.with_page(page)), lease, None
+            case core.ClaimEmails(grant_id=grant_id, email_ids=email_ids):
+                claims = {email: self._store.claim_email(email, grant_id) for email in email_ids}
+                return replace(s, claims=claims), lease, None
             case core.LookBeforeSend(grant_id=grant_id, thread_id=thread_id, limit=limit):
                 page = self._mailbox.thread_page(grant_id, thread_id, limit, None)
                 self._saw_nylas_time(page.nylas_time)

@@ -43,6 +43,8 @@ from replyonce.keys import KEY_SCHEME, LEGACY_KEY_SCHEME
 THREAD_PREFIX = "thread#"
 MESSAGE_PREFIX = "message#"
 RECIPIENT_PREFIX = "recipient#"
+EMAIL_PREFIX = "email#"
+CLAIMED_BY = "grant_id"
 
 COVERED_MEMORY = 50
 """How many recently settled message ids the thread item remembers."""
@@ -98,6 +100,12 @@ def thread_key(grant_id: str, thread_id: str) -> str:
 
 def message_key(grant_id: str, message_id: str) -> str:
     return f"{MESSAGE_PREFIX}{grant_id}#{message_id}"
+
+
+def email_key(header_message_id: str) -> str:
+    """The claim item of one email (its ``Message-ID`` header, the same in every mailbox it reached)."""
+    normalised = header_message_id.strip().strip("<>").strip().lower()
+    return f"{EMAIL_PREFIX}{hashlib.sha256(normalised.encode()).hexdigest()[:32]}"
 
 
 def recipient_key(email: str, hour: int) -> str:

@@ -17,6 +17,7 @@ from botocore.exceptions import ClientError
 
 from replyonce.exceptions import ThreadBusyError
 from replyonce.state import (
+    CLAIMED_BY,
     COVERED,
     COVERED_MEMORY,
     INTENTS,
@@ -32,6 +33,7 @@ from replyonce.state import (
     Reservation,
     Settlement,
     ThreadState,
+    email_key,
     is_legacy_outbox,
     message_key,
     outbox_attribute,
@@ -52,6 +54,11 @@ def _request_token(intent_or_burst: str, purpose: str) -> str:
     owner condition fail and send us down the "lease lost" path.
     """
     return uuid.uuid5(uuid.NAMESPACE_OID, f"{intent_or_burst}:{purpose}").hex
+
+
+def _string_value(attribute: Mapping[str, Any] | None) -> str:
+    value = (attribute or {}).get("S")
+    return value if isinstance(value, str) else ""
 
 
 def _condition_failed(exc: ClientError) -> bool:
@@ -161,6 +168,34 @@ class DynamoDBStateStore:
         finally:
             lease.released = True
         return True
+
+    # ---- one email, one answering grant -------------------------------------------------------------------
+
+    def claim_email(self, header_message_id: str, grant_id: str) -> str:
+        """Claim the email for ``grant_id``; return the grant that holds it (``grant_id`` when we do).
+
+        A conditional put on the email's ``Message-ID``: the first grant of the deployment to claim
+        it answers it, in whichever mailbox; a claim is kept (the holder's record is retried until it
+        settles), and claiming again for the same grant is a no-op.
+        """
+        try:
+            self._dynamodb.put_item(
+                TableName=self._table,
+                Item={
+                    "pk": {"S": email_key(header_message_id)},
+                    CLAIMED_BY: {"S": grant_id},
+                    TTL: {"N": str(int(self._clock()) + self._ttl)},
+                },
+                ConditionExpression=f"attribute_not_exists(pk) OR {CLAIMED_BY} = :grant",
+                ExpressionAttributeValues={":grant": {"S": grant_id}},
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            held = exc.response.get("Item") or {}
+            return _string_value(held.get(CLAIMED_BY)) or "another grant"
+        return grant_id
 
     # ---- the per-recipient budget -------------------------------------------------------------------------
 
