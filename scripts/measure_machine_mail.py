@@ -17,6 +17,15 @@ Getting the sets (any scratch directory; ``/tmp/machinemail`` here)::
     git -C discourse sparse-checkout set spec/fixtures/emails
 
 (With only a bare mirror at hand: ``git --git-dir=DIR archive HEAD maildir | tar -x -C sisimai``.)
+zammad's ``test/unit/email_process_auto_response_test.rb`` builds its messages
+inline: save each as its own file under ``zammad/test/unit/auto_response/``
+(``person.eml``, ``x_loop.eml``, ``precedence_bulk.eml``,
+``auto_submitted.eml``, ``x_auto_response_suppress_all.eml``,
+``vacation_response.eml``). Only sisimai's ``maildir/bsd``, ``err``, ``tmp``
+and ``not`` are read (``dos`` and ``mac`` are ``bsd`` again with other line
+ends). A file of a checkout that no row of :data:`CLASSES` names by itself
+falls under its set's last row (zammad, discourse: ``person``), so on a
+fuller checkout than the one measured the first run lists what to read.
 
 Running it, from the repository root, on the screening of the working tree::
 
@@ -148,6 +157,7 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
         ("test/unit/auto_response/*.eml", "machine", "not auto-replied to: X-Loop, Precedence, ..."),
     ],
     "discourse": [
+        ("spec/fixtures/emails/*bounce*.eml", "machine", "receiver_spec: BouncedEmailError"),
         *(
             (f"spec/fixtures/emails/{name}.eml", "machine", "receiver_spec: bounce or auto-generated")
             for name in (
@@ -167,9 +177,12 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
             )
         ),
         ("spec/fixtures/emails/invalid_from_1.eml", "other", "receiver_spec: no sender (From unparsable)"),
+        ("spec/fixtures/emails/no_from.eml", "other", "receiver_spec: no From"),
+        ("spec/fixtures/emails/spam_*.eml", "other", "receiver_spec: spam"),
+        ("spec/fixtures/emails/reply_to_whitespaces.eml", "other", "tested with auto-generated blocking off"),
         ("spec/fixtures/emails/mailinglist*.eml", "list", "mailing list mirror"),
         ("spec/fixtures/emails/mailman_*.eml", "list", "mailman list post"),
-        ("spec/fixtures/emails/reply_to_different_to_from.eml", "list", "Google Groups post"),
+        ("spec/fixtures/emails/reply_to_different_to_from*.eml", "list", "Google Groups post"),
         ("spec/fixtures/emails/*.eml", "person", "receiver_spec accepts it from a person"),
     ],
 }
@@ -188,6 +201,7 @@ class Verdict:
     reason: str | None
     sign: str | None
     header_sign: bool
+    subject_marker: bool | None  # None: the module has no subject markers
 
 
 def decoded(value: Any) -> str:
@@ -251,6 +265,7 @@ def judge(screening: ModuleType, root: Path, set_name: str, null_as: str) -> lis
     """Run ``reason_not_to_answer`` (and ``machine_sign`` when the module has it) on every file."""
     agents = screening.Agents((AGENT_GRANT,), {AGENT_GRANT: AGENT_ADDRESS})
     sign_of = getattr(screening, "machine_sign", None)
+    marker = getattr(screening, "_AUTO_REPLY_SUBJECT", None)  # private: only to measure markers alone
     verdicts = []
     for relative, kind in classified(root, CLASSES[set_name]):
         message = nylas_message((root / relative).read_bytes(), null_as)
@@ -262,8 +277,9 @@ def judge(screening: ModuleType, root: Path, set_name: str, null_as: str) -> lis
                 path=relative,
                 kind=kind,
                 reason=str(reason) if reason else None,
-                sign=sign_of(message) if sign_of else None,
+                sign=str(sign) if sign_of and (sign := sign_of(message)) else None,
                 header_sign=screening.header_reason(message) is not None,
+                subject_marker=bool(marker.match(message["subject"])) if marker else None,
             )
         )
     return verdicts
@@ -300,7 +316,7 @@ def report(set_name: str, verdicts: list[Verdict], shadow: list[Verdict]) -> Non
         print(f"    refused   {v.path}  {v.reason} {v.sign or ''}")
     print(f"  machine refusals decided by: {dict(Counter(v.reason for v in refusals))}")
     print(f"  machine refusals rest on: {dict(Counter(basis(v) for v in refusals))}")
-    signs = Counter(str(v.sign) for v in refusals if v.sign)
+    signs = Counter(v.sign for v in refusals if v.sign)
     if signs:
         print(f"  machine refusals by sign: {dict(signs.most_common())}")
     for kind in ("list", "other"):
@@ -309,6 +325,14 @@ def report(set_name: str, verdicts: list[Verdict], shadow: list[Verdict]) -> Non
             refused = [v for v in group if v.reason is not None]
             reasons = dict(Counter(v.reason for v in refused))
             print(f"  {kind} refused: {share(len(refused), len(group))} {reasons}")
+    opened = [v for v in verdicts if v.subject_marker]
+    if any(v.subject_marker is not None for v in verdicts):
+        # Would a subject marker alone refuse people, or mark machine mail no other sign marks?
+        people_opened = [v.path for v in opened if v.kind == "person"] or "none"
+        alone = [v.path for v in opened if v.kind == "machine" and v.sign in (None, "auto_reply_subject")]
+        print(
+            f"  subject opens with a marker: people {people_opened}; machine only it marks {alone or 'none'}"
+        )
     differ = [
         a.path for a, b in zip(verdicts, shadow, strict=True) if (a.reason is None) is not (b.reason is None)
     ]
