@@ -97,7 +97,7 @@ class Sign(StrEnum):
 
     @property
     def reason(self) -> SkipReason:
-        """The skip reason this sign is counted under (the module docstring's table)."""
+        """The skip reason this sign is counted under (the list in the module docstring)."""
         if self is Sign.EMPTY_FROM_ADDRESS:
             return SkipReason.NO_SENDER
         if self is Sign.MACHINE_LOCAL_PART:
