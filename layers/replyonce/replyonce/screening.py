@@ -6,43 +6,213 @@ senders it trusts, the folders mail must not be answered from. Nothing here
 trusts a header's *absence*: Nylas includes ``headers`` only when asked
 (``fields=include_headers``), so on a webhook payload the header checks find
 nothing, and the replier runs this again on the thread read, which asks.
+
+Machine signs
+-------------
+Every mark a machine leaves on the mail it sends, one :class:`Sign` each (the
+code a skip's log line can carry as its detail), with the standard that
+defines it and the :class:`~replyonce.reasons.SkipReason` it is counted
+under. Any one sign refuses the message; :func:`machine_sign` names the
+first, in this order.
+
+``empty_from_address`` → NO_SENDER
+    ``From`` with no address: ``MAILER-DAEMON <>`` as an empty or missing
+    email, as ``"<>"``, a name alone, no participant (RFC 5321 §4.5.5: the
+    null path is no mailbox).
+``machine_local_part`` → AUTOMATED_SENDER
+    mailer-daemon, postmaster, no-reply, do-not-reply, bounce(s),
+    notification(s) as a word of the local part, with any of ``- _ . +`` or
+    nothing between and around its parts (RFC 3834 §2, RFC 2142 §5).
+``auto_submitted`` → AUTO_SUBMITTED
+    ``Auto-Submitted`` other than ``no``, comments aside (RFC 3834 §5).
+``multipart_report`` → AUTO_SUBMITTED
+    ``Content-Type: multipart/report`` of any report-type (RFC 6522): DSN
+    (RFC 3464, RFC 6533), MDN and read receipts (RFC 8098), ARF abuse
+    reports (RFC 5965); or one of their report parts sent bare.
+``null_return_path`` → AUTO_SUBMITTED
+    ``Return-Path: <>``, spaces tolerated, and IIS's ``<<>>``: a bounce or a
+    notification (RFC 5321 §4.5.5; RFC 3834 §2: never respond to it).
+``x_auto_response_suppress_all`` → AUTO_SUBMITTED
+    ``X-Auto-Response-Suppress`` naming ``All``: Exchange's own
+    out-of-office replies and notices ([MS-OXCMAIL] 2.1.3.2.20, the
+    property's -1 of [MS-OXOMSG] 2.2.1.77). Only ``All``: a person's Outlook
+    mail carries ``DR, RN, NRN, OOF, AutoReply``.
+``autoresponder_header`` → AUTO_SUBMITTED
+    ``X-Autoreply``, ``X-Autorespond``, ``X-Autoresponder``,
+    ``X-Autoresponse``: responders older than RFC 3834.
+``precedence_auto_reply`` → AUTO_SUBMITTED
+    ``Precedence: auto_reply`` (the convention RFC 2076 records).
+``x_loop`` → AUTO_SUBMITTED
+    ``X-Loop``, any value: a responder or list marking its own output so it
+    never answers it (procmail, fml, feedback loops).
+``auto_reply_subject`` → AUTO_SUBMITTED
+    A subject opening "Automatic reply:", "Out of Office:",
+    "Abwesenheitsnotiz:", "Réponse automatique :", ... on a reply
+    (``In-Reply-To`` or ``References``; RFC 3834 §3).
+``precedence_bulk`` → BULK_MAIL
+    ``Precedence: bulk|junk|list`` (RFC 2076; RFC 3834 §2).
+``list_headers`` → BULK_MAIL
+    ``List-Id`` (RFC 2919), ``List-Unsubscribe``, ``-Post``, ``-Help``,
+    ``-Subscribe``, ``-Owner``, ``-Archive`` (RFC 2369, RFC 8058), ezmlm's
+    ``Mailing-List``, vger's ``X-Mailing-List``, fml's ``X-ML-Name`` and
+    ``X-MLServer``.
+``bulk_sender_header`` → BULK_MAIL
+    ``X-CSA-Complaints``: a sender certified for bulk mail (Certified
+    Senders Alliance).
+
+Measured and left out (``scripts/measure_machine_mail.py``): a subject
+marker alone (a person writes "Out of office question" or "Auto:
+Kaufvertrag", a car in German; no person in the measured sets opens a
+subject with a marker, but none of their machine mail needs the marker alone
+either), and ``Feedback-ID`` (OVH, IONOS and Amazon SES stamp it on their
+customers' personal mail). The list and bulk decision is :func:`bulk_sign`,
+alone, so operator-named lists can be let through in one place.
 """
 
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from replyonce.reasons import SkipReason
 
-# Local-part tokens of machines, not people (RFC 3834 section 2 and common practice). A token is
-# matched with any of - _ . + or the ends of the local part around it, and with any of - _ .
-# (or nothing) inside it: no-reply, noreply+x, no.reply, do-not-reply.orders, no-reply-aws.
-_MACHINE_TOKENS = (
-    r"no[-_.]?reply",
-    r"do[-_.]?not[-_.]?reply",
-    r"mailer[-_.]?daemon",
-    r"postmaster",
+
+class Sign(StrEnum):
+    """A machine's mark on a message: the detail its skip is logged with (stable: operators query it)."""
+
+    EMPTY_FROM_ADDRESS = "empty_from_address"
+    MACHINE_LOCAL_PART = "machine_local_part"
+    AUTO_SUBMITTED = "auto_submitted"
+    MULTIPART_REPORT = "multipart_report"
+    NULL_RETURN_PATH = "null_return_path"
+    X_AUTO_RESPONSE_SUPPRESS_ALL = "x_auto_response_suppress_all"
+    AUTORESPONDER_HEADER = "autoresponder_header"
+    PRECEDENCE_AUTO_REPLY = "precedence_auto_reply"
+    X_LOOP = "x_loop"
+    AUTO_REPLY_SUBJECT = "auto_reply_subject"
+    PRECEDENCE_BULK = "precedence_bulk"
+    LIST_HEADERS = "list_headers"
+    BULK_SENDER_HEADER = "bulk_sender_header"
+
+    @property
+    def reason(self) -> SkipReason:
+        """The skip reason this sign is counted under (the list in the module docstring)."""
+        if self is Sign.EMPTY_FROM_ADDRESS:
+            return SkipReason.NO_SENDER
+        if self is Sign.MACHINE_LOCAL_PART:
+            return SkipReason.AUTOMATED_SENDER
+        if self in _BULK_SIGNS:
+            return SkipReason.BULK_MAIL
+        return SkipReason.AUTO_SUBMITTED
+
+
+_BULK_SIGNS = frozenset({Sign.PRECEDENCE_BULK, Sign.LIST_HEADERS, Sign.BULK_SENDER_HEADER})
+
+# Local-part words of machines, not people (RFC 3834 section 2, RFC 2142 section 5 and common
+# practice). A word is matched between any of - _ . + or the ends of the local part ("info.notifications",
+# "bounces+123", "no-reply-aws"), and with any of - _ . + or nothing between its parts: no-reply, noreply,
+# no.reply, no+reply, post_master, mailer.daemon. Why words and not substrings: "noreen", "nobounce" and
+# "postmasters-fan" are people.
+_SEP = r"[-_.+]?"
+_MACHINE_WORDS = (
+    rf"no{_SEP}reply",
+    rf"do{_SEP}not{_SEP}reply",
+    rf"mailer{_SEP}daemon",
+    rf"post{_SEP}master",
     r"bounces?",
     r"notifications?",
 )
-_MACHINE_LOCAL_PART = re.compile(rf"(?:^|[-_.+])(?:{'|'.join(_MACHINE_TOKENS)})(?:[-_.+]|$)")
-# Precedence values of list and bulk mail (RFC 2076; RFC 3834 section 2: do not answer them).
+_MACHINE_LOCAL_PART = re.compile(rf"(?:^|[-_.+])(?:{'|'.join(_MACHINE_WORDS)})(?:[-_.+]|$)")
+# Precedence values (RFC 2076): of list and bulk mail, and of autoresponders.
 _BULK_PRECEDENCE = frozenset({"bulk", "junk", "list"})
-# Headers only mailing lists and newsletters carry (RFC 2919, RFC 2369).
-_LIST_HEADERS = frozenset({"list-id", "list-unsubscribe"})
-# Vendor headers of autoresponders that predate RFC 3834.
-_AUTORESPONDER_HEADERS = frozenset({"x-autoreply", "x-autorespond", "x-autoresponse"})
+_AUTO_REPLY_PRECEDENCE = "auto_reply"
+# Vendor headers of autoresponders that predate RFC 3834 (presence decides: no one writes "no" in them).
+_AUTORESPONDER_HEADERS = frozenset({"x-autoreply", "x-autorespond", "x-autoresponder", "x-autoresponse"})
+# Headers only mailing lists and newsletters carry: RFC 2919, RFC 2369, RFC 8058; ezmlm, vger, fml.
+_LIST_HEADERS = frozenset(
+    {
+        "list-id",
+        "list-unsubscribe",
+        "list-unsubscribe-post",
+        "list-post",
+        "list-help",
+        "list-subscribe",
+        "list-owner",
+        "list-archive",
+        "mailing-list",
+        "x-mailing-list",
+        "x-ml-name",
+        "x-mlserver",
+    }
+)
+# Headers of senders certified for bulk mail (the Certified Senders Alliance).
+_BULK_SENDER_HEADERS = frozenset({"x-csa-complaints"})
+# Media types of machine reports (RFC 6522 multipart/report; a report part sent bare: RFC 3464, 6533, 8098,
+# 5965). Why any report-type: every one of them is a machine speaking (DSN, MDN, ARF), none a person.
+_REPORT_TYPES = frozenset(
+    {
+        "multipart/report",
+        "message/delivery-status",
+        "message/global-delivery-status",
+        "message/disposition-notification",
+        "message/global-disposition-notification",
+        "message/feedback-report",
+    }
+)
+# Subject openings of out-of-office and auto-replies (Exchange/Outlook in their languages, Lotus Notes,
+# iCloud, Gmail, Zimbra): a marker, then a colon (ASCII or full-width; French puts a space before it).
+_AUTO_REPLY_MARKERS = (
+    "automatic reply",
+    "automatische antwort",
+    "auto reply",
+    "auto-reply",
+    "autoreply",
+    "auto response",
+    "auto-response",
+    "autoresponse",
+    "automatic response",
+    "auto",
+    "autosvar",
+    "automatisk svar",
+    "automatisch antwoord",
+    "abwesenheitsnotiz",
+    "out of office",
+    "out of office autoreply",
+    "out of office reply",
+    "out of the office",
+    "réponse automatique",
+    "respuesta automática",
+    "risposta automatica",
+    "resposta automática",
+    "automaattinen vastaus",
+    "automatyczna odpowiedź",
+    "automatická odpověď",
+    "automatikus válasz",
+    "otomatik yanıt",  # noqa: RUF001 - Turkish: the dotless i is the word's
+    "автоматический ответ",
+    "自动回复",
+    "自動回覆",
+    "自動応答",
+    "自動返信",
+    "자동 회신",
+)
+_MARKER_ALTERNATIVES = "|".join(re.escape(m) for m in sorted(_AUTO_REPLY_MARKERS, key=len, reverse=True))
+_AUTO_REPLY_SUBJECT = re.compile(rf"^\s*(?:{_MARKER_ALTERNATIVES})\s*[:\uff1a]", re.IGNORECASE)
 # Folder names of mail never answered: Agent Account system folders (junk, trash) and the names other
 # providers give them. Notifications may carry names, REST answers carry ids (resolved per grant).
 CLOSED_FOLDER_NAMES = frozenset({"junk", "trash", "spam", "deleted items", "junk email"})
 
 
 def address(participant: Any) -> str:
-    """The lower-cased email of a ``{name, email}`` participant (``""`` when malformed)."""
+    """The lower-cased email of a ``{name, email}`` participant (``""`` when malformed or null).
+
+    Why the angle brackets are dropped: how Nylas renders ``From: <>`` is not
+    documented, and ``"<>"`` is the null path (RFC 5321 §4.5.5), no mailbox.
+    """
     if isinstance(participant, Mapping):
         email = participant.get("email")
-        return email.strip().lower() if isinstance(email, str) else ""
+        return email.strip().strip("<>").strip().lower() if isinstance(email, str) else ""
     return ""
 
 
@@ -116,17 +286,114 @@ def is_machine_address(email: str) -> bool:
     return bool(_MACHINE_LOCAL_PART.search(email.split("@", 1)[0].lower()))
 
 
-def header_reason(message: Mapping[str, Any]) -> SkipReason | None:
-    """Automatic and bulk mail, from the headers; any one automatic header among several decides."""
-    if any(auto_submitted_keyword(v) != "no" for v in header_values(message, "auto-submitted")):
-        return SkipReason.AUTO_SUBMITTED
+def _keywords(message: Mapping[str, Any], name: str) -> set[str]:
+    """The first word of each value of header ``name``, comments and parameters dropped."""
+    return {auto_submitted_keyword(v) for v in header_values(message, name)}
+
+
+def _is_null_path(value: str) -> bool:
+    """Whether a ``Return-Path`` value is the null path: ``<>``, ``< >``, IIS's ``<<>>``, comments aside."""
+    path = "".join(_without_comments(value).split())
+    return bool(path) and path.startswith("<") and not path.strip("<>")
+
+
+def _is_report(value: str) -> bool:
+    """Whether a ``Content-Type`` value is a machine report (:data:`_REPORT_TYPES`), parameters aside."""
+    return _without_comments(value).split(";", 1)[0].strip() in _REPORT_TYPES
+
+
+def _suppresses_all(value: str) -> bool:
+    """Whether an ``X-Auto-Response-Suppress`` value names ``All`` (its values are a comma list)."""
+    return "all" in {token.strip() for token in re.split(r"[,\s]+", value)}
+
+
+def _has_auto_reply_subject(message: Mapping[str, Any], names: Collection[str]) -> bool:
+    """An auto-reply's subject ("Automatic reply: ...") on a reply (``In-Reply-To`` or ``References``).
+
+    Why both: the subject alone matches people ("Out of office: question",
+    "Auto: Kaufvertrag" — a car, in German); an autoresponder answers a
+    message, so it sets ``In-Reply-To`` (RFC 3834 §3) and keeps the
+    original subject after its marker, where a person's reply starts "Re:".
+    """
+    subject = message.get("subject")
+    is_reply = "in-reply-to" in names or "references" in names
+    return is_reply and isinstance(subject, str) and bool(_AUTO_REPLY_SUBJECT.match(subject))
+
+
+def bulk_sign(message: Mapping[str, Any]) -> Sign | None:
+    """The list or bulk sign of ``message``, or ``None``: the one place the list decision is made.
+
+    Why one function: a mailing list a deployment means to answer (an
+    operator-named ``List-Id``) must pass here and only here — its posts carry
+    ``List-Id`` and ``Precedence: list`` both — while an autoresponder
+    answering through that list is still refused by the signs before it.
+    """
+    if _keywords(message, "precedence") & _BULK_PRECEDENCE:
+        return Sign.PRECEDENCE_BULK
     names = _header_names(message)
-    precedence = set(header_values(message, "precedence"))
-    if names & _AUTORESPONDER_HEADERS or "auto_reply" in precedence:
-        return SkipReason.AUTO_SUBMITTED
-    if precedence & _BULK_PRECEDENCE or names & _LIST_HEADERS:
-        return SkipReason.BULK_MAIL
+    if names & _LIST_HEADERS:
+        return Sign.LIST_HEADERS
+    if names & _BULK_SENDER_HEADERS:
+        return Sign.BULK_SENDER_HEADER
     return None
+
+
+def _header_sign(message: Mapping[str, Any]) -> Sign | None:
+    """The first machine sign in the headers (and subject) of ``message``, or ``None``.
+
+    Automatic signs come before bulk ones: an out-of-office reply sent
+    through a list is an out-of-office reply first (a list let through must
+    not let its members' autoresponders through).
+    """
+    if any(auto_submitted_keyword(v) != "no" for v in header_values(message, "auto-submitted")):
+        return Sign.AUTO_SUBMITTED
+    if any(_is_report(v) for v in header_values(message, "content-type")):
+        return Sign.MULTIPART_REPORT
+    if any(_is_null_path(v) for v in header_values(message, "return-path")):
+        return Sign.NULL_RETURN_PATH
+    if any(_suppresses_all(v) for v in header_values(message, "x-auto-response-suppress")):
+        return Sign.X_AUTO_RESPONSE_SUPPRESS_ALL
+    names = _header_names(message)
+    if names & _AUTORESPONDER_HEADERS:
+        return Sign.AUTORESPONDER_HEADER
+    if _AUTO_REPLY_PRECEDENCE in _keywords(message, "precedence"):
+        return Sign.PRECEDENCE_AUTO_REPLY
+    if "x-loop" in names:
+        return Sign.X_LOOP
+    if _has_auto_reply_subject(message, names):
+        return Sign.AUTO_REPLY_SUBJECT
+    return bulk_sign(message)
+
+
+def header_reason(message: Mapping[str, Any]) -> SkipReason | None:
+    """Automatic and bulk mail, from the headers; any one sign among several decides."""
+    sign = _header_sign(message)
+    return sign.reason if sign else None
+
+
+def _sender_sign(message: Mapping[str, Any], trusted_senders: Collection[str] = ()) -> Sign | None:
+    """The machine sign of the ``From`` address alone (no headers needed), or ``None``.
+
+    ``trusted_senders`` (``REPLY_TO_TRUSTED_SENDERS``) vouch for a machine's
+    address, a contact form's no-reply for one; never for an empty one.
+    """
+    sender = sender_email(message)
+    if not sender:
+        return Sign.EMPTY_FROM_ADDRESS
+    if sender not in trusted_senders and is_machine_address(sender):
+        return Sign.MACHINE_LOCAL_PART
+    return None
+
+
+def machine_sign(message: Mapping[str, Any], trusted_senders: Collection[str] = ()) -> Sign | None:
+    """The sign that makes ``message`` a machine's, or ``None``: what a machine skip is logged with.
+
+    The same signs in the same order as :func:`reason_not_to_answer` (the
+    sender's address, then the headers), so for a skip counted as
+    ``NO_SENDER``, ``AUTOMATED_SENDER``, ``AUTO_SUBMITTED`` or ``BULK_MAIL``
+    this names the sign behind it (``machine_sign(m).reason`` is that reason).
+    """
+    return _sender_sign(message, trusted_senders) or _header_sign(message)
 
 
 def in_closed_folder(message: Mapping[str, Any], closed_folder_ids: Collection[str]) -> bool:
@@ -184,13 +451,10 @@ def sender_reason(
 ) -> SkipReason | None:
     """The agent's own mail and machine senders, from ``from`` alone (no headers needed)."""
     sender = sender_email(message)
-    if not sender:
-        return SkipReason.NO_SENDER
-    if sender in agents.addresses:
+    if sender and sender in agents.addresses:
         return SkipReason.OWN_OUTBOUND
-    if sender not in trusted_senders and is_machine_address(sender):
-        return SkipReason.AUTOMATED_SENDER
-    return None
+    sign = _sender_sign(message, trusted_senders)
+    return sign.reason if sign else None
 
 
 def reason_not_to_answer(
@@ -203,10 +467,10 @@ def reason_not_to_answer(
 ) -> SkipReason | None:
     """Why the agent must not answer ``message`` received by ``grant_id``, or ``None`` (invariant 4).
 
-    In order: the sender (own mail, no sender, a machine's address —
+    In order: the sender (no address, own mail, a machine's address —
     ``REPLY_TO_TRUSTED_SENDERS`` vouches for a contact form's no-reply
-    address), the folder (junk, trash), the headers (RFC 3834
-    ``Auto-Submitted`` on its keyword, autoresponders, bulk and list mail),
+    address), the folder (junk, trash), the headers (every machine sign of
+    the module's table; :func:`machine_sign` names the one behind a skip),
     then which of several addressed agents answers.
     """
     reason = sender_reason(message, agents, trusted_senders)

@@ -1,0 +1,365 @@
+"""Measure ``replyonce.screening`` on other people's mail: machine mail answered, people refused.
+
+Development time only. The sets are public fixture collections of other
+projects; they are read from a scratch directory outside this repository and
+never copied into it (our own fixtures are written by hand in
+``tests/unit/test_screening.py``).
+
+Getting the sets (any scratch directory; ``/tmp/machinemail`` here)::
+
+    mkdir -p /tmp/machinemail && cd /tmp/machinemail
+    git clone --depth 1 https://github.com/sisimai/set-of-emails sisimai
+    git clone --depth 1 https://github.com/mailgun/flanker flanker
+    git clone --depth 1 https://github.com/mikel/mail mail
+    git clone --depth 1 --filter=blob:none --sparse https://github.com/zammad/zammad zammad
+    git -C zammad sparse-checkout set test/data/mail
+    git clone --depth 1 --filter=blob:none --sparse https://github.com/discourse/discourse discourse
+    git -C discourse sparse-checkout set spec/fixtures/emails
+
+(With only a bare mirror at hand: ``git --git-dir=DIR archive HEAD maildir | tar -x -C sisimai``.)
+zammad's ``test/unit/email_process_auto_response_test.rb`` builds its messages
+inline: save each as its own file under ``zammad/test/unit/auto_response/``
+(``person.eml``, ``x_loop.eml``, ``precedence_bulk.eml``,
+``auto_submitted.eml``, ``x_auto_response_suppress_all.eml``,
+``vacation_response.eml``). Only sisimai's ``maildir/bsd``, ``err``, ``tmp``
+and ``not`` are read (``dos`` and ``mac`` are ``bsd`` again with other line
+ends). A file of a checkout that no row of :data:`CLASSES` names by itself
+falls under its set's last row (zammad, discourse: ``person``), so on a
+fuller checkout than the one measured the first run lists what to read.
+
+Running it, from the repository root, on the screening of the working tree::
+
+    PYTHONPATH=layers/replyonce .venv/bin/python scripts/measure_machine_mail.py \\
+        --sisimai /tmp/machinemail/sisimai --flanker /tmp/machinemail/flanker \\
+        --mikel-mail /tmp/machinemail/mail --zammad /tmp/machinemail/zammad \\
+        --discourse /tmp/machinemail/discourse
+
+and on another version of the module (``before``: the one committed at ``HEAD``)::
+
+    git show HEAD:layers/replyonce/replyonce/screening.py > /tmp/screening_before.py
+    PYTHONPATH=layers/replyonce .venv/bin/python scripts/measure_machine_mail.py \\
+        --screening /tmp/screening_before.py --sisimai /tmp/machinemail/sisimai ...
+
+What "machine" and "person" mean per set is decided by reading the mail, not
+by the screening under test (:data:`CLASSES`): a set's own tests say which of
+its fixtures are bounces, auto-responses or accepted from a person. Two more
+classes are counted but not scored: ``list`` (a person writing through a
+mailing list: refused as bulk by design until the list is trusted) and
+``other`` (spam, newsletters, form relays, fragments with no headers).
+
+Each raw email becomes the Nylas message shape the replier reads
+(``fields=include_headers``): ``from``/``to``/``cc``/``reply_to`` as
+``{name, email}`` from :func:`email.utils.getaddresses`, ``subject``, and
+``headers`` as every header ``{name, value}``, RFC 2047 decoded and unfolded.
+How Nylas renders ``From: <>`` is not documented, so both renderings are run:
+a participant with an empty ``email`` (the report's main figures) and no
+participant at all (``--from-null-as none``).
+"""
+
+import argparse
+import fnmatch
+import importlib.util
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from email import message_from_bytes
+from email.header import decode_header, make_header
+from email.message import Message
+from email.utils import getaddresses
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+# Per set: (glob relative to the set's root, class, why). The first matching row decides; a file
+# no row matches is not read. Why each class: what the file is, as read (the set's own tests say so
+# where they exist: discourse's receiver_spec.rb, zammad's email parser and auto-response tests).
+CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
+    "sisimai": [
+        ("maildir/not/rb-issue-368-bug.eml", "machine", "postmaster bounce notice sisimai cannot parse"),
+        ("maildir/not/*.eml", "person", "not a bounce: a person's message (and one forwarded as attachment)"),
+        ("maildir/bsd/lhost-sendmail-14.eml", "person", "a person forwarding a bounce (Fwd: Returned mail)"),
+        ("maildir/err/make-test-36.eml", "person", "a person forwarding a bounce (Fwd: Returned mail)"),
+        ("maildir/bsd/*.eml", "machine", "bounces, DSNs, ARF reports, RFC 3834 auto-replies"),
+        ("maildir/err/*.eml", "machine", "bounces split out of mailbox/mbox-0"),
+        ("maildir/tmp/*.eml", "machine", "RFC 3464 DSNs"),
+    ],
+    "flanker": [
+        ("tests/fixtures/messages/bounce/*", "machine", "bounces and delay notices"),
+        ("tests/fixtures/messages/complaints/*", "machine", "ARF feedback reports (AOL, Yahoo)"),
+        ("tests/fixtures/messages/disposition-notification.eml", "machine", "RFC 8098 MDN"),
+        ("tests/fixtures/messages/spam/*", "other", "spam"),
+        ("tests/fixtures/messages/apache-message-news-mime.eml", "list", "new-httpd list post"),
+        ("tests/fixtures/messages/from-encoding.eml", "list", "new-httpd list post"),
+        ("tests/fixtures/messages/message-external-body.eml", "list", "new-httpd list post"),
+        ("tests/fixtures/messages/attached-pdf.eml", "other", "fragment: no From (curl test)"),
+        ("tests/fixtures/messages/dkim/email.01", "other", "fragment: no headers"),
+        ("tests/fixtures/messages/dkim/email.*", "person", "DKIM test vectors from joe@example.net"),
+        ("tests/fixtures/messages/*.eml", "person", "parser fixtures written by people"),
+    ],
+    "mikel-mail": [
+        ("spec/fixtures/emails/multipart_report_emails/*.eml", "machine", "RFC 3464 DSNs"),
+        (
+            "spec/fixtures/emails/mime_emails/raw_email_with_mimepart_without_content_type.eml",
+            "machine",
+            "sendmail delay DSN",
+        ),
+        (
+            "spec/fixtures/emails/mime_emails/raw_email_encoded_stack_level_too_deep.eml",
+            "machine",
+            "Gmail invitation notice from gmail-noreply@",
+        ),
+        ("spec/fixtures/emails/error_emails/encoding_madness.eml", "machine", "CRM notice from no-reply@"),
+        (
+            "spec/fixtures/emails/error_emails/content_transfer_encoding_x_uuencode.eml",
+            "list",
+            "list post (Return-Path owner-rrga-l@)",
+        ),
+        ("spec/fixtures/emails/error_emails/empty_in_reply_to.eml", "list", "List-Id abuser@ mailing list"),
+        ("spec/fixtures/emails/plain_emails/raw_email_trailing_dot.eml", "other", "rubyforge tracker relay"),
+        ("spec/fixtures/emails/plain_emails/raw_email_multiple_from.eml", "other", "svn commit hook"),
+        ("spec/fixtures/emails/error_emails/new_line_in_to_header.eml", "other", "lead form relay"),
+        ("spec/fixtures/emails/error_emails/trademark_character_in_subject.eml", "other", "lead form relay"),
+        ("spec/fixtures/emails/error_emails/weird_to_header.eml", "other", "web form relay"),
+        ("spec/fixtures/emails/plain_emails/raw_email_incorrect_header.eml", "other", "spam, broken header"),
+        ("spec/fixtures/emails/rfc2822/example13.eml", "other", "obsolete syntax the stdlib reads as body"),
+        ("spec/fixtures/emails/error_emails/bad_encoded_subject.eml", "other", "fragment: a Subject alone"),
+        *(
+            (f"spec/fixtures/emails/{name}.eml", "other", "spam or newsletter")
+            for name in (
+                "error_emails/bad_date_header",
+                "error_emails/bad_date_header2",
+                "error_emails/bad_subject",
+                "error_emails/cant_parse_from",
+                "error_emails/content_transfer_encoding_7-bit",
+                "error_emails/content_transfer_encoding_empty",
+                "error_emails/content_transfer_encoding_plain",
+                "error_emails/content_transfer_encoding_qp_with_space",
+                "error_emails/content_transfer_encoding_spam",
+                "error_emails/content_transfer_encoding_text-html",
+                "error_emails/content_transfer_encoding_with_8bits",
+                "error_emails/content_transfer_encoding_with_semi_colon",
+                "error_emails/empty_group_lists",
+                "error_emails/invalid_subject_characters",
+                "error_emails/must_supply_encoding",
+                "plain_emails/raw_email_bad_time",
+                "plain_emails/raw_email_with_bad_date",
+            )
+        ),
+        ("spec/fixtures/emails/*/*.eml", "person", "parser fixtures written by people"),
+    ],
+    "zammad": [
+        ("test/data/mail/mail033-*.box", "machine", "Postfix bounce"),
+        ("test/data/mail/mail019.box", "other", 'spam with From: "..." <>'),
+        ("test/data/mail/*.box", "person", "email parser fixtures written by people"),
+        # The messages test/unit/email_process_auto_response_test.rb builds inline, as files.
+        ("test/unit/auto_response/person.eml", "person", "auto-replied to: a customer's mail"),
+        ("test/unit/auto_response/*.eml", "machine", "not auto-replied to: X-Loop, Precedence, ..."),
+    ],
+    "discourse": [
+        ("spec/fixtures/emails/*bounce*.eml", "machine", "receiver_spec: BouncedEmailError"),
+        *(
+            (f"spec/fixtures/emails/{name}.eml", "machine", "receiver_spec: bounce or auto-generated")
+            for name in (
+                "auto_generated_header",
+                "auto_generated_precedence",
+                "auto_generated_allowlisted",
+                "auto_generated_unblocked",
+                "auto_generated_subject",
+                "auto_reply",
+                "bounced_email",
+                "bounced_email_2",
+                "bounced_email_multiple_status_codes",
+                "hard_bounce_via_verp",
+                "hard_bounce_via_verp_2",
+                "email_to_group_email_username_auto_generated",
+                "invalid_from_2",
+            )
+        ),
+        ("spec/fixtures/emails/invalid_from_1.eml", "other", "receiver_spec: no sender (From unparsable)"),
+        ("spec/fixtures/emails/no_from.eml", "other", "receiver_spec: no From"),
+        ("spec/fixtures/emails/spam_*.eml", "other", "receiver_spec: spam"),
+        ("spec/fixtures/emails/reply_to_whitespaces.eml", "other", "tested with auto-generated blocking off"),
+        ("spec/fixtures/emails/mailinglist*.eml", "list", "mailing list mirror"),
+        ("spec/fixtures/emails/mailman_*.eml", "list", "mailman list post"),
+        ("spec/fixtures/emails/reply_to_different_to_from*.eml", "list", "Google Groups post"),
+        ("spec/fixtures/emails/*.eml", "person", "receiver_spec accepts it from a person"),
+    ],
+}
+
+SETS = tuple(CLASSES)
+AGENT_GRANT = "g-measure"
+AGENT_ADDRESS = "agent@replyonce.invalid"  # in no corpus: nothing is skipped as our own mail
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the screening under test said of one file."""
+
+    path: str
+    kind: str
+    reason: str | None
+    sign: str | None
+    header_sign: bool
+    subject_marker: bool | None  # None: the module has no subject markers
+
+
+def decoded(value: Any) -> str:
+    """A header value as text: RFC 2047 words decoded, folding removed; raw text when undecodable."""
+    raw = str(value)
+    try:
+        text = str(make_header(decode_header(raw)))
+    except (LookupError, UnicodeError, ValueError):
+        text = raw
+    return " ".join(text.split())
+
+
+def participants(message: Message, name: str, null_as: str) -> list[dict[str, str]]:
+    """``{name, email}`` of header ``name``; ``From: <>`` as an empty email or as no participant."""
+    values = [decoded(v) for v in message.get_all(name, [])]
+    found = [{"name": n, "email": e} for n, e in getaddresses(values)]
+    return [p for p in found if p["email"] or (null_as == "email" and name == "From")]
+
+
+def nylas_message(raw: bytes, null_as: str) -> dict[str, Any]:
+    """The Nylas message shape (``fields=include_headers``) of one raw email."""
+    parsed = message_from_bytes(raw)
+    return {
+        "from": participants(parsed, "From", null_as),
+        "to": participants(parsed, "To", null_as),
+        "cc": participants(parsed, "Cc", null_as),
+        "reply_to": participants(parsed, "Reply-To", null_as),
+        "subject": decoded(parsed.get("Subject", "")),
+        "headers": [{"name": k, "value": decoded(v)} for k, v in parsed.items()],
+        "body": "",  # screening never reads the body
+        "folders": ["INBOX"],
+    }
+
+
+def load_screening(path: str | None) -> ModuleType:
+    """The screening under test: the installed module, or the one at ``path`` (e.g. ``HEAD``'s)."""
+    if path is None:
+        import replyonce.screening as module
+
+        return module
+    spec = importlib.util.spec_from_file_location("screening_under_test", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def classified(root: Path, rows: Iterable[tuple[str, str, str]]) -> Iterator[tuple[str, str]]:
+    """``(relative path, class)`` of every file a row of the set matches, in path order."""
+    rows = list(rows)
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        relative = path.relative_to(root).as_posix()
+        for pattern, kind, _why in rows:
+            if fnmatch.fnmatchcase(relative, pattern):
+                yield relative, kind
+                break
+
+
+def judge(screening: ModuleType, root: Path, set_name: str, null_as: str) -> list[Verdict]:
+    """Run ``reason_not_to_answer`` (and ``machine_sign`` when the module has it) on every file."""
+    agents = screening.Agents((AGENT_GRANT,), {AGENT_GRANT: AGENT_ADDRESS})
+    sign_of = getattr(screening, "machine_sign", None)
+    marker = getattr(screening, "_AUTO_REPLY_SUBJECT", None)  # private: only to measure markers alone
+    verdicts = []
+    for relative, kind in classified(root, CLASSES[set_name]):
+        message = nylas_message((root / relative).read_bytes(), null_as)
+        reason = screening.reason_not_to_answer(
+            message, grant_id=AGENT_GRANT, agents=agents, trusted_senders=(), closed_folder_ids=()
+        )
+        verdicts.append(
+            Verdict(
+                path=relative,
+                kind=kind,
+                reason=str(reason) if reason else None,
+                sign=str(sign) if sign_of and (sign := sign_of(message)) else None,
+                header_sign=screening.header_reason(message) is not None,
+                subject_marker=bool(marker.match(message["subject"])) if marker else None,
+            )
+        )
+    return verdicts
+
+
+def basis(verdict: Verdict) -> str:
+    """What a refusal rests on: the local part alone, a header sign, or no sender address."""
+    if verdict.header_sign:
+        return "header sign"
+    if verdict.reason == "automated_sender":
+        return "local part alone"
+    return str(verdict.reason)
+
+
+def share(count: int, total: int) -> str:
+    return f"{count}/{total} ({100 * count / total:.1f}%)" if total else "0/0"
+
+
+def report(set_name: str, verdicts: list[Verdict], shadow: list[Verdict]) -> None:
+    """Print one set's figures: machine answered, people refused, what refusals rest on."""
+    by_kind: dict[str, list[Verdict]] = {}
+    for v in verdicts:
+        by_kind.setdefault(v.kind, []).append(v)
+    machine, people = by_kind.get("machine", []), by_kind.get("person", [])
+    answered = [v for v in machine if v.reason is None]
+    refused_people = [v for v in people if v.reason is not None]
+    refusals = [v for v in machine if v.reason is not None]
+    print(f"== {set_name}: {len(verdicts)} files " + str(dict(Counter(v.kind for v in verdicts))))
+    print(f"  machine answered: {share(len(answered), len(machine))}")
+    for v in answered:
+        print(f"    answered  {v.path}")
+    print(f"  people refused:   {share(len(refused_people), len(people))}")
+    for v in refused_people:
+        print(f"    refused   {v.path}  {v.reason} {v.sign or ''}")
+    print(f"  machine refusals decided by: {dict(Counter(v.reason for v in refusals))}")
+    print(f"  machine refusals rest on: {dict(Counter(basis(v) for v in refusals))}")
+    signs = Counter(v.sign for v in refusals if v.sign)
+    if signs:
+        print(f"  machine refusals by sign: {dict(signs.most_common())}")
+    for kind in ("list", "other"):
+        group = by_kind.get(kind, [])
+        if group:
+            refused = [v for v in group if v.reason is not None]
+            reasons = dict(Counter(v.reason for v in refused))
+            print(f"  {kind} refused: {share(len(refused), len(group))} {reasons}")
+    opened = [v for v in verdicts if v.subject_marker]
+    if any(v.subject_marker is not None for v in verdicts):
+        # Would a subject marker alone refuse people, or mark machine mail no other sign marks?
+        people_opened = [v.path for v in opened if v.kind == "person"] or "none"
+        alone = [v.path for v in opened if v.kind == "machine" and v.sign in (None, "auto_reply_subject")]
+        print(
+            f"  subject opens with a marker: people {people_opened}; machine only it marks {alone or 'none'}"
+        )
+    differ = [
+        a.path for a, b in zip(verdicts, shadow, strict=True) if (a.reason is None) is not (b.reason is None)
+    ]
+    print(f"  From: <> as no participant changes the decision of: {differ or 'none'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    for name in SETS:
+        parser.add_argument(f"--{name}", type=Path, help=f"root of the {name} checkout")
+    parser.add_argument("--screening", help="path of a screening.py to measure instead of the installed one")
+    parser.add_argument("--from-null-as", choices=("email", "none"), default="email")
+    args = parser.parse_args(argv)
+    screening = load_screening(args.screening)
+    other_null = "none" if args.from_null_as == "email" else "email"
+    total_answered = total_people_refused = 0
+    for name in SETS:
+        root = getattr(args, name.replace("-", "_"))
+        if root is None:
+            continue
+        verdicts = judge(screening, root, name, args.from_null_as)
+        report(name, verdicts, judge(screening, root, name, other_null))
+        total_answered += sum(v.kind == "machine" and v.reason is None for v in verdicts)
+        total_people_refused += sum(v.kind == "person" and v.reason is not None for v in verdicts)
+    print(f"== all sets: machine answered {total_answered}, people refused {total_people_refused}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
