@@ -120,7 +120,7 @@ def kind(step):
             Situation(
                 arrived(payload={"from": [{"email": "no-reply@x.example"}]}), POLICY, AGENTS, frozenset()
             ),
-            core.Skip(SkipReason.AUTOMATED_SENDER),
+            core.Skip(SkipReason.AUTOMATED_SENDER, {"sign": "machine_local_part"}),
         ),
         (
             Situation(

@@ -201,6 +201,13 @@ MACHINE_MAIL = [
         SkipReason.AUTO_SUBMITTED,
         Sign.AUTORESPONDER_HEADER,
     ),
+    # -- another ReplyOnce deployment's reply, its Auto-Submitted dropped by Microsoft Graph -------------
+    machine(
+        "X-ReplyOnce alone: a ReplyOnce reply whose non-X- headers the provider dropped",
+        message("support@other-company.example", [("X-ReplyOnce", "auto-replied")], subject="Re: Ticket 9"),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.REPLYONCE_MARK,
+    ),
     # -- RFC 3834 Auto-Submitted ------------------------------------------------------------------------
     machine(
         "Auto-Submitted: auto-replied (sisimai: rfc3834 vacation replies)",

@@ -48,6 +48,7 @@ from replyonce.screening import (
     Agents,
     header_values,
     in_closed_folder,
+    machine_sign,
     reason_not_to_answer,
     sender_email,
     sender_reason,
@@ -363,7 +364,7 @@ def _message_arrived(s: Situation, arrived: MessageArrived) -> Step:
     if arrived.payload.get("from"):
         reason = sender_reason(arrived.payload, s.agents, policy.trusted_senders)
         if reason is not None:
-            return Skip(reason)
+            return Skip(reason, _sign_detail(reason, arrived.payload, policy))
     if in_closed_folder(arrived.payload, s.closed_folders):
         return Skip(SkipReason.JUNK_OR_TRASH)
     if s.ledger is UNREAD:
@@ -449,7 +450,8 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         person_hold_seconds=policy.person_hold_seconds,
     )
     if isinstance(planned, SkipReason):
-        return Skip(planned, {"thread_id": thread_id})
+        trigger = next((m for m in messages if message_id(m) == arrived.message_id), {})
+        return Skip(planned, {"thread_id": thread_id, **_sign_detail(planned, trigger, policy)})
     if s.claims is None:
         emails = tuple(dict.fromkeys(e for m in planned.to_answer if (e := email_id(m))))
         if emails:
@@ -539,6 +541,12 @@ def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, poli
         else:
             moments.append(int(policy.lease_seconds))
     return max(1, min(moments))
+
+
+def _sign_detail(reason: SkipReason, message: Message, policy: Policy) -> dict[str, str]:
+    """The machine sign behind a machine skip (``{"sign": ...}``): the log line says which mark refused it."""
+    sign = machine_sign(message, policy.trusted_senders)
+    return {"sign": sign.value} if sign is not None and sign.reason is reason else {}
 
 
 def email_id(message: Message) -> str:

@@ -23,6 +23,10 @@ first, in this order.
     mailer-daemon, postmaster, no-reply, do-not-reply, bounce(s),
     notification(s) as a word of the local part, with any of ``- _ . +`` or
     nothing between and around its parts (RFC 3834 §2, RFC 2142 §5).
+``replyonce_mark`` → AUTO_SUBMITTED
+    ``X-ReplyOnce``: a reply of a ReplyOnce deployment, this one or another
+    (every reply carries it beside ``Auto-Submitted``, which Microsoft Graph
+    refuses or drops since its name has no ``X-`` prefix).
 ``auto_submitted`` → AUTO_SUBMITTED
     ``Auto-Submitted`` other than ``no``, comments aside (RFC 3834 §5).
 ``multipart_report`` → AUTO_SUBMITTED
@@ -83,6 +87,7 @@ class Sign(StrEnum):
 
     EMPTY_FROM_ADDRESS = "empty_from_address"
     MACHINE_LOCAL_PART = "machine_local_part"
+    REPLYONCE_MARK = "replyonce_mark"
     AUTO_SUBMITTED = "auto_submitted"
     MULTIPART_REPORT = "multipart_report"
     NULL_RETURN_PATH = "null_return_path"
@@ -108,6 +113,10 @@ class Sign(StrEnum):
 
 
 _BULK_SIGNS = frozenset({Sign.PRECEDENCE_BULK, Sign.LIST_HEADERS, Sign.BULK_SENDER_HEADER})
+
+REPLYONCE_MARK = {"name": "X-ReplyOnce", "value": "auto-replied"}
+"""ReplyOnce's own mark on every reply it sends (``replyonce.outbox``): an ``X-`` header, so it survives
+providers that keep only ``X-`` custom headers, and any deployment recognises another's."""
 
 # Local-part words of machines, not people (RFC 3834 section 2, RFC 2142 section 5 and common
 # practice). A word is matched between any of - _ . + or the ends of the local part ("info.notifications",
@@ -345,6 +354,8 @@ def _header_sign(message: Mapping[str, Any]) -> Sign | None:
     through a list is an out-of-office reply first (a list let through must
     not let its members' autoresponders through).
     """
+    if header_values(message, REPLYONCE_MARK["name"]):
+        return Sign.REPLYONCE_MARK
     if any(auto_submitted_keyword(v) != "no" for v in header_values(message, "auto-submitted")):
         return Sign.AUTO_SUBMITTED
     if any(_is_report(v) for v in header_values(message, "content-type")):
