@@ -24,7 +24,26 @@ _MAILBOX = re.compile(rf"{_LOCAL_PART}@{_DOMAIN}")
 _MAX_ADDRESS_LENGTH = 254  # RFC 5321 section 4.5.3.1.3 (path minus the angle brackets)
 _MAX_LOCAL_PART_LENGTH = 64
 _MAX_NAME_LENGTH = 100
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# What ends a header line or may be shown as a line break: C0 (CR, LF, TAB, NUL, ESC...), DEL, C1 (NEL
+# U+0085 among them: some decoders end a line there), LINE SEPARATOR and PARAGRAPH SEPARATOR.
+_HEADER_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def header_text(value: str) -> str:
+    """``value`` fit to be one header's value: every control character a space, the ends trimmed.
+
+    The one filter of every header value ReplyOnce builds (the subject, the
+    recipient's display name, custom header values: ``replyonce.outbox``).
+    A subject decoded from an RFC 2047 encoded-word can carry any octet, so a
+    CR/LF in it is the customer's to choose; Nylas builds the MIME message
+    from our JSON, and what it does with a line break in a value is not
+    documented. A space, not nothing, so the words either side of a break stay
+    two words.
+
+    >>> header_text("Order 123\r\nBcc: victim@elsewhere.example")
+    'Order 123  Bcc: victim@elsewhere.example'
+    """
+    return _HEADER_BREAKING.sub(" ", value).strip()
 
 
 def single_mailbox(value: Any) -> str | None:
@@ -46,11 +65,11 @@ def single_mailbox(value: Any) -> str | None:
 
 
 def _display_name(participant: Mapping[str, Any]) -> str:
-    """The participant's name without control characters (a CR/LF must never reach a header), trimmed."""
+    """The participant's name as a header value (:func:`header_text`), at most ``_MAX_NAME_LENGTH`` long."""
     name = participant.get("name")
     if not isinstance(name, str):
         return ""
-    return _CONTROL.sub(" ", name).strip()[:_MAX_NAME_LENGTH]
+    return header_text(name)[:_MAX_NAME_LENGTH].strip()
 
 
 def _first_mailbox(participants: Any, own_addresses: Collection[str]) -> dict[str, str] | None:
