@@ -132,6 +132,14 @@ def test_a_refused_address_says_why(value, refusal):
             {"name": "Alice", "email": "carol@xn--bcher-kva.example"},
         ),
         (message(sender="jürgen@example.com"), (), None),
+        # Dots matter outside Gmail: s.upport@ is someone else's mailbox, answered.
+        (message(sender="s.upport@acme.example"), (), {"name": "Alice", "email": "s.upport@acme.example"}),
+        # Trust is granted to one address, not widened to its +detail variants.
+        (
+            message(sender="no-reply+x@forms.acme.example", reply_to=["customer@example.com"]),
+            {FORM},
+            {"name": "Alice", "email": "no-reply+x@forms.acme.example"},
+        ),
         # A trusted sender is one address however it is spelt.
         (
             message(sender="No-Reply@Forms.Bücher.example", reply_to=["customer@example.com"]),
@@ -151,9 +159,12 @@ def test_reply_recipient(m, trusted, expected):
         ("info@xn--bcher-kva.example", "info@bücher.example"),
         ("info@xn--bcher-kva.example", "INFO@BÜCHER.example"),
         ("Info@Bücher.Example", "info@xn--bcher-kva.example"),
+        # The agent's inbox in any spelling (replyonce.recipients.mailbox_key): a reply to it is to ourselves.
+        ("support@acme.example", "support+orders@acme.example"),
+        ("acme.support@gmail.com", "AcmeSupport+x@googlemail.com"),
     ],
 )
-def test_an_agent_address_is_recognised_in_either_spelling_of_its_domain(own, sender):
+def test_an_agent_address_is_recognised_in_every_spelling_of_its_mailbox(own, sender):
     form = "no-reply@forms.example"
     assert reply_recipient(message(sender=sender), {own}) is None
     # Nor does a trusted form's Reply-To aim the reply at the agent: it goes to the form instead.

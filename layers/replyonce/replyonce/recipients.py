@@ -33,6 +33,11 @@ _DOMAIN = re.compile(
 _UTF8_LOCAL_PART = re.compile(rf"(?:{_ATEXT}|[^\x00-\x7f])+(?:\.(?:{_ATEXT}|[^\x00-\x7f])+)*")
 _MAX_ADDRESS_LENGTH = 254  # RFC 5321 section 4.5.3.1.3 (path minus the angle brackets)
 _MAX_LOCAL_PART_LENGTH = 64
+# Gmail ignores dots in the local part and delivers googlemail.com to the same accounts. Google documents it
+# for consumer Gmail only: a Workspace domain's dots are significant, so no other domain is folded this way.
+_GMAIL = "gmail.com"
+_GMAIL_DOMAINS = frozenset({_GMAIL, "googlemail.com"})
+_SUBADDRESS_SEPARATOR = "+"  # RFC 5233
 _MAX_NAME_LENGTH = 100
 # What ends a header line or may be shown as a line break: C0 (CR, LF, TAB, NUL, ESC...), DEL, C1 (NEL
 # U+0085 among them: some decoders end a line there), LINE SEPARATOR and PARAGRAPH SEPARATOR.
@@ -142,6 +147,41 @@ def single_mailbox(value: Any) -> str | None:
     return None if isinstance(mailbox, AddressRefusal) else mailbox
 
 
+def mailbox_key(email: str) -> str:
+    """The inbox ``email`` reaches, as one string: every spelling of one mailbox gives the same key.
+
+    Folded: the case of the domain (RFC 5321 section 2.4) and of the local
+    part (case-sensitive in the RFC, folded by every provider in practice);
+    the domain's Unicode and A-label spellings (:func:`parse_mailbox`);
+    ``+detail`` subaddressing (RFC 5233) at every domain; the dots of the
+    local part and ``googlemail.com`` at Gmail.
+
+    Why fold so far: a budget per spelling is no budget — ``victim+1@``,
+    ``victim+2@`` and ``v.ictim@gmail.com`` are one Gmail inbox. Folding a
+    ``+`` at a domain that does not subaddress merges two mailboxes' budgets
+    (each gets fewer replies, none more), and an agent address is then
+    recognised in more spellings (a reply to ourselves is never the safe
+    mistake): both errors are on the safe side. Dots are folded nowhere but
+    Gmail: elsewhere ``a.b@`` and ``ab@`` are different people.
+
+    A value that is no mailbox is its own key (stripped, lower case), so the
+    function is total; such a value never receives a reply.
+
+    >>> mailbox_key("V.ictim+orders@GoogleMail.com")
+    'victim@gmail.com'
+    >>> mailbox_key("Carol+x@Bücher.example")
+    'carol@xn--bcher-kva.example'
+    """
+    mailbox = single_mailbox(email)
+    if mailbox is None:
+        return email.strip().lower()
+    local, _, domain = mailbox.rpartition("@")
+    local = local.split(_SUBADDRESS_SEPARATOR, 1)[0] or local  # "+x@": nothing before the detail to keep
+    if domain in _GMAIL_DOMAINS:
+        local, domain = local.replace(".", ""), _GMAIL
+    return f"{local}@{domain}"
+
+
 def _mailboxes(addresses: Iterable[str]) -> frozenset[str]:
     """The well-formed ``addresses`` in :func:`parse_mailbox`'s form (the rest can match no mailbox)."""
     return frozenset(m for m in map(single_mailbox, addresses) if m is not None)
@@ -156,12 +196,12 @@ def _display_name(participant: Mapping[str, Any]) -> str:
 
 
 def _first_mailbox(participants: Any, own: frozenset[str]) -> dict[str, str] | None:
-    """The first participant with a well-formed mailbox that is not ``own`` (:func:`_mailboxes`)."""
+    """The first participant with a well-formed mailbox whose :func:`mailbox_key` is not in ``own``."""
     for participant in participants if isinstance(participants, list) else []:
         if not isinstance(participant, Mapping):
             continue
         email = single_mailbox(participant.get("email"))
-        if email is None or email in own:
+        if email is None or mailbox_key(email) in own:
             continue
         name = _display_name(participant)
         return {"name": name, "email": email} if name else {"email": email}
@@ -175,11 +215,14 @@ def reply_recipient(
 
     ``Reply-To`` (its first well-formed mailbox) only when ``From`` is a
     trusted sender; otherwise, or when it holds none, ``From``. An agent
-    address never receives a reply. Every address, ours and the message's,
-    is compared in :func:`parse_mailbox`'s form: ``info@bücher.example`` and
-    ``INFO@xn--bcher-kva.example`` are one agent, one trusted sender.
+    address never receives a reply: an agent is recognised by the inbox
+    (:func:`mailbox_key`: ``info@bücher.example``, ``INFO+x@xn--bcher-kva.example``),
+    since a reply to any spelling of it is a reply to ourselves. A trusted
+    sender is recognised by its address (:func:`parse_mailbox`'s form, so
+    either spelling of its domain), not by its inbox: trust is granted to
+    one address, and is not widened to its ``+`` variants.
     """
-    own = _mailboxes(own_addresses)
+    own = frozenset(map(mailbox_key, own_addresses))
     if single_mailbox(sender_email(message)) in _mailboxes(trusted_senders):
         trusted = _first_mailbox(message.get("reply_to"), own)
         if trusted is not None:
