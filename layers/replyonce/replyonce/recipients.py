@@ -9,10 +9,11 @@ own no-reply address with the customer in ``Reply-To``), and even then to
 one address. Every address is parsed as a single mailbox — a string holding
 two addresses, a display name or a bare ``@`` is refused, never passed on.
 
-An address is compared in one spelling, the one :func:`parse_mailbox`
-returns: lower case, its domain in ASCII (``carol@bücher.example`` is
-``carol@xn--bcher-kva.example``), so an agent's address is recognised
-however a message spells it.
+An address is sent to and compared in one spelling, the one
+:func:`parse_mailbox` returns: lower case, its domain in ASCII
+(``carol@bücher.example`` is ``carol@xn--bcher-kva.example``). An inbox has
+one key, :func:`mailbox_key`, whatever spelling reaches it: the per-recipient
+budget counts by it, and an agent is recognised by it.
 """
 
 import re
@@ -55,7 +56,7 @@ def header_text(value: str) -> str:
     documented. A space, not nothing, so the words either side of a break stay
     two words.
 
-    >>> header_text("Order 123\r\nBcc: victim@elsewhere.example")
+    >>> header_text("Order 123\\r\\nBcc: victim@elsewhere.example")
     'Order 123  Bcc: victim@elsewhere.example'
     """
     return _HEADER_BREAKING.sub(" ", value).strip()
@@ -151,18 +152,18 @@ def mailbox_key(email: str) -> str:
     """The inbox ``email`` reaches, as one string: every spelling of one mailbox gives the same key.
 
     Folded: the case of the domain (RFC 5321 section 2.4) and of the local
-    part (case-sensitive in the RFC, folded by every provider in practice);
+    part (case-sensitive in the RFC, folded by the providers in practice);
     the domain's Unicode and A-label spellings (:func:`parse_mailbox`);
     ``+detail`` subaddressing (RFC 5233) at every domain; the dots of the
     local part and ``googlemail.com`` at Gmail.
 
     Why fold so far: a budget per spelling is no budget — ``victim+1@``,
     ``victim+2@`` and ``v.ictim@gmail.com`` are one Gmail inbox. Folding a
-    ``+`` at a domain that does not subaddress merges two mailboxes' budgets
-    (each gets fewer replies, none more), and an agent address is then
-    recognised in more spellings (a reply to ourselves is never the safe
-    mistake): both errors are on the safe side. Dots are folded nowhere but
-    Gmail: elsewhere ``a.b@`` and ``ab@`` are different people.
+    ``+`` at a domain that does not subaddress is a mistake on the safe side
+    twice: two mailboxes share one budget (fewer replies, never more), and
+    ``support+x@`` beside an agent's ``support@`` is taken for the agent (no
+    reply, where the other mistake mails ourselves). Dots are folded nowhere
+    but Gmail: elsewhere ``a.b@`` and ``ab@`` are different people.
 
     A value that is no mailbox is its own key (stripped, lower case), so the
     function is total; such a value never receives a reply.
