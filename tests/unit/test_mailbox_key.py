@@ -103,8 +103,13 @@ unicode_domain = st.builds(
 
 
 def recase(text: str, flips: list[bool]) -> str:
+    """``text`` with the flipped characters upper case, where that is a change of case alone.
+
+    ``"ß".upper()`` is ``"SS"``, another spelling of another domain (``ss.example``), not of this one.
+    """
     return "".join(
-        c.upper() if flip else c for c, flip in zip(text, flips + [False] * len(text), strict=False)
+        c.upper() if flip and len(c.upper()) == 1 and c.upper().lower() == c else c
+        for c, flip in zip(text, flips + [False] * len(text), strict=False)
     )
 
 
