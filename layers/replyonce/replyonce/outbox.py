@@ -15,6 +15,7 @@ from typing import Any
 
 from replyonce.agent import Reply
 from replyonce.coverage import reply_metadata
+from replyonce.recipients import header_text
 from replyonce.state import Intent, IntentKind
 
 # RFC 3834: our replies say they are automatic, so other agents (and other ReplyOnce deployments) do not
@@ -24,8 +25,8 @@ AUTO_SUBMITTED_HEADER = {"name": "Auto-Submitted", "value": "auto-replied"}
 
 
 def reply_subject(subject: str) -> str:
-    """``Re:`` and the subject, once."""
-    subject = subject.strip() or "your message"
+    """``Re:`` and the customer's subject (as a header value: :func:`header_text`), once."""
+    subject = header_text(subject) or "your message"
     return subject if subject.lower().startswith("re:") else f"Re: {subject}"
 
 
@@ -38,6 +39,26 @@ def reply_html(reply: Reply) -> str:
         for p in str(reply.text or "").split("\n\n")
         if p.strip()
     )
+
+
+def _subject(reply: Reply, target: Mapping[str, Any]) -> str:
+    """The agent's own subject when it gave one that is not blank, else ``Re:`` and the target's."""
+    return header_text(reply.subject or "") or reply_subject(str(target.get("subject") or ""))
+
+
+def _participant(recipient: Mapping[str, str]) -> dict[str, str]:
+    """``recipient`` with its display name as a header value, or without one when nothing is left of it.
+
+    ``replyonce.recipients`` cleans the name it picks already; this is where
+    the request is built, so every header value passes here whoever chose it.
+    """
+    participant = dict(recipient)
+    name = header_text(participant.pop("name", ""))
+    return {**participant, "name": name} if name else participant
+
+
+def _custom_header(header: Mapping[str, str]) -> dict[str, str]:
+    return {"name": header["name"], "value": header_text(header["value"])}
 
 
 def _serialise(request: Mapping[str, Any]) -> str:
@@ -60,20 +81,20 @@ def new_intent(
     A review intent is a draft (``POST /drafts``, no ``custom_headers``: a
     person sends it, so it is not automatic); a send carries
     ``Auto-Submitted: auto-replied``. Both carry the metadata that makes the
-    mailbox the record of last resort (``replyonce.coverage``).
+    mailbox the record of last resort (``replyonce.coverage``). Every header
+    value — subject, display name, custom header — passes
+    :func:`replyonce.recipients.header_text`: no CR/LF reaches a header.
     """
     target_id = str(target.get("id"))
     request: dict[str, Any] = {
-        "to": [dict(recipient)],
-        "subject": reply.subject.strip()
-        if reply.subject and reply.subject.strip()
-        else reply_subject(str(target.get("subject") or "")),
+        "to": [_participant(recipient)],
+        "subject": _subject(reply, target),
         "body": reply_html(reply),
         "reply_to_message_id": target_id,
         "metadata": reply_metadata(intent_id, target_id, thread_id, covered),
     }
     if not review:
-        request["custom_headers"] = [AUTO_SUBMITTED_HEADER]
+        request["custom_headers"] = [_custom_header(AUTO_SUBMITTED_HEADER)]
     return Intent(
         id=intent_id,
         thread_id=thread_id,

@@ -8,57 +8,201 @@ vouches for (``REPLY_TO_TRUSTED_SENDERS``: a contact form that sends from its
 own no-reply address with the customer in ``Reply-To``), and even then to
 one address. Every address is parsed as a single mailbox — a string holding
 two addresses, a display name or a bare ``@`` is refused, never passed on.
+
+An address is sent to and compared in one spelling, the one
+:func:`parse_mailbox` returns: lower case, its domain in ASCII
+(``carol@bücher.example`` is ``carol@xn--bcher-kva.example``). An inbox has
+one key, :func:`mailbox_key`, whatever spelling reaches it: the per-recipient
+budget counts by it, and an agent is recognised by it.
 """
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from enum import StrEnum
 from typing import Any
 
 from replyonce.screening import sender_email
 
 # A dot-atom mailbox (RFC 5322 section 3.4.1 without quoted local parts or domain literals, which no
 # customer needs and which hide separators): labels of letters, digits and hyphens, at least one dot.
-_LOCAL_PART = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
-_DOMAIN = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-_MAILBOX = re.compile(rf"{_LOCAL_PART}@{_DOMAIN}")
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_LOCAL_PART = re.compile(rf"{_ATEXT}+(?:\.{_ATEXT}+)*")
+_DOMAIN = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+)
+# The same dot-atom with any non-ASCII character as atext (RFC 6532 section 3.2): an SMTPUTF8 local part.
+_UTF8_LOCAL_PART = re.compile(rf"(?:{_ATEXT}|[^\x00-\x7f])+(?:\.(?:{_ATEXT}|[^\x00-\x7f])+)*")
 _MAX_ADDRESS_LENGTH = 254  # RFC 5321 section 4.5.3.1.3 (path minus the angle brackets)
 _MAX_LOCAL_PART_LENGTH = 64
+# Gmail ignores dots in the local part and delivers googlemail.com to the same accounts. Google documents it
+# for consumer Gmail only: a Workspace domain's dots are significant, so no other domain is folded this way.
+_GMAIL = "gmail.com"
+_GMAIL_DOMAINS = frozenset({_GMAIL, "googlemail.com"})
+_SUBADDRESS_SEPARATOR = "+"  # RFC 5233
 _MAX_NAME_LENGTH = 100
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# What ends a header line or may be shown as a line break: C0 (CR, LF, TAB, NUL, ESC...), DEL, C1 (NEL
+# U+0085 among them: some decoders end a line there), LINE SEPARATOR and PARAGRAPH SEPARATOR.
+_HEADER_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def header_text(value: str) -> str:
+    """``value`` fit to be one header's value: every control character a space, the ends trimmed.
+
+    The one filter of every header value ReplyOnce builds (the subject, the
+    recipient's display name, custom header values: ``replyonce.outbox``).
+    A subject decoded from an RFC 2047 encoded-word can carry any octet, so a
+    CR/LF in it is the customer's to choose; Nylas builds the MIME message
+    from our JSON, and what it does with a line break in a value is not
+    documented. A space, not nothing, so the words either side of a break stay
+    two words.
+
+    >>> header_text("Order 123\\r\\nBcc: victim@elsewhere.example")
+    'Order 123  Bcc: victim@elsewhere.example'
+    """
+    return _HEADER_BREAKING.sub(" ", value).strip()
+
+
+class AddressRefusal(StrEnum):
+    """Why :func:`parse_mailbox` refuses a value: a reason a caller can log as a skip of its own."""
+
+    NOT_A_MAILBOX = "not_a_mailbox"
+    """No single well-formed mailbox: two addresses, a display name, a CR/LF, a bad domain, too long."""
+    NON_ASCII_LOCAL_PART = "non_ascii_local_part"
+    """A well-formed SMTPUTF8 address (RFC 6531) whose local part is not ASCII, such as ``jürgen@…``.
+
+    Refused, not answered: such an address reaches its mailbox only if every
+    hop speaks SMTPUTF8, which Nylas does not document and most MX servers do
+    not offer (UASG 047, 2023: about 22% advertised it), so the reply would
+    most likely bounce from the company's address; and a non-ASCII local part
+    has no agreed case folding or normalisation (NFC and NFD spell one name
+    two ways), so it could not be compared as one mailbox.
+    """
+
+
+def _ascii_domain(domain: str) -> str | None:
+    """``domain`` as ASCII host name labels, lower case (A-labels for an IDN), or ``None``.
+
+    Why A-labels: an SMTP session without SMTPUTF8 carries nothing else
+    (RFC 5890, RFC 6531), so it is the form every provider accepts and
+    the one spelling two messages can be compared in. Why the ``idna``
+    package (IDNA 2008 with the UTS #46 mapping, non-transitional, as
+    browsers resolve names) and not the stdlib codec (IDNA 2003): the
+    stdlib spells ``faß.de`` as ``fass.de``, a different domain with a
+    different owner, so the reply would go to a stranger. ``idna`` ships in
+    the layer already (``requests`` needs it; pinned in
+    ``layers/replyonce/requirements.txt``). The result must still match the
+    ASCII grammar: the mapping turns characters such as U+FF0E into dots, and
+    what it maps into a separator or a space is refused, never passed on.
+    """
+    if not domain.isascii():
+        # Imported here: loading it and its tables costs ~20 ms, paid only by a message from an IDN.
+        import idna
+
+        try:
+            domain = idna.encode(domain, uts46=True, std3_rules=True, transitional=False).decode("ascii")
+        except UnicodeError:  # idna.IDNAError: a disallowed code point, an empty or too long label
+            return None
+    domain = domain.lower()
+    return domain if _DOMAIN.fullmatch(domain) else None
+
+
+def parse_mailbox(value: Any) -> str | AddressRefusal:
+    """``value`` as one mailbox in the form a reply is sent to and compared in, or why not.
+
+    The form: lower case, the domain as A-labels (:func:`_ascii_domain`),
+    the local part as written. The lengths of RFC 5321 are of this form
+    (octets on the wire), not of the Unicode spelling.
+
+    >>> parse_mailbox("Carol@Bücher.example")
+    'carol@xn--bcher-kva.example'
+    >>> parse_mailbox("jürgen@example.com")
+    <AddressRefusal.NON_ASCII_LOCAL_PART: 'non_ascii_local_part'>
+    """
+    if not isinstance(value, str):
+        return AddressRefusal.NOT_A_MAILBOX
+    candidate = value.strip()
+    local, at, domain = candidate.rpartition("@")
+    if len(candidate) > _MAX_ADDRESS_LENGTH or not at:
+        return AddressRefusal.NOT_A_MAILBOX
+    ascii_domain = _ascii_domain(domain)
+    if ascii_domain is None:
+        return AddressRefusal.NOT_A_MAILBOX
+    if not local.isascii():
+        eai = _UTF8_LOCAL_PART.fullmatch(local) and local.isprintable()
+        return AddressRefusal.NON_ASCII_LOCAL_PART if eai else AddressRefusal.NOT_A_MAILBOX
+    if len(local) > _MAX_LOCAL_PART_LENGTH or not _LOCAL_PART.fullmatch(local):
+        return AddressRefusal.NOT_A_MAILBOX
+    mailbox = f"{local.lower()}@{ascii_domain}"
+    return mailbox if len(mailbox) <= _MAX_ADDRESS_LENGTH else AddressRefusal.NOT_A_MAILBOX
 
 
 def single_mailbox(value: Any) -> str | None:
-    """``value`` as one well-formed mailbox (lower case), or ``None``.
+    """``value`` as one well-formed mailbox (:func:`parse_mailbox`'s form), or ``None``.
 
     >>> single_mailbox("Alice@Example.com")
     'alice@example.com'
     >>> single_mailbox("victim@elsewhere.example, team@customer.example") is None
     True
     """
-    if not isinstance(value, str):
-        return None
-    candidate = value.strip()
-    if len(candidate) > _MAX_ADDRESS_LENGTH or not _MAILBOX.fullmatch(candidate):
-        return None
-    if len(candidate.split("@", 1)[0]) > _MAX_LOCAL_PART_LENGTH:
-        return None
-    return candidate.lower()
+    mailbox = parse_mailbox(value)
+    return None if isinstance(mailbox, AddressRefusal) else mailbox
+
+
+def mailbox_key(email: str) -> str:
+    """The inbox ``email`` reaches, as one string: every spelling of one mailbox gives the same key.
+
+    Folded: the case of the domain (RFC 5321 section 2.4) and of the local
+    part (case-sensitive in the RFC, folded by the providers in practice);
+    the domain's Unicode and A-label spellings (:func:`parse_mailbox`);
+    ``+detail`` subaddressing (RFC 5233) at every domain; the dots of the
+    local part and ``googlemail.com`` at Gmail.
+
+    Why fold so far: a budget per spelling is no budget — ``victim+1@``,
+    ``victim+2@`` and ``v.ictim@gmail.com`` are one Gmail inbox. Folding a
+    ``+`` at a domain that does not subaddress is a mistake on the safe side
+    twice: two mailboxes share one budget (fewer replies, never more), and
+    ``support+x@`` beside an agent's ``support@`` is taken for the agent (no
+    reply, where the other mistake mails ourselves). Dots are folded nowhere
+    but Gmail: elsewhere ``a.b@`` and ``ab@`` are different people.
+
+    A value that is no mailbox is its own key (stripped, lower case), so the
+    function is total; such a value never receives a reply.
+
+    >>> mailbox_key("V.ictim+orders@GoogleMail.com")
+    'victim@gmail.com'
+    >>> mailbox_key("Carol+x@Bücher.example")
+    'carol@xn--bcher-kva.example'
+    """
+    mailbox = single_mailbox(email)
+    if mailbox is None:
+        return email.strip().lower()
+    local, _, domain = mailbox.rpartition("@")
+    local = local.split(_SUBADDRESS_SEPARATOR, 1)[0] or local  # "+x@": nothing before the detail to keep
+    if domain in _GMAIL_DOMAINS:
+        local, domain = local.replace(".", ""), _GMAIL
+    return f"{local}@{domain}"
+
+
+def _mailboxes(addresses: Iterable[str]) -> frozenset[str]:
+    """The well-formed ``addresses`` in :func:`parse_mailbox`'s form (the rest can match no mailbox)."""
+    return frozenset(m for m in map(single_mailbox, addresses) if m is not None)
 
 
 def _display_name(participant: Mapping[str, Any]) -> str:
-    """The participant's name without control characters (a CR/LF must never reach a header), trimmed."""
+    """The participant's name as a header value (:func:`header_text`), at most ``_MAX_NAME_LENGTH`` long."""
     name = participant.get("name")
     if not isinstance(name, str):
         return ""
-    return _CONTROL.sub(" ", name).strip()[:_MAX_NAME_LENGTH]
+    return header_text(name)[:_MAX_NAME_LENGTH].strip()
 
 
-def _first_mailbox(participants: Any, own_addresses: Collection[str]) -> dict[str, str] | None:
+def _first_mailbox(participants: Any, own: frozenset[str]) -> dict[str, str] | None:
+    """The first participant with a well-formed mailbox whose :func:`mailbox_key` is not in ``own``."""
     for participant in participants if isinstance(participants, list) else []:
         if not isinstance(participant, Mapping):
             continue
         email = single_mailbox(participant.get("email"))
-        if email is None or email in own_addresses:
+        if email is None or mailbox_key(email) in own:
             continue
         name = _display_name(participant)
         return {"name": name, "email": email} if name else {"email": email}
@@ -72,11 +216,17 @@ def reply_recipient(
 
     ``Reply-To`` (its first well-formed mailbox) only when ``From`` is a
     trusted sender; otherwise, or when it holds none, ``From``. An agent
-    address never receives a reply.
+    address never receives a reply: an agent is recognised by the inbox
+    (:func:`mailbox_key`: ``info@bücher.example``, ``INFO+x@xn--bcher-kva.example``),
+    since a reply to any spelling of it is a reply to ourselves. A trusted
+    sender is recognised by its address (:func:`parse_mailbox`'s form, so
+    either spelling of its domain), not by its inbox: trust is granted to
+    one address, and is not widened to its ``+`` variants.
     """
-    if sender_email(message) in trusted_senders:
-        trusted = _first_mailbox(message.get("reply_to"), own_addresses)
+    own = frozenset(map(mailbox_key, own_addresses))
+    if single_mailbox(sender_email(message)) in _mailboxes(trusted_senders):
+        trusted = _first_mailbox(message.get("reply_to"), own)
         if trusted is not None:
             return trusted
     senders = message.get("from")
-    return _first_mailbox(senders[:1] if isinstance(senders, list) else [], own_addresses)
+    return _first_mailbox(senders[:1] if isinstance(senders, list) else [], own)

@@ -39,6 +39,7 @@ from enum import StrEnum
 from typing import Any
 
 from replyonce.keys import KEY_SCHEME, LEGACY_KEY_SCHEME
+from replyonce.recipients import mailbox_key
 
 THREAD_PREFIX = "thread#"
 MESSAGE_PREFIX = "message#"
@@ -109,8 +110,22 @@ def email_key(header_message_id: str) -> str:
 
 
 def recipient_key(email: str, hour: int) -> str:
-    """The budget item of ``email`` for the hour ``hour`` (Nylas time // 3600): a digest, not the address."""
-    return f"{RECIPIENT_PREFIX}{hashlib.sha256(email.lower().encode()).hexdigest()[:32]}#{hour}"
+    """The budget item of the inbox ``email`` reaches, for the hour ``hour`` (Nylas time // 3600).
+
+    A digest of :func:`replyonce.recipients.mailbox_key`, not of the
+    address: every spelling of one inbox (case, ``+tags``, Gmail's dots,
+    ``googlemail.com``, a Unicode or an A-label domain) counts against one
+    budget, and the address itself is never stored.
+
+    Why keys written before need no migration: for an address with nothing
+    to fold (``alice@example.com``) the key is the one it always was (the
+    digest of the lower-cased address); for the others it is new, and the
+    old item is a counter of one hour that DynamoDB's TTL removes by the end
+    of the next. The worst a deploy does is count one such recipient's
+    current hour from zero, once.
+    """
+    digest = hashlib.sha256(mailbox_key(email).encode()).hexdigest()[:32]
+    return f"{RECIPIENT_PREFIX}{digest}#{hour}"
 
 
 def _number(value: Mapping[str, Any] | None, default: int = 0) -> int:
