@@ -285,9 +285,35 @@ def test_a_refused_custom_header_never_fails_every_reply(pipeline, nylas, log_re
     pipeline.deliver(as_nylas_sends_it(message))
     pipeline.drain()
     [sent] = nylas.sends
-    assert "custom_headers" not in sent.payload
+    # Auto-Submitted went (not X-: refused); the X- marks stayed, so other robots still see a robot.
+    assert [h["name"] for h in sent.payload["custom_headers"]] == ["X-Auto-Response-Suppress", "X-ReplyOnce"]
     assert sent.payload["metadata"]["key1"]  # still marked as ours
     assert "CustomHeadersRefused" in capsys.readouterr().out
+
+
+def test_another_deployments_reply_whose_auto_submitted_was_dropped_is_not_answered(
+    pipeline, nylas, log_records
+):
+    # A Graph-like provider keeps only X- headers: the reply goes out without Auto-Submitted. When it
+    # reaches the mailbox of another ReplyOnce deployment (here: this one, as a stranger's mail), its
+    # X- marks are what says "a robot": no answer, so the two never mail each other.
+    nylas.modes.custom_headers = "drop"
+    pipeline.deliver(as_nylas_sends_it(inbound(nylas)))
+    pipeline.drain()
+    [reply] = nylas.sent_messages()
+    kept = {h["name"]: h["value"] for h in reply["headers"] if h["name"].lower().startswith(("x-", "auto-"))}
+    assert kept == {"X-Auto-Response-Suppress": "All", "X-ReplyOnce": "auto-replied"}
+    echoed = inbound(
+        nylas,
+        from_email="support@other-company.example",
+        subject=reply["subject"],
+        headers=[h for h in reply["headers"] if h["name"].lower().startswith("x-")],
+    )
+    pipeline.deliver(as_nylas_sends_it(echoed))
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    [skip] = [r for r in log_records() if r.get("message") == "notification skipped"]
+    assert (skip["reason"], skip["sign"]) == ("auto_submitted", "replyonce_mark")
 
 
 # ---- nobody can aim the agent --------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from replyonce import outbox
 from replyonce.agent import Reply
 from replyonce.core import next_step
 from replyonce.outbox import new_intent
+from replyonce.ports import ThreadPage
 from replyonce.recipients import header_text, reply_recipient
 from tests.unit.test_core import CUSTOMER, inbound, leased, listing
 
@@ -115,9 +116,9 @@ def test_a_senders_display_name_cannot_inject_a_header(separator):
 
 @pytest.mark.parametrize("separator", INJECTIONS)
 def test_a_custom_header_value_cannot_inject_a_header(separator, monkeypatch):
-    # Today's one custom header is a constant; the guarantee is about every header value the outbox builds.
+    # Today's custom headers are constants; the guarantee is about every header value the outbox builds.
     header = {"name": "Auto-Submitted", "value": injected(separator)}
-    monkeypatch.setattr(outbox, "AUTO_SUBMITTED_HEADER", header)
+    monkeypatch.setattr(outbox, "AUTOMATIC_MARKS", (header,))
     request = built()
     assert_injection_free(request)
     assert request["custom_headers"] == [
@@ -132,7 +133,14 @@ def test_the_stored_intent_of_an_injected_message_has_no_control_character(separ
         **inbound("m1", sender={**CUSTOMER, "name": f"Alice{separator}Bcc: victim@elsewhere.example"}),
         "subject": injected(separator),
     }
-    step = next_step(leased(listing=listing(message), reserved=True, agent_outcome=Reply(text="Hello")))
+    step = next_step(
+        leased(
+            listing=listing(message),
+            reserved=True,
+            agent_outcome=Reply(text="Hello"),
+            looked_before_send=ThreadPage((message,), None, 0),
+        )
+    )
     assert_injection_free(step.intent.payload)
     assert step.intent.payload["to"][0]["email"] == CUSTOMER["email"]
 

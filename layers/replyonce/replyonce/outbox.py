@@ -16,12 +16,18 @@ from typing import Any
 from replyonce.agent import Reply
 from replyonce.coverage import reply_metadata
 from replyonce.recipients import header_text
+from replyonce.screening import REPLYONCE_MARK
 from replyonce.state import Intent, IntentKind
 
 # RFC 3834: our replies say they are automatic, so other agents (and other ReplyOnce deployments) do not
 # answer them. Nylas does not document that it accepts non-``X-`` custom headers: a send it refuses for
 # them goes out again without (``replyonce.answers``); our metadata still marks the reply as ours.
 AUTO_SUBMITTED_HEADER = {"name": "Auto-Submitted", "value": "auto-replied"}
+# Its X- companions, which survive a provider that keeps only X- custom headers (Microsoft Graph): Exchange
+# sends no out-of-office or other automatic answer to a message that suppresses them all ([MS-OXCMAIL]),
+# and every ReplyOnce deployment recognises the mark of another (replyonce.screening.REPLYONCE_MARK).
+SUPPRESS_AUTO_RESPONSES_HEADER = {"name": "X-Auto-Response-Suppress", "value": "All"}
+AUTOMATIC_MARKS = (AUTO_SUBMITTED_HEADER, SUPPRESS_AUTO_RESPONSES_HEADER, REPLYONCE_MARK)
 
 
 def reply_subject(subject: str) -> str:
@@ -94,7 +100,7 @@ def new_intent(
         "metadata": reply_metadata(intent_id, target_id, thread_id, covered),
     }
     if not review:
-        request["custom_headers"] = [_custom_header(AUTO_SUBMITTED_HEADER)]
+        request["custom_headers"] = [_custom_header(header) for header in AUTOMATIC_MARKS]
     return Intent(
         id=intent_id,
         thread_id=thread_id,

@@ -99,6 +99,10 @@ def thread_key(grant_id: str, thread_id: str) -> str:
     return f"{THREAD_PREFIX}{grant_id}#{thread_id}"
 
 
+def _is_x_header(header: Any) -> bool:
+    return isinstance(header, Mapping) and str(header.get("name", "")).lower().startswith("x-")
+
+
 def message_key(grant_id: str, message_id: str) -> str:
     return f"{MESSAGE_PREFIX}{grant_id}#{message_id}"
 
@@ -223,7 +227,9 @@ class Intent:
 
     @property
     def has_custom_headers(self) -> bool:
-        return bool(self.payload.get("custom_headers"))
+        """Whether the request carries a custom header a provider may refuse: one without the ``X-``
+        prefix (Microsoft Graph accepts only ``X-`` names); ``X-`` headers are kept on every retry."""
+        return any(not _is_x_header(h) for h in self.payload.get("custom_headers") or [])
 
     def attempting(self, now: int) -> "Intent":
         """This intent with one more attempt about to be made at Nylas time ``now``."""
@@ -242,8 +248,12 @@ class Intent:
         """The same reply under the next key, nothing attempted yet (only once nothing can be out)."""
         request = self.request
         if without_custom_headers or self.drop_headers:
+            # Only the headers a provider may refuse go: the X- marks stay, so other robots still see
+            # an automatic reply (Exchange's X-Auto-Response-Suppress, ReplyOnce's own X-ReplyOnce).
             payload = self.payload
-            payload.pop("custom_headers", None)
+            kept = [h for h in payload.pop("custom_headers", None) or [] if _is_x_header(h)]
+            if kept:
+                payload["custom_headers"] = kept
             request = json.dumps(payload, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
         return replace(
             self,
