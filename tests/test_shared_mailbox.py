@@ -128,3 +128,40 @@ def test_one_email_through_a_group_or_aliases_gets_one_reply(
     pipeline.drain()
     assert len(nylas.sends) == 1
     assert skip_reasons(log_records).count("answered_by_other_agent") == 1
+
+
+GROUP_RELAY = [
+    {"name": "List-Id", "value": "<support.acme.example>"},
+    {"name": "Precedence", "value": "list"},
+    {"name": "X-Original-From", "value": "Alice Doe <alice@example.com>"},
+]
+
+
+@pytest.mark.parametrize(
+    ("trusted_lists", "answered_to", "skips"),
+    [
+        ("support.acme.example", "alice@example.com", []),  # the company's group: its customer answered
+        ("<Support.Acme.Example>", "alice@example.com", []),  # as the operator may write it
+        ("", None, ["bulk_mail"]),  # no list named: every list is bulk mail
+        ("newsletter.acme.example", None, ["bulk_mail"]),  # another list stays skipped
+    ],
+)
+def test_a_support_address_run_as_a_group_relays_customers(
+    pipeline, nylas, monkeypatch, log_records, trusted_lists, answered_to, skips
+):
+    # A Google Group rewrites From to itself and keeps the customer in Reply-To and X-Original-From.
+    from functions.replier import app
+
+    monkeypatch.setenv("TRUSTED_LISTS", trusted_lists)
+    app.consumer.cache_clear()
+    relayed = inbound(
+        nylas,
+        from_email="support-group@acme.example",
+        from_name="Alice Doe via Support",
+        reply_to=[{"name": "Alice Doe", "email": "alice@example.com"}],
+        headers=GROUP_RELAY,
+    )
+    pipeline.deliver(envelope({k: v for k, v in relayed.items() if k != "headers"}))
+    pipeline.drain()
+    assert [s.payload["to"][0]["email"] for s in nylas.sends] == ([answered_to] if answered_to else [])
+    assert skip_reasons(log_records) == skips

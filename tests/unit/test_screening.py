@@ -593,3 +593,26 @@ def test_one_email_to_several_agents_is_answered_by_the_first_configured_one_amo
     assert (reason(copy, grant="g-sales") is None) is sales_answers
     if not support_answers:
         assert reason(copy, grant="g-support") is SkipReason.ANSWERED_BY_OTHER_AGENT
+
+
+GROUP = [("List-Id", "Support <support.acme.example>"), ("Precedence", "list")]
+
+
+@pytest.mark.parametrize(
+    ("headers", "trusted_lists", "expected"),
+    [
+        (GROUP, frozenset({"support.acme.example"}), None),  # the company's group relays a customer
+        (GROUP, frozenset(), SkipReason.BULK_MAIL),  # nothing named: a list is bulk mail
+        (GROUP, frozenset({"other.acme.example"}), SkipReason.BULK_MAIL),  # another list stays bulk
+        # An autoresponder answering through the trusted group is still an autoresponder.
+        (
+            [*GROUP, ("Auto-Submitted", "auto-replied")],
+            frozenset({"support.acme.example"}),
+            SkipReason.AUTO_SUBMITTED,
+        ),
+        ([*GROUP, ("X-Loop", "support")], frozenset({"support.acme.example"}), SkipReason.AUTO_SUBMITTED),
+    ],
+)
+def test_a_list_the_company_runs_is_no_bulk_mail(headers, trusted_lists, expected):
+    relayed = message("support-group@acme.example", headers)
+    assert screening.header_reason(relayed, trusted_lists) is expected

@@ -37,6 +37,13 @@ def _required(env: Mapping[str, str], name: str) -> str:
     return value
 
 
+def _list_ids(env: Mapping[str, str], name: str) -> frozenset[str]:
+    """Comma-separated ``List-Id`` identifiers, with or without their angle brackets, lower case."""
+    return frozenset(
+        part.strip().strip("<>").strip().lower() for part in env.get(name, "").split(",") if part.strip()
+    )
+
+
 def _integer(
     env: Mapping[str, str], name: str, default: int, *, minimum: int = 0, maximum: int | None = None
 ) -> int:
@@ -186,6 +193,9 @@ class ReplierSettings:
     account_retry_seconds: int = 900
     # No-reply senders whose Reply-To is trusted (contact forms): lower-case addresses.
     reply_to_trusted_senders: frozenset[str] = frozenset()
+    # Lists or groups the company runs that relay customers (a support address as a Google Group), by the
+    # List-Id's identifier (lower case): answered to the original sender, not skipped as bulk mail.
+    trusted_lists: frozenset[str] = frozenset()
 
     @property
     def policy(self) -> Policy:
@@ -193,6 +203,7 @@ class ReplierSettings:
         return Policy(
             agent_grant_ids=self.agent_grant_ids,
             trusted_senders=self.reply_to_trusted_senders,
+            trusted_lists=self.trusted_lists,
             reply_budget_per_hour=self.reply_budget_per_hour,
             recipient_budget_per_hour=self.reply_budget_per_recipient_per_hour,
             thread_window=self.thread_window,
@@ -298,6 +309,7 @@ class ReplierSettings:
                 env, "ACCOUNT_RETRY_SECONDS", _default(cls, "account_retry_seconds"), minimum=1
             ),
             reply_to_trusted_senders=_addresses(env, "REPLY_TO_TRUSTED_SENDERS"),
+            trusted_lists=_list_ids(env, "TRUSTED_LISTS"),
         )
 
 

@@ -416,6 +416,7 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
             agents=agents,
             trusted_senders=policy.trusted_senders,
             closed_folder_ids=s.closed_folders or frozenset(),
+            trusted_lists=policy.trusted_lists,
         )
         if reason is None and claimed_by_another(message, s.claims, arrived.grant_id):
             return SkipReason.ANSWERED_BY_OTHER_AGENT
@@ -446,6 +447,7 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         reason_not_to_answer=not_to_answer,
         own_addresses=agents.addresses,
         trusted_senders=policy.trusted_senders,
+        trusted_lists=policy.trusted_lists,
         now=now,
         person_hold_seconds=policy.person_hold_seconds,
     )
@@ -545,7 +547,7 @@ def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, poli
 
 def _sign_detail(reason: SkipReason, message: Message, policy: Policy) -> dict[str, str]:
     """The machine sign behind a machine skip (``{"sign": ...}``): the log line says which mark refused it."""
-    sign = machine_sign(message, policy.trusted_senders)
+    sign = machine_sign(message, policy.trusted_senders, policy.trusted_lists)
     return {"sign": sign.value} if sign is not None and sign.reason is reason else {}
 
 

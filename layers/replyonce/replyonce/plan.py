@@ -126,6 +126,7 @@ def plan_burst(
     reason_not_to_answer: Callable[[Message], SkipReason | None],
     own_addresses: Iterable[str],
     trusted_senders: Iterable[str] = (),
+    trusted_lists: Iterable[str] = (),
     now: int = 0,
     person_hold_seconds: int = 0,
 ) -> Burst | SkipReason:
@@ -166,6 +167,7 @@ def plan_burst(
     if hold_ends is not None and now < hold_ends:
         return SkipReason.PERSON_HOLD
     trusted = frozenset(trusted_senders)
+    lists = frozenset(trusted_lists)
     burst = tuple(
         dict(
             (message_id(m), m)
@@ -177,7 +179,7 @@ def plan_burst(
         ).values()
     )
     for target in burst:  # newest first; a target nobody may be mailed at falls to the next
-        recipient = reply_recipient(target, own, trusted)
+        recipient = reply_recipient(target, own, trusted, lists)
         if recipient is not None:
             return Burst(burst, target, recipient)
     return SkipReason.NO_RECIPIENT

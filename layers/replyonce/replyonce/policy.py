@@ -13,6 +13,7 @@ class Policy:
 
     agent_grant_ids: tuple[str, ...]
     trusted_senders: frozenset[str] = frozenset()
+    trusted_lists: frozenset[str] = frozenset()
     reply_budget_per_hour: int = 3
     recipient_budget_per_hour: int = 10
     thread_window: int = 20

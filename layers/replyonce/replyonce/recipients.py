@@ -18,10 +18,11 @@ budget counts by it, and an agent is recognised by it.
 
 import re
 from collections.abc import Collection, Iterable, Mapping
+from email.utils import parseaddr
 from enum import StrEnum
 from typing import Any
 
-from replyonce.screening import sender_email
+from replyonce.screening import header_values, is_machine_address, relayed_by_trusted_list, sender_email
 
 # A dot-atom mailbox (RFC 5322 section 3.4.1 without quoted local parts or domain literals, which no
 # customer needs and which hide separators): labels of letters, digits and hyphens, at least one dot.
@@ -209,8 +210,21 @@ def _first_mailbox(participants: Any, own: frozenset[str]) -> dict[str, str] | N
     return None
 
 
+def _original_sender(message: Mapping[str, Any], own: Collection[str]) -> dict[str, str] | None:
+    """The person a list or group relayed: ``X-Original-From`` (Google Groups), else ``Reply-To``."""
+    for value in header_values(message, "x-original-from"):
+        name, email = parseaddr(value)
+        found = _first_mailbox([{"name": name, "email": email}], own)
+        if found is not None:
+            return found
+    return _first_mailbox(message.get("reply_to"), own)
+
+
 def reply_recipient(
-    message: Mapping[str, Any], own_addresses: Collection[str], trusted_senders: Collection[str] = ()
+    message: Mapping[str, Any],
+    own_addresses: Collection[str],
+    trusted_senders: Collection[str] = (),
+    trusted_lists: Collection[str] = (),
 ) -> dict[str, str] | None:
     """The one recipient of a reply to ``message``, as a Nylas participant, or ``None``.
 
@@ -224,6 +238,12 @@ def reply_recipient(
     one address, and is not widened to its ``+`` variants.
     """
     own = frozenset(map(mailbox_key, own_addresses))
+    if relayed_by_trusted_list(message, trusted_lists):
+        # The group rewrote From to itself: the person is in X-Original-From or Reply-To, and only there.
+        original = _original_sender(message, own)
+        if original is not None and not is_machine_address(original["email"]):
+            return original
+        return None
     if single_mailbox(sender_email(message)) in _mailboxes(trusted_senders):
         trusted = _first_mailbox(message.get("reply_to"), own)
         if trusted is not None:

@@ -329,14 +329,32 @@ def _has_auto_reply_subject(message: Mapping[str, Any], names: Collection[str]) 
     return is_reply and isinstance(subject, str) and bool(_AUTO_REPLY_SUBJECT.match(subject))
 
 
-def bulk_sign(message: Mapping[str, Any]) -> Sign | None:
+def list_id(message: Mapping[str, Any]) -> str:
+    """The list's identifier of its ``List-Id`` (RFC 2919: the part in angle brackets), lower case."""
+    for value in header_values(message, "list-id"):
+        inside = value[value.find("<") + 1 : value.rfind(">")] if "<" in value and ">" in value else value
+        if inside.strip():
+            return inside.strip()
+    return ""
+
+
+def relayed_by_trusted_list(message: Mapping[str, Any], trusted_lists: Collection[str]) -> bool:
+    """Whether a list or group the company runs (``TRUSTED_LISTS``, by ``List-Id``) relayed ``message``."""
+    found = list_id(message)
+    return bool(found) and found in trusted_lists
+
+
+def bulk_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -> Sign | None:
     """The list or bulk sign of ``message``, or ``None``: the one place the list decision is made.
 
     Why one function: a mailing list a deployment means to answer (an
-    operator-named ``List-Id``) must pass here and only here — its posts carry
-    ``List-Id`` and ``Precedence: list`` both — while an autoresponder
-    answering through that list is still refused by the signs before it.
+    operator-named ``List-Id``, ``TRUSTED_LISTS``: a support address run as a
+    Google Group) passes here and only here — its posts carry ``List-Id`` and
+    ``Precedence: list`` both — while an autoresponder answering through that
+    list is still refused by the signs before it.
     """
+    if relayed_by_trusted_list(message, trusted_lists):
+        return None
     if _keywords(message, "precedence") & _BULK_PRECEDENCE:
         return Sign.PRECEDENCE_BULK
     names = _header_names(message)
@@ -347,7 +365,7 @@ def bulk_sign(message: Mapping[str, Any]) -> Sign | None:
     return None
 
 
-def _header_sign(message: Mapping[str, Any]) -> Sign | None:
+def _header_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -> Sign | None:
     """The first machine sign in the headers (and subject) of ``message``, or ``None``.
 
     Automatic signs come before bulk ones: an out-of-office reply sent
@@ -373,12 +391,12 @@ def _header_sign(message: Mapping[str, Any]) -> Sign | None:
         return Sign.X_LOOP
     if _has_auto_reply_subject(message, names):
         return Sign.AUTO_REPLY_SUBJECT
-    return bulk_sign(message)
+    return bulk_sign(message, trusted_lists)
 
 
-def header_reason(message: Mapping[str, Any]) -> SkipReason | None:
+def header_reason(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -> SkipReason | None:
     """Automatic and bulk mail, from the headers; any one sign among several decides."""
-    sign = _header_sign(message)
+    sign = _header_sign(message, trusted_lists)
     return sign.reason if sign else None
 
 
@@ -396,7 +414,9 @@ def _sender_sign(message: Mapping[str, Any], trusted_senders: Collection[str] = 
     return None
 
 
-def machine_sign(message: Mapping[str, Any], trusted_senders: Collection[str] = ()) -> Sign | None:
+def machine_sign(
+    message: Mapping[str, Any], trusted_senders: Collection[str] = (), trusted_lists: Collection[str] = ()
+) -> Sign | None:
     """The sign that makes ``message`` a machine's, or ``None``: what a machine skip is logged with.
 
     The same signs in the same order as :func:`reason_not_to_answer` (the
@@ -404,7 +424,7 @@ def machine_sign(message: Mapping[str, Any], trusted_senders: Collection[str] = 
     ``NO_SENDER``, ``AUTOMATED_SENDER``, ``AUTO_SUBMITTED`` or ``BULK_MAIL``
     this names the sign behind it (``machine_sign(m).reason`` is that reason).
     """
-    return _sender_sign(message, trusted_senders) or _header_sign(message)
+    return _sender_sign(message, trusted_senders) or _header_sign(message, trusted_lists)
 
 
 def in_closed_folder(message: Mapping[str, Any], closed_folder_ids: Collection[str]) -> bool:
@@ -475,6 +495,7 @@ def reason_not_to_answer(
     agents: Agents,
     trusted_senders: Collection[str],
     closed_folder_ids: Collection[str],
+    trusted_lists: Collection[str] = (),
 ) -> SkipReason | None:
     """Why the agent must not answer ``message`` received by ``grant_id``, or ``None`` (invariant 4).
 
@@ -489,7 +510,7 @@ def reason_not_to_answer(
         return reason
     if in_closed_folder(message, closed_folder_ids):
         return SkipReason.JUNK_OR_TRASH
-    reason = header_reason(message)
+    reason = header_reason(message, trusted_lists)
     if reason:
         return reason
     if agents.answering(message, grant_id) != grant_id:
