@@ -209,6 +209,7 @@ _ATTR_END = re.compile(
     rf"(?:(?<!\w)(?:{_VERB_LAST})\s*|(?<!\w)sent\s*|(?<!\w)(?:{_VERB_MID})(?!\w)(?:[^:\uff1a]|(?<=\d):(?=\d)){{0,160}})[:\uff1a]$",
     re.I,
 )
+_ANY_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST}|{_VERB_MID}|sent)(?!\w)", re.I)
 _ATTR_DASHED = re.compile(rf"^-{{2,}}.{{0,200}}(?<!\w)(?:wrote|{_VERB_LAST})\s*-{{2,}}$", re.I)
 _LEADS = r"On|Am|Le|El|Il|Op|Em|Den|På|W\s+dniu|Dnia|At|Vào|Pada|Dne|En"
 _LEAD = re.compile(rf"^(?:{_LEADS})\s", re.I)
@@ -227,11 +228,11 @@ _MAX_ATTR_LINES = 5
 # recognised by the *kinds* of its fields (from, date, to, subject), whatever language each is in.
 _FIELD_KINDS = {
     "from": ("from", "von", "de", "da", "från", "fra", "od", "от", "van", "lähettäjä", "feladó", "kimden"),
-    "date": (
-        "sent", "date", "gesendet", "datum", "envoyé", "envoye", "enviado", "enviada", "enviada em",
-        "fecha", "inviato", "data", "skickat", "sendt", "wysłano", "wysłane", "отправлено", "дата",
-        "verzonden", "verstuurd", "sent on", "lähetetty",
+    "sent": (
+        "sent", "gesendet", "envoyé", "envoye", "enviado", "enviada", "enviada em", "inviato", "skickat",
+        "sendt", "wysłano", "wysłane", "отправлено", "verzonden", "verstuurd", "sent on", "lähetetty",
     ),
+    "date": ("date", "datum", "data", "fecha", "дата"),
     "to": ("to", "an", "à", "a", "para", "till", "til", "do", "кому", "aan", "vastaanottaja"),
     "cc": ("cc", "kopie", "copie à", "kopia", "копия", "dw", "kopio"),
     "subject": (
@@ -296,8 +297,8 @@ def _unquote(line: str) -> str:
 def _attribution(text: str) -> bool:
     """Whether ``text`` (one line, or a wrapped attribution joined) reads as "On … wrote:"."""
     core = " ".join(text.split()).strip(" *_")
-    if not 8 <= len(core) <= 400:
-        return False
+    if not 8 <= len(core) <= 400 or not (core[-1] in ":-\uff1a" or core[0].isdigit()):
+        return False  # cheap first: every form ends with a colon or dashes, or opens with a date
     if _ATTR_DASHED.match(core):
         return True
     bare = core.strip("-").strip().replace("mailto:", "")
@@ -317,8 +318,8 @@ def _strong(text: str) -> bool:
     return bool(
         _ADDRESS.search(bare)
         or _ATTR_DASHED.match(" ".join(text.split()).strip(" *_"))
-        or (_LEAD.match(bare) and _DIGIT.search(bare))
-        or (_DATE_START.match(bare) and _TIME.search(bare))  # "1 Dec 2026, 10:00, …", not "2 days ago …"
+        # A time, as a client writes it: "On 3 December you wrote:" may be the customer's own sentence.
+        or ((_LEAD.match(bare) or _DATE_START.match(bare)) and _TIME.search(bare))
         or _DATE_FIRST.match(bare)
     )
 
@@ -329,10 +330,19 @@ def _starts(line: str) -> bool:
     return bool(_LEAD.match(bare) or _DATE_START.match(bare))
 
 
+def _ends_within(lines: list[str], start: int) -> bool:
+    """Whether an attribution could end within reach of ``start``: a line ending in a colon or dashes,
+    and a verb ("wrote", "schrieb" …) on the way. Cheap, so a long body is not searched line by line."""
+    window = lines[start : start + _MAX_ATTR_LINES]
+    return any(line.rstrip()[-1:] in (":", "-", "\uff1a") for line in window) and bool(
+        _ANY_VERB.search(" ".join(window))
+    )
+
+
 def _attribution_at(lines: list[str], start: int) -> int | None:
     """The last line of an attribution starting at ``lines[start]``, if one does (shortest first)."""
     first = lines[start].strip()
-    if not first or _quoted(first):
+    if not first or _quoted(first) or not (first[0].isdigit() or _ends_within(lines, start)):
         return None
     for end in range(start, min(start + _MAX_ATTR_LINES, len(lines))):
         if end > start and not lines[end].strip():
@@ -359,7 +369,7 @@ def _split_mid_line_attributions(lines: list[str]) -> list[str]:
     """
     out: list[str] = []
     for index, line in enumerate(lines):
-        if not _quoted(line):
+        if not _quoted(line) and _ends_within(lines, index):
             for match in _MID_LINE_LEAD.finditer(line):
                 head, tail = line[: match.start()], line[match.end() :]
                 following = [tail, *lines[index + 1 : index + _MAX_ATTR_LINES]]
@@ -378,11 +388,11 @@ def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
     """Whether an Outlook header block starts at ``lines[start]``, and whether it heads a forward.
 
     A block is two or more header fields of different kinds, in a row (a field's value may wrap),
-    the first a sender, date or subject, with an address, a date/"Sent" or a subject among them.
-    Why that much: "From: Berlin / To: Paris" in a customer's own words is no header block.
+    the first a sender, date or subject, with an address, a "Sent" or a subject among them.
+    Why that much: "From: Berlin / To: Paris / Date: 1 Dec" in a customer's own words is no header block.
     """
     match = _FIELD.match(lines[start])
-    if not match or _FIELD_KIND.get(match.group("name").lower()) not in ("from", "date", "subject"):
+    if not match or _FIELD_KIND.get(match.group("name").lower()) not in ("from", "sent", "date", "subject"):
         return False, False
     kinds: set[str] = set()
     values: list[str] = []
@@ -404,7 +414,7 @@ def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
             if wrapped > 2:
                 break
             values.append(line)
-    sure = "date" in kinds or "subject" in kinds or any(_ADDRESS.search(v) for v in values)
+    sure = "sent" in kinds or "subject" in kinds or any(_ADDRESS.search(v) for v in values)
     if len(kinds) >= 2 and sure:
         return True, bool(_FORWARDED_SUBJECT.match(subject))
     return False, False
