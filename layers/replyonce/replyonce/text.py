@@ -183,7 +183,17 @@ def _rendered(body: str, *, quotes: bool) -> str:
 def html_to_text(body: str) -> str:
     """The text of an HTML body: block elements become line breaks; quoted blocks, scripts, styles go.
 
-    A body without markup is returned as it is (entities decoded): Nylas gives plain-text mail as is.
+    Parameters
+    ----------
+    body
+        An HTML body; a body without markup is returned as it is, entities decoded (Nylas gives
+        plain-text mail as is, and its "<alice@example.com>" is no tag).
+
+    Returns
+    -------
+    str
+        The text, without ``<blockquote>``, Gmail's and Apple Mail's quote containers and what follows
+        Outlook's reply divider. Unlike :func:`new_text`, it does not look at the text itself.
     """
     if not _LOOKS_HTML.search(body):
         return html.unescape(body).strip()
@@ -194,6 +204,7 @@ def html_to_text(body: str) -> str:
 # Line classes
 
 _QUOTED = re.compile(r"^\s*(?:>|[A-Z][A-Za-z]{0,9}>(?=\s|$))")  # "> …", and Supercite's "Bob> …"
+_ONE_LEVEL = re.compile(r"^(\s*)> ?")
 _LINK_PIECE = re.compile(r"^\s*\(?[^\s()]*[/=_][^\s()]*\)?\s*(?P<close>>?)\s*$")  # a wrapped link's tail
 
 # Attribution lines ("On … wrote:"). Why two verb lists: in English, French, Spanish, Italian,
@@ -205,8 +216,11 @@ _VERB_LAST = (
     r"đã\s+viết|写道|kirjoitti|írta|a\s+scris"
 )
 _VERB_MID = r"schrieb|schreef|skrev|skreiv"
+# After a mid verb, the name and the date may follow, times ("11:53") included.
 _ATTR_END = re.compile(
-    rf"(?:(?<!\w)(?:{_VERB_LAST})\s*|(?<!\w)sent\s*|(?<!\w)(?:{_VERB_MID})(?!\w)(?:[^:\uff1a]|(?<=\d):(?=\d)){{0,160}})[:\uff1a]$",
+    rf"(?:(?<!\w)(?:{_VERB_LAST})\s*|(?<!\w)sent\s*"
+    rf"|(?<!\w)(?:{_VERB_MID})(?!\w)(?:[^:\uff1a]|(?<=\d):(?=\d)){{0,160}})"
+    r"[:\uff1a]$",
     re.I,
 )
 _ANY_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST}|{_VERB_MID}|sent)(?!\w)", re.I)
@@ -291,7 +305,7 @@ def _quoted(line: str) -> bool:
 
 def _unquote(line: str) -> str:
     """One level of ``>`` off a quoted line."""
-    return re.sub(r"^(\s*)> ?", r"\1", line, count=1)
+    return _ONE_LEVEL.sub(r"\1", line, count=1)
 
 
 def _attribution(text: str) -> bool:
@@ -301,13 +315,14 @@ def _attribution(text: str) -> bool:
         return False  # cheap first: every form ends with a colon or dashes, or opens with a date
     if _ATTR_DASHED.match(core):
         return True
-    bare = core.strip("-").strip().replace("mailto:", "")
-    if _DATE_FIRST.match(bare):
-        return bool(_DATE_FIRST.match(bare).group("gmt")) or bool(_ADDRESS.search(bare))  # type: ignore[union-attr]
+    bare = core.strip("-").strip().replace("mailto:", "")  # Outlook's "<a@x<mailto:a@x>>" holds a colon
+    date_first = _DATE_FIRST.match(bare)
+    if date_first:  # Gmail in some locales: "2026-12-01 10:00 GMT+01:00 Alice <a@x>:"
+        return bool(date_first.group("gmt") or _ADDRESS.search(bare))
     match = _ATTR_END.search(bare)
     if not match:
         return False
-    if re.match(r"(?i)sent", match.group(0).strip()):
+    if match.group(0).lower().startswith("sent"):
         return bool(_ADDRESS.search(bare))  # "On Monday I sent:" is a sentence; "Alice <a@x> sent:" is not
     return bool(_LEAD.match(bare) or _DIGIT.search(bare) or _ADDRESS.search(bare))
 
@@ -434,6 +449,7 @@ def _header_subject_forwarded(lines: list[str], start: int) -> bool:
 
 
 def _client_signature(line: str) -> bool:
+    """Whether a line is a mail client's footer ("Sent from my iPhone", "Get Outlook for iOS")."""
     text = line.strip()
     wrapped = _CLIENT_SIGNATURE_WRAPPED.match(text)
     if wrapped:
@@ -465,7 +481,7 @@ def _trimmed_end(lines: list[str], kinds: list[str]) -> int:
     end = len(lines)
     while end:
         line = lines[end - 1].strip()
-        if not line or kinds[end - 1] in "QA" or _client_signature(line) or _decoration(line):
+        if not line or kinds[end - 1] in ("Q", "A") or _client_signature(line) or _decoration(line):
             end -= 1
             continue
         footer = _mailing_list_footer(lines[:end])
@@ -555,6 +571,7 @@ def _generic_attribution(lines: list[str], index: int) -> bool:
 
 
 def _new_words(text: str) -> str:
+    """The new words of a body already rendered as text (quotes as ``>`` lines)."""
     lines = _split_mid_line_attributions([line.rstrip() for line in text.splitlines()])
     kinds, live_end, forward = _classify(lines)
     live, live_kinds = lines[:live_end], kinds[:live_end]
@@ -565,7 +582,7 @@ def _new_words(text: str) -> str:
     end = _trimmed_end(live, live_kinds)
     out: list[str] = []
     for line, kind in zip(live[:end], live_kinds[:end], strict=True):
-        if kind in "QA":
+        if kind in ("Q", "A"):
             if not out or out[-1] != QUOTE_MARKER:
                 out.append(QUOTE_MARKER)
         elif not (line.strip() == "" and out and out[-1] == QUOTE_MARKER):
