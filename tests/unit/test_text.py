@@ -1,20 +1,38 @@
-"""The text the agent reads (replyonce.text), and the measurement that chose its quote remover.
+"""The text the agent reads (replyonce.text): the customer's new words, wherever they stand.
 
-A corpus of real-looking mail — Gmail, Outlook, Apple Mail, mobile clients,
-German, French and Spanish reply headers, ``>`` quoting, signatures, a
-forward, HTML with ``blockquote`` and Gmail's quote container — each with
-what the sender actually wrote. Both maintained candidates are measured on
-it; the one the layer ships (``quotequail``) must do at least as well as the
-other, and ``new_text`` (HTML handling, the library, and the trailers neither
-removes) must get every case right. ``docs/agents.md`` records the figures.
+Three tables, each row a body and what the customer actually wrote:
+
+- ``CORPUS``, real-looking top-posted mail (Gmail, Outlook, Apple Mail, mobile
+  clients, seven languages, ``>`` quoting, signatures, a forward);
+- ``PEER_CLASSES``, one row per class of mail learned from other parsers'
+  fixture sets (talon, github/email_reply_parser, discourse/email_reply_trimmer:
+  ``scripts/measure_new_text.py``), each id naming the peer case it comes from;
+  written here, not copied. Rows of a class the previous module broke (bottom-
+  posted, interleaved, forwarded, the languages, wrapped attributions, "Sent
+  from my" in a sentence, text on the "wrote:" line, nothing new) fail on it::
+
+      git show 4207bc4:layers/replyonce/replyonce/text.py > /tmp/text_before.py
+
+  and run the rows against ``/tmp/text_before.py``; rows whose id says
+  ``guard`` were already right and must stay right;
+- ``HTML_CORPUS``, bodies as Nylas gives them, markup and all.
+
+The candidate comparison: the two maintained libraries (quotequail, which the
+previous module was built on, and mail-parser-reply) are scored on the same
+rows; ``new_text`` must be exact on every row and beat both. The figures on the
+peers' own sets are in ``docs/agents.md``.
 """
 
 import html
 
+import pytest
 import quotequail
 from mailparser_reply import EmailReplyParser
 
-from replyonce.text import html_to_text, new_text
+from replyonce.text import QUOTE_MARKER, html_to_text, new_text
+
+ACME = "Acme Support <support@acme.example>"
+ON = f"On Mon, 30 Nov 2026 at 10:02, {ACME} wrote:"
 
 CORPUS = [
     (
@@ -107,16 +125,287 @@ CORPUS = [
         "Bitte die Adresse ändern.",
     ),
     (
+        # Was expected to be the note alone: the forwarded order is what the customer means the agent to
+        # read ("this is the order I meant"), so the forward is kept, from its marker on.
         "forward",
         "FYI, this is the order I meant.\n\n---------- Forwarded message ---------\nFrom: Shop <shop@x.example>\n"
         "Date: Mon, Nov 30, 2026\nSubject: Order 1042\n\nYour order is confirmed.\n",
-        "FYI, this is the order I meant.",
+        "FYI, this is the order I meant.\n\n---------- Forwarded message ---------\nFrom: Shop <shop@x.example>\n"
+        "Date: Mon, Nov 30, 2026\nSubject: Order 1042\n\nYour order is confirmed.",
     ),
     (
         "original message marker",
         "See below, the invoice is wrong.\n\n-----Original Message-----\nFrom: Acme Support\n"
         "Sent: Monday, November 30, 2026 10:02 AM\nSubject: Invoice 77\n\nHere is your invoice.\n",
         "See below, the invoice is wrong.",
+    ),
+]
+
+PEER_CLASSES = [
+    # --- the customer writes below or between quoted blocks
+    (
+        "bottom-posted (talon test_reply_after_quotations, erp email_1_2)",
+        f"{ON}\n> Could you send the serial number?\n\nThe serial number is SN-4471.\n",
+        "[quoted text]\nThe serial number is SN-4471.",
+    ),
+    (
+        "bottom-posted right under the quote (talon standard_replies/thunderbird)",
+        "On 30/11/2026 10:02, Acme Support wrote:\n> Which day suits you?\nTuesday.\n",
+        "[quoted text]\nTuesday.",
+    ),
+    (
+        "interleaved answers (erp email_1_8)",
+        f"{ON}\n> Which colour would you like?\nBlue.\n\n> And which size?\nLarge, please.\n",
+        "[quoted text]\nBlue.\n\n[quoted text]\nLarge, please.",
+    ),
+    (
+        "above and below one quote (talon test_reply_wraps_quotations)",
+        f"Answers below.\n\n{ON}\n> Is the parcel damaged?\n\nYes, the corner is crushed.\n",
+        "Answers below.\n\n[quoted text]\nYes, the corner is crushed.",
+    ),
+    (
+        "below a quote that ends in the quoted sender's signature (erp email_1_8)",
+        f"{ON}\n> Anything else?\n> -- \n> Acme Support\n\nNo, thank you.\n",
+        "[quoted text]\nNo, thank you.",
+    ),
+    # --- forwards: the customer means the agent to read them
+    (
+        "forward with a note, Gmail (talon test_dont_parse_quotations_for_forwarded_messages)",
+        "Can you help? The courier says this.\n\n---------- Forwarded message ---------\n"
+        "From: Courier <track@courier.example>\nDate: Mon, Nov 30, 2026 at 9:00 AM\nSubject: Delivery failed\n"
+        "To: <alice@example.com>\n\nWe could not deliver parcel 77.\n",
+        "Can you help? The courier says this.\n\n---------- Forwarded message ---------\n"
+        "From: Courier <track@courier.example>\nDate: Mon, Nov 30, 2026 at 9:00 AM\nSubject: Delivery failed\n"
+        "To: <alice@example.com>\n\nWe could not deliver parcel 77.",
+    ),
+    (
+        "forward without a note (trimmer forwarded_message)",
+        "---------- Forwarded message ---------\nFrom: Courier <track@courier.example>\nSubject: Delivery failed\n"
+        "\nWe could not deliver parcel 77.\n",
+        "---------- Forwarded message ---------\nFrom: Courier <track@courier.example>\nSubject: Delivery failed\n"
+        "\nWe could not deliver parcel 77.",
+    ),
+    (
+        "forward, Apple Mail quotes it (trimmer forwarded_apple)",
+        "Here is what the courier sent me.\n\n> Begin forwarded message:\n>\n"
+        "> From: Courier <track@courier.example>\n> Subject: Delivery failed\n>\n> We could not deliver parcel 77.\n",
+        "Here is what the courier sent me.\n\nBegin forwarded message:\n\n"
+        "From: Courier <track@courier.example>\nSubject: Delivery failed\n\nWe could not deliver parcel 77.",
+    ),
+    (
+        "forward, Outlook's original message with a FW: subject (talon test_english_original_message)",
+        "See the invoice below, the total is wrong.\n\n-----Original Message-----\n"
+        "From: Billing <billing@shop.example>\nSent: Monday, November 30, 2026 10:02 AM\nTo: Alice\n"
+        "Subject: FW: Invoice 77\n\nTotal: 120 EUR\n",
+        "See the invoice below, the total is wrong.\n\n-----Original Message-----\n"
+        "From: Billing <billing@shop.example>\nSent: Monday, November 30, 2026 10:02 AM\nTo: Alice\n"
+        "Subject: FW: Invoice 77\n\nTotal: 120 EUR",
+    ),
+    # --- what only looks like a signature or a quote
+    (
+        "'Sent from my' in a sentence at the end (erp email_sent_from_my_not_signature)",
+        "Here is the photo.\n\nSent from my desk, which is easier than from my phone.\n",
+        "Here is the photo.\n\nSent from my desk, which is easier than from my phone.",
+    ),
+    (
+        "'Sent from my' starting the answer above a quote (erp email_sent_from_my_not_signature)",
+        f"Sent from my laptop: the invoice you asked for is attached.\n\n{ON}\n> Please send the invoice.\n",
+        "Sent from my laptop: the invoice you asked for is attached.",
+    ),
+    (
+        "text on the 'wrote:' line (talon test_reply_and_quotation_splitter_share_line)",
+        f"Yes, Tuesday works. {ON}\n> Does Tuesday work?\n",
+        "Yes, Tuesday works.",
+    ),
+    (
+        "text with dashes on the '--- On … wrote:' line (talon test_reply_and_quotation_splitter_share_line)",
+        f"Noted.\nThe code is A-7 - not A-1--- {ON}\n> Which code?\n",
+        "Noted.\nThe code is A-7 - not A-1",
+    ),
+    # --- attributions in other languages (the forms the previous module missed)
+    (
+        "german attribution, Gmail's 'schrieb am', wrapped (trimmer embedded_email_german_4)",
+        "Passt so.\n\nAlice Example <alice@example.com> schrieb am Di., 1. Dez.\n2026 um 10:00 Uhr:\n\n> Hallo,\n",
+        "Passt so.",
+    ),
+    (
+        "french attribution over three lines (trimmer embedded_email_french_1)",
+        'Merci, c\'est réglé.\n\nLe 1 déc. 2026 10:00, "Acme Support"\n<support@acme.example>\na écrit :\n\n'
+        "> Bonjour Alice,\n",
+        "Merci, c'est réglé.",
+    ),
+    (
+        "spanish attribution, answer below (trimmer embedded_email_quote_text, in Spanish)",
+        f"El 1 dic 2026, a las 10:00, {ACME} escribió:\n> ¿Qué talla necesita?\n\nLa talla M, por favor.\n",
+        "[quoted text]\nLa talla M, por favor.",
+    ),
+    (
+        "italian attribution, unquoted history (talon test_pattern_on_date_wrote_somebody, in Italian)",
+        f"Grazie, risolto.\n\nIl giorno 1 dic 2026, alle ore 10:00 {ACME} ha scritto:\n\n"
+        "Ciao Alice, il suo ordine è partito.\n",
+        "Grazie, risolto.",
+    ),
+    (
+        "dutch attribution, answer below (trimmer embedded_email_dutch_1)",
+        f"Op 1 dec. 2026 om 10:00 schreef {ACME}:\n> Welke maat?\n\nMaat M graag.\n",
+        "[quoted text]\nMaat M graag.",
+    ),
+    (
+        "portuguese attribution, answer below (trimmer embedded_email_portuguese)",
+        f"Em 1 de dez. de 2026, às 10:00, {ACME} escreveu:\n> Qual tamanho?\n\nTamanho M, por favor.\n",
+        "[quoted text]\nTamanho M, por favor.",
+    ),
+    (
+        "swedish attribution, address in parentheses, unquoted history (talon test_swedish_from_line)",
+        "Tack, det är löst.\n\nDen 1 dec. 2026 10:00:00, Acme Support (support@acme.example) skrev:\n\nHej Alice,\n",
+        "Tack, det är löst.",
+    ),
+    (
+        "danish attribution, answer below (trimmer embedded_email_norwegian)",
+        f"Den 1. dec. 2026 kl. 10.00 skrev {ACME}:\n> Hvilken størrelse?\n\nStørrelse M, tak.\n",
+        "[quoted text]\nStørrelse M, tak.",
+    ),
+    (
+        "polish attribution wrapped before 'napisał:' (talon test_polish_from_block)",
+        "Dziękuję, załatwione.\n\nW dniu 1.12.2026 o 10:00 Acme Support <support@acme.example>\nnapisał:\n\n"
+        "> Witaj Alice,\n",
+        "Dziękuję, załatwione.",
+    ),
+    (
+        "polish 'pisze:', unquoted history (trimmer embedded_email_polish_1)",
+        "Dziękuję, załatwione.\n\nW dniu 1.12.2026 o 10:00 Acme Support pisze:\n\nWitaj Alice, zamówienie wysłane.\n",
+        "Dziękuję, załatwione.",
+    ),
+    (
+        "russian attribution, unquoted history (trimmer embedded_email_russian_1)",
+        "Спасибо, всё решено.\n\n1 дек. 2026 г., в 10:00, Acme Support написал:\n\nЗдравствуйте, заказ отправлен.\n",  # noqa: RUF001
+        "Спасибо, всё решено.",
+    ),
+    (
+        "russian attribution wrapped (trimmer embedded_email_russian_2)",
+        "Спасибо, всё решено.\n\n1 дек. 2026 г., в 10:00, Acme Support <\nsupport@acme.example> написал:\n\n"  # noqa: RUF001
+        "> Здравствуйте,\n",
+        "Спасибо, всё решено.",
+    ),
+    # --- Outlook header blocks in other languages
+    (
+        "italian outlook block (trimmer email_headers_4)",
+        f"Grazie.\n\nDa: {ACME}\nInviato: martedì 1 dicembre 2026 10:00\nA: Alice\nOggetto: R: Ordine 1042\n\n"
+        "Ciao Alice,\n",
+        "Grazie.",
+    ),
+    (
+        "danish outlook block (talon test_danish_from_block)",
+        f"Tak.\n\nFra: {ACME}\nSendt: 1. december 2026 10:00\nTil: Alice\nEmne: SV: Ordre 1042\n\nHej Alice,\n",
+        "Tak.",
+    ),
+    (
+        "polish outlook block (talon test_polish_from_block, Outlook form)",
+        f"Dziękuję.\n\nOd: {ACME}\nWysłano: wtorek, 1 grudnia 2026 10:00\nDo: Alice\nTemat: RE: Zamówienie 1042\n\n"
+        "Witaj Alice,\n",
+        "Dziękuję.",
+    ),
+    (
+        "german outlook block (guard; talon test_german_from_block)",
+        f"Danke.\n\nVon: {ACME}\nGesendet: Dienstag, 1. Dezember 2026 10:00\nAn: Alice\nBetreff: AW: Bestellung 1042\n\n"
+        "Hallo Alice,\n",
+        "Danke.",
+    ),
+    (
+        "french outlook block (guard; talon test_french_multiline_from_block)",
+        f"Merci.\n\nDe : {ACME}\nEnvoyé : mardi 1 décembre 2026 10:00\nÀ : Alice\nObjet : RE: Commande 1042\n\n"
+        "Bonjour Alice,\n",
+        "Merci.",
+    ),
+    (
+        "swedish outlook block, no blank line above (guard; talon test_swedish_from_block)",
+        f"Tack.\nFrån: {ACME}\nSkickat: den 1 december 2026 10:00\nTill: Alice\nÄmne: SV: Order 1042\n\nHej Alice,\n",
+        "Tack.",
+    ),
+    (
+        "russian outlook block (guard; trimmer embedded_email_russian_1, Outlook form)",
+        f"Спасибо.\n\nОт: {ACME}\nОтправлено: 1 декабря 2026 г. 10:00\nКому: Alice\nТема: RE: Заказ 1042\n\n"  # noqa: RUF001
+        "Здравствуйте,\n",
+        "Спасибо.",
+    ),
+    (
+        "outlook dashes divider, then a bold block (erp email_2_1)",
+        "Thanks.\n\n ------------------------------\n\n*From:* Acme Support [mailto:support@acme.example]\n"
+        "*Sent:* Monday, November 30, 2026 10:02 AM\n*To:* Alice\n*Subject:* Re: Order 1042\n\nHi Alice,\n",
+        "Thanks.",
+    ),
+    (
+        "original message marker alone, danish (talon test_danish_original_message)",
+        "Tak.\n\n-----Oprindelig meddelelse-----\n\nHej Alice,\n",
+        "Tak.",
+    ),
+    # --- attributions that wrap
+    (
+        "attribution over three lines (talon test_quotation_separator_takes_3_lines)",
+        "Tuesday is fine.\n\nOn 30 Nov 2026, at 10:02, Acme Support <\nsupport@acme.example>\nwrote:\n\n"
+        "Does Tuesday work for you?\n",
+        "Tuesday is fine.",
+    ),
+    (
+        "attribution over five lines, Polymail (talon test_pattern_on_date_polymail)",
+        "Tuesday is fine.\n\nOn Mon, Nov 30, 2026 at 10:02 AM Acme Support\n\n<\nmailto:Acme Support "
+        "<support@acme.example>\n> wrote:\nDoes Tuesday work for you?\n",
+        "Tuesday is fine.",
+    ),
+    # --- signatures only when they are signatures
+    (
+        "client footer in German (trimmer signatures)",
+        "Please cancel order 1045.\n\nVon meinem iPhone gesendet\n",
+        "Please cancel order 1045.",
+    ),
+    (
+        "client footer with an apology (guard; trimmer signatures)",
+        "Please cancel order 1045.\n\nSent from my phone, please excuse typos\n",
+        "Please cancel order 1045.",
+    ),
+    (
+        "signature delimiter, then the quote (guard; talon standard_replies/sparrow)",
+        f"Please cancel order 1045.\n\n-- \nAlice\nSent with Sparrow\n\n{ON}\n> Hi\n",
+        "Please cancel order 1045.",
+    ),
+    (
+        "two dashes inside a line are no delimiter (guard; erp email_sig_delimiter_in_middle_of_line)",
+        "Use the code -- it is on the label.\n\nThanks, Alice\n",
+        "Use the code -- it is on the label.\n\nThanks, Alice",
+    ),
+    (
+        "a mailing list's footer after the quote (erp email_1_2)",
+        f"Hi,\n{ON}\n> Which version?\n\nVersion 2.\n\n> -- \n> Acme\n\n"
+        "_______________________________________________\nacme-users mailing list\nacme-users@lists.example\n",
+        "Hi,\n[quoted text]\nVersion 2.",
+    ),
+    # --- what a customer writes that only looks like history
+    (
+        "the customer's own 'On … you wrote:', no time, no address (talon test_line_starts_with_on)",
+        'On 3 December you wrote:\n\n"Your refund is on its way"\n\nIt never arrived.\n',
+        'On 3 December you wrote:\n\n"Your refund is on its way"\n\nIt never arrived.',
+    ),
+    (
+        "an itinerary's From/To/Date is no header block (guard; talon test_appointment_2)",
+        "From: Berlin\nTo: Paris\nDate: 1 Dec 2026\n\nI need the train tickets.\n",
+        "From: Berlin\nTo: Paris\nDate: 1 Dec 2026\n\nI need the train tickets.",
+    ),
+    # --- nothing new: never the quote
+    (
+        "nothing new: a quote only (trimmer quote_only)",
+        "> Your order has shipped.\n",
+        "",
+    ),
+    (
+        "nothing new: a reply sent without writing (talon test_short_quotation, nothing above)",
+        f"{ON}\n> Hi Alice,\n> your order has shipped.\n",
+        "",
+    ),
+    (
+        "nothing new: an Outlook block only (erp email_2_3, nothing above)",
+        "From: Acme Support <support@acme.example>\nSent: Monday, November 30, 2026 10:02 AM\nTo: Alice\n"
+        "Subject: Re: Order 1042\n\nHi Alice,\n",
+        "",
     ),
 ]
 
@@ -141,12 +430,60 @@ HTML_CORPUS = [
         "Yes, 5 Elm St.",
     ),
     ("html entities", "<p>Fish &amp; chips &lt;3</p>", "Fish & chips <3"),
+    (
+        "html bottom-posted: the answer after the blockquote",
+        f"<div>{html.escape(ON)}</div><blockquote>Which colour would you like?</blockquote><div>Blue, please.</div>",
+        "[quoted text]\nBlue, please.",
+    ),
+    (
+        "html interleaved, Gmail",
+        '<div dir="ltr"><div class="gmail_quote"><div class="gmail_attr">' + html.escape(ON) + "</div>"
+        '<blockquote class="gmail_quote">Which colour?</blockquote><div>Blue.</div>'
+        '<blockquote class="gmail_quote">Which size?</blockquote><div>Large.</div></div></div>',
+        "[quoted text]\nBlue.\n[quoted text]\nLarge.",
+    ),
+    (
+        "html forward, Gmail (the forward sits in gmail_quote, no blockquote)",
+        '<div dir="ltr">See below.<br><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">'
+        "---------- Forwarded message ---------<br>From: <b>Courier</b> &lt;track@courier.example&gt;<br>"
+        "Date: Mon, Nov 30, 2026<br>Subject: Delivery failed<br></div><br><div>We could not deliver parcel 77.</div>"
+        "</div></div>",
+        "See below.\n\n---------- Forwarded message ---------\nFrom: Courier <track@courier.example>\n"
+        "Date: Mon, Nov 30, 2026\nSubject: Delivery failed\n\nWe could not deliver parcel 77.",
+    ),
+    (
+        "html forward, Outlook (divRplyFwdMsg, Subject FW:)",
+        '<html><body><p>The total is wrong.</p><div id="appendonsend"></div><hr><div id="divRplyFwdMsg">'
+        "<b>From:</b> Billing &lt;billing@shop.example&gt;<br><b>Sent:</b> Monday, November 30, 2026<br>"
+        "<b>Subject:</b> FW: Invoice 77</div><div>Total: 120 EUR</div></body></html>",
+        "The total is wrong.\n\nFrom: Billing <billing@shop.example>\nSent: Monday, November 30, 2026\n"
+        "Subject: FW: Invoice 77\nTotal: 120 EUR",
+    ),
+    (
+        "html forward, Apple Mail (blockquote type=cite after 'Begin forwarded message:')",
+        "<div>FYI.</div><div><br><div>Begin forwarded message:</div><br>"
+        '<blockquote type="cite"><div><b>From: </b>Courier &lt;track@courier.example&gt;</div>'
+        "<div><b>Subject: </b>Delivery failed</div><br><div>We could not deliver parcel 77.</div></blockquote></div>",
+        "FYI.\n\nBegin forwarded message:\n\nFrom: Courier <track@courier.example>\nSubject: Delivery failed\n\n"
+        "We could not deliver parcel 77.",
+    ),
+    (
+        "html, nothing new: Gmail's quote only",
+        '<div class="gmail_quote"><div class="gmail_attr">' + html.escape(ON) + "</div>"
+        "<blockquote>Hi Alice, your order has shipped.</blockquote></div>",
+        "",
+    ),
 ]
 
 
+def as_html(text: str) -> str:
+    """A plain-text mail as Nylas gives its ``body``: HTML (a plain part escaped, lines broken)."""
+    return "<div>" + html.escape(text).replace("\n", "<br>") + "</div>"
+
+
 def mail_parser_reply(text: str) -> str:
-    languages = ["en", "de", "fr", "es", "it", "nl", "pt"]
-    return (EmailReplyParser(languages=languages).parse_reply(text=text) or text).strip()
+    languages = ["en", "de", "fr", "es", "it", "nl", "pt", "sv", "da", "pl", "ru"]
+    return (EmailReplyParser(languages=languages).parse_reply(text=text) or "").strip()
 
 
 def quotequail_top(text: str) -> str:
@@ -161,35 +498,57 @@ def quotequail_top(text: str) -> str:
     return "\n".join(kept).strip()
 
 
+def new_words(text: str) -> str:
+    """The new words without the markers: what the libraries, which do not mark quotes, can match."""
+    return "\n".join(line for line in text.splitlines() if line != QUOTE_MARKER).strip()
+
+
 def score(remover) -> int:
-    return sum(1 for _, text, expected in CORPUS if remover(text) == expected)
+    rows = CORPUS + PEER_CLASSES
+    return sum(
+        1
+        for _, text, expected in rows
+        if " ".join(remover(text).split()) == " ".join(new_words(expected).split())
+    )
 
 
-def test_the_shipped_remover_does_at_least_as_well_as_the_other_candidate():
-    shipped, other = score(quotequail_top), score(mail_parser_reply)
-    # Measured here: quotequail 14 of 18, mail-parser-reply 11 of 18 (docs/agents.md).
-    assert shipped >= other
-    assert shipped >= len(CORPUS) - 4
+def test_new_text_does_better_than_either_library_on_every_row():
+    # Measured here: new_text 64 of 64, quotequail 21, mail-parser-reply 24 (whitespace-normalised, markers
+    # aside); on the peers' own sets, scripts/measure_new_text.py (docs/agents.md).
+    shipped = score(lambda text: new_words(new_text(text)))
+    assert shipped == len(CORPUS) + len(PEER_CLASSES)
+    assert shipped > score(quotequail_top)
+    assert shipped > score(mail_parser_reply)
 
 
-def as_html(text: str) -> str:
-    """A plain-text mail as Nylas gives its ``body``: HTML (a plain part escaped, lines broken)."""
-    return "<div>" + html.escape(text).replace("\n", "<br>") + "</div>"
+def rows(table):
+    """A table's rows as pytest parameters, each named by its id."""
+    return [pytest.param(body, expected, id=name) for name, body, expected in table]
 
 
-def test_new_text_gets_every_plain_text_case_right():
-    wrong = [
-        (name, new_text(as_html(text)))
-        for name, text, expected in CORPUS
-        if new_text(as_html(text)) != expected
-    ]
-    assert wrong == []
+@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
+@pytest.mark.parametrize(("text", "expected"), rows(CORPUS + PEER_CLASSES))
+def test_new_text_keeps_the_new_words(form, text, expected):
+    body = as_html(text) if form.startswith("as Nylas") else text
+    assert new_text(body) == expected
 
 
-def test_new_text_gets_every_html_case_right():
-    wrong = [(name, new_text(body)) for name, body, expected in HTML_CORPUS if new_text(body) != expected]
-    assert wrong == []
+@pytest.mark.parametrize(("body", "expected"), rows(HTML_CORPUS))
+def test_new_text_reads_html_the_same_way(body, expected):
+    assert new_text(body) == expected
 
 
-def test_html_to_text_keeps_line_structure_and_drops_scripts():
-    assert html_to_text("<p>one</p><p>two<br>three</p><script>x()</script>") == "one\n\ntwo\nthree"
+@pytest.mark.parametrize(
+    ("body", "text"),
+    [
+        ("<p>one</p><p>two<br>three</p><script>x()</script>", "one\n\ntwo\nthree"),
+        (
+            '<p>Yes.</p><div class="gmail_quote">On Monday Acme wrote:<blockquote>Hi</blockquote></div>',
+            "Yes.",
+        ),
+        # A plain-text body is no markup, its addresses are no tags (they were parsed away before).
+        ("Hello <alice@example.com>,\n> quoted", "Hello <alice@example.com>,\n> quoted"),
+    ],
+)
+def test_html_to_text_keeps_line_structure_and_drops_quotes_and_scripts(body, text):
+    assert html_to_text(body) == text
