@@ -439,13 +439,14 @@ def test_a_header_sign_needs_the_headers_the_thread_read_asks_for():
     assert reason(with_headers) is SkipReason.AUTO_SUBMITTED
 
 
-def test_the_machine_filter_is_the_two_functions_the_chaos_mutant_patches(monkeypatch):
-    """``chaos/mutants.py`` turns the filter off by patching these two: every sign goes through them."""
-    monkeypatch.setattr(screening, "header_reason", lambda message: None)
-    monkeypatch.setattr(screening, "is_machine_address", lambda email: False)
-    for row in MACHINE_MAIL:
-        m, skip, _sign = row.values
-        assert reason(m) is (SkipReason.NO_SENDER if skip is SkipReason.NO_SENDER else None), row.id
+def test_the_machine_filter_is_the_two_functions_the_chaos_mutant_patches():
+    """``chaos/mutants.py``'s ``no_automaton_filter`` patches two functions: every sign goes through them."""
+    from chaos.mutants import applied
+
+    with applied("no_automaton_filter"):
+        for row in MACHINE_MAIL:
+            m, skip, _sign = row.values
+            assert reason(m) is (SkipReason.NO_SENDER if skip is SkipReason.NO_SENDER else None), row.id
 
 
 @pytest.mark.parametrize(
