@@ -446,7 +446,15 @@ def _never_to_machines(world: _World, found: list[str]) -> None:
         to_agents = sorted(set(email.recipients) & world.agent_addresses)
         if to_agents:
             found.append(f"email {email.id} is addressed to agent address(es) {', '.join(to_agents)}")
-        strangers = sorted(set(email.recipients) - truth.recipients - world.agent_addresses)
+        # A reply may reach the sender of every message of its thread its draft could have seen (a Cc'd
+        # colleague who answered all, and the customer), each as ground truth allows that message.
+        seen = [
+            world.truth(m)
+            for m in world.inbound(email.grant_id, email.thread_id)
+            if world.arrived[m] < email.read_hi
+        ]
+        allowed = truth.recipients.union(*(t.recipients for t in seen if t is not None and t.may_answer))
+        strangers = sorted(set(email.recipients) - allowed - world.agent_addresses)
         if strangers:
             found.append(
                 f"email {email.id} answering {email.target} ({truth.label}) goes to {', '.join(strangers)}; "

@@ -165,3 +165,23 @@ def test_a_support_address_run_as_a_group_relays_customers(
     pipeline.drain()
     assert [s.payload["to"][0]["email"] for s in nylas.sends] == ([answered_to] if answered_to else [])
     assert skip_reasons(log_records) == skips
+
+
+def test_a_colleague_in_cc_who_answers_all_leaves_the_customer_answered_too(pipeline, nylas, log_records):
+    # The customer writes with a colleague in Cc; the colleague answers all ("adding support here")
+    # before the thread is read (a backlog): one reply covers both, and both receive it.
+    first = inbound(nylas, subject="Contract renewal", from_email="carol@customer.example")
+    second = inbound(
+        nylas,
+        subject="Re: Contract renewal",
+        from_email="dave@customer.example",
+        reply_to_message_id=first["id"],
+        body="<p>Adding support here. We need the renewal quote by Friday.</p>",
+    )
+    pipeline.deliver(envelope(first))
+    pipeline.deliver(envelope(second))
+    pipeline.drain()
+    [reply] = nylas.sends
+    assert reply.payload["reply_to_message_id"] == second["id"]
+    assert {r["email"] for r in reply.payload["to"]} == {"dave@customer.example", "carol@customer.example"}
+    assert skip_reasons(log_records).count("already_replied") == 1  # the other notification, covered

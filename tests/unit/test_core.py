@@ -168,7 +168,7 @@ def test_inside_the_lease_the_thread_is_read_once_then_the_burst_goes_to_the_age
     s = replace(s, listing=listing(inbound("m2"), inbound("m1")))
     step = next_step(s)
     assert isinstance(step, core.Reserve)
-    assert step.reservation.email == "alice@example.com"
+    assert [r.email for r in step.reservations] == ["alice@example.com"]
     step = next_step(replace(s, reserved=True))
     assert isinstance(step, core.AskAgent)
     assert [m.id for m in step.conversation.to_answer] == ["m1", "m2"]  # oldest first

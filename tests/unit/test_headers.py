@@ -59,7 +59,7 @@ def built(
         thread_id="t1",
         target={"id": "m1", "subject": target_subject},
         covered=("m1",),
-        recipient={"name": name, "email": "alice@example.com"},
+        recipients=({"name": name, "email": "alice@example.com"},),
         reply=reply or Reply(text="Hello"),
         review=review,
         now=1_800_000_000,

@@ -141,7 +141,47 @@ def test_a_target_nobody_may_be_mailed_at_falls_to_the_next():
     listing = [msg("m2", "a@x.example, b@y.example"), msg("m1")]
     burst = plan("m1", listing)
     assert burst.target["id"] == "m1"
-    assert set(burst.covered) == {"m1", "m2"}
+    # m2's sender cannot be mailed: the reply does not cover it (never "answered" with nobody told).
+    assert burst.covered == ("m1",)
+    assert plan("m2", listing) is SkipReason.NO_RECIPIENT
+
+
+def thread(*messages):
+    """Messages with their recipients: each names the agent; ``cc`` as given."""
+    return [{**m, "to": [{"email": AGENT}], "cc": [{"email": a} for a in m.pop("cc_", ())]} for m in messages]
+
+
+@pytest.mark.parametrize(
+    ("listing", "max_recipients", "trigger", "expected"),
+    [
+        # The customer wrote with a colleague in Cc; the colleague answered all before the agent read:
+        # one reply, to both, covering both.
+        (
+            [msg("m2", "bob@example.com"), {**msg("m1"), "cc_": ["bob@example.com"]}],
+            3,
+            "m1",
+            (("m2", "m1"), ["bob@example.com", "alice@example.com"]),
+        ),
+        # Past the cap, the other sender's message is not covered (it is logged when it is the trigger).
+        ([msg("m2", "bob@example.com"), msg("m1")], 1, "m2", (("m2",), ["bob@example.com"])),
+        ([msg("m2", "bob@example.com"), msg("m1")], 1, "m1", SkipReason.SENDER_NOT_REACHED),
+        # The same customer twice: one recipient, whatever the cap.
+        ([msg("m2"), msg("m1")], 1, "m1", (("m2", "m1"), ["alice@example.com"])),
+    ],
+)
+def test_everyone_who_asked_is_answered(listing, max_recipients, trigger, expected):
+    planned = plan_burst(
+        trigger,
+        thread(*listing),
+        is_covered=lambda mid: False,
+        reason_not_to_answer=not_to_answer,
+        own_addresses={AGENT},
+        max_recipients=max_recipients,
+    )
+    if isinstance(expected, SkipReason):
+        assert planned is expected
+    else:
+        assert (planned.covered, [r["email"] for r in planned.recipients]) == (expected[0], expected[1])
 
 
 def test_the_trigger_must_have_been_read():
@@ -194,7 +234,12 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
     assert not set(ids) & covered, "an already-covered message covered again"
     assert trigger in ids
     eligible_uncovered = [m["id"] for m in messages if m["id"] not in covered and not_to_answer(m) is None]
-    assert list(ids) == eligible_uncovered, "the burst is exactly the eligible uncovered messages"
-    mailable = [m for m in messages if m["id"] in ids and "," not in m["from"][0]["email"]]
+    assert set(ids) <= set(eligible_uncovered), "only eligible uncovered messages are answered"
+    reached = {r["email"] for r in planned.recipients}
+    by_id = {m["id"]: m for m in messages}
+    assert all(by_id[i]["from"][0]["email"] in reached for i in ids), "a covered message's sender got nothing"
+    left_out = [i for i in eligible_uncovered if i not in ids]
+    assert all(by_id[i]["from"][0]["email"] not in reached for i in left_out), "a reached sender left out"
+    mailable = [m for m in messages if m["id"] in eligible_uncovered and "," not in m["from"][0]["email"]]
     assert planned.target["id"] == mailable[0]["id"], "the target is the newest mailable message of the burst"
-    assert planned.recipient["email"] != AGENT
+    assert AGENT not in reached

@@ -162,6 +162,8 @@ class ReplierSettings:
     reply_budget_per_hour: int = 3
     # After a person wrote in a thread from the mailbox, the agent stays out of it this long (0: off).
     person_hold_seconds: int = 7 * 24 * 3600
+    # A reply reaches the sender of every message it covers: at most this many of them.
+    max_reply_recipients: int = 3
     # What any one address can draw from the agent, across threads, per hour.
     reply_budget_per_recipient_per_hour: int = 10
     idempotency_expiry_seconds: int = 24 * 3600
@@ -217,6 +219,7 @@ class ReplierSettings:
             margin_seconds=self.record_margin_seconds,
             handoff_folder=self.handoff_folder,
             person_hold_seconds=self.person_hold_seconds,
+            max_recipients=self.max_reply_recipients,
         )
 
     @property
@@ -274,6 +277,9 @@ class ReplierSettings:
                 env, "REPLY_BUDGET_PER_HOUR", _default(cls, "reply_budget_per_hour"), minimum=1
             ),
             person_hold_seconds=_integer(env, "PERSON_HOLD_SECONDS", _default(cls, "person_hold_seconds")),
+            max_reply_recipients=_integer(
+                env, "MAX_REPLY_RECIPIENTS", _default(cls, "max_reply_recipients"), minimum=1, maximum=10
+            ),
             reply_budget_per_recipient_per_hour=_integer(
                 env,
                 "REPLY_BUDGET_PER_RECIPIENT_PER_HOUR",

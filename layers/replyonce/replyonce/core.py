@@ -229,9 +229,9 @@ class Search:
 
 @dataclass(frozen=True)
 class Reserve:
-    """Count the burst's reply against its recipient's budget (idempotent per intent id)."""
+    """Count the burst's reply against each recipient's budget (idempotent per intent id)."""
 
-    reservation: Reservation
+    reservations: tuple[Reservation, ...]
     intent_id: str
 
 
@@ -450,6 +450,7 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         trusted_lists=policy.trusted_lists,
         now=now,
         person_hold_seconds=policy.person_hold_seconds,
+        max_recipients=policy.max_recipients,
     )
     if isinstance(planned, SkipReason):
         trigger = next((m for m in messages if message_id(m) == arrived.message_id), {})
@@ -461,12 +462,16 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     burst = _bounded(planned)
     intent_id = conversation_key(arrived.grant_id, thread_id, burst.covered).replace("-", "")
     if s.reserved is None:
-        reservation = Reservation(
-            email=burst.recipient["email"],
-            hour=now // REPLY_BUDGET_WINDOW_SECONDS,
-            budget=policy.recipient_budget_per_hour,
+        # Each recipient is charged to its own budget; the reply goes only if every one has room.
+        reservations = tuple(
+            Reservation(
+                email=recipient["email"],
+                hour=now // REPLY_BUDGET_WINDOW_SECONDS,
+                budget=policy.recipient_budget_per_hour,
+            )
+            for recipient in burst.recipients
         )
-        return Reserve(reservation, intent_id)
+        return Reserve(reservations, intent_id)
     if not s.reserved:
         return Skip(SkipReason.RECIPIENT_BUDGET_EXHAUSTED, {"thread_id": thread_id})
     grant = _grant(arrived.grant_id, agents)
@@ -585,7 +590,7 @@ def _bounded(burst: Burst) -> Burst:
     """At most :data:`MAX_BURST` messages, the newest (the rest are answered by the next reply)."""
     if len(burst.to_answer) <= MAX_BURST:
         return burst
-    return Burst(burst.to_answer[:MAX_BURST], burst.target, burst.recipient)
+    return Burst(burst.to_answer[:MAX_BURST], burst.target, burst.recipients)
 
 
 def _grant(grant_id: str, agents: Agents) -> AgentIdentity:
@@ -633,7 +638,7 @@ def _agent_answered(
         thread_id=thread_id,
         target=burst.target,
         covered=covered,
-        recipient=burst.recipient,
+        recipients=burst.recipients,
         reply=outcome,
         review=policy.review_mode or outcome.review,
         now=s.now if s.now is not None else now,

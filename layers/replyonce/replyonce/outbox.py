@@ -10,7 +10,7 @@ its intent id before anything is sent again.
 
 import html
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replyonce.agent import Reply
@@ -77,7 +77,7 @@ def new_intent(
     thread_id: str,
     target: Mapping[str, Any],
     covered: tuple[str, ...],
-    recipient: Mapping[str, str],
+    recipients: Sequence[Mapping[str, str]],
     reply: Reply,
     review: bool,
     now: int,
@@ -93,7 +93,7 @@ def new_intent(
     """
     target_id = str(target.get("id"))
     request: dict[str, Any] = {
-        "to": [_participant(recipient)],
+        "to": [_participant(recipient) for recipient in recipients],
         "subject": _subject(reply, target),
         "body": reply_html(reply),
         "reply_to_message_id": target_id,

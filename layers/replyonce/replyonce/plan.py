@@ -15,7 +15,7 @@ from typing import Any
 
 from replyonce.coverage import INTENT_KEY, metadata_of
 from replyonce.reasons import SkipReason
-from replyonce.recipients import reply_recipient
+from replyonce.recipients import mailbox_key, reply_recipient
 from replyonce.screening import header_values, sender_email
 
 Message = Mapping[str, Any]
@@ -37,17 +37,79 @@ class Burst:
     target:
         The message the reply threads on (``reply_to_message_id``): the newest of them
         that someone may be mailed at.
-    recipient:
-        The one recipient (``From``, or a trusted sender's ``Reply-To``).
+    recipients:
+        Who the reply goes to: the target's sender (``From``, or a trusted sender's ``Reply-To``)
+        first, then the sender of every other message it answers (at most ``max_recipients``, each
+        already a participant of the thread).
     """
 
     to_answer: tuple[Message, ...]
     target: Message
-    recipient: dict[str, str]
+    recipients: tuple[dict[str, str], ...]
+
+    @property
+    def recipient(self) -> dict[str, str]:
+        """The target's recipient, the first."""
+        return self.recipients[0]
 
     @property
     def covered(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(message_id(m) for m in self.to_answer))
+
+
+def participants(messages: Sequence[Message], besides: Message) -> frozenset[str]:
+    """Every mailbox named on the thread's messages (``from``, ``to``, ``cc``) other than ``besides``, the
+    message being answered: who is on the thread already (an address first named there is not)."""
+    found: set[str] = set()
+    for m in messages:
+        if m is besides:
+            continue
+        for name in ("from", "to", "cc"):
+            value = m.get(name)
+            for participant in value if isinstance(value, list) else []:
+                if isinstance(participant, Mapping) and isinstance(participant.get("email"), str):
+                    found.add(mailbox_key(participant["email"]))
+    return frozenset(found)
+
+
+def reach_everyone(
+    burst: Sequence[Message],
+    target: Message,
+    first: dict[str, str],
+    messages: Sequence[Message],
+    *,
+    recipient_of: Callable[[Message], dict[str, str] | None],
+    max_recipients: int,
+) -> tuple[tuple[Message, ...], tuple[dict[str, str], ...]]:
+    """The messages one reply can answer and whom it goes to, so that every sender it covers gets it.
+
+    Why: a customer writes with a colleague in Cc, the colleague answers all
+    before the agent reads the thread; a reply to the newest sender alone
+    would record the customer's message answered while the customer got
+    nothing. Each other sender is added (at most ``max_recipients`` in all)
+    when already a participant of the thread — named on a message other than
+    the one the reply threads on — and otherwise their message is left out of
+    the reply (never recorded answered without an email to its sender).
+    """
+    recipients = [first]
+    reached = {mailbox_key(first["email"])}
+    on_the_thread = participants(messages, target)
+    kept: list[Message] = []
+    for m in burst:
+        if m is target:
+            kept.append(m)
+            continue
+        recipient = recipient_of(m)
+        if recipient is None:
+            continue
+        key = mailbox_key(recipient["email"])
+        if key in reached:
+            kept.append(m)
+        elif len(recipients) < max_recipients and key in on_the_thread:
+            recipients.append(recipient)
+            reached.add(key)
+            kept.append(m)
+    return tuple(kept), tuple(recipients)
 
 
 def from_a_person(message: Message, own_addresses: Iterable[str]) -> bool:
@@ -129,6 +191,7 @@ def plan_burst(
     trusted_lists: Iterable[str] = (),
     now: int = 0,
     person_hold_seconds: int = 0,
+    max_recipients: int = 1,
 ) -> Burst | SkipReason:
     """The reply to plan for the notification about ``trigger_id`` (invariants 2 and 3).
 
@@ -178,10 +241,22 @@ def plan_burst(
             and reason_not_to_answer(m) is None
         ).values()
     )
+
+    def recipient_of(message: Message) -> dict[str, str] | None:
+        return reply_recipient(message, own, trusted, lists)
+
     for target in burst:  # newest first; a target nobody may be mailed at falls to the next
-        recipient = reply_recipient(target, own, trusted, lists)
-        if recipient is not None:
-            return Burst(burst, target, recipient)
+        recipient = recipient_of(target)
+        if recipient is None:
+            continue
+        kept, recipients = reach_everyone(
+            burst, target, recipient, messages, recipient_of=recipient_of, max_recipients=max_recipients
+        )
+        if trigger_id not in {message_id(m) for m in kept}:
+            # Its sender is not reached by the reply that covers it: nobody may be mailed at (a malformed
+            # or agent address), or one sender too many. Logged, never recorded answered.
+            return SkipReason.NO_RECIPIENT if recipient_of(trigger) is None else SkipReason.SENDER_NOT_REACHED
+        return Burst(kept, target, recipients)
     return SkipReason.NO_RECIPIENT
 
 

@@ -28,6 +28,7 @@ class Policy:
     margin_seconds: float = 10.0
     handoff_folder: str = ""
     person_hold_seconds: int = 7 * 24 * 3600
+    max_recipients: int = 3
 
     @property
     def lease_seconds(self) -> float:

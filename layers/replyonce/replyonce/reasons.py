@@ -55,6 +55,9 @@ class SkipReason(StrEnum):
     """The thread had ``REPLY_BUDGET_PER_HOUR`` replies in the last hour (the loop guard)."""
     RECIPIENT_BUDGET_EXHAUSTED = "recipient_budget_exhausted"
     """The recipient got ``REPLY_BUDGET_PER_RECIPIENT_PER_HOUR`` replies in this hour, across threads."""
+    SENDER_NOT_REACHED = "sender_not_reached"
+    """The reply that covers this message cannot go to its sender (not yet a participant of the
+    thread, or past ``MAX_REPLY_RECIPIENTS``): the message is not recorded answered."""
     NO_RECIPIENT = "no_recipient"
     """No single well-formed mailbox the policy allows to receive the reply."""
     AGENT_DECLINED = "agent_declined"

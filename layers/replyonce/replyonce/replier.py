@@ -279,8 +279,9 @@ class Replier:
                 if found.nylas_time is None and not found.failed:
                     found = SearchResult(found.found, nylas_time=self._now())
                 return replace(s, searches={**s.searches, intent_id: found}), lease, None
-            case core.Reserve(reservation=reservation, intent_id=intent_id):
-                return replace(s, reserved=self._store.reserve(reservation, intent_id)), lease, None
+            case core.Reserve(reservations=reservations, intent_id=intent_id):
+                reserved = [self._store.reserve(reservation, intent_id) for reservation in reservations]
+                return replace(s, reserved=all(reserved)), lease, None
             case core.AskAgent(conversation=conversation):
                 return replace(s, agent_outcome=self._ask_agent(conversation)), lease, None
             case core.Store(intent=intent, attempt=attempt, metric=metric):
@@ -492,14 +493,20 @@ def _describe(step: core.Step) -> Mapping[str, Any]:
         case core.Store(intent=intent) | core.Attempt(intent=intent):
             return {"intent_id": intent.id, "generation": intent.generation, "covered": list(intent.covered)}
         case core.AskAgent(burst=burst):
-            # The plan: the burst (coverage left these uncovered), its target, its one recipient.
+            # The plan: the burst (coverage left these uncovered), its target, its recipients.
             return {
                 "to_answer": list(burst.covered),
                 "target": burst.target.get("id"),
-                "recipient": burst.recipient.get("email"),
+                "recipients": [r.get("email") for r in burst.recipients],
             }
-        case core.Reserve(reservation=reservation, intent_id=intent_id):
-            return {"intent_id": intent_id, "hour": reservation.hour, "budget": reservation.budget}
+        case core.Reserve(reservations=reservations, intent_id=intent_id):
+            first = reservations[0]
+            return {
+                "intent_id": intent_id,
+                "hour": first.hour,
+                "budget": first.budget,
+                "recipients": len(reservations),
+            }
         case core.Settle(settlement=settlement):
             return {"status": settlement.status.value, "covered": list(settlement.covered)}
         case core.ReadThread(page_token=token):
