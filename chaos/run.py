@@ -41,6 +41,7 @@ from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resour
 from devstack.webhook_sender import WebhookSender
 
 ROOT = Path(__file__).resolve().parent.parent
+AUTOMATIC_EXCHANGES = 2  # MAX_AUTOMATIC_EXCHANGES of every run
 
 
 @dataclass
@@ -210,6 +211,8 @@ class Experiment:
             # The template's week: longer than any run, as the workload's ground truth assumes (a
             # customer in a thread a teammate wrote in may be answered, need not be).
             "PERSON_HOLD_SECONDS": str(7 * 24 * 3600),
+            # The template's default, set here so the checker knows it (a run of automatic exchanges).
+            "MAX_AUTOMATIC_EXCHANGES": str(AUTOMATIC_EXCHANGES),
             "THREAD_WINDOW": str(self.settings.thread_window),
             "CHAOS_NONCE_DRAFTER": "1" if self.workload_settings().nonce_drafter else "0",
             "CHAOS_DRAFT_SECONDS": str(self.workload_settings().draft_seconds),
@@ -517,6 +520,7 @@ class Experiment:
             deliveries=list(sender.deliveries) + list(fuzz.deliveries),
             logs=logs,
             reply_budget=self.settings.reply_budget,
+            automatic_exchanges=AUTOMATIC_EXCHANGES,
             harness_sent_ids=set(workload.harness_sent_ids),
             thread_reads=list(self.tap.thread_reads),
             send_attempts=list(self.tap.send_attempts),

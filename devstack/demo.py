@@ -269,6 +269,7 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
             deliveries=list(sender.deliveries),
             logs=logs,
             reply_budget=ReplierSettings.from_environment().reply_budget_per_hour,
+            automatic_exchanges=ReplierSettings.from_environment().max_automatic_exchanges,
             notified_message_ids=notified,
             forged_notification_ids={forged["id"]},
         )

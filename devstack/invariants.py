@@ -46,8 +46,11 @@ LEASE_LOST = (
 )
 # The metric every skip is counted in, with its reason as a dimension (CloudWatch EMF in the logs).
 SKIP_METRIC = "NotificationSkipped"
-# The one skip reason of an eligible message that ground truth can confirm: the loop guard's.
+# The skip reasons of an eligible message that ground truth can confirm: the loop guard's, and the end
+# of a run of automatic exchanges with one correspondent (the agent answered them enough times with no
+# person of the mailbox writing in between).
 BUDGET_SKIP = "reply_budget_exhausted"
+EXCHANGE_SKIP = "exchange_limit"
 # Statuses Nylas retries a webhook delivery on (Nylas' documentation, not our code).
 NYLAS_RETRIED_STATUSES = frozenset({408, 429, 502, 503, 504, 507})
 
@@ -152,6 +155,9 @@ class History:
     logs: list[dict[str, Any]]
     reply_budget: int  # emails per thread per window
     budget_window_seconds: float = 3600.0
+    automatic_exchanges: int = (
+        0  # agent emails to one correspondent per thread with no person between (0: off)
+    )
     harness_sent_ids: set[str] = field(default_factory=set)  # sends made by the workload (teammates)
     thread_reads: list[ThreadRead] | None = None
     send_attempts: list[SendAttempt] | None = None
@@ -346,6 +352,11 @@ def _nothing_lost(world: _World, found: list[str]) -> None:
         for r in history.logs
         if r.get("message") == SKIPPED and r.get("reason") == BUDGET_SKIP
     }
+    exchange_skips = {
+        r["message_id"]
+        for r in history.logs
+        if r.get("message") == SKIPPED and r.get("reason") == EXCHANGE_SKIP
+    }
     for message_id, truth in sorted(history.truth.items()):
         if not truth.must_answer or message_id not in history.notified_message_ids:
             continue
@@ -361,6 +372,8 @@ def _nothing_lost(world: _World, found: list[str]) -> None:
             continue
         arrived = world.arrived[message_id]
         if message_id in budget_skips and _budget_spent_after(world, message, arrived):
+            continue
+        if message_id in exchange_skips and _exchanges_spent_before(world, message, arrived):
             continue
         reason = "skipped (budget not spent)" if message_id in budget_skips else "never answered"
         found.append(f"message {message_id} ({truth.label}) {reason}: no email's draft could have seen it")
@@ -382,6 +395,31 @@ def _refused_twice(world: _World, message_id: str) -> bool:
     message = world.messages[message_id]
     targets = world.failed_targets.get((message["grant_id"], message["thread_id"]), [])
     return sum(1 for target in targets if world.seq[target] >= world.seq[message_id]) >= 2
+
+
+def _exchanges_spent_before(world: _World, message: dict[str, Any], arrived: float) -> bool:
+    """Before ``message`` arrived, the agent's emails of its thread to its sender, since the thread's
+    last message from a person of the mailbox (a send the workload made), reached the run's limit."""
+    limit = world.history.automatic_exchanges
+    if limit <= 0:
+        return False
+    sender = str((message.get("from") or [{}])[0].get("email", "")).lower()
+    grant, thread = message["grant_id"], message["thread_id"]
+    people = [
+        world.arrived[m["id"]]
+        for _, m in world.history.mailbox
+        if m["grant_id"] == grant
+        and m["thread_id"] == thread
+        and m["id"] in world.history.harness_sent_ids
+        and world.arrived[m["id"]] < arrived
+    ]
+    since = max(people, default=float("-inf"))
+    emails = [
+        e
+        for e in world.emails_by_thread[(grant, thread)]
+        if since < e.sent_at < arrived and sender in e.recipients
+    ]
+    return len(emails) >= limit
 
 
 def _budget_spent_after(world: _World, message: dict[str, Any], arrived: float) -> bool:

@@ -413,3 +413,21 @@ def test_the_endpoint_refuses_forgeries_and_accepts_only_what_it_queued(forged, 
         deliveries=[delivery], logs=logs, forged_notification_ids={"n1"} if forged else set()
     )
     assert broken(history).get(6) == ([broken_by] if broken_by else None)
+
+
+@pytest.mark.parametrize(("limit", "lost"), [(2, False), (3, True), (0, True)])
+def test_an_exchange_limit_skip_counts_only_when_the_agent_had_answered_that_often(limit, lost):
+    # Two emails to the customer on the thread, no person of the mailbox in between, then the third
+    # message is skipped `exchange_limit`: no loss at a limit of 2; a loss at 3, or with no limit.
+    world = World()
+    for index, (arrived, read, sent) in enumerate([(1.0, 2.0, 3.0), (4.0, 5.0, 6.0)], start=1):
+        world.inbound(arrived, f"m{index}")
+        world.read(read, read + 0.1)
+        world.email(sent, f"r{index}", f"m{index}")
+    world.inbound(7.0, "m3")
+    for _, message in world.mailbox:
+        if message["id"].startswith("m"):
+            message["from"] = [{"email": CUSTOMER}]
+    world.logs.append({"message": SKIPPED, "reason": "exchange_limit", "message_id": "m3"})
+    found = broken(world.history(automatic_exchanges=limit)).get(2, [])
+    assert bool(found) is lost

@@ -316,6 +316,26 @@ def test_another_deployments_reply_whose_auto_submitted_was_dropped_is_not_answe
     assert (skip["reason"], skip["sign"]) == ("auto_submitted", "replyonce_mark")
 
 
+def test_a_robot_that_honours_no_mark_gets_two_answers_not_a_loop(pipeline, nylas, monkeypatch, log_records):
+    # The other side answers every email at once and carries no automatic mark (a responder that honours
+    # none, or a provider that strips every custom header): the hourly budget alone would pace a loop.
+    monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "10")
+    app.consumer.cache_clear()
+    last = inbound(nylas, from_email="helpdesk@other-company.example")
+    for round_ in range(4):
+        pipeline.deliver(as_nylas_sends_it(last))
+        pipeline.drain()
+        replies = nylas.sent_messages(thread_id=last["thread_id"])
+        last = inbound(
+            nylas,
+            from_email="helpdesk@other-company.example",
+            reply_to_message_id=replies[-1]["id"],
+            date=replies[-1]["date"] + 1 + round_,
+        )
+    assert len(nylas.sends) == 2  # MAX_AUTOMATIC_EXCHANGES: two, then a person's turn
+    assert skip_reasons(log_records).count("exchange_limit") == 2
+
+
 # ---- nobody can aim the agent --------------------------------------------------------------------------
 
 

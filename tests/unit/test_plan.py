@@ -4,18 +4,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replyonce.plan import Burst, loop_guard_exhausted, needs_another_page, plan_burst
+from replyonce.plan import Burst, automatic_exchanges, loop_guard_exhausted, needs_another_page, plan_burst
 from replyonce.reasons import SkipReason
 
 AGENT = "support@acme.example"
 
 
-def msg(mid, sender="alice@example.com", machine=False, *, person=False, date=0, headers=()):
+def msg(mid, sender="alice@example.com", machine=False, *, person=False, date=0, headers=(), to=None):
     """A listed message; one from the agent's address is ReplyOnce's reply (its intent id in the
     metadata) unless ``person``: a colleague writing from the shared mailbox."""
     message = {"id": mid, "from": [{"email": sender}], "machine": machine, "date": date}
     if sender == AGENT and not person:
         message["metadata"] = {"key1": f"intent-{mid}"}
+        message["to"] = [{"email": to or "alice@example.com"}]
     if headers:
         message["headers"] = [{"name": n, "value": v} for n, v in headers]
     return message
@@ -243,3 +244,31 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
     mailable = [m for m in messages if m["id"] in eligible_uncovered and "," not in m["from"][0]["email"]]
     assert planned.target["id"] == mailable[0]["id"], "the target is the newest mailable message of the burst"
     assert AGENT not in reached
+
+
+@pytest.mark.parametrize(
+    ("listing", "expected"),
+    [
+        # Newest first: two replies of ours to alice since anyone from the mailbox wrote.
+        ([msg("r2", AGENT), msg("m2"), msg("r1", AGENT), msg("m1")], 2),
+        # A colleague wrote in between: only what came after counts.
+        ([msg("r2", AGENT), msg("m2"), msg("p", AGENT, person=True), msg("r1", AGENT), msg("m1")], 1),
+        # A reply of ours to someone else does not count for alice.
+        ([msg("r2", AGENT, to="bob@example.com"), msg("m2"), msg("m1")], 0),
+    ],
+)
+def test_automatic_exchanges_with_one_correspondent(listing, expected):
+    assert automatic_exchanges(listing, "Alice@example.com", {AGENT}) == expected
+
+
+def test_a_third_exchange_without_a_person_is_a_loop():
+    listing = [msg("m3"), msg("r2", AGENT), msg("m2"), msg("r1", AGENT), msg("m1")]
+    planned = plan_burst(
+        "m3",
+        listing,
+        is_covered=lambda mid: mid in {"m1", "m2"},
+        reason_not_to_answer=not_to_answer,
+        own_addresses={AGENT},
+        max_automatic_exchanges=2,
+    )
+    assert planned is SkipReason.EXCHANGE_LIMIT

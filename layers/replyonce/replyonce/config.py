@@ -164,6 +164,9 @@ class ReplierSettings:
     person_hold_seconds: int = 7 * 24 * 3600
     # A reply reaches the sender of every message it covers: at most this many of them.
     max_reply_recipients: int = 3
+    # At most this many agent replies to one correspondent on one thread with no person writing in between
+    # (a loop between robots ends whatever the provider does with headers); 0 turns the limit off.
+    max_automatic_exchanges: int = 2
     # What any one address can draw from the agent, across threads, per hour.
     reply_budget_per_recipient_per_hour: int = 10
     idempotency_expiry_seconds: int = 24 * 3600
@@ -220,6 +223,7 @@ class ReplierSettings:
             handoff_folder=self.handoff_folder,
             person_hold_seconds=self.person_hold_seconds,
             max_recipients=self.max_reply_recipients,
+            max_automatic_exchanges=self.max_automatic_exchanges,
         )
 
     @property
@@ -277,6 +281,9 @@ class ReplierSettings:
                 env, "REPLY_BUDGET_PER_HOUR", _default(cls, "reply_budget_per_hour"), minimum=1
             ),
             person_hold_seconds=_integer(env, "PERSON_HOLD_SECONDS", _default(cls, "person_hold_seconds")),
+            max_automatic_exchanges=_integer(
+                env, "MAX_AUTOMATIC_EXCHANGES", _default(cls, "max_automatic_exchanges")
+            ),
             max_reply_recipients=_integer(
                 env, "MAX_REPLY_RECIPIENTS", _default(cls, "max_reply_recipients"), minimum=1, maximum=10
             ),

@@ -451,6 +451,7 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         now=now,
         person_hold_seconds=policy.person_hold_seconds,
         max_recipients=policy.max_recipients,
+        max_automatic_exchanges=policy.max_automatic_exchanges,
     )
     if isinstance(planned, SkipReason):
         trigger = next((m for m in messages if message_id(m) == arrived.message_id), {})

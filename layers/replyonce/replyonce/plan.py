@@ -180,6 +180,38 @@ def person_hold_ends(people: PeopleInThread, hold_seconds: int) -> int | None:
     return written + hold_seconds
 
 
+def automatic_exchanges(messages: Sequence[Message], correspondent: str, own_addresses: Iterable[str]) -> int:
+    """ReplyOnce's replies to ``correspondent`` in the thread since a person of the mailbox last wrote.
+
+    Why count them: when a provider drops every automatic mark (or the other
+    side is a robot that honours none), two agents answer each other paced
+    only by the hourly budget. A person writing from the mailbox resets the
+    count: the conversation is a person's again. ``messages`` are in the
+    listing's order (newest first); a reply counts when it is ours (our
+    intent id in its metadata) and names the correspondent's mailbox.
+    """
+    own = frozenset(own_addresses)
+    wanted = mailbox_key(correspondent)
+    count = 0
+    for m in messages:
+        if from_a_person(m, own):
+            break
+        if sender_email(m) in own and isinstance(metadata_of(m).get(INTENT_KEY), str):
+            to = m.get("to")
+            named = (
+                {
+                    mailbox_key(p["email"])
+                    for p in to
+                    if isinstance(p, Mapping) and isinstance(p.get("email"), str)
+                }
+                if isinstance(to, list)
+                else set()
+            )
+            if wanted in named:
+                count += 1
+    return count
+
+
 def plan_burst(
     trigger_id: str,
     messages: Sequence[Message],
@@ -192,6 +224,7 @@ def plan_burst(
     now: int = 0,
     person_hold_seconds: int = 0,
     max_recipients: int = 1,
+    max_automatic_exchanges: int = 0,
 ) -> Burst | SkipReason:
     """The reply to plan for the notification about ``trigger_id`` (invariants 2 and 3).
 
@@ -256,6 +289,10 @@ def plan_burst(
             # Its sender is not reached by the reply that covers it: nobody may be mailed at (a malformed
             # or agent address), or one sender too many. Logged, never recorded answered.
             return SkipReason.NO_RECIPIENT if recipient_of(trigger) is None else SkipReason.SENDER_NOT_REACHED
+        if max_automatic_exchanges and any(
+            automatic_exchanges(messages, r["email"], own) >= max_automatic_exchanges for r in recipients
+        ):
+            return SkipReason.EXCHANGE_LIMIT
         return Burst(kept, target, recipients)
     return SkipReason.NO_RECIPIENT
 

@@ -29,6 +29,7 @@ class Policy:
     handoff_folder: str = ""
     person_hold_seconds: int = 7 * 24 * 3600
     max_recipients: int = 3
+    max_automatic_exchanges: int = 2
 
     @property
     def lease_seconds(self) -> float:

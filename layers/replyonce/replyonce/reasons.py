@@ -55,6 +55,10 @@ class SkipReason(StrEnum):
     """The thread had ``REPLY_BUDGET_PER_HOUR`` replies in the last hour (the loop guard)."""
     RECIPIENT_BUDGET_EXHAUSTED = "recipient_budget_exhausted"
     """The recipient got ``REPLY_BUDGET_PER_RECIPIENT_PER_HOUR`` replies in this hour, across threads."""
+    EXCHANGE_LIMIT = "exchange_limit"
+    """The agent already answered this correspondent ``MAX_AUTOMATIC_EXCHANGES`` times on the thread
+    with no person of the mailbox writing in between: a loop between robots ends here, whatever the
+    provider did with the automatic marks; a person takes the thread from here."""
     SENDER_NOT_REACHED = "sender_not_reached"
     """The reply that covers this message cannot go to its sender (not yet a participant of the
     thread, or past ``MAX_REPLY_RECIPIENTS``): the message is not recorded answered."""
