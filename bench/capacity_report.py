@@ -520,15 +520,16 @@ def bill_inputs(run: Run) -> dict[str, Any]:
 
 
 def recipient_item_bytes() -> int:
-    """A recipient's hour item at its full budget: what the per-recipient reservation writes at most."""
+    """A recipient's item at its full budget: what the per-recipient reservation writes at most."""
     from bench.paths import item_size
-    from replyonce.state import INTENTS, TTL, recipient_key
+    from replyonce.state import TTL, recipient_key, recipient_slot
 
     budget = int(load_template()["Parameters"]["ReplyBudgetPerRecipientPerHour"]["Default"])
+    slot = {"M": {"i": {"S": "0" * 32}, "t": {"N": str(1_800_000_000)}}}
     return item_size(
         {
-            "pk": {"S": recipient_key("someone@example.com", 493_000)},
-            INTENTS: {"SS": ["0" * 32] * budget},
+            "pk": {"S": recipient_key("someone@example.com")},
+            **{recipient_slot(k): slot for k in range(budget)},
             TTL: {"N": str(1_800_000_000)},
         }
     )

@@ -63,7 +63,7 @@ class FakeStateStore:
         self._lock = threading.Lock()
         self.threads: dict[str, ThreadState] = {}
         self.ledger: dict[tuple[str, str], LedgerEntry] = {}
-        self.budgets: dict[str, set[str]] = {}
+        self.budgets: dict[str, dict[str, int]] = {}
         self.claims: dict[str, str] = {}  # email key -> the grant that answers it
 
     def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
@@ -99,11 +99,14 @@ class FakeStateStore:
 
     def reserve(self, reservation: Reservation, intent_id: str) -> bool:
         with self._lock:
-            key = recipient_key(reservation.email, reservation.hour)
-            intents = self.budgets.setdefault(key, set())
-            if intent_id not in intents and len(intents) >= reservation.budget:
+            slots = self.budgets.setdefault(recipient_key(reservation.email), {})  # intent id -> Nylas time
+            if intent_id in slots:
+                return True
+            live = {i: t for i, t in slots.items() if t >= reservation.since}
+            if len(live) >= reservation.budget:
                 return False
-            intents.add(intent_id)
+            live[intent_id] = reservation.at
+            self.budgets[recipient_key(reservation.email)] = live
             return True
 
     def store_intent(self, lease: Lease, intent: Intent) -> bool:

@@ -465,11 +465,7 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     if s.reserved is None:
         # Each recipient is charged to its own budget; the reply goes only if every one has room.
         reservations = tuple(
-            Reservation(
-                email=recipient["email"],
-                hour=now // REPLY_BUDGET_WINDOW_SECONDS,
-                budget=policy.recipient_budget_per_hour,
-            )
+            Reservation(email=recipient["email"], at=now, budget=policy.recipient_budget_per_hour)
             for recipient in burst.recipients
         )
         return Reserve(reservations, intent_id)

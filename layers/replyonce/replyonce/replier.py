@@ -503,7 +503,7 @@ def _describe(step: core.Step) -> Mapping[str, Any]:
             first = reservations[0]
             return {
                 "intent_id": intent_id,
-                "hour": first.hour,
+                "at": first.at,
                 "budget": first.budget,
                 "recipients": len(reservations),
             }

@@ -58,7 +58,6 @@ LEASE_EXPIRES_AT = "lease_expires_at"
 REPLIES = "replies"
 COVERED = "covered"
 OUTBOX = "outbox"
-INTENTS = "intents"
 TTL = "expires_at"
 _LEGACY_REPLY_TIMES = "reply_times"
 _LEGACY_ANSWERED = "answered"
@@ -113,23 +112,26 @@ def email_key(header_message_id: str) -> str:
     return f"{EMAIL_PREFIX}{hashlib.sha256(normalised.encode()).hexdigest()[:32]}"
 
 
-def recipient_key(email: str, hour: int) -> str:
-    """The budget item of the inbox ``email`` reaches, for the hour ``hour`` (Nylas time // 3600).
+def recipient_key(email: str) -> str:
+    """The budget item of the inbox ``email`` reaches: a digest, never the address itself.
 
     A digest of :func:`replyonce.recipients.mailbox_key`, not of the
     address: every spelling of one inbox (case, ``+tags``, Gmail's dots,
     ``googlemail.com``, a Unicode or an A-label domain) counts against one
-    budget, and the address itself is never stored.
-
-    Why keys written before need no migration: for an address with nothing
-    to fold (``alice@example.com``) the key is the one it always was (the
-    digest of the lower-cased address); for the others it is new, and the
-    old item is a counter of one hour that DynamoDB's TTL removes by the end
-    of the next. The worst a deploy does is count one such recipient's
-    current hour from zero, once.
+    budget. The item holds the replies of the last hour as slots
+    (:func:`recipient_slot`): a sliding hour, so twice the budget never fits
+    across a clock hour's edge. Items of the earlier layout
+    (``recipient#{digest}#{hour}``) are other keys, counters of an hour that
+    DynamoDB's TTL removes by the end of the next: a deploy counts one
+    recipient's current hour from zero, at worst once.
     """
     digest = hashlib.sha256(mailbox_key(email).encode()).hexdigest()[:32]
-    return f"{RECIPIENT_PREFIX}{digest}#{hour}"
+    return f"{RECIPIENT_PREFIX}{digest}"
+
+
+def recipient_slot(index: int) -> str:
+    """The attribute of a recipient item's ``index``-th slot: ``{"i": intent id, "t": Nylas time}``."""
+    return f"slot{index}"
 
 
 def _number(value: Mapping[str, Any] | None, default: int = 0) -> int:
@@ -455,11 +457,16 @@ class Lease:
 
 @dataclass(frozen=True)
 class Reservation:
-    """A reply to ``email`` counted against its budget for the hour ``hour`` (Nylas time // 3600)."""
+    """A reply to ``email`` at Nylas time ``at``, counted against ``budget`` replies in the hour before it."""
 
     email: str
-    hour: int
+    at: int
     budget: int
+
+    @property
+    def since(self) -> int:
+        """Replies before this moment no longer count (the sliding hour)."""
+        return self.at - REPLY_BUDGET_WINDOW_SECONDS
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from replyonce.state import (
     CLAIMED_BY,
     COVERED,
     COVERED_MEMORY,
-    INTENTS,
     LEASE_EXPIRES_AT,
     LEASE_OWNER,
     OUTBOX,
@@ -38,6 +37,7 @@ from replyonce.state import (
     message_key,
     outbox_attribute,
     recipient_key,
+    recipient_slot,
     times_attribute,
 )
 
@@ -54,6 +54,11 @@ def _request_token(intent_or_burst: str, purpose: str) -> str:
     owner condition fail and send us down the "lease lost" path.
     """
     return uuid.uuid5(uuid.NAMESPACE_OID, f"{intent_or_burst}:{purpose}").hex
+
+
+def _slot(item: Mapping[str, Any], index: int) -> Mapping[str, Any]:
+    """The ``{"i", "t"}`` map of a recipient item's slot, empty when the slot was never used."""
+    return (item.get(recipient_slot(index)) or {}).get("M") or {}
 
 
 def _string_value(attribute: Mapping[str, Any] | None) -> str:
@@ -200,26 +205,57 @@ class DynamoDBStateStore:
     # ---- the per-recipient budget -------------------------------------------------------------------------
 
     def reserve(self, reservation: Reservation, intent_id: str) -> bool:
-        """Add ``intent_id`` to the recipient's hour, unless the hour holds ``budget`` other intents."""
-        try:
-            self._dynamodb.update_item(
-                TableName=self._table,
-                Key={"pk": {"S": recipient_key(reservation.email, reservation.hour)}},
-                UpdateExpression=f"ADD {INTENTS} :intent SET {TTL} = :ttl",
-                ConditionExpression=f"attribute_not_exists({INTENTS}) OR size({INTENTS}) < :budget "
-                f"OR contains({INTENTS}, :id)",
-                ExpressionAttributeValues={
-                    ":intent": {"SS": [intent_id]},
-                    ":id": {"S": intent_id},
-                    ":budget": {"N": str(reservation.budget)},
-                    ":ttl": {"N": str((reservation.hour + 2) * REPLY_BUDGET_WINDOW_SECONDS)},
-                },
-            )
-        except ClientError as exc:
-            if not _condition_failed(exc):
-                raise
-            return False
-        return True
+        """Give ``intent_id`` a slot of the recipient's item, unless ``budget`` other intents hold one in
+        the hour before ``reservation.at`` (a sliding hour); idempotent per intent id.
+
+        Why slots: DynamoDB cannot count a map's entries by their time in a
+        condition, but it can check one slot. A slot is taken when it is free
+        (never used, or its reply is older than the hour) and no other slot is
+        this intent's; a refusal returns the item (``ALL_OLD``), which says
+        whether the intent holds a slot already and which slot is free, so a
+        first reply costs one request and a contended one a few.
+        """
+        key = {"pk": {"S": recipient_key(reservation.email)}}
+        values = {
+            ":entry": {"M": {"i": {"S": intent_id}, "t": {"N": str(reservation.at)}}},
+            ":id": {"S": intent_id},
+            ":since": {"N": str(reservation.since)},
+            ":ttl": {"N": str(reservation.at + 2 * REPLY_BUDGET_WINDOW_SECONDS)},
+        }
+        names = {f"#s{k}": recipient_slot(k) for k in range(reservation.budget)}
+        candidates = list(range(reservation.budget))
+        while candidates:
+            k = candidates.pop(0)
+            condition = f"(attribute_not_exists(#s{k}) OR #s{k}.t < :since OR #s{k}.i = :id)"
+            others = [f"#s{j}.i = :id" for j in range(reservation.budget) if j != k]
+            if others:
+                condition += f" AND NOT ({' OR '.join(others)})"
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._table,
+                    Key=key,
+                    UpdateExpression=f"SET #s{k} = :entry, {TTL} = :ttl",
+                    ConditionExpression=condition,
+                    ExpressionAttributeNames=names,
+                    ExpressionAttributeValues=values,
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                )
+            except ClientError as exc:
+                if not _condition_failed(exc):
+                    raise
+                held = exc.response.get("Item") or {}
+                slots = [_slot(held, j) for j in range(reservation.budget)]
+                if any(_string_value(slot.get("i")) == intent_id for slot in slots):
+                    return True  # a retry of the same burst: its slot is counted already
+                free = [
+                    j
+                    for j, slot in enumerate(slots)
+                    if not slot or int((slot.get("t") or {}).get("N", "0")) < reservation.since
+                ]
+                candidates = [j for j in free if j != k]
+                continue
+            return True
+        return False
 
     # ---- the outbox --------------------------------------------------------------------------------------
 
