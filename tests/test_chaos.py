@@ -8,6 +8,11 @@ Here, if a change breaks an invariant under faults and hostile mail, the run
 fails with the violations listed. One seed, no retries.
 """
 
+import os
+import tempfile
+import time
+from pathlib import Path
+
 import pytest
 
 from chaos import __main__ as chaos_main
@@ -64,7 +69,19 @@ def what_went_wrong(report, settings) -> list[str]:
     return problems
 
 
-def test_small_chaos_run_holds_every_invariant(tmp_path):
+def evidence_directory() -> Path:
+    """Where the small run writes its logs and history: outside pytest's temporary directories, which
+    pytest deletes three runs later (the failure line must name a path that still exists)."""
+    directory = (
+        Path(tempfile.gettempdir())
+        / "replyonce-chaos"
+        / f"small-run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    )
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+def test_small_chaos_run_holds_every_invariant():
     # As small as it can be while every fault kind fires (each probabilistic rule fires on its first
     # match, so a low probability suffices) and every knob plays (the workload plays each kind of
     # mail and each window once early).
@@ -79,7 +96,7 @@ def test_small_chaos_run_holds_every_invariant(tmp_path):
         fuzz_requests=18,
         timeout_seconds=300,
         workload=knobs,
-        logs_path=tmp_path / "chaos-logs.jsonl",  # and its history, to diagnose a failure
+        logs_path=evidence_directory() / "chaos-logs.jsonl",  # and its history, to diagnose a failure
     )
     report = Experiment(settings).run()
     problems = what_went_wrong(report, settings)
