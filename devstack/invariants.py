@@ -398,8 +398,10 @@ def _refused_twice(world: _World, message_id: str) -> bool:
 
 
 def _exchanges_spent_before(world: _World, message: dict[str, Any], arrived: float) -> bool:
-    """Before ``message`` arrived, the agent's emails of its thread to its sender, since the thread's
-    last message from a person of the mailbox (a send the workload made), reached the run's limit."""
+    """The agent's emails of the message's thread to its sender, since the thread's last message from a
+    person of the mailbox (a send the workload made), reached the run's limit as some read of the thread
+    after the message arrived could see them (the skip is decided on such a read: a message that
+    arrived while the second reply was on its way is the third exchange all the same)."""
     limit = world.history.automatic_exchanges
     if limit <= 0:
         return False
@@ -414,12 +416,20 @@ def _exchanges_spent_before(world: _World, message: dict[str, Any], arrived: flo
         and world.arrived[m["id"]] < arrived
     ]
     since = max(people, default=float("-inf"))
-    emails = [
-        e
+    sent = sorted(
+        e.sent_at
         for e in world.emails_by_thread[(grant, thread)]
-        if since < e.sent_at < arrived and sender in e.recipients
-    ]
-    return len(emails) >= limit
+        if since < e.sent_at and sender in e.recipients
+    )
+    if len(sent) < limit:
+        return False
+    reads = world.history.thread_reads
+    if reads is None:  # no wire tap: the emails must have been out when the message arrived
+        return sent[limit - 1] < arrived
+    return any(
+        r.grant_id == grant and r.thread_id == thread and r.started > arrived and sent[limit - 1] < r.finished
+        for r in reads
+    )
 
 
 def _budget_spent_after(world: _World, message: dict[str, Any], arrived: float) -> bool:

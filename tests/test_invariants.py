@@ -424,10 +424,29 @@ def test_an_exchange_limit_skip_counts_only_when_the_agent_had_answered_that_oft
         world.inbound(arrived, f"m{index}")
         world.read(read, read + 0.1)
         world.email(sent, f"r{index}", f"m{index}")
-    world.inbound(7.0, "m3")
+    world.inbound(5.5, "m3")  # while the second reply was on its way: the third exchange all the same
+    world.read(6.5, 6.6)  # the read the skip was decided on saw both emails
     for _, message in world.mailbox:
         if message["id"].startswith("m"):
             message["from"] = [{"email": CUSTOMER}]
     world.logs.append({"message": SKIPPED, "reason": "exchange_limit", "message_id": "m3"})
     found = broken(world.history(automatic_exchanges=limit)).get(2, [])
     assert bool(found) is lost
+
+
+def test_an_exchange_limit_skip_no_read_could_justify_is_a_loss():
+    # Skipped on a read that saw one email only (the second went out after every read): a loss.
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    world.email(3.0, "r1", "m1")
+    world.inbound(4.0, "m2")
+    world.read(4.5, 4.6)
+    world.inbound(4.8, "m3")
+    world.read(5.0, 5.1)
+    world.email(6.0, "r2", "m2", drafted=4.7)
+    for _, message in world.mailbox:
+        if message["id"].startswith("m"):
+            message["from"] = [{"email": CUSTOMER}]
+    world.logs.append({"message": SKIPPED, "reason": "exchange_limit", "message_id": "m3"})
+    assert broken(world.history(automatic_exchanges=2)).get(2)
