@@ -413,6 +413,12 @@ class FakeMailbox:
             self._arrived[draft["id"]] = self.clock()
         return Answer(200, message_id=draft["id"], nylas_time=int(self.clock()))
 
+    def drafts_in_thread(self, grant_id: str, thread_id: str) -> list[dict[str, Any]]:
+        self.calls.append("drafts")
+        return [
+            copy.deepcopy(d) for d in self.drafts if d["grant_id"] == grant_id and d["thread_id"] == thread_id
+        ]
+
     def move(self, grant_id: str, message_id: str, folder_id: str) -> None:
         self.calls.append("move")
         for message in self.messages:

@@ -7,10 +7,11 @@ mail or mail client sends it.
 """
 
 import pytest
+import requests
 
 from devstack.events import AGENT_GRANT_ID, envelope
 from replyonce.agent import Conversation, Reply
-from tests.replier_harness import inbound, skip_reasons
+from tests.replier_harness import deferrals, inbound, skip_reasons
 
 # What the agent below does while it drafts: set by the test that names it as REPLY_AGENT.
 WHILE_DRAFTING: list = []
@@ -185,3 +186,67 @@ def test_a_colleague_in_cc_who_answers_all_leaves_the_customer_answered_too(pipe
     assert reply.payload["reply_to_message_id"] == second["id"]
     assert {r["email"] for r in reply.payload["to"]} == {"dave@customer.example", "carol@customer.example"}
     assert skip_reasons(log_records).count("already_replied") == 1  # the other notification, covered
+
+
+TEAM_GRANT = ("grant-team-0001", "help@acme.example")
+
+
+@pytest.fixture
+def team_mailbox(pipeline, nylas, monkeypatch):
+    """A team's Google mailbox as the agent's grant: people write there too, drafts included."""
+    from functions.replier import app
+
+    nylas.add_grant(*TEAM_GRANT, name="Acme Help", provider="google")
+    monkeypatch.setenv("AGENT_GRANT_IDS", TEAM_GRANT[0])
+    app.consumer.cache_clear()
+    return TEAM_GRANT[0]
+
+
+def a_persons_draft(nylas, grant: str, reply_to: dict) -> None:
+    """A colleague starts an answer in their mail client: a draft in the thread, no metadata of ours."""
+    response = requests.post(
+        f"{nylas.url}/v3/grants/{grant}/drafts",
+        json={"reply_to_message_id": reply_to["id"], "to": reply_to["from"], "body": "<p>Let me check…</p>"},
+        headers={"Authorization": f"Bearer {nylas.api_key}"},
+        timeout=10,
+    )
+    assert response.status_code == 200, response.text
+
+
+def test_a_persons_draft_holds_the_agent_back_and_their_answer_counts(
+    pipeline, nylas, log_records, team_mailbox
+):
+    first = nylas.deliver_inbound(
+        team_mailbox, from_email="erin@example.com", subject="Invoice", body="<p>?</p>"
+    )
+    a_persons_draft(nylas, team_mailbox, first)
+    pipeline.deliver(envelope(first))
+    pipeline.poller().poll_once()
+    assert nylas.sends == []
+    assert "person_drafting" in deferrals(log_records)
+    nylas.person_replies(team_mailbox, first["id"], "<p>Attached. — Sam</p>")  # the person sent it
+    pipeline.drain()
+    assert nylas.sends == []
+    assert "answered_by_person" in skip_reasons(log_records)
+
+
+def test_a_draft_left_unsent_holds_the_agent_back_only_for_the_wait(
+    pipeline, nylas, log_records, team_mailbox
+):
+    first = nylas.deliver_inbound(
+        team_mailbox, from_email="erin@example.com", subject="Invoice", body="<p>?</p>"
+    )
+    a_persons_draft(nylas, team_mailbox, first)
+    pipeline.deliver(envelope(first))
+    pipeline.poller().poll_once()
+    assert "person_drafting" in deferrals(log_records)
+    nylas.advance_clock(601)  # PERSON_DRAFT_WAIT_SECONDS (600) from the draft's date
+    pipeline.drain()
+    assert [s.payload["reply_to_message_id"] for s in nylas.sends] == [first["id"]]
+
+
+def test_an_agent_account_reads_no_drafts(pipeline, nylas):
+    pipeline.deliver(envelope(inbound(nylas)))
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/drafts") == 0

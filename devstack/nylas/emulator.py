@@ -234,9 +234,11 @@ class NylasEmulator:
 
     # ---- test-facing setup -------------------------------------------------------------------------
 
-    def add_grant(self, grant_id: str, email: str, name: str = "Agent") -> Json:
-        """Create (or replace) a valid Agent Account grant and return its object."""
-        return self._mailbox.add_grant(grant_id, email, name)
+    def add_grant(self, grant_id: str, email: str, name: str = "Agent", provider: str = "nylas") -> Json:
+        """Create (or replace) a valid grant and return its object: an Agent Account (``provider``
+        ``"nylas"``) by default, or a person's or team's mailbox (``"google"``, ``"microsoft"``...),
+        which people also write from (``GET /v3/grants/{id}`` returns ``provider``)."""
+        return self._mailbox.add_grant(grant_id, email, name, provider)
 
     def person_replies(
         self,

@@ -122,11 +122,11 @@ class Mailbox:
 
     # ---- grants ----------------------------------------------------------------------------------
 
-    def add_grant(self, grant_id: str, email: str, name: str) -> Json:
+    def add_grant(self, grant_id: str, email: str, name: str, provider: str = "nylas") -> Json:
         grant = {
             "id": grant_id,
             "email": email,
-            "provider": "nylas",
+            "provider": provider,
             "grant_status": "valid",
             "name": name,
             "scope": [],

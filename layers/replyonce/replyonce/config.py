@@ -167,6 +167,8 @@ class ReplierSettings:
     # At most this many agent replies to one correspondent on one thread with no person writing in between
     # (a loop between robots ends whatever the provider does with headers); 0 turns the limit off.
     max_automatic_exchanges: int = 2
+    # A person's draft in a shared mailbox's thread holds the agent back this long from the draft's date.
+    person_draft_wait_seconds: int = 600
     # What any one address can draw from the agent, across threads, per hour.
     reply_budget_per_recipient_per_hour: int = 10
     idempotency_expiry_seconds: int = 24 * 3600
@@ -224,6 +226,7 @@ class ReplierSettings:
             person_hold_seconds=self.person_hold_seconds,
             max_recipients=self.max_reply_recipients,
             max_automatic_exchanges=self.max_automatic_exchanges,
+            person_draft_wait_seconds=self.person_draft_wait_seconds,
         )
 
     @property
@@ -281,6 +284,9 @@ class ReplierSettings:
                 env, "REPLY_BUDGET_PER_HOUR", _default(cls, "reply_budget_per_hour"), minimum=1
             ),
             person_hold_seconds=_integer(env, "PERSON_HOLD_SECONDS", _default(cls, "person_hold_seconds")),
+            person_draft_wait_seconds=_integer(
+                env, "PERSON_DRAFT_WAIT_SECONDS", _default(cls, "person_draft_wait_seconds")
+            ),
             max_automatic_exchanges=_integer(
                 env, "MAX_AUTOMATIC_EXCHANGES", _default(cls, "max_automatic_exchanges")
             ),

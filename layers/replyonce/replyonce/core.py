@@ -30,7 +30,14 @@ from typing import Any
 from replyonce.agent import AgentIdentity, Conversation, Handoff, NoReply, Outcome, Reply
 from replyonce.answers import Answer, Proof, proof_of, proves_generation_unsent
 from replyonce.conversation import conversation_for
-from replyonce.coverage import INTENT_KEY, MAX_COVERED_IDS, covered_in_mailbox, is_covered, is_reply_of
+from replyonce.coverage import (
+    INTENT_KEY,
+    MAX_COVERED_IDS,
+    covered_in_mailbox,
+    is_covered,
+    is_reply_of,
+    metadata_of,
+)
 from replyonce.keys import conversation_key
 from replyonce.outbox import new_intent
 from replyonce.plan import (
@@ -127,6 +134,8 @@ class Situation:
         The per-recipient budget's answer for the burst (``None``: not asked yet).
     agent_outcome:
         What the agent returned for the burst.
+    drafts:
+        The thread's drafts, read for a grant people share (not an Agent Account); ``None`` until read.
     claims:
         ``Message-ID`` → the agent grant that answers that email (the first to claim it), for the
         burst's messages; ``None`` until claimed.
@@ -154,6 +163,7 @@ class Situation:
     agent_outcome: Outcome | AgentFailed | None = None
     looked_before_send: ThreadPage | None = None
     claims: Mapping[str, str] | None = None
+    drafts: tuple[Message, ...] | None = None
     now: int | None = None
     time_left: float = float("inf")
 
@@ -199,6 +209,14 @@ class ReadThread:
     thread_id: str
     limit: int
     page_token: str | None
+
+
+@dataclass(frozen=True)
+class ReadDrafts:
+    """Read the thread's drafts: in a mailbox people share, a person's draft means a person is on it."""
+
+    grant_id: str
+    thread_id: str
 
 
 @dataclass(frozen=True)
@@ -300,6 +318,7 @@ Step = (
     | FetchMessage
     | TakeLease
     | ReadThread
+    | ReadDrafts
     | ClaimEmails
     | LookBeforeSend
     | Search
@@ -456,6 +475,12 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     if isinstance(planned, SkipReason):
         trigger = next((m for m in messages if message_id(m) == arrived.message_id), {})
         return Skip(planned, {"thread_id": thread_id, **_sign_detail(planned, trigger, policy)})
+    if agents.shared_by_people(arrived.grant_id):
+        if s.drafts is None:
+            return ReadDrafts(arrived.grant_id, thread_id)
+        wait = person_drafting_for(s.drafts, agents, now, policy.person_draft_wait_seconds)
+        if wait:
+            return Defer(DeferReason.PERSON_DRAFTING, wait, {"thread_id": thread_id})
     if s.claims is None:
         emails = tuple(dict.fromkeys(e for m in planned.to_answer if (e := email_id(m))))
         if emails:
@@ -545,6 +570,21 @@ def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, poli
         else:
             moments.append(int(policy.lease_seconds))
     return max(1, min(moments))
+
+
+def person_drafting_for(drafts: Any, agents: Agents, now: int, wait_seconds: int) -> int:
+    """Seconds the agent still waits for a person's draft in the thread (``0``: none, or waited enough).
+
+    A draft is a person's when it carries no ReplyOnce intent id (our review drafts do). The wait is
+    bounded from the draft's date: then the person has sent it (the thread shows their answer, and
+    the people rule skips what it answered) or left it, and the agent answers.
+    """
+    waits = [
+        _int(d.get("date")) + wait_seconds - now
+        for d in drafts
+        if not isinstance(metadata_of(d).get(INTENT_KEY), str)
+    ]
+    return max(0, max(waits, default=0))
 
 
 def _sign_detail(reason: SkipReason, message: Message, policy: Policy) -> dict[str, str]:

@@ -183,7 +183,17 @@ class NylasMailbox:
 
     def grant(self, grant_id: str) -> Grant:
         data = self._data(self._get(_path(grant_id))) or {}
-        return Grant(id=grant_id, email=str(data.get("email", "")).lower(), name=str(data.get("name") or ""))
+        return Grant(
+            id=grant_id,
+            email=str(data.get("email", "")).lower(),
+            name=str(data.get("name") or ""),
+            provider=str(data.get("provider") or ""),
+        )
+
+    def drafts_in_thread(self, grant_id: str, thread_id: str) -> list[Message]:
+        """The thread's drafts, the filter checked in the answer (a draft of another thread is dropped)."""
+        data = self._data(self._get(_path(grant_id, "drafts"), {"thread_id": thread_id, "limit": 20})) or []
+        return [d for d in data if isinstance(d, dict) and d.get("thread_id") == thread_id]
 
     def folders(self, grant_id: str) -> list[Folder]:
         """Every folder of the grant: the listing is paged (``limit`` 50 by default, 200 at most), and

@@ -30,6 +30,7 @@ class Policy:
     person_hold_seconds: int = 7 * 24 * 3600
     max_recipients: int = 3
     max_automatic_exchanges: int = 2
+    person_draft_wait_seconds: int = 600
 
     @property
     def lease_seconds(self) -> float:

@@ -27,6 +27,7 @@ class Grant:
     id: str
     email: str
     name: str
+    provider: str = ""
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,10 @@ class Mailbox(Protocol):
 
     def message(self, grant_id: str, message_id: str) -> Message | None:
         """One message with its headers; ``None`` when Nylas no longer has it (404)."""
+        ...
+
+    def drafts_in_thread(self, grant_id: str, thread_id: str) -> Sequence[Message]:
+        """The grant's drafts in one thread (``GET /drafts?thread_id=``), ours and people's."""
         ...
 
     def thread_page(self, grant_id: str, thread_id: str, limit: int, page_token: str | None) -> ThreadPage:

@@ -101,6 +101,9 @@ class DeferReason(StrEnum):
     """Nylas refused our API key (401): a key being rotated, or revoked; tried again with it re-read."""
     ACCOUNT_LIMITED = "account_limited"
     """The account cannot send (quota, paused, outbound rule, or an unknown refusal): the reply waits."""
+    PERSON_DRAFTING = "person_drafting"
+    """A person's draft in the thread (a shared mailbox): the agent waits, at most
+    ``PERSON_DRAFT_WAIT_SECONDS`` from the draft's date, for the person to send or drop it."""
     REPLY_PENDING = "reply_pending"
     """The thread's reply budget is full only with replies Nylas queued and has not confirmed: one may
     still fail (``message.send_failed``) and free its place, so the message waits for their outcome."""

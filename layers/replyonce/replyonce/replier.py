@@ -121,7 +121,7 @@ class Replier:
         return agents
 
     def _look_up_agents(self) -> tuple[Agents, bool]:
-        emails, names = {}, {}
+        emails, names, providers = {}, {}, {}
         complete = True
         for grant_id in self._policy.agent_grant_ids:
             try:
@@ -138,7 +138,8 @@ class Replier:
             if grant.email:
                 emails[grant_id] = grant.email
             names[grant_id] = grant.name
-        return Agents(self._policy.agent_grant_ids, emails, names), complete
+            providers[grant_id] = grant.provider
+        return Agents(self._policy.agent_grant_ids, emails, names, providers), complete
 
     def _grant_folders(self, grant_id: str) -> tuple[frozenset[str], str]:
         """The grant's junk and trash folder ids, and the hand-off folder's id (``""``: none)."""
@@ -266,6 +267,12 @@ class Replier:
                 self._saw_nylas_time(page.nylas_time)
                 listing = (s.listing or Listing()) if token else Listing()
                 return replace(s, listing=listing.with_page(page)), lease, None
+            case core.ReadDrafts(grant_id=grant_id, thread_id=thread_id):
+                return (
+                    replace(s, drafts=tuple(self._mailbox.drafts_in_thread(grant_id, thread_id))),
+                    lease,
+                    None,
+                )
             case core.ClaimEmails(grant_id=grant_id, email_ids=email_ids):
                 claims = {email: self._store.claim_email(email, grant_id) for email in email_ids}
                 return replace(s, claims=claims), lease, None

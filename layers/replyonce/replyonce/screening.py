@@ -453,6 +453,13 @@ class Agents:
     grant_ids: tuple[str, ...]
     emails: Mapping[str, str]
     names: Mapping[str, str] = field(default_factory=dict)
+    providers: Mapping[str, str] = field(default_factory=dict)
+
+    def shared_by_people(self, grant_id: str) -> bool:
+        """Whether the grant is a person's or a team's mailbox (any provider but ``nylas``, an Agent
+        Account): people write there too, drafts included."""
+        provider = self.providers.get(grant_id, "nylas") or "nylas"
+        return provider != "nylas"
 
     @property
     def addresses(self) -> frozenset[str]:
