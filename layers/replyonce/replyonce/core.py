@@ -38,6 +38,7 @@ from replyonce.coverage import (
     is_reply_of,
     metadata_of,
 )
+from replyonce.coverage import THREAD_KEY as THREAD_METADATA_KEY
 from replyonce.keys import conversation_key
 from replyonce.outbox import new_intent
 from replyonce.plan import (
@@ -338,6 +339,7 @@ _SETTLED_REASON = {
     Status.DECLINED: SkipReason.AGENT_DECLINED,
     Status.HANDED_OFF: SkipReason.HANDED_OFF,
     Status.FAILED: SkipReason.REPLY_PREVIOUSLY_FAILED,
+    Status.OWN_REPLY: SkipReason.OWN_OUTBOUND,
 }
 
 
@@ -384,6 +386,10 @@ def _message_arrived(s: Situation, arrived: MessageArrived) -> Step:
         reason = sender_reason(arrived.payload, s.agents, policy.trusted_senders)
         if reason is not None:
             return Skip(reason, _sign_detail(reason, arrived.payload, policy))
+    if is_our_reply(arrived.payload):
+        # Our reply by its metadata, whatever its ``from`` (the ledger also knows it by the id the send
+        # returned: ``Status.OWN_REPLY``).
+        return Skip(SkipReason.OWN_OUTBOUND, {"by": "metadata"})
     if in_closed_folder(arrived.payload, s.closed_folders):
         return Skip(SkipReason.JUNK_OR_TRASH)
     if s.ledger is UNREAD:
@@ -570,6 +576,13 @@ def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, poli
         else:
             moments.append(int(policy.lease_seconds))
     return max(1, min(moments))
+
+
+def is_our_reply(message: Message) -> bool:
+    """Whether the message carries the metadata every reply of ReplyOnce is sent with (intent id and
+    thread): only the API can set metadata, so no inbound mail can carry it."""
+    metadata = metadata_of(message)
+    return isinstance(metadata.get(INTENT_KEY), str) and isinstance(metadata.get(THREAD_METADATA_KEY), str)
 
 
 def person_drafting_for(drafts: Any, agents: Agents, now: int, wait_seconds: int) -> int:

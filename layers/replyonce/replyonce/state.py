@@ -78,6 +78,9 @@ class Status(StrEnum):
     """The agent left it for a person (``Handoff``)."""
     FAILED = "failed"
     """Its reply was refused for good (by Nylas or by the agent)."""
+    OWN_REPLY = "own_reply"
+    """It *is* one of our replies (the id the send returned): its own notification is never answered,
+    whatever its ``from`` says (a provider's rewrite, a send-as alias)."""
 
 
 class IntentKind(StrEnum):
@@ -502,13 +505,19 @@ class Settlement:
     reason: str = ""
 
     def ledger_entries(self, recorded_at: int) -> list[LedgerEntry]:
+        """The covered messages' entries, and one for the reply itself when the send returned its id."""
         intent_id = self.intent.id if self.intent is not None else ""
-        return [
+        entries = [
             LedgerEntry(
                 m, self.status, self.reply_message_id, self.replied_to, intent_id, self.reason, recorded_at
             )
             for m in dict.fromkeys(self.covered)
         ]
+        if self.reply_message_id and self.status in (Status.REPLIED, Status.QUEUED):
+            entries.append(
+                LedgerEntry(self.reply_message_id, Status.OWN_REPLY, "", "", intent_id, "", recorded_at)
+            )
+        return entries
 
     def thread_after(self, state: ThreadState) -> ThreadState:
         """The thread state this settlement leaves (lease fields untouched)."""
