@@ -61,6 +61,11 @@ class Modes:
         naming ``custom_headers`` (Microsoft Graph requires ``X-`` names); ``"drop"`` accepts the
         request and stores the message without them. Nylas says custom headers are "generally
         prefixed with X-" (https://developer.nylas.com/docs/v3/email/send-email/), nothing more.
+    sent_from : str
+        The address a sent message's ``from`` shows: ``""`` (default) the grant's own; any other
+        value, a provider that sends as an alias or rewrites ``From`` (Nylas documents the send's
+        ``from`` as the grant's address and nothing of what a provider does to it:
+        https://developer.nylas.com/docs/v3/email/send-email/).
     metadata_search_lag_seconds : float
         A message (or draft) is found by ``metadata_pair`` only this many seconds of emulator clock
         after it entered the mailbox; 0 (default) finds it at once. Nylas documents no indexing
@@ -110,6 +115,7 @@ class Modes:
     notification_folders: str = "names"
     listing_order: str = "arrival"
     custom_headers: str = "accept"
+    sent_from: str = ""
     metadata_search_lag_seconds: float = 0.0
     metadata_search_failure: int | None = None
     send_queue: bool = False
@@ -173,6 +179,10 @@ def _checked(modes: Modes, name: str, value: Any) -> Any:
     if name in ("queue_seed", "latency_seed"):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"{name} must be an integer, not {value!r}")
+        return value
+    if name == "sent_from":
+        if not isinstance(value, str) or (value and "@" not in value):
+            raise ValueError(f"{name} must be an address or empty, not {value!r}")
         return value
     if name == "metadata_search_lag_seconds":
         return _seconds(name, value)
