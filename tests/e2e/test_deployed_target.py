@@ -91,7 +91,7 @@ def test_make_e2e_proves_a_deployed_stack(deployed_stand_in):
             E2E_SETTLE_SECONDS="3",
         )
     )
-    assert "3 passed" in result.stdout, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "4 passed" in result.stdout, result.stdout[-3000:] + result.stderr[-2000:]
     # The deployed path ran: the customer's email went out from the sender grant, and was answered once.
     [customer_email] = emulator.sent_messages(HUMAN_GRANT_ID)
     replies = [s for s in emulator.sends if s.grant_id == AGENT_GRANT_ID]
@@ -101,5 +101,5 @@ def test_make_e2e_proves_a_deployed_stack(deployed_stand_in):
 
 def test_without_a_sender_grant_a_deployed_run_is_skipped_with_the_reason(deployed_stand_in):
     result = run_suite(user_environment(os.environ["AWS_ENDPOINT_URL"]))
-    assert "3 skipped" in result.stdout, result.stdout[-3000:]
+    assert "4 skipped" in result.stdout, result.stdout[-3000:]
     assert "set E2E_SENDER_GRANT_ID" in result.stdout

@@ -7,6 +7,7 @@ deployed run needs), and against the local stack otherwise, as CI does.
 
 import time
 import uuid
+from urllib.parse import quote
 
 import requests
 
@@ -74,3 +75,18 @@ def test_a_delivery_sent_twice_gets_one_reply_recorded_in_the_thread_state(targe
     [entry] = [e for e in state.ledger if e.message_id == message["id"]]
     assert entry.status == "replied"
     assert entry.reply_message_id == replies[0]["id"]
+
+
+def test_the_reply_tells_other_robots_it_is_automatic_in_headers_that_survive(target):
+    # After deploy, as the provider kept them: the X- marks must be there (Microsoft Graph keeps only
+    # X- custom headers); Auto-Submitted too where the provider keeps it.
+    message = target.write_inbound(f"ReplyOnce e2e marks {uuid.uuid4().hex[:8]}")
+    body = encode(envelope(message))
+    assert post(target, body, sign(body, target.webhook_secret)).status_code == 200
+    [reply] = wait_for_replies(target, message["thread_id"])
+    path = f"/v3/grants/{quote(target.agent_grant_id, safe='')}/messages/{quote(reply['id'], safe='')}"
+    stored = target.nylas("GET", path, params={"fields": "include_headers"})["data"]
+    headers = {str(h.get("name", "")).lower(): str(h.get("value", "")) for h in stored.get("headers") or []}
+    assert headers.get("x-auto-response-suppress") == "All"
+    assert headers.get("x-replyonce") == "auto-replied"
+    assert stored["metadata"]["key1"]  # and ours by its intent id, whatever its From
