@@ -96,7 +96,8 @@ def test_make_e2e_proves_a_deployed_stack(deployed_stand_in):
     customer_emails = emulator.sent_messages(HUMAN_GRANT_ID)
     replies = [s for s in emulator.sends if s.grant_id == AGENT_GRANT_ID]
     assert len(customer_emails) == len(replies) == 2
-    assert sorted(r.payload["subject"] for r in replies) == sorted(f"Re: {e['subject']}" for e in customer_emails)
+    expected = sorted(f"Re: {e['subject']}" for e in customer_emails)
+    assert sorted(r.payload["subject"] for r in replies) == expected
 
 
 def test_without_a_sender_grant_a_deployed_run_is_skipped_with_the_reason(deployed_stand_in):
