@@ -178,3 +178,22 @@ def test_a_body_lost_or_damaged_sends_nothing_and_frees_the_lease(store, dynamod
         store.take_lease(KEY, 60_000)
     [thread] = items(dynamodb, table, "thread#")
     assert "lease_owner" not in thread  # freed: nothing was decided under it
+
+
+def test_a_body_is_written_once_per_lease_however_often_its_intent_is_stored(store, dynamodb):
+    puts: list[str] = []
+    dynamodb.meta.events.register(
+        "provide-client-params.dynamodb.PutItem", lambda params, **_: puts.append(params["Item"]["pk"]["S"])
+    )
+    intent = an_intent(WITH_A_LOGO)
+    lease = store.take_lease(KEY, 60_000)
+    assert store.store_intent(lease, intent)
+    assert store.store_intent(lease, intent.attempting(1_800_000_000))  # its attempt, counted
+    queued = intent.attempting(1_800_000_000).queued(1_800_000_001, "reply-1")
+    assert store.settle(
+        lease, Settlement(Status.QUEUED, ("m1",), 1_800_000_001, queued, keep=True), "grant-1"
+    )
+    assert len(puts) == 2  # its two chunks, once
+    later = store.take_lease(KEY, 60_000)  # read back (and renewed), not written
+    assert store.store_intent(later, later.state.outbox["i1"].reopen())
+    assert len(puts) == 2

@@ -632,7 +632,10 @@ class Lease:
     """A held thread lease: the token proves ownership in every later write.
 
     ``state`` is the thread item as the lease acquisition returned it, kept up
-    to date by the shell as it stores intents.
+    to date by the shell as it stores intents. ``bodies`` names (by their
+    first item's key) the request bodies read with the lease or written under
+    it: they stay in the table far longer than any lease, so storing their
+    intent again (its attempt, its queued state) writes no body item again.
     """
 
     key: str
@@ -640,6 +643,7 @@ class Lease:
     expires_at_ms: int
     state: ThreadState = field(default_factory=ThreadState)
     released: bool = False
+    bodies: set[str] = field(default_factory=set)
 
     @property
     def thread_id(self) -> str:

@@ -36,6 +36,7 @@ from replyonce.state import (
     Reservation,
     Settlement,
     ThreadState,
+    body_key,
     body_refs,
     email_key,
     is_legacy_outbox,
@@ -197,15 +198,18 @@ class DynamoDBStateStore:
                 raise
             held_until = lease_expiry_ms(exc.response.get("Item", {})) or now_ms
             raise ThreadBusyError(thread_key, max(0, (held_until - now_ms) // 1000 + 1)) from None
-        item = self._with_bodies(thread_key, token, response["Attributes"], thread_ttl)
-        lease = Lease(thread_key, token, expires_at_ms, ThreadState.from_item(item))
+        item, bodies = self._with_bodies(thread_key, token, response["Attributes"], thread_ttl)
+        lease = Lease(thread_key, token, expires_at_ms, ThreadState.from_item(item), bodies=bodies)
         if is_legacy_outbox(item):
             # An earlier version's single intent: rewritten as a map of one, so entries can be set by id.
             self._write_outbox(lease, dict(lease.state.outbox))
         return lease
 
-    def _with_bodies(self, thread_key: str, token: str, item: Mapping[str, Any], thread_ttl: int) -> Any:
-        """The thread item with its large intents' requests read back, their bodies kept as long as it.
+    def _with_bodies(
+        self, thread_key: str, token: str, item: Mapping[str, Any], thread_ttl: int
+    ) -> tuple[Mapping[str, Any], set[str]]:
+        """The thread item with its large intents' requests read back, their bodies kept as long as it,
+        and the digests of the bodies read.
 
         A thread without such an intent costs nothing more. A body that cannot
         be read frees the lease just taken before raising: nothing was decided
@@ -213,7 +217,7 @@ class DynamoDBStateStore:
         """
         refs = body_refs(item)
         if not refs:
-            return item
+            return item, set()
         try:
             requests = read_request_bodies(
                 self._dynamodb, self._table, refs, renew_until=thread_ttl + BODY_TTL_GRACE_SECONDS
@@ -221,7 +225,7 @@ class DynamoDBStateStore:
         except StoredRequestLost:
             self.release(Lease(thread_key, token, 0))
             raise
-        return with_requests(item, requests)
+        return with_requests(item, requests), {body_key(r.intent_id, r.digest, 0) for r in refs}
 
     def release(self, lease: Lease) -> bool:
         if lease.released:
@@ -301,7 +305,7 @@ class DynamoDBStateStore:
 
         A large request's body items are written first (:meth:`_intent_attribute`).
         """
-        attribute = self._intent_attribute(intent)
+        attribute = self._intent_attribute(lease, intent)
         try:
             self._dynamodb.update_item(
                 TableName=self._table,
@@ -317,24 +321,28 @@ class DynamoDBStateStore:
             return False
         return True
 
-    def _intent_attribute(self, intent: Intent) -> dict[str, Any]:
-        """The intent's outbox entry, once the body items its request needs (if any) are written.
+    def _intent_attribute(self, lease: Lease, intent: Intent) -> dict[str, Any]:
+        """The intent's outbox entry, once the body items its request needs (if any) are in the table.
 
         Why before, and why by plain puts: an entry naming a body is never
         written before the body, so whoever reads the entry finds its bytes; a
         crash between the two leaves body items nothing names, which their TTL
         removes. The items are named by the request's digest, so writing them
-        again (a retry, a settlement keeping the intent) writes the same bytes.
+        again (a retry in another lease) writes the same bytes; within one
+        lease, a body read or written already is not written again.
         """
         stored = stored_request(intent.request)
-        expires_at = int(self._clock()) + self._ttl + BODY_TTL_GRACE_SECONDS
-        for item in stored.body_items(intent.id, expires_at):
-            self._dynamodb.put_item(TableName=self._table, Item=item)
+        first = body_key(intent.id, stored.digest, 0)
+        if stored.chunks and first not in lease.bodies:
+            expires_at = int(self._clock()) + self._ttl + BODY_TTL_GRACE_SECONDS
+            for item in stored.body_items(intent.id, expires_at):
+                self._dynamodb.put_item(TableName=self._table, Item=item)
+            lease.bodies.add(first)
         return intent.to_attribute()
 
     def _write_outbox(self, lease: Lease, intents: Mapping[str, Intent]) -> None:
         for intent in intents.values():
-            self._intent_attribute(intent)
+            self._intent_attribute(lease, intent)
         self._dynamodb.update_item(
             TableName=self._table,
             Key={"pk": {"S": lease.key}},
@@ -376,7 +384,9 @@ class DynamoDBStateStore:
             update["ExpressionAttributeNames"] = {"#outbox": OUTBOX, "#intent": settlement.intent.id}
             if settlement.keep:
                 sets.append("#outbox.#intent = :intent")
-                update["ExpressionAttributeValues"][":intent"] = self._intent_attribute(settlement.intent)
+                update["ExpressionAttributeValues"][":intent"] = self._intent_attribute(
+                    lease, settlement.intent
+                )
             else:
                 removes.append("#outbox.#intent")
         update["UpdateExpression"] = f"SET {', '.join(sets)} REMOVE {', '.join(removes)}"
