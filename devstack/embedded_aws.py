@@ -25,6 +25,13 @@ embedded AWS answers one DynamoDB request at a time, nothing but the
 transaction itself changes a table meanwhile: its backup needs the table's
 item maps copied and only the items the transaction names deep-copied.
 
+DynamoDB refuses any write that leaves an item over 400 KB. moto checks
+only what a put or an update sets at the top of an item: an update that sets
+an entry of a map (``SET outbox.#intent = :intent``) grows the item past the
+limit unrefused, so a reply too large for its thread item went out locally
+where DynamoDB would have refused to store it. The embedded AWS checks the
+item an update leaves, as DynamoDB does.
+
 Every local moto (tests, local stack, chaos) starts here, so all of them run
 the same embedded AWS.
 """
@@ -38,6 +45,7 @@ from typing import Any
 
 import moto.dynamodb.models as dynamodb_models
 from moto.core.common_models import BaseModel
+from moto.dynamodb.exceptions import ItemSizeToUpdateTooLarge
 from moto.dynamodb.models import DynamoDBBackend, dynamo_type, table
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
@@ -151,6 +159,47 @@ def cheap_transaction_backups() -> None:
     dynamodb_models.copy = _TransactionBackups()  # type: ignore[assignment]
 
 
+MAX_ITEM_BYTES = 405_000
+"""moto's own bound for a put (DynamoDB's 400 KB, between 409 and 410 KB measured by moto's authors)."""
+
+
+def _restore(table_: Table, key: Any, before: Any) -> None:
+    """Put the item an update changed back as it was (or remove it, if the update created it)."""
+    hash_value, range_value = key
+    if table_.has_range_key:
+        if before is None:
+            table_.items[hash_value].pop(range_value, None)
+        else:
+            table_.items[hash_value][range_value] = before
+    elif before is None:
+        table_.items.pop(hash_value, None)
+    else:
+        table_.items[hash_value] = before
+
+
+def item_size_checked_updates() -> None:
+    """Refuse an ``UpdateItem`` whose item ends over 400 KB, leaving the item as it was (as DynamoDB)."""
+    update = DynamoDBBackend.update_item
+    if getattr(update, "size_checked", False):
+        return
+
+    @functools.wraps(update)
+    def update_item(
+        self: DynamoDBBackend, table_name: str, key: dict[str, Any], *args: Any, **kwargs: Any
+    ) -> Any:
+        live = self.get_table(table_name)
+        keys = self.get_keys_value(live, key)
+        before = copy.deepcopy(live.get_item(*keys))
+        item = update(self, table_name, key, *args, **kwargs)
+        if item is not None and item.size() > MAX_ITEM_BYTES:
+            _restore(live, keys, before)
+            raise ItemSizeToUpdateTooLarge()
+        return item
+
+    update_item.size_checked = True  # type: ignore[attr-defined]
+    DynamoDBBackend.update_item = update_item  # type: ignore[method-assign]
+
+
 def start_threaded_server() -> tuple[ThreadedMotoServer, str]:
     """Start a moto server in this process on an ephemeral loopback port.
 
@@ -162,6 +211,7 @@ def start_threaded_server() -> tuple[ThreadedMotoServer, str]:
     untrack_dynamodb_models()
     serialize_dynamodb_requests()
     cheap_transaction_backups()
+    item_size_checked_updates()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -173,6 +223,7 @@ def main(argv: list[str] | None = None) -> None:
     untrack_dynamodb_models()
     serialize_dynamodb_requests()
     cheap_transaction_backups()
+    item_size_checked_updates()
     moto_server_main(argv if argv is not None else sys.argv[1:])
 
 

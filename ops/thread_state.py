@@ -13,7 +13,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from replyonce.state import REPLY_BUDGET_WINDOW_SECONDS, LedgerEntry, ThreadState, message_key, thread_key
+from replyonce.state import (
+    REPLY_BUDGET_WINDOW_SECONDS,
+    LedgerEntry,
+    ThreadState,
+    body_refs,
+    message_key,
+    thread_key,
+    with_requests,
+)
+from replyonce.store import read_request_bodies
 
 _BATCH_GET_LIMIT = 100
 
@@ -105,7 +114,8 @@ def read_thread_state(
         ).get("Item")
         or {}
     )
-    state = ThreadState.from_item(item)
+    # A large reply's request is in body items: read (never renewed) so its intent can be shown.
+    state = ThreadState.from_item(with_requests(item, read_request_bodies(dynamodb, table, body_refs(item))))
     answered = tuple(sorted(state.covered, key=lambda m: state.covered[m]))
     listed = [str(m.get("id", "")) for m in thread_messages or []]
     ledger = read_ledger(dynamodb, table, grant_id, [*answered, *message_ids, *listed])

@@ -28,14 +28,20 @@ from replyonce.answers import Answer
 from replyonce.exceptions import NylasPermanentError, ThreadBusyError
 from replyonce.ports import Folder, Grant, SearchResult, ThreadPage
 from replyonce.state import (
+    CHUNK,
+    OUTBOX,
     Intent,
     Lease,
     LedgerEntry,
     Reservation,
     Settlement,
     ThreadState,
+    body_refs,
     email_key,
     recipient_key,
+    request_of,
+    stored_request,
+    with_requests,
 )
 
 KEY_LIFETIME_SECONDS = 3600
@@ -56,7 +62,12 @@ class Clock:
 
 
 class FakeStateStore:
-    """:class:`replyonce.ports.StateStore` in memory, with the conditional writes of the DynamoDB store."""
+    """:class:`replyonce.ports.StateStore` in memory, with the conditional writes of the DynamoDB store.
+
+    Every intent kept goes through the table's layout (``replyonce.state``): a large request's body
+    items are written before its entry, whether or not the lease still holds, and what is kept is
+    what the entry and those items give back, byte for byte.
+    """
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self._clock = clock
@@ -65,6 +76,7 @@ class FakeStateStore:
         self.ledger: dict[tuple[str, str], LedgerEntry] = {}
         self.budgets: dict[str, dict[str, int]] = {}
         self.claims: dict[str, str] = {}  # email key -> the grant that answers it
+        self.bodies: dict[str, dict[str, Any]] = {}  # body key -> the body item, as the table holds it
 
     def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
         with self._lock:
@@ -109,12 +121,27 @@ class FakeStateStore:
             self.budgets[recipient_key(reservation.email)] = live
             return True
 
+    def _kept(self, intent: Intent) -> Intent:
+        """The intent as a later reader gets it back: its body items written first (unconditioned, as the
+        store writes them), its entry read back through the layout, large requests from those items."""
+        for item in stored_request(intent.request).body_items(intent.id, 0):
+            self.bodies[item["pk"]["S"]] = item
+        thread = {OUTBOX: {"M": {intent.id: intent.to_attribute()}}}
+        requests = {
+            ref.digest: request_of(ref, [self.bodies[key][CHUNK]["B"] for key in ref.item_keys()])
+            for ref in body_refs(thread)
+        }
+        kept = Intent.from_attribute(with_requests(thread, requests)[OUTBOX]["M"][intent.id])
+        assert kept == intent, "the layout must give back the intent stored"
+        return kept
+
     def store_intent(self, lease: Lease, intent: Intent) -> bool:
         with self._lock:
+            kept = self._kept(intent)
             if not self._owned(lease):
                 return False
             state = self.threads[lease.key]
-            self.threads[lease.key] = replace(state, outbox={**state.outbox, intent.id: intent})
+            self.threads[lease.key] = replace(state, outbox={**state.outbox, intent.id: kept})
             return True
 
     def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
@@ -124,6 +151,8 @@ class FakeStateStore:
             state = self.threads.get(lease.key, ThreadState())
             held = state.lease_owner == lease.token
             if held:
+                if settlement.keep and settlement.intent is not None:
+                    settlement = replace(settlement, intent=self._kept(settlement.intent))
                 after = settlement.thread_after(state)
                 self.threads[lease.key] = replace(after, lease_owner="", lease_expires_at_ms=0)
             else:
@@ -143,6 +172,7 @@ class FakeStateStore:
             self.ledger.clear()
             self.budgets.clear()
             self.claims.clear()
+            self.bodies.clear()
 
 
 @dataclass

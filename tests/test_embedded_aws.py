@@ -170,3 +170,27 @@ def test_a_transaction_copies_the_items_it_names_not_its_table(aws, monkeypatch)
     # Only the item the transaction changes in place is copied (for the backup and for moto's own
     # images of the update); unpatched, every one of the table's 200 items is copied.
     assert {item.hash_key.value for item in copied} == {"message#7"}
+
+
+def test_an_update_that_grows_an_item_past_400_kb_is_refused_and_leaves_it_as_it_was(aws):
+    # DynamoDB checks the item an update leaves; moto alone checks only the attributes set at its top,
+    # so a map entry set by path (the outbox's ``SET outbox.#intent``) could grow an item unrefused.
+    dynamodb = boto3.client("dynamodb")
+    table = aws.tables["StateTable"]
+    key = {"pk": {"S": "thread#grant#large"}}
+    dynamodb.put_item(TableName=table, Item={**key, "outbox": {"M": {}}})
+
+    def set_entry(name: str) -> None:
+        dynamodb.update_item(
+            TableName=table,
+            Key=key,
+            UpdateExpression="SET outbox.#entry = :entry",
+            ExpressionAttributeNames={"#entry": name},
+            ExpressionAttributeValues={":entry": {"S": "x" * 250_000}},
+        )
+
+    set_entry("first")
+    with pytest.raises(ClientError, match="Item size to update has exceeded"):
+        set_entry("second")
+    item = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
+    assert set(item["outbox"]["M"]) == {"first"}

@@ -15,6 +15,7 @@ from replyonce.agent import Handoff, NoReply, Reply
 from replyonce.answers import Answer
 from replyonce.core import GONE, AgentFailed, Situation, next_step
 from replyonce.coverage import reply_metadata
+from replyonce.outbox import MAX_REQUEST_BYTES
 from replyonce.policy import Policy
 from replyonce.ports import Listing, SearchResult, ThreadPage
 from replyonce.reasons import DeferReason, SkipReason
@@ -406,6 +407,55 @@ def test_a_reply_is_stored_with_its_first_attempt_before_anything_is_sent():
     review = next_step(replace(s, agent_outcome=Reply(text="Hello", review=True))).intent
     assert review.kind is IntentKind.DRAFT
     assert "custom_headers" not in review.payload
+
+
+HANDING_OFF = Policy(agent_grant_ids=(GRANT,), handoff_folder="archive")
+
+
+def _answered(reply):
+    """The agent answered ``m1`` with ``reply``, and nobody else wrote meanwhile."""
+    return leased(
+        policy=HANDING_OFF,
+        listing=listing(inbound("m1")),
+        reserved=True,
+        agent_outcome=reply,
+        looked_before_send=ThreadPage((inbound("m1"),), None, NOW),
+    )
+
+
+def _reply_of_request_bytes(size, *, review):
+    """The agent's reply to ``m1`` whose request is exactly ``size`` UTF-8 bytes, as it is sent.
+
+    Counted in bytes, not characters: the padding is mostly "é" (two bytes, one character).
+    """
+    overhead = len(
+        next_step(_answered(Reply(text="", html="<p></p>", review=review))).intent.request.encode()
+    )
+    pairs, odd = divmod(size - overhead, 2)
+    return Reply(text="", html="<p>" + "é" * pairs + "x" * odd + "</p>", review=review)
+
+
+@pytest.mark.parametrize(
+    ("size", "review", "expected"),
+    [
+        pytest.param(MAX_REQUEST_BYTES - 1, False, "Store", id="just-under-the-limit"),
+        pytest.param(MAX_REQUEST_BYTES, False, "Store", id="at-the-limit"),
+        pytest.param(MAX_REQUEST_BYTES + 1, False, "Settle", id="just-over-the-limit"),
+        pytest.param(MAX_REQUEST_BYTES, True, "Store", id="a-draft-at-the-limit"),
+        pytest.param(MAX_REQUEST_BYTES + 1, True, "Settle", id="a-draft-just-over-the-limit"),
+    ],
+)
+def test_a_reply_nylas_cannot_take_is_handed_off_never_stored(size, review, expected):
+    step = next_step(_answered(_reply_of_request_bytes(size, review=review)))
+    assert kind(step) == expected
+    if expected == "Store":
+        assert len(step.intent.request.encode()) == size
+        return
+    assert step.skip is SkipReason.REPLY_TOO_LARGE
+    assert (step.settlement.status, step.settlement.covered) == (Status.HANDED_OFF, ("m1",))
+    assert step.settlement.intent is None  # nothing stored: nothing to attempt, ever
+    assert (step.move_to, step.metric) == ("archive", "HandedOff")
+    assert step.settlement.reason == f"reply_too_large: {size} bytes, Nylas takes {MAX_REQUEST_BYTES}"
 
 
 def a_person(mid, date=NOW - 5):

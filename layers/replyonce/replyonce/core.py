@@ -40,7 +40,7 @@ from replyonce.coverage import (
 )
 from replyonce.coverage import THREAD_KEY as THREAD_METADATA_KEY
 from replyonce.keys import conversation_key
-from replyonce.outbox import new_intent
+from replyonce.outbox import MAX_REQUEST_BYTES, new_intent, request_bytes, too_large
 from replyonce.plan import (
     Burst,
     from_a_person,
@@ -663,7 +663,7 @@ def _agent_answered(
     grant: AgentIdentity,
     now: int,
 ) -> Step:
-    """The agent answered the burst: settle it (decline, hand-off, refusal) or store its reply."""
+    """The agent answered the burst: settle it (decline, hand-off, refusal, too large) or store its reply."""
     outcome, policy, covered = s.agent_outcome, s.policy, burst.covered
     if isinstance(outcome, NoReply):
         settlement = Settlement(Status.DECLINED, covered, now, reason=outcome.reason[:500])
@@ -693,6 +693,15 @@ def _agent_answered(
         review=policy.review_mode or outcome.review,
         now=s.now if s.now is not None else now,
     )
+    if too_large(intent):
+        # Nylas refuses it for good however often it is tried: a person answers instead, as for a Handoff.
+        reason = f"reply_too_large: {request_bytes(intent)} bytes, Nylas takes {MAX_REQUEST_BYTES}"
+        return Settle(
+            Settlement(Status.HANDED_OFF, covered, now, reason=reason),
+            skip=SkipReason.REPLY_TOO_LARGE,
+            move_to=policy.handoff_folder,
+            metric="HandedOff",
+        )
     return _attempt(s, intent, stored=False)
 
 

@@ -85,3 +85,12 @@ class NylasRetryableError(NylasError):
 
 class NylasPermanentError(NylasError):
     """A Nylas 4xx that no retry can fix (bad request, scope, not found)."""
+
+
+class StoredRequestLost(ReplyOnceError):
+    """A stored intent's request body is missing from the state table, or is not the bytes it names.
+
+    Never expected: the body is written before the intent that names it and
+    outlives it (``replyonce.state``). Raised rather than sending anything
+    else: the record fails as unexpected, and dead-letters if it persists.
+    """

@@ -29,6 +29,19 @@ AUTO_SUBMITTED_HEADER = {"name": "Auto-Submitted", "value": "auto-replied"}
 SUPPRESS_AUTO_RESPONSES_HEADER = {"name": "X-Auto-Response-Suppress", "value": "All"}
 AUTOMATIC_MARKS = (AUTO_SUBMITTED_HEADER, SUPPRESS_AUTO_RESPONSES_HEADER, REPLYONCE_MARK)
 
+NYLAS_JSON_REQUEST_LIMIT_BYTES = 3_000_000
+"""Nylas' limit on a JSON ``POST /messages/send`` or ``POST /drafts``: "request payloads of 3MB or smaller.
+The size limit includes the entire HTTP request" (https://developer.nylas.com/docs/v3/email/attachments/;
+the send-attachments cookbook: the 3 MB "is the total request body ... subject, body HTML, and other fields
+count against it too"). Read in decimal megabytes, the smaller of the two readings of "3MB"."""
+REQUEST_HEAD_ALLOWANCE_BYTES = 8_192
+"""What the request line and headers take of that limit (the bearer key, the ``Idempotency-Key``, the
+content type and length, ``requests``' own): under 1 KB, counted generously."""
+MAX_REQUEST_BYTES = NYLAS_JSON_REQUEST_LIMIT_BYTES - REQUEST_HEAD_ALLOWANCE_BYTES
+"""The largest request body (its UTF-8 bytes, as ``replyonce.nylas`` sends it) a reply may have. Nylas
+refuses a larger one whatever we do, so it is handed off to a person, never sent nor retried
+(``SkipReason.REPLY_TOO_LARGE``)."""
+
 
 def reply_subject(subject: str) -> str:
     """``Re:`` and the customer's subject (as a header value: :func:`header_text`), once."""
@@ -110,3 +123,13 @@ def new_intent(
         kind=IntentKind.DRAFT if review else IntentKind.SEND,
         created_at=now,
     )
+
+
+def request_bytes(intent: Intent) -> int:
+    """The size of the intent's request as it is sent: its UTF-8 bytes."""
+    return len(intent.request.encode())
+
+
+def too_large(intent: Intent) -> bool:
+    """Whether Nylas cannot take the intent's request (:data:`MAX_REQUEST_BYTES`)."""
+    return request_bytes(intent) > MAX_REQUEST_BYTES

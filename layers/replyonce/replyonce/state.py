@@ -1,6 +1,6 @@
 """The state table (``STATE_TABLE``): what the replier remembers, and its item layout, in one place.
 
-Three kinds of item share the table, told apart by the ``pk`` prefix:
+Five kinds of item share the table, told apart by the ``pk`` prefix:
 
 ``thread#{grant}#{thread}`` — one per thread, written under the thread's lease
     ``lease_owner`` (S), ``lease_expires_at`` (N, ms, worker clock)
@@ -14,7 +14,9 @@ Three kinds of item share the table, told apart by the ``pk`` prefix:
         and the replies' own metadata in the mailbox).
     ``outbox`` (M: intent id → M)
         the replies decided and not yet settled (:class:`Intent`), each
-        stored before its first attempt.
+        stored before its first attempt. Its request is kept as text, or
+        compressed, or — when even compressed it would crowd the item — in
+        ``body#`` items named by its digest (:func:`stored_request`).
     ``expires_at`` (N) DynamoDB TTL.
 
 ``message#{grant}#{message}`` — the reply ledger, one per inbound message settled
@@ -25,19 +27,30 @@ Three kinds of item share the table, told apart by the ``pk`` prefix:
     ``intents`` (SS: the intents that reserved a reply to this address),
     ``expires_at`` (N, TTL). The address itself is not stored, only a digest.
 
+``email#{digest of the Message-ID}`` — the claim of one email by the agent grant that answers it
+    ``grant_id`` (S), ``expires_at`` (N, TTL).
+
+``body#{intent}#{digest}#{index}`` — one chunk of a large intent's request (:func:`stored_request`)
+    ``chunk`` (B: at most :data:`BODY_CHUNK_BYTES` of the zlib-compressed request),
+    ``expires_at`` (N, TTL: the thread item's and :data:`BODY_TTL_GRACE_SECONDS` more).
+    Written before the intent that names it; content-addressed, so never changed.
+
 Why one module: the store, its in-memory fake and the ``thread-state`` ops
 command all read these items; a layout known in one place cannot drift
 between its readers. Items written by earlier versions (``reply_times`` and
 ``answered`` lists, a single-intent ``outbox``) are still read.
 """
 
+import functools
 import hashlib
 import json
-from collections.abc import Mapping
+import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from replyonce.exceptions import StoredRequestLost
 from replyonce.keys import KEY_SCHEME, LEGACY_KEY_SCHEME
 from replyonce.recipients import mailbox_key
 
@@ -45,12 +58,28 @@ THREAD_PREFIX = "thread#"
 MESSAGE_PREFIX = "message#"
 RECIPIENT_PREFIX = "recipient#"
 EMAIL_PREFIX = "email#"
+BODY_PREFIX = "body#"
 CLAIMED_BY = "grant_id"
 
 COVERED_MEMORY = 50
 """How many recently settled message ids the thread item remembers."""
 REPLY_BUDGET_WINDOW_SECONDS = 3600
 """The loop guard's window (``REPLY_BUDGET_PER_HOUR``) and the per-recipient budget's hour."""
+INLINE_REQUEST_BYTES = 16_384
+"""The most a request takes of its thread item, as text or compressed; a larger one goes to body items.
+
+Why this bound: the thread item (400 KB at most, as every DynamoDB item)
+holds every unsettled intent of its thread besides its ``covered`` and
+``replies`` maps, so each intent must stay small; and a typical reply, a few
+KB of HTML, keeps the plain ``request`` text every earlier version reads.
+"""
+BODY_CHUNK_BYTES = 240_000
+"""The compressed bytes one body item holds: under 350 KB an item however its binary is counted (raw, as
+DynamoDB counts it, or as base64, as moto does: 320 KB)."""
+BODY_TTL_GRACE_SECONDS = 7 * 24 * 3600
+"""How much longer a body item is kept than its thread item. DynamoDB deletes an expired item "within a
+few days", and a lease taken on a thread item past its TTL but not deleted yet keeps its outbox (and
+renews its TTL and its bodies'): the bodies must still be there then."""
 
 # Attribute names, for the expressions of the store that writes them.
 LEASE_OWNER = "lease_owner"
@@ -59,6 +88,10 @@ REPLIES = "replies"
 COVERED = "covered"
 OUTBOX = "outbox"
 TTL = "expires_at"
+REQUEST = "request"
+REQUEST_COMPRESSED = "request_z"
+REQUEST_BODY = "request_body"
+CHUNK = "chunk"
 _LEGACY_REPLY_TIMES = "reply_times"
 _LEGACY_ANSWERED = "answered"
 
@@ -95,6 +128,23 @@ class IntentState(StrEnum):
     """Being sent: no answer has settled it."""
     QUEUED = "queued"
     """Nylas answered ``202``: waiting for ``message.delivered``, ``message.send_failed`` or the reconcile."""
+
+
+def body_key(intent_id: str, digest: str, index: int) -> str:
+    """The body item holding chunk ``index`` of the request whose SHA-256 is ``digest``, for ``intent_id``.
+
+    Why the digest in the key: two workers can hold the same burst's intent
+    id with different replies (a lost lease, an agent asked twice), and one's
+    unconditioned body write must never change the bytes another's stored
+    intent names. Content-addressed, a body item is written once and never
+    changes; a write of the same request again writes the same chunk.
+    """
+    return f"{BODY_PREFIX}{intent_id}#{digest[:32]}#{index}"
+
+
+def lease_expiry_ms(item: Mapping[str, Any]) -> int:
+    """The lease's end on a ``thread#`` item (ms, worker clock), ``0`` when free: read without its outbox."""
+    return _number(item.get(LEASE_EXPIRES_AT))
 
 
 def thread_key(grant_id: str, thread_id: str) -> str:
@@ -166,6 +216,147 @@ def times_attribute(times: Mapping[str, int]) -> dict[str, Any]:
     return {"M": {key: {"N": str(moment)} for key, moment in times.items()}}
 
 
+def request_digest(request: str) -> str:
+    """SHA-256 (hex) of the request's UTF-8 bytes: what a body read back must hash to."""
+    return hashlib.sha256(request.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredRequest:
+    """How one request is kept: the fields its intent's attribute holds, and its body items' chunks.
+
+    Attributes
+    ----------
+    fields:
+        The request's fields of the intent attribute: ``request`` (S, the text itself),
+        ``request_z`` (B, zlib-compressed) or ``request_body`` (M: ``digest``, ``chunks``,
+        ``bytes``: where the body items are, and what they must hash to).
+    digest:
+        :func:`request_digest` of the request.
+    chunks:
+        The compressed request in body-item chunks, in order; empty when it fits in the thread item.
+    """
+
+    fields: Mapping[str, Any]
+    digest: str
+    chunks: tuple[bytes, ...] = ()
+
+    def body_items(self, intent_id: str, expires_at: int) -> list[dict[str, Any]]:
+        """The ``body#`` items to write before an intent naming this request is."""
+        return [
+            {
+                "pk": {"S": body_key(intent_id, self.digest, index)},
+                CHUNK: {"B": chunk},
+                TTL: {"N": str(expires_at)},
+            }
+            for index, chunk in enumerate(self.chunks)
+        ]
+
+
+@functools.lru_cache(maxsize=4)
+def stored_request(request: str) -> StoredRequest:
+    """The form ``request`` is kept in: as text, compressed in the thread item, or in body items.
+
+    Up to :data:`INLINE_REQUEST_BYTES` the text itself (what earlier versions
+    wrote and read); then zlib, in the thread item while the compressed bytes
+    fit the same bound; beyond, in body items of :data:`BODY_CHUNK_BYTES`.
+    Cached: one record writes one intent several times (stored, attempted,
+    queued), and compressing 3 MB each time would cost tens of milliseconds.
+    """
+    text = request.encode()
+    digest = hashlib.sha256(text).hexdigest()
+    if len(text) <= INLINE_REQUEST_BYTES:
+        return StoredRequest({REQUEST: {"S": request}}, digest)
+    compressed = zlib.compress(text)
+    if len(compressed) <= INLINE_REQUEST_BYTES:
+        return StoredRequest({REQUEST_COMPRESSED: {"B": compressed}}, digest)
+    chunks = tuple(
+        compressed[start : start + BODY_CHUNK_BYTES] for start in range(0, len(compressed), BODY_CHUNK_BYTES)
+    )
+    reference = {
+        "digest": {"S": digest},
+        "chunks": {"N": str(len(chunks))},
+        "bytes": {"N": str(len(text))},
+    }
+    return StoredRequest({REQUEST_BODY: {"M": reference}}, digest, chunks)
+
+
+@dataclass(frozen=True)
+class BodyRef:
+    """An intent's request kept in body items: which items, and the digest their bytes must have."""
+
+    intent_id: str
+    digest: str
+    chunks: int
+
+    def item_keys(self) -> list[str]:
+        return [body_key(self.intent_id, self.digest, index) for index in range(self.chunks)]
+
+
+def _outbox_entries(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The outbox map's entries (an earlier version's single intent has no body items: none)."""
+    if is_legacy_outbox(item):
+        return {}
+    return (item.get(OUTBOX) or {}).get("M") or {}
+
+
+def body_refs(item: Mapping[str, Any]) -> tuple[BodyRef, ...]:
+    """The requests a ``thread#`` item's outbox keeps in body items, to be read before the item is."""
+    refs = []
+    for entry in _outbox_entries(item).values():
+        fields = entry.get("M") or {}
+        reference = (fields.get(REQUEST_BODY) or {}).get("M")
+        if reference and REQUEST not in fields:
+            refs.append(
+                BodyRef(
+                    _string(fields.get("intent_id")),
+                    _string(reference.get("digest")),
+                    _number(reference.get("chunks")),
+                )
+            )
+    return tuple(refs)
+
+
+def request_of(ref: BodyRef, chunks: Sequence[bytes]) -> str:
+    """The request the chunks read back hold, checked against the digest its intent names.
+
+    Why the check: a send must carry the stored bytes exactly or not at all;
+    a chunk missing, cut or not this request's raises instead.
+    """
+    try:
+        text = zlib.decompress(b"".join(chunks))
+    except zlib.error as exc:
+        raise StoredRequestLost(f"intent {ref.intent_id}: its request body does not decompress") from exc
+    if len(chunks) != ref.chunks or hashlib.sha256(text).hexdigest() != ref.digest:
+        raise StoredRequestLost(f"intent {ref.intent_id}: its request body is not the bytes it names")
+    return text.decode()
+
+
+def with_requests(item: Mapping[str, Any], requests: Mapping[str, str]) -> dict[str, Any]:
+    """The ``thread#`` item with each body-kept request (by digest) in its intent, as if kept inline."""
+    entries = dict(_outbox_entries(item))
+    for intent_id, entry in entries.items():
+        fields = entry.get("M") or {}
+        reference = (fields.get(REQUEST_BODY) or {}).get("M")
+        digest = _string((reference or {}).get("digest"))
+        if reference and digest in requests:
+            entries[intent_id] = {"M": {**fields, REQUEST: {"S": requests[digest]}}}
+    return {**item, OUTBOX: {"M": entries}} if entries else dict(item)
+
+
+def _request(fields: Mapping[str, Any]) -> str:
+    """The request an intent attribute holds, inline or compressed; a body-kept one must be read first."""
+    if REQUEST in fields:
+        return _string(fields.get(REQUEST))
+    if REQUEST_COMPRESSED in fields:
+        return zlib.decompress(bytes(fields[REQUEST_COMPRESSED]["B"])).decode()
+    if REQUEST_BODY in fields:
+        raise StoredRequestLost(
+            f"intent {_string(fields.get('intent_id'))}: its request is in body items not read"
+        )
+    return ""
+
+
 @dataclass(frozen=True)
 class Intent:
     """A reply decided and stored before its first attempt: one entry of the outbox.
@@ -185,7 +376,9 @@ class Intent:
     covered:
         Every message id the reply answers (the burst the agent saw).
     request:
-        The exact JSON body of ``POST /messages/send`` (or ``POST /drafts``).
+        The exact JSON body of ``POST /messages/send`` (or ``POST /drafts``), whatever its size: the
+        store keeps it apart from the thread item when large (:func:`stored_request`) and reads it
+        back, checked against its digest, before an intent is ever built from the item.
     kind:
         A send or a draft.
     generation, key_scheme:
@@ -291,7 +484,7 @@ class Intent:
                 "thread_id": {"S": self.thread_id},
                 "target_id": {"S": self.target_id},
                 "covered": {"L": [{"S": m} for m in self.covered]},
-                "request": {"S": self.request},
+                **stored_request(self.request).fields,
                 "kind": {"S": self.kind.value},
                 "generation": {"N": str(self.generation)},
                 "key_scheme": {"N": str(self.key_scheme)},
@@ -319,7 +512,7 @@ class Intent:
             thread_id=_string(fields.get("thread_id")) or thread_id,
             target_id=_string(fields.get("target_id")),
             covered=tuple(_string(m) for m in fields.get("covered", {}).get("L", [])),
-            request=_string(fields.get("request")),
+            request=_request(fields),
             kind=IntentKind(_string(fields.get("kind")) or IntentKind.SEND),
             generation=_number(fields.get("generation")),
             key_scheme=LEGACY_KEY_SCHEME if legacy else _number(fields.get("key_scheme"), KEY_SCHEME),
@@ -444,7 +637,10 @@ class Lease:
     """A held thread lease: the token proves ownership in every later write.
 
     ``state`` is the thread item as the lease acquisition returned it, kept up
-    to date by the shell as it stores intents.
+    to date by the shell as it stores intents. ``bodies`` names (by their
+    first item's key) the request bodies read with the lease or written under
+    it: they stay in the table far longer than any lease, so storing their
+    intent again (its attempt, its queued state) writes no body item again.
     """
 
     key: str
@@ -452,6 +648,7 @@ class Lease:
     expires_at_ms: int
     state: ThreadState = field(default_factory=ThreadState)
     released: bool = False
+    bodies: set[str] = field(default_factory=set)
 
     @property
     def thread_id(self) -> str:

@@ -10,13 +10,15 @@ thread; what makes a stale holder harmless is the stored intent and its
 
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from replyonce.exceptions import ThreadBusyError
+from replyonce.exceptions import StoredRequestLost, ThreadBusyError
 from replyonce.state import (
+    BODY_TTL_GRACE_SECONDS,
+    CHUNK,
     CLAIMED_BY,
     COVERED,
     COVERED_MEMORY,
@@ -26,19 +28,26 @@ from replyonce.state import (
     REPLIES,
     REPLY_BUDGET_WINDOW_SECONDS,
     TTL,
+    BodyRef,
     Intent,
     Lease,
     LedgerEntry,
     Reservation,
     Settlement,
     ThreadState,
+    body_key,
+    body_refs,
     email_key,
     is_legacy_outbox,
+    lease_expiry_ms,
     message_key,
     outbox_attribute,
     recipient_key,
     recipient_slot,
+    request_of,
+    stored_request,
     times_attribute,
+    with_requests,
 )
 
 # DynamoDB's limit on the items of one TransactWriteItems.
@@ -64,6 +73,51 @@ def _slot(item: Mapping[str, Any], index: int) -> Mapping[str, Any]:
 def _string_value(attribute: Mapping[str, Any] | None) -> str:
     value = (attribute or {}).get("S")
     return value if isinstance(value, str) else ""
+
+
+def read_request_bodies(
+    dynamodb: Any, table: str, refs: Sequence[BodyRef], *, renew_until: int | None = None
+) -> dict[str, str]:
+    """The requests kept in body items (digest → request), read consistently and checked.
+
+    With ``renew_until`` (the replier, as it takes a lease), each chunk is read
+    by an ``UpdateItem`` that sets its TTL to that time and returns the item as
+    it now is: one request reads the chunk strongly consistently and keeps it
+    as long as the thread item that names it. Without (``ops thread-state``),
+    a consistent ``GetItem`` that changes nothing.
+
+    Raises
+    ------
+    StoredRequestLost
+        A chunk is missing, or the chunks are not the bytes the intent names.
+    """
+    requests: dict[str, str] = {}
+    for ref in refs:
+        chunks = [_body_chunk(dynamodb, table, key, renew_until, ref) for key in ref.item_keys()]
+        requests[ref.digest] = request_of(ref, chunks)
+    return requests
+
+
+def _body_chunk(dynamodb: Any, table: str, key: str, renew_until: int | None, ref: BodyRef) -> bytes:
+    if renew_until is None:
+        item = dynamodb.get_item(TableName=table, Key={"pk": {"S": key}}, ConsistentRead=True).get("Item")
+    else:
+        try:
+            item = dynamodb.update_item(
+                TableName=table,
+                Key={"pk": {"S": key}},
+                UpdateExpression=f"SET {TTL} = :ttl",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeValues={":ttl": {"N": str(renew_until)}},
+                ReturnValues="ALL_NEW",
+            )["Attributes"]
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            item = None
+    if not item or CHUNK not in item:
+        raise StoredRequestLost(f"intent {ref.intent_id}: body item {key} is missing")
+    return bytes(item[CHUNK]["B"])
 
 
 def _condition_failed(exc: ClientError) -> bool:
@@ -124,6 +178,7 @@ class DynamoDBStateStore:
         now_ms = int(self._clock() * 1000)
         token = uuid.uuid4().hex
         expires_at_ms = now_ms + max(duration_ms, 1000)
+        thread_ttl = int(self._clock()) + self._ttl
         try:
             response = self._dynamodb.update_item(
                 TableName=self._table,
@@ -137,7 +192,7 @@ class DynamoDBStateStore:
                     ":token": {"S": token},
                     ":expires": {"N": str(expires_at_ms)},
                     ":now": {"N": str(now_ms)},
-                    ":ttl": {"N": str(int(self._clock()) + self._ttl)},
+                    ":ttl": {"N": str(thread_ttl)},
                     ":empty": {"M": {}},
                 },
                 ReturnValues="ALL_NEW",
@@ -146,14 +201,36 @@ class DynamoDBStateStore:
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
-            held_until = ThreadState.from_item(exc.response.get("Item", {})).lease_expires_at_ms or now_ms
+            held_until = lease_expiry_ms(exc.response.get("Item", {})) or now_ms
             raise ThreadBusyError(thread_key, max(0, (held_until - now_ms) // 1000 + 1)) from None
-        item = response["Attributes"]
-        lease = Lease(thread_key, token, expires_at_ms, ThreadState.from_item(item))
+        item, bodies = self._with_bodies(thread_key, token, response["Attributes"], thread_ttl)
+        lease = Lease(thread_key, token, expires_at_ms, ThreadState.from_item(item), bodies=bodies)
         if is_legacy_outbox(item):
             # An earlier version's single intent: rewritten as a map of one, so entries can be set by id.
             self._write_outbox(lease, dict(lease.state.outbox))
         return lease
+
+    def _with_bodies(
+        self, thread_key: str, token: str, item: Mapping[str, Any], thread_ttl: int
+    ) -> tuple[Mapping[str, Any], set[str]]:
+        """The thread item with its large intents' requests read back, their bodies kept as long as it,
+        and the digests of the bodies read.
+
+        A thread without such an intent costs nothing more. A body that cannot
+        be read frees the lease just taken before raising: nothing was decided
+        under it, and the next holder need not wait for it to expire.
+        """
+        refs = body_refs(item)
+        if not refs:
+            return item, set()
+        try:
+            requests = read_request_bodies(
+                self._dynamodb, self._table, refs, renew_until=thread_ttl + BODY_TTL_GRACE_SECONDS
+            )
+        except StoredRequestLost:
+            self.release(Lease(thread_key, token, 0))
+            raise
+        return with_requests(item, requests), {body_key(r.intent_id, r.digest, 0) for r in refs}
 
     def release(self, lease: Lease) -> bool:
         if lease.released:
@@ -260,7 +337,11 @@ class DynamoDBStateStore:
     # ---- the outbox --------------------------------------------------------------------------------------
 
     def store_intent(self, lease: Lease, intent: Intent) -> bool:
-        """Set one outbox entry (a new intent, or the next state of one), conditioned on the lease."""
+        """Set one outbox entry (a new intent, or the next state of one), conditioned on the lease.
+
+        A large request's body items are written first (:meth:`_intent_attribute`).
+        """
+        attribute = self._intent_attribute(lease, intent)
         try:
             self._dynamodb.update_item(
                 TableName=self._table,
@@ -268,7 +349,7 @@ class DynamoDBStateStore:
                 UpdateExpression=f"SET {OUTBOX}.#intent = :intent",
                 ConditionExpression=f"{LEASE_OWNER} = :token",
                 ExpressionAttributeNames={"#intent": intent.id},
-                ExpressionAttributeValues={":intent": intent.to_attribute(), ":token": {"S": lease.token}},
+                ExpressionAttributeValues={":intent": attribute, ":token": {"S": lease.token}},
             )
         except ClientError as exc:
             if not _condition_failed(exc):
@@ -276,7 +357,28 @@ class DynamoDBStateStore:
             return False
         return True
 
+    def _intent_attribute(self, lease: Lease, intent: Intent) -> dict[str, Any]:
+        """The intent's outbox entry, once the body items its request needs (if any) are in the table.
+
+        Why before, and why by plain puts: an entry naming a body is never
+        written before the body, so whoever reads the entry finds its bytes; a
+        crash between the two leaves body items nothing names, which their TTL
+        removes. The items are named by the request's digest, so writing them
+        again (a retry in another lease) writes the same bytes; within one
+        lease, a body read or written already is not written again.
+        """
+        stored = stored_request(intent.request)
+        first = body_key(intent.id, stored.digest, 0)
+        if stored.chunks and first not in lease.bodies:
+            expires_at = int(self._clock()) + self._ttl + BODY_TTL_GRACE_SECONDS
+            for item in stored.body_items(intent.id, expires_at):
+                self._dynamodb.put_item(TableName=self._table, Item=item)
+            lease.bodies.add(first)
+        return intent.to_attribute()
+
     def _write_outbox(self, lease: Lease, intents: Mapping[str, Intent]) -> None:
+        for intent in intents.values():
+            self._intent_attribute(lease, intent)
         self._dynamodb.update_item(
             TableName=self._table,
             Key={"pk": {"S": lease.key}},
@@ -318,7 +420,9 @@ class DynamoDBStateStore:
             update["ExpressionAttributeNames"] = {"#outbox": OUTBOX, "#intent": settlement.intent.id}
             if settlement.keep:
                 sets.append("#outbox.#intent = :intent")
-                update["ExpressionAttributeValues"][":intent"] = settlement.intent.to_attribute()
+                update["ExpressionAttributeValues"][":intent"] = self._intent_attribute(
+                    lease, settlement.intent
+                )
             else:
                 removes.append("#outbox.#intent")
         update["UpdateExpression"] = f"SET {', '.join(sets)} REMOVE {', '.join(removes)}"
