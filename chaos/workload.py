@@ -70,6 +70,11 @@ UNTRUSTED_LIST_ID = "community.lists.partner.example"
 UNTRUSTED_GROUP = "community@lists.partner.example"
 # What a colleague writes from the shared mailbox.
 PERSON_ANSWER = "<p>Thanks, I have sorted this out for you. — Sam</p>"
+# How often the customer answers the colleague: higher than follow_up_probability, so a short run
+# plays the hold (a customer message after a person's, skipped ``person_hold``).
+PERSON_FOLLOW_UP_PROBABILITY = 0.5
+# A colleague answering later does so this long (at most) after the agent's first reply on the thread.
+PERSON_LATER_SECONDS = 2.0
 
 # Knobs that are the hostile mail of issue 12 (as opposed to the volume settings around them).
 HOSTILE_KNOBS = (
@@ -212,9 +217,10 @@ class WorkloadSettings:
     # ---- people and groups in a shared mailbox, each on by default ------------------------------
     # On a customer thread a colleague answers from the mailbox (NylasEmulator.person_replies): half
     # the time right after the customer's message arrives (before or racing its notification), half
-    # 0.5-4 s later (before, during or after the agent's reply). The customer messages it answers are
-    # the agent's no more once its read saw the answer (the checker decides from the wire tap); those
-    # after it may be answered, need not be (PERSON_HOLD_SECONDS, a week in the run).
+    # later, up to PERSON_LATER_SECONDS after the agent's first reply there (a follow-up may land
+    # before the colleague's answer). The customer messages it answers are the agent's no more once
+    # its read saw the answer (the checker decides from the wire tap); those after it may be
+    # answered, need not be (PERSON_HOLD_SECONDS, a week in the run).
     person_answers_probability: float = 0.03
     # One customer email through a group or aliases (addressed_to: no grant's own address in To) to
     # both agent mailboxes: exactly one of the copies must be answered, as for two_agents.
@@ -272,6 +278,9 @@ class Workload:
         # Threads a person (a teammate) wrote in from the mailbox: the agent stays out of them for
         # PERSON_HOLD_SECONDS, longer than any run, so a customer there may be answered, need not be.
         self._person_threads: set[str] = set()
+        # Customer threads a colleague answers once the agent has replied there: thread -> (grant,
+        # the customer message the colleague answers).
+        self._person_later: dict[str, tuple[str, dict[str, Any]]] = {}
         self._message_threads: dict[str, str] = {}
         # (grant, thread, other grant) -> the other grant's thread for the same conversation.
         self._linked_threads: dict[tuple[str, str, str], str] = {}
@@ -414,6 +423,12 @@ class Workload:
                 source = (message["grant_id"], message["thread_id"])
                 self._submit(self._relay, grant, message, source)
         thread_id = message["thread_id"]
+        with self._lock:
+            later = self._person_later.pop(thread_id, None)
+        if later is not None:
+            # The replier has handled the customer: the colleague, not knowing, answers too (a
+            # follow-up the agent's reply starts below may land before or after that answer).
+            self._submit(self._person_answers, *later, PERSON_LATER_SECONDS * self._random())
         if thread_id in self._bot_threads and looping:
             self.features["bot_loop"] += 1
             self._submit(self._answer, message["grant_id"], thread_id, BOT_EMAIL, message, "bot")
@@ -640,7 +655,7 @@ class Workload:
         self.features["person_reply"] += 1
         self.deliver(envelope(message))
         thread_id = message["thread_id"]
-        if thread_id in self._customer_threads and self._random() < self.settings.follow_up_probability:
+        if thread_id in self._customer_threads and self._random() < PERSON_FOLLOW_UP_PROBABILITY:
             self.features["follow_up_after_person"] += 1
             _, customer = self._customer_threads[thread_id]
             self._submit(self._answer, message["grant_id"], thread_id, customer, message, "follow_up")
@@ -941,8 +956,8 @@ class Workload:
                 self.features["person_answers_racing"] += 1
                 self._submit(self._person_answers, grant, messages[-1])
             elif kind == "person_answers_later":
-                # Before, during or after the agent's reply (a reply takes about a second here).
-                self._submit(self._person_answers, grant, messages[-1], 0.5 + 3.5 * self._random())
+                with self._lock:
+                    self._person_later[first["thread_id"]] = (grant, messages[-1])
             self._backpressure()
 
     def _playable(self, knob: str) -> float:
