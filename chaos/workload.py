@@ -428,6 +428,7 @@ class Workload:
         if later is not None:
             # The replier has handled the customer: the colleague, not knowing, answers too (a
             # follow-up the agent's reply starts below may land before or after that answer).
+            self.features["person_answers_after_agent"] += 1
             self._submit(self._person_answers, *later, PERSON_LATER_SECONDS * self._random())
         if thread_id in self._bot_threads and looping:
             self.features["bot_loop"] += 1
