@@ -22,7 +22,7 @@ from chaos.faults import SEND, FaultPlan
 from chaos.mutants import MUTANTS
 from chaos.proxy import FaultProxy, Rule
 from chaos.wiretap import WireTap
-from chaos.workload import AGENT_GRANTS, HOSTILE_KNOBS, Workload, WorkloadSettings
+from chaos.workload import AGENT_GRANTS, HOSTILE_KNOBS, TRUSTED_LIST_ID, Workload, WorkloadSettings
 from devstack.console import make_console, progress_bar
 from devstack.containers import load_handler
 from devstack.events import HUMAN_EMAIL, HUMAN_GRANT_ID
@@ -213,6 +213,9 @@ class Experiment:
             "PERSON_HOLD_SECONDS": str(7 * 24 * 3600),
             # The template's default, set here so the checker knows it (a run of automatic exchanges).
             "MAX_AUTOMATIC_EXCHANGES": str(AUTOMATIC_EXCHANGES),
+            # The support address the company runs as a group (the workload's group_relay): its relays
+            # are customers; any other list's stay bulk mail.
+            "TRUSTED_LISTS": TRUSTED_LIST_ID,
             "THREAD_WINDOW": str(self.settings.thread_window),
             "CHAOS_NONCE_DRAFTER": "1" if self.workload_settings().nonce_drafter else "0",
             "CHAOS_DRAFT_SECONDS": str(self.workload_settings().draft_seconds),

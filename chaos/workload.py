@@ -56,6 +56,25 @@ PLAIN_AUTOMATA = {
     "mailer_daemon": ("MAILER-DAEMON@mx.example.net", {}),
     "no_reply": ("no-reply@shop.example", {}),
 }
+# How a group, a distribution list or aliases on the deployment's domain address one email that
+# reaches both agent mailboxes: no grant's own address in To (each played in turn).
+GROUP_ADDRESSINGS = (
+    ("team@replyonce.example",),
+    ("help@replyonce.example", "deals@replyonce.example"),
+)
+# A support address run as a Google Group: the list the run trusts (chaos/run.py sets TRUSTED_LISTS
+# to it) and the group's address, which the relay writes in From; and a list nobody trusts.
+TRUSTED_LIST_ID = "customers.replyonce.example"
+TRUSTED_GROUP = "customers@replyonce.example"
+UNTRUSTED_LIST_ID = "community.lists.partner.example"
+UNTRUSTED_GROUP = "community@lists.partner.example"
+# What a colleague writes from the shared mailbox.
+PERSON_ANSWER = "<p>Thanks, I have sorted this out for you. — Sam</p>"
+# How often the customer answers the colleague: higher than follow_up_probability, so a short run
+# plays the hold (a customer message after a person's, skipped ``person_hold``).
+PERSON_FOLLOW_UP_PROBABILITY = 0.5
+# A colleague answering later does so this long (at most) after the agent's first reply on the thread.
+PERSON_LATER_SECONDS = 2.0
 
 # Knobs that are the hostile mail of issue 12 (as opposed to the volume settings around them).
 HOSTILE_KNOBS = (
@@ -83,6 +102,10 @@ HOSTILE_KNOBS = (
     "account_limit_within_key_hour_fraction",
     "two_agents_probability",
     "bare_error_types",
+    # People and groups in a shared mailbox: a colleague's answer, one email through a group.
+    "person_answers_probability",
+    "group_delivery_probability",
+    "group_relay_probability",
 )
 # The account limits a window plays, and the shapes of each (devstack/nylas/limits.py). The quota's
 # ``rate_limit`` shape is left out: it is a 429 with a day's Retry-After, which the product rightly
@@ -191,10 +214,25 @@ class WorkloadSettings:
     # api.-prefixed one: Nylas' error tables use the prefix, its examples do not
     # (https://developer.nylas.com/docs/api/errors/, the idempotent-send guide).
     bare_error_types: bool = True
+    # ---- people and groups in a shared mailbox, each on by default ------------------------------
+    # On a customer thread a colleague answers from the mailbox (NylasEmulator.person_replies): half
+    # the time right after the customer's message arrives (before or racing its notification), half
+    # later, up to PERSON_LATER_SECONDS after the agent's first reply there (a follow-up may land
+    # before the colleague's answer). The customer messages it answers are the agent's no more once
+    # its read saw the answer (the checker decides from the wire tap); those after it may be
+    # answered, need not be (PERSON_HOLD_SECONDS, a week in the run).
+    person_answers_probability: float = 0.03
+    # One customer email through a group or aliases (addressed_to: no grant's own address in To) to
+    # both agent mailboxes: exactly one of the copies must be answered, as for two_agents.
+    group_delivery_probability: float = 0.03
+    # A Google-Group-style relay (From the group, List-Id and Precedence: list, the customer in
+    # Reply-To and X-Original-From): from the run's trusted list (TRUSTED_LISTS) it must be answered,
+    # to the customer only; from another list (half of them) never.
+    group_relay_probability: float = 0.03
 
     def agent_grant_ids(self) -> list[str]:
         """The deployment's agent grants: two when agents exchange mail or share an email, else one."""
-        two = self.agent_mail_probability or self.two_agents_probability
+        two = self.agent_mail_probability or self.two_agents_probability or self.group_delivery_probability
         return list(AGENT_GRANTS) if two else [AGENT_GRANT_ID]
 
     def gentle(self, keep: frozenset[str] = frozenset()) -> "WorkloadSettings":
@@ -222,6 +260,9 @@ class Workload:
     forged_ids: set[str] = field(default_factory=set)
     truth: dict[str, Truth] = field(default_factory=dict)  # inbound message id -> why it exists
     harness_sent_ids: set[str] = field(default_factory=set)  # teammate sends (not the agent's)
+    # Colleagues' answers from the mailbox (person_replies): never sends, so not in harness_sent_ids
+    # (the report counts replies as sends minus those); the checker knows them from the mailbox.
+    person_reply_ids: set[str] = field(default_factory=set)
     redrive_message_ids: set[str] = field(default_factory=set)  # their sends lose every answer
     unsupported: set[str] = field(default_factory=set)  # knobs this emulator cannot play
     queue_depth: Any = lambda: 0  # visible + in flight on the notification queue
@@ -237,6 +278,9 @@ class Workload:
         # Threads a person (a teammate) wrote in from the mailbox: the agent stays out of them for
         # PERSON_HOLD_SECONDS, longer than any run, so a customer there may be answered, need not be.
         self._person_threads: set[str] = set()
+        # Customer threads a colleague answers once the agent has replied there: thread -> (grant,
+        # the customer message the colleague answers).
+        self._person_later: dict[str, tuple[str, dict[str, Any]]] = {}
         self._message_threads: dict[str, str] = {}
         # (grant, thread, other grant) -> the other grant's thread for the same conversation.
         self._linked_threads: dict[tuple[str, str, str], str] = {}
@@ -248,6 +292,8 @@ class Workload:
             self.advance_clock = self.nylas.advance_clock
         # Messages the emulator announces while this thread delivers one email to several mailboxes.
         self._copies = threading.local()
+        # Set while this thread has a colleague write from the mailbox: its message.created is theirs.
+        self._person = threading.local()
         inbound = inspect.signature(self.nylas.deliver_inbound).parameters
         self._inbound_accepts = set(inbound)
         s = self.settings
@@ -257,6 +303,11 @@ class Workload:
             self.unsupported.add("slow_send_probability")
         if s.provider_error_probability and not hasattr(_fault_class(), "provider_error"):
             self.unsupported.add("provider_error_probability")
+        if s.person_answers_probability and not hasattr(self.nylas, "person_replies"):
+            self.unsupported.add("person_answers_probability")
+        for knob in ("group_delivery_probability", "group_relay_probability"):
+            if getattr(s, knob) and "addressed_to" not in inbound:
+                self.unsupported.add(knob)
         if not s.webhook_headers and not hasattr(self.nylas, "webhook_includes_headers"):
             self.unsupported.add("webhook_headers")  # this emulator always sends them
         if hasattr(self.nylas, "webhook_includes_headers"):
@@ -346,6 +397,9 @@ class Workload:
         copies = getattr(self._copies, "messages", None)
         if copies is not None:
             copies.append(message)
+        if getattr(self._person, "writing", False):
+            self._from_a_person(message)
+            return
         if message["grant_id"] not in AGENT_GRANTS or "sent" not in message.get("folders", []):
             return
         self.features["own_outbound"] += 1
@@ -369,6 +423,13 @@ class Workload:
                 source = (message["grant_id"], message["thread_id"])
                 self._submit(self._relay, grant, message, source)
         thread_id = message["thread_id"]
+        with self._lock:
+            later = self._person_later.pop(thread_id, None)
+        if later is not None:
+            # The replier has handled the customer: the colleague, not knowing, answers too (a
+            # follow-up the agent's reply starts below may land before or after that answer).
+            self.features["person_answers_after_agent"] += 1
+            self._submit(self._person_answers, *later, PERSON_LATER_SECONDS * self._random())
         if thread_id in self._bot_threads and looping:
             self.features["bot_loop"] += 1
             self._submit(self._answer, message["grant_id"], thread_id, BOT_EMAIL, message, "bot")
@@ -484,22 +545,41 @@ class Workload:
         self._message_threads[message["id"]] = message["thread_id"]
         return message
 
-    def _to_both_agents(self, grant: str, sender: str) -> list[dict[str, Any]]:
-        """One customer email addressed to both agent grants: a copy in each mailbox (each its own id,
-        thread and message.created, the same Message-ID). Ground truth: one of them is answered."""
+    def _to_both_agents(
+        self,
+        grant: str,
+        sender: str,
+        addressed_to: tuple[str, ...] | None = None,
+        label: str = "to_both_agents",
+    ) -> list[dict[str, Any]]:
+        """One customer email to both agent grants: a copy in each mailbox (each its own id, thread
+        and message.created, the same Message-ID). Ground truth: one of them is answered.
+
+        Parameters
+        ----------
+        grant, sender : str
+            The first mailbox, and the customer who wrote.
+        addressed_to : tuple of str or None
+            The email's ``To`` when a group or aliases delivered it (no grant's own address in it);
+            ``None``: both agents' addresses, as a customer writing to both.
+        label : str
+            Ground truth's label of the copies.
+        """
         other = next(g for g in AGENT_GRANTS if g != grant)
         with self._lock:
             self._sequence += 1
             sequence = self._sequence
+        extra: dict[str, Any] = {} if addressed_to is None else {"addressed_to": list(addressed_to)}
         self._copies.messages = []
         try:
             first = self.nylas.deliver_inbound(
                 grant,
                 from_email=sender,
-                subject=f"Question {sequence} to both of you",
+                subject=f"Question {sequence}" + (" to both of you" if addressed_to is None else ""),
                 body=f"<p>Message {sequence}</p>",
                 date=self._date(),
                 also_to=[other],
+                **extra,
             )
             announced = self._copies.messages
         finally:
@@ -507,10 +587,79 @@ class Workload:
         copies = [first, *(m for m in announced if m["id"] != first["id"] and m["grant_id"] == other)]
         email = next(h["value"] for h in first["headers"] if h["name"].lower() == "message-id")
         for message in copies:
-            self.truth[message["id"]] = Truth.one_of("to_both_agents", email, sender)
+            self.truth[message["id"]] = Truth.one_of(label, email, sender)
             self._message_threads[message["id"]] = message["thread_id"]
             self._customer_threads[message["thread_id"]] = (message["grant_id"], sender)
         return copies
+
+    def _group_relay(self, grant: str, customer: str, *, trusted: bool) -> dict[str, Any]:
+        """A customer's email relayed by a Google-Group-style list: From rewritten to the group, its
+        ``List-Id`` and ``Precedence: list``, the customer in ``Reply-To`` and ``X-Original-From``.
+
+        Ground truth: from the list the run trusts (``TRUSTED_LISTS``) a customer wrote, to be
+        answered at the customer's own address only (never the group's: every member would get
+        it); from any other list, bulk mail, never answered.
+        """
+        list_id, group = (TRUSTED_LIST_ID, TRUSTED_GROUP) if trusted else (UNTRUSTED_LIST_ID, UNTRUSTED_GROUP)
+        name = customer.split("@")[0].replace(".", " ").title()
+        with self._lock:
+            self._sequence += 1
+            sequence = self._sequence
+        message = self.nylas.deliver_inbound(
+            grant,
+            from_email=group,
+            from_name=f"{name} via {group.split('@')[0].title()}",
+            subject=f"Question {sequence}",
+            body=f"<p>Message {sequence}</p>",
+            reply_to=[{"name": name, "email": customer}],
+            headers={
+                "List-Id": f"<{list_id}>",
+                "Precedence": "list",
+                "X-Original-From": f"{name} <{customer}>",
+            },
+            date=self._date(),
+            # The customer wrote to the group: its address is the To the member mailbox sees.
+            addressed_to=[group],
+        )
+        self.truth[message["id"]] = (
+            Truth.human("group_relay", customer) if trusted else Truth.never("untrusted_list")
+        )
+        self._message_threads[message["id"]] = message["thread_id"]
+        if trusted:
+            # The agent's reply goes to the customer, who answers it directly: a follow-up.
+            self._customer_threads[message["thread_id"]] = (grant, customer)
+        return message
+
+    def _person_answers(self, grant: str, message: dict[str, Any], delay: float = 0.0) -> None:
+        """A colleague answers ``message`` from the shared mailbox after ``delay`` seconds: every
+        customer message of the thread that arrived before the answer is answered."""
+        if delay:
+            time.sleep(delay)
+        with self._lock:
+            # Before the answer exists: a message landing after it is never taken for one before it
+            # (ground truth ``..._after_person``, checked in _inbound once the message is stored).
+            self._person_threads.add(message["thread_id"])
+        self._person.writing = True
+        try:
+            self.nylas.person_replies(grant, message["id"], PERSON_ANSWER)
+        finally:
+            self._person.writing = False
+
+    def _from_a_person(self, message: dict[str, Any]) -> None:
+        """The colleague's answer fired message.created (on the writing thread, inside
+        person_replies): notified like any mailbox message, never to be answered, and the customer
+        may answer it (a message after the person's: may be answered, need not be)."""
+        with self._lock:
+            self.person_reply_ids.add(message["id"])
+            self.truth[message["id"]] = Truth.never("person")
+            self._message_threads[message["id"]] = message["thread_id"]
+        self.features["person_reply"] += 1
+        self.deliver(envelope(message))
+        thread_id = message["thread_id"]
+        if thread_id in self._customer_threads and self._random() < PERSON_FOLLOW_UP_PROBABILITY:
+            self.features["follow_up_after_person"] += 1
+            _, customer = self._customer_threads[thread_id]
+            self._submit(self._answer, message["grant_id"], thread_id, customer, message, "follow_up")
 
     # ---- Nylas behaviours that come and go -----------------------------------------------------
 
@@ -663,6 +812,12 @@ class Workload:
             ("teammate", s.teammate_probability),
             ("reply_to", s.reply_to_probability if "reply_to_probability" not in self.unsupported else 0),
             ("long_thread", s.long_thread_probability),
+            # People and groups in a shared mailbox (each knob split between its two kinds).
+            ("person_answers_first", self._playable("person_answers_probability") / 2),
+            ("person_answers_later", self._playable("person_answers_probability") / 2),
+            ("group_delivery", self._playable("group_delivery_probability")),
+            ("group_relay", self._playable("group_relay_probability") / 2),
+            ("untrusted_relay", self._playable("group_relay_probability") / 2),
         ]
         provider_error_type = "provider_error" if s.bare_error_types else "api.provider_error"
         # Each kind of conversation once early (its knob on), then at its rate: a short run plays
@@ -731,11 +886,25 @@ class Workload:
                 sender = f"prospect{self._randint(1, 10**6)}@example.com"
                 self._notify(self._inbound(grant, sender, label=folder, folder=folder))
                 continue
-            if kind == "two_agents":
+            if kind in ("two_agents", "group_delivery"):
                 customer += 1
-                copies = self._to_both_agents(grant, f"customer{customer}@example.com")
+                if kind == "two_agents":
+                    copies = self._to_both_agents(grant, f"customer{customer}@example.com")
+                else:
+                    # A group, then aliases, in turn: a run with two plays both addressings.
+                    addressed_to = GROUP_ADDRESSINGS[(self.features[kind] - 1) % len(GROUP_ADDRESSINGS)]
+                    label = "through_group" if len(addressed_to) == 1 else "through_aliases"
+                    copies = self._to_both_agents(
+                        grant, f"customer{customer}@example.com", addressed_to=addressed_to, label=label
+                    )
                 for message in copies:
                     self._notify(message)
+                self._backpressure()
+                continue
+            if kind in ("group_relay", "untrusted_relay"):
+                customer += 1
+                trusted = kind == "group_relay"
+                self._notify(self._group_relay(grant, f"customer{customer}@example.com", trusted=trusted))
                 self._backpressure()
                 continue
             if kind == "agent_mail":
@@ -776,9 +945,25 @@ class Workload:
                         for _ in range(self._randint(1, 4))
                     ]
             self._customer_threads[first["thread_id"]] = (grant, address)
+            person_first = kind == "person_answers_first"
+            racing = person_first and self._random() < 0.5
+            if person_first and not racing:
+                # The colleague was quicker than the webhook: answered before any notification.
+                self._person_answers(grant, messages[-1])
             for message in messages:
                 self._notify(message)
+            if racing:
+                # Racing the notifications' delivery (and the replier's read that follows).
+                self.features["person_answers_racing"] += 1
+                self._submit(self._person_answers, grant, messages[-1])
+            elif kind == "person_answers_later":
+                with self._lock:
+                    self._person_later[first["thread_id"]] = (grant, messages[-1])
             self._backpressure()
+
+    def _playable(self, knob: str) -> float:
+        """The knob's probability, or 0 when this emulator cannot play it."""
+        return 0.0 if knob in self.unsupported else float(getattr(self.settings, knob))
 
     def agent_grants(self) -> dict[str, str]:
         """Every agent grant of the deployment and its address."""

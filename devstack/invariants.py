@@ -18,6 +18,10 @@ and decides from world facts only:
   (:class:`SendAttempt`);
 - **thread reads** seen on the wire (:class:`ThreadRead`): a reply's draft can
   only have seen messages that arrived before the read that produced it;
+- **people in the mailbox**: a message in an agent grant's mailbox from that
+  grant's own address that the agent did not send (a colleague answering from
+  a shared mailbox, a teammate's send) answers every message of its thread
+  that arrived before it;
 - the webhook deliveries with their statuses, and the handlers' logs (only for
   invariant 5, which is about the logs, and for the skips invariant 2 accepts
   when ground truth says their reason is true).
@@ -155,10 +159,11 @@ class History:
     logs: list[dict[str, Any]]
     reply_budget: int  # emails per thread per window
     budget_window_seconds: float = 3600.0
-    automatic_exchanges: int = (
-        0  # agent emails to one correspondent per thread with no person between (0: off)
-    )
-    harness_sent_ids: set[str] = field(default_factory=set)  # sends made by the workload (teammates)
+    # Agent emails to one correspondent per thread with no person writing in between, at most (0: off).
+    automatic_exchanges: int = 0
+    # Sends made by the workload (teammates): not the agent's. A colleague's answer from the mailbox is
+    # no send at all; both are people's messages (:attr:`_World.people`).
+    harness_sent_ids: set[str] = field(default_factory=set)
     thread_reads: list[ThreadRead] | None = None
     send_attempts: list[SendAttempt] | None = None
     # (real time, seconds): the mailbox's clock jumped ahead then (``advance_clock``), not real time.
@@ -289,6 +294,15 @@ class _World:
         for message_id, truth in history.truth.items():
             if truth.email:
                 self.copies[truth.email].append(message_id)
+        # People's messages per (grant, thread), in arrival order: from the mailbox's own address, not
+        # sent by the agent. Why from its own address only: mail from another agent's address is
+        # that agent's, and lands in this mailbox as inbound mail.
+        email_ids = {email.id for email in self.emails}
+        self.people: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for _, message in history.mailbox:
+            own = history.agent_grants.get(message["grant_id"], "").lower()
+            if own and message["id"] not in email_ids and own in _addresses(message.get("from")):
+                self.people[(message["grant_id"], message["thread_id"])].append(message["id"])
 
     def mailbox_time(self, real: float) -> float:
         """The mailbox's clock at real time ``real`` (the loop guard is measured in Nylas' time)."""
@@ -321,6 +335,7 @@ def check(history: History) -> dict[int, list[str]]:
     violations: dict[int, list[str]] = {number: [] for number in INVARIANTS}
     world = _World(history)
     _at_most_one(world, violations[1])
+    _answered_by_people(world, violations[1])
     _nothing_lost(world, violations[2])
     _one_per_burst(world, violations[3])
     _never_to_machines(world, violations[4])
@@ -342,9 +357,46 @@ def _at_most_one(world: _World, found: list[str]) -> None:
             found.append(f"email {email_id} to several agents was answered in each of {', '.join(answered)}")
 
 
+def _answered_by_people(world: _World, found: list[str]) -> None:
+    """1, counting people: no message a person answered from the mailbox is answered again by the
+    agent, counting only the agent's share of the fault.
+
+    A person's message answers every message of its thread that arrived before it, so it ends a
+    burst as an agent's email does: an email covers a message the person answered only if it
+    answers (threads on) a message from before the person's, since an email to a later message
+    answers the burst after it (those the hold keeps the agent from may be answered, need not be).
+    The agent is at fault only if every read that could have produced the email started after the
+    person's message arrived: a person answering while the agent drafts (between its read and
+    its send) is a race the agent could not see.
+    """
+    for (grant, thread), emails in sorted(world.emails_by_thread.items()):
+        people = world.people.get((grant, thread), [])
+        if not people:
+            continue
+        for email in emails:
+            target = email.target
+            if target not in world.seq or world.messages[target]["thread_id"] != thread:
+                continue  # it answers nothing of this thread's (invariant 4 names an unknown target)
+            after_target = [p for p in people if world.seq[p] > world.seq[target]]
+            person = next((p for p in after_target if world.arrived[p] < email.read_lo), None)
+            if person is not None:
+                found.append(
+                    f"message {target} answered by a person ({person}) and again by the agent "
+                    f"(email {email.id}, read after the person's answer)"
+                )
+
+
+def _answered_by_person(world: _World, message_id: str) -> bool:
+    """A person's message in the thread arrived after this one: a person answered it."""
+    message = world.messages[message_id]
+    people = world.people.get((message["grant_id"], message["thread_id"]), [])
+    return any(world.seq[person] > world.seq[message_id] for person in people)
+
+
 def _nothing_lost(world: _World, found: list[str]) -> None:
     """2. Every message a human wrote to an agent is covered by an email whose draft could have
-    seen it (it arrived before the read that produced the email finished), or skipped by a loop
+    seen it (it arrived before the read that produced the email finished), answered by a person
+    from the mailbox (a message of theirs in the thread arrived after it), or skipped by a loop
     guard whose budget was truly spent."""
     history = world.history
     budget_skips = {
@@ -365,10 +417,14 @@ def _nothing_lost(world: _World, found: list[str]) -> None:
             found.append(f"message {message_id} ({truth.label}) is not in the mailbox")
             continue
         if truth.email and any(
-            _covered(world, copy) for copy in world.copies[truth.email] if copy != message_id
+            _covered(world, copy) or _answered_by_person(world, copy)
+            for copy in world.copies[truth.email]
+            if copy != message_id and copy in world.messages
         ):
             continue  # another agent's copy of the same email was answered
-        if _covered(world, message_id) or _refused_twice(world, message_id):
+        if _covered(world, message_id) or _answered_by_person(world, message_id):
+            continue
+        if _refused_twice(world, message_id):
             continue
         arrived = world.arrived[message_id]
         if message_id in budget_skips and _budget_spent_after(world, message, arrived):
@@ -408,12 +464,9 @@ def _exchanges_spent_before(world: _World, message: dict[str, Any], arrived: flo
     sender = str((message.get("from") or [{}])[0].get("email", "")).lower()
     grant, thread = message["grant_id"], message["thread_id"]
     people = [
-        world.arrived[m["id"]]
-        for _, m in world.history.mailbox
-        if m["grant_id"] == grant
-        and m["thread_id"] == thread
-        and m["id"] in world.history.harness_sent_ids
-        and world.arrived[m["id"]] < arrived
+        world.arrived[person]
+        for person in world.people.get((grant, thread), [])
+        if world.arrived[person] < arrived
     ]
     since = max(people, default=float("-inf"))
     sent = sorted(

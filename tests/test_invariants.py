@@ -34,6 +34,7 @@ OTHER_AGENT = "sales@replyonce.example"
 CUSTOMER = "customer@example.com"
 GRANT = "grant-a"
 THREAD = "thread-1"
+AGENTS = {GRANT: AGENT, "grant-b": OTHER_AGENT}
 
 
 @dataclass
@@ -55,6 +56,7 @@ class World:
     logs: list[dict[str, Any]] = field(default_factory=list)
 
     failed: list[Sent] = field(default_factory=list)
+    harness_sent_ids: set[str] = field(default_factory=set)
 
     def inbound(
         self,
@@ -65,10 +67,30 @@ class World:
         date: float = 0,
         grant: str = GRANT,
         thread: str = THREAD,
+        sender: str = CUSTOMER,
     ) -> None:
-        message = {"id": message_id, "grant_id": grant, "thread_id": thread, "date": int(date or at)}
+        message = {
+            "id": message_id,
+            "grant_id": grant,
+            "thread_id": thread,
+            "date": int(date or at),
+            "from": [{"email": sender}],
+        }
         self.mailbox.append((at, message))
         self.truth[message_id] = truth or Truth.human("customer", CUSTOMER)
+
+    def person(self, at: float, message_id: str, *, grant: str = GRANT, thread: str = THREAD) -> None:
+        """A colleague answers from the shared mailbox: the grant's own address, no send of the agent's."""
+        message = {"id": message_id, "grant_id": grant, "thread_id": thread, "date": int(at)}
+        self.mailbox.append((at, {**message, "from": [{"email": AGENTS[grant]}]}))
+        self.truth[message_id] = Truth.never("person")
+
+    def teammate(self, at: float, message_id: str) -> None:
+        """A teammate sends from the agent's mailbox through the API: a send, but not the agent's."""
+        self.person(at, message_id)
+        payload = {"to": [{"email": CUSTOMER}], "body": message_id}
+        self.sends.append(Sent(GRANT, payload, self.mailbox[-1][1]))
+        self.harness_sent_ids.add(message_id)
 
     def read(self, started: float, finished: float, *, grant: str = GRANT, thread: str = THREAD) -> None:
         self.reads.append(ThreadRead(grant, thread, started, finished))
@@ -112,8 +134,16 @@ class World:
             "send_attempts": self.attempts,
             "notified_message_ids": set(self.truth),
             "failed_sends": self.failed,
+            "harness_sent_ids": self.harness_sent_ids,
         }
         return History(**{**values, **overrides})
+
+    def play(self, events: list[tuple[Any, ...]]) -> "World":
+        """Apply ``(method, *arguments[, keywords])`` events in order: a table row's history."""
+        for method, *arguments in events:
+            keywords = arguments.pop() if arguments and isinstance(arguments[-1], dict) else {}
+            getattr(self, method)(*arguments, **keywords)
+        return self
 
 
 def broken(history: History) -> dict[int, list[str]]:
@@ -450,3 +480,117 @@ def test_an_exchange_limit_skip_no_read_could_justify_is_a_loss():
             message["from"] = [{"email": CUSTOMER}]
     world.logs.append({"message": SKIPPED, "reason": "exchange_limit", "message_id": "m3"})
     assert broken(world.history(automatic_exchanges=2)).get(2)
+
+
+COPY = Truth.one_of("through_group", "<q1@example.com>", CUSTOMER)
+AFTER_PERSON = Truth.optional("customer_after_person", CUSTOMER)
+
+
+def _twice(target: str, person: str, email: str) -> str:
+    return (
+        f"message {target} answered by a person ({person}) and again by the agent "
+        f"(email {email}, read after the person's answer)"
+    )
+
+
+def _lost(message_id: str) -> str:
+    return f"message {message_id} (customer) never answered: no email's draft could have seen it"
+
+
+@pytest.mark.parametrize(
+    ("events", "expected"),
+    [
+        # Invariant 1 counts the people: the agent answered again what a colleague had answered
+        # before the agent's read started.
+        pytest.param(
+            [("inbound", 1.0, "m1"), ("person", 2.0, "p1"), ("read", 3.0, 3.1), ("email", 4.0, "e1", "m1")],
+            {1: [_twice("m1", "p1", "e1")]},
+            id="person_answered_before_the_agents_read",
+        ),
+        pytest.param(
+            [
+                ("inbound", 1.0, "m1"),
+                ("inbound", 1.5, "m2"),
+                ("person", 2.0, "p1"),
+                ("read", 3.0, 3.1),
+                ("email", 4.0, "e1", "m2"),
+            ],
+            {1: [_twice("m2", "p1", "e1")]},
+            id="a_burst_a_person_answered_is_answered_again_at_its_newest",
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1"), ("teammate", 2.0, "t1"), ("read", 3.0, 3.1), ("email", 4.0, "e1", "m1")],
+            {1: [_twice("m1", "t1", "e1")]},
+            id="a_teammates_send_in_the_thread_is_a_persons_answer",
+        ),
+        # Not the agent's share: the person answered after the agent's read started.
+        pytest.param(
+            [("inbound", 1.0, "m1"), ("read", 2.0, 2.1), ("person", 2.5, "p1"), ("email", 3.0, "e1", "m1")],
+            {},
+            id="person_answered_while_the_agent_drafted",
+        ),
+        pytest.param(
+            [
+                ("inbound", 1.0, "m1"),
+                ("read", 2.0, 2.1),
+                ("person", 2.5, "p1"),
+                ("read", 3.0, 3.1),  # the look before the send: one more read in the window
+                ("email", 4.0, "e1", "m1"),
+            ],
+            {},
+            id="person_answered_between_the_planning_read_and_the_look_before_the_send",
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1"), ("read", 2.0, 2.1), ("email", 3.0, "e1", "m1"), ("person", 4.0, "p1")],
+            {},
+            id="person_answered_after_the_agent",
+        ),
+        # What came after the person's answer is a burst of its own (the hold: may, need not).
+        pytest.param(
+            [
+                ("inbound", 1.0, "m1"),
+                ("person", 2.0, "p1"),
+                ("inbound", 3.0, "m2", AFTER_PERSON),
+                ("read", 4.0, 4.1),
+                ("email", 5.0, "e1", "m2"),
+            ],
+            {},
+            id="the_agent_answers_only_what_came_after_the_person",
+        ),
+        pytest.param(
+            [
+                ("inbound", 1.0, "m1"),
+                ("inbound", 2.0, "a1", Truth.never("agent_mail"), {"sender": OTHER_AGENT}),
+                ("read", 3.0, 3.1),
+                ("email", 4.0, "e1", "m1"),
+            ],
+            {},
+            id="another_agents_mail_in_the_mailbox_is_no_person",
+        ),
+        # Invariant 2: what a person answered is not lost; what came after is the agent's again.
+        pytest.param(
+            [("inbound", 1.0, "m1"), ("person", 2.0, "p1"), ("read", 3.0, 3.1)],
+            {},
+            id="a_message_a_person_answered_is_not_lost",
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1"), ("person", 2.0, "p1"), ("inbound", 3.0, "m2"), ("read", 4.0, 4.1)],
+            {2: [_lost("m2")]},
+            id="a_message_after_the_persons_answer_is_the_agents_to_answer",
+        ),
+        pytest.param(
+            [
+                ("inbound", 1.0, "copy-a", COPY),
+                ("inbound", 1.0, "copy-b", COPY, {"grant": "grant-b", "thread": "thread-b"}),
+                ("person", 2.0, "p1"),
+                ("read", 3.0, 3.1),
+                ("read", 3.0, 3.1, {"grant": "grant-b", "thread": "thread-b"}),
+            ],
+            {},
+            id="one_email_through_a_group_a_person_answered_in_one_mailbox_is_not_lost",
+        ),
+    ],
+)
+def test_people_in_the_mailbox_answer_too(events, expected):
+    # A colleague's message from the shared mailbox answers every earlier message of its thread.
+    assert broken(World().play(events).history()) == expected
