@@ -104,6 +104,7 @@ HOSTILE_KNOBS = (
     "bare_error_types",
     # People and groups in a shared mailbox: a colleague's answer, one email through a group.
     "person_answers_probability",
+    "cc_chain_probability",
     "group_delivery_probability",
     "group_relay_probability",
 )
@@ -229,6 +230,9 @@ class WorkloadSettings:
     # Reply-To and X-Original-From): from the run's trusted list (TRUSTED_LISTS) it must be answered,
     # to the customer only; from another list (half of them) never.
     group_relay_probability: float = 0.03
+    # A customer writes with a colleague in Cc, and the colleague answers all at once (before the
+    # replier reads the thread): both are to be answered by one reply that reaches both of them.
+    cc_chain_probability: float = 0.03
 
     def agent_grant_ids(self) -> list[str]:
         """The deployment's agent grants: two when agents exchange mail or share an email, else one."""
@@ -592,6 +596,27 @@ class Workload:
             self._customer_threads[message["thread_id"]] = (message["grant_id"], sender)
         return copies
 
+    def _cc_chain(self, grant: str, customer: str) -> list[dict[str, Any]]:
+        """A customer writes with a colleague in Cc; the colleague answers all before the replier reads.
+
+        Ground truth: both messages must be answered, each at its own sender's address (one reply
+        reaching both is what the product sends; one reply to the colleague alone leaves the
+        customer's message unanswered, which the checker sees by the email's recipients).
+        """
+        colleague = customer.replace("customer", "colleague", 1)
+        first = self._inbound(grant, customer, label="cc_customer")
+        second = self._inbound(
+            grant,
+            colleague,
+            label="cc_colleague",
+            thread_id=first["thread_id"],
+            subject=f"Re: {first['subject']}",
+        )
+        self.truth[first["id"]] = Truth.human("cc_customer", customer)
+        self.truth[second["id"]] = Truth.human("cc_colleague", colleague)
+        self._customer_threads[first["thread_id"]] = (grant, customer)
+        return [first, second]
+
     def _group_relay(self, grant: str, customer: str, *, trusted: bool) -> dict[str, Any]:
         """A customer's email relayed by a Google-Group-style list: From rewritten to the group, its
         ``List-Id`` and ``Precedence: list``, the customer in ``Reply-To`` and ``X-Original-From``.
@@ -816,6 +841,7 @@ class Workload:
             ("person_answers_first", self._playable("person_answers_probability") / 2),
             ("person_answers_later", self._playable("person_answers_probability") / 2),
             ("group_delivery", self._playable("group_delivery_probability")),
+            ("cc_chain", s.cc_chain_probability),
             ("group_relay", self._playable("group_relay_probability") / 2),
             ("untrusted_relay", self._playable("group_relay_probability") / 2),
         ]
@@ -898,6 +924,12 @@ class Workload:
                         grant, f"customer{customer}@example.com", addressed_to=addressed_to, label=label
                     )
                 for message in copies:
+                    self._notify(message)
+                self._backpressure()
+                continue
+            if kind == "cc_chain":
+                customer += 1
+                for message in self._cc_chain(grant, f"customer{customer}@example.com"):
                     self._notify(message)
                 self._backpressure()
                 continue

@@ -436,12 +436,20 @@ def _nothing_lost(world: _World, found: list[str]) -> None:
 
 
 def _covered(world: _World, message_id: str) -> bool:
-    """Some email of the message's thread was drafted from a read that finished after it arrived."""
+    """Some email of the message's thread was drafted from a read that finished after it arrived, and
+    reached its sender: an email the sender never got answers nothing for them (a reply to a Cc'd
+    colleague alone leaves the customer unanswered)."""
     message = world.messages.get(message_id)
     if message is None:
         return False
+    truth = world.truth(message_id)
+    reachable = truth.recipients if truth is not None else frozenset()
     emails = world.emails_by_thread[(message["grant_id"], message["thread_id"])]
-    return any(world.arrived[message_id] < email.read_hi for email in emails)
+    return any(
+        world.arrived[message_id] < email.read_hi
+        and (not reachable or bool(reachable & set(email.recipients)))
+        for email in emails
+    )
 
 
 def _refused_twice(world: _World, message_id: str) -> bool:

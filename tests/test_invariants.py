@@ -594,3 +594,16 @@ def _lost(message_id: str) -> str:
 def test_people_in_the_mailbox_answer_too(events, expected):
     # A colleague's message from the shared mailbox answers every earlier message of its thread.
     assert broken(World().play(events).history()) == expected
+
+
+@pytest.mark.parametrize(("to", "lost"), [(CUSTOMER, False), ("colleague@example.com", True)])
+def test_an_email_its_sender_never_got_answers_nothing_for_them(to, lost):
+    # The customer wrote, a Cc'd colleague answered all; a reply to the colleague alone leaves the
+    # customer's message unanswered, whatever read produced it.
+    world = World()
+    world.inbound(1.0, "m1")
+    world.inbound(1.5, "m2", Truth.human("cc_colleague", "colleague@example.com"))
+    world.read(2.0, 2.1)
+    world.email(3.0, "r1", "m2", to=to)
+    found = broken(world.history()).get(2, [])
+    assert any("m1" in f for f in found) is lost
