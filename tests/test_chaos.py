@@ -39,6 +39,7 @@ PLAYED = frozenset(
         "group_delivery",
         "group_relay",
         "untrusted_relay",
+        "cc_chain",
     }
 )
 
