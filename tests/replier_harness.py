@@ -10,7 +10,7 @@ import time
 
 import boto3
 
-from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL
+from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from devstack.events import notification_envelope as notification  # noqa: F401 - for the tests
 from devstack.poller import EventSourcePoller
 from functions.replier import app
@@ -60,6 +60,26 @@ def inbound(nylas, **kwargs) -> dict:
     kwargs.setdefault("subject", "Where is my order?")
     kwargs.setdefault("body", "<p>Order 1042 has not arrived.</p>")
     return nylas.deliver_inbound(AGENT_GRANT_ID, **kwargs)
+
+
+def grant_lookups(nylas, grant_id: str = AGENT_GRANT_ID) -> int:
+    """``GET /v3/grants/{id}`` requests for the grant itself (not its folders, messages...)."""
+    return nylas.count("GET", f"/v3/grants/{grant_id}") - nylas.count("GET", f"/v3/grants/{grant_id}/")
+
+
+def ping_pong(pipeline, nylas, sender: str, rounds: int, deliver=envelope) -> None:
+    """Another robot answers every reply of the agent at once, ``rounds`` times (its dates just after)."""
+    last = inbound(nylas, from_email=sender)
+    for round_ in range(rounds):
+        pipeline.deliver(deliver(last))
+        pipeline.drain()
+        replies = nylas.sent_messages(thread_id=last["thread_id"])
+        last = inbound(
+            nylas,
+            from_email=sender,
+            reply_to_message_id=replies[-1]["id"],
+            date=replies[-1]["date"] + 1 + round_,
+        )
 
 
 def skip_reasons(log_records) -> list[str]:

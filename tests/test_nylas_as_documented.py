@@ -15,7 +15,15 @@ import pytest
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from devstack.nylas import Fault
 from functions.replier import app
-from tests.replier_harness import SEND_PATH, deferrals, inbound, metrics_emitted, notification, skip_reasons
+from tests.replier_harness import (
+    SEND_PATH,
+    deferrals,
+    inbound,
+    metrics_emitted,
+    notification,
+    ping_pong,
+    skip_reasons,
+)
 
 SETTLED = 400  # Nylas seconds past MAILBOX_SETTLE_SECONDS (300): the mailbox could show a reply by now
 
@@ -321,17 +329,7 @@ def test_a_robot_that_honours_no_mark_gets_two_answers_not_a_loop(pipeline, nyla
     # none, or a provider that strips every custom header): the hourly budget alone would pace a loop.
     monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "10")
     app.consumer.cache_clear()
-    last = inbound(nylas, from_email="helpdesk@other-company.example")
-    for round_ in range(4):
-        pipeline.deliver(as_nylas_sends_it(last))
-        pipeline.drain()
-        replies = nylas.sent_messages(thread_id=last["thread_id"])
-        last = inbound(
-            nylas,
-            from_email="helpdesk@other-company.example",
-            reply_to_message_id=replies[-1]["id"],
-            date=replies[-1]["date"] + 1 + round_,
-        )
+    ping_pong(pipeline, nylas, "helpdesk@other-company.example", rounds=4, deliver=as_nylas_sends_it)
     assert len(nylas.sends) == 2  # MAX_AUTOMATIC_EXCHANGES: two, then a person's turn
     assert skip_reasons(log_records).count("exchange_limit") == 2
 

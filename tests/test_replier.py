@@ -25,10 +25,12 @@ from tests.replier_harness import (
     SEND_PATH,
     container_recording_visibility,
     deferrals,
+    grant_lookups,
     hold_lease,
     inbound,
     metrics_emitted,
     new_container,
+    ping_pong,
     skip_reasons,
 )
 
@@ -293,17 +295,7 @@ def test_message_after_the_reply_gets_its_own_reply(pipeline, nylas):
 def test_reply_budget_stops_ping_pong_with_another_bot(pipeline, nylas, monkeypatch, log_records):
     monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "2")
     app.consumer.cache_clear()
-    last = inbound(nylas, from_email="bot@other.example")
-    for round_ in range(4):
-        pipeline.deliver(envelope(last))
-        pipeline.drain()
-        replies = nylas.sent_messages(thread_id=last["thread_id"])
-        last = inbound(
-            nylas,
-            from_email="bot@other.example",
-            reply_to_message_id=replies[-1]["id"],
-            date=replies[-1]["date"] + 1 + round_,
-        )
+    ping_pong(pipeline, nylas, "bot@other.example", rounds=4)
     assert len(nylas.sends) == 2
     assert skip_reasons(log_records).count("reply_budget_exhausted") == 2
 
@@ -538,11 +530,7 @@ def test_agent_grant_address_is_looked_up_once_per_container(pipeline, nylas):
         pipeline.deliver(envelope(inbound(nylas)))
     pipeline.drain()
     assert len(nylas.sends) == 3
-    assert (
-        nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}")
-        - nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/")
-        == 1
-    )
+    assert grant_lookups(nylas) == 1
 
 
 def test_loop_guard_counts_replies_the_ledger_never_recorded(pipeline, nylas, monkeypatch, log_records):
@@ -600,11 +588,7 @@ def test_a_grant_look_up_refused_once_is_asked_again_and_its_own_reply_still_rec
     pipeline.drain()
     pipeline.drain()
     assert len(nylas.sends) == 1
-    assert (
-        nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}")
-        - nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/")
-        == 2
-    )  # refused, then asked again (and kept)
+    assert grant_lookups(nylas) == 2  # refused, then asked again (and kept)
     assert "configuration" in deferrals(log_records)
     assert skip_reasons(log_records) == ["own_outbound"]
     assert pipeline.dead_letters() == []

@@ -213,17 +213,21 @@ def a_persons_draft(nylas, grant: str, reply_to: dict) -> None:
     assert response.status_code == 200, response.text
 
 
-def test_a_persons_draft_holds_the_agent_back_and_their_answer_counts(
-    pipeline, nylas, log_records, team_mailbox
-):
-    first = nylas.deliver_inbound(
-        team_mailbox, from_email="erin@example.com", subject="Invoice", body="<p>?</p>"
-    )
-    a_persons_draft(nylas, team_mailbox, first)
+def held_back_by_a_draft(pipeline, nylas, log_records, grant: str) -> dict:
+    """A customer writes to the team's mailbox while a colleague drafts an answer: the record waits."""
+    first = nylas.deliver_inbound(grant, from_email="erin@example.com", subject="Invoice", body="<p>?</p>")
+    a_persons_draft(nylas, grant, first)
     pipeline.deliver(envelope(first))
     pipeline.poller().poll_once()
     assert nylas.sends == []
     assert "person_drafting" in deferrals(log_records)
+    return first
+
+
+def test_a_persons_draft_holds_the_agent_back_and_their_answer_counts(
+    pipeline, nylas, log_records, team_mailbox
+):
+    first = held_back_by_a_draft(pipeline, nylas, log_records, team_mailbox)
     nylas.person_replies(team_mailbox, first["id"], "<p>Attached. — Sam</p>")  # the person sent it
     pipeline.drain()
     assert nylas.sends == []
@@ -233,13 +237,7 @@ def test_a_persons_draft_holds_the_agent_back_and_their_answer_counts(
 def test_a_draft_left_unsent_holds_the_agent_back_only_for_the_wait(
     pipeline, nylas, log_records, team_mailbox
 ):
-    first = nylas.deliver_inbound(
-        team_mailbox, from_email="erin@example.com", subject="Invoice", body="<p>?</p>"
-    )
-    a_persons_draft(nylas, team_mailbox, first)
-    pipeline.deliver(envelope(first))
-    pipeline.poller().poll_once()
-    assert "person_drafting" in deferrals(log_records)
+    first = held_back_by_a_draft(pipeline, nylas, log_records, team_mailbox)
     nylas.advance_clock(601)  # PERSON_DRAFT_WAIT_SECONDS (600) from the draft's date
     pipeline.drain()
     assert [s.payload["reply_to_message_id"] for s in nylas.sends] == [first["id"]]

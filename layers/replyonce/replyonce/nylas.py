@@ -149,6 +149,18 @@ class NylasMailbox:
             raise NylasRetryableError(f"Nylas answered {response.status_code} without JSON") from exc
         return body.get("data") if isinstance(body, dict) else None
 
+    def _page(self, response: requests.Response, what: str) -> tuple[list[Any], str | None]:
+        """A list answer's ``data`` and its ``next_cursor`` (``None`` on the last page)."""
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise NylasRetryableError(f"{what} without JSON") from exc
+        data = body.get("data") if isinstance(body, dict) else None
+        cursor = body.get("next_cursor") if isinstance(body, dict) else None
+        return (data if isinstance(data, list) else []), (
+            cursor if isinstance(cursor, str) and cursor else None
+        )
+
     def _post(self, path: str, request: str, headers: dict[str, str], timeout: tuple[float, float]) -> Answer:
         try:
             response = self._session.post(
@@ -201,12 +213,7 @@ class NylasMailbox:
         found: list[Folder] = []
         params: dict[str, Any] = {"limit": FOLDERS_PAGE_LIMIT}
         for _ in range(MAX_FOLDER_PAGES):
-            response = self._get(_path(grant_id, "folders"), params)
-            try:
-                body = response.json()
-            except ValueError as exc:
-                raise NylasRetryableError("folder listing without JSON") from exc
-            data = body.get("data") if isinstance(body, dict) else None
+            data, cursor = self._page(self._get(_path(grant_id, "folders"), params), "folder listing")
             found.extend(
                 Folder(
                     id=str(f.get("id", "")),
@@ -216,8 +223,7 @@ class NylasMailbox:
                 for f in data or []
                 if isinstance(f, dict)
             )
-            cursor = body.get("next_cursor") if isinstance(body, dict) else None
-            if not isinstance(cursor, str) or not cursor:
+            if cursor is None:
                 return found
             params = {"limit": FOLDERS_PAGE_LIMIT, "page_token": cursor}
         # Unbounded paging could spin on a cursor that never ends; a partial list would hide junk.
@@ -239,15 +245,10 @@ class NylasMailbox:
         if page_token:
             params["page_token"] = page_token
         response = self._get(_path(grant_id, "messages"), params)
-        try:
-            body = response.json()
-        except ValueError as exc:
-            raise NylasRetryableError("thread listing without JSON") from exc
-        data = body.get("data") if isinstance(body, dict) else None
-        cursor = body.get("next_cursor") if isinstance(body, dict) else None
+        data, cursor = self._page(response, "thread listing")
         return ThreadPage(
-            tuple(m for m in data or [] if isinstance(m, dict)),
-            cursor if isinstance(cursor, str) and cursor else None,
+            tuple(m for m in data if isinstance(m, dict)),
+            cursor,
             self.nylas_time(response),
         )
 
