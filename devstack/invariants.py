@@ -526,6 +526,9 @@ def _one_per_burst(world: _World, found: list[str]) -> None:
                 and (truth := world.truth(m)) is not None
                 and truth.must_answer
                 and not any(world.arrived[m] < earlier.read_hi for earlier in emails[:index])
+                # A message whose replies Nylas refused twice is settled for good (no loss of ours,
+                # invariant 2): no part of a later burst either.
+                and not _refused_twice(world, m)
             ]
             if newer_seen:
                 found.append(

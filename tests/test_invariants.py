@@ -607,3 +607,16 @@ def test_an_email_its_sender_never_got_answers_nothing_for_them(to, lost):
     world.email(3.0, "r1", "m2", to=to)
     found = broken(world.history()).get(2, [])
     assert any("m1" in f for f in found) is lost
+
+
+def test_a_message_whose_replies_nylas_refused_twice_is_no_part_of_a_later_burst():
+    # Listed newest (a future date under a date-ordered listing), its queued replies failed twice
+    # (settled for good); a later message is then answered on its own: no invariant-3 break.
+    world = World()
+    world.inbound(1.0, "m1", date=10_000)
+    world.send_failed(2.0, "q1", "m1")
+    world.send_failed(3.0, "q2", "m1")
+    world.inbound(4.0, "m2")
+    world.read(5.0, 5.1)
+    world.email(6.0, "r1", "m2")
+    assert broken(world.history(listing_order="date")).get(3) is None
