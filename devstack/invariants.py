@@ -417,11 +417,13 @@ def _nothing_lost(world: _World, found: list[str]) -> None:
             found.append(f"message {message_id} ({truth.label}) is not in the mailbox")
             continue
         if truth.email and any(
-            _covered(world, copy) or _answered_by_person(world, copy)
+            _covered(world, copy) or _answered_by_person(world, copy) or _refused_twice(world, copy)
             for copy in world.copies[truth.email]
             if copy != message_id and copy in world.messages
         ):
-            continue  # another agent's copy of the same email was answered
+            # Another agent's copy of the same email was answered (or its reply refused twice by the
+            # customer's server: the one answer the email gets, and no loss of ours).
+            continue
         if _covered(world, message_id) or _answered_by_person(world, message_id):
             continue
         if _refused_twice(world, message_id):

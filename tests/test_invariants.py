@@ -620,3 +620,16 @@ def test_a_message_whose_replies_nylas_refused_twice_is_no_part_of_a_later_burst
     world.read(5.0, 5.1)
     world.email(6.0, "r1", "m2")
     assert broken(world.history(listing_order="date")).get(3) is None
+
+
+def test_one_email_whose_answer_in_the_other_mailbox_nylas_refused_twice_is_no_loss():
+    # The email reached both agent mailboxes; the grant that claimed it replied, and Nylas failed that
+    # queued reply twice (the customer's server refuses it): the email had its one answer.
+    copy = Truth.one_of("through_aliases", "<e1@example.com>", CUSTOMER)
+    world = World()
+    world.inbound(1.0, "a1", copy)
+    world.inbound(1.0, "b1", copy, grant="grant-b", thread="thread-b")
+    world.send_failed(2.0, "q1", "b1")
+    world.send_failed(3.0, "q2", "b1")
+    found = broken(world.history()).get(2, [])
+    assert not any("a1" in f for f in found)
