@@ -273,6 +273,16 @@ def people_ignored(patches: _Patches) -> None:
     patches.set(plan, "people_in_thread", lambda messages, own: plan.PeopleInThread(frozenset(), None))
 
 
+def one_recipient(patches: _Patches) -> None:
+    """A reply covers every sender's message but goes to the newest sender alone."""
+    plan = _module("plan")
+
+    def to_the_newest(burst: Any, target: Any, first: Any, messages: Any, **kwargs: Any) -> Any:
+        return tuple(burst), (first,)
+
+    patches.set(plan, "reach_everyone", to_the_newest)
+
+
 def no_outbox(patches: _Patches) -> None:
     """Nothing stored survives an attempt: each holder asks the agent anew, never finishing an intent."""
     state = _module("state")
@@ -375,6 +385,14 @@ MUTANTS: dict[str, Mutant] = {
             "a question a colleague answered from the shared mailbox is answered again by the agent",
             "colleague_answered_first",
             knobs={"teammate_probability": 0.3, "follow_up_probability": 0.8},
+        ),
+        Mutant(
+            "one_recipient",
+            (2,),
+            one_recipient,
+            "a customer whose Cc'd colleague answered all first is recorded answered, and gets nothing",
+            "cc_reply_all",
+            knobs={"cc_chain_probability": 0.3},
         ),
         Mutant(
             "no_outbox",

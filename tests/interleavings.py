@@ -176,10 +176,13 @@ class World:
     must_answer: set[str] = field(default_factory=set)
     must_not_answer: set[str] = field(default_factory=set)
     answered_by_person: set[str] = field(default_factory=set)  # a colleague answered from the mailbox
+    senders: dict[str, str] = field(default_factory=dict)  # inbound message id -> its sender
     budget_per_hour: int | None = None
 
     def arrive(self, **kwargs: Any) -> dict[str, Any]:
-        return self.mailbox.deliver(GRANT, **kwargs)
+        message = self.mailbox.deliver(GRANT, **kwargs)
+        self.senders[message["id"]] = str(kwargs.get("sender", "")).lower()
+        return message
 
     def record(self, message: dict[str, Any], label: str = "") -> Record:
         return Record(
@@ -377,6 +380,11 @@ def check(world: World) -> list[str]:
         recipients = [r.get("email") for r in email.request.get("to", [])]
         if AGENT_EMAIL in recipients:
             found.append(f"4: an email went to the agent's own address ({email.message['id']})")
+        # Every message an email says it answers must have its sender among the email's recipients.
+        for message_id in ids:
+            sender = world.senders.get(message_id)
+            if sender and sender not in recipients:
+                found.append(f"2: {message_id} answered by an email its sender ({sender}) never got")
     for message_id, count in sorted(answered.items()):
         if count > 1:
             found.append(f"1: {message_id} answered by {count} emails")

@@ -184,6 +184,14 @@ def colleague_answered_first(world: World):
     return [world.record(first, "m1")], []
 
 
+def cc_reply_all(world: World):
+    """A customer writes with a colleague in Cc; the colleague answers all before the replier reads."""
+    first = world.arrive(sender=CUSTOMER, subject="Renewal")
+    second = world.arrive(sender="bob@example.com", subject="Re: Renewal", thread_id=first["thread_id"])
+    world.must_answer |= {first["id"], second["id"]}
+    return [world.record(first, "m1"), world.record(second, "m2")], []
+
+
 ONE_PAGE_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=1)
 BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
 
@@ -202,6 +210,7 @@ SCENARIOS = {
         Scenario("lost_answer_then_follow_up", lost_answer_then_follow_up),
         Scenario("reply_in_flight_then_follow_up", reply_in_flight_then_follow_up, BUDGET_OF_ONE),
         Scenario("colleague_answered_first", colleague_answered_first),
+        Scenario("cc_reply_all", cc_reply_all),
     )
 }
 
