@@ -50,6 +50,24 @@ DISGUISED_AUTOMATA = {
         {"Precedence": "bulk", "List-Unsubscribe": "<mailto:unsubscribe@news.example.org>"},
     ),
     "mailing_list": ("bob.smith@lists.example.net", {"List-Id": "<users.lists.example.net>"}),
+    # The classes other projects' fixture sets hold (docs/reliability.md, "Real mail"), each refused by
+    # one header sign only: a DSN with a null reverse path, an abuse-desk feedback report, Exchange's
+    # out-of-office, a responder's X-Loop, and another ReplyOnce deployment's reply whose
+    # Auto-Submitted a Graph-like provider dropped.
+    "delivery_status_report": (
+        "postoffice@relay.example.net",
+        {"Content-Type": "multipart/report; report-type=delivery-status; boundary=b1", "Return-Path": "<>"},
+    ),
+    "feedback_report": (
+        "staff@feedback.example.com",
+        {"Content-Type": "multipart/report; report-type=feedback-report; boundary=b2"},
+    ),
+    "exchange_out_of_office": ("ana.silva@example.com", {"X-Auto-Response-Suppress": "All"}),
+    "x_loop": ("helpdesk@example.org", {"X-Loop": "helpdesk@example.org"}),
+    "other_replyonce": (
+        "support@other-company.example",
+        {"X-Auto-Response-Suppress": "All", "X-ReplyOnce": "auto-replied"},
+    ),
 }
 # Senders whose address says it all.
 PLAIN_AUTOMATA = {
