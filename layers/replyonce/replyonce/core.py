@@ -33,6 +33,7 @@ from replyonce.conversation import conversation_for
 from replyonce.coverage import (
     INTENT_KEY,
     MAX_COVERED_IDS,
+    carries_intent_id,
     covered_in_mailbox,
     is_covered,
     is_reply_of,
@@ -581,8 +582,7 @@ def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, poli
 def is_our_reply(message: Message) -> bool:
     """Whether the message carries the metadata every reply of ReplyOnce is sent with (intent id and
     thread): only the API can set metadata, so no inbound mail can carry it."""
-    metadata = metadata_of(message)
-    return isinstance(metadata.get(INTENT_KEY), str) and isinstance(metadata.get(THREAD_METADATA_KEY), str)
+    return carries_intent_id(message) and isinstance(metadata_of(message).get(THREAD_METADATA_KEY), str)
 
 
 def person_drafting_for(drafts: Any, agents: Agents, now: int, wait_seconds: int) -> int:
@@ -592,11 +592,7 @@ def person_drafting_for(drafts: Any, agents: Agents, now: int, wait_seconds: int
     bounded from the draft's date: then the person has sent it (the thread shows their answer, and
     the people rule skips what it answered) or left it, and the agent answers.
     """
-    waits = [
-        _int(d.get("date")) + wait_seconds - now
-        for d in drafts
-        if not isinstance(metadata_of(d).get(INTENT_KEY), str)
-    ]
+    waits = [_int(d.get("date")) + wait_seconds - now for d in drafts if not carries_intent_id(d)]
     return max(0, max(waits, default=0))
 
 

@@ -67,6 +67,12 @@ def metadata_of(message: Mapping[str, Any]) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def carries_intent_id(message: Mapping[str, Any]) -> bool:
+    """Whether ``message`` carries an intent id of ReplyOnce's in its metadata: every reply (and review
+    draft) ReplyOnce makes does, and only the API can set metadata, so no inbound mail does."""
+    return isinstance(metadata_of(message).get(INTENT_KEY), str)
+
+
 def is_reply_of(message: Mapping[str, Any], intent_id: str, agent_addresses: Collection[str]) -> bool:
     """Whether ``message`` is the reply of intent ``intent_id``: sent by an agent, carrying its id.
 
@@ -87,11 +93,9 @@ def covered_in_mailbox(
     targets: set[str] = set()
     digests: set[str] = set()
     for message in messages:
-        if sender_email(message) not in agent_addresses:
+        if sender_email(message) not in agent_addresses or not carries_intent_id(message):
             continue
         metadata = metadata_of(message)
-        if not isinstance(metadata.get(INTENT_KEY), str):
-            continue
         target = metadata.get(TARGET_KEY)
         if isinstance(target, str) and target:
             targets.add(target)

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replyonce.coverage import INTENT_KEY, metadata_of
+from replyonce.coverage import carries_intent_id
 from replyonce.reasons import SkipReason
 from replyonce.recipients import mailbox_key, reply_recipient
-from replyonce.screening import header_values, sender_email
+from replyonce.screening import address, header_values, sender_email
 
 Message = Mapping[str, Any]
 
@@ -60,16 +60,19 @@ class Burst:
 def participants(messages: Sequence[Message], besides: Message) -> frozenset[str]:
     """Every mailbox named on the thread's messages (``from``, ``to``, ``cc``) other than ``besides``, the
     message being answered: who is on the thread already (an address first named there is not)."""
-    found: set[str] = set()
-    for m in messages:
-        if m is besides:
-            continue
-        for name in ("from", "to", "cc"):
-            value = m.get(name)
-            for participant in value if isinstance(value, list) else []:
-                if isinstance(participant, Mapping) and isinstance(participant.get("email"), str):
-                    found.add(mailbox_key(participant["email"]))
-    return frozenset(found)
+    return frozenset(key for m in messages if m is not besides for key in _mailboxes(m, ("from", "to", "cc")))
+
+
+def _mailboxes(message: Message, fields: Sequence[str]) -> set[str]:
+    """The inboxes (:func:`replyonce.recipients.mailbox_key`) the message's ``fields`` name."""
+    found = set()
+    for name in fields:
+        value = message.get(name)
+        for participant in value if isinstance(value, list) else []:
+            email = address(participant)
+            if email:
+                found.add(mailbox_key(email))
+    return found
 
 
 def reach_everyone(
@@ -115,9 +118,7 @@ def reach_everyone(
 def from_a_person(message: Message, own_addresses: Iterable[str]) -> bool:
     """Written from the mailbox by a person: sent from one of its own addresses without ReplyOnce's
     intent id in its metadata (every reply ReplyOnce sends carries it, ``replyonce.coverage``)."""
-    return sender_email(message) in frozenset(own_addresses) and not isinstance(
-        metadata_of(message).get(INTENT_KEY), str
-    )
+    return sender_email(message) in frozenset(own_addresses) and not carries_intent_id(message)
 
 
 @dataclass(frozen=True)
@@ -196,19 +197,8 @@ def automatic_exchanges(messages: Sequence[Message], correspondent: str, own_add
     for m in messages:
         if from_a_person(m, own):
             break
-        if sender_email(m) in own and isinstance(metadata_of(m).get(INTENT_KEY), str):
-            to = m.get("to")
-            named = (
-                {
-                    mailbox_key(p["email"])
-                    for p in to
-                    if isinstance(p, Mapping) and isinstance(p.get("email"), str)
-                }
-                if isinstance(to, list)
-                else set()
-            )
-            if wanted in named:
-                count += 1
+        if sender_email(m) in own and carries_intent_id(m) and wanted in _mailboxes(m, ("to",)):
+            count += 1
     return count
 
 
