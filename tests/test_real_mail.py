@@ -342,6 +342,16 @@ def test_an_agent_grant_nylas_does_not_know_is_logged_as_an_error(pipeline, nyla
             "grant-mistyped",
         )
     }
+    # Only the refused grant is asked again on later records; the known one was described once.
+    pipeline.deliver(as_nylas_sends_it(inbound(nylas)))
+    pipeline.drain()
+    assert len(nylas.sends) == 2
+    assert (
+        nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}")
+        - nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/")
+        == 1
+    )
+    assert nylas.count("GET", "/v3/grants/grant-mistyped") >= 2
 
 
 def test_own_address_is_compared_case_insensitively(pipeline, nylas, log_records):

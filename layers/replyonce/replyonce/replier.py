@@ -30,7 +30,7 @@ from replyonce.exceptions import Deferred, NylasPermanentError, ThreadBusyError
 from replyonce.keys import idempotency_key
 from replyonce.observability import count, count_by, logger, skipped
 from replyonce.policy import Policy
-from replyonce.ports import Listing, Mailbox, SearchResult, StateStore
+from replyonce.ports import Grant, Listing, Mailbox, SearchResult, StateStore
 from replyonce.reasons import DeferReason
 from replyonce.screening import CLOSED_FOLDER_NAMES, Agents
 from replyonce.state import IntentKind, Lease, Status
@@ -91,6 +91,7 @@ class Replier:
         self._sleep = sleep
         # Per container: what Nylas says of the grants does not change between records.
         self._agents: Agents | None = None
+        self._grants: dict[str, Grant] = {}  # the agent grants Nylas described, kept as they come
         self._folders: dict[str, tuple[frozenset[str], str]] = {}
         # What one record's run knows, per thread: the consumer runs a batch's threads at once.
         self._record = threading.local()
@@ -121,11 +122,12 @@ class Replier:
         return agents
 
     def _look_up_agents(self) -> tuple[Agents, bool]:
-        emails, names, providers = {}, {}, {}
-        complete = True
+        """The agents as far as Nylas described them; only the grants not described yet are asked."""
         for grant_id in self._policy.agent_grant_ids:
+            if grant_id in self._grants:
+                continue
             try:
-                grant = self._mailbox.grant(grant_id)
+                self._grants[grant_id] = self._mailbox.grant(grant_id)
             except NylasPermanentError as unknown:
                 logger.error(
                     "Nylas refused the look-up of a grant of AGENT_GRANT_IDS; its mail waits, and the "
@@ -133,13 +135,14 @@ class Replier:
                     extra={"grant_id": grant_id, "status": unknown.status},
                 )
                 count("AgentGrantUnknown")
-                complete = False
-                continue
-            if grant.email:
-                emails[grant_id] = grant.email
-            names[grant_id] = grant.name
-            providers[grant_id] = grant.provider
-        return Agents(self._policy.agent_grant_ids, emails, names, providers), complete
+        known = self._grants
+        agents = Agents(
+            self._policy.agent_grant_ids,
+            {g: known[g].email for g in known if known[g].email},
+            {g: known[g].name for g in known},
+            {g: known[g].provider for g in known},
+        )
+        return agents, all(g in known for g in self._policy.agent_grant_ids)
 
     def _grant_folders(self, grant_id: str) -> tuple[frozenset[str], str]:
         """The grant's junk and trash folder ids, and the hand-off folder's id (``""``: none)."""
