@@ -18,6 +18,7 @@ A mutant whose target the product does not have raises :class:`MutantPending`.
 
 import contextlib
 import dataclasses
+import html
 import importlib
 import random
 import time
@@ -25,6 +26,8 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from chaos import written
 
 # The function timeout of every mutant's small chaos run (``make chaos ARGS="--mutant NAME"``).
 MUTANT_TIMEOUT_SECONDS = 5.0
@@ -435,6 +438,29 @@ def nonce_agent() -> None:
     def template_agent(conversation: Any) -> Any:
         reply = original(conversation)
         return dataclasses.replace(reply, text=f"{reply.text}\n\n(draft {uuid.uuid4().hex[:12]})")
+
+    _Patches().set(agents, "template_agent", template_agent)
+
+
+def echo_agent() -> None:
+    """The template agent also says back what it was given as each message's text, and attaches the
+    inline image a customer asks for (a workload knob: ``chaos/written.py``).
+
+    Why: the email on the wire then shows what the agent read, so the checker can hold the product to
+    the customer's words (``devstack.invariants``, invariant 2) and to replies of any size.
+    """
+    agents = _module("agents")
+    original = agents.template_agent
+
+    def template_agent(conversation: Any) -> Any:
+        reply = original(conversation)
+        said = "\n\n".join(f"You wrote: {m.text}" for m in conversation.to_answer)
+        text = f"{reply.text}\n\n{said}"
+        asked = [size for request, size in written.INLINE_IMAGE_BYTES.items() if request in said]
+        if not asked:
+            return dataclasses.replace(reply, text=text)
+        paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in text.split("\n\n"))
+        return dataclasses.replace(reply, text=text, html=paragraphs + written.inline_image(max(asked)))
 
     _Patches().set(agents, "template_agent", template_agent)
 

@@ -42,6 +42,9 @@ from devstack.webhook_sender import WebhookSender
 
 ROOT = Path(__file__).resolve().parent.parent
 AUTOMATIC_EXCHANGES = 2  # MAX_AUTOMATIC_EXCHANGES of every run
+# REPLY_BUDGET_PER_RECIPIENT_PER_HOUR of every run: below the spellings one inbox writes from
+# (chaos/workload.py, SPELLINGS), above what any other correspondent of a run gets.
+RECIPIENT_BUDGET = 4
 
 
 @dataclass
@@ -213,11 +216,13 @@ class Experiment:
             "PERSON_HOLD_SECONDS": str(7 * 24 * 3600),
             # The template's default, set here so the checker knows it (a run of automatic exchanges).
             "MAX_AUTOMATIC_EXCHANGES": str(AUTOMATIC_EXCHANGES),
+            "REPLY_BUDGET_PER_RECIPIENT_PER_HOUR": str(RECIPIENT_BUDGET),
             # The support address the company runs as a group (the workload's group_relay): its relays
             # are customers; any other list's stay bulk mail.
             "TRUSTED_LISTS": TRUSTED_LIST_ID,
             "THREAD_WINDOW": str(self.settings.thread_window),
             "CHAOS_NONCE_DRAFTER": "1" if self.workload_settings().nonce_drafter else "0",
+            "CHAOS_ECHO_DRAFTER": "1" if self.workload_settings().echo_drafter else "0",
             "CHAOS_DRAFT_SECONDS": str(self.workload_settings().draft_seconds),
             "CHAOS_MUTANT": self.settings.mutant or "",
             "BUSY_RETRY_SECONDS": "1",
@@ -524,6 +529,10 @@ class Experiment:
             logs=logs,
             reply_budget=self.settings.reply_budget,
             automatic_exchanges=AUTOMATIC_EXCHANGES,
+            recipient_budget=RECIPIENT_BUDGET,
+            inboxes=dict(workload.inboxes),
+            clock_slack_seconds=2 * self.settings.clock_skew_seconds,
+            agent_echoes=workload.settings.echo_drafter,
             harness_sent_ids=set(workload.harness_sent_ids),
             thread_reads=list(self.tap.thread_reads),
             send_attempts=list(self.tap.send_attempts),

@@ -6,7 +6,8 @@ Each polls the queue (``devstack.poller``), invokes the real
 whole process when an invocation outlives its deadline. Its clock for leases
 and the ledger may be skewed (``CHAOS_CLOCK_SKEW_SECONDS``); it may run one
 mutant (``CHAOS_MUTANT``, ``chaos/mutants.py``) and a drafter whose output
-differs between calls (``CHAOS_NONCE_DRAFTER``) or takes its time
+differs between calls (``CHAOS_NONCE_DRAFTER``), says back what it read
+(``CHAOS_ECHO_DRAFTER``) or takes its time
 (``CHAOS_DRAFT_SECONDS``). Its AWS
 User-Agent carries ``app/chaos-worker-<pid>`` so the fault proxy can find it.
 """
@@ -40,6 +41,8 @@ def main() -> int:
     handler = load_handler("ReplierFunction")
     module = sys.modules[handler.__module__]
     try:
+        if os.environ.get("CHAOS_ECHO_DRAFTER") == "1":
+            mutants.echo_agent()
         if os.environ.get("CHAOS_NONCE_DRAFTER") == "1":
             mutants.nonce_agent()
         if float(os.environ.get("CHAOS_DRAFT_SECONDS", "0")) > 0:

@@ -25,6 +25,7 @@ from typing import Any
 
 import requests
 
+from chaos.written import ATTRIBUTIONS, BROCHURE_REQUEST, LOGO_REQUEST, SHAPES, written_reply
 from devstack.events import (
     AGENT_EMAIL,
     AGENT_GRANT_ID,
@@ -86,6 +87,21 @@ TRUSTED_LIST_ID = "customers.replyonce.example"
 TRUSTED_GROUP = "customers@replyonce.example"
 UNTRUSTED_LIST_ID = "community.lists.partner.example"
 UNTRUSTED_GROUP = "community@lists.partner.example"
+# Another company's agent on a ReplyOnce deployment of its own (or any auto-responder): it answers every
+# email of ours with the marks its provider lets through. One address per conversation.
+PEER_DEPLOYMENT = "agent@partner{}.example"
+# One Gmail inbox written from in every spelling that reaches it (the checker's ground truth of which
+# inbox each spelling is, History.inboxes): case, +tags, dots, googlemail.com.
+SPELLINGS = (
+    "{local}@gmail.com",
+    "{local}+orders@gmail.com",
+    "{dotted}@gmail.com",
+    "{upper}@GMAIL.COM",
+    "{local}+2@googlemail.com",
+    "{dotted}+x@gmail.com",
+)
+# Headers of a stored email that are the mailbox's threading, not marks an agent chose to send.
+_THREADING = frozenset({"message-id", "in-reply-to", "references"})
 # What a colleague writes from the shared mailbox.
 PERSON_ANSWER = "<p>Thanks, I have sorted this out for you. — Sam</p>"
 # How often the customer answers the colleague: higher than follow_up_probability, so a short run
@@ -125,6 +141,13 @@ HOSTILE_KNOBS = (
     "cc_chain_probability",
     "group_delivery_probability",
     "group_relay_probability",
+    # What people write and the robots between deployments (issue 31).
+    "written_reply_probability",
+    "peer_deployment_probability",
+    "spelled_mailbox_probability",
+    "large_reply_probability",
+    "oversize_reply_probability",
+    "drop_headers_window_probability",
 )
 # The account limits a window plays, and the shapes of each (devstack/nylas/limits.py). The quota's
 # ``rate_limit`` shape is left out: it is a 429 with a day's Retry-After, which the product rightly
@@ -251,6 +274,29 @@ class WorkloadSettings:
     # A customer writes with a colleague in Cc, and the colleague answers all at once (before the
     # replier reads the thread): both are to be answered by one reply that reaches both of them.
     cc_chain_probability: float = 0.03
+    # ---- what people write, robots between deployments, replies of any size (issue 31) ------------
+    # The agent says back what it read as each message's text, and attaches the image a customer asks
+    # for (chaos/mutants.py, echo_agent): the checker holds the product to the customer's words.
+    echo_drafter: bool = True
+    # Of the customers' follow-ups, the share written as people write (chaos/written.py): bottom-
+    # posted, interleaved, attribution lines and Outlook blocks in eleven languages, forwards.
+    written_reply_probability: float = 0.4
+    # Another company's agent writes to the mailbox and answers each of our emails on its own, with the
+    # marks its provider lets through (the X- ones of ours when it drops the rest); for
+    # peer_marks_lost_fraction of them the provider (or a relay) drops every custom header, so only
+    # the exchange limit (MAX_AUTOMATIC_EXCHANGES) ends the conversation.
+    peer_deployment_probability: float = 0.02
+    peer_marks_lost_fraction: float = 0.5
+    # One Gmail inbox writes from each spelling of SPELLINGS, one thread each: one recipient budget
+    # (chaos/run.py's REPLY_BUDGET_PER_RECIPIENT_PER_HOUR, below len(SPELLINGS)).
+    spelled_mailbox_probability: float = 0.005
+    # A customer asks for the logo (a ~440 KB reply: goes out once) or the brochure (over the 3 MB
+    # Nylas takes: handed off, reply_too_large, never sent). Needs echo_drafter.
+    large_reply_probability: float = 0.01
+    oversize_reply_probability: float = 0.003
+    # Per send, a window of 5-10 s in which the provider drops custom headers not named X-... instead
+    # of refusing them (Microsoft Graph; the emulator's custom_headers="drop"). Each run plays one.
+    drop_headers_window_probability: float = 0.01
 
     def agent_grant_ids(self) -> list[str]:
         """The deployment's agent grants: two when agents exchange mail or share an email, else one."""
@@ -286,6 +332,9 @@ class Workload:
     # (the report counts replies as sends minus those); the checker knows them from the mailbox.
     person_reply_ids: set[str] = field(default_factory=set)
     redrive_message_ids: set[str] = field(default_factory=set)  # their sends lose every answer
+    # Ground truth of mailboxes: each spelling the workload wrote from -> the inbox it reaches (lower
+    # case); a spelling not in it is its own inbox.
+    inboxes: dict[str, str] = field(default_factory=dict)
     unsupported: set[str] = field(default_factory=set)  # knobs this emulator cannot play
     queue_depth: Any = lambda: 0  # visible + in flight on the notification queue
     # Moves Nylas' clock ahead (the experiment's, so the checker knows when): the end of a long limit.
@@ -307,6 +356,8 @@ class Workload:
         # (grant, thread, other grant) -> the other grant's thread for the same conversation.
         self._linked_threads: dict[tuple[str, str, str], str] = {}
         self._loop_messages: Counter[str] = Counter()  # agent emails per thread
+        # Threads a peer deployment writes in: thread -> (its address, whether its marks are lost).
+        self._peer_threads: dict[str, tuple[str, bool]] = {}
         self._sequence = 0
         self._open_windows: set[str] = set()  # Nylas behaviours switched on for a while right now
         self._sends_started = 0
@@ -330,6 +381,11 @@ class Workload:
         for knob in ("group_delivery_probability", "group_relay_probability"):
             if getattr(s, knob) and "addressed_to" not in inbound:
                 self.unsupported.add(knob)
+        if not s.echo_drafter:
+            # Without the agent saying back what it read, nobody asks for an image either.
+            needs_echo = ["written_reply_probability", "large_reply_probability"]
+            needs_echo.append("oversize_reply_probability")
+            self.unsupported.update(knob for knob in needs_echo if getattr(s, knob))
         if not s.webhook_headers and not hasattr(self.nylas, "webhook_includes_headers"):
             self.unsupported.add("webhook_headers")  # this emulator always sends them
         if hasattr(self.nylas, "webhook_includes_headers"):
@@ -452,7 +508,11 @@ class Workload:
             # follow-up the agent's reply starts below may land before or after that answer).
             self.features["person_answers_after_agent"] += 1
             self._submit(self._person_answers, *later, PERSON_LATER_SECONDS * self._random())
-        if thread_id in self._bot_threads and looping:
+        peer = self._peer_threads.get(thread_id)
+        if peer is not None and looping:
+            self.features["peer_deployment_answer"] += 1
+            self._submit(self._peer_answers, message, *peer)
+        elif thread_id in self._bot_threads and looping:
             self.features["bot_loop"] += 1
             self._submit(self._answer, message["grant_id"], thread_id, BOT_EMAIL, message, "bot")
         elif thread_id in self._customer_threads and self._random() < self.settings.follow_up_probability:
@@ -485,8 +545,53 @@ class Workload:
             self.deliver(envelope(message))
 
     def _answer(self, grant: str, thread_id: str, sender: str, reply: dict[str, Any], label: str) -> None:
-        answer = self._inbound(grant, sender, thread_id=thread_id, label=label, subject=reply["subject"])
+        written = None
+        if label == "follow_up" and self._random() < self._playable("written_reply_probability"):
+            shape, language = self._choice(list(SHAPES)), self._choice(sorted(ATTRIBUTIONS))
+            with self._lock:
+                self._sequence += 1
+                tag = str(self._sequence)
+            agent = AGENT_GRANTS.get(grant, AGENT_EMAIL)
+            written = written_reply(shape, language, tag, agent, str(reply.get("subject") or ""))
+            self.features[f"written_{shape}"] += 1
+        answer = self._inbound(
+            grant,
+            sender,
+            thread_id=thread_id,
+            label=label,
+            subject=reply["subject"],
+            body=written.body if written else None,
+        )
+        if written is not None:
+            with self._lock:
+                truth = self.truth[answer["id"]]
+                self.truth[answer["id"]] = replace(truth, words=written.words, quoted=written.quoted)
         self.deliver(envelope(answer))
+
+    def _peer_answers(self, sent: dict[str, Any], peer: str, marks_lost: bool) -> None:
+        """The peer deployment answers our email as ReplyOnce would: with the marks that reached it
+        (those of our email its provider let through), or none when they are lost on the way.
+
+        Ground truth: a marked answer is a machine's, never answered; an unmarked one looks like a
+        person's, may be answered, and the exchange limit must end the conversation.
+        """
+        stored = [
+            m
+            for m in self.nylas.sent_messages(grant_id=sent["grant_id"], thread_id=sent["thread_id"])
+            if m["id"] == sent["id"]
+        ]
+        headers = {h["name"]: h["value"] for m in stored for h in m.get("headers") or []}
+        marks = None if marks_lost else {k: v for k, v in headers.items() if k.lower() not in _THREADING}
+        answer = self._inbound(
+            sent["grant_id"],
+            peer,
+            thread_id=sent["thread_id"],
+            label="peer_unmarked" if not marks else "peer_marked",
+            subject=sent["subject"],
+            headers=marks or None,
+        )
+        self.features["peer_marks_lost" if not marks else "peer_marks_kept"] += 1
+        self._notify(answer)
 
     def _relay(self, grant: str, sent: dict[str, Any], source: tuple[str, str]) -> None:
         """Deliver an agent's email to another agent's mailbox with the headers it was sent with."""
@@ -540,6 +645,7 @@ class Workload:
         reply_to: str | None = None,
         subject: str | None = None,
         folder: str = "inbox",
+        body: str | None = None,
     ) -> dict[str, Any]:
         with self._lock:
             self._sequence += 1
@@ -553,7 +659,7 @@ class Workload:
             grant,
             from_email=sender,
             subject=subject or f"Question {sequence}",
-            body=f"<p>Message {sequence}</p>",
+            body=body or f"<p>Message {sequence}</p>",
             thread_id=thread_id,
             headers=headers,
             date=self._date(),
@@ -717,6 +823,7 @@ class Workload:
             (s.send_queue_probability, self._send_queue_window),
             (s.search_failure_probability, self._search_failure_window),
             (s.account_limit_probability, self._account_limit_window),
+            (s.drop_headers_window_probability, self._drop_headers_window),
         ]
         for index, (probability, open_window) in enumerate(windows):
             if probability and (started == 3 * (index + 1) or self._random() < probability):
@@ -750,6 +857,16 @@ class Workload:
             seconds,
             lambda: setattr(modes, "send_queue", True),
             lambda: setattr(modes, "send_queue", False),
+        )
+
+    def _drop_headers_window(self) -> None:
+        modes = self.nylas.modes
+        before = modes.custom_headers
+        self._window(
+            "drop_headers",
+            5.0 + 5.0 * self._random(),
+            lambda: setattr(modes, "custom_headers", "drop"),
+            lambda: setattr(modes, "custom_headers", before),
         )
 
     def _search_failure_window(self) -> None:
@@ -862,6 +979,11 @@ class Workload:
             ("cc_chain", s.cc_chain_probability),
             ("group_relay", self._playable("group_relay_probability") / 2),
             ("untrusted_relay", self._playable("group_relay_probability") / 2),
+            # What people write and the robots between deployments (issue 31).
+            ("peer_deployment", s.peer_deployment_probability),
+            ("spelled_mailbox", s.spelled_mailbox_probability),
+            ("large_reply", self._playable("large_reply_probability")),
+            ("oversize_reply", self._playable("oversize_reply_probability")),
         ]
         provider_error_type = "provider_error" if s.bare_error_types else "api.provider_error"
         # Each kind of conversation once early (its knob on), then at its rate: a short run plays
@@ -957,6 +1079,42 @@ class Workload:
                 self._notify(self._group_relay(grant, f"customer{customer}@example.com", trusted=trusted))
                 self._backpressure()
                 continue
+            if kind == "peer_deployment":
+                customer += 1
+                peer = PEER_DEPLOYMENT.format(customer)
+                marks_lost = self._random() < s.peer_marks_lost_fraction
+                opener = self._inbound(grant, peer, label="peer_agent", subject="A question from our agent")
+                with self._lock:
+                    self._peer_threads[opener["thread_id"]] = (peer, marks_lost)
+                self._notify(opener)
+                self._backpressure()
+                continue
+            if kind == "spelled_mailbox":
+                customer += 1
+                local = f"victim{customer}"
+                inbox = f"{local}@gmail.com"
+                spellings = [
+                    spelling.format(local=local, dotted=f"{local[0]}.{local[1:]}", upper=local.upper())
+                    for spelling in SPELLINGS
+                ]
+                for spelling in spellings:
+                    with self._lock:
+                        self.inboxes[spelling.lower()] = inbox
+                    message = self._inbound(grant, spelling, label="spelled_mailbox")
+                    self._customer_threads[message["thread_id"]] = (grant, spelling)
+                    self._notify(message)
+                self._backpressure()
+                continue
+            if kind in ("large_reply", "oversize_reply"):
+                customer += 1
+                address = f"customer{customer}@example.com"
+                request = LOGO_REQUEST if kind == "large_reply" else BROCHURE_REQUEST
+                message = self._inbound(grant, address, label=kind, body=f"<p>Hello. {request}</p>")
+                if kind == "large_reply":
+                    self._customer_threads[message["thread_id"]] = (grant, address)
+                self._notify(message)
+                self._backpressure()
+                continue
             if kind == "agent_mail":
                 other = next(g for g in AGENT_GRANTS if g != grant)
                 self._agent_mail(grant, AGENT_GRANTS[other], "Handing this over")
@@ -1024,6 +1182,13 @@ def _truth(label: str, sender: str, reply_to: str | None) -> Truth:
     """Ground truth of a generated message, from why it was generated."""
     if label in ("customer", "follow_up", "during_send"):
         return Truth.human(label, sender)
+    if label in ("peer_agent", "spelled_mailbox", "large_reply"):
+        # Another company's agent writing first is answerable (the exchange limit ends the rest); a
+        # spelling of one inbox is its customer; a customer asking for the logo gets a large reply.
+        return Truth.human(label, sender)
+    if label == "peer_unmarked":
+        # The peer's automatic answer with every mark lost: nothing tells it from a person.
+        return Truth.optional(label, sender)
     if label == "bot":
         # An automaton that does not say so: answerable, and the loop guard must stop it.
         return Truth.human(label, sender)

@@ -55,6 +55,7 @@ SKIP_METRIC = "NotificationSkipped"
 # person of the mailbox writing in between).
 BUDGET_SKIP = "reply_budget_exhausted"
 EXCHANGE_SKIP = "exchange_limit"
+RECIPIENT_SKIP = "recipient_budget_exhausted"
 # Statuses Nylas retries a webhook delivery on (Nylas' documentation, not our code).
 NYLAS_RETRIED_STATUSES = frozenset({408, 429, 502, 503, 504, 507})
 
@@ -87,6 +88,12 @@ class Truth:
         For one email addressed to several agent grants (each mailbox holds its own copy, its own
         id), the ``Message-ID`` the copies share; ``""`` otherwise. The copies are one message to
         the customer: ``must_answer`` asks one email among them, and two are two answers.
+    words : tuple of str
+        Tokens the sender wrote in this message (or forwarded for the agent to read), wherever they
+        stand in the body: an email answering it says each back (the run's agent echoes what it
+        read, :attr:`History.agent_echoes`).
+    quoted : tuple of str
+        Tokens of the history the message quotes: no email answering it says one back.
     """
 
     label: str
@@ -94,6 +101,8 @@ class Truth:
     may_answer: bool
     recipients: frozenset[str] = frozenset()
     email: str = ""
+    words: tuple[str, ...] = ()
+    quoted: tuple[str, ...] = ()
 
     @classmethod
     def human(cls, label: str, *answer_to: str) -> Truth:
@@ -161,6 +170,15 @@ class History:
     budget_window_seconds: float = 3600.0
     # Agent emails to one correspondent per thread with no person writing in between, at most (0: off).
     automatic_exchanges: int = 0
+    # Emails per recipient inbox (across threads) within budget_window_seconds, at most (0: off); which
+    # spellings reach one inbox is ground truth (``inboxes``: spelling -> inbox, lower case; any other
+    # address is its own inbox). ``clock_slack_seconds``: how far the product's clock (which its
+    # sliding window is measured in) may stand from the mailbox's (the workers' widest skew).
+    recipient_budget: int = 0
+    inboxes: dict[str, str] = field(default_factory=dict)
+    clock_slack_seconds: float = 0.0
+    # The run's agent says back the text it was given (``Truth.words`` and ``Truth.quoted`` are checked).
+    agent_echoes: bool = False
     # Sends made by the workload (teammates): not the agent's. A colleague's answer from the mailbox is
     # no send at all; both are people's messages (:attr:`_World.people`).
     harness_sent_ids: set[str] = field(default_factory=set)
@@ -195,6 +213,7 @@ class _Email:
     nylas_lo: float
     nylas_hi: float
     drafted_before: float  # the first request carrying this draft started here
+    body: str = ""  # the request's body (HTML)
     read_lo: float = float("-inf")  # every read that could have produced it started after this
     read_hi: float = float("inf")  # and finished before this
 
@@ -252,6 +271,7 @@ class _World:
                     nylas_lo=min(float(message.get("date") or arrival), arrival),
                     nylas_hi=max(float(message.get("date") or arrival), arrival),
                     drafted_before=min(drafted, sent_at),
+                    body=str(payload.get("body") or ""),
                 )
             )
         self.emails.sort(key=lambda e: self.seq.get(e.id, 0))
@@ -304,6 +324,11 @@ class _World:
             if own and message["id"] not in email_ids and own in _addresses(message.get("from")):
                 self.people[(message["grant_id"], message["thread_id"])].append(message["id"])
 
+    def inbox(self, address: str) -> str:
+        """The inbox an address reaches (ground truth, :attr:`History.inboxes`)."""
+        address = address.lower()
+        return self.history.inboxes.get(address, address)
+
     def mailbox_time(self, real: float) -> float:
         """The mailbox's clock at real time ``real`` (the loop guard is measured in Nylas' time)."""
         return real + sum(seconds for at, seconds in self.history.clock_advances if at <= real)
@@ -337,8 +362,11 @@ def check(history: History) -> dict[int, list[str]]:
     _at_most_one(world, violations[1])
     _answered_by_people(world, violations[1])
     _nothing_lost(world, violations[2])
+    _customer_words(world, violations[2])
     _one_per_burst(world, violations[3])
     _never_to_machines(world, violations[4])
+    _exchange_limit(world, violations[4])
+    _recipient_budget(world, violations[4])
     _skips_logged(history, violations[5])
     _endpoint(history, violations[6])
     return violations
@@ -409,6 +437,11 @@ def _nothing_lost(world: _World, found: list[str]) -> None:
         for r in history.logs
         if r.get("message") == SKIPPED and r.get("reason") == EXCHANGE_SKIP
     }
+    recipient_skips = {
+        r["message_id"]
+        for r in history.logs
+        if r.get("message") == SKIPPED and r.get("reason") == RECIPIENT_SKIP
+    }
     for message_id, truth in sorted(history.truth.items()):
         if not truth.must_answer or message_id not in history.notified_message_ids:
             continue
@@ -433,8 +466,34 @@ def _nothing_lost(world: _World, found: list[str]) -> None:
             continue
         if message_id in exchange_skips and _exchanges_spent_before(world, message, arrived):
             continue
+        if message_id in recipient_skips and _recipient_budget_spent(world, message, truth):
+            continue
         reason = "skipped (budget not spent)" if message_id in budget_skips else "never answered"
         found.append(f"message {message_id} ({truth.label}) {reason}: no email's draft could have seen it")
+
+
+def _customer_words(world: _World, found: list[str]) -> None:
+    """2, the customer's words: an email answering a message says back every word the sender wrote in
+    it, wherever they stood (below a quote, between quoted blocks, a forward's content), and nothing
+    of the history it quoted as theirs. Only for a run whose agent echoes what it read."""
+    if not world.history.agent_echoes:
+        return
+    for email in world.emails:
+        truth = world.truth(email.target)
+        if truth is None or not (truth.words or truth.quoted):
+            continue
+        missing = [word for word in truth.words if word not in email.body]
+        quoted = [token for token in truth.quoted if token in email.body]
+        if missing:
+            found.append(
+                f"email {email.id} answers {email.target} ({truth.label}) without what its sender wrote: "
+                f"{', '.join(missing)} never reached the agent"
+            )
+        if quoted:
+            found.append(
+                f"email {email.id} answers {email.target} ({truth.label}) taking quoted history for the "
+                f"sender's words: {', '.join(quoted)}"
+            )
 
 
 def _covered(world: _World, message_id: str) -> bool:
@@ -493,6 +552,84 @@ def _exchanges_spent_before(world: _World, message: dict[str, Any], arrived: flo
         r.grant_id == grant and r.thread_id == thread and r.started > arrived and sent[limit - 1] < r.finished
         for r in reads
     )
+
+
+def _recipient_budget_spent(world: _World, message: dict[str, Any], truth: Truth) -> bool:
+    """The inbox a reply to ``message`` would reach got ``recipient_budget`` emails (any thread, any
+    spelling) whose reservations could fit in one window of the product's clock."""
+    budget = world.history.recipient_budget
+    if budget <= 0:
+        return False
+    addresses = {*truth.recipients, *_addresses(message.get("from"))}
+    inboxes = {world.inbox(a) for a in addresses}
+    emails = sorted(
+        (e for e in world.emails if inboxes & {world.inbox(r) for r in e.recipients}),
+        key=lambda e: e.drafted_before,
+    )
+    window = world.history.budget_window_seconds + world.history.clock_slack_seconds + 1
+    # The reservations could be closest when the first was made as late as its send and the last as
+    # early as its read.
+    return any(
+        last.read_lo - first.drafted_before < window
+        for first, last in zip(emails, emails[budget - 1 :], strict=False)
+    )
+
+
+def _exchange_limit(world: _World, found: list[str]) -> None:
+    """4, the end of automatic exchanges: per thread, at most ``automatic_exchanges`` emails answer one
+    correspondent (the target's sender, by inbox) with no person of the mailbox writing in between.
+
+    Why: two agents (or an agent and an auto-responder whose marks a provider dropped) answer each
+    other for as long as their budgets let them; only this ends it. A person's message resets the
+    count as soon as some read producing the email could have seen it (lenient: it arrived before
+    the read window closed).
+    """
+    limit = world.history.automatic_exchanges
+    if limit <= 0:
+        return
+    for (grant, thread), emails in sorted(world.emails_by_thread.items()):
+        people = [world.arrived[p] for p in world.people.get((grant, thread), [])]
+
+        def correspondent(email: _Email) -> str:
+            target = world.messages.get(email.target or "")
+            senders = _addresses(target.get("from")) if target else []
+            return world.inbox(senders[0]) if senders else ""
+
+        for index, email in enumerate(emails):
+            who = correspondent(email)
+            if not who:
+                continue
+            reset = max((at for at in people if at < email.read_hi), default=float("-inf"))
+            before = [e for e in emails[:index] if correspondent(e) == who and e.drafted_before > reset]
+            if len(before) >= limit:
+                found.append(
+                    f"thread {thread}: email {email.id} is automatic email {len(before) + 1} to {who} with "
+                    f"no person of the mailbox writing in between (at most {limit})"
+                )
+
+
+def _recipient_budget(world: _World, found: list[str]) -> None:
+    """4, the per-recipient budget: no inbox (every spelling of it, ground truth) gets more than
+    ``recipient_budget`` emails whose reservations surely fall within one window of the product's
+    clock (a reservation is made after the read that produced its email, before its first send)."""
+    budget = world.history.recipient_budget
+    if budget <= 0:
+        return
+    per_inbox: dict[str, list[_Email]] = defaultdict(list)
+    for email in world.emails:
+        for inbox in sorted({world.inbox(r) for r in email.recipients} - world.agent_addresses):
+            per_inbox[inbox].append(email)
+    window = world.history.budget_window_seconds - world.history.clock_slack_seconds - 1
+    for inbox, emails in sorted(per_inbox.items()):
+        emails.sort(key=lambda e: e.drafted_before)
+        for first, last in zip(emails, emails[budget:], strict=False):
+            if last.drafted_before - first.read_lo < window:
+                spellings = sorted({r for e in emails for r in e.recipients if world.inbox(r) == inbox})
+                found.append(
+                    f"inbox {inbox}: {budget + 1} emails within {world.history.budget_window_seconds:g} s "
+                    f"({', '.join(spellings)})"
+                )
+                break
 
 
 def _budget_spent_after(world: _World, message: dict[str, Any], arrived: float) -> bool:
