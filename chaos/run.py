@@ -531,7 +531,6 @@ class Experiment:
             automatic_exchanges=AUTOMATIC_EXCHANGES,
             recipient_budget=RECIPIENT_BUDGET,
             inboxes=dict(workload.inboxes),
-            clock_slack_seconds=2 * self.settings.clock_skew_seconds,
             agent_echoes=workload.settings.echo_drafter,
             harness_sent_ids=set(workload.harness_sent_ids),
             thread_reads=list(self.tap.thread_reads),

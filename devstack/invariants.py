@@ -56,6 +56,8 @@ SKIP_METRIC = "NotificationSkipped"
 BUDGET_SKIP = "reply_budget_exhausted"
 EXCHANGE_SKIP = "exchange_limit"
 RECIPIENT_SKIP = "recipient_budget_exhausted"
+# Nylas' time is whole seconds (its answers' Date), so a reservation's time may be off by up to two.
+RESERVATION_SLACK_SECONDS = 2.0
 # Statuses Nylas retries a webhook delivery on (Nylas' documentation, not our code).
 NYLAS_RETRIED_STATUSES = frozenset({408, 429, 502, 503, 504, 507})
 
@@ -170,13 +172,11 @@ class History:
     budget_window_seconds: float = 3600.0
     # Agent emails to one correspondent per thread with no person writing in between, at most (0: off).
     automatic_exchanges: int = 0
-    # Emails per recipient inbox (across threads) within budget_window_seconds, at most (0: off); which
-    # spellings reach one inbox is ground truth (``inboxes``: spelling -> inbox, lower case; any other
-    # address is its own inbox). ``clock_slack_seconds``: how far the product's clock (which its
-    # sliding window is measured in) may stand from the mailbox's (the workers' widest skew).
+    # Emails per recipient inbox (across threads) within budget_window_seconds of the mailbox's clock,
+    # at most (0: off); which spellings reach one inbox is ground truth (``inboxes``: spelling -> inbox,
+    # lower case; any other address is its own inbox).
     recipient_budget: int = 0
     inboxes: dict[str, str] = field(default_factory=dict)
-    clock_slack_seconds: float = 0.0
     # The run's agent says back the text it was given (``Truth.words`` and ``Truth.quoted`` are checked).
     agent_echoes: bool = False
     # Sends made by the workload (teammates): not the agent's. A colleague's answer from the mailbox is
@@ -566,11 +566,11 @@ def _recipient_budget_spent(world: _World, message: dict[str, Any], truth: Truth
         (e for e in world.emails if inboxes & {world.inbox(r) for r in e.recipients}),
         key=lambda e: e.drafted_before,
     )
-    window = world.history.budget_window_seconds + world.history.clock_slack_seconds + 1
+    window = world.history.budget_window_seconds + RESERVATION_SLACK_SECONDS
     # The reservations could be closest when the first was made as late as its send and the last as
     # early as its read.
     return any(
-        last.read_lo - first.drafted_before < window
+        world.mailbox_time(last.read_lo) - world.mailbox_time(first.drafted_before) < window
         for first, last in zip(emails, emails[budget - 1 :], strict=False)
     )
 
@@ -611,7 +611,8 @@ def _exchange_limit(world: _World, found: list[str]) -> None:
 def _recipient_budget(world: _World, found: list[str]) -> None:
     """4, the per-recipient budget: no inbox (every spelling of it, ground truth) gets more than
     ``recipient_budget`` emails whose reservations surely fall within one window of the product's
-    clock (a reservation is made after the read that produced its email, before its first send)."""
+    clock (a reservation is made after the read that produced its email, before its first send, and
+    dated in Nylas' time, which is the mailbox's clock: it jumps when the run moves that clock)."""
     budget = world.history.recipient_budget
     if budget <= 0:
         return
@@ -619,11 +620,11 @@ def _recipient_budget(world: _World, found: list[str]) -> None:
     for email in world.emails:
         for inbox in sorted({world.inbox(r) for r in email.recipients} - world.agent_addresses):
             per_inbox[inbox].append(email)
-    window = world.history.budget_window_seconds - world.history.clock_slack_seconds - 1
+    window = world.history.budget_window_seconds - RESERVATION_SLACK_SECONDS
     for inbox, emails in sorted(per_inbox.items()):
         emails.sort(key=lambda e: e.drafted_before)
         for first, last in zip(emails, emails[budget:], strict=False):
-            if last.drafted_before - first.read_lo < window:
+            if world.mailbox_time(last.drafted_before) - world.mailbox_time(first.read_lo) < window:
                 spellings = sorted({r for e in emails for r in e.recipients if world.inbox(r) == inbox})
                 found.append(
                     f"inbox {inbox}: {budget + 1} emails within {world.history.budget_window_seconds:g} s "

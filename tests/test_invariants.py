@@ -18,6 +18,7 @@ import pytest
 from devstack.invariants import (
     BUDGET_SKIP,
     QUEUED,
+    RECIPIENT_SKIP,
     REPLY_QUEUED,
     SKIPPED,
     History,
@@ -105,8 +106,9 @@ class World:
         drafted: float | None = None,
         grant: str = GRANT,
         thread: str = THREAD,
+        body: str = "",
     ) -> None:
-        payload = {"to": [{"email": to}], "reply_to_message_id": target, "body": email_id}
+        payload = {"to": [{"email": to}], "reply_to_message_id": target, "body": body or email_id}
         message = {"id": email_id, "grant_id": grant, "thread_id": thread, "date": int(at)}
         self.mailbox.append((at, message))
         self.sends.append(Sent(grant, payload, message))
@@ -633,3 +635,107 @@ def test_one_email_whose_answer_in_the_other_mailbox_nylas_refused_twice_is_no_l
     world.send_failed(3.0, "q2", "b1")
     found = broken(world.history()).get(2, [])
     assert not any("a1" in f for f in found)
+
+
+WROTE = Truth("follow_up", True, True, frozenset({CUSTOMER}), words=("saidA", "saidB"), quoted=("quoteA",))
+
+
+@pytest.mark.parametrize(
+    ("body", "broken_by"),
+    [
+        ("<p>Thanks. You wrote: [quoted text] saidA [quoted text] saidB</p>", None),
+        # What a reader that cuts at the first quote gives the agent of an interleaved answer.
+        ("<p>Thanks. You wrote: saidA</p>", "saidB never reached the agent"),
+        # A reader that keeps the quote: the agent answers its own earlier words as the customer's.
+        ("<p>You wrote: saidA quoteA saidB</p>", "taking quoted history for the sender's words: quoteA"),
+    ],
+)
+def test_an_email_says_back_what_its_sender_wrote_and_nothing_they_quoted(body, broken_by):
+    world = World()
+    world.inbound(1.0, "m1", WROTE)
+    world.read(2.0, 2.1)
+    world.email(3.0, "e1", "m1", body=body)
+    found = broken(world.history(agent_echoes=True)).get(2, [])
+    assert [f for f in found if broken_by and broken_by in f] == found
+    assert bool(found) is bool(broken_by)
+    assert broken(world.history(agent_echoes=False)) == {}  # an agent that echoes nothing proves nothing
+
+
+PEER = "agent@partner.example"
+UNMARKED = Truth.optional("peer_unmarked", PEER)
+
+
+@pytest.mark.parametrize(
+    ("events", "limit", "broken_by"),
+    [
+        # An agent answering ours with every mark lost: the third email is one too many.
+        ([], 2, "automatic email 3 to agent@partner.example"),
+        ([], 3, None),
+        ([], 0, None),  # no limit in the run
+        # A colleague wrote from the mailbox before the third read: the conversation is a person's again.
+        ([("person", 7.5, "p1")], 2, None),
+        # ... but after every read that produced the third email: the count stands.
+        ([("person", 9.5, "p1")], 2, "automatic email 3"),
+    ],
+)
+def test_at_most_the_exchange_limit_of_emails_answer_one_correspondent_between_people(
+    events, limit, broken_by
+):
+    world = World()
+    for index, start in enumerate((1.0, 4.0, 8.0), start=1):
+        world.inbound(start, f"m{index}", UNMARKED, sender=PEER)
+        world.read(start + 0.5, start + 0.6)
+        world.email(start + 1.0, f"e{index}", f"m{index}", to=PEER)
+    world.play(events)
+    found = broken(world.history(automatic_exchanges=limit)).get(4, [])
+    assert bool(found) is bool(broken_by)
+    assert all(broken_by in f for f in found)
+
+
+def _one_inbox_in_three_spellings(world: World, sent: tuple[float, float, float]) -> dict[str, str]:
+    spellings = ("victim@gmail.com", "victim+orders@gmail.com", "v.ictim@gmail.com")
+    for index, (spelling, at) in enumerate(zip(spellings, sent, strict=True), start=1):
+        thread = f"t{index}"
+        world.inbound(
+            at - 2.0, f"m{index}", Truth.human("spelled_mailbox", spelling), sender=spelling, thread=thread
+        )
+        world.read(at - 1.0, at - 0.9, thread=thread)
+        world.email(at, f"e{index}", f"m{index}", to=spelling, thread=thread)
+    return {s: "victim@gmail.com" for s in spellings}
+
+
+@pytest.mark.parametrize(
+    ("sent", "same_inbox", "advanced", "broken_by"),
+    [
+        ((10.0, 20.0, 30.0), True, 0.0, "inbox victim@gmail.com: 3 emails within 3600 s"),
+        ((10.0, 20.0, 30.0), False, 0.0, None),  # three people: three budgets
+        ((10.0, 20.0, 3620.0), True, 0.0, None),  # the first left the sliding hour
+        # The mailbox's clock (Nylas' time, which the budget is measured in) moved an hour meanwhile.
+        ((10.0, 20.0, 30.0), True, 3700.0, None),
+    ],
+)
+def test_one_inbox_gets_at_most_the_recipient_budget_whatever_its_spellings(
+    sent, same_inbox, advanced, broken_by
+):
+    world = World()
+    inboxes = _one_inbox_in_three_spellings(world, sent)
+    history = world.history(
+        recipient_budget=2,
+        inboxes=inboxes if same_inbox else {},
+        clock_advances=[(25.0, advanced)] if advanced else [],
+    )
+    found = broken(history).get(4, [])
+    assert bool(found) is bool(broken_by)
+    assert all(broken_by in f for f in found)
+
+
+@pytest.mark.parametrize(("budget", "lost"), [(2, False), (3, True), (0, True)])
+def test_a_recipient_budget_skip_counts_only_when_that_inbox_had_its_budget(budget, lost):
+    # Two emails reached the inbox in two spellings; a third spelling's message is skipped.
+    world = World()
+    inboxes = _one_inbox_in_three_spellings(world, (10.0, 20.0, 30.0))
+    world.sends.pop()  # the third email never went out: its message was skipped instead
+    world.mailbox = [(at, m) for at, m in world.mailbox if m["id"] != "e3"]
+    world.logs.append({"message": SKIPPED, "reason": RECIPIENT_SKIP, "message_id": "m3"})
+    found = broken(world.history(recipient_budget=budget, inboxes=inboxes)).get(2, [])
+    assert bool(found) is lost
