@@ -286,6 +286,35 @@ def one_recipient(patches: _Patches) -> None:
     patches.set(plan, "reach_everyone", to_the_newest)
 
 
+def exchanges_uncounted(patches: _Patches) -> None:
+    """Automatic exchanges are not counted: an agent whose marks are lost is answered until the budget."""
+    plan = _module("plan")
+    patches.set(plan, "automatic_exchanges", lambda messages, correspondent, own_addresses: 0)
+
+
+def budget_by_spelling(patches: _Patches) -> None:
+    """The per-recipient budget is kept per spelling (lower case only): one inbox, many budgets."""
+    state = _module("state")
+    patches.set(state, "mailbox_key", lambda email: email.strip().lower())
+
+
+def quote_cut(patches: _Patches) -> None:
+    """The agent reads only what stands above the first quoted line or attribution (the old reader)."""
+    text = _module("text")
+    conversation = _module("conversation")
+
+    def above_the_quote(body: str) -> str:
+        kept: list[str] = []
+        for line in text.html_to_text(body).splitlines():
+            if line.lstrip().startswith(">") or line.rstrip().endswith(("wrote:", "schrieb:", "a écrit :")):
+                break
+            kept.append(line)
+        return "\n".join(kept).strip()
+
+    patches.set(text, "new_text", above_the_quote)
+    patches.set(conversation, "new_text", above_the_quote)
+
+
 def no_outbox(patches: _Patches) -> None:
     """Nothing stored survives an attempt: each holder asks the agent anew, never finishing an intent."""
     state = _module("state")
@@ -396,6 +425,30 @@ MUTANTS: dict[str, Mutant] = {
             "a customer whose Cc'd colleague answered all first is recorded answered, and gets nothing",
             "cc_reply_all",
             knobs={"cc_chain_probability": 0.3},
+        ),
+        Mutant(
+            "exchanges_uncounted",
+            (4,),
+            exchanges_uncounted,
+            "another company's agent, its marks lost, and ours answer each other until the hourly budget",
+            "agents_answer_each_other",
+            knobs={"peer_deployment_probability": 0.3, "peer_marks_lost_fraction": 1.0},
+        ),
+        Mutant(
+            "budget_by_spelling",
+            (4,),
+            budget_by_spelling,
+            "one Gmail inbox writing from six spellings gets six replies against a budget of four",
+            "one_inbox_many_spellings",
+            knobs={"spelled_mailbox_probability": 0.2},
+        ),
+        Mutant(
+            "quote_cut",
+            (2,),
+            quote_cut,
+            "a customer who answers below the quote is answered without what they wrote",
+            "bottom_posted_answer",
+            knobs={"written_reply_probability": 1.0, "follow_up_probability": 0.8},
         ),
         Mutant(
             "no_outbox",

@@ -24,6 +24,7 @@ import contextlib
 import itertools
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,8 +46,10 @@ ANSWERS_PREFIX = "answers:"
 
 
 def agent(conversation: Conversation) -> Reply:
-    """The scenario's agent: it says, in the reply a customer reads, which messages it answers."""
-    return Reply(text=f"{ANSWERS_PREFIX} {' '.join(m.id for m in conversation.to_answer)}")
+    """The scenario's agent: it says back what it read of each message, then, in the reply a customer
+    reads, which messages it answers."""
+    wrote = " ".join(f"wrote: {m.text}" for m in conversation.to_answer)
+    return Reply(text=f"{wrote}\n\n{ANSWERS_PREFIX} {' '.join(m.id for m in conversation.to_answer)}")
 
 
 class Crash(BaseException):
@@ -178,6 +181,12 @@ class World:
     answered_by_person: set[str] = field(default_factory=set)  # a colleague answered from the mailbox
     senders: dict[str, str] = field(default_factory=dict)  # inbound message id -> its sender
     budget_per_hour: int | None = None
+    # Emails to one correspondent on the thread, at most (no person writes in these scenarios).
+    max_exchanges: int | None = None
+    # Emails to one inbox, at most, and which spellings reach which inbox (ground truth).
+    recipient_budget: int | None = None
+    inboxes: dict[str, str] = field(default_factory=dict)
+    words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # message id -> what its sender wrote
 
     def arrive(self, **kwargs: Any) -> dict[str, Any]:
         message = self.mailbox.deliver(GRANT, **kwargs)
@@ -359,10 +368,14 @@ class Schedule:
 
 def answered_by(email_body: str) -> list[str]:
     """The message ids an email says it answers (the harness agent writes them; a customer reads them)."""
-    text = email_body.replace("<p>", " ").replace("</p>", " ").replace("<br>", " ")
+    text = _plain(email_body)
     if ANSWERS_PREFIX not in text:
         return []
     return text.split(ANSWERS_PREFIX, 1)[1].split()
+
+
+def _plain(email_body: str) -> str:
+    return email_body.replace("<p>", " ").replace("</p>", " ").replace("<br>", " ")
 
 
 def check(world: World) -> list[str]:
@@ -385,6 +398,33 @@ def check(world: World) -> list[str]:
             sender = world.senders.get(message_id)
             if sender and sender not in recipients:
                 found.append(f"2: {message_id} answered by an email its sender ({sender}) never got")
+            missing = [
+                w for w in world.words.get(message_id, ()) if w not in _plain(str(email.request.get("body")))
+            ]
+            if missing:
+                found.append(f"2: {message_id} answered without what its sender wrote ({', '.join(missing)})")
+    if world.max_exchanges is not None:
+        per_correspondent = Counter(
+            (email.message["thread_id"], r.get("email"))
+            for email in world.mailbox.sent
+            for r in email.request.get("to", [])
+        )
+        for (thread, who), count in sorted(per_correspondent.items()):
+            if count > world.max_exchanges:
+                found.append(
+                    f"4: {count} automatic emails to {who} on {thread} (at most {world.max_exchanges})"
+                )
+    if world.recipient_budget is not None:
+        per_inbox = Counter(
+            world.inboxes.get(str(r.get("email")).lower(), str(r.get("email")).lower())
+            for email in world.mailbox.sent
+            for r in email.request.get("to", [])
+        )
+        for inbox, count in sorted(per_inbox.items()):
+            if count > world.recipient_budget:
+                found.append(
+                    f"4: {count} emails to the inbox {inbox} in an hour (at most {world.recipient_budget})"
+                )
     for message_id, count in sorted(answered.items()):
         if count > 1:
             found.append(f"1: {message_id} answered by {count} emails")

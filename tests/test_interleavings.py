@@ -17,6 +17,7 @@ from replyonce.policy import Policy
 from tests.interleavings import AGENT_EMAIL, GRANT, Event, Scenario, World, explore
 
 CUSTOMER = "alice@example.com"
+PEER = "agent@partner.example"
 
 
 def burst_race(world: World):
@@ -192,8 +193,60 @@ def cc_reply_all(world: World):
     return [world.record(first, "m1"), world.record(second, "m2")], []
 
 
+def agents_answer_each_other(world: World):
+    """Another company's agent answers each of our emails, its marks lost on the way (a provider that
+    drops custom headers): only the exchange limit ends the conversation."""
+    world.max_exchanges = world.policy.max_automatic_exchanges
+    first = world.arrive(sender=PEER, subject="A question from our agent")
+
+    def peer_answers(world: World):
+        answer = world.arrive(
+            sender=PEER, subject="Re: A question from our agent", thread_id=first["thread_id"]
+        )
+        return [world.record(answer, "peer again")]
+
+    answers = [Event(f"the peer answers ({n})", peer_answers) for n in (1, 2)]
+    return [world.record(first, "peer")], answers
+
+
+SPELLINGS = ("victim@gmail.com", "victim+orders@gmail.com", "v.ictim@gmail.com")
+
+
+def one_inbox_many_spellings(world: World):
+    """One Gmail inbox writes from three spellings of its address, a thread each: one budget."""
+    world.recipient_budget = world.policy.recipient_budget_per_hour
+    world.inboxes = {spelling: SPELLINGS[0] for spelling in SPELLINGS}
+    records = []
+    for index, spelling in enumerate(SPELLINGS, start=1):
+        message = world.arrive(sender=spelling, subject=f"Order {index}")
+        records.append(world.record(message, f"m{index}"))
+    return records, []
+
+
+def bottom_posted_answer(world: World):
+    """The customer answers below the quote of our first reply and between its lines."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def answers_below(world: World):
+        body = (
+            "<div>On Tue, 1 Dec 2026 at 10:00, Acme Support &lt;support@acme.example&gt; wrote:<br>"
+            "&gt; Which order is it about?<br>The one from Monday, order 1042<br>"
+            "&gt; Is the address right?<br>No, it is Rue Lepic 3</div>"
+        )
+        second = world.arrive(
+            sender=CUSTOMER, subject="Re: Order 1042", thread_id=first["thread_id"], body=body
+        )
+        world.must_answer.add(second["id"])
+        world.words[second["id"]] = ("order 1042", "Rue Lepic 3")
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("m2 arrives, bottom-posted", answers_below)]
+
+
 ONE_PAGE_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=1)
 BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
+RECIPIENT_BUDGET_OF_TWO = Policy(agent_grant_ids=(GRANT,), recipient_budget_per_hour=2)
 
 SCENARIOS = {
     s.name: s
@@ -211,6 +264,9 @@ SCENARIOS = {
         Scenario("reply_in_flight_then_follow_up", reply_in_flight_then_follow_up, BUDGET_OF_ONE),
         Scenario("colleague_answered_first", colleague_answered_first),
         Scenario("cc_reply_all", cc_reply_all),
+        Scenario("agents_answer_each_other", agents_answer_each_other),
+        Scenario("one_inbox_many_spellings", one_inbox_many_spellings, RECIPIENT_BUDGET_OF_TWO),
+        Scenario("bottom_posted_answer", bottom_posted_answer),
     )
 }
 
