@@ -16,7 +16,7 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from functions.replier import app
 from replyonce.agent import Handoff, NoReply, Reply
-from tests.replier_harness import deferrals, inbound, skip_reasons
+from tests.replier_harness import deferrals, inbound, metrics_emitted, skip_reasons
 
 sys.path.insert(0, "functions/replier")
 import order_status_agent
@@ -205,3 +205,24 @@ def test_the_conversation_key_is_the_same_on_every_retry_of_a_burst(pipeline, ny
     pipeline.drain()
     assert len(agent.calls) == 2
     assert agent.calls[0].key == agent.calls[1].key
+
+
+def test_every_call_of_the_agent_is_counted_beside_its_failures(pipeline, nylas, agent, capsys):
+    # The agent-failing alarm divides the failed calls by the calls: both must be counted, each once.
+    flaky = {"left": 2}
+
+    def throttled_twice(conversation):
+        if flaky["left"]:
+            flaky["left"] -= 1
+            raise RuntimeError("ThrottlingException: too many tokens, please wait before trying again")
+        return Reply(text="Here you are.")
+
+    agent.answer["outcome"] = throttled_twice
+    capsys.readouterr()
+    pipeline.deliver(as_nylas_sends_it(inbound(nylas)))
+    pipeline.drain()
+    emitted = metrics_emitted(capsys.readouterr().out)
+    assert len(nylas.sends) == 1
+    assert [name for name, _ in emitted].count("AgentAsked") == len(agent.calls) == 3
+    failed = [d for name, d in emitted if name == "RecordDeferred" and d.get("reason") == "agent_failed"]
+    assert len(failed) == 2

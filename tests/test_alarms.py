@@ -207,6 +207,26 @@ def test_nylas_4xx_on_send_page_by_type():
     assert {401, 429} <= set(RETRYABLE_STATUSES)
 
 
+def test_a_failing_agent_pages_as_a_share_of_its_calls():
+    alarm = _alarms()["AgentFailingAlarm"]
+    # The replier counts every call of the agent, and defers each one that fails (Bedrock throttled,
+    # a 5xx, a call slower than AgentTimeoutSeconds) under one reason.
+    assert _stat(alarm, "asked") == ("ReplyOnce", "AgentAsked", {"service": "replyonce-replier"})
+    assert _stat(alarm, "failed") == (
+        "ReplyOnce",
+        "RecordDeferred",
+        {"reason": DeferReason.AGENT_FAILED.value, "service": "replyonce-replier"},
+    )
+    assert 'count("AgentAsked")' in (ROOT / "layers" / "replyonce" / "replyonce" / "replier.py").read_text()
+    threshold = _threshold(alarm)
+    # A throttled model: a fifth of the calls retried for a quarter of an hour pages; one in twenty does not.
+    assert _evaluate(alarm, {"asked": 100, "failed": 20}) > threshold
+    assert _evaluate(alarm, {"asked": 100, "failed": 5}) < threshold
+    # Two failures of three calls at night are retried, not a rate.
+    assert _evaluate(alarm, {"asked": 3, "failed": 2}) == 0
+    assert _window_seconds(alarm) == 900
+
+
 def test_throttles_are_a_share_of_each_functions_invocations():
     alarms = _alarms()
     for name, function in (

@@ -354,7 +354,13 @@ class Replier:
                 self._sleep(LEASE_POLL_SECONDS)
 
     def _ask_agent(self, conversation: Any) -> Reply | NoReply | Handoff | AgentFailed:
-        """The agent's outcome within ``AGENT_TIMEOUT_SECONDS``; anything else is a retry or a refusal."""
+        """The agent's outcome within ``AGENT_TIMEOUT_SECONDS``; anything else is a retry or a refusal.
+
+        Every call is counted (``AgentAsked``): the share of them that fail, ``RecordDeferred{reason=
+        agent_failed}`` over it, is what the agent-failing alarm reads (a Bedrock model throttled, down
+        or slower than the timeout).
+        """
+        count("AgentAsked")
         result: dict[str, Any] = {}
 
         def call() -> None:
