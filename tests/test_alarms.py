@@ -227,6 +227,29 @@ def test_a_failing_agent_pages_as_a_share_of_its_calls():
     assert _window_seconds(alarm) == 900
 
 
+def test_a_lost_thread_lease_opens_a_ticket_not_a_page():
+    alarm = _alarms()["LeaseLostAlarm"]
+    # Both ways a holder learns its lease was taken over: the fence refused its release or settlement
+    # (LeaseLost), or its intent write (a deferral of its own reason).
+    assert _stat(alarm, "lost") == ("ReplyOnce", "LeaseLost", {"service": "replyonce-replier"})
+    assert _stat(alarm, "refused") == (
+        "ReplyOnce",
+        "RecordDeferred",
+        {"reason": DeferReason.LEASE_LOST.value, "service": "replyonce-replier"},
+    )
+    replier = (ROOT / "layers" / "replyonce" / "replyonce" / "replier.py").read_text()
+    assert replier.count('count("LeaseLost")') == 2
+    assert "DeferReason.LEASE_LOST" in replier
+    # One in an hour is worth a look (the lease is meant to outlast every record); none is silence.
+    assert _evaluate(alarm, {"lost": 1}) > alarm["Threshold"]
+    assert _evaluate(alarm, {"refused": 1}) > alarm["Threshold"]
+    assert _evaluate(alarm, {}) <= alarm["Threshold"]
+    # A ticket: counted over the hour, said so, and no "OK" notification when an hour passes without one.
+    assert _window_seconds(alarm) == 3600
+    assert alarm["AlarmDescription"].startswith("Ticket, not a page")
+    assert "OKActions" not in alarm
+
+
 def test_throttles_are_a_share_of_each_functions_invocations():
     alarms = _alarms()
     for name, function in (
