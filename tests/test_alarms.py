@@ -15,7 +15,7 @@ import pytest
 from ops.template import TEMPLATE_PATH, load_template
 from replyonce.answers import Answer, Proof, proof_of
 from replyonce.nylas import RETRYABLE_STATUSES
-from replyonce.reasons import DeferReason
+from replyonce.reasons import DeferReason, RejectReason
 
 ROOT = TEMPLATE_PATH.parent
 CONSUMER = ROOT / "layers" / "replyonce" / "replyonce" / "consumer.py"
@@ -110,7 +110,7 @@ def _threshold(alarm: dict[str, Any]) -> float:
 ONE_DATAPOINT_IS_NEWS = {
     "DeadLetterQueueAlarm": "letters are waiting: a state, not an event",
     "DeadLetterArrivalsAlarm": "a notification no retry will answer arrived",
-    "SignatureRejectedAlarm": "more than two forged (or mis-signed) requests: never retried by Nylas",
+    "WebhookSecretMismatchAlarm": "every delivery fails its signature: dropped, never retried by Nylas",
     "OldestMessageAlarm": "its threshold is itself a wait of 30 minutes",
     "WebhookServerErrorAlarm": "a rate over at least 5 requests; Nylas' retries end in 10-20 minutes",
     "AlertsUndeliveredAlarm": "an alarm reached nobody",
@@ -248,6 +248,40 @@ def test_a_lost_thread_lease_opens_a_ticket_not_a_page():
     assert _window_seconds(alarm) == 3600
     assert alarm["AlarmDescription"].startswith("Ticket, not a page")
     assert "OKActions" not in alarm
+
+
+def test_a_secret_out_of_step_and_a_forged_burst_page_apart():
+    alarms = _alarms()
+    mismatch, forged = alarms["WebhookSecretMismatchAlarm"], alarms["ForgedSignaturesAlarm"]
+    webhook = {"service": "replyonce-webhook"}
+    for alarm in (mismatch, forged):
+        assert _stat(alarm, "invalid") == (
+            "ReplyOnce",
+            "NotificationRejected",
+            {"reason": RejectReason.SIGNATURE_INVALID.value, **webhook},
+        )
+        assert _stat(alarm, "accepted") == ("ReplyOnce", "NotificationAccepted", webhook)
+    assert _stat(forged, "missing")[2]["reason"] == RejectReason.SIGNATURE_MISSING.value
+
+    def pages(alarm: dict[str, Any], period: dict[str, float]) -> bool:
+        return _evaluate(alarm, period) > _threshold(alarm)
+
+    # The secret out of step: every delivery of the period fails, none is accepted.
+    out_of_step = {"invalid": 12, "accepted": 0}
+    assert pages(mismatch, out_of_step)
+    assert not pages(forged, out_of_step)
+    # A forged burst: hundreds of bad signatures while Nylas' deliveries are still accepted.
+    burst = {"invalid": 400, "missing": 150, "accepted": 300}
+    assert pages(forged, burst)
+    assert not pages(mismatch, burst)
+    # A scanner's probe or two in a quiet night is neither.
+    for alarm in (mismatch, forged):
+        assert not pages(alarm, {"invalid": 1, "missing": 2, "accepted": 0})
+        assert not pages(alarm, {"invalid": 2, "accepted": 40})
+    # Nothing forged is lost, so a burst is judged over 15 minutes; a mismatch drops every delivery.
+    assert _window_seconds(forged) == 900
+    assert _window_seconds(mismatch) == 300
+    assert "SignatureRejectedAlarm" not in alarms  # one alarm for both causes, replaced
 
 
 def test_throttles_are_a_share_of_each_functions_invocations():
