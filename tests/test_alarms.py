@@ -298,8 +298,14 @@ def test_throttles_are_a_share_of_each_functions_invocations():
     assert "LambdaThrottlesAlarm" not in alarms  # one alarm at threshold 0 for both, replaced
 
 
-def test_gateway_429s_on_the_webhook_method_have_an_alarm():
-    alarm = _alarms()["WebhookThrottledAlarm"]
+def test_4xx_api_gateway_answers_itself_on_the_webhook_have_an_alarm_named_for_them():
+    alarms = _alarms()
+    # API Gateway has no metric of 429s alone: what is counted is every 4xx it answered before the
+    # function (the stage throttle's 429, a body over 10 MB, a WAF block), and the name says so.
+    assert "WebhookThrottledAlarm" not in alarms
+    alarm = alarms["WebhookGatewayRejectedAlarm"]
+    assert alarm["AlarmName"] == {"Fn::Sub": "${AWS::StackName}-webhook-gateway-4xx"}
+    assert "docs/operations.md#webhook-gateway-4xx" in alarm["AlarmDescription"]
     # Per-method metrics exist only with detailed metrics on the stage.
     [setting] = _resources()["WebhookApi"]["Properties"]["MethodSettings"]
     assert setting["MetricsEnabled"] is True
@@ -307,10 +313,15 @@ def test_gateway_429s_on_the_webhook_method_have_an_alarm():
         namespace, _, dims = _stat(alarm, metric_id)
         assert namespace == "AWS/ApiGateway"
         assert (dims["Resource"], dims["Method"], dims["Stage"]) == ("/webhook", method, "v1")
-    # Minus the 4xx the function answered itself: what is left API Gateway answered (429).
+    # Minus the 4xx the function answered itself: what is left API Gateway answered.
     assert _stat(alarm, "rejected")[:2] == ("ReplyOnce", "RequestRejected")
-    throttled = _metrics(alarm)["throttled"]["Expression"]
-    assert "- FILL(rejected, 0)" in throttled
+    threshold = _threshold(alarm)
+    # 30 of 1,000 POSTs throttled while the function itself refused 100 forged ones: 3%, pages.
+    period = {"post": 1000, "post_4xx": 130, "get_4xx": 0, "rejected": 100}
+    assert _evaluate(alarm, period) == pytest.approx(3.0)
+    assert _evaluate(alarm, period) > threshold
+    # Only the function's own 401s: nothing API Gateway answered.
+    assert _evaluate(alarm, {**period, "post_4xx": 100}) == 0
 
 
 def test_dynamodb_throttles_and_system_errors_cover_both_tables():
