@@ -165,14 +165,21 @@ def reply_panel(record: Mapping[str, Any], message: Mapping[str, Any] | None = N
     Parameters
     ----------
     record:
-        The replier's ``reply sent`` log record: recipients, subject, the message replied to and
-        the ids the reply covers — what the replier decided, not a guess from the mailbox.
+        The replier's ``reply sent`` log record: the message replied to and the ids the reply
+        covers — what the replier decided, not a guess from the mailbox. At INFO it holds the
+        recipients' digests only (``to_digest``); a record with ``to`` and ``subject`` (a DEBUG
+        run, a test) shows them.
     message:
-        The sent message as the mailbox holds it, for its body and thread (``None`` when the
-        mailbox is the real Nylas one).
+        The sent message as the mailbox holds it, for its recipients, subject, body and thread
+        (``None`` when the mailbox is the real Nylas one: the digests are shown).
     """
     message = message or {}
-    to = record.get("to") or [p.get("email", "") for p in message.get("to") or []]
+    to = (
+        record.get("to")
+        or [p.get("email", "") for p in message.get("to") or []]
+        or record.get("to_digest")
+        or []
+    )
     body = Text()
     body.append("to       ", style="dim")
     body.append((", ".join(str(a) for a in to) or "-") + "\n")

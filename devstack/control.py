@@ -256,6 +256,10 @@ class MailControl:
         skip = None
         if reply is None:
             skip = next((r for r in self._logs.messages(SKIPPED) if r.get("message_id") == message_id), None)
+        else:
+            # The replier logs no address at INFO (only its digest): the recipients are the sent message's.
+            sent = self.sent_message(reply.get("reply_message_id")) or {}
+            reply = {**reply, "to": reply.get("to") or [p.get("email", "") for p in sent.get("to") or []]}
         return {"message_id": message_id, "reply": reply, "skip": skip}
 
     # ---- helpers -------------------------------------------------------------------------------

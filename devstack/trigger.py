@@ -108,7 +108,7 @@ def _describe_outcome(outcome: dict[str, Any] | None, took: float, wait: float, 
         )
     if outcome.get("reply"):
         reply = outcome["reply"]
-        to = ", ".join(reply.get("to") or [])
+        to = ", ".join(reply.get("to") or reply.get("to_digest") or [])
         answers = ", ".join(reply.get("covered") or [])
         return f"replied after {took:.1f} s: {reply.get('reply_message_id')} to {to}, answers {answers}"
     skip = outcome["skip"]

@@ -6,6 +6,7 @@ counted at the Nylas emulator.
 """
 
 import json
+import re
 import sys
 import time
 
@@ -15,8 +16,8 @@ from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from functions.replier import app
-from replyonce.agent import Handoff, NoReply, Reply
-from tests.replier_harness import deferrals, inbound, skip_reasons
+from replyonce.agent import AgentRejected, Handoff, NoReply, Reply
+from tests.replier_harness import deferrals, inbound, metrics_emitted, skip_reasons
 
 sys.path.insert(0, "functions/replier")
 import order_status_agent
@@ -205,3 +206,54 @@ def test_the_conversation_key_is_the_same_on_every_retry_of_a_burst(pipeline, ny
     pipeline.drain()
     assert len(agent.calls) == 2
     assert agent.calls[0].key == agent.calls[1].key
+
+
+def test_every_call_of_the_agent_is_counted_beside_its_failures(pipeline, nylas, agent, capsys):
+    # The agent-failing alarm divides the failed calls by the calls: both must be counted, each once.
+    flaky = {"left": 2}
+
+    def throttled_twice(conversation):
+        if flaky["left"]:
+            flaky["left"] -= 1
+            raise RuntimeError("ThrottlingException: too many tokens, please wait before trying again")
+        return Reply(text="Here you are.")
+
+    agent.answer["outcome"] = throttled_twice
+    capsys.readouterr()
+    pipeline.deliver(as_nylas_sends_it(inbound(nylas)))
+    pipeline.drain()
+    emitted = metrics_emitted(capsys.readouterr().out)
+    assert len(nylas.sends) == 1
+    assert [name for name, _ in emitted].count("AgentAsked") == len(agent.calls) == 3
+    failed = [d for name, d in emitted if name == "RecordDeferred" and d.get("reason") == "agent_failed"]
+    assert len(failed) == 2
+
+
+ADDRESS = re.compile(r"[\w.+'-]+@[\w-]+(\.[\w-]+)+")
+
+
+def test_an_agents_exception_text_reaches_no_log_line_with_the_customers_address(
+    pipeline, nylas, agent, log_records
+):
+    # A team's agent (or Bedrock) may quote the customer in its error: the retry's detail, the error
+    # line and its traceback, and a final refusal's skip detail carry the text, the address redacted.
+    told = {"left": 1}
+
+    def quotes_the_customer(conversation):
+        if told["left"]:
+            told["left"] -= 1
+            raise RuntimeError(f"CRM lookup failed for {conversation.target.sender}")
+        raise AgentRejected(f"no account for {conversation.target.sender} in the CRM")
+
+    agent.answer["outcome"] = quotes_the_customer
+    pipeline.deliver(as_nylas_sends_it(inbound(nylas, from_email="carol.smith@customer.example")))
+    pipeline.drain()
+    assert nylas.sends == []
+    records = log_records()
+    [retried] = [r for r in records if r.get("reason") == "agent_failed"]
+    assert retried["detail"] == "RuntimeError: CRM lookup failed for <email>"
+    [failed] = [r for r in records if r.get("message") == "the agent failed; the record will be retried"]
+    assert "CRM lookup failed for <email>" in failed["traceback"]
+    [refused] = [r for r in records if r.get("reason") == "agent_rejected"]
+    assert refused["detail"].endswith("no account for <email> in the CRM")
+    assert [json.dumps(r) for r in records if ADDRESS.search(json.dumps(r))] == []

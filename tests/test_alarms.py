@@ -10,10 +10,12 @@ import json
 import re
 from typing import Any
 
+import pytest
+
 from ops.template import TEMPLATE_PATH, load_template
 from replyonce.answers import Answer, Proof, proof_of
 from replyonce.nylas import RETRYABLE_STATUSES
-from replyonce.reasons import DeferReason
+from replyonce.reasons import DeferReason, RejectReason
 
 ROOT = TEMPLATE_PATH.parent
 CONSUMER = ROOT / "layers" / "replyonce" / "replyonce" / "consumer.py"
@@ -53,12 +55,62 @@ def _window_seconds(alarm: dict[str, Any]) -> int:
     return int(period) * int(datapoints)
 
 
+def _python(expression: str) -> str:
+    """A CloudWatch metric-math expression as Python: ``IF(c, a, b)`` lazily, ``FILL``, ``AND``, ``OR``."""
+    out, i = [], 0
+    while i < len(expression):
+        if expression.startswith("IF(", i):
+            depth, j, args, start = 1, i + 3, [], i + 3
+            while depth:
+                if expression[j] == "(":
+                    depth += 1
+                elif expression[j] == ")":
+                    depth -= 1
+                elif expression[j] == "," and depth == 1:
+                    args.append(expression[start:j])
+                    start = j + 1
+                j += 1
+            condition, then, otherwise = [*args, expression[start : j - 1]]
+            out.append(f"(({_python(then)}) if ({_python(condition)}) else ({_python(otherwise)}))")
+            i = j
+        else:
+            out.append(expression[i])
+            i += 1
+    return "".join(out).replace("FILL(", "_fill(").replace(" AND ", " and ").replace(" OR ", " or ")
+
+
+def _evaluate(alarm: dict[str, Any], observed: dict[str, float]) -> float:
+    """What an alarm's returned expression gives for one period's metrics (an id left out: no data)."""
+    metrics = _metrics(alarm)
+
+    def value(metric_id: str) -> float | None:
+        metric = metrics[metric_id]
+        if "MetricStat" in metric:
+            return observed.get(metric_id)
+        expression = metric["Expression"]
+        names = {i: value(i) for i in metrics if re.search(rf"\b{i}\b", expression)}
+        scope = {"_fill": lambda v, default: default if v is None else v, **names}
+        return eval(_python(expression), {"__builtins__": {}}, scope)  # noqa: S307 - the template's own math
+
+    [returned] = [i for i, m in metrics.items() if m.get("ReturnData")]
+    result = value(returned)
+    assert result is not None
+    return result
+
+
+def _threshold(alarm: dict[str, Any]) -> float:
+    threshold = alarm["Threshold"]
+    if isinstance(threshold, dict):  # a parameter: its default
+        threshold = load_template()["Parameters"][threshold["Ref"]]["Default"]
+    return float(threshold)
+
+
 # Alarms on which one 5-minute datapoint is news, and why. Every other alarm needs its condition over
 # at least 10 minutes: a retry absorbs anything shorter.
 ONE_DATAPOINT_IS_NEWS = {
     "DeadLetterQueueAlarm": "letters are waiting: a state, not an event",
     "DeadLetterArrivalsAlarm": "a notification no retry will answer arrived",
-    "SignatureRejectedAlarm": "more than two forged (or mis-signed) requests: never retried by Nylas",
+    "WebhookSecretMismatchAlarm": "every delivery fails its signature: dropped, never retried by Nylas",
     "OldestMessageAlarm": "its threshold is itself a wait of 30 minutes",
     "WebhookServerErrorAlarm": "a rate over at least 5 requests; Nylas' retries end in 10-20 minutes",
     "AlertsUndeliveredAlarm": "an alarm reached nobody",
@@ -74,7 +126,6 @@ def test_alarms_fire_on_a_condition_that_lasts_not_on_one_retried_event():
 
 def test_replier_errors_are_a_rate_of_unexpected_failures_over_15_minutes():
     alarm = _alarms()["ReplierErrorsAlarm"]
-    assert _stat(alarm, "invocations")[:2] == ("AWS/Lambda", "Invocations")
     assert _stat(alarm, "crashed")[:2] == ("AWS/Lambda", "Errors")
     assert _stat(alarm, "failed") == (
         "ReplyOnce",
@@ -87,9 +138,37 @@ def test_replier_errors_are_a_rate_of_unexpected_failures_over_15_minutes():
         i for i, m in _metrics(alarm).items() if "MetricStat" in m and _stat(alarm, i)[1] == "RecordDeferred"
     ]
     assert deferred == ["failed"]
-    assert "/ invocations" in _returned(alarm)
     assert _window_seconds(alarm) == 900
     assert alarm["Threshold"] == {"Ref": "ReplierErrorAlarmPercent"}
+
+
+def test_replier_errors_are_a_share_of_records_whatever_the_batch_fill():
+    alarm = _alarms()["ReplierErrorsAlarm"]
+    threshold = _threshold(alarm)
+    batch_size = _resources()["ReplierFunction"]["Properties"]["Events"]["Notifications"]["Properties"][
+        "BatchSize"
+    ]
+    # 2% of records failing unexpectedly is below the 5% threshold in batches of ten as in batches of
+    # one (divided by invocations, batches of ten read it as 20% and paged).
+    for per_invocation in (1, batch_size):
+        invocations = 1000 // per_invocation
+        period = {"records": 1000, "invocations": invocations, "crashed": 0, "failed": 20}
+        assert _evaluate(alarm, period) == pytest.approx(2.0)
+        assert _evaluate(alarm, period) < threshold
+        # 10% of records is above it, at either fill.
+        assert _evaluate(alarm, {**period, "failed": 100}) > threshold
+    # A crashed invocation fails every record of its batch: 3 crashed batches of ten are 10% of 300.
+    crashed = {"records": 300, "invocations": 30, "crashed": 3}
+    assert _evaluate(alarm, crashed) == pytest.approx(10.0)
+    # A quiet period: one failure among four records is not a rate; no traffic, no datapoint to page.
+    assert _evaluate(alarm, {"records": 4, "invocations": 4, "failed": 1}) == 0
+    assert _evaluate(alarm, {}) == 0
+    # Records are what SQS handed the replier, counted by SQS even for an invocation that timed out.
+    assert _stat(alarm, "records") == (
+        "AWS/SQS",
+        "NumberOfMessagesReceived",
+        {"QueueName": {"Fn::GetAtt": ["NotificationQueue", "QueueName"]}},
+    )
 
 
 def _statuses(alarm: dict[str, Any]) -> set[str]:
@@ -128,6 +207,83 @@ def test_nylas_4xx_on_send_page_by_type():
     assert {401, 429} <= set(RETRYABLE_STATUSES)
 
 
+def test_a_failing_agent_pages_as_a_share_of_its_calls():
+    alarm = _alarms()["AgentFailingAlarm"]
+    # The replier counts every call of the agent, and defers each one that fails (Bedrock throttled,
+    # a 5xx, a call slower than AgentTimeoutSeconds) under one reason.
+    assert _stat(alarm, "asked") == ("ReplyOnce", "AgentAsked", {"service": "replyonce-replier"})
+    assert _stat(alarm, "failed") == (
+        "ReplyOnce",
+        "RecordDeferred",
+        {"reason": DeferReason.AGENT_FAILED.value, "service": "replyonce-replier"},
+    )
+    assert 'count("AgentAsked")' in (ROOT / "layers" / "replyonce" / "replyonce" / "replier.py").read_text()
+    threshold = _threshold(alarm)
+    # A throttled model: a fifth of the calls retried for a quarter of an hour pages; one in twenty does not.
+    assert _evaluate(alarm, {"asked": 100, "failed": 20}) > threshold
+    assert _evaluate(alarm, {"asked": 100, "failed": 5}) < threshold
+    # Two failures of three calls at night are retried, not a rate.
+    assert _evaluate(alarm, {"asked": 3, "failed": 2}) == 0
+    assert _window_seconds(alarm) == 900
+
+
+def test_a_lost_thread_lease_opens_a_ticket_not_a_page():
+    alarm = _alarms()["LeaseLostAlarm"]
+    # Both ways a holder learns its lease was taken over: the fence refused its release or settlement
+    # (LeaseLost), or its intent write (a deferral of its own reason).
+    assert _stat(alarm, "lost") == ("ReplyOnce", "LeaseLost", {"service": "replyonce-replier"})
+    assert _stat(alarm, "refused") == (
+        "ReplyOnce",
+        "RecordDeferred",
+        {"reason": DeferReason.LEASE_LOST.value, "service": "replyonce-replier"},
+    )
+    replier = (ROOT / "layers" / "replyonce" / "replyonce" / "replier.py").read_text()
+    assert replier.count('count("LeaseLost")') == 2
+    assert "DeferReason.LEASE_LOST" in replier
+    # One in an hour is worth a look (the lease is meant to outlast every record); none is silence.
+    assert _evaluate(alarm, {"lost": 1}) > alarm["Threshold"]
+    assert _evaluate(alarm, {"refused": 1}) > alarm["Threshold"]
+    assert _evaluate(alarm, {}) <= alarm["Threshold"]
+    # A ticket: counted over the hour, said so, and no "OK" notification when an hour passes without one.
+    assert _window_seconds(alarm) == 3600
+    assert alarm["AlarmDescription"].startswith("Ticket, not a page")
+    assert "OKActions" not in alarm
+
+
+def test_a_secret_out_of_step_and_a_forged_burst_page_apart():
+    alarms = _alarms()
+    mismatch, forged = alarms["WebhookSecretMismatchAlarm"], alarms["ForgedSignaturesAlarm"]
+    webhook = {"service": "replyonce-webhook"}
+    for alarm in (mismatch, forged):
+        assert _stat(alarm, "invalid") == (
+            "ReplyOnce",
+            "NotificationRejected",
+            {"reason": RejectReason.SIGNATURE_INVALID.value, **webhook},
+        )
+        assert _stat(alarm, "accepted") == ("ReplyOnce", "NotificationAccepted", webhook)
+    assert _stat(forged, "missing")[2]["reason"] == RejectReason.SIGNATURE_MISSING.value
+
+    def pages(alarm: dict[str, Any], period: dict[str, float]) -> bool:
+        return _evaluate(alarm, period) > _threshold(alarm)
+
+    # The secret out of step: every delivery of the period fails, none is accepted.
+    out_of_step = {"invalid": 12, "accepted": 0}
+    assert pages(mismatch, out_of_step)
+    assert not pages(forged, out_of_step)
+    # A forged burst: hundreds of bad signatures while Nylas' deliveries are still accepted.
+    burst = {"invalid": 400, "missing": 150, "accepted": 300}
+    assert pages(forged, burst)
+    assert not pages(mismatch, burst)
+    # A scanner's probe or two in a quiet night is neither.
+    for alarm in (mismatch, forged):
+        assert not pages(alarm, {"invalid": 1, "missing": 2, "accepted": 0})
+        assert not pages(alarm, {"invalid": 2, "accepted": 40})
+    # Nothing forged is lost, so a burst is judged over 15 minutes; a mismatch drops every delivery.
+    assert _window_seconds(forged) == 900
+    assert _window_seconds(mismatch) == 300
+    assert "SignatureRejectedAlarm" not in alarms  # one alarm for both causes, replaced
+
+
 def test_throttles_are_a_share_of_each_functions_invocations():
     alarms = _alarms()
     for name, function in (
@@ -142,8 +298,14 @@ def test_throttles_are_a_share_of_each_functions_invocations():
     assert "LambdaThrottlesAlarm" not in alarms  # one alarm at threshold 0 for both, replaced
 
 
-def test_gateway_429s_on_the_webhook_method_have_an_alarm():
-    alarm = _alarms()["WebhookThrottledAlarm"]
+def test_4xx_api_gateway_answers_itself_on_the_webhook_have_an_alarm_named_for_them():
+    alarms = _alarms()
+    # API Gateway has no metric of 429s alone: what is counted is every 4xx it answered before the
+    # function (the stage throttle's 429, a body over 10 MB, a WAF block), and the name says so.
+    assert "WebhookThrottledAlarm" not in alarms
+    alarm = alarms["WebhookGatewayRejectedAlarm"]
+    assert alarm["AlarmName"] == {"Fn::Sub": "${AWS::StackName}-webhook-gateway-4xx"}
+    assert "docs/operations.md#webhook-gateway-4xx" in alarm["AlarmDescription"]
     # Per-method metrics exist only with detailed metrics on the stage.
     [setting] = _resources()["WebhookApi"]["Properties"]["MethodSettings"]
     assert setting["MetricsEnabled"] is True
@@ -151,10 +313,15 @@ def test_gateway_429s_on_the_webhook_method_have_an_alarm():
         namespace, _, dims = _stat(alarm, metric_id)
         assert namespace == "AWS/ApiGateway"
         assert (dims["Resource"], dims["Method"], dims["Stage"]) == ("/webhook", method, "v1")
-    # Minus the 4xx the function answered itself: what is left API Gateway answered (429).
+    # Minus the 4xx the function answered itself: what is left API Gateway answered.
     assert _stat(alarm, "rejected")[:2] == ("ReplyOnce", "RequestRejected")
-    throttled = _metrics(alarm)["throttled"]["Expression"]
-    assert "- FILL(rejected, 0)" in throttled
+    threshold = _threshold(alarm)
+    # 30 of 1,000 POSTs throttled while the function itself refused 100 forged ones: 3%, pages.
+    period = {"post": 1000, "post_4xx": 130, "get_4xx": 0, "rejected": 100}
+    assert _evaluate(alarm, period) == pytest.approx(3.0)
+    assert _evaluate(alarm, period) > threshold
+    # Only the function's own 401s: nothing API Gateway answered.
+    assert _evaluate(alarm, {**period, "post_4xx": 100}) == 0
 
 
 def test_dynamodb_throttles_and_system_errors_cover_both_tables():

@@ -13,6 +13,7 @@ goes to a closed loopback port.
 """
 
 import ast
+import fnmatch
 import json
 import os
 import re
@@ -655,3 +656,97 @@ def test_replier_concurrency_leaves_room_for_the_webhook_on_a_new_account():
     # New accounts can have a Lambda concurrency quota of 10; `make deploy` checks the real one.
     default = load_template()["Parameters"]["ReplierMaximumConcurrency"]["Default"]
     assert default <= 10 // 2
+
+
+# ---- who may queue a notification, and the optional WAF (issue 32) -------------------------------------
+
+
+def _send_exemptions() -> list[Any]:
+    """The principals the notification queue's policy leaves out of its Deny of ``sqs:SendMessage``."""
+    resources = load_template()["Resources"]
+    [statement] = [
+        s
+        for r in resources.values()
+        if r["Type"] == "AWS::SQS::QueuePolicy"
+        for s in r["Properties"]["PolicyDocument"]["Statement"]
+        if s["Effect"] == "Deny" and "sqs:SendMessage" in _listify(s["Action"])
+    ]
+    assert statement["Principal"] == "*"
+    assert statement["Resource"] == {"Fn::GetAtt": ["NotificationQueue", "Arn"]}
+    return statement["Condition"]["ArnNotLike"]["aws:PrincipalArn"]
+
+
+def _may_send(principal: str, operator_role: str) -> bool:
+    """Whether the queue policy lets ``principal`` send, with ``OperatorRoleArn`` set to ``operator_role``."""
+    arns = {
+        "WebhookFunctionRole": "arn:aws:iam::111122223333:role/stack-WebhookFunctionRole-A1",
+        "ReplierFunctionRole": "arn:aws:iam::111122223333:role/stack-ReplierFunctionRole-B2",
+    }
+    exempt = []
+    for entry in _send_exemptions():
+        if "Fn::GetAtt" in entry:
+            exempt.append(arns[entry["Fn::GetAtt"][0]])
+        else:  # the operator's role, only when the parameter is set
+            condition, then, _ = entry["Fn::If"]
+            assert condition == "HasOperatorRole"
+            assert then == {"Ref": "OperatorRoleArn"}
+            if operator_role:
+                exempt.append(operator_role)
+    # ArnNotLike: the Deny applies unless the caller's role matches one of them (wildcards allowed).
+    return any(fnmatch.fnmatchcase(principal, pattern) for pattern in exempt)
+
+
+def test_only_the_webhook_the_replier_and_the_operators_role_may_queue_a_notification():
+    admin = "arn:aws:iam::111122223333:role/any-role-allowed-sqs-on-star"
+    webhook = "arn:aws:iam::111122223333:role/stack-WebhookFunctionRole-A1"
+    replier = "arn:aws:iam::111122223333:role/stack-ReplierFunctionRole-B2"
+    sso = "arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Operator_0a1b"
+    # Without an operator role, the two functions only: a principal of the account whose identity
+    # policy allows sqs:SendMessage on "*" can no longer queue a "verified" notification.
+    assert _may_send(webhook, "")
+    assert _may_send(replier, "")
+    assert not _may_send(admin, "")
+    assert not _may_send(sso, "")
+    # The operator's role (make redrive, make backfill --apply), an SSO role's generated name by pattern.
+    pattern = "arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Operator_*"
+    assert _may_send(sso, pattern)
+    assert not _may_send(admin, pattern)
+    parameter = load_template()["Parameters"]["OperatorRoleArn"]
+    assert parameter["Default"] == ""
+    for value, valid in ((pattern, True), ("", True), (admin, True), ("*", False), ("operator", False)):
+        assert bool(re.fullmatch(parameter["AllowedPattern"], value)) is valid, value
+    # Every role the template lets send to the queue is exempt, or the Deny would break it: the
+    # webhook's notifications, the replier's reconcile tasks.
+    senders = {
+        role
+        for role in ROLE_OF.values()
+        for statement in _statements(load_template()["Resources"][role])
+        if "sqs:SendMessage" in _listify(statement["Action"])
+        and statement["Resource"] == {"Fn::GetAtt": ["NotificationQueue", "Arn"]}
+    }
+    assert senders == {e["Fn::GetAtt"][0] for e in _send_exemptions() if "Fn::GetAtt" in e}
+
+
+def test_the_waf_is_off_by_default_counts_per_source_ip_first_and_guards_the_webhook_stage():
+    template = load_template()
+    assert template["Parameters"]["WebhookWaf"]["Default"] == "Disabled"
+    assert template["Conditions"]["HasWebhookWaf"] == {"Fn::Equals": [{"Ref": "WebhookWaf"}, "Enabled"]}
+    resources = template["Resources"]
+    acl, association = resources["WebhookWebAcl"], resources["WebhookWebAclAssociation"]
+    assert acl["Condition"] == association["Condition"] == "HasWebhookWaf"
+    properties = acl["Properties"]
+    assert (properties["Scope"], properties["DefaultAction"]) == ("REGIONAL", {"Allow": {}})
+    [rule] = properties["Rules"]
+    # Counted, not blocked: WAF blocks with a 403, which Nylas never retries.
+    assert rule["Action"] == {"Count": {}}
+    rate = rule["Statement"]["RateBasedStatement"]
+    assert (rate["AggregateKeyType"], rate["Limit"]) == ("IP", {"Ref": "WebhookWafRatePerIp"})
+    # Far above one Nylas IP's real rate by default: its deliveries come from a few addresses.
+    assert template["Parameters"]["WebhookWafRatePerIp"]["Default"] >= 1000
+    # On the API's one stage, which SAM names WebhookApiv1Stage.
+    assert association["Properties"]["WebACLArn"] == {"Fn::GetAtt": ["WebhookWebAcl", "Arn"]}
+    assert association["Properties"]["ResourceArn"]["Fn::Sub"].endswith("::/restapis/${WebhookApi}/stages/v1")
+    assert association["DependsOn"] == "WebhookApiv1Stage"
+    assert resources["WebhookApi"]["Properties"]["StageName"] == "v1"
+    stages = [n for n, r in _translated()["Resources"].items() if r["Type"] == "AWS::ApiGateway::Stage"]
+    assert stages == ["WebhookApiv1Stage"]

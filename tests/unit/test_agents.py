@@ -15,7 +15,6 @@ from botocore.stub import Stubber
 from replyonce.agent import AgentIdentity, AgentRejected, Conversation, Handoff, Message, NoReply, Reply
 from replyonce.agents import DEFAULT_SYSTEM_PROMPT, BedrockAgent, load_agent, template_agent
 from replyonce.exceptions import ConfigurationError
-from replyonce.redaction import redact_addresses
 
 PROFILE = "us.anthropic.claude-3-5-haiku-20241022-v1:0"
 AGENT = AgentIdentity("g1", "support@acme.example", "Acme Support")
@@ -238,13 +237,3 @@ def test_the_example_agent_answers_every_order_of_the_burst(example, texts, expe
 )
 def test_the_example_agent_hands_refunds_off_and_lets_thanks_be(example, text, outcome):
     assert isinstance(example(conversation(message("m1", text))), outcome)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["invalid recipient customer@example.com", "bounce from First.Last+tag@mail.example.co.uk; retry"],
-)
-def test_addresses_are_redacted(text):
-    cleaned = redact_addresses(text)
-    assert "@" not in cleaned
-    assert "<email>" in cleaned

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from traceback import format_exception
 from typing import Any
 
 from replyonce import core
@@ -32,6 +33,7 @@ from replyonce.observability import count, count_by, logger, skipped
 from replyonce.policy import Policy
 from replyonce.ports import Grant, Listing, Mailbox, SearchResult, StateStore
 from replyonce.reasons import DeferReason
+from replyonce.redaction import address_digest, redact_addresses
 from replyonce.screening import CLOSED_FOLDER_NAMES, Agents
 from replyonce.state import IntentKind, Lease, Status
 from replyonce.subjects import ReconcileDue, Subject
@@ -354,7 +356,13 @@ class Replier:
                 self._sleep(LEASE_POLL_SECONDS)
 
     def _ask_agent(self, conversation: Any) -> Reply | NoReply | Handoff | AgentFailed:
-        """The agent's outcome within ``AGENT_TIMEOUT_SECONDS``; anything else is a retry or a refusal."""
+        """The agent's outcome within ``AGENT_TIMEOUT_SECONDS``; anything else is a retry or a refusal.
+
+        Every call is counted (``AgentAsked``): the share of them that fail, ``RecordDeferred{reason=
+        agent_failed}`` over it, is what the agent-failing alarm reads (a Bedrock model throttled, down
+        or slower than the timeout).
+        """
+        count("AgentAsked")
         result: dict[str, Any] = {}
 
         def call() -> None:
@@ -370,12 +378,19 @@ class Replier:
             # Abandoned, never stored: what it returns later is dropped with its thread.
             raise Deferred(DeferReason.AGENT_FAILED, None, detail="agent outlived AGENT_TIMEOUT_SECONDS")
         failure = result.get("failure")
+        # An agent's exception text may quote the customer (an address, a line of the mail): redacted
+        # before it reaches a log line, a skip's detail or the ledger's reason.
         if isinstance(failure, AgentRejected):
-            logger.error("the agent rejected the burst; not retried", extra={"detail": str(failure)})
-            return AgentFailed(str(failure))
+            refusal = redact_addresses(str(failure))
+            logger.error("the agent rejected the burst; not retried", extra={"detail": refusal})
+            return AgentFailed(refusal)
         if failure is not None:
-            logger.error("the agent failed; the record will be retried", exc_info=failure)
-            raise Deferred(DeferReason.AGENT_FAILED, None, detail=f"{type(failure).__name__}: {failure}")
+            detail = redact_addresses(f"{type(failure).__name__}: {failure}")
+            logger.error(
+                "the agent failed; the record will be retried",
+                extra={"detail": detail, "traceback": redact_addresses("".join(format_exception(failure)))},
+            )
+            raise Deferred(DeferReason.AGENT_FAILED, None, detail=detail)
         outcome = result.get("outcome")
         if not isinstance(outcome, Reply | NoReply | Handoff):
             raise Deferred(
@@ -459,6 +474,11 @@ class Replier:
             Status.QUEUED: "reply queued by Nylas",
             Status.DRAFTED: "reply drafted for review",
         }[settlement.status]
+        to = [str(r.get("email", "")) for r in request.get("to", [])]
+        intent_id = intent.id if intent is not None else ""
+        # Logs are kept LogRetentionDays (90 by default) and not encrypted with a key of ours: no
+        # customer's address or subject at INFO. The address's digest correlates a customer's lines
+        # (replyonce.redaction.address_digest); the real values only at DEBUG, for a developer.
         logger.info(
             message,
             extra={
@@ -466,11 +486,14 @@ class Replier:
                 "replied_to": settlement.replied_to,
                 "reply_message_id": settlement.reply_message_id,
                 "covered": list(settlement.covered),
-                "to": [r.get("email", "") for r in request.get("to", [])],
-                "subject": request.get("subject", ""),
+                "to_digest": [address_digest(address) for address in to],
                 "generation": intent.generation if intent is not None else 0,
-                "intent_id": intent.id if intent is not None else "",
+                "intent_id": intent_id,
             },
+        )
+        logger.debug(
+            "reply addressed",
+            extra={"intent_id": intent_id, "to": to, "subject": request.get("subject", "")},
         )
         if settlement.status is Status.REPLIED:
             count("ReplySent")
