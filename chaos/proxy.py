@@ -8,6 +8,7 @@ kill (or pause) the worker process that sent the request — identified by the
 ``app/<id>`` part of its AWS User-Agent (``AWS_SDK_UA_APP_ID``).
 """
 
+import contextlib
 import email.utils
 import http.client
 import json
@@ -193,7 +194,9 @@ class FaultProxy:
             )
             return 502, {}
         if rule is not None and rule.action == "kill_after":
-            os.kill(request.worker_pid, signal.SIGKILL)  # type: ignore[arg-type]
+            # The worker may have ended meanwhile (its own deadline): then it is dead already.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(request.worker_pid, signal.SIGKILL)  # type: ignore[arg-type]
             handler.close_connection = True
             return None, headers
         if rule is not None and rule.action == "lose":
@@ -201,8 +204,12 @@ class FaultProxy:
             return None, headers
         if rule is not None and rule.action == "pause":
             pid = request.worker_pid
-            os.kill(pid, signal.SIGSTOP)  # type: ignore[arg-type]
-            threading.Timer(rule.seconds_for(request), lambda: _continue(pid)).start()
+            try:
+                os.kill(pid, signal.SIGSTOP)  # type: ignore[arg-type]
+            except ProcessLookupError:
+                pass  # the worker ended between its request and this answer: nobody to pause
+            else:
+                threading.Timer(rule.seconds_for(request), lambda: _continue(pid)).start()
         self._answer(handler, status, headers, payload)
         return status, headers
 
