@@ -546,13 +546,20 @@ class Workload:
 
     def _answer(self, grant: str, thread_id: str, sender: str, reply: dict[str, Any], label: str) -> None:
         written = None
-        if label == "follow_up" and self._random() < self._playable("written_reply_probability"):
+        playable = self._playable("written_reply_probability")
+        # The first follow-up is written so (each kind once early), then at the knob's rate.
+        if (
+            label == "follow_up"
+            and playable
+            and (not self.features["written_reply"] or self._random() < playable)
+        ):
             shape, language = self._choice(list(SHAPES)), self._choice(sorted(ATTRIBUTIONS))
             with self._lock:
                 self._sequence += 1
                 tag = str(self._sequence)
             agent = AGENT_GRANTS.get(grant, AGENT_EMAIL)
             written = written_reply(shape, language, tag, agent, str(reply.get("subject") or ""))
+            self.features["written_reply"] += 1
             self.features[f"written_{shape}"] += 1
         answer = self._inbound(
             grant,
@@ -814,7 +821,7 @@ class Workload:
 
     def _open_windows_at_send(self) -> None:
         """Per send: each windowed behaviour opens at its rate, and each kind at least once early
-        (at the 3rd, 6th and 9th send), so a short run plays every one while replies go out."""
+        (at the 2nd, 4th, 6th and 8th send), so a short run plays every one while replies go out."""
         s = self.settings
         with self._lock:
             self._sends_started += 1
@@ -826,7 +833,7 @@ class Workload:
             (s.drop_headers_window_probability, self._drop_headers_window),
         ]
         for index, (probability, open_window) in enumerate(windows):
-            if probability and (started == 3 * (index + 1) or self._random() < probability):
+            if probability and (started == 2 * (index + 1) or self._random() < probability):
                 open_window()
 
     def _window(self, kind: str, seconds: float, start: Any, end: Any) -> None:
@@ -1082,7 +1089,8 @@ class Workload:
             if kind == "peer_deployment":
                 customer += 1
                 peer = PEER_DEPLOYMENT.format(customer)
-                marks_lost = self._random() < s.peer_marks_lost_fraction
+                # The first peer loses its marks (the case only the exchange limit ends), then at the rate.
+                marks_lost = self.features[kind] == 1 or self._random() < s.peer_marks_lost_fraction
                 opener = self._inbound(grant, peer, label="peer_agent", subject="A question from our agent")
                 with self._lock:
                     self._peer_threads[opener["thread_id"]] = (peer, marks_lost)
