@@ -279,6 +279,7 @@ class NotificationConsumer:
             busy_base_seconds=self._settings.busy_retry_seconds,
             retry_base_seconds=self._settings.retry_base_seconds,
             retry_max_seconds=self._settings.retry_max_seconds,
+            max_receives=self._settings.max_receive_count,
         )
         level = logger.warning if reason in _WORTH_A_WARNING else logger.info
         level(
