@@ -20,7 +20,7 @@ from ops.template import load_template
 from replyonce.core import retry_delay
 from replyonce.reasons import DeferReason
 from replyonce.state import ThreadState, thread_key
-from tests.replier_harness import SEND_PATH, container_recording_visibility, inbound
+from tests.replier_harness import SEND_PATH, container_recording_visibility, deferrals, inbound
 
 TEMPLATE = load_template()
 REPLIER = TEMPLATE["Resources"]["ReplierFunction"]["Properties"]
@@ -143,3 +143,47 @@ def test_a_crashed_holders_thread_is_answered_once_its_lease_has_expired(
     pipeline.drain()
     assert len(nylas.sends) == 1
     assert pipeline.dead_letters() == []
+
+
+FUNCTION_TIMEOUT = float(REPLIER["Timeout"])
+
+
+def test_a_duplicate_waiting_on_its_original_outlasts_the_longest_in_progress_hold():
+    # Powertools ends an INPROGRESS record at its holder's invocation deadline: up to the function's
+    # Timeout after the record began. A duplicate (same id, its own SQS message) that meets it must not
+    # spend its maxReceiveCount before then, even with no time between its receives.
+    held = receives_to_outlast(FUNCTION_TIMEOUT, DeferReason.NOTIFICATION_IN_PROGRESS, in_process_wait=0)
+    assert held is not None
+
+
+def test_a_duplicate_meeting_its_original_in_progress_comes_back_only_as_often_as_its_receives_allow(
+    replier, nylas, monkeypatch, log_records
+):
+    monkeypatch.setenv("BUSY_RETRY_SECONDS", "1")
+    monkeypatch.setenv("RETRY_MAX_SECONDS", "900")
+    message = inbound(nylas)
+    notification = envelope(message)
+    duplicate, visibility = container_recording_visibility()
+
+    def duplicate_arrives(grant_id, payload):
+        # The original is sending, inside its invocation: its notification is in progress.
+        nylas.on_send_started = None
+        duplicate.handle_batch(sqs_event([notification]), LocalLambdaContext("ReplierFunction"))
+
+    nylas.on_send_started = duplicate_arrives
+    try:
+        original = container_recording_visibility()[0]
+        original.handle_batch(sqs_event([notification]), LocalLambdaContext("ReplierFunction"))
+    finally:
+        nylas.on_send_started = None
+    assert deferrals(log_records) == [DeferReason.NOTIFICATION_IN_PROGRESS.value]
+    [delay] = visibility
+    # Its receives left, each this long, outlast the original's record (the whole Timeout: the original
+    # began with it), and no single one waits past it.
+    assert delay * (MAX_RECEIVES - 1) >= FUNCTION_TIMEOUT
+    assert delay <= FUNCTION_TIMEOUT + 1
+    assert len(nylas.sends) == 1
+    # Back once the original is done: absorbed, not sent again.
+    duplicate.handle_batch(sqs_event([notification], receive_count=2), LocalLambdaContext("ReplierFunction"))
+    assert len(nylas.sends) == 1
+    assert "duplicate_notification" in [r.get("reason") for r in log_records()]
