@@ -49,7 +49,12 @@ from replyonce.agents import BedrockAgent, load_agent
 from replyonce.batch import thread_groups
 from replyonce.config import ReplierSettings
 from replyonce.core import may_start, retry_delay
-from replyonce.exceptions import Deferred, InvalidNotificationError, NylasRetryableError
+from replyonce.exceptions import (
+    Deferred,
+    InvalidNotificationError,
+    NylasRetryableError,
+    StateContended,
+)
 from replyonce.notification import Notification
 from replyonce.nylas import NylasMailbox
 from replyonce.observability import count, count_by, logger, skipped
@@ -245,6 +250,11 @@ class NotificationConsumer:
             self._defer(
                 record, DeferReason.NOTIFICATION_IN_PROGRESS, held_for, {"held_for_seconds": held_for}
             )
+            raise
+        except StateContended as exc:
+            # A thread item so hot that every in-place retry met another write: back as a busy thread is.
+            detail = {"detail": str(exc), "contention": exc.kind}
+            self._defer(record, DeferReason.THREAD_BUSY, None, detail)
             raise
         except NylasRetryableError as exc:
             detail = {"status": exc.status, "error_type": exc.error_type, "detail": str(exc)}
