@@ -32,20 +32,38 @@ limit unrefused, so a reply too large for its thread item went out locally
 where DynamoDB would have refused to store it. The embedded AWS checks the
 item an update leaves, as DynamoDB does.
 
+Answering one request at a time, the embedded AWS never meets what DynamoDB
+answers two requests that overlap on an item: a single-item write that meets
+a transaction in flight gets ``TransactionConflictException``, a transaction
+that meets another write is cancelled with a ``TransactionConflict`` reason,
+and a ``ClientRequestToken`` used again with other parameters gets
+``IdempotentParameterMismatchException``. :func:`contention` makes it answer
+them on demand, over the wire, exactly as DynamoDB words them, so the
+replier's handling is tested against the real client.
+
 Every local moto (tests, local stack, chaos) starts here, so all of them run
 the same embedded AWS.
 """
 
+import contextlib
 import copy
 import functools
+import json
 import sys
 import threading
 from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import moto.dynamodb.models as dynamodb_models
 from moto.core.common_models import BaseModel
-from moto.dynamodb.exceptions import ItemSizeToUpdateTooLarge
+from moto.dynamodb.exceptions import (
+    ERROR_TYPE_PREFIX,
+    DynamodbException,
+    ItemSizeToUpdateTooLarge,
+    TransactionCanceledException,
+)
 from moto.dynamodb.models import DynamoDBBackend, dynamo_type, table
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
@@ -78,10 +96,120 @@ def serialize_dynamodb_requests() -> None:
     @functools.wraps(answer)
     def one_at_a_time(self: DynamoHandler) -> object:
         with _ONE_DYNAMODB_REQUEST_AT_A_TIME:
+            contended = _contended_answer(self)
+            if contended is not None:
+                return contended
             return answer(self)
 
     one_at_a_time.serialized = True  # type: ignore[attr-defined]
     DynamoHandler.call_action = one_at_a_time  # type: ignore[method-assign]
+
+
+TRANSACTION_CONFLICT = "TransactionConflict"
+PARAMETER_MISMATCH = "IdempotentParameterMismatch"
+_SINGLE_ITEM_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem"})
+
+
+@dataclass
+class Contention:
+    """Requests the embedded AWS answers with contention instead of serving them.
+
+    Attributes
+    ----------
+    operation:
+        ``UpdateItem``, ``PutItem``, ``DeleteItem`` or ``TransactWriteItems``.
+    answer:
+        :data:`TRANSACTION_CONFLICT` (a single-item write: ``TransactionConflictException``; a
+        transaction: ``TransactionCanceledException`` with a ``TransactionConflict`` reason on each
+        item named by ``key_prefix``) or :data:`PARAMETER_MISMATCH` (a transaction:
+        ``IdempotentParameterMismatchException``).
+    key_prefix:
+        Only requests that name an item whose ``pk`` starts with this (``""``: any).
+    times:
+        How many matching requests are answered so; :attr:`answered` counts them.
+    """
+
+    operation: str
+    answer: str = TRANSACTION_CONFLICT
+    key_prefix: str = ""
+    times: int = 1
+    answered: int = 0
+
+
+_CONTENTION: list[Contention] = []
+
+
+@contextlib.contextmanager
+def contention(
+    operation: str, *, answer: str = TRANSACTION_CONFLICT, key_prefix: str = "", times: int = 1
+) -> Iterator[Contention]:
+    """Inside the block, the next ``times`` matching DynamoDB requests are answered with contention.
+
+    In-process only: the server must run in this process (:func:`start_threaded_server`, as the
+    tests run it).
+    """
+    if answer == PARAMETER_MISMATCH and operation != "TransactWriteItems":
+        raise ValueError("only a TransactWriteItems carries a ClientRequestToken")
+    planned = Contention(operation, answer, key_prefix, times)
+    with _ONE_DYNAMODB_REQUEST_AT_A_TIME:
+        _CONTENTION.append(planned)
+    try:
+        yield planned
+    finally:
+        with _ONE_DYNAMODB_REQUEST_AT_A_TIME:
+            _CONTENTION.remove(planned)
+
+
+def _item_keys(operation: str, request: dict[str, Any]) -> list[str]:
+    """The ``pk`` of each item the request writes (the state and idempotency tables' key is a string)."""
+    if operation == "TransactWriteItems":
+        ops = [next(iter(item.values()), {}) for item in request.get("TransactItems", [])]
+    else:
+        ops = [request]
+    keys = []
+    for op in ops:
+        key = op.get("Item") or op.get("Key") or {}
+        value = next(iter(key.values()), {})
+        keys.append(str(value.get("S", "")) if isinstance(value, dict) else "")
+    return keys
+
+
+def _contended_answer(handler: DynamoHandler) -> tuple[int, dict[str, str], str] | None:
+    """What DynamoDB would answer a contended request (call with the request lock held), or ``None``."""
+    if not _CONTENTION:
+        return None
+    operation = handler._get_action()
+    try:
+        request = json.loads(handler.body or "{}")
+    except ValueError:
+        return None
+    keys = _item_keys(operation, request)
+    for planned in _CONTENTION:
+        if planned.operation != operation or planned.answered >= planned.times:
+            continue
+        hit = [key.startswith(planned.key_prefix) for key in keys]
+        if not any(hit):
+            continue
+        planned.answered += 1
+        return _error_response(operation, planned.answer, hit)
+    return None
+
+
+def _error_response(operation: str, answer: str, hit: list[bool]) -> tuple[int, dict[str, str], str]:
+    if answer == PARAMETER_MISMATCH:
+        error: DynamodbException = DynamodbException(
+            ERROR_TYPE_PREFIX + "IdempotentParameterMismatchException",
+            "Transaction request cannot be processed: the ClientRequestToken was used with other parameters",
+        )
+    elif operation in _SINGLE_ITEM_WRITES:
+        error = DynamodbException(
+            ERROR_TYPE_PREFIX + "TransactionConflictException",
+            "Transaction is ongoing for the item",
+        )
+    else:
+        conflict = (TRANSACTION_CONFLICT, "Transaction is ongoing for the item", None)
+        error = TransactionCanceledException([conflict if h else (None, None, None) for h in hit])
+    return error.code, dict(error.get_headers()), error.get_body()
 
 
 # Per thread: the keys (hash, range) each table's items are named by in the transaction under way.

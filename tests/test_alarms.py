@@ -387,13 +387,15 @@ def test_a_record_that_keeps_failing_is_seen_where_the_oldest_message_age_is_bli
     assert '"record deferred; it will be retried"' in consumer
     assert "notification_id=notification.id" in consumer  # the key every one of those lines carries
     # Left out: waits by design that may last longer than a record's failures would (a holder keeps
-    # a thread for a record's budget; a send that may have gone out waits for the mailbox; an
+    # a thread for a record's budget; a duplicate waits for its original's hold, up to the function's
+    # Timeout, spread over its receives; a send that may have gone out waits for the mailbox; an
     # account out of quota waits for hours; a full reply budget waits for Nylas' queue to send or
     # fail its replies; a person's draft holds the thread for a bounded wait). Every other reason counts.
     assert reason_filter["Match"] == "$.reason"
     left_out = {DeferReason(value) for value in reason_filter["NotIn"]}
     assert left_out == {
         DeferReason.THREAD_BUSY,
+        DeferReason.NOTIFICATION_IN_PROGRESS,
         DeferReason.SEND_UNCERTAIN,
         DeferReason.ACCOUNT_LIMITED,
         DeferReason.REPLY_PENDING,

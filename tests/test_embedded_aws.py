@@ -6,7 +6,9 @@ chaos run. Counting live table objects is machine-independent, unlike memory.
 Its rollback backup also cost a deep copy of each table per transaction, behind
 which every other request waited: counted here in item copies, not seconds.
 Leases, the recipient budget and the outbox are conditional writes: unpatched
-moto lets two racing ones both pass their condition.
+moto lets two racing ones both pass their condition. And what DynamoDB answers
+two writes that overlap on an item, which one request at a time never meets,
+it answers on demand as DynamoDB words it.
 """
 
 import gc
@@ -17,6 +19,8 @@ import pytest
 from botocore.exceptions import ClientError
 from moto.dynamodb.models.dynamo_type import Item
 from moto.dynamodb.models.table import Table
+
+from devstack.embedded_aws import PARAMETER_MISMATCH, contention
 
 TRANSACTIONS = 100
 
@@ -194,3 +198,45 @@ def test_an_update_that_grows_an_item_past_400_kb_is_refused_and_leaves_it_as_it
         set_entry("second")
     item = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
     assert set(item["outbox"]["M"]) == {"first"}
+
+
+def test_a_single_item_write_meeting_a_transaction_is_answered_as_dynamodb_answers_it(aws):
+    dynamodb, table = boto3.client("dynamodb"), aws.tables["StateTable"]
+    planned = contention("UpdateItem", key_prefix="thread#")
+    with planned as answered, pytest.raises(ClientError) as refused:
+        dynamodb.update_item(
+            TableName=table, Key={"pk": {"S": "thread#t1"}}, UpdateExpression="SET a = :a",
+            ExpressionAttributeValues={":a": {"N": "1"}},
+        )  # fmt: skip
+    # botocore does not retry it (the one planned answer was the only request): the caller sees it.
+    assert refused.value.response["Error"]["Code"] == "TransactionConflictException"
+    assert answered.answered == 1
+    assert "Item" not in dynamodb.get_item(TableName=table, Key={"pk": {"S": "thread#t1"}})
+
+
+def test_a_transaction_meeting_another_write_is_cancelled_with_a_conflict_on_that_item(aws):
+    dynamodb, table = boto3.client("dynamodb"), aws.tables["StateTable"]
+    items = [
+        {"Put": {"TableName": table, "Item": {"pk": {"S": "message#g#m1"}}}},
+        {"Put": {"TableName": table, "Item": {"pk": {"S": "thread#t1"}}}},
+    ]
+    conflict = contention("TransactWriteItems", key_prefix="thread#")
+    with conflict, pytest.raises(ClientError) as cancelled:
+        dynamodb.transact_write_items(TransactItems=items)
+    error = cancelled.value.response
+    assert error["Error"]["Code"] == "TransactionCanceledException"
+    assert [r["Code"] for r in error["CancellationReasons"]] == ["None", "TransactionConflict"]
+    assert dynamodb.scan(TableName=table, Select="COUNT")["Count"] == 0  # nothing written
+    dynamodb.transact_write_items(TransactItems=items)  # served again once the contention is over
+    assert dynamodb.scan(TableName=table, Select="COUNT")["Count"] == 2
+
+
+def test_a_request_token_used_with_other_parameters_is_refused(aws):
+    dynamodb, table = boto3.client("dynamodb"), aws.tables["StateTable"]
+    mismatch = contention("TransactWriteItems", answer=PARAMETER_MISMATCH)
+    with mismatch, pytest.raises(ClientError) as refused:
+        dynamodb.transact_write_items(
+            TransactItems=[{"Put": {"TableName": table, "Item": {"pk": {"S": "thread#t1"}}}}],
+            ClientRequestToken="a-token-used-before",
+        )
+    assert refused.value.response["Error"]["Code"] == "IdempotentParameterMismatchException"

@@ -20,7 +20,7 @@ from ops.template import load_template
 from replyonce.core import retry_delay
 from replyonce.reasons import DeferReason
 from replyonce.state import ThreadState, thread_key
-from tests.replier_harness import SEND_PATH, container_recording_visibility, inbound
+from tests.replier_harness import SEND_PATH, container_recording_visibility, deferrals, inbound
 
 TEMPLATE = load_template()
 REPLIER = TEMPLATE["Resources"]["ReplierFunction"]["Properties"]
@@ -43,25 +43,48 @@ LONGEST_LEASE = (
 )
 
 
-def test_a_record_waiting_on_a_crashed_holder_outlasts_its_longest_lease():
-    max_receives = QUEUE["RedrivePolicy"]["maxReceiveCount"]
-    wait, elapsed = seconds("LEASE_WAIT_SECONDS"), 0.0
-    for receive in range(1, max_receives):
-        elapsed += wait  # waited in-process for the holder
-        if elapsed > LONGEST_LEASE:
-            break
-        remaining = LONGEST_LEASE - elapsed
+MAX_RECEIVES = QUEUE["RedrivePolicy"]["maxReceiveCount"]
+
+
+def receives_to_outlast(hold: float, reason: DeferReason, *, in_process_wait: float) -> int | None:
+    """The receive at which a record waiting on a ``hold`` (s) that began with its first receive finds
+    it over, deferred as the replier defers it with the template's settings; ``None``: dead-lettered.
+
+    Only the in-process wait and the deferrals count: no time is spent between receives (the worst
+    case: polled at once, and every receive ends as soon as it starts).
+    """
+    elapsed = 0.0
+    for receive in range(1, MAX_RECEIVES + 1):
+        elapsed += in_process_wait  # waited in-process for the holder
+        if elapsed > hold:
+            return receive
+        if receive == MAX_RECEIVES:
+            return None  # its last receive failed: the next one is the dead-letter queue's
         elapsed += retry_delay(
-            DeferReason.THREAD_BUSY,
-            int(remaining) + 1,
+            reason,
+            int(hold - elapsed) + 1,
             receive,
             busy_base_seconds=int(seconds("BUSY_RETRY_SECONDS")),
             retry_base_seconds=10,
             retry_max_seconds=900,
+            max_receives=int(seconds("MAX_RECEIVE_COUNT")),
         )
-    else:
-        pytest.fail(f"{max_receives} receives end before a {LONGEST_LEASE:g} s lease can have expired")
-    assert receive < max_receives
+    raise AssertionError("unreachable")
+
+
+def test_the_replier_knows_the_queues_max_receive_count():
+    assert int(seconds("MAX_RECEIVE_COUNT")) == MAX_RECEIVES
+
+
+def test_a_record_waiting_on_a_crashed_holder_outlasts_its_longest_lease():
+    wait = seconds("LEASE_WAIT_SECONDS")
+    assert receives_to_outlast(LONGEST_LEASE, DeferReason.THREAD_BUSY, in_process_wait=wait) is not None
+
+
+def test_a_record_late_in_its_invocation_still_outlasts_the_longest_lease():
+    # Late in its invocation a record cannot wait in-process (its wait is bounded by the time left
+    # beyond a lease: 0); its deferrals alone must outlast the holder's lease.
+    assert receives_to_outlast(LONGEST_LEASE, DeferReason.THREAD_BUSY, in_process_wait=0) is not None
 
 
 def test_a_lease_lasts_one_records_budget_not_the_rest_of_the_invocation(replier_env, nylas, monkeypatch):
@@ -120,3 +143,47 @@ def test_a_crashed_holders_thread_is_answered_once_its_lease_has_expired(
     pipeline.drain()
     assert len(nylas.sends) == 1
     assert pipeline.dead_letters() == []
+
+
+FUNCTION_TIMEOUT = float(REPLIER["Timeout"])
+
+
+def test_a_duplicate_waiting_on_its_original_outlasts_the_longest_in_progress_hold():
+    # Powertools ends an INPROGRESS record at its holder's invocation deadline: up to the function's
+    # Timeout after the record began. A duplicate (same id, its own SQS message) that meets it must not
+    # spend its maxReceiveCount before then, even with no time between its receives.
+    held = receives_to_outlast(FUNCTION_TIMEOUT, DeferReason.NOTIFICATION_IN_PROGRESS, in_process_wait=0)
+    assert held is not None
+
+
+def test_a_duplicate_meeting_its_original_in_progress_comes_back_only_as_often_as_its_receives_allow(
+    replier, nylas, monkeypatch, log_records
+):
+    monkeypatch.setenv("BUSY_RETRY_SECONDS", "1")
+    monkeypatch.setenv("RETRY_MAX_SECONDS", "900")
+    message = inbound(nylas)
+    notification = envelope(message)
+    duplicate, visibility = container_recording_visibility()
+
+    def duplicate_arrives(grant_id, payload):
+        # The original is sending, inside its invocation: its notification is in progress.
+        nylas.on_send_started = None
+        duplicate.handle_batch(sqs_event([notification]), LocalLambdaContext("ReplierFunction"))
+
+    nylas.on_send_started = duplicate_arrives
+    try:
+        original = container_recording_visibility()[0]
+        original.handle_batch(sqs_event([notification]), LocalLambdaContext("ReplierFunction"))
+    finally:
+        nylas.on_send_started = None
+    assert deferrals(log_records) == [DeferReason.NOTIFICATION_IN_PROGRESS.value]
+    [delay] = visibility
+    # Its receives left, each this long, outlast the original's record (the whole Timeout: the original
+    # began with it), and no single one waits past it.
+    assert delay * (MAX_RECEIVES - 1) >= FUNCTION_TIMEOUT
+    assert delay <= FUNCTION_TIMEOUT + 1
+    assert len(nylas.sends) == 1
+    # Back once the original is done: absorbed, not sent again.
+    duplicate.handle_batch(sqs_event([notification], receive_count=2), LocalLambdaContext("ReplierFunction"))
+    assert len(nylas.sends) == 1
+    assert "duplicate_notification" in [r.get("reason") for r in log_records()]

@@ -560,12 +560,21 @@ def test_loop_guard_counts_replies_the_ledger_never_recorded(pipeline, nylas, mo
     assert skip_reasons(log_records) == ["reply_budget_exhausted"]
 
 
-@pytest.mark.parametrize(("receives", "expected_delay"), [(1, 2), (3, 8), (10, 61)])
+@pytest.mark.parametrize(
+    ("receives", "expected_delay"),
+    [
+        (1, 9),  # the doubling's 2 s is sooner than the lease's 61 s spread over the 7 receives left
+        (3, 13),  # 61 s over 5 receives left
+        (5, 32),  # the doubling is later than the spread
+        (10, 61),  # past maxReceiveCount's spread: never past the lease's end
+    ],
+)
 def test_busy_record_backs_off_by_receive_count_but_not_past_the_lease(
     replier, nylas, monkeypatch, receives, expected_delay
 ):
-    # A crashed holder keeps the lease for up to the function timeout: waiting records double their
-    # delay with each receive (so they do not burn maxReceiveCount), never past the lease's end.
+    # A crashed holder keeps the lease for up to a record's budget: waiting records double their delay
+    # with each receive and never come back sooner than the lease spread over the receives they have
+    # left (so they do not burn maxReceiveCount before it ends), never past the lease's end.
     monkeypatch.setenv("BUSY_RETRY_SECONDS", "2")
     monkeypatch.setenv("RETRY_MAX_SECONDS", "900")
     message = inbound(nylas)

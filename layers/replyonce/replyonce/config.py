@@ -176,6 +176,9 @@ class ReplierSettings:
     ledger_ttl_seconds: int = 30 * 24 * 3600
     # A record that meets a busy thread comes back this soon, doubling per receive.
     busy_retry_seconds: int = 5
+    # The queue's maxReceiveCount (template.yaml's RedrivePolicy): a record waiting on a holder spreads
+    # the hold over the receives it has left, so it is never dead-lettered while the hold can last.
+    max_receive_count: int = 8
     # Any other failed record comes back after base * 2^(receives - 1) seconds, capped.
     retry_base_seconds: int = 10
     retry_max_seconds: int = 900
@@ -306,6 +309,9 @@ class ReplierSettings:
                 env, "LEDGER_TTL_SECONDS", _default(cls, "ledger_ttl_seconds"), minimum=3600
             ),
             busy_retry_seconds=_integer(env, "BUSY_RETRY_SECONDS", _default(cls, "busy_retry_seconds")),
+            max_receive_count=_integer(
+                env, "MAX_RECEIVE_COUNT", _default(cls, "max_receive_count"), minimum=1, maximum=1000
+            ),
             retry_base_seconds=_integer(env, "RETRY_BASE_SECONDS", _default(cls, "retry_base_seconds")),
             retry_max_seconds=_integer(env, "RETRY_MAX_SECONDS", _default(cls, "retry_max_seconds")),
             nylas_timeout_seconds=_number(

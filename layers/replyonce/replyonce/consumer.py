@@ -20,6 +20,7 @@ record's visibility is set to that.
 """
 
 import contextvars
+import math
 import sys
 import threading
 import time
@@ -37,7 +38,10 @@ from aws_lambda_powertools.utilities.idempotency import (
     IdempotencyConfig,
     idempotent_function,
 )
-from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyAlreadyInProgressError
+from aws_lambda_powertools.utilities.idempotency.exceptions import (
+    IdempotencyAlreadyInProgressError,
+    IdempotencyItemNotFoundError,
+)
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -45,7 +49,12 @@ from replyonce.agents import BedrockAgent, load_agent
 from replyonce.batch import thread_groups
 from replyonce.config import ReplierSettings
 from replyonce.core import may_start, retry_delay
-from replyonce.exceptions import Deferred, InvalidNotificationError, NylasRetryableError
+from replyonce.exceptions import (
+    Deferred,
+    InvalidNotificationError,
+    NylasRetryableError,
+    StateContended,
+)
 from replyonce.notification import Notification
 from replyonce.nylas import NylasMailbox
 from replyonce.observability import count, count_by, logger, skipped
@@ -75,6 +84,8 @@ class NotificationConsumer:
         Powertools persistence layer (DynamoDB, ``IDEMPOTENCY_TABLE``).
     sqs_client:
         Sets a deferred record's visibility to when it should come back.
+    clock:
+        Wall clock to read an in-progress record's expiry by (Powertools times it with the real one).
     """
 
     def __init__(
@@ -83,8 +94,12 @@ class NotificationConsumer:
         replier: Replier,
         persistence: DynamoDBPersistenceLayer,
         sqs_client: Any,
+        *,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self._settings = settings
+        self._persistence = persistence
+        self._clock = clock
         self._replier = replier
         self._sqs = sqs_client
         self._config = IdempotencyConfig(
@@ -228,8 +243,18 @@ class NotificationConsumer:
             self._defer(record, deferred.reason, deferred.seconds, deferred.detail)
             raise
         except IdempotencyAlreadyInProgressError:
-            # The other run finishes (we then find its result) or its record expires with its invocation.
-            self._defer(record, DeferReason.NOTIFICATION_IN_PROGRESS, None, {})
+            # The other run finishes (we then find its result) or its record expires with its invocation:
+            # this copy comes back no later than that, and its receives outlast it (never dead-lettered
+            # while the original can still hold the notification).
+            held_for = self._in_progress_for(notification.payload)
+            self._defer(
+                record, DeferReason.NOTIFICATION_IN_PROGRESS, held_for, {"held_for_seconds": held_for}
+            )
+            raise
+        except StateContended as exc:
+            # A thread item so hot that every in-place retry met another write: back as a busy thread is.
+            detail = {"detail": str(exc), "contention": exc.kind}
+            self._defer(record, DeferReason.THREAD_BUSY, None, detail)
             raise
         except NylasRetryableError as exc:
             detail = {"status": exc.status, "error_type": exc.error_type, "detail": str(exc)}
@@ -245,6 +270,32 @@ class NotificationConsumer:
 
     def _remaining(self) -> float:
         return self._remaining_ms() / 1000
+
+    def _in_progress_for(self, payload: dict[str, Any]) -> int | None:
+        """Seconds the original run of this notification may still hold its in-progress record, plus one.
+
+        Why read it: Powertools ends an ``INPROGRESS`` record at its holder's
+        invocation deadline (``register_lambda_context``), up to the function's
+        ``Timeout`` after it began; a duplicate that knows when the hold ends
+        spreads it over its receives left (``replyonce.core.retry_delay``) and
+        is never dead-lettered while the original may still be working (or
+        lies crashed behind a record not yet expired). One consistent read, for
+        duplicates that meet a run in progress only. ``0``: the record is gone
+        (the run failed and deleted it, or finished meanwhile): back at once.
+        ``None``: it cannot be read; the plain doubling, as for any failure.
+        """
+        try:
+            data_record = self._persistence.get_record(data=payload)
+        except IdempotencyItemNotFoundError:
+            return 0
+        except Exception as exc:  # the persistence layer wraps what DynamoDB says in several types
+            logger.warning("could not read the in-progress record's expiry", extra={"detail": str(exc)})
+            return None
+        expiry_ms = getattr(data_record, "in_progress_expiry_timestamp", None)
+        if expiry_ms is None:
+            return None
+        # Read back from DynamoDB, the timestamp is a Decimal: milliseconds, compared as seconds.
+        return max(0, math.ceil(float(expiry_ms) / 1000 - self._clock())) + 1
 
     def _handle_notification(self, notification: dict[str, Any]) -> dict[str, Any]:
         parsed = Notification(notification)
@@ -279,6 +330,7 @@ class NotificationConsumer:
             busy_base_seconds=self._settings.busy_retry_seconds,
             retry_base_seconds=self._settings.retry_base_seconds,
             retry_max_seconds=self._settings.retry_max_seconds,
+            max_receives=self._settings.max_receive_count,
         )
         level = logger.warning if reason in _WORTH_A_WARNING else logger.info
         level(

@@ -37,6 +37,21 @@ class ThreadBusyError(ReplyOnceError):
         self.held_for_seconds = held_for_seconds
 
 
+class StateContended(ReplyOnceError):
+    """DynamoDB kept answering a write of the state table with contention (``replyonce.contention``).
+
+    A transaction conflict is a moment's overlap, retried in place; one that
+    outlasts every retry is a hot thread: the record goes back to the queue as
+    for a busy thread (``DeferReason.THREAD_BUSY``), nothing having been written.
+    """
+
+    def __init__(self, what: str, kind: str, attempts: int) -> None:
+        super().__init__(f"{what}: DynamoDB answered {kind} to {attempts} tries")
+        self.what = what
+        self.kind = kind
+        self.attempts = attempts
+
+
 class Deferred(ReplyOnceError):
     """The record goes back to the queue, to be tried again later (``replyonce.reasons.DeferReason``).
 

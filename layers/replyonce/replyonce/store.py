@@ -15,6 +15,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from replyonce.contention import retry_contended
 from replyonce.exceptions import StoredRequestLost, ThreadBusyError
 from replyonce.state import (
     BODY_TTL_GRACE_SECONDS,
@@ -54,15 +55,21 @@ from replyonce.state import (
 _MAX_TRANSACTION_ITEMS = 100
 
 
-def _request_token(intent_or_burst: str, purpose: str) -> str:
-    """A ``ClientRequestToken`` (≤ 36 characters) per settlement.
+def _request_token(lease_token: str, intent_or_burst: str, purpose: str, attempt: int) -> str:
+    """A ``ClientRequestToken`` (≤ 36 characters) per settlement, lease and try.
 
-    Why: botocore retries a transaction whose response was lost; with the
-    token, DynamoDB answers the retry with the first outcome instead of
+    Why a token: botocore retries a transaction whose response was lost; with
+    the token, DynamoDB answers the retry with the first outcome instead of
     running it again (for 10 minutes), so a lost response cannot make the
-    owner condition fail and send us down the "lease lost" path.
+    owner condition fail and send us down the "lease lost" path. Why per lease
+    and per try: DynamoDB answers a token used again within 10 minutes with
+    other parameters ``IdempotentParameterMismatchException``, and a
+    settlement's parameters differ from one lease to the next (the owner
+    token, the times); a try after a transaction conflict (which wrote
+    nothing) is a new request, not a replay. botocore's own retries of one
+    try send the same bytes, token included.
     """
-    return uuid.uuid5(uuid.NAMESPACE_OID, f"{intent_or_burst}:{purpose}").hex
+    return uuid.uuid5(uuid.NAMESPACE_OID, f"{intent_or_burst}:{purpose}:{lease_token}:{attempt}").hex
 
 
 def _slot(item: Mapping[str, Any], index: int) -> Mapping[str, Any]:
@@ -144,6 +151,13 @@ class DynamoDBStateStore:
     clock:
         Wall clock in seconds: the lease's expiry and ``recorded_at`` / TTLs only — no decision about a
         reply rests on it (those use Nylas' time).
+    sleep:
+        The wait between two tries of a contended write (``replyonce.contention``).
+
+    Every write of a thread or ledger item — the items a settlement's
+    transaction writes — is retried in place when DynamoDB answers it with
+    contention; writes of items no transaction touches (a recipient's budget,
+    an email's claim, a request body) cannot meet one.
     """
 
     def __init__(
@@ -153,11 +167,27 @@ class DynamoDBStateStore:
         *,
         ttl_seconds: int,
         clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._table = table_name
         self._dynamodb = dynamodb_client
         self._ttl = ttl_seconds
         self._clock = clock
+        self._sleep = sleep
+
+    def _write(self, operation: str, what: str, **params: Any) -> Any:
+        """One write request (the same parameters every try), retried while DynamoDB answers contention."""
+        send = getattr(self._dynamodb, operation)
+        return retry_contended(lambda _attempt: send(**params), what=what, sleep=self._sleep)
+
+    def _transact(self, items: list[dict[str, Any]], what: str, token: Callable[[int], str] | None) -> None:
+        """A ``TransactWriteItems`` retried on contention, each try under its own ``token(attempt)``."""
+
+        def send(attempt: int) -> Any:
+            extra = {"ClientRequestToken": token(attempt)} if token is not None else {}
+            return self._dynamodb.transact_write_items(TransactItems=items, **extra)
+
+        retry_contended(send, what=what, sleep=self._sleep)
 
     # ---- ledger ----------------------------------------------------------------------------------------
 
@@ -180,7 +210,9 @@ class DynamoDBStateStore:
         expires_at_ms = now_ms + max(duration_ms, 1000)
         thread_ttl = int(self._clock()) + self._ttl
         try:
-            response = self._dynamodb.update_item(
+            response = self._write(
+                "update_item",
+                "the thread's lease",
                 TableName=self._table,
                 Key={"pk": {"S": thread_key}},
                 UpdateExpression=f"SET {LEASE_OWNER} = :token, {LEASE_EXPIRES_AT} = :expires, {TTL} = :ttl, "
@@ -236,7 +268,9 @@ class DynamoDBStateStore:
         if lease.released:
             return True
         try:
-            self._dynamodb.update_item(
+            self._write(
+                "update_item",
+                "the lease's release",
                 TableName=self._table,
                 Key={"pk": {"S": lease.key}},
                 UpdateExpression=f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}",
@@ -343,7 +377,9 @@ class DynamoDBStateStore:
         """
         attribute = self._intent_attribute(lease, intent)
         try:
-            self._dynamodb.update_item(
+            self._write(
+                "update_item",
+                "the outbox entry",
                 TableName=self._table,
                 Key={"pk": {"S": lease.key}},
                 UpdateExpression=f"SET {OUTBOX}.#intent = :intent",
@@ -379,7 +415,9 @@ class DynamoDBStateStore:
     def _write_outbox(self, lease: Lease, intents: Mapping[str, Intent]) -> None:
         for intent in intents.values():
             self._intent_attribute(lease, intent)
-        self._dynamodb.update_item(
+        self._write(
+            "update_item",
+            "the outbox",
             TableName=self._table,
             Key={"pk": {"S": lease.key}},
             UpdateExpression=f"SET {OUTBOX} = :outbox",
@@ -432,9 +470,10 @@ class DynamoDBStateStore:
             f"settle:{settlement.status.value}:{settlement.intent.generation if settlement.intent else 0}"
         )
         try:
-            self._dynamodb.transact_write_items(
-                TransactItems=[*puts, {"Update": update}],
-                ClientRequestToken=_request_token(token_base, purpose),
+            self._transact(
+                [*puts, {"Update": update}],
+                "the settlement",
+                lambda attempt: _request_token(lease.token, token_base, purpose, attempt),
             )
         except ClientError as exc:
             if not _condition_failed(exc):
@@ -456,7 +495,7 @@ class DynamoDBStateStore:
         overflow, kept = puts[:-room] if len(puts) > room else [], puts[-room:]
         for start in range(0, len(overflow), _MAX_TRANSACTION_ITEMS):
             chunk = overflow[start : start + _MAX_TRANSACTION_ITEMS]
-            self._dynamodb.transact_write_items(TransactItems=chunk)
+            self._transact(chunk, "the ledger entries", None)
         return kept
 
     def _settle_without_lease(
@@ -479,13 +518,17 @@ class DynamoDBStateStore:
             names["#replies"] = REPLIES
             names["#reply"] = settlement.intent.id
             sets.append("#replies.#reply = :at")
-        self._dynamodb.transact_write_items(
-            TransactItems=puts, ClientRequestToken=_request_token(token_base, f"{purpose}:without-lease")
+        self._transact(
+            puts,
+            "the ledger entries (lease lost)",
+            lambda attempt: _request_token(lease.token, token_base, f"{purpose}:without-lease", attempt),
         )
         if not sets:
             return
         # The maps may be gone with the item (a restore, a recreated table): create them, then set by key.
-        self._dynamodb.update_item(
+        self._write(
+            "update_item",
+            "the thread's maps",
             TableName=self._table,
             Key={"pk": {"S": lease.key}},
             UpdateExpression="SET #covered = if_not_exists(#covered, :empty), "
@@ -496,7 +539,9 @@ class DynamoDBStateStore:
                 ":ttl": {"N": str(int(self._clock()) + self._ttl)},
             },
         )
-        self._dynamodb.update_item(
+        self._write(
+            "update_item",
+            "the covered ids",
             TableName=self._table,
             Key={"pk": {"S": lease.key}},
             UpdateExpression="SET " + ", ".join(sets),
