@@ -205,13 +205,12 @@ def test_throttling_and_server_errors_stay_retryable(bedrock, code, status):
 
 
 @pytest.fixture
-def example():
-    sys.path.insert(0, "functions/replier")
-    try:
-        sys.modules.pop("order_status_agent", None)
-        return load_agent("order_status_agent:reply", bedrock=no_bedrock)
-    finally:
-        sys.path.remove("functions/replier")
+def example(monkeypatch):
+    # A fresh import of the example, and the module other tests imported put back afterwards (they
+    # patch that one: a stray new module in sys.modules would take their patches' place).
+    monkeypatch.syspath_prepend("functions/replier")
+    monkeypatch.delitem(sys.modules, "order_status_agent", raising=False)
+    return load_agent("order_status_agent:reply", bedrock=no_bedrock)
 
 
 @pytest.mark.parametrize(
