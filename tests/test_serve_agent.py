@@ -91,3 +91,70 @@ def test_an_agent_that_is_not_there_is_refused_before_anything_starts():
     assert run.returncode == 2
     assert "no module 'nowhere_to_be_found'" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_review_mode_and_agent_from_the_shell_make_a_draft_and_send_nothing(agent_dir, tmp_path, capsys):
+    # As a person types it: REPLY_MODE=review REPLY_AGENT=team_agent:reply make serve. The replies
+    # used to be sent: the template's REPLY_MODE=send overwrote the shell's.
+    serve = Serve(
+        tmp_path / "serve.log",
+        importable=agent_dir,
+        environment={"REPLY_MODE": "review", "REPLY_AGENT": "team_agent:reply"},
+    )
+    try:
+        banner = serve.wait_for(r"Ctrl-C stops it")
+        assert re.search(r"agent\s+team_agent:reply \(.*team_agent\.py; reloaded when it changes\)", banner)
+        assert re.search(
+            r"reply mode\s+review: each reply becomes a draft for a person; nothing is sent", banner
+        )
+        assert re.search(r"from the shell\s+.*REPLY_MODE=review", banner)
+        thread = mail(serve, capsys, "Please check this")
+        serve.wait_for(r"reply drafted for review")
+        messages = agent_messages(serve, thread)
+        assert [m["object"] for m in messages] == ["draft"]  # one draft, no message sent
+        assert "version 1: Please check this" in messages[0]["body"]
+        assert "reply sent" not in serve.text()
+    finally:
+        serve.stop()
+
+
+def run_serve(*args: str, environment: dict[str, str] | None = None, importable=None):
+    env = {**ENVIRONMENT, **(environment or {})}
+    if importable is not None:
+        env["PYTHONPATH"] = f"{env['PYTHONPATH']}{os.pathsep}{importable}"
+    return subprocess.run(
+        [sys.executable, "-m", "devstack.serve", "--port", "0", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_function_that_is_not_there_is_refused_at_start(agent_dir):
+    run = run_serve("--agent", "team_agent:nosuchfn", importable=agent_dir)
+    assert run.returncode == 2
+    assert "REPLY_AGENT=team_agent:nosuchfn: module 'team_agent' has no 'nosuchfn'" in run.stderr
+    assert "Ctrl-C stops it" not in run.stdout
+    assert "Traceback" not in run.stderr
+
+
+def test_a_mode_the_replier_does_not_know_is_refused_at_start():
+    run = run_serve(environment={"REPLY_MODE": "draft"})
+    assert run.returncode == 2
+    assert "REPLY_MODE must be 'send' or 'review', got 'draft'" in run.stderr
+
+
+def test_the_api_key_alone_is_refused_not_ignored():
+    run = run_serve(environment={"NYLAS_API_KEY": "nyk_live_key"})
+    assert run.returncode == 2
+    assert "NYLAS_API_KEY is set but NYLAS_API_URI is not" in run.stderr
+    assert "NYLAS_API_KEY= make serve" in run.stderr
+    assert "nyk_live_key" not in run.stderr
+
+
+def test_a_deployed_stack_resource_is_refused():
+    run = run_serve(environment={"QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/1/replyonce"})
+    assert run.returncode == 2
+    assert "QUEUE_URL set in the shell" in run.stderr
