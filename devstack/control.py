@@ -80,6 +80,9 @@ class MailControl:
         The grant mail is delivered to by default, and its address.
     logs:
         The handlers' log records, for what the replier decided about a message (``outcome``).
+    aws:
+        The embedded AWS's endpoint and queues (``GET /_local/aws``): the operator commands reach
+        the local stack's queues with it (``make redrive ARGS=--local``). Fake credentials only.
     """
 
     def __init__(
@@ -90,10 +93,12 @@ class MailControl:
         agent_grant_id: str = AGENT_GRANT_ID,
         agent_email: str = "",
         logs: LogCollector | None = None,
+        aws: Mapping[str, str] | None = None,
     ) -> None:
         self._emulator = emulator
         self._sender = sender
         self._logs = logs
+        self._aws = dict(aws or {})
         self._agent_grant_id = agent_grant_id
         self._agent_email = agent_email
         # Mail put in by :meth:`mail`, by message id: the emulator announces it on its own request
@@ -142,6 +147,10 @@ class MailControl:
             route = path.removeprefix(CONTROL_PREFIX).strip("/").split("/")
             if method == "GET" and route == ["health"]:
                 return 200, self.health()
+            if method == "GET" and route == ["aws"]:
+                if not self._aws:
+                    raise ControlError(404, "this stack shares no embedded AWS")
+                return 200, dict(self._aws)
             if method == "POST" and route == ["mail"]:
                 return 201, self.mail(_json_object(body))
             if method == "POST" and route == ["notify"]:

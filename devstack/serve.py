@@ -284,6 +284,10 @@ def reload_on_change(stack: LocalStack, agent: str, console: Any, stopped: Any) 
             sys.modules.pop(module, None)
             stack.new_replier_containers()
             console.print(f"[agent] {path.name} changed: new replier containers load {agent} again")
+            # What the old agent failed (a syntax error defers for the queue's 26 minutes) comes now.
+            released = stack.release_deferred()
+            if released:
+                console.print(f"[agent] {released} record(s) the replier had failed are retried now")
 
 
 def start_stack(settings: StackSettings, view: "ServeView", starting: str) -> LocalStack | None:
@@ -376,6 +380,7 @@ def main(argv: list[str] | None = None) -> int:
                 "", f"{LOCAL_WEBHOOK_SECRET} (local development secret)", {AGENT_GRANT_ID: AGENT_EMAIL}, False
             )
         settings, mode = replier_choices(settings, mode, os.environ, args)
+        settings.watch_dead_letters = True
     except ServeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -423,7 +428,12 @@ def serve(stack: LocalStack, view: ServeView, mode: Mode, stopped: Any) -> None:
         seed_sample_mailbox(stack.emulator)
     [(agent_grant, agent_email), *_] = mode.agents.items()
     control = MailControl(
-        stack.emulator, stack.sender(), agent_grant_id=agent_grant, agent_email=agent_email, logs=stack.logs
+        stack.emulator,
+        stack.sender(),
+        agent_grant_id=agent_grant,
+        agent_email=agent_email,
+        logs=stack.logs,
+        aws=stack.embedded_aws(),
     )
     view.mailbox = control
     stack.serve_control(control.handle)

@@ -122,7 +122,7 @@ def run_serve(*args: str, environment: dict[str, str] | None = None, importable=
     env = {**ENVIRONMENT, **(environment or {})}
     if importable is not None:
         env["PYTHONPATH"] = f"{env['PYTHONPATH']}{os.pathsep}{importable}"
-    return subprocess.run(
+    return subprocess.run(  # noqa: S603 - our own interpreter and module
         [sys.executable, "-m", "devstack.serve", "--port", "0", *args],
         cwd=ROOT,
         env=env,
@@ -158,3 +158,85 @@ def test_a_deployed_stack_resource_is_refused():
     run = run_serve(environment={"QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/1/replyonce"})
     assert run.returncode == 2
     assert "QUEUE_URL set in the shell" in run.stderr
+
+
+FAILING_AGENT = textwrap.dedent(
+    """
+    def reply(conversation):
+        raise RuntimeError("the order service is down")
+    """
+)
+
+
+def test_a_record_the_agent_keeps_failing_is_said_dead_lettered_and_make_redrive_brings_it_back(
+    agent_dir, tmp_path, capsys
+):
+    source = agent_dir / "team_agent.py"
+    source.write_text(FAILING_AGENT)
+    serve = Serve(tmp_path / "serve.log", "--agent", "team_agent:reply", importable=agent_dir)
+    try:
+        capsys.readouterr()
+        trigger.main(
+            [
+                "mail",
+                "--from",
+                "alice@example.com",
+                "--body",
+                "Order 7?",
+                "--wait",
+                "0",
+                "--url",
+                serve.base_url,
+            ]
+        )
+        message_id, thread = re.search(
+            r"message (\S+) from .* on thread (\S+):", capsys.readouterr().out
+        ).groups()
+        # Eight receives (maxReceiveCount), 1 + 2 + 4 + 4 ... s apart, then SQS dead-letters it.
+        pane = serve.wait_for(r"notification dead-lettered.*message_id=" + re.escape(message_id), timeout=90)
+        assert "make redrive ARGS=--local" in pane
+        assert agent_messages(serve, thread) == []
+        source.write_text(AGENT.replace("{version}", "fixed"))
+        os.utime(source, (time.time() + 5, time.time() + 5))
+        serve.wait_for(r"team_agent\.py changed")
+        redrive = subprocess.run(  # noqa: S603 - our own interpreter and module, as make redrive runs it
+            [sys.executable, "-m", "ops", "redrive", "--local", serve.base_url],
+            cwd=ROOT,
+            env=ENVIRONMENT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert redrive.returncode == 0, redrive.stderr
+        assert "moved 1 message(s) to the notification queue" in redrive.stdout
+        serve.wait_for(r"reply sent")
+        [reply] = agent_messages(serve, thread)
+        assert "fixed: Order 7?" in reply["body"]
+    finally:
+        serve.stop()
+
+
+def test_mail_deferred_by_a_broken_agent_is_answered_as_soon_as_the_agent_is_fixed(
+    agent_dir, tmp_path, capsys
+):
+    serve = Serve(tmp_path / "serve.log", "--agent", "team_agent:reply", importable=agent_dir)
+    source = agent_dir / "team_agent.py"
+    try:
+        source.write_text("def reply(conversation:\n")  # saved half-typed: a syntax error
+        os.utime(source, (time.time() + 5, time.time() + 5))
+        serve.wait_for(r"team_agent\.py changed")
+        capsys.readouterr()
+        trigger.main(
+            ["mail", "--from", "bob@example.com", "--body", "Hello?", "--wait", "0", "--url", serve.base_url]
+        )
+        thread = re.search(r"on thread (\S+):", capsys.readouterr().out).group(1)
+        serve.wait_for(r"replier cannot start: configuration error")
+        source.write_text(AGENT.replace("{version}", "fixed"))
+        os.utime(source, (time.time() + 10, time.time() + 10))
+        # Not the queue's 1,560 s visibility: the record the broken agent failed comes back at once.
+        serve.wait_for(r"1 record\(s\) the replier had failed are retried now")
+        serve.wait_for(r"reply sent")
+        [reply] = agent_messages(serve, thread)
+        assert "fixed: Hello?" in reply["body"]
+    finally:
+        serve.stop()
