@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote
 import requests
 
 from devstack.events import AGENT_GRANT_ID, envelope, message_created, notification_envelope
-from devstack.invariants import REPLY_SENT, SKIPPED
+from devstack.invariants import REPLY_DRAFTED, REPLY_SENT, SKIPPED
 from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
 from devstack.webhook_sender import WebhookSender
@@ -253,15 +253,16 @@ class MailControl:
     def outcome(self, message_id: str) -> Json:
         """What the replier decided about a message so far, from its own log records.
 
-        ``reply``: the ``reply sent`` record of the reply that covers the message (it may answer a
-        burst, addressed to a newer message); else ``skip``: the ``notification skipped`` record
-        naming the message, with its reason. Both ``None``: nothing decided yet (queued, retrying).
+        ``reply``: the ``reply sent`` (or ``reply drafted for review``) record of the reply that
+        covers the message (it may answer a burst, addressed to a newer message); else ``skip``: the
+        ``notification skipped`` record naming the message, with its reason. Both ``None``: nothing
+        decided yet (queued, retrying).
         """
         if self._logs is None:
             raise ControlError(404, "this stack keeps no log records to read outcomes from")
-        reply = next(
-            (r for r in self._logs.messages(REPLY_SENT) if message_id in (r.get("covered") or [])), None
-        )
+        # A review draft answers the message as a send does (REPLY_MODE=review): a decision, not a wait.
+        replies = [*self._logs.messages(REPLY_SENT), *self._logs.messages(REPLY_DRAFTED)]
+        reply = next((r for r in replies if message_id in (r.get("covered") or [])), None)
         skip = None
         if reply is None:
             skip = next((r for r in self._logs.messages(SKIPPED) if r.get("message_id") == message_id), None)
@@ -274,10 +275,13 @@ class MailControl:
     # ---- helpers -------------------------------------------------------------------------------
 
     def sent_message(self, message_id: str | None) -> Json | None:
-        """A message the agent sent, as the mailbox holds it (``None``: not there, or real Nylas)."""
+        """A message the agent sent or drafted, as the mailbox holds it (``None``: absent, or real Nylas)."""
         if self._emulator is None or not message_id:
             return None
-        return next((m for _, m in self._emulator.mailbox() if m["id"] == message_id), None)
+        sent = next((m for _, m in self._emulator.mailbox() if m["id"] == message_id), None)
+        if sent is not None:
+            return sent
+        return next((d.draft for d in self._emulator.drafts if d.draft.get("id") == message_id), None)
 
     def _emulator_call(self, method: str, route: str, body: Json | None, emulator: NylasEmulator) -> Json:
         """One of the emulator's ``/_emulator/`` control routes; its error answers become ControlError."""

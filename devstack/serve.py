@@ -47,7 +47,7 @@ from devstack.cli_types import port_number, run_command, whole_number
 from devstack.console import LogView, make_console, reply_panel
 from devstack.control import MailControl
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
-from devstack.invariants import REPLY_SENT
+from devstack.invariants import REPLY_DRAFTED, REPLY_SENT
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LocalStack, StackSettings
 from devstack.template import LOCAL_WEBHOOK_SECRET, declared_variables
@@ -410,15 +410,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class ServeView(LogView):
-    """The log view, plus each reply shown in full right after the replier's ``reply sent`` line."""
+    """The log view, plus each reply shown right after the replier's ``reply sent`` line (a draft too)."""
 
     mailbox: MailControl | None = None
 
     def __call__(self, raw: str, record: dict[str, Any] | None) -> None:
         super().__call__(raw, record)
-        if record is not None and record.get("message") == REPLY_SENT:
+        if record is not None and record.get("message") in (REPLY_SENT, REPLY_DRAFTED):
             sent = self.mailbox.sent_message(record.get("reply_message_id")) if self.mailbox else None
-            self.console.print(reply_panel(record, sent), soft_wrap=False)
+            drafted = record.get("message") == REPLY_DRAFTED
+            self.console.print(reply_panel(record, sent, drafted=drafted), soft_wrap=False)
 
 
 def serve(stack: LocalStack, view: ServeView, mode: Mode, stopped: Any) -> None:
