@@ -70,8 +70,18 @@ def test_make_mail_is_answered_by_your_agent_and_an_edit_is_picked_up(agent_dir,
 def test_review_makes_a_draft_instead_of_a_reply(agent_dir, tmp_path, capsys):
     serve = Serve(tmp_path / "serve.log", "--agent", "team_agent:reply", "--review", importable=agent_dir)
     try:
-        thread = mail(serve, capsys, "Please check this")
-        serve.wait_for(r"reply drafted for review")
+        capsys.readouterr()
+        trigger.main(
+            ["mail", "--from", "alice@example.com", "--body", "Please check this", "--url", serve.base_url]
+        )
+        out = capsys.readouterr().out
+        thread = re.search(r"on thread (thread-[0-9a-f]+)", out).group(1)
+        # make mail reports the draft as the decision it is, not "no decision ... after a retry".
+        assert re.search(r"drafted for review after [\d.]+ s: draft \S+ to alice@example\.com", out), out
+        assert "no decision" not in out
+        # The serve pane shows the draft as it shows a send: its own panel.
+        serve.wait_for(r"reply drafted for review: nothing sent.*\n.*to\s+alice@example\.com")
+        serve.wait_for(r"│ version 1: Please check this")
         [draft] = agent_messages(serve, thread)
         assert draft["object"] == "draft"  # in the mailbox's drafts, for a person to send
         assert "version 1: Please check this" in draft["body"]
