@@ -126,7 +126,7 @@ register-webhook: $(STAMP) ## register the stack's webhook URL with Nylas and st
 rotate-secret: $(STAMP) ## new webhook secret from Nylas, the old one kept as previous (ARGS=--clear-previous drops it)
 	$(BIN)/python -m ops rotate-secret $(ARGS)
 
-redrive: $(STAMP) ## move the dead-letter queue back to the notification queue (ARGS="--peek 20" only shows)
+redrive: $(LOCAL_STAMP) ## move the dead-letter queue back to the notification queue (ARGS="--peek 20" only shows; ARGS=--local: make serve's)
 	$(BIN)/python -m ops redrive $(ARGS)
 
 thread-state: $(STAMP) ## one thread's lease, replies and ledger: make thread-state ARGS="--grant G --thread T --nylas"

@@ -29,6 +29,7 @@ from rich.text import Text
 
 # The keys worth a person's attention, in this order; the rest stay in --json-logs.
 _DETAIL_KEYS = (
+    "step",
     "reason",
     "message_id",
     "replied_to",
@@ -111,7 +112,8 @@ def readable_line(record: Mapping[str, Any]) -> Text:
     line.append(message, style=style)
     for key in _DETAIL_KEYS:
         value = record.get(key)
-        if value not in (None, "", False):
+        # An empty mapping or list says nothing ("next step detail={}" named no step).
+        if value not in (None, "", False, {}, []):
             line.append(f"  {key}=", style="dim")
             line.append(",".join(map(str, value)) if isinstance(value, list) else str(value))
     request = str(record.get("function_request_id") or "")
@@ -159,7 +161,9 @@ def _addresses(participants: Iterable[Mapping[str, Any]]) -> str:
     return ", ".join(str(p.get("email", "")) for p in participants) or "-"
 
 
-def reply_panel(record: Mapping[str, Any], message: Mapping[str, Any] | None = None) -> Panel:
+def reply_panel(
+    record: Mapping[str, Any], message: Mapping[str, Any] | None = None, *, drafted: bool = False
+) -> Panel:
     """A reply as a person reads an email: to, subject, what it answers, the first lines.
 
     Parameters
@@ -172,6 +176,9 @@ def reply_panel(record: Mapping[str, Any], message: Mapping[str, Any] | None = N
     message:
         The sent message as the mailbox holds it, for its recipients, subject, body and thread
         (``None`` when the mailbox is the real Nylas one: the digests are shown).
+    drafted:
+        The replier's ``reply drafted for review`` record (``REPLY_MODE=review``): the same panel,
+        titled as the draft it is, so review mode is as visible as a send.
     """
     message = message or {}
     to = (
@@ -187,7 +194,7 @@ def reply_panel(record: Mapping[str, Any], message: Mapping[str, Any] | None = N
     body.append(str(record.get("subject") or message.get("subject") or "") + "\n")
     body.append("answers  ", style="dim")
     body.append((", ".join(str(c) for c in record.get("covered") or []) or "-") + "\n")
-    body.append("reply    ", style="dim")
+    body.append("draft    " if drafted else "reply    ", style="dim")
     body.append(f"{record.get('reply_message_id') or '-'}\n")
     if message.get("thread_id"):
         body.append("thread   ", style="dim")
@@ -197,6 +204,9 @@ def reply_panel(record: Mapping[str, Any], message: Mapping[str, Any] | None = N
         for piece in textwrap.wrap(line, 68) or [""]:
             body.append(f"  │ {piece}\n")
     body.rstrip()
+    if drafted:
+        title = "reply drafted for review: nothing sent; a person sends it from the drafts"
+        return Panel(body, title=title, title_align="left", border_style="yellow")
     return Panel(body, title="reply sent", title_align="left", border_style="green")
 
 

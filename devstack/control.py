@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote
 import requests
 
 from devstack.events import AGENT_GRANT_ID, envelope, message_created, notification_envelope
-from devstack.invariants import REPLY_SENT, SKIPPED
+from devstack.invariants import REPLY_DRAFTED, REPLY_SENT, SKIPPED
 from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
 from devstack.webhook_sender import WebhookSender
@@ -80,6 +80,9 @@ class MailControl:
         The grant mail is delivered to by default, and its address.
     logs:
         The handlers' log records, for what the replier decided about a message (``outcome``).
+    aws:
+        The embedded AWS's endpoint and queues (``GET /_local/aws``): the operator commands reach
+        the local stack's queues with it (``make redrive ARGS=--local``). Fake credentials only.
     """
 
     def __init__(
@@ -90,10 +93,12 @@ class MailControl:
         agent_grant_id: str = AGENT_GRANT_ID,
         agent_email: str = "",
         logs: LogCollector | None = None,
+        aws: Mapping[str, str] | None = None,
     ) -> None:
         self._emulator = emulator
         self._sender = sender
         self._logs = logs
+        self._aws = dict(aws or {})
         self._agent_grant_id = agent_grant_id
         self._agent_email = agent_email
         # Mail put in by :meth:`mail`, by message id: the emulator announces it on its own request
@@ -142,6 +147,10 @@ class MailControl:
             route = path.removeprefix(CONTROL_PREFIX).strip("/").split("/")
             if method == "GET" and route == ["health"]:
                 return 200, self.health()
+            if method == "GET" and route == ["aws"]:
+                if not self._aws:
+                    raise ControlError(404, "this stack shares no embedded AWS")
+                return 200, dict(self._aws)
             if method == "POST" and route == ["mail"]:
                 return 201, self.mail(_json_object(body))
             if method == "POST" and route == ["notify"]:
@@ -244,15 +253,16 @@ class MailControl:
     def outcome(self, message_id: str) -> Json:
         """What the replier decided about a message so far, from its own log records.
 
-        ``reply``: the ``reply sent`` record of the reply that covers the message (it may answer a
-        burst, addressed to a newer message); else ``skip``: the ``notification skipped`` record
-        naming the message, with its reason. Both ``None``: nothing decided yet (queued, retrying).
+        ``reply``: the ``reply sent`` (or ``reply drafted for review``) record of the reply that
+        covers the message (it may answer a burst, addressed to a newer message); else ``skip``: the
+        ``notification skipped`` record naming the message, with its reason. Both ``None``: nothing
+        decided yet (queued, retrying).
         """
         if self._logs is None:
             raise ControlError(404, "this stack keeps no log records to read outcomes from")
-        reply = next(
-            (r for r in self._logs.messages(REPLY_SENT) if message_id in (r.get("covered") or [])), None
-        )
+        # A review draft answers the message as a send does (REPLY_MODE=review): a decision, not a wait.
+        replies = [*self._logs.messages(REPLY_SENT), *self._logs.messages(REPLY_DRAFTED)]
+        reply = next((r for r in replies if message_id in (r.get("covered") or [])), None)
         skip = None
         if reply is None:
             skip = next((r for r in self._logs.messages(SKIPPED) if r.get("message_id") == message_id), None)
@@ -265,10 +275,13 @@ class MailControl:
     # ---- helpers -------------------------------------------------------------------------------
 
     def sent_message(self, message_id: str | None) -> Json | None:
-        """A message the agent sent, as the mailbox holds it (``None``: not there, or real Nylas)."""
+        """A message the agent sent or drafted, as the mailbox holds it (``None``: absent, or real Nylas)."""
         if self._emulator is None or not message_id:
             return None
-        return next((m for _, m in self._emulator.mailbox() if m["id"] == message_id), None)
+        sent = next((m for _, m in self._emulator.mailbox() if m["id"] == message_id), None)
+        if sent is not None:
+            return sent
+        return next((d.draft for d in self._emulator.drafts if d.draft.get("id") == message_id), None)
 
     def _emulator_call(self, method: str, route: str, body: Json | None, emulator: NylasEmulator) -> Json:
         """One of the emulator's ``/_emulator/`` control routes; its error answers become ControlError."""

@@ -41,6 +41,8 @@ from typing import Any
 # What the handlers log, by the ``message`` of the record (the logs are the product's public output).
 QUEUED = "notification queued"
 REPLY_SENT = "reply sent"
+# REPLY_MODE=review: the reply is a draft in the mailbox for a person; nothing was sent.
+REPLY_DRAFTED = "reply drafted for review"
 REPLY_QUEUED = "reply queued by Nylas"  # a 202: the outcome of its notification (Nylas sends it later)
 SKIPPED = "notification skipped"
 DUPLICATE_ABSORBED = "duplicate delivery absorbed"

@@ -82,6 +82,24 @@ def read_event(path: Path, function: str) -> dict[str, Any]:
     return check_event(function, event)
 
 
+def with_receipt_handles(event: dict[str, Any], queue_url: str) -> dict[str, Any]:
+    """The SQS event with each record received from the local queue, so its receipt handle is real.
+
+    Why: the replier sets a deferred record's visibility with its receipt handle; an event file's
+    made-up handle made every replier invocation warn ``ReceiptHandleIsInvalid``, which no deployed
+    invocation does. The records keep their ``messageId`` (the batch response names it).
+    """
+    sqs = boto3.client("sqs")
+    records = []
+    for record in event["Records"]:
+        sqs.send_message(QueueUrl=queue_url, MessageBody=record["body"])
+        [received] = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=1, WaitTimeSeconds=1)[
+            "Messages"
+        ]
+        records.append({**record, "receiptHandle": received["ReceiptHandle"]})
+    return {**event, "Records": records}
+
+
 def _report(
     request_id: str, duration_ms: float, init_ms: float, memory_mb: int, peak_python: int | None
 ) -> str:
@@ -146,6 +164,8 @@ def invoke(
             for name, source in sources.items()
             if environment.values[name] != template_values[name]
         }
+        if function == "ReplierFunction":
+            event = with_receipt_handles(event, stack.resources.queues["NotificationQueue"])
         started = time.perf_counter()
         handler = load_handler(function)
         init_ms = (time.perf_counter() - started) * 1000

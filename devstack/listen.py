@@ -13,6 +13,7 @@ Needs ``NYLAS_API_KEY`` and ``AGENT_GRANT_IDS``; ``NYLAS_API_URI`` defaults to
 the US region (``https://api.eu.nylas.com`` for the EU).
 """
 
+import dataclasses
 import os
 import signal
 import sys
@@ -25,7 +26,17 @@ import boto3
 from devstack.cli_types import run_command
 from devstack.console import make_console
 from devstack.events import STAGE, WEBHOOK_PATH
-from devstack.serve import Mode, ServeError, ServeView, agent_addresses, parser, serve, start_stack
+from devstack.serve import (
+    Mode,
+    ServeError,
+    ServeView,
+    agent_addresses,
+    check_replier,
+    parser,
+    replier_choices,
+    serve,
+    start_stack,
+)
 from devstack.stack import LocalStack, StackSettings
 from ops.errors import OpsError
 from ops.nylas_admin import NylasAdmin
@@ -110,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         nylas = NylasAdmin(settings.nylas_api_uri, settings.nylas_api_key)
         # Before anything starts: a wrong key or grant would fail every delivery the same way.
         agents = agent_addresses(nylas, settings.agent_grant_ids)
+        # The shell's REPLY_MODE, REPLY_AGENT, ... and --review, --agent, as make serve takes them.
+        settings, mode = replier_choices(
+            settings, Mode(settings.nylas_api_uri, "", agents, real=True), os.environ, args
+        )
     except ServeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -121,6 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     if stack is None:
         return 1
+    try:
+        check_replier()
+    except ServeError as error:
+        stack.stop()
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     registration: Registration | None = None
     try:
         say = lambda line: console.print(line, highlight=False)  # noqa: E731
@@ -131,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         secret = f"of webhook {registration.webhook_id}: kept in this process only, deleted with the webhook"
         say(f"Nylas delivers {', '.join(TRIGGER_TYPES)} to {url} until this stops")
-        serve(stack, view, Mode(settings.nylas_api_uri, secret, agents, real=True), stopped)
+        serve(stack, view, dataclasses.replace(mode, secret=secret), stopped)
     finally:
         if registration is not None:
             delete(nylas, registration.webhook_id, say=lambda line: console.print(line, highlight=False))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
+from botocore.exceptions import ClientError
 
 from devstack.events import sqs_event_from_messages
 from devstack.lambda_context import LocalLambdaContext
@@ -63,6 +64,8 @@ class EventSourcePoller:
         self._queue_url = resources.queues[queue_logical_id]
         self._queue_arn = resources.queue_arns[queue_logical_id]
         self._sqs = sqs_client or boto3.client("sqs")
+        # The records the handler failed, by SQS message id: their last receipt handle.
+        self._failed: dict[str, str] = {}
 
     def replace_handler(self, handler: Handler) -> None:
         """Invoke ``handler`` from the next batch on (a new container; the current batch finishes first)."""
@@ -85,9 +88,15 @@ class EventSourcePoller:
             response = self._handler(event, context) or {}
         except Exception:
             # A crashed invocation fails the whole batch, as in Lambda.
+            self._failed.update({m["MessageId"]: m["ReceiptHandle"] for m in messages})
             return PollResult(len(messages), 0, len(messages))
         failed = {item["itemIdentifier"] for item in response.get("batchItemFailures", [])}
         succeeded = [m for m in messages if m["MessageId"] not in failed]
+        for message in messages:
+            if message["MessageId"] in failed:
+                self._failed[message["MessageId"]] = message["ReceiptHandle"]
+            else:
+                self._failed.pop(message["MessageId"], None)
         for start in range(0, len(succeeded), 10):
             chunk = succeeded[start : start + 10]
             self._sqs.delete_message_batch(
@@ -95,6 +104,24 @@ class EventSourcePoller:
                 Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(chunk)],
             )
         return PollResult(len(messages), len(succeeded), len(failed))
+
+    def release_failed(self) -> int:
+        """Make the records this poller's handler failed visible now (``make serve``, agent fixed).
+
+        A record received again since, deleted or dead-lettered has a stale receipt handle: SQS
+        refuses the change, and the record is left as it is.
+        """
+        released = 0
+        for message_id, receipt in list(self._failed.items()):
+            self._failed.pop(message_id, None)
+            try:
+                self._sqs.change_message_visibility(
+                    QueueUrl=self._queue_url, ReceiptHandle=receipt, VisibilityTimeout=0
+                )
+            except ClientError:
+                continue
+            released += 1
+        return released
 
     def drain(self, max_polls: int = 100) -> list[PollResult]:
         """Poll until the queue has nothing visible (bounded)."""

@@ -17,10 +17,20 @@ webhook of your own, ``make listen`` creates one for the tunnel while it runs.
 the module in ``functions/replier/`` or the layer) and gives the replier new
 containers whenever the agent's file changes: edit it, ``make mail``, read the
 reply. ``--review`` makes every reply a draft (``REPLY_MODE=review``).
+
+The shell's value of every variable the functions declare in the template
+is honoured, as ``sam local invoke`` does (``REPLY_MODE=review make serve``
+makes drafts; ``REPLY_AGENT=my_agent:reply make serve`` is ``--agent``); an
+option wins over its variable. A variable naming a deployed resource
+(``QUEUE_URL``, the tables, the secrets) is refused, and so is a real-Nylas
+variable without ``NYLAS_API_URI``. The banner names the agent, the mode
+and each value taken from the shell; the replier's settings and agent are
+checked before the banner, as a cold start would check them.
 """
 
 import argparse
 import contextlib
+import dataclasses
 import errno
 import importlib.util
 import os
@@ -37,12 +47,16 @@ from devstack.cli_types import port_number, run_command, whole_number
 from devstack.console import LogView, make_console, reply_panel
 from devstack.control import MailControl
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
-from devstack.invariants import REPLY_SENT
+from devstack.invariants import REPLY_DRAFTED, REPLY_SENT
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LocalStack, StackSettings
-from devstack.template import LOCAL_WEBHOOK_SECRET
+from devstack.template import LOCAL_WEBHOOK_SECRET, declared_variables
 from ops.errors import NylasApiError
 from ops.nylas_admin import NylasAdmin
+from ops.template import load_template
+from replyonce.agents import load_agent
+from replyonce.config import ReplierSettings
+from replyonce.exceptions import ConfigurationError
 
 # The template's LogLevel parameter's AllowedValues.
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -87,6 +101,82 @@ class Mode:
     secret: str
     agents: dict[str, str]  # agent grant -> its address
     real: bool
+    # Who writes the replies and what becomes of them (the replier's REPLY_AGENT and REPLY_MODE).
+    agent: str = "template"
+    reply_mode: str = "send"
+    # The shell's values the replier runs with, ``NAME=value`` (the banner lists them).
+    from_shell: tuple[str, ...] = ()
+
+
+# Variables the local stack owns: the names of the resources it creates in its embedded AWS. A shell
+# value (a deployed stack's, exported for `python -m ops`) names nothing here: refused, not ignored.
+STACK_OWNED_VARIABLES = (
+    "QUEUE_URL",
+    "NYLAS_SECRETS_ID",
+    "NYLAS_API_KEY_SECRET_ID",
+    "IDEMPOTENCY_TABLE",
+    "STATE_TABLE",
+)
+# Chosen by the mode (the emulator, or NYLAS_API_URI and its companions), not taken one by one.
+MODE_VARIABLES = ("NYLAS_API_URI", "AGENT_GRANT_IDS")
+# Which command-line option wins over which variable (the option is the more explicit of the two).
+OPTION_VARIABLES = {"agent": "REPLY_AGENT", "review": "REPLY_MODE", "log_level": "POWERTOOLS_LOG_LEVEL"}
+
+
+def emulator_mode_check(environ: Mapping[str, str]) -> None:
+    """Without ``NYLAS_API_URI``: refuse the real API's other variables rather than ignore them.
+
+    Why: ``NYLAS_API_KEY`` alone used to start the emulator without a word; whoever set it believed
+    their agent was talking to their mailbox.
+    """
+    present = [name for name in REAL_NYLAS_VARIABLES[1:] if environ.get(name, "").strip()]
+    if present:
+        raise ServeError(
+            f"{', '.join(present)} {'is' if len(present) == 1 else 'are'} set but NYLAS_API_URI is not: "
+            "make serve uses the Nylas emulator without NYLAS_API_URI and would ignore "
+            f"{'it' if len(present) == 1 else 'them'}. For the real Nylas API set all of "
+            f"{', '.join(REAL_NYLAS_VARIABLES)}; for the emulator unset {', '.join(present)} "
+            f"(e.g. `{' '.join(f'{name}=' for name in present)} make serve`)"
+        )
+
+
+def shell_overrides(
+    environ: Mapping[str, str], declared: Mapping[str, Any], defaults: Mapping[str, str]
+) -> dict[str, str]:
+    """The shell's values of the functions' variables, as ``sam local invoke`` takes them.
+
+    Parameters
+    ----------
+    environ:
+        The shell's environment.
+    declared:
+        The variables the two functions declare in the template (only those are set, as in SAM).
+    defaults:
+        What the local stack sets on its own (its short retry delays): the shell wins over them too.
+
+    Raises
+    ------
+    ServeError
+        The shell sets a variable the local stack cannot honour (one naming a deployed resource).
+    """
+    owned = [name for name in STACK_OWNED_VARIABLES if environ.get(name, "").strip()]
+    if owned:
+        raise ServeError(
+            f"{', '.join(owned)} set in the shell: make serve creates its own queue, tables and secrets "
+            "in its embedded AWS and cannot use a deployed stack's; unset "
+            f"{'it' if len(owned) == 1 else 'them'} "
+            f"(e.g. `{' '.join(f'{name}=' for name in owned)} make serve`)"
+        )
+    names = [*declared, *(name for name in defaults if name not in declared)]
+    values = {
+        name: environ[name]
+        for name in names
+        if environ.get(name, "").strip() and name not in STACK_OWNED_VARIABLES and name not in MODE_VARIABLES
+    }
+    # The template sets REPLY_AGENT, so its old name counts only when the new one is not in the shell.
+    if "REPLY_AGENT" not in values and environ.get("REPLY_DRAFTER", "").strip():
+        values["REPLY_AGENT"] = environ["REPLY_DRAFTER"]
+    return values
 
 
 def real_nylas_settings(environ: Mapping[str, str], args: argparse.Namespace) -> StackSettings:
@@ -194,6 +284,10 @@ def reload_on_change(stack: LocalStack, agent: str, console: Any, stopped: Any) 
             sys.modules.pop(module, None)
             stack.new_replier_containers()
             console.print(f"[agent] {path.name} changed: new replier containers load {agent} again")
+            # What the old agent failed (a syntax error defers for the queue's 26 minutes) comes now.
+            released = stack.release_deferred()
+            if released:
+                console.print(f"[agent] {released} record(s) the replier had failed are retried now")
 
 
 def start_stack(settings: StackSettings, view: "ServeView", starting: str) -> LocalStack | None:
@@ -212,6 +306,63 @@ def start_stack(settings: StackSettings, view: "ServeView", starting: str) -> Lo
         raise
 
 
+def replier_choices(
+    settings: StackSettings, mode: Mode, environ: Mapping[str, str], args: argparse.Namespace
+) -> tuple[StackSettings, Mode]:
+    """The shell's variables and the options into the functions' environment; the banner told of them.
+
+    Order, lowest first: the template, the local stack's short retry delays, the shell, the options
+    (``--agent``, ``--review``, ``--log-level``). ``REPLY_AGENT=module:function`` from the shell is
+    checked and reloaded on change as ``--agent`` is.
+    """
+    template = load_template()
+    declared = {
+        **declared_variables(template, "WebhookFunction"),
+        **declared_variables(template, "ReplierFunction"),
+    }
+    from_shell = shell_overrides(environ, declared, settings.replier_environment)
+    options = {
+        OPTION_VARIABLES["agent"]: args.agent,
+        OPTION_VARIABLES["review"]: "review" if args.review else None,
+        OPTION_VARIABLES["log_level"]: args.log_level,
+    }
+    environment = {**settings.replier_environment, **from_shell}
+    environment.update({name: value for name, value in options.items() if value})
+    agent = environment.get("REPLY_AGENT", "").strip() or "template"  # the template's ReplyAgent default
+    if ":" in agent and not args.agent:
+        try:
+            agent_name(agent)
+        except argparse.ArgumentTypeError as error:
+            raise ServeError(f"REPLY_AGENT={agent} (from the shell): {error}") from None
+    settings.replier_environment = environment
+    if args.log_level is None and "POWERTOOLS_LOG_LEVEL" in from_shell:
+        settings.log_level = from_shell["POWERTOOLS_LOG_LEVEL"].strip()
+    shown = tuple(
+        f"{name}={_short(value)}" for name, value in from_shell.items() if options.get(name) is None
+    )
+    reply_mode = environment.get("REPLY_MODE", "").strip() or "send"
+    return settings, dataclasses.replace(mode, agent=agent, reply_mode=reply_mode, from_shell=shown)
+
+
+def _short(value: str, width: int = 40) -> str:
+    value = " ".join(value.split())
+    return value if len(value) <= width else value[: width - 1] + "…"
+
+
+def check_replier(environ: Mapping[str, str] = os.environ) -> None:
+    """Build the replier's settings and load its agent as a cold start would: :class:`ServeError` if not.
+
+    Why at start-up: a configuration error found by the first record defers every record for the
+    queue's visibility timeout (26 minutes) and reads as silence; found here it is one line.
+    """
+    try:
+        settings = ReplierSettings.from_environment(environ)
+        if settings.reply_agent != "bedrock":  # Bedrock is reached only by a real call
+            load_agent(settings.reply_agent, bedrock=lambda: None)  # type: ignore[arg-type, return-value]
+    except ConfigurationError as error:
+        raise ServeError(f"the replier cannot start: {error}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
@@ -223,17 +374,16 @@ def main(argv: list[str] | None = None) -> int:
             )
             mode = Mode(settings.nylas_api_uri, "from NYLAS_WEBHOOK_SECRET (not printed)", agents, real=True)
         else:
+            emulator_mode_check(os.environ)
             settings = StackSettings(pollers=args.pollers, webhook_port=args.port, log_level=args.log_level)
             mode = Mode(
                 "", f"{LOCAL_WEBHOOK_SECRET} (local development secret)", {AGENT_GRANT_ID: AGENT_EMAIL}, False
             )
+        settings, mode = replier_choices(settings, mode, os.environ, args)
+        settings.watch_dead_letters = True
     except ServeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.agent:
-        settings.replier_environment = {**settings.replier_environment, "REPLY_AGENT": args.agent}
-    if args.review:
-        settings.replier_environment = {**settings.replier_environment, "REPLY_MODE": "review"}
     view = ServeView(make_console(), json_logs=args.json_logs, metrics=args.metrics)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
@@ -241,9 +391,15 @@ def main(argv: list[str] | None = None) -> int:
     stack = start_stack(settings, view, f"starting the local stack (embedded AWS, {nylas}, webhook) ...")
     if stack is None:
         return 1
-    if args.agent:
+    try:
+        check_replier()
+    except ServeError as error:
+        stack.stop()
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if ":" in mode.agent:
         threading.Thread(
-            target=reload_on_change, args=(stack, args.agent, view.console, stopped), daemon=True
+            target=reload_on_change, args=(stack, mode.agent, view.console, stopped), daemon=True
         ).start()
     try:
         serve(stack, view, mode, stopped)
@@ -254,15 +410,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class ServeView(LogView):
-    """The log view, plus each reply shown in full right after the replier's ``reply sent`` line."""
+    """The log view, plus each reply shown right after the replier's ``reply sent`` line (a draft too)."""
 
     mailbox: MailControl | None = None
 
     def __call__(self, raw: str, record: dict[str, Any] | None) -> None:
         super().__call__(raw, record)
-        if record is not None and record.get("message") == REPLY_SENT:
+        if record is not None and record.get("message") in (REPLY_SENT, REPLY_DRAFTED):
             sent = self.mailbox.sent_message(record.get("reply_message_id")) if self.mailbox else None
-            self.console.print(reply_panel(record, sent), soft_wrap=False)
+            drafted = record.get("message") == REPLY_DRAFTED
+            self.console.print(reply_panel(record, sent, drafted=drafted), soft_wrap=False)
 
 
 def serve(stack: LocalStack, view: ServeView, mode: Mode, stopped: Any) -> None:
@@ -272,7 +429,12 @@ def serve(stack: LocalStack, view: ServeView, mode: Mode, stopped: Any) -> None:
         seed_sample_mailbox(stack.emulator)
     [(agent_grant, agent_email), *_] = mode.agents.items()
     control = MailControl(
-        stack.emulator, stack.sender(), agent_grant_id=agent_grant, agent_email=agent_email, logs=stack.logs
+        stack.emulator,
+        stack.sender(),
+        agent_grant_id=agent_grant,
+        agent_email=agent_email,
+        logs=stack.logs,
+        aws=stack.embedded_aws(),
     )
     view.mailbox = control
     stack.serve_control(control.handle)
@@ -289,6 +451,22 @@ def serve(stack: LocalStack, view: ServeView, mode: Mode, stopped: Any) -> None:
         control.close()
 
 
+REPLY_MODE_LINES = {
+    "send": "send: each reply is sent to the customer (REPLY_MODE=review or --review for drafts)",
+    "review": "review: each reply becomes a draft for a person; nothing is sent",
+}
+
+
+def agent_line(agent: str) -> str:
+    """Who writes the replies, and where its code is (a team's agent is reloaded when it changes)."""
+    if agent == "template":
+        return "template (the built-in agent; --agent module:function for yours)"
+    if agent == "bedrock":
+        return "bedrock (BEDROCK_MODEL_ID)"
+    path = agent_file(agent.partition(":")[0])
+    return f"{agent} ({path}; reloaded when it changes)" if path else agent
+
+
 def banner(stack: LocalStack, mode: Mode) -> str:
     """What is running, and what works in this mode (``make mail`` needs the emulator's mailbox)."""
     port = stack.webhook_url.split(":")[2].split("/")[0]
@@ -301,7 +479,11 @@ def banner(stack: LocalStack, mode: Mode) -> str:
         f"  webhook secret  {mode.secret}",
         f"  Nylas API       {nylas}",
         f"  agent grants    {agents}",
+        f"  agent           {agent_line(mode.agent)}",
+        f"  reply mode      {REPLY_MODE_LINES.get(mode.reply_mode, mode.reply_mode)}",
     ]
+    if mode.from_shell:
+        lines.append(f"  from the shell  {', '.join(mode.from_shell)}")
     if mode.real:
         addresses = ", ".join(mode.agents.values())
         lines += [

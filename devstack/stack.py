@@ -23,6 +23,7 @@ import requests
 from moto.server import ThreadedMotoServer
 
 from devstack.containers import load_handler
+from devstack.dead_letters import DeadLetterWatch
 from devstack.embedded_aws import start_threaded_server
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn, ControlRoutes
@@ -173,6 +174,8 @@ class StackSettings:
     webhook_port: int = 0
     # POWERTOOLS_LOG_LEVEL for both functions (None: the template's LogLevel default).
     log_level: str | None = None
+    # Say when SQS dead-letters a notification (make serve): a log record the pane shows.
+    watch_dead_letters: bool = False
     # Redeliveries in seconds rather than minutes, so a demo finishes in seconds.
     replier_environment: dict[str, str] = field(
         default_factory=lambda: {
@@ -280,6 +283,34 @@ class LocalStack:
             thread = threading.Thread(target=self._poll, args=(poller,), name=f"poller-{index}", daemon=True)
             thread.start()
             self._pollers.append(thread)
+        if self.settings.watch_dead_letters:
+            thread = threading.Thread(target=self._watch_dead_letters, name="dead-letters", daemon=True)
+            thread.start()
+            self._pollers.append(thread)
+
+    def _watch_dead_letters(self) -> None:
+        assert self.resources is not None
+        policy = self.resources.template["Resources"]["NotificationQueue"]["Properties"]["RedrivePolicy"]
+        watch = DeadLetterWatch(
+            boto3.client("sqs"),
+            self.resources.queues["NotificationDeadLetterQueue"],
+            int(policy["maxReceiveCount"]),
+            lambda record: self.logs.write(json.dumps(record) + "\n"),
+        )
+        while not self._stop.wait(1.0):
+            try:
+                watch.check()
+            except Exception:  # noqa: S112 - the embedded AWS went away while stopping; checked again
+                continue
+
+    def release_deferred(self) -> int:
+        """Make every record the replier failed and SQS still hides visible now; how many.
+
+        Why: a record deferred for a configuration error (an agent that did not import) comes back
+        after the queue's visibility timeout, 26 minutes. Once the agent is fixed (its file saved),
+        ``make serve`` calls this so what was sent meanwhile is answered at once.
+        """
+        return sum(poller.release_failed() for poller in self._replier_pollers)
 
     def new_webhook_container(self) -> None:
         """The webhook behind the stand-in gets a fresh container (cold start: secrets read anew)."""
@@ -370,6 +401,16 @@ class LocalStack:
         """Answer ``/_local/...`` on the webhook's port with ``routes`` (``devstack/control.py``)."""
         assert self._gateway is not None
         self._gateway.control = routes
+
+    def embedded_aws(self) -> dict[str, str]:
+        """Where the embedded AWS is and its queues: what ``make redrive ARGS=--local`` works on."""
+        assert self.resources is not None
+        return {
+            "endpoint_url": os.environ["AWS_ENDPOINT_URL"],
+            "region": _AWS_ENVIRONMENT["AWS_REGION"],
+            "notification_queue_url": self.resources.queues["NotificationQueue"],
+            "dead_letter_queue_url": self.resources.queues["NotificationDeadLetterQueue"],
+        }
 
     def sender(self, **kwargs: Any) -> WebhookSender:
         return WebhookSender(self.webhook_url, self.settings.webhook_secret, **kwargs)

@@ -28,6 +28,21 @@ LOCAL_SECRET_VALUES: dict[str, dict[str, str]] = {
 }
 
 
+def declared_variables(template: dict[str, Any], logical_id: str) -> dict[str, Any]:
+    """The variables a function declares (``Globals`` and its own ``Environment``), values unresolved.
+
+    Why unresolved: ``make serve`` needs the names before any resource exists, to take the shell's
+    value of each one the way ``sam local invoke`` does.
+    """
+    variables = dict(
+        template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
+    )
+    variables.update(
+        template["Resources"][logical_id]["Properties"].get("Environment", {}).get("Variables", {})
+    )
+    return variables
+
+
 @dataclass
 class LocalResources:
     """Physical names of what :func:`create_resources` made, by logical id."""
@@ -40,11 +55,7 @@ class LocalResources:
 
     def function_environment(self, logical_id: str) -> dict[str, str]:
         """The environment the template gives a function, resolved against these resources."""
-        resources = self.template["Resources"]
-        variables = dict(
-            self.template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
-        )
-        variables.update(resources[logical_id]["Properties"].get("Environment", {}).get("Variables", {}))
+        variables = declared_variables(self.template, logical_id)
         return {name: str(self.resolve(value)) for name, value in variables.items()}
 
     def resolve(self, value: Any) -> Any:

@@ -28,6 +28,7 @@ import requests
 from devstack.cli_types import port_number, whole_number
 from devstack.console import conversation, make_console
 from devstack.events import CUSTOMER_EMAIL
+from devstack.invariants import REPLY_DRAFTED
 
 DEFAULT_PORT = 3000
 
@@ -110,6 +111,11 @@ def _describe_outcome(outcome: dict[str, Any] | None, took: float, wait: float, 
         reply = outcome["reply"]
         to = ", ".join(reply.get("to") or reply.get("to_digest") or [])
         answers = ", ".join(reply.get("covered") or [])
+        if reply.get("message") == REPLY_DRAFTED:
+            return (
+                f"drafted for review after {took:.1f} s: draft {reply.get('reply_message_id')} to {to}, "
+                f"answers {answers}; nothing was sent (REPLY_MODE=review: a person sends it)"
+            )
         return f"replied after {took:.1f} s: {reply.get('reply_message_id')} to {to}, answers {answers}"
     skip = outcome["skip"]
     return f"skipped after {took:.1f} s: reason={skip.get('reason')} (no reply will be sent for it)"

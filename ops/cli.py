@@ -213,11 +213,16 @@ def _rotate_secret(context: Context) -> int:
 
 def _redrive(context: Context) -> int:
     args, say = context.args, context.runtime.say
-    stack = context.stack()
-    sqs = context.client("sqs")
-    queues = redrive.resolve_queues(
-        sqs, stack.output("DeadLetterQueueUrl"), stack.output("NotificationQueueUrl")
-    )
+    if args.local:
+        # A running `make serve`: its embedded AWS has no move-task API (moto), so the copy.
+        sqs, queues = redrive.local_stack(args.local)
+        args.method = "copy"
+    else:
+        stack = context.stack()
+        sqs = context.client("sqs")
+        queues = redrive.resolve_queues(
+            sqs, stack.output("DeadLetterQueueUrl"), stack.output("NotificationQueueUrl")
+        )
     if args.peek:
         letters = redrive.peek(sqs, queues.dead_letter_url, args.peek)
         say(f"{len(letters)} dead-lettered notification(s) shown (left on the queue):")
@@ -342,6 +347,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max", type=int, help="copy: move at most this many")
     p.add_argument("--peek", type=int, metavar="N", help="only show up to N dead-lettered notifications")
     p.add_argument("--no-wait", action="store_true", help="move-task: start it and return")
+    p.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s queues, not a deployed stack's ({redrive.DEFAULT_LOCAL_URL})",
+    )
     p.set_defaults(func=_redrive)
 
     p = commands.add_parser(

@@ -16,10 +16,12 @@ Two methods:
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import boto3
+import requests
 from botocore.exceptions import ClientError
 
 from ops.errors import OpsError
@@ -50,6 +52,39 @@ class DeadLetter:
     grant_id: str
     sent_at_ms: int
     body_bytes: int
+
+
+# `make serve`'s port unless told (`--local http://127.0.0.1:3001`).
+DEFAULT_LOCAL_URL = "http://127.0.0.1:3000"
+
+
+def local_stack(url: str, environ: Mapping[str, str] | None = None) -> tuple[Any, Queues]:
+    """An SQS client of a running ``make serve``'s embedded AWS and its two queues.
+
+    Why the same command rather than a local one: what an operator learns (``--peek``, the copy)
+    is what a developer uses, on the queues ``make serve`` created from the same template. The
+    stack answers ``GET /_local/aws`` with its endpoint; the credentials are the stack's fake ones.
+    """
+    base = url.rstrip("/")
+    try:
+        answer = requests.get(f"{base}/_local/aws", timeout=10)
+    except requests.RequestException:
+        port = base.rsplit(":", 1)[-1]
+        raise OpsError(
+            f"no local stack answers at {base}: start `make serve` first (or pass its URL, "
+            f"--local http://127.0.0.1:{port if port.isdigit() else 'PORT'})"
+        ) from None
+    if answer.status_code != 200:
+        raise OpsError(f"{base} is not a `make serve` sharing its embedded AWS (status {answer.status_code})")
+    aws = answer.json()
+    session = boto3.session.Session(
+        aws_access_key_id="local",
+        aws_secret_access_key="local",  # noqa: S106 - the embedded AWS's fake credentials
+        aws_session_token="local",  # noqa: S106
+        region_name=aws["region"],
+    )
+    sqs = session.client("sqs", endpoint_url=aws["endpoint_url"])
+    return sqs, resolve_queues(sqs, aws["dead_letter_queue_url"], aws["notification_queue_url"])
 
 
 def resolve_queues(sqs: Any, dead_letter_url: str, notification_url: str) -> Queues:

@@ -120,3 +120,10 @@ def test_text_in_square_brackets_is_printed_as_written():
     out = io.StringIO()
     make_console(out).print("[demo] subject '[URGENT] refund'")
     assert out.getvalue() == "[demo] subject '[URGENT] refund'\n"
+
+
+def test_a_debug_step_line_names_its_step_and_hides_an_empty_detail():
+    # POWERTOOLS_LOG_LEVEL=DEBUG: "next step detail={}" said nothing about which step.
+    line = readable_line({"level": "DEBUG", "message": "next step", "step": "Fetch", "detail": {}}).plain
+    assert "next step  step=Fetch" in line
+    assert "detail" not in line

@@ -34,10 +34,19 @@ for name in ("NYLAS_API_URI", "NYLAS_API_KEY", "NYLAS_WEBHOOK_SECRET", "AGENT_GR
 class Serve:
     """A running ``make serve`` and everything it printed so far."""
 
-    def __init__(self, output: Path, *args: str, importable: Path | None = None) -> None:
-        """Start ``make serve`` with ``args``; ``importable``: a folder its agent can be imported from."""
+    def __init__(
+        self,
+        output: Path,
+        *args: str,
+        importable: Path | None = None,
+        environment: dict[str, str] | None = None,
+    ) -> None:
+        """Start ``make serve`` with ``args``; ``importable``: a folder its agent can be imported from.
+
+        ``environment``: variables the shell sets beside the suite's own (``REPLY_MODE=review``).
+        """
         self.output = output
-        environment = dict(ENVIRONMENT)
+        environment = {**ENVIRONMENT, **(environment or {})}
         if importable is not None:
             environment["PYTHONPATH"] = f"{ENVIRONMENT['PYTHONPATH']}{os.pathsep}{importable}"
         self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
