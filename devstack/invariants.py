@@ -521,7 +521,9 @@ def _refused_twice(world: _World, message_id: str) -> bool:
     reached, which is no loss of ours. One failure is not enough: the reply goes out again."""
     message = world.messages[message_id]
     targets = world.failed_targets.get((message["grant_id"], message["thread_id"]), [])
-    return sum(1 for target in targets if world.seq[target] >= world.seq[message_id]) >= 2
+    # "Later" as the listing orders the thread: under a listing by date a burst's reply threads on its
+    # latest-dated message, which may have arrived before this one (the 10,000-notification run).
+    return sum(1 for t in targets if t == message_id or world.listed_before(t, message_id)) >= 2
 
 
 def _exchanges_spent_before(world: _World, message: dict[str, Any], arrived: float) -> bool:
@@ -557,8 +559,10 @@ def _exchanges_spent_before(world: _World, message: dict[str, Any], arrived: flo
 
 
 def _recipient_budget_spent(world: _World, message: dict[str, Any], truth: Truth) -> bool:
-    """The inbox a reply to ``message`` would reach got ``recipient_budget`` emails (any thread, any
-    spelling) whose reservations could fit in one window of the product's clock."""
+    """The inbox a reply to ``message`` would reach got ``recipient_budget`` replies (any thread, any
+    spelling) whose reservations could fit in one window of the product's clock. A queued reply Nylas
+    then failed (``message.send_failed``) counts: it was a reply decided for the inbox, its slot taken
+    before its fate was known (the product keeps it for the hour, docs/reliability.md)."""
     budget = world.history.recipient_budget
     if budget <= 0:
         return False
@@ -568,12 +572,21 @@ def _recipient_budget_spent(world: _World, message: dict[str, Any], truth: Truth
         (e for e in world.emails if inboxes & {world.inbox(r) for r in e.recipients}),
         key=lambda e: e.drafted_before,
     )
+    failed = sum(
+        1
+        for record in world.history.failed_sends
+        if isinstance(record.payload, Mapping)
+        and inboxes & {world.inbox(r) for r in _addresses(record.payload.get("to"))}
+    )
+    needed = budget - failed
+    if needed <= 0:
+        return True
     window = world.history.budget_window_seconds + RESERVATION_SLACK_SECONDS
     # The reservations could be closest when the first was made as late as its send and the last as
     # early as its read.
     return any(
         world.mailbox_time(last.read_lo) - world.mailbox_time(first.drafted_before) < window
-        for first, last in zip(emails, emails[budget - 1 :], strict=False)
+        for first, last in zip(emails, emails[needed - 1 :], strict=False)
     )
 
 

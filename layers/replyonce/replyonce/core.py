@@ -23,6 +23,7 @@ Where each invariant is decided (the README's table points here):
   per-recipient budget (:func:`_reservation`).
 """
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -466,19 +467,33 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     budget_step = _reply_budget_step(s, messages, thread_id, now)
     if budget_step is not None:
         return budget_step
-    planned = plan_burst(
-        arrived.message_id,
-        messages,
-        is_covered=covered,
-        reason_not_to_answer=not_to_answer,
-        own_addresses=agents.addresses,
-        trusted_senders=policy.trusted_senders,
-        trusted_lists=policy.trusted_lists,
-        now=now,
-        person_hold_seconds=policy.person_hold_seconds,
-        max_recipients=policy.max_recipients,
-        max_automatic_exchanges=policy.max_automatic_exchanges,
-    )
+    pending = pending_reply_recipients(s.state, messages, now)
+
+    def plan(pending_replies: tuple[tuple[str, ...], ...]) -> Burst | SkipReason:
+        return plan_burst(
+            arrived.message_id,
+            messages,
+            is_covered=covered,
+            reason_not_to_answer=not_to_answer,
+            own_addresses=agents.addresses,
+            trusted_senders=policy.trusted_senders,
+            trusted_lists=policy.trusted_lists,
+            now=now,
+            person_hold_seconds=policy.person_hold_seconds,
+            max_recipients=policy.max_recipients,
+            max_automatic_exchanges=policy.max_automatic_exchanges,
+            pending_replies=pending_replies,
+        )
+
+    planned = plan(pending)
+    if planned is SkipReason.EXCHANGE_LIMIT and pending and plan(()) is not SkipReason.EXCHANGE_LIMIT:
+        # Full only with replies not settled yet: wait for them (one Nylas fails was never an
+        # exchange, and a skip would be for good), as the loop guard does.
+        return Defer(
+            DeferReason.REPLY_PENDING,
+            _settles_in(s.state, unsettled_replies(s.state, now), now, policy),
+            {"thread_id": thread_id},
+        )
     if isinstance(planned, SkipReason):
         trigger = next((m for m in messages if message_id(m) == arrived.message_id), {})
         return Skip(planned, {"thread_id": thread_id, **_sign_detail(planned, trigger, policy)})
@@ -532,6 +547,30 @@ def unsettled_replies(state: ThreadState, now: int) -> dict[str, int]:
         for intent in state.outbox.values()
         if intent.kind is IntentKind.SEND
     }
+
+
+def pending_reply_recipients(
+    state: ThreadState | None, messages: Any, now: int
+) -> tuple[tuple[str, ...], ...]:
+    """The ``to`` addresses of each unsettled reply (:func:`unsettled_replies`) the thread read does not
+    show yet: the exchange limit counts them (``replyonce.plan.automatic_exchanges``)."""
+    if state is None:
+        return ()
+    listed = {metadata_of(m).get(INTENT_KEY) for m in messages}
+    return tuple(
+        _addressed_to(state.outbox[intent_id].request)
+        for intent_id in unsettled_replies(state, now)
+        if intent_id not in listed
+    )
+
+
+def _addressed_to(request: str) -> tuple[str, ...]:
+    """The ``to`` addresses of a stored send request (its exact JSON body)."""
+    try:
+        to = json.loads(request).get("to") or []
+    except (ValueError, AttributeError):
+        return ()
+    return tuple(str(p.get("email", "")) for p in to if isinstance(p, dict))
 
 
 def _reply_budget_step(s: Situation, messages: Any, thread_id: str, now: int) -> Step | None:

@@ -181,7 +181,12 @@ def person_hold_ends(people: PeopleInThread, hold_seconds: int) -> int | None:
     return written + hold_seconds
 
 
-def automatic_exchanges(messages: Sequence[Message], correspondent: str, own_addresses: Iterable[str]) -> int:
+def automatic_exchanges(
+    messages: Sequence[Message],
+    correspondent: str,
+    own_addresses: Iterable[str],
+    pending: Sequence[Sequence[str]] = (),
+) -> int:
     """ReplyOnce's replies to ``correspondent`` in the thread since a person of the mailbox last wrote.
 
     Why count them: when a provider drops every automatic mark (or the other
@@ -190,10 +195,15 @@ def automatic_exchanges(messages: Sequence[Message], correspondent: str, own_add
     count: the conversation is a person's again. ``messages`` are in the
     listing's order (newest first); a reply counts when it is ours (our
     intent id in its metadata) and names the correspondent's mailbox.
+    ``pending`` are the ``to`` addresses of our replies not in the listing
+    yet (queued by Nylas, or still being sent): newer than any message
+    listed, so no person's message stands between them and the next reply.
+    Why they count: a reply queued by Nylas is in no listing for seconds, and
+    the 10,000-notification run of issue 31 sent a third email beside it.
     """
     own = frozenset(own_addresses)
     wanted = mailbox_key(correspondent)
-    count = 0
+    count = sum(1 for to in pending if wanted in {mailbox_key(a) for a in to})
     for m in messages:
         if from_a_person(m, own):
             break
@@ -215,6 +225,7 @@ def plan_burst(
     person_hold_seconds: int = 0,
     max_recipients: int = 1,
     max_automatic_exchanges: int = 0,
+    pending_replies: Sequence[Sequence[str]] = (),
 ) -> Burst | SkipReason:
     """The reply to plan for the notification about ``trigger_id`` (invariants 2 and 3).
 
@@ -228,6 +239,9 @@ def plan_burst(
         Whether a reply (our state, or a reply of ours in the mailbox) covers a message id.
     reason_not_to_answer:
         ``replyonce.screening.reason_not_to_answer`` bound to this grant.
+    pending_replies:
+        The ``to`` addresses of our replies that may be out, or will be, and are not in ``messages``
+        (:func:`automatic_exchanges`).
 
     Returns
     -------
@@ -280,7 +294,8 @@ def plan_burst(
             # or agent address), or one sender too many. Logged, never recorded answered.
             return SkipReason.NO_RECIPIENT if recipient_of(trigger) is None else SkipReason.SENDER_NOT_REACHED
         if max_automatic_exchanges and any(
-            automatic_exchanges(messages, r["email"], own) >= max_automatic_exchanges for r in recipients
+            automatic_exchanges(messages, r["email"], own, pending_replies) >= max_automatic_exchanges
+            for r in recipients
         ):
             return SkipReason.EXCHANGE_LIMIT
         return Burst(kept, target, recipients)
