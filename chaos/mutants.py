@@ -289,7 +289,7 @@ def one_recipient(patches: _Patches) -> None:
 def exchanges_uncounted(patches: _Patches) -> None:
     """Automatic exchanges are not counted: an agent whose marks are lost is answered until the budget."""
     plan = _module("plan")
-    patches.set(plan, "automatic_exchanges", lambda messages, correspondent, own_addresses: 0)
+    patches.set(plan, "automatic_exchanges", lambda *args, **kwargs: 0)
 
 
 def budget_by_spelling(patches: _Patches) -> None:

@@ -573,7 +573,7 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
     monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
     monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
     monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
-    monkeypatch.setenv("LEASE_WAIT_SECONDS", "0")  # the busy thread is held for minutes: do not wait for it
+    monkeypatch.setenv("LEASE_WAIT_SECONDS", "0")  # the busy thread: deferred, not waited for in process
     # The event source mapping polls with the function's role (a fresh session reads these credentials).
     sqs = boto3.session.Session().client("sqs")
     poller = EventSourcePoller(load_handler("ReplierFunction"), aws.resources, sqs_client=sqs)
@@ -589,7 +589,9 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
         Item={
             "pk": {"S": thread_key(AGENT_GRANT_ID, busy["thread_id"])},
             "lease_owner": {"S": "another-worker"},
-            "lease_expires_at": {"N": str(int(time.time() * 1000) + 600_000)},
+            # Held for a second only: a waiting record comes back no sooner than the hold it waits for
+            # spread over its receives left (core.retry_delay), and this test waits for it.
+            "lease_expires_at": {"N": str(int(time.time() * 1000) + 1_000)},
         },
     )
     webhook_queue.enqueue(Notification(envelope(busy)))
@@ -598,6 +600,8 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
         TableName=aws.resources.tables["StateTable"],
         Key={"pk": {"S": thread_key(AGENT_GRANT_ID, busy["thread_id"])}},
     )
+    # The busy record comes back after at least its hold (1 s) spread over its receives left: 1 s.
+    time.sleep(1.5)
     own = nylas.deliver_inbound(AGENT_GRANT_ID, from_email=AGENT_EMAIL, subject="Note", body="internal")
     webhook_queue.enqueue(Notification(envelope(own)))
     failing = nylas.deliver_inbound(AGENT_GRANT_ID, from_email=CUSTOMER_EMAIL, subject="Hello", body="Hi")
