@@ -17,10 +17,11 @@ from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelop
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from functions.replier import app
-from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX
+from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX, NotificationConsumer
 from replyonce.keys import idempotency_key
 from replyonce.reasons import DeferReason
 from replyonce.state import OUTBOX, thread_key
+from tests.fakes import Clock
 from tests.replier_harness import (
     SEND_PATH,
     container_recording_visibility,
@@ -33,6 +34,16 @@ from tests.replier_harness import (
     ping_pong,
     skip_reasons,
 )
+
+
+def wait_for(condition, timeout: float = 30.0) -> bool:
+    """Whether ``condition()`` holds within ``timeout`` s: a wait on the emulator's work, not a verdict."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def test_one_notification_delivered_three_times_sends_one_reply(pipeline, nylas, log_records):
@@ -306,38 +317,48 @@ def test_lease_held_past_expiry_by_a_paused_worker_still_sends_one_email(
     # Worker A's send hangs at Nylas past A's own send timeout and past A's lease (a paused worker,
     # a slow provider): A gives up without an answer. Worker B gets the redelivery, takes over the
     # expired lease, finds A's stored intent and attempts it under the same Idempotency-Key, which
-    # Nylas holds in flight (409, deferred) and then replays: one email, whoever finishes.
-    # The lease (agent 2 + send 1 + margin 0.2 = 3.2 s) leaves A two seconds for what comes before its
-    # send (the thread read, the claim, the reservation, the agent, the look before the send, the
-    # intent): on a loaded machine one second was not always enough, and A deferred without sending.
+    # Nylas holds in flight (409, deferred); once Nylas has sent it, the next receive gets the replay:
+    # one email, whoever finishes.
+    # Nothing here races the machine: the send is held until the test releases it (the emulator's
+    # on_send_started runs with the key in flight), and the lease is timed by a clock the test moves,
+    # so A's steps before its send fit its lease however slowly they run.
     monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "1.0")
     monkeypatch.setenv("RECORD_MARGIN_SECONDS", "0.2")
-    monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "2")
+    monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "2")  # a lease of 3.2 s
+    clock = Clock(time.time())
     message = inbound(nylas)
     event = {
         "Records": [
             load_event("replier-message-created.json")["Records"][0] | {"body": json.dumps(envelope(message))}
         ]
     }
-    nylas.inject("POST", SEND_PATH, Fault.delay(6.0))
-    results = {}
+    release = threading.Event()
+    held = threading.Event()
 
-    def worker_a() -> None:
-        results["a"] = new_container().handle_batch(event, LocalLambdaContext("ReplierFunction"))
+    def hold_the_send(grant_id, payload):
+        held.set()
+        release.wait(timeout=60)
 
-    paused = threading.Thread(target=worker_a)
-    paused.start()
-    time.sleep(4.0)  # A has given up (1 s), its lease (3.2 s) is over; Nylas still holds the key
-    results["b"] = new_container().handle_batch(event, LocalLambdaContext("ReplierFunction"))
-    paused.join(timeout=30)
-    for _ in range(5):
-        if not new_container().handle_batch(event, LocalLambdaContext("ReplierFunction"))[
-            "batchItemFailures"
-        ]:
-            break
-        time.sleep(0.5)
-    assert len(results["a"]["batchItemFailures"]) == 1  # A's record comes back
+    nylas.on_send_started = hold_the_send
+
+    def container() -> NotificationConsumer:
+        return NotificationConsumer.from_environment(clock=clock)
+
+    try:
+        a = container().handle_batch(event, LocalLambdaContext("ReplierFunction"))
+        assert held.is_set()  # A's send reached Nylas ...
+        assert len(nylas.sends) == 0  # ... which still holds it
+        clock.advance(4.0)  # A's lease (3.2 s) is over
+        b = container().handle_batch(event, LocalLambdaContext("ReplierFunction"))
+        assert len(nylas.sends) == 0  # B met the key in flight and sent nothing of its own
+    finally:
+        release.set()
+        nylas.on_send_started = None
+    assert wait_for(lambda: len(nylas.sends) == 1)  # Nylas finishes A's send after A has gone
+    c = container().handle_batch(event, LocalLambdaContext("ReplierFunction"))
+    assert [len(r["batchItemFailures"]) for r in (a, b, c)] == [1, 1, 0]
     assert len(nylas.sends) == 1
+    # A's attempt and B's, under one key (C may settle from the mailbox, where the reply now is).
     assert nylas.count("POST", f"/v3/grants/{AGENT_GRANT_ID}/messages/send") >= 2
     assert {a.idempotency_key for a in nylas.send_attempts} == {nylas.sends[0].idempotency_key}
 
@@ -348,11 +369,14 @@ def test_a_slow_intent_write_that_eats_the_lease_sends_nothing_until_a_later_rec
     # The write that stores the attempt takes longer than the lease can spare (a throttled or paused
     # store). Sending then could land after the lease ends, when another worker may have read the
     # thread without it: the record goes back instead, and its next receive sends under the same key.
+    # The write "takes" 2.5 s on a clock the test moves, not in real time: the verdict does not
+    # depend on how fast the machine runs the steps around it.
     monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "2")
     monkeypatch.setenv("RECORD_MARGIN_SECONDS", "1")
     monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "2")  # a lease of 5 s
+    clock = Clock(time.time())
     message = inbound(nylas)
-    container = new_container()
+    container = NotificationConsumer.from_environment(clock=clock)
     slowed = {"left": 1}
 
     def slow_outbox_write(**kwargs):
@@ -361,7 +385,7 @@ def test_a_slow_intent_write_that_eats_the_lease_sends_nothing_until_a_later_rec
             f"SET {OUTBOX}.#intent"
         ):
             slowed["left"] -= 1
-            time.sleep(2.5)  # under 2.5 s of the lease left: less than a 2 s send and its 1 s margin
+            clock.advance(2.5)  # under 2.5 s of the lease left: less than a 2 s send and its 1 s margin
 
     container._replier._store._dynamodb.meta.events.register(
         "before-parameter-build.dynamodb.UpdateItem", slow_outbox_write
