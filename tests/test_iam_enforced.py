@@ -589,9 +589,10 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
         Item={
             "pk": {"S": thread_key(AGENT_GRANT_ID, busy["thread_id"])},
             "lease_owner": {"S": "another-worker"},
-            # Held for a second only: a waiting record comes back no sooner than the hold it waits for
-            # spread over its receives left (core.retry_delay), and this test waits for it.
-            "lease_expires_at": {"N": str(int(time.time() * 1000) + 1_000)},
+            # Held for 4 s: long enough that the first receive meets it however slowly the machine
+            # runs, short enough that the record comes back after its hold spread over its receives
+            # left, ceil(4 / 7) = 1 s (core.retry_delay), which this test waits for.
+            "lease_expires_at": {"N": str(int(time.time() * 1000) + 4_000)},
         },
     )
     webhook_queue.enqueue(Notification(envelope(busy)))
@@ -600,7 +601,7 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
         TableName=aws.resources.tables["StateTable"],
         Key={"pk": {"S": thread_key(AGENT_GRANT_ID, busy["thread_id"])}},
     )
-    # The busy record comes back after at least its hold (1 s) spread over its receives left: 1 s.
+    # The busy record comes back after its hold spread over its receives left: 1 s.
     time.sleep(1.5)
     own = nylas.deliver_inbound(AGENT_GRANT_ID, from_email=AGENT_EMAIL, subject="Note", body="internal")
     webhook_queue.enqueue(Notification(envelope(own)))

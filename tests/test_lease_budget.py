@@ -128,18 +128,22 @@ def test_a_crashed_holders_thread_is_answered_once_its_lease_has_expired(
     pipeline.poller().poll_once()
     dynamodb = boto3.client("dynamodb")
     key = {"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}}
-    # As if the worker had died holding the lease: it is still held, for a short while.
-    dynamodb.update_item(
-        TableName=replier.tables["StateTable"],
-        Key=key,
-        UpdateExpression="SET lease_owner = :o, lease_expires_at = :e",
-        ExpressionAttributeValues={
-            ":o": {"S": "dead-worker"},
-            ":e": {"N": str(int(time.time() * 1000) + 1500)},
-        },
-    )
+    # As if the worker had died holding the lease: it is still held, for a while.
+
+    def lease_ends_in(ms: int) -> None:
+        dynamodb.update_item(
+            TableName=replier.tables["StateTable"],
+            Key=key,
+            UpdateExpression="SET lease_owner = :o, lease_expires_at = :e",
+            ExpressionAttributeValues={
+                ":o": {"S": "dead-worker"},
+                ":e": {"N": str(int(time.time() * 1000) + ms)},
+            },
+        )
+
+    lease_ends_in(60_000)
     assert pipeline.poller().poll_once().failed == 1  # busy: comes back
-    time.sleep(1.6)
+    lease_ends_in(-1)  # the dead worker's lease has run out (its item stays until TTL deletes it)
     pipeline.drain()
     assert len(nylas.sends) == 1
     assert pipeline.dead_letters() == []
