@@ -54,7 +54,6 @@ from devstack.template import LOCAL_WEBHOOK_SECRET, declared_variables
 from ops.errors import NylasApiError
 from ops.nylas_admin import NylasAdmin
 from ops.template import load_template
-from replyonce.agents import load_agent
 from replyonce.config import ReplierSettings
 from replyonce.exceptions import ConfigurationError
 
@@ -355,6 +354,11 @@ def check_replier(environ: Mapping[str, str] = os.environ) -> None:
     Why at start-up: a configuration error found by the first record defers every record for the
     queue's visibility timeout (26 minutes) and reads as silence; found here it is one line.
     """
+    # Imported here, after the stack set the functions' variables: ``replyonce.agents`` imports the
+    # layer's Powertools Metrics, which reads POWERTOOLS_METRICS_NAMESPACE once, at import; imported
+    # before, every handler's metric flush raised and the webhook answered each delivery 502.
+    from replyonce.agents import load_agent
+
     try:
         settings = ReplierSettings.from_environment(environ)
         if settings.reply_agent != "bedrock":  # Bedrock is reached only by a real call
