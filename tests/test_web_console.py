@@ -1,0 +1,173 @@
+"""``make serve``'s web console in a real headless Chromium: mail goes in, the agent's reply appears.
+
+One real ``make serve`` process (``python -m devstack.serve``) on ephemeral
+loopback ports; the browser is the OS's Chromium driven through its
+chromedriver by selenium (``apt-get install chromium chromium-driver``;
+nothing is downloaded). Without Chromium the test is skipped with that
+command, except in CI (``CI=true``), where it fails: CI installs it
+(``.ci/run``).
+
+``CONSOLE_SCREENSHOT=docs/console.png`` keeps the browser's screenshot of the
+page (the README's figure): ``CONSOLE_SCREENSHOT=docs/console.png make pytest
+ARGS="tests/test_web_console.py -q"``.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+import requests
+
+from devstack import trigger
+from devstack.console import body_text
+from devstack.events import AGENT_EMAIL
+from tests.test_serve_trigger import Serve
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+# Flags that work on a machine without a display or a sandbox, and reach nothing but loopback.
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1400,1000",
+)
+HOSTILE_SUBJECT = "<script>window.pwned = 1</script> Order 12 <b>late</b>"
+
+
+def chromium_or_skip() -> None:
+    """Skip with how to get Chromium when it is missing; in CI a missing Chromium is a failure."""
+    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
+    if not missing:
+        return
+    reason = f"{', '.join(missing)} missing: apt-get install chromium chromium-driver"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason} (.ci/run installs them; CI must run the browser test)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def serve(tmp_path_factory):
+    running = Serve(tmp_path_factory.mktemp("serve") / "serve.log", "--console-port", "0")
+    yield running
+    running.stop()
+
+
+def console_url(serve: Serve) -> str:
+    return re.search(r"console\s+(http://127\.0\.0\.1:\d+/)", serve.text()).group(1)
+
+
+@pytest.fixture
+def browser(tmp_path):
+    chromium_or_skip()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path / 'chromium-profile'}")
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_mail_sent_through_the_stack_appears_in_the_open_page_with_the_agents_full_reply(
+    serve, browser, capsys
+):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, 30, poll_frequency=0.2)
+    browser.get(console_url(serve))
+    wait.until(lambda b: "agent template" in b.find_element(By.ID, "about").text)
+    # A mark on this very page: still there after the reply appears, so the page was not reloaded.
+    browser.execute_script("window.sameConsolePage = true;")
+
+    code = trigger.main(
+        [
+            "mail",
+            "--from",
+            "dana@example.com",
+            "--subject",
+            HOSTILE_SUBJECT,
+            "--body",
+            "Where is order 12?",
+            "--duplicates",
+            "2",
+            "--url",
+            serve.base_url,
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    message_id, thread_id = re.search(r"message (\S+) from dana@example.com on thread (\S+):", out).groups()
+    [reply] = [
+        m
+        for m in trigger.ServeClient(serve.base_url).thread(thread_id)["data"]
+        if m["from"][0]["email"] == AGENT_EMAIL
+    ]
+
+    shown = f'[data-thread="{thread_id}"] [data-message="{reply["id"]}"]'
+    wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, shown))
+    # The agent's whole reply, as text, every line of it.
+    assert browser.find_element(By.CSS_SELECTOR, f"{shown} .body").text == body_text(reply["body"]).strip()
+    # The customer's subject is shown as the text it is; none of it ran or became markup.
+    customer = browser.find_element(By.CSS_SELECTOR, f'[data-message="{message_id}"] .subject')
+    assert customer.text == HOSTILE_SUBJECT
+    assert browser.find_elements(By.CSS_SELECTOR, "#threads script, #threads b") == []
+    assert browser.execute_script("return window.pwned === undefined && window.sameConsolePage === true;")
+
+    # The notification's way: two deliveries answered 200, one duplicate absorbed or waited, sent.
+    row = "[data-notification] td.id"
+    wait.until(
+        lambda b: any(
+            cell.text == message_id and "sent" in cell.find_element(By.XPATH, "..").text
+            for cell in b.find_elements(By.CSS_SELECTOR, row)
+        )
+    )
+    [way] = [
+        cell.find_element(By.XPATH, "..")
+        for cell in browser.find_elements(By.CSS_SELECTOR, row)
+        if cell.text == message_id and "message.created" in cell.find_element(By.XPATH, "..").text
+    ]
+    cells = [cell.text for cell in way.find_elements(By.TAG_NAME, "td")]
+    assert cells[3] == "200, 200"
+    assert cells[7] == "replied"
+    assert cells[8] == f"reply {reply['id']} sent"
+    wait.until(
+        lambda b: (
+            "1. at most one email per inbound message: holds" in b.find_element(By.ID, "invariants").text
+        )
+    )
+    assert "no shadow records" in browser.find_element(By.ID, "shadow").text
+
+    screenshot = os.environ.get("CONSOLE_SCREENSHOT")
+    if screenshot:
+        browser.save_screenshot(screenshot)
+
+
+def test_the_console_is_read_only_and_answers_only_its_own_loopback_names(serve):
+    url = console_url(serve)
+    assert requests.get(f"{url}state", timeout=10).status_code == 200
+    assert requests.post(f"{url}state", json={}, timeout=10).status_code == 405
+    # A page elsewhere whose name resolves to 127.0.0.1 (DNS rebinding) reads nothing.
+    assert requests.get(f"{url}state", headers={"Host": "attacker.example"}, timeout=10).status_code == 403
+    assert "script-src 'self'" in requests.get(url, timeout=10).headers["Content-Security-Policy"]
+
+
+def test_no_console_serves_none(tmp_path):
+    running = Serve(tmp_path / "serve.log", "--no-console")
+    try:
+        assert "console " not in running.text()
+    finally:
+        running.stop()
