@@ -5,7 +5,12 @@ Against the emulator (the default), ``make mail ARGS="--from you@example.com
 the agent's mailbox; the emulator notifies the webhook as Nylas does, and
 this terminal shows every step: one line per log event (``--json-logs`` for
 the raw JSON, ``--metrics`` for the EMF lines), each skip with its reason and
-each reply as it is sent.
+each reply as it is sent (its first lines; ``--full`` the whole body).
+
+The web console, a read-only page on ``127.0.0.1`` (the webhook's port + 1;
+``--console-port N``, ``--no-console``), shows the same live: each
+notification's way, each thread with the agent's full replies, the
+invariants' status and the shadow report (``devstack/web_console.py``).
 
 With ``NYLAS_API_URI`` set, the replier talks to the real Nylas API instead,
 which needs all four of ``NYLAS_API_URI``, ``NYLAS_API_KEY``,
