@@ -14,6 +14,9 @@ ARGS="tests/test_web_console.py -q"``.
 
 import os
 import re
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +25,7 @@ import requests
 from devstack import trigger
 from devstack.console import body_text
 from devstack.events import AGENT_EMAIL
-from tests.test_serve_trigger import Serve
+from tests.test_serve_trigger import ENVIRONMENT, ROOT, Serve
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -171,3 +174,24 @@ def test_no_console_serves_none(tmp_path):
         assert "console " not in running.text()
     finally:
         running.stop()
+
+
+def test_a_console_port_in_use_is_one_clear_line_before_anything_starts():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(  # noqa: S603 - our own interpreter and module
+            [sys.executable, "-m", "devstack.serve", "--port", "0", "--console-port", str(port)],
+            cwd=ROOT,
+            env=ENVIRONMENT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"error: the console's port {port} is already in use: "
+        f'pick another with ARGS="--console-port {port + 1}", or ARGS=--no-console'
+    ]
