@@ -33,6 +33,7 @@ DEFERRED = "record deferred; it will be retried"
 AGENT_FAILED = "the agent failed; the record will be retried"
 AGENT_REJECTED = "the agent rejected the burst; not retried"
 AGENT_ANSWERED = "agent answered"
+NEXT_STEP = "next step"  # DEBUG: each step of the replier's plan, by name
 # Skips the agent decided (its NoReply or Handoff); any other skip came before the agent was asked.
 AGENT_SKIPS = {"agent_declined": "declined", "handed_off": "handed off"}
 # Invariants the console cannot judge: they need the workload's ground truth (who is a person, who
@@ -86,16 +87,25 @@ def _agent_call(records: list[Mapping[str, Any]]) -> str:
 
 
 def _lease(records: list[Mapping[str, Any]]) -> str:
-    """The thread lease: waited for (another worker held it), lost, or taken for the outcome."""
+    """The thread lease: waited for (another worker held it), lost, or taken for the outcome.
+
+    At INFO the lease shows in its effects (a reply or the agent's decision needs it, a busy thread
+    defers the record); at DEBUG each ``TakeLease`` step is logged too.
+    """
     waits = sum(1 for r in records if r.get("message") == DEFERRED and r.get("reason") == "thread_busy")
     lost = sum(1 for r in records if r.get("message") in LEASE_LOST)
-    decided = any(r.get("message") in (REPLY_SENT, REPLY_DRAFTED, REPLY_QUEUED) for r in records)
+    takes = sum(1 for r in records if r.get("message") == NEXT_STEP and r.get("step") == "TakeLease")
+    decided = any(
+        r.get("message") in (REPLY_SENT, REPLY_DRAFTED, REPLY_QUEUED)
+        or (r.get("message") == SKIPPED and r.get("reason") in AGENT_SKIPS)
+        for r in records
+    )
     parts = []
     if waits:
         parts.append(f"waited {waits} time(s): the thread was busy")
     if lost:
         parts.append(f"lost {lost} time(s)")
-    if decided:
+    if decided or takes > waits:
         parts.append("taken")
     return ", ".join(parts) or "-"
 
