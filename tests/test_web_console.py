@@ -62,6 +62,13 @@ def serve(tmp_path_factory):
     running.stop()
 
 
+def page_text(browser, selector: str) -> str | None:
+    """The text the page shows in ``selector`` (its first match), read in one script; ``None``: absent."""
+    return browser.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.innerText : null;", selector
+    )
+
+
 def console_url(serve: Serve) -> str:
     return re.search(r"console\s+(http://127\.0\.0\.1:\d+/)", serve.text()).group(1)
 
@@ -87,12 +94,11 @@ def browser(tmp_path):
 def test_mail_sent_through_the_stack_appears_in_the_open_page_with_the_agents_full_reply(
     serve, browser, capsys
 ):
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     wait = WebDriverWait(browser, 30, poll_frequency=0.2)
     browser.get(console_url(serve))
-    wait.until(lambda b: "agent template" in b.find_element(By.ID, "about").text)
+    wait.until(lambda b: "agent template" in (page_text(b, "#about") or ""))
     # A mark on this very page: still there after the reply appears, so the page was not reloaded.
     browser.execute_script("window.sameConsolePage = true;")
 
@@ -120,39 +126,40 @@ def test_mail_sent_through_the_stack_appears_in_the_open_page_with_the_agents_fu
         if m["from"][0]["email"] == AGENT_EMAIL
     ]
 
-    shown = f'[data-thread="{thread_id}"] [data-message="{reply["id"]}"]'
-    wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, shown))
+    # Read in one script each time: the page re-renders every second, so elements found in one call
+    # may be replaced by the next.
+    shown = f'[data-thread="{thread_id}"] [data-message="{reply["id"]}"] .body'
+    wait.until(lambda b: page_text(b, shown) is not None)
     # The agent's whole reply, as text, every line of it.
-    assert browser.find_element(By.CSS_SELECTOR, f"{shown} .body").text == body_text(reply["body"]).strip()
+    assert page_text(browser, shown) == body_text(reply["body"]).strip()
     # The customer's subject is shown as the text it is; none of it ran or became markup.
-    customer = browser.find_element(By.CSS_SELECTOR, f'[data-message="{message_id}"] .subject')
-    assert customer.text == HOSTILE_SUBJECT
-    assert browser.find_elements(By.CSS_SELECTOR, "#threads script, #threads b") == []
+    assert page_text(browser, f'[data-message="{message_id}"] .subject') == HOSTILE_SUBJECT
+    assert (
+        browser.execute_script("return document.querySelectorAll('#threads script, #threads b').length") == 0
+    )
     assert browser.execute_script("return window.pwned === undefined && window.sameConsolePage === true;")
 
-    # The notification's way: two deliveries answered 200, one duplicate absorbed or waited, sent.
-    row = "[data-notification] td.id"
-    wait.until(
-        lambda b: any(
-            cell.text == message_id and "sent" in cell.find_element(By.XPATH, "..").text
-            for cell in b.find_elements(By.CSS_SELECTOR, row)
+    # The notification's way: two deliveries answered 200, the duplicate absorbed, the reply sent.
+    def way(b):
+        cells = b.execute_script(
+            """
+            const row = [...document.querySelectorAll("tr[data-notification]")]
+              .find((r) => r.cells[2].innerText === arguments[0]);
+            return row ? [...row.cells].map((c) => c.innerText) : null;
+            """,
+            message_id,
         )
+        return cells if cells and cells[8].endswith(" sent") else None
+
+    cells = wait.until(way)
+    assert (cells[1], cells[3], cells[7], cells[8]) == (
+        "message.created",
+        "200, 200",
+        "replied",
+        f"reply {reply['id']} sent",
     )
-    [way] = [
-        cell.find_element(By.XPATH, "..")
-        for cell in browser.find_elements(By.CSS_SELECTOR, row)
-        if cell.text == message_id and "message.created" in cell.find_element(By.XPATH, "..").text
-    ]
-    cells = [cell.text for cell in way.find_elements(By.TAG_NAME, "td")]
-    assert cells[3] == "200, 200"
-    assert cells[7] == "replied"
-    assert cells[8] == f"reply {reply['id']} sent"
-    wait.until(
-        lambda b: (
-            "1. at most one email per inbound message: holds" in b.find_element(By.ID, "invariants").text
-        )
-    )
-    assert "no shadow records" in browser.find_element(By.ID, "shadow").text
+    wait.until(lambda b: "1. at most one email per inbound message: holds" in page_text(b, "#invariants"))
+    assert page_text(browser, "#shadow") == "no shadow records"
 
     screenshot = os.environ.get("CONSOLE_SCREENSHOT")
     if screenshot:
