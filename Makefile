@@ -29,7 +29,7 @@ help: ## list the targets (what `make` alone does)
 test: lint validate pytest ## ruff, sam validate --lint and pytest, after setting up the venv
 
 $(BIN)/python:
-	@python="$$(scripts/find-python.sh)" && echo "[setup] creating $(VENV) with $$python" && "$$python" -m venv $(VENV)
+	@python="$$(scripts/find-python.sh)" && echo "[setup] creating $(VENV) with $$python" >&2 && "$$python" -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 
 $(LOCAL_STAMP): requirements-local.txt constraints.txt layers/replyonce/requirements.txt | $(BIN)/python
@@ -41,7 +41,7 @@ $(STAMP): $(LOCAL_STAMP) requirements-dev.txt
 	@touch $(STAMP)
 
 $(CHECKOV): requirements-checkov.txt | $(BIN)/python
-	@echo "[setup] checkov in its own venv, $(VENV)/checkov (only the tests use it)"
+	@echo "[setup] checkov in its own venv, $(VENV)/checkov (only the tests use it)" >&2
 	@python="$$(scripts/find-python.sh)" && "$$python" -m venv --clear $(VENV)/checkov
 	@$(VENV)/checkov/bin/python scripts/install.py "checkov" -r requirements-checkov.txt
 	@touch $(CHECKOV)
@@ -85,16 +85,18 @@ clean: ## remove .venv, .aws-sam and caches
 	rm -rf $(VENV) .aws-sam .pytest_cache .ruff_cache
 
 events: $(LOCAL_STAMP) ## regenerate events/ from devstack/events.py
-	$(BIN)/python -m devstack.events
+	@$(BIN)/python -m devstack.events
 
+# The commands a person reads or pipes run without make's echo (`@`): `make demo ARGS=--json > report.json`
+# is the report alone (the set-up steps write their progress to stderr).
 demo: $(LOCAL_STAMP) ## the whole pipeline on this machine: webhooks, duplicates, one reply each, invariants checked
-	$(BIN)/python -m devstack.demo $(ARGS)
+	@$(BIN)/python -m devstack.demo $(ARGS)
 
 serve: $(LOCAL_STAMP) ## the local stack left running, showing every event and reply (ARGS="--json-logs")
-	$(BIN)/python -m devstack.serve $(ARGS)
+	@$(BIN)/python -m devstack.serve $(ARGS)
 
 listen: $(LOCAL_STAMP) ## the stack behind your tunnel, with a Nylas webhook while it runs: make listen ARGS="--url https://..."
-	$(BIN)/python -m devstack.listen $(ARGS)
+	@$(BIN)/python -m devstack.listen $(ARGS)
 
 mail: $(LOCAL_STAMP) ## your message into `make serve`: make mail ARGS="--from you@example.com --subject Hi --body '...'"
 	@$(BIN)/python -m devstack.trigger mail $(ARGS)
@@ -127,13 +129,13 @@ rotate-secret: $(STAMP) ## new webhook secret from Nylas, the old one kept as pr
 	$(BIN)/python -m ops rotate-secret $(ARGS)
 
 redrive: $(LOCAL_STAMP) ## move the dead-letter queue back to the notification queue (ARGS="--peek 20" only shows; ARGS=--local: make serve's)
-	$(BIN)/python -m ops redrive $(ARGS)
+	@$(BIN)/python -m ops redrive $(ARGS)
 
 thread-state: $(STAMP) ## one thread's lease, replies and ledger: make thread-state ARGS="--grant G --thread T --nylas"
-	$(BIN)/python -m ops thread-state $(ARGS)
+	@$(BIN)/python -m ops thread-state $(ARGS)
 
 backfill: $(STAMP) ## queue a window's unanswered messages (dry run): make backfill ARGS="--since 2026-11-30T08:00Z [--apply]"
-	$(BIN)/python -m ops backfill $(ARGS)
+	@$(BIN)/python -m ops backfill $(ARGS)
 
 set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_API_KEY or a hidden prompt)
 	$(BIN)/python -m ops set-api-key $(ARGS)
@@ -148,4 +150,4 @@ e2e: $(STAMP) ## end to end from outside: the stack AWS_SAM_STACK_NAME names (wi
 .PHONY: chaos set-api-key
 
 chaos: $(LOCAL_STAMP) ## fault injection run: make chaos ARGS="--notifications 10000 --seed 1 --write"
-	$(BIN)/python -m chaos $(ARGS)
+	@$(BIN)/python -m chaos $(ARGS)

@@ -150,11 +150,33 @@ class LogView:
         self.console.print(readable_line(record))
 
 
+def body_text(body: str) -> str:
+    """An email body as the text a person reads: HTML's line breaks kept, its tags dropped, unescaped."""
+    text = re.sub(r"<br\s*/?>|</p>|</div>", "\n", body, flags=re.IGNORECASE)
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
+
+
+def body_lines(body: str) -> list[str]:
+    """Every non-empty line of an email body, HTML turned into text."""
+    return [line.strip() for line in body_text(body).splitlines() if line.strip()]
+
+
 def body_preview(body: str, lines: int = 3) -> list[str]:
     """The first ``lines`` non-empty lines of an email body, HTML turned into text."""
-    text = re.sub(r"<br\s*/?>|</p>|</div>", "\n", body, flags=re.IGNORECASE)
-    text = html.unescape(re.sub(r"<[^>]+>", "", text))
-    return [line.strip() for line in text.splitlines() if line.strip()][:lines]
+    return body_lines(body)[:lines]
+
+
+def shown_lines(body: str, lines: int, *, full: bool) -> list[str]:
+    """The body's lines a panel shows: all (``full``), or the first ``lines`` and one saying what was cut.
+
+    Why the closing line: a reply cut at its third line read as the whole reply; the ellipsis says
+    how much more there is and how to see it.
+    """
+    every = body_lines(body)
+    if full or len(every) <= lines:
+        return every
+    cut = len(every) - lines
+    return [*every[:lines], f"… {cut} more line{'s' if cut != 1 else ''} (--full shows the whole body)"]
 
 
 def _addresses(participants: Iterable[Mapping[str, Any]]) -> str:
@@ -162,7 +184,11 @@ def _addresses(participants: Iterable[Mapping[str, Any]]) -> str:
 
 
 def reply_panel(
-    record: Mapping[str, Any], message: Mapping[str, Any] | None = None, *, drafted: bool = False
+    record: Mapping[str, Any],
+    message: Mapping[str, Any] | None = None,
+    *,
+    drafted: bool = False,
+    full: bool = False,
 ) -> Panel:
     """A reply as a person reads an email: to, subject, what it answers, the first lines.
 
@@ -179,6 +205,8 @@ def reply_panel(
     drafted:
         The replier's ``reply drafted for review`` record (``REPLY_MODE=review``): the same panel,
         titled as the draft it is, so review mode is as visible as a send.
+    full:
+        The whole body (``make serve --full``); else its first lines and a line saying how many more.
     """
     message = message or {}
     to = (
@@ -199,7 +227,7 @@ def reply_panel(
     if message.get("thread_id"):
         body.append("thread   ", style="dim")
         body.append(f"{message['thread_id']}\n")
-    for line in body_preview(str(message.get("body") or "")):
+    for line in shown_lines(str(message.get("body") or ""), 3, full=full):
         # Wrapped here so every piece keeps the quote bar when the panel is narrower than the line.
         for piece in textwrap.wrap(line, 68) or [""]:
             body.append(f"  │ {piece}\n")
@@ -210,8 +238,10 @@ def reply_panel(
     return Panel(body, title="reply sent", title_align="left", border_style="green")
 
 
-def conversation(messages: list[Mapping[str, Any]], agent_email: str | None = None) -> Text:
-    """A thread as the mailbox holds it, in arrival order: who wrote, subject, first line."""
+def conversation(
+    messages: list[Mapping[str, Any]], agent_email: str | None = None, *, full: bool = False
+) -> Text:
+    """A thread as the mailbox holds it, in arrival order: who wrote, subject, first lines (all: ``full``)."""
     out = Text()
     for message in messages:
         sender = _addresses(message.get("from") or [])
@@ -220,8 +250,7 @@ def conversation(messages: list[Mapping[str, Any]], agent_email: str | None = No
         out.append(f"{message.get('id', '')}  ", style="dim")
         out.append(f"{sender}  ")
         out.append(str(message.get("subject", "")), style="bold")
-        preview = body_preview(str(message.get("body") or ""), lines=2)
-        for line in preview:
+        for line in shown_lines(str(message.get("body") or ""), 2, full=full):
             out.append(f"\n           │ {line}")
         out.append("\n")
     return out

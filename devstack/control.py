@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote
 import requests
 
 from devstack.events import AGENT_GRANT_ID, envelope, message_created, notification_envelope
-from devstack.invariants import REPLY_DRAFTED, REPLY_SENT, SKIPPED
+from devstack.invariants import DUPLICATE_ABSORBED, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SENT, SKIPPED
 from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
 from devstack.webhook_sender import WebhookSender
@@ -159,6 +159,8 @@ class MailControl:
                 return 200, self.thread(unquote(route[1]))
             if method == "GET" and len(route) == 2 and route[0] == "outcomes":
                 return 200, self.outcome(unquote(route[1]))
+            if method == "GET" and len(route) == 2 and route[0] == "decisions":
+                return 200, self.decision(unquote(route[1]))
             raise ControlError(404, f"no control route {method} {path}")
         except ControlError as error:
             return error.status, {"error": str(error)}
@@ -271,6 +273,27 @@ class MailControl:
             sent = self.sent_message(reply.get("reply_message_id")) or {}
             reply = {**reply, "to": reply.get("to") or [p.get("email", "") for p in sent.get("to") or []]}
         return {"message_id": message_id, "reply": reply, "skip": skip}
+
+    def decision(self, notification_id: str) -> Json:
+        """The replier's last word on one notification so far, from its own log records.
+
+        ``decision``: the ``reply sent`` (drafted, queued by Nylas), ``notification skipped`` or
+        ``duplicate delivery absorbed`` record naming the notification; ``None``: nothing decided yet.
+        Why by notification, not by message: a ``message.updated`` or a second ``message.created``
+        about an answered message has a decision of its own, which the message's reply is not.
+        """
+        if self._logs is None:
+            raise ControlError(404, "this stack keeps no log records to read decisions from")
+        final = (REPLY_SENT, REPLY_DRAFTED, REPLY_QUEUED, SKIPPED, DUPLICATE_ABSORBED)
+        with_records = [
+            r
+            for message in final
+            for r in self._logs.messages(message)
+            if r.get("notification_id") == notification_id
+        ]
+        # A duplicate absorbed is the decision only when the notification has no other.
+        decided = [r for r in with_records if r.get("message") != DUPLICATE_ABSORBED] or with_records
+        return {"notification_id": notification_id, "decision": decided[0] if decided else None}
 
     # ---- helpers -------------------------------------------------------------------------------
 

@@ -5,7 +5,12 @@ Against the emulator (the default), ``make mail ARGS="--from you@example.com
 the agent's mailbox; the emulator notifies the webhook as Nylas does, and
 this terminal shows every step: one line per log event (``--json-logs`` for
 the raw JSON, ``--metrics`` for the EMF lines), each skip with its reason and
-each reply as it is sent.
+each reply as it is sent (its first lines; ``--full`` the whole body).
+
+The web console, a read-only page on ``127.0.0.1`` (the webhook's port + 1;
+``--console-port N``, ``--no-console``), shows the same live: each
+notification's way, each thread with the agent's full replies, the
+invariants' status and the shadow report (``devstack/web_console.py``).
 
 With ``NYLAS_API_URI`` set, the replier talks to the real Nylas API instead,
 which needs all four of ``NYLAS_API_URI``, ``NYLAS_API_KEY``,
@@ -51,10 +56,10 @@ from devstack.invariants import REPLY_DRAFTED, REPLY_SENT
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LocalStack, StackSettings
 from devstack.template import LOCAL_WEBHOOK_SECRET, declared_variables
+from devstack.web_console import ConsoleSource, WebConsole
 from ops.errors import NylasApiError
 from ops.nylas_admin import NylasAdmin
 from ops.template import load_template
-from replyonce.agents import load_agent
 from replyonce.config import ReplierSettings
 from replyonce.exceptions import ConfigurationError
 
@@ -240,7 +245,25 @@ def parser(prog: str = "python -m devstack.serve", doc: str = __doc__) -> argpar
     parser.add_argument(
         "--review", action="store_true", help="REPLY_MODE=review: every reply becomes a draft"
     )
+    parser.add_argument(
+        "--console-port",
+        type=port_number,
+        help="the web console's port on 127.0.0.1 (default: --port + 1; 0 picks a free one)",
+    )
+    parser.add_argument("--no-console", action="store_true", help="serve no web console")
+    parser.add_argument(
+        "--full", action="store_true", help="show each reply's whole body, not its first lines"
+    )
     return parser
+
+
+def console_port(args: argparse.Namespace) -> int | None:
+    """The web console's port (``None``: no console): its own option, else the webhook's port + 1."""
+    if args.no_console:
+        return None
+    if args.console_port is not None:
+        return args.console_port
+    return 0 if args.port == 0 else args.port + 1
 
 
 def agent_name(value: str) -> str:
@@ -290,10 +313,19 @@ def reload_on_change(stack: LocalStack, agent: str, console: Any, stopped: Any) 
                 console.print(f"[agent] {released} record(s) the replier had failed are retried now")
 
 
-def start_stack(settings: StackSettings, view: "ServeView", starting: str) -> LocalStack | None:
-    """The running stack, or ``None`` after one line saying why not (the port is taken)."""
+def start_stack(
+    settings: StackSettings, view: "ServeView", starting: str, console: int | None = None
+) -> LocalStack | None:
+    """The running stack, or ``None`` after one line saying why not (a port is taken)."""
     if not port_free(settings.webhook_port):
         print(f"error: {port_in_use_message(settings.webhook_port)}", file=sys.stderr)
+        return None
+    if console is not None and not port_free(console):
+        print(
+            f"error: the console's port {console} is already in use: "
+            f'pick another with ARGS="--console-port {console + 1}", or ARGS=--no-console',
+            file=sys.stderr,
+        )
         return None
     try:
         # A spinner on a terminal; a piped run (a test, a log file) gets no control characters.
@@ -355,6 +387,11 @@ def check_replier(environ: Mapping[str, str] = os.environ) -> None:
     Why at start-up: a configuration error found by the first record defers every record for the
     queue's visibility timeout (26 minutes) and reads as silence; found here it is one line.
     """
+    # Imported here, after the stack set the functions' variables: ``replyonce.agents`` imports the
+    # layer's Powertools Metrics, which reads POWERTOOLS_METRICS_NAMESPACE once, at import; imported
+    # before, every handler's metric flush raised and the webhook answered each delivery 502.
+    from replyonce.agents import load_agent
+
     try:
         settings = ReplierSettings.from_environment(environ)
         if settings.reply_agent != "bedrock":  # Bedrock is reached only by a real call
@@ -384,11 +421,12 @@ def main(argv: list[str] | None = None) -> int:
     except ServeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    view = ServeView(make_console(), json_logs=args.json_logs, metrics=args.metrics)
+    view = ServeView(make_console(), json_logs=args.json_logs, metrics=args.metrics, full=args.full)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     nylas = "the real Nylas API" if mode.real else "Nylas emulator"
-    stack = start_stack(settings, view, f"starting the local stack (embedded AWS, {nylas}, webhook) ...")
+    starting = f"starting the local stack (embedded AWS, {nylas}, webhook) ..."
+    stack = start_stack(settings, view, starting, console_port(args))
     if stack is None:
         return 1
     try:
@@ -402,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
             target=reload_on_change, args=(stack, mode.agent, view.console, stopped), daemon=True
         ).start()
     try:
-        serve(stack, view, mode, stopped)
+        serve(stack, view, mode, stopped, console_port(args))
     finally:
         stopped.set()
         stack.stop()
@@ -410,27 +448,39 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class ServeView(LogView):
-    """The log view, plus each reply shown right after the replier's ``reply sent`` line (a draft too)."""
+    """The log view, plus each reply shown right after the replier's ``reply sent`` line (a draft too).
+
+    ``full``: each reply's whole body (``--full``); else its first lines and how many were cut.
+    """
 
     mailbox: MailControl | None = None
+
+    def __init__(
+        self, console: Any, *, json_logs: bool = False, metrics: bool = False, full: bool = False
+    ) -> None:
+        super().__init__(console, json_logs=json_logs, metrics=metrics)
+        self.full = full
 
     def __call__(self, raw: str, record: dict[str, Any] | None) -> None:
         super().__call__(raw, record)
         if record is not None and record.get("message") in (REPLY_SENT, REPLY_DRAFTED):
             sent = self.mailbox.sent_message(record.get("reply_message_id")) if self.mailbox else None
             drafted = record.get("message") == REPLY_DRAFTED
-            self.console.print(reply_panel(record, sent, drafted=drafted), soft_wrap=False)
+            self.console.print(reply_panel(record, sent, drafted=drafted, full=self.full), soft_wrap=False)
 
 
-def serve(stack: LocalStack, view: ServeView, mode: Mode, stopped: Any) -> None:
-    """Install the control routes, print how to use the stack, wait for Ctrl-C or SIGTERM."""
+def serve(
+    stack: LocalStack, view: ServeView, mode: Mode, stopped: Any, console_port: int | None = None
+) -> None:
+    """Install the control routes and the web console, print how to use the stack, wait for Ctrl-C."""
     console = view.console
     if stack.emulator is not None:
         seed_sample_mailbox(stack.emulator)
     [(agent_grant, agent_email), *_] = mode.agents.items()
+    sender = stack.sender()
     control = MailControl(
         stack.emulator,
-        stack.sender(),
+        sender,
         agent_grant_id=agent_grant,
         agent_email=agent_email,
         logs=stack.logs,
@@ -438,7 +488,13 @@ def serve(stack: LocalStack, view: ServeView, mode: Mode, stopped: Any) -> None:
     )
     view.mailbox = control
     stack.serve_control(control.handle)
-    console.print(banner(stack, mode), highlight=False)
+    web = None
+    if console_port is not None:
+        source = ConsoleSource(
+            stack, sender, mode.agents, {"agent": mode.agent, "reply_mode": mode.reply_mode}
+        )
+        web = WebConsole(source.snapshot, console_port).start()
+    console.print(banner(stack, mode, web.url if web else None), highlight=False)
     try:
         with contextlib.suppress(KeyboardInterrupt):
             # Why a timed wait: Python runs a signal's handler only when the main thread runs
@@ -447,6 +503,8 @@ def serve(stack: LocalStack, view: ServeView, mode: Mode, stopped: Any) -> None:
             while not stopped.wait(0.5):
                 pass
     finally:
+        if web is not None:
+            web.stop()
         stack.serve_control(None)
         control.close()
 
@@ -467,7 +525,7 @@ def agent_line(agent: str) -> str:
     return f"{agent} ({path}; reloaded when it changes)" if path else agent
 
 
-def banner(stack: LocalStack, mode: Mode) -> str:
+def banner(stack: LocalStack, mode: Mode, console_url: str | None = None) -> str:
     """What is running, and what works in this mode (``make mail`` needs the emulator's mailbox)."""
     port = stack.webhook_url.split(":")[2].split("/")[0]
     port_arg = "" if port == "3000" else f" --port {port}"
@@ -484,6 +542,8 @@ def banner(stack: LocalStack, mode: Mode) -> str:
     ]
     if mode.from_shell:
         lines.append(f"  from the shell  {', '.join(mode.from_shell)}")
+    if console_url:
+        lines.append(f"  console         {console_url}  (read-only, live; --console-port, --no-console)")
     if mode.real:
         addresses = ", ".join(mode.agents.values())
         lines += [

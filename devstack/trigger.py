@@ -28,7 +28,7 @@ import requests
 from devstack.cli_types import port_number, whole_number
 from devstack.console import conversation, make_console
 from devstack.events import CUSTOMER_EMAIL
-from devstack.invariants import REPLY_DRAFTED
+from devstack.invariants import DUPLICATE_ABSORBED, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SENT
 
 DEFAULT_PORT = 3000
 
@@ -71,6 +71,17 @@ class ServeClient:
 
     def thread(self, thread_id: str) -> dict[str, Any]:
         return self.call("GET", f"threads/{thread_id}")
+
+    def wait_for_decision(self, notification_id: str, wait_seconds: float) -> dict[str, Any] | None:
+        """The replier's decision about one notification (its record) as soon as it has one, or ``None``."""
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            answer = self.call("GET", f"decisions/{quote(notification_id, safe='')}")
+            if answer.get("decision"):
+                return answer["decision"]
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.1)
 
     def wait_for_outcome(self, message_id: str, wait_seconds: float) -> dict[str, Any] | None:
         """The replier's decision about ``message_id`` (reply or skip) as soon as it has one.
@@ -118,7 +129,40 @@ def _describe_outcome(outcome: dict[str, Any] | None, took: float, wait: float, 
             )
         return f"replied after {took:.1f} s: {reply.get('reply_message_id')} to {to}, answers {answers}"
     skip = outcome["skip"]
-    return f"skipped after {took:.1f} s: reason={skip.get('reason')} (no reply will be sent for it)"
+    return f"skipped after {took:.1f} s: {_skip_words(skip)} (no reply will be sent for it)"
+
+
+# Skips the agent itself decided, and what its ``reason`` (the skip's ``detail``) is called.
+_AGENT_DECISIONS = {"agent_declined": "the agent declined", "handed_off": "the agent handed it off"}
+
+
+def _skip_words(skip: dict[str, Any]) -> str:
+    """``reason=...``, and for a decline or a hand-off the agent's own reason (why no reply came)."""
+    reason = str(skip.get("reason"))
+    words = f"reason={reason}"
+    if reason in _AGENT_DECISIONS:
+        words += f"; {_AGENT_DECISIONS[reason]}: {skip.get('detail') or '(no reason given)'}"
+    elif skip.get("detail"):
+        words += f" ({skip['detail']})"
+    return words
+
+
+def _describe_decision(decision: dict[str, Any] | None, wait: float) -> str:
+    """One line: what the replier decided about a notification (reply, draft, skip and why)."""
+    if decision is None:
+        return (
+            f"no decision within {wait:.0f} s: the record may be coming back after a retry; "
+            "the `make serve` terminal shows why"
+        )
+    message = decision.get("message")
+    if message == REPLY_DRAFTED:
+        return f"decision: drafted for review, draft {decision.get('reply_message_id')} (nothing sent)"
+    if message in (REPLY_SENT, REPLY_QUEUED):
+        answers = ", ".join(decision.get("covered") or [])
+        return f"decision: {message}, {decision.get('reply_message_id')}, answers {answers}"
+    if message == DUPLICATE_ABSORBED:
+        return "decision: duplicate delivery absorbed (the notification was already handled)"
+    return f"decision: skipped, {_skip_words(decision)}"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -153,10 +197,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="wait at most this long for the replier's decision, reply or skip (0: do not)",
     )
+    showing = argparse.ArgumentParser(add_help=False)
+    showing.add_argument(
+        "--full", action="store_true", help="every message's whole body (default: the first lines)"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     mail = commands.add_parser(
-        "mail", parents=[target, delivery, waiting], help="a customer message in; wait for the reply"
+        "mail", parents=[target, delivery, waiting, showing], help="a customer message in; wait for the reply"
     )
     mail.add_argument(
         "--from",
@@ -200,21 +248,23 @@ def _parser() -> argparse.ArgumentParser:
         ("truncated", "message.created.truncated", "a message.created.truncated notification (no body)"),
         ("created", "message.created", "another message.created notification for a message"),
     ):
-        command = commands.add_parser(name, parents=[target, delivery], help=text)
+        command = commands.add_parser(name, parents=[target, delivery, waiting], help=text)
         command.add_argument("--message", required=True, help="a message id the mailbox holds")
         command.set_defaults(notification_type=kind)
     forged = commands.add_parser(
-        "forged", parents=[target, delivery], help="a notification signed with the wrong secret (401)"
+        "forged",
+        parents=[target, delivery, waiting],
+        help="a notification signed with the wrong secret (401)",
     )
     forged.add_argument("--message", help="a message id (default: a message nobody holds)")
     unknown = commands.add_parser(
         "unknown",
-        parents=[target, delivery],
+        parents=[target, delivery, waiting],
         help="a well-formed, signed message.created for a message the mailbox does not hold",
     )
     unknown.add_argument("--message", help="the message id to name (default: a fresh one)")
     thread = commands.add_parser(
-        "thread", parents=[target], help="a thread's conversation as the mailbox holds it"
+        "thread", parents=[target, showing], help="a thread's conversation as the mailbox holds it"
     )
     thread.add_argument("--thread", required=True, help="the thread id (`make mail` prints it)")
     return parser
@@ -226,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "thread":
         answer = client.thread(args.thread)
         console.print(f"thread {args.thread}: {len(answer['data'])} messages, oldest first")
-        console.print(conversation(answer["data"], answer.get("agent_email")))
+        console.print(conversation(answer["data"], answer.get("agent_email"), full=args.full))
         return 0
     delivery = {"copies": args.duplicates, "concurrent": args.concurrent}
     if args.command == "mail":
@@ -276,7 +326,7 @@ def run(args: argparse.Namespace) -> int:
             took = time.monotonic() - started
             console.print(_describe_outcome(outcome, took, args.wait, message["thread_id"]))
         thread = client.thread(message["thread_id"])
-        console.print(conversation(thread["data"], thread.get("agent_email")))
+        console.print(conversation(thread["data"], thread.get("agent_email"), full=args.full))
         return 0
     body: dict[str, Any] = {**delivery}
     if args.command in ("updated", "truncated", "created"):
@@ -289,9 +339,15 @@ def run(args: argparse.Namespace) -> int:
     for line in _describe(answer["notifications"]):
         console.print(line)
     if args.command == "unknown":
-        console.print(
-            "the mailbox does not hold that message: the `make serve` terminal shows how the replier skips it"
-        )
+        console.print("the mailbox does not hold that message: the replier's decision follows")
+    if args.wait <= 0:
+        return 0
+    for notification in answer["notifications"]:
+        if not any(status == 200 for status in notification["statuses"]):
+            console.print(f"notification {notification['id']}: the webhook queued nothing, so no decision")
+            continue
+        decision = client.wait_for_decision(notification["id"], args.wait)
+        console.print(_describe_decision(decision, args.wait))
     return 0
 
 

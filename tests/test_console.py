@@ -3,7 +3,9 @@
 import io
 import json
 
-from devstack.console import LogView, body_preview, make_console, readable_line, reply_panel
+import pytest
+
+from devstack.console import LogView, body_preview, make_console, readable_line, reply_panel, shown_lines
 
 QUEUED = {
     "level": "INFO",
@@ -127,3 +129,17 @@ def test_a_debug_step_line_names_its_step_and_hides_an_empty_detail():
     line = readable_line({"level": "DEBUG", "message": "next step", "step": "Fetch", "detail": {}}).plain
     assert "next step  step=Fetch" in line
     assert "detail" not in line
+
+
+@pytest.mark.parametrize(
+    ("lines", "full", "shown"),
+    [
+        (3, False, ["l1", "l2", "l3"]),
+        (4, False, ["l1", "l2", "l3", "… 1 more line (--full shows the whole body)"]),
+        (6, False, ["l1", "l2", "l3", "… 3 more lines (--full shows the whole body)"]),
+        (6, True, ["l1", "l2", "l3", "l4", "l5", "l6"]),
+    ],
+)
+def test_a_cut_body_says_how_many_lines_were_cut(lines, full, shown):
+    body = "".join(f"<p>l{n}</p>" for n in range(1, lines + 1))
+    assert shown_lines(body, 3, full=full) == shown

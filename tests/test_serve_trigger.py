@@ -20,6 +20,7 @@ import pytest
 from devstack import trigger
 from devstack.events import AGENT_EMAIL
 from tests.pseudo_terminal import Terminal, ctrl_c_as_in_a_terminal
+from tests.starting_environment import STARTING_ENVIRONMENT
 
 ROOT = Path(__file__).resolve().parent.parent
 ENVIRONMENT = {
@@ -29,6 +30,13 @@ ENVIRONMENT = {
 }
 for name in ("NYLAS_API_URI", "NYLAS_API_KEY", "NYLAS_WEBHOOK_SECRET", "AGENT_GRANT_IDS", "PORT"):
     ENVIRONMENT.pop(name, None)
+# The suite's own Powertools settings (tests/conftest.py) are no part of a person's shell: `make serve`
+# must set what the functions need itself. Why it matters: with the suite's namespace inherited, a
+# `make serve` that imported the layer before setting the template's variables answered every
+# webhook delivery 502 for everyone but the tests.
+for name in ("POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_DEV", "POWERTOOLS_TRACE_DISABLED"):
+    if name not in STARTING_ENVIRONMENT:
+        ENVIRONMENT.pop(name, None)
 
 
 class Serve:

@@ -1,0 +1,96 @@
+// The console page: GET /state once a second, rendered as text (textContent only: never markup,
+// since subjects and bodies are whatever a sender wrote). No reload: the page updates in place.
+"use strict";
+
+function element(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function statuses(list) {
+  if (!list.length) return "-";
+  return list.map((s) => (s === null ? "timeout" : String(s))).join(", ");
+}
+
+function renderNotifications(ways) {
+  const rows = ways.map((way) => {
+    const row = element("tr");
+    row.dataset.notification = way.notification_id;
+    row.append(
+      element("td", way.notification_id, "id"),
+      element("td", way.type || "-"),
+      element("td", way.message_id || "-", "id"),
+      element("td", statuses(way.deliveries) + (way.forged ? " (forged)" : "")),
+      element("td", way.queued),
+      element("td", way.duplicates_absorbed),
+      element("td", way.lease + (way.deferred.length ? " (deferred: " + way.deferred.join(", ") + ")" : "")),
+      element("td", way.agent),
+      element("td", way.outcome.text, "outcome-" + way.outcome.kind),
+    );
+    return row;
+  });
+  document.getElementById("notifications").replaceChildren(...rows);
+}
+
+function renderThreads(threads) {
+  const boxes = threads.map((thread) => {
+    const box = element("div", null, "thread");
+    box.dataset.thread = thread.thread_id;
+    box.append(element("h3", "thread " + thread.thread_id));
+    for (const message of thread.messages) {
+      const item = element("div", null, "message " + message.role);
+      item.dataset.message = message.id;
+      const head = element("div", null, "head");
+      head.append(
+        element("span", message.role + "  " + message.from + " → " + message.to + "  "),
+        element("span", message.subject, "subject"),
+      );
+      item.append(head, element("div", message.body, "body"));
+      box.append(item);
+    }
+    return box;
+  });
+  if (!boxes.length) boxes.push(element("p", "no mail yet: make mail puts a message in", "dim"));
+  document.getElementById("threads").replaceChildren(...boxes);
+}
+
+function renderInvariants(rows) {
+  const items = rows.map((row) => {
+    const item = element("li", null, row.status.replace(" ", "-"));
+    item.dataset.invariant = row.number;
+    item.append(element("span", row.number + ". " + row.text + ": " + row.status));
+    for (const line of row.detail) item.append(element("div", line, "dim"));
+    return item;
+  });
+  document.getElementById("invariants").replaceChildren(...items);
+}
+
+function render(state) {
+  const about = state.about;
+  document.getElementById("about").textContent =
+    "agent " + about.agent + ", reply mode " + about.reply_mode + ", agent address " + about.agents;
+  const queue = state.queue;
+  document.getElementById("status").textContent =
+    "queue: " + queue.visible + " waiting, " + queue.in_flight + " in flight, " + queue.dead_lettered +
+    " dead-lettered; updated " + new Date().toLocaleTimeString();
+  renderNotifications(state.notifications);
+  renderThreads(state.threads);
+  renderInvariants(state.invariants);
+  document.getElementById("shadow").textContent = state.shadow.summary;
+}
+
+async function refresh() {
+  try {
+    const answer = await fetch("/state", { cache: "no-store" });
+    if (!answer.ok) throw new Error("GET /state answered " + answer.status);
+    render(await answer.json());
+  } catch (error) {
+    document.getElementById("status").textContent = "make serve does not answer (" + error.message + ")";
+  } finally {
+    setTimeout(refresh, 1000);
+  }
+}
+
+refresh();

@@ -1,0 +1,165 @@
+"""``make serve``'s web console: a read-only page on loopback showing the stack's work as it happens.
+
+Built on Flask (already in the local stack's requirements, with moto's server)
+and served by werkzeug on ``127.0.0.1`` only. The page
+(``devstack/console_page/``) asks ``GET /state`` once a second and renders
+it as text (never as markup: subjects and bodies are whatever a sender
+wrote); a Content-Security-Policy allows no script but the page's own file.
+Nothing is written through it: every route is a ``GET`` and any other method
+is answered 405; a request naming another host (DNS rebinding) gets 403.
+
+What ``/state`` holds is decided by :mod:`devstack.web_view` from what the
+stack already produced: the handlers' log records, the webhook deliveries and
+the Nylas emulator's mailbox.
+"""
+
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, abort, jsonify, request
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from devstack import web_view
+from devstack.invariants import History, check
+
+Json = dict[str, Any]
+PAGE_DIRECTORY = Path(__file__).resolve().parent / "console_page"
+# The page's own files only; no inline script or style, no other origin.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'"
+)
+
+
+class ConsoleSource:
+    """Everything the console reads, gathered into one snapshot per request.
+
+    Parameters
+    ----------
+    stack:
+        The running :class:`devstack.stack.LocalStack` (its log records, emulator and queues).
+    sender:
+        The :class:`devstack.webhook_sender.WebhookSender` every notification is delivered with.
+    agents:
+        Agent grant id -> address.
+    about:
+        What the banner says (agent, reply mode), shown at the top of the page.
+    """
+
+    def __init__(self, stack: Any, sender: Any, agents: Mapping[str, str], about: Mapping[str, str]) -> None:
+        self._stack = stack
+        self._sender = sender
+        self._agents = dict(agents)
+        self._about = dict(about)
+
+    def snapshot(self) -> Json:
+        from replyonce.config import ReplierSettings  # the replier's budgets, as the stack set them
+
+        records = list(self._stack.logs.records)
+        deliveries = list(self._sender.deliveries)
+        emulator = self._stack.emulator
+        mailbox = emulator.mailbox() if emulator is not None else []
+        drafts = [record.draft for record in emulator.drafts] if emulator is not None else []
+        visible, in_flight, dead = self._stack.queue_depth()
+        not_judged = dict(web_view.NEEDS_GROUND_TRUTH)
+        violations: Mapping[int, list[str]] = {}
+        if emulator is not None:
+            settings = ReplierSettings.from_environment()
+            truth = web_view.live_truth(mailbox, self._agents.values())
+            violations = check(
+                History(
+                    agent_grants=self._agents,
+                    mailbox=mailbox,
+                    truth=truth,
+                    sends=emulator.sends,
+                    deliveries=deliveries,
+                    logs=records,
+                    reply_budget=settings.reply_budget_per_hour,
+                    automatic_exchanges=settings.max_automatic_exchanges,
+                    notified_message_ids=set(truth),
+                    forged_notification_ids={d.notification_id for d in deliveries if d.forged},
+                )
+            )
+        else:
+            for number in (1, 3, 4):
+                not_judged[number] = "the real Nylas mailbox is not read by the console"
+        return {
+            "about": {**self._about, "agents": ", ".join(self._agents.values())},
+            "queue": {"visible": visible, "in_flight": in_flight, "dead_lettered": dead},
+            "notifications": web_view.notification_ways(records, deliveries),
+            "threads": web_view.conversations(mailbox, drafts, self._agents.values()),
+            "invariants": web_view.invariant_status(violations, visible + in_flight, not_judged),
+            "shadow": web_view.shadow_report(records),
+        }
+
+
+def create_app(snapshot: Callable[[], Json], *, allowed_hosts: Callable[[], set[str]]) -> Flask:
+    """The console's Flask app: the page, its two files and ``GET /state``."""
+    app = Flask(__name__, static_folder=None)
+
+    @app.before_request
+    def loopback_names_only() -> None:
+        # A page elsewhere could point a name of its own at 127.0.0.1 (DNS rebinding) and read this.
+        if request.host not in allowed_hosts():
+            abort(403)
+
+    @app.after_request
+    def headers(response: Response) -> Response:
+        response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def page_file(name: str, mimetype: str) -> Response:
+        return Response((PAGE_DIRECTORY / name).read_bytes(), mimetype=mimetype)
+
+    @app.get("/")
+    def index() -> Response:
+        return page_file("index.html", "text/html")
+
+    @app.get("/console.js")
+    def script() -> Response:
+        return page_file("console.js", "text/javascript")
+
+    @app.get("/console.css")
+    def style() -> Response:
+        return page_file("console.css", "text/css")
+
+    @app.get("/state")
+    def state() -> Response:
+        return jsonify(snapshot())
+
+    return app
+
+
+class WebConsole:
+    """The console served on ``127.0.0.1:port`` (0: a free port) from a thread of its own."""
+
+    def __init__(self, snapshot: Callable[[], Json], port: int = 0) -> None:
+        self._server: BaseWSGIServer | None = None
+        app = create_app(snapshot, allowed_hosts=self._hosts)
+        self._server = make_server("127.0.0.1", port, app, threaded=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="web-console", daemon=True)
+
+    def _hosts(self) -> set[str]:
+        port = self.port
+        return {f"127.0.0.1:{port}", f"localhost:{port}"}
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return int(self._server.server_port)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def start(self) -> "WebConsole":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()

@@ -1,0 +1,207 @@
+"""What the web console shows, decided from log records, deliveries and the mailbox: the rules in tables."""
+
+import pytest
+
+from devstack.invariants import INVARIANTS
+from devstack.web_view import (
+    NO_SHADOW_RECORDS,
+    conversations,
+    invariant_status,
+    live_truth,
+    notification_ways,
+    shadow_report,
+)
+from devstack.webhook_sender import Delivery
+
+N = "notif-1"
+
+
+def queued(n=N):
+    return {"message": "notification queued", "notification_id": n, "notification_type": "message.created"}
+
+
+def replier(message, n=N, **fields):
+    return {"message": message, "notification_id": n, "message_id": "m1", "thread_id": "t1", **fields}
+
+
+SENT = replier("reply sent", reply_message_id="r1", covered=["m1"])
+DRAFTED = replier("reply drafted for review", reply_message_id="d1", covered=["m1"])
+ABSORBED = {
+    "message": "duplicate delivery absorbed",
+    "notification_id": N,
+    "reason": "duplicate_notification",
+}
+BUSY = {"message": "record deferred; it will be retried", "notification_id": N, "reason": "thread_busy"}
+
+
+@pytest.mark.parametrize(
+    ("records", "lease", "agent", "outcome"),
+    [
+        ([queued(), SENT], "taken", "replied", ("send", "reply r1 sent")),
+        ([queued(), DRAFTED], "taken", "replied", ("draft", "draft d1 for review")),
+        (
+            [queued(), BUSY, queued(), SENT],
+            "waited 1 time(s): the thread was busy, taken",
+            "replied",
+            ("send", "reply r1 sent"),
+        ),
+        (
+            [queued(), replier("notification skipped", reason="own_outbound")],
+            "-",
+            "not asked (own_outbound)",
+            ("skip", "skipped, reason=own_outbound"),
+        ),
+        (
+            [queued(), replier("notification skipped", reason="agent_declined", detail="a thank-you note")],
+            "taken",
+            "declined: a thank-you note",
+            ("skip", "skipped, reason=agent_declined: a thank-you note"),
+        ),
+        (
+            [queued(), replier("notification skipped", reason="handed_off", detail="asks for a refund")],
+            "taken",
+            "handed off: asks for a refund",
+            ("skip", "skipped, reason=handed_off: asks for a refund"),
+        ),
+        (
+            [queued(), replier("the agent failed; the record will be retried", detail="KeyError: 'x'")],
+            "-",
+            "failed 1 time(s): KeyError: 'x'",
+            ("pending", "no outcome yet (queued or retrying)"),
+        ),
+        (
+            [queued(), replier("notification skipped", reason="agent_declined")],
+            "taken",
+            "declined",
+            ("skip", "skipped, reason=agent_declined"),
+        ),
+        (
+            # DEBUG: the steps are logged; the lease was taken, the agent failed and the record waits.
+            [
+                queued(),
+                replier("next step", step="TakeLease"),
+                replier("next step", step="AskAgent"),
+                replier("the agent failed; the record will be retried", detail="boom"),
+            ],
+            "taken",
+            "failed 1 time(s): boom",
+            ("pending", "no outcome yet (queued or retrying)"),
+        ),
+        (
+            [queued(), ABSORBED],
+            "-",
+            "-",
+            ("duplicate", "every delivery was a duplicate of one already handled"),
+        ),
+        ([queued()], "-", "-", ("pending", "no outcome yet (queued or retrying)")),
+    ],
+)
+def test_a_notifications_way_from_its_records(records, lease, agent, outcome):
+    [way] = notification_ways(records, [Delivery(N, 1, 200)])
+    assert (way["lease"], way["agent"], (way["outcome"]["kind"], way["outcome"]["text"])) == (
+        lease,
+        agent,
+        outcome,
+    )
+
+
+def test_deliveries_duplicates_and_order_newest_first():
+    records = [queued(), SENT, queued(), ABSORBED, queued("notif-2")]
+    deliveries = [
+        Delivery(N, 1, 200),
+        Delivery(N, 1, 200),
+        Delivery("notif-2", 1, 200),
+        Delivery("forged", 1, 401, True),
+    ]
+    ways = notification_ways(records, deliveries)
+    assert [w["notification_id"] for w in ways] == ["forged", "notif-2", N]
+    forged, _, first = ways
+    assert (first["deliveries"], first["queued"], first["duplicates_absorbed"]) == ([200, 200], 2, 1)
+    assert (first["type"], first["message_id"], first["thread_id"]) == ("message.created", "m1", "t1")
+    assert (forged["deliveries"], forged["forged"], forged["queued"]) == ([401], True, 0)
+
+
+def test_metric_lines_and_records_of_no_notification_are_not_ways():
+    emf = {"_aws": {}, "notification_id": N}
+    assert notification_ways([emf, {"message": "agent loaded"}], []) == []
+
+
+def person(address):
+    return [{"email": address}]
+
+
+def mail(message_id, thread_id, sender, to, subject, body, **more):
+    addressed = {"from": person(sender), "to": person(to)}
+    return {"id": message_id, "thread_id": thread_id, **addressed, "subject": subject, "body": body, **more}
+
+
+MAILBOX = [
+    (1.0, mail("m1", "t1", "ann@example.com", "a@x", "Hi", "<p>line one</p><p>line two &amp; three</p>")),
+    (
+        2.0,
+        mail(
+            "r1",
+            "t1",
+            "A@X",
+            "ann@example.com",
+            "Re: Hi",
+            "<p>Hello Ann,</p><p>second</p><p>third</p><p>fourth</p>",
+        ),
+    ),
+    (3.0, mail("m2", "t2", "bob@example.com", "a@x", "<b>x", "text", reply_to=person("desk@example.com"))),
+]
+
+
+def test_conversations_newest_thread_first_whole_bodies_roles_and_drafts():
+    draft = {"id": "d1", "thread_id": "t2", "from": person("a@x"), "to": person("bob@example.com"),
+             "subject": "Re: <b>x", "body": "<p>draft</p>"}  # fmt: skip
+    threads = conversations(MAILBOX, [draft, {**draft, "thread_id": "elsewhere"}], ["a@x"])
+    assert [t["thread_id"] for t in threads] == ["t2", "t1"]
+    assert [(m["id"], m["role"]) for m in threads[0]["messages"]] == [("m2", "customer"), ("d1", "draft")]
+    assert [(m["id"], m["role"]) for m in threads[1]["messages"]] == [("m1", "customer"), ("r1", "agent")]
+    # Every line of the agent's reply; entities unescaped into the text the page shows as text.
+    assert threads[1]["messages"][1]["body"] == "Hello Ann,\nsecond\nthird\nfourth"
+    assert threads[1]["messages"][0]["body"] == "line one\nline two & three"
+    assert threads[0]["messages"][0]["subject"] == "<b>x"
+
+
+def test_live_truth_lets_a_reply_go_only_to_whoever_wrote_never_to_the_agent():
+    truth = live_truth(MAILBOX, ["a@x"])
+    assert set(truth) == {"m1", "m2"}
+    assert truth["m2"].recipients == {"bob@example.com", "desk@example.com"}
+    assert (truth["m1"].may_answer, truth["m1"].must_answer) == (True, False)
+
+
+@pytest.mark.parametrize(
+    ("violations", "in_queue", "statuses"),
+    [
+        ({}, 0, ["holds", "not judged", "holds", "holds", "holds", "holds"]),
+        ({1: ["message m1 got 2 emails"]}, 0, ["violated", "not judged", "holds", "holds", "holds", "holds"]),
+        (
+            {5: ["notification n was queued but has no logged outcome"]},
+            1,
+            ["holds", "not judged", "holds", "holds", "pending", "holds"],
+        ),
+        (
+            {5: ["notification n was queued but has no logged outcome"]},
+            0,
+            ["holds", "not judged", "holds", "holds", "violated", "holds"],
+        ),
+        (
+            {5: ["notification n was queued but has no logged outcome", "skip without a reason: n"]},
+            1,
+            ["holds", "not judged", "holds", "holds", "violated", "holds"],
+        ),
+    ],
+)
+def test_invariant_status(violations, in_queue, statuses):
+    rows = invariant_status(violations, in_queue)
+    assert [r["number"] for r in rows] == list(INVARIANTS)
+    assert [r["status"] for r in rows] == statuses
+    for row in rows:
+        if row["status"] == "violated":
+            assert row["detail"]
+
+
+def test_the_shadow_panel_says_there_is_nothing_until_the_shadow_report_is_wired_in():
+    assert shadow_report([SENT]) == {"records": [], "summary": NO_SHADOW_RECORDS}
