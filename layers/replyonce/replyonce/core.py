@@ -9,7 +9,7 @@ in this lease, the agent's outcome, Nylas' time — and returns one
 attempt it, settle, skip with a reason, or defer. The shell
 (``replyonce.replier``) carries the step out through a port, adds what it
 learned to the situation, and asks again. No I/O here, no clock: every rule
-is a table-driven test (``tests/test_core.py``), and a scheduler can
+is a table-driven test (``tests/unit/test_core.py``), and a scheduler can
 interleave workers at each step (``tests/test_interleavings.py``).
 
 Where each invariant is decided (the README's table points here):
@@ -1051,15 +1051,27 @@ def retry_delay(
 
 __all__ = [
     "GONE",
-    "INTENT_KEY",
-    "UNREAD",
+    "PRESEND_LOOK_LIMIT",
     "AgentFailed",
-    "MessageArrived",
-    "Policy",
-    "ReconcileDue",
-    "SendReported",
+    "AskAgent",
+    "Attempt",
+    "ClaimEmails",
+    "Defer",
+    "FetchMessage",
+    "LookBeforeSend",
+    "LookUpAgents",
+    "LookUpFolders",
+    "ReadDrafts",
+    "ReadLedger",
+    "ReadThread",
+    "Reserve",
+    "Search",
+    "Settle",
     "Situation",
+    "Skip",
     "Step",
+    "Store",
+    "TakeLease",
     "may_start",
     "next_step",
     "retry_delay",
