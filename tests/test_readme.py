@@ -433,3 +433,19 @@ def test_every_module_of_the_layer_is_in_the_designs_module_table():
     modules = [p.name for p in sorted(layer.glob("*.py")) if p.name != "__init__.py"]
     missing = [name for name in modules if f"`{name}`" not in table]
     assert missing == []
+
+
+# Files that name test modules of other projects, or made-up ones as examples of an argument.
+_NAMES_OTHER_TESTS = {"scripts/measure_new_text.py", "tests/test_makefile.py", "tests/test_readme.py"}
+
+
+def test_every_test_module_the_code_names_exists():
+    # A docstring that sends a reader to a test module must send them to one that is there.
+    named = {
+        (source.relative_to(ROOT).as_posix(), module)
+        for source in ROOT.glob("[!.]*/**/*.py")
+        if source.relative_to(ROOT).as_posix() not in _NAMES_OTHER_TESTS
+        for module in re.findall(r"\btests/[\w/]+\.py\b", source.read_text())
+    }
+    assert named, "no test module named anywhere: the pattern above no longer matches"
+    assert {(source, module) for source, module in named if not (ROOT / module).is_file()} == set()
