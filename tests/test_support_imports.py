@@ -7,9 +7,14 @@ reworked. The request-counting harness the budgets are asserted with lives in
 ``devstack.cold_start``; ``bench`` imports them from there. The check reads
 the source (AST), following first-party imports, so a module that reaches
 ``bench`` through a helper is caught as well as a direct import.
+
+And the layer defines nothing the repository never uses: a public name of it
+that no file names again is dead code, removed rather than left to mislead.
 """
 
 import ast
+import re
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,3 +91,34 @@ def test_the_operator_commands_stand_on_the_layer_alone_never_on_the_dev_tools()
         name: str(by.relative_to(ROOT)) for name, by in reached.items() if name.split(".")[0] in dev_tools
     }
     assert from_dev_tools == {}
+
+
+def _top_level_names(path: Path) -> list[str]:
+    """The public functions, classes and constants ``path`` defines at its top level."""
+    names: list[str] = []
+    for node in ast.parse(path.read_text(), filename=str(path)).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names.extend(target.id for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+    return [name for name in names if not name.startswith("_")]
+
+
+def test_every_public_name_of_the_layer_is_used_somewhere():
+    # Dead code misleads a reader about what the product does (issue 33: a screening helper and an answer
+    # type nothing read). A name counts as used when any Python file of the repository names it again.
+    words = Counter(
+        word
+        for folder in ("bench", "chaos", "devstack", "functions", "layers", "ops", "scripts", "tests")
+        for path in (ROOT / folder).rglob("*.py")
+        for word in re.findall(r"\w+", path.read_text())
+    )
+    unused = [
+        f"{module.name}: {name}"
+        for module in sorted((ROOT / "layers" / "replyonce" / "replyonce").glob("*.py"))
+        for name in _top_level_names(module)
+        if words[name] <= 1
+    ]
+    assert unused == []

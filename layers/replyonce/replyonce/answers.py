@@ -38,7 +38,6 @@ _RATE_LIMIT_TYPES = frozenset({"rate_limit_error", "nylas_rate_limit_exceeded", 
 _ACCOUNT_WORDS = ("quota", "limit_exceeded", "paused", "pause", "suspend", "block", "rule", "forbidden")
 _ACCOUNT_PHRASES = ("quota", "paused", "suspended", "blocked", "not allowed to send", "sending limit")
 _MESSAGE_REJECTED_STATUSES = frozenset({400, 402, 404, 413, 422})
-CONCURRENT_IDEMPOTENT_REQUEST = "concurrent_idempotent_request"
 INVALID_IDEMPOTENT_REQUEST = "invalid_idempotent_request"
 
 
