@@ -11,10 +11,12 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replyonce.exceptions import ConfigurationError
-from replyonce.policy import Policy
+
+if TYPE_CHECKING:
+    from replyonce.policy import Policy
 
 # Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
 # the API key. The internet-facing function must never be able to read the key that sends mail.
@@ -208,8 +210,11 @@ class ReplierSettings:
     trusted_lists: frozenset[str] = frozenset()
 
     @property
-    def policy(self) -> Policy:
+    def policy(self) -> "Policy":
         """The part of the settings the pure core decides with."""
+        # Imported here: the policy's defaults are this class's (replyonce.policy imports this module).
+        from replyonce.policy import Policy
+
         return Policy(
             agent_grant_ids=self.agent_grant_ids,
             trusted_senders=self.reply_to_trusted_senders,
