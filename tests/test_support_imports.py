@@ -122,3 +122,23 @@ def test_every_public_name_of_the_layer_is_used_somewhere():
         if words[name] <= 1
     ]
     assert unused == []
+
+
+def test_nylas_largest_page_is_written_once():
+    # Nylas lists at most 200 items a page (messages, threads, folders): replyonce.config.MAX_THREAD_WINDOW.
+    # A second copy of the number is one that stays behind when Nylas or the setting changes.
+    from replyonce.config import MAX_THREAD_WINDOW
+
+    source = ROOT / "layers" / "replyonce" / "replyonce" / "config.py"
+    lines = source.read_text().splitlines()
+    written = lines.index(f"MAX_THREAD_WINDOW = {MAX_THREAD_WINDOW}")
+    the_source = {(source, written), (source, written - 1)}  # the constant, and the comment saying why
+    copies = [
+        f"{path.name}:{number + 1}: {line.strip()}"
+        for path in sorted(source.parent.glob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines())
+        if re.search(rf"\b{MAX_THREAD_WINDOW}\b", line)
+        and re.search(r"limit|window|page", line, re.IGNORECASE)
+        and (path, number) not in the_source
+    ]
+    assert copies == []

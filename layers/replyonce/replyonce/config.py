@@ -187,7 +187,7 @@ class ReplierSettings:
     nylas_timeout_seconds: float = 10.0
     # Nylas recommends a client timeout of at least 150 s for a send.
     nylas_send_timeout_seconds: float = 150.0
-    # Messages of a thread read per page when choosing what to answer (Nylas: at most 200).
+    # Messages of a thread read per page when choosing what to answer (at most MAX_THREAD_WINDOW).
     thread_window: int = 20
     # Pages read at most while a burst goes on.
     max_thread_pages: int = 5

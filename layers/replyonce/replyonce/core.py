@@ -426,7 +426,7 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     policy, state, agents = s.policy, s.state, s.agents
     assert state is not None
     assert agents is not None
-    window = min(policy.thread_window, 200)
+    window = policy.thread_page_size
     if s.listing is None or not s.listing.pages:
         return ReadThread(arrived.grant_id, thread_id, window, None)
     listing = s.listing
@@ -772,7 +772,7 @@ def _drive(s: Situation, grant_id: str, intent: Intent) -> Step:
         return _attempt(s, intent)
     if s.now is None:
         # Nylas' time decides whether the key still lives; the read also shows the thread as it is.
-        return ReadThread(grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+        return ReadThread(grant_id, intent.thread_id, s.policy.thread_page_size, None)
     if intent.kind is IntentKind.SEND and not intent.key_stuck and _key_alive(intent, s.now, s.policy):
         return _attempt(s, intent)
     return _after_settle(
@@ -908,7 +908,7 @@ def _after_settle(s: Situation, grant_id: str, intent: Intent, *, wait_until: in
     if s.now < wait_until:
         return Defer(DeferReason.SEND_UNCERTAIN, wait_until - s.now, {"intent_id": intent.id})
     if s.listing is None or (s.listing.read_at or 0) < wait_until:
-        return ReadThread(grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+        return ReadThread(grant_id, intent.thread_id, s.policy.thread_page_size, None)
     search = s.searches.get(intent.id)
     if search is None or (not search.failed and (search.nylas_time or 0) < wait_until):
         kind = "drafts" if intent.kind is IntentKind.DRAFT else "messages"
@@ -960,7 +960,7 @@ def _send_reported(s: Situation, reported: SendReported) -> Step:
         settlement = Settlement(Status.FAILED, intent.covered, at, intent, reason="send_failed twice")
         return Settle(settlement, skip=SkipReason.SEND_REJECTED, metric="QueuedReplyFailed")
     if s.now is None:
-        return ReadThread(reported.grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+        return ReadThread(reported.grant_id, intent.thread_id, s.policy.thread_page_size, None)
     return _attempt(s, intent.reopen(), metric="QueuedReplyReopened")
 
 
@@ -976,7 +976,7 @@ def _reconcile_due(s: Situation, due: ReconcileDue) -> Step:
     if intent.state is not IntentState.QUEUED or intent.id in s.attempting or intent.id in s.answers:
         return _drive(s, due.grant_id, intent)
     if s.now is None:
-        return ReadThread(due.grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+        return ReadThread(due.grant_id, intent.thread_id, s.policy.thread_page_size, None)
     evidence = _evidence(s, intent)
     if evidence is not None:
         return _found(s, intent, evidence)

@@ -9,6 +9,7 @@ defaults does.
 
 from dataclasses import dataclass
 
+from replyonce.config import MAX_THREAD_WINDOW
 from replyonce.config import ReplierSettings as _Settings
 
 
@@ -42,3 +43,8 @@ class Policy:
     def lease_seconds(self) -> float:
         """One record's budget: the agent, one send, the bookkeeping. A lease never outlives it."""
         return self.agent_timeout_seconds + self.send_timeout_seconds + self.margin_seconds
+
+    @property
+    def thread_page_size(self) -> int:
+        """Messages read per page of a thread: the window, never more than Nylas lists in a page."""
+        return min(self.thread_window, MAX_THREAD_WINDOW)
