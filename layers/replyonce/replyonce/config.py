@@ -26,6 +26,9 @@ API_KEY_SECRET_VARIABLE = "NYLAS_API_KEY_SECRET_ID"  # noqa: S105 - a variable n
 MAX_THREAD_WINDOW = 200
 # The Agent Account queue sends a 202-accepted message within 90 s (changelog 2026-10-09).
 AGENT_ACCOUNT_QUEUE_SECONDS = 90
+# The agents ReplyOnce ships (replyonce.agents), the default first; any other REPLY_AGENT is module:function.
+BUILT_IN_AGENTS = ("template", "bedrock")
+AGENT_CHOICES = " or ".join([", ".join(f"'{name}'" for name in BUILT_IN_AGENTS), "'module:function'"])
 
 
 def _default(cls: type, name: str) -> Any:
@@ -151,7 +154,7 @@ class ReplierSettings:
     agent_grant_ids: tuple[str, ...]
     nylas_api_uri: str = "https://api.us.nylas.com"
     # Who writes the reply: template, bedrock, or module:function (the team's own agent).
-    reply_agent: str = "template"
+    reply_agent: str = BUILT_IN_AGENTS[0]
     # send, or review: every reply becomes a Nylas draft for a person to send.
     reply_mode: str = "send"
     bedrock_model_id: str = ""
@@ -253,11 +256,10 @@ class ReplierSettings:
                 "environment variable AGENT_GRANT_IDS is empty: set the comma-separated Nylas grant ids "
                 "the agent answers for (template parameter AgentGrantIds)"
             )
-        agent = env.get("REPLY_AGENT", "").strip() or env.get("REPLY_DRAFTER", "").strip() or "template"
-        if agent not in ("template", "bedrock") and ":" not in agent:
-            raise ConfigurationError(
-                f"REPLY_AGENT must be 'template', 'bedrock' or 'module:function', got {agent!r}"
-            )
+        agent = env.get("REPLY_AGENT", "").strip() or env.get("REPLY_DRAFTER", "").strip()
+        agent = agent or _default(cls, "reply_agent")
+        if agent not in BUILT_IN_AGENTS and ":" not in agent:
+            raise ConfigurationError(f"REPLY_AGENT must be {AGENT_CHOICES}, got {agent!r}")
         model = env.get("BEDROCK_MODEL_ID", "").strip()
         if agent == "bedrock" and not model:
             raise ConfigurationError("REPLY_AGENT=bedrock needs BEDROCK_MODEL_ID")
