@@ -449,3 +449,75 @@ def test_every_test_module_the_code_names_exists():
     }
     assert named, "no test module named anywhere: the pattern above no longer matches"
     assert {(source, module) for source, module in named if not (ROOT / module).is_file()} == set()
+
+
+# Units the README writes a number of seconds or bytes in.
+_UNITS = {"": 1, "s": 1, "rps": 1, "h": 3600, "MiB": 1_048_576}
+
+
+def _deployed_values() -> dict[str, float]:
+    """What a deploy left at its defaults runs with, by variable and by template parameter.
+
+    A variable the template sets is the template's value (a literal, or its parameter's default); one
+    it leaves unset is the code's default (``replyonce.config``).
+    """
+    import dataclasses
+
+    from devstack.template import declared_variables
+    from ops.template import load_template
+    from replyonce import config
+
+    template = load_template()
+    parameters = template["Parameters"]
+    values: dict[str, float] = {
+        name: float(p["Default"]) for name, p in parameters.items() if p.get("Type") == "Number"
+    }
+    source = re.sub(r"\s+", " ", (ROOT / "layers" / "replyonce" / "replyonce" / "config.py").read_text())
+    defaults = {
+        f.name: f.default
+        for cls in (config.SecretsSettings, config.WebhookSettings, config.ReplierSettings)
+        for f in dataclasses.fields(cls)
+    }
+    for variable, field_name in re.findall(r'env, "([A-Z0-9_]+)", _default\(cls, "([a-z_]+)"\)', source):
+        if isinstance(defaults.get(field_name), int | float):
+            values[variable] = float(defaults[field_name])
+    for function in ("WebhookFunction", "ReplierFunction"):
+        for variable, value in declared_variables(template, function).items():
+            if isinstance(value, dict) and value.get("Ref") in values:
+                values[variable] = values[value["Ref"]]
+            elif re.fullmatch(r"\d+(\.\d+)?", str(value)):
+                values[variable] = float(value)
+    return values
+
+
+def _readme_figures() -> list[tuple[str, float, str]]:
+    """(name, value, as written) for every figure the README gives a variable or a template parameter."""
+    figures = []
+    section = README[README.index("### Configuration") : README.index("### Events")]
+    for names, meaning in re.findall(r"^\| (`[A-Z].*?) \| \w+ \| (.*) \|$", section, re.MULTILINE):
+        numbers = re.findall(r"\((\d+)(?:, (\d+))?(?=[;,) ])", meaning)
+        if numbers:
+            written = [n for n in numbers[-1] if n]
+            # One figure per variable, in the order the row names them (a row may name more variables).
+            named = re.findall(r"`([A-Z][A-Z0-9_]+)`", names)
+            figures += [(n, float(v), v) for n, v in zip(named, written, strict=False)]
+    for name, number, unit in re.findall(r"`(\w+)`\)?,?\s+\(?(\d[\d,]*) ?(s|h|MiB|rps)?\b", README):
+        figures.append(
+            (name, float(number.replace(",", "")) * _UNITS[unit or ""], f"{number} {unit}".strip())
+        )
+    return figures
+
+
+def test_the_readmes_figures_are_what_the_template_deploys():
+    # The README once said 100 rps where the template deploys 700, and gave BUSY_RETRY_SECONDS and
+    # LEASE_WAIT_SECONDS the code's defaults, which the template overrides. Each figure is checked against
+    # the template (or, for a variable it leaves unset, the code's default).
+    deployed = _deployed_values()
+    figures = [(name, value, written) for name, value, written in _readme_figures() if name in deployed]
+    assert len(figures) > 20, "the README's figures are no longer found: the patterns above need updating"
+    wrong = [
+        f"{name}: README {written}, deployed {deployed[name]:g}"
+        for name, value, written in figures
+        if value != deployed[name]
+    ]
+    assert wrong == []
