@@ -12,15 +12,9 @@ learned to the situation, and asks again. No I/O here, no clock: every rule
 is a table-driven test (``tests/unit/test_core.py``), and a scheduler can
 interleave workers at each step (``tests/test_interleavings.py``).
 
-Where each invariant is decided (the README's table points here):
-
-- at most one reply per message: :func:`_drive` (what may be attempted, under which key, and
-  what the answers and the mailbox prove: ``replyonce.answers``);
-- nothing silently lost and one reply per burst: ``replyonce.plan.plan_burst``, with coverage
-  from our state and from the mailbox (``replyonce.coverage``);
-- never to itself or to machines: ``replyonce.screening.reason_not_to_answer``,
-  ``replyonce.recipients.reply_recipient``, ``replyonce.plan.loop_guard_exhausted`` and the
-  per-recipient budget (:func:`_reservation`).
+Where each invariant is decided, and tested: the table of ``docs/design.md``
+("The six invariants, and where each is decided"); the core decides invariant
+1 (:func:`_drive`) and applies the rules of 2 to 4 (:func:`_plan`).
 """
 
 import json
