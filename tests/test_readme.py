@@ -491,7 +491,7 @@ def _deployed_values() -> dict[str, float]:
 
 
 def _readme_figures() -> list[tuple[str, float, str]]:
-    """(name, value, as written) for every figure the README gives a variable or a template parameter."""
+    """(name, value, as written): each figure the README (or the design) gives a variable or a parameter."""
     figures = []
     section = README[README.index("### Configuration") : README.index("### Events")]
     for names, meaning in re.findall(r"^\| (`[A-Z].*?) \| \w+ \| (.*) \|$", section, re.MULTILINE):
@@ -501,6 +501,10 @@ def _readme_figures() -> list[tuple[str, float, str]]:
             # One figure per variable, in the order the row names them (a row may name more variables).
             named = re.findall(r"`([A-Z][A-Z0-9_]+)`", names)
             figures += [(n, float(v), v) for n, v in zip(named, written, strict=False)]
+    # The design's configuration contract gives a few of the same defaults: "(default N", in its rows.
+    design = (ROOT / "docs" / "design.md").read_text()
+    for name, number in re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|.*\(default (\d+)", design, re.MULTILINE):
+        figures.append((name, float(number), f"default {number} (docs/design.md)"))
     for name, number, unit in re.findall(r"`(\w+)`\)?,?\s+\(?(\d[\d,]*) ?(s|h|MiB|rps)?\b", README):
         figures.append(
             (name, float(number.replace(",", "")) * _UNITS[unit or ""], f"{number} {unit}".strip())
