@@ -107,8 +107,8 @@ class Mode:
     agents: dict[str, str]  # agent grant -> its address
     real: bool
     # Who writes the replies and what becomes of them (the replier's REPLY_AGENT and REPLY_MODE).
-    agent: str = "template"
-    reply_mode: str = "send"
+    agent: str = ReplierSettings.reply_agent
+    reply_mode: str = ReplierSettings.reply_mode
     # The shell's values the replier runs with, ``NAME=value`` (the banner lists them).
     from_shell: tuple[str, ...] = ()
 
@@ -360,7 +360,7 @@ def replier_choices(
     }
     environment = {**settings.replier_environment, **from_shell}
     environment.update({name: value for name, value in options.items() if value})
-    agent = environment.get("REPLY_AGENT", "").strip() or "template"  # the template's ReplyAgent default
+    agent = environment.get("REPLY_AGENT", "").strip() or ReplierSettings.reply_agent
     if ":" in agent and not args.agent:
         try:
             agent_name(agent)

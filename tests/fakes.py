@@ -6,8 +6,9 @@ expired, writes only by the owner, reservations bounded by the budget), and
 the mailbox's Nylas semantics (``Idempotency-Key`` per grant for one hour,
 cached answers replayed with ``Idempotent-Response``, a ``409`` for another
 payload under a key, ``metadata_pair`` only on ``key1``…``key5``, listings
-newest first). ``tests/test_ports.py`` runs one contract on a fake and on its
-adapter (moto, the Nylas emulator), so the two cannot drift.
+newest first). ``tests/test_recipient_budget.py`` runs one table on
+``FakeStateStore`` and on the DynamoDB adapter (moto), so the fake's
+reservations cannot drift from the table's conditions.
 
 A fake never raises by itself; a test scripts what a call answers with
 :meth:`FakeMailbox.script_send`.

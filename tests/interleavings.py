@@ -100,7 +100,7 @@ class _Gated:
         return call
 
 
-# ---- the state store: the product's DynamoDB adapter, or the fake its contract test holds to it --------
+# ---- the state store: the DynamoDB adapter, or the fake tests/test_recipient_budget.py holds to it ----
 
 
 class SharedStore:

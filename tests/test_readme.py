@@ -404,13 +404,13 @@ def test_the_readmes_deploy_dry_run_prints_sam_commands_for_its_region_and_profi
         assert sam[sam.index("--region") + 1] == "eu-west-1"
 
 
-@pytest.mark.parametrize("document", [ROOT / "README.md", ROOT / "docs" / "design.md"], ids=lambda p: p.name)
-def test_each_invariant_is_decided_in_one_named_function_of_the_layer(document):
+def test_each_invariant_is_decided_in_one_named_function_of_the_layer():
     # The invariant table is where a newcomer starts: its first name in "decided in" must be a
     # function of the layer (a rename breaks the table here, not in a reader's hands), and every module
     # in "tested in" must exist.
     import importlib
 
+    document = ROOT / "docs" / "design.md"
     rows = re.findall(r"^\| ([1-6])\. (.+?) \| (.+?) \| (.+?) \|$", document.read_text(), flags=re.M)
     assert sorted(number for number, *_ in rows) == ["1", "2", "3", "4", "5", "6"]
     for number, _, decided_in, tested_in in rows:
@@ -433,3 +433,117 @@ def test_every_module_of_the_layer_is_in_the_designs_module_table():
     modules = [p.name for p in sorted(layer.glob("*.py")) if p.name != "__init__.py"]
     missing = [name for name in modules if f"`{name}`" not in table]
     assert missing == []
+
+
+# Files that name test modules of other projects, or made-up ones as examples of an argument.
+_NAMES_OTHER_TESTS = {"scripts/measure_new_text.py", "tests/test_makefile.py", "tests/test_readme.py"}
+
+
+def test_every_test_module_the_code_names_exists():
+    # A docstring that sends a reader to a test module must send them to one that is there.
+    named = {
+        (source.relative_to(ROOT).as_posix(), module)
+        for source in ROOT.glob("[!.]*/**/*.py")
+        if source.relative_to(ROOT).as_posix() not in _NAMES_OTHER_TESTS
+        for module in re.findall(r"\btests/[\w/]+\.py\b", source.read_text())
+    }
+    assert named, "no test module named anywhere: the pattern above no longer matches"
+    assert {(source, module) for source, module in named if not (ROOT / module).is_file()} == set()
+
+
+# Units the README writes a number of seconds or bytes in.
+_UNITS = {"": 1, "s": 1, "rps": 1, "h": 3600, "MiB": 1_048_576}
+
+
+def _deployed_values() -> dict[str, float]:
+    """What a deploy left at its defaults runs with, by variable and by template parameter.
+
+    A variable the template sets is the template's value (a literal, or its parameter's default); one
+    it leaves unset is the code's default (``replyonce.config``).
+    """
+    import dataclasses
+
+    from devstack.template import declared_variables
+    from ops.template import load_template
+    from replyonce import config
+
+    template = load_template()
+    parameters = template["Parameters"]
+    values: dict[str, float] = {
+        name: float(p["Default"]) for name, p in parameters.items() if p.get("Type") == "Number"
+    }
+    source = re.sub(r"\s+", " ", (ROOT / "layers" / "replyonce" / "replyonce" / "config.py").read_text())
+    defaults = {
+        f.name: f.default
+        for cls in (config.SecretsSettings, config.WebhookSettings, config.ReplierSettings)
+        for f in dataclasses.fields(cls)
+    }
+    for variable, field_name in re.findall(r'env, "([A-Z0-9_]+)", _default\(cls, "([a-z_]+)"\)', source):
+        if isinstance(defaults.get(field_name), int | float):
+            values[variable] = float(defaults[field_name])
+    for function in ("WebhookFunction", "ReplierFunction"):
+        for variable, value in declared_variables(template, function).items():
+            if isinstance(value, dict) and value.get("Ref") in values:
+                values[variable] = values[value["Ref"]]
+            elif re.fullmatch(r"\d+(\.\d+)?", str(value)):
+                values[variable] = float(value)
+    return values
+
+
+def _readme_figures() -> list[tuple[str, float, str]]:
+    """(name, value, as written): each figure the README (or the design) gives a variable or a parameter."""
+    figures = []
+    section = README[README.index("### Configuration") : README.index("### Events")]
+    for names, meaning in re.findall(r"^\| (`[A-Z].*?) \| \w+ \| (.*) \|$", section, re.MULTILINE):
+        numbers = re.findall(r"\((\d+)(?:, (\d+))?(?=[;,) ])", meaning)
+        if numbers:
+            written = [n for n in numbers[-1] if n]
+            # One figure per variable, in the order the row names them (a row may name more variables).
+            named = re.findall(r"`([A-Z][A-Z0-9_]+)`", names)
+            figures += [(n, float(v), v) for n, v in zip(named, written, strict=False)]
+    # The design's configuration contract gives a few of the same defaults: "(default N", in its rows.
+    design = (ROOT / "docs" / "design.md").read_text()
+    for name, number in re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|.*\(default (\d+)", design, re.MULTILINE):
+        figures.append((name, float(number), f"default {number} (docs/design.md)"))
+    for name, number, unit in re.findall(r"`(\w+)`\)?,?\s+\(?(\d[\d,]*) ?(s|h|MiB|rps)?\b", README):
+        figures.append(
+            (name, float(number.replace(",", "")) * _UNITS[unit or ""], f"{number} {unit}".strip())
+        )
+    return figures
+
+
+def test_the_readmes_figures_are_what_the_template_deploys():
+    # The README once said 100 rps where the template deploys 700, and gave BUSY_RETRY_SECONDS and
+    # LEASE_WAIT_SECONDS the code's defaults, which the template overrides. Each figure is checked against
+    # the template (or, for a variable it leaves unset, the code's default).
+    deployed = _deployed_values()
+    figures = [(name, value, written) for name, value, written in _readme_figures() if name in deployed]
+    assert len(figures) > 20, "the README's figures are no longer found: the patterns above need updating"
+    wrong = [
+        f"{name}: README {written}, deployed {deployed[name]:g}"
+        for name, value, written in figures
+        if value != deployed[name]
+    ]
+    assert wrong == []
+
+
+def _slug(heading: str) -> str:
+    """The anchor GitHub gives a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_the_designs_tables_are_written_once_and_linked_to():
+    # The invariant table and the table of what each Nylas answer proves live in docs/design.md; the
+    # README and the code's docstrings link to them instead of keeping copies that drift.
+    design = (ROOT / "docs" / "design.md").read_text()
+    anchors = {_slug(h) for h in re.findall(r"^#+ (.+)$", design, re.MULTILINE)}
+    assert "the-six-invariants-and-where-each-is-decided" in anchors
+    assert "docs/design.md#the-six-invariants-and-where-each-is-decided" in README
+    layer = ROOT / "layers" / "replyonce" / "replyonce"
+    copies = {
+        "README.md": re.findall(r"^\| [1-6]\. .+ \|$", README, re.MULTILINE),
+        "core.py": re.findall(r"^- .+: :func:`_\w+`", (layer / "core.py").read_text(), re.MULTILINE),
+        "answers.py": re.findall(r"^={10,}", (layer / "answers.py").read_text(), re.MULTILINE),
+    }
+    assert {name: found for name, found in copies.items() if found} == {}
+    assert '"What a Nylas answer proves"' in (layer / "answers.py").read_text()

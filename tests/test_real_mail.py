@@ -19,6 +19,7 @@ from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelop
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from functions.replier import app
+from replyonce.agents import template_agent
 from replyonce.consumer import NotificationConsumer
 from replyonce.exceptions import ConfigurationError
 from replyonce.keys import idempotency_key
@@ -125,19 +126,21 @@ def test_provider_error_cached_under_the_key_is_followed_by_the_next_key(pipelin
     assert pipeline.dead_letters() == []
 
 
+CHANGING_AGENT_CALLS: list[int] = []
+
+
+def changing_agent(conversation):
+    """An agent whose answer differs between calls (a language model's does): the built-in one, numbered."""
+    CHANGING_AGENT_CALLS.append(1)
+    reply = template_agent(conversation)
+    return dataclasses.replace(reply, text=f"{reply.text}\n\ndraft {len(CHANGING_AGENT_CALLS)}")
+
+
 def test_a_retry_sends_the_stored_request_not_a_new_draft(pipeline, nylas, monkeypatch):
-    # An agent whose answer differs between calls (as a language model's does).
-    from replyonce import agents
-
-    calls = []
-    original = agents.template_agent
-
-    def changing_agent(conversation):
-        calls.append(1)
-        reply = original(conversation)
-        return dataclasses.replace(reply, text=f"{reply.text}\n\ndraft {len(calls)}")
-
-    monkeypatch.setattr(agents, "template_agent", changing_agent)
+    # The agent goes in as a team's does (REPLY_AGENT=module:function), not by patching the product.
+    calls = CHANGING_AGENT_CALLS
+    calls.clear()
+    monkeypatch.setenv("REPLY_AGENT", f"{__name__}:changing_agent")
     app.consumer.cache_clear()
     message = inbound(nylas)
     nylas.inject("POST", SEND_PATH, Fault.provider_error(503))

@@ -7,9 +7,14 @@ reworked. The request-counting harness the budgets are asserted with lives in
 ``devstack.cold_start``; ``bench`` imports them from there. The check reads
 the source (AST), following first-party imports, so a module that reaches
 ``bench`` through a helper is caught as well as a direct import.
+
+And the layer defines nothing the repository never uses: a public name of it
+that no file names again is dead code, removed rather than left to mislead.
 """
 
 import ast
+import re
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,3 +91,54 @@ def test_the_operator_commands_stand_on_the_layer_alone_never_on_the_dev_tools()
         name: str(by.relative_to(ROOT)) for name, by in reached.items() if name.split(".")[0] in dev_tools
     }
     assert from_dev_tools == {}
+
+
+def _top_level_names(path: Path) -> list[str]:
+    """The public functions, classes and constants ``path`` defines at its top level."""
+    names: list[str] = []
+    for node in ast.parse(path.read_text(), filename=str(path)).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names.extend(target.id for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+    return [name for name in names if not name.startswith("_")]
+
+
+def test_every_public_name_of_the_layer_is_used_somewhere():
+    # Dead code misleads a reader about what the product does (issue 33: a screening helper and an answer
+    # type nothing read). A name counts as used when any Python file of the repository names it again.
+    words = Counter(
+        word
+        for folder in ("bench", "chaos", "devstack", "functions", "layers", "ops", "scripts", "tests")
+        for path in (ROOT / folder).rglob("*.py")
+        for word in re.findall(r"\w+", path.read_text())
+    )
+    unused = [
+        f"{module.name}: {name}"
+        for module in sorted((ROOT / "layers" / "replyonce" / "replyonce").glob("*.py"))
+        for name in _top_level_names(module)
+        if words[name] <= 1
+    ]
+    assert unused == []
+
+
+def test_nylas_largest_page_is_written_once():
+    # Nylas lists at most 200 items a page (messages, threads, folders): replyonce.config.MAX_THREAD_WINDOW.
+    # A second copy of the number is one that stays behind when Nylas or the setting changes.
+    from replyonce.config import MAX_THREAD_WINDOW
+
+    source = ROOT / "layers" / "replyonce" / "replyonce" / "config.py"
+    lines = source.read_text().splitlines()
+    written = lines.index(f"MAX_THREAD_WINDOW = {MAX_THREAD_WINDOW}")
+    the_source = {(source, written), (source, written - 1)}  # the constant, and the comment saying why
+    copies = [
+        f"{path.name}:{number + 1}: {line.strip()}"
+        for path in sorted(source.parent.glob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines())
+        if re.search(rf"\b{MAX_THREAD_WINDOW}\b", line)
+        and re.search(r"limit|window|page", line, re.IGNORECASE)
+        and (path, number) not in the_source
+    ]
+    assert copies == []

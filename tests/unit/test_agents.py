@@ -88,6 +88,28 @@ def test_an_agent_that_cannot_be_called_is_a_configuration_error(agent_module, s
         load_agent(name, bedrock=no_bedrock)
 
 
+def test_the_built_in_agents_are_named_once_and_the_template_allows_exactly_them():
+    # config.BUILT_IN_AGENTS is the list: the settings accept it, load_agent loads each of it, and the
+    # template's ReplyAgent pattern and the error messages name no other.
+    import re
+
+    from ops.template import load_template
+    from replyonce.config import AGENT_CHOICES, BUILT_IN_AGENTS
+
+    for name in BUILT_IN_AGENTS:
+        assert callable(load_agent(name, bedrock=lambda: template_agent))
+    parameter = load_template()["Parameters"]["ReplyAgent"]
+    alternatives = re.fullmatch(r"\^\(([a-z|]+)\|\[.*\)\$", parameter["AllowedPattern"])
+    assert alternatives is not None, parameter["AllowedPattern"]
+    assert tuple(alternatives.group(1).split("|")) == BUILT_IN_AGENTS
+    assert parameter["Default"] == BUILT_IN_AGENTS[0]
+    assert parameter["ConstraintDescription"].startswith(f"must be {AGENT_CHOICES.replace(chr(39), '')} ")
+    with pytest.raises(ConfigurationError) as raised:
+        load_agent("just_a_module", bedrock=no_bedrock)
+    unnamed = [name for name in (*BUILT_IN_AGENTS, "module:function") if f"'{name}'" not in str(raised.value)]
+    assert unnamed == []
+
+
 # ---- the template agent --------------------------------------------------------------------------------
 
 

@@ -102,3 +102,45 @@ def test_both_spellings_of_a_type_prove_the_same(error_type):
 )
 def test_a_key_is_proven_unsent_only_by_its_first_answer(answer, attempts, unsent):
     assert proves_generation_unsent(answer, attempts) is unsent
+
+
+def _designs_rows() -> list[tuple[str, list[Answer]]]:
+    """The rows of ``docs/design.md``'s "What a Nylas answer proves": (proves, the answers the row names).
+
+    A row names its answers as `NNN` or `NNN type` in code spans, "no answer" for none at all; "the same,
+    replayed" is the row above's answers, replayed.
+    """
+    import re
+    from pathlib import Path
+
+    design = (Path(__file__).resolve().parents[2] / "docs" / "design.md").read_text()
+    section = design.split("## What a Nylas answer proves", 1)[1].split("\n## ", 1)[0]
+    rows: list[tuple[str, list[Answer]]] = []
+    for answer, proves in re.findall(r"^\| (.+?) \| (.+?) \| .+ \|$", section, re.MULTILINE)[2:]:
+        answers = [Answer(int(s), t) for s, t in re.findall(r"`(\d{3})(?: (\w+))?`", answer)]
+        if answer.startswith("no answer"):
+            answers.append(Answer(None))
+        if answer.startswith("the same, replayed"):
+            answers += [Answer(a.status, a.error_type, replayed=True) for a in rows[-1][1] if a.status]
+        rows.append((proves, answers))
+    return rows
+
+
+def test_the_designs_table_is_what_proof_of_decides():
+    # The table is written once, in docs/design.md; this holds the code to it, row by row: every answer a
+    # row names proves the same, and each row proves something no other row does.
+    proofs = []
+    for proves, answers in _designs_rows():
+        assert answers, f"the row {proves!r} names no answer"
+        found = {proof_of(answer) for answer in answers}
+        assert len(found) == 1, f"the row {proves!r}: {found}"
+        proofs.append(found.pop())
+    assert proofs == [
+        Proof.SENT,
+        Proof.QUEUED,
+        Proof.MAY_HAVE_SENT,
+        Proof.KEY_STUCK,
+        Proof.NOT_SENT,
+        Proof.ACCOUNT_LIMITED,
+        Proof.REJECTED,
+    ]

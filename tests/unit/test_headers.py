@@ -109,7 +109,9 @@ def test_a_senders_display_name_cannot_inject_a_header(separator):
     name = f"Alice{separator}Bcc: victim@elsewhere.example"
     message = {"from": [{"name": name, "email": "alice@example.com"}]}
     recipient = reply_recipient(message, frozenset())
-    assert recipient is not None
+    # The reply still reaches Alice, under a name with no line break left in it.
+    assert recipient["email"] == "alice@example.com"
+    assert recipient["name"].startswith("Alice ")
     assert not FORBIDDEN.search(recipient["name"])
     assert_injection_free(built(name=recipient["name"]))
 

@@ -15,6 +15,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from replyonce.agent import AgentRejected, Conversation, Outcome, Reply
+from replyonce.config import AGENT_CHOICES
 from replyonce.exceptions import ConfigurationError
 from replyonce.observability import logger
 from replyonce.redaction import redact_addresses
@@ -140,9 +141,7 @@ def load_agent(name: str, *, bedrock: Callable[[], Agent]) -> Agent:
         return bedrock()
     module_name, _, attribute = name.partition(":")
     if not module_name or not attribute:
-        raise ConfigurationError(
-            f"REPLY_AGENT must be 'template', 'bedrock' or 'module:function', got {name!r}"
-        )
+        raise ConfigurationError(f"REPLY_AGENT must be {AGENT_CHOICES}, got {name!r}")
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:

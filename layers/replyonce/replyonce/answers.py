@@ -1,30 +1,12 @@
 """What an answer of Nylas proves about a reply, and nothing more (invariant 1).
 
 Nylas' documentation (idempotent-send guide, send-email guide, the changelog
-of Agent Account send queueing, the sending-errors guide) decides each row:
-
-====================================================  ==========================================
-answer                                                 proves
-====================================================  ==========================================
-``200``, first or replayed                             sent
-``202`` (Agent Account queue)                          accepted, **not sent**: pending
-no answer, any 5xx (``504 provider_error`` too),       **may have sent**: the same key while it
-an unknown 1xx/2xx/3xx, ``409 concurrent…``            lives, no new key before the mailbox shows
-                                                       the reply is absent
-the same, replayed (``Idempotent-Response: true``),    may have sent, and the key can only replay
-``409 invalid_idempotent_request``                     that answer for its hour
-``429`` (``rate_limit_error``,                         not sent: the same key, after
-``nylas_rate_limit_exceeded``, a full queue),          ``Retry-After``
-``401``, ``408``
-``403``; a quota, pause or outbound-rule type on any   not sent, and the *account* cannot send: the
-4xx; an unknown 4xx                                    reply waits, an alarm fires
-``400``/``402``/``404``/``413``/``422``                 not sent, the message is refused for good
-(``400`` of a request with ``custom_headers``:         (first without the headers: a header may be
-headers refused)                                       all it refused)
-====================================================  ==========================================
+of Agent Account send queueing, the sending-errors guide) decides each row of
+the table in ``docs/design.md`` ("What a Nylas answer proves"), the one place
+it is written; ``tests/unit/test_answers.py`` holds :func:`proof_of` to it.
 
 Error types are matched in both spellings the docs use (``api.provider_error``
-and ``provider_error``); a status or type this table does not know falls to
+and ``provider_error``); a status or type the table does not know falls to
 the side that can neither send twice nor lose the reply.
 """
 
@@ -38,7 +20,6 @@ _RATE_LIMIT_TYPES = frozenset({"rate_limit_error", "nylas_rate_limit_exceeded", 
 _ACCOUNT_WORDS = ("quota", "limit_exceeded", "paused", "pause", "suspend", "block", "rule", "forbidden")
 _ACCOUNT_PHRASES = ("quota", "paused", "suspended", "blocked", "not allowed to send", "sending limit")
 _MESSAGE_REJECTED_STATUSES = frozenset({400, 402, 404, 413, 422})
-CONCURRENT_IDEMPOTENT_REQUEST = "concurrent_idempotent_request"
 INVALID_IDEMPOTENT_REQUEST = "invalid_idempotent_request"
 
 
@@ -102,7 +83,7 @@ def _account_type(name: str) -> bool:
 
 
 def proof_of(answer: Answer, *, had_custom_headers: bool = False) -> Proof:
-    """What ``answer`` proves (the table of this module's docstring)."""
+    """What ``answer`` proves (the table of ``docs/design.md``, "What a Nylas answer proves")."""
     status = answer.status
     name = error_type_name(answer.error_type)
     if status is None:

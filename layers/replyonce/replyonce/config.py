@@ -11,10 +11,12 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replyonce.exceptions import ConfigurationError
-from replyonce.policy import Policy
+
+if TYPE_CHECKING:
+    from replyonce.policy import Policy
 
 # Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
 # the API key. The internet-facing function must never be able to read the key that sends mail.
@@ -24,6 +26,9 @@ API_KEY_SECRET_VARIABLE = "NYLAS_API_KEY_SECRET_ID"  # noqa: S105 - a variable n
 MAX_THREAD_WINDOW = 200
 # The Agent Account queue sends a 202-accepted message within 90 s (changelog 2026-10-09).
 AGENT_ACCOUNT_QUEUE_SECONDS = 90
+# The agents ReplyOnce ships (replyonce.agents), the default first; any other REPLY_AGENT is module:function.
+BUILT_IN_AGENTS = ("template", "bedrock")
+AGENT_CHOICES = " or ".join([", ".join(f"'{name}'" for name in BUILT_IN_AGENTS), "'module:function'"])
 
 
 def _default(cls: type, name: str) -> Any:
@@ -149,7 +154,7 @@ class ReplierSettings:
     agent_grant_ids: tuple[str, ...]
     nylas_api_uri: str = "https://api.us.nylas.com"
     # Who writes the reply: template, bedrock, or module:function (the team's own agent).
-    reply_agent: str = "template"
+    reply_agent: str = BUILT_IN_AGENTS[0]
     # send, or review: every reply becomes a Nylas draft for a person to send.
     reply_mode: str = "send"
     bedrock_model_id: str = ""
@@ -185,7 +190,7 @@ class ReplierSettings:
     nylas_timeout_seconds: float = 10.0
     # Nylas recommends a client timeout of at least 150 s for a send.
     nylas_send_timeout_seconds: float = 150.0
-    # Messages of a thread read per page when choosing what to answer (Nylas: at most 200).
+    # Messages of a thread read per page when choosing what to answer (at most MAX_THREAD_WINDOW).
     thread_window: int = 20
     # Pages read at most while a burst goes on.
     max_thread_pages: int = 5
@@ -208,8 +213,11 @@ class ReplierSettings:
     trusted_lists: frozenset[str] = frozenset()
 
     @property
-    def policy(self) -> Policy:
+    def policy(self) -> "Policy":
         """The part of the settings the pure core decides with."""
+        # Imported here: the policy's defaults are this class's (replyonce.policy imports this module).
+        from replyonce.policy import Policy
+
         return Policy(
             agent_grant_ids=self.agent_grant_ids,
             trusted_senders=self.reply_to_trusted_senders,
@@ -248,11 +256,10 @@ class ReplierSettings:
                 "environment variable AGENT_GRANT_IDS is empty: set the comma-separated Nylas grant ids "
                 "the agent answers for (template parameter AgentGrantIds)"
             )
-        agent = env.get("REPLY_AGENT", "").strip() or env.get("REPLY_DRAFTER", "").strip() or "template"
-        if agent not in ("template", "bedrock") and ":" not in agent:
-            raise ConfigurationError(
-                f"REPLY_AGENT must be 'template', 'bedrock' or 'module:function', got {agent!r}"
-            )
+        agent = env.get("REPLY_AGENT", "").strip() or env.get("REPLY_DRAFTER", "").strip()
+        agent = agent or _default(cls, "reply_agent")
+        if agent not in BUILT_IN_AGENTS and ":" not in agent:
+            raise ConfigurationError(f"REPLY_AGENT must be {AGENT_CHOICES}, got {agent!r}")
         model = env.get("BEDROCK_MODEL_ID", "").strip()
         if agent == "bedrock" and not model:
             raise ConfigurationError("REPLY_AGENT=bedrock needs BEDROCK_MODEL_ID")

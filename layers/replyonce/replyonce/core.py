@@ -9,18 +9,12 @@ in this lease, the agent's outcome, Nylas' time — and returns one
 attempt it, settle, skip with a reason, or defer. The shell
 (``replyonce.replier``) carries the step out through a port, adds what it
 learned to the situation, and asks again. No I/O here, no clock: every rule
-is a table-driven test (``tests/test_core.py``), and a scheduler can
+is a table-driven test (``tests/unit/test_core.py``), and a scheduler can
 interleave workers at each step (``tests/test_interleavings.py``).
 
-Where each invariant is decided (the README's table points here):
-
-- at most one reply per message: :func:`_drive` (what may be attempted, under which key, and
-  what the answers and the mailbox prove: ``replyonce.answers``);
-- nothing silently lost and one reply per burst: ``replyonce.plan.plan_burst``, with coverage
-  from our state and from the mailbox (``replyonce.coverage``);
-- never to itself or to machines: ``replyonce.screening.reason_not_to_answer``,
-  ``replyonce.recipients.reply_recipient``, ``replyonce.plan.loop_guard_exhausted`` and the
-  per-recipient budget (:func:`_reservation`).
+Where each invariant is decided, and tested: the table of ``docs/design.md``
+("The six invariants, and where each is decided"); the core decides invariant
+1 (:func:`_drive`) and applies the rules of 2 to 4 (:func:`_plan`).
 """
 
 import json
@@ -426,7 +420,7 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     policy, state, agents = s.policy, s.state, s.agents
     assert state is not None
     assert agents is not None
-    window = min(policy.thread_window, 200)
+    window = policy.thread_page_size
     if s.listing is None or not s.listing.pages:
         return ReadThread(arrived.grant_id, thread_id, window, None)
     listing = s.listing
@@ -772,7 +766,7 @@ def _drive(s: Situation, grant_id: str, intent: Intent) -> Step:
         return _attempt(s, intent)
     if s.now is None:
         # Nylas' time decides whether the key still lives; the read also shows the thread as it is.
-        return ReadThread(grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+        return ReadThread(grant_id, intent.thread_id, s.policy.thread_page_size, None)
     if intent.kind is IntentKind.SEND and not intent.key_stuck and _key_alive(intent, s.now, s.policy):
         return _attempt(s, intent)
     return _after_settle(
@@ -908,7 +902,7 @@ def _after_settle(s: Situation, grant_id: str, intent: Intent, *, wait_until: in
     if s.now < wait_until:
         return Defer(DeferReason.SEND_UNCERTAIN, wait_until - s.now, {"intent_id": intent.id})
     if s.listing is None or (s.listing.read_at or 0) < wait_until:
-        return ReadThread(grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+        return ReadThread(grant_id, intent.thread_id, s.policy.thread_page_size, None)
     search = s.searches.get(intent.id)
     if search is None or (not search.failed and (search.nylas_time or 0) < wait_until):
         kind = "drafts" if intent.kind is IntentKind.DRAFT else "messages"
@@ -960,7 +954,7 @@ def _send_reported(s: Situation, reported: SendReported) -> Step:
         settlement = Settlement(Status.FAILED, intent.covered, at, intent, reason="send_failed twice")
         return Settle(settlement, skip=SkipReason.SEND_REJECTED, metric="QueuedReplyFailed")
     if s.now is None:
-        return ReadThread(reported.grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+        return ReadThread(reported.grant_id, intent.thread_id, s.policy.thread_page_size, None)
     return _attempt(s, intent.reopen(), metric="QueuedReplyReopened")
 
 
@@ -976,7 +970,7 @@ def _reconcile_due(s: Situation, due: ReconcileDue) -> Step:
     if intent.state is not IntentState.QUEUED or intent.id in s.attempting or intent.id in s.answers:
         return _drive(s, due.grant_id, intent)
     if s.now is None:
-        return ReadThread(due.grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+        return ReadThread(due.grant_id, intent.thread_id, s.policy.thread_page_size, None)
     evidence = _evidence(s, intent)
     if evidence is not None:
         return _found(s, intent, evidence)
@@ -1051,15 +1045,27 @@ def retry_delay(
 
 __all__ = [
     "GONE",
-    "INTENT_KEY",
-    "UNREAD",
+    "PRESEND_LOOK_LIMIT",
     "AgentFailed",
-    "MessageArrived",
-    "Policy",
-    "ReconcileDue",
-    "SendReported",
+    "AskAgent",
+    "Attempt",
+    "ClaimEmails",
+    "Defer",
+    "FetchMessage",
+    "LookBeforeSend",
+    "LookUpAgents",
+    "LookUpFolders",
+    "ReadDrafts",
+    "ReadLedger",
+    "ReadThread",
+    "Reserve",
+    "Search",
+    "Settle",
     "Situation",
+    "Skip",
     "Step",
+    "Store",
+    "TakeLease",
     "may_start",
     "next_step",
     "retry_delay",

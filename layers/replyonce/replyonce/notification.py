@@ -127,13 +127,13 @@ class Notification:
             sent = self.object.get("message")
             sent = sent if isinstance(sent, dict) else {}
             grant = self.payload["data"].get("grant_id") or sent.get("grant_id") or ""
-            return _reported(grant, sent, delivered=True, detail="")
+            return _reported(grant, sent, delivered=True)
         if self.type == MESSAGE_SEND_FAILED:
             # message.send_failed: data.object.{grant_id, reason, error, object (the message, or null)}.
             failed = self.object.get("object")
             failed = failed if isinstance(failed, dict) else {}
             grant = self.object.get("grant_id") or failed.get("grant_id") or ""
-            return _reported(grant, failed, delivered=False, detail=str(self.object.get("reason") or ""))
+            return _reported(grant, failed, delivered=False)
         return None
 
     def to_json(self) -> str:
@@ -144,7 +144,7 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _reported(grant_id: Any, message: dict[str, Any], *, delivered: bool, detail: str) -> "SendReported":
+def _reported(grant_id: Any, message: dict[str, Any], *, delivered: bool) -> "SendReported":
     metadata = message.get("metadata")
     metadata = metadata if isinstance(metadata, dict) else {}
     return SendReported(
@@ -153,5 +153,4 @@ def _reported(grant_id: Any, message: dict[str, Any], *, delivered: bool, detail
         intent_id=_text(metadata.get(INTENT_KEY)),
         reply_message_id=_text(message.get("id")),
         delivered=delivered,
-        detail=detail[:500],
     )

@@ -18,6 +18,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 from replyonce.answers import Answer
+from replyonce.config import MAX_THREAD_WINDOW
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
 from replyonce.observability import logger
 from replyonce.ports import Folder, Grant, Message, SearchResult, ThreadPage
@@ -31,8 +32,8 @@ MAX_IDEMPOTENCY_KEY_LENGTH = 256
 _CONNECT_TIMEOUT_SECONDS = 3.05
 # Headers of every message read: the automaton filters need them, and Nylas omits them unless asked.
 _WITH_HEADERS = {"fields": "include_headers"}
-FOLDERS_PAGE_LIMIT = 200
-"""The largest page ``GET /folders`` gives (Nylas: ``limit`` default 50, max 200)."""
+FOLDERS_PAGE_LIMIT = MAX_THREAD_WINDOW
+"""The largest page ``GET /folders`` gives (Nylas: ``limit`` default 50, the same maximum as every list)."""
 MAX_FOLDER_PAGES = 25
 """5,000 folders: beyond that the listing is taken to be broken, not read in part."""
 
@@ -208,7 +209,7 @@ class NylasMailbox:
         return [d for d in data if isinstance(d, dict) and d.get("thread_id") == thread_id]
 
     def folders(self, grant_id: str) -> list[Folder]:
-        """Every folder of the grant: the listing is paged (``limit`` 50 by default, 200 at most), and
+        """Every folder of the grant: the listing is paged (``limit`` 50 by default, at most our limit), and
         junk, trash or the hand-off folder can be on any page of a grant with many labels or rules."""
         found: list[Folder] = []
         params: dict[str, Any] = {"limit": FOLDERS_PAGE_LIMIT}

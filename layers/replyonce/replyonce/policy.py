@@ -1,10 +1,16 @@
 """The pure part of the replier's configuration: what the core decides with.
 
 A module of its own so that ``replyonce.config`` (which the webhook imports
-at cold start) need not import the core.
+at cold start) need not import the core. Each default is the default of the
+setting it comes from (``replyonce.config.ReplierSettings``), written there
+once: a ``Policy`` built in a test decides as a deployment left at the
+defaults does.
 """
 
 from dataclasses import dataclass
+
+from replyonce.config import MAX_THREAD_WINDOW
+from replyonce.config import ReplierSettings as _Settings
 
 
 @dataclass(frozen=True)
@@ -12,27 +18,33 @@ class Policy:
     """The pure part of the replier's configuration (``ReplierSettings.policy``)."""
 
     agent_grant_ids: tuple[str, ...]
-    trusted_senders: frozenset[str] = frozenset()
-    trusted_lists: frozenset[str] = frozenset()
-    reply_budget_per_hour: int = 3
-    recipient_budget_per_hour: int = 10
-    thread_window: int = 20
-    max_thread_pages: int = 5
-    settle_seconds: int = 300
-    pending_confirm_seconds: int = 600
+    trusted_senders: frozenset[str] = _Settings.reply_to_trusted_senders
+    trusted_lists: frozenset[str] = _Settings.trusted_lists
+    reply_budget_per_hour: int = _Settings.reply_budget_per_hour
+    recipient_budget_per_hour: int = _Settings.reply_budget_per_recipient_per_hour
+    thread_window: int = _Settings.thread_window
+    max_thread_pages: int = _Settings.max_thread_pages
+    settle_seconds: int = _Settings.mailbox_settle_seconds
+    pending_confirm_seconds: int = _Settings.pending_confirm_seconds
+    # Not a setting: how long before a Nylas key's hour ends the core stops trusting it to replay.
     key_margin_seconds: int = 300
-    account_retry_seconds: int = 900
-    review_mode: bool = False
-    agent_timeout_seconds: float = 30.0
-    send_timeout_seconds: float = 150.0
-    margin_seconds: float = 10.0
-    handoff_folder: str = ""
-    person_hold_seconds: int = 7 * 24 * 3600
-    max_recipients: int = 3
-    max_automatic_exchanges: int = 2
-    person_draft_wait_seconds: int = 600
+    account_retry_seconds: int = _Settings.account_retry_seconds
+    review_mode: bool = _Settings.reply_mode == "review"
+    agent_timeout_seconds: float = _Settings.agent_timeout_seconds
+    send_timeout_seconds: float = _Settings.nylas_send_timeout_seconds
+    margin_seconds: float = _Settings.record_margin_seconds
+    handoff_folder: str = _Settings.handoff_folder
+    person_hold_seconds: int = _Settings.person_hold_seconds
+    max_recipients: int = _Settings.max_reply_recipients
+    max_automatic_exchanges: int = _Settings.max_automatic_exchanges
+    person_draft_wait_seconds: int = _Settings.person_draft_wait_seconds
 
     @property
     def lease_seconds(self) -> float:
         """One record's budget: the agent, one send, the bookkeeping. A lease never outlives it."""
         return self.agent_timeout_seconds + self.send_timeout_seconds + self.margin_seconds
+
+    @property
+    def thread_page_size(self) -> int:
+        """Messages read per page of a thread: the window, never more than Nylas lists in a page."""
+        return min(self.thread_window, MAX_THREAD_WINDOW)

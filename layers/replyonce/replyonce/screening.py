@@ -74,7 +74,7 @@ alone, so operator-named lists can be let through in one place.
 """
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -523,24 +523,3 @@ def reason_not_to_answer(
     if agents.answering(message, grant_id) != grant_id:
         return SkipReason.ANSWERED_BY_OTHER_AGENT
     return None
-
-
-def unanswerable(
-    messages: Iterable[Mapping[str, Any]],
-    *,
-    grant_id: str,
-    agents: Agents,
-    trusted_senders: Collection[str],
-    closed_folder_ids: Collection[str],
-) -> Sequence[SkipReason | None]:
-    """:func:`reason_not_to_answer` for each message, in order."""
-    return [
-        reason_not_to_answer(
-            m,
-            grant_id=grant_id,
-            agents=agents,
-            trusted_senders=trusted_senders,
-            closed_folder_ids=closed_folder_ids,
-        )
-        for m in messages
-    ]

@@ -650,10 +650,6 @@ class Lease:
     released: bool = False
     bodies: set[str] = field(default_factory=set)
 
-    @property
-    def thread_id(self) -> str:
-        return thread_of(self.key)
-
 
 @dataclass(frozen=True)
 class Reservation:

@@ -30,7 +30,6 @@ class SendReported:
     intent_id: str
     reply_message_id: str
     delivered: bool
-    detail: str = ""
 
 
 @dataclass(frozen=True)
