@@ -35,11 +35,13 @@ from replyonce.state import (
     LedgerEntry,
     Reservation,
     Settlement,
+    ShadowRecord,
     ThreadState,
     body_refs,
     email_key,
     recipient_key,
     request_of,
+    shadow_key,
     stored_request,
     with_requests,
 )
@@ -77,6 +79,7 @@ class FakeStateStore:
         self.budgets: dict[str, dict[str, int]] = {}
         self.claims: dict[str, str] = {}  # email key -> the grant that answers it
         self.bodies: dict[str, dict[str, Any]] = {}  # body key -> the body item, as the table holds it
+        self.shadow: dict[str, ShadowRecord] = {}  # shadow key -> the first record written under it
 
     def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
         with self._lock:
@@ -164,6 +167,14 @@ class FakeStateStore:
                 self.threads[lease.key] = replace(state, covered=covered, replies=replies)
             lease.released = True
             return held
+
+    def record_shadow(self, record: ShadowRecord) -> bool:
+        with self._lock:
+            key = shadow_key(record.grant_id, record.record_id)
+            if key in self.shadow:
+                return False
+            self.shadow[key] = record
+            return True
 
     def forget_everything(self) -> None:
         """A table recreated (or restored from before the replies): every item gone."""

@@ -24,6 +24,8 @@ API_KEY_SECRET_VARIABLE = "NYLAS_API_KEY_SECRET_ID"  # noqa: S105 - a variable n
 MAX_THREAD_WINDOW = 200
 # The Agent Account queue sends a 202-accepted message within 90 s (changelog 2026-10-09).
 AGENT_ACCOUNT_QUEUE_SECONDS = 90
+REPLY_MODES = ("send", "review", "shadow")
+"""``REPLY_MODE``: send the reply; make it a draft for a person; or record it, sending nothing (shadow)."""
 
 
 def _default(cls: type, name: str) -> Any:
@@ -150,7 +152,8 @@ class ReplierSettings:
     nylas_api_uri: str = "https://api.us.nylas.com"
     # Who writes the reply: template, bedrock, or module:function (the team's own agent).
     reply_agent: str = "template"
-    # send, or review: every reply becomes a Nylas draft for a person to send.
+    # send; review: every reply becomes a Nylas draft for a person to send; shadow: nothing is sent or
+    # drafted, what the agent would have done is recorded for the shadow report (docs/operations.md).
     reply_mode: str = "send"
     bedrock_model_id: str = ""
     agent_system_prompt: str = ""
@@ -222,6 +225,7 @@ class ReplierSettings:
             pending_confirm_seconds=self.pending_confirm_seconds,
             account_retry_seconds=self.account_retry_seconds,
             review_mode=self.reply_mode == "review",
+            shadow_mode=self.reply_mode == "shadow",
             agent_timeout_seconds=self.agent_timeout_seconds,
             send_timeout_seconds=self.nylas_send_timeout_seconds,
             margin_seconds=self.record_margin_seconds,
@@ -257,8 +261,8 @@ class ReplierSettings:
         if agent == "bedrock" and not model:
             raise ConfigurationError("REPLY_AGENT=bedrock needs BEDROCK_MODEL_ID")
         mode = env.get("REPLY_MODE", "").strip() or "send"
-        if mode not in ("send", "review"):
-            raise ConfigurationError(f"REPLY_MODE must be 'send' or 'review', got {mode!r}")
+        if mode not in REPLY_MODES:
+            raise ConfigurationError(f"REPLY_MODE must be 'send', 'review' or 'shadow', got {mode!r}")
         settle = _integer(env, "MAILBOX_SETTLE_SECONDS", _default(cls, "mailbox_settle_seconds"))
         pending = _integer(env, "PENDING_CONFIRM_SECONDS", _default(cls, "pending_confirm_seconds"))
         if pending < AGENT_ACCOUNT_QUEUE_SECONDS + settle:

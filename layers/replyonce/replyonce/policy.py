@@ -23,6 +23,8 @@ class Policy:
     key_margin_seconds: int = 300
     account_retry_seconds: int = 900
     review_mode: bool = False
+    # REPLY_MODE=shadow: the whole pipeline runs, nothing is sent or drafted, what would be is recorded.
+    shadow_mode: bool = False
     agent_timeout_seconds: float = 30.0
     send_timeout_seconds: float = 150.0
     margin_seconds: float = 10.0

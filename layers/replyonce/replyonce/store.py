@@ -28,6 +28,7 @@ from replyonce.state import (
     OUTBOX,
     REPLIES,
     REPLY_BUDGET_WINDOW_SECONDS,
+    SHADOW_PREFIX,
     TTL,
     BodyRef,
     Intent,
@@ -35,6 +36,7 @@ from replyonce.state import (
     LedgerEntry,
     Reservation,
     Settlement,
+    ShadowRecord,
     ThreadState,
     body_key,
     body_refs,
@@ -312,6 +314,40 @@ class DynamoDBStateStore:
             held = exc.response.get("Item") or {}
             return _string_value(held.get(CLAIMED_BY)) or "another grant"
         return grant_id
+
+    # ---- shadow mode ------------------------------------------------------------------------------------
+
+    def record_shadow(self, record: ShadowRecord) -> bool:
+        """Put the record unless its key exists: ``True`` when written now, ``False`` when it was there.
+
+        Why a conditional put by the burst's intent id (or the skipped message's id): the key that makes
+        a send once makes its record once, so three deliveries of one notification, a redelivered SQS
+        record or two workers on one burst leave one record, the first one written.
+        """
+        try:
+            self._dynamodb.put_item(
+                TableName=self._table,
+                Item=record.to_item(int(self._clock()) + self._ttl),
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            return False
+        return True
+
+    def shadow_records(self) -> list[ShadowRecord]:
+        """Every shadow record of the table (a paginated scan: an operator's report, never the replier's)."""
+        records = []
+        paginator = self._dynamodb.get_paginator("scan")
+        pages = paginator.paginate(
+            TableName=self._table,
+            FilterExpression="begins_with(pk, :prefix)",
+            ExpressionAttributeValues={":prefix": {"S": SHADOW_PREFIX}},
+        )
+        for page in pages:
+            records.extend(ShadowRecord.from_item(item) for item in page.get("Items", []))
+        return records
 
     # ---- the per-recipient budget -------------------------------------------------------------------------
 
