@@ -7,6 +7,7 @@ input); secrets are never printed.
 """
 
 import argparse
+import contextlib
 import getpass
 import os
 import shlex
@@ -27,8 +28,10 @@ from ops import (
     preflight,
     redrive,
     register_webhook,
+    replay,
     rotate_secret,
     set_api_key,
+    shadow,
     thread_state,
 )
 from ops.errors import ConfigurationError, OpsError
@@ -37,9 +40,25 @@ from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
+from replyonce.agents import load_agent
 from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
+from replyonce.nylas import NylasMailbox
 from replyonce.queue import NotificationQueue
+from replyonce.shadow_report import build_report, render_text
 from replyonce.store import DynamoDBStateStore
+
+
+def _terminal_progress() -> Any:
+    """A progress bar when stdout is a terminal and rich is installed (the local stack's requirements)."""
+    if not sys.stdout.isatty():
+        return None
+    try:
+        from rich.console import Console
+
+        from devstack.console import progress_bar
+    except ImportError:
+        return None
+    return progress_bar(Console())
 
 
 @dataclass
@@ -55,6 +74,8 @@ class Runtime:
     interactive: Callable[[], bool] = field(default_factory=lambda: sys.stdin.isatty)
     run_process: Callable[..., subprocess.CompletedProcess] = subprocess.run
     sleep: Callable[[float], None] = time.sleep
+    # A rich progress bar on a terminal (``devstack.console.progress_bar``), ``None`` elsewhere.
+    progress: Callable[[], Any] = field(default_factory=lambda: _terminal_progress)
 
     def say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -294,6 +315,107 @@ def _backfill(context: Context) -> int:
     return 0
 
 
+def _agent_grants(stack: StackInfo, named: Sequence[str] | None) -> list[str]:
+    agents = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+    grants = list(named or agents)
+    if not grants:
+        raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
+    return grants
+
+
+def _shadow_report(context: Context) -> int:
+    args = context.args
+    window = backfill.window(args.since, args.until, time.time())
+    stack = context.stack()
+    grants = _agent_grants(stack, args.grant)
+    inbox = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
+    # Read only: the records' lifetime is the replier's to set.
+    store = DynamoDBStateStore(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
+    report = shadow.report_from_records(
+        store.shadow_records(),
+        inbox,
+        grants,
+        since=window.received_after,
+        until=window.received_before,
+        period_seconds=args.period_hours * 3600,
+    )
+    if args.json:
+        shadow.write_json(report, args.json)
+    context.runtime.say(render_text(report))
+    return 0
+
+
+def _replay(context: Context) -> int:
+    args, say = context.args, context.runtime.say
+    window = backfill.window(args.since, args.until, time.time())
+    if args.limit < 1 or args.max_seconds <= 0:
+        raise ConfigurationError("--limit must be at least 1 and --max-seconds more than 0")
+    agent = load_agent(args.agent, bedrock=lambda: _no_bedrock())
+    stack = context.stack()
+    grants = _agent_grants(stack, None)
+    grant = args.grant or grants[0]
+    api_key = register_webhook.require_api_key(context.api_key_store(stack))
+    api_uri = args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
+    mailbox = NylasMailbox(api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
+    lister = context.nylas_for(stack)(api_key)
+    policy = replay.stack_policy(stack.parameters)
+    bar = context.runtime.progress()
+    task: dict[str, Any] = {}
+
+    def advance(done: int, total: int) -> None:
+        if bar is None:
+            return
+        if "id" not in task:
+            task["id"] = bar.add_task("replaying threads", total=total)
+        bar.update(task["id"], completed=done, total=total)
+
+    with bar if bar is not None else contextlib.nullcontext():
+        result = replay.replay(
+            mailbox,
+            lister,
+            grant,
+            agent,
+            policy,
+            since=window.received_after,
+            until=window.received_before,
+            limit=args.limit,
+            max_seconds=args.max_seconds,
+            advance=advance,
+        )
+    # Every record of the replay: its window chose the threads, each replayed whole.
+    report = build_report(
+        result.records, result.threads, result.own_addresses, period_seconds=args.period_hours * 3600
+    )
+    extra = {
+        "agent": args.agent,
+        "threads": len(result.threads),
+        "messages_replayed": result.messages_replayed,
+        "deferred": result.deferred,
+        "stopped": result.stopped,
+    }
+    if args.json:
+        shadow.write_json(report, args.json, extra)
+    stopped = {
+        "limit": f"; stopped at --limit {args.limit}",
+        "time": f"; stopped at --max-seconds {args.max_seconds:g}",
+    }
+    say(
+        f"replayed {result.messages_replayed} message(s) of {len(result.threads)} thread(s) with {args.agent}"
+        f"{stopped.get(result.stopped, '')}; nothing was written to Nylas"
+    )
+    if result.deferred:
+        say(
+            "not decided (would be retried live): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(result.deferred.items()))
+        )
+    say(render_text(report))
+    return 0
+
+
+def _no_bedrock() -> Any:
+    raise ConfigurationError("replay: --agent bedrock is not supported; pass module:function")
+
+
 # ---- parsing ---------------------------------------------------------------------------------------
 
 
@@ -378,6 +500,35 @@ def build_parser() -> argparse.ArgumentParser:
         "--apply", action="store_true", help="queue them (default: only print what would be queued)"
     )
     p.set_defaults(func=_backfill)
+
+    p = commands.add_parser(
+        "shadow-report",
+        parents=[common, nylas],
+        help="what shadow mode would have sent, declined, handed off, skipped; beside the people's answers",
+    )
+    p.add_argument("--since", required=True, help="window start: Unix seconds or ISO 8601 (UTC if no zone)")
+    p.add_argument("--until", help="window end (default: now)")
+    p.add_argument("--grant", action="append", help="default: the stack's AgentGrantIds")
+    p.add_argument("--period-hours", type=int, default=24, help="one block of counts per this many hours")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    p.set_defaults(func=_shadow_report)
+
+    p = commands.add_parser(
+        "replay",
+        parents=[common, nylas],
+        help="run an agent over a grant's recent threads in shadow mode (read-only) and report",
+    )
+    p.add_argument("--agent", required=True, help="module:function (or template), as REPLY_AGENT")
+    p.add_argument(
+        "--since", required=True, help="threads with a message received since: Unix seconds or ISO"
+    )
+    p.add_argument("--until", help="window end (default: now)")
+    p.add_argument("--grant", help="default: the stack's first AgentGrantIds")
+    p.add_argument("--limit", type=int, default=100, help="at most this many threads, newest first")
+    p.add_argument("--max-seconds", type=float, default=600.0, help="stop after this long (report so far)")
+    p.add_argument("--period-hours", type=int, default=24, help="one block of counts per this many hours")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    p.set_defaults(func=_replay)
     return parser
 
 
