@@ -235,7 +235,7 @@ def _int(value: Any) -> int:
 def _quiet() -> Any:
     """The replier's log lines and metrics stay out of the replay's output (the report is the output)."""
     level = logger.log_level
-    logger.setLevel(logging.CRITICAL + 1)
+    logger.setLevel(logging.CRITICAL)
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             yield
@@ -282,21 +282,23 @@ def replay(
     policy = replace(policy, shadow_mode=True, review_mode=False)
     grants = {g: mailbox.grant(g) for g in policy.agent_grant_ids}
     folders = {grant_id: tuple(mailbox.folders(grant_id))}
-    thread_ids = recent_threads(lister, grant_id, since, until, limit)
-    threads = {t: read_thread(mailbox, grant_id, t) for t in thread_ids}
+    # One thread more than the limit is listed, to tell "stopped at the limit" from "that was all".
+    listed = recent_threads(lister, grant_id, since, until, limit + 1)
+    thread_ids = listed[:limit]
+    threads: dict[str, list[Message]] = {}  # read one by one, within the time bound
     own = tuple(g.email.lower() for g in grants.values() if g.email)
     history = HistoryMailbox(grant=lambda g: grants[g], folders=lambda g: folders.get(g, ()), threads=threads)
     store = HistoryStore()
     replier = Replier(
         policy, store, history, agent, reconcile_later=lambda _due, _seconds: None, lease_wait_seconds=0
     )
-    result = ReplayResult([], {t: list(m) for t, m in threads.items()}, own)
+    result = ReplayResult([], {}, own)
     with _quiet():
         for done, thread_id in enumerate(thread_ids, start=1):
             if monotonic() - started >= max_seconds:
                 result.stopped = "time"
                 break
-            listing = threads[thread_id]
+            listing = threads[thread_id] = read_thread(mailbox, grant_id, thread_id)
             # Oldest first, in the listing's (arrival) order; the mailbox's own messages are its people's.
             for position in range(len(listing) - 1, -1, -1):
                 message = listing[position]
@@ -311,10 +313,11 @@ def replay(
                     result.deferred[deferred.reason.value] = result.deferred.get(deferred.reason.value, 0) + 1
                 result.messages_replayed += 1
             history.shown_from.pop(thread_id, None)
+            result.threads[thread_id] = list(listing)
             if advance is not None:
                 advance(done, len(thread_ids))
         else:
-            if len(thread_ids) >= limit:
+            if len(listed) > limit:
                 result.stopped = "limit"
     result.records = list(store.records.values())
     return result

@@ -21,7 +21,7 @@ from replyonce.policy import Policy
 from replyonce.ports import Listing, SearchResult, ThreadPage
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.screening import Agents
-from replyonce.state import Intent, IntentKind, IntentState, LedgerEntry, Status, ThreadState
+from replyonce.state import Intent, IntentKind, IntentState, LedgerEntry, ShadowOutcome, Status, ThreadState
 from replyonce.subjects import MessageArrived, ReconcileDue, SendReported
 
 GRANT, THREAD, AGENT = "g1", "t1", "support@acme.example"
@@ -811,3 +811,93 @@ def test_the_exchange_limit_counts_replies_not_listed_yet(visible, queued, pendi
         assert step.reason is SkipReason.EXCHANGE_LIMIT
     if expected == "Defer":
         assert step.reason is DeferReason.REPLY_PENDING
+
+
+# ---- shadow mode (REPLY_MODE=shadow): the same rules, nothing attempted, each decision recorded once ----
+
+SHADOW = replace(POLICY, shadow_mode=True)
+LOOKED = ThreadPage((inbound("m1"),), None, NOW)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "looked", "recorded", "skip", "text"),
+    [
+        (Reply(text="Hello"), LOOKED, ShadowOutcome.REPLY, None, "Hello"),
+        (NoReply("spam"), None, ShadowOutcome.DECLINED, SkipReason.AGENT_DECLINED, ""),
+        (Handoff("refund"), None, ShadowOutcome.HANDED_OFF, SkipReason.HANDED_OFF, ""),
+        (AgentFailed("denied"), None, ShadowOutcome.REJECTED, SkipReason.AGENT_REJECTED, ""),
+    ],
+)
+def test_shadow_mode_records_the_agents_outcome_once_then_settles_it_shadowed(
+    outcome, looked, recorded, skip, text
+):
+    s = leased(
+        listing=listing(inbound("m1")), agent_outcome=outcome, looked_before_send=looked, policy=SHADOW
+    )
+    step = next_step(s)
+    assert isinstance(step, core.RecordShadow)
+    assert (step.record.outcome, step.record.covered, step.record.text) == (recorded, ("m1",), text)
+    # The record id is the burst's intent id: the key that makes a send once makes its record once.
+    live = next_step(
+        replace(s, policy=POLICY, reserved=True, agent_outcome=Reply(text="x"), looked_before_send=LOOKED)
+    )
+    assert step.record.record_id == live.intent.id
+    for written in (True, False):  # written now, or there already (a redelivery): settled the same
+        settle = next_step(replace(s, shadow_recorded=written))
+        assert isinstance(settle, core.Settle)
+        assert (settle.settlement.status, settle.skip, settle.move_to) == (Status.SHADOWED, skip, "")
+        assert not settle.settlement.counts_as_reply
+
+
+def test_shadow_mode_asks_no_recipient_budget():
+    s = leased(listing=listing(inbound("m1")), policy=SHADOW)
+    assert isinstance(next_step(s), core.AskAgent)
+    assert isinstance(next_step(replace(s, policy=POLICY)), core.Reserve)
+
+
+@pytest.mark.parametrize(
+    ("s", "reason"),
+    [
+        (
+            leased(subject=arrived(payload={"from": [{"email": "no-reply@shop.example"}]})),
+            SkipReason.AUTOMATED_SENDER,
+        ),
+        (leased(listing=listing(inbound("m1", headers=[("Precedence", "bulk")]))), SkipReason.BULK_MAIL),
+    ],
+)
+def test_shadow_mode_records_a_rules_skip_once_by_message_then_skips(s, reason):
+    s = replace(s, policy=SHADOW)
+    step = next_step(s)
+    assert isinstance(step, core.RecordShadow)
+    assert (step.record.outcome, step.record.reason, step.record.record_id) == (
+        ShadowOutcome.SKIPPED,
+        reason.value,
+        "message:m1",
+    )
+    assert next_step(replace(s, shadow_recorded=False)) == next_step(replace(s, policy=POLICY))
+
+
+@pytest.mark.parametrize(
+    "s",
+    [
+        leased(ledger=LedgerEntry("m1", Status.SHADOWED)),  # a redelivery: nothing recorded again
+        leased(ledger=LedgerEntry("m1", Status.REPLIED)),
+        leased(subject=MessageArrived("other-grant", "m1", THREAD, {})),
+    ],
+)
+def test_shadow_mode_records_nothing_for_what_was_decided_before_or_is_not_the_agents(s):
+    step = next_step(replace(s, policy=SHADOW))
+    assert isinstance(step, core.Skip)
+    assert step == next_step(s) or step.reason is SkipReason.ALREADY_SHADOWED
+
+
+def test_shadow_mode_never_attempts_a_reply_stored_before_the_switch():
+    stored = intent(attempts=0)
+    s = leased(outbox=(stored,), policy=SHADOW)
+    assert isinstance(next_step(replace(s, policy=POLICY)), core.Store)
+    step = next_step(s)
+    assert isinstance(step, core.Defer)
+    assert step.reason is DeferReason.SHADOW_MODE
+    attempting = replace(s, attempting=frozenset({"i1"}))
+    assert isinstance(next_step(replace(attempting, policy=POLICY)), core.Attempt)
+    assert next_step(attempting).reason is DeferReason.SHADOW_MODE
