@@ -240,4 +240,11 @@ def test_a_reply_stored_before_the_switch_to_shadow_is_not_sent_in_shadow_mode(
     assert nylas.count("POST", f"/v3/grants/{AGENT_GRANT_ID}/messages/send") == attempts
     assert nylas.sends == []
     assert set(deferrals(log_records)[before:]) == {"shadow_mode"}
-    assert len(pipeline.dead_letters()) == 1
+    [letter] = pipeline.dead_letters()
+    # Back to send, and the dead letter redriven: the stored reply goes out, once.
+    monkeypatch.setenv("REPLY_MODE", "send")
+    app.consumer.cache_clear()
+    pipeline.sqs.send_message(QueueUrl=replier.queues["NotificationQueue"], MessageBody=letter["Body"])
+    pipeline.drain()
+    [sent] = nylas.sends
+    assert sent.payload["reply_to_message_id"] == message["id"]
