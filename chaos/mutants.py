@@ -326,6 +326,34 @@ def no_outbox(patches: _Patches) -> None:
     patches.set(state.ThreadState, "from_item", classmethod(from_item))
 
 
+def shadow_sends(patches: _Patches) -> None:
+    """Shadow mode stores and sends the agent's reply as ``send`` mode does (only its declines are kept)."""
+    core = _module("core")
+    original = core._agent_answered
+
+    def agent_answered(s: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(s.agent_outcome).__name__ == "Reply":
+            s = dataclasses.replace(s, policy=dataclasses.replace(s.policy, shadow_mode=False))
+        return original(s, *args, **kwargs)
+
+    patches.set(core, "_agent_answered", agent_answered)
+    patches.set(core, "in_shadow", lambda s, step: step)
+
+
+def shadow_unsettled(patches: _Patches) -> None:
+    """Shadow mode records the burst but leaves its messages unsettled: the next burst covers them again."""
+    core = _module("core")
+    original = core._shadow_settle
+
+    def shadow_settle(s: Any, *args: Any, **kwargs: Any) -> Any:
+        step = original(s, *args, **kwargs)
+        if isinstance(step, core.Settle):
+            return core.Skip(step.skip or core.SkipReason.ALREADY_SHADOWED)
+        return step
+
+    patches.set(core, "_shadow_settle", shadow_settle)
+
+
 MUTANTS: dict[str, Mutant] = {
     m.name: m
     for m in (
@@ -459,6 +487,22 @@ MUTANTS: dict[str, Mutant] = {
             in_the_store=True,
             faults=frozenset({"kill_after_send", "nylas_lost_response"}),
             knobs={"redrive_threads": 2},
+        ),
+        # Shadow mode's guards: the chaos harness runs no shadow workload, so their small chaos runs
+        # only exercise the product; the interleaving scenario is what catches them.
+        Mutant(
+            "shadow_sends",
+            (1,),
+            shadow_sends,
+            "in shadow mode the agent's reply goes out to the customer",
+            "shadow_burst",
+        ),
+        Mutant(
+            "shadow_unsettled",
+            (1,),
+            shadow_unsettled,
+            "in shadow mode a recorded burst is not settled: the next burst records its messages again",
+            "shadow_burst",
         ),
     )
 }

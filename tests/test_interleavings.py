@@ -244,8 +244,24 @@ def bottom_posted_answer(world: World):
     return [world.record(first, "m1")], [Event("m2 arrives, bottom-posted", answers_below)]
 
 
+def shadow_burst(world: World):
+    """Shadow mode: the first message delivered twice, and the customer writes again meanwhile. Nothing
+    may go out, and each message must be in exactly one burst's shadow record."""
+    world.shadow = True
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def second_message(world: World):
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1"), world.record(first, "m1 again")], [Event("m2 arrives", second_message)]
+
+
 ONE_PAGE_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=1)
 BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
+SHADOW = Policy(agent_grant_ids=(GRANT,), shadow_mode=True)
 RECIPIENT_BUDGET_OF_TWO = Policy(agent_grant_ids=(GRANT,), recipient_budget_per_hour=2)
 
 SCENARIOS = {
@@ -267,6 +283,7 @@ SCENARIOS = {
         Scenario("agents_answer_each_other", agents_answer_each_other),
         Scenario("one_inbox_many_spellings", one_inbox_many_spellings, RECIPIENT_BUDGET_OF_TWO),
         Scenario("bottom_posted_answer", bottom_posted_answer),
+        Scenario("shadow_burst", shadow_burst, SHADOW),
     )
 }
 
