@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote
 import requests
 
 from devstack.events import AGENT_GRANT_ID, envelope, message_created, notification_envelope
-from devstack.invariants import REPLY_DRAFTED, REPLY_SENT, SKIPPED
+from devstack.invariants import REPLY_DRAFTED, REPLY_SENT, REPLY_SHADOWED, SKIPPED
 from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
 from devstack.webhook_sender import WebhookSender
@@ -261,7 +261,11 @@ class MailControl:
         if self._logs is None:
             raise ControlError(404, "this stack keeps no log records to read outcomes from")
         # A review draft answers the message as a send does (REPLY_MODE=review): a decision, not a wait.
-        replies = [*self._logs.messages(REPLY_SENT), *self._logs.messages(REPLY_DRAFTED)]
+        replies = [
+            *self._logs.messages(REPLY_SENT),
+            *self._logs.messages(REPLY_DRAFTED),
+            *self._logs.messages(REPLY_SHADOWED),  # REPLY_MODE=shadow: recorded, a decision too
+        ]
         reply = next((r for r in replies if message_id in (r.get("covered") or [])), None)
         skip = None
         if reply is None:

@@ -315,22 +315,52 @@ def _backfill(context: Context) -> int:
     return 0
 
 
-def _agent_grants(stack: StackInfo, named: Sequence[str] | None) -> list[str]:
-    agents = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
-    grants = list(named or agents)
-    if not grants:
-        raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
-    return grants
+@dataclass(frozen=True)
+class _ShadowSources:
+    """Where the shadow report and the replay read: the state table, Nylas and the stack's parameters."""
+
+    dynamodb: Any
+    state_table: str
+    api_uri: str
+    api_key: str
+    parameters: Mapping[str, str]
+
+    def agent_grants(self, named: Sequence[str] | None = None) -> list[str]:
+        agents = [g.strip() for g in self.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+        grants = list(named or agents)
+        if not grants:
+            raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
+        return grants
+
+
+def _shadow_sources(context: Context) -> _ShadowSources:
+    """The deployed stack's (its outputs, parameters and API key secret), or with ``--local`` the running
+    ``make serve``'s (its embedded AWS, the Nylas its replier reads, the key in its secret)."""
+    args = context.args
+    if args.local:
+        session, aws = redrive.local_aws(args.local)
+        endpoint = aws["endpoint_url"]
+        secrets = session.client("secretsmanager", endpoint_url=endpoint)
+        api_key = register_webhook.require_api_key(ApiKeyStore(aws["api_key_secret_id"], secrets))
+        parameters = {"AgentGrantIds": aws["agent_grant_ids"], "NylasApiUri": aws["nylas_api_uri"]}
+        dynamodb = session.client("dynamodb", endpoint_url=endpoint)
+        return _ShadowSources(dynamodb, aws["state_table"], aws["nylas_api_uri"], api_key, parameters)
+    stack = context.stack()
+    api_key = register_webhook.require_api_key(context.api_key_store(stack))
+    api_uri = args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
+    return _ShadowSources(
+        context.client("dynamodb"), stack.output("StateTableName"), api_uri, api_key, stack.parameters
+    )
 
 
 def _shadow_report(context: Context) -> int:
     args = context.args
     window = backfill.window(args.since, args.until, time.time())
-    stack = context.stack()
-    grants = _agent_grants(stack, args.grant)
-    inbox = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
+    sources = _shadow_sources(context)
+    grants = sources.agent_grants(args.grant)
+    inbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
     # Read only: the records' lifetime is the replier's to set.
-    store = DynamoDBStateStore(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
+    store = DynamoDBStateStore(sources.state_table, sources.dynamodb, ttl_seconds=0)
     report = shadow.report_from_records(
         store.shadow_records(),
         inbox,
@@ -351,14 +381,12 @@ def _replay(context: Context) -> int:
     if args.limit < 1 or args.max_seconds <= 0:
         raise ConfigurationError("--limit must be at least 1 and --max-seconds more than 0")
     agent = load_agent(args.agent, bedrock=lambda: _no_bedrock())
-    stack = context.stack()
-    grants = _agent_grants(stack, None)
-    grant = args.grant or grants[0]
-    api_key = register_webhook.require_api_key(context.api_key_store(stack))
-    api_uri = args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
-    mailbox = NylasMailbox(api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
-    lister = context.nylas_for(stack)(api_key)
-    policy = replay.stack_policy(stack.parameters)
+    sources = _shadow_sources(context)
+    grant = args.grant or sources.agent_grants()[0]
+    api_key = sources.api_key
+    mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
+    lister = context.runtime.nylas_factory(sources.api_uri, api_key)
+    policy = replay.stack_policy(sources.parameters)
     bar = context.runtime.progress()
     task: dict[str, Any] = {}
 
@@ -511,6 +539,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grant", action="append", help="default: the stack's AgentGrantIds")
     p.add_argument("--period-hours", type=int, default=24, help="one block of counts per this many hours")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s tables and mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
+    )
     p.set_defaults(func=_shadow_report)
 
     p = commands.add_parser(
@@ -528,6 +563,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-seconds", type=float, default=600.0, help="stop after this long (report so far)")
     p.add_argument("--period-hours", type=int, default=24, help="one block of counts per this many hours")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s tables and mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
+    )
     p.set_defaults(func=_replay)
     return parser
 
