@@ -82,7 +82,8 @@ class MailControl:
         The handlers' log records, for what the replier decided about a message (``outcome``).
     aws:
         The embedded AWS's endpoint and queues (``GET /_local/aws``): the operator commands reach
-        the local stack's queues with it (``make redrive ARGS=--local``). Fake credentials only.
+        the local stack's queues, state table and mailbox with it (``make redrive ARGS=--local``,
+        ``make shadow-report ARGS=--local``). Fake credentials only; the API key stays in its secret.
     """
 
     def __init__(
