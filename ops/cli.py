@@ -58,7 +58,8 @@ def _terminal_progress() -> Any:
         from devstack.console import progress_bar
     except ImportError:
         return None
-    return progress_bar(Console())
+    # Bound to this stdout now: the replay keeps the replier's own prints out of its output meanwhile.
+    return progress_bar(Console(file=sys.stdout))
 
 
 @dataclass

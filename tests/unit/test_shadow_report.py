@@ -86,6 +86,12 @@ def test_a_persons_answer_is_the_first_message_of_the_mailbox_after_the_trigger_
             [{"skipped": {}, "answered": 2}],
         ),
         (
+            # Two bursts' records cover m1 (a crash between a record and its settlement, then a new
+            # message before the redelivery): m1 is counted once, in the first.
+            [record("i1"), record("i2", covered=("m2", "m1"), at=T0 + 120)],
+            [{"replies": 2, "answered": 2}],
+        ),
+        (
             # Two days: one period each, oldest first.
             [record("i2", covered=("m2",), at=T0 + DAY + 5), record("i1")],
             [{"start": T0, "answered": 1}, {"start": T0 + DAY, "answered": 1}],

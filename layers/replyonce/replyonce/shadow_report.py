@@ -126,7 +126,8 @@ def build_report(
 
     Each inbound message counts once: a message a burst's record covers is counted there, not among
     the skips a record of its own may have said earlier (a message first skipped, then answered with
-    a later one).
+    a later one); a message two bursts' records cover is counted in the earlier one (every record
+    is still an item).
     """
     if period_seconds < 1:
         raise ValueError(f"period_seconds must be at least 1, got {period_seconds}")
@@ -136,6 +137,7 @@ def build_report(
         key=lambda r: (r.at, r.record_id),
     )
     in_bursts = {m for r in chosen if r.outcome is not ShadowOutcome.SKIPPED for m in r.covered}
+    counted: set[str] = set()
     items: list[ShadowItem] = []
     periods: dict[int, dict[str, Any]] = {}
     for record in chosen:
@@ -155,9 +157,15 @@ def build_report(
             person_text=new_text(str(answer.get("body") or "")) if answer is not None else "",
         )
         items.append(item)
+        # A message two bursts covered (a crash between a record and its settlement, a new message
+        # before the redelivery) is counted in the first only.
+        fresh = [m for m in dict.fromkeys(record.covered) if m not in counted]
+        counted.update(fresh)
+        if not fresh:
+            continue
         start = record.at - record.at % period_seconds
         counts = periods.setdefault(start, {"skipped": {}})
-        messages = len(record.covered)
+        messages = len(fresh)
         match record.outcome:
             case ShadowOutcome.REPLY:
                 counts["replies"] = counts.get("replies", 0) + 1
