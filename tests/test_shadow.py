@@ -149,8 +149,11 @@ def stack(shadow, nylas):
 
 
 def test_the_report_counts_each_outcome_and_skip_and_matches_a_persons_later_reply(
-    stack, pipeline, nylas, log_records
+    stack, pipeline, nylas, log_records, monkeypatch
 ):
+    # A hand-off would move the message to this folder in send mode: in shadow mode, nothing moves.
+    monkeypatch.setenv("HANDOFF_FOLDER", "archive")
+    app.consumer.cache_clear()
     answered = inbound(nylas, subject="Order 1042")
     machine = inbound(nylas, from_email="no-reply@shop.example", subject="Your receipt")
     bulk = inbound(
