@@ -42,6 +42,7 @@ from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
 from replyonce.agents import load_agent
 from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
+from replyonce.exceptions import ConfigurationError as ReplierConfigurationError
 from replyonce.nylas import NylasMailbox
 from replyonce.queue import NotificationQueue
 from replyonce.shadow_report import build_report, render_text
@@ -357,6 +358,8 @@ def _shadow_sources(context: Context) -> _ShadowSources:
 def _shadow_report(context: Context) -> int:
     args = context.args
     window = backfill.window(args.since, args.until, time.time())
+    if args.period_hours < 1:
+        raise ConfigurationError("--period-hours must be at least 1")
     sources = _shadow_sources(context)
     grants = sources.agent_grants(args.grant)
     inbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
@@ -379,9 +382,13 @@ def _shadow_report(context: Context) -> int:
 def _replay(context: Context) -> int:
     args, say = context.args, context.runtime.say
     window = backfill.window(args.since, args.until, time.time())
-    if args.limit < 1 or args.max_seconds <= 0:
-        raise ConfigurationError("--limit must be at least 1 and --max-seconds more than 0")
-    agent = load_agent(args.agent, bedrock=lambda: _no_bedrock())
+    if args.limit < 1 or args.max_seconds <= 0 or args.period_hours < 1:
+        raise ConfigurationError("--limit and --period-hours must be at least 1, --max-seconds more than 0")
+    try:
+        agent = load_agent(args.agent, bedrock=lambda: _no_bedrock())
+    except ReplierConfigurationError as refused:
+        # The replier's own words for a REPLY_AGENT it cannot load, as one line and exit 2.
+        raise ConfigurationError(f"--agent: {refused}") from None
     sources = _shadow_sources(context)
     grant = args.grant or sources.agent_grants()[0]
     api_key = sources.api_key

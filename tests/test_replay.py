@@ -124,3 +124,26 @@ def test_replay_stops_when_its_time_is_up_and_reports_the_threads_replayed(nylas
     )
     assert result.stopped == "time"
     assert len(result.threads) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (
+            ("--agent", "no_such_module:reply"),
+            "--agent: REPLY_AGENT=no_such_module:reply: module 'no_such_module'",
+        ),
+        (("--agent", "template", "--limit", "0"), "--limit and --period-hours must be at least 1"),
+        (("--agent", "template", "--since", "last tuesday"), "not a time: 'last tuesday'"),
+    ],
+)
+def test_bad_input_gets_one_line_and_exit_2_before_anything_is_read(stack, nylas, argv, said):
+    out, err = io.StringIO(), io.StringIO()
+    runtime = Runtime(out=out, err=err, interactive=lambda: False, environ={}, progress=lambda: None)
+    since = ("--since", str(int(time.time()) - 3600)) if "--since" not in argv else ()
+    requests_before = len(nylas.requests)
+    code = main(["replay", "--stack-name", STACK, "--region", "us-east-1", *since, *argv], runtime)
+    assert code == 2
+    assert said in err.getvalue()
+    assert err.getvalue().count("\n") == 1
+    assert len(nylas.requests) == requests_before
