@@ -126,6 +126,25 @@ def test_replay_stops_when_its_time_is_up_and_reports_the_threads_replayed(nylas
     assert len(result.threads) == 1
 
 
+def test_the_progress_bar_advances_once_per_thread_replayed(nylas, last_week):
+    mailbox = NylasMailbox(nylas.url, lambda: LOCAL_API_KEY, timeout_seconds=10, send_timeout_seconds=10)
+    advanced: list[tuple[int, int]] = []
+    result = replay.replay(
+        mailbox,
+        NylasAdmin(nylas.url, LOCAL_API_KEY),
+        AGENT_GRANT_ID,
+        template_agent,
+        Policy(agent_grant_ids=(AGENT_GRANT_ID,)),
+        since=0,
+        until=int(time.time()) + 1,
+        limit=10,
+        max_seconds=600,
+        advance=lambda done, total: advanced.append((done, total)),
+    )
+    assert advanced == [(1, 3), (2, 3), (3, 3)]
+    assert (result.stopped, result.messages_replayed) == ("", 3)
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
