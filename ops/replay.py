@@ -140,6 +140,8 @@ class HistoryStore:
         raise ReplayWriteRefused("a replay stores no reply to send")
 
     def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
+        if settlement.shadow is not None:
+            self.records[(grant_id, settlement.shadow.record_id)] = settlement.shadow
         for entry in settlement.ledger_entries(0):
             self.ledger[(grant_id, entry.message_id)] = entry
         after = settlement.thread_after(self.threads.get(lease.key, ThreadState()))

@@ -149,6 +149,13 @@ class FakeStateStore:
 
     def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
         with self._lock:
+            held = self.threads.get(lease.key, ThreadState()).lease_owner == lease.token
+            if not held and not settlement.writes_without_lease:
+                lease.released = True
+                return False
+            if settlement.shadow is not None:  # in the settlement's write, as the store's transaction
+                record = settlement.shadow
+                self.shadow[shadow_key(record.grant_id, record.record_id)] = record
             for entry in settlement.ledger_entries(int(self._clock())):
                 self.ledger[(grant_id, entry.message_id)] = entry
             state = self.threads.get(lease.key, ThreadState())

@@ -81,12 +81,12 @@ def test_shadow_mode_sends_nothing_and_records_a_burst_once_however_often_it_is_
     assert reasons.count("already_shadowed") == 2
 
 
-def test_a_record_redelivered_after_its_shadow_record_was_written_records_nothing_new(
+def test_a_settlement_that_fails_records_nothing_and_its_redelivery_records_the_burst_once(
     shadow, pipeline, nylas, log_records
 ):
     message = inbound(nylas, subject="Order 1042")
     container = new_container()
-    # The settlement after the shadow record fails once: SQS delivers the record again.
+    # The settlement (the ledger and the record, one transaction) fails once: SQS delivers it again.
     failures = {"left": 1}
 
     def fail_once(**kwargs):
@@ -104,11 +104,14 @@ def test_a_record_redelivered_after_its_shadow_record_was_written_records_nothin
     pipeline.deliver(envelope(message))
     first = pipeline.poller(container.handle_batch).poll_once()
     assert first.failed == 1
-    assert len(records(shadow)) == 1
+    assert records(shadow) == []
+    pipeline.drain(container.handle_batch)
+    pipeline.deliver(envelope(message))  # and once more, after it settled
     pipeline.drain(container.handle_batch)
     [record] = records(shadow)
     assert record.covered == (message["id"],)
     assert writes_to_nylas(nylas) == []
+    assert skip_reasons(log_records)[-1] == "already_shadowed"
 
 
 def run_report(*argv: str) -> tuple[str, dict]:

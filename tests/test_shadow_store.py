@@ -8,7 +8,7 @@ server, the template's state table) and the in-memory fake the interleaving sche
 import boto3
 import pytest
 
-from replyonce.state import SHADOW_TEXT_CHARS, ShadowOutcome, ShadowRecord, shadow_key
+from replyonce.state import SHADOW_TEXT_CHARS, Settlement, ShadowOutcome, ShadowRecord, Status, shadow_key
 from replyonce.store import DynamoDBStateStore
 from tests.fakes import FakeStateStore
 
@@ -51,3 +51,31 @@ def test_a_record_reads_back_as_written_its_text_bounded():
     assert back == ShadowRecord(**{**long.__dict__, "text": "x" * SHADOW_TEXT_CHARS})
     skipped = ShadowRecord("g1", "message:m#3", "t1", "m#3", ("m#3",), ShadowOutcome.SKIPPED, "bulk_mail")
     assert ShadowRecord.from_item(skipped.to_item(expires_at=0)) == skipped
+
+
+def shadowed(record: ShadowRecord) -> Settlement:
+    return Settlement(Status.SHADOWED, record.covered, START, reason="reply", shadow=record)
+
+
+def test_a_shadow_settlement_writes_its_record_with_the_ledger_under_the_lease(store):
+    lease = store.take_lease("thread#g1#t#1", 60_000)
+    assert store.settle(lease, shadowed(burst("the answer")), "g1")
+    assert kept(store) == [burst("the answer")]
+    assert store.ledger_entry("g1", "m1").status is Status.SHADOWED
+
+
+def test_a_holder_that_lost_the_lease_writes_neither_its_record_nor_the_ledger(store):
+    stale = store.take_lease("thread#g1#t#1", 1_000)
+    # The stale holder's lease is taken over (its end passed: the next holder's clock is later).
+    if isinstance(store, FakeStateStore):
+        store.threads[stale.key] = store.threads[stale.key].__class__(lease_owner="someone-else")
+    else:
+        boto3.client("dynamodb").update_item(
+            TableName=store._table,
+            Key={"pk": {"S": stale.key}},
+            UpdateExpression="SET lease_owner = :other",
+            ExpressionAttributeValues={":other": {"S": "someone-else"}},
+        )
+    assert not store.settle(stale, shadowed(burst("a stale answer")), "g1")
+    assert kept(store) == []
+    assert store.ledger_entry("g1", "m1") is None

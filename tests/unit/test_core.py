@@ -828,25 +828,26 @@ LOOKED = ThreadPage((inbound("m1"),), None, NOW)
         (AgentFailed("denied"), None, ShadowOutcome.REJECTED, SkipReason.AGENT_REJECTED, ""),
     ],
 )
-def test_shadow_mode_records_the_agents_outcome_once_then_settles_it_shadowed(
+def test_shadow_mode_settles_the_burst_shadowed_with_its_record_in_the_same_write(
     outcome, looked, recorded, skip, text
 ):
     s = leased(
         listing=listing(inbound("m1")), agent_outcome=outcome, looked_before_send=looked, policy=SHADOW
     )
     step = next_step(s)
-    assert isinstance(step, core.RecordShadow)
-    assert (step.record.outcome, step.record.covered, step.record.text) == (recorded, ("m1",), text)
+    assert isinstance(step, core.Settle)
+    settlement = step.settlement
+    assert (settlement.status, step.skip, step.move_to) == (Status.SHADOWED, skip, "")
+    assert not settlement.counts_as_reply
+    # Nothing happened at Nylas: a holder that lost the lease writes nothing (the new one records).
+    assert not settlement.writes_without_lease
+    record = settlement.shadow
+    assert (record.outcome, record.covered, record.text, record.trigger_id) == (recorded, ("m1",), text, "m1")
     # The record id is the burst's intent id: the key that makes a send once makes its record once.
     live = next_step(
         replace(s, policy=POLICY, reserved=True, agent_outcome=Reply(text="x"), looked_before_send=LOOKED)
     )
-    assert step.record.record_id == live.intent.id
-    for written in (True, False):  # written now, or there already (a redelivery): settled the same
-        settle = next_step(replace(s, shadow_recorded=written))
-        assert isinstance(settle, core.Settle)
-        assert (settle.settlement.status, settle.skip, settle.move_to) == (Status.SHADOWED, skip, "")
-        assert not settle.settlement.counts_as_reply
+    assert record.record_id == live.intent.id
 
 
 def test_shadow_mode_asks_no_recipient_budget():

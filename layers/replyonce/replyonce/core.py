@@ -149,8 +149,8 @@ class Situation:
         The thread's newest messages, read again after the agent answered and before its reply is
         stored (a person may have answered while the agent drafted).
     shadow_recorded:
-        Shadow mode: whether this record's :class:`ShadowRecord` was written now (``True``) or was there
-        already (``False``, a redelivery); ``None`` until written.
+        Shadow mode, a rule's skip: whether its :class:`ShadowRecord` was written now (``True``) or was
+        there already (``False``, a redelivery); ``None`` until written.
     now:
         Nylas' time, from the latest answer that carried it; ``None`` before any.
     time_left:
@@ -280,8 +280,8 @@ class Store:
 
 @dataclass(frozen=True)
 class RecordShadow:
-    """Shadow mode: write what the agent would have done, once (a conditional put keyed by the burst's
-    intent id, or by the skipped message), before the record settles or skips."""
+    """Shadow mode: write that a rule skipped the message, once (a conditional put keyed by the message),
+    before the record skips. A burst's record goes with its settlement (``Settlement.shadow``)."""
 
     record: ShadowRecord
 
@@ -414,7 +414,8 @@ def in_shadow(s: Situation, step: Step) -> Step:
 
     Why here, around the whole core: every rule before it runs as in ``send`` mode (the dedup, the
     lease, the plan, the conversation, every skip), and this one function is what makes the mode
-    send nothing — a reply stored before the switch waits (``shadow_mode``) rather than going out.
+    send nothing — a reply stored before the switch waits (``shadow_mode``) rather than going out —
+    and records each rule's skip (a burst's record goes with its settlement: :func:`_shadow_settle`).
     """
     if isinstance(step, Store | Attempt):
         return Defer(DeferReason.SHADOW_MODE, None, {"intent_id": step.intent.id})
@@ -439,8 +440,14 @@ def in_shadow(s: Situation, step: Step) -> Step:
 
 
 def _shadow_settle(s: Situation, burst: Burst, intent_id: str, thread_id: str, now: int) -> Step:
-    """Shadow mode, the agent answered: record its outcome once, then settle the burst as ``shadowed``
-    (a redelivery is ``already_shadowed``; no folder move, no reservation, no loop-guard count)."""
+    """Shadow mode, the agent answered: settle the burst as ``shadowed`` with its record, in one write.
+
+    The record goes in the settlement's transaction (conditioned on the lease), keyed by the burst's
+    intent id: recorded exactly when the burst is settled — a redelivery finds the ledger's
+    ``shadowed`` (``already_shadowed``), a crash before it leaves neither, a holder that lost the
+    lease writes neither (the new holder records the thread). No folder move, no reservation, no
+    loop-guard count.
+    """
     outcome, covered = s.agent_outcome, burst.covered
     skip: SkipReason | None = None
     reason, text = "", ""
@@ -453,21 +460,19 @@ def _shadow_settle(s: Situation, burst: Burst, intent_id: str, thread_id: str, n
     else:
         assert isinstance(outcome, Reply)
         kind, text = ShadowOutcome.REPLY, outcome.text or ""
-    if s.shadow_recorded is None:
-        record = ShadowRecord(
-            grant_id=s.subject.grant_id,
-            record_id=intent_id,
-            thread_id=thread_id,
-            trigger_id=message_id(burst.target),
-            covered=covered,
-            outcome=kind,
-            reason=reason[:500],
-            text=text,
-            at=now,
-        )
-        return RecordShadow(record)
-    settlement = Settlement(Status.SHADOWED, covered, now, reason=(reason or kind.value)[:500])
-    return Settle(settlement, skip=skip, metric="ShadowRecorded" if s.shadow_recorded else "")
+    record = ShadowRecord(
+        grant_id=s.subject.grant_id,
+        record_id=intent_id,
+        thread_id=thread_id,
+        trigger_id=message_id(burst.target),
+        covered=covered,
+        outcome=kind,
+        reason=reason[:500],
+        text=text,
+        at=now,
+    )
+    settlement = Settlement(Status.SHADOWED, covered, now, reason=(reason or kind.value)[:500], shadow=record)
+    return Settle(settlement, skip=skip, metric="ShadowRecorded")
 
 
 # ---- a new message -----------------------------------------------------------------------------------

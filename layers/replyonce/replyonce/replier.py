@@ -438,6 +438,10 @@ class Replier:
                 step.reconcile_after,
             )
         held = self._store.settle(lease, settlement, grant_id)
+        if not held and not settlement.writes_without_lease:
+            # Nothing was written (a shadow settlement): the record comes back and finds the thread as
+            # the new holder left it, so its messages are recorded once, by whoever settles them.
+            raise Deferred(DeferReason.LEASE_LOST, 0, thread_key=lease.key)
         if not held:
             logger.warning(
                 "thread lease was lost before the reply was recorded; recorded without it",

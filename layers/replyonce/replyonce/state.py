@@ -796,6 +796,9 @@ class Settlement:
         Counted by the loop guard (a reply sent or queued).
     reply_message_id, replied_to, reason:
         For the ledger entries.
+    shadow:
+        Shadow mode: the burst's :class:`ShadowRecord`, written in the same transaction as the ledger
+        entries, so a burst is recorded exactly when it is settled.
     """
 
     status: Status
@@ -807,6 +810,17 @@ class Settlement:
     reply_message_id: str = ""
     replied_to: str = ""
     reason: str = ""
+    shadow: ShadowRecord | None = None
+
+    @property
+    def writes_without_lease(self) -> bool:
+        """Whether a holder that lost the lease still writes this settlement (by key, without the lease).
+
+        A reply's yes: what happened at Nylas happened either way. A shadow settlement's no: nothing
+        happened at Nylas, and the new holder plans the thread again and records what it decides; a
+        stale holder's record beside it would record the burst's messages twice.
+        """
+        return self.shadow is None
 
     def ledger_entries(self, recorded_at: int) -> list[LedgerEntry]:
         """The covered messages' entries, and one for the reply itself when the send returned its id."""

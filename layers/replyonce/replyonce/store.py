@@ -320,9 +320,9 @@ class DynamoDBStateStore:
     def record_shadow(self, record: ShadowRecord) -> bool:
         """Put the record unless its key exists: ``True`` when written now, ``False`` when it was there.
 
-        Why a conditional put by the burst's intent id (or the skipped message's id): the key that makes
-        a send once makes its record once, so three deliveries of one notification, a redelivered SQS
-        record or two workers on one burst leave one record, the first one written.
+        For a message a rule skipped (a burst's record goes with its settlement): keyed by the message,
+        so three deliveries of one notification or a redelivered SQS record leave one record, the first
+        one written.
         """
         try:
             self._dynamodb.put_item(
@@ -478,6 +478,11 @@ class DynamoDBStateStore:
             for e in settlement.ledger_entries(now)
         ]
         after = settlement.thread_after(lease.state)
+        shadow = []
+        if settlement.shadow is not None:
+            # Keyed by the burst's intent id and conditioned, with the whole transaction, on the lease:
+            # recorded exactly when the burst is settled, by the one holder that settles it.
+            shadow = [{"Put": {"TableName": self._table, "Item": settlement.shadow.to_item(expires_at)}}]
         sets = [f"{REPLIES} = :replies", f"{COVERED} = :covered"]
         removes = [LEASE_OWNER, LEASE_EXPIRES_AT]
         update: dict[str, Any] = {
@@ -500,7 +505,7 @@ class DynamoDBStateStore:
             else:
                 removes.append("#outbox.#intent")
         update["UpdateExpression"] = f"SET {', '.join(sets)} REMOVE {', '.join(removes)}"
-        puts = self._write_all_but_last(puts)
+        puts = [*self._write_all_but_last(puts), *shadow]
         token_base = settlement.intent.id if settlement.intent is not None else ",".join(settlement.covered)
         purpose = (
             f"settle:{settlement.status.value}:{settlement.intent.generation if settlement.intent else 0}"
@@ -514,7 +519,8 @@ class DynamoDBStateStore:
         except ClientError as exc:
             if not _condition_failed(exc):
                 raise
-            self._settle_without_lease(lease, settlement, puts, token_base, purpose)
+            if settlement.writes_without_lease:
+                self._settle_without_lease(lease, settlement, puts, token_base, purpose)
             lease.released = True
             return False
         lease.released = True
