@@ -340,18 +340,10 @@ def shadow_sends(patches: _Patches) -> None:
     patches.set(core, "in_shadow", lambda s, step: step)
 
 
-def shadow_unsettled(patches: _Patches) -> None:
-    """Shadow mode records the burst but leaves its messages unsettled: the next burst covers them again."""
-    core = _module("core")
-    original = core._shadow_settle
-
-    def shadow_settle(s: Any, *args: Any, **kwargs: Any) -> Any:
-        step = original(s, *args, **kwargs)
-        if isinstance(step, core.Settle):
-            return core.Skip(step.skip or core.SkipReason.ALREADY_SHADOWED)
-        return step
-
-    patches.set(core, "_shadow_settle", shadow_settle)
+def shadow_lease_ignored(patches: _Patches) -> None:
+    """A shadow settlement is written without the lease, as a reply's is: a stale holder records too."""
+    state = _module("state")
+    patches.set(state.Settlement, "writes_without_lease", property(lambda self: True))
 
 
 MUTANTS: dict[str, Mutant] = {
@@ -498,11 +490,12 @@ MUTANTS: dict[str, Mutant] = {
             "shadow_burst",
         ),
         Mutant(
-            "shadow_unsettled",
+            "shadow_lease_ignored",
             (1,),
-            shadow_unsettled,
-            "in shadow mode a recorded burst is not settled: the next burst records its messages again",
-            "shadow_burst",
+            shadow_lease_ignored,
+            "in shadow mode a holder whose lease ran out still records its burst beside the new holder's",
+            "shadow_stale_holder",
+            in_the_store=True,
         ),
     )
 }

@@ -86,8 +86,8 @@ def test_a_persons_answer_is_the_first_message_of_the_mailbox_after_the_trigger_
             [{"skipped": {}, "answered": 2}],
         ),
         (
-            # Two bursts' records cover m1 (a crash between a record and its settlement, then a new
-            # message before the redelivery): m1 is counted once, in the first.
+            # Two bursts' records cover m1 (a table restored from before the first's settlement): m1 is
+            # counted once, in the first.
             [record("i1"), record("i2", covered=("m2", "m1"), at=T0 + 120)],
             [{"replies": 2, "answered": 2}],
         ),

@@ -157,8 +157,8 @@ def build_report(
             person_text=new_text(str(answer.get("body") or "")) if answer is not None else "",
         )
         items.append(item)
-        # A message two bursts covered (a crash between a record and its settlement, a new message
-        # before the redelivery) is counted in the first only.
+        # A message two bursts' records cover (the replier never writes that; a table restored from
+        # before a settlement, two deployments' records merged, could) is counted in the first only.
         fresh = [m for m in dict.fromkeys(record.covered) if m not in counted]
         counted.update(fresh)
         if not fresh:

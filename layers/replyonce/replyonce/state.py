@@ -39,7 +39,8 @@ Six kinds of item share the table, told apart by the ``pk`` prefix:
     ``record`` is the burst's intent id (the key that makes a send once makes its record once) or
     ``message:{id}`` for a message a rule skipped; ``thread_id``, ``trigger_id``, ``covered`` (L of S),
     ``outcome``, ``reason``, ``text`` (the agent's reply, at most :data:`SHADOW_TEXT_CHARS`),
-    ``at`` (N, Nylas time), ``expires_at`` (N, TTL). Written once, by a conditional put.
+    ``at`` (N, Nylas time), ``expires_at`` (N, TTL). A burst's is written in the transaction that
+    settles it (under the lease), a skipped message's by a conditional put: each once.
 
 Why one module: the store, its in-memory fake and the ``thread-state`` ops
 command all read these items; a layout known in one place cannot drift
