@@ -166,3 +166,18 @@ def test_bad_input_gets_one_line_and_exit_2_before_anything_is_read(stack, nylas
     assert said in err.getvalue()
     assert err.getvalue().count("\n") == 1
     assert len(nylas.requests) == requests_before
+
+
+def test_the_replay_decides_with_the_stacks_parameters_read_as_the_replier_reads_them():
+    policy = replay.stack_policy(
+        {
+            "AgentGrantIds": "g1,g2",
+            "PersonHoldSeconds": "0",
+            "MaxAutomaticExchanges": "5",
+            "ReplyMode": "send",
+        }
+    )
+    assert policy.agent_grant_ids == ("g1", "g2")
+    assert (policy.person_hold_seconds, policy.reply_budget_per_hour) == (0, 5)
+    # A parameter the stack does not set takes the template's default, as a deploy does.
+    assert policy.max_recipients == Policy(agent_grant_ids=("g1",)).max_recipients
