@@ -173,7 +173,7 @@ def test_the_replay_decides_with_the_stacks_parameters_read_as_the_replier_reads
         {
             "AgentGrantIds": "g1,g2",
             "PersonHoldSeconds": "0",
-            "MaxAutomaticExchanges": "5",
+            "ReplyBudgetPerHour": "5",
             "ReplyMode": "send",
         }
     )
