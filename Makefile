@@ -117,7 +117,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
-.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill
+.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	$(BIN)/python -m ops deploy $(ARGS)
@@ -136,6 +136,12 @@ thread-state: $(STAMP) ## one thread's lease, replies and ledger: make thread-st
 
 backfill: $(STAMP) ## queue a window's unanswered messages (dry run): make backfill ARGS="--since 2026-11-30T08:00Z [--apply]"
 	@$(BIN)/python -m ops backfill $(ARGS)
+
+shadow-report: $(STAMP) ## what REPLY_MODE=shadow would have done, beside the people's answers: make shadow-report ARGS="--since 2026-11-30"
+	$(BIN)/python -m ops shadow-report $(ARGS)
+
+replay: $(LOCAL_STAMP) ## an agent over a grant's recent threads, read-only: make replay ARGS="--agent mod:fn --since 2026-11-23 --limit 200"
+	$(BIN)/python -m ops replay $(ARGS)
 
 set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_API_KEY or a hidden prompt)
 	$(BIN)/python -m ops set-api-key $(ARGS)

@@ -326,6 +326,26 @@ def no_outbox(patches: _Patches) -> None:
     patches.set(state.ThreadState, "from_item", classmethod(from_item))
 
 
+def shadow_sends(patches: _Patches) -> None:
+    """Shadow mode stores and sends the agent's reply as ``send`` mode does (only its declines are kept)."""
+    core = _module("core")
+    original = core._agent_answered
+
+    def agent_answered(s: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(s.agent_outcome).__name__ == "Reply":
+            s = dataclasses.replace(s, policy=dataclasses.replace(s.policy, shadow_mode=False))
+        return original(s, *args, **kwargs)
+
+    patches.set(core, "_agent_answered", agent_answered)
+    patches.set(core, "in_shadow", lambda s, step: step)
+
+
+def shadow_lease_ignored(patches: _Patches) -> None:
+    """A shadow settlement is written without the lease, as a reply's is: a stale holder records too."""
+    state = _module("state")
+    patches.set(state.Settlement, "writes_without_lease", property(lambda self: True))
+
+
 MUTANTS: dict[str, Mutant] = {
     m.name: m
     for m in (
@@ -459,6 +479,23 @@ MUTANTS: dict[str, Mutant] = {
             in_the_store=True,
             faults=frozenset({"kill_after_send", "nylas_lost_response"}),
             knobs={"redrive_threads": 2},
+        ),
+        # Shadow mode's guards: the chaos harness runs no shadow workload, so their small chaos runs
+        # only exercise the product; the interleaving scenario is what catches them.
+        Mutant(
+            "shadow_sends",
+            (1,),
+            shadow_sends,
+            "in shadow mode the agent's reply goes out to the customer",
+            "shadow_burst",
+        ),
+        Mutant(
+            "shadow_lease_ignored",
+            (1,),
+            shadow_lease_ignored,
+            "in shadow mode a holder whose lease ran out still records its burst beside the new holder's",
+            "shadow_stale_holder",
+            in_the_store=True,
         ),
     )
 }

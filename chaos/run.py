@@ -23,7 +23,7 @@ from chaos.mutants import MUTANTS
 from chaos.proxy import FaultProxy, Rule
 from chaos.wiretap import WireTap
 from chaos.workload import AGENT_GRANTS, HOSTILE_KNOBS, TRUSTED_LIST_ID, Workload, WorkloadSettings
-from devstack.console import make_console, progress_bar
+from devstack.console import make_console
 from devstack.containers import load_handler
 from devstack.events import HUMAN_EMAIL, HUMAN_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn
@@ -39,6 +39,7 @@ from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
 from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resources
 from devstack.webhook_sender import WebhookSender
+from ops.progress import progress_bar
 
 ROOT = Path(__file__).resolve().parent.parent
 AUTOMATIC_EXCHANGES = 2  # MAX_AUTOMATIC_EXCHANGES of every run

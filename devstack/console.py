@@ -17,14 +17,6 @@ from typing import Any, TextIO
 
 from rich.console import Console
 from rich.panel import Panel
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.text import Text
 
 # The keys worth a person's attention, in this order; the rest stay in --json-logs.
@@ -52,25 +44,6 @@ def make_console(stream: TextIO | None = None, *, width: int | None = None) -> C
     """
     return Console(
         file=stream, stderr=stream is None, width=width, highlight=False, soft_wrap=True, markup=False
-    )
-
-
-def progress_bar(console: Console | None) -> Progress | None:
-    """A live bar (spinner, description, bar, done/total, elapsed) on a terminal; ``None`` elsewhere.
-
-    Why ``None`` off a terminal: a piped run (CI, a log file) wants lines it can read later,
-    not redraws. The demo uses it for webhook deliveries; the chaos harness can for its workload.
-    """
-    if console is None or not console.is_terminal:
-        return None
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
     )
 
 

@@ -30,7 +30,14 @@ from urllib.parse import quote, unquote
 import requests
 
 from devstack.events import AGENT_GRANT_ID, envelope, message_created, notification_envelope
-from devstack.invariants import DUPLICATE_ABSORBED, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SENT, SKIPPED
+from devstack.invariants import (
+    DUPLICATE_ABSORBED,
+    REPLY_DRAFTED,
+    REPLY_QUEUED,
+    REPLY_SENT,
+    REPLY_SHADOWED,
+    SKIPPED,
+)
 from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
 from devstack.webhook_sender import WebhookSender
@@ -82,7 +89,8 @@ class MailControl:
         The handlers' log records, for what the replier decided about a message (``outcome``).
     aws:
         The embedded AWS's endpoint and queues (``GET /_local/aws``): the operator commands reach
-        the local stack's queues with it (``make redrive ARGS=--local``). Fake credentials only.
+        the local stack's queues, state table and mailbox with it (``make redrive ARGS=--local``,
+        ``make shadow-report ARGS=--local``). Fake credentials only; the API key stays in its secret.
     """
 
     def __init__(
@@ -263,7 +271,11 @@ class MailControl:
         if self._logs is None:
             raise ControlError(404, "this stack keeps no log records to read outcomes from")
         # A review draft answers the message as a send does (REPLY_MODE=review): a decision, not a wait.
-        replies = [*self._logs.messages(REPLY_SENT), *self._logs.messages(REPLY_DRAFTED)]
+        replies = [
+            *self._logs.messages(REPLY_SENT),
+            *self._logs.messages(REPLY_DRAFTED),
+            *self._logs.messages(REPLY_SHADOWED),  # REPLY_MODE=shadow: recorded, a decision too
+        ]
         reply = next((r for r in replies if message_id in (r.get("covered") or [])), None)
         skip = None
         if reply is None:
@@ -284,7 +296,7 @@ class MailControl:
         """
         if self._logs is None:
             raise ControlError(404, "this stack keeps no log records to read decisions from")
-        final = (REPLY_SENT, REPLY_DRAFTED, REPLY_QUEUED, SKIPPED, DUPLICATE_ABSORBED)
+        final = (REPLY_SENT, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SHADOWED, SKIPPED, DUPLICATE_ABSORBED)
         with_records = [
             r
             for message in final

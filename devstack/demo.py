@@ -30,7 +30,7 @@ from rich.progress import (
 )
 
 from devstack.cli_types import run_command, whole_number
-from devstack.console import body_preview, make_console, progress_bar
+from devstack.console import body_preview, make_console
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, HUMAN_EMAIL, HUMAN_GRANT_ID, envelope
 from devstack.invariants import (
     DUPLICATE_ABSORBED,
@@ -42,6 +42,7 @@ from devstack.invariants import (
     skips_by_reason,
 )
 from devstack.stack import LocalStack, StackSettings
+from ops.progress import progress_bar
 from replyonce.config import ReplierSettings
 
 

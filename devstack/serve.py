@@ -512,6 +512,7 @@ def serve(
 REPLY_MODE_LINES = {
     "send": "send: each reply is sent to the customer (REPLY_MODE=review or --review for drafts)",
     "review": "review: each reply becomes a draft for a person; nothing is sent",
+    "shadow": "shadow: nothing is sent or drafted; what would be is recorded (make shadow-report)",
 }
 
 

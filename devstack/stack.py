@@ -403,13 +403,19 @@ class LocalStack:
         self._gateway.control = routes
 
     def embedded_aws(self) -> dict[str, str]:
-        """Where the embedded AWS is and its queues: what ``make redrive ARGS=--local`` works on."""
+        """Where the embedded AWS is, its queues, its state table and the API key's secret, and the
+        Nylas the replier reads: what ``make redrive ARGS=--local`` and ``make shadow-report
+        ARGS=--local`` work on (names only: the key stays in the secret)."""
         assert self.resources is not None
         return {
             "endpoint_url": os.environ["AWS_ENDPOINT_URL"],
             "region": _AWS_ENVIRONMENT["AWS_REGION"],
             "notification_queue_url": self.resources.queues["NotificationQueue"],
             "dead_letter_queue_url": self.resources.queues["NotificationDeadLetterQueue"],
+            "state_table": self.resources.tables["StateTable"],
+            "api_key_secret_id": self.resources.secrets["NylasApiKeySecret"],
+            "nylas_api_uri": self.overrides["NYLAS_API_URI"],
+            "agent_grant_ids": self.overrides["AGENT_GRANT_IDS"],
         }
 
     def sender(self, **kwargs: Any) -> WebhookSender:

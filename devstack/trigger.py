@@ -28,7 +28,7 @@ import requests
 from devstack.cli_types import port_number, whole_number
 from devstack.console import conversation, make_console
 from devstack.events import CUSTOMER_EMAIL
-from devstack.invariants import DUPLICATE_ABSORBED, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SENT
+from devstack.invariants import DUPLICATE_ABSORBED, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SENT, REPLY_SHADOWED
 
 DEFAULT_PORT = 3000
 
@@ -122,6 +122,12 @@ def _describe_outcome(outcome: dict[str, Any] | None, took: float, wait: float, 
         reply = outcome["reply"]
         to = ", ".join(reply.get("to") or reply.get("to_digest") or [])
         answers = ", ".join(reply.get("covered") or [])
+        if reply.get("message") == REPLY_SHADOWED:
+            today = time.strftime("%Y-%m-%d", time.gmtime())
+            return (
+                f"recorded in shadow mode after {took:.1f} s: the agent would have answered {answers}; "
+                f'nothing was sent (make shadow-report ARGS="--local --since {today}" shows it)'
+            )
         if reply.get("message") == REPLY_DRAFTED:
             return (
                 f"drafted for review after {took:.1f} s: draft {reply.get('reply_message_id')} to {to}, "
@@ -157,6 +163,9 @@ def _describe_decision(decision: dict[str, Any] | None, wait: float) -> str:
     message = decision.get("message")
     if message == REPLY_DRAFTED:
         return f"decision: drafted for review, draft {decision.get('reply_message_id')} (nothing sent)"
+    if message == REPLY_SHADOWED:
+        answers = ", ".join(decision.get("covered") or [])
+        return f"decision: recorded in shadow mode, would answer {answers} (nothing sent)"
     if message in (REPLY_SENT, REPLY_QUEUED):
         answers = ", ".join(decision.get("covered") or [])
         return f"decision: {message}, {decision.get('reply_message_id')}, answers {answers}"

@@ -52,6 +52,7 @@ class ConsoleSource:
         self._sender = sender
         self._agents = dict(agents)
         self._about = dict(about)
+        self._dynamodb_client: Any = None
 
     def snapshot(self) -> Json:
         from replyonce.config import ReplierSettings  # the replier's budgets, as the stack set them
@@ -90,8 +91,36 @@ class ConsoleSource:
             "notifications": web_view.notification_ways(records, deliveries),
             "threads": web_view.conversations(mailbox, drafts, self._agents.values()),
             "invariants": web_view.invariant_status(violations, visible + in_flight, not_judged),
-            "shadow": web_view.shadow_report(records),
+            "shadow": web_view.shadow_report(self._shadow()),
         }
+
+    def _shadow(self) -> Any:
+        """The shadow report of the stack's state table, or ``None`` while it holds no shadow record.
+
+        The same reads as ``make shadow-report ARGS=--local``: the table's shadow records, and each
+        of their threads from the Nylas the replier reads, for a person's later answer.
+        """
+        from ops.nylas_admin import NylasAdmin
+        from ops.shadow import report_from_records
+        from replyonce.store import DynamoDBStateStore
+
+        where = self._stack.embedded_aws()
+        # Read only: the records' lifetime is the replier's to set (ttl 0 writes nothing here).
+        store = DynamoDBStateStore(where["state_table"], self._dynamodb(where), ttl_seconds=0)
+        records = store.shadow_records()
+        if not records:
+            return None
+        inbox = NylasAdmin(where["nylas_api_uri"], self._stack.settings.nylas_api_key)
+        return report_from_records(records, inbox, list(self._agents), since=None, until=None)
+
+    def _dynamodb(self, where: Mapping[str, str]) -> Any:
+        if self._dynamodb_client is None:
+            import boto3
+
+            self._dynamodb_client = boto3.client(
+                "dynamodb", endpoint_url=where["endpoint_url"], region_name=where["region"]
+            )
+        return self._dynamodb_client
 
 
 def create_app(snapshot: Callable[[], Json], *, allowed_hosts: Callable[[], set[str]]) -> Flask:

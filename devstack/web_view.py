@@ -22,9 +22,11 @@ from devstack.invariants import (
     REPLY_DRAFTED,
     REPLY_QUEUED,
     REPLY_SENT,
+    REPLY_SHADOWED,
     SKIPPED,
     Truth,
 )
+from replyonce.shadow_report import ShadowReport, render_text
 
 Json = dict[str, Any]
 
@@ -54,7 +56,7 @@ def _outcome(records: list[Mapping[str, Any]]) -> Json:
             return {"kind": "draft", "text": f"draft {record.get('reply_message_id')} for review"}
         if message == REPLY_QUEUED:
             return {"kind": "send", "text": f"reply {record.get('reply_message_id')} queued by Nylas"}
-        if message == SKIPPED and record.get("reason") == "shadow":
+        if message == REPLY_SHADOWED:
             return {"kind": "shadow", "text": "shadow: the reply was recorded, not sent"}
         if message == SKIPPED:
             detail = f": {record['detail']}" if record.get("detail") else ""
@@ -70,6 +72,8 @@ def _agent_call(records: list[Mapping[str, Any]]) -> str:
         message = record.get("message")
         if message in (REPLY_SENT, REPLY_DRAFTED, REPLY_QUEUED):
             return "replied"
+        if message == REPLY_SHADOWED:
+            return "replied (shadow: recorded)"
         if message == AGENT_REJECTED:
             return f"rejected the burst: {record.get('detail', '')}"
         if message == SKIPPED and record.get("reason") in AGENT_SKIPS:
@@ -275,12 +279,13 @@ def live_truth(
     return truth
 
 
-def shadow_report(records: Iterable[Mapping[str, Any]]) -> Json:
-    """The shadow report panel's content: ``REPLY_MODE=shadow``'s records, once that mode exists.
+def shadow_report(report: ShadowReport | None) -> Json:
+    """The shadow report panel: ``REPLY_MODE=shadow``'s records as ``make shadow-report`` reports them.
 
-    Why a stand-in: the shadow mode and the pure function that builds its report are another
-    branch's work; this is where its report is wired in (one call here), and until then the panel
-    says plainly that there is nothing to report.
+    ``report`` is built by the layer's pure ``replyonce.shadow_report.build_report`` from the state
+    table's shadow records and the mailbox (``None``: no record yet). The page shows the same text
+    the command prints, and the items as data.
     """
-    del records  # read by the shadow report's builder once it is merged
-    return {"records": [], "summary": NO_SHADOW_RECORDS}
+    if report is None or not report.items:
+        return {"records": [], "summary": NO_SHADOW_RECORDS}
+    return {"records": report.to_dict()["items"], "summary": render_text(report)}

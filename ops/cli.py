@@ -7,6 +7,7 @@ input); secrets are never printed.
 """
 
 import argparse
+import contextlib
 import getpass
 import os
 import shlex
@@ -27,8 +28,10 @@ from ops import (
     preflight,
     redrive,
     register_webhook,
+    replay,
     rotate_secret,
     set_api_key,
+    shadow,
     thread_state,
 )
 from ops.errors import ConfigurationError, OpsError
@@ -37,9 +40,27 @@ from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
+from replyonce.agents import load_agent
 from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
+from replyonce.exceptions import ConfigurationError as ReplierConfigurationError
+from replyonce.nylas import NylasMailbox
 from replyonce.queue import NotificationQueue
+from replyonce.shadow_report import build_report, render_text
 from replyonce.store import DynamoDBStateStore
+
+
+def _terminal_progress() -> Any:
+    """A progress bar when stdout is a terminal and rich is installed (the local stack's requirements)."""
+    if not sys.stdout.isatty():
+        return None
+    try:
+        from rich.console import Console
+
+        from ops.progress import progress_bar
+    except ImportError:
+        return None
+    # Bound to this stdout now: the replay keeps the replier's own prints out of its output meanwhile.
+    return progress_bar(Console(file=sys.stdout))
 
 
 @dataclass
@@ -55,6 +76,8 @@ class Runtime:
     interactive: Callable[[], bool] = field(default_factory=lambda: sys.stdin.isatty)
     run_process: Callable[..., subprocess.CompletedProcess] = subprocess.run
     sleep: Callable[[float], None] = time.sleep
+    # A rich progress bar on a terminal (``ops.progress.progress_bar``), ``None`` elsewhere.
+    progress: Callable[[], Any] = field(default_factory=lambda: _terminal_progress)
 
     def say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -294,6 +317,141 @@ def _backfill(context: Context) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class _ShadowSources:
+    """Where the shadow report and the replay read: the state table, Nylas and the stack's parameters."""
+
+    dynamodb: Any
+    state_table: str
+    api_uri: str
+    api_key: str
+    parameters: Mapping[str, str]
+
+    def agent_grants(self, named: Sequence[str] | None = None) -> list[str]:
+        agents = [g.strip() for g in self.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+        grants = list(named or agents)
+        if not grants:
+            raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
+        return grants
+
+
+def _shadow_sources(context: Context) -> _ShadowSources:
+    """The deployed stack's (its outputs, parameters and API key secret), or with ``--local`` the running
+    ``make serve``'s (its embedded AWS, the Nylas its replier reads, the key in its secret)."""
+    args = context.args
+    if args.local:
+        session, aws = redrive.local_aws(args.local)
+        endpoint = aws["endpoint_url"]
+        secrets = session.client("secretsmanager", endpoint_url=endpoint)
+        api_key = register_webhook.require_api_key(ApiKeyStore(aws["api_key_secret_id"], secrets))
+        parameters = {"AgentGrantIds": aws["agent_grant_ids"], "NylasApiUri": aws["nylas_api_uri"]}
+        dynamodb = session.client("dynamodb", endpoint_url=endpoint)
+        return _ShadowSources(dynamodb, aws["state_table"], aws["nylas_api_uri"], api_key, parameters)
+    stack = context.stack()
+    api_key = register_webhook.require_api_key(context.api_key_store(stack))
+    api_uri = args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
+    return _ShadowSources(
+        context.client("dynamodb"), stack.output("StateTableName"), api_uri, api_key, stack.parameters
+    )
+
+
+def _shadow_report(context: Context) -> int:
+    args = context.args
+    window = backfill.window(args.since, args.until, time.time())
+    if args.period_hours < 1:
+        raise ConfigurationError("--period-hours must be at least 1")
+    sources = _shadow_sources(context)
+    grants = sources.agent_grants(args.grant)
+    inbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
+    # Read only: the records' lifetime is the replier's to set.
+    store = DynamoDBStateStore(sources.state_table, sources.dynamodb, ttl_seconds=0)
+    report = shadow.report_from_records(
+        store.shadow_records(),
+        inbox,
+        grants,
+        since=window.received_after,
+        until=window.received_before,
+        period_seconds=args.period_hours * 3600,
+    )
+    if args.json:
+        shadow.write_json(report, args.json)
+    context.runtime.say(render_text(report))
+    return 0
+
+
+def _replay(context: Context) -> int:
+    args, say = context.args, context.runtime.say
+    window = backfill.window(args.since, args.until, time.time())
+    if args.limit < 1 or args.max_seconds <= 0 or args.period_hours < 1:
+        raise ConfigurationError("--limit and --period-hours must be at least 1, --max-seconds more than 0")
+    try:
+        agent = load_agent(args.agent, bedrock=lambda: _no_bedrock())
+    except ReplierConfigurationError as refused:
+        # The replier's own words for a REPLY_AGENT it cannot load, as one line and exit 2.
+        raise ConfigurationError(f"--agent: {refused}") from None
+    sources = _shadow_sources(context)
+    grant = args.grant or sources.agent_grants()[0]
+    api_key = sources.api_key
+    mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
+    lister = context.runtime.nylas_factory(sources.api_uri, api_key)
+    policy = replay.stack_policy(sources.parameters)
+    bar = context.runtime.progress()
+    task: dict[str, Any] = {}
+
+    def advance(done: int, total: int) -> None:
+        if bar is None:
+            return
+        if "id" not in task:
+            task["id"] = bar.add_task("replaying threads", total=total)
+        bar.update(task["id"], completed=done, total=total)
+
+    with bar if bar is not None else contextlib.nullcontext():
+        result = replay.replay(
+            mailbox,
+            lister,
+            grant,
+            agent,
+            policy,
+            since=window.received_after,
+            until=window.received_before,
+            limit=args.limit,
+            max_seconds=args.max_seconds,
+            advance=advance,
+        )
+    # Every record of the replay: its window chose the threads, each replayed whole.
+    report = build_report(
+        result.records, result.threads, result.own_addresses, period_seconds=args.period_hours * 3600
+    )
+    extra = {
+        "agent": args.agent,
+        "threads": len(result.threads),
+        "messages_replayed": result.messages_replayed,
+        "deferred": result.deferred,
+        "stopped": result.stopped,
+    }
+    if args.json:
+        shadow.write_json(report, args.json, extra)
+    stopped = {
+        "limit": f"; stopped at --limit {args.limit}",
+        "time": f"; stopped at --max-seconds {args.max_seconds:g}",
+    }
+    say(
+        f"replayed {result.messages_replayed} message(s) of {len(result.threads)} thread(s) with {args.agent}"
+        f"{stopped.get(result.stopped, '')}; nothing was written to Nylas"
+    )
+    if result.deferred:
+        say(
+            "not decided (would be retried live): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(result.deferred.items()))
+        )
+    say(render_text(report))
+    return 0
+
+
+def _no_bedrock() -> Any:
+    raise ConfigurationError("replay: --agent bedrock is not supported; pass module:function")
+
+
 # ---- parsing ---------------------------------------------------------------------------------------
 
 
@@ -378,6 +536,49 @@ def build_parser() -> argparse.ArgumentParser:
         "--apply", action="store_true", help="queue them (default: only print what would be queued)"
     )
     p.set_defaults(func=_backfill)
+
+    p = commands.add_parser(
+        "shadow-report",
+        parents=[common, nylas],
+        help="what shadow mode would have sent, declined, handed off, skipped; beside the people's answers",
+    )
+    p.add_argument("--since", required=True, help="window start: Unix seconds or ISO 8601 (UTC if no zone)")
+    p.add_argument("--until", help="window end (default: now)")
+    p.add_argument("--grant", action="append", help="default: the stack's AgentGrantIds")
+    p.add_argument("--period-hours", type=int, default=24, help="one block of counts per this many hours")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s tables and mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
+    )
+    p.set_defaults(func=_shadow_report)
+
+    p = commands.add_parser(
+        "replay",
+        parents=[common, nylas],
+        help="run an agent over a grant's recent threads in shadow mode (read-only) and report",
+    )
+    p.add_argument("--agent", required=True, help="module:function (or template), as REPLY_AGENT")
+    p.add_argument(
+        "--since", required=True, help="threads with a message received since: Unix seconds or ISO"
+    )
+    p.add_argument("--until", help="window end (default: now)")
+    p.add_argument("--grant", help="default: the stack's first AgentGrantIds")
+    p.add_argument("--limit", type=int, default=100, help="at most this many threads, newest first")
+    p.add_argument("--max-seconds", type=float, default=600.0, help="stop after this long (report so far)")
+    p.add_argument("--period-hours", type=int, default=24, help="one block of counts per this many hours")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s tables and mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
+    )
+    p.set_defaults(func=_replay)
     return parser
 
 

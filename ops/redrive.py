@@ -58,12 +58,13 @@ class DeadLetter:
 DEFAULT_LOCAL_URL = "http://127.0.0.1:3000"
 
 
-def local_stack(url: str, environ: Mapping[str, str] | None = None) -> tuple[Any, Queues]:
-    """An SQS client of a running ``make serve``'s embedded AWS and its two queues.
+def local_aws(url: str) -> tuple[boto3.session.Session, dict[str, str]]:
+    """A session on a running ``make serve``'s embedded AWS, and what the stack says of itself.
 
-    Why the same command rather than a local one: what an operator learns (``--peek``, the copy)
-    is what a developer uses, on the queues ``make serve`` created from the same template. The
-    stack answers ``GET /_local/aws`` with its endpoint; the credentials are the stack's fake ones.
+    Why the same commands rather than local ones: what an operator learns (``--peek``, the copy, the
+    shadow report) is what a developer uses, on the resources ``make serve`` created from the same
+    template. The stack answers ``GET /_local/aws`` with its endpoint and resource names; the
+    credentials are the stack's fake ones.
     """
     base = url.rstrip("/")
     try:
@@ -83,6 +84,12 @@ def local_stack(url: str, environ: Mapping[str, str] | None = None) -> tuple[Any
         aws_session_token="local",  # noqa: S106
         region_name=aws["region"],
     )
+    return session, aws
+
+
+def local_stack(url: str, environ: Mapping[str, str] | None = None) -> tuple[Any, Queues]:
+    """An SQS client of a running ``make serve``'s embedded AWS and its two queues."""
+    session, aws = local_aws(url)
     sqs = session.client("sqs", endpoint_url=aws["endpoint_url"])
     return sqs, resolve_queues(sqs, aws["dead_letter_queue_url"], aws["notification_queue_url"])
 

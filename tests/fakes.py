@@ -36,11 +36,13 @@ from replyonce.state import (
     LedgerEntry,
     Reservation,
     Settlement,
+    ShadowRecord,
     ThreadState,
     body_refs,
     email_key,
     recipient_key,
     request_of,
+    shadow_key,
     stored_request,
     with_requests,
 )
@@ -78,6 +80,7 @@ class FakeStateStore:
         self.budgets: dict[str, dict[str, int]] = {}
         self.claims: dict[str, str] = {}  # email key -> the grant that answers it
         self.bodies: dict[str, dict[str, Any]] = {}  # body key -> the body item, as the table holds it
+        self.shadow: dict[str, ShadowRecord] = {}  # shadow key -> the first record written under it
 
     def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
         with self._lock:
@@ -147,6 +150,13 @@ class FakeStateStore:
 
     def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
         with self._lock:
+            held = self.threads.get(lease.key, ThreadState()).lease_owner == lease.token
+            if not held and not settlement.writes_without_lease:
+                lease.released = True
+                return False
+            if settlement.shadow is not None:  # in the settlement's write, as the store's transaction
+                record = settlement.shadow
+                self.shadow[shadow_key(record.grant_id, record.record_id)] = record
             for entry in settlement.ledger_entries(int(self._clock())):
                 self.ledger[(grant_id, entry.message_id)] = entry
             state = self.threads.get(lease.key, ThreadState())
@@ -165,6 +175,14 @@ class FakeStateStore:
                 self.threads[lease.key] = replace(state, covered=covered, replies=replies)
             lease.released = True
             return held
+
+    def record_shadow(self, record: ShadowRecord) -> bool:
+        with self._lock:
+            key = shadow_key(record.grant_id, record.record_id)
+            if key in self.shadow:
+                return False
+            self.shadow[key] = record
+            return True
 
     def forget_everything(self) -> None:
         """A table recreated (or restored from before the replies): every item gone."""

@@ -36,6 +36,7 @@ from replyonce.agent import Conversation, Reply
 from replyonce.exceptions import Deferred
 from replyonce.policy import Policy
 from replyonce.replier import Replier
+from replyonce.state import ShadowOutcome
 from replyonce.store import DynamoDBStateStore
 from replyonce.subjects import MessageArrived, Subject
 from tests.fakes import Clock, FakeMailbox, FakeStateStore
@@ -113,6 +114,10 @@ class SharedStore:
     def forget(self) -> None:
         raise NotImplementedError
 
+    def shadow_records(self) -> list[Any]:
+        """Every shadow record of the table (``REPLY_MODE=shadow`` scenarios)."""
+        raise NotImplementedError
+
 
 class InMemory(SharedStore):
     """``tests/fakes.FakeStateStore`` (microseconds: thousands of schedules)."""
@@ -128,6 +133,9 @@ class InMemory(SharedStore):
     def forget(self) -> None:
         self._store.forget_everything()
 
+    def shadow_records(self) -> list[Any]:
+        return list(self._store.shadow.values())
+
 
 class OnDynamoDB(SharedStore):
     """``replyonce.store.DynamoDBStateStore`` on moto's DynamoDB in this process (the guards of the lease)."""
@@ -141,6 +149,9 @@ class OnDynamoDB(SharedStore):
 
     def forget(self) -> None:
         _empty(self._dynamodb, self._table)
+
+    def shadow_records(self) -> list[Any]:
+        return DynamoDBStateStore(self._table, self._dynamodb, ttl_seconds=86_400).shadow_records()
 
 
 StoreFactory = Callable[[Clock], SharedStore]
@@ -187,6 +198,8 @@ class World:
     recipient_budget: int | None = None
     inboxes: dict[str, str] = field(default_factory=dict)
     words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # message id -> what its sender wrote
+    # REPLY_MODE=shadow: nothing may go out, and each message of must_answer is recorded by one burst.
+    shadow: bool = False
 
     def arrive(self, **kwargs: Any) -> dict[str, Any]:
         message = self.mailbox.deliver(GRANT, **kwargs)
@@ -378,8 +391,26 @@ def _plain(email_body: str) -> str:
     return email_body.replace("<p>", " ").replace("</p>", " ").replace("<br>", " ")
 
 
+def check_shadow(world: World) -> list[str]:
+    """Shadow mode's invariants: no email and no draft (1: at most once is at most zero); each message
+    the agent was asked about recorded by one burst's shadow record (1), none left unrecorded (2)."""
+    found = [f"1: an email went out in shadow mode ({email.message['id']})" for email in world.mailbox.sent]
+    found += [f"1: a draft was made in shadow mode ({draft.get('id')})" for draft in world.mailbox.drafts]
+    recorded = Counter(
+        m for r in world.stores.shadow_records() if r.outcome is not ShadowOutcome.SKIPPED for m in r.covered
+    )
+    for message_id, count in sorted(recorded.items()):
+        if count > 1:
+            found.append(f"1: {message_id} recorded by {count} shadow records")
+    for message_id in sorted(world.must_answer - set(recorded)):
+        found.append(f"2: {message_id} never recorded")
+    return found
+
+
 def check(world: World) -> list[str]:
     """The invariants that the world can see, from the emails that went out and the ground truth."""
+    if world.shadow:
+        return check_shadow(world)
     found: list[str] = []
     answered: dict[str, int] = {}
     for email in world.mailbox.sent:

@@ -111,7 +111,7 @@ def test_ctrl_c_ends_a_command_with_one_line_and_exit_130(capsys):
 def test_progress_bars_only_where_a_person_watches_a_terminal():
     from rich.console import Console
 
-    from devstack.console import progress_bar
+    from ops.progress import progress_bar
 
     assert progress_bar(make_console(io.StringIO())) is None  # CI, a log file: lines, not redraws
     assert progress_bar(None) is None

@@ -244,8 +244,40 @@ def bottom_posted_answer(world: World):
     return [world.record(first, "m1")], [Event("m2 arrives, bottom-posted", answers_below)]
 
 
+def shadow_burst(world: World):
+    """Shadow mode: the first message delivered twice, and the customer writes again meanwhile. Nothing
+    may go out, and each message must be in exactly one burst's shadow record."""
+    world.shadow = True
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def second_message(world: World):
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1"), world.record(first, "m1 again")], [Event("m2 arrives", second_message)]
+
+
+def shadow_stale_holder(world: World):
+    """Shadow mode: the first holder pauses past its lease; the customer writes again; a second holder
+    plans both messages. The stale holder must record nothing beside it (each message in one record)."""
+    world.shadow = True
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def later(world: World):
+        world.clock.advance(world.policy.lease_seconds + 1)
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("the holder's lease runs out; m2 arrives", later)]
+
+
 ONE_PAGE_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=1)
 BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
+SHADOW = Policy(agent_grant_ids=(GRANT,), shadow_mode=True)
 RECIPIENT_BUDGET_OF_TWO = Policy(agent_grant_ids=(GRANT,), recipient_budget_per_hour=2)
 
 SCENARIOS = {
@@ -267,12 +299,14 @@ SCENARIOS = {
         Scenario("agents_answer_each_other", agents_answer_each_other),
         Scenario("one_inbox_many_spellings", one_inbox_many_spellings, RECIPIENT_BUDGET_OF_TWO),
         Scenario("bottom_posted_answer", bottom_posted_answer),
+        Scenario("shadow_burst", shadow_burst, SHADOW),
+        Scenario("shadow_stale_holder", shadow_stale_holder, SHADOW),
     )
 }
 
 
 # The scenarios whose breaks are races on the lease: also explored with the product's DynamoDB store.
-RACES = ("burst_race", "stale_holder", "skewed_holder")
+RACES = ("burst_race", "stale_holder", "skewed_holder", "shadow_stale_holder")
 
 # What the gate explores: every schedule with at most three preemptions, or two where the third
 # multiplies the schedules past what a gate can afford (the moto-backed store costs ~0.2 s a

@@ -153,7 +153,7 @@ def test_a_function_that_is_not_there_is_refused_at_start(agent_dir):
 def test_a_mode_the_replier_does_not_know_is_refused_at_start():
     run = run_serve(environment={"REPLY_MODE": "draft"})
     assert run.returncode == 2
-    assert "REPLY_MODE must be 'send' or 'review', got 'draft'" in run.stderr
+    assert "REPLY_MODE must be 'send', 'review' or 'shadow', got 'draft'" in run.stderr
 
 
 def test_the_api_key_alone_is_refused_not_ignored():

@@ -202,3 +202,40 @@ def test_a_console_port_in_use_is_one_clear_line_before_anything_starts():
         f"error: the console's port {port} is already in use: "
         f'pick another with ARGS="--console-port {port + 1}", or ARGS=--no-console'
     ]
+
+
+def test_in_shadow_mode_the_page_shows_the_shadow_report_of_what_the_agent_would_have_sent(
+    tmp_path, browser, capsys
+):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    running = Serve(tmp_path / "serve.log", "--console-port", "0", environment={"REPLY_MODE": "shadow"})
+    try:
+        wait = WebDriverWait(browser, 30, poll_frequency=0.2)
+        browser.get(console_url(running))
+        wait.until(lambda b: "reply mode shadow" in (page_text(b, "#about") or ""))
+        assert page_text(browser, "#shadow") == "no shadow records"
+        code = trigger.main(
+            [
+                "mail",
+                "--from",
+                "erin@example.com",
+                "--subject",
+                "Invoice 7",
+                "--body",
+                "Could you resend invoice 7?",
+                "--url",
+                running.base_url,
+            ]
+        )
+        out = capsys.readouterr().out
+        assert code == 0, out
+        message_id = re.search(r"message (\S+) from erin@example.com", out).group(1)
+        # The report names the message the agent would have answered; nothing reached the mailbox.
+        wait.until(lambda b: message_id in (page_text(b, "#shadow") or ""))
+        assert "no shadow records" not in page_text(browser, "#shadow")
+        thread_id = re.search(r"on thread (\S+):", out).group(1)
+        thread = trigger.ServeClient(running.base_url).thread(thread_id)["data"]
+        assert [m["from"][0]["email"] for m in thread] == ["erin@example.com"]
+    finally:
+        running.stop()

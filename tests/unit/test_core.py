@@ -21,7 +21,16 @@ from replyonce.policy import Policy
 from replyonce.ports import Listing, SearchResult, ThreadPage
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.screening import Agents
-from replyonce.state import Intent, IntentKind, IntentState, LedgerEntry, Settlement, Status, ThreadState
+from replyonce.state import (
+    Intent,
+    IntentKind,
+    IntentState,
+    LedgerEntry,
+    Settlement,
+    ShadowOutcome,
+    Status,
+    ThreadState,
+)
 from replyonce.subjects import MessageArrived, ReconcileDue, SendReported
 
 GRANT, THREAD, AGENT = "g1", "t1", "support@acme.example"
@@ -852,3 +861,94 @@ def test_the_cores_all_is_exactly_what_the_rest_of_the_repository_reads_from_it(
         if getattr(getattr(core, name), "__module__", core.__name__) not in (core.__name__, "typing", "types")
     ]
     assert reexported == []
+
+
+# ---- shadow mode (REPLY_MODE=shadow): the same rules, nothing attempted, each decision recorded once ----
+
+SHADOW = replace(POLICY, shadow_mode=True)
+LOOKED = ThreadPage((inbound("m1"),), None, NOW)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "looked", "recorded", "skip", "text"),
+    [
+        (Reply(text="Hello"), LOOKED, ShadowOutcome.REPLY, None, "Hello"),
+        (NoReply("spam"), None, ShadowOutcome.DECLINED, SkipReason.AGENT_DECLINED, ""),
+        (Handoff("refund"), None, ShadowOutcome.HANDED_OFF, SkipReason.HANDED_OFF, ""),
+        (AgentFailed("denied"), None, ShadowOutcome.REJECTED, SkipReason.AGENT_REJECTED, ""),
+    ],
+)
+def test_shadow_mode_settles_the_burst_shadowed_with_its_record_in_the_same_write(
+    outcome, looked, recorded, skip, text
+):
+    s = leased(
+        listing=listing(inbound("m1")), agent_outcome=outcome, looked_before_send=looked, policy=SHADOW
+    )
+    step = next_step(s)
+    assert isinstance(step, core.Settle)
+    settlement = step.settlement
+    assert (settlement.status, step.skip, step.move_to) == (Status.SHADOWED, skip, "")
+    assert not settlement.counts_as_reply
+    # Nothing happened at Nylas: a holder that lost the lease writes nothing (the new one records).
+    assert not settlement.writes_without_lease
+    record = settlement.shadow
+    assert (record.outcome, record.covered, record.text, record.trigger_id) == (recorded, ("m1",), text, "m1")
+    # The record id is the burst's intent id: the key that makes a send once makes its record once.
+    live = next_step(
+        replace(s, policy=POLICY, reserved=True, agent_outcome=Reply(text="x"), looked_before_send=LOOKED)
+    )
+    assert record.record_id == live.intent.id
+
+
+def test_shadow_mode_asks_no_recipient_budget():
+    s = leased(listing=listing(inbound("m1")), policy=SHADOW)
+    assert isinstance(next_step(s), core.AskAgent)
+    assert isinstance(next_step(replace(s, policy=POLICY)), core.Reserve)
+
+
+@pytest.mark.parametrize(
+    ("s", "reason"),
+    [
+        (
+            leased(subject=arrived(payload={"from": [{"email": "no-reply@shop.example"}]})),
+            SkipReason.AUTOMATED_SENDER,
+        ),
+        (leased(listing=listing(inbound("m1", headers=[("Precedence", "bulk")]))), SkipReason.BULK_MAIL),
+    ],
+)
+def test_shadow_mode_records_a_rules_skip_once_by_message_then_skips(s, reason):
+    s = replace(s, policy=SHADOW)
+    step = next_step(s)
+    assert isinstance(step, core.RecordShadow)
+    assert (step.record.outcome, step.record.reason, step.record.record_id) == (
+        ShadowOutcome.SKIPPED,
+        reason.value,
+        "message:m1",
+    )
+    assert next_step(replace(s, shadow_recorded=False)) == next_step(replace(s, policy=POLICY))
+
+
+@pytest.mark.parametrize(
+    "s",
+    [
+        leased(ledger=LedgerEntry("m1", Status.SHADOWED)),  # a redelivery: nothing recorded again
+        leased(ledger=LedgerEntry("m1", Status.REPLIED)),
+        leased(subject=MessageArrived("other-grant", "m1", THREAD, {})),
+    ],
+)
+def test_shadow_mode_records_nothing_for_what_was_decided_before_or_is_not_the_agents(s):
+    step = next_step(replace(s, policy=SHADOW))
+    assert isinstance(step, core.Skip)
+    assert step == next_step(s) or step.reason is SkipReason.ALREADY_SHADOWED
+
+
+def test_shadow_mode_never_attempts_a_reply_stored_before_the_switch():
+    stored = intent(attempts=0)
+    s = leased(outbox=(stored,), policy=SHADOW)
+    assert isinstance(next_step(replace(s, policy=POLICY)), core.Store)
+    step = next_step(s)
+    assert isinstance(step, core.Defer)
+    assert step.reason is DeferReason.SHADOW_MODE
+    attempting = replace(s, attempting=frozenset({"i1"}))
+    assert isinstance(next_step(replace(attempting, policy=POLICY)), core.Attempt)
+    assert next_step(attempting).reason is DeferReason.SHADOW_MODE

@@ -41,12 +41,16 @@ def test_every_setting_the_policy_takes_is_passed_on_not_left_at_its_default():
         for field in dataclasses.fields(ReplierSettings)
         if field.default is not dataclasses.MISSING and field.name != "reply_mode"
     }
-    settings = dataclasses.replace(settings_at_their_defaults(), **changed, reply_mode="review")
+    # REPLY_MODE sets two fields (review_mode, shadow_mode): each must follow it in one of the modes.
+    policies = [
+        dataclasses.replace(settings_at_their_defaults(), **changed, reply_mode=mode).policy
+        for mode in ("review", "shadow")
+    ]
     defaults = Policy(agent_grant_ids=GRANTS)
     still_default = [
         field.name
         for field in dataclasses.fields(Policy)
         if field.name not in ("agent_grant_ids", "key_margin_seconds")
-        and getattr(settings.policy, field.name) == getattr(defaults, field.name)
+        and all(getattr(policy, field.name) == getattr(defaults, field.name) for policy in policies)
     ]
     assert still_default == []

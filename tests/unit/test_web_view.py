@@ -203,5 +203,28 @@ def test_invariant_status(violations, in_queue, statuses):
             assert row["detail"]
 
 
-def test_the_shadow_panel_says_there_is_nothing_until_the_shadow_report_is_wired_in():
-    assert shadow_report([SENT]) == {"records": [], "summary": NO_SHADOW_RECORDS}
+def _report(*records):
+    from replyonce.shadow_report import build_report
+
+    return build_report(records, {}, ["support@acme.example"])
+
+
+def _shadowed(rid, mid, text):
+    from replyonce.state import ShadowOutcome, ShadowRecord
+
+    return ShadowRecord("g1", rid, "t1", mid, (mid,), ShadowOutcome.REPLY, "", text, 1_800_000_000)
+
+
+@pytest.mark.parametrize(
+    ("report", "records", "shown"),
+    [
+        (None, [], [NO_SHADOW_RECORDS]),  # the table holds no shadow record yet
+        (_report(), [], [NO_SHADOW_RECORDS]),
+        (_report(_shadowed("i1", "m1", "It ships today.")), ["m1"], ["m1", "It ships today."]),
+    ],
+)
+def test_the_shadow_panel_shows_the_report_make_shadow_report_prints(report, records, shown):
+    panel = shadow_report(report)
+    assert [item["trigger_id"] for item in panel["records"]] == records
+    for text in shown:
+        assert text in panel["summary"]

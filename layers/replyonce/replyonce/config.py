@@ -29,6 +29,8 @@ AGENT_ACCOUNT_QUEUE_SECONDS = 90
 # The agents ReplyOnce ships (replyonce.agents), the default first; any other REPLY_AGENT is module:function.
 BUILT_IN_AGENTS = ("template", "bedrock")
 AGENT_CHOICES = " or ".join([", ".join(f"'{name}'" for name in BUILT_IN_AGENTS), "'module:function'"])
+REPLY_MODES = ("send", "review", "shadow")
+"""``REPLY_MODE``: send the reply; make it a draft for a person; or record it, sending nothing (shadow)."""
 
 
 def _default(cls: type, name: str) -> Any:
@@ -155,7 +157,8 @@ class ReplierSettings:
     nylas_api_uri: str = "https://api.us.nylas.com"
     # Who writes the reply: template, bedrock, or module:function (the team's own agent).
     reply_agent: str = BUILT_IN_AGENTS[0]
-    # send, or review: every reply becomes a Nylas draft for a person to send.
+    # send; review: every reply becomes a Nylas draft for a person to send; shadow: nothing is sent or
+    # drafted, what the agent would have done is recorded for the shadow report (docs/operations.md).
     reply_mode: str = "send"
     bedrock_model_id: str = ""
     agent_system_prompt: str = ""
@@ -230,6 +233,7 @@ class ReplierSettings:
             pending_confirm_seconds=self.pending_confirm_seconds,
             account_retry_seconds=self.account_retry_seconds,
             review_mode=self.reply_mode == "review",
+            shadow_mode=self.reply_mode == "shadow",
             agent_timeout_seconds=self.agent_timeout_seconds,
             send_timeout_seconds=self.nylas_send_timeout_seconds,
             margin_seconds=self.record_margin_seconds,
@@ -264,8 +268,8 @@ class ReplierSettings:
         if agent == "bedrock" and not model:
             raise ConfigurationError("REPLY_AGENT=bedrock needs BEDROCK_MODEL_ID")
         mode = env.get("REPLY_MODE", "").strip() or "send"
-        if mode not in ("send", "review"):
-            raise ConfigurationError(f"REPLY_MODE must be 'send' or 'review', got {mode!r}")
+        if mode not in REPLY_MODES:
+            raise ConfigurationError(f"REPLY_MODE must be 'send', 'review' or 'shadow', got {mode!r}")
         settle = _integer(env, "MAILBOX_SETTLE_SECONDS", _default(cls, "mailbox_settle_seconds"))
         pending = _integer(env, "PENDING_CONFIRM_SECONDS", _default(cls, "pending_confirm_seconds"))
         if pending < AGENT_ACCOUNT_QUEUE_SECONDS + settle:

@@ -65,8 +65,11 @@ from replyonce.state import (
     LedgerEntry,
     Reservation,
     Settlement,
+    ShadowOutcome,
+    ShadowRecord,
     Status,
     ThreadState,
+    skipped_record_id,
     thread_key,
 )
 from replyonce.subjects import MessageArrived, ReconcileDue, SendReported, Subject
@@ -139,6 +142,9 @@ class Situation:
     looked_before_send:
         The thread's newest messages, read again after the agent answered and before its reply is
         stored (a person may have answered while the agent drafted).
+    shadow_recorded:
+        Shadow mode, a rule's skip: whether its :class:`ShadowRecord` was written now (``True``) or was
+        there already (``False``, a redelivery); ``None`` until written.
     now:
         Nylas' time, from the latest answer that carried it; ``None`` before any.
     time_left:
@@ -161,6 +167,7 @@ class Situation:
     looked_before_send: ThreadPage | None = None
     claims: Mapping[str, str] | None = None
     drafts: tuple[Message, ...] | None = None
+    shadow_recorded: bool | None = None
     now: int | None = None
     time_left: float = float("inf")
 
@@ -266,6 +273,14 @@ class Store:
 
 
 @dataclass(frozen=True)
+class RecordShadow:
+    """Shadow mode: write that a rule skipped the message, once (a conditional put keyed by the message),
+    before the record skips. A burst's record goes with its settlement (``Settlement.shadow``)."""
+
+    record: ShadowRecord
+
+
+@dataclass(frozen=True)
 class Attempt:
     """Send the stored intent (or create its draft), byte for byte."""
 
@@ -322,6 +337,7 @@ Step = (
     | Reserve
     | AskAgent
     | Store
+    | RecordShadow
     | Attempt
     | Settle
     | Skip
@@ -336,6 +352,7 @@ _SETTLED_REASON = {
     Status.HANDED_OFF: SkipReason.HANDED_OFF,
     Status.FAILED: SkipReason.REPLY_PREVIOUSLY_FAILED,
     Status.OWN_REPLY: SkipReason.OWN_OUTBOUND,
+    Status.SHADOWED: SkipReason.ALREADY_SHADOWED,
 }
 
 
@@ -353,10 +370,103 @@ def next_step(s: Situation) -> Step:
     """The one thing to do next for the record ``s.subject``, given everything in ``s``."""
     subject = s.subject
     if isinstance(subject, MessageArrived):
-        return _message_arrived(s, subject)
-    if isinstance(subject, SendReported):
-        return _send_reported(s, subject)
-    return _reconcile_due(s, subject)
+        step = _message_arrived(s, subject)
+    elif isinstance(subject, SendReported):
+        step = _send_reported(s, subject)
+    else:
+        step = _reconcile_due(s, subject)
+    return in_shadow(s, step) if s.policy.shadow_mode else step
+
+
+# ---- shadow mode -------------------------------------------------------------------------------------
+
+SHADOW_RECORDED_SKIPS = frozenset(
+    {
+        SkipReason.NO_SENDER,
+        SkipReason.AUTOMATED_SENDER,
+        SkipReason.AUTO_SUBMITTED,
+        SkipReason.BULK_MAIL,
+        SkipReason.JUNK_OR_TRASH,
+        SkipReason.MESSAGE_GONE,
+        SkipReason.ANSWERED_BY_OTHER_AGENT,
+        SkipReason.ANSWERED_BY_PERSON,
+        SkipReason.PERSON_HOLD,
+        SkipReason.REPLY_BUDGET_EXHAUSTED,
+        SkipReason.RECIPIENT_BUDGET_EXHAUSTED,
+        SkipReason.EXCHANGE_LIMIT,
+        SkipReason.SENDER_NOT_REACHED,
+        SkipReason.NO_RECIPIENT,
+    }
+)
+"""The skips shadow mode records: a rule's decision about a customer's message. The others say the
+message was decided before (``already_*``, a ledger status), is not the agent's (``grant_not_agent``,
+``own_outbound``: a person's own message), or is no message (``no_message_id``, a send outcome)."""
+
+
+def in_shadow(s: Situation, step: Step) -> Step:
+    """Shadow mode's guard: nothing is attempted, and each decision is recorded before the record ends.
+
+    Why here, around the whole core: every rule before it runs as in ``send`` mode (the dedup, the
+    lease, the plan, the conversation, every skip), and this one function is what makes the mode
+    send nothing — a reply stored before the switch waits (``shadow_mode``) rather than going out —
+    and records each rule's skip (a burst's record goes with its settlement: :func:`_shadow_settle`).
+    """
+    if isinstance(step, Store | Attempt):
+        return Defer(DeferReason.SHADOW_MODE, None, {"intent_id": step.intent.id})
+    if isinstance(step, Skip) and step.reason in SHADOW_RECORDED_SKIPS and s.shadow_recorded is None:
+        assert isinstance(s.subject, MessageArrived)
+        arrived = s.subject
+        text = s.agent_outcome.text or "" if isinstance(s.agent_outcome, Reply) else ""
+        at = (s.listing.read_at if s.listing else None) or s.now or _int(arrived.payload.get("date"))
+        record = ShadowRecord(
+            grant_id=arrived.grant_id,
+            record_id=skipped_record_id(arrived.message_id),
+            thread_id=str(step.detail.get("thread_id") or arrived.thread_id or _fetched_thread(s)),
+            trigger_id=arrived.message_id,
+            covered=(arrived.message_id,),
+            outcome=ShadowOutcome.SKIPPED,
+            reason=step.reason.value,
+            text=text,
+            at=at,
+        )
+        return RecordShadow(record)
+    return step
+
+
+def _shadow_settle(s: Situation, burst: Burst, intent_id: str, thread_id: str, now: int) -> Step:
+    """Shadow mode, the agent answered: settle the burst as ``shadowed`` with its record, in one write.
+
+    The record goes in the settlement's transaction (conditioned on the lease), keyed by the burst's
+    intent id: recorded exactly when the burst is settled — a redelivery finds the ledger's
+    ``shadowed`` (``already_shadowed``), a crash before it leaves neither, a holder that lost the
+    lease writes neither (the new holder records the thread). No folder move, no reservation, no
+    loop-guard count.
+    """
+    outcome, covered = s.agent_outcome, burst.covered
+    skip: SkipReason | None = None
+    reason, text = "", ""
+    if isinstance(outcome, NoReply):
+        kind, reason, skip = ShadowOutcome.DECLINED, outcome.reason, SkipReason.AGENT_DECLINED
+    elif isinstance(outcome, Handoff):
+        kind, reason, skip = ShadowOutcome.HANDED_OFF, outcome.reason, SkipReason.HANDED_OFF
+    elif isinstance(outcome, AgentFailed):
+        kind, reason, skip = ShadowOutcome.REJECTED, f"agent: {outcome.detail}", SkipReason.AGENT_REJECTED
+    else:
+        assert isinstance(outcome, Reply)
+        kind, text = ShadowOutcome.REPLY, outcome.text or ""
+    record = ShadowRecord(
+        grant_id=s.subject.grant_id,
+        record_id=intent_id,
+        thread_id=thread_id,
+        trigger_id=message_id(burst.target),
+        covered=covered,
+        outcome=kind,
+        reason=reason[:500],
+        text=text,
+        at=now,
+    )
+    settlement = Settlement(Status.SHADOWED, covered, now, reason=(reason or kind.value)[:500], shadow=record)
+    return Settle(settlement, skip=skip, metric="ShadowRecorded")
 
 
 # ---- a new message -----------------------------------------------------------------------------------
@@ -503,14 +613,16 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
             return ClaimEmails(arrived.grant_id, emails)
     burst = _bounded(planned)
     intent_id = conversation_key(arrived.grant_id, thread_id, burst.covered).replace("-", "")
-    if s.reserved is None:
+    # Shadow mode takes no recipient's slot: a slot held for a reply never sent would refuse a live reply
+    # to that customer for an hour after the switch (docs/operations.md).
+    if s.reserved is None and not policy.shadow_mode:
         # Each recipient is charged to its own budget; the reply goes only if every one has room.
         reservations = tuple(
             Reservation(email=recipient["email"], at=now, budget=policy.recipient_budget_per_hour)
             for recipient in burst.recipients
         )
         return Reserve(reservations, intent_id)
-    if not s.reserved:
+    if s.reserved is False:
         return Skip(SkipReason.RECIPIENT_BUDGET_EXHAUSTED, {"thread_id": thread_id})
     grant = _grant(arrived.grant_id, agents)
     if s.agent_outcome is None:
@@ -694,6 +806,8 @@ def _agent_answered(
 ) -> Step:
     """The agent answered the burst: settle it (decline, hand-off, refusal, too large) or store its reply."""
     outcome, policy, covered = s.agent_outcome, s.policy, burst.covered
+    if policy.shadow_mode and not isinstance(outcome, Reply):
+        return _shadow_settle(s, burst, intent_id, thread_id, now)
     if isinstance(outcome, NoReply):
         settlement = Settlement(Status.DECLINED, covered, now, reason=outcome.reason[:500])
         return Settle(settlement, skip=SkipReason.AGENT_DECLINED)
@@ -712,6 +826,8 @@ def _agent_answered(
     if meanwhile:
         # A person answered while the agent drafted: theirs is the answer (the agent's is DEBUG-logged).
         return Skip(SkipReason.ANSWERED_BY_PERSON, {"thread_id": thread_id, "person_message_id": meanwhile})
+    if policy.shadow_mode:
+        return _shadow_settle(s, burst, intent_id, thread_id, now)
     intent = new_intent(
         intent_id=intent_id,
         thread_id=thread_id,
@@ -1058,6 +1174,7 @@ __all__ = [
     "ReadDrafts",
     "ReadLedger",
     "ReadThread",
+    "RecordShadow",
     "Reserve",
     "Search",
     "Settle",

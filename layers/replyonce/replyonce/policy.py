@@ -30,6 +30,8 @@ class Policy:
     key_margin_seconds: int = 300
     account_retry_seconds: int = _Settings.account_retry_seconds
     review_mode: bool = _Settings.reply_mode == "review"
+    # REPLY_MODE=shadow: the whole pipeline runs, nothing is sent or drafted, what would be is recorded.
+    shadow_mode: bool = _Settings.reply_mode == "shadow"
     agent_timeout_seconds: float = _Settings.agent_timeout_seconds
     send_timeout_seconds: float = _Settings.nylas_send_timeout_seconds
     margin_seconds: float = _Settings.record_margin_seconds

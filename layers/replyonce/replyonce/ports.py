@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from replyonce.answers import Answer
-from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement
+from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord
 
 Message = Mapping[str, Any]
 """A Nylas message object as the API returns it."""
@@ -96,6 +96,10 @@ class StateStore(Protocol):
         A lost lease still gets the ledger entries and the covered ids: what
         happened at Nylas happened either way.
         """
+        ...
+
+    def record_shadow(self, record: ShadowRecord) -> bool:
+        """Write the shadow record unless one of its key exists; ``False`` when it did (a redelivery)."""
         ...
 
 

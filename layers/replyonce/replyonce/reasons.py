@@ -51,6 +51,9 @@ class SkipReason(StrEnum):
     """A reply covers the message already (our state, or a reply of ours in the thread)."""
     ALREADY_DRAFTED = "already_drafted"
     """A draft for a person to send covers the message already (review mode)."""
+    ALREADY_SHADOWED = "already_shadowed"
+    """Shadow mode recorded what the agent would have done for the message already (``REPLY_MODE=shadow``):
+    a redelivery records nothing new."""
     REPLY_BUDGET_EXHAUSTED = "reply_budget_exhausted"
     """The thread had ``REPLY_BUDGET_PER_HOUR`` replies in the last hour (the loop guard)."""
     RECIPIENT_BUDGET_EXHAUSTED = "recipient_budget_exhausted"
@@ -112,6 +115,9 @@ class DeferReason(StrEnum):
     REPLY_PENDING = "reply_pending"
     """The thread's reply budget is full only with replies Nylas queued and has not confirmed: one may
     still fail (``message.send_failed``) and free its place, so the message waits for their outcome."""
+    SHADOW_MODE = "shadow_mode"
+    """A reply stored before the switch to ``REPLY_MODE=shadow`` waits: shadow mode sends nothing, so it
+    goes out once the mode is ``send`` or ``review`` again (or is redriven from the dead-letter queue)."""
     AGENT_FAILED = "agent_failed"
     """The agent raised or outlived ``AGENT_TIMEOUT_SECONDS``: asked again on the next try."""
     LEASE_LOST = "lease_lost"

@@ -314,6 +314,13 @@ class Replier:
                 attempting = s.attempting | {intent.id} if attempt else s.attempting - {intent.id}
                 answers = {k: v for k, v in s.answers.items() if k != intent.id}
                 return replace(s, state=lease.state, attempting=attempting, answers=answers), lease, None
+            case core.RecordShadow(record=record):
+                written = self._store.record_shadow(record)
+                logger.debug(
+                    "shadow record",
+                    extra={"record_id": record.record_id, "outcome": record.outcome, "written": written},
+                )
+                return replace(s, shadow_recorded=written), lease, None
             case core.Attempt(grant_id=grant_id, intent=intent):
                 answer = self._attempt(grant_id, intent)
                 self._saw_nylas_time(answer.nylas_time)
@@ -431,6 +438,10 @@ class Replier:
                 step.reconcile_after,
             )
         held = self._store.settle(lease, settlement, grant_id)
+        if not held and not settlement.writes_without_lease:
+            # Nothing was written (a shadow settlement): the record comes back and finds the thread as
+            # the new holder left it, so its messages are recorded once, by whoever settles them.
+            raise Deferred(DeferReason.LEASE_LOST, 0, thread_key=lease.key)
         if not held:
             logger.warning(
                 "thread lease was lost before the reply was recorded; recorded without it",
@@ -473,6 +484,7 @@ class Replier:
             Status.REPLIED: "reply sent",
             Status.QUEUED: "reply queued by Nylas",
             Status.DRAFTED: "reply drafted for review",
+            Status.SHADOWED: "shadow mode: reply recorded, nothing sent",
         }[settlement.status]
         to = [str(r.get("email", "")) for r in request.get("to", [])]
         intent_id = intent.id if intent is not None else ""
@@ -542,6 +554,8 @@ def _describe(step: core.Step) -> Mapping[str, Any]:
             }
         case core.Settle(settlement=settlement):
             return {"status": settlement.status.value, "covered": list(settlement.covered)}
+        case core.RecordShadow(record=record):
+            return {"record_id": record.record_id, "outcome": record.outcome.value}
         case core.ReadThread(page_token=token):
             return {"page_token": bool(token)}
     return {}

@@ -1,6 +1,6 @@
 """The state table (``STATE_TABLE``): what the replier remembers, and its item layout, in one place.
 
-Five kinds of item share the table, told apart by the ``pk`` prefix:
+Six kinds of item share the table, told apart by the ``pk`` prefix:
 
 ``thread#{grant}#{thread}`` — one per thread, written under the thread's lease
     ``lease_owner`` (S), ``lease_expires_at`` (N, ms, worker clock)
@@ -35,6 +35,13 @@ Five kinds of item share the table, told apart by the ``pk`` prefix:
     ``expires_at`` (N, TTL: the thread item's and :data:`BODY_TTL_GRACE_SECONDS` more).
     Written before the intent that names it; content-addressed, so never changed.
 
+``shadow#{grant}#{record}`` — what the agent would have done, in shadow mode (:class:`ShadowRecord`)
+    ``record`` is the burst's intent id (the key that makes a send once makes its record once) or
+    ``message:{id}`` for a message a rule skipped; ``thread_id``, ``trigger_id``, ``covered`` (L of S),
+    ``outcome``, ``reason``, ``text`` (the agent's reply, at most :data:`SHADOW_TEXT_CHARS`),
+    ``at`` (N, Nylas time), ``expires_at`` (N, TTL). A burst's is written in the transaction that
+    settles it (under the lease), a skipped message's by a conditional put: each once.
+
 Why one module: the store, its in-memory fake and the ``thread-state`` ops
 command all read these items; a layout known in one place cannot drift
 between its readers. Items written by earlier versions (``reply_times`` and
@@ -59,6 +66,10 @@ MESSAGE_PREFIX = "message#"
 RECIPIENT_PREFIX = "recipient#"
 EMAIL_PREFIX = "email#"
 BODY_PREFIX = "body#"
+SHADOW_PREFIX = "shadow#"
+SHADOW_TEXT_CHARS = 20_000
+"""The most of the agent's reply text a shadow record keeps: enough to read beside a person's answer, and a
+record stays a small item whatever the agent writes."""
 CLAIMED_BY = "grant_id"
 
 COVERED_MEMORY = 50
@@ -111,6 +122,9 @@ class Status(StrEnum):
     """The agent left it for a person (``Handoff``)."""
     FAILED = "failed"
     """Its reply was refused for good (by Nylas or by the agent)."""
+    SHADOWED = "shadowed"
+    """Shadow mode decided it (a reply, a decline, a hand-off, a refusal) and recorded that, sending
+    nothing (``REPLY_MODE=shadow``): never offered to the agent again, in shadow mode or after the switch."""
     OWN_REPLY = "own_reply"
     """It *is* one of our replies (the id the send returned): its own notification is never answered,
     whatever its ``from`` says (a provider's rewrite, a send-as alias)."""
@@ -665,6 +679,100 @@ class Reservation:
         return self.at - REPLY_BUDGET_WINDOW_SECONDS
 
 
+class ShadowOutcome(StrEnum):
+    """What the agent would have done with a burst or a message, in shadow mode."""
+
+    REPLY = "reply"
+    """It would have sent (or drafted) this reply."""
+    DECLINED = "declined"
+    """The agent returned ``NoReply``."""
+    HANDED_OFF = "handed_off"
+    """The agent returned ``Handoff`` (or a reply too large for Nylas)."""
+    REJECTED = "rejected"
+    """The agent refused the burst for good (``AgentRejected``)."""
+    SKIPPED = "skipped"
+    """A rule skipped the message before or instead of the agent (``reason``: the skip reason)."""
+
+
+def shadow_key(grant_id: str, record_id: str) -> str:
+    return f"{SHADOW_PREFIX}{grant_id}#{record_id}"
+
+
+def skipped_record_id(message_id: str) -> str:
+    """The record id of a message a rule skipped: one record per message, however often it is delivered."""
+    return f"message:{message_id}"
+
+
+@dataclass(frozen=True)
+class ShadowRecord:
+    """What shadow mode recorded for one burst (``record_id``: its intent id) or one skipped message.
+
+    Attributes
+    ----------
+    grant_id, thread_id:
+        Where.
+    record_id:
+        The burst's intent id, or :func:`skipped_record_id` of the skipped message.
+    trigger_id:
+        The message the reply would have answered (the burst's newest), or the skipped message.
+    covered:
+        The messages the reply would have answered (the skipped message alone for a skip).
+    outcome, reason:
+        What the agent or the rules decided, and why (a skip reason, the agent's own reason).
+    text:
+        The agent's reply (also for a reply dropped because a person answered while it drafted).
+    at:
+        Nylas' time of the decision (the thread read), else the message's ``date``: the report's period.
+    """
+
+    grant_id: str
+    record_id: str
+    thread_id: str
+    trigger_id: str
+    covered: tuple[str, ...]
+    outcome: ShadowOutcome
+    reason: str = ""
+    text: str = ""
+    at: int = 0
+
+    def to_item(self, expires_at: int) -> dict[str, Any]:
+        item: dict[str, Any] = {
+            "pk": {"S": shadow_key(self.grant_id, self.record_id)},
+            "thread_id": {"S": self.thread_id},
+            "trigger_id": {"S": self.trigger_id},
+            "covered": {"L": [{"S": m} for m in self.covered]},
+            "outcome": {"S": self.outcome.value},
+            "at": {"N": str(self.at)},
+            TTL: {"N": str(expires_at)},
+        }
+        if self.reason:
+            item["reason"] = {"S": self.reason[:500]}
+        if self.text:
+            item["text"] = {"S": self.text[:SHADOW_TEXT_CHARS]}
+        return item
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> "ShadowRecord":
+        key = _string(item.get("pk"))
+        grant_id, _, record_id = key.removeprefix(SHADOW_PREFIX).partition("#")
+        try:
+            outcome = ShadowOutcome(_string(item.get("outcome")))
+        except ValueError:
+            outcome = ShadowOutcome.SKIPPED
+        covered = tuple(_string(v) for v in (item.get("covered") or {}).get("L", []))
+        return cls(
+            grant_id=grant_id,
+            record_id=record_id,
+            thread_id=_string(item.get("thread_id")),
+            trigger_id=_string(item.get("trigger_id")),
+            covered=covered,
+            outcome=outcome,
+            reason=_string(item.get("reason")),
+            text=_string(item.get("text")),
+            at=_number(item.get("at")),
+        )
+
+
 @dataclass(frozen=True)
 class Settlement:
     """How a burst (or a stored intent) ends: what the store writes in one transaction.
@@ -685,6 +793,9 @@ class Settlement:
         Counted by the loop guard (a reply sent or queued).
     reply_message_id, replied_to, reason:
         For the ledger entries.
+    shadow:
+        Shadow mode: the burst's :class:`ShadowRecord`, written in the same transaction as the ledger
+        entries, so a burst is recorded exactly when it is settled.
     """
 
     status: Status
@@ -696,6 +807,17 @@ class Settlement:
     reply_message_id: str = ""
     replied_to: str = ""
     reason: str = ""
+    shadow: ShadowRecord | None = None
+
+    @property
+    def writes_without_lease(self) -> bool:
+        """Whether a holder that lost the lease still writes this settlement (by key, without the lease).
+
+        A reply's yes: what happened at Nylas happened either way. A shadow settlement's no: nothing
+        happened at Nylas, and the new holder plans the thread again and records what it decides; a
+        stale holder's record beside it would record the burst's messages twice.
+        """
+        return self.shadow is None
 
     def ledger_entries(self, recorded_at: int) -> list[LedgerEntry]:
         """The covered messages' entries, and one for the reply itself when the send returned its id."""

@@ -28,6 +28,7 @@ from replyonce.state import (
     OUTBOX,
     REPLIES,
     REPLY_BUDGET_WINDOW_SECONDS,
+    SHADOW_PREFIX,
     TTL,
     BodyRef,
     Intent,
@@ -35,6 +36,7 @@ from replyonce.state import (
     LedgerEntry,
     Reservation,
     Settlement,
+    ShadowRecord,
     ThreadState,
     body_key,
     body_refs,
@@ -313,6 +315,40 @@ class DynamoDBStateStore:
             return _string_value(held.get(CLAIMED_BY)) or "another grant"
         return grant_id
 
+    # ---- shadow mode ------------------------------------------------------------------------------------
+
+    def record_shadow(self, record: ShadowRecord) -> bool:
+        """Put the record unless its key exists: ``True`` when written now, ``False`` when it was there.
+
+        For a message a rule skipped (a burst's record goes with its settlement): keyed by the message,
+        so three deliveries of one notification or a redelivered SQS record leave one record, the first
+        one written.
+        """
+        try:
+            self._dynamodb.put_item(
+                TableName=self._table,
+                Item=record.to_item(int(self._clock()) + self._ttl),
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            return False
+        return True
+
+    def shadow_records(self) -> list[ShadowRecord]:
+        """Every shadow record of the table (a paginated scan: an operator's report, never the replier's)."""
+        records = []
+        paginator = self._dynamodb.get_paginator("scan")
+        pages = paginator.paginate(
+            TableName=self._table,
+            FilterExpression="begins_with(pk, :prefix)",
+            ExpressionAttributeValues={":prefix": {"S": SHADOW_PREFIX}},
+        )
+        for page in pages:
+            records.extend(ShadowRecord.from_item(item) for item in page.get("Items", []))
+        return records
+
     # ---- the per-recipient budget -------------------------------------------------------------------------
 
     def reserve(self, reservation: Reservation, intent_id: str) -> bool:
@@ -442,6 +478,11 @@ class DynamoDBStateStore:
             for e in settlement.ledger_entries(now)
         ]
         after = settlement.thread_after(lease.state)
+        shadow = []
+        if settlement.shadow is not None:
+            # Keyed by the burst's intent id and conditioned, with the whole transaction, on the lease:
+            # recorded exactly when the burst is settled, by the one holder that settles it.
+            shadow = [{"Put": {"TableName": self._table, "Item": settlement.shadow.to_item(expires_at)}}]
         sets = [f"{REPLIES} = :replies", f"{COVERED} = :covered"]
         removes = [LEASE_OWNER, LEASE_EXPIRES_AT]
         update: dict[str, Any] = {
@@ -464,7 +505,7 @@ class DynamoDBStateStore:
             else:
                 removes.append("#outbox.#intent")
         update["UpdateExpression"] = f"SET {', '.join(sets)} REMOVE {', '.join(removes)}"
-        puts = self._write_all_but_last(puts)
+        puts = [*self._write_all_but_last(puts), *shadow]
         token_base = settlement.intent.id if settlement.intent is not None else ",".join(settlement.covered)
         purpose = (
             f"settle:{settlement.status.value}:{settlement.intent.generation if settlement.intent else 0}"
@@ -478,7 +519,8 @@ class DynamoDBStateStore:
         except ClientError as exc:
             if not _condition_failed(exc):
                 raise
-            self._settle_without_lease(lease, settlement, puts, token_base, purpose)
+            if settlement.writes_without_lease:
+                self._settle_without_lease(lease, settlement, puts, token_base, purpose)
             lease.released = True
             return False
         lease.released = True
