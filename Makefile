@@ -117,7 +117,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
-.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay
+.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay report-console
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	$(BIN)/python -m ops deploy $(ARGS)
@@ -142,6 +142,9 @@ shadow-report: $(STAMP) ## what REPLY_MODE=shadow would have done, beside the pe
 
 replay: $(LOCAL_STAMP) ## an agent over a grant's recent threads, read-only: make replay ARGS="--agent mod:fn --since 2026-11-23 --limit 200"
 	$(BIN)/python -m ops replay $(ARGS)
+
+report-console: $(LOCAL_STAMP) ## replays and shadow reports side by side on 127.0.0.1: make report-console ARGS="v1.json v2.json"
+	@$(BIN)/python -m devstack.report_console $(ARGS)
 
 set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_API_KEY or a hidden prompt)
 	$(BIN)/python -m ops set-api-key $(ARGS)

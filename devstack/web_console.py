@@ -123,8 +123,17 @@ class ConsoleSource:
         return self._dynamodb_client
 
 
-def create_app(snapshot: Callable[[], Json], *, allowed_hosts: Callable[[], set[str]]) -> Flask:
-    """The console's Flask app: the page, its two files and ``GET /state``."""
+def create_app(
+    snapshot: Callable[[], Json],
+    *,
+    allowed_hosts: Callable[[], set[str]],
+    page_directory: Path = PAGE_DIRECTORY,
+) -> Flask:
+    """The console's Flask app: the page, its two files and ``GET /state``.
+
+    ``page_directory`` holds the page (``index.html``, ``console.js``, ``console.css``): ``make
+    serve``'s, or the report console's (``devstack/report_console.py``).
+    """
     app = Flask(__name__, static_folder=None)
 
     @app.before_request
@@ -141,7 +150,7 @@ def create_app(snapshot: Callable[[], Json], *, allowed_hosts: Callable[[], set[
         return response
 
     def page_file(name: str, mimetype: str) -> Response:
-        return Response((PAGE_DIRECTORY / name).read_bytes(), mimetype=mimetype)
+        return Response((page_directory / name).read_bytes(), mimetype=mimetype)
 
     @app.get("/")
     def index() -> Response:
@@ -165,9 +174,11 @@ def create_app(snapshot: Callable[[], Json], *, allowed_hosts: Callable[[], set[
 class WebConsole:
     """The console served on ``127.0.0.1:port`` (0: a free port) from a thread of its own."""
 
-    def __init__(self, snapshot: Callable[[], Json], port: int = 0) -> None:
+    def __init__(
+        self, snapshot: Callable[[], Json], port: int = 0, *, page_directory: Path = PAGE_DIRECTORY
+    ) -> None:
         self._server: BaseWSGIServer | None = None
-        app = create_app(snapshot, allowed_hosts=self._hosts)
+        app = create_app(snapshot, allowed_hosts=self._hosts, page_directory=page_directory)
         self._server = make_server("127.0.0.1", port, app, threaded=True)
         self._thread = threading.Thread(target=self._server.serve_forever, name="web-console", daemon=True)
 

@@ -289,3 +289,68 @@ def shadow_report(report: ShadowReport | None) -> Json:
     if report is None or not report.items:
         return {"records": [], "summary": NO_SHADOW_RECORDS}
     return {"records": report.to_dict()["items"], "summary": render_text(report)}
+
+
+# ---- the report console: shadow reports and replays side by side (devstack/report_console.py) ----
+
+_COUNTS = ("replies", "answered", "declined", "handed_off", "rejected", "answered_by_person_too")
+
+
+def report_totals(report: Mapping[str, Any]) -> Json:
+    """One report's counts over all its periods (``PeriodSummary`` fields), skips merged by reason."""
+    totals: Json = {name: 0 for name in _COUNTS}
+    skipped: dict[str, int] = defaultdict(int)
+    for period in report.get("periods") or []:
+        for name in _COUNTS:
+            totals[name] += int(period.get(name) or 0)
+        for reason, count in (period.get("skipped") or {}).items():
+            skipped[reason] += int(count)
+    totals["skipped"] = dict(sorted(skipped.items()))
+    return totals
+
+
+def compare_reports(named: Iterable[tuple[str, Mapping[str, Any]]]) -> Json:
+    """Reports side by side: each one's totals, and per inbound message each report's decision.
+
+    ``named`` is ``(name, report)`` pairs, the report as ``--json`` writes it (``make shadow-report``
+    or ``make replay``). A message is every id a record covers (a burst's reply covers several); its
+    row holds, per report, the outcome, reason and the agent's text (``None``: that report has no
+    record of it), a person's answer from whichever report matched one, and ``differs`` when the
+    reports decided differently — what a team reads before it deploys a new version of its agent.
+    """
+    reports = list(named)
+    rows: dict[str, Json] = {}
+    for index, (_, report) in enumerate(reports):
+        for item in sorted(report.get("items") or [], key=lambda i: int(i.get("at") or 0)):
+            for mid in item.get("covered") or [item.get("trigger_id")]:
+                row = rows.setdefault(
+                    mid,
+                    {
+                        "message_id": mid,
+                        "thread_id": item.get("thread_id", ""),
+                        "at": int(item.get("at") or 0),
+                        "person_text": "",
+                        "decisions": [None] * len(reports),
+                    },
+                )
+                row["decisions"][index] = {
+                    "outcome": item.get("outcome", ""),
+                    "reason": item.get("reason", ""),
+                    "text": item.get("agent_text", ""),
+                }
+                row["person_text"] = row["person_text"] or item.get("person_text", "")
+    for row in rows.values():
+        row["differs"] = len({(d or {}).get("outcome") for d in row["decisions"]}) > 1
+    return {
+        "reports": [
+            {
+                "name": name,
+                "agent": report.get("agent", ""),
+                "threads": report.get("threads"),
+                "stopped": report.get("stopped", ""),
+                "totals": report_totals(report),
+            }
+            for name, report in reports
+        ],
+        "messages": sorted(rows.values(), key=lambda r: (r["at"], r["message_id"])),
+    }

@@ -67,7 +67,6 @@ def run_replay(tmp_path: Path, agent: str, *argv: str) -> tuple[str, dict]:
 def test_replay_reads_only_and_reports_what_the_agent_would_have_done(stack, nylas, last_week, tmp_path):
     writes_before = [r for r in nylas.requests if r[0] in WRITES]
     text, report = run_replay(tmp_path, "tests.test_shadow:by_subject")
-    print("TEXT>>>\n" + text)
     assert [r for r in nylas.requests if r[0] in WRITES] == writes_before
     assert report["threads"] == 3
     assert report["stopped"] == ""

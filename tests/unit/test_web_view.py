@@ -5,10 +5,12 @@ import pytest
 from devstack.invariants import INVARIANTS
 from devstack.web_view import (
     NO_SHADOW_RECORDS,
+    compare_reports,
     conversations,
     invariant_status,
     live_truth,
     notification_ways,
+    report_totals,
     shadow_report,
 )
 from devstack.webhook_sender import Delivery
@@ -228,3 +230,75 @@ def test_the_shadow_panel_shows_the_report_make_shadow_report_prints(report, rec
     assert [item["trigger_id"] for item in panel["records"]] == records
     for text in shown:
         assert text in panel["summary"]
+
+
+def _item(mid, outcome, *, covered=None, reason="", text="", person="", at=1):
+    return {
+        "thread_id": "t1",
+        "trigger_id": mid,
+        "covered": list(covered or [mid]),
+        "at": at,
+        "outcome": outcome,
+        "reason": reason,
+        "agent_text": text,
+        "person_text": person,
+    }
+
+
+def _period(**counts):
+    return {"replies": 0, "answered": 0, "declined": 0, "skipped": {}, **counts}
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "rows"),
+    [
+        # The same decisions: nothing differs.
+        ([_item("m1", "reply", text="Hi")], [_item("m1", "reply", text="Hello")], [("m1", False)]),
+        # A decline became a reply: the row differs.
+        ([_item("m1", "declined", reason="spam")], [_item("m1", "reply")], [("m1", True)]),
+        # One report has no record of a message: that differs too.
+        ([_item("m1", "reply")], [], [("m1", True)]),
+        # A burst's reply covers each of its messages, in the order they came.
+        (
+            [_item("m2", "reply", covered=["m1", "m2"], at=5), _item("m0", "skipped", at=1)],
+            [_item("m2", "reply", covered=["m1", "m2"], at=5), _item("m0", "skipped", at=1)],
+            [("m0", False), ("m1", False), ("m2", False)],
+        ),
+    ],
+)
+def test_two_reports_compared_message_by_message(first, second, rows):
+    state = compare_reports(
+        [("v1.json", {"periods": [], "items": first}), ("v2.json", {"periods": [], "items": second})]
+    )
+    assert [(r["message_id"], r["differs"]) for r in state["messages"]] == rows
+
+
+def test_a_compared_message_shows_each_reports_decision_text_and_the_persons_answer():
+    state = compare_reports(
+        [
+            ("v1.json", {"periods": [], "items": [_item("m1", "declined", reason="spam")]}),
+            (
+                "v2.json",
+                {"periods": [], "items": [_item("m1", "reply", text="It ships.", person="Sam: today")]},
+            ),
+        ]
+    )
+    [row] = state["messages"]
+    assert row["decisions"] == [
+        {"outcome": "declined", "reason": "spam", "text": ""},
+        {"outcome": "reply", "reason": "", "text": "It ships."},
+    ]
+    assert row["person_text"] == "Sam: today"
+
+
+def test_a_reports_totals_add_its_periods_and_merge_its_skips_by_reason():
+    report = {
+        "periods": [
+            _period(replies=1, answered=2, skipped={"bulk_mail": 1}),
+            _period(declined=1, skipped={"bulk_mail": 2, "automated_sender": 1}),
+        ],
+        "items": [],
+    }
+    totals = report_totals(report)
+    assert (totals["replies"], totals["answered"], totals["declined"]) == (1, 2, 1)
+    assert totals["skipped"] == {"automated_sender": 1, "bulk_mail": 3}

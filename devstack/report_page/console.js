@@ -1,0 +1,81 @@
+// The report console: GET /state once, rendered as text only (textContent: a report holds what
+// senders and agents wrote, never markup for this page).
+"use strict";
+
+function element(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function skipped(counts) {
+  const parts = Object.entries(counts).map(([reason, n]) => reason + " " + n);
+  return parts.length ? parts.join(", ") : "-";
+}
+
+function renderTotals(reports) {
+  const rows = reports.map((report) => {
+    const row = element("tr");
+    const t = report.totals;
+    row.append(
+      element("td", report.name, "id"),
+      element("td", report.agent || "-"),
+      element("td", report.threads ?? "-"),
+      element("td", t.replies),
+      element("td", t.answered),
+      element("td", t.declined),
+      element("td", t.handed_off),
+      element("td", t.rejected),
+      element("td", t.answered_by_person_too),
+      element("td", skipped(t.skipped)),
+    );
+    return row;
+  });
+  document.getElementById("totals").replaceChildren(...rows);
+}
+
+function decision(d) {
+  const cell = element("td");
+  if (!d) {
+    cell.append(element("span", "no record", "dim"));
+    return cell;
+  }
+  cell.append(element("div", d.outcome + (d.reason ? ": " + d.reason : ""), "outcome-" + d.outcome));
+  if (d.text) cell.append(element("div", d.text, "body"));
+  return cell;
+}
+
+function renderMessages(state) {
+  const head = element("tr");
+  head.append(element("th", "message"), element("th", "thread"));
+  for (const report of state.reports) head.append(element("th", report.name));
+  head.append(element("th", "a person's answer"));
+  document.getElementById("messages-head").replaceChildren(head);
+  const onlyDiffer = document.getElementById("only-differ").checked;
+  const rows = state.messages
+    .filter((m) => !onlyDiffer || m.differs)
+    .map((m) => {
+      const row = element("tr", null, m.differs ? "differs" : "");
+      row.dataset.message = m.message_id;
+      row.append(element("td", m.message_id, "id"), element("td", m.thread_id, "id"));
+      for (const d of m.decisions) row.append(decision(d));
+      row.append(element("td", m.person_text || "-", "body"));
+      return row;
+    });
+  document.getElementById("messages").replaceChildren(...rows);
+}
+
+async function load() {
+  const answer = await fetch("/state", { cache: "no-store" });
+  const state = await answer.json();
+  const differ = state.messages.filter((m) => m.differs).length;
+  document.getElementById("about").textContent =
+    state.reports.length + " report(s), " + state.messages.length + " message(s), " + differ +
+    " decided differently";
+  renderTotals(state.reports);
+  renderMessages(state);
+  document.getElementById("only-differ").onchange = () => renderMessages(state);
+}
+
+load();
