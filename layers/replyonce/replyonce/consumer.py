@@ -45,6 +45,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
+from replyonce.active_region import DynamoDBRegionFence
 from replyonce.agents import BedrockAgent, load_agent
 from replyonce.batch import thread_groups
 from replyonce.config import ReplierSettings
@@ -182,6 +183,11 @@ class NotificationConsumer:
             ),
             lease_wait_seconds=settings.lease_wait_seconds,
             clock=clock,
+            fence=(
+                DynamoDBRegionFence(settings.active_region_table, dynamodb, clock=clock)
+                if settings.active_region_table
+                else None
+            ),
         )
         persistence = DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
         return cls(settings, replier, persistence, sqs)

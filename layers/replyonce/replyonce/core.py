@@ -18,12 +18,15 @@ Where each invariant is decided (the README's table points here):
   what the answers and the mailbox prove: ``replyonce.answers``);
 - nothing silently lost and one reply per burst: ``replyonce.plan.plan_burst``, with coverage
   from our state and from the mailbox (``replyonce.coverage``);
+- only from the active Region (a deployment across Regions): :func:`fence`, before each lease and
+  each send;
 - never to itself or to machines: ``replyonce.screening.reason_not_to_answer``,
   ``replyonce.recipients.reply_recipient``, ``replyonce.plan.loop_guard_exhausted`` and the
   per-recipient budget (:func:`_reservation`).
 """
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,7 +55,7 @@ from replyonce.plan import (
     plan_burst,
 )
 from replyonce.policy import Policy
-from replyonce.ports import Listing, Message, SearchResult, ThreadPage
+from replyonce.ports import ActiveRegion, FenceUnreadable, Listing, Message, SearchResult, ThreadPage
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.screening import (
     Agents,
@@ -145,6 +148,9 @@ class Situation:
     looked_before_send:
         The thread's newest messages, read again after the agent answered and before its reply is
         stored (a person may have answered while the agent drafted).
+    active_region:
+        The active-Region record, read for the step about to be taken (a lease or a send), or
+        :data:`UNREAD`; the shell forgets it once that step is taken, so each is fenced by its own read.
     now:
         Nylas' time, from the latest answer that carried it; ``None`` before any.
     time_left:
@@ -167,6 +173,7 @@ class Situation:
     looked_before_send: ThreadPage | None = None
     claims: Mapping[str, str] | None = None
     drafts: tuple[Message, ...] | None = None
+    active_region: ActiveRegion | FenceUnreadable | None = UNREAD
     now: int | None = None
     time_left: float = float("inf")
 
@@ -184,6 +191,11 @@ class LookUpFolders:
     """Look up the receiving grant's folders (once per container)."""
 
     grant_id: str
+
+
+@dataclass(frozen=True)
+class ReadActiveRegion:
+    """Read the active-Region record, strongly consistently, for the lease or the send that follows."""
 
 
 @dataclass(frozen=True)
@@ -317,6 +329,7 @@ class Defer:
 Step = (
     LookUpAgents
     | LookUpFolders
+    | ReadActiveRegion
     | ReadLedger
     | FetchMessage
     | TakeLease
@@ -359,10 +372,55 @@ def next_step(s: Situation) -> Step:
     """The one thing to do next for the record ``s.subject``, given everything in ``s``."""
     subject = s.subject
     if isinstance(subject, MessageArrived):
-        return _message_arrived(s, subject)
-    if isinstance(subject, SendReported):
-        return _send_reported(s, subject)
-    return _reconcile_due(s, subject)
+        step = _message_arrived(s, subject)
+    elif isinstance(subject, SendReported):
+        step = _send_reported(s, subject)
+    else:
+        step = _reconcile_due(s, subject)
+    if isinstance(step, TakeLease | Attempt):
+        return fence(s, step)
+    return step
+
+
+# ---- only the active Region ----------------------------------------------------------------------------
+
+
+def fence(s: Situation, step: TakeLease | Attempt) -> Step:
+    """``step`` (a lease or a send), if this Region is the active one; else why not.
+
+    Off (``policy.fence_region`` empty: one Region) it is ``step`` itself. On,
+    every lease and every send (or draft) needs its own read of the
+    active-Region record (:class:`ReadActiveRegion`, strongly consistent
+    across Regions), and goes ahead only when the record names this Region
+    and the handover is over. Fails closed: a record that cannot be read
+    (an isolated Region) or names another Region defers the record — the
+    passive Region sends nothing, whatever its replica of the state says.
+
+    Why the lease is fenced too: a passive Region that took leases and stored
+    intents would write into the state the active Region reads (a global
+    table replicates both ways). Why the handover
+    (``policy.handover_seconds``): a send the old Region started just before
+    the failover may still land; the new Region sends only after it would show
+    in the mailbox, which the new Region reads before any reply (its replica
+    of the state may lag).
+    """
+    region = s.policy.fence_region
+    if not region:
+        return step
+    record = s.active_region
+    if record is UNREAD:
+        return ReadActiveRegion()
+    if isinstance(record, FenceUnreadable) or record is None:
+        detail = record.detail if isinstance(record, FenceUnreadable) else "no record"
+        return Defer(DeferReason.REGION_ISOLATED, None, {"region": region, "detail": detail})
+    if record.region != region:
+        passive = {"region": region, "active_region": record.region or "(none)", "epoch": record.epoch}
+        return Defer(DeferReason.REGION_PASSIVE, None, passive)
+    handover_ends = record.since + s.policy.handover_seconds
+    if record.read_at < handover_ends:
+        waiting = {"region": region, "epoch": record.epoch}
+        return Defer(DeferReason.REGION_HANDOVER, math.ceil(handover_ends - record.read_at), waiting)
+    return step
 
 
 # ---- a new message -----------------------------------------------------------------------------------
@@ -1060,6 +1118,7 @@ __all__ = [
     "SendReported",
     "Situation",
     "Step",
+    "fence",
     "may_start",
     "next_step",
     "retry_delay",
