@@ -115,7 +115,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
-.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill
+.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill failover
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	$(BIN)/python -m ops deploy $(ARGS)
@@ -134,6 +134,9 @@ thread-state: $(STAMP) ## one thread's lease, replies and ledger: make thread-st
 
 backfill: $(STAMP) ## queue a window's unanswered messages (dry run): make backfill ARGS="--since 2026-11-30T08:00Z [--apply]"
 	$(BIN)/python -m ops backfill $(ARGS)
+
+failover: $(STAMP) ## make REGION the active Region (across Regions): make failover ARGS="--to us-west-2 --region us-west-2"
+	$(BIN)/python -m ops failover $(ARGS)
 
 set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_API_KEY or a hidden prompt)
 	$(BIN)/python -m ops set-api-key $(ARGS)
