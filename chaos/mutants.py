@@ -326,6 +326,12 @@ def no_outbox(patches: _Patches) -> None:
     patches.set(state.ThreadState, "from_item", classmethod(from_item))
 
 
+def fence_off(patches: _Patches) -> None:
+    """Every Region takes leases and sends whatever the active-Region record says."""
+    core = _module("core")
+    patches.set(core, "fence", lambda s, step: step)
+
+
 MUTANTS: dict[str, Mutant] = {
     m.name: m
     for m in (
@@ -459,6 +465,13 @@ MUTANTS: dict[str, Mutant] = {
             in_the_store=True,
             faults=frozenset({"kill_after_send", "nylas_lost_response"}),
             knobs={"redrive_threads": 2},
+        ),
+        Mutant(
+            "fence_off",
+            (1, 3),
+            fence_off,
+            "after a failover the old Region keeps sending: the new one, whose replica lags, answers again",
+            "failover_mid_reply",
         ),
     )
 }
