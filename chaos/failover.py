@@ -46,7 +46,7 @@ import boto3
 from chaos.faults import FaultPlan, FuzzResult
 from chaos.proxy import FaultProxy, Request
 from chaos.run import ChaosReport, ChaosSettings, Experiment, render
-from chaos.workload import Workload
+from chaos.workload import TRUSTED_LIST_ID, Workload
 from devstack.containers import load_handler
 from devstack.gateway import ApiGatewayStandIn
 from devstack.template import (
@@ -59,7 +59,7 @@ from devstack.webhook_sender import WebhookSender
 from ops import backfill
 from ops.nylas_admin import NylasAdmin
 from replyonce.active_region import fail_over
-from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings
+from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings, list_ids
 from replyonce.queue import NotificationQueue
 from replyonce.store import DynamoDBStateStore
 
@@ -466,6 +466,7 @@ class FailoverDrill(Experiment):
             grants,
             backfill.Window(0, int(self.nylas.now()) + 1),
             agent_grant_ids=grants,
+            trusted_lists=list_ids(TRUSTED_LIST_ID),  # the run's TRUSTED_LISTS, as the stack's TrustedLists
         )
         queue = NotificationQueue(
             second.queues["NotificationQueue"], DEFAULT_QUEUE_MAX_MESSAGE_BYTES, self.admin_sqs

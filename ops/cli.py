@@ -38,7 +38,7 @@ from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
-from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
+from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES, list_ids
 from replyonce.policy import Policy
 from replyonce.queue import NotificationQueue
 from replyonce.store import DynamoDBStateStore
@@ -284,7 +284,13 @@ def _backfill(context: Context) -> int:
     ledger = DynamoDBStateStore(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
     trusted = stack.parameters.get("ReplyToTrustedSenders", "").split(",")
     plan = backfill.plan_backfill(
-        inbox, ledger, grants, window, agent_grant_ids=agents, trusted_senders=trusted
+        inbox,
+        ledger,
+        grants,
+        window,
+        agent_grant_ids=agents,
+        trusted_senders=trusted,
+        trusted_lists=list_ids(stack.parameters.get("TrustedLists", "")),
     )
     if args.apply:
         # The queue's MaximumMessageSize, as the webhook uses it: a larger message is queued without its body.

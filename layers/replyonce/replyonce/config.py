@@ -37,11 +37,17 @@ def _required(env: Mapping[str, str], name: str) -> str:
     return value
 
 
+def list_ids(raw: str) -> frozenset[str]:
+    """Comma-separated ``List-Id`` identifiers, with or without their angle brackets, lower case.
+
+    ``TRUSTED_LISTS`` as the replier reads it; the operator commands read the stack's ``TrustedLists``
+    with it too, so a backfill screens mail as the replier does.
+    """
+    return frozenset(part.strip().strip("<>").strip().lower() for part in raw.split(",") if part.strip())
+
+
 def _list_ids(env: Mapping[str, str], name: str) -> frozenset[str]:
-    """Comma-separated ``List-Id`` identifiers, with or without their angle brackets, lower case."""
-    return frozenset(
-        part.strip().strip("<>").strip().lower() for part in env.get(name, "").split(",") if part.strip()
-    )
+    return list_ids(env.get(name, ""))
 
 
 def _integer(
