@@ -376,5 +376,7 @@ _WORTH_A_WARNING = frozenset(
         DeferReason.AGENT_FAILED,
         DeferReason.LEASE_LOST,
         DeferReason.UNEXPECTED,
+        # A Region that cannot read the active-Region record sends nothing: worth seeing at once.
+        DeferReason.REGION_ISOLATED,
     }
 )
