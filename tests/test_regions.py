@@ -8,6 +8,7 @@ The default (one Region) deploys and answers as it always has.
 """
 
 import time
+from dataclasses import replace
 
 import boto3
 import pytest
@@ -17,8 +18,14 @@ from devstack.template import create_active_region_table
 from ops.failover import FailoverError, fail_over_to
 from replyonce.active_region import DynamoDBRegionFence
 from replyonce.config import ReplierSettings
+from replyonce.exceptions import Deferred
+from replyonce.policy import Policy
 from replyonce.ports import ActiveRegion, FenceUnreadable
+from replyonce.replier import Replier
+from replyonce.subjects import MessageArrived
 from tests.conftest import register_stack
+from tests.fakes import Clock, FakeMailbox, FakeRegionFence, FakeStateStore
+from tests.interleavings import AGENT_EMAIL, GRANT, agent
 from tests.replier_harness import deferrals, inbound
 from tests.test_iam_enforced import Resolver, rendered_template, role_statements
 from tests.test_ops import REGION, ops
@@ -149,3 +156,63 @@ def test_the_failover_command_on_a_one_region_stack_says_there_is_nothing_to_fai
     run = ops("failover", "--to", HERE, stack_name="replyonce-one-region")
     assert run.code == 2
     assert "ActiveRegionTableName" in run.err
+
+
+# ---- the window between the lease and the send ------------------------------------------------------
+
+
+class FailsOverOnRead(FakeRegionFence):
+    """The record as the replier reads it; the operator fails over right after the ``nth`` read."""
+
+    def __init__(self, clock, region: str, *, nth: int, to: str) -> None:
+        super().__init__(clock, region)
+        self.reads = 0
+        self._nth, self._to = nth, to
+
+    def read(self):
+        record = super().read()
+        self.reads += 1
+        if self.reads == self._nth:
+            self.fail_over(self._to)
+        return record
+
+
+def one_record(*, failover_after_read: int) -> tuple[FakeMailbox, FailsOverOnRead]:
+    """One message through a fenced replier (this Region active); the failover after that read (0: none)."""
+    clock = Clock()
+    fence = FailsOverOnRead(clock, HERE, nth=failover_after_read, to=THERE)
+    mailbox = FakeMailbox(clock)
+    mailbox.add_grant(GRANT, AGENT_EMAIL)
+    message = mailbox.deliver(GRANT, sender="alice@example.com", subject="Order 1042")
+    policy = replace(Policy(agent_grant_ids=(GRANT,)), fence_region=HERE)
+    replier = Replier(
+        policy,
+        FakeStateStore(clock),
+        mailbox,
+        agent,
+        reconcile_later=lambda due, seconds: None,
+        lease_wait_seconds=0.0,
+        clock=clock,
+        fence=fence,
+        monotonic=clock,
+        sleep=lambda seconds: None,
+    )
+    subject = MessageArrived(GRANT, message["id"], message["thread_id"], {"from": message["from"]})
+    try:
+        replier.handle(subject, remaining_seconds=lambda: 900.0)
+    except Deferred as deferred:
+        mailbox.calls.append(f"deferred {deferred.reason.value}")
+    return mailbox, fence
+
+
+def test_the_lease_and_the_send_each_read_the_record():
+    mailbox, fence = one_record(failover_after_read=0)
+    assert len(mailbox.sent) == 1
+    assert fence.reads == 2  # one before the lease, one before the send
+
+
+def test_a_failover_between_the_lease_and_the_send_stops_the_send():
+    # The record read for the lease named this Region; the operator failed over before the send.
+    mailbox, _ = one_record(failover_after_read=1)
+    assert mailbox.sent == []
+    assert mailbox.calls[-1] == "deferred region_passive"
