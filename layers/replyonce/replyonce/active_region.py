@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from replyonce.exceptions import ReplyOnceError
@@ -24,6 +25,17 @@ RECORD_KEY = {"pk": {"S": "active-region"}}
 REGION = "region"
 EPOCH = "epoch"
 SINCE = "since"
+
+
+# An isolated Region's read must fail soon, not hang: botocore's defaults (60 s to connect, 60 s to read,
+# DynamoDB's retries) would hold the record for minutes before it fails closed. Two tries of a few
+# seconds each; a record whose send no longer fits after a slow read is deferred by the core anyway.
+FENCE_READ_ATTEMPTS = 2
+FENCE_CLIENT_CONFIG = Config(
+    connect_timeout=2,
+    read_timeout=3,
+    retries={"mode": "standard", "total_max_attempts": FENCE_READ_ATTEMPTS},
+)
 
 
 class FailoverRefused(ReplyOnceError):
@@ -55,8 +67,8 @@ class DynamoDBRegionFence:
     table:
         ``ACTIVE_REGION_TABLE``: this Region's replica of the global table.
     dynamodb:
-        A DynamoDB client of this Region (injectable; its timeouts bound how long an isolated Region
-        waits before it fails closed).
+        A DynamoDB client of this Region (injectable; made with :data:`FENCE_CLIENT_CONFIG`, whose
+        timeouts bound how long an isolated Region waits before it fails closed).
     clock:
         The replier's wall clock: when the record was read (the handover is counted from the
         failover command's clock; both are NTP-synchronised, and the handover is minutes long).

@@ -45,7 +45,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
-from replyonce.active_region import DynamoDBRegionFence
+from replyonce.active_region import FENCE_CLIENT_CONFIG, DynamoDBRegionFence
 from replyonce.agents import BedrockAgent, load_agent
 from replyonce.batch import thread_groups
 from replyonce.config import ReplierSettings
@@ -184,7 +184,11 @@ class NotificationConsumer:
             lease_wait_seconds=settings.lease_wait_seconds,
             clock=clock,
             fence=(
-                DynamoDBRegionFence(settings.active_region_table, dynamodb, clock=clock)
+                DynamoDBRegionFence(
+                    settings.active_region_table,
+                    aws.client("dynamodb", config=FENCE_CLIENT_CONFIG),
+                    clock=clock,
+                )
                 if settings.active_region_table
                 else None
             ),
