@@ -63,6 +63,8 @@ from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings, l
 from replyonce.queue import NotificationQueue
 from replyonce.store import DynamoDBStateStore
 
+# The workload waits at most this long at the failover point for the old Region's first replies.
+_MAX_HOLD_SECONDS = 60.0
 REGIONS = ("us-east-1", "us-west-2")
 """The old (first active) Region and the one the drill fails over to."""
 ACTIVE_REGION_TABLE = "replyonce-active-region"
@@ -213,15 +215,15 @@ class Replicator:
 class RoutedSender(WebhookSender):
     """Nylas' one webhook URL, resolved by Route 53 failover: the first Region, then the second.
 
-    After :meth:`fail_over`, for ``dns_lag_seconds`` a delivery reaches the old Region half of the
-    time (a resolver still holding the old answer), then only the new one.
+    After :meth:`fail_over`, for ``dns_lag_seconds`` every other delivery, the first included, still
+    reaches the old Region (resolvers holding the old answer), then only the new one.
     """
 
-    def __init__(self, urls: tuple[str, str], secret: str, *, rng: random.Random, **options: Any) -> None:
+    def __init__(self, urls: tuple[str, str], secret: str, **options: Any) -> None:
         self._urls = urls
-        self._rng = rng
         self._failed_over_at: float | None = None
         self._dns_lag = 0.0
+        self._resolved = 0
         self.to_old_after_failover = 0
         super().__init__(urls[0], secret, **options)
 
@@ -229,9 +231,11 @@ class RoutedSender(WebhookSender):
     def url(self) -> str:
         if self._failed_over_at is None:
             return self._urls[0]
-        if time.monotonic() - self._failed_over_at < self._dns_lag and self._rng.random() < 0.5:
-            self.to_old_after_failover += 1
-            return self._urls[0]
+        if time.monotonic() - self._failed_over_at < self._dns_lag:
+            self._resolved += 1
+            if self._resolved % 2 == 1:
+                self.to_old_after_failover += 1
+                return self._urls[0]
         return self._urls[1]
 
     @url.setter
@@ -269,6 +273,7 @@ class FailoverDrill(Experiment):
         self._region_sends: list[RegionSend] = []
         self._sends_lock = threading.Lock()
         self.failed_over_at: float | None = None
+        self._held_since: float | None = None
         self.backfilled = 0
 
     # ---- infrastructure -------------------------------------------------------------------------
@@ -440,6 +445,25 @@ class FailoverDrill(Experiment):
 
     # ---- the operator ---------------------------------------------------------------------------
 
+    def _paced_depth(self, workload: Workload) -> int:
+        """The workload's backpressure, holding it at the failover point until the old Region has
+        answered ``old_region_replies_first``: the failover then comes mid-run, with notifications
+        still to deliver while the DNS answer settles (to both Regions)."""
+        at_the_point = len(workload.notifications) >= int(
+            self.drill.failover_after * self.settings.notifications
+        )
+        if self.failed_over_at is None and at_the_point and not self._old_region_warm():
+            return sys.maxsize
+        return self._depth()
+
+    def _old_region_warm(self) -> bool:
+        """The old Region has answered enough to fail over from, or the workload waited long enough."""
+        if self._replies_by(0) >= self.drill.old_region_replies_first:
+            return True
+        if self._held_since is None:
+            self._held_since = time.monotonic()
+        return time.monotonic() - self._held_since > _MAX_HOLD_SECONDS
+
     def _replies_by(self, region: int) -> int:
         with self._sends_lock:
             return sum(1 for s in self._region_sends if s.region == region and s.status in (200, 202))
@@ -497,7 +521,6 @@ class FailoverDrill(Experiment):
             sender = RoutedSender(
                 (self.gateway.url, self.second_gateway.url),
                 LOCAL_WEBHOOK_SECRET,
-                rng=random.Random(self.rng.random()),
                 retry_delays=(0.3, 0.8),
             )
             workload = Workload(
@@ -505,7 +528,7 @@ class FailoverDrill(Experiment):
                 self.nylas,
                 sender,
                 random.Random(self.rng.random()),
-                queue_depth=self._depth,
+                queue_depth=lambda: self._paced_depth(workload),
                 advance_clock=self.advance_mailbox_clock,
             )
             self.nylas.on_message_created = workload.on_message_created
