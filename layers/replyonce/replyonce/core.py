@@ -173,7 +173,7 @@ class Situation:
     looked_before_send: ThreadPage | None = None
     claims: Mapping[str, str] | None = None
     drafts: tuple[Message, ...] | None = None
-    active_region: ActiveRegion | FenceUnreadable | None = UNREAD
+    active_region: ActiveRegion | FenceUnreadable = UNREAD
     now: int | None = None
     time_left: float = float("inf")
 
@@ -410,9 +410,8 @@ def fence(s: Situation, step: TakeLease | Attempt) -> Step:
     record = s.active_region
     if record is UNREAD:
         return ReadActiveRegion()
-    if isinstance(record, FenceUnreadable) or record is None:
-        detail = record.detail if isinstance(record, FenceUnreadable) else "no record"
-        return Defer(DeferReason.REGION_ISOLATED, None, {"region": region, "detail": detail})
+    if isinstance(record, FenceUnreadable):
+        return Defer(DeferReason.REGION_ISOLATED, None, {"region": region, "detail": record.detail})
     if record.region != region:
         passive = {"region": region, "active_region": record.region or "(none)", "epoch": record.epoch}
         return Defer(DeferReason.REGION_PASSIVE, None, passive)
