@@ -136,7 +136,7 @@ backfill: $(STAMP) ## queue a window's unanswered messages (dry run): make backf
 	$(BIN)/python -m ops backfill $(ARGS)
 
 failover: $(STAMP) ## make REGION the active Region (across Regions): make failover ARGS="--to us-west-2 --region us-west-2"
-	$(BIN)/python -m ops failover $(ARGS)
+	@$(BIN)/python -m ops failover $(ARGS)
 
 set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_API_KEY or a hidden prompt)
 	$(BIN)/python -m ops set-api-key $(ARGS)
@@ -148,10 +148,12 @@ set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_AP
 e2e: $(STAMP) ## end to end from outside: the stack AWS_SAM_STACK_NAME names (with credentials), else the local stack
 	$(BIN)/python -m pytest tests/e2e/test_end_to_end.py -v -rs $(ARGS)
 
-.PHONY: chaos set-api-key failover-drill
+.PHONY: failover-drill
+
+failover-drill: $(LOCAL_STAMP) ## two Regions, a failover mid-run, the old Region still running: make failover-drill ARGS="--notifications 200 [--mutant fence_off]"
+	@$(BIN)/python -m chaos.failover $(ARGS)
+
+.PHONY: chaos set-api-key
 
 chaos: $(LOCAL_STAMP) ## fault injection run: make chaos ARGS="--notifications 10000 --seed 1 --write"
 	$(BIN)/python -m chaos $(ARGS)
-
-failover-drill: $(LOCAL_STAMP) ## two Regions, a failover mid-run, the old Region still running: make failover-drill ARGS="--notifications 200 [--mutant fence_off]"
-	$(BIN)/python -m chaos.failover $(ARGS)

@@ -18,8 +18,6 @@ Where each invariant is decided (the README's table points here):
   what the answers and the mailbox prove: ``replyonce.answers``);
 - nothing silently lost and one reply per burst: ``replyonce.plan.plan_burst``, with coverage
   from our state and from the mailbox (``replyonce.coverage``);
-- only from the active Region (a deployment across Regions): :func:`fence`, before each lease and
-  each send;
 - never to itself or to machines: ``replyonce.screening.reason_not_to_answer``,
   ``replyonce.recipients.reply_recipient``, ``replyonce.plan.loop_guard_exhausted`` and the
   per-recipient budget (:func:`_reservation`).
@@ -1117,7 +1115,6 @@ __all__ = [
     "SendReported",
     "Situation",
     "Step",
-    "fence",
     "may_start",
     "next_step",
     "retry_delay",
