@@ -31,13 +31,10 @@ class Policy:
     max_recipients: int = 3
     max_automatic_exchanges: int = 2
     person_draft_wait_seconds: int = 600
-    # This Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set); "": fence off.
-    fence_region: str = ""
 
-    @property
-    def lease_seconds(self) -> float:
-        """One record's budget: the agent, one send, the bookkeeping. A lease never outlives it."""
-        return self.agent_timeout_seconds + self.send_timeout_seconds + self.margin_seconds
+    # Across Regions: this Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set);
+    # "" (one Region): fence off. A field like those above (a dataclass field may follow a method).
+    fence_region: str = ""
 
     @property
     def handover_seconds(self) -> float:
@@ -49,3 +46,8 @@ class Policy:
         Region's thread read sees every reply the old Region sent.
         """
         return self.lease_seconds + self.settle_seconds
+
+    @property
+    def lease_seconds(self) -> float:
+        """One record's budget: the agent, one send, the bookkeeping. A lease never outlives it."""
+        return self.agent_timeout_seconds + self.send_timeout_seconds + self.margin_seconds
