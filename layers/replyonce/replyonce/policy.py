@@ -33,7 +33,7 @@ class Policy:
     person_draft_wait_seconds: int = 600
 
     # Across Regions: this Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set);
-    # "" (one Region): fence off. A field like those above (a dataclass field may follow a method).
+    # "" (one Region): fence off.
     fence_region: str = ""
 
     @property
