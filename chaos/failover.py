@@ -255,6 +255,12 @@ class RegionSend:
     started: float
     status: int | None
     target: str
+    replayed: bool = False  # answered from Nylas' Idempotency-Key cache: no new email
+
+    @property
+    def emailed(self) -> bool:
+        """Nylas accepted it as a new email (sent or queued), not a replay of an earlier answer."""
+        return self.status in (200, 202) and not self.replayed
 
 
 # ---- the drill ---------------------------------------------------------------------------------
@@ -326,8 +332,9 @@ class FailoverDrill(Experiment):
                 target = str(json.loads(request.body or b"{}").get("reply_to_message_id") or "")
             except ValueError:
                 target = ""
+            replayed = any(k.lower() == "idempotent-response" and v == "true" for k, v in headers.items())
             with self._sends_lock:
-                self._region_sends.append(RegionSend(region, started, status, target))
+                self._region_sends.append(RegionSend(region, started, status, target, replayed))
 
         return observe
 
@@ -466,7 +473,7 @@ class FailoverDrill(Experiment):
 
     def _replies_by(self, region: int) -> int:
         with self._sends_lock:
-            return sum(1 for s in self._region_sends if s.region == region and s.status in (200, 202))
+            return sum(1 for s in self._region_sends if s.region == region and s.emailed)
 
     def _operate(self, workload: Workload, sender: RoutedSender) -> None:
         """Fail over mid-run, re-point the webhook, backfill the new Region, retire the old one."""
@@ -564,7 +571,7 @@ class FailoverDrill(Experiment):
             items_replicated=self.replicator.copied,
             replication_conflicts=self.replicator.conflicts,
         )
-        sent = [s for s in self._region_sends if s.status in (200, 202)]
+        sent = [s for s in self._region_sends if s.emailed]
         report.replies_by_region = {
             REGIONS[r]: sum(1 for s in sent if s.region == r) for r in range(len(REGIONS))
         }
