@@ -117,7 +117,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
-.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay report-console
+.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay report-console failover
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	$(BIN)/python -m ops deploy $(ARGS)
@@ -146,6 +146,9 @@ replay: $(LOCAL_STAMP) ## an agent over a grant's recent threads, read-only: mak
 report-console: $(LOCAL_STAMP) ## replays and shadow reports side by side on 127.0.0.1: make report-console ARGS="v1.json v2.json"
 	@$(BIN)/python -m devstack.report_console $(ARGS)
 
+failover: $(STAMP) ## make REGION the active Region (across Regions): make failover ARGS="--to us-west-2 --region us-west-2"
+	@$(BIN)/python -m ops failover $(ARGS)
+
 set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_API_KEY or a hidden prompt)
 	$(BIN)/python -m ops set-api-key $(ARGS)
 
@@ -155,6 +158,11 @@ set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_AP
 
 e2e: $(STAMP) ## end to end from outside: the stack AWS_SAM_STACK_NAME names (with credentials), else the local stack
 	$(BIN)/python -m pytest tests/e2e/test_end_to_end.py -v -rs $(ARGS)
+
+.PHONY: failover-drill
+
+failover-drill: $(LOCAL_STAMP) ## two Regions, a failover mid-run, the old Region still running: make failover-drill ARGS="--notifications 200 [--mutant fence_off]"
+	@$(BIN)/python -m chaos.failover $(ARGS)
 
 .PHONY: chaos set-api-key
 

@@ -346,6 +346,12 @@ def shadow_lease_ignored(patches: _Patches) -> None:
     patches.set(state.Settlement, "writes_without_lease", property(lambda self: True))
 
 
+def fence_off(patches: _Patches) -> None:
+    """Every Region takes leases and sends whatever the active-Region record says."""
+    core = _module("core")
+    patches.set(core, "fence", lambda s, step: step)
+
+
 MUTANTS: dict[str, Mutant] = {
     m.name: m
     for m in (
@@ -496,6 +502,13 @@ MUTANTS: dict[str, Mutant] = {
             "in shadow mode a holder whose lease ran out still records its burst beside the new holder's",
             "shadow_stale_holder",
             in_the_store=True,
+        ),
+        Mutant(
+            "fence_off",
+            (1, 3),
+            fence_off,
+            "after a failover the old Region keeps sending: the new one, whose replica lags, answers again",
+            "failover_mid_reply",
         ),
     )
 }

@@ -160,3 +160,22 @@ def create_resources(
             )
             resources.secrets[name] = secret["ARN"]
     return resources
+
+
+def create_active_region_table(name: str, session: boto3.session.Session | None = None) -> str:
+    """The template's active-Region table (``ActiveRegionTable``), as one embedded table named ``name``.
+
+    Why one table for every "Region" of a local run: the template makes it a multi-Region strongly
+    consistent global table, whose strongly consistent reads in any Region return the last write
+    of any Region — which one table every Region reads models exactly. (``create_resources`` leaves
+    it out: the template creates it only in a deployment across Regions.)
+    """
+    session = session or boto3.session.Session()
+    properties = load_template()["Resources"]["ActiveRegionTable"]["Properties"]
+    session.client("dynamodb").create_table(
+        TableName=name,
+        AttributeDefinitions=properties["AttributeDefinitions"],
+        KeySchema=properties["KeySchema"],
+        BillingMode=properties["BillingMode"],
+    )
+    return name

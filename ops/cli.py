@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -25,6 +25,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from ops import (
     backfill,
     deploy,
+    failover,
     preflight,
     redrive,
     register_webhook,
@@ -41,9 +42,10 @@ from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, loa
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
 from replyonce.agents import load_agent
-from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
+from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES, list_ids
 from replyonce.exceptions import ConfigurationError as ReplierConfigurationError
 from replyonce.nylas import NylasMailbox
+from replyonce.policy import Policy
 from replyonce.queue import NotificationQueue
 from replyonce.shadow_report import build_report, render_text
 from replyonce.store import DynamoDBStateStore
@@ -305,7 +307,13 @@ def _backfill(context: Context) -> int:
     ledger = DynamoDBStateStore(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
     trusted = stack.parameters.get("ReplyToTrustedSenders", "").split(",")
     plan = backfill.plan_backfill(
-        inbox, ledger, grants, window, agent_grant_ids=agents, trusted_senders=trusted
+        inbox,
+        ledger,
+        grants,
+        window,
+        agent_grant_ids=agents,
+        trusted_senders=trusted,
+        trusted_lists=list_ids(stack.parameters.get("TrustedLists", "")),
     )
     if args.apply:
         # The queue's MaximumMessageSize, as the webhook uses it: a larger message is queued without its body.
@@ -452,6 +460,26 @@ def _no_bedrock() -> Any:
     raise ConfigurationError("replay: --agent bedrock is not supported; pass module:function")
 
 
+def _failover(context: Context) -> int:
+    args = context.args
+    stack = context.stack()
+    table = stack.parameters.get("ActiveRegionTableName", "")
+    if not table:
+        raise ConfigurationError(
+            "the stack has no active-Region table (parameter ActiveRegionTableName): it runs in one "
+            'Region, there is nothing to fail over (docs/operations.md, "Across Regions")'
+        )
+    result = failover.fail_over_to(context.client("dynamodb"), table, args.to, expect_epoch=args.expect_epoch)
+    # The handover the replier waits (Policy.handover_seconds): the template's send timeout, margin and
+    # settle time are the policy's defaults; the agent's timeout is the stack's parameter.
+    policy = Policy(agent_grant_ids=())
+    agent_timeout = stack.parameters.get("AgentTimeoutSeconds")
+    if agent_timeout:
+        policy = replace(policy, agent_timeout_seconds=float(agent_timeout))
+    context.runtime.say(failover.render(result, policy.handover_seconds))
+    return 0
+
+
 # ---- parsing ---------------------------------------------------------------------------------------
 
 
@@ -579,6 +607,17 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the running `make serve`'s tables and mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
     )
     p.set_defaults(func=_replay)
+
+    p = commands.add_parser(
+        "failover",
+        parents=[common],
+        help="make REGION the active Region (conditional write of the active-Region record)",
+    )
+    p.add_argument("--to", required=True, metavar="REGION", help="the Region that sends from now on")
+    p.add_argument(
+        "--expect-epoch", type=int, help="refuse unless the record is at this epoch (what you last saw)"
+    )
+    p.set_defaults(func=_failover)
     return parser
 
 

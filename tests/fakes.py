@@ -27,7 +27,7 @@ from typing import Any
 
 from replyonce.answers import Answer
 from replyonce.exceptions import NylasPermanentError, ThreadBusyError
-from replyonce.ports import Folder, Grant, SearchResult, ThreadPage
+from replyonce.ports import ActiveRegion, Folder, Grant, SearchResult, ThreadPage
 from replyonce.state import (
     CHUNK,
     OUTBOX,
@@ -192,6 +192,25 @@ class FakeStateStore:
             self.budgets.clear()
             self.claims.clear()
             self.bodies.clear()
+
+
+class FakeRegionFence:
+    """:class:`replyonce.ports.RegionFence` in memory: one active-Region record every Region reads.
+
+    One object for every Region models the multi-Region strongly consistent table: a read anywhere
+    sees the last failover written anywhere (``replyonce.active_region`` on DynamoDB).
+    """
+
+    def __init__(self, clock: Callable[[], float], region: str) -> None:
+        self._clock = clock
+        self._record = ActiveRegion(region=region, epoch=1, since=0, read_at=0)
+
+    def read(self) -> ActiveRegion:
+        return replace(self._record, read_at=int(self._clock()))
+
+    def fail_over(self, region: str) -> None:
+        """The operator's failover: the next epoch, its handover starting now."""
+        self._record = ActiveRegion(region, self._record.epoch + 1, int(self._clock()), 0)
 
 
 @dataclass

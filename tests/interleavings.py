@@ -26,7 +26,7 @@ import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import boto3
@@ -39,7 +39,7 @@ from replyonce.replier import Replier
 from replyonce.state import ShadowOutcome
 from replyonce.store import DynamoDBStateStore
 from replyonce.subjects import MessageArrived, Subject
-from tests.fakes import Clock, FakeMailbox, FakeStateStore
+from tests.fakes import Clock, FakeMailbox, FakeRegionFence, FakeStateStore
 
 GRANT = "grant-agent-0001"
 AGENT_EMAIL = "support@acme.example"
@@ -169,6 +169,7 @@ class Record:
     runs: int = 0
     label: str = ""
     clock_lag: float = 0.0  # the container's clock runs this far behind the world's (clock skew)
+    region: str = ""  # a Region of a deployment across Regions (World.in_regions): its own state table
 
 
 @dataclass
@@ -200,15 +201,26 @@ class World:
     words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # message id -> what its sender wrote
     # REPLY_MODE=shadow: nothing may go out, and each message of must_answer is recorded by one burst.
     shadow: bool = False
+    # Active-passive across Regions: each Region's own state table (none replicated: the worst lag),
+    # one active-Region record all of them read (``in_regions``).
+    regions: dict[str, SharedStore] = field(default_factory=dict)
+    fence: FakeRegionFence | None = None
+
+    def in_regions(self, *names: str) -> None:
+        """The deployment spans these Regions, the first one active; records name theirs."""
+        self.regions = {name: InMemory(self.clock) for name in names}
+        self.fence = FakeRegionFence(self.clock, names[0])
 
     def arrive(self, **kwargs: Any) -> dict[str, Any]:
         message = self.mailbox.deliver(GRANT, **kwargs)
         self.senders[message["id"]] = str(kwargs.get("sender", "")).lower()
         return message
 
-    def record(self, message: dict[str, Any], label: str = "") -> Record:
+    def record(self, message: dict[str, Any], label: str = "", region: str = "") -> Record:
         return Record(
-            MessageArrived(GRANT, message["id"], message["thread_id"], {"from": message["from"]}), label=label
+            MessageArrived(GRANT, message["id"], message["thread_id"], {"from": message["from"]}),
+            label=label,
+            region=region,
         )
 
     def forget_state(self) -> None:
@@ -292,14 +304,21 @@ class Schedule:
             lag = record.clock_lag
             own_clock = (lambda: clock.now - lag) if lag else clock
             store = shared.container(own_clock)
+            policy, fence = self._scenario.policy, None
+            if record.region:
+                # A Region's worker: its Region's table, fenced by the one record every Region reads.
+                store = world.regions[record.region].container(own_clock)
+                policy = replace(policy, fence_region=record.region)
+                fence = _Gated(world.fence, gate, "fence")
             replier = Replier(
-                self._scenario.policy,
+                policy,
                 _Gated(store, gate, "store"),
                 _Gated(mailbox, gate, "mailbox", ungated=frozenset({"grant", "folders"})),
                 agent,
                 reconcile_later=lambda due, seconds: None,
                 lease_wait_seconds=0.0,
                 clock=own_clock,
+                fence=fence,
                 monotonic=own_clock,
                 sleep=lambda seconds: None,
             )

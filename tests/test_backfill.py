@@ -158,3 +158,40 @@ def test_an_empty_window_is_refused_before_anything_is_read():
 def test_agent_email_is_never_printed(outage):
     assert AGENT_EMAIL not in run_backfill()
     assert CUSTOMER_EMAIL not in run_backfill()
+
+
+def test_a_customer_relayed_by_a_group_the_company_runs_is_backfilled(stack, nylas):
+    # TRUSTED_LISTS (the stack's TrustedLists): the replier answers such a relay, so a backfill after a
+    # failed webhook (or a failover) must queue it, not drop it as a list's mail.
+    register_stack(
+        STACK + "-lists",
+        {
+            "NotificationQueueUrl": stack.queues["NotificationQueue"],
+            "NylasSecretsArn": stack.secrets["NylasSecrets"],
+            "NylasApiKeySecretArn": stack.secrets["NylasApiKeySecret"],
+            "StateTableName": stack.tables["StateTable"],
+        },
+        {"NylasApiUri": nylas.url, "AgentGrantIds": AGENT_GRANT_ID, "TrustedLists": "<support.acme.example>"},
+    )
+    relayed = nylas.deliver_inbound(
+        AGENT_GRANT_ID,
+        from_email="support@groups.acme.example",
+        subject="Order 1042",
+        body="Where is it?",
+        reply_to=[{"name": "Alice", "email": CUSTOMER_EMAIL}],
+        headers={
+            "List-Id": "<support.acme.example>",
+            "Precedence": "list",
+            "X-Original-From": CUSTOMER_EMAIL,
+        },
+        addressed_to=["support@groups.acme.example"],
+    )
+    out, err = io.StringIO(), io.StringIO()
+    runtime = Runtime(out=out, err=err, interactive=lambda: False, environ={})
+    since = str(int(time.time()) - 3600)
+    argv = ["backfill", "--stack-name", STACK + "-lists", "--region", "us-east-1", "--since", since]
+    assert main(argv, runtime) == 0, err.getvalue()
+    would = [
+        line.split()[2] for line in out.getvalue().splitlines() if line.strip().startswith("would queue")
+    ]
+    assert would == [backfill.notification_id(AGENT_GRANT_ID, relayed["id"])]

@@ -280,6 +280,29 @@ BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
 SHADOW = Policy(agent_grant_ids=(GRANT,), shadow_mode=True)
 RECIPIENT_BUDGET_OF_TWO = Policy(agent_grant_ids=(GRANT,), recipient_budget_per_hour=2)
 
+
+def failover_mid_reply(world: World):
+    """The operator fails over from Region a to b while a answers m1; the customer writes again, to b.
+
+    Each Region has its own state table (b's replica lacks everything a wrote: the worst lag), the
+    mailbox is the one both see. The old Region keeps its record of m1 and retries it; the new one
+    gets m2 (the webhook re-pointed) and m1 again (the backfill). b must not answer m1 a second time
+    while a's reply may be in flight.
+    """
+    world.in_regions("a", "b")
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def failover(world: World):
+        assert world.fence is not None
+        world.fence.fail_over("b")
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2 at b", "b"), world.record(first, "m1 backfilled at b", "b")]
+
+    return [world.record(first, "m1 at a", "a")], [Event("failover to b; m2 arrives", failover)]
+
+
 SCENARIOS = {
     s.name: s
     for s in (
@@ -301,6 +324,7 @@ SCENARIOS = {
         Scenario("bottom_posted_answer", bottom_posted_answer),
         Scenario("shadow_burst", shadow_burst, SHADOW),
         Scenario("shadow_stale_holder", shadow_stale_holder, SHADOW),
+        Scenario("failover_mid_reply", failover_mid_reply),
     )
 }
 

@@ -204,6 +204,11 @@ def test_roles_have_no_wildcard_actions_and_touch_only_their_own_resources():
                 names = _referenced(resource) - {"AWS::Partition", "AWS::Region", "AWS::AccountId"}
                 if statement.get("Sid") == "DraftWithBedrock":
                     assert names == {"BedrockModelId"}  # one model or profile, chosen by parameter
+                elif statement.get("Sid") == "ReadActiveRegion":
+                    # The one item of the active-Region table the parameter names (this stack's, or the
+                    # other Region's stack's replica in this Region): read, never written.
+                    assert names == {"ActiveRegionTableName"}
+                    assert actions == ["dynamodb:GetItem"], statement
                 elif statement.get("Sid") == "DraftThroughTheInferenceProfile":
                     # Any region's copy of a model, but only when reached through our one profile.
                     profile = statement["Condition"]["StringEquals"]["bedrock:InferenceProfileArn"]

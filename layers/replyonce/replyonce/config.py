@@ -44,11 +44,17 @@ def _required(env: Mapping[str, str], name: str) -> str:
     return value
 
 
+def list_ids(raw: str) -> frozenset[str]:
+    """Comma-separated ``List-Id`` identifiers, with or without their angle brackets, lower case.
+
+    ``TRUSTED_LISTS`` as the replier reads it; the operator commands read the stack's ``TrustedLists``
+    with it too, so a backfill screens mail as the replier does.
+    """
+    return frozenset(part.strip().strip("<>").strip().lower() for part in raw.split(",") if part.strip())
+
+
 def _list_ids(env: Mapping[str, str], name: str) -> frozenset[str]:
-    """Comma-separated ``List-Id`` identifiers, with or without their angle brackets, lower case."""
-    return frozenset(
-        part.strip().strip("<>").strip().lower() for part in env.get(name, "").split(",") if part.strip()
-    )
+    return list_ids(env.get(name, ""))
 
 
 def _integer(
@@ -214,6 +220,11 @@ class ReplierSettings:
     # Lists or groups the company runs that relay customers (a support address as a Google Group), by the
     # List-Id's identifier (lower case): answered to the original sender, not skipped as bulk mail.
     trusted_lists: frozenset[str] = frozenset()
+    # The active-Region record's table (a multi-Region strongly consistent global table); "": one
+    # Region, no fence (the default: a single-Region deploy behaves as it always has).
+    active_region_table: str = ""
+    # This Region's name as the record names it (REPLIER_REGION, else Lambda's AWS_REGION).
+    region: str = ""
 
     @property
     def policy(self) -> "Policy":
@@ -242,6 +253,7 @@ class ReplierSettings:
             max_recipients=self.max_reply_recipients,
             max_automatic_exchanges=self.max_automatic_exchanges,
             person_draft_wait_seconds=self.person_draft_wait_seconds,
+            fence_region=self.region if self.active_region_table else "",
         )
 
     @property
@@ -276,6 +288,12 @@ class ReplierSettings:
             raise ConfigurationError(
                 f"PENDING_CONFIRM_SECONDS ({pending}) must be at least the Agent Account queue's "
                 f"{AGENT_ACCOUNT_QUEUE_SECONDS} s plus MAILBOX_SETTLE_SECONDS ({settle})"
+            )
+        fence_table = env.get("ACTIVE_REGION_TABLE", "").strip()
+        region = env.get("REPLIER_REGION", "").strip() or env.get("AWS_REGION", "").strip()
+        if fence_table and not region:
+            raise ConfigurationError(
+                "ACTIVE_REGION_TABLE is set but neither REPLIER_REGION nor AWS_REGION names this Region"
             )
         return cls(
             queue_url=_required(env, "QUEUE_URL"),
@@ -346,6 +364,8 @@ class ReplierSettings:
             ),
             reply_to_trusted_senders=_addresses(env, "REPLY_TO_TRUSTED_SENDERS"),
             trusted_lists=_list_ids(env, "TRUSTED_LISTS"),
+            active_region_table=fence_table,
+            region=region,
         )
 
 

@@ -45,6 +45,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
+from replyonce.active_region import FENCE_CLIENT_CONFIG, DynamoDBRegionFence
 from replyonce.agents import BedrockAgent, load_agent
 from replyonce.batch import thread_groups
 from replyonce.config import ReplierSettings
@@ -182,6 +183,15 @@ class NotificationConsumer:
             ),
             lease_wait_seconds=settings.lease_wait_seconds,
             clock=clock,
+            fence=(
+                DynamoDBRegionFence(
+                    settings.active_region_table,
+                    aws.client("dynamodb", config=FENCE_CLIENT_CONFIG),
+                    clock=clock,
+                )
+                if settings.active_region_table
+                else None
+            ),
         )
         persistence = DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
         return cls(settings, replier, persistence, sqs)
@@ -370,5 +380,7 @@ _WORTH_A_WARNING = frozenset(
         DeferReason.AGENT_FAILED,
         DeferReason.LEASE_LOST,
         DeferReason.UNEXPECTED,
+        # A Region that cannot read the active-Region record sends nothing: worth seeing at once.
+        DeferReason.REGION_ISOLATED,
     }
 )

@@ -18,6 +18,7 @@ Where each invariant is decided, and tested: the table of ``docs/design.md``
 """
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,7 +47,7 @@ from replyonce.plan import (
     plan_burst,
 )
 from replyonce.policy import Policy
-from replyonce.ports import Listing, Message, SearchResult, ThreadPage
+from replyonce.ports import ActiveRegion, FenceUnreadable, Listing, Message, SearchResult, ThreadPage
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.screening import (
     Agents,
@@ -145,6 +146,9 @@ class Situation:
     shadow_recorded:
         Shadow mode, a rule's skip: whether its :class:`ShadowRecord` was written now (``True``) or was
         there already (``False``, a redelivery); ``None`` until written.
+    active_region:
+        The active-Region record, read for the step about to be taken (a lease or a send), or
+        :data:`UNREAD`; the shell forgets it once that step is taken, so each is fenced by its own read.
     now:
         Nylas' time, from the latest answer that carried it; ``None`` before any.
     time_left:
@@ -168,6 +172,7 @@ class Situation:
     claims: Mapping[str, str] | None = None
     drafts: tuple[Message, ...] | None = None
     shadow_recorded: bool | None = None
+    active_region: ActiveRegion | FenceUnreadable = UNREAD
     now: int | None = None
     time_left: float = float("inf")
 
@@ -185,6 +190,11 @@ class LookUpFolders:
     """Look up the receiving grant's folders (once per container)."""
 
     grant_id: str
+
+
+@dataclass(frozen=True)
+class ReadActiveRegion:
+    """Read the active-Region record, strongly consistently, for the lease or the send that follows."""
 
 
 @dataclass(frozen=True)
@@ -326,6 +336,7 @@ class Defer:
 Step = (
     LookUpAgents
     | LookUpFolders
+    | ReadActiveRegion
     | ReadLedger
     | FetchMessage
     | TakeLease
@@ -375,6 +386,9 @@ def next_step(s: Situation) -> Step:
         step = _send_reported(s, subject)
     else:
         step = _reconcile_due(s, subject)
+    if isinstance(step, TakeLease | Attempt):
+        step = fence(s, step)
+    # The fence first: a passive Region does nothing at all; shadow mode then keeps sends from going out.
     return in_shadow(s, step) if s.policy.shadow_mode else step
 
 
@@ -467,6 +481,46 @@ def _shadow_settle(s: Situation, burst: Burst, intent_id: str, thread_id: str, n
     )
     settlement = Settlement(Status.SHADOWED, covered, now, reason=(reason or kind.value)[:500], shadow=record)
     return Settle(settlement, skip=skip, metric="ShadowRecorded")
+
+
+# ---- only the active Region ----------------------------------------------------------------------------
+
+
+def fence(s: Situation, step: TakeLease | Attempt) -> Step:
+    """``step`` (a lease or a send), if this Region is the active one; else why not.
+
+    Off (``policy.fence_region`` empty: one Region) it is ``step`` itself. On,
+    every lease and every send (or draft) needs its own read of the
+    active-Region record (:class:`ReadActiveRegion`, strongly consistent
+    across Regions), and goes ahead only when the record names this Region
+    and the handover is over. Fails closed: a record that cannot be read
+    (an isolated Region) or names another Region defers the record — the
+    passive Region sends nothing, whatever its replica of the state says.
+
+    Why the lease is fenced too: a passive Region that took leases and stored
+    intents would write into the state the active Region reads (a global
+    table replicates both ways). Why the handover
+    (``policy.handover_seconds``): a send the old Region started just before
+    the failover may still land; the new Region sends only after it would show
+    in the mailbox, which the new Region reads before any reply (its replica
+    of the state may lag).
+    """
+    region = s.policy.fence_region
+    if not region:
+        return step
+    record = s.active_region
+    if record is UNREAD:
+        return ReadActiveRegion()
+    if isinstance(record, FenceUnreadable):
+        return Defer(DeferReason.REGION_ISOLATED, None, {"region": region, "detail": record.detail})
+    if record.region != region:
+        passive = {"region": region, "active_region": record.region or "(none)", "epoch": record.epoch}
+        return Defer(DeferReason.REGION_PASSIVE, None, passive)
+    handover_ends = record.since + s.policy.handover_seconds
+    if record.read_at < handover_ends:
+        waiting = {"region": region, "epoch": record.epoch}
+        return Defer(DeferReason.REGION_HANDOVER, math.ceil(handover_ends - record.read_at), waiting)
+    return step
 
 
 # ---- a new message -----------------------------------------------------------------------------------
@@ -1162,6 +1216,7 @@ def retry_delay(
 __all__ = [
     "GONE",
     "PRESEND_LOOK_LIMIT",
+    "UNREAD",
     "AgentFailed",
     "AskAgent",
     "Attempt",
@@ -1171,6 +1226,7 @@ __all__ = [
     "LookBeforeSend",
     "LookUpAgents",
     "LookUpFolders",
+    "ReadActiveRegion",
     "ReadDrafts",
     "ReadLedger",
     "ReadThread",
@@ -1183,6 +1239,7 @@ __all__ = [
     "Step",
     "Store",
     "TakeLease",
+    "fence",
     "may_start",
     "next_step",
     "retry_delay",

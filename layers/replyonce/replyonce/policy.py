@@ -41,6 +41,21 @@ class Policy:
     max_automatic_exchanges: int = _Settings.max_automatic_exchanges
     person_draft_wait_seconds: int = _Settings.person_draft_wait_seconds
 
+    # Across Regions: this Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set);
+    # "" (one Region): fence off.
+    fence_region: str = ""
+
+    @property
+    def handover_seconds(self) -> float:
+        """How long a newly active Region waits before it sends: what the old one may still have in flight.
+
+        The old Region's last send can start up to a whole lease after its last fence read (a
+        paused container resumes within its lease, and a send never starts with less than a whole
+        send left), and shows in the mailbox ``settle_seconds`` after it ends: after both, the new
+        Region's thread read sees every reply the old Region sent.
+        """
+        return self.lease_seconds + self.settle_seconds
+
     @property
     def lease_seconds(self) -> float:
         """One record's budget: the agent, one send, the bookkeeping. A lease never outlives it."""

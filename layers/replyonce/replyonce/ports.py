@@ -60,6 +60,43 @@ class SearchResult:
     nylas_time: int | None = None
 
 
+@dataclass(frozen=True)
+class ActiveRegion:
+    """The active-Region record as one strongly consistent read found it (``replyonce.active_region``).
+
+    Attributes
+    ----------
+    region:
+        The Region that may send (``""``: none recorded yet).
+    epoch:
+        Raised by one at each failover (the operator's conditional write): which failover this is.
+    since:
+        When ``region`` became active (Unix seconds, the failover command's clock); 0 for the first.
+    read_at:
+        When this Region read the record (Unix seconds, the replier's clock).
+    """
+
+    region: str
+    epoch: int
+    since: int
+    read_at: int
+
+
+@dataclass(frozen=True)
+class FenceUnreadable:
+    """The active-Region record could not be read (an error or a timeout): *unknown*, never "active"."""
+
+    detail: str
+
+
+class RegionFence(Protocol):
+    """The active-Region record, read before each lease and each send (``ACTIVE_REGION_TABLE``)."""
+
+    def read(self) -> ActiveRegion | FenceUnreadable:
+        """The record, read strongly consistently; never raises (a failure is :class:`FenceUnreadable`)."""
+        ...
+
+
 class StateStore(Protocol):
     """The state table: ledger, thread leases, the outbox, the per-recipient budget (``replyonce.state``)."""
 

@@ -122,6 +122,15 @@ class DeferReason(StrEnum):
     """The agent raised or outlived ``AGENT_TIMEOUT_SECONDS``: asked again on the next try."""
     LEASE_LOST = "lease_lost"
     """The lease expired and another worker took it before our write."""
+    REGION_PASSIVE = "region_passive"
+    """The active-Region record names another Region (``ACTIVE_REGION_TABLE``): this one is passive and
+    sends nothing; the record waits (and, after a failover, the active Region answers the thread)."""
+    REGION_ISOLATED = "region_isolated"
+    """The active-Region record could not be read: this Region may be cut off from the others, so it
+    fails closed (never sends on what it cannot check)."""
+    REGION_HANDOVER = "region_handover"
+    """This Region became active less than the handover ago: a send the old Region started before the
+    failover may still land and show in the mailbox, so the new Region waits it out."""
     CONFIGURATION = "configuration"
     """The replier cannot start (a configuration error); every record returns to the queue."""
     UNEXPECTED = "unexpected"

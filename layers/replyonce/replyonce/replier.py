@@ -25,13 +25,13 @@ from replyonce import core
 from replyonce.agent import AgentRejected, Handoff, NoReply, Reply
 from replyonce.agents import Agent
 from replyonce.answers import Answer
-from replyonce.core import GONE, AgentFailed, Situation
+from replyonce.core import GONE, UNREAD, AgentFailed, Situation
 from replyonce.coverage import INTENT_KEY
 from replyonce.exceptions import Deferred, NylasPermanentError, ThreadBusyError
 from replyonce.keys import idempotency_key
 from replyonce.observability import count, count_by, logger, skipped
 from replyonce.policy import Policy
-from replyonce.ports import Grant, Listing, Mailbox, SearchResult, StateStore
+from replyonce.ports import Grant, Listing, Mailbox, RegionFence, SearchResult, StateStore
 from replyonce.reasons import DeferReason
 from replyonce.redaction import address_digest, redact_addresses
 from replyonce.screening import CLOSED_FOLDER_NAMES, Agents
@@ -65,6 +65,8 @@ class Replier:
         How long a record waits in-process for a busy thread (``LEASE_WAIT_SECONDS``).
     clock:
         The wall clock the store times leases with (the lease's end bounds every step).
+    fence:
+        The active-Region record (``ACTIVE_REGION_TABLE``); required when ``policy.fence_region`` is set.
     monotonic, sleep:
         Injectable clock and sleep: Nylas' time is advanced by the monotonic time since its last answer.
     """
@@ -79,10 +81,14 @@ class Replier:
         reconcile_later: ReconcileLater,
         lease_wait_seconds: float = 10.0,
         clock: Callable[[], float] = time.time,
+        fence: RegionFence | None = None,
         monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        if policy.fence_region and fence is None:
+            raise ValueError("a fenced policy (fence_region) needs the active-Region record (fence)")
         self._policy = policy
+        self._fence = fence
         self._store = store
         self._mailbox = mailbox
         self._agent = agent
@@ -255,6 +261,9 @@ class Replier:
                 return replace(s, agents=self.agents()), lease, None
             case core.LookUpFolders(grant_id=grant_id):
                 return replace(s, closed_folders=self._grant_folders(grant_id)[0]), lease, None
+            case core.ReadActiveRegion():
+                assert self._fence is not None
+                return replace(s, active_region=self._fence.read()), lease, None
             case core.ReadLedger(grant_id=grant_id, message_id=message_id):
                 return replace(s, ledger=self._store.ledger_entry(grant_id, message_id)), lease, None
             case core.FetchMessage(grant_id=grant_id, message_id=message_id):
@@ -266,7 +275,8 @@ class Replier:
                 if self._record.hold is not None:
                     self._record.hold(self._lease_wait_seconds + seconds + self._policy.margin_seconds)
                 lease = self._take_lease(key, seconds, s)
-                return replace(s, state=lease.state), lease, None
+                # The fence read was for this lease; the send needs its own.
+                return replace(s, state=lease.state, active_region=UNREAD), lease, None
             case core.ReadThread(grant_id=grant_id, thread_id=thread_id, limit=limit, page_token=token):
                 page = self._mailbox.thread_page(grant_id, thread_id, limit, token)
                 self._saw_nylas_time(page.nylas_time)
@@ -325,8 +335,9 @@ class Replier:
                 answer = self._attempt(grant_id, intent)
                 self._saw_nylas_time(answer.nylas_time)
                 attempting = s.attempting - {intent.id}
+                answers = {**s.answers, intent.id: answer}
                 return (
-                    replace(s, attempting=attempting, answers={**s.answers, intent.id: answer}),
+                    replace(s, attempting=attempting, answers=answers, active_region=UNREAD),
                     lease,
                     None,
                 )

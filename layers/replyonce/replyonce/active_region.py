@@ -1,0 +1,135 @@
+"""The active-Region record on DynamoDB (``ACTIVE_REGION_TABLE``): which Region may send, and since when.
+
+One item, in a table of its own: a multi-Region strongly consistent (MRSC)
+global table (``template.yaml``, ``ActiveRegionTable``), so a strongly
+consistent read in any Region returns the last failover written in any
+Region, or fails — never an older one. The replier reads it before each
+lease and each send (``replyonce.core.fence``); the operator's ``failover``
+command (``ops/failover.py``) is its only writer, a conditional write that
+raises the epoch by one, so two operators failing over at once cannot both
+win. This module is the only one that knows the item's layout.
+"""
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from replyonce.exceptions import ReplyOnceError
+from replyonce.ports import ActiveRegion, FenceUnreadable
+
+# The one item's key, and its attributes.
+RECORD_KEY = {"pk": {"S": "active-region"}}
+REGION = "region"
+EPOCH = "epoch"
+SINCE = "since"
+
+
+# An isolated Region's read must fail soon, not hang: botocore's defaults (60 s to connect, 60 s to read,
+# DynamoDB's retries) would hold the record for minutes before it fails closed. Two tries of a few
+# seconds each; a record whose send no longer fits after a slow read is deferred by the core anyway.
+FENCE_READ_ATTEMPTS = 2
+FENCE_CLIENT_CONFIG = Config(
+    connect_timeout=2,
+    read_timeout=3,
+    retries={"mode": "standard", "total_max_attempts": FENCE_READ_ATTEMPTS},
+)
+
+
+class FailoverRefused(ReplyOnceError):
+    """The record's epoch is not the one the operator expected: another failover came first."""
+
+    def __init__(self, expected_epoch: int, found: ActiveRegion | FenceUnreadable) -> None:
+        super().__init__(f"the active-Region record is not at epoch {expected_epoch}: {found}")
+        self.expected_epoch = expected_epoch
+        self.found = found
+
+
+def _record(item: dict[str, Any] | None, read_at: int) -> ActiveRegion:
+    if not item:
+        # Never written: no Region is active, and a fenced replier sends nothing until an operator says.
+        return ActiveRegion(region="", epoch=0, since=0, read_at=read_at)
+    return ActiveRegion(
+        region=item[REGION]["S"],
+        epoch=int(item[EPOCH]["N"]),
+        since=int(item.get(SINCE, {}).get("N", "0")),
+        read_at=read_at,
+    )
+
+
+class DynamoDBRegionFence:
+    """The replier's side of the record: one strongly consistent ``GetItem`` per lease and per send.
+
+    Parameters
+    ----------
+    table:
+        ``ACTIVE_REGION_TABLE``: this Region's replica of the global table.
+    dynamodb:
+        A DynamoDB client of this Region (injectable; made with :data:`FENCE_CLIENT_CONFIG`, whose
+        timeouts bound how long an isolated Region waits before it fails closed).
+    clock:
+        The replier's wall clock: when the record was read (the handover is counted from the
+        failover command's clock; both are NTP-synchronised, and the handover is minutes long).
+    """
+
+    def __init__(self, table: str, dynamodb: Any, *, clock: Callable[[], float] = time.time) -> None:
+        self._table = table
+        self._dynamodb = dynamodb
+        self._clock = clock
+
+    def read(self) -> ActiveRegion | FenceUnreadable:
+        """The record as it is now in every Region, or why it could not be read (never raises)."""
+        try:
+            answer = self._dynamodb.get_item(TableName=self._table, Key=RECORD_KEY, ConsistentRead=True)
+        except (BotoCoreError, ClientError) as failure:
+            # Unknown is not "active": the caller fails closed.
+            code = failure.response["Error"].get("Code", "") if isinstance(failure, ClientError) else ""
+            return FenceUnreadable(f"{type(failure).__name__} {code}".strip())
+        return _record(answer.get("Item"), int(self._clock()))
+
+
+def fail_over(
+    dynamodb: Any,
+    table: str,
+    to_region: str,
+    *,
+    expected_epoch: int,
+    clock: Callable[[], float] = time.time,
+) -> ActiveRegion:
+    """Make ``to_region`` the active Region: the epoch goes from ``expected_epoch`` to one more.
+
+    The first activation (epoch 0: no record yet) has no handover (``since`` 0): no other Region
+    can have sent under the fence. Every later one starts the handover now.
+
+    Raises
+    ------
+    FailoverRefused
+        The record is not at ``expected_epoch`` (another failover came first); nothing was written.
+    """
+    now = int(clock())
+    since = 0 if expected_epoch == 0 else now
+    condition = "attribute_not_exists(#epoch)" if expected_epoch == 0 else "#epoch = :expected"
+    values: dict[str, Any] = {
+        ":region": {"S": to_region},
+        ":epoch": {"N": str(expected_epoch + 1)},
+        ":since": {"N": str(since)},
+    }
+    if expected_epoch:
+        values[":expected"] = {"N": str(expected_epoch)}
+    try:
+        dynamodb.update_item(
+            TableName=table,
+            Key=RECORD_KEY,
+            UpdateExpression="SET #region = :region, #epoch = :epoch, #since = :since",
+            ConditionExpression=condition,
+            ExpressionAttributeNames={"#region": REGION, "#epoch": EPOCH, "#since": SINCE},
+            ExpressionAttributeValues=values,
+        )
+    except ClientError as failure:
+        if failure.response["Error"].get("Code") != "ConditionalCheckFailedException":
+            raise
+        found = DynamoDBRegionFence(table, dynamodb, clock=clock).read()
+        raise FailoverRefused(expected_epoch, found) from None
+    return ActiveRegion(region=to_region, epoch=expected_epoch + 1, since=since, read_at=now)
