@@ -94,7 +94,9 @@ class FakeStateStore:
                 raise ThreadBusyError(thread_key, max(0, (state.lease_expires_at_ms - now_ms) // 1000 + 1))
             token = uuid.uuid4().hex
             expires = now_ms + max(duration_ms, 1000)
-            state = replace(state, lease_owner=token, lease_expires_at_ms=expires)
+            state = replace(
+                state, lease_owner=token, lease_expires_at_ms=expires, since_ms=state.since_ms or now_ms
+            )
             self.threads[thread_key] = state
             return Lease(thread_key, token, expires, state)
 

@@ -95,6 +95,7 @@ renews its TTL and its bodies'): the bodies must still be there then."""
 # Attribute names, for the expressions of the store that writes them.
 LEASE_OWNER = "lease_owner"
 LEASE_EXPIRES_AT = "lease_expires_at"
+SINCE = "since"
 REPLIES = "replies"
 COVERED = "covered"
 OUTBOX = "outbox"
@@ -580,6 +581,9 @@ class ThreadState:
     outbox: Mapping[str, Intent] = field(default_factory=dict)
     lease_owner: str = ""
     lease_expires_at_ms: int = 0
+    since_ms: int = 0
+    """When this item's memory of the thread began: its first lease (the worker's clock, as the lease's).
+    A table emptied or recreated begins again; what it knew before is only in the mailbox."""
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> "ThreadState":
@@ -590,6 +594,7 @@ class ThreadState:
             outbox=_outbox(item.get(OUTBOX), thread_id),
             lease_owner=_string(item.get(LEASE_OWNER)),
             lease_expires_at_ms=_number(item.get(LEASE_EXPIRES_AT)),
+            since_ms=_number(item.get(SINCE)),
         )
 
     def intent_covering(self, message_id: str) -> Intent | None:

@@ -29,6 +29,7 @@ from replyonce.state import (
     REPLIES,
     REPLY_BUDGET_WINDOW_SECONDS,
     SHADOW_PREFIX,
+    SINCE,
     TTL,
     BodyRef,
     Intent,
@@ -220,7 +221,8 @@ class DynamoDBStateStore:
                 UpdateExpression=f"SET {LEASE_OWNER} = :token, {LEASE_EXPIRES_AT} = :expires, {TTL} = :ttl, "
                 f"{REPLIES} = if_not_exists({REPLIES}, :empty), "
                 f"{COVERED} = if_not_exists({COVERED}, :empty), "
-                f"{OUTBOX} = if_not_exists({OUTBOX}, :empty)",
+                f"{OUTBOX} = if_not_exists({OUTBOX}, :empty), "
+                f"{SINCE} = if_not_exists({SINCE}, :now)",
                 ConditionExpression=f"attribute_not_exists({LEASE_OWNER}) OR {LEASE_EXPIRES_AT} < :now",
                 ExpressionAttributeValues={
                     ":token": {"S": token},
