@@ -231,6 +231,12 @@ class FakeMailbox:
     queue_sends:
         Agent Account send queueing: a send answers ``202`` and goes out (or fails) only at
         :meth:`release_queued`.
+    queue_release_seconds:
+        With ``queue_sends``: the queue sends each email this long after it was queued (the Agent
+        Account queue's 90 s), seen at the next listing or search; ``None``: only at :meth:`release_queued`.
+    reply_list_lag_seconds:
+        A reply that went out is in the thread's listing only this long after (a provider grant's sync;
+        Nylas documents no delay): meanwhile only our own state knows it was sent.
     """
 
     clock: Callable[[], float]
@@ -240,6 +246,8 @@ class FakeMailbox:
     drafts: list[dict[str, Any]] = field(default_factory=list)
     search_lag_seconds: float = 0.0
     queue_sends: bool = False
+    reply_list_lag_seconds: float = 0.0
+    queue_release_seconds: float | None = None
     queued: list[SentEmail] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
     _keys: dict[tuple[str, str], _Key] = field(default_factory=dict)
@@ -322,9 +330,16 @@ class FakeMailbox:
 
     def thread_page(self, grant_id: str, thread_id: str, limit: int, page_token: str | None) -> ThreadPage:
         self.calls.append("thread")
+        self._release_due()
         with self._lock:
             thread = [m for m in self.messages if m["grant_id"] == grant_id and m["thread_id"] == thread_id]
-        newest_first = list(reversed(thread))
+        now = self.clock()
+        newest_first = [
+            m
+            for m in reversed(thread)
+            if not (m.get("metadata") or {}).get("key1")
+            or now - self._arrived.get(m["id"], now) >= self.reply_list_lag_seconds
+        ]
         offset = int(page_token or 0)
         page = newest_first[offset : offset + limit]
         more = offset + limit < len(newest_first)
@@ -334,6 +349,7 @@ class FakeMailbox:
 
     def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
         self.calls.append(f"search:{kind}")
+        self._release_due()
         if key not in INDEXED_KEYS:
             return SearchResult(failed=f"400: {key} is not an indexed metadata key")
         pool = self.drafts if kind == "drafts" else self.messages
@@ -392,6 +408,18 @@ class FakeMailbox:
             return answer
 
         return script
+
+    def _release_due(self) -> None:
+        """The queue sends what it has held ``queue_release_seconds`` (a Nylas-side moment)."""
+        if self.queue_release_seconds is None:
+            return
+        now = self.clock()
+        with self._lock:
+            due = [e for e in self.queued if now - e.at >= self.queue_release_seconds]
+            self.queued = [e for e in self.queued if e not in due]
+        for email in due:
+            self._store(email.message)
+            self.sent.append(replace(email, at=now))
 
     def release_queued(self, *, fail: bool = False) -> list[SentEmail]:
         """The Agent Account queue decides: every queued email goes out (or fails); returns them."""

@@ -36,7 +36,7 @@ from replyonce.agent import Conversation, Reply
 from replyonce.exceptions import Deferred
 from replyonce.policy import Policy
 from replyonce.replier import Replier
-from replyonce.state import ShadowOutcome
+from replyonce.state import ShadowOutcome, thread_key
 from replyonce.store import DynamoDBStateStore
 from replyonce.subjects import MessageArrived, Subject
 from tests.fakes import Clock, FakeMailbox, FakeStateStore
@@ -210,6 +210,13 @@ class World:
         return Record(
             MessageArrived(GRANT, message["id"], message["thread_id"], {"from": message["from"]}), label=label
         )
+
+    def thread_known(self, thread_id: str) -> None:
+        """Our state has known the thread longer than ``MAILBOX_SETTLE_SECONDS`` (its item was leased
+        before): a burst on it need not wait for what a lost state might have sent."""
+        store = self.stores.container(self.clock)
+        store.release(store.take_lease(thread_key(GRANT, thread_id), 1000))
+        self.clock.advance(self.policy.settle_seconds + 1)
 
     def forget_state(self) -> None:
         """Our tables are gone (a point-in-time restore from before the replies, a recreated table)."""

@@ -21,9 +21,11 @@ PEER = "agent@partner.example"
 
 
 def burst_race(world: World):
-    """A burst: the customer writes again while the first notification is in the replier's hands."""
+    """A burst: the customer writes again while the first notification is in the replier's hands (on a
+    thread our state has known for a while: no wait for a new state)."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
     world.must_answer |= {first["id"]}
+    world.thread_known(first["thread_id"])
 
     def second_message(world: World):
         second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
@@ -37,6 +39,7 @@ def stale_holder(world: World):
     """The first holder pauses past its lease; the customer writes again; a second holder takes over."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
     world.must_answer |= {first["id"]}
+    world.thread_known(first["thread_id"])
 
     def later(world: World):
         world.clock.advance(world.policy.lease_seconds + 1)
@@ -51,6 +54,7 @@ def skewed_holder(world: World):
     """The first holder's clock runs a lease behind: its lease is over for everyone but itself."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
     world.must_answer |= {first["id"]}
+    world.thread_known(first["thread_id"])
     holder = world.record(first, "m1")
     holder.clock_lag = world.policy.lease_seconds + 1
 
@@ -93,6 +97,78 @@ def state_loss(world: World):
         return [world.record(first, "m1 again")]
 
     return [world.record(first, "m1")], [Event("tables restored; m1 redelivered", restore_and_redeliver)]
+
+
+def follow_up_before_the_reply_is_listed(world: World):
+    """The customer writes again just after the reply went out, before the thread lists the reply (a
+    provider grant's sync): only our state knows the first message was answered."""
+    world.mailbox.reply_list_lag_seconds = 900
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def follow_up(world: World):
+        world.clock.advance(world.policy.settle_seconds + 100)  # past a new thread state's wait
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("m2 arrives", follow_up)]
+
+
+def state_loss_on_a_long_thread(world: World):
+    """Two messages answered; the tables lost; the first notification redriven hours later. Its reply is
+    older than the newest page (a page of one message here): only a read back to the message finds it."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def more_of_the_thread(world: World):
+        world.clock.advance(600)  # m1 answered by then, or m2's burst answers both
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    def restore_and_redrive(world: World):
+        world.clock.advance(2 * 3600)
+        world.forget_state()
+        return [world.record(first, "m1 redriven")]
+
+    return [world.record(first, "m1")], [
+        Event("m2 arrives", more_of_the_thread),
+        Event("tables lost; m1 redriven", restore_and_redrive),
+    ]
+
+
+def queued_reply_then_state_lost(world: World):
+    """Found by the stateful property tests: Nylas queued the reply (202), not listed yet, when the tables
+    were lost; the customer writes again. A burst of both would thread on the new message — a new key — and
+    both emails go out once the queue sends the first."""
+    world.mailbox.queue_sends = True
+    world.mailbox.queue_release_seconds = 90  # the Agent Account queue sends within 90 s
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def lost_then_follow_up(world: World):
+        world.forget_state()
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("tables lost; m2 arrives", lost_then_follow_up)]
+
+
+def send_in_flight_then_state_lost(world: World):
+    """The same with the first reply's send still in flight (no queue): the tables are lost at any point of
+    its record, and the customer writes again."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def lost_then_follow_up(world: World):
+        world.forget_state()
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("tables lost; m2 arrives", lost_then_follow_up)]
 
 
 def provider_error_not_sent(world: World):
@@ -275,7 +351,8 @@ def shadow_stale_holder(world: World):
     return [world.record(first, "m1")], [Event("the holder's lease runs out; m2 arrives", later)]
 
 
-ONE_PAGE_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=1)
+# Pages of one message: the thread is read back to the message (four messages at most here).
+PAGES_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=4)
 BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
 SHADOW = Policy(agent_grant_ids=(GRANT,), shadow_mode=True)
 RECIPIENT_BUDGET_OF_TWO = Policy(agent_grant_ids=(GRANT,), recipient_budget_per_hour=2)
@@ -286,8 +363,12 @@ SCENARIOS = {
         Scenario("burst_race", burst_race),
         Scenario("stale_holder", stale_holder),
         Scenario("skewed_holder", skewed_holder),
-        Scenario("old_message_redelivered", old_message_redelivered, ONE_PAGE_OF_ONE),
+        Scenario("old_message_redelivered", old_message_redelivered, PAGES_OF_ONE),
+        Scenario("follow_up_before_the_reply_is_listed", follow_up_before_the_reply_is_listed),
         Scenario("state_loss", state_loss),
+        Scenario("state_loss_on_a_long_thread", state_loss_on_a_long_thread, PAGES_OF_ONE),
+        Scenario("queued_reply_then_state_lost", queued_reply_then_state_lost),
+        Scenario("send_in_flight_then_state_lost", send_in_flight_then_state_lost),
         Scenario("provider_error_not_sent", provider_error_not_sent),
         Scenario("back_dated_follow_up", back_dated_follow_up),
         Scenario("out_of_office", out_of_office),
