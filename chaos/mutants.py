@@ -414,6 +414,13 @@ MUTANTS: dict[str, Mutant] = {
             "queued_reply_then_state_lost",
         ),
         Mutant(
+            "never_attempted_sent_blind",
+            (1,),
+            never_attempted_sent_blind,
+            "a restored intent with no attempt counted is sent after its key's hour: its email was out",
+            "restored_between_store_and_attempt",
+        ),
+        Mutant(
             "no_mailbox_record",
             (1,),
             no_mailbox_record,

@@ -81,6 +81,7 @@ class FakeStateStore:
         self.claims: dict[str, str] = {}  # email key -> the grant that answers it
         self.bodies: dict[str, dict[str, Any]] = {}  # body key -> the body item, as the table holds it
         self.shadow: dict[str, ShadowRecord] = {}  # shadow key -> the first record written under it
+        self.after_store: Callable[[Intent], None] | None = None  # a scenario's look at each intent kept
 
     def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
         with self._lock:
@@ -148,7 +149,9 @@ class FakeStateStore:
                 return False
             state = self.threads[lease.key]
             self.threads[lease.key] = replace(state, outbox={**state.outbox, intent.id: kept})
-            return True
+        if self.after_store is not None:
+            self.after_store(kept)
+        return True
 
     def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
         with self._lock:
@@ -185,6 +188,16 @@ class FakeStateStore:
                 return False
             self.shadow[key] = record
             return True
+
+    def snapshot(self) -> Any:
+        """Every item as it is now (what a point-in-time restore to this moment brings back)."""
+        with self._lock:
+            return copy.deepcopy((self.threads, self.ledger, self.budgets, self.claims, self.bodies))
+
+    def restore(self, snapshot: Any) -> None:
+        """The table restored to the moment of ``snapshot``: what happened since is forgotten."""
+        with self._lock:
+            self.threads, self.ledger, self.budgets, self.claims, self.bodies = copy.deepcopy(snapshot)
 
     def forget_everything(self) -> None:
         """A table recreated (or restored from before the replies): every item gone."""

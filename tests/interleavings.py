@@ -118,6 +118,10 @@ class SharedStore:
         """Every shadow record of the table (``REPLY_MODE=shadow`` scenarios)."""
         raise NotImplementedError
 
+    def fake(self) -> FakeStateStore:
+        """The in-memory table, for a scenario that snapshots and restores it (in memory only)."""
+        raise NotImplementedError(f"{type(self).__name__} has no snapshots")
+
 
 class InMemory(SharedStore):
     """``tests/fakes.FakeStateStore`` (microseconds: thousands of schedules)."""
@@ -135,6 +139,9 @@ class InMemory(SharedStore):
 
     def shadow_records(self) -> list[Any]:
         return list(self._store.shadow.values())
+
+    def fake(self) -> FakeStateStore:
+        return self._store
 
 
 class OnDynamoDB(SharedStore):
@@ -177,6 +184,7 @@ class Event:
 
     name: str
     fire: Callable[[World], list[Record]]
+    ready: Callable[[World], bool] = lambda world: True  # it can happen only once this holds
 
 
 @dataclass
@@ -231,6 +239,7 @@ class Scenario:
     setup: Callable[[World], tuple[list[Record], list[Event]]]
     policy: Policy = field(default_factory=lambda: Policy(agent_grant_ids=(GRANT,)))
     max_runs: int = 6
+    agent_seconds: float = 0.0  # how long the agent takes to answer, on the world's clock
 
 
 @dataclass
@@ -292,6 +301,10 @@ class Schedule:
         last = ""
         counter = itertools.count()
 
+        def slow_agent(conversation: Conversation) -> Reply:
+            clock.advance(self._scenario.agent_seconds)
+            return agent(conversation)
+
         def start(record: Record) -> None:
             record.runs += 1
             name = f"w{next(counter)}:{record.label or getattr(record.subject, 'message_id', 'r')}"
@@ -303,7 +316,7 @@ class Schedule:
                 self._scenario.policy,
                 _Gated(store, gate, "store"),
                 _Gated(mailbox, gate, "mailbox", ungated=frozenset({"grant", "folders"})),
-                agent,
+                slow_agent,
                 reconcile_later=lambda due, seconds: None,
                 lease_wait_seconds=0.0,
                 clock=own_clock,
@@ -343,7 +356,9 @@ class Schedule:
             self._quiet()
             with self._lock:
                 parked = sorted(self._parked, key=lambda g: g.name)
-            actors: list[tuple[str, Any]] = [(g.name, g) for g in parked] + [(e.name, e) for e in events]
+            actors: list[tuple[str, Any]] = [(g.name, g) for g in parked] + [
+                (e.name, e) for e in events if e.ready(world)
+            ]
             if not actors:
                 if not pending:
                     break

@@ -171,6 +171,35 @@ def send_in_flight_then_state_lost(world: World):
     return [world.record(first, "m1")], [Event("tables lost; m2 arrives", lost_then_follow_up)]
 
 
+def restored_between_store_and_attempt(world: World):
+    """The agent takes long: its reply is stored with no time left for the send, and the record's retry
+    sends it. The table is then restored to the moment between the two, and the notification delivered
+    again after the key's hour: the restored intent shows no attempt, yet its email is out."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+    restore_point: dict[str, object] = {}
+    store = world.stores.fake()
+
+    def stored(intent):
+        if intent.attempts == 0 and not restore_point:
+            restore_point["items"] = store.snapshot()
+
+    store.after_store = stored
+
+    def restore_and_redeliver(world: World):
+        world.clock.advance(2 * 3600)
+        store.restore(restore_point["items"])
+        return [world.record(first, "m1 again")]
+
+    return [world.record(first, "m1")], [
+        Event(
+            "table restored to between the store and the attempt; m1 again after the key's hour",
+            restore_and_redeliver,
+            ready=lambda world: bool(restore_point) and bool(world.mailbox.sent),
+        )
+    ]
+
+
 def provider_error_not_sent(world: World):
     """The provider fails the first send; Nylas caches the error under the key: only a new key can send."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
@@ -369,6 +398,8 @@ SCENARIOS = {
         Scenario("state_loss_on_a_long_thread", state_loss_on_a_long_thread, PAGES_OF_ONE),
         Scenario("queued_reply_then_state_lost", queued_reply_then_state_lost),
         Scenario("send_in_flight_then_state_lost", send_in_flight_then_state_lost),
+        # The agent's 40 s leave a lease of 190 s less than a send's 150 s and the margin's 10 s.
+        Scenario("restored_between_store_and_attempt", restored_between_store_and_attempt, agent_seconds=40),
         Scenario("provider_error_not_sent", provider_error_not_sent),
         Scenario("back_dated_follow_up", back_dated_follow_up),
         Scenario("out_of_office", out_of_office),

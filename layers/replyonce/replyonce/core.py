@@ -915,11 +915,11 @@ def _drive(s: Situation, grant_id: str, intent: Intent) -> Step:
     if found is not None:
         return _found(s, intent, found)
     if intent.attempts == 0:
-        if s.now is None and intent.created_at:
+        if not fate_unknown(intent, s.now, s.policy):
+            return _attempt(s, intent)
+        if s.now is None:
             # Whether its key's hour is over is Nylas' time; the read also shows the thread as it is.
             return ReadThread(grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
-        if s.now is None or not fate_unknown(intent, s.now, s.policy):
-            return _attempt(s, intent)
         return _after_settle(
             s,
             grant_id,
@@ -941,8 +941,9 @@ def _drive(s: Situation, grant_id: str, intent: Intent) -> Step:
     )
 
 
-def fate_unknown(intent: Intent, now: int, policy: Policy) -> bool:
-    """Whether an intent stored with no attempt counted must be looked for in the mailbox before a send.
+def fate_unknown(intent: Intent, now: int | None, policy: Policy) -> bool:
+    """Whether an intent stored with no attempt counted must be looked for in the mailbox before a send
+    (``now`` ``None``: Nylas' time not known yet, so it may be past its key's hour).
 
     Why: a table restored to a moment between the intent's store and its
     attempt (routine when the agent takes the ~20 s that leave no time for a
@@ -951,7 +952,9 @@ def fate_unknown(intent: Intent, now: int, policy: Policy) -> bool:
     store, the earliest any lost attempt could be — the same key only
     replays what such an attempt did; after it, only the mailbox can tell.
     """
-    return intent.attempts == 0 and not _key_alive(intent, now, policy, intent.created_at)
+    if intent.attempts or not intent.created_at:
+        return False
+    return now is None or not _key_alive(intent, now, policy, intent.created_at)
 
 
 def _key_alive(intent: Intent, now: int, policy: Policy, first_request_at: int | None = None) -> bool:
