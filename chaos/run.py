@@ -37,7 +37,7 @@ from devstack.invariants import (
 )
 from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
-from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resources
+from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resources, put_in_service
 from devstack.webhook_sender import WebhookSender
 from ops.progress import progress_bar
 
@@ -174,6 +174,7 @@ class Experiment:
             }
         )
         self.resources = create_resources()
+        put_in_service(self.resources)
         self.admin_sqs = boto3.client("sqs", endpoint_url=self.moto_url)
         timeout = self.settings.function_timeout_seconds
         # Keep the template's ratio (visibility >= 6x the function timeout) at the chaos timeout.

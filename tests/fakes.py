@@ -82,6 +82,7 @@ class FakeStateStore:
         self.bodies: dict[str, dict[str, Any]] = {}  # body key -> the body item, as the table holds it
         self.shadow: dict[str, ShadowRecord] = {}  # shadow key -> the first record written under it
         self.after_store: Callable[[Intent], None] | None = None  # a scenario's look at each intent kept
+        self.began_ms: int | None = None  # the ``table#began`` item: none in a new (or emptied) table
 
     def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
         with self._lock:
@@ -95,9 +96,11 @@ class FakeStateStore:
                 raise ThreadBusyError(thread_key, max(0, (state.lease_expires_at_ms - now_ms) // 1000 + 1))
             token = uuid.uuid4().hex
             expires = now_ms + max(duration_ms, 1000)
-            state = replace(
-                state, lease_owner=token, lease_expires_at_ms=expires, since_ms=state.since_ms or now_ms
-            )
+            since = state.since_ms
+            if thread_key not in self.threads:  # a new thread item takes the table's beginning
+                self.began_ms = self.began_ms or now_ms
+                since = self.began_ms
+            state = replace(state, lease_owner=token, lease_expires_at_ms=expires, since_ms=since)
             self.threads[thread_key] = state
             return Lease(thread_key, token, expires, state)
 
@@ -192,12 +195,16 @@ class FakeStateStore:
     def snapshot(self) -> Any:
         """Every item as it is now (what a point-in-time restore to this moment brings back)."""
         with self._lock:
-            return copy.deepcopy((self.threads, self.ledger, self.budgets, self.claims, self.bodies))
+            return copy.deepcopy(
+                (self.threads, self.ledger, self.budgets, self.claims, self.bodies, self.began_ms)
+            )
 
     def restore(self, snapshot: Any) -> None:
         """The table restored to the moment of ``snapshot``: what happened since is forgotten."""
         with self._lock:
-            self.threads, self.ledger, self.budgets, self.claims, self.bodies = copy.deepcopy(snapshot)
+            self.threads, self.ledger, self.budgets, self.claims, self.bodies, self.began_ms = copy.deepcopy(
+                snapshot
+            )
 
     def forget_everything(self) -> None:
         """A table recreated (or restored from before the replies): every item gone."""
@@ -207,6 +214,7 @@ class FakeStateStore:
             self.budgets.clear()
             self.claims.clear()
             self.bodies.clear()
+            self.began_ms = None
 
 
 @dataclass

@@ -36,7 +36,7 @@ from replyonce.agent import Conversation, Reply
 from replyonce.exceptions import Deferred
 from replyonce.policy import Policy
 from replyonce.replier import Replier
-from replyonce.state import ShadowOutcome, thread_key
+from replyonce.state import ShadowOutcome, table_began_item
 from replyonce.store import DynamoDBStateStore
 from replyonce.subjects import MessageArrived, Subject
 from tests.fakes import Clock, FakeMailbox, FakeStateStore
@@ -104,6 +104,10 @@ class _Gated:
 # ---- the state store: the DynamoDB adapter, or the fake tests/test_recipient_budget.py holds to it ----
 
 
+IN_SERVICE_SECONDS = 86_400
+"""Each scenario's table has been in service this long (``table#began``); ``forget_state`` makes it new."""
+
+
 class SharedStore:
     """One state table for a schedule; each container gets its own client (adapter) on it."""
 
@@ -128,6 +132,7 @@ class InMemory(SharedStore):
 
     def __init__(self, clock: Clock) -> None:
         self._store = FakeStateStore(clock)
+        self._store.began_ms = int((clock() - IN_SERVICE_SECONDS) * 1000)
 
     def container(self, clock: Callable[[], float]) -> Any:
         # One fake for every container, on the world's clock: a skewed container needs OnDynamoDB,
@@ -150,6 +155,7 @@ class OnDynamoDB(SharedStore):
     def __init__(self, clock: Clock, dynamodb: Any, table: str) -> None:
         self._dynamodb, self._table = dynamodb, table
         _empty(dynamodb, table)
+        dynamodb.put_item(TableName=table, Item=table_began_item(int((clock() - IN_SERVICE_SECONDS) * 1000)))
 
     def container(self, clock: Callable[[], float]) -> Any:
         return DynamoDBStateStore(self._table, self._dynamodb, ttl_seconds=86_400, clock=clock)
@@ -218,13 +224,6 @@ class World:
         return Record(
             MessageArrived(GRANT, message["id"], message["thread_id"], {"from": message["from"]}), label=label
         )
-
-    def thread_known(self, thread_id: str) -> None:
-        """Our state has known the thread longer than ``MAILBOX_SETTLE_SECONDS`` (its item was leased
-        before): a burst on it need not wait for what a lost state might have sent."""
-        store = self.stores.container(self.clock)
-        store.release(store.take_lease(thread_key(GRANT, thread_id), 1000))
-        self.clock.advance(self.policy.settle_seconds + 1)
 
     def forget_state(self) -> None:
         """Our tables are gone (a point-in-time restore from before the replies, a recreated table)."""

@@ -21,11 +21,9 @@ PEER = "agent@partner.example"
 
 
 def burst_race(world: World):
-    """A burst: the customer writes again while the first notification is in the replier's hands (on a
-    thread our state has known for a while: no wait for a new state)."""
+    """A burst: the customer writes again while the first notification is in the replier's hands."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
     world.must_answer |= {first["id"]}
-    world.thread_known(first["thread_id"])
 
     def second_message(world: World):
         second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
@@ -39,7 +37,6 @@ def stale_holder(world: World):
     """The first holder pauses past its lease; the customer writes again; a second holder takes over."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
     world.must_answer |= {first["id"]}
-    world.thread_known(first["thread_id"])
 
     def later(world: World):
         world.clock.advance(world.policy.lease_seconds + 1)
@@ -54,7 +51,6 @@ def skewed_holder(world: World):
     """The first holder's clock runs a lease behind: its lease is over for everyone but itself."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
     world.must_answer |= {first["id"]}
-    world.thread_known(first["thread_id"])
     holder = world.record(first, "m1")
     holder.clock_lag = world.policy.lease_seconds + 1
 

@@ -157,6 +157,21 @@ def body_key(intent_id: str, digest: str, index: int) -> str:
     return f"{BODY_PREFIX}{intent_id}#{digest[:32]}#{index}"
 
 
+TABLE_BEGAN_KEY = "table#began"
+"""The item that says when the state table began (``since``, ms, worker clock): written by the first lease
+of a table that has none — a new table, or one whose items were all deleted."""
+
+
+def table_began_item(began_ms: int) -> dict[str, Any]:
+    """The ``table#began`` item (never expires: it outlives every thread item)."""
+    return {"pk": {"S": TABLE_BEGAN_KEY}, SINCE: {"N": str(began_ms)}}
+
+
+def since_ms(item: Mapping[str, Any]) -> int:
+    """A ``thread#`` or ``table#began`` item's ``since`` (ms), ``0`` when it has none."""
+    return _number(item.get(SINCE))
+
+
 def lease_expiry_ms(item: Mapping[str, Any]) -> int:
     """The lease's end on a ``thread#`` item (ms, worker clock), ``0`` when free: read without its outbox."""
     return _number(item.get(LEASE_EXPIRES_AT))
@@ -582,8 +597,9 @@ class ThreadState:
     lease_owner: str = ""
     lease_expires_at_ms: int = 0
     since_ms: int = 0
-    """When this item's memory of the thread began: its first lease (the worker's clock, as the lease's).
-    A table emptied or recreated begins again; what it knew before is only in the mailbox."""
+    """When the state table this item was created in began (``table#began`` as the item's first lease
+    found it; ms, the worker's clock, as the lease's); ``0`` for an item older than the attribute. A table
+    emptied or recreated begins again: what it knew before is only in the mailbox, or still on its way."""
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> "ThreadState":
