@@ -458,9 +458,12 @@ class Experiment:
             self.admin_dynamodb.delete_item(TableName=self.resources.tables[name], Key={key: item[key]})
 
     def _lose_state_midway(self, sender: WebhookSender, restore_point: dict[str, Any]) -> None:
-        """Halfway through the workload, both tables lose every item while replies are queued and in
-        flight; what the state table held then is the restore point for later."""
-        while len(sender.deliveries) < self.settings.notifications // 2 and not self._stop.is_set():
+        """Once half the workload is delivered and a tenth of it answered, both tables lose every item
+        while replies are queued and in flight; what the state table held then is the restore point."""
+        while not self._stop.is_set() and (
+            len(sender.deliveries) < self.settings.notifications // 2
+            or len(self.nylas.sends) < max(1, self.settings.notifications // 10)
+        ):
             time.sleep(0.1)
         restore_point["items"] = self._table_items("StateTable")
         self._empty_table("StateTable", "pk")

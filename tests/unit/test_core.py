@@ -279,8 +279,8 @@ def _new_state(age_seconds, *messages, trigger="m2"):
 @pytest.mark.parametrize(
     ("situation", "expected"),
     [
-        # A thread state 60 s old (the table emptied, or a new thread) and a burst of two: a reply to m1 may
-        # be queued at Nylas, not listed yet. Wait until the state is MAILBOX_SETTLE_SECONDS old.
+        # A thread item of a table that began 60 s ago (emptied) and a burst of two: a reply to m1 may be
+        # queued at Nylas, not listed yet. Wait until the table is MAILBOX_SETTLE_SECONDS old.
         (
             _new_state(60, inbound("m2"), inbound("m1")),
             core.Defer(DeferReason.STATE_NEW, POLICY.settle_seconds - 60, {"thread_id": THREAD}),

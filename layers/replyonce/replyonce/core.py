@@ -659,12 +659,12 @@ def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int
     new target, a new ``Idempotency-Key``, and both emails go out (found by
     the stateful property tests). A burst of the trigger alone keeps the
     key any lost attempt for it used (generation 0 of the same target), so
-    Nylas replays it; a burst of more waits until the state is
+    Nylas replays it; a burst of more waits until the table is
     ``MAILBOX_SETTLE_SECONDS`` old, when anything sent before it began is
-    listed and covers what it answered. The state's beginning is its first
-    lease, on the worker's clock (as the lease's); ``now`` is Nylas' time.
-    The cost: the first minutes of a new thread where a customer wrote
-    twice before any reply.
+    listed and covers what it answered. ``state.since_ms`` is when the table
+    the thread item was created in began (``table#began``, on the worker's
+    clock, as the lease's); ``now`` is Nylas' time. The cost: bursts in an
+    emptied table's first five minutes wait; a table in service never.
     """
     if not state.since_ms or not any(mid != trigger_id for mid in burst.covered):
         return 0
