@@ -919,7 +919,7 @@ def _drive(s: Situation, grant_id: str, intent: Intent) -> Step:
             return _attempt(s, intent)
         if s.now is None:
             # Whether its key's hour is over is Nylas' time; the read also shows the thread as it is.
-            return ReadThread(grant_id, intent.thread_id, min(s.policy.thread_window, 200), None)
+            return ReadThread(grant_id, intent.thread_id, s.policy.thread_page_size, None)
         return _after_settle(
             s,
             grant_id,
@@ -1230,6 +1230,7 @@ def retry_delay(
 __all__ = [
     "GONE",
     "PRESEND_LOOK_LIMIT",
+    "UNREAD",
     "AgentFailed",
     "AskAgent",
     "Attempt",
