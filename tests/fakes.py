@@ -196,15 +196,29 @@ class FakeStateStore:
         """Every item as it is now (what a point-in-time restore to this moment brings back)."""
         with self._lock:
             return copy.deepcopy(
-                (self.threads, self.ledger, self.budgets, self.claims, self.bodies, self.began_ms)
+                (
+                    self.threads,
+                    self.ledger,
+                    self.budgets,
+                    self.claims,
+                    self.bodies,
+                    self.shadow,
+                    self.began_ms,
+                )
             )
 
     def restore(self, snapshot: Any) -> None:
         """The table restored to the moment of ``snapshot``: what happened since is forgotten."""
         with self._lock:
-            self.threads, self.ledger, self.budgets, self.claims, self.bodies, self.began_ms = copy.deepcopy(
-                snapshot
-            )
+            (
+                self.threads,
+                self.ledger,
+                self.budgets,
+                self.claims,
+                self.bodies,
+                self.shadow,
+                self.began_ms,
+            ) = copy.deepcopy(snapshot)
 
     def forget_everything(self) -> None:
         """A table recreated (or restored from before the replies): every item gone."""
@@ -214,6 +228,7 @@ class FakeStateStore:
             self.budgets.clear()
             self.claims.clear()
             self.bodies.clear()
+            self.shadow.clear()
             self.began_ms = None
 
 
