@@ -60,6 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fuzz", type=int, default=200, help="malformed, forged and odd requests sent at the endpoint"
     )
+    parser.add_argument(
+        "--state-loss",
+        action="store_true",
+        help="the state-loss drill: both tables emptied halfway, then the state table restored to that "
+        "moment past the key's hour, every message backfilled and the dead letters redriven",
+    )
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
     parser.add_argument(
         "--logs", default="", help="write the handlers' log records to this file (JSON lines)"
@@ -113,6 +119,7 @@ def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str =
         mutant=args.mutant or None,
         workload=_knobs(args.knobs),
         logs_path=Path(args.logs) if args.logs else None,
+        state_loss=args.state_loss,
     )
 
 

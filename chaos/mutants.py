@@ -196,6 +196,22 @@ def no_mailbox_record(patches: _Patches) -> None:
     patches.set(core, "covered_in_mailbox", lambda messages, agent_addresses: empty)
 
 
+def read_stops_before_the_trigger(patches: _Patches) -> None:
+    """The thread read stops at the burst's end, before it reached the trigger; the trigger is fetched by
+    id and planned without the pages behind (the read before issue 32)."""
+    patches.set(_module("core"), "reached", lambda messages_read, trigger_id: True)
+
+
+def no_new_state_wait(patches: _Patches) -> None:
+    """A burst on a thread state just begun (the tables lost) covers more than its trigger at once."""
+    patches.set(_module("core"), "state_settles_in", lambda *args, **kwargs: 0)
+
+
+def never_attempted_sent_blind(patches: _Patches) -> None:
+    """A stored intent with no attempt counted is sent after its key's hour without asking the mailbox."""
+    patches.set(_module("core"), "fate_unknown", lambda intent, now, policy: False)
+
+
 def fixed_key(patches: _Patches) -> None:
     """One ``Idempotency-Key`` per target whatever the generation (the key before generations)."""
     keys = _module("keys")
@@ -383,10 +399,32 @@ MUTANTS: dict[str, Mutant] = {
             "no_ledger_check",
             (1,),
             no_ledger_check,
-            "a message answered long ago, beyond the pages read, is answered again when redelivered",
-            "old_message_redelivered",
+            "a follow-up before the thread lists the first reply: the burst answers the first message again",
+            "follow_up_before_the_reply_is_listed",
             in_the_store=True,
             knobs={"burst_probability": 0.7},
+        ),
+        Mutant(
+            "read_stops_before_the_trigger",
+            (1,),
+            read_stops_before_the_trigger,
+            "after the tables are lost, an old message's reply on a page not read: it is answered again",
+            "state_loss_on_a_long_thread",
+            knobs={"burst_probability": 0.7},
+        ),
+        Mutant(
+            "no_new_state_wait",
+            (1,),
+            no_new_state_wait,
+            "a reply queued when the tables are lost, and a follow-up's burst covers its message again",
+            "queued_reply_then_state_lost",
+        ),
+        Mutant(
+            "never_attempted_sent_blind",
+            (1,),
+            never_attempted_sent_blind,
+            "a restored intent with no attempt counted is sent after its key's hour: its email was out",
+            "restored_between_store_and_attempt",
         ),
         Mutant(
             "no_mailbox_record",

@@ -37,9 +37,13 @@ from devstack.invariants import (
 )
 from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
-from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resources
+from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resources, put_in_service
 from devstack.webhook_sender import WebhookSender
+from ops import backfill, redrive
+from ops.nylas_admin import NylasAdmin
 from ops.progress import progress_bar
+from replyonce.queue import NotificationQueue
+from replyonce.store import DynamoDBStateStore
 
 ROOT = Path(__file__).resolve().parent.parent
 AUTOMATIC_EXCHANGES = 2  # MAX_AUTOMATIC_EXCHANGES of every run
@@ -64,6 +68,10 @@ class ChaosSettings:
     mutant: str | None = None  # chaos/mutants.py: one guard disabled in every worker
     reply_budget: int = 3  # REPLY_BUDGET_PER_HOUR of the run
     thread_window: int = 8  # THREAD_WINDOW: one page of the thread read
+    # The state-loss drill: the state and idempotency tables emptied halfway through the workload, then,
+    # once drained, the state table restored to that moment, the mailbox clock moved past the key's hour,
+    # every message backfilled and the dead letters redriven (operations.md, "Restoring the state table").
+    state_loss: bool = False
     # Write the handlers' log records here (JSON lines) and the checked history beside it
     # (``<path>.history.pickle``, :class:`devstack.invariants.History`), to diagnose a run.
     logs_path: Path | None = None
@@ -91,6 +99,8 @@ class ChaosReport:
     mutant_pending: str = ""  # the mutant's target does not exist in the product
     clock_advanced_seconds: float = 0.0  # the mailbox clock moved ahead (redrive after the key's hour)
     redriven: int = 0  # dead letters moved back to the queue after the clock moved
+    state_items_lost: int = 0  # state-loss drill: items of the state table emptied halfway
+    backfilled: int = 0  # state-loss drill: notifications the backfill queued after the restore
     workload: WorkloadSettings | None = None  # the knobs the run played (a mutant's included)
 
     @property
@@ -174,7 +184,9 @@ class Experiment:
             }
         )
         self.resources = create_resources()
+        put_in_service(self.resources)
         self.admin_sqs = boto3.client("sqs", endpoint_url=self.moto_url)
+        self.admin_dynamodb = boto3.client("dynamodb", endpoint_url=self.moto_url)
         timeout = self.settings.function_timeout_seconds
         # Keep the template's ratio (visibility >= 6x the function timeout) at the chaos timeout.
         self.admin_sqs.set_queue_attributes(
@@ -342,15 +354,26 @@ class Experiment:
                 f"seed {self.settings.seed}, fault probability {self.settings.fault_probability}"
             )
             plan.start_outages()
+            restore_point: dict[str, Any] = {}
+            if self.settings.state_loss:
+                threading.Thread(
+                    target=self._lose_state_midway, args=(sender, restore_point), daemon=True
+                ).start()
             workload.play()
             fuzz = plan.fuzz(self.settings.fuzz_requests)
             drained = self._wait(workload, started)
             plan.stop_outages()
             redriven = self._redrive_after_key_hour(workload, redrive) if drained else 0
             drained = drained and self._wait(workload, started)
+            backfilled = 0
+            if self.settings.state_loss and drained:
+                backfilled = self._restore_and_backfill(workload, restore_point.get("items", []))
+                drained = self._wait(workload, started)
             workload.shutdown()
             report = self._report(workload, sender, plan, fuzz, drained, started)
             report.redriven = redriven
+            report.state_items_lost = len(restore_point.get("items", []))
+            report.backfilled = backfilled
             report.workload = workload.settings
             return report
         finally:
@@ -421,6 +444,58 @@ class Experiment:
                 moved += 1
         self.say(f"mailbox clock moved 3720 s ahead; {moved} dead letters redriven")
         return moved
+
+    # ---- the state-loss drill -----------------------------------------------------------------
+
+    def _table_items(self, name: str) -> list[dict[str, Any]]:
+        pages = self.admin_dynamodb.get_paginator("scan").paginate(
+            TableName=self.resources.tables[name], ConsistentRead=True
+        )
+        return [item for page in pages for item in page["Items"]]
+
+    def _empty_table(self, name: str, key: str) -> None:
+        for item in self._table_items(name):
+            self.admin_dynamodb.delete_item(TableName=self.resources.tables[name], Key={key: item[key]})
+
+    def _lose_state_midway(self, sender: WebhookSender, restore_point: dict[str, Any]) -> None:
+        """Once half the workload is delivered and a tenth of it answered, both tables lose every item
+        while replies are queued and in flight; what the state table held then is the restore point."""
+        while not self._stop.is_set() and (
+            len(sender.deliveries) < self.settings.notifications // 2
+            or len(self.nylas.sends) < max(1, self.settings.notifications // 10)
+        ):
+            time.sleep(0.1)
+        restore_point["items"] = self._table_items("StateTable")
+        self._empty_table("StateTable", "pk")
+        self._empty_table("IdempotencyTable", "id")
+        self.say(f"state lost: {len(restore_point['items'])} items of the state table emptied mid-run")
+
+    def _restore_and_backfill(self, workload: Workload, items: list[dict[str, Any]]) -> int:
+        """The runbook after the run drained: the state table restored to the moment it was lost (what
+        was written since is gone), the idempotency table empty, the mailbox clock past the key's hour;
+        then every message backfilled and the dead letters redriven."""
+        self._empty_table("StateTable", "pk")
+        self._empty_table("IdempotencyTable", "id")
+        for item in items:
+            self.admin_dynamodb.put_item(TableName=self.resources.tables["StateTable"], Item=item)
+        self.advance_mailbox_clock(3600 + 120)
+        grants = list(workload.agent_grants())
+        plan = backfill.plan_backfill(
+            NylasAdmin(self.nylas.url, LOCAL_API_KEY),
+            DynamoDBStateStore(self.resources.tables["StateTable"], self.admin_dynamodb, ttl_seconds=0),
+            grants,
+            backfill.Window(0, int(self.nylas.now()) + 3600),
+        )
+        queue = NotificationQueue(self.resources.queues["NotificationQueue"], 1_048_576, self.admin_sqs)
+        backfill.apply_backfill(plan, queue, clock=self.nylas.now)
+        queues = redrive.resolve_queues(
+            self.admin_sqs,
+            self.resources.queues["NotificationDeadLetterQueue"],
+            self.resources.queues["NotificationQueue"],
+        )
+        moved = redrive.copy_messages(self.admin_sqs, queues, say=lambda line: None)
+        self.say(f"state table restored to mid-run; {len(plan.to_enqueue)} backfilled, {moved} redriven")
+        return len(plan.to_enqueue)
 
     def _depth(self) -> int:
         names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
@@ -640,6 +715,14 @@ def render(report: ChaosReport) -> str:
         f"| thread reads seen on the wire | {report.thread_reads} |",
         f"| mailbox clock moved ahead, dead letters redriven | {report.clock_advanced_seconds:g} s, "
         f"{report.redriven} |",
+        *(
+            [
+                f"| state-loss drill: items lost mid-run, restored; backfilled after | "
+                f"{report.state_items_lost}, {report.backfilled} |"
+            ]
+            if s.state_loss
+            else []
+        ),
         f"| leases lost to another worker | {report.leases_lost} |",
         f"| dead-lettered | {report.dead_lettered} |",
         f"| queue drained | {'yes' if report.drained else 'NO'} |",

@@ -35,6 +35,7 @@ from devstack.template import (
     LOCAL_WEBHOOK_SECRET,
     LocalResources,
     create_resources,
+    put_in_service,
 )
 from devstack.webhook_sender import WebhookSender
 
@@ -250,6 +251,7 @@ class LocalStack:
         # moto keeps its state per process, shared by every server in it: start from nothing.
         requests.post(f"{endpoint}/moto-api/reset", timeout=10).raise_for_status()
         self.resources = create_resources()
+        put_in_service(self.resources)
         self._store_secret()
         api_uri = self.settings.nylas_api_uri
         if api_uri is None:

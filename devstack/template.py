@@ -6,6 +6,7 @@ and the local stack with it.
 """
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +103,23 @@ def _queue_attributes(properties: dict[str, Any], resources: LocalResources) -> 
             }
         )
     return attributes
+
+
+IN_SERVICE_SECONDS = 86_400
+
+
+def put_in_service(resources: LocalResources, session: boto3.session.Session | None = None) -> None:
+    """Date the state table's beginning (its ``table#began`` item) a day back, as a deployed table's is.
+
+    Why: a thread item created within ``MAILBOX_SETTLE_SECONDS`` of the table's beginning may stand for
+    one a lost table held, so its bursts wait (``replyonce.core.state_settles_in``); the local stack and
+    the tests start from a table nothing was lost from. Emptying it (the state-loss drill) makes it new.
+    """
+    from replyonce.state import table_began_item
+
+    began_ms = int((time.time() - IN_SERVICE_SECONDS) * 1000)
+    client = (session or boto3.session.Session()).client("dynamodb")
+    client.put_item(TableName=resources.tables["StateTable"], Item=table_began_item(began_ms))
 
 
 def create_resources(

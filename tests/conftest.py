@@ -240,6 +240,7 @@ def nylas(nylas_server):
 def replier_env(aws, nylas, monkeypatch):
     """ReplierFunction's environment from the template, pointed at the emulator, with fast retries."""
     from devstack.events import AGENT_GRANT_ID
+    from devstack.template import put_in_service
 
     for name, value in aws.function_environment("ReplierFunction").items():
         monkeypatch.setenv(name, value)
@@ -252,6 +253,7 @@ def replier_env(aws, nylas, monkeypatch):
     monkeypatch.setenv("RETRY_MAX_SECONDS", "0")
     # A busy thread fails the record at once (tests of the in-process wait set it themselves).
     monkeypatch.setenv("LEASE_WAIT_SECONDS", "0")
+    put_in_service(aws)
     return aws
 
 

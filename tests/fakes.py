@@ -81,6 +81,8 @@ class FakeStateStore:
         self.claims: dict[str, str] = {}  # email key -> the grant that answers it
         self.bodies: dict[str, dict[str, Any]] = {}  # body key -> the body item, as the table holds it
         self.shadow: dict[str, ShadowRecord] = {}  # shadow key -> the first record written under it
+        self.after_store: Callable[[Intent], None] | None = None  # a scenario's look at each intent kept
+        self.began_ms: int | None = None  # the ``table#began`` item: none in a new (or emptied) table
 
     def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
         with self._lock:
@@ -94,7 +96,11 @@ class FakeStateStore:
                 raise ThreadBusyError(thread_key, max(0, (state.lease_expires_at_ms - now_ms) // 1000 + 1))
             token = uuid.uuid4().hex
             expires = now_ms + max(duration_ms, 1000)
-            state = replace(state, lease_owner=token, lease_expires_at_ms=expires)
+            since = state.since_ms
+            if thread_key not in self.threads:  # a new thread item takes the table's beginning
+                self.began_ms = self.began_ms or now_ms
+                since = self.began_ms
+            state = replace(state, lease_owner=token, lease_expires_at_ms=expires, since_ms=since)
             self.threads[thread_key] = state
             return Lease(thread_key, token, expires, state)
 
@@ -146,7 +152,9 @@ class FakeStateStore:
                 return False
             state = self.threads[lease.key]
             self.threads[lease.key] = replace(state, outbox={**state.outbox, intent.id: kept})
-            return True
+        if self.after_store is not None:
+            self.after_store(kept)
+        return True
 
     def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
         with self._lock:
@@ -184,6 +192,34 @@ class FakeStateStore:
             self.shadow[key] = record
             return True
 
+    def snapshot(self) -> Any:
+        """Every item as it is now (what a point-in-time restore to this moment brings back)."""
+        with self._lock:
+            return copy.deepcopy(
+                (
+                    self.threads,
+                    self.ledger,
+                    self.budgets,
+                    self.claims,
+                    self.bodies,
+                    self.shadow,
+                    self.began_ms,
+                )
+            )
+
+    def restore(self, snapshot: Any) -> None:
+        """The table restored to the moment of ``snapshot``: what happened since is forgotten."""
+        with self._lock:
+            (
+                self.threads,
+                self.ledger,
+                self.budgets,
+                self.claims,
+                self.bodies,
+                self.shadow,
+                self.began_ms,
+            ) = copy.deepcopy(snapshot)
+
     def forget_everything(self) -> None:
         """A table recreated (or restored from before the replies): every item gone."""
         with self._lock:
@@ -192,6 +228,8 @@ class FakeStateStore:
             self.budgets.clear()
             self.claims.clear()
             self.bodies.clear()
+            self.shadow.clear()
+            self.began_ms = None
 
 
 class FakeRegionFence:
@@ -248,6 +286,12 @@ class FakeMailbox:
     queue_sends:
         Agent Account send queueing: a send answers ``202`` and goes out (or fails) only at
         :meth:`release_queued`.
+    queue_release_seconds:
+        With ``queue_sends``: the queue sends each email this long after it was queued (the Agent
+        Account queue's 90 s), seen at the next listing or search; ``None``: only at :meth:`release_queued`.
+    reply_list_lag_seconds:
+        A reply that went out is in the thread's listing only this long after (a provider grant's sync;
+        Nylas documents no delay): meanwhile only our own state knows it was sent.
     """
 
     clock: Callable[[], float]
@@ -257,6 +301,8 @@ class FakeMailbox:
     drafts: list[dict[str, Any]] = field(default_factory=list)
     search_lag_seconds: float = 0.0
     queue_sends: bool = False
+    reply_list_lag_seconds: float = 0.0
+    queue_release_seconds: float | None = None
     queued: list[SentEmail] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
     _keys: dict[tuple[str, str], _Key] = field(default_factory=dict)
@@ -339,9 +385,16 @@ class FakeMailbox:
 
     def thread_page(self, grant_id: str, thread_id: str, limit: int, page_token: str | None) -> ThreadPage:
         self.calls.append("thread")
+        self._release_due()
         with self._lock:
             thread = [m for m in self.messages if m["grant_id"] == grant_id and m["thread_id"] == thread_id]
-        newest_first = list(reversed(thread))
+        now = self.clock()
+        newest_first = [
+            m
+            for m in reversed(thread)
+            if not (m.get("metadata") or {}).get("key1")
+            or now - self._arrived.get(m["id"], now) >= self.reply_list_lag_seconds
+        ]
         offset = int(page_token or 0)
         page = newest_first[offset : offset + limit]
         more = offset + limit < len(newest_first)
@@ -351,6 +404,7 @@ class FakeMailbox:
 
     def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
         self.calls.append(f"search:{kind}")
+        self._release_due()
         if key not in INDEXED_KEYS:
             return SearchResult(failed=f"400: {key} is not an indexed metadata key")
         pool = self.drafts if kind == "drafts" else self.messages
@@ -409,6 +463,18 @@ class FakeMailbox:
             return answer
 
         return script
+
+    def _release_due(self) -> None:
+        """The queue sends what it has held ``queue_release_seconds`` (a Nylas-side moment)."""
+        if self.queue_release_seconds is None:
+            return
+        now = self.clock()
+        with self._lock:
+            due = [e for e in self.queued if now - e.at >= self.queue_release_seconds]
+            self.queued = [e for e in self.queued if e not in due]
+        for email in due:
+            self._store(email.message)
+            self.sent.append(replace(email, at=now))
 
     def release_queued(self, *, fail: bool = False) -> list[SentEmail]:
         """The Agent Account queue decides: every queued email goes out (or fails); returns them."""

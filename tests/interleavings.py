@@ -36,7 +36,7 @@ from replyonce.agent import Conversation, Reply
 from replyonce.exceptions import Deferred
 from replyonce.policy import Policy
 from replyonce.replier import Replier
-from replyonce.state import ShadowOutcome
+from replyonce.state import ShadowOutcome, table_began_item
 from replyonce.store import DynamoDBStateStore
 from replyonce.subjects import MessageArrived, Subject
 from tests.fakes import Clock, FakeMailbox, FakeRegionFence, FakeStateStore
@@ -104,6 +104,10 @@ class _Gated:
 # ---- the state store: the DynamoDB adapter, or the fake tests/test_recipient_budget.py holds to it ----
 
 
+IN_SERVICE_SECONDS = 86_400
+"""Each scenario's table has been in service this long (``table#began``); ``forget_state`` makes it new."""
+
+
 class SharedStore:
     """One state table for a schedule; each container gets its own client (adapter) on it."""
 
@@ -118,12 +122,17 @@ class SharedStore:
         """Every shadow record of the table (``REPLY_MODE=shadow`` scenarios)."""
         raise NotImplementedError
 
+    def fake(self) -> FakeStateStore:
+        """The in-memory table, for a scenario that snapshots and restores it (in memory only)."""
+        raise NotImplementedError(f"{type(self).__name__} has no snapshots")
+
 
 class InMemory(SharedStore):
     """``tests/fakes.FakeStateStore`` (microseconds: thousands of schedules)."""
 
     def __init__(self, clock: Clock) -> None:
         self._store = FakeStateStore(clock)
+        self._store.began_ms = int((clock() - IN_SERVICE_SECONDS) * 1000)
 
     def container(self, clock: Callable[[], float]) -> Any:
         # One fake for every container, on the world's clock: a skewed container needs OnDynamoDB,
@@ -136,6 +145,9 @@ class InMemory(SharedStore):
     def shadow_records(self) -> list[Any]:
         return list(self._store.shadow.values())
 
+    def fake(self) -> FakeStateStore:
+        return self._store
+
 
 class OnDynamoDB(SharedStore):
     """``replyonce.store.DynamoDBStateStore`` on moto's DynamoDB in this process (the guards of the lease)."""
@@ -143,6 +155,7 @@ class OnDynamoDB(SharedStore):
     def __init__(self, clock: Clock, dynamodb: Any, table: str) -> None:
         self._dynamodb, self._table = dynamodb, table
         _empty(dynamodb, table)
+        dynamodb.put_item(TableName=table, Item=table_began_item(int((clock() - IN_SERVICE_SECONDS) * 1000)))
 
     def container(self, clock: Callable[[], float]) -> Any:
         return DynamoDBStateStore(self._table, self._dynamodb, ttl_seconds=86_400, clock=clock)
@@ -178,6 +191,7 @@ class Event:
 
     name: str
     fire: Callable[[World], list[Record]]
+    ready: Callable[[World], bool] = lambda world: True  # it can happen only once this holds
 
 
 @dataclass
@@ -236,6 +250,7 @@ class Scenario:
     setup: Callable[[World], tuple[list[Record], list[Event]]]
     policy: Policy = field(default_factory=lambda: Policy(agent_grant_ids=(GRANT,)))
     max_runs: int = 6
+    agent_seconds: float = 0.0  # how long the agent takes to answer, on the world's clock
 
 
 @dataclass
@@ -297,6 +312,10 @@ class Schedule:
         last = ""
         counter = itertools.count()
 
+        def slow_agent(conversation: Conversation) -> Reply:
+            clock.advance(self._scenario.agent_seconds)
+            return agent(conversation)
+
         def start(record: Record) -> None:
             record.runs += 1
             name = f"w{next(counter)}:{record.label or getattr(record.subject, 'message_id', 'r')}"
@@ -314,7 +333,7 @@ class Schedule:
                 policy,
                 _Gated(store, gate, "store"),
                 _Gated(mailbox, gate, "mailbox", ungated=frozenset({"grant", "folders"})),
-                agent,
+                slow_agent,
                 reconcile_later=lambda due, seconds: None,
                 lease_wait_seconds=0.0,
                 clock=own_clock,
@@ -355,7 +374,9 @@ class Schedule:
             self._quiet()
             with self._lock:
                 parked = sorted(self._parked, key=lambda g: g.name)
-            actors: list[tuple[str, Any]] = [(g.name, g) for g in parked] + [(e.name, e) for e in events]
+            actors: list[tuple[str, Any]] = [(g.name, g) for g in parked] + [
+                (e.name, e) for e in events if e.ready(world)
+            ]
             if not actors:
                 if not pending:
                     break

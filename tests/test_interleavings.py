@@ -95,6 +95,107 @@ def state_loss(world: World):
     return [world.record(first, "m1")], [Event("tables restored; m1 redelivered", restore_and_redeliver)]
 
 
+def follow_up_before_the_reply_is_listed(world: World):
+    """The customer writes again just after the reply went out, before the thread lists the reply (a
+    provider grant's sync): only our state knows the first message was answered."""
+    world.mailbox.reply_list_lag_seconds = 900
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def follow_up(world: World):
+        world.clock.advance(world.policy.settle_seconds + 100)  # past a new thread state's wait
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("m2 arrives", follow_up)]
+
+
+def state_loss_on_a_long_thread(world: World):
+    """Two messages answered; the tables lost; the first notification redriven hours later. Its reply is
+    older than the newest page (a page of one message here): only a read back to the message finds it."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def more_of_the_thread(world: World):
+        world.clock.advance(600)  # m1 answered by then, or m2's burst answers both
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    def restore_and_redrive(world: World):
+        world.clock.advance(2 * 3600)
+        world.forget_state()
+        return [world.record(first, "m1 redriven")]
+
+    return [world.record(first, "m1")], [
+        Event("m2 arrives", more_of_the_thread),
+        Event("tables lost; m1 redriven", restore_and_redrive),
+    ]
+
+
+def queued_reply_then_state_lost(world: World):
+    """Found by the stateful property tests: Nylas queued the reply (202), not listed yet, when the tables
+    were lost; the customer writes again. A burst of both would thread on the new message — a new key — and
+    both emails go out once the queue sends the first."""
+    world.mailbox.queue_sends = True
+    world.mailbox.queue_release_seconds = 90  # the Agent Account queue sends within 90 s
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def lost_then_follow_up(world: World):
+        world.forget_state()
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("tables lost; m2 arrives", lost_then_follow_up)]
+
+
+def send_in_flight_then_state_lost(world: World):
+    """The same with the first reply's send still in flight (no queue): the tables are lost at any point of
+    its record, and the customer writes again."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def lost_then_follow_up(world: World):
+        world.forget_state()
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("tables lost; m2 arrives", lost_then_follow_up)]
+
+
+def restored_between_store_and_attempt(world: World):
+    """The agent takes long: its reply is stored with no time left for the send, and the record's retry
+    sends it. The table is then restored to the moment between the two, and the notification delivered
+    again after the key's hour: the restored intent shows no attempt, yet its email is out."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+    restore_point: dict[str, object] = {}
+    store = world.stores.fake()
+
+    def stored(intent):
+        if intent.attempts == 0 and not restore_point:
+            restore_point["items"] = store.snapshot()
+
+    store.after_store = stored
+
+    def restore_and_redeliver(world: World):
+        world.clock.advance(2 * 3600)
+        store.restore(restore_point["items"])
+        return [world.record(first, "m1 again")]
+
+    return [world.record(first, "m1")], [
+        Event(
+            "table restored to between the store and the attempt; m1 again after the key's hour",
+            restore_and_redeliver,
+            ready=lambda world: bool(restore_point) and bool(world.mailbox.sent),
+        )
+    ]
+
+
 def provider_error_not_sent(world: World):
     """The provider fails the first send; Nylas caches the error under the key: only a new key can send."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
@@ -275,7 +376,8 @@ def shadow_stale_holder(world: World):
     return [world.record(first, "m1")], [Event("the holder's lease runs out; m2 arrives", later)]
 
 
-ONE_PAGE_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=1)
+# Pages of one message: the thread is read back to the message (four messages at most here).
+PAGES_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_pages=4)
 BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
 SHADOW = Policy(agent_grant_ids=(GRANT,), shadow_mode=True)
 RECIPIENT_BUDGET_OF_TWO = Policy(agent_grant_ids=(GRANT,), recipient_budget_per_hour=2)
@@ -309,8 +411,14 @@ SCENARIOS = {
         Scenario("burst_race", burst_race),
         Scenario("stale_holder", stale_holder),
         Scenario("skewed_holder", skewed_holder),
-        Scenario("old_message_redelivered", old_message_redelivered, ONE_PAGE_OF_ONE),
+        Scenario("old_message_redelivered", old_message_redelivered, PAGES_OF_ONE),
+        Scenario("follow_up_before_the_reply_is_listed", follow_up_before_the_reply_is_listed),
         Scenario("state_loss", state_loss),
+        Scenario("state_loss_on_a_long_thread", state_loss_on_a_long_thread, PAGES_OF_ONE),
+        Scenario("queued_reply_then_state_lost", queued_reply_then_state_lost),
+        Scenario("send_in_flight_then_state_lost", send_in_flight_then_state_lost),
+        # The agent's 40 s leave a lease of 190 s less than a send's 150 s and the margin's 10 s.
+        Scenario("restored_between_store_and_attempt", restored_between_store_and_attempt, agent_seconds=40),
         Scenario("provider_error_not_sent", provider_error_not_sent),
         Scenario("back_dated_follow_up", back_dated_follow_up),
         Scenario("out_of_office", out_of_office),

@@ -235,6 +235,67 @@ def test_a_trigger_beyond_the_pages_read_is_fetched_by_id():
     assert {m.id for m in next_step(s).conversation.to_answer} == {"old", "m2"}
 
 
+def _covered_page(first, last, cursor):
+    """A page of the thread where each customer message is followed (newer) by our reply to it."""
+    messages = []
+    for n in range(first, last - 1, -1):
+        messages += [our_reply(f"i{n}", [f"m{n}"], mid=f"r{n}", date=NOW - 86400), inbound(f"m{n}")]
+    return ThreadPage(tuple(messages), cursor, NOW)
+
+
+@pytest.mark.parametrize(
+    ("pages", "fetched", "expected"),
+    [
+        # The tables lost; m1 redelivered; the newest page is all answered: read on, never fetch-and-answer.
+        ([_covered_page(9, 5, "c2")], core.UNREAD, core.ReadThread(GRANT, THREAD, 20, "c2")),
+        # Reached, with its cover newer than it: answered already, whatever our (empty) tables say.
+        (
+            [_covered_page(9, 5, "c2"), _covered_page(4, 1, "c3")],
+            core.UNREAD,
+            core.Skip(SkipReason.ALREADY_REPLIED, {"thread_id": THREAD}),
+        ),
+        # MAX_THREAD_PAGES read and still not reached: it waits (the cover may be further back).
+        (
+            [_covered_page(n, n, f"c{n}") for n in range(9, 4, -1)],
+            core.UNREAD,
+            core.Defer(DeferReason.TRIGGER_NOT_REACHED, None, {"thread_id": THREAD, "pages": 5}),
+        ),
+        # The whole thread read without it (a listing's lag): every cover was seen, so it is fetched.
+        ([_covered_page(9, 5, None)], core.UNREAD, core.FetchMessage(GRANT, "m1")),
+    ],
+)
+def test_a_message_older_than_the_pages_read_is_answered_only_once_its_cover_could_be_seen(
+    pages, fetched, expected
+):
+    s = leased(listing=Listing(tuple(pages)), fetched=fetched, reserved=True)
+    assert next_step(s) == expected
+
+
+def _new_state(age_seconds, *messages, trigger="m2"):
+    state = ThreadState(since_ms=(NOW - age_seconds) * 1000)
+    return leased(arrived(trigger), state=state, listing=listing(*messages), reserved=True)
+
+
+@pytest.mark.parametrize(
+    ("situation", "expected"),
+    [
+        # A thread item of a table that began 60 s ago (emptied) and a burst of two: a reply to m1 may be
+        # queued at Nylas, not listed yet. Wait until the table is MAILBOX_SETTLE_SECONDS old.
+        (
+            _new_state(60, inbound("m2"), inbound("m1")),
+            core.Defer(DeferReason.STATE_NEW, POLICY.settle_seconds - 60, {"thread_id": THREAD}),
+        ),
+        (_new_state(POLICY.settle_seconds, inbound("m2"), inbound("m1")), "AskAgent"),
+        # A burst of its own message alone keeps the key any lost attempt used: no wait.
+        (_new_state(60, inbound("m2"), our_reply("i1", ["m1"]), inbound("m1")), "AskAgent"),
+        (_new_state(60, inbound("m1"), trigger="m1"), "AskAgent"),
+    ],
+)
+def test_a_burst_of_more_than_its_trigger_waits_for_a_new_state_to_settle(situation, expected):
+    step = next_step(situation)
+    assert step == expected if isinstance(expected, core.Defer) else kind(step) == expected
+
+
 # ---- invariant 4: machines, the loop guard, the recipient budget ---------------------------------------
 
 
@@ -610,6 +671,7 @@ def test_a_draft_that_may_have_been_created_waits_for_the_mailbox():
         (intent(key_stuck=True, last_attempt_at=NOW - 100), NOW, "Defer"),
         (intent(kind=IntentKind.DRAFT), NOW, "Defer"),
         (intent(attempts=0), NOW, "Store"),
+        (intent(attempts=0), None, "ReadThread"),  # whether its key's hour is over is Nylas' time
         (intent(), None, "ReadThread"),  # Nylas' time unknown yet
     ],
 )
@@ -621,6 +683,34 @@ def test_an_intent_found_in_the_outbox(i, now, expected):
     if isinstance(step, core.Defer):
         assert step.reason is DeferReason.SEND_UNCERTAIN
         assert step.seconds == i.last_attempt_at + POLICY.settle_seconds - NOW
+
+
+NEVER_ATTEMPTED = intent(attempts=0, first_attempt_at=0, last_attempt_at=0, created_at=NOW - 3700)
+
+
+@pytest.mark.parametrize(
+    ("known", "expected"),
+    [
+        # Stored, never attempted as far as the (restored) table knows, and its key's hour is over: the
+        # state that was lost may have sent it, and Nylas no longer fences its key. The mailbox first.
+        ({"now": None}, core.ReadThread(GRANT, THREAD, 20, None)),
+        ({"listing": listing(inbound("m1"))}, core.Search(GRANT, "messages", "i1")),
+        ({"listing": listing(our_reply("i1", ["m1"]), inbound("m1"))}, "Settle"),
+        (
+            {"listing": listing(inbound("m1")), "searches": {"i1": SearchResult((our_reply("i1", ["m1"]),))}},
+            "Settle",
+        ),
+        # Absent from the listing and the search, both read after the settle time: it goes out, once.
+        ({"listing": listing(inbound("m1")), "searches": {"i1": SearchResult(nylas_time=NOW)}}, "Store"),
+    ],
+)
+def test_an_intent_never_known_attempted_is_checked_in_the_mailbox_after_its_keys_hour(known, expected):
+    step = next_step(driving(NEVER_ATTEMPTED, **known))
+    assert step == expected if not isinstance(expected, str) else kind(step) == expected
+    if isinstance(step, core.Settle):
+        assert step.settlement.status is Status.REPLIED
+    if isinstance(step, core.Store):
+        assert (step.intent.generation, step.intent.attempts) == (0, 1)
 
 
 def test_absence_counts_only_when_both_the_listing_and_the_search_were_read_after_the_settle_time():

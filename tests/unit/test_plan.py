@@ -200,6 +200,27 @@ def test_another_page_only_while_the_burst_may_go_on():
 
 
 @pytest.mark.parametrize(
+    ("page", "covered", "trigger_seen", "another"),
+    [
+        # Every message on the page covered: the burst ends here, once the trigger was read.
+        ([msg("r", AGENT), msg("m9")], {"m9"}, True, False),
+        # The same page before the trigger was reached: a reply covering it is newer than it, so it may be
+        # on a page not read yet (a redelivery of an old message after the state table was lost).
+        ([msg("r", AGENT), msg("m9")], {"m9"}, False, True),
+        ([msg("r", AGENT)], set(), False, True),
+        ([msg("m2"), msg("m1")], set(), True, True),
+    ],
+)
+def test_the_read_goes_on_until_the_trigger_is_reached_and_the_burst_ends(
+    page, covered, trigger_seen, another
+):
+    got = needs_another_page(
+        page, is_covered=covered.__contains__, reason_not_to_answer=not_to_answer, trigger_seen=trigger_seen
+    )
+    assert got is another
+
+
+@pytest.mark.parametrize(
     ("recorded", "visible", "now", "exhausted"),
     [
         ([100, 200, 300], [], 1000, True),

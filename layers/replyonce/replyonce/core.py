@@ -45,6 +45,7 @@ from replyonce.plan import (
     message_id,
     needs_another_page,
     plan_burst,
+    reached,
 )
 from replyonce.policy import Policy
 from replyonce.ports import ActiveRegion, FenceUnreadable, Listing, Message, SearchResult, ThreadPage
@@ -608,14 +609,24 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         return reason
 
     last_page = listing.pages[-1]
+    seen = reached(listing.messages, arrived.message_id)
     if (
         listing.next_cursor
         and len(listing.pages) < policy.max_thread_pages
-        and needs_another_page(last_page.messages, is_covered=covered, reason_not_to_answer=not_to_answer)
+        and needs_another_page(
+            last_page.messages, is_covered=covered, reason_not_to_answer=not_to_answer, trigger_seen=seen
+        )
     ):
         return ReadThread(arrived.grant_id, thread_id, window, listing.next_cursor)
     messages = listing.messages
+    if not seen and listing.next_cursor:
+        # The bound came before the trigger: its cover, if any, is on a page not read. Neither answered
+        # blind nor skipped (it may be unanswered): it waits, and dead-letters for an operator.
+        return Defer(
+            DeferReason.TRIGGER_NOT_REACHED, None, {"thread_id": thread_id, "pages": len(listing.pages)}
+        )
     if arrived.message_id not in {message_id(m) for m in messages}:
+        # The whole thread was read and does not list it yet (a listing's lag): every cover was seen.
         if s.fetched is UNREAD:
             return FetchMessage(arrived.grant_id, arrived.message_id)
         if s.fetched is GONE or s.fetched is None:
@@ -655,6 +666,9 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     if isinstance(planned, SkipReason):
         trigger = next((m for m in messages if message_id(m) == arrived.message_id), {})
         return Skip(planned, {"thread_id": thread_id, **_sign_detail(planned, trigger, policy)})
+    new_state_wait = state_settles_in(state, planned, arrived.message_id, now, policy.settle_seconds)
+    if new_state_wait:
+        return Defer(DeferReason.STATE_NEW, new_state_wait, {"thread_id": thread_id})
     if agents.shared_by_people(arrived.grant_id):
         if s.drafts is None:
             return ReadDrafts(arrived.grant_id, thread_id)
@@ -687,6 +701,28 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         )
         return AskAgent(conversation, burst)
     return _agent_answered(s, arrived, thread_id, burst, intent_id, grant, now)
+
+
+def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int, settle_seconds: int) -> int:
+    """Seconds a burst that covers more than its trigger waits for a new thread state (``0``: none).
+
+    Why: a reply sent or queued (``202``) just before the state table was
+    emptied is in no listing yet — the Agent Account queue lists it only once
+    it leaves, within 90 s — and our state no longer knows it. A burst that
+    then covers its message besides a newer one threads on the newer one: a
+    new target, a new ``Idempotency-Key``, and both emails go out (found by
+    the stateful property tests). A burst of the trigger alone keeps the
+    key any lost attempt for it used (generation 0 of the same target), so
+    Nylas replays it; a burst of more waits until the table is
+    ``MAILBOX_SETTLE_SECONDS`` old, when anything sent before it began is
+    listed and covers what it answered. ``state.since_ms`` is when the table
+    the thread item was created in began (``table#began``, on the worker's
+    clock, as the lease's); ``now`` is Nylas' time. The cost: bursts in an
+    emptied table's first five minutes wait; a table in service never.
+    """
+    if not state.since_ms or not any(mid != trigger_id for mid in burst.covered):
+        return 0
+    return max(0, -(-(state.since_ms + settle_seconds * 1000 - now * 1000) // 1000))
 
 
 def unsettled_replies(state: ThreadState, now: int) -> dict[str, int]:
@@ -933,7 +969,18 @@ def _drive(s: Situation, grant_id: str, intent: Intent) -> Step:
     if found is not None:
         return _found(s, intent, found)
     if intent.attempts == 0:
-        return _attempt(s, intent)
+        if not fate_unknown(intent, s.now, s.policy):
+            return _attempt(s, intent)
+        if s.now is None:
+            # Whether its key's hour is over is Nylas' time; the read also shows the thread as it is.
+            return ReadThread(grant_id, intent.thread_id, s.policy.thread_page_size, None)
+        return _after_settle(
+            s,
+            grant_id,
+            intent,
+            wait_until=intent.created_at + s.policy.settle_seconds,
+            on_absent=lambda: _attempt(s, intent),
+        )
     if s.now is None:
         # Nylas' time decides whether the key still lives; the read also shows the thread as it is.
         return ReadThread(grant_id, intent.thread_id, s.policy.thread_page_size, None)
@@ -948,9 +995,30 @@ def _drive(s: Situation, grant_id: str, intent: Intent) -> Step:
     )
 
 
-def _key_alive(intent: Intent, now: int, policy: Policy) -> bool:
-    """Whether the key still fences: Nylas forgets it an hour after its first request (a margin earlier)."""
-    return now < intent.first_attempt_at + KEY_LIFETIME_SECONDS - policy.key_margin_seconds
+def fate_unknown(intent: Intent, now: int | None, policy: Policy) -> bool:
+    """Whether an intent stored with no attempt counted must be looked for in the mailbox before a send
+    (``now`` ``None``: Nylas' time not known yet, so it may be past its key's hour).
+
+    Why: a table restored to a moment between the intent's store and its
+    attempt (routine when the agent takes the ~20 s that leave no time for a
+    send in the same lease) brings it back with no attempt, while the state
+    that was lost may have sent it. Within its key's hour — counted from its
+    store, the earliest any lost attempt could be — the same key only
+    replays what such an attempt did; after it, only the mailbox can tell.
+    """
+    if intent.attempts or not intent.created_at:
+        return False
+    return now is None or not _key_alive(intent, now, policy, intent.created_at)
+
+
+def _key_alive(intent: Intent, now: int, policy: Policy, first_request_at: int | None = None) -> bool:
+    """Whether the key still fences: Nylas forgets it an hour after its first request (a margin earlier).
+
+    ``first_request_at`` defaults to the intent's first counted attempt; for an intent with none, its
+    storing is the earliest any lost attempt of it could have been made.
+    """
+    first = intent.first_attempt_at if first_request_at is None else first_request_at
+    return now < first + KEY_LIFETIME_SECONDS - policy.key_margin_seconds
 
 
 def _send_fits(s: Situation) -> bool:

@@ -302,18 +302,35 @@ def plan_burst(
     return SkipReason.NO_RECIPIENT
 
 
+def reached(messages_read: Sequence[Message], trigger_id: str) -> bool:
+    """Whether the thread read has reached the trigger: only then has it seen every reply that could cover
+    it (each is newer than what it answers), so only then may the mailbox say it is not answered."""
+    return any(message_id(m) == trigger_id for m in messages_read)
+
+
 def needs_another_page(
     messages_on_page: Sequence[Message],
     *,
     is_covered: Callable[[str], bool],
     reason_not_to_answer: Callable[[Message], SkipReason | None],
+    trigger_seen: bool = True,
 ) -> bool:
-    """Whether the burst may go on beyond this page: it holds an eligible message not covered yet.
+    """Whether the thread read goes on beyond this page: the trigger is not reached yet, or the page
+    holds an eligible message not covered yet.
 
-    Why this rule: a page whose every message is covered, the agent's own or
+    Why these rules: a page whose every message is covered, the agent's own or
     not to be answered ends the burst in any order Nylas lists by; one that
     still holds an uncovered message may have more of the burst behind it.
+    And a reply that covers the trigger was sent after it arrived, so it is
+    listed newer than the trigger: only a read that has reached the trigger
+    (``trigger_seen``) has seen every reply that could cover it. Why it
+    matters: after the state table was lost or restored, the mailbox is the
+    only record, and a redelivered, backfilled or redriven message older
+    than the newest page was fetched by id and answered again while its
+    cover sat on a page never read.
     """
+    if not trigger_seen:
+        return True
     return any(
         message_id(m) and not is_covered(message_id(m)) and reason_not_to_answer(m) is None
         for m in messages_on_page

@@ -118,6 +118,14 @@ class DeferReason(StrEnum):
     SHADOW_MODE = "shadow_mode"
     """A reply stored before the switch to ``REPLY_MODE=shadow`` waits: shadow mode sends nothing, so it
     goes out once the mode is ``send`` or ``review`` again (or is redriven from the dead-letter queue)."""
+    TRIGGER_NOT_REACHED = "trigger_not_reached"
+    """The thread read ended at ``MAX_THREAD_PAGES`` before it reached the message: a reply covering it
+    would be newer, so it may be in the pages not read (a late notification on a long thread after the
+    state was lost). Never answered blind: it waits, and dead-letters for an operator past its receives."""
+    STATE_NEW = "state_new"
+    """The thread's state is younger than ``MAILBOX_SETTLE_SECONDS`` (a new thread, or a table emptied):
+    a reply the lost state knew of may still be queued or in flight at Nylas and not listed yet, so a burst
+    covering more than its own message waits until the mailbox could show it."""
     AGENT_FAILED = "agent_failed"
     """The agent raised or outlived ``AGENT_TIMEOUT_SECONDS``: asked again on the next try."""
     LEASE_LOST = "lease_lost"

@@ -95,6 +95,7 @@ renews its TTL and its bodies'): the bodies must still be there then."""
 # Attribute names, for the expressions of the store that writes them.
 LEASE_OWNER = "lease_owner"
 LEASE_EXPIRES_AT = "lease_expires_at"
+SINCE = "since"
 REPLIES = "replies"
 COVERED = "covered"
 OUTBOX = "outbox"
@@ -154,6 +155,21 @@ def body_key(intent_id: str, digest: str, index: int) -> str:
     changes; a write of the same request again writes the same chunk.
     """
     return f"{BODY_PREFIX}{intent_id}#{digest[:32]}#{index}"
+
+
+TABLE_BEGAN_KEY = "table#began"
+"""The item that says when the state table began (``since``, ms, worker clock): written by the first lease
+of a table that has none — a new table, or one whose items were all deleted."""
+
+
+def table_began_item(began_ms: int) -> dict[str, Any]:
+    """The ``table#began`` item (never expires: it outlives every thread item)."""
+    return {"pk": {"S": TABLE_BEGAN_KEY}, SINCE: {"N": str(began_ms)}}
+
+
+def since_ms(item: Mapping[str, Any]) -> int:
+    """A ``thread#`` or ``table#began`` item's ``since`` (ms), ``0`` when it has none."""
+    return _number(item.get(SINCE))
 
 
 def lease_expiry_ms(item: Mapping[str, Any]) -> int:
@@ -580,6 +596,10 @@ class ThreadState:
     outbox: Mapping[str, Intent] = field(default_factory=dict)
     lease_owner: str = ""
     lease_expires_at_ms: int = 0
+    since_ms: int = 0
+    """When the state table this item was created in began (``table#began`` as the item's first lease
+    found it; ms, the worker's clock, as the lease's); ``0`` for an item older than the attribute. A table
+    emptied or recreated begins again: what it knew before is only in the mailbox, or still on its way."""
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> "ThreadState":
@@ -590,6 +610,7 @@ class ThreadState:
             outbox=_outbox(item.get(OUTBOX), thread_id),
             lease_owner=_string(item.get(LEASE_OWNER)),
             lease_expires_at_ms=_number(item.get(LEASE_EXPIRES_AT)),
+            since_ms=_number(item.get(SINCE)),
         )
 
     def intent_covering(self, message_id: str) -> Intent | None:

@@ -29,6 +29,8 @@ from replyonce.state import (
     REPLIES,
     REPLY_BUDGET_WINDOW_SECONDS,
     SHADOW_PREFIX,
+    SINCE,
+    TABLE_BEGAN_KEY,
     TTL,
     BodyRef,
     Intent,
@@ -48,7 +50,9 @@ from replyonce.state import (
     recipient_key,
     recipient_slot,
     request_of,
+    since_ms,
     stored_request,
+    table_began_item,
     times_attribute,
     with_requests,
 )
@@ -220,7 +224,8 @@ class DynamoDBStateStore:
                 UpdateExpression=f"SET {LEASE_OWNER} = :token, {LEASE_EXPIRES_AT} = :expires, {TTL} = :ttl, "
                 f"{REPLIES} = if_not_exists({REPLIES}, :empty), "
                 f"{COVERED} = if_not_exists({COVERED}, :empty), "
-                f"{OUTBOX} = if_not_exists({OUTBOX}, :empty)",
+                f"{OUTBOX} = if_not_exists({OUTBOX}, :empty), "
+                f"{SINCE} = if_not_exists({SINCE}, :now)",
                 ConditionExpression=f"attribute_not_exists({LEASE_OWNER}) OR {LEASE_EXPIRES_AT} < :now",
                 ExpressionAttributeValues={
                     ":token": {"S": token},
@@ -237,12 +242,53 @@ class DynamoDBStateStore:
                 raise
             held_until = lease_expiry_ms(exc.response.get("Item", {})) or now_ms
             raise ThreadBusyError(thread_key, max(0, (held_until - now_ms) // 1000 + 1)) from None
-        item, bodies = self._with_bodies(thread_key, token, response["Attributes"], thread_ttl)
+        item = response["Attributes"]
+        if since_ms(item) == now_ms:
+            item = {**item, SINCE: {"N": str(self._table_since(thread_key, token, now_ms))}}
+        item, bodies = self._with_bodies(thread_key, token, item, thread_ttl)
         lease = Lease(thread_key, token, expires_at_ms, ThreadState.from_item(item), bodies=bodies)
         if is_legacy_outbox(item):
             # An earlier version's single intent: rewritten as a map of one, so entries can be set by id.
             self._write_outbox(lease, dict(lease.state.outbox))
         return lease
+
+    def _table_since(self, thread_key: str, token: str, now_ms: int) -> int:
+        """When the table began, for a thread item this lease just created (its ``since`` is ``now_ms``).
+
+        Why: a thread item created within ``MAILBOX_SETTLE_SECONDS`` of the table's beginning may stand
+        for one a lost table held, whose reply may still be in flight (``core.state_settles_in``). The
+        ``table#began`` item says when the table began; the first lease of a table without one writes it.
+        Two requests, once per thread.
+        """
+        try:
+            self._dynamodb.put_item(
+                TableName=self._table,
+                Item=table_began_item(now_ms),
+                ConditionExpression="attribute_not_exists(pk)",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+            return now_ms
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            began = since_ms(exc.response.get("Item") or {}) or self._began_item()
+        self._write(
+            "update_item",
+            "the thread item's beginning",
+            TableName=self._table,
+            Key={"pk": {"S": thread_key}},
+            UpdateExpression=f"SET {SINCE} = :began",
+            ConditionExpression=f"{LEASE_OWNER} = :token",
+            ExpressionAttributeValues={":began": {"N": str(began)}, ":token": {"S": token}},
+        )
+        return began
+
+    def _began_item(self) -> int:
+        """``table#began``'s ``since``, read (a DynamoDB that returns no item with a failed condition)."""
+        item = self._dynamodb.get_item(
+            TableName=self._table, Key={"pk": {"S": TABLE_BEGAN_KEY}}, ConsistentRead=True
+        ).get("Item")
+        return since_ms(item or {})
 
     def _with_bodies(
         self, thread_key: str, token: str, item: Mapping[str, Any], thread_ttl: int
