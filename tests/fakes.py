@@ -103,6 +103,8 @@ class FakeStateStore:
 
     def release(self, lease: Lease) -> bool:
         with self._lock:
+            if lease.released:  # freed already (released, or settled): nothing lost, as the store answers
+                return True
             lease.released = True
             if not self._owned(lease):
                 return False
@@ -240,6 +242,9 @@ class FakeMailbox:
     queue_sends: bool = False
     queued: list[SentEmail] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    on_send_started: Callable[[str, dict[str, Any]], None] | None = None
+    """Called with the grant and the request while a first send's key is in flight (the emulator's hook
+    of the same name): a send under that key meanwhile is answered ``409`` concurrent."""
     _keys: dict[tuple[str, str], _Key] = field(default_factory=dict)
     _scripted: list[Callable[[str, str, str], Answer | None]] = field(default_factory=list)
     _arrived: dict[str, float] = field(default_factory=dict)
@@ -309,8 +314,11 @@ class FakeMailbox:
 
     def folders(self, grant_id: str) -> list[Folder]:
         self.calls.append("folders")
+        # With their IMAP special-use ``attributes``, as Nylas gives system folders (the replier finds junk
+        # and trash by either): https://developer.nylas.com/docs/reference/api/folders/
         return [
-            Folder(f"folder-{name}", name) for name in ("inbox", "sent", "drafts", "trash", "junk", "archive")
+            Folder(f"folder-{name}", name, (f"\\{name.title()}",))
+            for name in ("inbox", "sent", "drafts", "trash", "junk", "archive")
         ]
 
     def message(self, grant_id: str, message_id: str) -> dict[str, Any] | None:
@@ -365,6 +373,8 @@ class FakeMailbox:
                 return replace(existing.answer, replayed=True, nylas_time=int(now))
             record = _Key(fingerprint, now)
             self._keys[slot] = record
+        if self.on_send_started is not None:
+            self.on_send_started(grant_id, json.loads(request))
         answer = self._deliver_reply(grant_id, json.loads(request), key)
         record.answer = answer
         return answer
