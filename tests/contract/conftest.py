@@ -48,13 +48,19 @@ class MailboxWorld:
         The agent's grant, added to both sides with the same address and name.
     """
 
-    def __init__(self, mailbox, deliver, advance, emails_out, hook_send_started) -> None:
+    def __init__(
+        self, mailbox, deliver, advance, emails_out, hook_send_started, queue_sends, release
+    ) -> None:
         self.mailbox = mailbox
         self.grant_id = AGENT_GRANT_ID
         self._deliver = deliver
         self.advance = advance
         self.emails_out = emails_out
         self.on_send_started = hook_send_started
+        self.queue_sends = queue_sends
+        """Agent Account send queueing on (every send answers ``202`` and waits for :attr:`release`)."""
+        self.release = release
+        """The queue decides: every queued email goes out."""
 
     def deliver(self, sender: str, subject: str, thread_id: str | None = None) -> dict:
         """An inbound message arrives in the agent's inbox; its message object as stored."""
@@ -73,7 +79,12 @@ def _fake_world(clock: Clock) -> MailboxWorld:
     def hook(callback):
         fake.on_send_started = callback
 
-    return MailboxWorld(fake, deliver, clock.advance, lambda: len(fake.sent), hook)
+    def queue_sends():
+        fake.queue_sends = True
+
+    return MailboxWorld(
+        fake, deliver, clock.advance, lambda: len(fake.sent), hook, queue_sends, fake.release_queued
+    )
 
 
 def _emulator_world(nylas) -> MailboxWorld:
@@ -87,7 +98,18 @@ def _emulator_world(nylas) -> MailboxWorld:
     def hook(callback):
         nylas.on_send_started = callback
 
-    return MailboxWorld(mailbox, deliver, nylas.advance_clock, lambda: len(nylas.sends), hook)
+    def queue_sends():
+        nylas.modes.send_queue = True
+
+    return MailboxWorld(
+        mailbox,
+        deliver,
+        nylas.advance_clock,
+        lambda: len(nylas.sends),
+        hook,
+        queue_sends,
+        nylas.release_queued,
+    )
 
 
 @pytest.fixture(params=["fake", "emulator"])

@@ -94,6 +94,7 @@ def test_a_send_goes_out_once_and_a_retry_under_its_key_replays_the_same_answer(
     listed = world.mailbox.thread_page(world.grant_id, inbound["thread_id"], 10, None).messages
     assert [m["id"] for m in listed] == [first.message_id, inbound["id"]]
     assert listed[0]["metadata"]["key1"] == "intent-1"
+    assert world.mailbox.message(world.grant_id, first.message_id)["metadata"]["key2"] == inbound["id"]
 
 
 def test_another_payload_under_a_used_key_is_refused_and_sends_nothing(world):
@@ -132,6 +133,21 @@ def test_a_key_is_kept_one_hour_then_a_send_under_it_is_a_new_email(world):
     assert (later.status, later.replayed) == (200, False)
     assert later.message_id != first.message_id
     assert world.emails_out() == 2
+
+
+def test_a_queued_send_is_accepted_not_sent_until_the_queue_lets_it_go(world):
+    world.queue_sends()
+    inbound = world.deliver("alice@example.com", "Order 7")
+    accepted = world.mailbox.send(world.grant_id, reply_request(world, inbound), "key-1")
+    assert accepted.status == 202
+    assert accepted.message_id
+    assert world.emails_out() == 0
+    listed = world.mailbox.thread_page(world.grant_id, inbound["thread_id"], 10, None).messages
+    assert [m["id"] for m in listed] == [inbound["id"]]  # queued: in no listing yet
+    world.release()
+    assert world.emails_out() == 1
+    listed = world.mailbox.thread_page(world.grant_id, inbound["thread_id"], 10, None).messages
+    assert [m["id"] for m in listed] == [accepted.message_id, inbound["id"]]  # under the id the 202 gave
 
 
 # ---- search by metadata ----------------------------------------------------------------------------------

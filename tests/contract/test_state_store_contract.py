@@ -175,6 +175,23 @@ def test_a_sent_reply_settles_its_messages_records_itself_and_frees_the_thread(s
     assert thread_state(store) == ThreadState(replies={"intent-1": NOW}, covered={"m1": NOW, "m2": NOW})
 
 
+def test_an_expired_lease_nobody_took_over_still_settles(store, clock):
+    reply = intent()
+    lease = store.take_lease(THREAD, 1_000)
+    clock.advance(5)  # past its end, but the owner token is still ours: the write is conditioned on it
+    assert store.settle(lease, sent(reply), "g1") is True
+    assert store.ledger_entry("g1", "m2").status is Status.REPLIED
+
+
+def test_a_burst_larger_than_one_transaction_settles_every_message(store):
+    covered = tuple(f"m{n}" for n in range(150))  # DynamoDB takes 100 items in one transaction
+    reply = intent(covered=covered)
+    lease = store.take_lease(THREAD, 30_000)
+    assert store.settle(lease, sent(reply), "g1") is True
+    assert {store.ledger_entry("g1", m).status for m in covered} == {Status.REPLIED}
+    assert len(thread_state(store).covered) == 50  # the thread item remembers the newest (COVERED_MEMORY)
+
+
 def test_a_queued_reply_stays_in_the_outbox_as_it_now_is(store):
     reply = intent()
     queued = replace(reply, state=IntentState.QUEUED, accepted_at=NOW, reply_message_id="sent-1")
@@ -239,6 +256,19 @@ def test_what_a_stale_holder_settled_survives_the_new_holders_settlement(store, 
     after = thread_state(store)
     assert after.covered == {"m1": NOW, "m2": NOW, "m3": NOW}
     assert after.replies == {"intent-1": NOW, "intent-2": NOW}
+
+
+def test_a_settled_shadow_burst_is_recorded_once_and_a_second_record_of_its_key_is_refused(store):
+    record = ShadowRecord("g1", "intent-1", "t1", "m2", ("m2", "m1"), ShadowOutcome.REPLY, "", "hi", NOW)
+    lease = store.take_lease(THREAD, 30_000)
+    shadowed = Settlement(Status.SHADOWED, record.covered, NOW, reason="reply", shadow=record)
+    assert store.settle(lease, shadowed, "g1") is True
+    assert store.ledger_entry("g1", "m1").status is Status.SHADOWED
+    assert store.record_shadow(replace(record, text="asked again")) is False
+    skipped = ShadowRecord(
+        "g1", "message:m3", "t1", "m3", ("m3",), ShadowOutcome.SKIPPED, "bulk_mail", at=NOW
+    )
+    assert store.record_shadow(skipped) is True  # a skipped message's record is a key of its own
 
 
 # ---- one email, one answering grant ----------------------------------------------------------------------
