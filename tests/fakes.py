@@ -8,7 +8,8 @@ cached answers replayed with ``Idempotent-Response``, a ``409`` for another
 payload under a key, ``metadata_pair`` only on ``key1``…``key5``, listings
 newest first). ``tests/test_recipient_budget.py`` runs one table on
 ``FakeStateStore`` and on the DynamoDB adapter (moto), so the fake's
-reservations cannot drift from the table's conditions.
+reservations cannot drift from the table's conditions; ``tests/contract/`` does the same for every
+method of both ports (the mailbox against the Nylas emulator), and names each deliberate difference.
 
 A fake never raises by itself; a test scripts what a call answers with
 :meth:`FakeMailbox.script_send`.
