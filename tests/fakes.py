@@ -50,6 +50,13 @@ from replyonce.state import (
 
 KEY_LIFETIME_SECONDS = 3600
 INDEXED_KEYS = ("key1", "key2", "key3", "key4", "key5")
+SYSTEM_FOLDERS = ("inbox", "sent", "drafts", "trash", "junk", "archive")
+
+
+def folder_id(name: str) -> str:
+    """The id :meth:`FakeMailbox.folders` gives a system folder: a message's ``folders`` hold ids, as
+    Nylas' do (``tests/contract`` holds the fake to the emulator), and a name given for one is mapped."""
+    return f"folder-{name}" if name in SYSTEM_FOLDERS else name
 
 
 class Clock:
@@ -258,8 +265,9 @@ class FakeMailbox:
 
     # ---- the world's side --------------------------------------------------------------------------
 
-    def add_grant(self, grant_id: str, email: str, name: str = "Agent") -> None:
-        self.grants[grant_id] = Grant(grant_id, email.lower(), name)
+    def add_grant(self, grant_id: str, email: str, name: str = "Agent", provider: str = "nylas") -> None:
+        """A grant: an Agent Account (``provider`` ``"nylas"``) unless told, as the emulator's."""
+        self.grants[grant_id] = Grant(grant_id, email.lower(), name, provider)
 
     def deliver(
         self,
@@ -289,7 +297,7 @@ class FakeMailbox:
             "reply_to": list(reply_to or []),
             "date": int(self.clock()) if date is None else date,
             "body": body,
-            "folders": list(folders or ["inbox"]),
+            "folders": [folder_id(f) for f in folders or ["inbox"]],
             "headers": list(headers or []),
             "metadata": {},
         }
@@ -317,10 +325,7 @@ class FakeMailbox:
         self.calls.append("folders")
         # With their IMAP special-use ``attributes``, as Nylas gives system folders (the replier finds junk
         # and trash by either): https://developer.nylas.com/docs/reference/api/folders/
-        return [
-            Folder(f"folder-{name}", name, (f"\\{name.title()}",))
-            for name in ("inbox", "sent", "drafts", "trash", "junk", "archive")
-        ]
+        return [Folder(folder_id(name), name, (f"\\{name.title()}",)) for name in SYSTEM_FOLDERS]
 
     def message(self, grant_id: str, message_id: str) -> dict[str, Any] | None:
         self.calls.append("message")
@@ -446,7 +451,7 @@ class FakeMailbox:
             "to": request.get("to", []),
             "date": int(self.clock()),
             "body": request.get("body", ""),
-            "folders": ["sent"],
+            "folders": [folder_id("sent")],
             "headers": list(request.get("custom_headers") or []),
             "metadata": dict(request.get("metadata") or {}),
         }
