@@ -20,7 +20,7 @@ ENV_VARS ?= events/env.json
 
 .DEFAULT_GOAL := help
 
-.PHONY: help test test-fast interleavings lint validate pytest build venv constraints clean events demo serve listen invoke mail thread trigger
+.PHONY: help test test-fast test-contract interleavings lint validate pytest build venv constraints clean events demo serve listen invoke mail thread trigger
 
 help: ## list the targets (what `make` alone does)
 	@echo "ReplyOnce: make TARGET [ARGS=\"...\"]   (docs/design.md explains the design; README.md the commands)"
@@ -68,8 +68,11 @@ PYTEST_WORKERS ?= $(if $(PYTEST_PATHS),0,4)
 pytest: $(STAMP) $(if $(PYTEST_NEEDS_CHECKOV),$(CHECKOV)) ## the test suite (ARGS="tests/test_x.py -q" for one module)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(ARGS)
 
-test-fast: $(STAMP) ## the pure and in-memory tests only (the rules, the agents, the text): seconds, no servers
+test-fast: $(STAMP) ## the pure and in-memory tests only (the rules, the agents, the text): seconds, no servers, no sockets
 	$(BIN)/python -m pytest tests/unit -q $(ARGS)
+
+test-contract: $(STAMP) ## each port's contract on its in-memory fake and its adapter (DynamoDB on moto, the Nylas emulator)
+	$(BIN)/python -m pytest tests/contract -q $(ARGS)
 
 interleavings: $(STAMP) ## every interleaving of the scenarios and every mutant's schedule: the table of docs/reliability.md
 	$(BIN)/python -m tests.interleavings_report $(ARGS)

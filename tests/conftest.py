@@ -3,6 +3,11 @@
 Why a real moto server rather than in-process mocks: the handlers reach AWS
 through ``AWS_ENDPOINT_URL`` exactly as in the local stack, and concurrency
 tests need a server that serialises conditional writes for many threads.
+
+Why moto (and with it flask and werkzeug) is imported inside the fixtures that start it: this
+file is the unit tier's conftest too, and ``tests/unit`` is self-contained — no server, no
+socket (``tests/unit/conftest.py``), nothing of the embedded AWS imported
+(``tests/test_support_imports.py`` checks it in a fresh interpreter).
 """
 
 import os
@@ -36,9 +41,7 @@ import botocore.session
 import pytest
 import requests
 from aws_lambda_powertools.utilities import parameters
-from moto.core.responses import BaseResponse
 
-from devstack.embedded_aws import start_threaded_server
 from devstack.template import LocalResources, create_resources
 
 # Every container a test builds opens a new boto3 Session, and each Session loads the JSON service
@@ -50,6 +53,8 @@ botocore.session.create_loader = functools.lru_cache(maxsize=None)(botocore.sess
 @pytest.fixture(scope="session")
 def moto_endpoint():
     """A moto server on an ephemeral loopback port, shared by the session."""
+    from devstack.embedded_aws import start_threaded_server
+
     server, endpoint = start_threaded_server()
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     yield endpoint
@@ -79,10 +84,12 @@ class _ServedActions:
     """Every (service, action) the in-process moto server answered since the last reset."""
 
     def __init__(self) -> None:
+        from moto.core.responses import BaseResponse
+
         self.seen: set[tuple[str, str]] = set()
         original = BaseResponse.call_action
 
-        def recorded(response: BaseResponse) -> Any:
+        def recorded(response: Any) -> Any:
             try:
                 self.seen.add((str(response.service_name), response._get_action()))
             except Exception:  # an action moto cannot name: not one we know is harmless

@@ -8,7 +8,8 @@ cached answers replayed with ``Idempotent-Response``, a ``409`` for another
 payload under a key, ``metadata_pair`` only on ``key1``…``key5``, listings
 newest first). ``tests/test_recipient_budget.py`` runs one table on
 ``FakeStateStore`` and on the DynamoDB adapter (moto), so the fake's
-reservations cannot drift from the table's conditions.
+reservations cannot drift from the table's conditions; ``tests/contract/`` does the same for every
+method of both ports (the mailbox against the Nylas emulator), and names each deliberate difference.
 
 A fake never raises by itself; a test scripts what a call answers with
 :meth:`FakeMailbox.script_send`.
@@ -49,6 +50,13 @@ from replyonce.state import (
 
 KEY_LIFETIME_SECONDS = 3600
 INDEXED_KEYS = ("key1", "key2", "key3", "key4", "key5")
+SYSTEM_FOLDERS = ("inbox", "sent", "drafts", "trash", "junk", "archive")
+
+
+def folder_id(name: str) -> str:
+    """The id :meth:`FakeMailbox.folders` gives a system folder: a message's ``folders`` hold ids, as
+    Nylas' do (``tests/contract`` holds the fake to the emulator), and a name given for one is mapped."""
+    return f"folder-{name}" if name in SYSTEM_FOLDERS else name
 
 
 class Clock:
@@ -109,6 +117,8 @@ class FakeStateStore:
 
     def release(self, lease: Lease) -> bool:
         with self._lock:
+            if lease.released:  # freed already (released, or settled): nothing lost, as the store answers
+                return True
             lease.released = True
             if not self._owned(lease):
                 return False
@@ -305,6 +315,9 @@ class FakeMailbox:
     queue_release_seconds: float | None = None
     queued: list[SentEmail] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    on_send_started: Callable[[str, dict[str, Any]], None] | None = None
+    """Called with the grant and the request while a first send's key is in flight (the emulator's hook
+    of the same name): a send under that key meanwhile is answered ``409`` concurrent."""
     _keys: dict[tuple[str, str], _Key] = field(default_factory=dict)
     _scripted: list[Callable[[str, str, str], Answer | None]] = field(default_factory=list)
     _arrived: dict[str, float] = field(default_factory=dict)
@@ -317,8 +330,9 @@ class FakeMailbox:
 
     # ---- the world's side --------------------------------------------------------------------------
 
-    def add_grant(self, grant_id: str, email: str, name: str = "Agent") -> None:
-        self.grants[grant_id] = Grant(grant_id, email.lower(), name)
+    def add_grant(self, grant_id: str, email: str, name: str = "Agent", provider: str = "nylas") -> None:
+        """A grant: an Agent Account (``provider`` ``"nylas"``) unless told, as the emulator's."""
+        self.grants[grant_id] = Grant(grant_id, email.lower(), name, provider)
 
     def deliver(
         self,
@@ -348,7 +362,7 @@ class FakeMailbox:
             "reply_to": list(reply_to or []),
             "date": int(self.clock()) if date is None else date,
             "body": body,
-            "folders": list(folders or ["inbox"]),
+            "folders": [folder_id(f) for f in folders or ["inbox"]],
             "headers": list(headers or []),
             "metadata": {},
         }
@@ -374,9 +388,9 @@ class FakeMailbox:
 
     def folders(self, grant_id: str) -> list[Folder]:
         self.calls.append("folders")
-        return [
-            Folder(f"folder-{name}", name) for name in ("inbox", "sent", "drafts", "trash", "junk", "archive")
-        ]
+        # With their IMAP special-use ``attributes``, as Nylas gives system folders (the replier finds junk
+        # and trash by either): https://developer.nylas.com/docs/reference/api/folders/
+        return [Folder(folder_id(name), name, (f"\\{name.title()}",)) for name in SYSTEM_FOLDERS]
 
     def message(self, grant_id: str, message_id: str) -> dict[str, Any] | None:
         self.calls.append("message")
@@ -438,6 +452,8 @@ class FakeMailbox:
                 return replace(existing.answer, replayed=True, nylas_time=int(now))
             record = _Key(fingerprint, now)
             self._keys[slot] = record
+        if self.on_send_started is not None:
+            self.on_send_started(grant_id, json.loads(request))
         answer = self._deliver_reply(grant_id, json.loads(request), key)
         record.answer = answer
         return answer
@@ -520,7 +536,7 @@ class FakeMailbox:
             "to": request.get("to", []),
             "date": int(self.clock()),
             "body": request.get("body", ""),
-            "folders": ["sent"],
+            "folders": [folder_id("sent")],
             "headers": list(request.get("custom_headers") or []),
             "metadata": dict(request.get("metadata") or {}),
         }

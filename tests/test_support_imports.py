@@ -142,3 +142,34 @@ def test_nylas_largest_page_is_written_once():
         and (path, number) not in the_source
     ]
     assert copies == []
+
+
+# The unit tier runs in a fresh interpreter, and what it imported is read at the end: the embedded AWS
+# (moto, and the flask and werkzeug its server stands on) must be none of it.
+_UNIT_TIER_IMPORTS = """
+import json, sys
+import pytest
+code = pytest.main(["tests/unit", "-q", "-p", "no:cacheprovider", "-p", "no:logging"])
+servers = sorted({name.split(".")[0] for name in sys.modules} & {"moto", "flask", "werkzeug"})
+print(json.dumps({"exit": int(code), "servers": servers}))
+"""
+
+
+def test_the_unit_tier_imports_no_embedded_aws_and_passes_on_its_own():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in SEARCH_PATH)}
+    result = subprocess.run(  # noqa: S603 - this interpreter, our own script
+        [sys.executable, "-c", _UNIT_TIER_IMPORTS],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    verdict = json.loads(result.stdout.strip().splitlines()[-1])
+    assert verdict == {"exit": 0, "servers": []}, result.stdout[-3000:]

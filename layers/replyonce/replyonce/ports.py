@@ -5,7 +5,7 @@ Why ports: the rules (``replyonce.core``) are pure and the shell
 small interfaces. Each has a production adapter (``replyonce.store``:
 DynamoDB; ``replyonce.nylas``: the Nylas API) and an in-memory fake
 (``tests/fakes.py``), so the rules are tested in microseconds, one contract
-test runs the same cases on both, and a scheduler can pause every worker at
+suite (``tests/contract/``) runs the same cases on both, and a scheduler can pause every worker at
 every call to explore their interleavings.
 """
 
