@@ -64,7 +64,10 @@ def test_a_free_thread_is_leased_with_its_empty_state(store):
     lease = store.take_lease(THREAD, 30_000)
     assert lease.key == THREAD
     assert lease.expires_at_ms == NOW_MS + 30_000
-    assert lease.state == ThreadState(lease_owner=lease.token, lease_expires_at_ms=NOW_MS + 30_000)
+    # The first lease of an empty table begins it (its thread items keep when: ``since_ms``).
+    assert lease.state == ThreadState(
+        lease_owner=lease.token, lease_expires_at_ms=NOW_MS + 30_000, since_ms=NOW_MS
+    )
 
 
 def test_a_lease_lasts_at_least_a_second(store):
@@ -172,7 +175,9 @@ def test_a_sent_reply_settles_its_messages_records_itself_and_frees_the_thread(s
         "sent-1", Status.OWN_REPLY, "", "", "intent-1", "", NOW
     )
     assert store.ledger_entry("g2", "m1") is None  # the ledger is per grant
-    assert thread_state(store) == ThreadState(replies={"intent-1": NOW}, covered={"m1": NOW, "m2": NOW})
+    assert thread_state(store) == ThreadState(
+        replies={"intent-1": NOW}, covered={"m1": NOW, "m2": NOW}, since_ms=NOW_MS
+    )
 
 
 def test_an_expired_lease_nobody_took_over_still_settles(store, clock):
