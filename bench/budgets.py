@@ -41,8 +41,9 @@ WARM_PATH_RATIO = 1.2
 WEBHOOK_COLD_START_RATIO = 1.15
 # As tests/test_budgets.py asserts it: the outbox stores the send intent before the send, and the
 # per-recipient budget reserves the reply in the recipient's hour, and the email is claimed by its Message-ID
-# (one request each beside the five before).
-FIRST_REPLY_DYNAMODB = 8
+# (one request each beside the five before), and a new thread is dated by the table's beginning (two
+# requests once per thread: store._table_since).
+FIRST_REPLY_DYNAMODB = 10
 
 
 @dataclass(frozen=True)

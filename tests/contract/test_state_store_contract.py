@@ -236,22 +236,6 @@ def test_a_holder_that_lost_the_lease_writes_no_shadow_settlement(store, clock):
     assert store.record_shadow(record) is True  # its key is still free: nothing was recorded
 
 
-@pytest.mark.parametrize(
-    "store",
-    [
-        "fake",
-        pytest.param(
-            "dynamodb",
-            marks=pytest.mark.xfail(
-                reason="DynamoDBStateStore.settle SETs the whole replies and covered maps from the state its "
-                "lease read, so the ids a stale holder wrote by key meanwhile are overwritten (the ledger "
-                "keeps them, and the mailbox's metadata the reply): a bug of the adapter, not of the fake",
-                strict=True,
-            ),
-        ),
-    ],
-    indirect=True,
-)
 def test_what_a_stale_holder_settled_survives_the_new_holders_settlement(store, clock):
     first, second = intent(), intent("intent-2", covered=("m3",))
     stale = store.take_lease(THREAD, 30_000)

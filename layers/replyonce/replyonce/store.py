@@ -53,12 +53,43 @@ from replyonce.state import (
     since_ms,
     stored_request,
     table_began_item,
-    times_attribute,
     with_requests,
 )
 
 # DynamoDB's limit on the items of one TransactWriteItems.
 _MAX_TRANSACTION_ITEMS = 100
+
+
+def _map_changes(
+    maps: Mapping[str, tuple[Mapping[str, int], Mapping[str, int]]],
+    names: dict[str, str],
+    values: dict[str, Any],
+) -> tuple[list[str], list[str]]:
+    """The ``SET`` and ``REMOVE`` clauses that turn each map from what the lease read into what it
+    should be, key by key (placeholders added to ``names`` and ``values``).
+
+    Why by key, not the whole map: while this holder held the lease, a stale holder (one whose lease
+    ran out before its settlement) may have set its own covered ids and reply time in the same maps,
+    by key and without the lease (:meth:`DynamoDBStateStore._settle_without_lease`). Writing the map
+    this holder read would erase them; the loop guard would then count one reply fewer. Keys this
+    holder's state dropped (the reply window, the covered memory) are removed by name.
+    """
+    sets: list[str] = []
+    removes: list[str] = []
+    for attribute, (before, after) in maps.items():
+        short = f"#{attribute[:1]}"
+        changed = [k for k in after if before.get(k) != after[k]]
+        dropped = [k for k in before if k not in after]
+        if changed or dropped:
+            names[short] = attribute  # DynamoDB refuses a name no clause uses
+        for index, key in enumerate(changed):
+            names[f"{short}s{index}"] = key
+            values[f":{attribute[:1]}s{index}"] = {"N": str(after[key])}
+            sets.append(f"{short}.{short}s{index} = :{attribute[:1]}s{index}")
+        for index, key in enumerate(dropped):
+            names[f"{short}r{index}"] = key
+            removes.append(f"{short}.{short}r{index}")
+    return sets, removes
 
 
 def _request_token(lease_token: str, intent_or_burst: str, purpose: str, attempt: int) -> str:
@@ -529,20 +560,28 @@ class DynamoDBStateStore:
             # Keyed by the burst's intent id and conditioned, with the whole transaction, on the lease:
             # recorded exactly when the burst is settled, by the one holder that settles it.
             shadow = [{"Put": {"TableName": self._table, "Item": settlement.shadow.to_item(expires_at)}}]
-        sets = [f"{REPLIES} = :replies", f"{COVERED} = :covered"]
-        removes = [LEASE_OWNER, LEASE_EXPIRES_AT]
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {":token": {"S": lease.token}}
+        sets, removes = _map_changes(
+            {REPLIES: (lease.state.replies, after.replies), COVERED: (lease.state.covered, after.covered)},
+            names,
+            values,
+        )
+        removes = [LEASE_OWNER, LEASE_EXPIRES_AT, *removes]
         update: dict[str, Any] = {
             "TableName": self._table,
             "Key": {"pk": {"S": lease.key}},
             "ConditionExpression": f"{LEASE_OWNER} = :token",
-            "ExpressionAttributeValues": {
-                ":replies": times_attribute(after.replies),
-                ":covered": times_attribute(after.covered),
-                ":token": {"S": lease.token},
-            },
+            "ExpressionAttributeValues": values,
         }
+        if names:
+            update["ExpressionAttributeNames"] = names
         if settlement.intent is not None:
-            update["ExpressionAttributeNames"] = {"#outbox": OUTBOX, "#intent": settlement.intent.id}
+            update["ExpressionAttributeNames"] = {
+                **names,
+                "#outbox": OUTBOX,
+                "#intent": settlement.intent.id,
+            }
             if settlement.keep:
                 sets.append("#outbox.#intent = :intent")
                 update["ExpressionAttributeValues"][":intent"] = self._intent_attribute(
@@ -550,7 +589,9 @@ class DynamoDBStateStore:
                 )
             else:
                 removes.append("#outbox.#intent")
-        update["UpdateExpression"] = f"SET {', '.join(sets)} REMOVE {', '.join(removes)}"
+        update["UpdateExpression"] = (
+            f"SET {', '.join(sets)} " if sets else ""
+        ) + f"REMOVE {', '.join(removes)}"
         puts = [*self._write_all_but_last(puts), *shadow]
         token_base = settlement.intent.id if settlement.intent is not None else ",".join(settlement.covered)
         purpose = (
