@@ -492,6 +492,20 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--config-env", default=DEFAULT_ENVIRONMENT, help="samconfig environment")
     nylas = argparse.ArgumentParser(add_help=False)
     nylas.add_argument("--nylas-api-uri", help="default: the stack's NylasApiUri parameter")
+    # What the shadow report and the replay share: the window's end, the report's shape, where to read.
+    report = argparse.ArgumentParser(add_help=False)
+    report.add_argument("--until", help="window end (default: now)")
+    report.add_argument(
+        "--period-hours", type=int, default=24, help="one block of counts per this many hours"
+    )
+    report.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    report.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s tables and mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
+    )
 
     parser = argparse.ArgumentParser(
         prog="python -m ops",
@@ -567,45 +581,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser(
         "shadow-report",
-        parents=[common, nylas],
+        parents=[common, nylas, report],
         help="what shadow mode would have sent, declined, handed off, skipped; beside the people's answers",
     )
     p.add_argument("--since", required=True, help="window start: Unix seconds or ISO 8601 (UTC if no zone)")
-    p.add_argument("--until", help="window end (default: now)")
     p.add_argument("--grant", action="append", help="default: the stack's AgentGrantIds")
-    p.add_argument("--period-hours", type=int, default=24, help="one block of counts per this many hours")
-    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
-    p.add_argument(
-        "--local",
-        nargs="?",
-        const=redrive.DEFAULT_LOCAL_URL,
-        metavar="URL",
-        help=f"the running `make serve`'s tables and mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
-    )
     p.set_defaults(func=_shadow_report)
 
     p = commands.add_parser(
         "replay",
-        parents=[common, nylas],
+        parents=[common, nylas, report],
         help="run an agent over a grant's recent threads in shadow mode (read-only) and report",
     )
     p.add_argument("--agent", required=True, help="module:function (or template), as REPLY_AGENT")
     p.add_argument(
         "--since", required=True, help="threads with a message received since: Unix seconds or ISO"
     )
-    p.add_argument("--until", help="window end (default: now)")
     p.add_argument("--grant", help="default: the stack's first AgentGrantIds")
     p.add_argument("--limit", type=int, default=100, help="at most this many threads, newest first")
     p.add_argument("--max-seconds", type=float, default=600.0, help="stop after this long (report so far)")
-    p.add_argument("--period-hours", type=int, default=24, help="one block of counts per this many hours")
-    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
-    p.add_argument(
-        "--local",
-        nargs="?",
-        const=redrive.DEFAULT_LOCAL_URL,
-        metavar="URL",
-        help=f"the running `make serve`'s tables and mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
-    )
     p.set_defaults(func=_replay)
 
     p = commands.add_parser(
