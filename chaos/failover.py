@@ -43,7 +43,7 @@ from typing import Any
 
 import boto3
 
-from chaos.faults import FaultPlan, FuzzResult
+from chaos.faults import FuzzResult
 from chaos.proxy import FaultProxy, Request
 from chaos.run import ChaosReport, ChaosSettings, Experiment, render
 from chaos.workload import TRUSTED_LIST_ID, Workload
@@ -516,14 +516,7 @@ class FailoverDrill(Experiment):
     def run(self) -> DrillReport:  # type: ignore[override]
         started = time.monotonic()
         try:
-            self._start_aws()
-            self._start_nylas()
-            os.environ.update(self._environment())
-            self._start_webhook()
-            plan = FaultPlan(self, self.settings)
-            plan.install()
-            for _ in range(self.settings.workers * len(REGIONS)):
-                self._spawn_worker()
+            plan = self._stand_up(self.settings.workers * len(REGIONS))
             threading.Thread(target=self._supervise, daemon=True).start()
             sender = RoutedSender(
                 (self.gateway.url, self.second_gateway.url),

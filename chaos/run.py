@@ -325,17 +325,22 @@ class Experiment:
 
     # ---- the run -------------------------------------------------------------------------------
 
+    def _stand_up(self, workers: int) -> FaultPlan:
+        """The embedded AWS, the emulator, the webhook, the fault plan installed and ``workers`` workers."""
+        self._start_aws()
+        self._start_nylas()
+        os.environ.update(self._environment())
+        self._start_webhook()
+        plan = FaultPlan(self, self.settings)
+        plan.install()
+        for _ in range(workers):
+            self._spawn_worker()
+        return plan
+
     def run(self) -> ChaosReport:
         started = time.monotonic()
         try:
-            self._start_aws()
-            self._start_nylas()
-            os.environ.update(self._environment())
-            self._start_webhook()
-            plan = FaultPlan(self, self.settings)
-            plan.install()
-            for _ in range(self.settings.workers):
-                self._spawn_worker()
+            plan = self._stand_up(self.settings.workers)
             threading.Thread(target=self._supervise, daemon=True).start()
             sender = WebhookSender(self.gateway.url, LOCAL_WEBHOOK_SECRET, retry_delays=(0.3, 0.8))
             workload = Workload(

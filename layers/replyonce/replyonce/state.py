@@ -242,10 +242,6 @@ def _times(attribute: Mapping[str, Any] | None) -> dict[str, int]:
     return {}
 
 
-def times_attribute(times: Mapping[str, int]) -> dict[str, Any]:
-    return {"M": {key: {"N": str(moment)} for key, moment in times.items()}}
-
-
 def request_digest(request: str) -> str:
     """SHA-256 (hex) of the request's UTF-8 bytes: what a body read back must hash to."""
     return hashlib.sha256(request.encode()).hexdigest()
