@@ -5,7 +5,6 @@ import os
 import pickle
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +24,7 @@ from chaos.wiretap import WireTap
 from chaos.workload import AGENT_GRANTS, HOSTILE_KNOBS, TRUSTED_LIST_ID, Workload, WorkloadSettings
 from devstack.console import make_console
 from devstack.containers import load_handler
+from devstack.embedded_aws import EPHEMERAL
 from devstack.events import HUMAN_EMAIL, HUMAN_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn
 from devstack.invariants import (
@@ -119,12 +119,6 @@ class ChaosReport:
         return [n for n in MUTANTS[self.settings.mutant].guards if self.violations.get(n)]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _wait_for(url: str, seconds: float = 20.0) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -164,13 +158,20 @@ class Experiment:
     # ---- infrastructure ------------------------------------------------------------------------
 
     def _start_aws(self) -> None:
-        port = _free_port()
+        # The server binds its own free port and says which: a port picked here and bound there could be
+        # taken meanwhile by another run's server, and this run would use that other AWS unawares.
         self._moto = subprocess.Popen(
-            [sys.executable, "-m", "devstack.embedded_aws", "-H", "127.0.0.1", "-p", str(port)],
-            stdout=subprocess.DEVNULL,
+            [sys.executable, "-m", "devstack.embedded_aws", EPHEMERAL],
+            stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            text=True,
         )
-        self.moto_url = f"http://127.0.0.1:{port}"
+        assert self._moto.stdout is not None
+        self.moto_url = self._moto.stdout.readline().strip()
+        if not self.moto_url.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"the embedded AWS did not start (it said {self.moto_url!r})")
+        # Whatever else it prints is drained, so a full pipe never stalls it.
+        threading.Thread(target=self._moto.stdout.read, name="embedded-aws-stdout", daemon=True).start()
         _wait_for(f"{self.moto_url}/moto-api/")
         os.environ.update(
             {

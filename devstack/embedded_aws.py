@@ -346,13 +346,28 @@ def start_threaded_server() -> tuple[ThreadedMotoServer, str]:
     return server, f"http://{host}:{port}"
 
 
+EPHEMERAL = "--ephemeral"
+
+
 def main(argv: list[str] | None = None) -> None:
-    """``python -m devstack.embedded_aws -H 127.0.0.1 -p PORT``: moto's own server command."""
+    """``python -m devstack.embedded_aws -H 127.0.0.1 -p PORT``: moto's own server command.
+
+    ``python -m devstack.embedded_aws --ephemeral`` binds a free loopback port itself and prints its
+    URL as its first line, then serves until it is stopped. Why: a port picked by the caller and bound
+    later can be taken meanwhile by another server (two chaos runs side by side in the test suite), and
+    the caller would then talk to that other process's AWS without knowing it.
+    """
+    args = argv if argv is not None else sys.argv[1:]
+    if args == [EPHEMERAL]:
+        _server, url = start_threaded_server()
+        print(url, flush=True)
+        threading.Event().wait()  # until the caller stops this process
+        return
     untrack_dynamodb_models()
     serialize_dynamodb_requests()
     cheap_transaction_backups()
     item_size_checked_updates()
-    moto_server_main(argv if argv is not None else sys.argv[1:])
+    moto_server_main(args)
 
 
 if __name__ == "__main__":
