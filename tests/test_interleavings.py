@@ -134,6 +134,18 @@ def state_loss_on_a_long_thread(world: World):
     ]
 
 
+def tables_lost_then_follow_up(world: World, first: dict):
+    """``first``'s record, then an event: the tables are lost and its customer writes again on the thread."""
+
+    def lost_then_follow_up(world: World):
+        world.forget_state()
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [Event("tables lost; m2 arrives", lost_then_follow_up)]
+
+
 def queued_reply_then_state_lost(world: World):
     """Found by the stateful property tests: Nylas queued the reply (202), not listed yet, when the tables
     were lost; the customer writes again. A burst of both would thread on the new message — a new key — and
@@ -142,14 +154,7 @@ def queued_reply_then_state_lost(world: World):
     world.mailbox.queue_release_seconds = 90  # the Agent Account queue sends within 90 s
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
     world.must_answer.add(first["id"])
-
-    def lost_then_follow_up(world: World):
-        world.forget_state()
-        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
-        world.must_answer.add(second["id"])
-        return [world.record(second, "m2")]
-
-    return [world.record(first, "m1")], [Event("tables lost; m2 arrives", lost_then_follow_up)]
+    return tables_lost_then_follow_up(world, first)
 
 
 def send_in_flight_then_state_lost(world: World):
@@ -157,14 +162,7 @@ def send_in_flight_then_state_lost(world: World):
     its record, and the customer writes again."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
     world.must_answer.add(first["id"])
-
-    def lost_then_follow_up(world: World):
-        world.forget_state()
-        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
-        world.must_answer.add(second["id"])
-        return [world.record(second, "m2")]
-
-    return [world.record(first, "m1")], [Event("tables lost; m2 arrives", lost_then_follow_up)]
+    return tables_lost_then_follow_up(world, first)
 
 
 def restored_between_store_and_attempt(world: World):
