@@ -438,16 +438,14 @@ class Experiment:
         if not workload.redrive_message_ids:
             return 0
         self.advance_mailbox_clock(3600 + 120)
-        dead = self.resources.queues["NotificationDeadLetterQueue"]
-        queue = self.resources.queues["NotificationQueue"]
-        moved = 0
-        while batch := self.admin_sqs.receive_message(QueueUrl=dead, MaxNumberOfMessages=10).get(
-            "Messages", []
-        ):
-            for message in batch:
-                self.admin_sqs.send_message(QueueUrl=queue, MessageBody=message["Body"])
-                self.admin_sqs.delete_message(QueueUrl=dead, ReceiptHandle=message["ReceiptHandle"])
-                moved += 1
+        # The operator's own redrive (ops.redrive): it keeps each message's attributes, without which a
+        # reconcile task (its ``task`` attribute) comes back as a record that is not a notification.
+        queues = redrive.resolve_queues(
+            self.admin_sqs,
+            self.resources.queues["NotificationDeadLetterQueue"],
+            self.resources.queues["NotificationQueue"],
+        )
+        moved = redrive.copy_messages(self.admin_sqs, queues, say=lambda line: None)
         self.say(f"mailbox clock moved 3720 s ahead; {moved} dead letters redriven")
         return moved
 
