@@ -26,6 +26,8 @@ from devstack.invariants import History, check
 
 Json = dict[str, Any]
 PAGE_DIRECTORY = Path(__file__).resolve().parent / "console_page"
+# What every console page shares (common.css, common.js), served beside the page's own files.
+COMMON_DIRECTORY = Path(__file__).resolve().parent / "console_common"
 # The page's own files only; no inline script or style, no other origin.
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'"
@@ -132,7 +134,8 @@ def create_app(
     """The console's Flask app: the page, its two files and ``GET /state``.
 
     ``page_directory`` holds the page (``index.html``, ``console.js``, ``console.css``): ``make
-    serve``'s, or the report console's (``devstack/report_console.py``).
+    serve``'s, or the report console's (``devstack/report_console.py``); both load what they share
+    (``common.js``, ``common.css``) from ``devstack/console_common``.
     """
     app = Flask(__name__, static_folder=None)
 
@@ -149,8 +152,8 @@ def create_app(
         response.headers["Cache-Control"] = "no-store"
         return response
 
-    def page_file(name: str, mimetype: str) -> Response:
-        return Response((page_directory / name).read_bytes(), mimetype=mimetype)
+    def page_file(name: str, mimetype: str, directory: Path = page_directory) -> Response:
+        return Response((directory / name).read_bytes(), mimetype=mimetype)
 
     @app.get("/")
     def index() -> Response:
@@ -163,6 +166,14 @@ def create_app(
     @app.get("/console.css")
     def style() -> Response:
         return page_file("console.css", "text/css")
+
+    @app.get("/common.js")
+    def common_script() -> Response:
+        return page_file("common.js", "text/javascript", COMMON_DIRECTORY)
+
+    @app.get("/common.css")
+    def common_style() -> Response:
+        return page_file("common.css", "text/css", COMMON_DIRECTORY)
 
     @app.get("/state")
     def state() -> Response:

@@ -2,13 +2,6 @@
 // since subjects and bodies are whatever a sender wrote). No reload: the page updates in place.
 "use strict";
 
-function element(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
-}
-
 function statuses(list) {
   if (!list.length) return "-";
   return list.map((s) => (s === null ? "timeout" : String(s))).join(", ");

@@ -2,13 +2,6 @@
 // senders and agents wrote, never markup for this page).
 "use strict";
 
-function element(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
-}
-
 function skipped(counts) {
   const parts = Object.entries(counts).map(([reason, n]) => reason + " " + n);
   return parts.length ? parts.join(", ") : "-";
