@@ -13,6 +13,7 @@ os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "ReplyOnce")
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
 import argparse
+import dataclasses
 import pickle
 import shlex
 import sys
@@ -22,6 +23,7 @@ from pathlib import Path
 from bench import (
     artifacts,
     batches,
+    bill,
     budgets,
     capacity_report,
     coldstart,
@@ -93,6 +95,21 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--skip-build", action="store_true", help="leave out sam build and artifact sizes")
     parser.add_argument(
+        "--skip-bill",
+        action="store_true",
+        help="leave out the bill at real batch fill (mixed stream, long thread, memory sizes)",
+    )
+    parser.add_argument(
+        "--bill-into",
+        type=Path,
+        help="measure only the bill at real batch fill, into this --save-run file's run; write the page",
+    )
+    parser.add_argument("--memory-batches", type=int, default=2, help="full batches per memory size (2)")
+    parser.add_argument("--memory-singles", type=int, default=4, help="single records per memory size (4)")
+    parser.add_argument(
+        "--mixed-singles", type=int, default=24, help="first replies of their own in the mixed stream (24)"
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="a smoke run with small numbers (its page is not representative)"
     )
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="where the report goes")
@@ -109,6 +126,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         arguments.mix_seconds, arguments.floor_samples = 15.0, 8
         arguments.real_mix_seconds, arguments.saturation, arguments.latency_scale = 20.0, 8, 0.2
         arguments.container_events = 5
+        arguments.memory_batches, arguments.memory_singles, arguments.mixed_singles = 1, 1, 6
     return arguments
 
 
@@ -150,6 +168,20 @@ def _real_latency(stack: LocalStack, arguments: argparse.Namespace) -> real_late
     )
 
 
+def _bill(stack: LocalStack, arguments: argparse.Namespace) -> bill.BillResult:
+    return bill.measure(
+        stack,
+        LatencyModel(seed=arguments.latency_seed, scale=arguments.latency_scale),
+        singles=arguments.mixed_singles,
+        bursts=max(1, arguments.mixed_singles // 6),
+        pollers=arguments.pollers,
+        seed=arguments.seed,
+        memory_batches=arguments.memory_batches,
+        memory_singles=arguments.memory_singles,
+        progress=_progress,
+    )
+
+
 def _print_real_latency(result: real_latency.RealLatencyResult) -> None:
     """What ``make bench`` shows on the terminal: time to reply at real latency, the options, the budgets."""
     print(capacity_report.real_latency_section(result))
@@ -166,6 +198,17 @@ def main(argv: list[str] | None = None) -> int:
         saved = pickle.loads(arguments.render.read_bytes())  # noqa: S301
         arguments.output.write_text(report.render(saved))
         _progress(f"rendered {arguments.output} from {arguments.render}")
+        return 0
+    if arguments.bill_into is not None:
+        # Our own file, written by --save-run from this checkout's classes.
+        base = pickle.loads(arguments.bill_into.read_bytes())  # noqa: S301
+        with local_stack() as stack:
+            measured = _bill(stack, arguments)
+        run = dataclasses.replace(base, bill=measured, bill_command=_command(argv))
+        if arguments.save_run is not None:
+            arguments.save_run.write_bytes(pickle.dumps(run))
+        arguments.output.write_text(report.render(run))
+        _progress(f"wrote {arguments.output}: the bill measured now, the rest from {arguments.bill_into}")
         return 0
     if arguments.time_to_reply_only:
         with local_stack() as stack:
@@ -189,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         drained = throughput.measure(stack, notifications=arguments.notifications, rounds=arguments.rounds)
         replied = _time_to_reply(stack, arguments)
         real = _real_latency(stack, arguments)
+        billed = None if arguments.skip_bill else _bill(stack, arguments)
     built = None
     if not arguments.skip_build:
         _progress("sam build (into a temporary directory)")
@@ -208,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         time_to_reply=replied,
         real_latency=real,
         containers=tuple(containers),
+        bill=billed,
     )
     if arguments.save_run is not None:
         arguments.save_run.write_bytes(pickle.dumps(run))

@@ -14,7 +14,7 @@ sent mail), so half the notifications are first replies and half own outbound.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ops.template import load_template, sqs_event_source
 
@@ -190,6 +190,31 @@ def path_lines(path: PathInputs, *, webhook_mb: int, replier_mb: int) -> dict[st
         "DynamoDB reads": path.rru * price("ddb_rru"),
         "CloudWatch Logs ingestion": logs / 1e9 * price("logs_ingest") * 1e6,
     }
+
+
+def at_fill(
+    path: PathInputs, *, replier_ms: float, records_per_invocation: float, wru: float | None = None
+) -> PathInputs:
+    """``path`` at another batch fill: its billed time, its invocations, and the event source's receive
+    and delete (one each per invocation, shared by its records) at ``records_per_invocation``.
+
+    ``path.sqs_requests`` holds the webhook's ``SendMessage`` and the function's own requests beside the
+    event source's share at the template's full batches; only that share changes with the fill.
+    """
+    invocations = 1 / records_per_invocation
+    esm_share = 2 * path.replier_invocations
+    return replace(
+        path,
+        replier_ms=replier_ms,
+        replier_invocations=invocations,
+        sqs_requests=path.sqs_requests - esm_share + 2 * invocations,
+        wru=path.wru if wru is None else wru,
+    )
+
+
+def total(path: PathInputs, *, webhook_mb: int, replier_mb: int) -> float:
+    """USD per million notifications taking ``path``: the sum of its bill lines."""
+    return sum(path_lines(path, webhook_mb=webhook_mb, replier_mb=replier_mb).values())
 
 
 # ---- a month at a volume -----------------------------------------------------------------------------

@@ -402,6 +402,7 @@ def render(run: Run) -> str:
     real = run.real_latency
     sections = [
         INTRO,
+        *([capacity_report.lead_section(run)] if run.containers else []),
         _machine(run),
         _budgets(run),
         *(

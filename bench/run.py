@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from bench.artifacts import Artifact
 from bench.batches import BatchResult
+from bench.bill import BillResult
 from bench.coldstart import ColdStartResult
 from bench.container import ContainerResult
 from bench.machine import Machine
@@ -32,3 +33,7 @@ class Run:
     time_to_reply: TimeToReplyResult
     real_latency: RealLatencyResult | None = None
     containers: tuple[ContainerResult, ...] = ()
+    # The bill at real batch fill: the mixed stream at saturation, a long thread, the memory sizes.
+    bill: BillResult | None = None
+    # How the bill's part was run when it was measured apart (``--bill-into``), else "".
+    bill_command: str = ""
