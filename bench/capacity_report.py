@@ -388,16 +388,13 @@ def memory_section(results: Sequence[ContainerResult]) -> str:
             ),
             rows,
         )
-        + f"\n\n- **{replier.memory_size_mb} MB for the replier.** Its peak is {replier.peak_rss_mb:.0f} MB "
-        f"({replier.peak_rss_mb / replier.memory_size_mb:.0%} of it), and its time is waiting: a first reply "
-        "at real latency bills seconds (Saturation, above) of which the CPU, stretched to its share of a "
-        f"vCPU, is {replier.cpu_ms * 1769 / replier.memory_size_mb:.0f} ms. Half of 512 MB halves the GB-s "
-        "of "
-        "every wait. 128 MB would leave "
-        f"{128 - replier.peak_rss_mb:.0f} MB above the peak (measured here one record at a time) for "
-        "Lambda's own runtime and the template's batch of threads at once, each holding its own requests "
-        "and draft, and halve the CPU share again (a container's init and its CPU per record "
-        f"stretched {1769 / 128:.0f}x): 256 MB is the smallest size with room to spare. "
+        + f"\n\n- **{replier.memory_size_mb} MB for the replier**, chosen by measurement: the replier capped "
+        "at 128, 256 and 512 MB of CPU and memory through the real-latency workload, a full batch of threads "
+        "at once and one record alone (The bill at real batch fill, Memory size by measurement). Here, one "
+        f"record at a time, its peak is {replier.peak_rss_mb:.0f} MB "
+        f"({replier.peak_rss_mb / replier.memory_size_mb:.0%} of it) and its CPU, stretched to its share of "
+        f"a vCPU, {replier.cpu_ms * 1769 / replier.memory_size_mb:.0f} ms per first reply: its time is "
+        "waiting, which every halving of the size halves the GB-s of. "
         "The webhook keeps 512 MB: its CPU is on "
         "the ack path Nylas waits for, and its GB-s are a rounding error of the bill.\n"
         "- **Log levels.** INFO stays: every skip's reason is logged at INFO (invariant 5 of "
@@ -406,7 +403,8 @@ def memory_section(results: Sequence[ContainerResult]) -> str:
         "Lambda adds its own `platform.start` and `platform.report` lines per invocation "
         f"({costs.platform_bytes()} B with CloudWatch's per-event overhead, modelled from Lambda's JSON "
         "format); `SystemLogLevel: WARN` would drop them, and with them the REPORT line's Max Memory Used "
-        "that confirms the 256 MB in production: kept at INFO, their cost is a line of the bill below."
+        f"that confirms the {replier.memory_size_mb} MB in production: kept at INFO, their cost is a line of "
+        "the bill below."
     )
 
 
@@ -722,6 +720,11 @@ def scale_section(run: Run) -> str:
             webhook=first.webhook_ms / 1000,
             wru_per_notification=(first.wru + outbound.wru) / 2,
             **_sparse_b(run.real_latency),
+            **(
+                {"mixed_b": run.bill.mixed.billed_ms_per_notification / 1000}
+                if run.bill is not None and run.bill.mixed is not None and run.bill.mixed.notifications
+                else {}
+            ),
         )
     )
 

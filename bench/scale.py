@@ -55,6 +55,8 @@ class Measured:
     # (b) in the real-latency mix, where traffic is sparse: records per invocation, billed s per notification.
     sparse_records_b: float = float("nan")
     sparse_first_reply_b: float = float("nan")
+    # The mixed stream at saturation (first replies, bursts, own outbound): billed s per notification of it.
+    mixed_b: float = float("nan")
 
 
 def template_defaults() -> dict[str, float]:
@@ -96,6 +98,7 @@ def render(m: Measured) -> str:
         peak = average * PEAK_FACTOR
         a = replier_concurrency(peak, m.first_reply_a, m.own_outbound)
         b = replier_concurrency(peak, m.first_reply_b, m.own_outbound)
+        mixed = peak * m.mixed_b
         webhook = peak * m.webhook
 
         def fits(needed: float) -> str:
@@ -119,10 +122,22 @@ def render(m: Measured) -> str:
                 "replier concurrency at the peak, (a) batches of one",
                 f"{_fmt(a)}: {fits(a)} in {pool:,.0f}",
             ),
+            *(
+                []
+                if math.isnan(mixed)
+                else [
+                    (
+                        "",
+                        "replier concurrency at the peak, the mixed stream at saturation",
+                        f"{_fmt(mixed)}: {fits(mixed)} in {pool:,.0f}",
+                    )
+                ]
+            ),
             (
                 "",
                 "`ReplierMaximumConcurrency` to set (the peak's need x 1.25)",
-                f"{math.ceil(b * 1.25)} (b), {math.ceil(a * 1.25)} (a); "
+                (f"**{math.ceil(mixed * 1.25)}** (the mixed stream), " if not math.isnan(mixed) else "")
+                + f"{math.ceil(b * 1.25)} ((b) full batches of first replies), {math.ceil(a * 1.25)} (a); "
                 f"default {d['ReplierMaximumConcurrency']:g}",
             ),
             (
@@ -186,6 +201,14 @@ def render(m: Measured) -> str:
     ten_peak = VOLUMES[1] / DAY_SECONDS * PEAK_FACTOR
     ten_a = replier_concurrency(ten_peak, m.first_reply_a, m.own_outbound)
     ten_b = replier_concurrency(ten_peak, m.first_reply_b, m.own_outbound)
+    # The need the advice is from: the mixed stream where it was measured, else full batches.
+    ten_need = ten_b if math.isnan(m.mixed_b) else ten_peak * m.mixed_b
+    which = (
+        "(b), the template, at full batches of first replies"
+        if math.isnan(m.mixed_b)
+        else f"the mixed stream at saturation through (b), the template ({_fmt(ten_b)} at full batches of "
+        "first replies alone)"
+    )
     held = (
         "The stage throttle (twice the peak), the webhook's reservation, API Gateway's account limit "
         f"({API_ACCOUNT_RATE:,} requests/s) and DynamoDB on-demand hold 10 M a day as they are."
@@ -194,11 +217,11 @@ def render(m: Measured) -> str:
         "`ReplierMaximumConcurrency` set to the row above; the default "
         f"{d['ReplierMaximumConcurrency']:g} is for small traffic"
     )
-    if ten_b <= pool:
+    if ten_need <= pool:
         ten_text = (
             "- **10 M a day within the default quotas: yes** (AWS's; Nylas' send pool is the next point). "
-            "With (b), the template, the replier needs "
-            f"{_fmt(ten_b)} concurrent executions at the peak, within the {pool:,.0f} a default account's "
+            f"With {which}, the replier needs "
+            f"{_fmt(ten_need)} concurrent executions at the peak, within the {pool:,.0f} a default account's "
             f"{ACCOUNT_QUOTA:,} leaves it beside the webhook's reservation ({needed}). "
             f"(a) batches of one would need {_fmt(ten_a)}"
             + (
@@ -211,8 +234,8 @@ def render(m: Measured) -> str:
         )
     else:
         ten_text = (
-            "- **10 M a day within the default quotas: no.** With (b), the template, the replier needs "
-            f"{_fmt(ten_b)} concurrent executions at the peak, more than the {pool:,.0f} a default "
+            f"- **10 M a day within the default quotas: no.** With {which}, the replier needs "
+            f"{_fmt(ten_need)} concurrent executions at the peak, more than the {pool:,.0f} a default "
             f"account's {ACCOUNT_QUOTA:,} leaves it beside the webhook's reservation ((a) batches of one "
             f"would need {_fmt(ten_a)}): 10 M a day needs a concurrency quota increase (Service Quotas → "
             f"AWS Lambda → Concurrent executions) and {needed}. {held}"
