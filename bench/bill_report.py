@@ -16,7 +16,7 @@ from typing import Any
 from bench import costs, scale
 from bench.bill import BillResult
 from bench.markdown import table
-from bench.memory_size import SizeRun
+from bench.memory_size import HEAVY_BODY_BYTES, HEAVY_MESSAGES_PER_THREAD, SizeRun
 from bench.real_latency import OPTION_B, RealLatencyResult
 from bench.stats import percentile
 
@@ -142,7 +142,11 @@ def size_figures(run: SizeRun) -> dict[str, float]:
         "single_p50": _p(_answered(run, "single"), 0.5),
         "single_p99": _p(_answered(run, "single"), 0.99),
         "peak_mb": run.batch_hwm_mb,
-        "unanswered": float(sum(i.unanswered for i in run.invocations)),
+        "unanswered": float(sum(i.unanswered for i in batches + singles)),
+        "heavy_peak_mb": run.heavy_hwm_mb,
+        "heavy_failed": float(sum(i.failed for i in run.of("heavy"))),
+        "heavy_records": float(sum(i.records for i in run.of("heavy"))),
+        "heavy_ms": float(sum(i.billed_ms for i in run.of("heavy"))),
     }
 
 
@@ -164,6 +168,12 @@ def choose(runs: list[SizeRun]) -> tuple[int | None, dict[int, str]]:
         if not math.isnan(f["peak_mb"]) and f["peak_mb"] > (1 - ROOM) * r.memory_mb:
             reasons.append(
                 f"the full batch's peak {f['peak_mb']:.0f} MB leaves less than {ROOM:.0%} of {r.memory_mb} MB"
+            )
+        if f["heavy_failed"]:
+            reasons.append(
+                f"the batch of long emails failed ({f['heavy_failed']:.0f} of {f['heavy_records']:.0f} "
+                f"records back to the queue after {f['heavy_ms'] / 1000:.1f} s, peak "
+                f"{f['heavy_peak_mb']:.0f} MB)"
             )
         if largest is not None and r.memory_mb != largest:
             top = figures[largest]
@@ -314,6 +324,8 @@ def section(
                 f"{f['single_ms']:,.0f}",
                 f"{_s(f['single_p50'])} / {_s(f['single_p99'])}",
                 f"{f['peak_mb']:.0f} ({f['peak_mb'] / run.memory_mb:.0%})",
+                f"{f['heavy_peak_mb']:.0f} MB, {f['heavy_ms'] / 1000:.1f} s, "
+                f"{f['heavy_records'] - f['heavy_failed']:.0f} of {f['heavy_records']:.0f} done",
                 "yes" if run.oom else "no",
                 _usd(usd["single"]),
                 _usd(usd["batch"]),
@@ -349,7 +361,9 @@ def section(
             f"Each size ran the same invocations (the same latency draws): a warm-up record, "
             f"{len(memory.sizes[0].of('batch'))} full batches of {memory.batch_size} threads at once "
             f"({n_batch} replies) and {len(memory.sizes[0].of('single'))} records alone "
-            f"({n_single} replies), "
+            f"({n_single} replies), then a batch of {memory.batch_size} threads of long emails "
+            f"({HEAVY_MESSAGES_PER_THREAD} messages of {HEAVY_BODY_BYTES // 1000} KB of HTML each, the "
+            "notification truncated so the bodies come through the thread read), "
             "in a process of its own capped by cgroup v1 at the size's share of a vCPU (1,769 MB = one vCPU) "
             "and at the size's memory (`bench/memory_size.py`); load average "
             f"{memory.load_before} before, {memory.load_after} after (the cap is a ceiling: other load on "
@@ -370,6 +384,7 @@ def section(
                     "one record: billed ms",
                     "time to reply p50 / p99 s",
                     "peak MB (of the size)",
+                    "long emails: peak, billed, records done",
                     "OOM",
                     "USD / million, one record per invocation",
                     "USD / million, full batches",
@@ -378,7 +393,8 @@ def section(
                 size_rows,
             )
             + f"\n\n{decision} The rule: the smallest size whose full batch keeps {ROOM:.0%} of its memory "
-            "above the peak, with no OOM and nothing unanswered, and whose time to reply (a full batch's "
+            "above the peak, with no OOM, nothing unanswered and the batch of long emails done, and whose "
+            "time to reply (a full batch's "
             f"p99, a single record's p50) stays within {TIME_TO_REPLY_SLACK - 1:.0%} of the largest size's. "
             + (" ".join(smaller) + "." if smaller else "")
             + " What the replier's waiting costs at about one record per invocation, its GB-s alone per "

@@ -36,12 +36,18 @@ from bench.stack import clear_tables, parts
 from devstack.counting import function_timeout
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.stack import LocalStack
+from devstack.template import put_in_service
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 SIZES_MB = (128, 256, 512)
 ONE_VCPU_MB = 1769
 PERIOD_US = 100_000
 CHILD = Path(__file__).resolve().parent / "memory_child.py"
+# The heavy batch: threads whose messages are long HTML emails (quoted history, inline styles), as the
+# thread read returns them; the notification arrives truncated (``message.created.truncated``), as Nylas
+# sends one over its limit, so the body reaches the replier only through the thread read.
+HEAVY_MESSAGES_PER_THREAD = 2
+HEAVY_BODY_BYTES = 500_000
 
 
 def cpu_quota_us(memory_mb: int, period_us: int = PERIOD_US) -> int:
@@ -141,6 +147,12 @@ class SizeRun:
     cgroup_peak_mb: float  # memory.max_usage_in_bytes: the cgroup's peak, page cache included
     error: str = ""
 
+    @property
+    def heavy_hwm_mb(self) -> float:
+        """Peak memory once the heavy batch (long emails) has run: it runs last."""
+        heavy = self.of("heavy")
+        return max((i.hwm_mb for i in heavy), default=float("nan"))
+
     def of(self, kind: str) -> list[Invoked]:
         return [i for i in self.invocations if i.kind == kind]
 
@@ -166,11 +178,21 @@ class MemoryResult:
 
 
 def _plan(batches: int, singles: int, batch_size: int) -> list[tuple[str, list[str]]]:
-    """The invocations, as (kind, latency keys): the warm-up, the full batches, then the singles."""
+    """The invocations, as (kind, latency keys): the warm-up, the full batches, the singles, the heavy."""
     plan = [("warm-up", ["w0"])]
     plan += [("batch", [f"b{b}r{r}" for r in range(batch_size)]) for b in range(batches)]
     plan += [("single", [f"s{s}"]) for s in range(singles)]
+    plan += [("heavy", [f"h{r}" for r in range(batch_size)])]
     return plan
+
+
+def _long_email(index: int) -> str:
+    """A long HTML email of about ``HEAVY_BODY_BYTES``: paragraphs of quoted history."""
+    paragraph = (
+        f'<p style="margin:0 0 12px 0;font-family:Arial">Message {index}: following up on the order, the '
+        "tracking page still shows it at the depot; below is everything we wrote so far.</p>\n"
+    )
+    return "<html><body>" + paragraph * (HEAVY_BODY_BYTES // len(paragraph)) + "</body></html>"
 
 
 def _one_size(
@@ -181,23 +203,31 @@ def _one_size(
 ) -> SizeRun:
     resources, nylas = parts(stack)
     clear_tables(stack)
+    put_in_service(resources)  # a deployed table: a thread's burst does not wait for a new table to settle
     queue_arn = resources.queue_arns["NotificationQueue"]
     run_id = time.time_ns()
     events, ids = [], []
-    for _, keys in plan:
-        messages = [
-            nylas.deliver_inbound(
-                AGENT_GRANT_ID,
-                from_email=f"mem{memory_mb}-{key}@example.com",
-                subject=f"Order {4000 + index} #mem{key}",
-                body="<p>Where is my order?</p>",
-                thread_id=f"bench-mem-{memory_mb}-{run_id}-{key}~mem{key}",
-                notify=False,
-            )
-            for index, key in enumerate(keys)
-        ]
+    for kind, keys in plan:
+        heavy = kind == "heavy"
+        messages = []
+        for index, key in enumerate(keys):
+            for position in range(HEAVY_MESSAGES_PER_THREAD if heavy else 1):
+                message = nylas.deliver_inbound(
+                    AGENT_GRANT_ID,
+                    from_email=f"mem{memory_mb}-{key}@example.com",
+                    subject=f"Order {4000 + index} #mem{key}",
+                    body=_long_email(position) if heavy else "<p>Where is my order?</p>",
+                    thread_id=f"bench-mem-{memory_mb}-{run_id}-{key}~mem{key}",
+                    notify=False,
+                )
+            messages.append(message)  # the thread's newest: the one its notification is about
         ids.append([m["id"] for m in messages])
-        events.append(sqs_event([envelope(m) for m in messages], queue_arn=queue_arn))
+        notification_type = "message.created.truncated" if heavy else "message.created"
+        events.append(
+            sqs_event(
+                [envelope(m, notification_type=notification_type) for m in messages], queue_arn=queue_arn
+            )
+        )
     name = f"replyonce-bench-{memory_mb}mb-{os.getpid()}"
     with tempfile.TemporaryDirectory(prefix="replyonce-mem-") as directory, capped(name, memory_mb) as groups:
         events_file, result_file = Path(directory, "events.json"), Path(directory, "result.json")

@@ -31,9 +31,11 @@ def block() -> dict[str, Any]:
     return json.loads(match.group(1))
 
 
-def _per_million(path: dict[str, Any], block: dict[str, Any]) -> float:
+def _per_million(path: dict[str, Any], block: dict[str, Any], replier_mb: int | None = None) -> float:
     """USD per million notifications of one path: each service's units times its price."""
-    price, memory = block["prices"], block["memory_mb"]
+    price, memory = block["prices"], dict(block["memory_mb"])
+    if replier_mb is not None:
+        memory["replier"] = replier_mb
     invocations = 1 + path["replier_invocations"]  # the webhook, then the replier's share
     gb_seconds = (
         math.ceil(path["webhook_ms"]) / 1000 * memory["webhook"] / 1024
@@ -132,3 +134,54 @@ def test_the_bill_has_compute_at_real_latency_logs_and_x_ray(block):
         for row in section.splitlines()
         if row.startswith("| api_rest")
     )
+
+
+# ---- the bill at real batch fill (the page's first section) -----------------------------------------
+
+
+def _lead() -> str:
+    text = PAGE.read_text()
+    return text.split("## The bill at real batch fill", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_cost_at_each_fill_and_memory_size_is_re_derived_from_its_inputs(block):
+    at_fill = block["at_fill"]
+    # Below capacity, mixed at saturation, a long thread, and the saturated floor beside them.
+    assert {"below_capacity", "mixed_saturation", "long_thread", "full_batches"} <= set(at_fill["fills"])
+    rows = {**at_fill["fills"], **at_fill["memory_sizes"]}
+    for name, row in rows.items():
+        ours = _per_million(row["path"], block, row["replier_mb"])
+        assert _close(ours, row["usd_per_million"]), (
+            f"{name}: re-derived ${ours:.2f}, the page says ${row['usd_per_million']:.2f}"
+        )
+    # The saturated floor is the bill's own first reply.
+    assert _close(
+        at_fill["fills"]["full_batches"]["usd_per_million"], block["results"]["per_million_first_replies"]
+    )
+    # At about one record per invocation the replier bills each record's whole wait: more than full batches.
+    below = at_fill["fills"]["below_capacity"]
+    assert below["records_per_invocation"] < 2
+    assert below["usd_per_million"] > at_fill["fills"]["full_batches"]["usd_per_million"]
+    # A long thread's item is larger than a new thread's: its follow-up writes more units.
+    assert at_fill["fills"]["long_thread"]["path"]["wru"] > 0
+    sizes = {int(name.split()[0]) for name in at_fill["memory_sizes"]}
+    assert sizes == {128, 256, 512}
+
+
+def test_the_lead_section_shows_the_figures_of_the_block(block):
+    lead, at_fill = _lead(), block["at_fill"]
+    for row in at_fill["fills"].values():
+        assert f"**${row['usd_per_million']:,.2f}**" in lead
+    for row in at_fill["memory_sizes"].values():
+        assert f"${row['usd_per_million']:,.2f}" in lead
+    below = at_fill["fills"]["below_capacity"]["usd_per_million"]
+    verdict = "met" if below <= at_fill["goal_usd_per_million"] else "not met"
+    assert f"The ${at_fill['goal_usd_per_million']:g} goal, against (i): {verdict}**" in lead
+
+
+def test_the_advised_concurrency_is_the_mixed_streams_peak_need(block):
+    c = block["at_fill"]["concurrency"]
+    peak = c["per_day"] / 86_400 * c["peak_factor"]
+    assert c["advised"] == math.ceil(peak * c["billed_seconds_per_notification"] * c["headroom"])
+    assert f"`ReplierMaximumConcurrency` for 10 M notifications a day: {c['advised']}**" in _lead()
+    assert f"**{c['advised']}** (the mixed stream)" in PAGE.read_text().split("## Scale on paper", 1)[1]
