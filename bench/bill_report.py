@@ -207,6 +207,24 @@ def size_usd(inputs: dict[str, Any], run: SizeRun, records_per_invocation: float
     return out
 
 
+def _sizes_against_goal(inputs: dict[str, Any], bill: BillResult) -> str:
+    """Whether any memory size meets the goal at one record per invocation, in words."""
+    singles = {r.memory_mb: size_usd(inputs, r, bill.memory.batch_size)["single"] for r in bill.memory.sizes}
+    singles = {mb: usd for mb, usd in singles.items() if not math.isnan(usd)}
+    if not singles:
+        return "No memory size was measured here."
+    cheapest = min(singles, key=lambda mb: singles[mb])
+    if singles[cheapest] <= GOAL_USD:
+        return (
+            f"At {cheapest} MB one record per invocation comes to {_usd(singles[cheapest])}: that size "
+            "would meet it (Memory size by measurement says what else it costs)."
+        )
+    return (
+        f"No memory size gets there: at one record per invocation the cheapest, {cheapest} MB, comes to "
+        f"{_usd(singles[cheapest])} (Memory size by measurement)."
+    )
+
+
 # ---- concurrency ---------------------------------------------------------------------------------------
 
 
@@ -359,9 +377,9 @@ def section(
         ]
         size_text = (
             f"Each size ran the same invocations (the same latency draws): a warm-up record, "
-            f"{len(memory.sizes[0].of('batch'))} full batches of {memory.batch_size} threads at once "
-            f"({n_batch} replies) and {len(memory.sizes[0].of('single'))} records alone "
-            f"({n_single} replies), then a batch of {memory.batch_size} threads of long emails "
+            f"full batches of {memory.batch_size} threads at once: {len(memory.sizes[0].of('batch'))} "
+            f"({n_batch} replies); records alone: {len(memory.sizes[0].of('single'))} ({n_single} replies); "
+            "then a batch of {memory.batch_size} threads of long emails "
             f"({HEAVY_MESSAGES_PER_THREAD} messages of {HEAVY_BODY_BYTES // 1000} KB of HTML each, the "
             "notification truncated so the bodies come through the thread read), "
             "in a process of its own capped by cgroup v1 at the size's share of a vCPU (1,769 MB = one vCPU) "
@@ -396,8 +414,8 @@ def section(
             "above the peak, with no OOM, nothing unanswered and the batch of long emails done, and whose "
             "time to reply (a full batch's "
             f"p99, a single record's p50) stays within {TIME_TO_REPLY_SLACK - 1:.0%} of the largest size's. "
-            + (" ".join(smaller) + "." if smaller else "")
-            + " What the replier's waiting costs at about one record per invocation, its GB-s alone per "
+            + ("".join(f"{line}. " for line in smaller))
+            + "What the replier's waiting costs at about one record per invocation, its GB-s alone per "
             f"million first replies: {', '.join(floors)}."
         )
     goal_met = below <= GOAL_USD
@@ -422,9 +440,14 @@ def section(
             "replies), times the "
             f"peak hour's {scale.VOLUMES[-1] / scale.DAY_SECONDS * scale.PEAK_FACTOR:.0f} notifications/s "
             f"(Scale on paper's model), and a quarter more. The best case (full batches of first replies, "
-            f"half the stream own outbound) would advise {best}: a mixed batch waits for its slowest first "
-            "reply whatever else it carries, so it bills more per notification than a full batch of first "
-            "replies shares out."
+            f"half the stream own outbound) would advise {best}"
+            + (
+                ": a mixed batch waits for its slowest first reply whatever else it carries, so it bills "
+                "more per notification than full batches of first replies share out."
+                if advised > best
+                else ": here the mixed stream bills less per notification than that, its own outbound "
+                "records riding in the first replies' invocations."
+            )
         )
     goal = (
         f"**The $25 goal, against (i): {'met' if goal_met else 'not met'}** ({_usd(below)} per million first "
@@ -440,8 +463,9 @@ def section(
             f"requests), which leaves {_usd(max(0.0, need_gb_s))} for the replier's GB-s: "
             f"{need_ms / 1000:.2f} s billed per notification at {replier_mb} MB, so its invocations would "
             f"have to carry {needed_fill:.1f} records each where they carried {sparse_records:.2f}. "
-            "Below capacity records do not wait for each other: no memory size gets there (the table "
-            "above: the waiting's GB-s alone at one record per invocation), and the template has no "
+            "Below capacity records do not wait for each other. "
+            + _sizes_against_goal(inputs, bill)
+            + " The template has no "
             "batching window, which would fill batches only by holding every lone record for the window "
             "(a customer's time to reply grows by up to the window, and at low traffic a window fills "
             "nothing; not measured here). What would change it: more traffic per poller (batches fill as "
