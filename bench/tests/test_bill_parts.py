@@ -118,15 +118,27 @@ def test_advised_concurrency_is_the_peak_need_and_a_quarter():
     )
 
 
-def _size(mb: int, *, batch_s: float, single_s: float, peak: float, returncode: int = 0) -> SizeRun:
+def _size(
+    mb: int,
+    *,
+    batch_s: float,
+    single_s: float,
+    peak: float,
+    returncode: int = 0,
+    heavy_peak: float = 120,
+    heavy_failed: int = 0,
+) -> SizeRun:
     batch = Invoked("batch", 10, int(batch_s * 1000), 0, peak, (batch_s,) * 10, 0)
     single = Invoked("single", 1, int(single_s * 1000), 0, peak, (single_s,), 0)
-    return SizeRun(mb, memory_size.cpu_quota_us(mb), 1.0, 70.0, (batch, single), returncode, 0, 60.0)
+    heavy = Invoked(
+        "heavy", 10, 30_000, heavy_failed, heavy_peak, (20.0,) * (10 - heavy_failed), heavy_failed
+    )
+    return SizeRun(mb, memory_size.cpu_quota_us(mb), 1.0, 70.0, (batch, single, heavy), returncode, 0, 60.0)
 
 
 def test_the_smallest_size_that_keeps_room_and_time_is_chosen():
     runs = [
-        _size(128, batch_s=10.2, single_s=6.1, peak=85),
+        _size(128, batch_s=10.2, single_s=6.1, peak=85, heavy_peak=90),
         _size(256, batch_s=10.0, single_s=6.0, peak=85),
         _size(512, batch_s=10.0, single_s=6.0, peak=85),
     ]
@@ -146,3 +158,15 @@ def test_a_size_is_ruled_out_by_its_peak_its_time_or_an_oom():
     assert "peak 110 MB" in verdicts[128]
     assert "stretches" in verdicts[128]
     assert "OOM" in verdicts[512]
+
+
+def test_long_emails_rule_a_size_out_by_its_memory_not_by_a_failure_with_memory_to_spare():
+    runs = [
+        _size(128, batch_s=10.0, single_s=6.0, peak=82, heavy_peak=124, heavy_failed=6),
+        _size(256, batch_s=10.0, single_s=6.0, peak=82, heavy_peak=123, heavy_failed=1),
+        _size(512, batch_s=10.0, single_s=6.0, peak=82, heavy_peak=124),
+    ]
+    chosen, verdicts = bill_report.choose(runs)
+    assert chosen == 256
+    assert "peaks at 124 MB, 97% of the size" in verdicts[128]
+    assert verdicts[256].startswith("fits; the batch of long emails sent 1 of 10")
