@@ -43,9 +43,9 @@ def test_two_agents_replayed_over_the_same_mail_are_shown_side_by_side(
 ):
     from selenium.webdriver.support.ui import WebDriverWait
 
-    run_replay(tmp_path, "tests.test_shadow:by_subject")
+    run_replay(tmp_path, "tests.integration.test_shadow:by_subject")
     run_replay(tmp_path, "template")
-    first, second = tmp_path / "tests.test_shadow_by_subject.json", tmp_path / "template.json"
+    first, second = tmp_path / "tests.integration.test_shadow_by_subject.json", tmp_path / "template.json"
     process, url = start_console(str(first), str(second))
     try:
         assert requests.post(f"{url}state", json={}, timeout=10).status_code == 405  # read-only

@@ -66,7 +66,7 @@ def run_replay(tmp_path: Path, agent: str, *argv: str) -> tuple[str, dict]:
 
 def test_replay_reads_only_and_reports_what_the_agent_would_have_done(stack, nylas, last_week, tmp_path):
     writes_before = [r for r in nylas.requests if r[0] in WRITES]
-    text, report = run_replay(tmp_path, "tests.test_shadow:by_subject")
+    text, report = run_replay(tmp_path, "tests.integration.test_shadow:by_subject")
     assert [r for r in nylas.requests if r[0] in WRITES] == writes_before
     assert report["threads"] == 3
     assert report["stopped"] == ""
@@ -83,7 +83,7 @@ def test_replay_reads_only_and_reports_what_the_agent_would_have_done(stack, nyl
 
 
 def test_two_agents_over_the_same_mail_give_two_reports_that_diff(stack, nylas, last_week, tmp_path):
-    one, first = run_replay(tmp_path, "tests.test_shadow:by_subject")
+    one, first = run_replay(tmp_path, "tests.integration.test_shadow:by_subject")
     other, second = run_replay(tmp_path, "template")
     # The template agent answers what the other declines; everything else is the same.
     assert (first["periods"][0]["declined"], second["periods"][0]["declined"]) == (1, 0)
