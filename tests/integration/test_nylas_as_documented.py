@@ -7,12 +7,16 @@ to two agents, an account that cannot send, a header Nylas refuses, a
 ``Reply-To`` aimed at strangers, machine senders, junk, a burst longer than
 a page. Every one runs the real handler against moto and the Nylas emulator's
 documented modes (``devstack/nylas/modes.py``), and counts at the emulator.
+
+Machine senders recognised by their address's pattern, an ``Auto-Submitted: no`` with a comment, and
+whom the reply is addressed to are decisions, run on the in-memory ports
+(``tests/unit/test_replier_decisions.py``).
 """
 
 import boto3
 import pytest
 
-from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
+from devstack.events import AGENT_GRANT_ID, envelope
 from devstack.nylas import Fault
 from functions.replier import app
 from tests.replier_harness import (
@@ -358,22 +362,6 @@ def test_one_address_draws_at_most_its_budget_across_threads(pipeline, nylas, mo
     assert skip_reasons(log_records).count("recipient_budget_exhausted") == 2
 
 
-@pytest.mark.parametrize(
-    "sender",
-    [
-        "no-reply-aws@amazon.example",
-        "noreply+x@shop.example",
-        "no.reply@bank.example",
-        "do-not-reply.orders@shop.example",
-    ],
-)
-def test_machine_senders_are_recognised_by_pattern(pipeline, nylas, log_records, sender):
-    pipeline.deliver(as_nylas_sends_it(inbound(nylas, from_email=sender)))
-    pipeline.drain()
-    assert nylas.sends == []
-    assert skip_reasons(log_records) == ["automated_sender"]
-
-
 @pytest.mark.parametrize("folder", ["junk", "trash"])
 def test_mail_filed_in_junk_or_trash_is_never_answered(pipeline, nylas, log_records, folder):
     pipeline.deliver(as_nylas_sends_it(inbound(nylas, folder=folder)))
@@ -396,13 +384,6 @@ def test_one_email_to_two_agents_gets_one_reply(pipeline, nylas, monkeypatch, lo
     pipeline.drain()
     assert len(nylas.sends) == 1
     assert skip_reasons(log_records).count("answered_by_other_agent") == 1
-
-
-def test_auto_submitted_no_with_a_comment_is_a_person(pipeline, nylas):
-    message = inbound(nylas, headers=[{"name": "Auto-Submitted", "value": "no (sent by a person)"}])
-    pipeline.deliver(as_nylas_sends_it(message))
-    pipeline.drain()
-    assert answers(nylas) == [message["id"]]
 
 
 def test_a_burst_longer_than_a_page_gets_one_reply(pipeline, nylas):
@@ -428,12 +409,3 @@ def test_a_listing_ordered_by_date_still_answers_each_message_once(pipeline, nyl
     pipeline.deliver(as_nylas_sends_it(late))
     pipeline.drain()
     assert answers(nylas) == [first["id"], late["id"]]
-
-
-def test_the_reply_names_the_customer_and_is_addressed_to_them_only(pipeline, nylas):
-    message = inbound(nylas, from_email=CUSTOMER_EMAIL)
-    pipeline.deliver(as_nylas_sends_it(message))
-    pipeline.drain()
-    [sent] = nylas.sends
-    assert [r["email"] for r in sent.payload["to"]] == [CUSTOMER_EMAIL]
-    assert AGENT_EMAIL not in str(sent.payload["to"])

@@ -11,7 +11,7 @@ answer never answered over, a notification delivered three times, a burst over t
 
 import pytest
 
-from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
+from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL
 from replyonce.agent import Conversation, Reply
 from tests.unit.on_fakes import Desk
 
@@ -275,3 +275,78 @@ def test_a_colleague_in_cc_who_answers_all_leaves_the_customer_answered_too():
     assert reply.request["reply_to_message_id"] == second["id"]
     assert {r["email"] for r in reply.request["to"]} == {"dave@customer.example", "carol@customer.example"}
     assert desk.skips().count("already_replied") == 1  # the other notification, covered
+
+
+# ---- mail as Nylas delivers it (from test_real_mail.py and test_nylas_as_documented.py) -----------------
+
+
+def as_nylas_sends_it(message: dict) -> dict:
+    """The message as Nylas' notification carries it by default: no ``headers`` (the thread read has them)."""
+    return {k: v for k, v in message.items() if k != "headers"}
+
+
+SECOND_AGENT_GRANT_ID, SECOND_AGENT_EMAIL = "grant-agent-0003", "sales@replyonce.example"
+
+
+def test_two_agent_grants_never_answer_each_other():
+    desk = Desk()
+    desk.mailbox.add_grant(SECOND_AGENT_GRANT_ID, SECOND_AGENT_EMAIL, "Acme Sales")
+    desk.configure(AGENT_GRANT_IDS=f"{AGENT_GRANT_ID},{SECOND_AGENT_GRANT_ID}")
+    # The sales agent's reply lands in the support agent's inbox (it was cc'd, or a customer
+    # forwarded it): mail from an agent address is the agent's own, whichever grant sent it.
+    message = desk.inbound(sender=SECOND_AGENT_EMAIL, subject="Re: your quote")
+    desk.notify(as_nylas_sends_it(message))
+    assert desk.sent == []
+    assert desk.skips() == ["own_outbound"]
+
+
+def test_reply_to_pointing_at_a_stranger_is_not_mailed():
+    desk = Desk()
+    message = desk.inbound(reply_to=[{"name": "", "email": "victim@elsewhere.example"}])
+    desk.notify(as_nylas_sends_it(message))
+    [sent] = desk.sent
+    assert [r["email"] for r in sent.request["to"]] == [CUSTOMER_EMAIL]
+
+
+def test_trusted_contact_form_is_answered_at_its_reply_to():
+    desk = Desk()
+    desk.configure(REPLY_TO_TRUSTED_SENDERS="no-reply@forms.replyonce.example")
+    message = desk.inbound(
+        sender="no-reply@forms.replyonce.example",
+        reply_to=[{"name": "Dana", "email": "dana@customer.example"}],
+    )
+    desk.notify(as_nylas_sends_it(message))
+    [sent] = desk.sent
+    assert sent.request["to"] == [{"name": "Dana", "email": "dana@customer.example"}]
+
+
+@pytest.mark.parametrize(
+    "sender",
+    [
+        "no-reply-aws@amazon.example",
+        "noreply+x@shop.example",
+        "no.reply@bank.example",
+        "do-not-reply.orders@shop.example",
+    ],
+)
+def test_machine_senders_are_recognised_by_pattern(sender):
+    desk = Desk()
+    desk.notify(as_nylas_sends_it(desk.inbound(sender=sender)))
+    assert desk.sent == []
+    assert desk.skips() == ["automated_sender"]
+
+
+def test_auto_submitted_no_with_a_comment_is_a_person():
+    desk = Desk()
+    message = desk.inbound(headers=[{"name": "Auto-Submitted", "value": "no (sent by a person)"}])
+    desk.notify(as_nylas_sends_it(message))
+    assert answered(desk) == [message["id"]]
+
+
+def test_the_reply_names_the_customer_and_is_addressed_to_them_only():
+    desk = Desk()
+    message = desk.inbound(sender=CUSTOMER_EMAIL)
+    desk.notify(as_nylas_sends_it(message))
+    [sent] = desk.sent
+    assert [r["email"] for r in sent.request["to"]] == [CUSTOMER_EMAIL]
+    assert AGENT_EMAIL not in str(sent.request["to"])
