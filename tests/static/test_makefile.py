@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.static.test_readme import shell_environment
+
 ROOT = Path(__file__).resolve().parents[2]
 MAKE = shutil.which("make")
 pytestmark = pytest.mark.skipif(MAKE is None, reason="make is not installed")
@@ -24,6 +26,7 @@ def make(*args: str, venv: Path) -> str:
         text=True,
         timeout=60,
         check=True,
+        env=shell_environment(),  # not the variables of a `make pytest ARGS=...` this runs under
     )
     return result.stdout
 

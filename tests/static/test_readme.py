@@ -84,6 +84,17 @@ def makefile_targets() -> set[str]:
     return set(re.findall(r"^([a-zA-Z][\w-]*):", (ROOT / "Makefile").read_text(), re.MULTILINE))
 
 
+# What make hands the commands it runs (pytest, under `make pytest ARGS=...`): the variables given on its
+# command line. A README command is typed at a shell, so it is run without them (an ARGS meant for pytest
+# would otherwise become every README command's ARGS).
+_MAKE_ENVIRONMENT = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "ARGS")
+
+
+def shell_environment() -> dict[str, str]:
+    """This process's environment as a shell has it, without what an enclosing make passed down."""
+    return {name: value for name, value in os.environ.items() if name not in _MAKE_ENVIRONMENT}
+
+
 def module_command(target: str, variables: dict[str, str]) -> list[str] | None:
     """The ``python -m MODULE ARGV...`` the target runs, from ``make -n`` (``None``: no Python module)."""
     assigned = [f"{name}={value}" for name, value in variables.items()]
@@ -94,6 +105,7 @@ def module_command(target: str, variables: dict[str, str]) -> list[str] | None:
         text=True,
         timeout=60,
         check=True,
+        env=shell_environment(),
     ).stdout
     runs = [line for line in dry_run.splitlines() if re.search(r" -m (?!venv |pip )", line)]
     if not runs:
