@@ -15,7 +15,7 @@ record's budget is all the function's ``Timeout`` needs (``docs/performance.md``
 "Batch concurrency").
 
 When a record cannot finish now, one pure function
-(:func:`replyonce.core.retry_delay`) decides when it comes back, and the
+(:func:`replyonce.redelivery.retry_delay`) decides when it comes back, and the
 record's visibility is set to that.
 """
 
@@ -49,7 +49,7 @@ from replyonce.active_region import FENCE_CLIENT_CONFIG, DynamoDBRegionFence
 from replyonce.agents import BedrockAgent, load_agent
 from replyonce.batch import thread_groups
 from replyonce.config import ReplierSettings
-from replyonce.core import may_start, retry_delay
+from replyonce.core import may_start
 from replyonce.exceptions import (
     Deferred,
     InvalidNotificationError,
@@ -61,6 +61,7 @@ from replyonce.nylas import NylasMailbox
 from replyonce.observability import count, count_by, logger, skipped
 from replyonce.queue import ATTR_TASK, ReconcileQueue, reconcile_task
 from replyonce.reasons import DeferReason, SkipReason
+from replyonce.redelivery import retry_delay
 from replyonce.replier import Replier
 from replyonce.secrets import NylasApiKey, bounded_provider
 from replyonce.store import DynamoDBStateStore
@@ -287,7 +288,7 @@ class NotificationConsumer:
         Why read it: Powertools ends an ``INPROGRESS`` record at its holder's
         invocation deadline (``register_lambda_context``), up to the function's
         ``Timeout`` after it began; a duplicate that knows when the hold ends
-        spreads it over its receives left (``replyonce.core.retry_delay``) and
+        spreads it over its receives left (``replyonce.redelivery.retry_delay``) and
         is never dead-lettered while the original may still be working (or
         lies crashed behind a record not yet expired). One consistent read, for
         duplicates that meet a run in progress only. ``0``: the record is gone
