@@ -49,20 +49,15 @@ from replyonce.active_region import FENCE_CLIENT_CONFIG, DynamoDBRegionFence
 from replyonce.agents import BedrockAgent, load_agent
 from replyonce.batch import thread_groups
 from replyonce.config import ReplierSettings
-from replyonce.core import may_start
-from replyonce.exceptions import (
-    Deferred,
-    InvalidNotificationError,
-    NylasRetryableError,
-    StateContended,
-)
+from replyonce.core import before_start
+from replyonce.exceptions import Deferred, InvalidNotificationError
 from replyonce.notification import Notification
 from replyonce.nylas import NylasMailbox
 from replyonce.observability import count, count_by, logger, skipped
 from replyonce.queue import ATTR_TASK, ReconcileQueue, reconcile_task
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.redelivery import retry_delay
-from replyonce.replier import Replier
+from replyonce.replier import Replier, deferred
 from replyonce.secrets import NylasApiKey, bounded_provider
 from replyonce.store import DynamoDBStateStore
 
@@ -232,9 +227,10 @@ class NotificationConsumer:
         # Thread-safe keys: the other threads of the batch log their own records meanwhile.
         logger.thread_safe_append_keys(sqs_message_id=record.message_id)
         try:
-            if not may_start(self._remaining(), self._settings.policy):
+            too_late = before_start(self._remaining(), self._settings.policy)
+            if too_late is not None:
                 # Started now, the record could outlive the invocation; not started, it is back at once.
-                raise Deferred(DeferReason.DEADLINE, 0, remaining_seconds=round(self._remaining(), 1))
+                raise deferred(too_late)
             self._current.record = record
             if ATTR_TASK in record.message_attributes:
                 return self._replier.handle(
@@ -250,8 +246,9 @@ class NotificationConsumer:
             count("PoisonRecord")
             self._retry_in(record, 0)
             raise
-        except Deferred as deferred:
-            self._defer(record, deferred.reason, deferred.seconds, deferred.detail)
+        except Deferred as not_now:
+            # The core's deferral (replyonce.core): every "not now" is one of these.
+            self._defer(record, not_now.reason, not_now.seconds, not_now.detail)
             raise
         except IdempotencyAlreadyInProgressError:
             # The other run finishes (we then find its result) or its record expires with its invocation:
@@ -261,16 +258,6 @@ class NotificationConsumer:
             self._defer(
                 record, DeferReason.NOTIFICATION_IN_PROGRESS, held_for, {"held_for_seconds": held_for}
             )
-            raise
-        except StateContended as exc:
-            # A thread item so hot that every in-place retry met another write: back as a busy thread is.
-            detail = {"detail": str(exc), "contention": exc.kind}
-            self._defer(record, DeferReason.THREAD_BUSY, None, detail)
-            raise
-        except NylasRetryableError as exc:
-            detail = {"status": exc.status, "error_type": exc.error_type, "detail": str(exc)}
-            reason = _NYLAS_REASONS.get(exc.status or 0, DeferReason.NYLAS_UNAVAILABLE)
-            self._defer(record, reason, exc.retry_after_seconds, detail)
             raise
         except Exception:
             logger.exception("record failed; it will be retried with backoff")
@@ -367,9 +354,6 @@ class NotificationConsumer:
                 extra={"detail": str(exc)},
             )
 
-
-# A Nylas read that failed transiently, by what its status says (the alarms count them apart).
-_NYLAS_REASONS = {401: DeferReason.UNAUTHORIZED, 429: DeferReason.RATE_LIMITED}
 
 # Deferrals an operator should see without looking for them (the others are the system working).
 _WORTH_A_WARNING = frozenset(

@@ -15,9 +15,12 @@ interleave workers at each step (``tests/test_interleavings.py``).
 One concern per module, each importing only those below it
 (``docs/design.md``, "The functional core"):
 
-- ``situation``: what is known (:class:`Situation`) and the step types, at the bottom;
-- ``failure``: what a failed call means (the one Nylas status → deferral mapping);
-- ``shadow``, ``region``: shadow mode's rules and the active-Region fence;
+- ``results``, ``situation``: what a port call answered, as values; what is known
+  (:class:`Situation`) and the step types — at the bottom;
+- ``failure``: what a failure means (the one place it, and a Nylas status, becomes a deferral);
+- ``shadow``, ``region``, ``lease``: shadow mode's rules, the active-Region fence, the wait for a
+  busy thread's lease;
+- ``learn``: :func:`learn`, what a step's result teaches (the bookkeeping the rules rely on);
 - ``delivery``: getting a stored intent out exactly once (invariant 1);
 - ``arrival``: a new message, up to the lease, and the plan of the burst's reply (invariants 2 to 4);
 - ``outcome``: a send outcome Nylas reported, and our own reconcile of a queued reply;
@@ -28,8 +31,22 @@ the repository reads from ``replyonce.core``.
 """
 
 from replyonce.core.arrival import PRESEND_LOOK_LIMIT
-from replyonce.core.dispatch import may_start, next_step
+from replyonce.core.dispatch import before_start, next_step
+from replyonce.core.learn import handoff_folder_id, learn
+from replyonce.core.lease import LEASE_POLL_SECONDS
 from replyonce.core.region import fence
+from replyonce.core.results import (
+    AgentOutlived,
+    AgentRaised,
+    AgentReturned,
+    FoldersListed,
+    FoldersRefused,
+    GrantsDescribed,
+    NylasUnavailable,
+    Searched,
+    StoreContended,
+    ThreadBusy,
+)
 from replyonce.core.situation import (
     GONE,
     UNREAD,
@@ -39,14 +56,19 @@ from replyonce.core.situation import (
     ClaimEmails,
     Defer,
     FetchMessage,
+    FileHandedOff,
+    Finish,
+    FinishSkipped,
     LookBeforeSend,
     LookUpAgents,
     LookUpFolders,
+    Notice,
     ReadActiveRegion,
     ReadDrafts,
     ReadLedger,
     ReadThread,
     RecordShadow,
+    ReleaseLease,
     Reserve,
     Search,
     Settle,
@@ -55,37 +77,57 @@ from replyonce.core.situation import (
     Step,
     Store,
     TakeLease,
+    WaitForLease,
     settled_reason,
 )
 
 __all__ = [
     "GONE",
+    "LEASE_POLL_SECONDS",
     "PRESEND_LOOK_LIMIT",
     "UNREAD",
     "AgentFailed",
+    "AgentOutlived",
+    "AgentRaised",
+    "AgentReturned",
     "AskAgent",
     "Attempt",
     "ClaimEmails",
     "Defer",
     "FetchMessage",
+    "FileHandedOff",
+    "Finish",
+    "FinishSkipped",
+    "FoldersListed",
+    "FoldersRefused",
+    "GrantsDescribed",
     "LookBeforeSend",
     "LookUpAgents",
     "LookUpFolders",
+    "Notice",
+    "NylasUnavailable",
     "ReadActiveRegion",
     "ReadDrafts",
     "ReadLedger",
     "ReadThread",
     "RecordShadow",
+    "ReleaseLease",
     "Reserve",
     "Search",
+    "Searched",
     "Settle",
     "Situation",
     "Skip",
     "Step",
     "Store",
+    "StoreContended",
     "TakeLease",
+    "ThreadBusy",
+    "WaitForLease",
+    "before_start",
     "fence",
-    "may_start",
+    "handoff_folder_id",
+    "learn",
     "next_step",
     "settled_reason",
 ]

@@ -1,12 +1,27 @@
-"""A send outcome Nylas reported (``message.delivered``, ``message.send_failed``) and our own reconcile of
-a queued reply: settling what a ``202`` left open.
+"""Settlement's end, a send outcome Nylas reported (``message.delivered``, ``message.send_failed``) and
+our own reconcile of a queued reply: settling what a ``202`` left open.
 
 Above :mod:`replyonce.core.delivery` (a stored intent still being sent is
 driven there) and :mod:`replyonce.core.situation`.
 """
 
+from typing import assert_never
+
 from replyonce.core.delivery import after_settle, attempt, drive, evidence, found_in_mailbox, sent
-from replyonce.core.situation import LookUpAgents, ReadThread, Settle, Situation, Skip, Step, TakeLease
+from replyonce.core.situation import (
+    FileHandedOff,
+    Finish,
+    FinishSkipped,
+    LookUpAgents,
+    LookUpFolders,
+    Notice,
+    ReadThread,
+    Settle,
+    Situation,
+    Skip,
+    Step,
+    TakeLease,
+)
 from replyonce.reasons import SkipReason
 from replyonce.state import Intent, IntentState, Settlement, Status, thread_key
 from replyonce.subjects import ReconcileDue, SendReported
@@ -85,3 +100,53 @@ def reconcile_due(s: Situation, due: ReconcileDue) -> Step:
         wait_until=intent.accepted_at + s.policy.pending_confirm_seconds,
         on_absent=reopen,
     )
+
+
+def after_settlement(s: Situation, settle: Settle) -> Step:
+    """The settlement is written: file a hand-off's messages in ``HANDOFF_FOLDER`` (best effort), then
+    finish the record.
+
+    The hand-off's folder is the one the grant's listing named; a listing refused earlier in the record
+    is asked once more, and without it the messages stay where they are.
+    """
+    grant_id = s.subject.grant_id
+    if settle.move_to and not s.filed:
+        if s.handoff_folder_id is None and s.folder_listings < 2:
+            return LookUpFolders(grant_id)
+        if s.handoff_folder_id:
+            return FileHandedOff(grant_id, settle.settlement.covered, s.handoff_folder_id)
+    return finish(settle)
+
+
+def finish(settle: Settle) -> Finish | FinishSkipped:
+    """The record's end once ``settle`` is written: its metrics, and what it says or skips with."""
+    settlement = settle.settlement
+    notices: list[Notice] = []
+    if settle.metric:
+        notices.append(Notice(metric=settle.metric, metric_status=settle.metric_status))
+    if len(settlement.covered) > 1 and settlement.status in (Status.REPLIED, Status.QUEUED):
+        notices.append(Notice(metric="BurstCoalesced", value=len(settlement.covered) - 1))
+    if settle.skip is not None:
+        return FinishSkipped(settle, settle.skip, tuple(notices))
+    said = _said(settlement.status)
+    if settlement.status is Status.REPLIED:
+        notices.append(Notice(metric="ReplySent"))
+    return Finish(settle, said, tuple(notices))
+
+
+def _said(status: Status) -> str:
+    """The INFO line of a reply's settlement (a skip's says its reason instead)."""
+    match status:
+        case Status.REPLIED:
+            return "reply sent"
+        case Status.QUEUED:
+            return "reply queued by Nylas"
+        case Status.DRAFTED:
+            return "reply drafted for review"
+        case Status.SHADOWED:
+            return "shadow mode: reply recorded, nothing sent"
+        case Status.DECLINED | Status.HANDED_OFF | Status.FAILED | Status.OWN_REPLY:
+            # Settled with a skip (its reason is the line), or never a settlement (our own reply).
+            raise AssertionError(f"a {status.value} settlement is a skip")
+        case unknown:
+            assert_never(unknown)

@@ -12,6 +12,7 @@ from typing import Any, assert_never
 
 from replyonce.agent import Conversation, Outcome
 from replyonce.answers import Answer
+from replyonce.core.results import NylasUnavailable, StoreContended, ThreadBusy
 from replyonce.plan import Burst
 from replyonce.policy import Policy
 from replyonce.ports import ActiveRegion, FenceUnreadable, Listing, Message, SearchResult, ThreadPage
@@ -19,6 +20,7 @@ from replyonce.reasons import DeferReason, SkipReason
 from replyonce.screening import Agents
 from replyonce.state import (
     Intent,
+    Lease,
     LedgerEntry,
     Reservation,
     Settlement,
@@ -100,6 +102,32 @@ class Situation:
         Nylas' time, from the latest answer that carried it; ``None`` before any.
     time_left:
         Seconds left before the lease or the invocation ends, whichever is first.
+    clock:
+        The worker's monotonic clock at this turn (seconds): how long a wait for the lease has lasted.
+    lease:
+        The thread's lease as the store returned it: the shell's handle for the writes under it (the
+        core reads ``state``, never this).
+    lease_refused, lease_wait_ends:
+        The latest refusal of the thread's lease (another worker holds it), and the ``clock`` at which
+        the in-process wait for it ends (set at the first refusal).
+    handoff_folder_id:
+        The grant's ``HANDOFF_FOLDER`` id (``""``: none); ``None`` until its folders were listed.
+    folder_listings:
+        How often the grant's folders were asked for in this record (a refused listing is asked again
+        once, for a hand-off's move).
+    failure:
+        A port call failed, or the lease was lost: what defers the record (:mod:`replyonce.core.failure`).
+    settled:
+        The settlement written (:class:`Settle`, carried out), with the lease or without it.
+    lease_freed:
+        The lease is no longer ours to free: a settlement freed it, or it was released.
+    ending:
+        The skip or deferral the record ends with, decided before its lease was released.
+    filed:
+        The hand-off's messages were filed in ``HANDOFF_FOLDER`` (or tried).
+    notices:
+        What the last result earned in metrics and warnings (an intent stored under a new key, a message
+        fetched, a lease found lost): the shell counts and logs them as they are.
     """
 
     subject: Subject
@@ -122,6 +150,18 @@ class Situation:
     active_region: ActiveRegion | FenceUnreadable = UNREAD
     now: int | None = None
     time_left: float = float("inf")
+    clock: float = 0.0
+    lease: Lease | None = None
+    lease_refused: ThreadBusy | None = None
+    lease_wait_ends: float | None = None
+    handoff_folder_id: str | None = None
+    folder_listings: int = 0
+    failure: "Failure | None" = None
+    settled: "Settle | None" = None
+    lease_freed: bool = False
+    ending: "Skip | Defer | None" = None
+    filed: bool = False
+    notices: tuple["Notice", ...] = ()
 
 
 # ---- what to do next ---------------------------------------------------------------------------------
@@ -267,8 +307,15 @@ class Settle:
 
 @dataclass(frozen=True)
 class Skip:
+    """End the record with a skip (logged and counted with its reason).
+
+    ``unsent_reply``: the agent's reply the skip drops (a person answered meanwhile), for a
+    developer's DEBUG line only (no part of what the skip is: two skips compare equal without it).
+    """
+
     reason: SkipReason
     detail: Mapping[str, Any] = field(default_factory=dict)
+    unsent_reply: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -278,6 +325,86 @@ class Defer:
     reason: DeferReason
     seconds: int | None = None
     detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WaitForLease:
+    """Wait ``seconds`` for the busy thread, then take its lease again (the in-process wait, bounded by
+    :func:`replyonce.core.lease.lease_wait`)."""
+
+    thread_key: str
+    duration_seconds: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class FileHandedOff:
+    """File the handed-off messages in ``HANDOFF_FOLDER``: best effort, once the hand-off is settled."""
+
+    grant_id: str
+    message_ids: tuple[str, ...]
+    folder_id: str
+
+
+@dataclass(frozen=True)
+class ReleaseLease:
+    """Free the thread's lease before the record ends without a settlement, with ``then`` (a skip, a
+    deferral): decided while the lease was held, it stays the record's end once the lease is freed."""
+
+    thread_key: str
+    then: "Skip | Defer"
+
+
+@dataclass(frozen=True)
+class Finish:
+    """The settlement of a reply (sent, queued, drafted, shadowed) is written: count it, say ``said``,
+    and end the record with it as its outcome."""
+
+    settle: Settle
+    said: str = ""
+    notices: tuple["Notice", ...] = ()
+
+
+@dataclass(frozen=True)
+class FinishSkipped:
+    """A settlement that is a skip (declined, handed off, failed) is written: count it, and end the record
+    with the skip (logged and counted with its reason)."""
+
+    settle: Settle
+    reason: SkipReason
+    notices: tuple["Notice", ...] = ()
+
+
+@dataclass(frozen=True)
+class Notice:
+    """What the shell counts and logs for what the core learnt or settled: ``metric`` (``""``: none),
+    counted ``value`` times, or once by its ``status`` dimension when ``metric_status`` is set (as a
+    :class:`Settle`'s); and ``message`` with ``fields`` at ``level`` (``""``: no line)."""
+
+    metric: str = ""
+    message: str = ""
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    level: str = "warning"
+    metric_status: str = ""
+    value: int = 1
+
+
+@dataclass(frozen=True)
+class LeaseLost:
+    """A write conditioned on the lease found it another worker's (an intent, a shadow settlement)."""
+
+    thread_key: str
+
+
+@dataclass(frozen=True)
+class AgentTrouble:
+    """The agent failed in a way worth a retry: it raised, outlived its timeout, or returned no outcome."""
+
+    detail: str
+
+
+Failure = NylasUnavailable | StoreContended | LeaseLost | AgentTrouble
+"""Why a record cannot go on now, whatever its flow: deferred (:func:`replyonce.core.failure.deferral`)."""
 
 
 Step = (
@@ -300,6 +427,11 @@ Step = (
     | Settle
     | Skip
     | Defer
+    | WaitForLease
+    | FileHandedOff
+    | ReleaseLease
+    | Finish
+    | FinishSkipped
 )
 
 
