@@ -9,7 +9,8 @@ message is driven there), :mod:`replyonce.core.shadow` and
 """
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, assert_never
 
 from replyonce.agent import AgentIdentity, Handoff, NoReply, Reply
@@ -89,6 +90,27 @@ MAX_BURST = MAX_COVERED_IDS
 
 
 def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
+    """A new message: what the payload shows, the ledger, the thread's lease, then under it the plan."""
+    shown = _what_the_payload_shows(s, arrived)
+    if shown is not None:
+        return shown
+    if s.ledger is UNREAD:
+        return ReadLedger(arrived.grant_id, arrived.message_id)
+    if s.ledger is not None:
+        return Skip(settled_reason(s.ledger.status), {"reply_message_id": s.ledger.reply_message_id})
+    thread_id = arrived.thread_id or fetched_thread(s)
+    if not thread_id:
+        if s.fetched is UNREAD:
+            return FetchMessage(arrived.grant_id, arrived.message_id)
+        return Skip(SkipReason.MESSAGE_GONE)
+    if s.state is None:
+        return TakeLease(thread_key(arrived.grant_id, thread_id), s.policy.lease_seconds)
+    return _under_the_lease(s, arrived, thread_id)
+
+
+def _what_the_payload_shows(s: Situation, arrived: MessageArrived) -> Step | None:
+    """What is decided before any read of the message's own: whose it is, its sender, our own reply, its
+    folder — or what must be looked up first (the agents, the grant's folders). ``None``: go on."""
     policy = s.policy
     if arrived.grant_id not in policy.agent_grant_ids:
         return Skip(SkipReason.GRANT_NOT_AGENT)
@@ -104,27 +126,25 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
     if s.closed_folders is None:
         return LookUpFolders(arrived.grant_id)
     # What the payload alone shows (its sender, its folder): no lease, no read. Headers come with the read.
-    if arrived.payload.get("from"):
-        reason = sender_reason(arrived.payload, s.agents, policy.trusted_senders)
-        if reason is not None:
-            return Skip(reason, _sign_detail(reason, arrived.payload, policy))
+    reason = (
+        sender_reason(arrived.payload, s.agents, policy.trusted_senders)
+        if arrived.payload.get("from")
+        else None
+    )
+    if reason is not None:
+        return Skip(reason, _sign_detail(reason, arrived.payload, policy))
     if is_our_reply(arrived.payload):
         # Our reply by its metadata, whatever its ``from`` (the ledger also knows it by the id the send
         # returned: ``Status.OWN_REPLY``).
         return Skip(SkipReason.OWN_OUTBOUND, {"by": "metadata"})
     if in_closed_folder(arrived.payload, s.closed_folders):
         return Skip(SkipReason.JUNK_OR_TRASH)
-    if s.ledger is UNREAD:
-        return ReadLedger(arrived.grant_id, arrived.message_id)
-    if s.ledger is not None:
-        return Skip(settled_reason(s.ledger.status), {"reply_message_id": s.ledger.reply_message_id})
-    thread_id = arrived.thread_id or fetched_thread(s)
-    if not thread_id:
-        if s.fetched is UNREAD:
-            return FetchMessage(arrived.grant_id, arrived.message_id)
-        return Skip(SkipReason.MESSAGE_GONE)
-    if s.state is None:
-        return TakeLease(thread_key(arrived.grant_id, thread_id), policy.lease_seconds)
+    return None
+
+
+def _under_the_lease(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
+    """Holding the thread: a stored intent that covers the message is driven out; else the plan."""
+    assert s.state is not None
     intent = s.state.intent_covering(arrived.message_id)
     if intent is not None:
         if intent.state is IntentState.QUEUED:
@@ -137,15 +157,37 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
 
 def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     """Inside the lease, no intent covers the message: read the thread and plan the burst's reply."""
+    if s.listing is None or not s.listing.pages:
+        return ReadThread(arrived.grant_id, thread_id, s.policy.thread_page_size, None)
+    screen = _screen(s, arrived)
+    read = _thread_read(s, arrived, thread_id, screen)
+    if not isinstance(read, tuple):
+        return read
+    now = s.listing.read_at or 0
+    planned = _planned(s, arrived, thread_id, read, screen, now)
+    if not isinstance(planned, Burst):
+        return planned
+    return _before_the_agent(s, arrived, thread_id, read, planned, now)
+
+
+@dataclass(frozen=True)
+class _Screen:
+    """The two questions the plan asks of each message of the thread read (invariants 1 and 4)."""
+
+    covered: Callable[[str], bool]
+    """Whether a reply covers the message already: our state's settled ids, or a reply in the mailbox."""
+    not_to_answer: Callable[[Message], SkipReason | None]
+    """Why the message is never answered (a machine, junk, our own, another grant's email), or ``None``."""
+
+
+def _screen(s: Situation, arrived: MessageArrived) -> _Screen:
+    """The plan's questions, over what this lease read: the thread state, the listing, the claims."""
     policy, state, agents = s.policy, s.state, s.agents
     assert state is not None
     assert agents is not None
-    window = policy.thread_page_size
-    if s.listing is None or not s.listing.pages:
-        return ReadThread(arrived.grant_id, thread_id, window, None)
-    listing = s.listing
+    assert s.listing is not None
     settled = state.settled_ids()
-    record = covered_in_mailbox(listing.messages, agents.addresses)
+    record = covered_in_mailbox(s.listing.messages, agents.addresses)
 
     def covered(mid: str) -> bool:
         return mid in settled or is_covered(mid, record)
@@ -163,16 +205,28 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
             return SkipReason.ANSWERED_BY_OTHER_AGENT
         return reason
 
-    last_page = listing.pages[-1]
+    return _Screen(covered, not_to_answer)
+
+
+def _thread_read(
+    s: Situation, arrived: MessageArrived, thread_id: str, screen: _Screen
+) -> Step | tuple[Message, ...]:
+    """The thread's messages once the read has reached the trigger (``docs/design.md``, "Read back to the
+    message"), or the step that reads on: the next page, the trigger by id, a deferral, a skip."""
+    listing, policy = s.listing, s.policy
+    assert listing is not None
     seen = reached(listing.messages, arrived.message_id)
     if (
         listing.next_cursor
         and len(listing.pages) < policy.max_thread_pages
         and needs_another_page(
-            last_page.messages, is_covered=covered, reason_not_to_answer=not_to_answer, trigger_seen=seen
+            listing.pages[-1].messages,
+            is_covered=screen.covered,
+            reason_not_to_answer=screen.not_to_answer,
+            trigger_seen=seen,
         )
     ):
-        return ReadThread(arrived.grant_id, thread_id, window, listing.next_cursor)
+        return ReadThread(arrived.grant_id, thread_id, policy.thread_page_size, listing.next_cursor)
     messages = listing.messages
     if not seen and listing.next_cursor:
         # The bound came before the trigger: its cover, if any, is on a page not read. Neither answered
@@ -180,14 +234,29 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         return Defer(
             DeferReason.TRIGGER_NOT_REACHED, None, {"thread_id": thread_id, "pages": len(listing.pages)}
         )
-    if arrived.message_id not in {message_id(m) for m in messages}:
-        # The whole thread was read and does not list it yet (a listing's lag): every cover was seen.
-        if s.fetched is UNREAD:
-            return FetchMessage(arrived.grant_id, arrived.message_id)
-        if s.fetched is GONE or s.fetched is None:
-            return Skip(SkipReason.MESSAGE_GONE)
-        messages = (*messages, s.fetched)
-    now = listing.read_at or 0
+    if arrived.message_id in {message_id(m) for m in messages}:
+        return messages
+    # The whole thread was read and does not list it yet (a listing's lag): every cover was seen.
+    if s.fetched is UNREAD:
+        return FetchMessage(arrived.grant_id, arrived.message_id)
+    if s.fetched is GONE or s.fetched is None:
+        return Skip(SkipReason.MESSAGE_GONE)
+    return (*messages, s.fetched)
+
+
+def _planned(
+    s: Situation,
+    arrived: MessageArrived,
+    thread_id: str,
+    messages: tuple[Message, ...],
+    screen: _Screen,
+    now: int,
+) -> Step | Burst:
+    """The burst one reply answers, or why none goes now: the loop guard, the exchange limit, a rule's
+    skip of the trigger (``replyonce.plan.plan_burst``)."""
+    policy, agents = s.policy, s.agents
+    assert s.state is not None
+    assert agents is not None
     budget_step = _reply_budget_step(s, messages, thread_id, now)
     if budget_step is not None:
         return budget_step
@@ -197,8 +266,8 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         return plan_burst(
             arrived.message_id,
             messages,
-            is_covered=covered,
-            reason_not_to_answer=not_to_answer,
+            is_covered=screen.covered,
+            reason_not_to_answer=screen.not_to_answer,
             own_addresses=agents.addresses,
             trusted_senders=policy.trusted_senders,
             trusted_lists=policy.trusted_lists,
@@ -221,19 +290,28 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     if isinstance(planned, SkipReason):
         trigger = next((m for m in messages if message_id(m) == arrived.message_id), {})
         return Skip(planned, {"thread_id": thread_id, **_sign_detail(planned, trigger, policy)})
+    return planned
+
+
+def _before_the_agent(
+    s: Situation,
+    arrived: MessageArrived,
+    thread_id: str,
+    messages: tuple[Message, ...],
+    planned: Burst,
+    now: int,
+) -> Step:
+    """The burst is planned: what it waits for before the agent is asked (a new state, a person's draft,
+    the emails' claims, the recipients' budgets), then the agent, then what its answer leads to."""
+    policy, state, agents = s.policy, s.state, s.agents
+    assert state is not None
+    assert agents is not None
     new_state_wait = state_settles_in(state, planned, arrived.message_id, now, policy.settle_seconds)
     if new_state_wait:
         return Defer(DeferReason.STATE_NEW, new_state_wait, {"thread_id": thread_id})
-    if agents.shared_by_people(arrived.grant_id):
-        if s.drafts is None:
-            return ReadDrafts(arrived.grant_id, thread_id)
-        wait = person_drafting_for(s.drafts, agents, now, policy.person_draft_wait_seconds)
-        if wait:
-            return Defer(DeferReason.PERSON_DRAFTING, wait, {"thread_id": thread_id})
-    if s.claims is None:
-        emails = tuple(dict.fromkeys(e for m in planned.to_answer if (e := email_id(m))))
-        if emails:
-            return ClaimEmails(arrived.grant_id, emails)
+    held = _drafting_step(s, arrived, thread_id, now) or _claim_step(s, arrived, planned)
+    if held is not None:
+        return held
     burst = _bounded(planned)
     intent_id = conversation_key(arrived.grant_id, thread_id, burst.covered).replace("-", "")
     # Shadow mode takes no recipient's slot: a slot held for a reply never sent would refuse a live reply
@@ -256,6 +334,28 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
         )
         return AskAgent(conversation, burst)
     return _agent_answered(s, arrived, thread_id, burst, intent_id, grant, now)
+
+
+def _drafting_step(s: Situation, arrived: MessageArrived, thread_id: str, now: int) -> Step | None:
+    """In a mailbox people share, a person's draft in the thread: read the drafts, then wait for it."""
+    agents = s.agents
+    assert agents is not None
+    if not agents.shared_by_people(arrived.grant_id):
+        return None
+    if s.drafts is None:
+        return ReadDrafts(arrived.grant_id, thread_id)
+    wait = person_drafting_for(s.drafts, agents, now, s.policy.person_draft_wait_seconds)
+    if wait:
+        return Defer(DeferReason.PERSON_DRAFTING, wait, {"thread_id": thread_id})
+    return None
+
+
+def _claim_step(s: Situation, arrived: MessageArrived, planned: Burst) -> Step | None:
+    """Claim the burst's emails for this grant (one grant answers an email), once per lease."""
+    if s.claims is not None:
+        return None
+    emails = tuple(dict.fromkeys(e for m in planned.to_answer if (e := email_id(m))))
+    return ClaimEmails(arrived.grant_id, emails) if emails else None
 
 
 def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int, settle_seconds: int) -> int:
