@@ -494,3 +494,23 @@ def test_the_runbook_has_a_section_for_every_alarm_added_here():
     # Alarm names are the stack's: each one distinct.
     names = [a["AlarmName"]["Fn::Sub"] for a in _alarms().values()]
     assert len(set(names)) == len(names)
+
+
+def test_a_fenced_region_that_cannot_read_its_record_pages_and_a_standby_does_not():
+    resource = _resources()["RegionIsolatedAlarm"]
+    # Only where the fence is deployed: without ActiveRegionTableName nothing reads the record.
+    assert resource["Condition"] == "HasActiveRegionFence"
+    alarm = resource["Properties"]
+    assert _stat(alarm, "isolated") == (
+        "ReplyOnce",
+        "RecordDeferred",
+        {"reason": DeferReason.REGION_ISOLATED.value, "service": "replyonce-replier"},
+    )
+    # The standby's region_passive deferrals are the design working, never this alarm's count.
+    watched = {_stat(alarm, i)[2].get("reason") for i, m in _metrics(alarm).items() if "MetricStat" in m}
+    assert watched == {DeferReason.REGION_ISOLATED.value}
+    # A Region that fails closed for a quarter of an hour sends nothing: a page, with its recovery.
+    assert _evaluate(alarm, {"isolated": 1}) > _threshold(alarm)
+    assert _evaluate(alarm, {}) <= _threshold(alarm)
+    assert _window_seconds(alarm) == 900
+    assert alarm["OKActions"] == [{"Ref": "AlertTopic"}]
