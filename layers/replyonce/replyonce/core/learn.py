@@ -93,6 +93,7 @@ def learn(s: Situation, step: Step, result: Any) -> Situation:
     # A notice is earned by one result only: the shell counts what this one earned.
     s = replace(s, notices=())
     if isinstance(step, ReleaseLease):
+        # Before the failures of any step: a release that fails still leaves the lease not ours to free.
         return _learn_released(s, step, result)
     if isinstance(result, NylasUnavailable | StoreContended):
         # Whatever the step: nothing was learnt but that the record cannot go on now.
