@@ -78,13 +78,13 @@ test-unit: $(STAMP) ## tests/unit: the rules, the agents, the text, on in-memory
 	$(BIN)/python -m pytest tests/unit -q $(ARGS)
 
 test-static: $(STAMP) $(CHECKOV) ## tests/static: template.yaml, the README, the docs and the Makefile read and linted (cfn-lint, checkov); no servers
-	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/static tests/test_capacity.py -q $(ARGS)
+	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/static -q $(ARGS)
 
 test-contract: $(STAMP) ## tests/contract: each port's contract on its in-memory fake and its adapter (DynamoDB on moto, the Nylas emulator)
 	$(BIN)/python -m pytest tests/contract -q $(ARGS)
 
 test-integration: $(STAMP) ## tests/integration: the real handlers, adapters and operator commands against the embedded AWS and the Nylas emulator
-	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/integration tests/test_interleavings.py -q $(ARGS)
+	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/integration -q $(ARGS)
 
 test-e2e: $(STAMP) ## tests/e2e: real processes as users run them (make serve, pseudo-terminals, a browser), the drills, a deployed target
 	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/e2e -q $(ARGS)

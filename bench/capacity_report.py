@@ -296,7 +296,8 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
         "not hold "
         "another thread's reply; one thread's records run in queue order and get one reply; each record's "
         "log lines carry its own ids), `tests/unit/test_batch.py` the grouping, and "
-        "`tests/test_capacity.py` keeps `BatchSize` within the pool and the window at 0. The *before* row "
+        "`tests/static/test_capacity.py` keeps `BatchSize` within the pool and the window at 0. "
+        "The *before* row "
         "is the serial consumer (b) replaced, replayed by the bench's event source "
         "(`bench/event_source.py`, `serial`); (a) is measured as the alternative: what the template "
         "would need without the consumer's concurrency.\n\n"
@@ -316,7 +317,7 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
         f"`VisibilityTimeout: {visibility}` = 6 x {replier['Timeout']} + "
         f"{source['MaximumBatchingWindowInSeconds']:g}. Failed records do not wait for it (the replier sets "
         "their visibility to its retry delay); only a record whose invocation crashed or timed out comes "
-        f"back after {visibility / 60:.0f} minutes. `tests/test_capacity.py` derives both from "
+        f"back after {visibility / 60:.0f} minutes. `tests/static/test_capacity.py` derives both from "
         "`ReplierSettings.record_budget_seconds`, so a change to what a record needs (the agent's "
         "timeout, the send timeout, the lease wait) asks for its `Timeout` by failing."
     )

@@ -3,7 +3,7 @@
 The full run (>= 10,000 notifications) is a command; docs/reliability.md has its
 figures and the exact `make chaos` line that reproduces them. That each guard
 matters is proved elsewhere, deterministically: every interleaving of small
-scenarios and every mutant caught on a named schedule (tests/test_interleavings.py).
+scenarios and every mutant caught on a named schedule (tests/integration/test_interleavings.py).
 Here, if a change breaks an invariant under faults and hostile mail, the run
 fails with the violations listed. One seed, no retries.
 """
@@ -147,9 +147,10 @@ def test_skew_series_refuses_to_start_when_the_doc_has_no_place_for_it(tmp_path,
 def test_a_mutant_whose_target_is_missing_is_pending_not_silently_a_no_op(monkeypatch):
     # The product renamed the guard's function: the mutant must say so, not run the intact product.
     from chaos import mutants
-    from replyonce import core, plan  # core first: it imports the name from plan
+    from replyonce import plan
+    from replyonce.core import arrival  # the core's arrival flow imports the name from plan
 
-    assert core.loop_guard_exhausted is plan.loop_guard_exhausted
+    assert arrival.loop_guard_exhausted is plan.loop_guard_exhausted
     monkeypatch.delattr(plan, "loop_guard_exhausted")
     with pytest.raises(mutants.MutantPending, match="loop_guard_exhausted"):
         mutants.apply("no_loop_guard")

@@ -591,7 +591,7 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
             "lease_owner": {"S": "another-worker"},
             # Held for 4 s: long enough that the first receive meets it however slowly the machine
             # runs, short enough that the record comes back after its hold spread over its receives
-            # left, ceil(4 / 7) = 1 s (core.retry_delay), which this test waits for.
+            # left, ceil(4 / 7) = 1 s (redelivery.retry_delay), which this test waits for.
             "lease_expires_at": {"N": str(int(time.time() * 1000) + 4_000)},
         },
     )

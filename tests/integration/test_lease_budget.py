@@ -17,8 +17,8 @@ from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from ops.template import load_template
-from replyonce.core import retry_delay
 from replyonce.reasons import DeferReason
+from replyonce.redelivery import retry_delay
 from replyonce.state import ThreadState, thread_key
 from tests.replier_harness import SEND_PATH, container_recording_visibility, deferrals, inbound
 

@@ -2,7 +2,7 @@
 
 A thread item created within ``MAILBOX_SETTLE_SECONDS`` of the table's beginning may stand for one a lost
 table held, whose reply may still be queued or in flight at Nylas: its bursts wait
-(``replyonce.core.state_settles_in``). So each new thread item takes the table's beginning (the
+(``replyonce.core.arrival.state_settles_in``). So each new thread item takes the table's beginning (the
 ``table#began`` item, written by the first lease of a table without one), and a table emptied begins again.
 """
 

@@ -337,7 +337,8 @@ def test_every_module_of_the_layer_is_in_the_designs_module_table():
     design = (ROOT / "docs" / "design.md").read_text()
     table = " ".join(line for line in design.splitlines() if line.startswith("| `"))
     layer = ROOT / "layers" / "replyonce" / "replyonce"
-    modules = [p.name for p in sorted(layer.glob("*.py")) if p.name != "__init__.py"]
+    paths = sorted(layer.rglob("*.py"))
+    modules = [p.relative_to(layer).as_posix() for p in paths if p.name != "__init__.py"]
     missing = [name for name in modules if f"`{name}`" not in table]
     assert missing == []
 
@@ -453,7 +454,11 @@ def test_the_designs_tables_are_written_once_and_linked_to():
     layer = ROOT / "layers" / "replyonce" / "replyonce"
     copies = {
         "README.md": re.findall(r"^\| [1-6]\. .+ \|$", README, re.MULTILINE),
-        "core.py": re.findall(r"^- .+: :func:`_\w+`", (layer / "core.py").read_text(), re.MULTILINE),
+        "core": [
+            line
+            for path in sorted((layer / "core").glob("*.py"))
+            for line in re.findall(r"^- .+: :func:`_\w+`", path.read_text(), re.MULTILINE)
+        ],
         "answers.py": re.findall(r"^={10,}", (layer / "answers.py").read_text(), re.MULTILINE),
     }
     assert {name: found for name, found in copies.items() if found} == {}

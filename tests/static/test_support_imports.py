@@ -117,7 +117,7 @@ def test_every_public_name_of_the_layer_is_used_somewhere():
     )
     unused = [
         f"{module.name}: {name}"
-        for module in sorted((ROOT / "layers" / "replyonce" / "replyonce").glob("*.py"))
+        for module in sorted((ROOT / "layers" / "replyonce" / "replyonce").rglob("*.py"))
         for name in _top_level_names(module)
         if words[name] <= 1
     ]

@@ -285,12 +285,14 @@ def _metric_calls(path: Path) -> list[tuple[str, tuple[str, ...]]]:
 def emitted_metrics() -> dict[tuple[str, str], tuple[str, ...]]:
     """(service, metric) -> its extra dimension(s), from every count()/count_by() call in the layer."""
     found: dict[tuple[str, str], tuple[str, ...]] = {}
-    for path in sorted(LAYER.glob("*.py")):
+    for path in sorted(LAYER.rglob("*.py")):
+        # A package's modules (replyonce.core's) are one module of the layer.
+        module = path.relative_to(LAYER).parts[0].removesuffix(".py")
         calls = _metric_calls(path)
         if calls:
-            assert path.stem in SERVICE_OF_MODULE, f"{path.name} emits metrics: map it to its function"
+            assert module in SERVICE_OF_MODULE, f"{path.name} emits metrics: map it to its function"
         for metric, dimensions in calls:
-            found[(SERVICE_OF_MODULE[path.stem], metric)] = dimensions
+            found[(SERVICE_OF_MODULE[module], metric)] = dimensions
     return found
 
 
