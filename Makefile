@@ -20,7 +20,7 @@ ENV_VARS ?= events/env.json
 
 .DEFAULT_GOAL := help
 
-.PHONY: help test test-fast test-contract interleavings lint validate pytest build venv constraints clean events demo serve listen invoke mail thread trigger
+.PHONY: help test test-unit test-static test-contract test-integration test-e2e test-harness interleavings lint validate pytest build venv constraints clean events demo serve listen invoke mail thread trigger
 
 help: ## list the targets (what `make` alone does)
 	@echo "ReplyOnce: make TARGET [ARGS=\"...\"]   (docs/design.md explains the design; README.md the commands)"
@@ -56,23 +56,41 @@ validate: $(STAMP) ## sam validate --lint, then cfn-lint with the serverless rul
 	$(BIN)/sam validate --lint --template template.yaml
 	$(BIN)/cfn-lint template.yaml --append-rules cfn_lint_serverless.rules
 
-# checkov only when the run includes tests/test_template_security.py: the whole suite (ARGS names no
-# path under tests), the tests directory itself, or that module; one module of pure logic needs none.
+# checkov only when the run includes tests/static/test_template_security.py: the whole suite (ARGS names no
+# path under tests), the tests directory or the static tier itself, or that module; a module of pure logic
+# needs none.
 PYTEST_PATHS = $(filter tests%,$(ARGS))
-PYTEST_NEEDS_CHECKOV = $(if $(PYTEST_PATHS),$(or $(findstring test_template_security,$(PYTEST_PATHS)),$(filter tests tests/,$(PYTEST_PATHS))),all)
+PYTEST_NEEDS_CHECKOV = $(if $(PYTEST_PATHS),$(or $(findstring test_template_security,$(PYTEST_PATHS)),$(filter tests tests/ tests/static tests/static/,$(PYTEST_PATHS))),all)
 
 # The whole suite runs on 4 pytest-xdist workers: it waits on servers, subprocesses and queues more
 # than it computes, so 4 beat 2 on a 2-core machine (README, "Tests"). A run naming paths is one process.
 PYTEST_WORKERS ?= $(if $(PYTEST_PATHS),0,4)
 
-pytest: $(STAMP) $(if $(PYTEST_NEEDS_CHECKOV),$(CHECKOV)) ## the test suite (ARGS="tests/test_x.py -q" for one module)
+pytest: $(STAMP) $(if $(PYTEST_NEEDS_CHECKOV),$(CHECKOV)) ## the test suite, every tier (ARGS="tests/unit/test_x.py -q" for one module)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(ARGS)
 
-test-fast: $(STAMP) ## the pure and in-memory tests only (the rules, the agents, the text): seconds, no servers, no sockets
+# One target per tier (README, "Tests"); together they run every test module once, as `make test` does.
+# The tiers that wait on servers and processes run on the xdist workers (TIER_WORKERS=0: one process).
+# Two modules stay at the top of tests/ while the layer's comments still name them there (README, "Tests").
+TIER_WORKERS ?= 4
+
+test-unit: $(STAMP) ## tests/unit: the rules, the agents, the text, on in-memory values: seconds, no servers, no sockets
 	$(BIN)/python -m pytest tests/unit -q $(ARGS)
 
-test-contract: $(STAMP) ## each port's contract on its in-memory fake and its adapter (DynamoDB on moto, the Nylas emulator)
+test-static: $(STAMP) $(CHECKOV) ## tests/static: template.yaml, the README, the docs and the Makefile read and linted (cfn-lint, checkov); no servers
+	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/static -q $(ARGS)
+
+test-contract: $(STAMP) ## tests/contract: each port's contract on its in-memory fake and its adapter (DynamoDB on moto, the Nylas emulator)
 	$(BIN)/python -m pytest tests/contract -q $(ARGS)
+
+test-integration: $(STAMP) ## tests/integration: the real handlers, adapters and operator commands against the embedded AWS and the Nylas emulator
+	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/integration -q $(ARGS)
+
+test-e2e: $(STAMP) ## tests/e2e: real processes as users run them (make serve, pseudo-terminals, a browser), the drills, a deployed target
+	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/e2e -q $(ARGS)
+
+test-harness: $(STAMP) ## tests/harness: the test harness itself (the Nylas emulator, the embedded AWS, the local stack's parts, the checker)
+	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/harness -q $(ARGS)
 
 interleavings: $(STAMP) ## every interleaving of the scenarios and every mutant's schedule: the table of docs/reliability.md
 	$(BIN)/python -m tests.interleavings_report $(ARGS)

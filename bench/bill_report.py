@@ -5,7 +5,7 @@ fill below capacity (the real-latency mix through the template's option),
 a mixed stream at saturation and a long thread (``bench.bill``), the
 saturated floor (full batches of first replies), and the replier at each
 memory size (``bench.memory_size``). The inputs and the totals also go into
-the page's JSON block (:func:`block`), which ``tests/test_performance_costs.py``
+the page's JSON block (:func:`block`), which ``tests/static/test_performance_costs.py``
 re-derives on its own.
 """
 

@@ -1,6 +1,6 @@
 """The budgets of issues 6, 14 and 23, judged against one run's results.
 
-Count budgets are also asserted in ``tests/test_budgets.py`` (CI); time
+Count budgets are also asserted in ``tests/integration/test_budgets.py`` (CI); time
 budgets are judged here only, on medians, and reported with the machine —
 never asserted, because a loaded machine would fail them.
 """
@@ -39,7 +39,7 @@ from devstack.counting import FOLDERS_LOOKUP, GRANT_LOOKUP, MESSAGE_FETCH, SEND,
 
 WARM_PATH_RATIO = 1.2
 WEBHOOK_COLD_START_RATIO = 1.15
-# As tests/test_budgets.py asserts it: the outbox stores the send intent before the send, and the
+# As tests/integration/test_budgets.py asserts it: the outbox stores the send intent before the send, and the
 # per-recipient budget reserves the reply in the recipient's hour, and the email is claimed by its Message-ID
 # (one request each beside the five before), and a new thread is dated by the table's beginning (two
 # requests once per thread: store._table_since).

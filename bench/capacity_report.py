@@ -295,10 +295,12 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
         f"{max_threads_at_once()} workers) and returns the union of their `batchItemFailures`. The "
         f"template's event source is `BatchSize: {source['BatchSize']}`, `MaximumBatchingWindowInSeconds: "
         f"{source['MaximumBatchingWindowInSeconds']:g}` (a window would hold every lone record). "
-        "`tests/test_batch_concurrency.py` holds the behaviour (a slow send on one thread does not hold "
+        "`tests/integration/test_batch_concurrency.py` holds the behaviour (a slow send on one thread does "
+        "not hold "
         "another thread's reply; one thread's records run in queue order and get one reply; each record's "
         "log lines carry its own ids), `tests/unit/test_batch.py` the grouping, and "
-        "`tests/test_capacity.py` keeps `BatchSize` within the pool and the window at 0. The *before* row "
+        "`tests/static/test_capacity.py` keeps `BatchSize` within the pool and the window at 0. "
+        "The *before* row "
         "is the serial consumer (b) replaced, replayed by the bench's event source "
         "(`bench/event_source.py`, `serial`); (a) is measured as the alternative: what the template "
         "would need without the consumer's concurrency.\n\n"
@@ -318,7 +320,7 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
         f"`VisibilityTimeout: {visibility}` = 6 x {replier['Timeout']} + "
         f"{source['MaximumBatchingWindowInSeconds']:g}. Failed records do not wait for it (the replier sets "
         "their visibility to its retry delay); only a record whose invocation crashed or timed out comes "
-        f"back after {visibility / 60:.0f} minutes. `tests/test_capacity.py` derives both from "
+        f"back after {visibility / 60:.0f} minutes. `tests/static/test_capacity.py` derives both from "
         "`ReplierSettings.record_budget_seconds`, so a change to what a record needs (the agent's "
         "timeout, the send timeout, the lease wait) asks for its `Timeout` by failing."
     )
@@ -449,11 +451,12 @@ def bill_inputs(run: Run) -> dict[str, Any]:
     state = sizes.get("StateTable", 300)
     intent = statistics.median(result.intent_item_bytes) if result and result.intent_item_bytes else state
     kb = lambda n: max(1, math.ceil(n / 1024))  # noqa: E731 - write units per KB of the larger image
-    # A first reply's ten writes (tests/test_budgets.py counts them), on a new thread: the idempotency
-    # record put and completed, the email's claim, the table's beginning (a refused conditional put) and
-    # the thread dated by it, the lease, the recipient's hour reserved (the per-recipient budget), the
-    # intent stored before the send, and the record transaction (2 units per KB of each item: the
-    # message's ledger entry, the reply's own, and the thread item, which still holds the intent).
+    # A first reply's ten writes (tests/integration/test_budgets.py counts them), on a new thread:
+    # the idempotency record put and completed, the email's claim, the table's beginning (a refused
+    # conditional put) and the thread dated by it, the lease, the recipient's hour reserved (the
+    # per-recipient budget), the intent stored before the send, and the record transaction (2 units
+    # per KB of each item: the message's ledger entry, the reply's own, and the thread item, which
+    # still holds the intent).
     first_writes = ReplyWrites(
         idempotency=idem,
         email_claim=EMAIL_CLAIM_BYTES,
@@ -682,7 +685,8 @@ def cost_section(run: Run) -> str:
         "exactly-once logic (leases, outbox, key generations) as a state machine, with at-least-once "
         "executions, and a custom agent (`REPLY_AGENT`) still a Lambda function whose own waits are billed "
         f"there. (b) keeps the code and {_compared(template.usd_per_million, express.usd_per_million)}.\n\n"
-        "The inputs and results of this section, for `tests/test_performance_costs.py` (which re-derives the "
+        "The inputs and results of this section, for `tests/static/test_performance_costs.py` (which "
+        "re-derives the "
         "totals from them on its own, within 20 %):\n\n"
         "```json\n" + json.dumps(block, indent=1, sort_keys=True) + "\n```"
     )

@@ -1,7 +1,7 @@
 """Cold start: import and init time of each function in fresh interpreters, beside bare boto3.
 
 Each sample is a new ``python`` process (``devstack.cold_start``, shared with
-``tests/test_budgets.py``) which times importing the function's module and
+``tests/integration/test_budgets.py``) which times importing the function's module and
 building what it keeps for the container's life (``app.endpoint()``,
 ``app.consumer()``) — or, for the baseline, ``import boto3`` and one client.
 Targets are interleaved run by run so background load hits them alike; the

@@ -6,7 +6,7 @@ latency), measured sizes (DynamoDB items, log bytes) and the template's
 settings by AWS list prices. Prices are us-east-1 (arm64 for Lambda) as of
 ``AS_OF``, free tiers left out; each carries the page it is from. The inputs
 and the results are also written into ``docs/performance.md`` as one JSON
-block, which ``tests/test_performance_costs.py`` re-derives on its own.
+block, which ``tests/static/test_performance_costs.py`` re-derives on its own.
 
 The traffic model is the scale section's: each reply brings one
 "own outbound" notification back (Agent Accounts fire ``message.created`` for

@@ -1,7 +1,7 @@
 """Requests per notification on each path, counted, and the handler time of each (median of repeats).
 
 Each path is repeated; the counts must be identical every time (they are
-what ``tests/test_budgets.py`` asserts), while the times are only reported.
+what ``tests/integration/test_budgets.py`` asserts), while the times are only reported.
 """
 
 import math

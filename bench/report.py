@@ -45,7 +45,7 @@ How to read it:
 - **Counts are deterministic.** They are counted at the wire (botocore
   `before-send` hooks on the session the real consumer and endpoint are built
   from; the Nylas emulator's request log), repeated, and must agree. The same
-  budgets are asserted in `tests/test_budgets.py`, so CI fails when a path
+  budgets are asserted in `tests/integration/test_budgets.py`, so CI fails when a path
   gains a request.
 - **Times are benchmarks.** They come from this machine, against the local
   stack (moto and the Nylas emulator on 127.0.0.1, in the same process), and
@@ -210,7 +210,7 @@ def _cold_start(result: ColdStartResult) -> str:
         "What the webhook imports beyond the baseline, heaviest first (Lambda profile, self time "
         f"under `-X importtime`, which inflates it — for ranking only): {heaviest}.\n\n"
         "The webhook imports no `requests`, no Powertools idempotency or batch utilities, and "
-        "no X-Ray SDK (a test in `tests/test_budgets.py` keeps it so). The replier has no "
+        "no X-Ray SDK (a test in `tests/integration/test_budgets.py` keeps it so). The replier has no "
         "budget: it runs off the ack path, and its import path (Powertools idempotency and batch, "
         "`requests`) is what its work needs."
     )

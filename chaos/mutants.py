@@ -9,7 +9,7 @@ setting. Two harnesses use them:
 - the interleaving scheduler (``tests/interleavings.py``) applies one in its
   own process with :func:`applied` (undone afterwards) and must find a
   schedule of the mutant's scenario that breaks the invariant (deterministic,
-  ``tests/test_interleavings.py``);
+  ``tests/integration/test_interleavings.py``);
 - the chaos harness applies one in each worker process (``CHAOS_MUTANT``,
   ``make chaos ARGS="--mutant NAME"``) over a random workload.
 
@@ -190,26 +190,26 @@ def no_ledger_check(patches: _Patches) -> None:
 def no_mailbox_record(patches: _Patches) -> None:
     """Replies' metadata in the mailbox are ignored: only our own tables say what was answered."""
     coverage = _module("coverage")
-    core = _module("core")
+    arrival = _module("core.arrival")
     empty = (frozenset(), frozenset())
     patches.set(coverage, "covered_in_mailbox", lambda messages, agent_addresses: empty)
-    patches.set(core, "covered_in_mailbox", lambda messages, agent_addresses: empty)
+    patches.set(arrival, "covered_in_mailbox", lambda messages, agent_addresses: empty)
 
 
 def read_stops_before_the_trigger(patches: _Patches) -> None:
     """The thread read stops at the burst's end, before it reached the trigger; the trigger is fetched by
     id and planned without the pages behind (the read before issue 32)."""
-    patches.set(_module("core"), "reached", lambda messages_read, trigger_id: True)
+    patches.set(_module("core.arrival"), "reached", lambda messages_read, trigger_id: True)
 
 
 def no_new_state_wait(patches: _Patches) -> None:
     """A burst on a thread state just begun (the tables lost) covers more than its trigger at once."""
-    patches.set(_module("core"), "state_settles_in", lambda *args, **kwargs: 0)
+    patches.set(_module("core.arrival"), "state_settles_in", lambda *args, **kwargs: 0)
 
 
 def never_attempted_sent_blind(patches: _Patches) -> None:
     """A stored intent with no attempt counted is sent after its key's hour without asking the mailbox."""
-    patches.set(_module("core"), "fate_unknown", lambda intent, now, policy: False)
+    patches.set(_module("core.delivery"), "fate_unknown", lambda intent, now, policy: False)
 
 
 def fixed_key(patches: _Patches) -> None:
@@ -229,7 +229,7 @@ def date_coverage(patches: _Patches) -> None:
     """Coverage by date: a message dated before the agent's latest reply counts as answered, and the
     newest message is the one with the latest ``date`` (the sender's clock)."""
     plan = _module("plan")
-    core = _module("core")
+    arrival = _module("core.arrival")
     screening = _module("screening")
     original = plan.plan_burst
 
@@ -255,7 +255,7 @@ def date_coverage(patches: _Patches) -> None:
         )
 
     patches.set(plan, "plan_burst", plan_burst)
-    patches.set(core, "plan_burst", plan_burst)
+    patches.set(arrival, "plan_burst", plan_burst)
 
 
 def no_automaton_filter(patches: _Patches) -> None:
@@ -268,22 +268,22 @@ def no_automaton_filter(patches: _Patches) -> None:
 def no_loop_guard(patches: _Patches) -> None:
     """No reply budget per thread."""
     plan = _module("plan")
-    core = _module("core")
+    arrival = _module("core.arrival")
     patches.set(plan, "loop_guard_exhausted", lambda *args, **kwargs: False)
-    patches.set(core, "loop_guard_exhausted", lambda *args, **kwargs: False)
+    patches.set(arrival, "loop_guard_exhausted", lambda *args, **kwargs: False)
 
 
 def in_flight_uncounted(patches: _Patches) -> None:
     """The loop guard counts only replies recorded, queued or visible: not one still being sent."""
-    core = _module("core")
+    arrival = _module("core.arrival")
     state_module = _module("state")
-    original = core.unsettled_replies
+    original = arrival.unsettled_replies
 
     def queued_only(state: Any, now: int) -> dict[str, int]:
         queued = {i.id for i in state.outbox.values() if i.state is state_module.IntentState.QUEUED}
         return {rid: t for rid, t in original(state, now).items() if rid in queued}
 
-    patches.set(core, "unsettled_replies", queued_only)
+    patches.set(arrival, "unsettled_replies", queued_only)
 
 
 def people_ignored(patches: _Patches) -> None:
@@ -344,16 +344,16 @@ def no_outbox(patches: _Patches) -> None:
 
 def shadow_sends(patches: _Patches) -> None:
     """Shadow mode stores and sends the agent's reply as ``send`` mode does (only its declines are kept)."""
-    core = _module("core")
-    original = core._agent_answered
+    arrival = _module("core.arrival")
+    original = arrival._agent_answered
 
     def agent_answered(s: Any, *args: Any, **kwargs: Any) -> Any:
         if type(s.agent_outcome).__name__ == "Reply":
             s = dataclasses.replace(s, policy=dataclasses.replace(s.policy, shadow_mode=False))
         return original(s, *args, **kwargs)
 
-    patches.set(core, "_agent_answered", agent_answered)
-    patches.set(core, "in_shadow", lambda s, step: step)
+    patches.set(arrival, "_agent_answered", agent_answered)
+    patches.set(_module("core.dispatch"), "in_shadow", lambda s, step: step)
 
 
 def shadow_lease_ignored(patches: _Patches) -> None:
@@ -364,8 +364,7 @@ def shadow_lease_ignored(patches: _Patches) -> None:
 
 def fence_off(patches: _Patches) -> None:
     """Every Region takes leases and sends whatever the active-Region record says."""
-    core = _module("core")
-    patches.set(core, "fence", lambda s, step: step)
+    patches.set(_module("core.dispatch"), "fence", lambda s, step: step)
 
 
 MUTANTS: dict[str, Mutant] = {

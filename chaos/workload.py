@@ -9,7 +9,7 @@ against the product's own filters.
 
 Each hostile part is a knob of :class:`WorkloadSettings` with a default that
 turns it on; ``make chaos`` runs them all, CI turns on those the product holds
-(``tests/test_chaos.py``). Seeded: the same seed gives the same conversations,
+(``tests/e2e/test_chaos.py``). Seeded: the same seed gives the same conversations,
 copies and order of deliveries (timing between threads is the machine's).
 """
 

@@ -1,6 +1,6 @@
 """Fresh interpreters that import and build a function as a Lambda container's init does.
 
-Shared by ``tests/test_budgets.py`` (what the webhook's import path loads is
+Shared by ``tests/integration/test_budgets.py`` (what the webhook's import path loads is
 deterministic, so it is asserted) and ``bench.coldstart`` (how long it takes,
 which is only reported). Each run is a new ``python`` process executing
 ``devstack/cold_start_child.py`` with a clean environment: the function's

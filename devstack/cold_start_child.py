@@ -65,7 +65,7 @@ if __name__ == "__main__":
     elapsed_ms = (time.perf_counter() - _started) * 1000
     print(f"{elapsed_ms:.3f}")
     if "--modules" in sys.argv[2:]:
-        # What the import path loaded, for tests/test_budgets.py (after the clock stopped).
+        # What the import path loaded, for tests/integration/test_budgets.py (after the clock stopped).
         import json
 
         print(json.dumps(sorted(sys.modules)))

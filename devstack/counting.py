@@ -1,7 +1,7 @@
 """Count what one notification costs: AWS requests by service and operation, Nylas calls by kind.
 
 Why count at the wire rather than in the code: the budgets (``docs/performance.md``,
-``tests/test_budgets.py``) are about what AWS bills and what Nylas rate-limits,
+``tests/integration/test_budgets.py``) are about what AWS bills and what Nylas rate-limits,
 so every HTTP request a client sends is counted — retries included — through
 botocore's ``before-send`` event on the boto3 Session the real consumer or
 endpoint is built from, and the Nylas emulator's own request log.

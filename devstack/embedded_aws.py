@@ -14,7 +14,7 @@ DynamoDB answers each request atomically: a conditional write is checked and
 applied as one step. moto's threaded server checks and applies in the
 request's thread with nothing between concurrent requests: eight conditional
 ``UpdateItem``s racing for a budget of three let four or more through in 18 of
-40 rounds (``tests/test_embedded_aws.py``). So the embedded AWS answers one
+40 rounds (``tests/harness/test_embedded_aws.py``). So the embedded AWS answers one
 DynamoDB request at a time, as the table's items would see them.
 
 The same rollback backup costs time, too: a deep copy of a 20,000-item table

@@ -2,7 +2,7 @@
 
 Why a checker of its own: one that shares the product's filters or its idea of
 coverage agrees with the product's mistakes. This module therefore imports
-nothing from ``layers/`` or ``functions/`` (``tests/test_invariants.py`` checks it)
+nothing from ``layers/`` or ``functions/`` (``tests/harness/test_invariants.py`` checks it)
 and decides from world facts only:
 
 - **ground truth** from the workload: each inbound message it generated with

@@ -112,8 +112,9 @@ def put_in_service(resources: LocalResources, session: boto3.session.Session | N
     """Date the state table's beginning (its ``table#began`` item) a day back, as a deployed table's is.
 
     Why: a thread item created within ``MAILBOX_SETTLE_SECONDS`` of the table's beginning may stand for
-    one a lost table held, so its bursts wait (``replyonce.core.state_settles_in``); the local stack and
-    the tests start from a table nothing was lost from. Emptying it (the state-loss drill) makes it new.
+    one a lost table held, so its bursts wait (``replyonce.core.arrival.state_settles_in``); the local
+    stack and the tests start from a table nothing was lost from. Emptying it (the state-loss drill)
+    makes it new.
     """
     from replyonce.state import table_began_item
 

@@ -13,7 +13,7 @@ people's answers — hidden until their turn), and the state is kept in memory (
 
 - nothing is written to Nylas: every thread is read with ``GET`` before the first message is
   replayed, and the mailbox refuses a send, a draft or a move (:class:`ReplayWriteRefused`), which
-  the shadow core never asks for (``tests/test_replay.py`` counts the emulator's requests);
+  the shadow core never asks for (``tests/integration/test_replay.py`` counts the emulator's requests);
 - nothing is written to the stack's tables: the ledger, the leases and the shadow records of a
   replay live and die with it.
 

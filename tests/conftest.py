@@ -7,7 +7,7 @@ tests need a server that serialises conditional writes for many threads.
 Why moto (and with it flask and werkzeug) is imported inside the fixtures that start it: this
 file is the unit tier's conftest too, and ``tests/unit`` is self-contained — no server, no
 socket (``tests/unit/conftest.py``), nothing of the embedded AWS imported
-(``tests/test_support_imports.py`` checks it in a fresh interpreter).
+(``tests/static/test_support_imports.py`` checks it in a fresh interpreter).
 """
 
 import os

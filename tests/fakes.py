@@ -6,7 +6,7 @@ expired, writes only by the owner, reservations bounded by the budget), and
 the mailbox's Nylas semantics (``Idempotency-Key`` per grant for one hour,
 cached answers replayed with ``Idempotent-Response``, a ``409`` for another
 payload under a key, ``metadata_pair`` only on ``key1``…``key5``, listings
-newest first). ``tests/test_recipient_budget.py`` runs one table on
+newest first). ``tests/contract/test_recipient_budget.py`` runs one table on
 ``FakeStateStore`` and on the DynamoDB adapter (moto), so the fake's
 reservations cannot drift from the table's conditions; ``tests/contract/`` does the same for every
 method of both ports (the mailbox against the Nylas emulator), and names each deliberate difference.

@@ -101,7 +101,7 @@ class _Gated:
         return call
 
 
-# ---- the state store: the DynamoDB adapter, or the fake tests/test_recipient_budget.py holds to it ----
+# ---- the state store: the DynamoDB adapter, or the fake tests/contract/test_recipient_budget.py holds to it
 
 
 IN_SERVICE_SECONDS = 86_400

@@ -1,7 +1,7 @@
 """``python -m tests.interleavings_report``: the interleaving table of ``docs/reliability.md``.
 
-Every scenario of ``tests/test_interleavings.py`` explored (schedules, violations, time), then every
-mutant of ``chaos/mutants.py`` with the schedule that catches it. ``make interleavings`` runs it.
+Every scenario of ``tests/integration/test_interleavings.py`` explored (schedules, violations, time),
+then every mutant of ``chaos/mutants.py`` with the schedule that catches it. ``make interleavings`` runs it.
 """
 
 import argparse
@@ -25,7 +25,7 @@ def _quiet() -> contextlib.AbstractContextManager:
 def main(argv: list[str] | None = None) -> None:
     """``make interleavings``: the tables of ``docs/reliability.md`` (scenarios, then mutants)."""
     from chaos.mutants import MUTANTS, applied
-    from tests.test_interleavings import RACES, SCENARIOS, gate_preemptions
+    from tests.integration.test_interleavings import RACES, SCENARIOS, gate_preemptions
 
     parser = argparse.ArgumentParser(
         prog="make interleavings",

@@ -67,8 +67,9 @@ class MailboxWorld:
         return self._deliver(sender, subject, thread_id)
 
 
-def _fake_world(clock: Clock) -> MailboxWorld:
-    fake = FakeMailbox(clock)
+def _fake_world(clock: Clock, mailbox_type: type[FakeMailbox] = FakeMailbox) -> MailboxWorld:
+    """The fake's side; ``mailbox_type`` a broken variant of it (``tests/contract/test_broken_fakes.py``)."""
+    fake = mailbox_type(clock)
     fake.add_grant(AGENT_GRANT_ID, AGENT_EMAIL, "Acme Support")
 
     def deliver(sender, subject, thread_id):

@@ -3,8 +3,8 @@
 What the replier may rely on, observed only through the port (``replyonce.ports.StateStore``): a
 thread's state is what the next ``take_lease`` returns with the lease, a message's settlement what
 ``ledger_entry`` reads back. Each public method has a success and a refusal here; the recipient
-budget's sliding hour is ``tests/test_recipient_budget.py`` and the shadow records' once-per-key is
-``tests/test_shadow_store.py``, which run their tables on both sides the same way.
+budget's sliding hour is ``tests/contract/test_recipient_budget.py`` and the shadow records' once-per-key is
+``tests/contract/test_shadow_store.py``, which run their tables on both sides the same way.
 """
 
 import random
@@ -270,7 +270,7 @@ def test_the_first_grant_to_claim_an_email_keeps_it_in_every_spelling_of_its_mes
     assert store.claim_email("<other@mail.example.com>", "grant-b") == "grant-b"
 
 
-# ---- the recipient budget (its sliding hour: tests/test_recipient_budget.py) -----------------------------
+# ---- the recipient budget (its sliding hour: tests/contract/test_recipient_budget.py) -------------------
 
 
 def test_one_recipients_budget_is_not_another_recipients(store):

@@ -5,7 +5,7 @@ in the wrong tier — slower, and passing or failing for a server's sake. Every 
 ``socket.socket.connect`` (and ``connect_ex``, ``socket.create_connection``) replaced by one that
 raises :class:`SocketBlocked`, so such a test fails at once and names the address it tried. Binding
 and listening stay allowed: nothing can connect to them. The root ``tests/conftest.py`` imports
-nothing of moto, flask or werkzeug at collection (``tests/test_support_imports.py`` checks it).
+nothing of moto, flask or werkzeug at collection (``tests/static/test_support_imports.py`` checks it).
 """
 
 import socket

@@ -8,7 +8,7 @@ import pytest
 from replyonce.observability import metrics, skipped
 from replyonce.reasons import DeferReason, RejectReason, SkipReason
 
-PRODUCT = [*Path("layers/replyonce/replyonce").glob("*.py"), *Path("functions").glob("*/app.py")]
+PRODUCT = [*Path("layers/replyonce/replyonce").rglob("*.py"), *Path("functions").glob("*/app.py")]
 SOURCES = {str(p): p.read_text() for p in PRODUCT if p.name != "reasons.py"}
 
 

@@ -253,6 +253,7 @@ class ReplierSettings:
             max_recipients=self.max_reply_recipients,
             max_automatic_exchanges=self.max_automatic_exchanges,
             person_draft_wait_seconds=self.person_draft_wait_seconds,
+            lease_wait_seconds=self.lease_wait_seconds,
             fence_region=self.region if self.active_region_table else "",
         )
 

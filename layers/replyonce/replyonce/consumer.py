@@ -15,7 +15,7 @@ record's budget is all the function's ``Timeout`` needs (``docs/performance.md``
 "Batch concurrency").
 
 When a record cannot finish now, one pure function
-(:func:`replyonce.core.retry_delay`) decides when it comes back, and the
+(:func:`replyonce.redelivery.retry_delay`) decides when it comes back, and the
 record's visibility is set to that.
 """
 
@@ -49,26 +49,22 @@ from replyonce.active_region import FENCE_CLIENT_CONFIG, DynamoDBRegionFence
 from replyonce.agents import BedrockAgent, load_agent
 from replyonce.batch import thread_groups
 from replyonce.config import ReplierSettings
-from replyonce.core import may_start, retry_delay
-from replyonce.exceptions import (
-    Deferred,
-    InvalidNotificationError,
-    NylasRetryableError,
-    StateContended,
-)
+from replyonce.core import before_start
+from replyonce.exceptions import Deferred, InvalidNotificationError
 from replyonce.notification import Notification
 from replyonce.nylas import NylasMailbox
 from replyonce.observability import count, count_by, logger, skipped
 from replyonce.queue import ATTR_TASK, ReconcileQueue, reconcile_task
 from replyonce.reasons import DeferReason, SkipReason
-from replyonce.replier import Replier
+from replyonce.redelivery import retry_delay
+from replyonce.replier import Replier, deferred
 from replyonce.secrets import NylasApiKey, bounded_provider
 from replyonce.store import DynamoDBStateStore
 
 # Part of the stored data: changing it re-opens every notification of the last 24 h.
 IDEMPOTENCY_KEY_PREFIX = "replyonce.notification"
 # Threads of one batch run at once: as many as SQS puts in a batch (the template's BatchSize is at most
-# this, tests/test_capacity.py); the Nylas session's connection pool holds as many.
+# this, tests/static/test_capacity.py); the Nylas session's connection pool holds as many.
 MAX_THREADS_AT_ONCE = 10
 
 
@@ -231,9 +227,10 @@ class NotificationConsumer:
         # Thread-safe keys: the other threads of the batch log their own records meanwhile.
         logger.thread_safe_append_keys(sqs_message_id=record.message_id)
         try:
-            if not may_start(self._remaining(), self._settings.policy):
+            too_late = before_start(self._remaining(), self._settings.policy)
+            if too_late is not None:
                 # Started now, the record could outlive the invocation; not started, it is back at once.
-                raise Deferred(DeferReason.DEADLINE, 0, remaining_seconds=round(self._remaining(), 1))
+                raise deferred(too_late)
             self._current.record = record
             if ATTR_TASK in record.message_attributes:
                 return self._replier.handle(
@@ -249,8 +246,9 @@ class NotificationConsumer:
             count("PoisonRecord")
             self._retry_in(record, 0)
             raise
-        except Deferred as deferred:
-            self._defer(record, deferred.reason, deferred.seconds, deferred.detail)
+        except Deferred as not_now:
+            # The core's deferral (replyonce.core): every "not now" is one of these.
+            self._defer(record, not_now.reason, not_now.seconds, not_now.detail)
             raise
         except IdempotencyAlreadyInProgressError:
             # The other run finishes (we then find its result) or its record expires with its invocation:
@@ -260,16 +258,6 @@ class NotificationConsumer:
             self._defer(
                 record, DeferReason.NOTIFICATION_IN_PROGRESS, held_for, {"held_for_seconds": held_for}
             )
-            raise
-        except StateContended as exc:
-            # A thread item so hot that every in-place retry met another write: back as a busy thread is.
-            detail = {"detail": str(exc), "contention": exc.kind}
-            self._defer(record, DeferReason.THREAD_BUSY, None, detail)
-            raise
-        except NylasRetryableError as exc:
-            detail = {"status": exc.status, "error_type": exc.error_type, "detail": str(exc)}
-            reason = _NYLAS_REASONS.get(exc.status or 0, DeferReason.NYLAS_UNAVAILABLE)
-            self._defer(record, reason, exc.retry_after_seconds, detail)
             raise
         except Exception:
             logger.exception("record failed; it will be retried with backoff")
@@ -287,7 +275,7 @@ class NotificationConsumer:
         Why read it: Powertools ends an ``INPROGRESS`` record at its holder's
         invocation deadline (``register_lambda_context``), up to the function's
         ``Timeout`` after it began; a duplicate that knows when the hold ends
-        spreads it over its receives left (``replyonce.core.retry_delay``) and
+        spreads it over its receives left (``replyonce.redelivery.retry_delay``) and
         is never dead-lettered while the original may still be working (or
         lies crashed behind a record not yet expired). One consistent read, for
         duplicates that meet a run in progress only. ``0``: the record is gone
@@ -366,9 +354,6 @@ class NotificationConsumer:
                 extra={"detail": str(exc)},
             )
 
-
-# A Nylas read that failed transiently, by what its status says (the alarms count them apart).
-_NYLAS_REASONS = {401: DeferReason.UNAUTHORIZED, 429: DeferReason.RATE_LIMITED}
 
 # Deferrals an operator should see without looking for them (the others are the system working).
 _WORTH_A_WARNING = frozenset(

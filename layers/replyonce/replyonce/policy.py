@@ -40,6 +40,8 @@ class Policy:
     max_recipients: int = _Settings.max_reply_recipients
     max_automatic_exchanges: int = _Settings.max_automatic_exchanges
     person_draft_wait_seconds: int = _Settings.person_draft_wait_seconds
+    # How long a record waits in-process for a busy thread's lease (LEASE_WAIT_SECONDS).
+    lease_wait_seconds: float = _Settings.lease_wait_seconds
 
     # Across Regions: this Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set);
     # "" (one Region): fence off.

@@ -287,7 +287,7 @@ class DynamoDBStateStore:
         """When the table began, for a thread item this lease just created (its ``since`` is ``now_ms``).
 
         Why: a thread item created within ``MAILBOX_SETTLE_SECONDS`` of the table's beginning may stand
-        for one a lost table held, whose reply may still be in flight (``core.state_settles_in``). The
+        for one a lost table held, whose reply may still be in flight (``core.arrival.state_settles_in``). The
         ``table#began`` item says when the table began; the first lease of a table without one writes it.
         Two requests, once per thread.
         """

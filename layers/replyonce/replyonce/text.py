@@ -509,16 +509,7 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None]:
     before unquoted history (an Outlook block, "-----Original Message-----", an attribution followed
     by unquoted text); forwarded content is kept from its marker to the end.
     """
-    kinds = ["Q" if _quoted(line) else "T" for line in lines]
-    # A wrapped link's tail between two quoted lines belongs to the quote, not to an answer: the quoted
-    # line above leaves a bracket open, or the piece closes the quote's "<…" itself ("(http://…) >").
-    for index in range(1, len(lines) - 1):
-        piece = _LINK_PIECE.match(lines[index])
-        if not (piece and kinds[index] == "T" and kinds[index - 1] == kinds[index + 1] == "Q"):
-            continue
-        above = lines[index - 1]
-        if piece.group("close") or above.count("(") > above.count(")") or above.count("<") > above.count(">"):
-            kinds[index] = "Q"
+    kinds = _line_kinds(lines)
     attributed = False  # inside a quote that an attribution introduced
     index = 0
     while index < len(lines):
@@ -526,40 +517,75 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None]:
         if line.strip() == _HISTORY_MARK:
             return kinds, index, (index + 1 if _header_subject_forwarded(lines, index + 1) else None)
         if kinds[index] == "Q":
-            unquoted = _unquote(line).strip()
-            if _FORWARD.match(unquoted) and not attributed:
+            # A forward quoted whole (">> Begin forwarded message") is forwarded content, unless an
+            # attribution introduced the quote it is in (then it is history).
+            if _FORWARD.match(_unquote(line).strip()) and not attributed:
                 return kinds, index, index
             index += 1
             continue
         if not line.strip():
             index += 1
             continue
-        attributed = False
-        if _FORWARD.match(line):
-            return kinds, index, index
-        if _ORIGINAL_MESSAGE.match(line):
-            return kinds, index, (index if _header_subject_forwarded(lines, index + 1) else None)
-        found, forwarded = _header_block(lines, index)
-        if found:
-            start = _history_start(lines, index)
-            return kinds, start, (start if forwarded else None)
-        end = _attribution_at(lines, index)
-        if end is not None:
-            after = end + 1
-            while after < len(lines) and not lines[after].strip():
-                after += 1
-            if after == len(lines) or kinds[after] == "Q":
-                kinds[index : end + 1] = ["A"] * (end + 1 - index)
-                attributed = True
-                index = after
-                continue
-            if _strong(" ".join(lines[index : end + 1])):
-                return kinds, index, None
-        elif _generic_attribution(lines, index):
-            kinds[index] = "A"
-            attributed = True
-        index += 1
+        history = _history_at(lines, index)
+        if history is not None:
+            return kinds, *history
+        index, attributed, live_ends = _past_attribution(lines, kinds, index)
+        if live_ends:
+            return kinds, index, None
     return kinds, len(lines), None
+
+
+def _line_kinds(lines: list[str]) -> list[str]:
+    """Each line quoted (``Q``) or text (``T``), before attributions are recognised.
+
+    A wrapped link's tail between two quoted lines belongs to the quote, not to an answer: the quoted
+    line above leaves a bracket open, or the piece closes the quote's "<…" itself ("(http://…) >").
+    """
+    kinds = ["Q" if _quoted(line) else "T" for line in lines]
+    for index in range(1, len(lines) - 1):
+        piece = _LINK_PIECE.match(lines[index])
+        if not (piece and kinds[index] == "T" and kinds[index - 1] == kinds[index + 1] == "Q"):
+            continue
+        above = lines[index - 1]
+        if piece.group("close") or above.count("(") > above.count(")") or above.count("<") > above.count(">"):
+            kinds[index] = "Q"
+    return kinds
+
+
+def _history_at(lines: list[str], index: int) -> tuple[int, int | None] | None:
+    """Where unquoted history starts, and forwarded content (if any), when the text line at ``index``
+    begins it: a forward marker, "-----Original Message-----", a header block. ``None``: it does not."""
+    line = lines[index]
+    if _FORWARD.match(line):
+        return index, index
+    if _ORIGINAL_MESSAGE.match(line):
+        return index, (index if _header_subject_forwarded(lines, index + 1) else None)
+    found, forwarded = _header_block(lines, index)
+    if found:
+        start = _history_start(lines, index)
+        return start, (start if forwarded else None)
+    return None
+
+
+def _past_attribution(lines: list[str], kinds: list[str], index: int) -> tuple[int, bool, bool]:
+    """The text line at ``index`` read as an attribution, if it is one: the next line to read, whether
+    a quote it introduced follows, and whether the live text ends here (a strong attribution followed
+    by unquoted text: history). Marks the attribution's lines ``A`` in ``kinds``."""
+    end = _attribution_at(lines, index)
+    if end is None:
+        if _generic_attribution(lines, index):
+            kinds[index] = "A"
+            return index + 1, True, False
+        return index + 1, False, False
+    after = end + 1
+    while after < len(lines) and not lines[after].strip():
+        after += 1
+    if after == len(lines) or kinds[after] == "Q":
+        kinds[index : end + 1] = ["A"] * (end + 1 - index)
+        return after, True, False
+    if _strong(" ".join(lines[index : end + 1])):
+        return index, False, True
+    return index + 1, False, False
 
 
 def _generic_attribution(lines: list[str], index: int) -> bool:

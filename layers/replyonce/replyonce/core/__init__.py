@@ -1,0 +1,133 @@
+"""The replier's functional core: from what is known to the next thing to do, as one pure function.
+
+:func:`next_step` takes a :class:`Situation` — the record (a new message, a
+send outcome Nylas reported, a reconcile we scheduled), the deployment's
+policy, and everything read so far: the ledger, the thread state the lease
+returned, the thread listing, mailbox searches, the answers of attempts made
+in this lease, the agent's outcome, Nylas' time — and returns one
+:class:`Step`: read this, take the lease, ask the agent, store this intent,
+attempt it, settle, skip with a reason, or defer. The shell
+(``replyonce.replier``) carries the step out through a port, adds what it
+learned to the situation, and asks again. No I/O here, no clock: every rule
+is a table-driven test (``tests/unit/test_core.py``), and a scheduler can
+interleave workers at each step (``tests/integration/test_interleavings.py``).
+
+One concern per module, each importing only those below it
+(``docs/design.md``, "The functional core"):
+
+- ``results``, ``situation``: what a port call answered, as values; what is known
+  (:class:`Situation`) and the step types — at the bottom;
+- ``failure``: what a failure means (the one place it, and a Nylas status, becomes a deferral);
+- ``shadow``, ``region``, ``lease``: shadow mode's rules, the active-Region fence, the wait for a
+  busy thread's lease;
+- ``learn``: :func:`learn`, what a step's result teaches (the bookkeeping the rules rely on);
+- ``delivery``: getting a stored intent out exactly once (invariant 1);
+- ``arrival``: a new message, up to the lease, and the plan of the burst's reply (invariants 2 to 4);
+- ``outcome``: a send outcome Nylas reported, and our own reconcile of a queued reply;
+- ``dispatch``: :func:`next_step`, on top.
+
+This package's ``__init__`` only names the public surface: what the rest of
+the repository reads from ``replyonce.core``.
+"""
+
+from replyonce.core.arrival import PRESEND_LOOK_LIMIT
+from replyonce.core.dispatch import before_start, next_step
+from replyonce.core.learn import handoff_folder_id, learn
+from replyonce.core.lease import LEASE_POLL_SECONDS
+from replyonce.core.region import fence
+from replyonce.core.results import (
+    AgentOutlived,
+    AgentRaised,
+    AgentReturned,
+    FoldersListed,
+    FoldersRefused,
+    GrantsDescribed,
+    NylasUnavailable,
+    Searched,
+    StoreContended,
+    ThreadBusy,
+)
+from replyonce.core.situation import (
+    GONE,
+    UNREAD,
+    AgentFailed,
+    AskAgent,
+    Attempt,
+    ClaimEmails,
+    Defer,
+    FetchMessage,
+    FileHandedOff,
+    Finish,
+    FinishSkipped,
+    LookBeforeSend,
+    LookUpAgents,
+    LookUpFolders,
+    Notice,
+    ReadActiveRegion,
+    ReadDrafts,
+    ReadLedger,
+    ReadThread,
+    RecordShadow,
+    ReleaseLease,
+    Reserve,
+    Search,
+    Settle,
+    Situation,
+    Skip,
+    Step,
+    Store,
+    TakeLease,
+    WaitForLease,
+    settled_reason,
+)
+
+__all__ = [
+    "GONE",
+    "LEASE_POLL_SECONDS",
+    "PRESEND_LOOK_LIMIT",
+    "UNREAD",
+    "AgentFailed",
+    "AgentOutlived",
+    "AgentRaised",
+    "AgentReturned",
+    "AskAgent",
+    "Attempt",
+    "ClaimEmails",
+    "Defer",
+    "FetchMessage",
+    "FileHandedOff",
+    "Finish",
+    "FinishSkipped",
+    "FoldersListed",
+    "FoldersRefused",
+    "GrantsDescribed",
+    "LookBeforeSend",
+    "LookUpAgents",
+    "LookUpFolders",
+    "Notice",
+    "NylasUnavailable",
+    "ReadActiveRegion",
+    "ReadDrafts",
+    "ReadLedger",
+    "ReadThread",
+    "RecordShadow",
+    "ReleaseLease",
+    "Reserve",
+    "Search",
+    "Searched",
+    "Settle",
+    "Situation",
+    "Skip",
+    "Step",
+    "Store",
+    "StoreContended",
+    "TakeLease",
+    "ThreadBusy",
+    "WaitForLease",
+    "before_start",
+    "fence",
+    "handoff_folder_id",
+    "learn",
+    "next_step",
+    "settled_reason",
+]

@@ -1,0 +1,608 @@
+"""A new message: the arrival flow up to the lease, and the plan of the burst's reply inside it.
+
+The core applies the rules of invariants 2 to 4 here (:func:`_plan`): each
+message screened (``replyonce.screening``), the loop guard, the exchange
+limit, the burst (``replyonce.plan``), the recipients' budgets, the agent.
+Above :mod:`replyonce.core.delivery` (a stored intent that covers the
+message is driven there), :mod:`replyonce.core.shadow` and
+:mod:`replyonce.core.situation`.
+"""
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, assert_never
+
+from replyonce.agent import AgentIdentity, Handoff, NoReply, Reply
+from replyonce.conversation import conversation_for
+from replyonce.core.delivery import attempt, drive
+from replyonce.core.shadow import shadow_settle
+from replyonce.core.situation import (
+    GONE,
+    UNREAD,
+    AgentFailed,
+    AskAgent,
+    ClaimEmails,
+    Defer,
+    FetchMessage,
+    LookBeforeSend,
+    LookUpAgents,
+    LookUpFolders,
+    ReadDrafts,
+    ReadLedger,
+    ReadThread,
+    Reserve,
+    Settle,
+    Situation,
+    Skip,
+    Step,
+    TakeLease,
+    as_int,
+    fetched_thread,
+    settled_reason,
+)
+from replyonce.coverage import (
+    INTENT_KEY,
+    MAX_COVERED_IDS,
+    carries_intent_id,
+    covered_in_mailbox,
+    is_covered,
+    metadata_of,
+)
+from replyonce.coverage import THREAD_KEY as THREAD_METADATA_KEY
+from replyonce.keys import conversation_key
+from replyonce.outbox import MAX_REQUEST_BYTES, new_intent, request_bytes, too_large
+from replyonce.plan import (
+    Burst,
+    from_a_person,
+    loop_guard_exhausted,
+    message_id,
+    needs_another_page,
+    plan_burst,
+    reached,
+)
+from replyonce.policy import Policy
+from replyonce.ports import Listing, Message
+from replyonce.reasons import DeferReason, SkipReason
+from replyonce.screening import (
+    Agents,
+    header_values,
+    in_closed_folder,
+    machine_sign,
+    reason_not_to_answer,
+    sender_email,
+    sender_reason,
+)
+from replyonce.state import (
+    REPLY_BUDGET_WINDOW_SECONDS,
+    IntentKind,
+    IntentState,
+    Reservation,
+    Settlement,
+    Status,
+    ThreadState,
+    thread_key,
+)
+from replyonce.subjects import MessageArrived
+
+MAX_BURST = MAX_COVERED_IDS
+"""The largest burst one reply answers (its metadata must name every covered message)."""
+
+
+def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
+    """A new message: what the payload shows, the ledger, the thread's lease, then under it the plan."""
+    shown = _what_the_payload_shows(s, arrived)
+    if shown is not None:
+        return shown
+    if s.ledger is UNREAD:
+        return ReadLedger(arrived.grant_id, arrived.message_id)
+    if s.ledger is not None:
+        return Skip(settled_reason(s.ledger.status), {"reply_message_id": s.ledger.reply_message_id})
+    thread_id = arrived.thread_id or fetched_thread(s)
+    if not thread_id:
+        if s.fetched is UNREAD:
+            return FetchMessage(arrived.grant_id, arrived.message_id)
+        return Skip(SkipReason.MESSAGE_GONE)
+    if s.state is None:
+        return TakeLease(thread_key(arrived.grant_id, thread_id), s.policy.lease_seconds)
+    return _under_the_lease(s, arrived, thread_id)
+
+
+def _what_the_payload_shows(s: Situation, arrived: MessageArrived) -> Step | None:
+    """What is decided before any read of the message's own: whose it is, its sender, our own reply, its
+    folder — or what must be looked up first (the agents, the grant's folders). ``None``: go on."""
+    policy = s.policy
+    if arrived.grant_id not in policy.agent_grant_ids:
+        return Skip(SkipReason.GRANT_NOT_AGENT)
+    if not arrived.message_id:
+        return Skip(SkipReason.NO_MESSAGE_ID)
+    if s.agents is None:
+        return LookUpAgents()
+    if arrived.grant_id not in s.agents.emails:
+        # Nylas did not tell us the grant's address (a refused look-up): its own sent replies would not be
+        # recognised, so nothing of its mail is answered until it does (looked up again next record).
+        unknown = {"grant_id": arrived.grant_id, "detail": "grant unknown"}
+        return Defer(DeferReason.CONFIGURATION, None, unknown)
+    if s.closed_folders is None:
+        return LookUpFolders(arrived.grant_id)
+    # What the payload alone shows (its sender, its folder): no lease, no read. Headers come with the read.
+    reason = (
+        sender_reason(arrived.payload, s.agents, policy.trusted_senders)
+        if arrived.payload.get("from")
+        else None
+    )
+    if reason is not None:
+        return Skip(reason, _sign_detail(reason, arrived.payload, policy))
+    if is_our_reply(arrived.payload):
+        # Our reply by its metadata, whatever its ``from`` (the ledger also knows it by the id the send
+        # returned: ``Status.OWN_REPLY``).
+        return Skip(SkipReason.OWN_OUTBOUND, {"by": "metadata"})
+    if in_closed_folder(arrived.payload, s.closed_folders):
+        return Skip(SkipReason.JUNK_OR_TRASH)
+    return None
+
+
+def _under_the_lease(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
+    """Holding the thread: a stored intent that covers the message is driven out; else the plan."""
+    assert s.state is not None
+    intent = s.state.intent_covering(arrived.message_id)
+    if intent is not None:
+        if intent.state is IntentState.QUEUED:
+            return Skip(SkipReason.ALREADY_REPLIED, {"queued": True, "intent_id": intent.id})
+        return drive(s, arrived.grant_id, intent)
+    if arrived.message_id in s.state.covered:
+        return Skip(SkipReason.ALREADY_REPLIED, {"thread_id": thread_id})
+    return _plan(s, arrived, thread_id)
+
+
+def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
+    """Inside the lease, no intent covers the message: read the thread and plan the burst's reply."""
+    if s.listing is None or not s.listing.pages:
+        return ReadThread(arrived.grant_id, thread_id, s.policy.thread_page_size, None)
+    screen = _screen(s, arrived)
+    read = _thread_read(s, arrived, thread_id, screen)
+    if not isinstance(read, tuple):
+        return read
+    now = s.listing.read_at or 0
+    planned = _planned(s, arrived, thread_id, read, screen, now)
+    if not isinstance(planned, Burst):
+        return planned
+    return _before_the_agent(s, arrived, thread_id, read, planned, now)
+
+
+@dataclass(frozen=True)
+class _Screen:
+    """The two questions the plan asks of each message of the thread read (invariants 1 and 4)."""
+
+    covered: Callable[[str], bool]
+    """Whether a reply covers the message already: our state's settled ids, or a reply in the mailbox."""
+    not_to_answer: Callable[[Message], SkipReason | None]
+    """Why the message is never answered (a machine, junk, our own, another grant's email), or ``None``."""
+
+
+def _screen(s: Situation, arrived: MessageArrived) -> _Screen:
+    """The plan's questions, over what this lease read: the thread state, the listing, the claims."""
+    policy, state, agents = s.policy, s.state, s.agents
+    assert state is not None
+    assert agents is not None
+    assert s.listing is not None
+    settled = state.settled_ids()
+    record = covered_in_mailbox(s.listing.messages, agents.addresses)
+
+    def covered(mid: str) -> bool:
+        return mid in settled or is_covered(mid, record)
+
+    def not_to_answer(message: Message) -> SkipReason | None:
+        reason = reason_not_to_answer(
+            message,
+            grant_id=arrived.grant_id,
+            agents=agents,
+            trusted_senders=policy.trusted_senders,
+            closed_folder_ids=s.closed_folders or frozenset(),
+            trusted_lists=policy.trusted_lists,
+        )
+        if reason is None and claimed_by_another(message, s.claims, arrived.grant_id):
+            return SkipReason.ANSWERED_BY_OTHER_AGENT
+        return reason
+
+    return _Screen(covered, not_to_answer)
+
+
+def _thread_read(
+    s: Situation, arrived: MessageArrived, thread_id: str, screen: _Screen
+) -> Step | tuple[Message, ...]:
+    """The thread's messages once the read has reached the trigger (``docs/design.md``, "Read back to the
+    message"), or the step that reads on: the next page, the trigger by id, a deferral, a skip."""
+    listing, policy = s.listing, s.policy
+    assert listing is not None
+    seen = reached(listing.messages, arrived.message_id)
+    if (
+        listing.next_cursor
+        and len(listing.pages) < policy.max_thread_pages
+        and needs_another_page(
+            listing.pages[-1].messages,
+            is_covered=screen.covered,
+            reason_not_to_answer=screen.not_to_answer,
+            trigger_seen=seen,
+        )
+    ):
+        return ReadThread(arrived.grant_id, thread_id, policy.thread_page_size, listing.next_cursor)
+    messages = listing.messages
+    if not seen and listing.next_cursor:
+        # The bound came before the trigger: its cover, if any, is on a page not read. Neither answered
+        # blind nor skipped (it may be unanswered): it waits, and dead-letters for an operator.
+        return Defer(
+            DeferReason.TRIGGER_NOT_REACHED, None, {"thread_id": thread_id, "pages": len(listing.pages)}
+        )
+    if arrived.message_id in {message_id(m) for m in messages}:
+        return messages
+    # The whole thread was read and does not list it yet (a listing's lag): every cover was seen.
+    if s.fetched is UNREAD:
+        return FetchMessage(arrived.grant_id, arrived.message_id)
+    if s.fetched is GONE or s.fetched is None:
+        return Skip(SkipReason.MESSAGE_GONE)
+    return (*messages, s.fetched)
+
+
+def _planned(
+    s: Situation,
+    arrived: MessageArrived,
+    thread_id: str,
+    messages: tuple[Message, ...],
+    screen: _Screen,
+    now: int,
+) -> Step | Burst:
+    """The burst one reply answers, or why none goes now: the loop guard, the exchange limit, a rule's
+    skip of the trigger (``replyonce.plan.plan_burst``)."""
+    policy, agents = s.policy, s.agents
+    assert s.state is not None
+    assert agents is not None
+    budget_step = _reply_budget_step(s, messages, thread_id, now)
+    if budget_step is not None:
+        return budget_step
+    pending = pending_reply_recipients(s.state, messages, now)
+
+    def plan(pending_replies: tuple[tuple[str, ...], ...]) -> Burst | SkipReason:
+        return plan_burst(
+            arrived.message_id,
+            messages,
+            is_covered=screen.covered,
+            reason_not_to_answer=screen.not_to_answer,
+            own_addresses=agents.addresses,
+            trusted_senders=policy.trusted_senders,
+            trusted_lists=policy.trusted_lists,
+            now=now,
+            person_hold_seconds=policy.person_hold_seconds,
+            max_recipients=policy.max_recipients,
+            max_automatic_exchanges=policy.max_automatic_exchanges,
+            pending_replies=pending_replies,
+        )
+
+    planned = plan(pending)
+    if planned is SkipReason.EXCHANGE_LIMIT and pending and plan(()) is not SkipReason.EXCHANGE_LIMIT:
+        # Full only with replies not settled yet: wait for them (one Nylas fails was never an
+        # exchange, and a skip would be for good), as the loop guard does.
+        return Defer(
+            DeferReason.REPLY_PENDING,
+            _settles_in(s.state, unsettled_replies(s.state, now), now, policy),
+            {"thread_id": thread_id},
+        )
+    if isinstance(planned, SkipReason):
+        trigger = next((m for m in messages if message_id(m) == arrived.message_id), {})
+        return Skip(planned, {"thread_id": thread_id, **_sign_detail(planned, trigger, policy)})
+    return planned
+
+
+def _before_the_agent(
+    s: Situation,
+    arrived: MessageArrived,
+    thread_id: str,
+    messages: tuple[Message, ...],
+    planned: Burst,
+    now: int,
+) -> Step:
+    """The burst is planned: what it waits for before the agent is asked (a new state, a person's draft,
+    the emails' claims, the recipients' budgets), then the agent, then what its answer leads to."""
+    policy, state, agents = s.policy, s.state, s.agents
+    assert state is not None
+    assert agents is not None
+    new_state_wait = state_settles_in(state, planned, arrived.message_id, now, policy.settle_seconds)
+    if new_state_wait:
+        return Defer(DeferReason.STATE_NEW, new_state_wait, {"thread_id": thread_id})
+    held = _drafting_step(s, arrived, thread_id, now) or _claim_step(s, arrived, planned)
+    if held is not None:
+        return held
+    burst = _bounded(planned)
+    intent_id = conversation_key(arrived.grant_id, thread_id, burst.covered).replace("-", "")
+    # Shadow mode takes no recipient's slot: a slot held for a reply never sent would refuse a live reply
+    # to that customer for an hour after the switch (docs/operations.md).
+    if s.reserved is None and not policy.shadow_mode:
+        # Each recipient is charged to its own budget; the reply goes only if every one has room.
+        reservations = tuple(
+            Reservation(email=recipient["email"], at=now, budget=policy.recipient_budget_per_hour)
+            for recipient in burst.recipients
+        )
+        return Reserve(reservations, intent_id)
+    if s.reserved is False:
+        return Skip(SkipReason.RECIPIENT_BUDGET_EXHAUSTED, {"thread_id": thread_id})
+    grant = _grant(arrived.grant_id, agents)
+    if s.agent_outcome is None:
+        if s.time_left < policy.lease_seconds - policy.margin_seconds:
+            return Defer(DeferReason.DEADLINE, 0)
+        conversation = conversation_for(
+            messages, burst, agent=grant, agent_addresses=agents.addresses, thread_id=thread_id
+        )
+        return AskAgent(conversation, burst)
+    return _agent_answered(s, arrived, thread_id, burst, intent_id, grant, now)
+
+
+def _drafting_step(s: Situation, arrived: MessageArrived, thread_id: str, now: int) -> Step | None:
+    """In a mailbox people share, a person's draft in the thread: read the drafts, then wait for it."""
+    agents = s.agents
+    assert agents is not None
+    if not agents.shared_by_people(arrived.grant_id):
+        return None
+    if s.drafts is None:
+        return ReadDrafts(arrived.grant_id, thread_id)
+    wait = person_drafting_for(s.drafts, agents, now, s.policy.person_draft_wait_seconds)
+    if wait:
+        return Defer(DeferReason.PERSON_DRAFTING, wait, {"thread_id": thread_id})
+    return None
+
+
+def _claim_step(s: Situation, arrived: MessageArrived, planned: Burst) -> Step | None:
+    """Claim the burst's emails for this grant (one grant answers an email), once per lease."""
+    if s.claims is not None:
+        return None
+    emails = tuple(dict.fromkeys(e for m in planned.to_answer if (e := email_id(m))))
+    return ClaimEmails(arrived.grant_id, emails) if emails else None
+
+
+def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int, settle_seconds: int) -> int:
+    """Seconds a burst that covers more than its trigger waits for a new thread state (``0``: none).
+
+    Why: a reply sent or queued (``202``) just before the state table was
+    emptied is in no listing yet — the Agent Account queue lists it only once
+    it leaves, within 90 s — and our state no longer knows it. A burst that
+    then covers its message besides a newer one threads on the newer one: a
+    new target, a new ``Idempotency-Key``, and both emails go out (found by
+    the stateful property tests). A burst of the trigger alone keeps the
+    key any lost attempt for it used (generation 0 of the same target), so
+    Nylas replays it; a burst of more waits until the table is
+    ``MAILBOX_SETTLE_SECONDS`` old, when anything sent before it began is
+    listed and covers what it answered. ``state.since_ms`` is when the table
+    the thread item was created in began (``table#began``, on the worker's
+    clock, as the lease's); ``now`` is Nylas' time. The cost: bursts in an
+    emptied table's first five minutes wait; a table in service never.
+    """
+    if not state.since_ms or not any(mid != trigger_id for mid in burst.covered):
+        return 0
+    return max(0, -(-(state.since_ms + settle_seconds * 1000 - now * 1000) // 1000))
+
+
+def unsettled_replies(state: ThreadState, now: int) -> dict[str, int]:
+    """The thread's replies that may be out, or will be, and are not settled yet: intent id → Nylas time.
+
+    Every reply intent of the outbox is one: a queued reply (``202``) counted
+    from when Nylas accepted it, and one still being sent (stored, attempted,
+    perhaps delivered by a send whose answer never came, perhaps only
+    attempted by its own record later) counted *now*, the latest moment it can
+    go out. Why the latter counts: its email is not in the thread yet and our
+    state has no reply for it, yet its record will send it. Counting only
+    what was recorded and what the listing shows let a thread with one reply
+    in flight get a fourth within the hour (the small chaos run, seed 5).
+    Review drafts are no emails and do not count.
+    """
+    return {
+        intent.id: state.replies.get(intent.id, now) if intent.state is IntentState.QUEUED else now
+        for intent in state.outbox.values()
+        if intent.kind is IntentKind.SEND
+    }
+
+
+def pending_reply_recipients(
+    state: ThreadState | None, messages: Any, now: int
+) -> tuple[tuple[str, ...], ...]:
+    """The ``to`` addresses of each unsettled reply (:func:`unsettled_replies`) the thread read does not
+    show yet: the exchange limit counts them (``replyonce.plan.automatic_exchanges``)."""
+    if state is None:
+        return ()
+    listed = {metadata_of(m).get(INTENT_KEY) for m in messages}
+    return tuple(
+        _addressed_to(state.outbox[intent_id].request)
+        for intent_id in unsettled_replies(state, now)
+        if intent_id not in listed
+    )
+
+
+def _addressed_to(request: str) -> tuple[str, ...]:
+    """The ``to`` addresses of a stored send request (its exact JSON body)."""
+    try:
+        to = json.loads(request).get("to") or []
+    except (ValueError, AttributeError):
+        return ()
+    return tuple(str(p.get("email", "")) for p in to if isinstance(p, dict))
+
+
+def _reply_budget_step(s: Situation, messages: Any, thread_id: str, now: int) -> Step | None:
+    """The loop guard (invariant 4): skip, wait for unsettled replies, or ``None`` to go on.
+
+    Full with the recorded replies and the unsettled ones, but not without the
+    unsettled ones: wait until they settle, since a reply that never goes out
+    was never a reply and a skip would be for good (invariant 2).
+    """
+    policy, state, agents = s.policy, s.state, s.agents
+    assert state is not None
+    assert agents is not None
+    agent_dates = [as_int(m.get("date")) for m in messages if sender_email(m) in agents.addresses]
+    unsettled = unsettled_replies(state, now)
+
+    def exhausted(replies: Mapping[str, int]) -> bool:
+        return loop_guard_exhausted(
+            replies.values(),
+            agent_dates,
+            now=now,
+            window=REPLY_BUDGET_WINDOW_SECONDS,
+            budget=policy.reply_budget_per_hour,
+        )
+
+    if not exhausted({**state.replies, **unsettled}):
+        return None
+    settled = {rid: t for rid, t in state.replies.items() if rid not in unsettled}
+    if unsettled and not exhausted(settled):
+        return Defer(
+            DeferReason.REPLY_PENDING, _settles_in(state, unsettled, now, policy), {"thread_id": thread_id}
+        )
+    return Skip(SkipReason.REPLY_BUDGET_EXHAUSTED, {"thread_id": thread_id})
+
+
+def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, policy: Policy) -> int:
+    """Seconds until the first unsettled reply must have settled: a queued one once Nylas has had
+    ``PENDING_CONFIRM_SECONDS``; one being sent within its record's lease."""
+    moments = []
+    for intent_id in unsettled:
+        intent = state.outbox[intent_id]
+        if intent.state is IntentState.QUEUED:
+            moments.append(intent.accepted_at + policy.pending_confirm_seconds - now)
+        else:
+            moments.append(int(policy.lease_seconds))
+    return max(1, min(moments))
+
+
+def is_our_reply(message: Message) -> bool:
+    """Whether the message carries the metadata every reply of ReplyOnce is sent with (intent id and
+    thread): only the API can set metadata, so no inbound mail can carry it."""
+    return carries_intent_id(message) and isinstance(metadata_of(message).get(THREAD_METADATA_KEY), str)
+
+
+def person_drafting_for(drafts: Any, agents: Agents, now: int, wait_seconds: int) -> int:
+    """Seconds the agent still waits for a person's draft in the thread (``0``: none, or waited enough).
+
+    A draft is a person's when it carries no ReplyOnce intent id (our review drafts do). The wait is
+    bounded from the draft's date: then the person has sent it (the thread shows their answer, and
+    the people rule skips what it answered) or left it, and the agent answers.
+    """
+    waits = [as_int(d.get("date")) + wait_seconds - now for d in drafts if not carries_intent_id(d)]
+    return max(0, max(waits, default=0))
+
+
+def _sign_detail(reason: SkipReason, message: Message, policy: Policy) -> dict[str, str]:
+    """The machine sign behind a machine skip (``{"sign": ...}``): the log line says which mark refused it."""
+    sign = machine_sign(message, policy.trusted_senders, policy.trusted_lists)
+    return {"sign": sign.value} if sign is not None and sign.reason is reason else {}
+
+
+def email_id(message: Message) -> str:
+    """The ``Message-ID`` header of the message (read with the thread), or ``""``."""
+    values = header_values(message, "message-id")
+    return values[0] if values else ""
+
+
+def claimed_by_another(message: Message, claims: Mapping[str, str] | None, grant_id: str) -> bool:
+    """Whether another agent grant of the deployment claimed this email first (invariant 1: one email,
+    in however many mailboxes it arrived — a group, an alias, Bcc — is answered by one grant)."""
+    email = email_id(message)
+    return bool(claims and email and claims.get(email, grant_id) != grant_id)
+
+
+PRESEND_LOOK_LIMIT = 5
+"""Messages read by the look before a send: the newest few, where a person's answer since the thread read
+would be (a cheap read of one small page)."""
+
+
+def person_wrote_meanwhile(newest: Any, listing: Listing | None, agents: Agents | None) -> str:
+    """The id of a person's message (from the mailbox, not ReplyOnce's) among ``newest`` that the thread
+    read the burst was planned from did not hold, or ``""``."""
+    if agents is None:
+        return ""
+    planned_from = {message_id(m) for m in (listing.messages if listing else ())}
+    for message in newest:
+        if from_a_person(message, agents.addresses) and message_id(message) not in planned_from:
+            return message_id(message)
+    return ""
+
+
+def _bounded(burst: Burst) -> Burst:
+    """At most :data:`MAX_BURST` messages, the newest (the rest are answered by the next reply)."""
+    if len(burst.to_answer) <= MAX_BURST:
+        return burst
+    return Burst(burst.to_answer[:MAX_BURST], burst.target, burst.recipients)
+
+
+def _grant(grant_id: str, agents: Agents) -> AgentIdentity:
+    return AgentIdentity(grant_id, agents.emails.get(grant_id, ""), agents.names.get(grant_id, ""))
+
+
+def _agent_answered(
+    s: Situation,
+    arrived: MessageArrived,
+    thread_id: str,
+    burst: Burst,
+    intent_id: str,
+    grant: AgentIdentity,
+    now: int,
+) -> Step:
+    """The agent answered the burst: settle it (decline, hand-off, refusal, too large) or store its reply."""
+    outcome, policy, covered = s.agent_outcome, s.policy, burst.covered
+    assert outcome is not None
+    if policy.shadow_mode and not isinstance(outcome, Reply):
+        return shadow_settle(s, burst, intent_id, thread_id, now)
+    match outcome:
+        case NoReply(reason=reason):
+            settlement = Settlement(Status.DECLINED, covered, now, reason=reason[:500])
+            return Settle(settlement, skip=SkipReason.AGENT_DECLINED)
+        case Handoff(reason=reason):
+            settlement = Settlement(Status.HANDED_OFF, covered, now, reason=reason[:500])
+            return Settle(
+                settlement, skip=SkipReason.HANDED_OFF, move_to=policy.handoff_folder, metric="HandedOff"
+            )
+        case AgentFailed(detail=detail):
+            settlement = Settlement(Status.FAILED, covered, now, reason=f"agent: {detail}"[:500])
+            return Settle(
+                settlement, skip=SkipReason.AGENT_REJECTED, metric="ReplyFailed", metric_status="agent"
+            )
+        case Reply():
+            return _agent_replied(s, arrived, thread_id, burst, intent_id, outcome, now)
+        case unknown:
+            assert_never(unknown)
+
+
+def _agent_replied(
+    s: Situation,
+    arrived: MessageArrived,
+    thread_id: str,
+    burst: Burst,
+    intent_id: str,
+    outcome: Reply,
+    now: int,
+) -> Step:
+    """The agent's reply: looked past once more for a person's answer, then stored (or too large)."""
+    policy, covered = s.policy, burst.covered
+    if s.looked_before_send is None:
+        return LookBeforeSend(arrived.grant_id, thread_id, PRESEND_LOOK_LIMIT)
+    meanwhile = person_wrote_meanwhile(s.looked_before_send.messages, s.listing, s.agents)
+    if meanwhile:
+        # A person answered while the agent drafted: theirs is the answer (the agent's is DEBUG-logged).
+        return Skip(SkipReason.ANSWERED_BY_PERSON, {"thread_id": thread_id, "person_message_id": meanwhile})
+    if policy.shadow_mode:
+        return shadow_settle(s, burst, intent_id, thread_id, now)
+    intent = new_intent(
+        intent_id=intent_id,
+        thread_id=thread_id,
+        target=burst.target,
+        covered=covered,
+        recipients=burst.recipients,
+        reply=outcome,
+        review=policy.review_mode or outcome.review,
+        now=s.now if s.now is not None else now,
+    )
+    if too_large(intent):
+        # Nylas refuses it for good however often it is tried: a person answers instead, as for a Handoff.
+        reason = f"reply_too_large: {request_bytes(intent)} bytes, Nylas takes {MAX_REQUEST_BYTES}"
+        return Settle(
+            Settlement(Status.HANDED_OFF, covered, now, reason=reason),
+            skip=SkipReason.REPLY_TOO_LARGE,
+            move_to=policy.handoff_folder,
+            metric="HandedOff",
+        )
+    return attempt(s, intent, stored=False)

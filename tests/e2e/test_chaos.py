@@ -1,0 +1,156 @@
+"""The chaos harness in CI: one small run with every fault kind and every hostile knob.
+
+The full run (>= 10,000 notifications) is a command; docs/reliability.md has its
+figures and the exact `make chaos` line that reproduces them. That each guard
+matters is proved elsewhere, deterministically: every interleaving of small
+scenarios and every mutant caught on a named schedule (tests/integration/test_interleavings.py).
+Here, if a change breaks an invariant under faults and hostile mail, the run
+fails with the violations listed. One seed, no retries.
+"""
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from chaos import __main__ as chaos_main
+from chaos.faults import ALL_FAULTS
+from chaos.run import ChaosSettings, Experiment, render
+from chaos.workload import HOSTILE_KNOBS, WorkloadSettings
+from devstack.invariants import INVARIANTS
+
+PLAYED = frozenset(
+    {
+        "skewed_date",
+        "slow_send",
+        "provider_error",
+        "provider_error_sent",
+        "send_queue_window",
+        "message_delivered",
+        "search_failure_window",
+        "account_limit_window",
+        "junk",
+        "two_agents",
+        # People and groups in a shared mailbox.
+        "person_answers_first",
+        "person_answers_after_agent",
+        "group_delivery",
+        "group_relay",
+        "untrusted_relay",
+        "cc_chain",
+        # What people write, robots between deployments, replies of any size (issue 31).
+        "written_reply",
+        "peer_deployment_answer",
+        "peer_marks_lost",
+        "spelled_mailbox",
+        "large_reply",
+        "oversize_reply",
+        "drop_headers_window",
+    }
+)
+
+
+def what_went_wrong(report, settings) -> list[str]:
+    """The small run's failures, one line each, most telling first (the violations)."""
+    problems = [
+        f"invariant {number} ({INVARIANTS[number]}): {violation}"
+        for number, found in sorted(report.violations.items())
+        for violation in found
+    ]
+    if not report.drained:
+        problems.append(f"the queue did not drain within {settings.timeout_seconds:g} s")
+    if report.dead_lettered:
+        problems.append(f"{report.dead_lettered} notification(s) dead-lettered")
+    injected = {kind for kind, count in report.faults.items() if count}
+    injected |= {kind.removesuffix("_window") for kind in injected}
+    if not injected >= ALL_FAULTS:
+        problems.append(f"fault kinds never injected: {sorted(ALL_FAULTS - injected)}")
+    if report.unsupported_knobs:
+        problems.append(f"knobs the emulator cannot play: {report.unsupported_knobs}")
+    unplayed = sorted(kind for kind in PLAYED if not report.faults.get(kind))
+    if unplayed:
+        problems.append(f"documented behaviours never played: {unplayed}")
+    if report.replies_sent == 0:
+        problems.append("no reply was sent")
+    if report.faults.get("worker_killed", 0) == 0:
+        problems.append("no worker was killed")
+    # Every worker that ran (respawns included) had its own clock within ±Δ.
+    if len(report.worker_skews) < settings.workers:
+        problems.append(f"{len(report.worker_skews)} worker clocks for {settings.workers} workers")
+    if not 0 < report.widest_clock_gap <= 2 * settings.clock_skew_seconds:
+        problems.append(f"widest clock gap {report.widest_clock_gap:g} s, outside (0, 2Δ]")
+    return problems
+
+
+def evidence_directory() -> Path:
+    """Where the small run writes its logs and history: outside pytest's temporary directories, which
+    pytest deletes three runs later (the failure line must name a path that still exists)."""
+    directory = (
+        Path(tempfile.gettempdir())
+        / "replyonce-chaos"
+        / f"small-run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    )
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+def test_small_chaos_run_holds_every_invariant():
+    # As small as it can be while every fault kind fires (each probabilistic rule fires on its first
+    # match, so a low probability suffices) and every knob plays (the workload plays each kind of
+    # mail and each window once early).
+    knobs = WorkloadSettings().gentle(keep=frozenset(HOSTILE_KNOBS))
+    settings = ChaosSettings(
+        seed=5,
+        notifications=60,
+        workers=3,
+        fault_probability=0.01,
+        function_timeout_seconds=5.0,
+        clock_skew_seconds=0.5,
+        fuzz_requests=18,
+        timeout_seconds=300,
+        workload=knobs,
+        logs_path=evidence_directory() / "chaos-logs.jsonl",  # and its history, to diagnose a failure
+    )
+    report = Experiment(settings).run()
+    problems = what_went_wrong(report, settings)
+    if problems:
+        # What broke and where the evidence is come first, in a few lines: the report's table and
+        # whatever pytest captured follow.
+        pytest.fail(
+            "\n".join(
+                [
+                    *problems[:5],
+                    *([f"... and {len(problems) - 5} more"] if len(problems) > 5 else []),
+                    f"logs: {settings.logs_path}; history: {settings.logs_path}.history.pickle",
+                    "",
+                    render(report),
+                ]
+            ),
+            pytrace=False,
+        )
+
+
+def test_skew_series_refuses_to_start_when_the_doc_has_no_place_for_it(tmp_path, monkeypatch, capsys):
+    # The series runs for minutes: a doc it cannot write to must stop it before the first run.
+    doc = tmp_path / "reliability.md"
+    doc.write_text("# Reliability\n\n<!-- runs -->\n")
+    monkeypatch.setattr(chaos_main, "DOC", doc)
+    with pytest.raises(SystemExit) as exited:
+        chaos_main.main(["--skew-series", "1,2", "--write"])
+    assert exited.value.code == 2
+    assert "<!-- skew-series -->" in capsys.readouterr().err
+    assert doc.read_text() == "# Reliability\n\n<!-- runs -->\n"
+
+
+def test_a_mutant_whose_target_is_missing_is_pending_not_silently_a_no_op(monkeypatch):
+    # The product renamed the guard's function: the mutant must say so, not run the intact product.
+    from chaos import mutants
+    from replyonce import plan
+    from replyonce.core import arrival  # the core's arrival flow imports the name from plan
+
+    assert arrival.loop_guard_exhausted is plan.loop_guard_exhausted
+    monkeypatch.delattr(plan, "loop_guard_exhausted")
+    with pytest.raises(mutants.MutantPending, match="loop_guard_exhausted"):
+        mutants.apply("no_loop_guard")

@@ -1,0 +1,370 @@
+"""Traffic shaped like real mail, against the real replier handler, counted at the Nylas emulator.
+
+Each test is one way real mail broke the invariants of ``docs/design.md`` before the send
+outbox, coverage by message and key generations: messages arriving mid-send, headers Nylas
+omits, errors cached under an ``Idempotency-Key``, sender clocks and worker clocks, a lost
+answer to the ledger's transaction, several agent grants, a batch slower than its invocation.
+"""
+
+import dataclasses
+import json
+import time
+
+import boto3
+import pytest
+import requests
+from botocore.exceptions import ConnectionClosedError
+
+from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, envelope, sqs_event
+from devstack.lambda_context import LocalLambdaContext
+from devstack.nylas import Fault
+from functions.replier import app
+from replyonce.agents import template_agent
+from replyonce.consumer import NotificationConsumer
+from replyonce.exceptions import ConfigurationError
+from replyonce.keys import idempotency_key
+from replyonce.state import ThreadState, thread_key
+from tests.replier_harness import SEND_PATH, Pipeline, container_recording_visibility, inbound, skip_reasons
+
+
+@pytest.fixture
+def pipeline(replier_env, sqs):
+    app.consumer.cache_clear()
+    yield Pipeline(replier_env, sqs)
+    app.consumer.cache_clear()
+
+
+def as_nylas_sends_it(message: dict, **kwargs) -> dict:
+    """The notification Nylas delivers by default: no ``headers`` in the payload."""
+    return envelope({k: v for k, v in message.items() if k != "headers"}, **kwargs)
+
+
+def thread_state(resources, thread_id: str) -> ThreadState:
+    item = boto3.client("dynamodb").get_item(
+        TableName=resources.tables["StateTable"],
+        Key={"pk": {"S": thread_key(AGENT_GRANT_ID, thread_id)}},
+        ConsistentRead=True,
+    )["Item"]
+    return ThreadState.from_item(item)
+
+
+# ---- 1. a message arriving while the reply is drafted or sent ------------------------------------------
+
+
+def test_message_arriving_during_the_send_gets_its_own_reply(pipeline, nylas):
+    first = inbound(nylas)
+    late = {}
+
+    def customer_writes_again(grant_id, payload):
+        if not late:
+            late.update(inbound(nylas, reply_to_message_id=first["id"], subject="Also: wrong address"))
+            nylas.advance_clock(2)  # the send finishes after the new message arrived
+
+    nylas.on_send_started = customer_writes_again
+    try:
+        pipeline.deliver(as_nylas_sends_it(first))
+        pipeline.drain()
+        pipeline.deliver(as_nylas_sends_it(late))
+        pipeline.drain()
+    finally:
+        nylas.on_send_started = None
+    replies = [s.payload["reply_to_message_id"] for s in nylas.sends]
+    assert replies == [first["id"], late["id"]]
+
+
+# ---- 2. headers Nylas omits ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("headers", "reason"),
+    [
+        ({"Auto-Submitted": "auto-replied", "Subject-Prefix": "Out of office"}, "auto_submitted"),
+        ({"List-Unsubscribe": "<https://shop.example/u>", "Precedence": "bulk"}, "bulk_mail"),
+    ],
+)
+def test_automatons_are_recognised_although_the_payload_has_no_headers(
+    pipeline, nylas, log_records, headers, reason
+):
+    # From human-looking addresses: only the headers tell, and Nylas sends them only when asked.
+    message = inbound(nylas, from_email="jordan.miller@partner.example", headers=headers)
+    notification = as_nylas_sends_it(message)
+    assert "headers" not in notification["data"]["object"]
+    pipeline.deliver(notification)
+    pipeline.drain()
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == [reason]
+
+
+def test_every_reply_says_it_is_automatic(pipeline, nylas):
+    message = inbound(nylas)
+    pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.drain()
+    [sent] = nylas.sends
+    assert {"name": "Auto-Submitted", "value": "auto-replied"} in sent.payload["custom_headers"]
+
+
+# ---- 3. errors cached under the Idempotency-Key --------------------------------------------------------
+
+
+def test_provider_error_cached_under_the_key_is_followed_by_the_next_key(pipeline, nylas, log_records):
+    # A 504 provider_error may have sent (idempotent-send guide): the same key first, which replays
+    # it; then, once the mailbox could show the reply and does not, the next key.
+    message = inbound(nylas)
+    nylas.inject("POST", SEND_PATH, Fault.provider_error(504))
+    pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.poller().poll_once()
+    pipeline.poller().poll_once()
+    assert nylas.sends == []
+    nylas.advance_clock(400)  # past MAILBOX_SETTLE_SECONDS (Nylas' time)
+    pipeline.drain()
+    [sent] = nylas.sends
+    assert sent.idempotency_key == idempotency_key(AGENT_GRANT_ID, message["id"], 1)
+    assert [(a.status, a.replayed) for a in nylas.send_attempts] == [(504, False), (504, True), (200, False)]
+    assert pipeline.dead_letters() == []
+
+
+CHANGING_AGENT_CALLS: list[int] = []
+
+
+def changing_agent(conversation):
+    """An agent whose answer differs between calls (a language model's does): the built-in one, numbered."""
+    CHANGING_AGENT_CALLS.append(1)
+    reply = template_agent(conversation)
+    return dataclasses.replace(reply, text=f"{reply.text}\n\ndraft {len(CHANGING_AGENT_CALLS)}")
+
+
+def test_a_retry_sends_the_stored_request_not_a_new_draft(pipeline, nylas, monkeypatch):
+    # The agent goes in as a team's does (REPLY_AGENT=module:function), not by patching the product.
+    calls = CHANGING_AGENT_CALLS
+    calls.clear()
+    monkeypatch.setenv("REPLY_AGENT", f"{__name__}:changing_agent")
+    app.consumer.cache_clear()
+    message = inbound(nylas)
+    nylas.inject("POST", SEND_PATH, Fault.provider_error(503))
+    pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.poller().poll_once()
+    pipeline.poller().poll_once()
+    nylas.advance_clock(400)
+    pipeline.drain()
+    # Never 409 invalid_idempotent_request recorded as "sent": one email, with the first answer.
+    [sent] = nylas.sends
+    assert sent.payload["body"].endswith("<p>draft 1</p>")
+    assert calls == [1]
+    bodies = {json.dumps(a.payload, sort_keys=True) for a in nylas.send_attempts}
+    assert len(bodies) == 1
+    assert all(a.status != 409 for a in nylas.send_attempts)
+
+
+def test_reply_lost_with_its_answer_is_found_after_the_keys_hour_not_sent_again(pipeline, nylas):
+    message = inbound(nylas)
+    nylas.inject("POST", SEND_PATH, Fault.lose_response())
+    pipeline.deliver(as_nylas_sends_it(message))
+    assert pipeline.poller().poll_once().failed == 1
+    assert len(nylas.sends) == 1
+    # The record comes back after the key's hour (a DLQ redrive, a long outage): the key no
+    # longer fences, the stored intent's id finds the reply in the mailbox.
+    nylas.advance_clock(3700)
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert nylas.count("POST", f"/v3/grants/{AGENT_GRANT_ID}/messages/send") == 1
+
+
+def test_reply_never_sent_is_sent_after_the_keys_hour(pipeline, nylas):
+    message = inbound(nylas)
+    nylas.inject("POST", SEND_PATH, Fault.status(503))  # refused before Nylas: nothing cached, nothing sent
+    pipeline.deliver(as_nylas_sends_it(message))
+    assert pipeline.poller().poll_once().failed == 1
+    nylas.advance_clock(3700)
+    pipeline.drain()
+    [sent] = nylas.sends
+    assert sent.payload["reply_to_message_id"] == message["id"]
+
+
+# ---- 4. sender clocks and worker clocks ----------------------------------------------------------------
+
+
+def test_back_dated_follow_up_is_answered(pipeline, nylas):
+    first = inbound(nylas)
+    pipeline.deliver(as_nylas_sends_it(first))
+    pipeline.drain()
+    nylas.advance_clock(60)
+    follow_up = inbound(nylas, reply_to_message_id=first["id"], date=first["date"] - 3600)
+    pipeline.deliver(as_nylas_sends_it(follow_up))
+    pipeline.drain()
+    assert [s.payload["reply_to_message_id"] for s in nylas.sends] == [first["id"], follow_up["id"]]
+
+
+def test_future_dated_message_does_not_take_later_replies(pipeline, nylas):
+    future = inbound(nylas, date=time.time() + 86_400)
+    pipeline.deliver(as_nylas_sends_it(future))
+    pipeline.drain()
+    nylas.advance_clock(60)
+    later = inbound(nylas, reply_to_message_id=future["id"])
+    pipeline.deliver(as_nylas_sends_it(later))
+    pipeline.drain()
+    assert [s.payload["reply_to_message_id"] for s in nylas.sends] == [future["id"], later["id"]]
+
+
+def test_loop_guard_holds_on_a_worker_whose_clock_is_two_hours_fast(
+    replier_env, nylas, monkeypatch, log_records
+):
+    # Another bot answers every reply at once; two replies an hour at most, whatever the clocks.
+    monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "2")
+    on_time = NotificationConsumer.from_environment()
+    fast = NotificationConsumer.from_environment(clock=lambda: time.time() + 7200)
+    previous = None
+    for container in (on_time, on_time, fast):
+        message = inbound(
+            nylas, from_email="bot@other.example", reply_to_message_id=previous and previous["id"]
+        )
+        container.handle_batch(sqs_event([as_nylas_sends_it(message)]), LocalLambdaContext("ReplierFunction"))
+        previous = message
+        nylas.advance_clock(5)
+    assert len(nylas.sends) == 2
+    assert skip_reasons(log_records)[-1] == "reply_budget_exhausted"
+
+
+# ---- 5. a lost answer to the ledger's transaction ------------------------------------------------------
+
+
+def test_transaction_retried_after_a_lost_answer_counts_the_reply_once(replier_env, nylas, monkeypatch):
+    monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "2")
+    session = boto3.session.Session()
+    lost = []
+
+    def apply_then_lose_the_answer(request, **_):
+        if lost:
+            return None
+        lost.append(request.url)
+        # DynamoDB applies the transaction; the answer never reaches us; botocore retries it.
+        requests.post(request.url, data=request.body, headers=dict(request.headers), timeout=10)
+        raise ConnectionClosedError(endpoint_url=request.url)
+
+    session.events.register("before-send.dynamodb.TransactWriteItems", apply_then_lose_the_answer)
+    container = NotificationConsumer.from_environment(aws=session)
+    first = inbound(nylas)
+    response = container.handle_batch(
+        sqs_event([as_nylas_sends_it(first)]), LocalLambdaContext("ReplierFunction")
+    )
+    assert response["batchItemFailures"] == []
+    assert lost
+    assert len(thread_state(replier_env, first["thread_id"]).replies) == 1
+    # The loop guard (2 an hour) still allows the customer's next message its reply.
+    nylas.advance_clock(30)
+    second = inbound(nylas, reply_to_message_id=first["id"])
+    container.handle_batch(sqs_event([as_nylas_sends_it(second)]), LocalLambdaContext("ReplierFunction"))
+    assert [s.payload["reply_to_message_id"] for s in nylas.sends] == [first["id"], second["id"]]
+
+
+# ---- 6. several agent grants, and whom a reply goes to: decisions, on the in-memory ports --------------
+# (tests/unit/test_replier_decisions.py: two agent grants never answer each other; a Reply-To aimed at a
+# stranger is not mailed, a trusted contact form's is)
+
+
+# ---- 7. a batch slower than its invocation -------------------------------------------------------------
+
+
+def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, monkeypatch):
+    monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "2")
+    monkeypatch.setenv("RECORD_MARGIN_SECONDS", "0.5")
+    monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "1")
+    # One thread's records run one after another (another thread's would start at once, beside it).
+    first = inbound(nylas, subject="Order 1042")
+    messages = [first] + [
+        inbound(nylas, subject="Re: Order 1042", thread_id=first["thread_id"]) for _ in range(2)
+    ]
+    nylas.inject("POST", SEND_PATH, Fault.delay(1.6), times=3)
+    container, visibility = container_recording_visibility()
+    event = sqs_event([as_nylas_sends_it(m) for m in messages])
+    # 3.6 s: the first record fits (its 3.5 s lease); after its slow send the thread's others no longer do.
+    response = container.handle_batch(event, LocalLambdaContext("ReplierFunction", timeout_seconds=3.6))
+    assert len(nylas.sends) == 1
+    assert len(response["batchItemFailures"]) == 2
+    # The started record was held for its lease; the two not started are back on the queue at once,
+    # not after the queue's timeout.
+    held, *returned = visibility
+    assert held > 0
+    assert returned == [0, 0]
+
+
+# ---- configuration -------------------------------------------------------------------------------------
+
+
+def test_an_empty_agent_grant_list_is_a_configuration_error(replier_env, monkeypatch):
+    monkeypatch.setenv("AGENT_GRANT_IDS", " , ")
+    with pytest.raises(ConfigurationError, match="AGENT_GRANT_IDS is empty"):
+        NotificationConsumer.from_environment()
+
+
+def test_an_agent_grant_nylas_does_not_know_is_logged_as_an_error(pipeline, nylas, monkeypatch, log_records):
+    monkeypatch.setenv("AGENT_GRANT_IDS", f"{AGENT_GRANT_ID},grant-mistyped")
+    message = inbound(nylas)
+    pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.drain()
+    assert len(nylas.sends) == 1  # the known grant still answers
+    errors = [r for r in log_records() if r.get("level") == "ERROR"]
+    # Said on every record while it lasts (the look-up is not kept: a refusal may be a moment's).
+    assert {(r["message"], r["grant_id"]) for r in errors} == {
+        (
+            "Nylas refused the look-up of a grant of AGENT_GRANT_IDS; its mail waits, and the grant is "
+            "looked up again on the next record (a 404 that persists is a mistyped id)",
+            "grant-mistyped",
+        )
+    }
+    # Only the refused grant is asked again on later records; the known one was described once.
+    pipeline.deliver(as_nylas_sends_it(inbound(nylas)))
+    pipeline.drain()
+    assert len(nylas.sends) == 2
+    assert (
+        nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}")
+        - nylas.count("GET", f"/v3/grants/{AGENT_GRANT_ID}/")
+        == 1
+    )
+    assert nylas.count("GET", "/v3/grants/grant-mistyped") >= 2
+
+
+def test_own_address_is_compared_case_insensitively(pipeline, nylas, log_records):
+    message = inbound(nylas, from_email=AGENT_EMAIL.upper())
+    pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.drain()
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["own_outbound"]
+
+
+# ---- a model that refuses for good ---------------------------------------------------------------------
+
+
+class _Body:
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    def stream(self, **_):
+        yield self._body
+
+
+def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_letter_queue(
+    replier_env, nylas, monkeypatch, log_records
+):
+    from botocore.awsrequest import AWSResponse
+
+    # An environment of an earlier version: the agent named by its old variable.
+    monkeypatch.delenv("REPLY_AGENT")
+    monkeypatch.setenv("REPLY_DRAFTER", "bedrock")
+    monkeypatch.setenv("BEDROCK_MODEL_ID", "us.anthropic.claude-sonnet-4-20250514-v1:0")
+    session = boto3.session.Session()
+
+    def access_denied(request, **_):
+        headers = {"x-amzn-ErrorType": "AccessDeniedException:", "Content-Type": "application/json"}
+        return AWSResponse(request.url, 403, headers, _Body(b'{"message":"no access to this model"}'))
+
+    session.events.register("before-send.bedrock-runtime.Converse", access_denied)
+    container = NotificationConsumer.from_environment(aws=session)
+    message = inbound(nylas)
+    event = sqs_event([as_nylas_sends_it(message)])
+    first = container.handle_batch(event, LocalLambdaContext("ReplierFunction"))
+    again = container.handle_batch(
+        sqs_event([as_nylas_sends_it(message)]), LocalLambdaContext("ReplierFunction")
+    )
+    assert first == again == {"batchItemFailures": []}
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == ["agent_rejected", "reply_previously_failed"]

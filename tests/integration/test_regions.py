@@ -1,0 +1,218 @@
+"""Active-passive across Regions: only the Region the active-Region record names sends.
+
+The real replier handler against moto and the Nylas emulator over loopback,
+configured as a Region of a two-Region deployment (``ACTIVE_REGION_TABLE``,
+``REPLIER_REGION``), with the record written by the operator's own
+``failover`` command. Counted at the emulator: what Nylas was asked to send.
+The default (one Region) deploys and answers as it always has.
+"""
+
+import time
+from dataclasses import replace
+
+import boto3
+import pytest
+
+from devstack.events import envelope
+from devstack.template import create_active_region_table
+from ops.failover import FailoverError, fail_over_to
+from replyonce.active_region import DynamoDBRegionFence
+from replyonce.config import ReplierSettings
+from replyonce.exceptions import Deferred
+from replyonce.policy import Policy
+from replyonce.ports import ActiveRegion, FenceUnreadable
+from replyonce.replier import Replier
+from replyonce.subjects import MessageArrived
+from tests.conftest import register_stack
+from tests.fakes import Clock, FakeMailbox, FakeRegionFence, FakeStateStore
+from tests.integration.test_iam_enforced import Resolver, rendered_template, role_statements
+from tests.integration.test_ops import REGION, ops
+from tests.interleavings import AGENT_EMAIL, GRANT, agent
+from tests.replier_harness import deferrals, inbound
+
+HERE, THERE = "us-west-2", "us-east-1"
+TABLE = "replyonce-active-region"
+AN_HOUR_AGO = time.time() - 3600
+
+
+@pytest.fixture
+def fenced(replier_env, monkeypatch):
+    """This replier is the us-west-2 Region of a deployment across Regions; the record's table exists."""
+    create_active_region_table(TABLE)
+    monkeypatch.setenv("ACTIVE_REGION_TABLE", TABLE)
+    monkeypatch.setenv("REPLIER_REGION", HERE)
+    return boto3.client("dynamodb")
+
+
+def activate(dynamodb, region: str, *, at: float = AN_HOUR_AGO) -> None:
+    """The operator's failover to ``region``, done at ``at`` (an hour ago: the handover is over)."""
+    fail_over_to(dynamodb, TABLE, region, clock=lambda: at)
+
+
+def poll(pipeline, times: int = 3) -> None:
+    """What the event source does a few times: each deferred record comes back at once (RETRY_MAX 0)."""
+    poller = pipeline.poller()
+    for _ in range(times):
+        poller.poll_once()
+
+
+def test_the_default_deploys_one_region_without_a_fence(replier_env, pipeline, nylas, log_records):
+    # The template's default: no table, no fence, no permission to read one, and replies as before.
+    assert replier_env.function_environment("ReplierFunction")["ACTIVE_REGION_TABLE"] == ""
+    assert ReplierSettings.from_environment().policy.fence_region == ""
+    cfn = rendered_template()
+    statements = role_statements(cfn, "ReplierFunction", Resolver(cfn, replier_env, REGION))
+    assert not [s for s in statements if s.get("Sid") == "ReadActiveRegion"]
+    pipeline.deliver(envelope(inbound(nylas)))
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+
+
+def test_a_passive_region_sends_nothing_until_it_is_failed_over_to(fenced, pipeline, nylas, log_records):
+    activate(fenced, THERE)
+    pipeline.deliver(envelope(inbound(nylas)))
+    poll(pipeline)
+    assert nylas.sends == []
+    assert set(deferrals(log_records)) == {"region_passive"}
+    activate(fenced, HERE)
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+
+
+def test_a_region_that_cannot_read_the_record_fails_closed(fenced, pipeline, nylas, log_records, monkeypatch):
+    activate(fenced, HERE)
+    # The record's table out of reach (here: a name this Region has no replica of).
+    monkeypatch.setenv("ACTIVE_REGION_TABLE", "replyonce-active-region-unreachable")
+    pipeline.deliver(envelope(inbound(nylas)))
+    poll(pipeline)
+    assert nylas.sends == []
+    assert set(deferrals(log_records)) == {"region_isolated"}
+
+
+def test_a_region_just_failed_over_to_waits_out_the_handover(fenced, pipeline, nylas, log_records):
+    activate(fenced, THERE)
+    activate(fenced, HERE, at=time.time())
+    pipeline.deliver(envelope(inbound(nylas)))
+    poll(pipeline)
+    assert nylas.sends == []
+    assert set(deferrals(log_records)) == {"region_handover"}
+
+
+def test_no_region_recorded_means_no_region_sends(fenced, pipeline, nylas, log_records):
+    pipeline.deliver(envelope(inbound(nylas)))
+    poll(pipeline)
+    assert nylas.sends == []
+    assert set(deferrals(log_records)) == {"region_passive"}
+
+
+# ---- the record and the operator's failover ---------------------------------------------------------
+
+
+def test_failover_raises_the_epoch_once_per_region_change(fenced):
+    fence = DynamoDBRegionFence(TABLE, fenced)
+    assert fence.read() == ActiveRegion("", 0, 0, fence.read().read_at)
+    first = fail_over_to(fenced, TABLE, THERE, clock=lambda: 1_000)
+    assert (first.after.region, first.after.epoch, first.after.since) == (THERE, 1, 0)  # no handover
+    again = fail_over_to(fenced, TABLE, THERE, clock=lambda: 2_000)
+    assert not again.written
+    assert again.after.epoch == 1
+    moved = fail_over_to(fenced, TABLE, HERE, clock=lambda: 3_000)
+    assert (moved.after.region, moved.after.epoch, moved.after.since) == (HERE, 2, 3_000)
+    read = fence.read()
+    assert (read.region, read.epoch, read.since) == (HERE, 2, 3_000)
+
+
+def test_a_failover_that_another_one_overtook_writes_nothing(fenced):
+    fail_over_to(fenced, TABLE, THERE)
+    with pytest.raises(FailoverError, match="epoch 1"):
+        fail_over_to(fenced, TABLE, HERE, expect_epoch=0)
+    assert DynamoDBRegionFence(TABLE, fenced).read().region == THERE
+
+
+def test_the_record_unreadable_is_unknown_not_active(fenced):
+    assert isinstance(DynamoDBRegionFence("no-such-table", fenced).read(), FenceUnreadable)
+    with pytest.raises(FailoverError, match="cannot read"):
+        fail_over_to(fenced, "no-such-table", HERE)
+
+
+def test_the_failover_command_fails_over_the_stacks_table(fenced, aws):
+    register_stack(
+        "replyonce-regions", {"StateTableName": aws.tables["StateTable"]}, {"ActiveRegionTableName": TABLE}
+    )
+    run = ops("failover", "--to", THERE, stack_name="replyonce-regions")
+    assert run.code == 0, run.text
+    assert "first activation" in run.out
+    run = ops("failover", "--to", HERE, stack_name="replyonce-regions")
+    assert run.code == 0, run.text
+    assert f"-> {HERE} (epoch 2)" in run.out
+    assert DynamoDBRegionFence(TABLE, fenced).read().region == HERE
+    refused = ops("failover", "--to", THERE, "--expect-epoch", "1", stack_name="replyonce-regions")
+    assert refused.code == 1
+    assert "epoch 2" in refused.err
+
+
+def test_the_failover_command_on_a_one_region_stack_says_there_is_nothing_to_fail_over(aws):
+    register_stack("replyonce-one-region", {"StateTableName": aws.tables["StateTable"]}, {})
+    run = ops("failover", "--to", HERE, stack_name="replyonce-one-region")
+    assert run.code == 2
+    assert "ActiveRegionTableName" in run.err
+
+
+# ---- the window between the lease and the send ------------------------------------------------------
+
+
+class FailsOverOnRead(FakeRegionFence):
+    """The record as the replier reads it; the operator fails over right after the ``nth`` read."""
+
+    def __init__(self, clock, region: str, *, nth: int, to: str) -> None:
+        super().__init__(clock, region)
+        self.reads = 0
+        self._nth, self._to = nth, to
+
+    def read(self):
+        record = super().read()
+        self.reads += 1
+        if self.reads == self._nth:
+            self.fail_over(self._to)
+        return record
+
+
+def one_record(*, failover_after_read: int) -> tuple[FakeMailbox, FailsOverOnRead]:
+    """One message through a fenced replier (this Region active); the failover after that read (0: none)."""
+    clock = Clock()
+    fence = FailsOverOnRead(clock, HERE, nth=failover_after_read, to=THERE)
+    mailbox = FakeMailbox(clock)
+    mailbox.add_grant(GRANT, AGENT_EMAIL)
+    message = mailbox.deliver(GRANT, sender="alice@example.com", subject="Order 1042")
+    policy = replace(Policy(agent_grant_ids=(GRANT,)), fence_region=HERE)
+    replier = Replier(
+        policy,
+        FakeStateStore(clock),
+        mailbox,
+        agent,
+        reconcile_later=lambda due, seconds: None,
+        lease_wait_seconds=0.0,
+        clock=clock,
+        fence=fence,
+        monotonic=clock,
+        sleep=lambda seconds: None,
+    )
+    subject = MessageArrived(GRANT, message["id"], message["thread_id"], {"from": message["from"]})
+    try:
+        replier.handle(subject, remaining_seconds=lambda: 900.0)
+    except Deferred as deferred:
+        mailbox.calls.append(f"deferred {deferred.reason.value}")
+    return mailbox, fence
+
+
+def test_the_lease_and_the_send_each_read_the_record():
+    mailbox, fence = one_record(failover_after_read=0)
+    assert len(mailbox.sent) == 1
+    assert fence.reads == 2  # one before the lease, one before the send
+
+
+def test_a_failover_between_the_lease_and_the_send_stops_the_send():
+    # The record read for the lease named this Region; the operator failed over before the send.
+    mailbox, _ = one_record(failover_after_read=1)
+    assert mailbox.sent == []
+    assert mailbox.calls[-1] == "deferred region_passive"
