@@ -89,8 +89,8 @@ test-integration: $(STAMP) ## tests/integration: the real handlers, adapters and
 test-e2e: $(STAMP) ## tests/e2e: real processes as users run them (make serve, pseudo-terminals, a browser), the drills, a deployed target
 	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/e2e -q $(ARGS)
 
-test-harness: $(STAMP) ## tests/harness: the test harness itself (the Nylas emulator, the embedded AWS, the local stack's parts, the checker)
-	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/harness -q $(ARGS)
+test-harness: $(STAMP) ## tests/harness and bench/tests: the test harness itself (the Nylas emulator, the embedded AWS, the local stack's parts, the checker, the bench's pure parts)
+	$(BIN)/python -m pytest -n $(TIER_WORKERS) tests/harness bench/tests -q $(ARGS)
 
 interleavings: $(STAMP) ## every interleaving of the scenarios and every mutant's schedule: the table of docs/reliability.md
 	$(BIN)/python -m tests.interleavings_report $(ARGS)

@@ -7,6 +7,7 @@ exist, so each target shows the whole set-up a fresh clone would do.
 import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -92,10 +93,18 @@ def test_setup_shows_progress_rather_than_pip_quiet(tmp_path):
 TIERS = ("unit", "static", "contract", "integration", "e2e", "harness")
 
 
+# Where pytest collects (pyproject's testpaths): the tiers under tests/, and the bench's own tests.
+TEST_ROOTS = ("tests", "bench/tests")
+
+
+def _test_modules() -> list[Path]:
+    return [module for root in TEST_ROOTS for module in (ROOT / root).rglob("test_*.py")]
+
+
 def tier_paths(target: str, venv: Path) -> list[str]:
     """The paths ``make -n test-<tier>`` hands pytest."""
     [run] = [line for line in make("-n", target, venv=venv).splitlines() if " -m pytest " in line]
-    return [word for word in run.split() if word.startswith("tests")]
+    return [word for word in run.split() if word.startswith(TEST_ROOTS)]
 
 
 def test_each_tier_target_runs_its_folder_and_together_they_run_every_test_module_once(tmp_path):
@@ -104,11 +113,18 @@ def test_each_tier_target_runs_its_folder_and_together_they_run_every_test_modul
     for tier in TIERS:
         paths = tier_paths(f"test-{tier}", tmp_path / "venv")
         assert f"tests/{tier}" in paths
-        for module in sorted((ROOT / "tests").rglob("test_*.py")):
+        for module in sorted(_test_modules()):
             relative = module.relative_to(ROOT).as_posix()
             if any(relative == p or relative.startswith(p.rstrip("/") + "/") for p in paths):
                 ran_by.setdefault(relative, []).append(tier)
-    every = {m.relative_to(ROOT).as_posix() for m in (ROOT / "tests").rglob("test_*.py")}
+    # The roots are pytest's own: a new one in pyproject's testpaths is run by a tier or fails here.
+    assert (
+        tuple(
+            tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"]
+        )
+        == TEST_ROOTS
+    )
+    every = {m.relative_to(ROOT).as_posix() for m in _test_modules()}
     assert set(ran_by) == every
     assert {module: tiers for module, tiers in ran_by.items() if len(tiers) > 1} == {}
 
