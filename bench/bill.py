@@ -38,7 +38,6 @@ from bench.time_to_reply import Batching
 from devstack.counting import ReplierHarness, Tally
 from devstack.events import AGENT_GRANT_ID, envelope
 from devstack.stack import LocalStack
-from devstack.template import put_in_service
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
 from replyonce.state import OUTBOX, thread_key
@@ -176,7 +175,6 @@ def mixed_saturation(
     clear_tables(stack)
     require_empty_queue(stack)
     resources, nylas = parts(stack)
-    put_in_service(resources)  # a deployed table: a burst does not wait for a new table's state to settle
     settings = Batching().applied(BatchingSettings.from_template(resources))
     queue = NotificationQueue(resources.queues["NotificationQueue"], 1_048_576, boto3.client("sqs"))
     run_id = time.time_ns()
@@ -291,7 +289,6 @@ def long_thread(stack: LocalStack, proxy: LatencyProxy, model: LatencyModel, *, 
     clear_tables(stack)
     require_empty_queue(stack)
     resources, nylas = parts(stack)
-    put_in_service(resources)
     state, idempotency = resources.tables["StateTable"], resources.tables["IdempotencyTable"]
     run_id = time.time_ns()
     thread_id = f"bench-long-{run_id}~long"

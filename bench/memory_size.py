@@ -36,7 +36,6 @@ from bench.stack import clear_tables, parts
 from devstack.counting import function_timeout
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.stack import LocalStack
-from devstack.template import put_in_service
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 SIZES_MB = (128, 256, 512)
@@ -203,7 +202,6 @@ def _one_size(
 ) -> SizeRun:
     resources, nylas = parts(stack)
     clear_tables(stack)
-    put_in_service(resources)  # a deployed table: a thread's burst does not wait for a new table to settle
     queue_arn = resources.queue_arns["NotificationQueue"]
     run_id = time.time_ns()
     events, ids = [], []
