@@ -17,7 +17,7 @@ for a while after the failover.
 
 Mid-run the operator does what ``docs/operations.md`` ("Across Regions") says:
 ``failover --to`` the second Region (the record's conditional write), the DNS
-answer moves (the old Region is still delivered to for ``dns_lag_seconds``),
+answer moves (the old Region is still delivered to ``stale_deliveries`` times),
 then ``backfill`` in the new Region of everything its lagging replica may not
 know was answered. The old Region keeps running for ``old_region_seconds``
 (its workers alive, its queue full of what it will never send), then is
@@ -94,9 +94,9 @@ class DrillSettings:
     replication_lag_seconds:
         How far the new Region's replica of the state trails the old Region's (global tables: typically
         within a second; the drill's default is longer, to catch what a lag lets through).
-    dns_lag_seconds:
-        For this long after the failover, a delivery may still reach the old Region (half of them do):
-        resolvers holding the old answer for the record's TTL.
+    stale_deliveries:
+        After the failover, this many deliveries still reach the old Region (every other one, the first
+        included): resolvers holding the old answer for the record's TTL.
     old_region_seconds:
         The old Region's workers keep running this long after the failover (they must send nothing).
     """
@@ -105,7 +105,7 @@ class DrillSettings:
     failover_after: float = 0.5
     old_region_replies_first: int = 5
     replication_lag_seconds: float = 2.0
-    dns_lag_seconds: float = 5.0
+    stale_deliveries: int = 3
     old_region_seconds: float = 30.0
 
 
@@ -215,36 +215,53 @@ class Replicator:
 class RoutedSender(WebhookSender):
     """Nylas' one webhook URL, resolved by Route 53 failover: the first Region, then the second.
 
-    After :meth:`fail_over`, for ``dns_lag_seconds`` every other delivery, the first included, still
-    reaches the old Region (resolvers holding the old answer), then only the new one.
+    After :meth:`fail_over`, resolvers still holding the old answer send every other delivery, the first
+    included, to the old Region, until ``stale_deliveries`` have reached it; then only the new one
+    (:attr:`settled`). Counted in deliveries, not seconds: a record's TTL is time, but a drill whose
+    stale deliveries depended on how fast this machine plays its workload would sometimes have none.
     """
 
     def __init__(self, urls: tuple[str, str], secret: str, **options: Any) -> None:
         self._urls = urls
-        self._failed_over_at: float | None = None
-        self._dns_lag = 0.0
+        self._lock = threading.Lock()
+        self._failed_over = False
+        self._stale_left = 0
         self._resolved = 0
         self.to_old_after_failover = 0
+        self.settled = threading.Event()
+        self.settled_at: float | None = None  # time.time() of the last delivery to the old Region
         super().__init__(urls[0], secret, **options)
 
     @property
     def url(self) -> str:
-        if self._failed_over_at is None:
-            return self._urls[0]
-        if time.monotonic() - self._failed_over_at < self._dns_lag:
-            self._resolved += 1
-            if self._resolved % 2 == 1:
-                self.to_old_after_failover += 1
+        with self._lock:
+            if not self._failed_over:
                 return self._urls[0]
-        return self._urls[1]
+            if self._stale_left > 0:
+                self._resolved += 1
+                if self._resolved % 2 == 1:
+                    self._stale_left -= 1
+                    self.to_old_after_failover += 1
+                    if self._stale_left == 0:
+                        self._settle()
+                    return self._urls[0]
+            return self._urls[1]
 
     @url.setter
     def url(self, value: str) -> None:
         """Set once by the base class: the first Region's URL (``urls[0]``)."""
 
-    def fail_over(self, dns_lag_seconds: float) -> None:
-        self._dns_lag = dns_lag_seconds
-        self._failed_over_at = time.monotonic()
+    def fail_over(self, stale_deliveries: int) -> None:
+        with self._lock:
+            self._failed_over = True
+            self._stale_left = stale_deliveries
+            if stale_deliveries <= 0:
+                self._settle()
+
+    def _settle(self) -> None:
+        if not self.settled.is_set():
+            self.settled_at = time.time()
+            self.settled.set()
 
 
 @dataclass(frozen=True)
@@ -452,19 +469,22 @@ class FailoverDrill(Experiment):
 
     # ---- the operator ---------------------------------------------------------------------------
 
+    def _at_the_failover_point(self, workload: Workload) -> bool:
+        return len(workload.notifications) >= int(self.drill.failover_after * self.settings.notifications)
+
     def _paced_depth(self, workload: Workload) -> int:
-        """The workload's backpressure, holding it at the failover point until the old Region has
-        answered ``old_region_replies_first``: the failover then comes mid-run, with notifications
-        still to deliver while the DNS answer settles (to both Regions)."""
-        at_the_point = len(workload.notifications) >= int(
-            self.drill.failover_after * self.settings.notifications
-        )
-        if self.failed_over_at is None and at_the_point and not self._old_region_warm():
+        """The workload's backpressure, holding it at the failover point until the operator has failed
+        over: the failover then always comes mid-run, with notifications still to deliver while the DNS
+        answer settles (to both Regions)."""
+        if self.failed_over_at is None and self._at_the_failover_point(workload):
             return sys.maxsize
         return self._depth()
 
-    def _old_region_warm(self) -> bool:
-        """The old Region has answered enough to fail over from, or the workload waited long enough."""
+    def _ready_to_fail_over(self, workload: Workload) -> bool:
+        """At the failover point, once the old Region has answered ``old_region_replies_first`` (or the
+        workload has waited ``_MAX_HOLD_SECONDS`` for it: the first half may hold fewer to answer)."""
+        if not self._at_the_failover_point(workload):
+            return False
         if self._replies_by(0) >= self.drill.old_region_replies_first:
             return True
         if self._held_since is None:
@@ -477,18 +497,24 @@ class FailoverDrill(Experiment):
 
     def _operate(self, workload: Workload, sender: RoutedSender) -> None:
         """Fail over mid-run, re-point the webhook, backfill the new Region, retire the old one."""
-        target = int(self.drill.failover_after * self.settings.notifications)
-        while not self._stop.is_set() and (
-            len(workload.notifications) < target or self._replies_by(0) < self.drill.old_region_replies_first
-        ):
+        while not self._stop.is_set() and not self._ready_to_fail_over(workload):
             time.sleep(0.1)
-        self.failed_over_at = time.time()
+        self.failed_over_at = time.time()  # before the write: the fence check counts from the command
         fail_over(self.admin_dynamodb, ACTIVE_REGION_TABLE, REGIONS[1], expected_epoch=1)
-        sender.fail_over(self.drill.dns_lag_seconds)
-        self.say(f"failed over to {REGIONS[1]} (epoch 2); the old Region is still delivered to for a while")
-        # Nylas retries a refused delivery within seconds here: the backfill starts once none can reach
-        # the old Region any more.
-        time.sleep(self.drill.dns_lag_seconds + 2.0)
+        sender.fail_over(self.drill.stale_deliveries)
+        self.say(
+            f"failed over to {REGIONS[1]} (epoch 2); the old Region still gets the next "
+            f"{self.drill.stale_deliveries} deliveries, every other one"
+        )
+        # Nylas delivers at least once: it redelivers what it delivered last, and with the old answer
+        # still cached every other one reaches the old Region. These alone close the stale window, so
+        # the old Region gets its deliveries after the failover however far the workload has played.
+        for payload in workload.latest(2 * self.drill.stale_deliveries - 1):
+            sender.deliver(payload)
+        sender.settled.wait(self.settings.timeout_seconds)
+        # The backfill starts once no delivery can reach the old Region any more (the last stale one
+        # given two seconds to land there); it reads the mailbox, so it covers every message either way.
+        time.sleep(2.0)
         grants = list(self.workload_settings().agent_grant_ids())
         second = self.regions[1]
         plan = backfill.plan_backfill(
@@ -583,7 +609,7 @@ class FailoverDrill(Experiment):
         if new:
             report.rto_first_reply_seconds = new[0] - failed_over
         arrived = {str(message.get("id")): at for at, message in self.nylas.mailbox()}
-        backlog_ends = failed_over + self.drill.dns_lag_seconds
+        backlog_ends = sender.settled_at or failed_over
         backlog = [
             s.started for s in sent if s.region == 1 and arrived.get(s.target, float("inf")) <= backlog_ends
         ]
@@ -633,7 +659,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--failover-after", type=float, default=0.5, help="share of the notifications")
     parser.add_argument("--old-region-replies", type=int, default=5, help="its replies before the failover")
     parser.add_argument("--replication-lag", type=float, default=2.0)
-    parser.add_argument("--dns-lag", type=float, default=5.0)
+    parser.add_argument(
+        "--stale-deliveries", type=int, default=3, help="deliveries still reaching the old Region after the failover"
+    )
     parser.add_argument("--old-region-seconds", type=float, default=30.0)
     parser.add_argument("--mutant", default=None, help="fence_off: the drill must catch it")
     parser.add_argument("--timeout", type=float, default=900.0, help="the whole run's limit, seconds")
@@ -650,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
         failover_after=args.failover_after,
         old_region_replies_first=args.old_region_replies,
         replication_lag_seconds=args.replication_lag,
-        dns_lag_seconds=args.dns_lag,
+        stale_deliveries=args.stale_deliveries,
         old_region_seconds=args.old_region_seconds,
     )
     report = FailoverDrill(drill, progress=sys.stderr).run()

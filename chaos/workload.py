@@ -459,6 +459,11 @@ class Workload:
         ):
             time.sleep(0.1)
 
+    def latest(self, count: int) -> list[dict[str, Any]]:
+        """The ``count`` notifications played last (what Nylas would redeliver next)."""
+        with self._lock:
+            return list(self.notifications.values())[-count:] if count > 0 else []
+
     def pending(self) -> int:
         with self._lock:
             self._pending = [f for f in self._pending if not f.done()]

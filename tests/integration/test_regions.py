@@ -110,7 +110,8 @@ def test_no_region_recorded_means_no_region_sends(fenced, pipeline, nylas, log_r
 
 def test_failover_raises_the_epoch_once_per_region_change(fenced):
     fence = DynamoDBRegionFence(TABLE, fenced)
-    assert fence.read() == ActiveRegion("", 0, 0, fence.read().read_at)
+    unset = fence.read()
+    assert unset == ActiveRegion("", 0, 0, unset.read_at)
     first = fail_over_to(fenced, TABLE, THERE, clock=lambda: 1_000)
     assert (first.after.region, first.after.epoch, first.after.since) == (THERE, 1, 0)  # no handover
     again = fail_over_to(fenced, TABLE, THERE, clock=lambda: 2_000)
