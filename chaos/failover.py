@@ -660,7 +660,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--old-region-replies", type=int, default=5, help="its replies before the failover")
     parser.add_argument("--replication-lag", type=float, default=2.0)
     parser.add_argument(
-        "--stale-deliveries", type=int, default=3, help="deliveries still reaching the old Region after the failover"
+        "--stale-deliveries",
+        type=int,
+        default=3,
+        help="deliveries still reaching the old Region after the failover",
     )
     parser.add_argument("--old-region-seconds", type=float, default=30.0)
     parser.add_argument("--mutant", default=None, help="fence_off: the drill must catch it")
