@@ -95,8 +95,8 @@ class DrillSettings:
         How far the new Region's replica of the state trails the old Region's (global tables: typically
         within a second; the drill's default is longer, to catch what a lag lets through).
     stale_deliveries:
-        After the failover, this many deliveries still reach the old Region (every other one, the first
-        included): resolvers holding the old answer for the record's TTL.
+        After the failover, this many customers write for the first time and their notifications reach
+        the old Region: resolvers holding the old answer for the record's TTL.
     old_region_seconds:
         The old Region's workers keep running this long after the failover (they must send nothing).
     """
@@ -215,53 +215,40 @@ class Replicator:
 class RoutedSender(WebhookSender):
     """Nylas' one webhook URL, resolved by Route 53 failover: the first Region, then the second.
 
-    After :meth:`fail_over`, resolvers still holding the old answer send every other delivery, the first
-    included, to the old Region, until ``stale_deliveries`` have reached it; then only the new one
-    (:attr:`settled`). Counted in deliveries, not seconds: a record's TTL is time, but a drill whose
-    stale deliveries depended on how fast this machine plays its workload would sometimes have none.
+    After :meth:`fail_over` every delivery reaches the new Region, except those :meth:`deliver_stale`
+    makes: a resolver still holding the old answer for the record's TTL, so the old Region. The drill
+    chooses which deliveries those are (fresh mail, so the old Region has something it must not send)
+    and how many: a window in seconds would hold none on a machine slow to play the workload.
     """
 
     def __init__(self, urls: tuple[str, str], secret: str, **options: Any) -> None:
         self._urls = urls
-        self._lock = threading.Lock()
         self._failed_over = False
-        self._stale_left = 0
-        self._resolved = 0
+        self._stale = threading.local()
         self.to_old_after_failover = 0
-        self.settled = threading.Event()
-        self.settled_at: float | None = None  # time.time() of the last delivery to the old Region
         super().__init__(urls[0], secret, **options)
 
     @property
     def url(self) -> str:
-        with self._lock:
-            if not self._failed_over:
-                return self._urls[0]
-            if self._stale_left > 0:
-                self._resolved += 1
-                if self._resolved % 2 == 1:
-                    self._stale_left -= 1
-                    self.to_old_after_failover += 1
-                    if self._stale_left == 0:
-                        self._settle()
-                    return self._urls[0]
+        if self._failed_over and not getattr(self._stale, "on", False):
             return self._urls[1]
+        return self._urls[0]
 
     @url.setter
     def url(self, value: str) -> None:
         """Set once by the base class: the first Region's URL (``urls[0]``)."""
 
-    def fail_over(self, stale_deliveries: int) -> None:
-        with self._lock:
-            self._failed_over = True
-            self._stale_left = stale_deliveries
-            if stale_deliveries <= 0:
-                self._settle()
+    def fail_over(self) -> None:
+        self._failed_over = True
 
-    def _settle(self) -> None:
-        if not self.settled.is_set():
-            self.settled_at = time.time()
-            self.settled.set()
+    def deliver_stale(self, payload: dict[str, Any]) -> int | None:
+        """Deliver ``payload`` (its retries too) where a resolver holding the old answer sends it."""
+        self._stale.on = True
+        try:
+            self.to_old_after_failover += 1
+            return self.deliver(payload)
+        finally:
+            self._stale.on = False
 
 
 @dataclass(frozen=True)
@@ -297,6 +284,7 @@ class FailoverDrill(Experiment):
         self._sends_lock = threading.Lock()
         self.failed_over_at: float | None = None
         self._held_since: float | None = None
+        self.stale_until: float | None = None  # when no delivery could reach the old Region any more
         self.backfilled = 0
 
     # ---- infrastructure -------------------------------------------------------------------------
@@ -501,20 +489,23 @@ class FailoverDrill(Experiment):
             time.sleep(0.1)
         self.failed_over_at = time.time()  # before the write: the fence check counts from the command
         fail_over(self.admin_dynamodb, ACTIVE_REGION_TABLE, REGIONS[1], expected_epoch=1)
-        sender.fail_over(self.drill.stale_deliveries)
+        sender.fail_over()
+        # Resolvers holding the old answer: the next customers' notifications reach the old Region,
+        # which must not answer them (the backfill below finds them in the mailbox for the new one).
+        # They come after the record's margin: any send of theirs by the old Region is then one no
+        # read of the record before the failover allowed (the fence's own check, split_brain).
+        margin = ReplierSettings.from_environment(self._region_environment(0)).policy.margin_seconds
+        time.sleep(margin)
+        for payload in workload.new_customers(self.drill.stale_deliveries):
+            sender.deliver_stale(payload)
         self.say(
-            f"failed over to {REGIONS[1]} (epoch 2); the old Region still gets the next "
-            f"{self.drill.stale_deliveries} deliveries, every other one"
+            f"failed over to {REGIONS[1]} (epoch 2); {self.drill.stale_deliveries} new customers' "
+            "notifications still reached the old Region"
         )
-        # Nylas delivers at least once: it redelivers what it delivered last, and with the old answer
-        # still cached every other one reaches the old Region. These alone close the stale window, so
-        # the old Region gets its deliveries after the failover however far the workload has played.
-        for payload in workload.latest(2 * self.drill.stale_deliveries - 1):
-            sender.deliver(payload)
-        sender.settled.wait(self.settings.timeout_seconds)
-        # The backfill starts once no delivery can reach the old Region any more (the last stale one
-        # given two seconds to land there); it reads the mailbox, so it covers every message either way.
+        # A delivery in flight to the old Region given two seconds to land there; the backfill reads the
+        # mailbox, so it covers every message either way.
         time.sleep(2.0)
+        self.stale_until = time.time()
         grants = list(self.workload_settings().agent_grant_ids())
         second = self.regions[1]
         plan = backfill.plan_backfill(
@@ -609,7 +600,7 @@ class FailoverDrill(Experiment):
         if new:
             report.rto_first_reply_seconds = new[0] - failed_over
         arrived = {str(message.get("id")): at for at, message in self.nylas.mailbox()}
-        backlog_ends = sender.settled_at or failed_over
+        backlog_ends = self.stale_until or failed_over  # the last message the old Region was sent
         backlog = [
             s.started for s in sent if s.region == 1 and arrived.get(s.target, float("inf")) <= backlog_ends
         ]

@@ -459,10 +459,21 @@ class Workload:
         ):
             time.sleep(0.1)
 
-    def latest(self, count: int) -> list[dict[str, Any]]:
-        """The ``count`` notifications played last (what Nylas would redeliver next)."""
-        with self._lock:
-            return list(self.notifications.values())[-count:] if count > 0 else []
+    def new_customers(self, count: int) -> list[dict[str, Any]]:
+        """``count`` customers writing for the first time, one message each, in the mailbox and owed an
+        answer (the ground truth knows them); their notifications are returned, not delivered: the
+        caller delivers them its own way."""
+        grants = self.settings.agent_grant_ids()
+        payloads = []
+        for index in range(count):
+            grant, address = grants[index % len(grants)], f"newcomer{uuid.uuid4().hex[:6]}@example.com"
+            message = self._inbound(grant, address, label="customer")
+            self._customer_threads[message["thread_id"]] = (grant, address)
+            payload = envelope(message)
+            with self._lock:
+                self.notifications[payload["id"]] = payload
+            payloads.append(payload)
+        return payloads
 
     def pending(self) -> int:
         with self._lock:
