@@ -279,3 +279,12 @@ def pipeline(replier, sqs):
     from tests.replier_harness import Pipeline
 
     return Pipeline(replier, sqs)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The long runs (``long_running``) first, one per xdist worker (``tests/worker_order.py``)."""
+    from tests.worker_order import long_runs_first
+
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    is_long = [item.get_closest_marker("long_running") is not None for item in items]
+    items[:] = long_runs_first(items, is_long, workers)

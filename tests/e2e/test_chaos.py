@@ -96,6 +96,7 @@ def evidence_directory() -> Path:
     return directory
 
 
+@pytest.mark.long_running
 def test_small_chaos_run_holds_every_invariant():
     # As small as it can be while every fault kind fires (each probabilistic rule fires on its first
     # match, so a low probability suffices) and every knob plays (the workload plays each kind of

@@ -7,6 +7,8 @@ own check: the old Region sends nothing its last read of the record before the f
 allow. The figures of a larger run are in docs/reliability.md ("Failover across Regions").
 """
 
+import pytest
+
 from chaos.failover import REGIONS, DrillSettings, FailoverDrill, render_drill
 from chaos.run import ChaosSettings
 
@@ -18,6 +20,7 @@ def drill(**chaos) -> DrillSettings:
     )
 
 
+@pytest.mark.long_running
 def test_a_failover_mid_run_loses_nothing_and_answers_nothing_twice():
     report = FailoverDrill(drill(seed=1)).run()
     assert report.ok, render_drill(report)
@@ -32,6 +35,7 @@ def test_a_failover_mid_run_loses_nothing_and_answers_nothing_twice():
     assert report.deliveries_to_old_region_after_failover == report.settings.stale_deliveries > 0
 
 
+@pytest.mark.long_running
 def test_the_drill_catches_the_old_region_sending_with_the_fence_off():
     report = FailoverDrill(drill(seed=1, mutant="fence_off")).run()
     assert report.caught(), render_drill(report)

@@ -178,6 +178,7 @@ FAILING_AGENT = textwrap.dedent(
 )
 
 
+@pytest.mark.long_running
 def test_a_record_the_agent_keeps_failing_is_said_dead_lettered_and_make_redrive_brings_it_back(
     agent_dir, tmp_path, capsys
 ):
