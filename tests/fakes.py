@@ -369,10 +369,10 @@ class FakeMailbox:
         self._store(message)
         return copy.deepcopy(message)
 
-    def _store(self, message: dict[str, Any]) -> None:
+    def _store(self, message: dict[str, Any], at: float | None = None) -> None:
         with self._lock:
             self.messages.append(message)
-            self._arrived[message["id"]] = self.clock()
+            self._arrived[message["id"]] = self.clock() if at is None else at
 
     def script_send(self, answer: Callable[[str, str, str], Answer | None]) -> None:
         """The next send is answered by ``answer(grant, request, key)``; ``None``: as Nylas would."""
@@ -489,8 +489,10 @@ class FakeMailbox:
             due = [e for e in self.queued if now - e.at >= self.queue_release_seconds]
             self.queued = [e for e in self.queued if e not in due]
         for email in due:
-            self._store(email.message)
-            self.sent.append(replace(email, at=now))
+            # Sent when the queue sent it (not when someone next looked): the listing's lag counts from then.
+            at = email.at + self.queue_release_seconds
+            self._store(email.message, at)
+            self.sent.append(replace(email, at=at))
 
     def release_queued(self, *, fail: bool = False) -> list[SentEmail]:
         """The Agent Account queue decides: every queued email goes out (or fails); returns them."""

@@ -14,6 +14,7 @@ import pytest
 from chaos.mutants import MUTANTS, applied
 from replyonce.answers import Answer
 from replyonce.policy import Policy
+from replyonce.state import thread_key
 from tests.interleavings import AGENT_EMAIL, GRANT, Event, Scenario, World, explore
 
 CUSTOMER = "alice@example.com"
@@ -403,6 +404,87 @@ def failover_mid_reply(world: World):
     return [world.record(first, "m1 at a", "a")], [Event("failover to b; m2 arrives", failover)]
 
 
+def failover_during_a_slow_queued_send(world: World):
+    """Issue 48, route 1: Region a reads "active" for its send just as the operator fails over to b; the
+    send takes 140 s and is answered ``202``; the Agent Account queue sends it 90 s later and the mailbox
+    lists it the settle time after that. b's replica holds the thread (an older exchange replicated) but
+    none of a's last writes. b must not answer m1 again before a's reply is listed: the handover covers
+    the lease, the queue and the settle."""
+    world.in_regions("a", "b")
+    world.mailbox.queue_sends = True
+    world.mailbox.queue_release_seconds = 90
+    world.mailbox.reply_list_lag_seconds = world.policy.settle_seconds
+    world.mailbox.search_lag_seconds = world.policy.settle_seconds
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+    for region in world.regions.values():  # the thread item replicated long ago: not new state anywhere
+        store = region.container(world.clock)
+        store.release(store.take_lease(thread_key(GRANT, first["thread_id"]), 1000))
+    world.clock.advance(3600)
+
+    def slow_send(grant: str, request: str, key: str) -> None:
+        world.clock.advance(140)  # under NYLAS_SEND_TIMEOUT_SECONDS; then Nylas answers 202
+        return None
+
+    world.mailbox.script_send(slow_send)
+
+    def failover(world: World):
+        assert world.fence is not None
+        world.fence.fail_over("b")
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2 at b", "b"), world.record(first, "m1 backfilled at b", "b")]
+
+    return [world.record(first, "m1 at a", "a")], [Event("failover to b; m2 arrives", failover)]
+
+
+def queued_reply_then_restored_from_an_older_backup(world: World):
+    """Issue 48, route 2: the reply to m1 is queued (``202``), not listed yet, when the table is restored
+    to a backup from before the thread (or its item deleted by hand): ``table#began`` survives the restore.
+    The customer writes again. The thread item m2's lease creates is new state whatever the table's
+    beginning says: a burst of both messages waits until the queued reply is listed."""
+    world.mailbox.queue_sends = True
+    world.mailbox.queue_release_seconds = 90
+    store = world.stores.fake()
+    backup = store.snapshot()  # a table in service for a day, before this thread
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def restored_then_follow_up(world: World):
+        store.restore(backup)
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [
+        Event(
+            "table restored to an older backup; m2 arrives",
+            restored_then_follow_up,
+            ready=lambda world: bool(world.mailbox.queued),
+        )
+    ]
+
+
+def dead_letter_lost_then_follow_up(world: World):
+    """Issue 48, route 3: m1's send gets no answer and nothing went out; its record is never received
+    again (its dead letter lost: a purge, the queue's retention). The customer writes again a lease
+    later: the follow-up's record finds the intent nobody drives and settles it through the mailbox
+    (here: sends it under its key), then answers m2."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+    world.mailbox.script_send(lambda grant, request, key: Answer(None, detail="read timed out"))
+    lost = world.record(first, "m1")
+    lost.max_runs = 1
+
+    def follow_up(world: World):
+        world.clock.advance(world.policy.lease_seconds + 1)
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [lost], [Event("m1's dead letter lost; m2 arrives a lease later", follow_up)]
+
+
 SCENARIOS = {
     s.name: s
     for s in (
@@ -431,6 +513,11 @@ SCENARIOS = {
         Scenario("shadow_burst", shadow_burst, SHADOW),
         Scenario("shadow_stale_holder", shadow_stale_holder, SHADOW),
         Scenario("failover_mid_reply", failover_mid_reply),
+        Scenario("failover_during_a_slow_queued_send", failover_during_a_slow_queued_send),
+        Scenario(
+            "queued_reply_then_restored_from_an_older_backup", queued_reply_then_restored_from_an_older_backup
+        ),
+        Scenario("dead_letter_lost_then_follow_up", dead_letter_lost_then_follow_up),
     )
 }
 
