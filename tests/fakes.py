@@ -104,11 +104,13 @@ class FakeStateStore:
                 raise ThreadBusyError(thread_key, max(0, (state.lease_expires_at_ms - now_ms) // 1000 + 1))
             token = uuid.uuid4().hex
             expires = now_ms + max(duration_ms, 1000)
-            since = state.since_ms
-            if thread_key not in self.threads:  # a new thread item takes the table's beginning
+            since, created = state.since_ms, state.created_ms
+            if thread_key not in self.threads:  # a new thread item: the table's beginning, and its own
                 self.began_ms = self.began_ms or now_ms
-                since = self.began_ms
-            state = replace(state, lease_owner=token, lease_expires_at_ms=expires, since_ms=since)
+                since, created = self.began_ms, now_ms
+            state = replace(
+                state, lease_owner=token, lease_expires_at_ms=expires, since_ms=since, created_ms=created
+            )
             self.threads[thread_key] = state
             return Lease(thread_key, token, expires, state)
 

@@ -271,9 +271,13 @@ def test_a_message_older_than_the_pages_read_is_answered_only_once_its_cover_cou
     assert next_step(s) == expected
 
 
-def _new_state(age_seconds, *messages, trigger="m2"):
-    state = ThreadState(since_ms=(NOW - age_seconds) * 1000)
+def _new_state(age_seconds, *messages, trigger="m2", created_age=None):
+    created = 0 if created_age is None else (NOW - created_age) * 1000
+    state = ThreadState(since_ms=(NOW - age_seconds) * 1000, created_ms=created)
     return leased(arrived(trigger), state=state, listing=listing(*messages), reserved=True)
+
+
+IN_SERVICE = 86_400  # a table that began a day ago
 
 
 @pytest.mark.parametrize(
@@ -289,6 +293,16 @@ def _new_state(age_seconds, *messages, trigger="m2"):
         # A burst of its own message alone keeps the key any lost attempt used: no wait.
         (_new_state(60, inbound("m2"), our_reply("i1", ["m1"]), inbound("m1")), "AskAgent"),
         (_new_state(60, inbound("m1"), trigger="m1"), "AskAgent"),
+        # Issue 48: a table in service for a day, but the thread's item created 60 s ago by this lease (a
+        # restore to a backup from before the thread, the item deleted by hand, a Region's replica that
+        # lacked it): new state all the same, whatever the table's beginning says.
+        (
+            _new_state(IN_SERVICE, inbound("m2"), inbound("m1"), created_age=60),
+            core.Defer(DeferReason.STATE_NEW, POLICY.settle_seconds - 60, {"thread_id": THREAD}),
+        ),
+        (_new_state(IN_SERVICE, inbound("m2"), inbound("m1"), created_age=POLICY.settle_seconds), "AskAgent"),
+        # A brand-new thread's first message: a burst of its trigger alone never waits.
+        (_new_state(IN_SERVICE, inbound("m1"), trigger="m1", created_age=0), "AskAgent"),
     ],
 )
 def test_a_burst_of_more_than_its_trigger_waits_for_a_new_state_to_settle(situation, expected):

@@ -361,23 +361,30 @@ def _claim_step(s: Situation, arrived: MessageArrived, planned: Burst) -> Step |
 def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int, settle_seconds: int) -> int:
     """Seconds a burst that covers more than its trigger waits for a new thread state (``0``: none).
 
-    Why: a reply sent or queued (``202``) just before the state table was
-    emptied is in no listing yet — the Agent Account queue lists it only once
+    Why: a reply sent or queued (``202``) just before the thread's state was
+    lost is in no listing yet — the Agent Account queue lists it only once
     it leaves, within 90 s — and our state no longer knows it. A burst that
     then covers its message besides a newer one threads on the newer one: a
     new target, a new ``Idempotency-Key``, and both emails go out (found by
-    the stateful property tests). A burst of the trigger alone keeps the
-    key any lost attempt for it used (generation 0 of the same target), so
-    Nylas replays it; a burst of more waits until the table is
-    ``MAILBOX_SETTLE_SECONDS`` old, when anything sent before it began is
-    listed and covers what it answered. ``state.since_ms`` is when the table
-    the thread item was created in began (``table#began``, on the worker's
-    clock, as the lease's); ``now`` is Nylas' time. The cost: bursts in an
-    emptied table's first five minutes wait; a table in service never.
+    the stateful property tests; issue 48 for a restore and a Region's
+    replica). A burst of the trigger alone keeps the key any lost attempt
+    for it used (generation 0 of the same target), so Nylas replays it; a
+    burst of more waits until the thread's state is ``MAILBOX_SETTLE_SECONDS``
+    old, when anything sent before it began is listed and covers what it
+    answered.
+
+    The state began when its item was created or when its table began,
+    whichever is later (``ThreadState.began_ms``, on the worker's clock, as
+    the lease's; ``now`` is Nylas' time): one rule for an emptied table, a
+    restore to a backup from before the thread, an item deleted by hand and
+    a Region whose replica lacks the thread — each one's next lease creates
+    the item. The cost: a new thread's burst of two or more messages waits
+    the settle from its first lease; a thread of one message, and every
+    burst on a thread whose item is older, never.
     """
-    if not state.since_ms or not any(mid != trigger_id for mid in burst.covered):
+    if not state.began_ms or not any(mid != trigger_id for mid in burst.covered):
         return 0
-    return max(0, -(-(state.since_ms + settle_seconds * 1000 - now * 1000) // 1000))
+    return max(0, -(-(state.began_ms + settle_seconds * 1000 - now * 1000) // 1000))
 
 
 def unsettled_replies(state: ThreadState, now: int) -> dict[str, int]:
