@@ -380,7 +380,13 @@ def _thread_in_flight(replies, sending):
     """Recorded replies (intent id → Nylas time), and reply intents stored but not settled: ``sending``
     maps an intent id to its attempts (0: stored, its record will attempt it; 1+: may be out)."""
     stored = tuple(
-        intent(id=iid, covered=(f"c-{iid}",), attempts=attempts, first_attempt_at=NOW - 5 if attempts else 0)
+        intent(
+            id=iid,
+            covered=(f"c-{iid}",),
+            attempts=attempts,
+            first_attempt_at=NOW - 5 if attempts else 0,
+            last_attempt_at=NOW - 5 if attempts else 0,
+        )
         for iid, attempts in sending.items()
     )
     s = leased(outbox=stored, listing=listing(inbound("m1")))
@@ -411,8 +417,29 @@ def test_the_loop_guard_counts_a_reply_in_flight(replies, sending, kind_of_draft
     if expected == "Skip":
         assert step.reason is SkipReason.REPLY_BUDGET_EXHAUSTED
     if expected == "Defer":
-        # Back once the reply in flight's own record has had its lease to settle it.
-        assert step == core.Defer(DeferReason.REPLY_PENDING, int(POLICY.lease_seconds), {"thread_id": THREAD})
+        # Back once the reply in flight's own record has had its lease to settle it, counted from its
+        # last attempt (its store, if none: issue 48); then this record drives it if nobody did.
+        touched = outbox["c"].last_attempt_at or outbox["c"].created_at
+        seconds = int(touched + POLICY.lease_seconds - NOW) + 1
+        assert step == core.Defer(DeferReason.REPLY_PENDING, seconds, {"thread_id": THREAD})
+
+
+def test_an_intent_nobody_drives_is_driven_by_the_next_record_of_the_thread():
+    # Issue 48: m0's intent was attempted a lease and more ago and its record is gone (its dead letter
+    # lost). m1's record, holding the lease with the thread read, drives it first: the same key while it
+    # lives, so Nylas sends it or replays what it did.
+    orphan = intent(
+        id="c", covered=("m0",), attempts=1, first_attempt_at=NOW - 300, last_attempt_at=NOW - 300
+    )
+    s = replace(leased(outbox=(orphan,), listing=listing(inbound("m1"))), now=NOW)
+    step = next_step(s)
+    assert kind(step) == "Store"
+    assert step.intent.id == "c"
+    assert step.intent.attempts == 2
+    # Touched within a lease: its own record may still be at it; m1's flow goes on.
+    recent = replace(orphan, last_attempt_at=NOW - 30)
+    s = replace(leased(outbox=(recent,), listing=listing(inbound("m1"))), now=NOW)
+    assert kind(next_step(s)) == "Reserve"
 
 
 def test_a_queued_reply_that_failed_for_good_stops_counting_against_the_budget():

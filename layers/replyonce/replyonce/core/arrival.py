@@ -15,7 +15,7 @@ from typing import Any, assert_never
 
 from replyonce.agent import AgentIdentity, Handoff, NoReply, Reply
 from replyonce.conversation import conversation_for
-from replyonce.core.delivery import attempt, drive
+from replyonce.core.delivery import attempt, drive, last_touched
 from replyonce.core.shadow import shadow_settle
 from replyonce.core.situation import (
     GONE,
@@ -393,15 +393,20 @@ def unsettled_replies(state: ThreadState, now: int) -> dict[str, int]:
     Every reply intent of the outbox is one: a queued reply (``202``) counted
     from when Nylas accepted it, and one still being sent (stored, attempted,
     perhaps delivered by a send whose answer never came, perhaps only
-    attempted by its own record later) counted *now*, the latest moment it can
-    go out. Why the latter counts: its email is not in the thread yet and our
-    state has no reply for it, yet its record will send it. Counting only
-    what was recorded and what the listing shows let a thread with one reply
-    in flight get a fourth within the hour (the small chaos run, seed 5).
-    Review drafts are no emails and do not count.
+    attempted by its own record later) counted from its last attempt (its
+    store, if none) — never later than ``now``. Why the latter counts: its
+    email is not in the thread yet and our state has no reply for it, yet a
+    record will send it. Counting only what was recorded and what the
+    listing shows let a thread with one reply in flight get a fourth within
+    the hour (the small chaos run, seed 5). Not for ever: an intent no record
+    touched for a lease is driven to its settlement by the thread's next
+    record first (``core.delivery.drive_undriven``, issue 48), so what this
+    counts is at most a lease old. Review drafts are no emails and do not count.
     """
     return {
-        intent.id: state.replies.get(intent.id, now) if intent.state is IntentState.QUEUED else now
+        intent.id: state.replies.get(intent.id, now)
+        if intent.state is IntentState.QUEUED
+        else min(now, last_touched(intent) or now)
         for intent in state.outbox.values()
         if intent.kind is IntentKind.SEND
     }
@@ -465,14 +470,15 @@ def _reply_budget_step(s: Situation, messages: Any, thread_id: str, now: int) ->
 
 def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, policy: Policy) -> int:
     """Seconds until the first unsettled reply must have settled: a queued one once Nylas has had
-    ``PENDING_CONFIRM_SECONDS``; one being sent within its record's lease."""
+    ``PENDING_CONFIRM_SECONDS``; one being sent within a lease of its last attempt — after which, if its
+    own record has not settled it, the waiting record drives it (``core.delivery.drive_undriven``)."""
     moments = []
     for intent_id in unsettled:
         intent = state.outbox[intent_id]
         if intent.state is IntentState.QUEUED:
             moments.append(intent.accepted_at + policy.pending_confirm_seconds - now)
         else:
-            moments.append(int(policy.lease_seconds))
+            moments.append(int(last_touched(intent) + policy.lease_seconds - now) + 1)
     return max(1, min(moments))
 
 

@@ -7,8 +7,17 @@ driven there) and :mod:`replyonce.core.situation`.
 
 from typing import assert_never
 
-from replyonce.core.delivery import after_settle, attempt, drive, evidence, found_in_mailbox, sent
+from replyonce.core.delivery import (
+    after_settle,
+    attempt,
+    drive,
+    evidence,
+    found_in_mailbox,
+    sent,
+    settled_for_another,
+)
 from replyonce.core.situation import (
+    Defer,
     FileHandedOff,
     Finish,
     FinishSkipped,
@@ -22,7 +31,7 @@ from replyonce.core.situation import (
     Step,
     TakeLease,
 )
-from replyonce.reasons import SkipReason
+from replyonce.reasons import DeferReason, SkipReason
 from replyonce.state import Intent, IntentState, Settlement, Status, thread_key
 from replyonce.subjects import ReconcileDue, SendReported
 
@@ -110,6 +119,10 @@ def after_settlement(s: Situation, settle: Settle) -> Step:
     is asked once more, and without it the messages stay where they are.
     """
     grant_id = s.subject.grant_id
+    if settled_for_another(s, settle.settlement):
+        # An intent nobody drove is settled (issue 48): the record's own message is still to be answered.
+        assert settle.settlement.intent is not None
+        return Defer(DeferReason.REPLY_PENDING, 0, {"settled_intent_id": settle.settlement.intent.id})
     if settle.move_to and not s.filed:
         if s.handoff_folder_id is None and s.folder_listings < 2:
             return LookUpFolders(grant_id)
