@@ -35,6 +35,7 @@ from ops.template import load_template
 from replyonce.agents import Agent
 from replyonce.answers import Answer
 from replyonce.config import ReplierSettings
+from replyonce.evidence import sent_folder_ids
 from replyonce.exceptions import Deferred, ReplyOnceError
 from replyonce.observability import logger
 from replyonce.plan import message_id
@@ -165,6 +166,8 @@ class ReplayResult:
     threads: dict[str, list[Message]]
     own_addresses: tuple[str, ...]
     messages_replayed: int = 0
+    sent_folders: frozenset[str] = frozenset()
+    """The grant's Sent folder ids: where the report finds a person's answer (``replyonce.evidence``)."""
     deferred: dict[str, int] = field(default_factory=dict)
     stopped: str = ""
     """``""`` (every thread listed), ``limit`` (``--limit`` threads reached) or ``time``
@@ -294,7 +297,7 @@ def replay(
     replier = Replier(
         policy, store, history, agent, reconcile_later=lambda _due, _seconds: None, lease_wait_seconds=0
     )
-    result = ReplayResult([], {}, own)
+    result = ReplayResult([], {}, own, sent_folders=sent_folder_ids(folders[grant_id]))
     with _quiet():
         for done, thread_id in enumerate(thread_ids, start=1):
             if monotonic() - started >= max_seconds:

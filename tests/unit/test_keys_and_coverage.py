@@ -42,17 +42,22 @@ def test_a_reply_records_every_message_it_covers_within_nylas_limits(ids):
     metadata = reply_metadata("intent-1", ids[0], "thread-1", ids)
     assert len(metadata) <= 50
     assert all(len(k) <= 40 and len(v) <= 500 for k, v in metadata.items())
-    record = covered_in_mailbox([reply(metadata)], AGENTS)
+    record = covered_in_mailbox([reply(metadata)])
     assert all(is_covered(i, record) for i in ids)
     assert not is_covered("some-other-message", record)
 
 
-def test_only_the_agents_own_messages_count_as_replies():
+def test_our_reply_is_ours_whatever_its_from_shows():
+    # Only the API sets metadata: our intent id marks our reply, whether the Sent copy shows the grant's
+    # address, an alias (Google, Microsoft) or a provider's rewrite. A message without it is not ours.
     metadata = reply_metadata("intent-1", "m1", "t", ["m1"])
-    forged = reply(metadata, sender="mallory@example.com")
-    assert not is_covered("m1", covered_in_mailbox([forged], AGENTS))
-    assert not is_reply_of(forged, "intent-1", AGENTS)
-    assert is_reply_of(reply(metadata), "intent-1", AGENTS)
+    aliased = reply(metadata, sender="help@acme.example")
+    assert is_covered("m1", covered_in_mailbox([aliased]))
+    assert is_reply_of(aliased, "intent-1")
+    assert is_reply_of(reply(metadata), "intent-1")
+    assert not is_reply_of(reply({}), "intent-1")
+    assert not is_reply_of(reply(metadata), "intent-2")
+    assert not is_covered("m1", covered_in_mailbox([reply({})]))
 
 
 def test_a_burst_beyond_what_metadata_can_name_is_refused():

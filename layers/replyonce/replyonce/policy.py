@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from replyonce.config import MAX_THREAD_WINDOW
 from replyonce.config import ReplierSettings as _Settings
+from replyonce.evidence import TrustedList
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class Policy:
 
     agent_grant_ids: tuple[str, ...]
     trusted_senders: frozenset[str] = _Settings.reply_to_trusted_senders
-    trusted_lists: frozenset[str] = _Settings.trusted_lists
+    trusted_lists: tuple[TrustedList, ...] = _Settings.trusted_lists
     reply_budget_per_hour: int = _Settings.reply_budget_per_hour
     recipient_budget_per_hour: int = _Settings.reply_budget_per_recipient_per_hour
     thread_window: int = _Settings.thread_window
@@ -39,13 +40,21 @@ class Policy:
     person_hold_seconds: int = _Settings.person_hold_seconds
     max_recipients: int = _Settings.max_reply_recipients
     max_automatic_exchanges: int = _Settings.max_automatic_exchanges
+    automatic_exchange_seconds: int = _Settings.automatic_exchange_seconds
     person_draft_wait_seconds: int = _Settings.person_draft_wait_seconds
+    # The queue's maxReceiveCount: a record a person's draft holds back hands off on its last receive.
+    max_receive_count: int = _Settings.max_receive_count
     # How long a record waits in-process for a busy thread's lease (LEASE_WAIT_SECONDS).
     lease_wait_seconds: float = _Settings.lease_wait_seconds
 
     # Across Regions: this Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set);
     # "" (one Region): fence off.
     fence_region: str = ""
+
+    @property
+    def trusted_list_ids(self) -> frozenset[str]:
+        """The trusted lists' ``List-Id`` identifiers: their posts are not bulk mail."""
+        return frozenset(t.list_id for t in self.trusted_lists)
 
     @property
     def handover_seconds(self) -> float:

@@ -454,6 +454,9 @@ class Agents:
     emails: Mapping[str, str]
     names: Mapping[str, str] = field(default_factory=dict)
     providers: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Grant id → its aliases (``GET /v3/grants/{id}?expose_aliases=true``, lower case): a grant's own
+    addresses are its ``email`` and these, so mail from an alias is the grant's own."""
 
     def shared_by_people(self, grant_id: str) -> bool:
         """Whether the grant is a person's or a team's mailbox (any provider but ``nylas``, an Agent
@@ -463,8 +466,13 @@ class Agents:
 
     @property
     def addresses(self) -> frozenset[str]:
-        """Every agent address: mail from any of them is the agent's own."""
-        return frozenset(self.emails.values())
+        """Every agent address, aliases included: mail from any of them is the agent's own."""
+        return frozenset(self.emails.values()) | {a for names in self.aliases.values() for a in names}
+
+    def addresses_of(self, grant_id: str) -> frozenset[str]:
+        """The grant's own addresses: its ``email`` and its aliases."""
+        primary = self.emails.get(grant_id, "")
+        return frozenset({primary} if primary else set()) | frozenset(self.aliases.get(grant_id, ()))
 
     def answering(self, message: Mapping[str, Any], receiving_grant: str) -> str:
         """The grant that answers ``message``: the first configured agent among its recipients.
@@ -479,7 +487,7 @@ class Agents:
         """
         addressed = set(recipients_of(message))
         for grant_id in self.grant_ids:
-            if self.emails.get(grant_id, "") in addressed:
+            if self.addresses_of(grant_id) & addressed:
                 return grant_id
         return receiving_grant
 

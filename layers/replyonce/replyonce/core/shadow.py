@@ -43,6 +43,7 @@ SHADOW_RECORDED_SKIPS = frozenset(
         SkipReason.EXCHANGE_LIMIT,
         SkipReason.SENDER_NOT_REACHED,
         SkipReason.NO_RECIPIENT,
+        SkipReason.RELAY_UNVERIFIED,
     }
 )
 """The skips shadow mode records: a rule's decision about a customer's message. The others say the
