@@ -330,7 +330,12 @@ def _before_the_agent(
         if s.time_left < policy.lease_seconds - policy.margin_seconds:
             return Defer(DeferReason.DEADLINE, 0)
         conversation = conversation_for(
-            messages, burst, agent=grant, agent_addresses=agents.addresses, thread_id=thread_id
+            messages,
+            burst,
+            agent=grant,
+            agent_addresses=agents.addresses,
+            thread_id=thread_id,
+            mode=policy.mode,
         )
         return AskAgent(conversation, burst)
     return _agent_answered(s, arrived, thread_id, burst, intent_id, grant, now)
