@@ -1041,6 +1041,26 @@ def test_shadow_mode_records_nothing_for_what_was_decided_before_or_is_not_the_a
     assert step == next_step(s) or step.reason is SkipReason.ALREADY_SHADOWED
 
 
+@pytest.mark.parametrize(
+    ("policy", "mode", "for_real"),
+    [
+        (POLICY, "send", True),
+        (replace(POLICY, review_mode=True), "review", True),
+        (SHADOW, "shadow", False),
+        (replace(SHADOW, review_mode=True), "shadow", False),  # nothing is drafted in shadow mode
+        (replace(SHADOW, replay=True), "replay", False),
+    ],
+)
+def test_the_agent_is_told_the_mode_it_is_asked_in(policy, mode, for_real):
+    # Issue 40: shadow mode opened real tickets; the agent must know when nothing is real.
+    s = leased(listing=listing(inbound("m1")), policy=policy, reserved=True)
+    step = next_step(s)
+    assert isinstance(step, core.AskAgent)
+    assert (step.conversation.mode, step.conversation.acts_for_real) == (mode, for_real)
+    live = next_step(replace(s, policy=POLICY)).conversation.key
+    assert (step.conversation.key == live) is (mode != "replay")
+
+
 def test_shadow_mode_never_attempts_a_reply_stored_before_the_switch():
     stored = intent(attempts=0)
     s = leased(outbox=(stored,), policy=SHADOW)

@@ -4,8 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from replyonce.agent import Mode
 from replyonce.coverage import MAX_COVERED_IDS, covered_in_mailbox, is_covered, is_reply_of, reply_metadata
-from replyonce.keys import LEGACY_KEY_SCHEME, idempotency_key
+from replyonce.keys import LEGACY_KEY_SCHEME, REPLAY_KEY_PREFIX, conversation_key, idempotency_key
 
 AGENTS = {"support@acme.example"}
 
@@ -31,6 +32,53 @@ parts = st.tuples(st.text(max_size=8), st.text(max_size=8), st.integers(0, 5))
 def test_different_parts_never_share_a_key(a, b):
     if a != b:
         assert idempotency_key(*a) != idempotency_key(*b)
+
+
+# ---- Conversation.key: live and replay (issue 40) -------------------------------------------------------
+
+BURSTS = [
+    ("g1", "t1", ("m1",)),
+    ("g1", "t1", ("m1", "m2")),
+    ("g1", "t1", ("m2", "m1")),  # the same burst in another order: one key
+    ("g2", "t-with-dashes", ("a" * 200,)),
+    ("", "", ()),
+]
+
+
+@pytest.mark.parametrize(("grant", "thread", "covered"), BURSTS)
+@pytest.mark.parametrize("live", [Mode.SEND, Mode.REVIEW, Mode.SHADOW])
+def test_a_replay_key_never_equals_the_live_key_of_the_same_burst(grant, thread, covered, live):
+    replayed = conversation_key(grant, thread, covered, Mode.REPLAY)
+    assert replayed != conversation_key(grant, thread, covered, live)
+    # By construction, not by the odds: a live key is a bare UUID, a replay key is prefixed.
+    assert replayed.startswith(REPLAY_KEY_PREFIX)
+    assert not conversation_key(grant, thread, covered, live).startswith(REPLAY_KEY_PREFIX)
+
+
+@pytest.mark.parametrize(("grant", "thread", "covered"), BURSTS)
+@pytest.mark.parametrize("mode", list(Mode))
+def test_the_conversation_key_is_stable_across_calls_and_orders(grant, thread, covered, mode):
+    assert conversation_key(grant, thread, covered, mode) == conversation_key(grant, thread, covered, mode)
+    assert conversation_key(grant, thread, covered, mode) == conversation_key(
+        grant, thread, tuple(reversed(covered)), mode
+    )
+
+
+def test_the_live_key_is_pinned_and_is_the_same_in_send_review_and_shadow():
+    # The intent id and the shadow record id are this key: a deploy that changed it would re-open fences.
+    pinned = conversation_key("g1", "t1", ("m1", "m2"))
+    assert {conversation_key("g1", "t1", ("m1", "m2"), m) for m in (Mode.SEND, Mode.REVIEW, Mode.SHADOW)} == {
+        pinned
+    }
+    assert pinned == "9c3e4dc3-ea65-56bf-a014-1cc494caafa0"  # the value before issue 40
+
+
+@given(
+    a=st.tuples(st.text(max_size=8), st.text(max_size=8)),
+    b=st.tuples(st.text(max_size=8), st.text(max_size=8)),
+)
+def test_no_replay_key_equals_any_live_key(a, b):
+    assert conversation_key(*a, ("m1",), Mode.REPLAY) != conversation_key(*b, ("m1",), Mode.SEND)
 
 
 def reply(metadata, sender="support@acme.example"):

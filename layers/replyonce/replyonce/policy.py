@@ -9,6 +9,7 @@ defaults does.
 
 from dataclasses import dataclass
 
+from replyonce.agent import Mode
 from replyonce.config import MAX_THREAD_WINDOW
 from replyonce.config import ReplierSettings as _Settings
 from replyonce.evidence import TrustedList
@@ -33,6 +34,9 @@ class Policy:
     review_mode: bool = _Settings.reply_mode == "review"
     # REPLY_MODE=shadow: the whole pipeline runs, nothing is sent or drafted, what would be is recorded.
     shadow_mode: bool = _Settings.reply_mode == "shadow"
+    # Not a setting: set only by ``ops.replay`` (past mail run in shadow mode), so the agent is told
+    # (``Conversation.mode == "replay"``) and its key is a replay key, never the live one.
+    replay: bool = False
     agent_timeout_seconds: float = _Settings.agent_timeout_seconds
     send_timeout_seconds: float = _Settings.nylas_send_timeout_seconds
     margin_seconds: float = _Settings.record_margin_seconds
@@ -50,6 +54,25 @@ class Policy:
     # Across Regions: this Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set);
     # "" (one Region): fence off.
     fence_region: str = ""
+
+    def __post_init__(self) -> None:
+        # A replay that could send would answer last week's customers: the two flags travel together.
+        if self.replay and not self.shadow_mode:
+            raise ValueError("a replay runs in shadow mode (replay=True needs shadow_mode=True)")
+
+    @property
+    def mode(self) -> Mode:
+        """What the agent is told (``Conversation.mode``): replay, else shadow, else review, else send.
+
+        Shadow before review: with both set nothing is sent or drafted, and the agent must not act.
+        """
+        if self.replay:
+            return Mode.REPLAY
+        if self.shadow_mode:
+            return Mode.SHADOW
+        if self.review_mode:
+            return Mode.REVIEW
+        return Mode.SEND
 
     @property
     def trusted_list_ids(self) -> frozenset[str]:

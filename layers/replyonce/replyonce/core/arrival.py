@@ -369,7 +369,12 @@ def _before_the_agent(
         # A newcomer's burst is answered alone: the agent sees only their messages, never the customer's.
         shown = burst.to_answer if burst.alone else messages
         conversation = conversation_for(
-            shown, burst, agent=grant, agent_addresses=agents.addresses, thread_id=thread_id
+            shown,
+            burst,
+            agent=grant,
+            agent_addresses=agents.addresses,
+            thread_id=thread_id,
+            mode=policy.mode,
         )
         return AskAgent(conversation, burst)
     return _agent_answered(s, arrived, thread_id, burst, intent_id, grant, now)
