@@ -976,7 +976,8 @@ def test_a_relay_nobody_could_verify_is_handed_off_and_never_mailed(answered):
             {},
             {
                 1: [
-                    "message m1 answered by a person (p1) and again by the agent (email e1, read after the person's answer)"
+                    "message m1 answered by a person (p1) and again by the agent "
+                    "(email e1, read after the person's answer)"
                 ]
             },
         ),
