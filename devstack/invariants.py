@@ -897,6 +897,9 @@ def _no_silent_no(world: _World, found: list[str]) -> None:
     for message_id, truth in sorted(history.truth.items()):
         if truth.author != PERSON or truth.filed in JUNK_FOLDERS:
             continue
+        if world.messages.get(message_id, {}).get("grant_id") not in history.agent_grants:
+            continue  # mail to a person's own grant is theirs, not the agents'
+
         if message_id not in history.notified_message_ids or message_id not in world.messages:
             continue  # never notified: the product never heard of it (invariant 2 judges the loss)
         copies = [c for c in world.copies[truth.email] if c in world.messages] if truth.email else []

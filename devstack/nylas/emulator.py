@@ -261,14 +261,16 @@ class NylasEmulator:
         *,
         date: float | None = None,
         from_email: str | None = None,
+        to: Sequence[str] | None = None,
     ) -> Json:
         """A colleague answers from the shared mailbox (not through the API): a message of the grant's
         own address (or ``from_email``, one of its aliases) in the thread, in ``sent``, without
         ReplyOnce's metadata, firing ``message.created`` as any message does. A person's or team's
         mailbox (a Google or Microsoft grant) is shared this way; an Agent Account can be too,
-        through its web mail."""
+        through its web mail. ``to``: the colleague writes to others instead (a forward to the
+        warehouse, a note to a teammate), in the thread all the same: that answers nobody."""
         message = self._mailbox.write_from_mailbox(
-            grant_id, reply_to_message_id, body, date=date, from_email=from_email
+            grant_id, reply_to_message_id, body, date=date, from_email=from_email, to=to
         )
         self._notifier.message_created(message, swallow=False)
         return copy.deepcopy(message)

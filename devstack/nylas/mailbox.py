@@ -253,11 +253,12 @@ class Mailbox:
         *,
         date: float | None = None,
         from_email: str | None = None,
+        to: Sequence[str] | None = None,
     ) -> Json:
         """A person's reply from the grant's own mailbox (its web mail or mail client, not the API):
         from the grant's address (or ``from_email``, one of its aliases; else what
         :meth:`Modes.sender_address` gives), to the parent's sender, in ``sent``, with no metadata of
-        ours."""
+        ours. ``to``: other addressees than the parent's sender (a forward to a colleague, a note)."""
         with self.lock:
             grant = self.locked_find_grant(grant_id)
             if grant is None:
@@ -279,7 +280,9 @@ class Mailbox:
                     "name": grant["name"],
                     "email": from_email or self.modes.sender_address(grant["id"], grant["email"]),
                 },
-                to=[dict(p) for p in parent["from"]],
+                to=[dict(p) for p in parent["from"]]
+                if to is None
+                else [{"name": "", "email": a} for a in to],
                 cc=[],
                 bcc=[],
                 reply_to=[],
