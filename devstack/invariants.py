@@ -1,4 +1,6 @@
-"""Check the seven invariants of docs/design.md against what the world saw, knowing nothing of the product.
+"""Check the invariants of docs/design.md, and issue 40's seventh, against what the world saw.
+
+Knowing nothing of the product, as below.
 
 Why a checker of its own: one that shares the product's filters or its idea of
 coverage agrees with the product's mistakes. This module therefore imports

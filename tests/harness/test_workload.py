@@ -62,7 +62,7 @@ def stored(workload: Workload, grant: str = AGENT_GRANT_ID) -> list[dict[str, An
 
 
 def test_the_run_trusts_the_list_by_its_address():
-    assert TRUSTED_LISTS == f"{TRUSTED_LIST_ID}={TRUSTED_GROUP}"
+    assert f"{TRUSTED_LIST_ID}={TRUSTED_GROUP}" == TRUSTED_LISTS
 
 
 def test_every_knob_of_issue_40_is_on_by_default_and_off_when_gentle():
@@ -122,7 +122,8 @@ def test_a_genuine_group_post_keeps_its_from(workload):
     assert message["to"] == [{"name": "", "email": TRUSTED_GROUP}]
     assert "dmarc=none" in dict(headers_of(message))["Authentication-Results"]
     truth = workload.truth[message["id"]]
-    assert truth.must_answer and truth.recipients == {sender}
+    assert truth.must_answer
+    assert truth.recipients == {sender}
 
 
 def test_a_verified_relay_is_the_persons(workload):
@@ -132,7 +133,8 @@ def test_a_verified_relay_is_the_persons(workload):
     [topmost, *_] = [v for n, v in headers_of(message) if n == "Authentication-Results"]
     assert "dmarc=pass" in topmost
     truth = workload.truth[message["id"]]
-    assert truth.must_answer and truth.recipients == {CUSTOMER}
+    assert truth.must_answer
+    assert truth.recipients == {CUSTOMER}
 
 
 @pytest.mark.parametrize(
@@ -175,7 +177,8 @@ def test_a_stranger_joining_a_thread_is_answered_alone(workload):
     question, joined = stored(workload)
     assert joined["thread_id"] == question["thread_id"]
     truth = workload.truth[joined["id"]]
-    assert truth.alone and truth.recipients == {joined["from"][0]["email"]}
+    assert truth.alone
+    assert truth.recipients == {joined["from"][0]["email"]}
     assert workload.truth[question["id"]].recipients == {CUSTOMER}
 
 
