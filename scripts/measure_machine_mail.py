@@ -244,6 +244,23 @@ def participants(message: Message, name: str, null_as: str) -> list[dict[str, st
     return [p for p in found if p["email"] or (null_as == "email" and name == "From")]
 
 
+def body_of(message: Message) -> str:
+    """The body Nylas would give: the first text/plain part (else text/html), decoded; attachments
+    (an attached message/rfc822 included) are not part of it."""
+    for subtype in ("plain", "html"):
+        for part in message.walk():
+            if part.get_content_maintype() == "message":
+                break  # an attached message: not the body
+            if part.get_content_type() == f"text/{subtype}" and not part.get_filename():
+                payload = part.get_payload(decode=True)
+                if isinstance(payload, bytes):
+                    try:
+                        return payload.decode(part.get_content_charset() or "utf-8", errors="replace")
+                    except LookupError:
+                        return payload.decode("utf-8", errors="replace")
+    return ""
+
+
 def nylas_message(raw: bytes, null_as: str) -> dict[str, Any]:
     """The Nylas message shape (``fields=include_headers``) of one raw email."""
     parsed = message_from_bytes(raw)
@@ -254,7 +271,7 @@ def nylas_message(raw: bytes, null_as: str) -> dict[str, Any]:
         "reply_to": participants(parsed, "Reply-To", null_as),
         "subject": decoded(parsed.get("Subject", "")),
         "headers": [{"name": k, "value": decoded(v)} for k, v in parsed.items()],
-        "body": "",  # screening never reads the body
+        "body": body_of(parsed),  # read with the subject by the subject-and-body signs
         "folders": ["INBOX"],
     }
 
