@@ -249,6 +249,7 @@ _DATE_START = re.compile(r"^\d{1,4}(?:[-/.]|\s)")  # "02.04.2012 …", "20 ок�
 _TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\b")
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|mailto:")
 _DIGIT = re.compile(r"\d")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _MAX_ATTR_LINES = 5
 
 # Outlook's header block, localised. Why a table rather than one regex per language: a block is
@@ -368,6 +369,9 @@ def _sure(text: str) -> bool:
         _ADDRESS.search(bare)
         or _ATTR_DASHED.match(" ".join(text.split()).strip(" *_"))
         or (date_first and date_first.group("gmt"))  # Gmail's own form in some locales
+        # A client's full date: a lead word or a date first, a time and a year ("W dniu 1.12.2026 o 10:00
+        # … pisze:"); a customer's "On 3 December at 10:15 your courier wrote:" names no year.
+        or ((_LEAD.match(bare) or _DATE_START.match(bare)) and _TIME.search(bare) and _YEAR.search(bare))
     )
 
 
@@ -728,3 +732,14 @@ def new_text(body: str) -> str:
     """
     body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
     return _new_words(_rendered(body, quotes=True) if _LOOKS_HTML.search(body) else html.unescape(body))
+
+
+def full_text(body: str) -> str:
+    """The whole body as plain text, quoted history included (``<blockquote>`` as ``>`` lines).
+
+    What :attr:`replyonce.agent.Message.full_text` holds beside the new text: the agent can read what
+    the reader was unsure of, or cut away, and treat it as possibly quoted.
+    """
+    body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
+    text = _rendered(body, quotes=True) if _LOOKS_HTML.search(body) else html.unescape(body)
+    return "\n".join(line for line in text.splitlines() if line.strip() != _HISTORY_MARK).strip()
