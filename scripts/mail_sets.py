@@ -26,11 +26,15 @@ class Source(NamedTuple):
 
 SOURCES: dict[str, Source] = {
     # Tuning: the sets mail-facts.md names (the rules before #41 were fitted to them) and one more.
-    "sisimai": Source("sisimai/set-of-emails", "18e585c22288b83c1f6943949cb86b2623b362ce", "tuning", "machine"),
+    "sisimai": Source(
+        "sisimai/set-of-emails", "18e585c22288b83c1f6943949cb86b2623b362ce", "tuning", "machine"
+    ),
     "flanker": Source("mailgun/flanker", "c7f70738dbb39eda2861b03917b63ec9fa828f5d", "tuning", "machine"),
     "mikel-mail": Source("mikel/mail", "d645d7b5b7d03218b0bc8971ef041c991a63f5f7", "tuning", "machine"),
     "zammad": Source("zammad/zammad", "(not re-measured: snapshot over 500 MiB)", "tuning", "machine"),
-    "discourse": Source("discourse/discourse", "(not re-measured: snapshot over 500 MiB)", "tuning", "machine"),
+    "discourse": Source(
+        "discourse/discourse", "(not re-measured: snapshot over 500 MiB)", "tuning", "machine"
+    ),
     "php-bounce-handler": Source(
         "cfortune/PHP-Bounce-Handler", "956e65b0d502b1904546c3c46480409ded41d755", "tuning", "machine"
     ),
@@ -41,14 +45,21 @@ SOURCES: dict[str, Source] = {
     ),
     # Held out: looked at only to report.
     "bounceparser": Source(
-        "rjbs/Mail-DeliveryStatus-BounceParser", "3133a16326c596e0e9fc97469930aee535962bcf", "held-out", "machine"
+        "rjbs/Mail-DeliveryStatus-BounceParser",
+        "3133a16326c596e0e9fc97469930aee535962bcf",
+        "held-out",
+        "machine",
     ),
-    "bounce-email": Source("mitio/bounce_email", "ae6618ebf001643dad177c3e2cdc319459f9cfdf", "held-out", "machine"),
+    "bounce-email": Source(
+        "mitio/bounce_email", "ae6618ebf001643dad177c3e2cdc319459f9cfdf", "held-out", "machine"
+    ),
     "redmine": Source("redmine/redmine", "890812e49cc60e96c7c252b7dedbd881a4edba55", "held-out", "machine"),
     "crisp": Source(
         "crisp-oss/email-reply-parser", "0b3704c8744d6f57ae1d86d7eab75535c51d2f5c", "held-out", "text"
     ),
-    "mpr": Source("alfonsrv/mail-parser-reply", "fc44bc880932f81f70a7deaf91c4525b3a6feddb", "held-out", "text"),
+    "mpr": Source(
+        "alfonsrv/mail-parser-reply", "fc44bc880932f81f70a7deaf91c4525b3a6feddb", "held-out", "text"
+    ),
 }
 
 HELD_OUT = frozenset(name for name, source in SOURCES.items() if source.split == "held-out")

@@ -67,7 +67,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mail_sets import HELD_OUT  # noqa: E402 - the split, committed before tuning
+from mail_sets import HELD_OUT
 
 # Where a peer's expectation conflicts with the contract, in our judgement: counted as misses, shown apart.
 DEBATABLE = {
@@ -222,7 +222,8 @@ const token = (kind, id, index) => `\u0001${kind}:${id}:${index}\u0001`;
 class Fragment {
   constructor(id, index) { this.id = id; this.index = index; }
   toString() { return token("F", this.id, this.index); }
-  isQuoted() { return null; } isHidden() { return null; } isSignature() { return null; } isEmpty() { return null; }
+  isQuoted() { return null; } isHidden() { return null; }
+  isSignature() { return null; } isEmpty() { return null; }
   getContent() { return this.toString(); }
 }
 class Email {
@@ -317,7 +318,7 @@ def mpr_cases(root: Path) -> list[Case]:
         # mail.replies[N].body / .content / .headers
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Subscript):
             sub = node.value
-            if isinstance(sub.value, ast.Attribute) and sub.value.attr == "replies":
+            if isinstance(sub.value, ast.Attribute) and sub.value.attr == "replies":  # noqa: SIM102
                 if isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, int):
                     return sub.slice.value, node.attr
         return None
@@ -506,7 +507,9 @@ def quote_back(case: Case, got: str) -> bool:
     quoted = {
         normalised(line.lstrip(" >")) for line in case.body.splitlines() if line.lstrip().startswith(">")
     }
-    quoted = {line for line in quoted if len(line.split()) >= 3 and (expected is None or line not in expected)}
+    quoted = {
+        line for line in quoted if len(line.split()) >= 3 and (expected is None or line not in expected)
+    }
     quoted = {line for line in quoted if not any(re.search(k, line) for k in case.keep)}
     if any(normalised(line) in quoted for line in out[:forward]):
         return True
@@ -586,12 +589,21 @@ def main() -> None:
                     reason = DEBATABLE.get((case.set, case.name))
                     if expected is not None and not ok and reason:
                         debatable.setdefault(reason, []).append(case.name)
-                    if args.misses and form == "plain" and (back or lost or (expected is not None and not ok)):
+                    if (
+                        args.misses
+                        and form == "plain"
+                        and (back or lost or (expected is not None and not ok))
+                    ):
                         tags = [t for t, on in (("HISTORY AS NEW", back), ("WORDS DROPPED", lost)) if on]
                         tags = tags or ["MISS"]
-                        print(f"--- {set_name} {case.name}: {' '.join(tags)}" + (f" ({reason})" if reason else ""))
+                        print(
+                            f"--- {set_name} {case.name}: {' '.join(tags)}"
+                            + (f" ({reason})" if reason else "")
+                        )
                         print(f"    got:      {got[:400]!r}")
-                        print(f"    expected: {(case.expected or '')[:400]!r} keep={case.keep} history={case.history}")
+                        print(
+                            f"    expected: {(case.expected or '')[:400]!r} keep={case.keep} history={case.history}"  # noqa: E501
+                        )
                 total = totals.setdefault((split, form), [0] * 6)
                 for i, value in enumerate(figures):
                     total[i] += value

@@ -33,7 +33,10 @@ def reply(conversation: Conversation) -> Reply | NoReply | Handoff:
         # The reader may have cut the request away (a pasted header block, "On … wrote:" typed by the
         # customer): look in the whole body's unquoted lines before handing off.
         unquoted = "\n".join(
-            line for m in conversation.to_answer for line in m.full_text.splitlines() if not line.startswith(">")
+            line
+            for m in conversation.to_answer
+            for line in m.full_text.splitlines()
+            if not line.startswith(">")
         )
         if _REFUND.search(unquoted):
             return Handoff("the customer asks for a refund: a person decides")

@@ -385,7 +385,7 @@ def recording_order_agent(conversation):
 
 ORDINARY_BODIES = [
     pytest.param(
-        "Hi, my order details:<br>Date: 3 December 2026<br>Subject: Order 1042, blue mug<br>Quantity: 2<br><br>"
+        "Hi, my order details:<br>Date: 3 December 2026<br>Subject: Order 1042, blue mug<br>Quantity: 2<br><br>"  # noqa: E501
         "Please redeliver order 1042, nobody was home.",
         id="order details pasted as Date:/Subject: lines",
     ),

@@ -373,7 +373,7 @@ MACHINE_MAIL = [
             "mail@relay.example.org",
             subject="failure notice",
             body="Hi. This is the qmail-send program at relay.example.org.\n"
-            "I'm sorry to have to inform you that your message could not be delivered to one or more addresses.",
+            "I'm sorry to have to inform you that your message could not be delivered to one or more addresses.",  # noqa: E501
         ),
         SkipReason.AUTO_SUBMITTED,
         Sign.GATEWAY_BOUNCE,
@@ -390,7 +390,9 @@ MACHINE_MAIL = [
     ),
     machine(
         "Lotus Notes out-of-office: 'AUTO:' subject, no In-Reply-To",
-        message("carol@corp.example", subject="AUTO: Carol Jones is out of the office (returning 07/12/2026)"),
+        message(
+            "carol@corp.example", subject="AUTO: Carol Jones is out of the office (returning 07/12/2026)"
+        ),
         SkipReason.AUTO_SUBMITTED,
         Sign.NOTES_OUT_OF_OFFICE,
     ),
@@ -498,7 +500,9 @@ PEOPLE = [
     ),
     person(
         "'Auto: Kaufvertrag' with a person's out-of-office sentence (#41)",
-        message(subject="Auto: Kaufvertrag", body="I will be out of the office next week, can we sign today?"),
+        message(
+            subject="Auto: Kaufvertrag", body="I will be out of the office next week, can we sign today?"
+        ),
     ),
     person(
         "a person whose mail mentions TMDA and Boxbe in the body only (#41)",

@@ -567,7 +567,7 @@ HISTORY_FORMS = [
      "감사합니다.", "주문 1042"),
     ("finnish 'kirjoitti:' wrapped", "Kiitos!\n\nma 30. marrask. 2026 klo 10.02 Acme Support\n<support@acme.example> kirjoitti:\n"
      "Tilauksesi 1042 on lähetetty.\n", "Kiitos!", "Tilauksesi"),
-    ("russian date form, no verb", f"Спасибо!\n\nПн, 30 нояб. 2026 г. в 10:02,{SURE}:\nЗаказ 1042 отправлен.\n",
+    ("russian date form, no verb", f"Спасибо!\n\nПн, 30 нояб. 2026 г. в 10:02,{SURE}:\nЗаказ 1042 отправлен.\n",  # noqa: RUF001
      "Спасибо!", "Заказ 1042"),
     ("'... wrote' without a colon", f"Thanks.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote\n> Your order 1042 shipped.\n",
      "Thanks.", "Your order 1042"),
@@ -575,8 +575,8 @@ HISTORY_FORMS = [
      "Thanks.", "shipped today"),
     ("'On ... you wrote:' over unquoted history", "Still waiting.\n\nOn Monday you wrote:\nYour order 1042 shipped on Friday.\n",
      "Still waiting.", "shipped on Friday"),
-    ("chinese outlook block, full-width colons", "好的。\n\n发件人：Acme Support <support@acme.example>\n发送时间：2026年11月30日 10:02\n"
-     "收件人：Alice <alice@example.com>\n主题：Re: 订单 1042\n\n订单已发货。\n", "好的。", "订单已发货"),
+    ("chinese outlook block, full-width colons", "好的。\n\n发件人：Acme Support <support@acme.example>\n发送时间：2026年11月30日 10:02\n"  # noqa: RUF001
+     "收件人：Alice <alice@example.com>\n主题：Re: 订单 1042\n\n订单已发货。\n", "好的。", "订单已发货"),  # noqa: RUF001
     ("french webmail block", "Merci.\n\nMessage du : 30/11/2026 10:02\nDe : \"Acme\" <support@acme.example>\nA : alice@example.com\n"
      "Sujet : Re: Commande 1042\n\nLa commande 1042 est partie.\n", "Merci.", "est partie"),
     ("text after a mobile footer", "Ok thanks\n\nSent from my iPhone\n\nYour order 1042 shipped on Friday.\n",
@@ -618,11 +618,18 @@ def test_history_is_never_handed_over_as_new(form, body, said, history):
 @pytest.mark.parametrize("body", [pytest.param(b, id=i) for i, b in ORDINARY])
 def test_an_ordinary_body_keeps_every_word(form, body):
     text = new_text(as_html(body) if form.startswith("as Nylas") else body)
-    words = [w for line in text.splitlines() if line not in (QUOTE_MARKER, UNSURE_MARKER) for w in line.split()]
-    typed = [w for line in body.splitlines() if not line.startswith(">") and "wrote:" not in line or "courier" in line for w in line.split()]
+    words = [
+        w for line in text.splitlines() if line not in (QUOTE_MARKER, UNSURE_MARKER) for w in line.split()
+    ]
+    typed = [
+        w
+        for line in body.splitlines()
+        if (not line.startswith(">") and "wrote:" not in line) or "courier" in line
+        for w in line.split()
+    ]
     assert words == typed
 
 
 def test_full_text_keeps_the_quote():
-    body = '<p>Yes.</p><blockquote>Your order 1042?</blockquote>'
+    body = "<p>Yes.</p><blockquote>Your order 1042?</blockquote>"
     assert full_text(body) == "Yes.\n\n> Your order 1042?"

@@ -50,7 +50,9 @@ def template_agent(conversation: Conversation) -> Reply:
     )
 
 
-_REST_HEADER = "[The whole message as received, possibly quoted history; read it only for what the text above lacks:]"
+_REST_HEADER = (
+    "[The whole message as received, possibly quoted history; read it only for what the text above lacks:]"
+)
 
 
 def turn_text(message: Message) -> str:

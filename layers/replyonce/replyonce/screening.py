@@ -246,8 +246,8 @@ _BOUNCE_SUBJECT = re.compile(
 # What only a mail system writes in a bounce's body: an SMTP reply or enhanced status code next to a
 # recipient, a mailbox that does not exist, the transcript's set phrases.
 _BOUNCE_BODY = re.compile(
-    r"\b(?:[245]\.\d{1,3}\.\d{1,3})\b|\b5[0-5]\d[ -](?=.{0,80}(?:user|mailbox|recipient|address|unknown|denied|rejected))|"
-    r"user unknown|unknown user|no such (?:user|mailbox|recipient|address)|mailbox (?:unavailable|is full|full|"
+    r"\b(?:[245]\.\d{1,3}\.\d{1,3})\b|\b5[0-5]\d[ -](?=.{0,80}(?:user|mailbox|recipient|address|unknown|denied|rejected))|"  # noqa: E501
+    r"user unknown|unknown user|no such (?:user|mailbox|recipient|address)|mailbox (?:unavailable|is full|full|"  # noqa: E501
     r"not found|does not exist|disabled)|recipient address rejected|"
     r"(?:message|mail) (?:could not|couldn.t|cannot|was not|wasn.t|has not been) (?:be )?delivered|"
     r"could not be delivered to|permanent(?:ly)? (?:fatal )?error|fatal errors?|"
@@ -270,7 +270,9 @@ _COMPLAINT_DOMAINS = frozenset({"hotmail.com", "msn.com", "live.com", "outlook.c
 # Lotus Notes' out-of-office reply: "AUTO: Alice is out of the office (returning 01/05/2026)" with no
 # In-Reply-To, and its fixed body "I will be out of the office starting … and will not return until …".
 _NOTES_SUBJECT = re.compile(r"^\s*auto\s*:.*\bis out of (?:the )?office\b", re.IGNORECASE)
-_NOTES_BODY = re.compile(r"\bout of the office starting\b.{0,80}\bwill not return until\b", re.IGNORECASE | re.DOTALL)
+_NOTES_BODY = re.compile(
+    r"\bout of the office starting\b.{0,80}\bwill not return until\b", re.IGNORECASE | re.DOTALL
+)
 
 # Folder names of mail never answered: Agent Account system folders (junk, trash) and the names other
 # providers give them. Notifications may carry names, REST answers carry ids (resolved per grant).
@@ -429,7 +431,7 @@ def bulk_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -
     return None
 
 
-def _header_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -> Sign | None:
+def _header_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -> Sign | None:  # noqa: C901
     """The first machine sign in the headers (and subject) of ``message``, or ``None``.
 
     Automatic signs come before bulk ones: an out-of-office reply sent
@@ -469,7 +471,7 @@ def _header_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()
 
 def _body_text(message: Mapping[str, Any]) -> str:
     """The body as text (Nylas gives HTML or plain text), for signs that read it with the subject."""
-    from replyonce.text import html_to_text  # noqa: PLC0415 - only for the few mails that need it
+    from replyonce.text import html_to_text
 
     body = message.get("body")
     return html_to_text(body)[:20000] if isinstance(body, str) and body else ""
@@ -489,7 +491,7 @@ def _content_sign(message: Mapping[str, Any], names: Collection[str]) -> Sign | 
         return Sign.COMPLAINT_REPORT
     if _BOUNCE_SUBJECT.match(subject) and _BOUNCE_BODY.search(_body_text(message)):
         return Sign.GATEWAY_BOUNCE
-    if "in-reply-to" not in names and _AUTO_REPLY_SUBJECT.match(subject):
+    if "in-reply-to" not in names and _AUTO_REPLY_SUBJECT.match(subject):  # noqa: SIM102
         if _NOTES_SUBJECT.match(subject) or _NOTES_BODY.search(_body_text(message)):
             return Sign.NOTES_OUT_OF_OFFICE
     return None

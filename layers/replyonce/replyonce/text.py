@@ -222,7 +222,7 @@ _VERB_LAST = (
     r"wrote|writes|a\s+écrit|a\s+ecrit|escribió|escribio|ha\s+scritto|scrisse|escreveu|geschreven|"
     r"napisał\(a\)|napisała|napisał|napisal|pisze|написал\(а\)|написала|написал|пишет|написав|пише|"  # noqa: RUF001
     r"đã\s+viết|写道|kirjoitti|írta|a\s+scris|ha\s+escrit|va\s+escriure|님이\s*작성|작성|"
-    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب"
+    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب"  # noqa: RUF001
 )
 _VERB_MID = r"schrieb|schreef|skrev|skreiv"
 # After a mid verb, the name and the date may follow, times ("11:53") included.
@@ -235,7 +235,7 @@ _ATTR_END = re.compile(
 _ANY_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST}|{_VERB_MID}|sent)(?!\w)", re.I)
 # "On … <a@x> wrote" with the colon lost: the verb ends the line.
 _VERB_AT_END = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*$", re.I)
-# "30.11.2026 10:02, Alice <a@x>:", "Пн, 30 нояб. 2026 г. в 10:02, Alice <a@x>:": no verb, an address last.
+# "30.11.2026 10:02, Alice <a@x>:", "Пн, 30 нояб. 2026 г. в 10:02, Alice <a@x>:": no verb, an address last.  # noqa: RUF003
 _ADDRESS_LAST = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+\s*>?\s*\)?\s*[:\uff1a]$")
 _ATTR_DASHED = re.compile(rf"^-{{2,}}.{{0,200}}(?<!\w)(?:wrote|{_VERB_LAST})\s*-{{2,}}$", re.I)
 _LEADS = r"On|Am|Le|El|Il|Op|Em|Den|På|W\s+dniu|Dnia|At|Vào|Pada|Dne|En"
@@ -597,7 +597,11 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
             return kinds, *history
         if _client_signature(line):
             after = next(
-                (i for i in range(index + 1, len(lines)) if lines[i].strip() and not _client_signature(lines[i])),
+                (
+                    i
+                    for i in range(index + 1, len(lines))
+                    if lines[i].strip() and not _client_signature(lines[i])
+                ),
                 None,
             )
             # A phone's footer, then unquoted text that starts nothing the rules know: history, most
@@ -608,7 +612,6 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
         if live_ends:
             return kinds, index, None, live_ends == "unsure"
     return kinds, len(lines), None, False
-
 
 
 def _line_kinds(lines: list[str]) -> list[str]:
@@ -693,7 +696,9 @@ def _new_words(text: str) -> str:
     lines = _split_mid_line_attributions([line.rstrip() for line in text.splitlines()])
     kinds, live_end, forward, unsure = _classify(lines)
     live, live_kinds = lines[:live_end], kinds[:live_end]
-    delimiters = [i for i, line in enumerate(live) if live_kinds[i] == "T" and _SIGNATURE_DELIMITER.match(line)]
+    delimiters = [
+        i for i, line in enumerate(live) if live_kinds[i] == "T" and _SIGNATURE_DELIMITER.match(line)
+    ]
     if len(delimiters) == 1:  # two or more "--" lines separate a list, not a signature
         live, live_kinds = live[: delimiters[0]], live_kinds[: delimiters[0]]
     end = _trimmed_end(live, live_kinds)
