@@ -54,6 +54,18 @@ def reply(conversation: Conversation) -> Reply | NoReply | Handoff:
         return Handoff(reason)
     orders = list(dict.fromkeys(_ORDER_NUMBER.findall(written)))
     if not orders:
+        # The reader may have cut the request away (a pasted header block, "On … wrote:" typed by the
+        # customer): look in the whole body's unquoted lines before handing off.
+        unquoted = "\n".join(
+            line
+            for m in conversation.to_answer
+            for line in m.full_text.splitlines()
+            if not line.startswith(">")
+        )
+        if _REFUND.search(unquoted):
+            return Handoff("the customer asks for a refund: a person decides")
+        orders = list(dict.fromkeys(_ORDER_NUMBER.findall(unquoted)))
+    if not orders:
         if all(_THANKS_ONLY.match(m.text.strip() or "thanks") for m in conversation.to_answer):
             return NoReply("a thank-you needs no answer")
         return Handoff("no order number: a person reads it")

@@ -78,12 +78,21 @@ class Message:
         The message's ``date`` (Unix seconds) as Nylas gives it — from the
         sender's clock: fine to show, never to order by.
     text:
-        The body as plain text, quoted history ("On … wrote:", ``>`` lines,
-        forwarded blocks, signatures) removed.
+        What the sender wrote in this message (``replyonce.text.new_text``):
+        their new words, quoted history ("On … wrote:", ``>`` lines, Outlook
+        blocks) and signatures removed, forwarded content kept. Its promise:
+        never an older message's text as theirs. Where the reader cannot tell
+        the customer's words from history, it stops being sure at a line
+        ``replyonce.text.UNSURE_MARKER`` and the rest of the message follows it.
     html:
         The body exactly as received.
     from_agent:
         Sent by an agent grant of this deployment (the agent's own earlier replies).
+    full_text:
+        The whole body as plain text, quoted history included (quotes as ``>``
+        lines): what to read when ``text`` is not enough — a request the
+        reader cut away, a question the customer typed under a pasted header.
+        Treat what is not in ``text`` as possibly quoted.
     """
 
     id: str
@@ -95,6 +104,7 @@ class Message:
     text: str
     html: str
     from_agent: bool
+    full_text: str = ""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from replyonce.agent import AgentIdentity, Conversation, Message, Mode
 from replyonce.keys import conversation_key
 from replyonce.plan import Burst, message_id
 from replyonce.screening import address, sender_email
-from replyonce.text import new_text
+from replyonce.text import full_text, new_text
 
 
 def _int(value: Any) -> int:
@@ -40,6 +40,7 @@ def agent_message(message: Mapping[str, Any], agent_addresses: Collection[str]) 
         text=new_text(html),
         html=html,
         from_agent=sender in agent_addresses,
+        full_text=full_text(html),
     )
 
 
