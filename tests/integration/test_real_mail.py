@@ -208,8 +208,10 @@ def test_future_dated_message_does_not_take_later_replies(pipeline, nylas):
 def test_loop_guard_holds_on_a_worker_whose_clock_is_two_hours_fast(
     replier_env, nylas, monkeypatch, log_records
 ):
-    # Another bot answers every reply at once; two replies an hour at most, whatever the clocks.
+    # Another bot answers every reply at once; two replies an hour at most, whatever the clocks (the
+    # exchange limit off: with it, the same bot is stopped by it first).
     monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "2")
+    monkeypatch.setenv("MAX_AUTOMATIC_EXCHANGES", "0")
     on_time = NotificationConsumer.from_environment()
     fast = NotificationConsumer.from_environment(clock=lambda: time.time() + 7200)
     previous = None
