@@ -499,7 +499,7 @@ MUTANTS: dict[str, Mutant] = {
             "skip_without_handoff",
             (7,),
             skip_without_handoff,
-            "a customer's third quick question meets the exchange limit and is skipped: no reply, no hand-off",
+            "a customer's third quick question meets the exchange limit and is skipped, and nobody is told",
             "third_question_at_robot_speed",
             knobs={"relay_verification_probability": 0.3},
         ),

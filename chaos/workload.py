@@ -832,13 +832,19 @@ class Workload:
         customer's message unanswered, which the checker sees by the email's recipients).
         """
         colleague = customer.replace("customer", "colleague", 1)
-        first = self._inbound(grant, customer, label="cc_customer")
+        mailbox = self.agent_grants()[grant]
+        # The colleague is named on the customer's message (a participant of the thread from its start),
+        # and answers all: the customer is named on theirs.
+        first = self._inbound(
+            grant, customer, label="cc_customer", more={"addressed_to": [mailbox, colleague]}
+        )
         second = self._inbound(
             grant,
             colleague,
             label="cc_colleague",
             thread_id=first["thread_id"],
             subject=f"Re: {first['subject']}",
+            more={"addressed_to": [mailbox, customer]},
         )
         self.truth[first["id"]] = Truth.human("cc_customer", customer)
         self.truth[second["id"]] = Truth.human("cc_colleague", colleague)

@@ -86,20 +86,29 @@ def person_plan(trigger, listing, *, hold=HOLD, now=NOW):
 @pytest.mark.parametrize(
     ("trigger", "listing", "hold", "expected"),
     [
-        # A colleague answered m1 from the mailbox: m1 is answered, whatever our state says.
+        # A colleague answered m1 from the mailbox (their reply names it): m1 is answered, whatever our
+        # state says.
         (
             "m1",
-            [msg("p1", AGENT, person=True, date=NOW - 60), msg("m1")],
+            [
+                msg("p1", AGENT, person=True, date=NOW - 60, headers=[("In-Reply-To", "<m1@x>")]),
+                msg("m1", headers=[("Message-ID", "<m1@x>")]),
+            ],
             HOLD,
             SkipReason.ANSWERED_BY_PERSON,
         ),
-        # Going live on an old thread: everything listed below the team's last answer is answered.
+        # Going live on an old thread: what is listed below the team's last answer to its sender, without
+        # being named by it, may be answered or not (the order may be a back-dated date): a person is told.
         (
             "m1",
             [msg("p1", AGENT, person=True, date=NOW - 30 * 86400), msg("m2"), msg("m1")],
             HOLD,
-            SkipReason.ANSWERED_BY_PERSON,
+            SkipReason.ANSWERED_BY_PERSON_UNCONFIRMED,
         ),
+        # A colleague's forward to the warehouse answers nobody: the customer is answered.
+        ("m1", [msg("p1", AGENT, person=True, to="warehouse@acme.example"), msg("m1")], HOLD, ("m1",)),
+        # The mailbox's address on a message in the inbox (a forged From) answers nobody.
+        ("m1", [{**msg("p1", AGENT, person=True), "folders": ["inbox"]}, msg("m1")], HOLD, ("m1",)),
         # The customer writes again after the colleague: the thread is the person's for the hold...
         (
             "m2",

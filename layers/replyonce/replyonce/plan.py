@@ -166,6 +166,9 @@ class PeopleInThread:
 
     answered: frozenset[str]
     last_answer_to: Mapping[str, Message]
+    named: frozenset[str] = frozenset()
+    """Of ``answered``, the ids a person's message names in ``In-Reply-To``/``References``: an answer the
+    person's own mail client recorded. The rest rest on the listing's order alone."""
 
 
 def _named_by(message: Message) -> set[str]:
@@ -193,6 +196,7 @@ def people_in_thread(
     older message — the message counts as answered: that side sends nothing twice.
     """
     answered: set[str] = set()
+    named_ids: set[str] = set()
     last_answer_to: dict[str, Message] = {}
     for index, person in enumerate(messages):  # newest first
         if not from_a_person(person, own_addresses, sent_folders):
@@ -203,10 +207,13 @@ def people_in_thread(
             sender = mailbox_key(sender_email(m))
             if m is person or sender not in addressed or not message_id(m):
                 continue
-            if position > index or any(v in named for v in header_values(m, "message-id")):
+            named_it = any(v in named for v in header_values(m, "message-id"))
+            if position > index or named_it:
                 answered.add(message_id(m))
                 last_answer_to.setdefault(sender, person)
-    return PeopleInThread(frozenset(answered), last_answer_to)
+                if named_it:
+                    named_ids.add(message_id(m))
+    return PeopleInThread(frozenset(answered), last_answer_to, frozenset(named_ids))
 
 
 def person_hold_ends(people: PeopleInThread, correspondent: str, hold_seconds: int, now: int) -> int | None:
@@ -360,7 +367,9 @@ def plan_burst(
     own = frozenset(own_addresses)
     people = people_in_thread(messages, own, sent_folders)
     if trigger_id in people.answered:
-        return SkipReason.ANSWERED_BY_PERSON
+        # Named by the person's reply: theirs. Below it in the listing only: perhaps, so a person is told.
+        named = trigger_id in people.named
+        return SkipReason.ANSWERED_BY_PERSON if named else SkipReason.ANSWERED_BY_PERSON_UNCONFIRMED
     reason = reason_not_to_answer(trigger)
     if reason is not None:
         return reason

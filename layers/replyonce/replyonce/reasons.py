@@ -45,6 +45,10 @@ class SkipReason(StrEnum):
     """A person answered it from the mailbox: a message in the grant's Sent folder that ReplyOnce did not
     send, addressed to its sender, came after it in the thread or names it in ``In-Reply-To`` or
     ``References``."""
+    ANSWERED_BY_PERSON_UNCONFIRMED = "answered_by_person_unconfirmed"
+    """A person's message of the mailbox, addressed to its sender, is listed after it without naming it in
+    ``In-Reply-To``/``References``: the listing's order may be the sender's ``date`` (a back-dated message),
+    so it may be the person's answer or not. Never answered twice, never left silent: handed off."""
     PERSON_HOLD = "person_hold"
     """A person wrote in the thread from the mailbox less than ``PERSON_HOLD_SECONDS`` ago: the
     thread is theirs until then (``docs/agents.md`` says how to hand it back)."""

@@ -221,13 +221,14 @@ class Replier:
             return ()
         try:
             made = self._mailbox.create_folder(grant_id, wanted)
-        except NylasRetryableError as failed:
-            logger.warning(
-                "could not create HANDOFF_FOLDER now; tried again on the next record",
-                extra={"grant_id": grant_id, "handoff_folder": wanted, "detail": str(failed)},
-            )
-            return None
         except NylasPermanentError as refused:
+            # Another container may have made it a moment ago (a duplicate name is refused): look again.
+            try:
+                again = core.handoff_folder_id(tuple(self._mailbox.folders(grant_id)), wanted)
+            except NylasPermanentError:
+                again = ""
+            if again:
+                return (Folder(again, wanted),)
             logger.error(
                 "Nylas refused to create HANDOFF_FOLDER in the grant; handed-off mail is logged and "
                 "counted, and stays where it is",
@@ -235,6 +236,12 @@ class Replier:
             )
             count("HandoffFolderUnavailable")
             return ()
+        except NylasRetryableError as failed:
+            logger.warning(
+                "could not create HANDOFF_FOLDER now; tried again on the next record",
+                extra={"grant_id": grant_id, "handoff_folder": wanted, "detail": str(failed)},
+            )
+            return None
         logger.info(
             "HANDOFF_FOLDER created in the grant", extra={"grant_id": grant_id, "handoff_folder": wanted}
         )
@@ -420,14 +427,20 @@ class Replier:
         return self._store.settle(self._lease_of(s), settlement, s.subject.grant_id)
 
     def _move(self, grant_id: str, message_ids: tuple[str, ...], folder: str) -> None:
-        """File handed-off messages in ``HANDOFF_FOLDER``: best effort, after the hand-off is settled."""
+        """File handed-off messages in ``HANDOFF_FOLDER``, once the hand-off is settled.
+
+        A move Nylas refuses for good is logged and counted (``HandoffMoveFailed``); one that failed
+        for now raises, so the record is tried again, and its redelivery, finding the message settled
+        ``handed_off``, files it again (the arrival flow's ledger check): a hand-off the mailbox does not
+        show is a silent "no" (invariant 7).
+        """
         for message_id in message_ids:
             try:
                 self._mailbox.move(grant_id, message_id, folder)
-            except Exception as exc:
+            except NylasPermanentError as refused:
                 logger.warning(
                     "handed-off message not moved to HANDOFF_FOLDER",
-                    extra={"message_id": message_id, "detail": str(exc)},
+                    extra={"message_id": message_id, "status": refused.status, "detail": str(refused)},
                 )
                 count("HandoffMoveFailed")
 

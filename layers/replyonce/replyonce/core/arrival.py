@@ -26,6 +26,7 @@ from replyonce.core.situation import (
     ClaimEmails,
     Defer,
     FetchMessage,
+    FileHandedOff,
     LookBeforeSend,
     LookUpAgents,
     LookUpFolders,
@@ -100,6 +101,15 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
     if s.ledger is UNREAD:
         return ReadLedger(arrived.grant_id, arrived.message_id)
     if s.ledger is not None:
+        if (
+            s.ledger.status is Status.HANDED_OFF
+            and s.handoff_folder_id
+            and not s.filed
+            and not s.policy.shadow_mode
+        ):
+            # Settled handed off, perhaps never filed (a crash between the two, a move that failed for now):
+            # filed again, since a hand-off the mailbox does not show is a silent "no" (invariant 7).
+            return FileHandedOff(arrived.grant_id, (arrived.message_id,), s.handoff_folder_id)
         return Skip(settled_reason(s.ledger.status), {"reply_message_id": s.ledger.reply_message_id})
     thread_id = arrived.thread_id or fetched_thread(s)
     if not thread_id:
@@ -175,6 +185,7 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
 
 HANDED_OFF_SKIPS = frozenset(
     {
+        SkipReason.ANSWERED_BY_PERSON_UNCONFIRMED,
         SkipReason.PERSON_HOLD,
         SkipReason.EXCHANGE_LIMIT,
         SkipReason.REPLY_BUDGET_EXHAUSTED,
