@@ -40,7 +40,7 @@ NOW = 1_800_000_000
 CUSTOMER = {"name": "Alice", "email": "alice@example.com"}
 
 
-def inbound(mid, *, sender=CUSTOMER, headers=(), folders=("inbox",)):
+def inbound(mid, *, sender=CUSTOMER, headers=(), folders=("inbox",), date=NOW - 60):
     return {
         "id": mid,
         "thread_id": THREAD,
@@ -48,7 +48,7 @@ def inbound(mid, *, sender=CUSTOMER, headers=(), folders=("inbox",)):
         "to": [{"email": AGENT}],
         "subject": "Order",
         "body": "<p>Where is it?</p>",
-        "date": NOW - 60,
+        "date": date,
         "headers": [{"name": n, "value": v} for n, v in headers],
         "folders": list(folders),
     }
@@ -883,14 +883,18 @@ def _exchanges(visible, queued, pending_to=CUSTOMER["email"]):
     the customer's new message ``m9``."""
     messages = []
     for n in range(visible):
-        reply = {**our_reply(f"v{n}", [f"c{n}"], f"r{n}", NOW - 50 + n), "to": [{"email": CUSTOMER["email"]}]}
-        messages = [reply, inbound(f"c{n}"), *messages]
+        # Each reply answered by the customer's next message seconds later (robot speed).
+        reply = {
+            **our_reply(f"v{n}", [f"c{n}"], f"r{n}", NOW - 50 + 2 * n),
+            "to": [{"email": CUSTOMER["email"]}],
+        }
+        messages = [reply, inbound(f"c{n}", date=NOW - 51 + 2 * n), *messages]
     request = json.dumps({"to": [{"email": pending_to}], "body": "<p>Hi</p>"})
     outbox = tuple(
         intent(id=f"q{n}", covered=(f"d{n}",), request=request, state=IntentState.QUEUED, accepted_at=NOW - 5)
         for n in range(queued)
     )
-    s = leased(arrived("m9"), outbox=outbox, listing=listing(inbound("m9"), *messages))
+    s = leased(arrived("m9"), outbox=outbox, listing=listing(inbound("m9", date=NOW - 10), *messages))
     return replace(s, state=replace(s.state, replies={f"q{n}": NOW - 5 for n in range(queued)}))
 
 

@@ -67,7 +67,8 @@ def test_the_agents_own_mail_and_machines_are_neither_target_nor_covered():
     assert plan("ooo", listing) is SkipReason.AUTO_SUBMITTED
 
 
-HOLD = 7 * 24 * 3600
+DAY = 24 * 3600
+HOLD = 7 * DAY
 NOW = 1_800_000_000
 
 
@@ -311,29 +312,71 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
 @pytest.mark.parametrize(
     ("listing", "expected"),
     [
-        # Newest first: two replies of ours to alice, each answered by her, since anyone from the mailbox
-        # wrote.
-        ([msg("m3"), msg("r2", AGENT), msg("m2"), msg("r1", AGENT), msg("m1")], 2),
+        # Newest first: two replies of ours to alice, each answered by her (dated after it), since anyone
+        # from the mailbox wrote.
+        (
+            [
+                msg("m3", date=40),
+                msg("r2", AGENT, date=30),
+                msg("m2", date=20),
+                msg("r1", AGENT, date=10),
+                msg("m1"),
+            ],
+            2,
+        ),
         # A reply she has not answered (yet) is no exchange.
-        ([msg("r2", AGENT), msg("m2"), msg("r1", AGENT), msg("m1")], 1),
+        ([msg("r2", AGENT, date=30), msg("m2", date=20), msg("r1", AGENT, date=10), msg("m1")], 1),
         # A colleague wrote in between: only what came after counts.
         (
             [
-                msg("m3"),
-                msg("r2", AGENT),
-                msg("m2"),
-                msg("p", AGENT, person=True),
-                msg("r1", AGENT),
+                msg("m3", date=40),
+                msg("r2", AGENT, date=30),
+                msg("m2", date=20),
+                msg("p", AGENT, person=True, date=15),
+                msg("r1", AGENT, date=10),
                 msg("m1"),
             ],
             1,
         ),
         # A reply of ours to someone else does not count for alice.
-        ([msg("m3"), msg("r2", AGENT, to="bob@example.com"), msg("m2"), msg("m1")], 0),
+        (
+            [
+                msg("m3", date=40),
+                msg("r2", AGENT, to="bob@example.com", date=30),
+                msg("m2", date=20),
+                msg("m1"),
+            ],
+            0,
+        ),
+        # Answered a day later each time: a conversation, not a loop (the window is 600 s).
+        (
+            [
+                msg("m3", date=2 * DAY),
+                msg("r2", AGENT, date=DAY),
+                msg("m2", date=DAY - 10),
+                msg("r1", AGENT, date=10),
+                msg("m1"),
+            ],
+            0,
+        ),
+        # Not the listing's order but the dates (a listing by date puts a back-dated message anywhere).
+        (
+            [
+                msg("r2", AGENT, date=30),
+                msg("m3", date=40),
+                msg("r1", AGENT, date=10),
+                msg("m2", date=20),
+                msg("m1"),
+            ],
+            2,
+        ),
     ],
 )
 def test_automatic_exchanges_with_one_correspondent(listing, expected):
-    assert automatic_exchanges(listing, "Alice@example.com", {AGENT}) == expected
+    assert (
+        automatic_exchanges(listing, "Alice@example.com", {AGENT}, window_seconds=600, now=10 * DAY)
+        == expected
+    )
 
 
 def test_a_third_exchange_without_a_person_is_a_loop():

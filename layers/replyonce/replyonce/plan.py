@@ -277,35 +277,39 @@ def automatic_exchanges(
     Why count them: when a provider drops every automatic mark (or the other
     side is a robot that honours none), two agents answer each other paced
     only by the hourly budget. Only an exchange the other side answered
-    within ``window_seconds`` of our reply counts (``0``: every one): a
-    customer who asks one question a day is a conversation, not a loop. Our
-    reply's time is its ``date`` (Nylas' own, it was sent from the mailbox);
-    the answer's is its ``date`` but never later than ``now`` (the read).
+    within ``window_seconds`` of our reply counts (``0``: every reply): a
+    customer who asks one question a day is a conversation, not a loop. A
+    reply is answered when a message of the correspondent's is dated from
+    the reply's ``date`` (Nylas' own: it was sent from the mailbox) to
+    ``window_seconds`` after it, its date never later than ``now`` (the
+    read). Why dates and not the listing's order: Nylas does not name the
+    key it lists by, and under a listing by date a back-dated message stands
+    anywhere; a date typed to look slow only leaves the loop to the hourly
+    budget, one typed to look fast only hands the thread to a person.
+
     A person writing from the mailbox, or sending a review draft of ours,
-    resets the count: the conversation is a person's again. ``messages`` are
-    in the listing's order (newest first). ``pending`` are the ``to``
-    addresses of our replies not in the listing yet (queued by Nylas, or
-    still being sent): they count, since the answer that prompts the next
-    reply may already be in (the 10,000-notification run of issue 31 sent a
-    third email beside one queued).
+    resets the count: what is listed below their message (``messages`` are
+    newest first) is the conversation before a person took it. ``pending``
+    are the ``to`` addresses of our replies not in the listing yet (queued
+    by Nylas, or still being sent): they count, since the answer that
+    prompts the next reply may already be in (the 10,000-notification run of
+    issue 31 sent a third email beside one queued).
     """
     wanted = mailbox_key(correspondent)
     count = sum(1 for to in pending if wanted in {mailbox_key(a) for a in to})
-    answered_at: int | None = None
+    ours: list[int] = []
+    theirs: list[int] = []
     for m in messages:
         who = author(m, own_addresses, sent_folders)
         if who in (Author.PERSON, Author.REVIEWED):
             break
-        if who is Author.AGENT:
-            if wanted in _mailboxes(m, ("to",)):
-                fast = answered_at is not None and (
-                    not window_seconds or answered_at - _date(m) <= window_seconds
-                )
-                count += int(fast)
-            answered_at = None
-        elif mailbox_key(sender_email(m)) == wanted:
-            answered_at = min(_date(m), now) if now else _date(m)
-    return count
+        if who is Author.AGENT and wanted in _mailboxes(m, ("to",)):
+            ours.append(_date(m))
+        elif who is Author.OTHER and mailbox_key(sender_email(m)) == wanted:
+            theirs.append(min(_date(m), now) if now else _date(m))
+    if not window_seconds:
+        return count + len(ours)
+    return count + sum(1 for sent in ours if any(0 <= at - sent <= window_seconds for at in theirs))
 
 
 def plan_burst(
