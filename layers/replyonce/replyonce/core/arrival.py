@@ -81,6 +81,7 @@ from replyonce.state import (
     REPLY_BUDGET_WINDOW_SECONDS,
     IntentKind,
     IntentState,
+    LedgerEntry,
     Reservation,
     Settlement,
     Status,
@@ -110,7 +111,7 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
             # Settled handed off, perhaps never filed (a crash between the two, a move that failed for now):
             # filed again, since a hand-off the mailbox does not show is a silent "no" (invariant 7).
             return FileHandedOff(arrived.grant_id, (arrived.message_id,), s.handoff_folder_id)
-        return Skip(settled_reason(s.ledger.status), {"reply_message_id": s.ledger.reply_message_id})
+        return Skip(_settled_as(s.ledger), {"reply_message_id": s.ledger.reply_message_id})
     thread_id = arrived.thread_id or fetched_thread(s)
     if not thread_id:
         if s.fetched is UNREAD:
@@ -119,6 +120,14 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
     if s.state is None:
         return TakeLease(thread_key(arrived.grant_id, thread_id), s.policy.lease_seconds)
     return _under_the_lease(s, arrived, thread_id)
+
+
+def _settled_as(entry: LedgerEntry) -> SkipReason:
+    """A redelivery's skip reason: what settled the message, and for a rule's hand-off the rule's own reason
+    (``exchange_limit``...), so the log says why a person was told whichever record got to log it."""
+    if entry.status is Status.HANDED_OFF and entry.reason in {r.value for r in HANDED_OFF_SKIPS}:
+        return SkipReason(entry.reason)
+    return settled_reason(entry.status)
 
 
 def _what_the_payload_shows(s: Situation, arrived: MessageArrived) -> Step | None:
