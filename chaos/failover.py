@@ -59,7 +59,8 @@ from devstack.webhook_sender import WebhookSender
 from ops import backfill
 from ops.nylas_admin import NylasAdmin
 from replyonce.active_region import fail_over
-from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings, list_ids
+from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings
+from replyonce.evidence import trusted_lists
 from replyonce.queue import NotificationQueue
 from replyonce.store import DynamoDBStateStore
 
@@ -514,7 +515,9 @@ class FailoverDrill(Experiment):
             grants,
             backfill.Window(0, int(self.nylas.now()) + 1),
             agent_grant_ids=grants,
-            trusted_lists=list_ids(TRUSTED_LIST_ID),  # the run's TRUSTED_LISTS, as the stack's TrustedLists
+            trusted_lists=trusted_lists(
+                TRUSTED_LIST_ID
+            ),  # the run's TRUSTED_LISTS, as the stack's TrustedLists
         )
         queue = NotificationQueue(
             second.queues["NotificationQueue"], DEFAULT_QUEUE_MAX_MESSAGE_BYTES, self.admin_sqs

@@ -192,8 +192,8 @@ def no_mailbox_record(patches: _Patches) -> None:
     coverage = _module("coverage")
     arrival = _module("core.arrival")
     empty = (frozenset(), frozenset())
-    patches.set(coverage, "covered_in_mailbox", lambda messages, agent_addresses: empty)
-    patches.set(arrival, "covered_in_mailbox", lambda messages, agent_addresses: empty)
+    patches.set(coverage, "covered_in_mailbox", lambda messages: empty)
+    patches.set(arrival, "covered_in_mailbox", lambda messages: empty)
 
 
 def read_stops_before_the_trigger(patches: _Patches) -> None:
@@ -289,7 +289,7 @@ def in_flight_uncounted(patches: _Patches) -> None:
 def people_ignored(patches: _Patches) -> None:
     """A colleague's answer from the mailbox is not counted: only ReplyOnce's own replies cover."""
     plan = _module("plan")
-    patches.set(plan, "people_in_thread", lambda messages, own: plan.PeopleInThread(frozenset(), None))
+    patches.set(plan, "people_in_thread", lambda messages, own, sent=(): plan.PeopleInThread(frozenset(), {}))
 
 
 def one_recipient(patches: _Patches) -> None:
@@ -360,6 +360,12 @@ def shadow_lease_ignored(patches: _Patches) -> None:
     """A shadow settlement is written without the lease, as a reply's is: a stale holder records too."""
     state = _module("state")
     patches.set(state.Settlement, "writes_without_lease", property(lambda self: True))
+
+
+def skip_without_handoff(patches: _Patches) -> None:
+    """A rule's no to a person's message is a plain skip again: logged, and nobody is told (the rule before
+    invariant 7)."""
+    patches.set(_module("core.arrival"), "no_silent_no", lambda s, arrived, step, now: step)
 
 
 def fence_off(patches: _Patches) -> None:
@@ -528,6 +534,14 @@ MUTANTS: dict[str, Mutant] = {
             "a customer whose Cc'd colleague answered all first is recorded answered, and gets nothing",
             "cc_reply_all",
             knobs={"cc_chain_probability": 0.3},
+        ),
+        Mutant(
+            "skip_without_handoff",
+            (7,),
+            skip_without_handoff,
+            "a customer's third quick question meets the exchange limit and is skipped, and nobody is told",
+            "third_question_at_robot_speed",
+            knobs={"relay_verification_probability": 0.3},
         ),
         Mutant(
             "exchanges_uncounted",

@@ -21,7 +21,14 @@ from chaos.faults import SEND, FaultPlan
 from chaos.mutants import MUTANTS
 from chaos.proxy import FaultProxy, Rule
 from chaos.wiretap import WireTap
-from chaos.workload import AGENT_GRANTS, HOSTILE_KNOBS, TRUSTED_LIST_ID, Workload, WorkloadSettings
+from chaos.workload import (
+    AGENT_GRANTS,
+    HANDOFF_FOLDER,
+    HOSTILE_KNOBS,
+    TRUSTED_LISTS,
+    Workload,
+    WorkloadSettings,
+)
 from devstack.console import make_console
 from devstack.containers import load_handler
 from devstack.embedded_aws import EPHEMERAL
@@ -233,7 +240,11 @@ class Experiment:
             "REPLY_BUDGET_PER_RECIPIENT_PER_HOUR": str(RECIPIENT_BUDGET),
             # The support address the company runs as a group (the workload's group_relay): its relays
             # are customers; any other list's stay bulk mail.
-            "TRUSTED_LISTS": TRUSTED_LIST_ID,
+            # In issue 40's `list-id=address` form: a relay is the customer's only from that address,
+            # with the receiving provider's DMARC pass (else handed off, relay_unverified).
+            "TRUSTED_LISTS": TRUSTED_LISTS,
+            # Where hand-offs go (the template's default, named so the checker knows it: invariant 7).
+            "HANDOFF_FOLDER": HANDOFF_FOLDER,
             "THREAD_WINDOW": str(self.settings.thread_window),
             "CHAOS_NONCE_DRAFTER": "1" if self.workload_settings().nonce_drafter else "0",
             "CHAOS_ECHO_DRAFTER": "1" if self.workload_settings().echo_drafter else "0",
@@ -621,6 +632,8 @@ class Experiment:
             listing_order=self.nylas.modes.listing_order,
             forged_notification_ids=workload.forged_ids | fuzz.notification_ids,
             dead_lettered_notification_ids=set(dead),
+            aliases={grant: list(aliases) for grant, aliases in workload.aliases.items()},
+            handoff_folder=HANDOFF_FOLDER,
         )
         if self.settings.logs_path is not None:
             _record(self.settings.logs_path, history)

@@ -34,8 +34,9 @@ from devstack.events import (
     envelope,
     notification_envelope,
 )
-from devstack.invariants import Truth
+from devstack.invariants import MACHINE, OURS, Truth
 from devstack.nylas import NylasEmulator
+from devstack.nylas.mailbox import authentication_results
 from devstack.webhook_sender import WebhookSender
 
 BOT_EMAIL = "autoresponder@other-bot.example"
@@ -87,6 +88,20 @@ TRUSTED_LIST_ID = "customers.replyonce.example"
 TRUSTED_GROUP = "customers@replyonce.example"
 UNTRUSTED_LIST_ID = "community.lists.partner.example"
 UNTRUSTED_GROUP = "community@lists.partner.example"
+# The run's TRUSTED_LISTS entry: the list's id and the address its relays write in From (issue 40).
+TRUSTED_LISTS = f"{TRUSTED_LIST_ID}={TRUSTED_GROUP}"
+# The folder hand-offs move a message into (the run's HANDOFF_FOLDER, the template's default).
+HANDOFF_FOLDER = "Needs a person"
+# The second agent grant's alias: its sent copies show it (alias_sent_from) and people write from it.
+SECOND_AGENT_ALIAS = "deals@replyonce.example"
+# Where a colleague forwards a customer's question, and the teammate an internal note goes to.
+WAREHOUSE = "warehouse@replyonce.example"
+TEAMMATE_NOTE_TO = "sam@replyonce.example"
+# A customer asking again each day on one thread: Nylas' clock moves this far between questions.
+SLOW_CUSTOMER_QUESTIONS = 5
+SLOW_CUSTOMER_GAP_SECONDS = 24 * 3600.0
+# How long (real seconds) the slow customer waits for the agent's answer or hand-off before asking again.
+SLOW_CUSTOMER_WAIT_SECONDS = 30.0
 # Another company's agent on a ReplyOnce deployment of its own (or any auto-responder): it answers every
 # email of ours with the marks its provider lets through. One address per conversation.
 PEER_DEPLOYMENT = "agent@partner{}.example"
@@ -148,6 +163,18 @@ HOSTILE_KNOBS = (
     "large_reply_probability",
     "oversize_reply_probability",
     "drop_headers_window_probability",
+    # The hostile mail of issue 40 (the rule of evidence, hand-offs, newcomers, robot speed, aliases).
+    "forged_own_address_probability",
+    "forged_list_probability",
+    "genuine_group_post_probability",
+    "relay_verification_probability",
+    "colleague_forward_probability",
+    "slow_customer_threads",
+    "person_draft_probability",
+    "stranger_joins_probability",
+    "preempted_message_id_probability",
+    "alias_sent_from",
+    "drafts_without_date",
 )
 # The account limits a window plays, and the shapes of each (devstack/nylas/limits.py). The quota's
 # ``rate_limit`` shape is left out: it is a 429 with a day's Retry-After, which the product rightly
@@ -297,10 +324,50 @@ class WorkloadSettings:
     # Per send, a window of 5-10 s in which the provider drops custom headers not named X-... instead
     # of refusing them (Microsoft Graph; the emulator's custom_headers="drop"). Each run plays one.
     drop_headers_window_probability: float = 0.01
+    # ---- issue 40: whom a reply may go to, and no silent no for a person, each on by default ------
+    # Mail forged from the agent's own address (NylasEmulator.deliver_forged_own), In-Reply-To a
+    # customer's question, filed in the inbox or junk in turn: no person's answer, the customer must
+    # still be answered.
+    forged_own_address_probability: float = 0.02
+    # Direct mail from a customer carrying the trusted list's List-Id and X-Original-From a stranger:
+    # only the sender may receive a reply.
+    forged_list_probability: float = 0.02
+    # A genuine post to the trusted group from a domain without DMARC rewriting: it keeps its own From
+    # (the group in To): answered to From.
+    genuine_group_post_probability: float = 0.02
+    # Relays of the trusted list (From the group): with the receiving provider's topmost
+    # Authentication-Results dmarc=pass (answered to the person in X-Original-From), or fail, none,
+    # or a forged "pass" below a topmost fail (handed off relay_unverified, never mailed).
+    relay_verification_probability: float = 0.04
+    # A colleague forwards a customer's question to the warehouse, or writes an internal note, from the
+    # mailbox before the agent reads: neither answers the customer (answered or handed off).
+    colleague_forward_probability: float = 0.02
+    # Customers who ask five times over five days on one thread (Nylas' clock moves a day between):
+    # every question answered or handed off, none silent; no robot speed, so no exchange limit.
+    slow_customer_threads: int = 1
+    # A colleague starts a draft on a customer's question and leaves it open (person_drafts): the
+    # agent waits, then hands off, never dead-letters.
+    person_draft_probability: float = 0.02
+    # A stranger writes into a customer's thread: each answered alone, at their own address.
+    stranger_joins_probability: float = 0.02
+    # An attacker's email to the second agent under a customer's Message-ID, just before the
+    # customer's to the first: the customer must still be answered.
+    preempted_message_id_probability: float = 0.02
+    # The second agent grant has an alias its sent copies show (modes.sent_from_by_grant) and its
+    # people write from: our reply is ours whatever its From, nothing answered twice.
+    alias_sent_from: bool = True
+    # Drafts without a date (modes.draft_date off: the API's draft schema has none).
+    drafts_without_date: bool = True
 
     def agent_grant_ids(self) -> list[str]:
         """The deployment's agent grants: two when agents exchange mail or share an email, else one."""
-        two = self.agent_mail_probability or self.two_agents_probability or self.group_delivery_probability
+        two = (
+            self.agent_mail_probability
+            or self.two_agents_probability
+            or self.group_delivery_probability
+            or self.preempted_message_id_probability
+            or self.alias_sent_from
+        )
         return list(AGENT_GRANTS) if two else [AGENT_GRANT_ID]
 
     def gentle(self, keep: frozenset[str] = frozenset()) -> "WorkloadSettings":
@@ -339,6 +406,8 @@ class Workload:
     queue_depth: Any = lambda: 0  # visible + in flight on the notification queue
     # Moves Nylas' clock ahead (the experiment's, so the checker knows when): the end of a long limit.
     advance_clock: Any = None
+    # Ground truth of the grants' aliases (History.aliases): grant -> the addresses besides its own.
+    aliases: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -381,6 +450,9 @@ class Workload:
         for knob in ("group_delivery_probability", "group_relay_probability"):
             if getattr(s, knob) and "addressed_to" not in inbound:
                 self.unsupported.add(knob)
+        for knob in ("genuine_group_post_probability", "relay_verification_probability"):
+            if getattr(s, knob) and not {"addressed_to", "authentication_results"} <= set(inbound):
+                self.unsupported.add(knob)
         if not s.echo_drafter:
             # Without the agent saying back what it read, nobody asks for an image either.
             needs_echo = ["written_reply_probability", "large_reply_probability"]
@@ -406,8 +478,15 @@ class Workload:
                 "queue_release_after_seconds": QUEUE_RELEASE_SECONDS,
                 "queue_fail_fraction": s.send_failed_fraction,
                 "queue_seed": self.rng.randrange(2**31),
+                "draft_date": not s.drafts_without_date,
             }
         )
+        if s.alias_sent_from and SECOND_AGENT_GRANT_ID in s.agent_grant_ids():
+            # The second agent's sent copies show its alias; Nylas lists the alias with the grant.
+            self.nylas.set_aliases(SECOND_AGENT_GRANT_ID, [SECOND_AGENT_ALIAS])
+            modes.sent_from_by_grant = {SECOND_AGENT_GRANT_ID: SECOND_AGENT_ALIAS}
+            self.aliases[SECOND_AGENT_GRANT_ID] = [SECOND_AGENT_ALIAS]
+            self.features["alias_sent_from"] += 1
         # message.delivered and message.send_failed reach the webhook, as for a subscribed webhook.
         self.nylas.on_notification = self.on_notification
 
@@ -669,11 +748,12 @@ class Workload:
         subject: str | None = None,
         folder: str = "inbox",
         body: str | None = None,
+        more: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         with self._lock:
             self._sequence += 1
             sequence = self._sequence
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = dict(more or {})
         if reply_to is not None and "reply_to" in self._inbound_accepts:
             extra["reply_to"] = [{"name": "", "email": reply_to}]
         if "from_name" in self._inbound_accepts and label in ("customer", "follow_up", "out_of_office"):
@@ -691,7 +771,8 @@ class Workload:
         )
         truth = _truth(label, sender, reply_to)
         if message["thread_id"] in self._person_threads and truth.must_answer:
-            truth = Truth(f"{truth.label}_after_person", False, True, truth.recipients)
+            # After a person's answer the agent holds off: answered or handed off (person_hold).
+            truth = replace(truth, label=f"{truth.label}_after_person", must_answer=False)
         self.truth[message["id"]] = truth
         self._message_threads[message["id"]] = message["thread_id"]
         return message
@@ -751,32 +832,64 @@ class Workload:
         customer's message unanswered, which the checker sees by the email's recipients).
         """
         colleague = customer.replace("customer", "colleague", 1)
-        first = self._inbound(grant, customer, label="cc_customer")
+        mailbox = self.agent_grants()[grant]
+        # The colleague is named on the customer's message (a participant of the thread from its start),
+        # and answers all: the customer is named on theirs.
+        first = self._inbound(
+            grant, customer, label="cc_customer", more={"addressed_to": [mailbox, colleague]}
+        )
         second = self._inbound(
             grant,
             colleague,
             label="cc_colleague",
             thread_id=first["thread_id"],
             subject=f"Re: {first['subject']}",
+            more={"addressed_to": [mailbox, customer]},
         )
         self.truth[first["id"]] = Truth.human("cc_customer", customer)
         self.truth[second["id"]] = Truth.human("cc_colleague", colleague)
         self._customer_threads[first["thread_id"]] = (grant, customer)
         return [first, second]
 
-    def _group_relay(self, grant: str, customer: str, *, trusted: bool) -> dict[str, Any]:
+    def _group_relay(
+        self,
+        grant: str,
+        customer: str,
+        *,
+        trusted: bool,
+        verified: bool = True,
+        variant: int = 0,
+    ) -> dict[str, Any]:
         """A customer's email relayed by a Google-Group-style list: From rewritten to the group, its
         ``List-Id`` and ``Precedence: list``, the customer in ``Reply-To`` and ``X-Original-From``.
 
-        Ground truth: from the list the run trusts (``TRUSTED_LISTS``) a customer wrote, to be
-        answered at the customer's own address only (never the group's: every member would get
-        it); from any other list, bulk mail, never answered.
+        Ground truth: from the list the run trusts (``TRUSTED_LISTS``) with the receiving provider's
+        topmost ``Authentication-Results`` ``dmarc=pass`` a customer wrote, to be answered at the
+        customer's own address only (never the group's: every member would get it); unverified
+        (``verified=False``: by ``variant``, ``dmarc=fail``, no result at all, or a forged ``pass``
+        below a topmost ``fail``), a person must have it (handed off ``relay_unverified``) and nobody
+        is mailed; from any other list, bulk mail, never answered.
         """
         list_id, group = (TRUSTED_LIST_ID, TRUSTED_GROUP) if trusted else (UNTRUSTED_LIST_ID, UNTRUSTED_GROUP)
         name = customer.split("@")[0].replace(".", " ").title()
         with self._lock:
             self._sequence += 1
             sequence = self._sequence
+        domain = group.split("@")[1]
+        headers = {
+            "List-Id": f"<{list_id}>",
+            "Precedence": "list",
+            "X-Original-From": f"{name} <{customer}>",
+        }
+        stamped: str | None = authentication_results(dmarc="pass", from_domain=domain)
+        if not verified:
+            kind = ("dmarc_fail", "no_results", "forged_pass_below")[variant % 3]
+            self.features[f"relay_unverified_{kind}"] += 1
+            stamped = (
+                None if kind == "no_results" else authentication_results(dmarc="fail", from_domain=domain)
+            )
+            if kind == "forged_pass_below":
+                headers["Authentication-Results"] = authentication_results(dmarc="pass", from_domain=domain)
         message = self.nylas.deliver_inbound(
             grant,
             from_email=group,
@@ -784,20 +897,21 @@ class Workload:
             subject=f"Question {sequence}",
             body=f"<p>Message {sequence}</p>",
             reply_to=[{"name": name, "email": customer}],
-            headers={
-                "List-Id": f"<{list_id}>",
-                "Precedence": "list",
-                "X-Original-From": f"{name} <{customer}>",
-            },
+            headers=headers,
             date=self._date(),
             # The customer wrote to the group: its address is the To the member mailbox sees.
             addressed_to=[group],
+            authentication_results=stamped,
         )
-        self.truth[message["id"]] = (
-            Truth.human("group_relay", customer) if trusted else Truth.never("untrusted_list")
-        )
+        if not trusted:
+            truth = Truth.never("untrusted_list")  # list traffic nobody trusted: bulk, a plain skip
+        elif verified:
+            truth = Truth.human("group_relay", customer)
+        else:
+            truth = Truth.hand_off("relay_unverified")
+        self.truth[message["id"]] = truth
         self._message_threads[message["id"]] = message["thread_id"]
-        if trusted:
+        if trusted and verified:
             # The agent's reply goes to the customer, who answers it directly: a follow-up.
             self._customer_threads[message["thread_id"]] = (grant, customer)
         return message
@@ -823,7 +937,7 @@ class Workload:
         may answer it (a message after the person's: may be answered, need not be)."""
         with self._lock:
             self.person_reply_ids.add(message["id"])
-            self.truth[message["id"]] = Truth.never("person")
+            self.truth[message["id"]] = Truth.never("person", author=OURS)
             self._message_threads[message["id"]] = message["thread_id"]
         self.features["person_reply"] += 1
         self.deliver(envelope(message))
@@ -964,7 +1078,7 @@ class Workload:
         # Recorded before its message.created can be delivered: on_message_created runs on the send.
         with self._lock:
             self.harness_sent_ids.add(message["id"])
-            self.truth[message["id"]] = Truth.never("teammate")
+            self.truth[message["id"]] = Truth.never("teammate", author=OURS)
             self._person_threads.add(message["thread_id"])
             self._customer_threads[message["thread_id"]] = (grant, customer)
 
@@ -984,6 +1098,9 @@ class Workload:
             # One copy: the scenario is Nylas unreachable for one reply (duplicates are played
             # everywhere else), and every copy would spend its own receives before the redrive.
             self.deliver(envelope(message), copies=1)
+        for _ in range(s.slow_customer_threads):
+            self.features["slow_customer"] += 1
+            self._submit(self._slow_customer, grants[0], f"slow{uuid.uuid4().hex[:6]}@example.com")
         customer = 0
         knobs = [
             ("junk", s.junk_probability),
@@ -1007,6 +1124,16 @@ class Workload:
             ("spelled_mailbox", s.spelled_mailbox_probability),
             ("large_reply", self._playable("large_reply_probability")),
             ("oversize_reply", self._playable("oversize_reply_probability")),
+            # Issue 40: whom a reply may go to, and no silent no for a person.
+            ("forged_own_address", s.forged_own_address_probability),
+            ("forged_list", s.forged_list_probability),
+            ("genuine_group_post", self._playable("genuine_group_post_probability")),
+            ("relay_verified", self._playable("relay_verification_probability") / 2),
+            ("relay_unverified", self._playable("relay_verification_probability") / 2),
+            ("colleague_forward", s.colleague_forward_probability),
+            ("person_draft", s.person_draft_probability),
+            ("stranger_joins", s.stranger_joins_probability),
+            ("preempted_message_id", s.preempted_message_id_probability if len(grants) > 1 else 0.0),
         ]
         provider_error_type = "provider_error" if s.bare_error_types else "api.provider_error"
         # Each kind of conversation once early (its knob on), then at its rate: a short run plays
@@ -1073,7 +1200,9 @@ class Workload:
                 # A customer-looking sender, filed by the mailbox where no reply must come from.
                 folder = self._choice(["junk", "trash"])
                 sender = f"prospect{self._randint(1, 10**6)}@example.com"
-                self._notify(self._inbound(grant, sender, label=folder, folder=folder))
+                message = self._inbound(grant, sender, label=folder, folder=folder)
+                self.truth[message["id"]] = Truth.never(folder, author="person", filed=folder)
+                self._notify(message)
                 continue
             if kind in ("two_agents", "group_delivery"):
                 customer += 1
@@ -1100,6 +1229,11 @@ class Workload:
                 customer += 1
                 trusted = kind == "group_relay"
                 self._notify(self._group_relay(grant, f"customer{customer}@example.com", trusted=trusted))
+                self._backpressure()
+                continue
+            if kind in ISSUE_40_CONVERSATIONS:
+                customer += 1
+                getattr(self, f"_{kind}")(grant, f"customer{customer}@example.com")
                 self._backpressure()
                 continue
             if kind == "peer_deployment":
@@ -1193,6 +1327,166 @@ class Workload:
                     self._person_later[first["thread_id"]] = (grant, messages[-1])
             self._backpressure()
 
+    # ---- issue 40: the rule of evidence, hand-offs, newcomers --------------------------------------
+
+    def _question(
+        self, grant: str, customer: str, truth: Truth | None = None, **options: Any
+    ) -> dict[str, Any]:
+        """A customer's question (ground truth ``truth``, else a customer's), stored, not notified."""
+        message = self._inbound(grant, customer, label="customer", **options)
+        if truth is not None:
+            self.truth[message["id"]] = truth
+        return message
+
+    def _forged_own_address(self, grant: str, customer: str) -> None:
+        """A spoofer writes as the agent, In-Reply-To the customer's question, filed in the inbox or
+        junk in turn: nobody's answer (own_outbound, nothing else changes); the customer is owed one."""
+        question = self._question(grant, customer)
+        self._customer_threads[question["thread_id"]] = (grant, customer)
+        folder = ("inbox", "junk")[self.features["forged_own_address"] % 2]
+        self.features[f"forged_own_address_{folder}"] += 1
+        forged = self.nylas.deliver_forged_own(
+            grant, reply_to_message_id=question["id"], folder=folder, date=self._date(), notify=False
+        )
+        with self._lock:
+            self.truth[forged["id"]] = Truth.never("forged_own_address", filed=folder)
+            self._message_threads[forged["id"]] = forged["thread_id"]
+        self._notify(question)
+        self._notify(forged)
+
+    def _forged_list(self, grant: str, customer: str) -> None:
+        """Direct mail with the trusted list's List-Id and a stranger in X-Original-From: the list's
+        address is not its From, so it is the sender's, answered to them only."""
+        with self._lock:
+            self._sequence += 1
+            stranger = f"stranger{self._sequence}@elsewhere.example"
+        question = self._question(
+            grant,
+            customer,
+            Truth.human("forged_list", customer),
+            headers={"List-Id": f"<{TRUSTED_LIST_ID}>", "X-Original-From": f"Someone <{stranger}>"},
+            more={"authentication_results": authentication_results(dmarc="pass", from_domain="example.com")},
+        )
+        self._customer_threads[question["thread_id"]] = (grant, customer)
+        self._notify(question)
+
+    def _genuine_group_post(self, grant: str, customer: str) -> None:
+        """A member posts to the trusted group from a domain without DMARC: the group does not rewrite
+        From, so the post keeps its own (the group in To); answered to From."""
+        member = customer.replace("@example.com", "@smallco.example")
+        question = self._question(
+            grant,
+            member,
+            Truth.human("genuine_group_post", member),
+            headers={"List-Id": f"<{TRUSTED_LIST_ID}>", "Precedence": "list"},
+            more={
+                "addressed_to": [TRUSTED_GROUP],
+                "authentication_results": authentication_results(
+                    dmarc="none", dkim="pass", dkim_domain="smallco.example", from_domain="smallco.example"
+                ),
+            },
+        )
+        self._customer_threads[question["thread_id"]] = (grant, member)
+        self._notify(question)
+
+    def _relay_verified(self, grant: str, customer: str) -> None:
+        self._notify(self._group_relay(grant, customer, trusted=True))
+
+    def _relay_unverified(self, grant: str, customer: str) -> None:
+        variant = self.features["relay_unverified"] - 1
+        self._notify(self._group_relay(grant, customer, trusted=True, verified=False, variant=variant))
+
+    def _colleague_forward(self, grant: str, customer: str) -> None:
+        """Before the agent reads, a colleague forwards the question to the warehouse, or writes an
+        internal note to a teammate, from the mailbox: in Sent, from the grant, to neither the
+        customer: no answer. The customer is answered or handed off."""
+        question = self._question(
+            grant, customer, Truth.answer_or_hand_off("forwarded_by_colleague", customer)
+        )
+        self._customer_threads[question["thread_id"]] = (grant, customer)
+        note = self.features["colleague_forward"] % 2 == 0
+        label, to = ("internal_note", TEAMMATE_NOTE_TO) if note else ("colleague_forward", WAREHOUSE)
+        self.features[label] += 1
+        self._person.writing = True
+        try:
+            written = self.nylas.person_replies(grant, question["id"], f"<p>FYI ({label})</p>", to=[to])
+        finally:
+            self._person.writing = False
+        with self._lock:
+            self.truth[written["id"]] = Truth.never(label, author=OURS)
+        self._notify(question)
+
+    def _person_draft(self, grant: str, customer: str) -> None:
+        """A colleague starts an answer and leaves the draft open (no date under drafts_without_date):
+        the agent waits for them, then hands off, and never dead-letters."""
+        question = self._question(grant, customer, Truth.answer_or_hand_off("held_by_a_draft", customer))
+        self.nylas.person_drafts(grant, question["id"], "<p>Let me check with the warehouse first.</p>")
+        self._notify(question)
+
+    def _stranger_joins(self, grant: str, customer: str) -> None:
+        """A stranger writes into a customer's thread: a newcomer, answered alone at their address;
+        the customer's messages are answered to the customer."""
+        question = self._question(grant, customer)
+        self._customer_threads[question["thread_id"]] = (grant, customer)
+        with self._lock:
+            self._sequence += 1
+            stranger = f"stranger{self._sequence}@elsewhere.example"
+        joined = self._inbound(
+            grant,
+            stranger,
+            label="stranger_joins",
+            thread_id=question["thread_id"],
+            subject=f"Re: {question['subject']}",
+        )
+        self.truth[joined["id"]] = Truth.human("stranger_joins", stranger, alone=True)
+        self._notify(question)
+        self._notify(joined)
+
+    def _preempted_message_id(self, grant: str, customer: str) -> None:
+        """An attacker mails the other agent under the customer's Message-ID and subject, just before
+        the customer's email arrives: the customer is still answered (claims are keyed on the
+        Message-ID, the sender and the subject); the attacker is a person like any other."""
+        other = next(g for g in AGENT_GRANTS if g != grant)
+        with self._lock:
+            self._sequence += 1
+            sequence = self._sequence
+        message_id, subject = f"<q{sequence}.{uuid.uuid4().hex[:8]}@example.com>", f"Question {sequence}"
+        attacker = f"attacker{sequence}@elsewhere.example"
+        first = self._inbound(
+            other, attacker, label="preempting_copy", subject=subject, headers={"Message-ID": message_id}
+        )
+        self.truth[first["id"]] = Truth.answer_or_hand_off("preempting_copy", attacker)
+        question = self._question(grant, customer, subject=subject, headers={"Message-ID": message_id})
+        self._customer_threads[question["thread_id"]] = (grant, customer)
+        self._notify(first)
+        self._notify(question)
+
+    def _slow_customer(self, grant: str, customer: str) -> None:
+        """A customer asks five times over five days on one thread: each question waits for the agent's
+        answer (or SLOW_CUSTOMER_WAIT_SECONDS), then Nylas' clock moves a day. Every question is
+        answered or handed off; at a day's pace the exchange limit never applies."""
+        thread_id = None
+        for index in range(SLOW_CUSTOMER_QUESTIONS):
+            if index:
+                self.advance_clock(SLOW_CUSTOMER_GAP_SECONDS)
+                self.features["slow_customer_day"] += 1
+            question = self._inbound(
+                grant,
+                customer,
+                label="slow_customer",
+                thread_id=thread_id,
+                subject=None if thread_id is None else "Re: Still waiting",
+            )
+            self.truth[question["id"]] = Truth.answer_or_hand_off("slow_customer", customer)
+            thread_id = question["thread_id"]
+            before = len(self.nylas.sent_messages(grant_id=grant, thread_id=thread_id))
+            self._notify(question)
+            deadline = time.monotonic() + SLOW_CUSTOMER_WAIT_SECONDS
+            while time.monotonic() < deadline:
+                if len(self.nylas.sent_messages(grant_id=grant, thread_id=thread_id)) > before:
+                    break
+                time.sleep(0.5)
+
     def _playable(self, knob: str) -> float:
         """The knob's probability, or 0 when this emulator cannot play it."""
         return 0.0 if knob in self.unsupported else float(getattr(self.settings, knob))
@@ -1202,27 +1496,49 @@ class Workload:
         return {grant: AGENT_GRANTS[grant] for grant in self.settings.agent_grant_ids()}
 
 
+ISSUE_40_CONVERSATIONS = frozenset(
+    {
+        "forged_own_address",
+        "forged_list",
+        "genuine_group_post",
+        "relay_verified",
+        "relay_unverified",
+        "colleague_forward",
+        "person_draft",
+        "stranger_joins",
+        "preempted_message_id",
+    }
+)
+"""Kinds of conversation of issue 40, each played by the method of its name (``_forged_list``...)."""
+
+
 def _truth(label: str, sender: str, reply_to: str | None) -> Truth:
     """Ground truth of a generated message, from why it was generated."""
     if label in ("customer", "follow_up", "during_send"):
         return Truth.human(label, sender)
-    if label in ("peer_agent", "spelled_mailbox", "large_reply"):
-        # Another company's agent writing first is answerable (the exchange limit ends the rest); a
-        # spelling of one inbox is its customer; a customer asking for the logo gets a large reply.
+    if label == "peer_agent":
+        # Another company's agent writing first is answerable (the exchange limit ends the rest).
+        return Truth.human(label, sender, author=MACHINE)
+    if label in ("spelled_mailbox", "large_reply"):
+        # A spelling of one inbox is its customer; a customer asking for the logo gets a large reply.
         return Truth.human(label, sender)
+    if label == "oversize_reply":
+        # A customer asking for the brochure: over what Nylas takes, handed off (reply_too_large).
+        return Truth.hand_off(label)
     if label == "peer_unmarked":
         # The peer's automatic answer with every mark lost: nothing tells it from a person.
-        return Truth.optional(label, sender)
+        return Truth.optional(label, sender, author=MACHINE)
     if label == "bot":
         # An automaton that does not say so: answerable, and the loop guard must stop it.
-        return Truth.human(label, sender)
+        return Truth.human(label, sender, author=MACHINE)
     if label in ("reply_to_third_party", "reply_to_agent"):
         # A human wrote; the Reply-To would make the agent mail someone else: answer the sender.
         return Truth.human(label, sender)
     if label == "contact_form":
-        # A form's no-reply sender with the customer in Reply-To: answer the customer, or skip it.
+        # A form's no-reply sender with the customer in Reply-To: answer the customer, or skip it (the
+        # run trusts no form, REPLY_TO_TRUSTED_SENDERS: its robot's mail, a plain automated skip).
         assert reply_to is not None
-        return Truth.optional(label, reply_to)
+        return Truth.optional(label, reply_to, author=MACHINE)
     return Truth.never(label)
 
 

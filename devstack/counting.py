@@ -40,6 +40,7 @@ GRANT_LOOKUP = "grant lookup"
 THREAD_READ = "thread read"
 MESSAGE_FETCH = "message fetch"
 FOLDERS_LOOKUP = "folders lookup"
+FOLDER_CREATED = "folder created"
 SEND = "send"
 
 _QUEUE_MAX_MESSAGE_BYTES = 1_048_576
@@ -86,6 +87,8 @@ def nylas_kind(method: str, path: str) -> str:
         return MESSAGE_FETCH
     if method == "GET" and parts[3:] == ["folders"]:
         return FOLDERS_LOOKUP
+    if method == "POST" and parts[3:] == ["folders"]:
+        return FOLDER_CREATED
     return f"{method} {path}"
 
 

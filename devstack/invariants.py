@@ -1,4 +1,6 @@
-"""Check the six invariants of docs/design.md against what the world saw, knowing nothing of the product.
+"""Check the invariants of docs/design.md, and issue 40's seventh, against what the world saw.
+
+Knowing nothing of the product, as below.
 
 Why a checker of its own: one that shares the product's filters or its idea of
 coverage agrees with the product's mistakes. This module therefore imports
@@ -18,10 +20,15 @@ and decides from world facts only:
   (:class:`SendAttempt`);
 - **thread reads** seen on the wire (:class:`ThreadRead`): a reply's draft can
   only have seen messages that arrived before the read that produced it;
-- **people in the mailbox**: a message in an agent grant's mailbox from that
-  grant's own address that the agent did not send (a colleague answering from
-  a shared mailbox, a teammate's send) answers every message of its thread
-  that arrived before it;
+- **people in the mailbox**: a message in an agent grant's Sent folder from
+  one of that grant's own addresses (its address and its aliases, ground truth)
+  that the agent did not send (a colleague answering from a shared mailbox, a
+  teammate's send) answers every message of its thread that arrived before it
+  and whose sender it addresses (``to``/``cc``): a forward to a colleague
+  answers nobody, and mail forged from the grant's address (in the inbox or
+  junk) is nobody's answer;
+- **the hand-off folder** at the end of the run: a message a person wrote that
+  sits there is a person's to answer (invariant 7);
 - the webhook deliveries with their statuses, and the handlers' logs (only for
   invariant 5, which is about the logs, and for the skips invariant 2 accepts
   when ground truth says their reason is true).
@@ -72,7 +79,14 @@ INVARIANTS = {
     4: "never to itself, an agent, a machine or a forbidden Reply-To; loop guard",
     5: "every skip logged with a reason and counted",
     6: "200 only once queued; forged never queued; never 500",
+    7: "no silent no for a person",
 }
+# The hand-off folder's name by default (the template's HandoffFolder, HANDOFF_FOLDER).
+HANDOFF_FOLDER = "Needs a person"
+# Who wrote a message, as ground truth knows it (Truth.author).
+PERSON, MACHINE, OURS = "person", "machine", "ours"
+# Folders a provider files mail in that nobody owes an answer (invariant 7).
+JUNK_FOLDERS = frozenset({"junk", "trash"})
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,19 @@ class Truth:
         read, :attr:`History.agent_echoes`).
     quoted : tuple of str
         Tokens of the history the message quotes: no email answering it says one back.
+    author : {"person", "machine", "ours"}
+        Who wrote it: a person (a customer, a colleague in Cc, a customer relayed by a list), a
+        machine (an auto-responder, a newsletter, another agent, list traffic nobody trusted, mail
+        forged from our own address) or the mailbox itself (a teammate, a colleague's answer).
+        Invariant 7 holds every message a person wrote to its end: answered, answered by the
+        mailbox's people, or handed off.
+    filed : str
+        The folder the provider filed it in on arrival (``inbox``; ``junk`` or ``trash``: nobody
+        owes it an answer).
+    alone : bool
+        A newcomer to the thread (its sender in no earlier message's ``from``/``to``/``cc``): a reply
+        to it goes to its ``recipients`` only, and theirs join no reply to another message of the
+        thread; it is a burst of its own (invariant 3).
     """
 
     label: str
@@ -109,18 +136,31 @@ class Truth:
     email: str = ""
     words: tuple[str, ...] = ()
     quoted: tuple[str, ...] = ()
+    author: str = PERSON
+    filed: str = "inbox"
+    alone: bool = False
 
     @classmethod
-    def human(cls, label: str, *answer_to: str) -> Truth:
-        return cls(label, True, True, frozenset(a.lower() for a in answer_to))
+    def human(cls, label: str, *answer_to: str, **more: Any) -> Truth:
+        return cls(label, True, True, frozenset(a.lower() for a in answer_to), **more)
 
     @classmethod
-    def optional(cls, label: str, *answer_to: str) -> Truth:
-        return cls(label, False, True, frozenset(a.lower() for a in answer_to))
+    def optional(cls, label: str, *answer_to: str, **more: Any) -> Truth:
+        return cls(label, False, True, frozenset(a.lower() for a in answer_to), **more)
 
     @classmethod
-    def never(cls, label: str) -> Truth:
-        return cls(label, False, False)
+    def answer_or_hand_off(cls, label: str, *answer_to: str, **more: Any) -> Truth:
+        """A person wrote it and may be answered; a hand-off is as good (invariant 7 holds it)."""
+        return cls(label, False, True, frozenset(a.lower() for a in answer_to), author=PERSON, **more)
+
+    @classmethod
+    def hand_off(cls, label: str, **more: Any) -> Truth:
+        """A person wrote it, no reply may go to anyone: a person of the mailbox must have it."""
+        return cls(label, False, False, author=PERSON, **more)
+
+    @classmethod
+    def never(cls, label: str, author: str = MACHINE, **more: Any) -> Truth:
+        return cls(label, False, False, author=author, **more)
 
     @classmethod
     def one_of(cls, label: str, email: str, *answer_to: str) -> Truth:
@@ -199,6 +239,14 @@ class History:
     listing_order: str = "arrival"
     forged_notification_ids: set[str] = field(default_factory=set)
     dead_lettered_notification_ids: set[str] = field(default_factory=set)
+    # Each agent grant's email aliases (ground truth: the addresses its people write from besides its
+    # own, and the ones its sent copies may show).
+    aliases: dict[str, list[str]] = field(default_factory=dict)
+    # The folder a hand-off moves a message into (the run's HANDOFF_FOLDER), by name.
+    handoff_folder: str = HANDOFF_FOLDER
+    # An automatic exchange is an email of ours the correspondent answered within this many seconds of
+    # Nylas' time (robot speed, AUTOMATIC_EXCHANGE_SECONDS); a slower answer is a person's.
+    automatic_exchange_seconds: float = 600.0
 
 
 @dataclass
@@ -321,12 +369,51 @@ class _World:
         # People's messages per (grant, thread), in arrival order: from the mailbox's own address, not
         # sent by the agent. Why from its own address only: mail from another agent's address is
         # that agent's, and lands in this mailbox as inbound mail.
+        # Only in the Sent folder: mail forged from the grant's address arrives in its inbox or junk.
         email_ids = {email.id for email in self.emails}
         self.people: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self.people_by_grant: dict[str, list[str]] = defaultdict(list)
         for _, message in history.mailbox:
-            own = history.agent_grants.get(message["grant_id"], "").lower()
-            if own and message["id"] not in email_ids and own in _addresses(message.get("from")):
+            own = self.own_addresses(message["grant_id"])
+            if (
+                own
+                and message["id"] not in email_ids
+                and own & set(_addresses(message.get("from")))
+                and "sent" in message.get("folders", ())
+            ):
                 self.people[(message["grant_id"], message["thread_id"])].append(message["id"])
+                self.people_by_grant[message["grant_id"]].append(message["id"])
+
+    def own_addresses(self, grant: str) -> set[str]:
+        """An agent grant's address and its aliases (lower case); empty for any other grant."""
+        own = self.history.agent_grants.get(grant, "")
+        if not own:
+            return set()
+        return {own.lower(), *(a.lower() for a in self.history.aliases.get(grant, []))}
+
+    def senders(self, message_id: str) -> set[str]:
+        """Whom an answer to the message must reach: its person as ground truth knows them (a
+        relayed customer, a contact form's), else its ``From``."""
+        truth = self.truth(message_id)
+        if truth is not None and truth.recipients:
+            return set(truth.recipients)
+        return set(_addresses(self.messages[message_id].get("from")))
+
+    def addresses(self, person_id: str, message_id: str) -> bool:
+        """A people's message is addressed (``to``/``cc``) to the message's sender."""
+        person = self.messages[person_id]
+        named = {self.inbox(a) for a in [*_addresses(person.get("to")), *_addresses(person.get("cc"))]}
+        return bool(named & {self.inbox(a) for a in self.senders(message_id)})
+
+    def same_party(self, first: str, second: str) -> bool:
+        """Two messages of a thread belong to one burst: neither is a newcomer's, or both are from the
+        same sender (a newcomer is answered alone)."""
+        a, b = self.truth(first), self.truth(second)
+        if (a is None or not a.alone) and (b is None or not b.alone):
+            return True
+        return set(_addresses(self.messages[first].get("from"))) == set(
+            _addresses(self.messages[second].get("from"))
+        )
 
     def inbox(self, address: str) -> str:
         """The inbox an address reaches (ground truth, :attr:`History.inboxes`)."""
@@ -373,6 +460,7 @@ def check(history: History) -> dict[int, list[str]]:
     _recipient_budget(world, violations[4])
     _skips_logged(history, violations[5])
     _endpoint(history, violations[6])
+    _no_silent_no(world, violations[7])
     return violations
 
 
@@ -409,7 +497,9 @@ def _answered_by_people(world: _World, found: list[str]) -> None:
             target = email.target
             if target not in world.seq or world.messages[target]["thread_id"] != thread:
                 continue  # it answers nothing of this thread's (invariant 4 names an unknown target)
-            after_target = [p for p in people if world.seq[p] > world.seq[target]]
+            after_target = [
+                p for p in people if world.seq[p] > world.seq[target] and world.addresses(p, target)
+            ]
             person = next((p for p in after_target if world.arrived[p] < email.read_lo), None)
             if person is not None:
                 found.append(
@@ -419,10 +509,13 @@ def _answered_by_people(world: _World, found: list[str]) -> None:
 
 
 def _answered_by_person(world: _World, message_id: str) -> bool:
-    """A person's message in the thread arrived after this one: a person answered it."""
+    """A person's message in the thread, addressed to its sender, arrived after this one: a person
+    answered it."""
     message = world.messages[message_id]
     people = world.people.get((message["grant_id"], message["thread_id"]), [])
-    return any(world.seq[person] > world.seq[message_id] for person in people)
+    return any(
+        world.seq[person] > world.seq[message_id] and world.addresses(person, message_id) for person in people
+    )
 
 
 def _nothing_lost(world: _World, found: list[str]) -> None:
@@ -547,7 +640,9 @@ def _exchanges_spent_before(world: _World, message: dict[str, Any], arrived: flo
     sent = sorted(
         e.sent_at
         for e in world.emails_by_thread[(grant, thread)]
-        if since < e.sent_at and sender in e.recipients
+        if since < e.sent_at
+        and sender in e.recipients
+        and _robot_answered(world, e, world.inbox(sender), surely=False)
     )
     if len(sent) < limit:
         return False
@@ -558,6 +653,32 @@ def _exchanges_spent_before(world: _World, message: dict[str, Any], arrived: flo
         r.grant_id == grant and r.thread_id == thread and r.started > arrived and sent[limit - 1] < r.finished
         for r in reads
     )
+
+
+def _robot_answered(world: _World, email: _Email, who: str, *, surely: bool) -> bool:
+    """The correspondent ``who`` answered ``email`` at robot speed: its next message of the thread
+    came within ``automatic_exchange_seconds`` of Nylas' time. ``surely``: by its arrival *and* by
+    its sender's ``date``, whichever the product reads (to convict); otherwise by either (to
+    excuse a skip)."""
+    limit = world.history.automatic_exchange_seconds
+    # To convict, the answer came after the email was in the mailbox; to excuse, after the read that
+    # produced it (a message landing while the email was on its way answers it as far as anyone knows).
+    after = [
+        m
+        for m in world.inbound(email.grant_id, email.thread_id)
+        if (world.seq[m] > world.seq.get(email.id, -1) if surely else world.arrived[m] > email.read_lo)
+        and who in {world.inbox(a) for a in _addresses(world.messages[m].get("from"))}
+    ]
+    if not after:
+        return False
+    answer = after[0]
+    arrival = world.mailbox_time(world.arrived[answer])
+    dated = float(world.messages[answer].get("date") or arrival)
+    if surely:
+        gaps = [arrival - email.nylas_lo, dated - email.nylas_lo]
+        return all(-RESERVATION_SLACK_SECONDS <= gap <= limit - RESERVATION_SLACK_SECONDS for gap in gaps)
+    gaps = [arrival - email.nylas_hi, dated - email.nylas_hi]
+    return any(gap <= limit + RESERVATION_SLACK_SECONDS for gap in gaps)
 
 
 def _recipient_budget_spent(world: _World, message: dict[str, Any], truth: Truth) -> bool:
@@ -594,7 +715,10 @@ def _recipient_budget_spent(world: _World, message: dict[str, Any], truth: Truth
 
 def _exchange_limit(world: _World, found: list[str]) -> None:
     """4, the end of automatic exchanges: per thread, at most ``automatic_exchanges`` emails answer one
-    correspondent (the target's sender, by inbox) with no person of the mailbox writing in between.
+    correspondent (the target's sender, by inbox) with no person of the mailbox writing in between,
+    counting only the emails the correspondent answered at robot speed (within
+    ``automatic_exchange_seconds`` by arrival and by date): a customer who writes back a day later
+    is no robot, however many times.
 
     Why: two agents (or an agent and an auto-responder whose marks a provider dropped) answer each
     other for as long as their budgets let them; only this ends it. A person's message resets the
@@ -617,7 +741,13 @@ def _exchange_limit(world: _World, found: list[str]) -> None:
             if not who:
                 continue
             reset = max((at for at in people if at < email.read_hi), default=float("-inf"))
-            before = [e for e in emails[:index] if correspondent(e) == who and e.drafted_before > reset]
+            before = [
+                e
+                for e in emails[:index]
+                if correspondent(e) == who
+                and e.drafted_before > reset
+                and _robot_answered(world, e, who, surely=True)
+            ]
             if len(before) >= limit:
                 found.append(
                     f"thread {thread}: email {email.id} is automatic email {len(before) + 1} to {who} with "
@@ -679,10 +809,15 @@ def _one_per_burst(world: _World, found: list[str]) -> None:
                 m
                 for m in inbound
                 if world.listed_before(m, target)
+                and world.same_party(m, target)
                 and world.arrived[m] < email.read_lo
                 and (truth := world.truth(m)) is not None
                 and truth.must_answer
-                and not any(world.arrived[m] < earlier.read_hi for earlier in emails[:index])
+                and not any(
+                    world.arrived[m] < earlier.read_hi
+                    for earlier in emails[:index]
+                    if earlier.target not in world.seq or world.same_party(earlier.target, m)
+                )
                 # A message whose replies Nylas refused twice is settled for good (no loss of ours,
                 # invariant 2): no part of a later burst either.
                 and not _refused_twice(world, m)
@@ -693,6 +828,8 @@ def _one_per_burst(world: _World, found: list[str]) -> None:
                     "arrived before the read that produced it"
                 )
             for earlier in emails[:index]:
+                if earlier.target in world.seq and not world.same_party(earlier.target, target):
+                    continue  # a newcomer's email, or the others' beside a newcomer's: its own burst
                 if world.arrived[target] < earlier.read_lo:
                     found.append(
                         f"thread {thread}: email {email.id} answers {target}, already covered by email "
@@ -722,7 +859,14 @@ def _never_to_machines(world: _World, found: list[str]) -> None:
             for m in world.inbound(email.grant_id, email.thread_id)
             if world.arrived[m] < email.read_hi
         ]
-        allowed = truth.recipients.union(*(t.recipients for t in seen if t is not None and t.may_answer))
+        # A newcomer is answered alone: its reply reaches it only, and no other reply reaches it.
+        allowed = (
+            truth.recipients
+            if truth.alone
+            else truth.recipients.union(
+                *(t.recipients for t in seen if t is not None and t.may_answer and not t.alone)
+            )
+        )
         strangers = sorted(set(email.recipients) - allowed - world.agent_addresses)
         if strangers:
             found.append(
@@ -741,6 +885,51 @@ def _never_to_machines(world: _World, found: list[str]) -> None:
                     f"thread {thread}: {budget + 1} emails within {window:g} s of the mailbox's clock"
                 )
                 break
+
+
+def _no_silent_no(world: _World, found: list[str]) -> None:
+    """7. No silent no for a person: every message a person wrote to an agent mailbox (ground truth,
+    notified, not filed in junk or trash) ends answered by the agent (an email of its thread whose
+    draft could have seen it reached its sender), answered by the mailbox's people (a message of
+    theirs in Sent, from the grant's own addresses and not the agent's, addressed to its sender,
+    after it), or in the hand-off folder at the end of the run. One email to several agents is one
+    message: any copy's end is the email's."""
+    history = world.history
+    handoff = history.handoff_folder
+    for message_id, truth in sorted(history.truth.items()):
+        if truth.author != PERSON or truth.filed in JUNK_FOLDERS:
+            continue
+        if world.messages.get(message_id, {}).get("grant_id") not in history.agent_grants:
+            continue  # mail to a person's own grant is theirs, not the agents'
+
+        if message_id not in history.notified_message_ids or message_id not in world.messages:
+            continue  # never notified: the product never heard of it (invariant 2 judges the loss)
+        copies = [c for c in world.copies[truth.email] if c in world.messages] if truth.email else []
+        if any(_ended(world, copy, handoff) for copy in [message_id, *copies]):
+            continue
+        sender = ", ".join(sorted(world.senders(message_id))) or "nobody"
+        found.append(
+            f"message {message_id} ({truth.label}) from a person ({sender}) was neither answered, nor "
+            f"answered by the mailbox's people, nor handed off to {handoff!r}"
+        )
+
+
+def _ended(world: _World, message_id: str, handoff: str) -> bool:
+    """The message is answered by the agent or the mailbox's people, or sits in the hand-off folder."""
+    message = world.messages[message_id]
+    if handoff in message.get("folders", ()):
+        return True
+    reach = {world.inbox(a) for a in world.senders(message_id)}
+    arrived = world.arrived[message_id]
+    if any(
+        arrived < email.read_hi and reach & {world.inbox(r) for r in email.recipients}
+        for email in world.emails_by_thread[(message["grant_id"], message["thread_id"])]
+    ):
+        return True
+    return any(
+        world.seq[person] > world.seq[message_id] and world.addresses(person, message_id)
+        for person in world.people_by_grant.get(message["grant_id"], [])
+    )
 
 
 def _skips_logged(history: History, found: list[str]) -> None:

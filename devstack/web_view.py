@@ -42,6 +42,7 @@ AGENT_SKIPS = {"agent_declined": "declined", "handed_off": "handed off"}
 # a machine), which `make demo` and `make chaos` have and a mailbox you type into does not.
 NEEDS_GROUND_TRUTH = {
     2: "needs ground truth (which sender is a person): judged by make demo and make chaos",
+    7: "needs ground truth (which sender is a person): judged by make chaos",
 }
 NO_SHADOW_RECORDS = "no shadow records"
 

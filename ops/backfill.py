@@ -27,6 +27,7 @@ from typing import Any
 from ops.errors import ConfigurationError
 from ops.nylas_admin import NylasAdmin
 from replyonce.core import settled_reason
+from replyonce.evidence import TrustedList
 from replyonce.notification import Notification
 from replyonce.ports import StateStore
 from replyonce.queue import NotificationQueue
@@ -120,14 +121,14 @@ def plan_backfill(
     *,
     agent_grant_ids: Iterable[str] = (),
     trusted_senders: Iterable[str] = (),
-    trusted_lists: frozenset[str] = frozenset(),
+    trusted_lists: Iterable[TrustedList] = (),
 ) -> BackfillPlan:
     """Decide, for every message of the window, whether it goes through the pipeline again.
 
     Not queued: messages the ledger has (answered, covered by a reply, or failed for good), and
     those the replier would skip for what the message says (``replyonce.screening``): mail from any
     agent grant's address (``agent_grant_ids``, default ``grant_ids``), machines, lists, junk and trash.
-    ``trusted_lists``: the stack's ``TrustedLists`` (``replyonce.config.list_ids``): a customer a group
+    ``trusted_lists``: the stack's ``TrustedLists`` (``replyonce.evidence.trusted_lists``): a customer a group
     the company runs relayed is answered by the replier, so it is queued, not dropped as a list's mail.
     """
     grant_ids = list(grant_ids)
@@ -144,7 +145,7 @@ def plan_backfill(
                 agents=agents,
                 trusted_senders=trusted,
                 closed_folder_ids=CLOSED_FOLDER_NAMES,
-                trusted_lists=trusted_lists,
+                trusted_lists=frozenset(t.list_id for t in trusted_lists),
             )
             if reason is None:
                 entry = ledger.ledger_entry(grant_id, message_id)

@@ -42,7 +42,8 @@ from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, loa
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
 from replyonce.agents import load_agent
-from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES, list_ids
+from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
+from replyonce.evidence import trusted_lists
 from replyonce.exceptions import ConfigurationError as ReplierConfigurationError
 from replyonce.nylas import NylasMailbox
 from replyonce.policy import Policy
@@ -313,7 +314,7 @@ def _backfill(context: Context) -> int:
         window,
         agent_grant_ids=agents,
         trusted_senders=trusted,
-        trusted_lists=list_ids(stack.parameters.get("TrustedLists", "")),
+        trusted_lists=trusted_lists(stack.parameters.get("TrustedLists", "")),
     )
     if args.apply:
         # The queue's MaximumMessageSize, as the webhook uses it: a larger message is queued without its body.
@@ -428,7 +429,11 @@ def _replay(context: Context) -> int:
         )
     # Every record of the replay: its window chose the threads, each replayed whole.
     report = build_report(
-        result.records, result.threads, result.own_addresses, period_seconds=args.period_hours * 3600
+        result.records,
+        result.threads,
+        result.own_addresses,
+        period_seconds=args.period_hours * 3600,
+        sent_folders=result.sent_folders,
     )
     extra = {
         "agent": args.agent,

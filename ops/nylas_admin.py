@@ -14,6 +14,8 @@ from urllib.parse import quote
 import requests
 
 from ops.errors import NylasApiError
+from replyonce.evidence import sent_folder_ids
+from replyonce.ports import Folder
 
 # Nylas verifies the URL inside the create call and allows itself 10 s for that.
 CREATE_TIMEOUT_SECONDS = 30.0
@@ -110,6 +112,21 @@ class NylasAdmin:
             "GET", path, operation, TIMEOUT_SECONDS, params={"thread_id": thread_id, "limit": limit}
         )
         return _data_list(document, operation)
+
+    def sent_folder_ids(self, grant_id: str) -> frozenset[str]:
+        """The ids of the grant's Sent folder (``GET /folders``, by attribute or name): a person's answer
+        is a message of the mailbox filed there (``replyonce.evidence``)."""
+        operation = "list the grant's folders"
+        path = f"/v3/grants/{quote(grant_id, safe='')}/folders"
+        document = self._call("GET", path, operation, TIMEOUT_SECONDS, params={"limit": 200})
+        folders = [
+            Folder(
+                str(f.get("id", "")), str(f.get("name", "")), tuple(str(a) for a in f.get("attributes") or [])
+            )
+            for f in _data_list(document, operation)
+            if isinstance(f, dict)
+        ]
+        return sent_folder_ids(folders)
 
     def grant_email(self, grant_id: str) -> str:
         """``GET /v3/grants/{grant}``: the grant's address, lower case."""

@@ -7,9 +7,11 @@ same way, then ``diff`` s the two reports (``docs/operations.md``).
 How, and why it decides as the replier does: every customer message of a thread is handed, in the
 order the mailbox received it, to the replier's own shell (:class:`replyonce.replier.Replier`) and
 functional core, with a shadow policy (``REPLY_MODE=shadow``), so the same dedup, plan, conversation
-and skip rules decide. The mailbox it reads is the thread *as it was when the message arrived*
-(:class:`HistoryMailbox`: the listing from that message on, the mailbox's later messages — its
-people's answers — hidden until their turn), and the state is kept in memory (:class:`HistoryStore`):
+and skip rules decide. The agent is told it is a replay (``Conversation.mode == "replay"``, a key of
+the replay's own namespace): its side effects (a ticket, a refund) belong to ``send`` and ``review``
+only. The mailbox it reads is the thread *as it was when the message arrived* (:class:`HistoryMailbox`:
+the listing from that message on, the mailbox's later messages — its people's answers — hidden until
+their turn), and the state is kept in memory (:class:`HistoryStore`):
 
 - nothing is written to Nylas: every thread is read with ``GET`` before the first message is
   replayed, and the mailbox refuses a send, a draft or a move (:class:`ReplayWriteRefused`), which
@@ -35,6 +37,7 @@ from ops.template import load_template
 from replyonce.agents import Agent
 from replyonce.answers import Answer
 from replyonce.config import ReplierSettings
+from replyonce.evidence import sent_folder_ids
 from replyonce.exceptions import Deferred, ReplyOnceError
 from replyonce.observability import logger
 from replyonce.plan import message_id
@@ -165,6 +168,8 @@ class ReplayResult:
     threads: dict[str, list[Message]]
     own_addresses: tuple[str, ...]
     messages_replayed: int = 0
+    sent_folders: frozenset[str] = frozenset()
+    """The grant's Sent folder ids: where the report finds a person's answer (``replyonce.evidence``)."""
     deferred: dict[str, int] = field(default_factory=dict)
     stopped: str = ""
     """``""`` (every thread listed), ``limit`` (``--limit`` threads reached) or ``time``
@@ -270,7 +275,7 @@ def replay(
     agent:
         The agent to replay (``--agent module:function``).
     policy:
-        The stack's policy; shadow mode is forced on.
+        The stack's policy; shadow mode is forced on, and ``replay`` (``Conversation.mode == "replay"``).
     limit, max_seconds:
         At most this many threads, and this long (on ``monotonic``): the threads replayed when the time
         is up are reported, and ``stopped`` says so.
@@ -281,7 +286,9 @@ def replay(
     policy = replace(
         policy, agent_grant_ids=(grant_id, *(g for g in policy.agent_grant_ids if g != grant_id))
     )
-    policy = replace(policy, shadow_mode=True, review_mode=False)
+    # Shadow mode, and told so: the agent is handed ``mode == "replay"`` and a replay key (never the live
+    # one), so a ticket it would open for last week's customer is not opened, nor fenced by our run.
+    policy = replace(policy, shadow_mode=True, review_mode=False, replay=True)
     grants = {g: mailbox.grant(g) for g in policy.agent_grant_ids}
     folders = {grant_id: tuple(mailbox.folders(grant_id))}
     # One thread more than the limit is listed, to tell "stopped at the limit" from "that was all".
@@ -294,7 +301,7 @@ def replay(
     replier = Replier(
         policy, store, history, agent, reconcile_later=lambda _due, _seconds: None, lease_wait_seconds=0
     )
-    result = ReplayResult([], {}, own)
+    result = ReplayResult([], {}, own, sent_folders=sent_folder_ids(folders[grant_id]))
     with _quiet():
         for done, thread_id in enumerate(thread_ids, start=1):
             if monotonic() - started >= max_seconds:

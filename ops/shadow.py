@@ -38,10 +38,13 @@ def report_from_records(
         and (until is None or r.at < until)
     ]
     own = [inbox.grant_email(g) for g in agent_grant_ids]
+    sent = frozenset().union(*(inbox.sent_folder_ids(g) for g in agent_grant_ids))
     threads = {}
     for grant_id, thread_id in dict.fromkeys((r.grant_id, r.thread_id) for r in chosen if r.thread_id):
         threads[thread_id] = inbox.thread_messages(grant_id, thread_id, limit=THREAD_LIMIT)
-    return build_report(chosen, threads, own, since=since, until=until, period_seconds=period_seconds)
+    return build_report(
+        chosen, threads, own, since=since, until=until, period_seconds=period_seconds, sent_folders=sent
+    )
 
 
 def write_json(report: ShadowReport, path: Path, extra: dict[str, Any] | None = None) -> None:

@@ -66,6 +66,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mail_sets import HELD_OUT
+
 # Where a peer's expectation conflicts with the contract, in our judgement: counted as misses, shown apart.
 DEBATABLE = {
     ("talon", "test_too_many_lines"): "expects a cut that only talon's line limit, patched to 1, makes",
@@ -92,7 +95,9 @@ class Case:
     set: str
     name: str
     body: str
-    expected: str
+    expected: str | None  # None: the peer's tests state no whole text, only the checks below
+    keep: tuple[str, ...] = ()  # regexes the peer says match the new reply: missing = the words dropped
+    history: tuple[str, ...] = ()  # regexes the peer says match only older messages: present = history as new
 
 
 # --- the sets ------------------------------------------------------------------------------------------
@@ -208,6 +213,179 @@ def trimmer_cases(root: Path) -> list[Case]:
     return cases
 
 
+# --- held-out sets (scripts/mail_sets.py): each peer's own test module, run against a recorder --------
+
+_CRISP_HARNESS = r"""
+const bodies = [];
+const records = [];
+const token = (kind, id, index) => `\u0001${kind}:${id}:${index}\u0001`;
+class Fragment {
+  constructor(id, index) { this.id = id; this.index = index; }
+  toString() { return token("F", this.id, this.index); }
+  isQuoted() { return null; } isHidden() { return null; }
+  isSignature() { return null; } isEmpty() { return null; }
+  getContent() { return this.toString(); }
+}
+class Email {
+  constructor(id) { this.id = id; this.fragments = [0, 1, 2].map(i => new Fragment(id, i)); }
+  getFragments() { return this.fragments; }
+  getVisibleText() { return token("V", this.id, 0); }
+  getQuotedText() { return token("Q", this.id, 0); }
+}
+class EmailReplyParser {
+  read(data) { bodies.push(String(data)); return new Email(bodies.length - 1); }
+  parseReply(data) { return this.read(data).getVisibleText(); }
+  parseReplied(data) { return this.read(data).getQuotedText(); }
+}
+const original = RegExp.prototype.test;
+RegExp.prototype.test = function (value) {
+  const text = String(value);
+  if (text.includes("\u0001")) return {regex: this.source, flags: this.flags, on: text};
+  return original.call(this, value);
+};
+const _ = { map: (list, f) => list.map(f) };
+const test = {
+  equal: (a, b) => records.push([a, b]), deepEqual: () => null, ok: () => null, done: () => null,
+};
+"""
+
+
+def crisp_cases(root: Path) -> list[Case]:
+    """crisp-oss/email-reply-parser: ``test/test.js`` run by node with a recorder for the parser.
+
+    Exact: a test states the first fragment, the visible text or ``parseReply`` whole. Checks: a
+    regex the test says matches (or not) the reply or the first fragment; one it says matches the
+    quoted text (``parseReplied``) is history."""
+    node = shutil.which("node")
+    if not node:
+        sys.exit("crisp's expectations come from running its test.js: apt-get install nodejs")
+    source = (root / "test" / "test.js").read_text(encoding="utf-8")
+    source = re.sub(r"^import .*$|^const __(?:file|dir)name = .*$", "", source, flags=re.M)
+    names = re.findall(r"^export function (\w+)", source, flags=re.M)
+    source = re.sub(r"^export function", "function", source, flags=re.M)
+    runner = "\n".join(f"try {{ {name}(test); }} catch (e) {{}}" for name in names)
+    script = (
+        f"import fs from 'fs';\nconst __dirname = {json.dumps(str(root / 'test'))};\n"
+        + _CRISP_HARNESS
+        + source
+        + "\n"
+        + runner
+        + "\nconsole.log(JSON.stringify({bodies, records}));\n"
+    )
+    out = subprocess.run(  # noqa: S603 - the peer's own tests, with a stand-in parser
+        [node, "--input-type=module", "-e", script], check=True, capture_output=True, text=True
+    ).stdout
+    data = json.loads(out)
+    token = re.compile("\u0001([FVQ]):(\\d+):(\\d+)\u0001")
+    exact: dict[int, str] = {}
+    keep: dict[int, list[str]] = {}
+    history: dict[int, list[str]] = {}
+    for a, b in data["records"]:
+        if isinstance(b, dict) and isinstance(a, bool):  # test.equal(bool, /re/.test(token))
+            found = token.search(b["on"])
+            if not found:
+                continue
+            kind, body, index = found.group(1), int(found.group(2)), int(found.group(3))
+            regex = ("(?i)" if "i" in b["flags"] else "") + b["regex"]
+            if kind in ("V",) or (kind == "F" and index == 0):
+                (keep if a else history).setdefault(body, []).append(regex)
+            elif kind == "Q" and a:
+                history.setdefault(body, []).append(regex)
+        elif isinstance(a, str) and isinstance(b, str):
+            found = token.fullmatch(b)
+            if found and (found.group(1) == "V" or (found.group(1) == "F" and found.group(3) == "0")):
+                exact.setdefault(int(found.group(2)), a)
+    cases = []
+    for body_id, body in enumerate(data["bodies"]):
+        if body_id in exact or body_id in keep or body_id in history:
+            kept = [r for r in keep.get(body_id, [])]
+            old = [r for r in history.get(body_id, []) if r not in kept]
+            cases.append(Case("crisp", f"body{body_id}", body, exact.get(body_id), tuple(kept), tuple(old)))
+    return _unique(cases)
+
+
+def mpr_cases(root: Path) -> list[Case]:
+    """alfonsrv/mail-parser-reply: ``test/test_email_reply_parser.py`` read for its assertions.
+
+    Exact: ``"…" == mail.replies[0].body``. Checks: ``"…" in mail.replies[0].body`` (kept);
+    ``"…" in mail.replies[N]`` for a later reply N (history)."""
+    import ast
+
+    tree = ast.parse((root / "test" / "test_email_reply_parser.py").read_text(encoding="utf-8"))
+    cases = []
+
+    def reply_index(node: ast.AST) -> tuple[int, str] | None:
+        # mail.replies[N].body / .content / .headers
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Subscript):
+            sub = node.value
+            if isinstance(sub.value, ast.Attribute) and sub.value.attr == "replies":  # noqa: SIM102
+                if isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, int):
+                    return sub.slice.value, node.attr
+        return None
+
+    for function in ast.walk(tree):
+        if not (isinstance(function, ast.FunctionDef) and function.name.startswith("test_")):
+            continue
+        fixture = None
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", "") == "get_email"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                fixture = node.args[0].value
+                break
+        if fixture is None:
+            continue
+        exact, keep, history = None, [], []
+        for node in ast.walk(function):
+            pairs = []
+            if isinstance(node, ast.Compare) and len(node.ops) == 1:
+                pairs.append((node.left, node.ops[0], node.comparators[0]))
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("assertIn", "assertNotIn"):
+                op = ast.In() if node.func.attr == "assertIn" else ast.NotIn()
+                pairs.append((node.args[0], op, node.args[1]))
+            for left, op, right in pairs:
+                if not (isinstance(left, ast.Constant) and isinstance(left.value, str)):
+                    continue
+                where = reply_index(right)
+                if where is None:
+                    continue
+                index, attribute = where
+                if isinstance(op, ast.Eq) and index == 0 and attribute == "body":
+                    exact = left.value
+                elif isinstance(op, ast.In) and index == 0 and attribute == "body":
+                    keep.append(re.escape(left.value))
+                elif isinstance(op, ast.In) and index > 0:
+                    history.append(re.escape(left.value))
+        if exact is None and not keep and not history:
+            continue
+        body = (root / "test" / "emails" / f"{fixture}.txt").read_text(encoding="utf-8")
+        old = tuple(r for r in history if r not in keep)
+        cases.append(Case("mpr", f"{function.name}:{fixture}", body, exact, tuple(keep), old))
+    return _unique(cases)
+
+
+def _unique(cases: list[Case]) -> list[Case]:
+    """One case per body: expectations of several tests on one body merged (the first exact kept)."""
+    merged: dict[str, Case] = {}
+    for case in cases:
+        seen = merged.get(case.body)
+        if seen is None:
+            merged[case.body] = case
+            continue
+        merged[case.body] = Case(
+            seen.set,
+            seen.name,
+            seen.body,
+            seen.expected if seen.expected is not None else case.expected,
+            tuple(dict.fromkeys(seen.keep + case.keep)),
+            tuple(dict.fromkeys(seen.history + case.history)),
+        )
+    return list(merged.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -243,6 +421,24 @@ def _mail_parser_reply(body: str) -> str:
     return EmailReplyParser(languages=languages).parse_reply(text=text) or ""
 
 
+def _email_reply_parser(body: str) -> str:
+    from email_reply_parser import EmailReplyParser as Port  # the Python port (zapier), on PyPI
+
+    return Port.parse_reply(html.unescape(body)) or ""
+
+
+def _combined(first: Callable[[str], str], second: Callable[[str], str]) -> Callable[[str], str]:
+    """Both readers, keeping only what both keep: the shorter when one output holds the other."""
+
+    def read(body: str) -> str:
+        a, b = first(body), second(body)
+        if output_words(b) and output_words(b) in output_words(a):
+            return b
+        return a
+
+    return read
+
+
 def implementation(spec: str) -> tuple[str, Callable[[str], str], bool]:
     """What ``spec`` names, and whether it reads HTML.
 
@@ -259,12 +455,19 @@ def implementation(spec: str) -> tuple[str, Callable[[str], str], bool]:
         return spec, _quotequail, False
     if spec == "mail-parser-reply":
         return spec, _mail_parser_reply, False
+    if spec == "email-reply-parser":
+        return spec, _email_reply_parser, False
+    if "+" in spec:  # "shipped+quotequail": both, the shorter where one holds the other
+        first, second = (implementation(part)[1] for part in spec.split("+", 1))
+        return spec, _combined(first, second), False
     sys.exit(f"unknown implementation {spec!r}")
 
 
 # --- the comparison -------------------------------------------------------------------------------------
 
 _MARKER = "[quoted text]"
+# The line above which the reader is sure; below it, what it could not tell apart (replyonce.text).
+_UNSURE = "[not sure where the quoted text starts; the rest of the message follows]"
 
 
 def normalised(text: str) -> str:
@@ -272,7 +475,7 @@ def normalised(text: str) -> str:
 
 
 def output_words(text: str) -> str:
-    return normalised("\n".join(line for line in text.splitlines() if line.strip() != _MARKER))
+    return normalised("\n".join(line for line in text.splitlines() if line.strip() not in (_MARKER, _UNSURE)))
 
 
 def expected_words(text: str) -> tuple[str, bool]:
@@ -289,18 +492,57 @@ def as_html(text: str) -> str:
 
 
 def quote_back(case: Case, got: str) -> bool:
-    """Whether the output returns quoted history: a ``>``-quoted line of the body, or the whole body
-    where the peer removes something."""
-    expected, _ = expected_words(case.expected)
+    """Whether the output returns quoted history: a ``>``-quoted line of the body, the whole body
+    where the peer removes something, or what the peer's tests say only older messages hold."""
+    expected = expected_words(case.expected)[0] if case.expected is not None else None
     out = got.splitlines()
     forward = next((i for i, line in enumerate(out) if re.search(r"(?i)forward", line)), len(out))
-    if forward == len(out) and normalised(got) == normalised(case.body) and expected != normalised(case.body):
+    if (
+        expected is not None
+        and forward == len(out)
+        and normalised(got) == normalised(case.body)
+        and expected != normalised(case.body)
+    ):
         return True
     quoted = {
         normalised(line.lstrip(" >")) for line in case.body.splitlines() if line.lstrip().startswith(">")
     }
-    quoted = {line for line in quoted if len(line.split()) >= 3 and line not in expected}
-    return any(normalised(line) in quoted for line in out[:forward])
+    quoted = {
+        line for line in quoted if len(line.split()) >= 3 and (expected is None or line not in expected)
+    }
+    quoted = {line for line in quoted if not any(re.search(k, line) for k in case.keep)}
+    if any(normalised(line) in quoted for line in out[:forward]):
+        return True
+    text = "\n".join(out[:forward])
+    return any(re.search(r, text) or re.search(r, normalised(text)) for r in case.history)
+
+
+def dropped(case: Case, got: str) -> bool:
+    """Whether the customer's words are missing from the whole output (the part behind the unsure
+    marker included): a line of the expected text, or a string the peer's tests say the reply holds."""
+    words = output_words(got)
+    if any(not (re.search(k, got) or re.search(k, words)) for k in case.keep):
+        return True
+    if case.expected is None:
+        return False
+    lines = [normalised(line) for line in case.expected.splitlines() if not line.lstrip().startswith(">")]
+    return any(line and line not in words for line in lines)
+
+
+def certain_part(got: str) -> str:
+    """The output above the unsure marker: what the reader hands over as the customer's words."""
+    lines = got.splitlines()
+    cut = next((i for i, line in enumerate(lines) if line.strip() == _UNSURE), len(lines))
+    return "\n".join(lines[:cut])
+
+
+LOADERS: dict[str, Callable[[Path], list[Case]]] = {
+    "talon": talon_cases,
+    "erp": erp_cases,
+    "trimmer": trimmer_cases,
+    "crisp": crisp_cases,
+    "mpr": mpr_cases,
+}
 
 
 def main() -> None:
@@ -308,11 +550,15 @@ def main() -> None:
     parser.add_argument("--talon", type=Path, help="a checkout of mailgun/talon")
     parser.add_argument("--erp", type=Path, help="a checkout of github/email_reply_parser")
     parser.add_argument("--trimmer", type=Path, help="a checkout of discourse/email_reply_trimmer")
+    parser.add_argument("--crisp", type=Path, help="a checkout of crisp-oss/email-reply-parser (held out)")
+    parser.add_argument("--mpr", type=Path, help="a checkout of alfonsrv/mail-parser-reply (held out)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
     parser.add_argument("--misses", action="store_true", help="print every body that is not exact")
+    parser.add_argument("--html", action="store_true", help="also measure each body as Nylas gives it, HTML")
     args = parser.parse_args()
     cases: list[Case] = []
-    for loader, root in ((talon_cases, args.talon), (erp_cases, args.erp), (trimmer_cases, args.trimmer)):
+    for name, loader in LOADERS.items():
+        root = getattr(args, name)
         if root:
             cases.extend(loader(root))
     if not cases:
@@ -320,51 +566,59 @@ def main() -> None:
     sets = list(dict.fromkeys(case.set for case in cases))
     for spec in args.impl or ["shipped"]:
         name, new_text, reads_html = implementation(spec)
-        forms = ("plain", "as HTML") if reads_html else ("plain",)  # the libraries read text only
+        forms = ("plain", "as HTML") if reads_html and args.html else ("plain",)
         print(f"== {name}")
-        totals = dict.fromkeys(forms, 0)
-        backs = dict.fromkeys(forms, 0)
+        totals: dict[tuple[str, str], list[int]] = {}
         for set_name in sets:
             mine = [case for case in cases if case.set == set_name]
-            exact = dict.fromkeys(forms, 0)
-            debatable: dict[str, list[str]] = {}
-            for case in mine:
-                expected, used_rule = expected_words(case.expected)
-                for form in forms:
-                    got = new_text(as_html(case.body) if form == "as HTML" else case.body)
-                    ok = output_words(got) == expected
-                    exact[form] += ok
-                    back = quote_back(case, got)
-                    backs[form] += back
-                    if back and args.misses:
-                        print(f"--- {set_name} {case.name} ({form}): QUOTED HISTORY RETURNED")
-                    if form != "plain":
-                        continue
-                    reason = DEBATABLE.get((case.set, case.name))
-                    if not ok and reason:
-                        debatable.setdefault(reason, []).append(case.name)
-                    if args.misses and (not ok or used_rule):
-                        tag = "exact, '>' lines dropped from the expectation" if ok else "MISS"
-                        print(
-                            f"--- {set_name} {case.name}: {tag}"
-                            + (f" (debatable: {reason})" if reason else "")
-                        )
-                        if not ok:
-                            print(f"    got:      {output_words(got)[:300]!r}")
-                            print(f"    expected: {expected[:300]!r}")
+            split = "held-out" if set_name in HELD_OUT else "tuning"
             for form in forms:
-                totals[form] += exact[form]
-            figures = ", ".join(f"{exact[form]:3}/{len(mine)} {form}" for form in forms)
+                figures = [0, 0, 0, 0, 0, len(mine)]  # exact, of, history as new, dropped, unsure, bodies
+                debatable: dict[str, list[str]] = {}
+                for case in mine:
+                    got = new_text(as_html(case.body) if form == "as HTML" else case.body)
+                    expected = expected_words(case.expected)[0] if case.expected is not None else None
+                    ok = expected is not None and output_words(got) == expected
+                    back = quote_back(case, certain_part(got))
+                    lost = dropped(case, got)
+                    figures[0] += ok
+                    figures[1] += expected is not None
+                    figures[2] += back
+                    figures[3] += lost
+                    figures[4] += any(line.strip() == _UNSURE for line in got.splitlines())
+                    reason = DEBATABLE.get((case.set, case.name))
+                    if expected is not None and not ok and reason:
+                        debatable.setdefault(reason, []).append(case.name)
+                    if (
+                        args.misses
+                        and form == "plain"
+                        and (back or lost or (expected is not None and not ok))
+                    ):
+                        tags = [t for t, on in (("HISTORY AS NEW", back), ("WORDS DROPPED", lost)) if on]
+                        tags = tags or ["MISS"]
+                        print(
+                            f"--- {set_name} {case.name}: {' '.join(tags)}"
+                            + (f" ({reason})" if reason else "")
+                        )
+                        print(f"    got:      {got[:400]!r}")
+                        print(
+                            f"    expected: {(case.expected or '')[:400]!r} keep={case.keep} history={case.history}"  # noqa: E501
+                        )
+                total = totals.setdefault((split, form), [0] * 6)
+                for i, value in enumerate(figures):
+                    total[i] += value
+                print(
+                    f"{set_name:8} {split:8} {form:7} exact {figures[0]:3}/{figures[1]:<3} "
+                    f"history as new {figures[2]:2}  words dropped {figures[3]:2}  "
+                    f"behind the unsure marker {figures[4]:2}  (bodies {figures[5]})"
+                    + (f"; debatable misses {sum(map(len, debatable.values()))}" if debatable else "")
+                )
+        for (split, form), t in sorted(totals.items()):
+            share = f"{100 * t[0] / t[1]:.0f} %" if t[1] else "-"
             print(
-                f"{set_name:8} exact {figures}; "
-                f"misses where the peer's expectation is debatable: {sum(map(len, debatable.values()))}"
+                f"{split:8} {form:7} exact {t[0]}/{t[1]} ({share}); history as new {t[2]}; "
+                f"words dropped {t[3]}; behind the unsure marker {t[4]}; bodies {t[5]}"
             )
-            for reason, names in debatable.items():
-                print(f"           {reason}: {', '.join(names)}")
-        n = len(cases)
-        figures = ", ".join(f"{totals[form]}/{n} {form} ({100 * totals[form] / n:.0f} %)" for form in forms)
-        returned = ", ".join(f"{backs[form]} {form}" for form in forms)
-        print(f"overall  exact {figures}; quoted history returned as new: {returned}")
 
 
 if __name__ == "__main__":

@@ -311,6 +311,7 @@ class FakeMailbox:
     messages: list[dict[str, Any]] = field(default_factory=list)
     sent: list[SentEmail] = field(default_factory=list)
     drafts: list[dict[str, Any]] = field(default_factory=list)
+    user_folders: dict[str, list[str]] = field(default_factory=dict)
     search_lag_seconds: float = 0.0
     queue_sends: bool = False
     reply_list_lag_seconds: float = 0.0
@@ -332,9 +333,19 @@ class FakeMailbox:
 
     # ---- the world's side --------------------------------------------------------------------------
 
-    def add_grant(self, grant_id: str, email: str, name: str = "Agent", provider: str = "nylas") -> None:
-        """A grant: an Agent Account (``provider`` ``"nylas"``) unless told, as the emulator's."""
-        self.grants[grant_id] = Grant(grant_id, email.lower(), name, provider)
+    def add_grant(
+        self,
+        grant_id: str,
+        email: str,
+        name: str = "Agent",
+        provider: str = "nylas",
+        aliases: tuple[str, ...] = (),
+    ) -> None:
+        """A grant: an Agent Account (``provider`` ``"nylas"``) unless told, as the emulator's; ``aliases``
+        as ``GET /grants/{id}?expose_aliases=true`` lists them."""
+        self.grants[grant_id] = Grant(
+            grant_id, email.lower(), name, provider, tuple(a.lower() for a in aliases)
+        )
 
     def deliver(
         self,
@@ -392,7 +403,13 @@ class FakeMailbox:
         self.calls.append("folders")
         # With their IMAP special-use ``attributes``, as Nylas gives system folders (the replier finds junk
         # and trash by either): https://developer.nylas.com/docs/reference/api/folders/
-        return [Folder(folder_id(name), name, (f"\\{name.title()}",)) for name in SYSTEM_FOLDERS]
+        system = [Folder(folder_id(name), name, (f"\\{name.title()}",)) for name in SYSTEM_FOLDERS]
+        return system + [Folder(folder_id(name), name) for name in self.user_folders.get(grant_id, [])]
+
+    def create_folder(self, grant_id: str, name: str) -> Folder:
+        self.calls.append("create_folder")
+        self.user_folders.setdefault(grant_id, []).append(name)
+        return Folder(folder_id(name), name)
 
     def message(self, grant_id: str, message_id: str) -> dict[str, Any] | None:
         self.calls.append("message")

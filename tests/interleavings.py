@@ -206,9 +206,13 @@ class World:
     must_answer: set[str] = field(default_factory=set)
     must_not_answer: set[str] = field(default_factory=set)
     answered_by_person: set[str] = field(default_factory=set)  # a colleague answered from the mailbox
+    # Messages a person wrote (ground truth): each ends answered by an email, by a person, or in the
+    # mailbox's hand-off folder (invariant 7: no silent no).
+    people: set[str] = field(default_factory=set)
     senders: dict[str, str] = field(default_factory=dict)  # inbound message id -> its sender
     budget_per_hour: int | None = None
-    # Emails to one correspondent on the thread, at most (no person writes in these scenarios).
+    # Emails to one correspondent on the thread that it answered at robot speed, at most, before the next
+    # (no person writes in these scenarios).
     max_exchanges: int | None = None
     # Emails to one inbox, at most, and which spellings reach which inbox (ground truth).
     recipient_budget: int | None = None
@@ -476,16 +480,8 @@ def check(world: World) -> list[str]:
             if missing:
                 found.append(f"2: {message_id} answered without what its sender wrote ({', '.join(missing)})")
     if world.max_exchanges is not None:
-        per_correspondent = Counter(
-            (email.message["thread_id"], r.get("email"))
-            for email in world.mailbox.sent
-            for r in email.request.get("to", [])
-        )
-        for (thread, who), count in sorted(per_correspondent.items()):
-            if count > world.max_exchanges:
-                found.append(
-                    f"4: {count} automatic emails to {who} on {thread} (at most {world.max_exchanges})"
-                )
+        found += _exchanges_past_the_limit(world)
+    found += _people_left_in_silence(world, answered)
     if world.recipient_budget is not None:
         per_inbox = Counter(
             world.inboxes.get(str(r.get("email")).lower(), str(r.get("email")).lower())
@@ -607,3 +603,55 @@ def _fresh_table(dynamodb: Any) -> str:
 def describe(outcome: Outcome) -> str:
     """A schedule as a reader follows it: the steps, in order."""
     return "; ".join(outcome.steps)
+
+
+def _exchanges_past_the_limit(world: World) -> list[str]:
+    """Invariant 4's exchange limit, from the world's mailbox: an email sent to a correspondent when
+    ``max_exchanges`` earlier emails to them on the thread had each been answered by them (a message of
+    theirs arriving after it, before the next email, within ``automatic_exchange_seconds``). "After" is
+    the mailbox's order of arrival, never a date; the window is the mailbox's clock."""
+    window = world.policy.automatic_exchange_seconds
+    arrived = world.mailbox._arrived  # the mailbox's own arrival times: ground truth, never a date
+    order = {m["id"]: index for index, m in enumerate(world.mailbox.messages)}
+    found = []
+    emails: dict[tuple[str, str], list[str]] = {}
+    for email in world.mailbox.sent:
+        for r in email.request.get("to", []):
+            key = (email.message["thread_id"], str(r.get("email")).lower())
+            emails.setdefault(key, []).append(email.message["id"])
+    for (thread, who), sent in sorted(emails.items()):
+        theirs = [
+            m["id"]
+            for m in world.mailbox.messages
+            if m["thread_id"] == thread and world.senders.get(m["id"]) == who
+        ]
+        sent.sort(key=lambda mid: order.get(mid, len(order)))
+        for k in range(len(sent)):
+            answered = 0
+            for i, ours in enumerate(sent[:k]):
+                after, before = order.get(ours, 0), order.get(sent[i + 1], len(order))
+                answered += any(
+                    after < order[t] < before and arrived.get(t, 0) - arrived.get(ours, 0) <= window
+                    for t in theirs
+                )
+            if answered >= world.max_exchanges:
+                found.append(
+                    f"4: an email to {who} on {thread} after {answered} answered automatic exchanges "
+                    f"(at most {world.max_exchanges})"
+                )
+                break
+    return found
+
+
+def _people_left_in_silence(world: World, answered: dict[str, int]) -> list[str]:
+    """Invariant 7 from the world: a message a person wrote that no email answered, no person of the
+    mailbox answered, and that is not in the hand-off folder the mailbox shows."""
+    folders = {m["id"]: m.get("folders") or [] for m in world.mailbox.messages}
+    handoff = {f.id for f in world.mailbox.folders(GRANT) if f.name == world.policy.handoff_folder}
+    return [
+        f"7: {message_id} a person wrote got no answer and no hand-off"
+        for message_id in sorted(world.people)
+        if message_id not in answered
+        and message_id not in world.answered_by_person
+        and not handoff & set(folders.get(message_id, []))
+    ]

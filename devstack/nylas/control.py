@@ -7,6 +7,8 @@ error body whose ``message`` says what was wrong.
 - ``POST /_emulator/inbound``: :meth:`NylasEmulator.deliver_inbound` (201, ``{"data": message}``;
   502 when the message was stored but ``on_message_created`` failed);
 - ``GET /_emulator/threads/{id}``: a thread's messages in arrival order, with headers;
+- ``PUT /_emulator/grants/{id}/aliases`` ``{"aliases": [...]}``: :meth:`NylasEmulator.set_aliases`
+  (``{"data": {"grant_id", "email_aliases"}}``);
 - ``POST /_emulator/clock`` ``{"advance_seconds": n}``: :meth:`NylasEmulator.advance_clock`;
 - ``GET /_emulator/modes``, ``POST /_emulator/modes`` ``{<mode>: <value>, ...}`` (only the named modes
   change; a bad one changes none and answers 400) and ``DELETE /_emulator/modes`` (all off): the
@@ -57,7 +59,9 @@ _INBOUND_FIELDS = frozenset(
         "message_id",
         "folder",
         "also_to",
+        "addressed_to",
         "notify",
+        "authentication_results",
     }
 )
 
@@ -92,6 +96,8 @@ class Control:
             if messages is None:
                 return error(404, "not_found_error", f"thread {segments[1]!r} not found")
             return json_response(200, {"data": messages})
+        if method == "PUT" and len(segments) == 3 and segments[0] == "grants" and segments[2] == "aliases":
+            return self._aliases(segments[1], body)
         if method == "POST" and segments == ["clock"]:
             return self._clock(body)
         if segments == ["modes"] and method in ("GET", "POST", "DELETE"):
@@ -113,6 +119,18 @@ class Control:
             return self._release_route(body)
         path = CONTROL_PREFIX + "/".join(segments)
         return error(404, "not_found_error", f"no such control route: {method} {path}")
+
+    def _aliases(self, grant_id: str, body: bytes) -> Response:
+        payload, parsed = parse_json(body)
+        aliases = payload.get("aliases") if parsed and isinstance(payload, dict) else None
+        if not isinstance(aliases, list) or not all(isinstance(a, str) and "@" in a for a in aliases):
+            return invalid('body must be a JSON object {"aliases": [<address>, ...]}')
+        with self._mailbox.lock:
+            grant = self._mailbox.locked_find_grant(grant_id)
+            if grant is None:
+                return error(404, "not_found_error", f"grant {grant_id!r} not found")
+            self._mailbox.aliases[grant["id"]] = list(aliases)
+        return json_response(200, {"data": {"grant_id": grant["id"], "email_aliases": aliases}})
 
     def _clock(self, body: bytes) -> Response:
         payload, parsed = parse_json(body)
@@ -201,6 +219,8 @@ class Control:
                 message_id=payload.get("message_id"),
                 folder=payload.get("folder") or "inbox",
                 also_to=payload.get("also_to") or (),
+                addressed_to=payload.get("addressed_to"),
+                authentication=payload.get("authentication_results"),
             )
         except KeyError as exc:
             return error(404, "not_found_error", str(exc.args[0]))
@@ -267,6 +287,16 @@ def _inbound_problem(payload: Json) -> str | None:
         not isinstance(also_to, list) or not all(isinstance(g, str) for g in also_to)
     ):
         return "`also_to` must be a list of grant ids (or their email addresses)"
+    addressed_to = payload.get("addressed_to")
+    if addressed_to is not None and (
+        not isinstance(addressed_to, list) or not all(isinstance(a, str) for a in addressed_to)
+    ):
+        return "`addressed_to` must be a list of addresses"
+    results = payload.get("authentication_results")
+    if results is not None and not (
+        isinstance(results, str) or (isinstance(results, list) and all(isinstance(r, str) for r in results))
+    ):
+        return "`authentication_results` must be a header value or a list of them (topmost first)"
     if not isinstance(payload.get("notify", True), bool):
         return "`notify` must be true or false"
     return None

@@ -60,6 +60,16 @@ class DraftRecord:
     draft: Json
 
 
+def sent_as(message: Json, grant: Json, modes: Modes, now: float) -> None:
+    """Turn a copy of a draft into the message its send puts in ``sent`` (in place): from the address
+    the grant's sent copies show (:meth:`Modes.sender_address`), dated now, its metadata kept or not
+    (:attr:`Modes.draft_send_keeps_metadata`)."""
+    message.update(object="message", folders=["sent"], unread=False, date=int(now))
+    message["from"] = [{"name": grant["name"], "email": modes.sender_address(grant["id"], grant["email"])}]
+    if not modes.draft_send_keeps_metadata:
+        message["metadata"] = {}
+
+
 class Drafts:
     """The draft routes, on the mailbox, with sends going through :class:`Send`."""
 
@@ -261,7 +271,7 @@ class Drafts:
         limited = self._send.limit_for(grant_id)
         if limited is not None:
             return limited, None
-        message.update(object="message", folders=["sent"], unread=False, date=int(self._mailbox.now()))
+        sent_as(message, grant, self._modes, self._mailbox.now())
         reply_to_id = message.pop("reply_to_message_id", None)
         if self._modes.draft_send_new_id:
             message["id"] = f"msg-{uuid.uuid4().hex}"

@@ -12,11 +12,12 @@ import copy
 import hmac
 import logging
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from devstack.nylas.control import CONTROL_PREFIX, Control
-from devstack.nylas.drafts import DraftRecord, Drafts
+from devstack.nylas.drafts import DraftRecord, Drafts, sent_as
 from devstack.nylas.faults import Fault, FaultQueue, Latency, Pause, fault_response
 from devstack.nylas.mailbox import Mailbox, folder_id
 from devstack.nylas.messages import Messages
@@ -102,7 +103,7 @@ class NylasEmulator:
         self._clock_offset = 0.0
         self._port = port
         self._server: Server | None = None
-        self._mailbox = mailbox = Mailbox(self.now)
+        self._mailbox = mailbox = Mailbox(self.now, self._modes)
         self._lock = mailbox.lock
         self._faults = FaultQueue()
         self._latency = Latency()
@@ -240,6 +241,18 @@ class NylasEmulator:
         which people also write from (``GET /v3/grants/{id}`` returns ``provider``)."""
         return self._mailbox.add_grant(grant_id, email, name, provider)
 
+    def set_aliases(self, grant_id: str, aliases: Sequence[str]) -> None:
+        """The grant's email aliases, returned by ``GET /v3/grants/{id}?expose_aliases=true`` as
+        ``email_aliases`` (never in the plain grant object: Nylas "does not store them permanently").
+        Its sent copies show one only under :attr:`Modes.sent_from_by_grant` (or ``sent_from``)."""
+        with self._lock:
+            grant = self._mailbox.locked_find_grant(grant_id)
+            if grant is None:
+                raise KeyError(f"unknown grant {grant_id!r}")
+            if any(not isinstance(a, str) or "@" not in a for a in aliases):
+                raise ValueError(f"aliases must be addresses, not {list(aliases)!r}")
+            self._mailbox.aliases[grant["id"]] = list(aliases)
+
     def person_replies(
         self,
         grant_id: str,
@@ -247,14 +260,88 @@ class NylasEmulator:
         body: str = "<p>On it.</p>",
         *,
         date: float | None = None,
+        from_email: str | None = None,
+        to: Sequence[str] | None = None,
     ) -> Json:
         """A colleague answers from the shared mailbox (not through the API): a message of the grant's
-        own address in the thread, without ReplyOnce's metadata, firing ``message.created`` as any
-        message does. A person's or team's mailbox (a Google or Microsoft grant) is shared this way;
-        an Agent Account can be too, through its web mail."""
-        message = self._mailbox.write_from_mailbox(grant_id, reply_to_message_id, body, date=date)
+        own address (or ``from_email``, one of its aliases) in the thread, in ``sent``, without
+        ReplyOnce's metadata, firing ``message.created`` as any message does. A person's or team's
+        mailbox (a Google or Microsoft grant) is shared this way; an Agent Account can be too,
+        through its web mail. ``to``: the colleague writes to others instead (a forward to the
+        warehouse, a note to a teammate), in the thread all the same: that answers nobody."""
+        message = self._mailbox.write_from_mailbox(
+            grant_id, reply_to_message_id, body, date=date, from_email=from_email, to=to
+        )
         self._notifier.message_created(message, swallow=False)
         return copy.deepcopy(message)
+
+    def person_drafts(
+        self, grant_id: str, reply_to_message_id: str, body: str = "<p>Let me check.</p>"
+    ) -> Json:
+        """A colleague starts an answer in the shared mailbox and leaves it as a draft (web mail, not
+        the API): a draft of the grant's address in the thread (``draft_ids``, ``has_drafts``), no
+        metadata of ours, no notification. Its REST view has no ``date`` unless
+        :attr:`Modes.draft_date`. :meth:`person_sends_draft` sends it; nothing else ever does."""
+        return self._mailbox.draft_from_mailbox(grant_id, reply_to_message_id, body)
+
+    def person_sends_draft(self, grant_id: str, draft_id: str) -> Json:
+        """A person sends a draft from their mail client (a colleague's, or a review draft of ours):
+        the draft leaves Drafts and a message of the grant is in ``sent`` -- from the address
+        :meth:`Modes.sender_address` gives, with the draft's metadata only under
+        :attr:`Modes.draft_send_keeps_metadata`, a new id unless ``draft_send_new_id`` is off --
+        firing ``message.created``. Not an API send: never in :attr:`sends`.
+
+        Raises
+        ------
+        KeyError
+            Unknown grant or draft.
+        """
+        mailbox = self._mailbox
+        with mailbox.lock:
+            grant = mailbox.locked_find_grant(grant_id)
+            draft = mailbox.locked_draft(grant["id"], draft_id) if grant is not None else None
+            if grant is None or draft is None:
+                raise KeyError(f"unknown draft {draft_id!r} of grant {grant_id!r}")
+            message = copy.deepcopy(draft)
+            sent_as(message, grant, self.modes, mailbox.now())
+            message.pop("reply_to_message_id", None)
+            if self.modes.draft_send_new_id:
+                message["id"] = f"msg-{uuid.uuid4().hex}"
+            mailbox.locked_remove_draft(draft_id)
+            thread = mailbox.locked_thread_for(grant["id"], message["thread_id"])
+            mailbox.locked_store(message, thread, outbound=True)
+            sent = copy.deepcopy(message)
+        self._notifier.message_created(sent, swallow=False)
+        return sent
+
+    def deliver_forged_own(
+        self,
+        grant_id: str,
+        *,
+        reply_to_message_id: str | None = None,
+        folder: str = "inbox",
+        subject: str = "Re: your question",
+        body: str = "<p>Please disregard our previous answer.</p>",
+        **options: object,
+    ) -> Json:
+        """An inbound message whose ``From`` is the grant's own address (a spoofer's, or a bounce of
+        it), filed in ``folder`` (``inbox`` or ``junk`` as a provider's filter decides): not in
+        ``sent``, not a send, no metadata of ours. With ``reply_to_message_id`` it names that message
+        in ``In-Reply-To``/``References`` and joins its thread, as a forged answer to a customer
+        would. Other keywords go to :meth:`deliver_inbound`."""
+        grant = self._mailbox.find_grant(grant_id)
+        if grant is None:
+            raise KeyError(f"unknown grant {grant_id!r}")
+        return self.deliver_inbound(
+            grant["id"],
+            from_email=grant["email"],
+            from_name=grant["name"],
+            subject=subject,
+            body=body,
+            reply_to_message_id=reply_to_message_id,
+            folder=folder,
+            **options,  # type: ignore[arg-type]
+        )
 
     def add_folders(self, grant_id: str, names: Sequence[str]) -> None:
         """Folders a person made in the grant (labels, rules' folders), listed before the system ones."""
@@ -280,6 +367,7 @@ class NylasEmulator:
         also_to: Sequence[str] = (),
         addressed_to: Sequence[str] | None = None,
         notify: bool = True,
+        authentication_results: str | Sequence[str] | None = None,
     ) -> Json:
         """Put an inbound message in the grant's mailbox (its inbox unless ``folder`` says otherwise)
         and fire ``on_message_created``.
@@ -325,6 +413,12 @@ class NylasEmulator:
         notify : bool
             Fire ``on_message_created`` (default). Whether ``message.created`` fires for mail
             filed in junk is not documented: ``notify=False`` is the other way.
+        authentication_results : str, sequence of str, or None
+            The receiving provider's ``Authentication-Results`` header value(s), stamped *above*
+            every header in ``headers`` (RFC 8601: a receiver adds its own on top, so the topmost is
+            the one to trust and a lower one may be the sender's forgery);
+            :func:`devstack.nylas.mailbox.authentication_results` writes one (``dmarc=pass``,
+            ``dkim=pass header.d=...``). ``None`` (default): the provider stamped none.
 
         Returns
         -------
@@ -356,6 +450,7 @@ class NylasEmulator:
             folder=folder,
             also_to=also_to,
             addressed_to=addressed_to,
+            authentication=authentication_results,
         )
         # Outside the lock: the callback may call back into the emulator (over HTTP or directly).
         for message in messages if notify else ():
@@ -549,6 +644,13 @@ class NylasEmulator:
             return error(404, "not_found_error", f"grant {segments[2]!r} not found")
         rest = segments[3:]
         if request.method == "GET" and not rest:
+            if (request.param("expose_aliases") or "").lower() == "true":
+                # https://developer.nylas.com/docs/reference/api/manage-grants/get_grant_by_id/: "the
+                # response will include an array of email aliases associated with the grant"
+                # (documented for Google and Microsoft grants; the emulator gives whatever
+                # set_aliases gave the grant, [] for none).
+                with self._lock:
+                    grant["email_aliases"] = list(self._mailbox.aliases.get(grant["id"], []))
             return ok(grant)
         if label == "send":
             return self._send.send(grant, request, pause)

@@ -25,8 +25,10 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from email.utils import formatdate
 from typing import Any
 
+from devstack.nylas.modes import Modes
 from devstack.nylas.wire import Json
 
 MAX_METADATA_PAIRS = 50
@@ -59,6 +61,38 @@ names, as Nylas gives system folders: https://developer.nylas.com/docs/reference
 
 INBOUND_FOLDERS = ("inbox", "junk", "trash", "archive")
 """Where :meth:`NylasEmulator.deliver_inbound` can file a message."""
+
+RECEIVING_AUTHSERV = "mx.emulator.nylas"
+"""The authserv-id of the ``Authentication-Results`` header the receiving provider stamps."""
+
+
+def authentication_results(
+    *,
+    dmarc: str | None = "pass",
+    dkim: str | None = None,
+    dkim_domain: str | None = None,
+    from_domain: str | None = None,
+    spf: str | None = None,
+    authserv: str = RECEIVING_AUTHSERV,
+) -> str:
+    """An ``Authentication-Results`` value as a receiving provider writes it (RFC 8601):
+    ``mx.emulator.nylas; dkim=pass header.d=example.com; spf=pass; dmarc=pass header.from=example.com``.
+
+    ``None`` leaves a method out (``dmarc=None``: no DMARC result at all, as a provider that does not
+    evaluate it). The provider puts its header on top of the message's: the topmost one is its own,
+    any lower one may be the sender's forgery (RFC 8601, section 5).
+    """
+    parts = [authserv]
+    if dkim is not None:
+        parts.append(f"dkim={dkim}" + (f" header.d={dkim_domain}" if dkim_domain else ""))
+    if spf is not None:
+        parts.append(f"spf={spf}")
+    if dmarc is not None:
+        parts.append(f"dmarc={dmarc}" + (f" header.from={from_domain}" if from_domain else ""))
+    if len(parts) == 1:
+        parts.append("none")
+    return "; ".join(parts)
+
 
 _TAG_RE = re.compile(r"<[^>]*>")
 
@@ -98,10 +132,14 @@ class Mailbox:
     ----------
     now : callable
         The emulator's clock (Unix seconds), for grant creation times and message dates.
+    modes : Modes or None
+        The emulator's modes (those that shape what the mailbox shows: ``draft_date``,
+        ``message_date``); ``None``: the defaults.
     """
 
-    def __init__(self, now: Callable[[], float]) -> None:
+    def __init__(self, now: Callable[[], float], modes: Modes | None = None) -> None:
         self.now = now
+        self.modes = modes if modes is not None else Modes()
         self.lock = threading.Lock()
         self.clear()
 
@@ -111,6 +149,9 @@ class Mailbox:
         # Folders a person made (Gmail labels, Outlook folders and rules), per grant, listed before the
         # system folders: a grant with many of them puts junk and trash on a later page of the listing.
         self.user_folders: dict[str, list[str]] = {}
+        # Each grant's email aliases (GET /v3/grants/{id}?expose_aliases=true): not part of the grant
+        # object, which "does not store them permanently".
+        self.aliases: dict[str, list[str]] = {}
         self.messages: dict[str, Stored] = {}
         self.drafts: dict[str, Stored] = {}
         self.threads: dict[str, Thread] = {}
@@ -147,6 +188,14 @@ class Mailbox:
         with self.lock:
             grant = self.locked_find_grant(segment)
             return copy.deepcopy(grant) if grant is not None else None
+
+    def own_addresses(self, grant_id: str) -> list[str]:
+        """The grant's address and its aliases (lower case), the addresses its people write from."""
+        with self.lock:
+            grant = self.locked_find_grant(grant_id)
+            if grant is None:
+                raise KeyError(f"unknown grant {grant_id!r}")
+            return [grant["email"].lower(), *(a.lower() for a in self.aliases.get(grant["id"], []))]
 
     # ---- messages, drafts and threads ------------------------------------------------------------
 
@@ -197,10 +246,19 @@ class Mailbox:
         return stored.message
 
     def write_from_mailbox(
-        self, grant_id: str, reply_to_message_id: str, body: str, *, date: float | None = None
+        self,
+        grant_id: str,
+        reply_to_message_id: str,
+        body: str,
+        *,
+        date: float | None = None,
+        from_email: str | None = None,
+        to: Sequence[str] | None = None,
     ) -> Json:
         """A person's reply from the grant's own mailbox (its web mail or mail client, not the API):
-        from the grant's address, to the parent's sender, in ``sent``, with no metadata of ours."""
+        from the grant's address (or ``from_email``, one of its aliases; else what
+        :meth:`Modes.sender_address` gives), to the parent's sender, in ``sent``, with no metadata of
+        ours. ``to``: other addressees than the parent's sender (a forward to a colleague, a note)."""
         with self.lock:
             grant = self.locked_find_grant(grant_id)
             if grant is None:
@@ -218,8 +276,13 @@ class Mailbox:
                 grant_id=grant["id"],
                 thread_id=thread.id,
                 subject=subject,
-                sender={"name": grant["name"], "email": grant["email"]},
-                to=[dict(p) for p in parent["from"]],
+                sender={
+                    "name": grant["name"],
+                    "email": from_email or self.modes.sender_address(grant["id"], grant["email"]),
+                },
+                to=[dict(p) for p in parent["from"]]
+                if to is None
+                else [{"name": "", "email": a} for a in to],
                 cc=[],
                 bcc=[],
                 reply_to=[],
@@ -232,6 +295,41 @@ class Mailbox:
             )
             self.locked_store(message, thread, outbound=True)
             return copy.deepcopy(message)
+
+    def draft_from_mailbox(self, grant_id: str, reply_to_message_id: str, body: str) -> Json:
+        """A person's draft answering a message, written in the grant's mailbox (web mail, a mail
+        client; not the API): from the grant's address, to the parent's sender, in ``drafts``, no
+        metadata of ours. It stays there until :meth:`NylasEmulator.person_sends_draft` or forever."""
+        with self.lock:
+            grant = self.locked_find_grant(grant_id)
+            if grant is None:
+                raise KeyError(f"unknown grant {grant_id!r}")
+            parent = self.locked_message(grant["id"], reply_to_message_id)
+            if parent is None:
+                raise KeyError(f"unknown message {reply_to_message_id!r} for grant {grant_id!r}")
+            thread = self.threads[parent["thread_id"]]
+            subject = parent["subject"]
+            draft = build_message(
+                grant_id=grant["id"],
+                thread_id=thread.id,
+                subject=subject if subject.lower().startswith("re:") else f"Re: {subject}",
+                sender={"name": grant["name"], "email": grant["email"]},
+                to=[dict(p) for p in parent["from"]],
+                cc=[],
+                bcc=[],
+                reply_to=[],
+                date=int(self.now()),
+                body=body,
+                folder="drafts",
+                headers=[],
+                in_reply_to=reply_to_message_id,
+                message_id=f"draft-{uuid.uuid4().hex}",
+                parent=parent,
+            )
+            draft["object"] = "draft"
+            draft["reply_to_message_id"] = reply_to_message_id
+            self.locked_store_draft(draft, thread)
+            return copy.deepcopy(draft)
 
     def receive(
         self,
@@ -251,6 +349,7 @@ class Mailbox:
         folder: str = "inbox",
         also_to: Sequence[str] = (),
         addressed_to: Sequence[str] | None = None,
+        authentication: str | Sequence[str] | None = None,
     ) -> list[Json]:
         """Store an inbound message, one copy per receiving grant; see :meth:`NylasEmulator.deliver_inbound`.
 
@@ -262,6 +361,15 @@ class Mailbox:
             header_list = [{"name": k, "value": v} for k, v in headers.items()]
         else:
             header_list = [{"name": h["name"], "value": h["value"]} for h in headers or ()]
+        # The receiving provider's Authentication-Results go on top of whatever the sender wrote.
+        stamped = [authentication] if isinstance(authentication, str) else list(authentication or ())
+        header_list = [{"name": "Authentication-Results", "value": v} for v in stamped] + header_list
+        received = self.now()
+        if self.modes.message_date == "received":
+            # The sender's Date stays in its header; the message's date is when it was received.
+            if header(header_list, "Date") is None:
+                header_list.append({"name": "Date", "value": formatdate(received if date is None else date)})
+            date = received
         with self.lock:
             grant = self.locked_find_grant(grant_id)
             if grant is None:
@@ -304,7 +412,7 @@ class Mailbox:
                 "cc": [],
                 "bcc": [],
                 "reply_to": participants(list(reply_to or [])),
-                "date": int(self.now() if date is None else date),
+                "date": int(received if date is None else date),
                 "body": body,
                 "folder": folder,
             }
@@ -383,27 +491,36 @@ class Mailbox:
         return view
 
     def rest_view(self, message: Json, fields: str) -> Json:
-        """``message`` (or draft) as a REST answer gives it: headers only when asked, folder ids."""
+        """``message`` (or draft) as a REST answer gives it: headers only when asked, folder ids, and a
+        draft's ``date`` only under :attr:`Modes.draft_date`."""
         view = select_fields(message, fields)
         view["folders"] = [folder_id(message["grant_id"], f) for f in message["folders"]]
+        if view.get("object") == "draft" and not self.modes.draft_date:
+            view.pop("date", None)
         return view
 
     def locked_folders(self, grant_id: str) -> list[Json]:
         """The grant's folder objects (``GET .../folders``), with their counts: the folders a person
         made first (no order is documented; this one makes a product that reads one page miss junk)."""
-        folders = [
-            {
-                "id": folder_id(grant_id, name),
-                "grant_id": grant_id,
-                "object": "folder",
-                "name": name,
-                "system_folder": False,
-                "attributes": [],
-                "total_count": 0,
-                "unread_count": 0,
-            }
-            for name in self.user_folders.get(grant_id, [])
-        ]
+        folders = []
+        for name in self.user_folders.get(grant_id, []):
+            held = [
+                s.message
+                for s in self.messages.values()
+                if s.message["grant_id"] == grant_id and name in s.message["folders"]
+            ]
+            folders.append(
+                {
+                    "id": folder_id(grant_id, name),
+                    "grant_id": grant_id,
+                    "object": "folder",
+                    "name": name,
+                    "system_folder": False,
+                    "attributes": [],
+                    "total_count": len(held),
+                    "unread_count": sum(1 for m in held if m["unread"]),
+                }
+            )
         for name, attributes in SYSTEM_FOLDERS.items():
             held = [
                 s.message
@@ -425,8 +542,20 @@ class Mailbox:
         return folders
 
     def folder_name(self, grant_id: str, folder: str) -> str | None:
-        """The name of the grant's folder with id ``folder``, or ``None`` (names are not ids)."""
-        return next((n for n in SYSTEM_FOLDERS if folder_id(grant_id, n) == folder), None)
+        """The name of the grant's folder with id ``folder`` (a system folder or one made by a person
+        or through ``POST .../folders``), or ``None`` (names are not ids)."""
+        names = [*SYSTEM_FOLDERS, *self.user_folders.get(grant_id, [])]
+        return next((n for n in names if folder_id(grant_id, n) == folder), None)
+
+    def locked_create_folder(self, grant_id: str, name: str) -> Json | None:
+        """Make a folder ``name`` in the grant (``POST .../folders``): its folder object, or ``None``
+        when the grant already has a folder of that name (system folders compared case-insensitively,
+        as ``Inbox`` is ``inbox`` to every provider)."""
+        taken = {n.lower() for n in SYSTEM_FOLDERS} | set(self.user_folders.get(grant_id, []))
+        if name in taken or name.lower() in SYSTEM_FOLDERS:
+            return None
+        self.user_folders.setdefault(grant_id, []).append(name)
+        return next(f for f in self.locked_folders(grant_id) if f["name"] == name)
 
     def thread_messages(self, thread_id: str) -> list[Json] | None:
         """Copies of a thread's messages and drafts in arrival order, with headers (``None``: no thread)."""

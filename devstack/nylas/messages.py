@@ -1,5 +1,5 @@
 """Messages, threads and folders: ``GET``/``PUT .../messages/{id}``, ``GET .../messages``,
-``GET .../threads/{id}``, ``GET .../folders[/{id}]``.
+``GET .../threads/{id}``, ``GET .../folders[/{id}]``, ``POST .../folders``.
 
 Sources: https://developer.nylas.com/docs/reference/api/messages/get-messages-id/,
 https://developer.nylas.com/docs/reference/api/messages/get-messages/ (``limit`` 50 by default,
@@ -10,6 +10,12 @@ https://developer.nylas.com/docs/reference/api/messages/put-messages-id/ (``fold
 https://developer.nylas.com/docs/reference/api/threads/, https://developer.nylas.com/docs/reference/api/folders/
 and https://developer.nylas.com/docs/dev-guide/metadata/ ("You can't create a query that includes
 both a provider and metadata filter"; ``PUT`` replaces the whole metadata object).
+
+Creating a folder (https://developer.nylas.com/docs/reference/api/folders/post-folder/): the body's
+``name`` is required; the answer is ``{"request_id", "data": folder}``, the folder listed by
+``GET .../folders`` from then on and a destination of ``PUT .../messages/{id}`` ``folders``. A name
+the grant already has is refused (:attr:`Modes.folder_exists`: the docs are silent, the providers
+refuse).
 
 List order: Nylas says "reverse chronological" without naming the key. By default the emulator lists
 newest first *by arrival in the mailbox*, never by ``date`` (sender-supplied, can be skewed), so a
@@ -60,6 +66,8 @@ class Messages:
         grant_id = grant["id"]
         if rest[0] == "messages" and len(rest) == 2 and request.method == "PUT":
             return self._update(request, grant_id, rest[1])
+        if rest == ["folders"] and request.method == "POST":
+            return self._create_folder(request, grant_id)
         if request.method != "GET":
             return None
         if rest[0] == "messages" and len(rest) <= 2:
@@ -86,6 +94,22 @@ class Messages:
             found = next((f for f in folders if f["id"] == rest[1]), None)
             return ok(found) if found is not None else not_found(f"folder {rest[1]!r}")
         return None
+
+    def _create_folder(self, request: Request, grant_id: str) -> Response:
+        payload, parsed = request.json
+        if not parsed or not isinstance(payload, dict):
+            return invalid("request body must be a JSON object")
+        name = payload.get("name")
+        if not isinstance(name, str) or not name.strip():
+            return invalid("`name` is required: the folder's display name")
+        with self._mailbox.lock:
+            folder = self._mailbox.locked_create_folder(grant_id, name)
+        if folder is None:
+            message = f"a folder named {name!r} already exists"
+            if self._modes.folder_exists == "invalid":
+                return invalid(message)
+            return error(409, "conflict", message)
+        return ok(folder)
 
     def _get(self, grant_id: str, message_id: str, fields: str) -> Response:
         with self._mailbox.lock:

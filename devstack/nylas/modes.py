@@ -24,6 +24,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "notification_folders": ("names", "ids"),
     "listing_order": ("arrival", "date"),
     "custom_headers": ("accept", "refuse", "drop"),
+    "folder_exists": ("conflict", "invalid"),
+    "message_date": ("sender", "received"),
 }
 
 
@@ -66,6 +68,33 @@ class Modes:
         value, a provider that sends as an alias or rewrites ``From`` (Nylas documents the send's
         ``from`` as the grant's address and nothing of what a provider does to it:
         https://developer.nylas.com/docs/v3/email/send-email/).
+    sent_from_by_grant : mapping of str to str
+        The same per grant (grant id -> the address its sent copies show, e.g. one of its
+        ``email_aliases``); a grant named here wins over :attr:`sent_from`. Empty (default): none.
+        Applies to sends, draft sends and a person's mail from the mailbox (``person_replies``,
+        ``person_sends_draft``), which may also name an alias of their own.
+    folder_exists : {"conflict", "invalid"}
+        The answer to ``POST .../folders`` naming a folder the grant already has: ``"conflict"``
+        (default) ``409`` (what Gmail and Microsoft Graph answer for a duplicate label or folder
+        name, and IMAP's ``CREATE`` refuses too), ``"invalid"`` ``400 invalid_request_error``. Nylas'
+        create-folder reference says nothing of duplicates
+        (https://developer.nylas.com/docs/reference/api/folders/post-folder/): no mode creates a second
+        folder of one name, since every provider behind Nylas refuses it.
+    draft_date : bool
+        Drafts carry a ``date`` (default: both SDKs model one, the Python ``Draft.date`` and the Node
+        ``Draft`` type) or none at all (``False``: the API reference's draft schema has no ``date``,
+        https://developer.nylas.com/docs/reference/api/drafts/). Only the REST view changes.
+    draft_send_keeps_metadata : bool
+        A sent draft's message keeps the draft's ``metadata`` (default) or has none (``False``):
+        nothing documents that metadata survives a draft's send, by the API
+        (https://developer.nylas.com/docs/reference/api/drafts/send-draft-id/) or by a person sending
+        it from their mail client (:meth:`NylasEmulator.person_sends_draft`).
+    message_date : {"sender", "received"}
+        What an inbound message's ``date`` is: the sender's ``Date`` (default; it may be skewed) or
+        the time it was received (the emulator clock), the sender's ``Date`` then only in the
+        ``Date`` header. Nylas' message object says only "Unix timestamp of when the message was
+        sent" (https://developer.nylas.com/docs/reference/api/messages/), and providers differ
+        (Gmail's ``internalDate`` is the receipt time).
     metadata_search_lag_seconds : float
         A message (or draft) is found by ``metadata_pair`` only this many seconds of emulator clock
         after it entered the mailbox; 0 (default) finds it at once. Nylas documents no indexing
@@ -116,6 +145,11 @@ class Modes:
     listing_order: str = "arrival"
     custom_headers: str = "accept"
     sent_from: str = ""
+    sent_from_by_grant: Mapping[str, str] = field(default_factory=dict)
+    folder_exists: str = "conflict"
+    draft_date: bool = True
+    draft_send_keeps_metadata: bool = True
+    message_date: str = "sender"
     metadata_search_lag_seconds: float = 0.0
     metadata_search_failure: int | None = None
     send_queue: bool = False
@@ -131,6 +165,11 @@ class Modes:
 
     def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, _checked(self, name, value))
+
+    def sender_address(self, grant_id: str, own: str) -> str:
+        """The ``from`` a sent copy of grant ``grant_id`` shows (:attr:`sent_from_by_grant`,
+        :attr:`sent_from`, else ``own``)."""
+        return self.sent_from_by_grant.get(grant_id) or self.sent_from or own
 
     def reset(self) -> None:
         """Every mode back to its default (off)."""
@@ -172,7 +211,13 @@ def _checked(modes: Modes, name: str, value: Any) -> Any:
         if value not in _CHOICES[name]:
             raise ValueError(f"{name} must be one of {', '.join(map(repr, _CHOICES[name]))}, not {value!r}")
         return value
-    if name in ("webhook_includes_headers", "send_queue", "draft_send_new_id"):
+    if name in (
+        "webhook_includes_headers",
+        "send_queue",
+        "draft_send_new_id",
+        "draft_date",
+        "draft_send_keeps_metadata",
+    ):
         if not isinstance(value, bool):
             raise ValueError(f"{name} must be true or false, not {value!r}")
         return value
@@ -184,6 +229,12 @@ def _checked(modes: Modes, name: str, value: Any) -> Any:
         if not isinstance(value, str) or (value and "@" not in value):
             raise ValueError(f"{name} must be an address or empty, not {value!r}")
         return value
+    if name == "sent_from_by_grant":
+        if not isinstance(value, Mapping) or not all(
+            isinstance(g, str) and isinstance(a, str) and "@" in a for g, a in value.items()
+        ):
+            raise ValueError(f"{name} must map grant ids to addresses, not {value!r}")
+        return dict(value)
     if name == "metadata_search_lag_seconds":
         return _seconds(name, value)
     if name == "queue_release_after_seconds":

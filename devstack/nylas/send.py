@@ -304,7 +304,7 @@ class Send:
                 # A new conversation's thread exists once its first message is in the mailbox.
                 thread_id=parent["thread_id"] if parent is not None else f"thread-{uuid.uuid4().hex}",
                 subject=str(payload.get("subject") or ""),
-                sender={"name": grant["name"], "email": self._modes.sent_from or grant["email"]},
+                sender={"name": grant["name"], "email": self._modes.sender_address(grant_id, grant["email"])},
                 to=participants(payload["to"]),
                 cc=participants(payload.get("cc") or []),
                 bcc=participants(payload.get("bcc") or []),

@@ -17,6 +17,8 @@ import pytest
 
 from devstack.invariants import (
     BUDGET_SKIP,
+    HANDOFF_FOLDER,
+    OURS,
     QUEUED,
     RECIPIENT_SKIP,
     REPLY_QUEUED,
@@ -69,6 +71,7 @@ class World:
         grant: str = GRANT,
         thread: str = THREAD,
         sender: str = CUSTOMER,
+        folders: tuple[str, ...] = ("inbox",),
     ) -> None:
         message = {
             "id": message_id,
@@ -76,15 +79,40 @@ class World:
             "thread_id": thread,
             "date": int(date or at),
             "from": [{"email": sender}],
+            "folders": list(folders),
         }
         self.mailbox.append((at, message))
         self.truth[message_id] = truth or Truth.human("customer", CUSTOMER)
 
-    def person(self, at: float, message_id: str, *, grant: str = GRANT, thread: str = THREAD) -> None:
-        """A colleague answers from the shared mailbox: the grant's own address, no send of the agent's."""
-        message = {"id": message_id, "grant_id": grant, "thread_id": thread, "date": int(at)}
-        self.mailbox.append((at, {**message, "from": [{"email": AGENTS[grant]}]}))
-        self.truth[message_id] = Truth.never("person")
+    def person(
+        self,
+        at: float,
+        message_id: str,
+        *,
+        grant: str = GRANT,
+        thread: str = THREAD,
+        to: str = CUSTOMER,
+        sender: str = "",
+        folders: tuple[str, ...] = ("sent",),
+    ) -> None:
+        """A colleague answers from the shared mailbox: the grant's own address (or ``sender``, an
+        alias), in Sent, to ``to``, no send of the agent's."""
+        message = {
+            "id": message_id,
+            "grant_id": grant,
+            "thread_id": thread,
+            "date": int(at),
+            "to": [{"email": to}],
+            "folders": list(folders),
+        }
+        self.mailbox.append((at, {**message, "from": [{"email": sender or AGENTS[grant]}]}))
+        self.truth[message_id] = Truth.never("person", author=OURS)
+
+    def hand_off(self, message_id: str, folder: str = HANDOFF_FOLDER) -> None:
+        """The product moved the message into the hand-off folder (its state at the end of the run)."""
+        for _, message in self.mailbox:
+            if message["id"] == message_id:
+                message["folders"] = [folder]
 
     def teammate(self, at: float, message_id: str) -> None:
         """A teammate sends from the agent's mailbox through the API: a send, but not the agent's."""
@@ -103,13 +131,22 @@ class World:
         target: str,
         *,
         to: str = CUSTOMER,
+        sender: str = "",
         drafted: float | None = None,
         grant: str = GRANT,
         thread: str = THREAD,
         body: str = "",
     ) -> None:
         payload = {"to": [{"email": to}], "reply_to_message_id": target, "body": body or email_id}
-        message = {"id": email_id, "grant_id": grant, "thread_id": thread, "date": int(at)}
+        message = {
+            "id": email_id,
+            "grant_id": grant,
+            "thread_id": thread,
+            "date": int(at),
+            "from": [{"email": sender or AGENTS[grant]}],
+            "to": [{"email": to}],
+            "folders": ["sent"],
+        }
         self.mailbox.append((at, message))
         self.sends.append(Sent(grant, payload, message))
         self.attempts.append(
@@ -171,7 +208,7 @@ def test_a_message_landing_after_the_read_is_not_covered_by_the_reply_it_produce
     world.read(2.0, 2.1)
     world.inbound(2.3, "m2")  # while the draft was written from the read at 2.0: it never saw m2
     world.email(4.0, "e1", "m1", drafted=2.5)
-    assert list(broken(world.history())) == [2]
+    assert list(broken(world.history())) == [2, 7]  # lost, and silently: nobody has it
     assert "m2" in broken(world.history())[2][0]
 
     world.read(5.0, 5.1)
@@ -194,7 +231,7 @@ def test_a_back_dated_message_that_arrived_after_the_read_is_lost_if_nobody_answ
     world.email(2.5, "e1", "m1")
     world.inbound(10.0, "m2", date=-7200)  # its sender's clock says two hours earlier
     world.read(11.0, 11.1)  # read, then skipped as if answered
-    assert list(broken(world.history())) == [2]
+    assert list(broken(world.history())) == [2, 7]
 
 
 def test_a_reply_must_answer_the_newest_message_its_read_saw():
@@ -271,6 +308,7 @@ def test_a_loop_guard_skip_counts_only_when_the_budget_was_really_spent():
             {"message": SKIPPED, "reason": BUDGET_SKIP, "message_id": "late", "notification_id": "n"},
             {"_aws": {}, "reason": BUDGET_SKIP, "NotificationSkipped": 1},
         ]
+        world.hand_off("late")  # reply_budget_exhausted hands the message off (issue 40)
         return broken(world.history())
 
     assert skipped_after(3) == {}
@@ -343,6 +381,9 @@ def test_a_reply_nylas_failed_twice_is_not_a_loss_of_ours():
     world.read(2.0, 2.1)
     world.send_failed(3.0, "q1", "m2")
     world.send_failed(4.0, "q2", "m2")  # the same burst, re-opened once, failed again
+    assert list(broken(world.history())) == [7]  # no loss of ours, but a person must know
+    world.hand_off("m1")
+    world.hand_off("m2")  # sender_not_reached hands the burst off (issue 40)
     assert broken(world.history()) == {}
     world.inbound(5.0, "m3")  # a later message is a new burst: it must be answered
     assert "m3" in broken(world.history())[2][0]
@@ -499,6 +540,13 @@ def _lost(message_id: str) -> str:
     return f"message {message_id} (customer) never answered: no email's draft could have seen it"
 
 
+def _silent(message_id: str, label: str = "customer", sender: str = CUSTOMER) -> str:
+    return (
+        f"message {message_id} ({label}) from a person ({sender}) was neither answered, nor answered by "
+        f"the mailbox's people, nor handed off to 'Needs a person'"
+    )
+
+
 @pytest.mark.parametrize(
     ("events", "expected"),
     [
@@ -577,7 +625,7 @@ def _lost(message_id: str) -> str:
         ),
         pytest.param(
             [("inbound", 1.0, "m1"), ("person", 2.0, "p1"), ("inbound", 3.0, "m2"), ("read", 4.0, 4.1)],
-            {2: [_lost("m2")]},
+            {2: [_lost("m2")], 7: [_silent("m2")]},
             id="a_message_after_the_persons_answer_is_the_agents_to_answer",
         ),
         pytest.param(
@@ -769,3 +817,265 @@ def test_a_recipient_budget_skip_counts_a_reply_nylas_then_failed():
     assert [f for f in broken(history).get(2, []) if "m5" in f] == []
     world.failed.clear()
     assert [f for f in broken(world.history(recipient_budget=4, inboxes=inboxes)).get(2, []) if "m5" in f]
+
+
+# ---- issue 40: no silent no for a person (invariant 7), the rule of evidence, newcomers, robot speed ----
+
+WAREHOUSE = "warehouse@replyonce.example"
+STRANGER = "stranger@elsewhere.example"
+ALIAS = "help@replyonce.example"
+ANSWER_OR_HAND_OFF = Truth.answer_or_hand_off("customer", CUSTOMER)
+
+
+@pytest.mark.parametrize(
+    ("events", "overrides", "expected"),
+    [
+        # The product skipped it (say `answered_by_person` on a forward) and moved nothing: silent.
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("read", 2.0, 2.1)], {}, [_silent("m1")], id="silent"
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("read", 2.0, 2.1), ("hand_off", "m1")],
+            {},
+            [],
+            id="handed_off",
+        ),
+        # The run's hand-off folder is another one: only that one counts.
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("hand_off", "m1")],
+            {"handoff_folder": "Escalations"},
+            [_silent("m1").replace("'Needs a person'", "'Escalations'")],
+            id="handed_off_to_a_folder_the_run_does_not_use",
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("hand_off", "m1", "Escalations")],
+            {"handoff_folder": "Escalations"},
+            [],
+            id="handed_off_to_the_runs_folder",
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("read", 2.0, 2.1), ("email", 3.0, "e1", "m1")],
+            {},
+            [],
+            id="answered_by_the_agent",
+        ),
+        pytest.param(
+            [
+                ("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF),
+                ("read", 2.0, 2.1),
+                ("email", 3.0, "e1", "m1", {"to": WAREHOUSE}),
+            ],
+            {},
+            [_silent("m1")],
+            id="an_agent_email_that_never_reached_the_sender",
+        ),
+        pytest.param(
+            [("inbound", 2.0, "m1", ANSWER_OR_HAND_OFF), ("read", 1.0, 1.1), ("email", 1.5, "e1", "m1")],
+            {},
+            [_silent("m1")],
+            id="an_agent_email_from_before_it_arrived",
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("person", 2.0, "p1")],
+            {},
+            [],
+            id="answered_by_a_colleague",
+        ),
+        # A colleague's answer in another thread (a new conversation to the customer) counts too.
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("person", 2.0, "p1", {"thread": "thread-9"})],
+            {},
+            [],
+            id="answered_by_a_colleague_elsewhere",
+        ),
+        pytest.param(
+            [("person", 1.0, "p1"), ("inbound", 2.0, "m1", ANSWER_OR_HAND_OFF)],
+            {},
+            [_silent("m1")],
+            id="a_colleagues_message_from_before_it_arrived",
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("person", 2.0, "p1", {"to": WAREHOUSE})],
+            {},
+            [_silent("m1")],
+            id="a_colleagues_forward_to_the_warehouse_answers_nobody",
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("person", 2.0, "p1", {"folders": ("inbox",)})],
+            {},
+            [_silent("m1")],
+            id="mail_forged_from_the_mailbox_in_its_inbox_answers_nobody",
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("person", 2.0, "p1", {"sender": ALIAS})],
+            {"aliases": {GRANT: [ALIAS]}},
+            [],
+            id="a_colleague_answering_from_an_alias",
+        ),
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF), ("person", 2.0, "p1", {"sender": ALIAS})],
+            {},
+            [_silent("m1")],
+            id="an_address_that_is_no_alias_of_the_grant_is_nobody_of_the_mailbox",
+        ),
+        # Nobody owes junk an answer; machines get plain skips; our own mail is ours.
+        pytest.param(
+            [("inbound", 1.0, "m1", Truth.never("junk", author="person", filed="junk"))], {}, [], id="junk"
+        ),
+        pytest.param([("inbound", 1.0, "m1", Truth.never("newsletter"))], {}, [], id="a_machine"),
+        # Never notified: the product never heard of it.
+        pytest.param(
+            [("inbound", 1.0, "m1", ANSWER_OR_HAND_OFF)],
+            {"notified_message_ids": set()},
+            [],
+            id="never_notified",
+        ),
+    ],
+)
+def test_no_silent_no_for_a_person(events, overrides, expected):
+    assert broken(World().play(events).history(**overrides)).get(7, []) == expected
+
+
+def test_one_email_to_two_agents_ends_once_for_both_copies():
+    copy = Truth.one_of("through_group", "<q9@example.com>", CUSTOMER)
+    world = World()
+    world.inbound(1.0, "copy-a", copy)
+    world.inbound(1.0, "copy-b", copy, grant="grant-b", thread="thread-b")
+    assert len(broken(world.history()).get(7, [])) == 2
+    world.hand_off("copy-b")  # the other copy: claimed elsewhere, a plain duplicate skip
+    assert broken(world.history()).get(7) is None
+
+
+@pytest.mark.parametrize("answered", [False, True])
+def test_a_relay_nobody_could_verify_is_handed_off_and_never_mailed(answered):
+    # A trusted list's address in From, the DMARC result failed: the customer in X-Original-From may be
+    # a forgery. A person of the mailbox must have it; no email may answer it, not even to its person.
+    world = World()
+    world.inbound(1.0, "r1", Truth.hand_off("relay_unverified"), sender="customers@replyonce.example")
+    if answered:
+        world.read(2.0, 2.1)
+        world.email(3.0, "e1", "r1", to=CUSTOMER)
+        assert "must not be answered (relay_unverified)" in broken(world.history())[4][0]
+    assert broken(world.history()).get(7) == [
+        _silent("r1", "relay_unverified", "customers@replyonce.example")
+    ]
+    world.hand_off("r1")
+    assert broken(world.history()).get(7) is None
+
+
+@pytest.mark.parametrize(
+    ("person", "expected"),
+    [
+        # A forward to the warehouse and a note to a colleague answer nobody: the agent answers.
+        ({"to": WAREHOUSE}, {}),
+        # Mail forged from the grant's address, in the inbox (or junk), is no person's answer.
+        ({"folders": ("inbox",)}, {}),
+        ({"folders": ("junk",)}, {}),
+        # A colleague's real answer to the customer: the agent's email after it is a second answer.
+        (
+            {},
+            {
+                1: [
+                    "message m1 answered by a person (p1) and again by the agent "
+                    "(email e1, read after the person's answer)"
+                ]
+            },
+        ),
+    ],
+)
+def test_only_a_person_answering_the_sender_answers(person, expected):
+    world = World()
+    world.inbound(1.0, "m1")
+    world.person(2.0, "p1", **person)
+    world.read(3.0, 3.1)
+    world.email(4.0, "e1", "m1")
+    assert broken(world.history()) == expected
+
+
+@pytest.mark.parametrize("person", [{"to": WAREHOUSE}, {"folders": ("inbox",)}])
+def test_a_customer_skipped_for_what_answers_nobody_is_lost(person):
+    world = World()
+    world.inbound(1.0, "m1")
+    world.person(2.0, "p1", **person)
+    world.read(3.0, 3.1)  # skipped `answered_by_person`, or `own_outbound` taken for the thread's answer
+    assert broken(world.history()) == {2: [_lost("m1")], 7: [_silent("m1")]}
+
+
+NEWCOMER = Truth.human("stranger_joins", STRANGER, alone=True)
+
+
+@pytest.mark.parametrize(
+    ("emails", "expected"),
+    [
+        # Each answered alone: the customer's burst and the newcomer's, one email each.
+        ([("e1", "m2", STRANGER), ("e2", "m1", CUSTOMER)], {}),
+        ([("e1", "m1", CUSTOMER), ("e2", "m2", STRANGER)], {}),
+        # The newcomer's reply copied to the customer, or the customer's to the newcomer: invariant 4.
+        ([("e1", "m2", STRANGER), ("e2", "m1", STRANGER)], "e2 answering m1 (customer) goes to stranger@"),
+        ([("e1", "m2", CUSTOMER)], "e1 answering m2 (stranger_joins) goes to customer@"),
+    ],
+)
+def test_a_newcomer_to_a_thread_is_answered_alone(emails, expected):
+    world = World()
+    world.inbound(1.0, "m1")
+    world.inbound(2.0, "m2", NEWCOMER, sender=STRANGER)
+    world.read(3.0, 3.1)
+    for index, (email_id, target, to) in enumerate(emails):
+        world.email(4.0 + index, email_id, target, to=to, drafted=3.5 + index)
+        world.read(4.5 + index, 4.6 + index)
+    found = broken(world.history())
+    if isinstance(expected, dict):
+        assert found == expected
+    else:
+        assert any(expected in f for f in found.get(4, [])), found
+
+
+def test_without_the_newcomer_rule_one_reply_to_the_newest_covers_the_burst():
+    # The same thread with the stranger as an ordinary participant (a colleague in Cc answering all):
+    # one email to both is right, and a second email to the customer's older message is invariant 3.
+    world = World()
+    world.inbound(1.0, "m1")
+    world.inbound(2.0, "m2", Truth.human("cc_colleague", STRANGER), sender=STRANGER)
+    world.read(3.0, 3.1)
+    world.email(4.0, "e1", "m2", to=STRANGER, drafted=3.5)
+    world.read(4.5, 4.6)
+    world.email(5.0, "e2", "m1", to=CUSTOMER, drafted=4.7)
+    assert list(broken(world.history())) == [3]
+
+
+DAY = 86_400.0
+
+
+@pytest.mark.parametrize(
+    ("gap", "broken_by"),
+    [
+        # A customer asking five times over five days is no robot: five answers are right.
+        (DAY, None),
+        # The same five at robot speed: the third email is the limit's breach.
+        (5.0, "automatic email 3 to customer@example.com"),
+        # Just past the robot's speed (600 s), every time.
+        (700.0, None),
+    ],
+)
+def test_the_exchange_limit_counts_only_answers_at_robot_speed(gap, broken_by):
+    world = World()
+    for index in range(5):
+        start = 1.0 + index * gap
+        world.inbound(start, f"m{index}", ANSWER_OR_HAND_OFF)
+        world.read(start + 1.0, start + 1.1)
+        world.email(start + 2.0, f"e{index}", f"m{index}")
+    found = broken(world.history(automatic_exchanges=2, reply_budget=10)).get(4, [])
+    assert bool(found) is bool(broken_by)
+    assert not found or broken_by in found[0]
+
+
+def test_the_agents_email_from_an_alias_is_the_agents_not_a_persons():
+    # The grant's sent copies show its alias: still the agent's email (it is a send of ours), so it
+    # neither answers the customer as a person nor resets the exchange count.
+    world = World()
+    world.inbound(1.0, "m1")
+    world.read(2.0, 2.1)
+    world.email(3.0, "e1", "m1", sender=ALIAS)
+    world.read(4.0, 4.1)
+    world.email(5.0, "e2", "m1", sender=ALIAS)
+    assert broken(world.history(aliases={GRANT: [ALIAS]}))[1] == ["message m1 got 2 emails"]

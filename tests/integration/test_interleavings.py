@@ -292,14 +292,20 @@ def reply_in_flight_then_follow_up(world: World):
 def colleague_answered_first(world: World):
     """The replier is behind: a colleague answers from the shared mailbox before the record runs."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
-    world.arrive(sender=AGENT_EMAIL, subject="Re: Order 1042", thread_id=first["thread_id"])
+    world.arrive(
+        sender=AGENT_EMAIL,
+        subject="Re: Order 1042",
+        thread_id=first["thread_id"],
+        folders=["sent"],  # the provider's word that the mailbox sent it
+        to=[CUSTOMER],
+    )
     world.answered_by_person.add(first["id"])
     return [world.record(first, "m1")], []
 
 
 def cc_reply_all(world: World):
     """A customer writes with a colleague in Cc; the colleague answers all before the replier reads."""
-    first = world.arrive(sender=CUSTOMER, subject="Renewal")
+    first = world.arrive(sender=CUSTOMER, subject="Renewal", to=[AGENT_EMAIL, "bob@example.com"])
     second = world.arrive(sender="bob@example.com", subject="Re: Renewal", thread_id=first["thread_id"])
     world.must_answer |= {first["id"], second["id"]}
     return [world.record(first, "m1"), world.record(second, "m2")], []
@@ -319,6 +325,20 @@ def agents_answer_each_other(world: World):
 
     answers = [Event(f"the peer answers ({n})", peer_answers) for n in (1, 2)]
     return [world.record(first, "peer")], answers
+
+
+def third_question_at_robot_speed(world: World):
+    """A customer answers each of our replies at once (as a robot would, or a person in a hurry): the
+    third question meets the exchange limit, and a person is told — never a silent skip."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.people.add(first["id"])
+
+    def asks_again(world: World):
+        again = world.arrive(sender=CUSTOMER, subject="Re: Order 1042", thread_id=first["thread_id"])
+        world.people.add(again["id"])
+        return [world.record(again, "again")]
+
+    return [world.record(first, "m1")], [Event(f"the customer asks again ({n})", asks_again) for n in (1, 2)]
 
 
 SPELLINGS = ("victim@gmail.com", "victim+orders@gmail.com", "v.ictim@gmail.com")
@@ -525,6 +545,7 @@ SCENARIOS = {
         Scenario("colleague_answered_first", colleague_answered_first),
         Scenario("cc_reply_all", cc_reply_all),
         Scenario("agents_answer_each_other", agents_answer_each_other),
+        Scenario("third_question_at_robot_speed", third_question_at_robot_speed),
         Scenario("one_inbox_many_spellings", one_inbox_many_spellings, RECIPIENT_BUDGET_OF_TWO),
         Scenario("bottom_posted_answer", bottom_posted_answer),
         Scenario("shadow_burst", shadow_burst, SHADOW),
@@ -553,6 +574,7 @@ RACES = ("burst_race", "stale_holder", "skewed_holder", "shadow_stale_holder")
 # message after the tables are lost) breaks on its first schedule.
 DEEPER_THAN_THE_GATE = {
     "old_message_redelivered",
+    "third_question_at_robot_speed",
     "one_inbox_many_spellings",
     "agents_answer_each_other",
     "state_loss_on_a_long_thread",

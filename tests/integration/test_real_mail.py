@@ -208,8 +208,10 @@ def test_future_dated_message_does_not_take_later_replies(pipeline, nylas):
 def test_loop_guard_holds_on_a_worker_whose_clock_is_two_hours_fast(
     replier_env, nylas, monkeypatch, log_records
 ):
-    # Another bot answers every reply at once; two replies an hour at most, whatever the clocks.
+    # Another bot answers every reply at once; two replies an hour at most, whatever the clocks (the
+    # exchange limit off: with it, the same bot is stopped by it first).
     monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "2")
+    monkeypatch.setenv("MAX_AUTOMATIC_EXCHANGES", "0")
     on_time = NotificationConsumer.from_environment()
     fast = NotificationConsumer.from_environment(clock=lambda: time.time() + 7200)
     previous = None
@@ -368,3 +370,49 @@ def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_lette
     assert first == again == {"batchItemFailures": []}
     assert nylas.sends == []
     assert skip_reasons(log_records) == ["agent_rejected", "reply_previously_failed"]
+
+
+# ---- ordinary bodies a customer types reach the agent whole (issue #41) ---------------------------------
+
+SEEN_BY_AGENT: list = []
+
+
+def recording_order_agent(conversation):
+    """The example order agent, recording what it was handed (as a team's agent goes in: REPLY_AGENT)."""
+    from functions.replier.order_status_agent import reply
+
+    SEEN_BY_AGENT.append(conversation.target)
+    return reply(conversation)
+
+
+ORDINARY_BODIES = [
+    pytest.param(
+        "Hi, my order details:<br>Date: 3 December 2026<br>Subject: Order 1042, blue mug<br>Quantity: 2<br><br>"  # noqa: E501
+        "Please redeliver order 1042, nobody was home.",
+        id="order details pasted as Date:/Subject: lines",
+    ),
+    pytest.param(
+        "Hi,<br><br>On 3 December at 10:15 your courier wrote:<br>Parcel could not be delivered.<br>"
+        "Please redeliver order 1042 on Friday, I will be home.",
+        id="'On 3 December at 10:15 your courier wrote:' and the customer's own text",
+    ),
+    pytest.param(
+        "Hi, my order:<br>--<br>Order 1042<br>Blue mug x2<br>--<br>Please redeliver order 1042 to 5 Elm St.",
+        id="a list separated by '--' lines",
+    ),
+]
+
+
+@pytest.mark.parametrize("body", ORDINARY_BODIES)
+def test_an_ordinary_body_reaches_the_agent_whole(pipeline, nylas, monkeypatch, body):
+    SEEN_BY_AGENT.clear()
+    monkeypatch.setenv("REPLY_AGENT", f"{__name__}:recording_order_agent")
+    app.consumer.cache_clear()
+    message = inbound(nylas, subject="Redelivery", body=f"<div>{body}</div>")
+    pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.drain()
+    [seen] = SEEN_BY_AGENT
+    assert "Please redeliver order 1042" in seen.text  # never cut away: kept, behind the unsure marker
+    assert "Please redeliver order 1042" in seen.full_text
+    [sent] = nylas.sends
+    assert "Order 1042 is shipped" in sent.payload["body"]  # answered, not handed off as "no order number"

@@ -8,17 +8,21 @@ The command is run as ``make replay`` runs it; two agents over the same mail giv
 
 import io
 import json
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL
+from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from devstack.template import LOCAL_API_KEY
+from functions.replier import app
 from ops import replay
 from ops.cli import Runtime, main
 from ops.nylas_admin import NylasAdmin
+from replyonce.agent import Conversation, Reply
 from replyonce.agents import template_agent
+from replyonce.keys import REPLAY_KEY_PREFIX
 from replyonce.nylas import NylasMailbox
 from replyonce.policy import Policy
 from tests.conftest import register_stack
@@ -180,3 +184,56 @@ def test_the_replay_decides_with_the_stacks_parameters_read_as_the_replier_reads
     assert (policy.person_hold_seconds, policy.reply_budget_per_hour) == (0, 5)
     # A parameter the stack does not set takes the template's default, as a deploy does.
     assert policy.max_recipients == Policy(agent_grant_ids=("g1",)).max_recipients
+
+
+# ---- the agent knows it is a replay (issue 40) -----------------------------------------------------------
+
+
+def test_a_replay_tells_the_agent_so_with_a_key_the_live_replier_never_gives_the_burst(
+    replier, pipeline, nylas, monkeypatch
+):
+    question = nylas.deliver_inbound(
+        AGENT_GRANT_ID, from_email=CUSTOMER_EMAIL, subject="Order 1042", body="<p>Where is it?</p>"
+    )
+    replayed: list[Conversation] = []
+
+    def watching_the_replay(conversation: Conversation) -> Reply:
+        replayed.append(conversation)
+        return template_agent(conversation)
+
+    replay.replay(
+        NylasMailbox(nylas.url, lambda: LOCAL_API_KEY, timeout_seconds=10, send_timeout_seconds=10),
+        NylasAdmin(nylas.url, LOCAL_API_KEY),
+        AGENT_GRANT_ID,
+        watching_the_replay,
+        Policy(agent_grant_ids=(AGENT_GRANT_ID,)),  # a stack in send mode: the replay is still a replay
+        since=0,
+        until=int(time.time()) + 1,
+        limit=10,
+        max_seconds=600,
+    )
+    # The same burst, live, through the real handler in send mode.
+    live: list[Conversation] = []
+
+    def watching_live(conversation: Conversation) -> Reply:
+        live.append(conversation)
+        return template_agent(conversation)
+
+    monkeypatch.setattr(sys.modules[__name__], "watching_live", watching_live, raising=False)
+    monkeypatch.setenv("REPLY_AGENT", f"{__name__}:watching_live")
+    app.consumer.cache_clear()
+    pipeline.deliver(envelope(question))
+    pipeline.drain()
+    [in_replay], [for_real] = replayed, live
+    assert [m.id for m in in_replay.to_answer] == [m.id for m in for_real.to_answer] == [question["id"]]
+    assert (in_replay.mode, in_replay.acts_for_real) == ("replay", False)
+    assert (for_real.mode, for_real.acts_for_real) == ("send", True)
+    # A ticket the replay's agent keyed on its key can never stand in for (or block) the live one.
+    assert in_replay.key != for_real.key
+    assert in_replay.key.startswith(REPLAY_KEY_PREFIX)
+    assert len(nylas.sends) == 1  # only the live run sent
+
+
+def test_a_replay_policy_cannot_send():
+    with pytest.raises(ValueError, match="shadow mode"):
+        Policy(agent_grant_ids=(AGENT_GRANT_ID,), replay=True)

@@ -8,6 +8,7 @@ shadow-report`` runs it.
 
 import io
 import json
+import sys
 import time
 
 import boto3
@@ -18,6 +19,7 @@ from devstack.nylas import Fault
 from functions.replier import app
 from ops.cli import Runtime, main
 from replyonce.agent import Conversation, Handoff, NoReply, Reply
+from replyonce.keys import conversation_key
 from replyonce.state import ShadowOutcome
 from replyonce.store import DynamoDBStateStore
 from tests.conftest import register_stack
@@ -254,3 +256,56 @@ def test_a_reply_stored_before_the_switch_to_shadow_is_not_sent_in_shadow_mode(
     pipeline.drain()
     [sent] = nylas.sends
     assert sent.payload["reply_to_message_id"] == message["id"]
+
+
+# ---- the agent knows it is in shadow mode (issue 40) ----------------------------------------------------
+
+
+@pytest.fixture
+def watched(shadow, monkeypatch):
+    """``by_subject`` as ``REPLY_AGENT``, every conversation it is handed recorded."""
+    calls: list[Conversation] = []
+
+    def watching(conversation: Conversation) -> Reply | NoReply | Handoff:
+        calls.append(conversation)
+        return by_subject(conversation)
+
+    monkeypatch.setattr(sys.modules[__name__], "watching", watching, raising=False)
+    monkeypatch.setenv("REPLY_AGENT", f"{__name__}:watching")
+    app.consumer.cache_clear()
+    return calls
+
+
+def test_shadow_mode_tells_the_agent_it_is_shadow_mode_under_the_live_key(watched, pipeline, nylas):
+    message = inbound(nylas, subject="Order 1042")
+    pipeline.deliver(envelope(message))
+    pipeline.drain()
+    [conversation] = watched
+    assert conversation.mode == "shadow"
+    assert not conversation.acts_for_real
+    # Shadow mode runs on live mail: its key is the live one (the shadow record's id is derived from it).
+    assert conversation.key == conversation_key(AGENT_GRANT_ID, message["thread_id"], (message["id"],))
+    assert nylas.sends == []
+
+
+def test_the_example_agent_opens_no_ticket_in_shadow_mode_and_one_after_the_switch_to_send(
+    shadow, pipeline, nylas, monkeypatch, log_records
+):
+    monkeypatch.syspath_prepend("functions/replier")
+    monkeypatch.setenv("REPLY_AGENT", "order_status_agent:reply")
+    app.consumer.cache_clear()
+    shadowed = inbound(nylas, subject="Order 1042", body="<p>I want a refund for order 1042.</p>")
+    pipeline.deliver(envelope(shadowed))
+    pipeline.drain()
+    [record] = records(shadow)
+    assert record.outcome is ShadowOutcome.HANDED_OFF  # the same decision is recorded ...
+    assert [r for r in log_records() if r.get("message") == "would open a ticket"] == []  # ... no ticket
+    assert writes_to_nylas(nylas) == []
+    monkeypatch.setenv("REPLY_MODE", "send")
+    app.consumer.cache_clear()
+    live = inbound(nylas, subject="Order 1043", body="<p>Please refund order 1043.</p>")
+    pipeline.deliver(envelope(live))
+    pipeline.drain()
+    [ticket] = [r for r in log_records() if r.get("message") == "would open a ticket"]
+    assert ticket["mode"] == "send"
+    assert ticket["ticket_key"] == conversation_key(AGENT_GRANT_ID, live["thread_id"], (live["id"],))

@@ -41,6 +41,11 @@ def test_a_question_a_colleague_answered_is_not_answered_again(pipeline, nylas, 
 
 
 GROUP_RELAY = [
+    # The receiving provider's verdict on the group's From, topmost (RFC 8601): what vouches for the relay.
+    {
+        "name": "Authentication-Results",
+        "value": "mx.acme.example; dkim=pass header.d=acme.example; dmarc=pass",
+    },
     {"name": "List-Id", "value": "<support.acme.example>"},
     {"name": "Precedence", "value": "list"},
     {"name": "X-Original-From", "value": "Alice Doe <alice@example.com>"},
@@ -51,8 +56,9 @@ GROUP_RELAY = [
     ("trusted_lists", "answered_to", "skips"),
     [
         # End to end, one of each (every spelling and other list: tests/unit/test_replier_decisions.py).
-        ("<Support.Acme.Example>", "alice@example.com", []),  # the company's group: its customer answered
-        ("newsletter.acme.example", None, ["bulk_mail"]),  # another list stays skipped
+        # The company's group, by its List-Id and address, authenticated: its customer answered.
+        ("<Support.Acme.Example>=support-group@acme.example", "alice@example.com", []),
+        ("newsletter.acme.example=news@acme.example", None, ["bulk_mail"]),  # another list stays skipped
     ],
 )
 def test_a_support_address_run_as_a_group_relays_customers(

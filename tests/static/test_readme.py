@@ -449,8 +449,8 @@ def test_the_designs_tables_are_written_once_and_linked_to():
     # README and the code's docstrings link to them instead of keeping copies that drift.
     design = (ROOT / "docs" / "design.md").read_text()
     anchors = {_slug(h) for h in re.findall(r"^#+ (.+)$", design, re.MULTILINE)}
-    assert "the-six-invariants-and-where-each-is-decided" in anchors
-    assert "docs/design.md#the-six-invariants-and-where-each-is-decided" in README
+    assert "the-seven-invariants-and-where-each-is-decided" in anchors
+    assert "docs/design.md#the-seven-invariants-and-where-each-is-decided" in README
     layer = ROOT / "layers" / "replyonce" / "replyonce"
     copies = {
         "README.md": re.findall(r"^\| [1-6]\. .+ \|$", README, re.MULTILINE),

@@ -94,6 +94,13 @@ class Desk:
         """A colleague answers from the shared mailbox: the grant's own address, no metadata of ours."""
         self.clock.advance(1)
         grant = self.mailbox.grants[to["grant_id"]]
+        # A person's mail client names what it answers (In-Reply-To): every real message has a Message-ID,
+        # which the fake gives only on request, so the customer's gets one here.
+        stored = next(m for m in self.mailbox.messages if m["id"] == to["id"])
+        email_id = next((h["value"] for h in stored["headers"] if h["name"].lower() == "message-id"), "")
+        if not email_id:
+            email_id = f"<{to['id']}@customer.example>"
+            stored["headers"].append({"name": "Message-ID", "value": email_id})
         message = self.mailbox.deliver(
             to["grant_id"],
             sender=grant.email,
@@ -102,6 +109,7 @@ class Desk:
             thread_id=to["thread_id"],
             folders=["sent"],
             to=[p["email"] for p in to["from"]],
+            headers=[{"name": "In-Reply-To", "value": email_id}],
         )
         return message
 

@@ -12,7 +12,16 @@ import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
-from replyonce.agent import AgentIdentity, AgentRejected, Conversation, Handoff, Message, NoReply, Reply
+from replyonce.agent import (
+    AgentIdentity,
+    AgentRejected,
+    Conversation,
+    Handoff,
+    Message,
+    Mode,
+    NoReply,
+    Reply,
+)
 from replyonce.agents import DEFAULT_SYSTEM_PROMPT, BedrockAgent, load_agent, template_agent
 from replyonce.exceptions import ConfigurationError
 
@@ -27,9 +36,9 @@ def message(mid, text, *, from_agent=False, subject="Order 1042", name="Alice"):
     )
 
 
-def conversation(*messages, burst=None):
+def conversation(*messages, burst=None, mode=Mode.SEND):
     to_answer = tuple(m for m in messages if burst is None or m.id in burst) if burst else (messages[-1],)
-    return Conversation(messages, to_answer, to_answer[-1], AGENT, "key-1", "t1")
+    return Conversation(messages, to_answer, to_answer[-1], AGENT, "key-1", "t1", mode)
 
 
 # ---- the contract's types ------------------------------------------------------------------------------
@@ -41,6 +50,23 @@ def test_a_reply_needs_text_or_html():
     with pytest.raises(ValueError, match="text or html"):
         Reply(text="  ", html="")
     assert Reply(html="<p>x</p>").review is False
+
+
+@pytest.mark.parametrize(
+    ("mode", "for_real"),
+    [("send", True), ("review", True), ("shadow", False), ("replay", False)],
+)
+def test_only_send_and_review_act_for_real(mode, for_real):
+    # Issue 40: shadow mode and a replay ask the agent about mail nobody answers from here.
+    talk = conversation(message("m1", "Hi"), mode=mode)
+    assert talk.mode is Mode(mode)
+    assert talk.mode == mode  # a StrEnum: an agent may compare with the plain string
+    assert talk.acts_for_real is for_real is Mode(mode).acts_for_real
+
+
+def test_a_conversation_with_a_mode_not_in_the_contract_is_refused():
+    with pytest.raises(ValueError, match="'live'"):
+        conversation(message("m1", "Hi"), mode="live")
 
 
 # ---- loading REPLY_AGENT -------------------------------------------------------------------------------
@@ -258,3 +284,19 @@ def test_the_example_agent_answers_every_order_of_the_burst(example, texts, expe
 )
 def test_the_example_agent_hands_refunds_off_and_lets_thanks_be(example, text, outcome):
     assert isinstance(example(conversation(message("m1", text))), outcome)
+
+
+@pytest.mark.parametrize(
+    ("mode", "tickets"),
+    [(Mode.SEND, 1), (Mode.REVIEW, 1), (Mode.SHADOW, 0), (Mode.REPLAY, 0)],
+)
+def test_the_example_agent_opens_a_ticket_only_when_the_customer_is_answered_for_real(
+    example, log_records, mode, tickets
+):
+    refund = conversation(message("m1", "I want a refund for order 1042"), mode=mode)
+    # The same decision in every mode: shadow mode and a replay record what the agent would do.
+    assert example(refund) == Handoff("the customer asks for a refund: a person decides")
+    opened = [r for r in log_records() if r.get("message") == "would open a ticket"]
+    assert len(opened) == tickets
+    if tickets:
+        assert (opened[0]["ticket_key"], opened[0]["mode"]) == ("key-1", mode)

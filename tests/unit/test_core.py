@@ -40,7 +40,7 @@ NOW = 1_800_000_000
 CUSTOMER = {"name": "Alice", "email": "alice@example.com"}
 
 
-def inbound(mid, *, sender=CUSTOMER, headers=(), folders=("inbox",)):
+def inbound(mid, *, sender=CUSTOMER, headers=(), folders=("inbox",), date=NOW - 60):
     return {
         "id": mid,
         "thread_id": THREAD,
@@ -48,7 +48,7 @@ def inbound(mid, *, sender=CUSTOMER, headers=(), folders=("inbox",)):
         "to": [{"email": AGENT}],
         "subject": "Order",
         "body": "<p>Where is it?</p>",
-        "date": NOW - 60,
+        "date": date,
         "headers": [{"name": n, "value": v} for n, v in headers],
         "folders": list(folders),
     }
@@ -59,6 +59,7 @@ def our_reply(intent_id, covered, mid="r1", date=NOW - 30):
         "id": mid,
         "thread_id": THREAD,
         "from": [{"email": AGENT}],
+        "to": [CUSTOMER],
         "date": date,
         "subject": "Re: Order",
         "metadata": reply_metadata(intent_id, covered[0], THREAD, covered),
@@ -100,6 +101,7 @@ def leased(subject=None, *, outbox=(), covered=(), replies=(), **known):
         policy=POLICY,
         agents=AGENTS,
         closed_folders=frozenset({"folder-junk"}),
+        sent_folders=frozenset({"folder-sent"}),
         ledger=None,
         state=state,
         now=NOW,
@@ -111,6 +113,23 @@ def leased(subject=None, *, outbox=(), covered=(), replies=(), **known):
 
 def kind(step):
     return type(step).__name__
+
+
+def ending(step):
+    """The reason a record ends with: a skip's, or a hand-off's (a person's message, invariant 7)."""
+    return step.skip if isinstance(step, core.Settle) else step.reason
+
+
+def handed_off(step, reason):
+    """Whether ``step`` hands the trigger to a person for ``reason``: settled ``handed_off``, counted,
+    moved to the hand-off folder."""
+    return (
+        isinstance(step, core.Settle)
+        and step.skip is reason
+        and step.settlement.status is Status.HANDED_OFF
+        and step.move_to == POLICY.handoff_folder
+        and step.metric == "HandedOff"
+    )
 
 
 # ---- invariant 6's neighbour: what needs no lease ------------------------------------------------------
@@ -331,12 +350,15 @@ def test_a_burst_of_more_than_its_trigger_waits_for_a_new_state_to_settle(situat
     ],
 )
 def test_what_the_read_shows_can_forbid_a_reply(messages, reason):
-    assert next_step(leased(listing=listing(*messages))).reason is reason
+    step = next_step(leased(listing=listing(*messages)))
+    assert ending(step) is reason
+    # A machine's mail and junk are plain skips; a person's message the rules refuse is handed off.
+    assert handed_off(step, reason) == (reason in core.HANDED_OFF_SKIPS)
 
 
 def test_the_loop_guard_counts_recorded_replies_in_nylas_time():
     s = leased(replies=(NOW - 100, NOW - 200, NOW - 300), listing=listing(inbound("m1")))
-    assert next_step(s).reason is SkipReason.REPLY_BUDGET_EXHAUSTED
+    assert handed_off(next_step(s), SkipReason.REPLY_BUDGET_EXHAUSTED)
     s = leased(replies=(NOW - 100, NOW - 200, NOW - 3700), listing=listing(inbound("m1")))
     assert kind(next_step(s)) == "Reserve"
 
@@ -354,20 +376,20 @@ def _thread_with(replies, pending=()):
 @pytest.mark.parametrize(
     ("replies", "pending", "expected"),
     [
-        ({"a": NOW - 100, "b": NOW - 200, "c": NOW - 300}, (), "Skip"),
+        ({"a": NOW - 100, "b": NOW - 200, "c": NOW - 300}, (), "Settle"),
         # Full only with a reply Nylas queued: if it fails it was never a reply, so wait for its outcome.
         ({"a": NOW - 100, "b": NOW - 200, "c": NOW - 30}, ("c",), "Defer"),
         ({"a": NOW - 100, "b": NOW - 20, "c": NOW - 30}, ("b", "c"), "Defer"),
         # Full without the queued one too: its outcome cannot change the answer.
-        ({"a": NOW - 100, "b": NOW - 200, "c": NOW - 300, "d": NOW - 30}, ("d",), "Skip"),
+        ({"a": NOW - 100, "b": NOW - 200, "c": NOW - 300, "d": NOW - 30}, ("d",), "Settle"),
         ({"a": NOW - 100, "b": NOW - 30}, ("b",), "Reserve"),
     ],
 )
 def test_a_reply_budget_full_only_with_queued_replies_waits_for_them(replies, pending, expected):
     step = next_step(_thread_with(replies, pending))
     assert kind(step) == expected
-    if expected == "Skip":
-        assert step.reason is SkipReason.REPLY_BUDGET_EXHAUSTED
+    if expected == "Settle":
+        assert handed_off(step, SkipReason.REPLY_BUDGET_EXHAUSTED)
     if expected == "Defer":
         # Until the earliest queued reply must have been confirmed or failed.
         earliest = min(replies[rid] for rid in pending)
@@ -401,8 +423,8 @@ def _thread_in_flight(replies, sending):
         ({"a": NOW - 100, "b": NOW - 200}, {"c": 1}, IntentKind.SEND, "Defer"),
         # Stored, not attempted yet (a crash before the attempt): its record will send it.
         ({"a": NOW - 100, "b": NOW - 200}, {"c": 0}, IntentKind.SEND, "Defer"),
-        # Full with the settled replies alone: a skip, whatever becomes of the one in flight.
-        ({"a": NOW - 100, "b": NOW - 200, "d": NOW - 300}, {"c": 1}, IntentKind.SEND, "Skip"),
+        # Full with the settled replies alone: a hand-off, whatever becomes of the one in flight.
+        ({"a": NOW - 100, "b": NOW - 200, "d": NOW - 300}, {"c": 1}, IntentKind.SEND, "Settle"),
         # Room for both the reply in flight and this one.
         ({"a": NOW - 100}, {"c": 1}, IntentKind.SEND, "Reserve"),
         # A review draft is no email: it does not count.
@@ -414,8 +436,8 @@ def test_the_loop_guard_counts_a_reply_in_flight(replies, sending, kind_of_draft
     outbox = {iid: replace(i, kind=kind_of_draft) for iid, i in s.state.outbox.items()}
     step = next_step(replace(s, state=replace(s.state, outbox=outbox)))
     assert kind(step) == expected
-    if expected == "Skip":
-        assert step.reason is SkipReason.REPLY_BUDGET_EXHAUSTED
+    if expected == "Settle":
+        assert handed_off(step, SkipReason.REPLY_BUDGET_EXHAUSTED)
     if expected == "Defer":
         # Back once the reply in flight's own record has had its lease to settle it, counted from its
         # last attempt (its store, if none: issue 48); then this record drives it if nobody did.
@@ -456,13 +478,17 @@ def with_message_id(message, email):
     return {**message, "headers": [*message["headers"], {"name": "Message-ID", "value": email}]}
 
 
+M1_EMAIL = core.email_identity(with_message_id(inbound("m1"), "<m1@x>"))
+M2_EMAIL = core.email_identity(with_message_id(inbound("m2"), "<m2@x>"))
+
+
 @pytest.mark.parametrize(
     ("claims", "expected"),
     [
-        (None, core.ClaimEmails(GRANT, ("<m2@x>", "<m1@x>"))),  # claimed before the burst is answered
-        ({"<m2@x>": GRANT, "<m1@x>": GRANT}, "Reserve"),  # ours: answered
-        ({"<m2@x>": "g2", "<m1@x>": GRANT}, "Reserve"),  # m2 is another agent's: this reply covers m1 only
-        ({"<m2@x>": GRANT, "<m1@x>": "g2"}, SkipReason.ANSWERED_BY_OTHER_AGENT),  # the trigger is theirs
+        (None, core.ClaimEmails(GRANT, (M2_EMAIL, M1_EMAIL))),  # claimed before the burst is answered
+        ({M2_EMAIL: GRANT, M1_EMAIL: GRANT}, "Reserve"),  # ours: answered
+        ({M2_EMAIL: "g2", M1_EMAIL: GRANT}, "Reserve"),  # m2 is another agent's: this reply covers m1 only
+        ({M2_EMAIL: GRANT, M1_EMAIL: "g2"}, SkipReason.ANSWERED_BY_OTHER_AGENT),  # the trigger is theirs
     ],
 )
 def test_one_email_is_answered_by_the_grant_that_claimed_it_first(claims, expected):
@@ -472,7 +498,7 @@ def test_one_email_is_answered_by_the_grant_that_claimed_it_first(claims, expect
         assert step.reason is expected
     elif isinstance(expected, str):
         assert kind(step) == expected
-        covered = ("m2", "m1") if claims and claims["<m2@x>"] == GRANT else ("m1",)
+        covered = ("m2", "m1") if claims and claims[M2_EMAIL] == GRANT else ("m1",)
         assert (
             next_step(replace(leased(listing=listing(*messages), claims=claims), reserved=True)).burst.covered
             == covered
@@ -481,9 +507,28 @@ def test_one_email_is_answered_by_the_grant_that_claimed_it_first(claims, expect
         assert step == expected
 
 
-def test_a_recipient_over_budget_gets_no_reply():
+def test_a_recipient_over_budget_gets_no_reply_and_a_person_is_told():
     s = leased(listing=listing(inbound("m1")), reserved=False)
-    assert next_step(s).reason is SkipReason.RECIPIENT_BUDGET_EXHAUSTED
+    assert handed_off(next_step(s), SkipReason.RECIPIENT_BUDGET_EXHAUSTED)
+
+
+@pytest.mark.parametrize(
+    ("copy", "claimed"),
+    [
+        # The same email in the second grant (same Message-ID, sender, subject): one grant answers it.
+        ({}, True),
+        # An attacker's copy under the customer's Message-ID from another sender is another email: it
+        # never pre-empts the customer's (the claim was keyed on the Message-ID alone).
+        ({"from": [{"email": "mallory@example.com"}]}, False),
+        # ... nor one with another subject (a mailer that reuses Message-IDs).
+        ({"subject": "Something else"}, False),
+    ],
+)
+def test_a_claim_is_on_the_email_not_on_a_message_id_anyone_can_type(copy, claimed):
+    customer = with_message_id(inbound("m1"), "<m1@x>")
+    other = {**customer, "id": "x1", **copy}
+    claims = {core.email_identity(other): "g2"}
+    assert core.claimed_by_another(customer, claims, GRANT) is claimed
 
 
 # ---- the agent's outcomes ------------------------------------------------------------------------------
@@ -570,9 +615,18 @@ def test_a_reply_nylas_cannot_take_is_handed_off_never_stored(size, review, expe
     assert step.settlement.reason == f"reply_too_large: {size} bytes, Nylas takes {MAX_REQUEST_BYTES}"
 
 
-def a_person(mid, date=NOW - 5):
-    """A colleague's message from the shared mailbox: the agent's address, no intent id of ours."""
-    return {"id": mid, "thread_id": THREAD, "from": [{"email": AGENT}], "date": date, "subject": "Re: Order"}
+def a_person(mid, date=NOW - 5, *, to=CUSTOMER["email"], folders=("folder-sent",)):
+    """A colleague's message from the shared mailbox: the agent's address, in its Sent folder, no intent id
+    of ours, addressed to ``to``."""
+    return {
+        "id": mid,
+        "thread_id": THREAD,
+        "from": [{"email": AGENT}],
+        "to": [{"email": to}],
+        "date": date,
+        "subject": "Re: Order",
+        "folders": list(folders),
+    }
 
 
 @pytest.mark.parametrize(
@@ -586,6 +640,10 @@ def a_person(mid, date=NOW - 5):
         ((our_reply("i9", ("m0",)), inbound("m1")), "Store"),
         # A colleague answered while the agent drafted: nothing is sent.
         ((a_person("p1"), inbound("m1")), "Skip"),
+        # A colleague's forward to the warehouse answers nobody the reply goes to: the reply goes on.
+        ((a_person("p1", to="warehouse@acme.example"), inbound("m1")), "Store"),
+        # The mailbox's own address on a message in the inbox (a forged From) is no colleague's answer.
+        ((a_person("p1", folders=("folder-inbox",)), inbound("m1")), "Store"),
     ],
 )
 def test_the_look_before_the_send_drops_a_reply_a_person_made_unneeded(looked, expected):
@@ -787,12 +845,15 @@ def test_the_reply_found_in_the_mailbox_settles_the_intent_without_a_send(where)
     )
 
 
-def test_a_forged_reply_in_the_listing_is_no_evidence():
-    forged = {**our_reply("i1", ["m1"]), "from": [{"email": "mallory@example.com"}]}
+def test_our_reply_is_evidence_whatever_its_from_shows():
+    # A grant's Sent copy may show an alias (Google, Microsoft): only the API sets metadata, so our intent
+    # id in it is the proof, not the address. Judged by its sender, the reply was looked for and not
+    # found, and after the key's hour sent a second time.
+    aliased = {**our_reply("i1", ["m1"]), "from": [{"email": "help@acme.example"}]}
     step = next_step(
-        driving(intent(key_stuck=True, last_attempt_at=NOW - 400), listing=listing(forged, inbound("m1")))
+        driving(intent(key_stuck=True, last_attempt_at=NOW - 400), listing=listing(aliased, inbound("m1")))
     )
-    assert kind(step) == "Search"
+    assert (kind(step), step.settlement.status) == ("Settle", Status.REPLIED)
 
 
 def test_no_attempt_without_the_time_a_whole_send_needs():
@@ -863,21 +924,25 @@ def _exchanges(visible, queued, pending_to=CUSTOMER["email"]):
     the customer's new message ``m9``."""
     messages = []
     for n in range(visible):
-        reply = {**our_reply(f"v{n}", [f"c{n}"], f"r{n}", NOW - 50 + n), "to": [{"email": CUSTOMER["email"]}]}
-        messages = [reply, inbound(f"c{n}"), *messages]
+        # Each reply answered by the customer's next message seconds later (robot speed).
+        reply = {
+            **our_reply(f"v{n}", [f"c{n}"], f"r{n}", NOW - 50 + 2 * n),
+            "to": [{"email": CUSTOMER["email"]}],
+        }
+        messages = [reply, inbound(f"c{n}", date=NOW - 51 + 2 * n), *messages]
     request = json.dumps({"to": [{"email": pending_to}], "body": "<p>Hi</p>"})
     outbox = tuple(
         intent(id=f"q{n}", covered=(f"d{n}",), request=request, state=IntentState.QUEUED, accepted_at=NOW - 5)
         for n in range(queued)
     )
-    s = leased(arrived("m9"), outbox=outbox, listing=listing(inbound("m9"), *messages))
+    s = leased(arrived("m9"), outbox=outbox, listing=listing(inbound("m9", date=NOW - 10), *messages))
     return replace(s, state=replace(s.state, replies={f"q{n}": NOW - 5 for n in range(queued)}))
 
 
 @pytest.mark.parametrize(
     ("visible", "queued", "pending_to", "expected"),
     [
-        ((2), 0, CUSTOMER["email"], "Skip"),  # two exchanges in the listing: the third is one too many
+        ((2), 0, CUSTOMER["email"], "Settle"),  # two exchanges in the listing: the third is handed off
         (1, 0, CUSTOMER["email"], "Reserve"),
         # The 10,000-notification run's break (issue 31): one reply listed, one queued by Nylas and not
         # listed yet; a third went out beside it. Full only with the queued one: wait for its outcome.
@@ -885,15 +950,15 @@ def _exchanges(visible, queued, pending_to=CUSTOMER["email"]):
         (0, 2, CUSTOMER["email"], "Defer"),
         # A queued reply to someone else is no exchange with this customer.
         (1, 1, "bob@example.com", "Reserve"),
-        # Full without the queued one: a skip, whatever becomes of it.
-        (2, 1, CUSTOMER["email"], "Skip"),
+        # Full without the queued one: a hand-off, whatever becomes of it.
+        (2, 1, CUSTOMER["email"], "Settle"),
     ],
 )
 def test_the_exchange_limit_counts_replies_not_listed_yet(visible, queued, pending_to, expected):
     step = next_step(_exchanges(visible, queued, pending_to))
     assert kind(step) == expected
-    if expected == "Skip":
-        assert step.reason is SkipReason.EXCHANGE_LIMIT
+    if expected == "Settle":
+        assert handed_off(step, SkipReason.EXCHANGE_LIMIT)
     if expected == "Defer":
         assert step.reason is DeferReason.REPLY_PENDING
 
@@ -1019,6 +1084,26 @@ def test_shadow_mode_records_nothing_for_what_was_decided_before_or_is_not_the_a
     step = next_step(replace(s, policy=SHADOW))
     assert isinstance(step, core.Skip)
     assert step == next_step(s) or step.reason is SkipReason.ALREADY_SHADOWED
+
+
+@pytest.mark.parametrize(
+    ("policy", "mode", "for_real"),
+    [
+        (POLICY, "send", True),
+        (replace(POLICY, review_mode=True), "review", True),
+        (SHADOW, "shadow", False),
+        (replace(SHADOW, review_mode=True), "shadow", False),  # nothing is drafted in shadow mode
+        (replace(SHADOW, replay=True), "replay", False),
+    ],
+)
+def test_the_agent_is_told_the_mode_it_is_asked_in(policy, mode, for_real):
+    # Issue 40: shadow mode opened real tickets; the agent must know when nothing is real.
+    s = leased(listing=listing(inbound("m1")), policy=policy, reserved=True)
+    step = next_step(s)
+    assert isinstance(step, core.AskAgent)
+    assert (step.conversation.mode, step.conversation.acts_for_real) == (mode, for_real)
+    live = next_step(replace(s, policy=POLICY)).conversation.key
+    assert (step.conversation.key == live) is (mode != "replay")
 
 
 def test_shadow_mode_never_attempts_a_reply_stored_before_the_switch():

@@ -4,8 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from replyonce.agent import Mode
 from replyonce.coverage import MAX_COVERED_IDS, covered_in_mailbox, is_covered, is_reply_of, reply_metadata
-from replyonce.keys import LEGACY_KEY_SCHEME, idempotency_key
+from replyonce.keys import LEGACY_KEY_SCHEME, REPLAY_KEY_PREFIX, conversation_key, idempotency_key
 
 AGENTS = {"support@acme.example"}
 
@@ -33,6 +34,53 @@ def test_different_parts_never_share_a_key(a, b):
         assert idempotency_key(*a) != idempotency_key(*b)
 
 
+# ---- Conversation.key: live and replay (issue 40) -------------------------------------------------------
+
+BURSTS = [
+    ("g1", "t1", ("m1",)),
+    ("g1", "t1", ("m1", "m2")),
+    ("g1", "t1", ("m2", "m1")),  # the same burst in another order: one key
+    ("g2", "t-with-dashes", ("a" * 200,)),
+    ("", "", ()),
+]
+
+
+@pytest.mark.parametrize(("grant", "thread", "covered"), BURSTS)
+@pytest.mark.parametrize("live", [Mode.SEND, Mode.REVIEW, Mode.SHADOW])
+def test_a_replay_key_never_equals_the_live_key_of_the_same_burst(grant, thread, covered, live):
+    replayed = conversation_key(grant, thread, covered, Mode.REPLAY)
+    assert replayed != conversation_key(grant, thread, covered, live)
+    # By construction, not by the odds: a live key is a bare UUID, a replay key is prefixed.
+    assert replayed.startswith(REPLAY_KEY_PREFIX)
+    assert not conversation_key(grant, thread, covered, live).startswith(REPLAY_KEY_PREFIX)
+
+
+@pytest.mark.parametrize(("grant", "thread", "covered"), BURSTS)
+@pytest.mark.parametrize("mode", list(Mode))
+def test_the_conversation_key_is_stable_across_calls_and_orders(grant, thread, covered, mode):
+    assert conversation_key(grant, thread, covered, mode) == conversation_key(grant, thread, covered, mode)
+    assert conversation_key(grant, thread, covered, mode) == conversation_key(
+        grant, thread, tuple(reversed(covered)), mode
+    )
+
+
+def test_the_live_key_is_pinned_and_is_the_same_in_send_review_and_shadow():
+    # The intent id and the shadow record id are this key: a deploy that changed it would re-open fences.
+    pinned = conversation_key("g1", "t1", ("m1", "m2"))
+    assert {conversation_key("g1", "t1", ("m1", "m2"), m) for m in (Mode.SEND, Mode.REVIEW, Mode.SHADOW)} == {
+        pinned
+    }
+    assert pinned == "9c3e4dc3-ea65-56bf-a014-1cc494caafa0"  # the value before issue 40
+
+
+@given(
+    a=st.tuples(st.text(max_size=8), st.text(max_size=8)),
+    b=st.tuples(st.text(max_size=8), st.text(max_size=8)),
+)
+def test_no_replay_key_equals_any_live_key(a, b):
+    assert conversation_key(*a, ("m1",), Mode.REPLAY) != conversation_key(*b, ("m1",), Mode.SEND)
+
+
 def reply(metadata, sender="support@acme.example"):
     return {"id": "r", "from": [{"email": sender}], "metadata": metadata}
 
@@ -42,17 +90,22 @@ def test_a_reply_records_every_message_it_covers_within_nylas_limits(ids):
     metadata = reply_metadata("intent-1", ids[0], "thread-1", ids)
     assert len(metadata) <= 50
     assert all(len(k) <= 40 and len(v) <= 500 for k, v in metadata.items())
-    record = covered_in_mailbox([reply(metadata)], AGENTS)
+    record = covered_in_mailbox([reply(metadata)])
     assert all(is_covered(i, record) for i in ids)
     assert not is_covered("some-other-message", record)
 
 
-def test_only_the_agents_own_messages_count_as_replies():
+def test_our_reply_is_ours_whatever_its_from_shows():
+    # Only the API sets metadata: our intent id marks our reply, whether the Sent copy shows the grant's
+    # address, an alias (Google, Microsoft) or a provider's rewrite. A message without it is not ours.
     metadata = reply_metadata("intent-1", "m1", "t", ["m1"])
-    forged = reply(metadata, sender="mallory@example.com")
-    assert not is_covered("m1", covered_in_mailbox([forged], AGENTS))
-    assert not is_reply_of(forged, "intent-1", AGENTS)
-    assert is_reply_of(reply(metadata), "intent-1", AGENTS)
+    aliased = reply(metadata, sender="help@acme.example")
+    assert is_covered("m1", covered_in_mailbox([aliased]))
+    assert is_reply_of(aliased, "intent-1")
+    assert is_reply_of(reply(metadata), "intent-1")
+    assert not is_reply_of(reply({}), "intent-1")
+    assert not is_reply_of(reply(metadata), "intent-2")
+    assert not is_covered("m1", covered_in_mailbox([reply({})]))
 
 
 def test_a_burst_beyond_what_metadata_can_name_is_refused():

@@ -494,7 +494,14 @@ def test_a_record_starts_only_with_a_whole_lease_left():
 
 
 def test_a_skip_after_the_agent_replied_carries_the_dropped_text_for_the_debug_line_only():
-    person = {"id": "p1", "thread_id": THREAD, "from": [{"email": AGENT}], "date": NOW}
+    person = {
+        "id": "p1",
+        "thread_id": THREAD,
+        "from": [{"email": AGENT}],
+        "to": [{"email": "a@x.example"}],
+        "folders": ["sent"],
+        "date": NOW,
+    }
     s = leased(
         listing=Listing(
             (ThreadPage(({"id": "m1", "thread_id": THREAD, "from": [{"email": "a@x.example"}]},), None, NOW),)

@@ -4,7 +4,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replyonce.plan import Burst, automatic_exchanges, loop_guard_exhausted, needs_another_page, plan_burst
+from replyonce.plan import (
+    Burst,
+    automatic_exchanges,
+    loop_guard_exhausted,
+    needs_another_page,
+    newcomers,
+    plan_burst,
+)
 from replyonce.reasons import SkipReason
 
 AGENT = "support@acme.example"
@@ -14,9 +21,10 @@ def msg(mid, sender="alice@example.com", machine=False, *, person=False, date=0,
     """A listed message; one from the agent's address is ReplyOnce's reply (its intent id in the
     metadata) unless ``person``: a colleague writing from the shared mailbox."""
     message = {"id": mid, "from": [{"email": sender}], "machine": machine, "date": date}
-    if sender == AGENT and not person:
-        message["metadata"] = {"key1": f"intent-{mid}"}
+    if sender == AGENT:
         message["to"] = [{"email": to or "alice@example.com"}]
+        # ReplyOnce's reply carries its intent id; a colleague's message sits in the mailbox's Sent folder.
+        message.update({"folders": ["sent"]} if person else {"metadata": {"key1": f"intent-{mid}"}})
     if headers:
         message["headers"] = [{"name": n, "value": v} for n, v in headers]
     return message
@@ -59,7 +67,8 @@ def test_the_agents_own_mail_and_machines_are_neither_target_nor_covered():
     assert plan("ooo", listing) is SkipReason.AUTO_SUBMITTED
 
 
-HOLD = 7 * 24 * 3600
+DAY = 24 * 3600
+HOLD = 7 * DAY
 NOW = 1_800_000_000
 
 
@@ -78,20 +87,29 @@ def person_plan(trigger, listing, *, hold=HOLD, now=NOW):
 @pytest.mark.parametrize(
     ("trigger", "listing", "hold", "expected"),
     [
-        # A colleague answered m1 from the mailbox: m1 is answered, whatever our state says.
+        # A colleague answered m1 from the mailbox (their reply names it): m1 is answered, whatever our
+        # state says.
         (
             "m1",
-            [msg("p1", AGENT, person=True, date=NOW - 60), msg("m1")],
+            [
+                msg("p1", AGENT, person=True, date=NOW - 60, headers=[("In-Reply-To", "<m1@x>")]),
+                msg("m1", headers=[("Message-ID", "<m1@x>")]),
+            ],
             HOLD,
             SkipReason.ANSWERED_BY_PERSON,
         ),
-        # Going live on an old thread: everything listed below the team's last answer is answered.
+        # Going live on an old thread: what is listed below the team's last answer to its sender, without
+        # being named by it, may be answered or not (the order may be a back-dated date): a person is told.
         (
             "m1",
             [msg("p1", AGENT, person=True, date=NOW - 30 * 86400), msg("m2"), msg("m1")],
             HOLD,
-            SkipReason.ANSWERED_BY_PERSON,
+            SkipReason.ANSWERED_BY_PERSON_UNCONFIRMED,
         ),
+        # A colleague's forward to the warehouse answers nobody: the customer is answered.
+        ("m1", [msg("p1", AGENT, person=True, to="warehouse@acme.example"), msg("m1")], HOLD, ("m1",)),
+        # The mailbox's address on a message in the inbox (a forged From) answers nobody.
+        ("m1", [{**msg("p1", AGENT, person=True), "folders": ["inbox"]}, msg("m1")], HOLD, ("m1",)),
         # The customer writes again after the colleague: the thread is the person's for the hold...
         (
             "m2",
@@ -163,9 +181,20 @@ def thread(*messages):
             "m1",
             (("m2", "m1"), ["bob@example.com", "alice@example.com"]),
         ),
-        # Past the cap, the other sender's message is not covered (it is logged when it is the trigger).
+        # Past the cap, the other sender's message is not covered (it is handed off when it is the trigger).
+        (
+            [
+                msg("m3", "carol@example.com"),
+                msg("m2", "bob@example.com"),
+                {**msg("m1"), "cc_": ["bob@example.com", "carol@example.com"]},
+            ],
+            1,
+            "m2",
+            SkipReason.SENDER_NOT_REACHED,
+        ),
+        # Someone the thread never named (a newcomer) is answered alone, and the customer alone too.
         ([msg("m2", "bob@example.com"), msg("m1")], 1, "m2", (("m2",), ["bob@example.com"])),
-        ([msg("m2", "bob@example.com"), msg("m1")], 1, "m1", SkipReason.SENDER_NOT_REACHED),
+        ([msg("m2", "bob@example.com"), msg("m1")], 3, "m1", (("m1",), ["alice@example.com"])),
         # The same customer twice: one recipient, whatever the cap.
         ([msg("m2"), msg("m1")], 1, "m1", (("m2", "m1"), ["alice@example.com"])),
     ],
@@ -261,8 +290,21 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
     by_id = {m["id"]: m for m in messages}
     assert all(by_id[i]["from"][0]["email"] in reached for i in ids), "a covered message's sender got nothing"
     left_out = [i for i in eligible_uncovered if i not in ids]
+    # The trigger's group: a newcomer's own messages, or everyone else's (a newcomer is answered alone).
+    strangers = newcomers(messages, {AGENT})
+    sender = by_id[trigger]["from"][0]["email"]
+
+    def in_group(m):
+        if trigger in strangers:
+            return m["id"] in strangers and m["from"][0]["email"] == sender
+        return m["id"] not in strangers
+
+    group = [m for m in messages if in_group(m)]
+    assert all(i in [m["id"] for m in group] for i in ids), "a newcomer's message in another's burst"
+    # A sender reached by the reply has each of their messages of the group covered by it.
+    left_out = [i for i in left_out if i in [m["id"] for m in group]]
     assert all(by_id[i]["from"][0]["email"] not in reached for i in left_out), "a reached sender left out"
-    mailable = [m for m in messages if m["id"] in eligible_uncovered and "," not in m["from"][0]["email"]]
+    mailable = [m for m in group if m["id"] in eligible_uncovered and "," not in m["from"][0]["email"]]
     assert planned.target["id"] == mailable[0]["id"], "the target is the newest mailable message of the burst"
     assert AGENT not in reached
 
@@ -270,16 +312,71 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
 @pytest.mark.parametrize(
     ("listing", "expected"),
     [
-        # Newest first: two replies of ours to alice since anyone from the mailbox wrote.
-        ([msg("r2", AGENT), msg("m2"), msg("r1", AGENT), msg("m1")], 2),
+        # Newest first: two replies of ours to alice, each answered by her (dated after it), since anyone
+        # from the mailbox wrote.
+        (
+            [
+                msg("m3", date=40),
+                msg("r2", AGENT, date=30),
+                msg("m2", date=20),
+                msg("r1", AGENT, date=10),
+                msg("m1"),
+            ],
+            2,
+        ),
+        # A reply she has not answered (yet) is no exchange.
+        ([msg("r2", AGENT, date=30), msg("m2", date=20), msg("r1", AGENT, date=10), msg("m1")], 1),
         # A colleague wrote in between: only what came after counts.
-        ([msg("r2", AGENT), msg("m2"), msg("p", AGENT, person=True), msg("r1", AGENT), msg("m1")], 1),
+        (
+            [
+                msg("m3", date=40),
+                msg("r2", AGENT, date=30),
+                msg("m2", date=20),
+                msg("p", AGENT, person=True, date=15),
+                msg("r1", AGENT, date=10),
+                msg("m1"),
+            ],
+            1,
+        ),
         # A reply of ours to someone else does not count for alice.
-        ([msg("r2", AGENT, to="bob@example.com"), msg("m2"), msg("m1")], 0),
+        (
+            [
+                msg("m3", date=40),
+                msg("r2", AGENT, to="bob@example.com", date=30),
+                msg("m2", date=20),
+                msg("m1"),
+            ],
+            0,
+        ),
+        # Answered a day later each time: a conversation, not a loop (the window is 600 s).
+        (
+            [
+                msg("m3", date=2 * DAY),
+                msg("r2", AGENT, date=DAY),
+                msg("m2", date=DAY - 10),
+                msg("r1", AGENT, date=10),
+                msg("m1"),
+            ],
+            0,
+        ),
+        # Not the listing's order but the dates (a listing by date puts a back-dated message anywhere).
+        (
+            [
+                msg("r2", AGENT, date=30),
+                msg("m3", date=40),
+                msg("r1", AGENT, date=10),
+                msg("m2", date=20),
+                msg("m1"),
+            ],
+            2,
+        ),
     ],
 )
 def test_automatic_exchanges_with_one_correspondent(listing, expected):
-    assert automatic_exchanges(listing, "Alice@example.com", {AGENT}) == expected
+    assert (
+        automatic_exchanges(listing, "Alice@example.com", {AGENT}, window_seconds=600, now=10 * DAY)
+        == expected
+    )
 
 
 def test_a_third_exchange_without_a_person_is_a_loop():

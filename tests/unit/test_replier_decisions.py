@@ -122,7 +122,8 @@ def ping_pong(desk: Desk, sender: str, rounds: int) -> None:
 
 def test_reply_budget_stops_ping_pong_with_another_bot():
     desk = Desk()
-    desk.configure(REPLY_BUDGET_PER_HOUR="2")
+    # The exchange limit off: the loop guard alone (with it on, the exchange limit is met first).
+    desk.configure(REPLY_BUDGET_PER_HOUR="2", MAX_AUTOMATIC_EXCHANGES="0")
     ping_pong(desk, "bot@other.example", rounds=4)
     assert len(desk.sent) == 2
     assert desk.skips().count("reply_budget_exhausted") == 2
@@ -231,25 +232,39 @@ GROUP_RELAY = [
     {"name": "Precedence", "value": "list"},
     {"name": "X-Original-From", "value": "Alice Doe <alice@example.com>"},
 ]
+AUTHENTICATED = {
+    "name": "Authentication-Results",
+    "value": "mx.acme.example; dkim=pass header.d=acme.example; dmarc=pass header.from=acme.example",
+}
+NOT_AUTHENTICATED = {
+    "name": "Authentication-Results",
+    "value": "mx.acme.example; spf=fail; dmarc=fail header.from=acme.example",
+}
 
 
 @pytest.mark.parametrize(
-    ("trusted_lists", "answered_to", "skips"),
+    ("trusted_lists", "authentication", "answered_to", "skips"),
     [
-        ("support.acme.example", "alice@example.com", []),  # the company's group: its customer answered
-        ("<Support.Acme.Example>", "alice@example.com", []),  # as the operator may write it
-        ("", None, ["bulk_mail"]),  # no list named: every list is bulk mail
-        ("newsletter.acme.example", None, ["bulk_mail"]),  # another list stays skipped
+        # The company's group, named by its List-Id and its address, authenticated: its customer answered.
+        ("support.acme.example=support-group@acme.example", [AUTHENTICATED], "alice@example.com", []),
+        ("<Support.Acme.Example>=Support-Group@Acme.example", [AUTHENTICATED], "alice@example.com", []),
+        # Nothing vouches for the group's From (a failed or missing verdict): a person takes it.
+        ("support.acme.example=support-group@acme.example", [NOT_AUTHENTICATED], None, ["relay_unverified"]),
+        ("support.acme.example=support-group@acme.example", [], None, ["relay_unverified"]),
+        # Named by its List-Id alone, a rewritten post cannot be told from a forged one: handed off.
+        ("support.acme.example", [AUTHENTICATED], None, ["relay_unverified"]),
+        ("", [AUTHENTICATED], None, ["bulk_mail"]),  # no list named: every list is bulk mail
+        ("newsletter.acme.example=news@acme.example", [AUTHENTICATED], None, ["bulk_mail"]),  # another list
     ],
 )
-def test_a_support_address_run_as_a_group_relays_customers(trusted_lists, answered_to, skips):
+def test_a_support_address_run_as_a_group_relays_customers(trusted_lists, authentication, answered_to, skips):
     # A Google Group rewrites From to itself and keeps the customer in Reply-To and X-Original-From.
     desk = Desk()
     desk.configure(TRUSTED_LISTS=trusted_lists)
     relayed = desk.inbound(
         sender="support-group@acme.example",
         reply_to=[{"name": "Alice Doe", "email": "alice@example.com"}],
-        headers=GROUP_RELAY,
+        headers=authentication + GROUP_RELAY,
     )
     # The notification carries no headers (as Nylas' does not): the thread read inside the lease does.
     desk.notify({k: v for k, v in relayed.items() if k != "headers"})
@@ -261,7 +276,9 @@ def test_a_colleague_in_cc_who_answers_all_leaves_the_customer_answered_too():
     # The customer writes with a colleague in Cc; the colleague answers all ("adding support here")
     # before the thread is read (a backlog): one reply covers both, and both receive it.
     desk = Desk()
-    first = desk.inbound(subject="Contract renewal", sender="carol@customer.example")
+    first = desk.inbound(
+        subject="Contract renewal", sender="carol@customer.example", to=[AGENT_EMAIL, "dave@customer.example"]
+    )
     second = desk.inbound(
         subject="Re: Contract renewal",
         sender="dave@customer.example",
@@ -311,13 +328,34 @@ def test_reply_to_pointing_at_a_stranger_is_not_mailed():
 def test_trusted_contact_form_is_answered_at_its_reply_to():
     desk = Desk()
     desk.configure(REPLY_TO_TRUSTED_SENDERS="no-reply@forms.replyonce.example")
+    form_authenticated = {
+        "name": "Authentication-Results",
+        "value": "mx.replyonce.example; dkim=pass header.d=forms.replyonce.example; dmarc=pass",
+    }
     message = desk.inbound(
         sender="no-reply@forms.replyonce.example",
         reply_to=[{"name": "Dana", "email": "dana@customer.example"}],
+        headers=[form_authenticated],
     )
     desk.notify(as_nylas_sends_it(message))
     [sent] = desk.sent
     assert sent.request["to"] == [{"name": "Dana", "email": "dana@customer.example"}]
+
+
+def test_a_forged_contact_form_aims_the_agent_at_nobody():
+    # Anyone can write the form's address in From and a stranger in Reply-To; without the receiving
+    # provider's pass for the form's domain, the Reply-To is never mailed: a person takes the message.
+    desk = Desk()
+    desk.configure(REPLY_TO_TRUSTED_SENDERS="no-reply@forms.replyonce.example")
+    forged = desk.inbound(
+        sender="no-reply@forms.replyonce.example",
+        reply_to=[{"name": "Victim", "email": "victim@elsewhere.example"}],
+        headers=[{"name": "Authentication-Results", "value": "mx.replyonce.example; dmarc=fail"}],
+    )
+    desk.notify(as_nylas_sends_it(forged))
+    assert desk.sent == []
+    assert desk.skips() == ["relay_unverified"]
+    assert desk.ledger_status(forged) == "handed_off"
 
 
 @pytest.mark.parametrize(

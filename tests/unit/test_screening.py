@@ -34,6 +34,7 @@ def message(
     cc=(),
     subject="Order 1234",
     from_=None,
+    body=None,
 ):
     """A Nylas message as the replier reads it (``fields=include_headers``); ``from_`` replaces ``from``."""
     return {
@@ -43,7 +44,7 @@ def message(
         "folders": list(folders),
         "to": [{"email": a} for a in to],
         "cc": [{"email": a} for a in cc],
-    }
+    } | ({"body": body} if body is not None else {})
 
 
 def reason(m, grant="g-support", trusted=(), closed=("folder-junk", "folder-trash")):
@@ -353,6 +354,75 @@ MACHINE_MAIL = [
         Sign.EMPTY_FROM_ADDRESS,
     ),
     machine("From: no participant", message(from_=[]), SkipReason.NO_SENDER, Sign.EMPTY_FROM_ADDRESS),
+    # Issue #41: signs of the subject and body together, and vendor headers (each with the people-written
+    # mail beside it in PEOPLE that must still be answered).
+    machine(
+        "old gateway bounce: bounce subject and a mail system's words in the body, no other sign",
+        message(
+            "gateway@mail.example.net",
+            subject="Undeliverable: Order 1234",
+            body="Your message did not reach some or all of the intended recipients.<br>"
+            "The following recipient(s) could not be reached: bob@shop.example<br>550 5.1.1 User unknown",
+        ),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.GATEWAY_BOUNCE,
+    ),
+    machine(
+        "old gateway bounce: 'failure notice' and qmail's set phrase",
+        message(
+            "mail@relay.example.org",
+            subject="failure notice",
+            body="Hi. This is the qmail-send program at relay.example.org.\n"
+            "I'm sorry to have to inform you that your message could not be delivered to one or more addresses.",  # noqa: E501
+        ),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.GATEWAY_BOUNCE,
+    ),
+    machine(
+        "Hotmail-shaped complaint report: multipart/mixed from staff@hotmail.com, no report type",
+        message(
+            "staff@hotmail.com",
+            [("Content-Type", "multipart/mixed; boundary=b1")],
+            subject="complaint about message from 192.0.2.10",
+        ),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.COMPLAINT_REPORT,
+    ),
+    machine(
+        "Lotus Notes out-of-office: 'AUTO:' subject, no In-Reply-To",
+        message(
+            "carol@corp.example", subject="AUTO: Carol Jones is out of the office (returning 07/12/2026)"
+        ),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.NOTES_OUT_OF_OFFICE,
+    ),
+    machine(
+        "Lotus Notes out-of-office: its fixed body under 'AUTO: <subject>'",
+        message(
+            "carol@corp.example",
+            subject="AUTO: Order 1234",
+            body="I will be out of the office starting 01/12/2026 and will not return until 07/12/2026.",
+        ),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.NOTES_OUT_OF_OFFICE,
+    ),
+    *(
+        machine(
+            f"challenge-response: {name}",
+            message("dave@example.org", [(name, value)], subject="Please verify your message"),
+            SkipReason.AUTO_SUBMITTED,
+            Sign.CHALLENGE_RESPONSE,
+        )
+        for name, value in (
+            ("X-Boxtrapper", "abc123"),
+            ("X-Bluebottle-Request", "challenge"),
+            ("X-ChoiceMail-Registration-Request", "1"),
+            ("X-AskVersion", "2.0 paganini.net"),
+            ("X-Spamarrest-noauth", "1"),
+            ("Message-Id", "<1234.5678@example.org-tmda-confirm>"),
+            ("Precedence", "spam"),
+        )
+    ),
 ]
 
 
@@ -412,6 +482,31 @@ PEOPLE = [
     person(
         "a webhook payload: no headers at all, nothing trusted from their absence",
         {"from": [{"email": "a@b.c"}]},
+    ),
+    person(
+        "a customer's 'Delivery failure' about a parcel: a bounce's subject, a person's body (#41)",
+        message(
+            subject="Delivery failure",
+            body="The courier says the parcel could not be delivered. Can you send it again?",
+        ),
+    ),
+    person(
+        "a customer's 'Undeliverable: order 1234' with no mail system's words (#41)",
+        message(subject="Undeliverable: order 1234", body="Your courier says my address is undeliverable?"),
+    ),
+    person(
+        "a complaint from a Hotmail customer, no IP in the subject (#41)",
+        message("ann@hotmail.com", subject="complaint about message from your agent"),
+    ),
+    person(
+        "'Auto: Kaufvertrag' with a person's out-of-office sentence (#41)",
+        message(
+            subject="Auto: Kaufvertrag", body="I will be out of the office next week, can we sign today?"
+        ),
+    ),
+    person(
+        "a person whose mail mentions TMDA and Boxbe in the body only (#41)",
+        message(body="Your confirmation went to my challenge-response filter (TMDA), sorry."),
     ),
 ]
 

@@ -23,7 +23,8 @@ def customer(mid):
 
 
 def person(mid, body="<p>It ships today.</p><blockquote>Where is it?</blockquote>"):
-    return {"id": mid, "from": [{"email": AGENT}], "body": body}
+    """A colleague's answer: from the mailbox's address, in its Sent folder (the provider's word)."""
+    return {"id": mid, "from": [{"email": AGENT}], "body": body, "folders": ["sent"]}
 
 
 def ours(mid):
@@ -43,6 +44,8 @@ def ours(mid):
         ((person("p2"), person("p1"), customer("m1")), "p1"),  # the first person's answer after it
         ((customer("m1"), person("p0")), None),  # a person's message before it answers nothing of it
         ((ours("r1"), customer("m1")), None),  # ReplyOnce's own reply is no person
+        # The mailbox's address on a message in the inbox is a forged From, no colleague's answer.
+        (({**person("p1"), "folders": ["inbox"]}, customer("m1")), None),
         ((person("p1"),), None),  # the trigger is no longer listed: no guess
     ],
 )

@@ -29,7 +29,7 @@ import pytest
 import quotequail
 from mailparser_reply import EmailReplyParser
 
-from replyonce.text import QUOTE_MARKER, html_to_text, new_text
+from replyonce.text import QUOTE_MARKER, UNSURE_MARKER, full_text, html_to_text, new_text
 
 ACME = "Acme Support <support@acme.example>"
 ON = f"On Mon, 30 Nov 2026 at 10:02, {ACME} wrote:"
@@ -381,9 +381,10 @@ PEER_CLASSES = [
     ),
     # --- what a customer writes that only looks like history
     (
-        "the customer's own 'On … you wrote:', no time, no address (talon test_line_starts_with_on)",
+        "the customer's own 'On … you wrote:', no time, no address: every word, behind the doubt "
+        "(talon test_line_starts_with_on; #41: it may as well be history)",
         'On 3 December you wrote:\n\n"Your refund is on its way"\n\nIt never arrived.\n',
-        'On 3 December you wrote:\n\n"Your refund is on its way"\n\nIt never arrived.',
+        f'{UNSURE_MARKER}\nOn 3 December you wrote:\n\n"Your refund is on its way"\n\nIt never arrived.',
     ),
     (
         "an itinerary's From/To/Date is no header block (guard; talon test_appointment_2)",
@@ -500,7 +501,7 @@ def quotequail_top(text: str) -> str:
 
 def new_words(text: str) -> str:
     """The new words without the markers: what the libraries, which do not mark quotes, can match."""
-    return "\n".join(line for line in text.splitlines() if line != QUOTE_MARKER).strip()
+    return "\n".join(line for line in text.splitlines() if line not in (QUOTE_MARKER, UNSURE_MARKER)).strip()
 
 
 def score(remover) -> int:
@@ -552,3 +553,83 @@ def test_new_text_reads_html_the_same_way(body, expected):
 )
 def test_html_to_text_keeps_line_structure_and_drops_quotes_and_scripts(body, text):
     assert html_to_text(body) == text
+
+
+# ---- issue #41: forms the reader did not know, and the doubt handed over, never resolved wrongly -----------
+# Each row: a body, the customer's words (must be in the output), and the history (must never stand above
+# UNSURE_MARKER, the line below which the reader hands its doubt over with the rest of the message).
+
+SURE = " Acme Support <support@acme.example>"
+HISTORY_FORMS = [
+    ("catalan 'ha escrit:'", f"D'acord.\n\nEl dl., 30 de nov. 2026 a les 10:02,{SURE} ha escrit:\nLa comanda 1042 ha sortit.\n",
+     "D'acord.", "La comanda 1042"),
+    ("korean '님이 작성:'", f"감사합니다.\n\n2026년 11월 30일 (월) 오전 10:02,{SURE}님이 작성:\n주문 1042가 발송되었습니다.\n",
+     "감사합니다.", "주문 1042"),
+    ("finnish 'kirjoitti:' wrapped", "Kiitos!\n\nma 30. marrask. 2026 klo 10.02 Acme Support\n<support@acme.example> kirjoitti:\n"
+     "Tilauksesi 1042 on lähetetty.\n", "Kiitos!", "Tilauksesi"),
+    ("russian date form, no verb", f"Спасибо!\n\nПн, 30 нояб. 2026 г. в 10:02,{SURE}:\nЗаказ 1042 отправлен.\n",  # noqa: RUF001
+     "Спасибо!", "Заказ 1042"),
+    ("'... wrote' without a colon", f"Thanks.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote\n> Your order 1042 shipped.\n",
+     "Thanks.", "Your order 1042"),
+    ("date first, ending in <address>:", f"Thanks.\n\n30.11.2026 10:02,{SURE}:\nYour order 1042 shipped today.\n",
+     "Thanks.", "shipped today"),
+    ("'On ... you wrote:' over unquoted history", "Still waiting.\n\nOn Monday you wrote:\nYour order 1042 shipped on Friday.\n",
+     "Still waiting.", "shipped on Friday"),
+    ("chinese outlook block, full-width colons", "好的。\n\n发件人：Acme Support <support@acme.example>\n发送时间：2026年11月30日 10:02\n"  # noqa: RUF001
+     "收件人：Alice <alice@example.com>\n主题：Re: 订单 1042\n\n订单已发货。\n", "好的。", "订单已发货"),  # noqa: RUF001
+    ("french webmail block", "Merci.\n\nMessage du : 30/11/2026 10:02\nDe : \"Acme\" <support@acme.example>\nA : alice@example.com\n"
+     "Sujet : Re: Commande 1042\n\nLa commande 1042 est partie.\n", "Merci.", "est partie"),
+    ("text after a mobile footer", "Ok thanks\n\nSent from my iPhone\n\nYour order 1042 shipped on Friday.\n",
+     "Ok thanks", "shipped on Friday"),
+    ("text after 'Gesendet von Outlook für Android'", "Danke\n\nGesendet von Outlook für Android\n\nIhre Bestellung wurde versandt.\n",
+     "Danke", "wurde versandt"),
+    ("a quoted line that lost its '>' when wrapped", f"Yes please.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n"
+     "> We can send a replacement for order 1042 or refund the full\namount to your card, whichever you prefer.\n> Thanks.\n",
+     "Yes please.", "whichever you prefer"),
+]  # fmt: skip
+
+# Bodies a customer types: every word reaches the agent (behind the marker where the reader doubts).
+ORDINARY = [
+    ("order details pasted as Date:/Subject: lines",
+     "Hi, my order details:\nDate: 3 December 2026\nSubject: Order 1042\n\nPlease redeliver order 1042.\n"),
+    ("'On 3 December at 10:15 your courier wrote:' and the customer's own text",
+     "Hi,\n\nOn 3 December at 10:15 your courier wrote:\nParcel not delivered.\nPlease redeliver order 1042.\n"),
+    ("a list separated by '--' lines", "Hi, my order:\n--\nOrder 1042\nBlue mug x2\n--\nPlease redeliver order 1042.\n"),
+    ("a reply beginning 'On Thursday.' above a quote",
+     f"On Thursday.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n> When can we deliver order 1042?\n"),
+]  # fmt: skip
+
+
+def above_the_doubt(text: str) -> str:
+    return text.split(UNSURE_MARKER)[0]
+
+
+@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
+@pytest.mark.parametrize(
+    ("body", "said", "history"), [pytest.param(b, s, h, id=i) for i, b, s, h in HISTORY_FORMS]
+)
+def test_history_is_never_handed_over_as_new(form, body, said, history):
+    text = new_text(as_html(body) if form.startswith("as Nylas") else body)
+    assert said in text
+    assert history not in above_the_doubt(text)
+
+
+@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
+@pytest.mark.parametrize("body", [pytest.param(b, id=i) for i, b in ORDINARY])
+def test_an_ordinary_body_keeps_every_word(form, body):
+    text = new_text(as_html(body) if form.startswith("as Nylas") else body)
+    words = [
+        w for line in text.splitlines() if line not in (QUOTE_MARKER, UNSURE_MARKER) for w in line.split()
+    ]
+    typed = [
+        w
+        for line in body.splitlines()
+        if (not line.startswith(">") and "wrote:" not in line) or "courier" in line
+        for w in line.split()
+    ]
+    assert words == typed
+
+
+def test_full_text_keeps_the_quote():
+    body = "<p>Yes.</p><blockquote>Your order 1042?</blockquote>"
+    assert full_text(body) == "Yes.\n\n> Your order 1042?"

@@ -177,22 +177,26 @@ def test_live_truth_lets_a_reply_go_only_to_whoever_wrote_never_to_the_agent():
 @pytest.mark.parametrize(
     ("violations", "in_queue", "statuses"),
     [
-        ({}, 0, ["holds", "not judged", "holds", "holds", "holds", "holds"]),
-        ({1: ["message m1 got 2 emails"]}, 0, ["violated", "not judged", "holds", "holds", "holds", "holds"]),
+        ({}, 0, ["holds", "not judged", "holds", "holds", "holds", "holds", "not judged"]),
+        (
+            {1: ["message m1 got 2 emails"]},
+            0,
+            ["violated", "not judged", "holds", "holds", "holds", "holds", "not judged"],
+        ),
         (
             {5: ["notification n was queued but has no logged outcome"]},
             1,
-            ["holds", "not judged", "holds", "holds", "pending", "holds"],
+            ["holds", "not judged", "holds", "holds", "pending", "holds", "not judged"],
         ),
         (
             {5: ["notification n was queued but has no logged outcome"]},
             0,
-            ["holds", "not judged", "holds", "holds", "violated", "holds"],
+            ["holds", "not judged", "holds", "holds", "violated", "holds", "not judged"],
         ),
         (
             {5: ["notification n was queued but has no logged outcome", "skip without a reason: n"]},
             1,
-            ["holds", "not judged", "holds", "holds", "violated", "holds"],
+            ["holds", "not judged", "holds", "holds", "violated", "holds", "not judged"],
         ),
     ],
 )

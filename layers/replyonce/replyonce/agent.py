@@ -24,9 +24,40 @@ What the replier guarantees around it:
 - an exception is a transient failure (the record is retried with backoff);
   :class:`AgentRejected` is final (logged, counted, never retried); a call
   that outlives ``AGENT_TIMEOUT_SECONDS`` is a retry, never a half-stored reply.
+
+What the replier does *not* do for you: undo your side effects. Shadow mode
+(``REPLY_MODE=shadow``) and a replay of history (``make replay``) ask your
+agent about mail it will never answer, so :attr:`Conversation.mode` says which
+run this is, and a side effect belongs only where
+:attr:`Conversation.acts_for_real` holds (``send`` and ``review``).
 """
 
 from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Mode(StrEnum):
+    """Why the agent is asked: :attr:`Conversation.mode`.
+
+    Why the agent must be told: the same function runs in all four, and only
+    two of them answer a customer. A ticket opened or a refund issued in the
+    other two is real for a customer who will never hear of it (issue 40:
+    shadow mode opened three real tickets and sent nothing).
+    """
+
+    SEND = "send"
+    """``REPLY_MODE=send``: the reply is sent to the customer."""
+    REVIEW = "review"
+    """``REPLY_MODE=review``: the reply becomes a draft a person of the mailbox sends."""
+    SHADOW = "shadow"
+    """``REPLY_MODE=shadow``: live mail, nothing is sent or drafted; what would be is recorded."""
+    REPLAY = "replay"
+    """``make replay`` (``python -m ops replay``): past mail, read only; what would have been is reported."""
+
+    @property
+    def acts_for_real(self) -> bool:
+        """True for ``send`` and ``review``: the customer is answered, so side effects belong here."""
+        return self in (Mode.SEND, Mode.REVIEW)
 
 
 @dataclass(frozen=True)
@@ -47,12 +78,21 @@ class Message:
         The message's ``date`` (Unix seconds) as Nylas gives it — from the
         sender's clock: fine to show, never to order by.
     text:
-        The body as plain text, quoted history ("On … wrote:", ``>`` lines,
-        forwarded blocks, signatures) removed.
+        What the sender wrote in this message (``replyonce.text.new_text``):
+        their new words, quoted history ("On … wrote:", ``>`` lines, Outlook
+        blocks) and signatures removed, forwarded content kept. Its promise:
+        never an older message's text as theirs. Where the reader cannot tell
+        the customer's words from history, it stops being sure at a line
+        ``replyonce.text.UNSURE_MARKER`` and the rest of the message follows it.
     html:
         The body exactly as received.
     from_agent:
         Sent by an agent grant of this deployment (the agent's own earlier replies).
+    full_text:
+        The whole body as plain text, quoted history included (quotes as ``>``
+        lines): what to read when ``text`` is not enough — a request the
+        reader cut away, a question the customer typed under a pasted header.
+        Treat what is not in ``text`` as possibly quoted.
     """
 
     id: str
@@ -64,6 +104,7 @@ class Message:
     text: str
     html: str
     from_agent: bool
+    full_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,6 +135,11 @@ class Conversation:
         the agent's own side effects (a refund, a ticket).
     thread_id:
         The Nylas thread.
+    mode:
+        Why the agent is asked (:class:`Mode`): ``send``, ``review``, ``shadow`` or ``replay``. Only
+        ``send`` and ``review`` answer a customer: do a side effect only when :attr:`acts_for_real`.
+        A replay's ``key`` is of its own kind (``replay-`` and a UUID): it never equals the key the
+        live replier gives the same burst, so an idempotency store never takes one for the other.
     """
 
     messages: tuple[Message, ...]
@@ -102,6 +148,18 @@ class Conversation:
     agent: AgentIdentity
     key: str
     thread_id: str
+    # Required, no default: a Conversation built without saying why would claim to be for real.
+    mode: Mode
+
+    def __post_init__(self) -> None:
+        # "shadow" as a plain string is accepted (a StrEnum equals its value); anything else is an error
+        # here rather than a silent "not send" in the agent.
+        object.__setattr__(self, "mode", Mode(self.mode))
+
+    @property
+    def acts_for_real(self) -> bool:
+        """True in ``send`` and ``review`` mode only: the one place for a refund, a ticket, an email."""
+        return self.mode.acts_for_real
 
 
 @dataclass(frozen=True)

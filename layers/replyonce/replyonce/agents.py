@@ -14,11 +14,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from replyonce.agent import AgentRejected, Conversation, Outcome, Reply
+from replyonce.agent import AgentRejected, Conversation, Message, Outcome, Reply
 from replyonce.config import AGENT_CHOICES
 from replyonce.exceptions import ConfigurationError
 from replyonce.observability import logger
 from replyonce.redaction import redact_addresses
+from replyonce.text import QUOTE_MARKER, UNSURE_MARKER
 
 Agent = Callable[[Conversation], Outcome]
 """What an agent is: one conversation in, a ``Reply``, ``NoReply`` or ``Handoff`` out."""
@@ -49,13 +50,33 @@ def template_agent(conversation: Conversation) -> Reply:
     )
 
 
+_REST_HEADER = (
+    "[The whole message as received, possibly quoted history; read it only for what the text above lacks:]"
+)
+
+
+def turn_text(message: Message) -> str:
+    """A message as the model reads it: the subject, the new text first, then — when the whole body
+    holds more — the whole body, every line marked as quoted (``> ``), so a cut in the wrong place
+    cannot hide the question and history is never read as the customer's."""
+    text = f"Subject: {message.subject}\n\n{message.text}".strip()
+    whole = message.full_text.strip()
+    markers = (QUOTE_MARKER, UNSURE_MARKER)
+    said = " ".join(line for line in message.text.splitlines() if line.strip() not in markers).split()
+    if not whole or whole.split() == said:
+        return text
+    quoted = "\n".join(f"> {line}".rstrip() for line in whole.splitlines())
+    return f"{text}\n\n{_REST_HEADER}\n{quoted}"
+
+
 class BedrockAgent:
     """Answers with a Bedrock model (Converse API), given the whole conversation as turns.
 
     The customers' messages are user turns and the agent's earlier replies
     assistant turns (consecutive messages of one side are joined, as Converse
     wants the roles to alternate and to start with the user); each is the
-    message's new text, quoted history removed.
+    message's new text first, then, where the whole body holds more, the whole
+    body marked as quoted (:func:`turn_text`).
 
     Parameters
     ----------
@@ -81,7 +102,7 @@ class BedrockAgent:
             role = "assistant" if message.from_agent else "user"
             if not turns and role == "assistant":
                 continue  # Converse starts with the user; an opening message of ours is context only
-            text = f"Subject: {message.subject}\n\n{message.text}".strip()[:_MAX_TURN_CHARACTERS]
+            text = turn_text(message)[:_MAX_TURN_CHARACTERS]
             if turns and turns[-1]["role"] == role:
                 turns[-1]["content"][0]["text"] += f"\n\n---\n\n{text}"
             else:

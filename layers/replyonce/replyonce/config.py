@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from replyonce.evidence import TrustedList, trusted_lists
 from replyonce.exceptions import ConfigurationError
 
 if TYPE_CHECKING:
@@ -42,19 +43,6 @@ def _required(env: Mapping[str, str], name: str) -> str:
     if not value:
         raise ConfigurationError(f"environment variable {name} is required but not set")
     return value
-
-
-def list_ids(raw: str) -> frozenset[str]:
-    """Comma-separated ``List-Id`` identifiers, with or without their angle brackets, lower case.
-
-    ``TRUSTED_LISTS`` as the replier reads it; the operator commands read the stack's ``TrustedLists``
-    with it too, so a backfill screens mail as the replier does.
-    """
-    return frozenset(part.strip().strip("<>").strip().lower() for part in raw.split(",") if part.strip())
-
-
-def _list_ids(env: Mapping[str, str], name: str) -> frozenset[str]:
-    return list_ids(env.get(name, ""))
 
 
 def _integer(
@@ -170,8 +158,9 @@ class ReplierSettings:
     agent_system_prompt: str = ""
     # The agent's time counts in a record's budget; a slower agent is a retry, never a half-stored reply.
     agent_timeout_seconds: float = 30.0
-    # A hand-off may file the message in this folder (its name or id); "" leaves it where it is.
-    handoff_folder: str = ""
+    # Every message of a person the agent does not answer is moved to this folder (its name or id),
+    # created in the grant when it has none of that name (invariant 7: no silent no for a person).
+    handoff_folder: str = "Needs a person"
     # Loop guard: at most this many replies per thread per rolling hour.
     reply_budget_per_hour: int = 3
     # After a person wrote in a thread from the mailbox, the agent stays out of it this long (0: off).
@@ -181,6 +170,9 @@ class ReplierSettings:
     # At most this many agent replies to one correspondent on one thread with no person writing in between
     # (a loop between robots ends whatever the provider does with headers); 0 turns the limit off.
     max_automatic_exchanges: int = 2
+    # A reply of ours counts as an automatic exchange only when the correspondent answered it within this
+    # many seconds (robot speed): a customer who asks one question a day is never a loop.
+    automatic_exchange_seconds: int = 600
     # A person's draft in a shared mailbox's thread holds the agent back this long from the draft's date.
     person_draft_wait_seconds: int = 600
     # What any one address can draw from the agent, across threads, per hour.
@@ -217,9 +209,10 @@ class ReplierSettings:
     account_retry_seconds: int = 900
     # No-reply senders whose Reply-To is trusted (contact forms): lower-case addresses.
     reply_to_trusted_senders: frozenset[str] = frozenset()
-    # Lists or groups the company runs that relay customers (a support address as a Google Group), by the
-    # List-Id's identifier (lower case): answered to the original sender, not skipped as bulk mail.
-    trusted_lists: frozenset[str] = frozenset()
+    # Lists or groups the company runs that relay customers (a support address as a Google Group), each by
+    # its List-Id and its own address (``list-id=address``): a post the group rewrote to its own From is
+    # answered to the person it relayed once the receiving provider authenticated it; never bulk mail.
+    trusted_lists: tuple[TrustedList, ...] = ()
     # The active-Region record's table (a multi-Region strongly consistent global table); "": one
     # Region, no fence (the default: a single-Region deploy behaves as it always has).
     active_region_table: str = ""
@@ -252,8 +245,10 @@ class ReplierSettings:
             person_hold_seconds=self.person_hold_seconds,
             max_recipients=self.max_reply_recipients,
             max_automatic_exchanges=self.max_automatic_exchanges,
+            automatic_exchange_seconds=self.automatic_exchange_seconds,
             person_draft_wait_seconds=self.person_draft_wait_seconds,
             lease_wait_seconds=self.lease_wait_seconds,
+            max_receive_count=self.max_receive_count,
             fence_region=self.region if self.active_region_table else "",
         )
 
@@ -312,7 +307,7 @@ class ReplierSettings:
             agent_timeout_seconds=_number(
                 env, "AGENT_TIMEOUT_SECONDS", _default(cls, "agent_timeout_seconds"), minimum=1.0
             ),
-            handoff_folder=env.get("HANDOFF_FOLDER", "").strip(),
+            handoff_folder=env.get("HANDOFF_FOLDER", "").strip() or _default(cls, "handoff_folder"),
             reply_budget_per_hour=_integer(
                 env, "REPLY_BUDGET_PER_HOUR", _default(cls, "reply_budget_per_hour"), minimum=1
             ),
@@ -322,6 +317,9 @@ class ReplierSettings:
             ),
             max_automatic_exchanges=_integer(
                 env, "MAX_AUTOMATIC_EXCHANGES", _default(cls, "max_automatic_exchanges")
+            ),
+            automatic_exchange_seconds=_integer(
+                env, "AUTOMATIC_EXCHANGE_SECONDS", _default(cls, "automatic_exchange_seconds"), minimum=1
             ),
             max_reply_recipients=_integer(
                 env, "MAX_REPLY_RECIPIENTS", _default(cls, "max_reply_recipients"), minimum=1, maximum=10
@@ -364,7 +362,7 @@ class ReplierSettings:
                 env, "ACCOUNT_RETRY_SECONDS", _default(cls, "account_retry_seconds"), minimum=1
             ),
             reply_to_trusted_senders=_addresses(env, "REPLY_TO_TRUSTED_SENDERS"),
-            trusted_lists=_list_ids(env, "TRUSTED_LISTS"),
+            trusted_lists=trusted_lists(env.get("TRUSTED_LISTS", "")),
             active_region_table=fence_table,
             region=region,
         )

@@ -300,7 +300,18 @@ class NotificationConsumer:
         subject = parsed.subject()
         if subject is None:
             return skipped(SkipReason.UNSUPPORTED_TYPE, notification_type=parsed.type)
-        return self._replier.handle(subject, remaining_seconds=self._remaining, hold_record=self._hold)
+        record = self._current.record
+        # SQS sets it on every record; an event written by hand (``sam local invoke``) may lack it.
+        first_received_ms = record.attributes.get("ApproximateFirstReceiveTimestamp")
+        return self._replier.handle(
+            subject,
+            remaining_seconds=self._remaining,
+            hold_record=self._hold,
+            receives=int(record.attributes.approximate_receive_count or 1),
+            first_received_at=int(first_received_ms or 0) // 1000
+            if str(first_received_ms or "").isdigit()
+            else 0,
+        )
 
     def _hold(self, seconds: float) -> None:
         """The record stays invisible while its worker may hold the thread's lease, and no longer."""

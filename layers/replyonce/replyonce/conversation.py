@@ -1,17 +1,18 @@
 """The agent's view of a thread, built from the listing the replier already read (no extra request).
 
-Pure: the listing's messages (newest first), the burst the plan chose and the
-answering grant in; a :class:`replyonce.agent.Conversation` out, oldest first.
+Pure: the listing's messages (newest first), the burst the plan chose, the
+answering grant and the mode in; a :class:`replyonce.agent.Conversation` out,
+oldest first.
 """
 
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from replyonce.agent import AgentIdentity, Conversation, Message
+from replyonce.agent import AgentIdentity, Conversation, Message, Mode
 from replyonce.keys import conversation_key
 from replyonce.plan import Burst, message_id
 from replyonce.screening import address, sender_email
-from replyonce.text import new_text
+from replyonce.text import full_text, new_text
 
 
 def _int(value: Any) -> int:
@@ -39,6 +40,7 @@ def agent_message(message: Mapping[str, Any], agent_addresses: Collection[str]) 
         text=new_text(html),
         html=html,
         from_agent=sender in agent_addresses,
+        full_text=full_text(html),
     )
 
 
@@ -49,8 +51,13 @@ def conversation_for(
     agent: AgentIdentity,
     agent_addresses: Collection[str],
     thread_id: str,
+    mode: Mode,
 ) -> Conversation:
-    """The conversation the agent answers: the thread oldest first, the burst, the target, the key."""
+    """The conversation the agent answers: the thread oldest first, the burst, the target, the key.
+
+    ``mode`` is required (no default): every caller says whether this run answers a customer (``send``,
+    ``review``) or not (``shadow``, ``replay``), and the key follows it (``keys.conversation_key``).
+    """
     seen: dict[str, Message] = {}
     for raw in reversed(listing):  # the listing is newest first; the agent reads oldest first
         mid = message_id(raw)
@@ -65,6 +72,7 @@ def conversation_for(
         to_answer=to_answer,
         target=target,
         agent=agent,
-        key=conversation_key(agent.grant_id, thread_id, burst.covered),
+        key=conversation_key(agent.grant_id, thread_id, burst.covered, mode),
         thread_id=thread_id,
+        mode=mode,
     )

@@ -11,6 +11,9 @@ every message object, listings included; Agent Accounts accept it too):
     the message it replies to (indexed: an operator can ask "was X answered?");
 ``replyonce_thread``
     the thread, so a ``message.delivered`` / ``message.send_failed`` finds its intent;
+``replyonce_review``
+    ``"1"`` on a review draft: if a person sends it and the provider keeps its
+    metadata, the sent message is still known for a person's choice to send;
 ``replyonce_covers``, ``replyonce_covers_2``, ...
     a 16-hex-digit digest of every message id the reply covers, space-separated
     (values hold at most 500 characters; ids can be long, digests are not).
@@ -21,15 +24,14 @@ answered again, whatever our tables say.
 """
 
 import hashlib
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
-
-from replyonce.screening import sender_email
 
 INTENT_KEY = "key1"
 TARGET_KEY = "key2"
 THREAD_KEY = "replyonce_thread"
 COVERS_KEY = "replyonce_covers"
+REVIEW_KEY = "replyonce_review"
 _DIGEST_CHARACTERS = 16
 _MAX_VALUE_LENGTH = 500
 # Nylas allows 50 pairs; the three above and a margin for an agent's own keys leave 40 for digests.
@@ -44,8 +46,10 @@ def digest(message_id: str) -> str:
     return hashlib.sha256(message_id.encode()).hexdigest()[:_DIGEST_CHARACTERS]
 
 
-def reply_metadata(intent_id: str, target_id: str, thread_id: str, covered: Iterable[str]) -> dict[str, str]:
-    """The metadata every reply (and every review draft) is sent with.
+def reply_metadata(
+    intent_id: str, target_id: str, thread_id: str, covered: Iterable[str], *, review: bool = False
+) -> dict[str, str]:
+    """The metadata every reply (and every review draft, ``review``) is sent with.
 
     Raises
     ------
@@ -56,6 +60,8 @@ def reply_metadata(intent_id: str, target_id: str, thread_id: str, covered: Iter
     if len(digests) > MAX_COVERED_IDS:
         raise ValueError(f"a reply can record at most {MAX_COVERED_IDS} covered messages, not {len(digests)}")
     metadata = {INTENT_KEY: intent_id, TARGET_KEY: target_id, THREAD_KEY: thread_id}
+    if review:
+        metadata[REVIEW_KEY] = "1"
     for index in range(0, len(digests), _DIGESTS_PER_VALUE):
         name = COVERS_KEY if index == 0 else f"{COVERS_KEY}_{index // _DIGESTS_PER_VALUE + 1}"
         metadata[name] = " ".join(digests[index : index + _DIGESTS_PER_VALUE])
@@ -73,27 +79,33 @@ def carries_intent_id(message: Mapping[str, Any]) -> bool:
     return isinstance(metadata_of(message).get(INTENT_KEY), str)
 
 
-def is_reply_of(message: Mapping[str, Any], intent_id: str, agent_addresses: Collection[str]) -> bool:
-    """Whether ``message`` is the reply of intent ``intent_id``: sent by an agent, carrying its id.
+def is_reviewed_draft(message: Mapping[str, Any]) -> bool:
+    """Whether ``message`` is a review draft of ours (or a person's send of one that kept its metadata)."""
+    return carries_intent_id(message) and metadata_of(message).get(REVIEW_KEY) == "1"
 
-    Why both: a search filter Nylas ignored, or a customer who pasted our
-    metadata, must not turn someone else's message into "our reply".
+
+def is_reply_of(message: Mapping[str, Any], intent_id: str) -> bool:
+    """Whether ``message`` is the reply of intent ``intent_id``: it carries that id in its metadata.
+
+    Why the id and not the id alone of what a search returned: a search filter Nylas ignored must not
+    turn someone else's message into "our reply". Why not ``from``: a grant's alias, or a provider that
+    rewrites ``From``, shows our reply under another address; only the API sets metadata.
     """
-    return sender_email(message) in agent_addresses and metadata_of(message).get(INTENT_KEY) == intent_id
+    return metadata_of(message).get(INTENT_KEY) == intent_id
 
 
-def covered_in_mailbox(
-    messages: Iterable[Mapping[str, Any]], agent_addresses: Collection[str]
-) -> tuple[frozenset[str], frozenset[str]]:
-    """What the agent's replies among ``messages`` say they cover: ``(message ids, digests)``.
+def covered_in_mailbox(messages: Iterable[Mapping[str, Any]]) -> tuple[frozenset[str], frozenset[str]]:
+    """What our replies among ``messages`` say they cover: ``(message ids, digests)``.
 
     A message is covered when its id is a reply's ``key2`` or its digest is
-    in a reply's ``replyonce_covers*`` (see :func:`is_covered`).
+    in a reply's ``replyonce_covers*`` (see :func:`is_covered`). A reply is
+    ours by its metadata wherever it sits and whatever its ``from`` shows (an
+    alias: a reply recognised by its sender alone was sent a second time).
     """
     targets: set[str] = set()
     digests: set[str] = set()
     for message in messages:
-        if sender_email(message) not in agent_addresses or not carries_intent_id(message):
+        if not carries_intent_id(message):
             continue
         metadata = metadata_of(message)
         target = metadata.get(TARGET_KEY)

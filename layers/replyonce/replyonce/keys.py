@@ -10,10 +10,17 @@ one burst.
 import json
 import uuid
 
+from replyonce.agent import Mode
+
 # Changing either namespace changes every key: a deploy would re-open what the old keys still fence.
 _LEGACY_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/replyonce/idempotency-key")
 _KEY_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/replyonce/idempotency-key/v2")
 _AGENT_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/replyonce/conversation-key")
+_REPLAY_AGENT_NAMESPACE = uuid.uuid5(
+    uuid.NAMESPACE_URL, "https://github.com/replyonce/conversation-key/replay"
+)
+REPLAY_KEY_PREFIX = "replay-"
+"""Every replay's ``Conversation.key`` starts with it; no live key does (a live key is a bare UUID)."""
 
 LEGACY_KEY_SCHEME = 1
 """Intents stored by versions before the injective derivation (no ``key_scheme`` in the item)."""
@@ -36,6 +43,21 @@ def idempotency_key(grant_id: str, target_id: str, generation: int, scheme: int 
     return str(uuid.uuid5(_KEY_NAMESPACE, json.dumps([grant_id, target_id, generation])))
 
 
-def conversation_key(grant_id: str, thread_id: str, covered: tuple[str, ...]) -> str:
-    """``Conversation.key``: the same on every retry of the burst ``covered`` on one thread."""
-    return str(uuid.uuid5(_AGENT_NAMESPACE, json.dumps([grant_id, thread_id, sorted(covered)])))
+def conversation_key(grant_id: str, thread_id: str, covered: tuple[str, ...], mode: Mode = Mode.SEND) -> str:
+    """``Conversation.key``: the same on every retry of the burst ``covered`` on one thread.
+
+    Parameters
+    ----------
+    grant_id, thread_id, covered:
+        The answering grant, the thread and the burst's message ids (in any order).
+    mode:
+        Why the agent is asked. ``send``, ``review`` and ``shadow`` share one key per burst (live
+        mail; the intent id and the shadow record's id are this key too). ``replay`` is of its own
+        namespace and prefix: a replay of last week's mail that reached an agent's idempotency store
+        (a ticket keyed on ``Conversation.key``) must never answer for, or pre-empt, the live burst,
+        and the prefix makes that true by construction rather than by the odds of a UUID collision.
+    """
+    name = json.dumps([grant_id, thread_id, sorted(covered)])
+    if mode == Mode.REPLAY:
+        return REPLAY_KEY_PREFIX + str(uuid.uuid5(_REPLAY_AGENT_NAMESPACE, name))
+    return str(uuid.uuid5(_AGENT_NAMESPACE, name))

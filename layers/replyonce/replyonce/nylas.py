@@ -195,12 +195,18 @@ class NylasMailbox:
     # ---- the port ----------------------------------------------------------------------------------------
 
     def grant(self, grant_id: str) -> Grant:
-        data = self._data(self._get(_path(grant_id))) or {}
+        """The grant with its aliases (``expose_aliases=true``: Google and Microsoft grants have them, and a
+        sent copy of our reply may show one as its ``from``)."""
+        data = self._data(self._get(_path(grant_id), {"expose_aliases": "true"})) or {}
+        aliases = data.get("email_aliases")
         return Grant(
             id=grant_id,
             email=str(data.get("email", "")).lower(),
             name=str(data.get("name") or ""),
             provider=str(data.get("provider") or ""),
+            aliases=tuple(a.strip().lower() for a in aliases if isinstance(a, str) and a.strip())
+            if isinstance(aliases, list)
+            else (),
         )
 
     def drafts_in_thread(self, grant_id: str, thread_id: str) -> list[Message]:
@@ -274,21 +280,41 @@ class NylasMailbox:
     def create_draft(self, grant_id: str, request: str) -> Answer:
         return self._post(_path(grant_id, "drafts"), request, {}, self._send_timeout)
 
+    def create_folder(self, grant_id: str, name: str) -> Folder:
+        """``POST /folders`` with ``{"name": name}``: the folder Nylas made (its id is the one to move to)."""
+        response = self._write("post", _path(grant_id, "folders"), {"name": name})
+        data = self._data(response) or {}
+        if not isinstance(data, dict) or not data.get("id"):
+            raise NylasRetryableError(f"folder creation in {grant_id} answered no folder id")
+        attributes = data.get("attributes") or []
+        return Folder(
+            id=str(data["id"]),
+            name=str(data.get("name") or name),
+            attributes=tuple(str(a) for a in attributes if isinstance(a, str)),
+        )
+
     def move(self, grant_id: str, message_id: str, folder_id: str) -> None:
-        path = _path(grant_id, "messages", message_id)
+        self._write("put", _path(grant_id, "messages", message_id), {"folders": [folder_id]})
+
+    def _write(self, method: str, path: str, body: dict[str, Any]) -> requests.Response:
+        """A ``PUT``/``POST`` of a JSON body (not a send): its ``200``, or the error it raises (a retryable
+        status or no answer: :class:`NylasRetryableError`; any other: :class:`NylasPermanentError`)."""
         try:
-            response = self._session.put(
+            response = self._session.request(
+                method.upper(),
                 f"{self._api_uri}{path}",
-                data=json.dumps({"folders": [folder_id]}).encode(),
+                data=json.dumps(body).encode(),
                 headers={**self._headers(), "Content-Type": "application/json"},
                 timeout=self._timeout,
             )
         except requests.RequestException as exc:
-            raise NylasRetryableError(f"PUT {path} failed: {exc}") from exc
-        if response.status_code != 200:
-            error_type, message = _error(response)
-            raise NylasPermanentError(
-                f"PUT {path}: {response.status_code} {message}",
-                status=response.status_code,
-                error_type=error_type,
-            )
+            raise NylasRetryableError(f"{method.upper()} {path} failed: {exc}") from exc
+        if response.status_code == 200:
+            return response
+        error_type, message = _error(response)
+        error = NylasRetryableError if response.status_code in RETRYABLE_STATUSES else NylasPermanentError
+        raise error(
+            f"{method.upper()} {path}: {response.status_code} {message}",
+            status=response.status_code,
+            error_type=error_type,
+        )

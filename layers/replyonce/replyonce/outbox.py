@@ -110,7 +110,7 @@ def new_intent(
         "subject": _subject(reply, target),
         "body": reply_html(reply),
         "reply_to_message_id": target_id,
-        "metadata": reply_metadata(intent_id, target_id, thread_id, covered),
+        "metadata": reply_metadata(intent_id, target_id, thread_id, covered, review=review),
     }
     if not review:
         request["custom_headers"] = [_custom_header(header) for header in AUTOMATIC_MARKS]

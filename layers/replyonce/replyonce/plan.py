@@ -9,13 +9,15 @@ which no order changes — and only the choice of the one it threads on (the
 first listed, the newest) depends on the order.
 """
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
-from replyonce.coverage import carries_intent_id
+from replyonce.coverage import carries_intent_id, is_reviewed_draft
+from replyonce.evidence import TrustedList, in_sent_folder
 from replyonce.reasons import SkipReason
-from replyonce.recipients import mailbox_key, reply_recipient
+from replyonce.recipients import mailbox_key, recipient_choice, reply_recipient
 from replyonce.screening import address, header_values, sender_email
 
 Message = Mapping[str, Any]
@@ -46,6 +48,8 @@ class Burst:
     to_answer: tuple[Message, ...]
     target: Message
     recipients: tuple[dict[str, str], ...]
+    alone: bool = False
+    """A newcomer's burst (:func:`newcomers`): the agent is shown only these messages, not the thread."""
 
     @property
     def recipient(self) -> dict[str, str]:
@@ -115,101 +119,197 @@ def reach_everyone(
     return tuple(kept), tuple(recipients)
 
 
-def from_a_person(message: Message, own_addresses: Iterable[str]) -> bool:
-    """Written from the mailbox by a person: sent from one of its own addresses without ReplyOnce's
-    intent id in its metadata (every reply ReplyOnce sends carries it, ``replyonce.coverage``)."""
-    return sender_email(message) in frozenset(own_addresses) and not carries_intent_id(message)
+class Author(Enum):
+    """Who wrote a message of the thread, on the provider's and our own evidence (never ``From`` alone)."""
+
+    OTHER = "other"
+    """Anyone outside: a customer, a machine — and a message in the inbox or junk that shows the
+    mailbox's own address in ``From``, since only mail the mailbox sent sits in its Sent folder."""
+    AGENT = "agent"
+    """ReplyOnce's reply: our intent id in its metadata (only the API sets metadata), whatever its
+    ``from`` shows (a grant's alias, a provider's rewrite)."""
+    REVIEWED = "reviewed"
+    """A review draft of ours that a person sent: our metadata with the review mark. Its words are the
+    agent's, but a person chose to send them: not an automatic exchange, no person's hold either."""
+    PERSON = "person"
+    """A person of the mailbox: from one of its own addresses, in its Sent folder, not ours."""
+
+
+def author(message: Message, own_addresses: Collection[str], sent_folders: Collection[str]) -> Author:
+    """Who wrote ``message`` (:class:`Author`); ``sent_folders``: the grant's Sent folder ids."""
+    if carries_intent_id(message):
+        return Author.REVIEWED if is_reviewed_draft(message) else Author.AGENT
+    if sender_email(message) in own_addresses and in_sent_folder(message, sent_folders):
+        return Author.PERSON
+    return Author.OTHER
+
+
+def from_a_person(message: Message, own_addresses: Collection[str], sent_folders: Collection[str]) -> bool:
+    """Written from the mailbox by a person (:attr:`Author.PERSON`): the one definition the rules use."""
+    return author(message, own_addresses, sent_folders) is Author.PERSON
 
 
 @dataclass(frozen=True)
 class PeopleInThread:
-    """What the people of the mailbox did in a thread, as its listing shows it.
+    """What the people of the mailbox answered in a thread, as its listing shows it.
 
     Attributes
     ----------
     answered:
-        Message ids a person's message answered: every message listed older than the newest
-        person's message, and every message a person's ``In-Reply-To``/``References`` names.
-    newest:
-        The newest person's message (listing order), or ``None``.
+        Message ids a person's message answered: a message whose sender a person's message of the
+        mailbox is addressed to (``to``/``cc``), listed older than it or named by its
+        ``In-Reply-To``/``References``.
+    last_answer_to:
+        Correspondent's inbox (:func:`replyonce.recipients.mailbox_key`) → the newest person's message
+        addressed to them that answered something of theirs: where a person's hold runs from.
     """
 
     answered: frozenset[str]
-    newest: Message | None
+    last_answer_to: Mapping[str, Message]
+    named: frozenset[str] = frozenset()
+    """Of ``answered``, the ids a person's message names in ``In-Reply-To``/``References``: an answer the
+    person's own mail client recorded. The rest rest on the listing's order alone."""
 
 
-def people_in_thread(messages: Sequence[Message], own_addresses: Iterable[str]) -> PeopleInThread:
-    """Which messages the mailbox's people answered (invariant 1, counting the people).
+def _named_by(message: Message) -> set[str]:
+    """The ``Message-ID``s a message's ``In-Reply-To`` and ``References`` name."""
+    return {
+        part
+        for header in ("in-reply-to", "references")
+        for v in header_values(message, header)
+        for part in v.split()
+    }
 
-    Why two sources: "after" is the listing's order (never the sender's
-    ``date``), and a person's reply names what it answers in its headers
-    when they were read. Where they disagree — a back-dated customer message
-    listed below a person's reply, a reply to an older message — the
-    message counts as answered: that side sends nothing twice, and the skip
-    is logged with its reason.
+
+def people_in_thread(
+    messages: Sequence[Message], own_addresses: Collection[str], sent_folders: Collection[str] = ()
+) -> PeopleInThread:
+    """Which messages the mailbox's people answered (invariant 1, counting the people; invariant 7).
+
+    A person's answer is a message addressed to its sender: a colleague's
+    forward to the warehouse or an internal note answers nobody, and a
+    message that only shows the mailbox's address in ``From`` is no
+    person's (:func:`author`). Why two sources for *which* of a sender's
+    messages: "after" is the listing's order (never the sender's ``date``),
+    and a person's reply names what it answers in its headers. Where they
+    disagree — a back-dated message listed below the answer, an answer to an
+    older message — the message counts as answered: that side sends nothing twice.
     """
-    own = frozenset(own_addresses)
-    newest = next((i for i, m in enumerate(messages) if from_a_person(m, own)), None)
-    if newest is None:
-        return PeopleInThread(frozenset(), None)
-    answered = {message_id(m) for m in messages[newest + 1 :]}
-    named: set[str] = set()
-    for m in messages:
-        if from_a_person(m, own):
-            for header in ("in-reply-to", "references"):
-                for value in header_values(m, header):
-                    named.update(part for part in value.split() if part)
-    if named:
-        answered |= {
-            message_id(m) for m in messages if any(v in named for v in header_values(m, "message-id"))
-        }
-    return PeopleInThread(frozenset(answered - {""}), messages[newest])
+    answered: set[str] = set()
+    named_ids: set[str] = set()
+    last_answer_to: dict[str, Message] = {}
+    for index, person in enumerate(messages):  # newest first
+        if not from_a_person(person, own_addresses, sent_folders):
+            continue
+        addressed = _mailboxes(person, ("to", "cc"))
+        named = _named_by(person)
+        for position, m in enumerate(messages):
+            sender = mailbox_key(sender_email(m))
+            if m is person or sender not in addressed or not message_id(m):
+                continue
+            named_it = any(v in named for v in header_values(m, "message-id"))
+            if position > index or named_it:
+                answered.add(message_id(m))
+                last_answer_to.setdefault(sender, person)
+                if named_it:
+                    named_ids.add(message_id(m))
+    return PeopleInThread(frozenset(answered), last_answer_to, frozenset(named_ids))
 
 
-def person_hold_ends(people: PeopleInThread, hold_seconds: int) -> int | None:
-    """When the thread is the agent's again after a person wrote in it (Nylas time), or ``None``.
+def person_hold_ends(people: PeopleInThread, correspondent: str, hold_seconds: int, now: int) -> int | None:
+    """When a thread is the agent's again for ``correspondent`` after a person answered them, or ``None``.
 
-    The person's message's ``date`` is the mailbox's own clock (it was sent from the mailbox), not a
-    customer's; a date in the future holds the thread until then and a hold of 0 is off.
+    The hold runs from the person's answer's ``date``, but never from later
+    than ``now`` (the read that saw it, Nylas' time): a ``date`` in the future
+    cannot hold the thread beyond one hold from when it was read. A hold of 0 is off.
     """
-    if people.newest is None or hold_seconds <= 0:
+    answer = people.last_answer_to.get(mailbox_key(correspondent))
+    if answer is None or hold_seconds <= 0:
         return None
+    return min(_date(answer), now) + hold_seconds
+
+
+def _date(message: Message) -> int:
     try:
-        written = int(people.newest.get("date") or 0)
+        return int(message.get("date") or 0)
     except (TypeError, ValueError):
-        written = 0
-    return written + hold_seconds
+        return 0
+
+
+def newcomers(messages: Sequence[Message], own_addresses: Collection[str]) -> frozenset[str]:
+    """Ids of the messages of every newcomer: a sender whose first message of the thread came after
+    others that name them nowhere (no ``from``/``to``/``cc`` of an older message): someone who joined a
+    customer's conversation, not a participant. ``messages`` must be the whole thread.
+
+    Why it matters: a reply to the thread's newest message goes to its sender
+    with the whole conversation behind it; a stranger who replies into a
+    customer's thread (the customer's ``Message-ID`` is enough) would receive
+    the answer to the customer's question. A newcomer is answered alone.
+    """
+    own = {mailbox_key(a) for a in own_addresses}
+    seen: set[str] = set()
+    strangers: set[str] = set()
+    met: set[str] = set()
+    for m in reversed(messages):  # oldest first
+        sender = mailbox_key(sender_email(m))
+        if sender and sender not in met and sender not in own:
+            met.add(sender)
+            if seen and sender not in seen:
+                strangers.add(sender)
+        seen |= _mailboxes(m, ("from", "to", "cc"))
+    return frozenset(
+        message_id(m) for m in messages if message_id(m) and mailbox_key(sender_email(m)) in strangers
+    )
 
 
 def automatic_exchanges(
     messages: Sequence[Message],
     correspondent: str,
-    own_addresses: Iterable[str],
+    own_addresses: Collection[str],
     pending: Sequence[Sequence[str]] = (),
+    *,
+    sent_folders: Collection[str] = (),
+    window_seconds: int = 0,
+    now: int = 0,
 ) -> int:
-    """ReplyOnce's replies to ``correspondent`` in the thread since a person of the mailbox last wrote.
+    """ReplyOnce's replies to ``correspondent`` that were answered at robot speed since a person wrote.
 
     Why count them: when a provider drops every automatic mark (or the other
     side is a robot that honours none), two agents answer each other paced
-    only by the hourly budget. A person writing from the mailbox resets the
-    count: the conversation is a person's again. ``messages`` are in the
-    listing's order (newest first); a reply counts when it is ours (our
-    intent id in its metadata) and names the correspondent's mailbox.
-    ``pending`` are the ``to`` addresses of our replies not in the listing
-    yet (queued by Nylas, or still being sent): newer than any message
-    listed, so no person's message stands between them and the next reply.
-    Why they count: a reply queued by Nylas is in no listing for seconds, and
-    the 10,000-notification run of issue 31 sent a third email beside it.
+    only by the hourly budget. Only an exchange the other side answered
+    within ``window_seconds`` of our reply counts (``0``: every reply): a
+    customer who asks one question a day is a conversation, not a loop. A
+    reply is answered when a message of the correspondent's is dated from
+    the reply's ``date`` (Nylas' own: it was sent from the mailbox) to
+    ``window_seconds`` after it, its date never later than ``now`` (the
+    read). Why dates and not the listing's order: Nylas does not name the
+    key it lists by, and under a listing by date a back-dated message stands
+    anywhere; a date typed to look slow only leaves the loop to the hourly
+    budget, one typed to look fast only hands the thread to a person.
+
+    A person writing from the mailbox, or sending a review draft of ours,
+    resets the count: what is listed below their message (``messages`` are
+    newest first) is the conversation before a person took it. ``pending``
+    are the ``to`` addresses of our replies not in the listing yet (queued
+    by Nylas, or still being sent): they count, since the answer that
+    prompts the next reply may already be in (the 10,000-notification run of
+    issue 31 sent a third email beside one queued).
     """
-    own = frozenset(own_addresses)
     wanted = mailbox_key(correspondent)
     count = sum(1 for to in pending if wanted in {mailbox_key(a) for a in to})
+    ours: list[int] = []
+    theirs: list[int] = []
     for m in messages:
-        if from_a_person(m, own):
+        who = author(m, own_addresses, sent_folders)
+        if who in (Author.PERSON, Author.REVIEWED):
             break
-        if sender_email(m) in own and carries_intent_id(m) and wanted in _mailboxes(m, ("to",)):
-            count += 1
-    return count
+        if who is Author.AGENT and wanted in _mailboxes(m, ("to",)):
+            ours.append(_date(m))
+        elif who is Author.OTHER and mailbox_key(sender_email(m)) == wanted:
+            theirs.append(min(_date(m), now) if now else _date(m))
+    if not window_seconds:
+        return count + len(ours)
+    return count + sum(1 for sent in ours if any(0 <= at - sent <= window_seconds for at in theirs))
 
 
 def plan_burst(
@@ -219,15 +319,18 @@ def plan_burst(
     is_covered: Callable[[str], bool],
     reason_not_to_answer: Callable[[Message], SkipReason | None],
     own_addresses: Iterable[str],
+    sent_folders: Collection[str] = (),
     trusted_senders: Iterable[str] = (),
-    trusted_lists: Iterable[str] = (),
+    trusted_lists: Iterable[TrustedList] = (),
     now: int = 0,
     person_hold_seconds: int = 0,
     max_recipients: int = 1,
     max_automatic_exchanges: int = 0,
+    automatic_exchange_seconds: int = 0,
     pending_replies: Sequence[Sequence[str]] = (),
+    whole_thread: bool = True,
 ) -> Burst | SkipReason:
-    """The reply to plan for the notification about ``trigger_id`` (invariants 2 and 3).
+    """The reply to plan for the notification about ``trigger_id`` (invariants 2, 3 and 4).
 
     Parameters
     ----------
@@ -239,17 +342,26 @@ def plan_burst(
         Whether a reply (our state, or a reply of ours in the mailbox) covers a message id.
     reason_not_to_answer:
         ``replyonce.screening.reason_not_to_answer`` bound to this grant.
+    sent_folders:
+        The grant's Sent folder ids: a person's message is one the mailbox sent (:func:`author`).
     pending_replies:
         The ``to`` addresses of our replies that may be out, or will be, and are not in ``messages``
         (:func:`automatic_exchanges`).
+    whole_thread:
+        Whether ``messages`` reach the thread's first message: only then can a sender be known for a
+        newcomer (:func:`newcomers`); a read cut short knows no newcomers.
 
     Returns
     -------
     Burst or SkipReason
         One reply to the newest eligible uncovered message covers every
-        eligible uncovered message (invariant 3). A message that reached the
-        thread after an earlier reply's read is not covered, so it is
-        answered now (invariant 2).
+        eligible uncovered message (invariant 3); a newcomer's messages are a
+        burst of their own. A message that reached the thread after an
+        earlier reply's read is not covered, so it is answered now
+        (invariant 2). The reasons a person's message is not answered
+        (``PERSON_HOLD``, ``EXCHANGE_LIMIT``, ``NO_RECIPIENT``,
+        ``RELAY_UNVERIFIED``, ``SENDER_NOT_REACHED``) are handed off by the
+        core (invariant 7).
     """
     if is_covered(trigger_id):
         return SkipReason.ALREADY_REPLIED
@@ -257,17 +369,29 @@ def plan_burst(
     if trigger is None:
         raise ValueError(f"the trigger message {trigger_id!r} is not among the messages read")
     own = frozenset(own_addresses)
-    people = people_in_thread(messages, own)
+    people = people_in_thread(messages, own, sent_folders)
     if trigger_id in people.answered:
-        return SkipReason.ANSWERED_BY_PERSON
+        # Named by the person's reply: theirs. Below it in the listing only: perhaps, so a person is told.
+        named = trigger_id in people.named
+        return SkipReason.ANSWERED_BY_PERSON if named else SkipReason.ANSWERED_BY_PERSON_UNCONFIRMED
     reason = reason_not_to_answer(trigger)
     if reason is not None:
         return reason
-    hold_ends = person_hold_ends(people, person_hold_seconds)
+    hold_ends = person_hold_ends(people, sender_email(trigger), person_hold_seconds, now)
     if hold_ends is not None and now < hold_ends:
         return SkipReason.PERSON_HOLD
     trusted = frozenset(trusted_senders)
-    lists = frozenset(trusted_lists)
+    lists = tuple(trusted_lists)
+
+    def recipient_of(message: Message) -> dict[str, str] | None:
+        return reply_recipient(message, own, trusted, lists)
+
+    choice = recipient_choice(trigger, own, trusted, lists)
+    if isinstance(choice, SkipReason):
+        return choice
+    strangers = newcomers(messages, own) if whole_thread else frozenset()
+    alone = trigger_id in strangers
+    trigger_sender = mailbox_key(sender_email(trigger))
     burst = tuple(
         dict(
             (message_id(m), m)
@@ -276,12 +400,13 @@ def plan_burst(
             and message_id(m) not in people.answered
             and not is_covered(message_id(m))
             and reason_not_to_answer(m) is None
+            and (
+                message_id(m) in strangers and mailbox_key(sender_email(m)) == trigger_sender
+                if alone
+                else message_id(m) not in strangers
+            )
         ).values()
     )
-
-    def recipient_of(message: Message) -> dict[str, str] | None:
-        return reply_recipient(message, own, trusted, lists)
-
     for target in burst:  # newest first; a target nobody may be mailed at falls to the next
         recipient = recipient_of(target)
         if recipient is None:
@@ -290,15 +415,24 @@ def plan_burst(
             burst, target, recipient, messages, recipient_of=recipient_of, max_recipients=max_recipients
         )
         if trigger_id not in {message_id(m) for m in kept}:
-            # Its sender is not reached by the reply that covers it: nobody may be mailed at (a malformed
-            # or agent address), or one sender too many. Logged, never recorded answered.
-            return SkipReason.NO_RECIPIENT if recipient_of(trigger) is None else SkipReason.SENDER_NOT_REACHED
+            # Its sender is not reached by the reply that covers it (one sender too many): handed off,
+            # never recorded answered.
+            return SkipReason.SENDER_NOT_REACHED
         if max_automatic_exchanges and any(
-            automatic_exchanges(messages, r["email"], own, pending_replies) >= max_automatic_exchanges
+            automatic_exchanges(
+                messages,
+                r["email"],
+                own,
+                pending_replies,
+                sent_folders=sent_folders,
+                window_seconds=automatic_exchange_seconds,
+                now=now,
+            )
+            >= max_automatic_exchanges
             for r in recipients
         ):
             return SkipReason.EXCHANGE_LIMIT
-        return Burst(kept, target, recipients)
+        return Burst(kept, target, recipients, alone=alone)
     return SkipReason.NO_RECIPIENT
 
 

@@ -9,8 +9,10 @@ defaults does.
 
 from dataclasses import dataclass
 
+from replyonce.agent import Mode
 from replyonce.config import MAX_THREAD_WINDOW
 from replyonce.config import ReplierSettings as _Settings
+from replyonce.evidence import TrustedList
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,7 @@ class Policy:
 
     agent_grant_ids: tuple[str, ...]
     trusted_senders: frozenset[str] = _Settings.reply_to_trusted_senders
-    trusted_lists: frozenset[str] = _Settings.trusted_lists
+    trusted_lists: tuple[TrustedList, ...] = _Settings.trusted_lists
     reply_budget_per_hour: int = _Settings.reply_budget_per_hour
     recipient_budget_per_hour: int = _Settings.reply_budget_per_recipient_per_hour
     thread_window: int = _Settings.thread_window
@@ -32,6 +34,9 @@ class Policy:
     review_mode: bool = _Settings.reply_mode == "review"
     # REPLY_MODE=shadow: the whole pipeline runs, nothing is sent or drafted, what would be is recorded.
     shadow_mode: bool = _Settings.reply_mode == "shadow"
+    # Not a setting: set only by ``ops.replay`` (past mail run in shadow mode), so the agent is told
+    # (``Conversation.mode == "replay"``) and its key is a replay key, never the live one.
+    replay: bool = False
     agent_timeout_seconds: float = _Settings.agent_timeout_seconds
     send_timeout_seconds: float = _Settings.nylas_send_timeout_seconds
     margin_seconds: float = _Settings.record_margin_seconds
@@ -39,13 +44,40 @@ class Policy:
     person_hold_seconds: int = _Settings.person_hold_seconds
     max_recipients: int = _Settings.max_reply_recipients
     max_automatic_exchanges: int = _Settings.max_automatic_exchanges
+    automatic_exchange_seconds: int = _Settings.automatic_exchange_seconds
     person_draft_wait_seconds: int = _Settings.person_draft_wait_seconds
+    # The queue's maxReceiveCount: a record a person's draft holds back hands off on its last receive.
+    max_receive_count: int = _Settings.max_receive_count
     # How long a record waits in-process for a busy thread's lease (LEASE_WAIT_SECONDS).
     lease_wait_seconds: float = _Settings.lease_wait_seconds
 
     # Across Regions: this Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set);
     # "" (one Region): fence off.
     fence_region: str = ""
+
+    def __post_init__(self) -> None:
+        # A replay that could send would answer last week's customers: the two flags travel together.
+        if self.replay and not self.shadow_mode:
+            raise ValueError("a replay runs in shadow mode (replay=True needs shadow_mode=True)")
+
+    @property
+    def mode(self) -> Mode:
+        """What the agent is told (``Conversation.mode``): replay, else shadow, else review, else send.
+
+        Shadow before review: with both set nothing is sent or drafted, and the agent must not act.
+        """
+        if self.replay:
+            return Mode.REPLAY
+        if self.shadow_mode:
+            return Mode.SHADOW
+        if self.review_mode:
+            return Mode.REVIEW
+        return Mode.SEND
+
+    @property
+    def trusted_list_ids(self) -> frozenset[str]:
+        """The trusted lists' ``List-Id`` identifiers: their posts are not bulk mail."""
+        return frozenset(t.list_id for t in self.trusted_lists)
 
     @property
     def handover_seconds(self) -> float:

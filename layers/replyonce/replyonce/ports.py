@@ -28,6 +28,7 @@ class Grant:
     email: str
     name: str
     provider: str = ""
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,10 @@ class Mailbox(Protocol):
 
     def create_draft(self, grant_id: str, request: str) -> Answer:
         """``POST /drafts`` with ``request`` byte for byte; never raises."""
+        ...
+
+    def create_folder(self, grant_id: str, name: str) -> Folder:
+        """Create a folder (``POST /folders``): the hand-off folder a grant has none of."""
         ...
 
     def move(self, grant_id: str, message_id: str, folder_id: str) -> None:

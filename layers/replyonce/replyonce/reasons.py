@@ -42,8 +42,13 @@ class SkipReason(StrEnum):
     ANSWERED_BY_OTHER_AGENT = "answered_by_other_agent"
     """One email to several agents of this deployment: another of them answers it."""
     ANSWERED_BY_PERSON = "answered_by_person"
-    """A person answered it from the mailbox (a message of the grant's own that ReplyOnce did not send
-    came after it in the thread, or names it in ``In-Reply-To``/``References``)."""
+    """A person answered it from the mailbox: a message in the grant's Sent folder that ReplyOnce did not
+    send, addressed to its sender, came after it in the thread or names it in ``In-Reply-To`` or
+    ``References``."""
+    ANSWERED_BY_PERSON_UNCONFIRMED = "answered_by_person_unconfirmed"
+    """A person's message of the mailbox, addressed to its sender, is listed after it without naming it in
+    ``In-Reply-To``/``References``: the listing's order may be the sender's ``date`` (a back-dated message),
+    so it may be the person's answer or not. Never answered twice, never left silent: handed off."""
     PERSON_HOLD = "person_hold"
     """A person wrote in the thread from the mailbox less than ``PERSON_HOLD_SECONDS`` ago: the
     thread is theirs until then (``docs/agents.md`` says how to hand it back)."""
@@ -67,6 +72,13 @@ class SkipReason(StrEnum):
     thread, or past ``MAX_REPLY_RECIPIENTS``): the message is not recorded answered."""
     NO_RECIPIENT = "no_recipient"
     """No single well-formed mailbox the policy allows to receive the reply."""
+    RELAY_UNVERIFIED = "relay_unverified"
+    """The message asks for the reply to go to someone other than its ``From`` (a trusted list's rewritten
+    post, a trusted contact form's ``Reply-To``) and the receiving provider did not authenticate it
+    (``Authentication-Results``): handed off to a person, never mailed to an address a sender typed."""
+    PERSON_DRAFTING = "person_drafting"
+    """A person's draft in the thread held the message back through the record's receives: the message is
+    the person's (handed off) rather than a dead letter nobody hears of."""
     AGENT_DECLINED = "agent_declined"
     """The agent returned ``NoReply``."""
     HANDED_OFF = "handed_off"

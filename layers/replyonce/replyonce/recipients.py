@@ -5,9 +5,10 @@ safeguard on gmail.com or outlook.com: honouring it would let one message
 aim the agent at up to 50 strangers, from the company's address. So the reply
 goes to ``From``; ``Reply-To`` is honoured only for senders the operator
 vouches for (``REPLY_TO_TRUSTED_SENDERS``: a contact form that sends from its
-own no-reply address with the customer in ``Reply-To``), and even then to
-one address. Every address is parsed as a single mailbox — a string holding
-two addresses, a display name or a bare ``@`` is refused, never passed on.
+own no-reply address with the customer in ``Reply-To``), when the receiving
+provider authenticated that sender, and even then to one address. Every
+address is parsed as a single mailbox — a string holding two addresses, a
+display name or a bare ``@`` is refused, never passed on.
 
 An address is sent to and compared in one spelling, the one
 :func:`parse_mailbox` returns: lower case, its domain in ASCII
@@ -22,7 +23,9 @@ from email.utils import parseaddr
 from enum import StrEnum
 from typing import Any
 
-from replyonce.screening import header_values, is_machine_address, relayed_by_trusted_list, sender_email
+from replyonce.evidence import Authentication, TrustedList, sender_authenticated
+from replyonce.reasons import SkipReason
+from replyonce.screening import header_values, is_machine_address, list_id, sender_email
 
 # A dot-atom mailbox (RFC 5322 section 3.4.1 without quoted local parts or domain literals, which no
 # customer needs and which hide separators): labels of letters, digits and hyphens, at least one dot.
@@ -220,33 +223,96 @@ def _original_sender(message: Mapping[str, Any], own: Collection[str]) -> dict[s
     return _first_mailbox(message.get("reply_to"), own)
 
 
+def _trusted_list_of(
+    message: Mapping[str, Any], trusted_lists: Collection[TrustedList]
+) -> TrustedList | None:
+    """The trusted list that ``message`` claims to come through: by its ``List-Id``, or by a ``From`` that is
+    a trusted list's own address (a post claiming the group's address without its ``List-Id`` is no less
+    a claim to be the group's)."""
+    listed = list_id(message)
+    sender = mailbox_key(sender_email(message))
+    for trusted in trusted_lists:
+        if (listed and listed == trusted.list_id) or (
+            trusted.address and sender == mailbox_key(trusted.address)
+        ):
+            return trusted
+    return None
+
+
+def _names_someone_else(message: Mapping[str, Any], own: Collection[str]) -> bool:
+    """Whether ``X-Original-From`` or ``Reply-To`` names a mailbox other than ``From``: signs of a relay."""
+    original = _original_sender(message, own)
+    return original is not None and mailbox_key(original["email"]) != mailbox_key(sender_email(message))
+
+
+def _authenticated(message: Mapping[str, Any], sender: str) -> bool:
+    """Whether the receiving provider authenticated ``sender``'s domain (compared in its A-labels, as DKIM
+    and DMARC name domains)."""
+    return sender_authenticated(message, single_mailbox(sender) or sender) is Authentication.PASS
+
+
+def recipient_choice(
+    message: Mapping[str, Any],
+    own_addresses: Collection[str],
+    trusted_senders: Collection[str] = (),
+    trusted_lists: Collection[TrustedList] = (),
+) -> dict[str, str] | SkipReason:
+    """The one recipient of a reply to ``message`` (a Nylas participant), or why there is none.
+
+    The rule of evidence (``docs/design.md``): the reply goes to ``From``,
+    and to anyone else only on what the receiving provider vouches for.
+
+    - A post of a trusted list whose ``From`` is the list's own address (the
+      group rewrote it, DMARC mitigation) goes to the person it relayed
+      (``X-Original-From``, else ``Reply-To``) only when the receiving
+      provider authenticated that ``From`` (:func:`replyonce.evidence.sender_authenticated`):
+      otherwise :attr:`SkipReason.RELAY_UNVERIFIED` (handed off to a person —
+      never the stranger a typed header names, never the group itself).
+    - A post of a trusted list that kept its own ``From`` goes to ``From``:
+      a forged ``List-Id`` on direct mail reaches only its sender. A list
+      named without its address cannot recognise a rewritten post: one that
+      names someone other than ``From`` is handed off.
+    - A trusted sender's (a contact form's) ``Reply-To`` is honoured when
+      the provider authenticated the form's ``From``; otherwise handed off.
+    - ``NO_RECIPIENT``: no single well-formed mailbox that is not an agent's.
+    """
+    own = frozenset(map(mailbox_key, own_addresses))
+    trusted_list = _trusted_list_of(message, trusted_lists)
+    sender = sender_email(message)
+    if trusted_list is not None:
+        rewritten = bool(trusted_list.address) and mailbox_key(sender) == mailbox_key(trusted_list.address)
+        if rewritten or (not trusted_list.address and _names_someone_else(message, own)):
+            if not rewritten or not _authenticated(message, sender):
+                return SkipReason.RELAY_UNVERIFIED
+            original = _original_sender(message, own)
+            if original is None or is_machine_address(original["email"]):
+                return SkipReason.NO_RECIPIENT
+            return original
+    elif single_mailbox(sender) in _mailboxes(trusted_senders):
+        asked = _first_mailbox(message.get("reply_to"), own)
+        if asked is not None:
+            if not _authenticated(message, sender):
+                return SkipReason.RELAY_UNVERIFIED
+            return asked
+    senders = message.get("from")
+    found = _first_mailbox(senders[:1] if isinstance(senders, list) else [], own)
+    return found if found is not None else SkipReason.NO_RECIPIENT
+
+
 def reply_recipient(
     message: Mapping[str, Any],
     own_addresses: Collection[str],
     trusted_senders: Collection[str] = (),
-    trusted_lists: Collection[str] = (),
+    trusted_lists: Collection[TrustedList] = (),
 ) -> dict[str, str] | None:
-    """The one recipient of a reply to ``message``, as a Nylas participant, or ``None``.
+    """:func:`recipient_choice`'s recipient, or ``None`` when there is none (for whatever reason).
 
-    ``Reply-To`` (its first well-formed mailbox) only when ``From`` is a
-    trusted sender; otherwise, or when it holds none, ``From``. An agent
-    address never receives a reply: an agent is recognised by the inbox
+    An agent address never receives a reply: an agent is recognised by the inbox
     (:func:`mailbox_key`: ``info@bücher.example``, ``INFO+x@xn--bcher-kva.example``),
     since a reply to any spelling of it is a reply to ourselves. A trusted
     sender is recognised by its address (:func:`parse_mailbox`'s form, so
     either spelling of its domain), not by its inbox: trust is granted to
     one address, and is not widened to its ``+`` variants.
     """
-    own = frozenset(map(mailbox_key, own_addresses))
-    if relayed_by_trusted_list(message, trusted_lists):
-        # The group rewrote From to itself: the person is in X-Original-From or Reply-To, and only there.
-        original = _original_sender(message, own)
-        if original is not None and not is_machine_address(original["email"]):
-            return original
-        return None
-    if single_mailbox(sender_email(message)) in _mailboxes(trusted_senders):
-        trusted = _first_mailbox(message.get("reply_to"), own)
-        if trusted is not None:
-            return trusted
-    senders = message.get("from")
-    return _first_mailbox(senders[:1] if isinstance(senders, list) else [], own)
+    choice = recipient_choice(message, own_addresses, trusted_senders, trusted_lists)
+    return None if isinstance(choice, SkipReason) else choice

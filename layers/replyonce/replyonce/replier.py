@@ -43,7 +43,7 @@ from replyonce.policy import Policy
 from replyonce.ports import Folder, Grant, Mailbox, RegionFence, StateStore
 from replyonce.reasons import DeferReason
 from replyonce.redaction import address_digest
-from replyonce.state import IntentKind, Lease
+from replyonce.state import IntentKind, Lease, Status
 from replyonce.subjects import ReconcileDue, Subject
 
 # A record takes few steps (a first reply: ~9), besides two per look at a busy lease; a loop longer
@@ -185,30 +185,67 @@ class Replier:
             count("AgentGrantUnknown")
 
     def _grant_folders(self, grant_id: str) -> core.FoldersListed | core.FoldersRefused:
-        """The grant's folders, listed once per container (a refused listing is asked again next record)."""
+        """The grant's folders, listed once per container (a refused listing is asked again next record),
+        with ``HANDOFF_FOLDER`` created when the grant has none of that name."""
         with self._container_lock:
-            if grant_id not in self._folders:
-                try:
-                    self._folders[grant_id] = tuple(self._mailbox.folders(grant_id))
-                except NylasPermanentError as refused:
-                    logger.error(
-                        "cannot list the grant's folders; for this record junk and trash are recognised by "
-                        "name only, and the folders are listed again on the next record",
-                        extra={"grant_id": grant_id, "status": refused.status},
-                    )
-                    count("FoldersUnavailable")
-                    return core.FoldersRefused(refused.status)
-                self._warn_without_handoff_folder(grant_id, self._folders[grant_id])
-            return core.FoldersListed(self._folders[grant_id])
+            if grant_id in self._folders:
+                return core.FoldersListed(self._folders[grant_id])
+            try:
+                folders = tuple(self._mailbox.folders(grant_id))
+            except NylasPermanentError as refused:
+                logger.error(
+                    "cannot list the grant's folders; for this record junk and trash are recognised by "
+                    "name only, and the folders are listed again on the next record",
+                    extra={"grant_id": grant_id, "status": refused.status},
+                )
+                count("FoldersUnavailable")
+                return core.FoldersRefused(refused.status)
+            made = self._handoff_folder_made(grant_id, folders)
+            if made is not None:
+                # Kept for the container only once the hand-off folder is there (or cannot be made).
+                self._folders[grant_id] = folders + made
+            return core.FoldersListed(folders + (made or ()))
 
-    def _warn_without_handoff_folder(self, grant_id: str, folders: tuple[Folder, ...]) -> None:
-        """Log, once per grant and container, that ``HANDOFF_FOLDER`` names none of its folders."""
+    def _handoff_folder_made(self, grant_id: str, folders: tuple[Folder, ...]) -> tuple[Folder, ...] | None:
+        """The ``HANDOFF_FOLDER`` created in a grant that has none of that name (invariant 7: the hand-off
+        folder exists by default): ``()`` when it exists or Nylas refuses it for good, ``None`` when the
+        creation failed for now (asked again on the next record).
+
+        Why the replier makes it: a hand-off nobody sees is a silent "no". A grant whose folder cannot
+        be created (a scope, a provider's refusal) is logged and counted; its hand-offs are still
+        settled, logged and counted, and the messages stay where they are.
+        """
         wanted = self._policy.handoff_folder
-        if wanted and not core.handoff_folder_id(folders, wanted):
+        if not wanted or self._policy.shadow_mode or core.handoff_folder_id(folders, wanted):
+            # Shadow mode (and a replay) writes nothing to the mailbox, a folder included.
+            return ()
+        try:
+            made = self._mailbox.create_folder(grant_id, wanted)
+        except NylasPermanentError as refused:
+            # Another container may have made it a moment ago (a duplicate name is refused): look again.
+            try:
+                again = core.handoff_folder_id(tuple(self._mailbox.folders(grant_id)), wanted)
+            except NylasPermanentError:
+                again = ""
+            if again:
+                return (Folder(again, wanted),)
             logger.error(
-                "HANDOFF_FOLDER names no folder of the grant; handed-off mail stays where it is",
-                extra={"grant_id": grant_id, "handoff_folder": wanted},
+                "Nylas refused to create HANDOFF_FOLDER in the grant; handed-off mail is logged and "
+                "counted, and stays where it is",
+                extra={"grant_id": grant_id, "handoff_folder": wanted, "status": refused.status},
             )
+            count("HandoffFolderUnavailable")
+            return ()
+        except NylasRetryableError as failed:
+            logger.warning(
+                "could not create HANDOFF_FOLDER now; tried again on the next record",
+                extra={"grant_id": grant_id, "handoff_folder": wanted, "detail": str(failed)},
+            )
+            return None
+        logger.info(
+            "HANDOFF_FOLDER created in the grant", extra={"grant_id": grant_id, "handoff_folder": wanted}
+        )
+        return (made,)
 
     def _now(self) -> int | None:
         """Nylas' time now: its last answer's ``Date`` plus the monotonic time since (never a wall clock)."""
@@ -235,8 +272,13 @@ class Replier:
         *,
         remaining_seconds: Callable[[], float],
         hold_record: Callable[[float], None] | None = None,
+        receives: int = 1,
+        first_received_at: int = 0,
     ) -> dict[str, Any]:
         """Carry ``subject`` to its end; return its outcome (stored by Powertools idempotency).
+
+        ``receives`` and ``first_received_at`` are the queue's word on the record (how often it was
+        delivered, and when first, in epoch seconds): what the core hands off on and waits from.
 
         ``hold_record(seconds)`` is called right before the thread's lease is first taken: the record
         is then invisible for as long as this worker may hold the lease, and no longer — if the worker
@@ -253,7 +295,7 @@ class Replier:
         # Nylas' time is per record: an estimate carried over from an earlier one would only drift.
         self._record.nylas_time = None
         self._record.hold = hold_record
-        s = Situation(subject, self._policy)
+        s = Situation(subject, self._policy, receives=receives, first_received_at=first_received_at)
         # Two steps per look at a busy lease (the wait, the look) besides the record's own.
         bound = _MAX_STEPS + 2 * math.ceil(self._policy.lease_wait_seconds / core.LEASE_POLL_SECONDS)
         try:
@@ -385,14 +427,20 @@ class Replier:
         return self._store.settle(self._lease_of(s), settlement, s.subject.grant_id)
 
     def _move(self, grant_id: str, message_ids: tuple[str, ...], folder: str) -> None:
-        """File handed-off messages in ``HANDOFF_FOLDER``: best effort, after the hand-off is settled."""
+        """File handed-off messages in ``HANDOFF_FOLDER``, once the hand-off is settled.
+
+        A move Nylas refuses for good is logged and counted (``HandoffMoveFailed``); one that failed
+        for now raises, so the record is tried again, and its redelivery, finding the message settled
+        ``handed_off``, files it again (the arrival flow's ledger check): a hand-off the mailbox does not
+        show is a silent "no" (invariant 7).
+        """
         for message_id in message_ids:
             try:
                 self._mailbox.move(grant_id, message_id, folder)
-            except Exception as exc:
+            except NylasPermanentError as refused:
                 logger.warning(
                     "handed-off message not moved to HANDOFF_FOLDER",
-                    extra={"message_id": message_id, "detail": str(exc)},
+                    extra={"message_id": message_id, "status": refused.status, "detail": str(refused)},
                 )
                 count("HandoffMoveFailed")
 
@@ -412,6 +460,8 @@ def _skipped_settled(step: core.FinishSkipped, subject: Subject) -> dict[str, An
         _notice(notice)
     settlement = step.settle.settlement
     fields = _subject_fields(subject)
+    if settlement.status is Status.HANDED_OFF:
+        fields["handed_off"] = True
     return skipped(step.reason, **fields, covered=list(settlement.covered), detail=settlement.reason)
 
 

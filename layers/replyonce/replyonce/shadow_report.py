@@ -13,7 +13,7 @@ never seen again; the thread as Nylas lists it when the report is made holds eve
 sent since, for live shadow mode and for a replay alike.
 """
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -83,9 +83,13 @@ class ShadowReport:
 
 
 def person_answer(
-    record: ShadowRecord, thread: Sequence[Message], own_addresses: Iterable[str]
+    record: ShadowRecord,
+    thread: Sequence[Message],
+    own_addresses: Iterable[str],
+    sent_folders: Collection[str] = (),
 ) -> Message | None:
-    """The first message a person of the mailbox wrote in the thread after the record's trigger.
+    """The first message a person of the mailbox wrote in the thread after the record's trigger
+    (``replyonce.plan.from_a_person``: in the grant's Sent folder, ``sent_folders``, and not ours).
 
     ``thread`` is in the listing's order, newest first, as Nylas lists it: "after" is that order,
     never the sender's ``date`` (``replyonce.plan`` reads it the same way). A trigger the listing no
@@ -95,7 +99,7 @@ def person_answer(
     position = next((i for i, m in enumerate(thread) if message_id(m) == record.trigger_id), None)
     if position is None:
         return None
-    later = [m for m in thread[:position] if from_a_person(m, own)]
+    later = [m for m in thread[:position] if from_a_person(m, own, sent_folders)]
     return later[-1] if later else None
 
 
@@ -107,6 +111,7 @@ def build_report(
     since: int | None = None,
     until: int | None = None,
     period_seconds: int = DAY_SECONDS,
+    sent_folders: Collection[str] = (),
 ) -> ShadowReport:
     """The report of ``records`` in ``[since, until)`` (by each record's Nylas time), per period.
 
@@ -143,7 +148,7 @@ def build_report(
     for record in chosen:
         if record.outcome is ShadowOutcome.SKIPPED and set(record.covered) <= in_bursts:
             continue
-        answer = person_answer(record, threads.get(record.thread_id, ()), own)
+        answer = person_answer(record, threads.get(record.thread_id, ()), own, sent_folders)
         item = ShadowItem(
             grant_id=record.grant_id,
             thread_id=record.thread_id,

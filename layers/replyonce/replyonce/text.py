@@ -57,6 +57,14 @@ from html.parser import HTMLParser
 QUOTE_MARKER = "[quoted text]"
 """The line that stands in the new text where the customer quoted something and then wrote below it."""
 
+UNSURE_MARKER = "[not sure where the quoted text starts; the rest of the message follows]"
+"""The line below which the reader could not tell the customer's words from quoted history.
+
+Above it: the customer's new words, for sure. Below it, as received: what may be history (an
+attribution with no address, a header block with no sender, text after a phone's footer) or may be
+the customer's own words. The reader never drops those words and never hands history over as new:
+it hands the doubt over."""
+
 # ---------------------------------------------------------------------------------------------------------
 # HTML → lines
 
@@ -213,7 +221,8 @@ _LINK_PIECE = re.compile(r"^\s*\(?[^\s()]*[/=_][^\s()]*\)?\s*(?P<close>>?)\s*$")
 _VERB_LAST = (
     r"wrote|writes|a\s+écrit|a\s+ecrit|escribió|escribio|ha\s+scritto|scrisse|escreveu|geschreven|"
     r"napisał\(a\)|napisała|napisał|napisal|pisze|написал\(а\)|написала|написал|пишет|написав|пише|"  # noqa: RUF001
-    r"đã\s+viết|写道|kirjoitti|írta|a\s+scris"
+    r"đã\s+viết|写道|kirjoitti|írta|a\s+scris|ha\s+escrit|va\s+escriure|님이\s*작성|작성|"
+    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب"  # noqa: RUF001
 )
 _VERB_MID = r"schrieb|schreef|skrev|skreiv"
 # After a mid verb, the name and the date may follow, times ("11:53") included.
@@ -224,6 +233,10 @@ _ATTR_END = re.compile(
     re.I,
 )
 _ANY_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST}|{_VERB_MID}|sent)(?!\w)", re.I)
+# "On … <a@x> wrote" with the colon lost: the verb ends the line.
+_VERB_AT_END = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*$", re.I)
+# "30.11.2026 10:02, Alice <a@x>:", "Пн, 30 нояб. 2026 г. в 10:02, Alice <a@x>:": no verb, an address last.  # noqa: RUF003
+_ADDRESS_LAST = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+\s*>?\s*\)?\s*[:\uff1a]$")
 _ATTR_DASHED = re.compile(rf"^-{{2,}}.{{0,200}}(?<!\w)(?:wrote|{_VERB_LAST})\s*-{{2,}}$", re.I)
 _LEADS = r"On|Am|Le|El|Il|Op|Em|Den|På|W\s+dniu|Dnia|At|Vào|Pada|Dne|En"
 _LEAD = re.compile(rf"^(?:{_LEADS})\s", re.I)
@@ -236,27 +249,37 @@ _DATE_START = re.compile(r"^\d{1,4}(?:[-/.]|\s)")  # "02.04.2012 …", "20 ок�
 _TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\b")
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|mailto:")
 _DIGIT = re.compile(r"\d")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _MAX_ATTR_LINES = 5
 
 # Outlook's header block, localised. Why a table rather than one regex per language: a block is
 # recognised by the *kinds* of its fields (from, date, to, subject), whatever language each is in.
 _FIELD_KINDS = {
-    "from": ("from", "von", "de", "da", "från", "fra", "od", "от", "van", "lähettäjä", "feladó", "kimden"),
+    "from": (
+        "from", "von", "de", "da", "från", "fra", "od", "от", "van", "lähettäjä", "feladó", "kimden",
+        "发件人", "寄件者", "寄件人", "差出人", "보낸 사람", "expéditeur",
+    ),
     "sent": (
         "sent", "gesendet", "envoyé", "envoye", "enviado", "enviada", "enviada em", "inviato", "skickat",
         "sendt", "wysłano", "wysłane", "отправлено", "verzonden", "verstuurd", "sent on", "lähetetty",
+        "发送时间", "傳送時間", "寄件日期", "送信日時", "보낸 날짜", "envoyé le",
     ),
-    "date": ("date", "datum", "data", "fecha", "дата"),
-    "to": ("to", "an", "à", "a", "para", "till", "til", "do", "кому", "aan", "vastaanottaja"),
-    "cc": ("cc", "kopie", "copie à", "kopia", "копия", "dw", "kopio"),
+    "date": ("date", "datum", "data", "fecha", "дата", "日期", "날짜", "message du"),
+    "to": (
+        "to", "an", "à", "a", "para", "till", "til", "do", "кому", "aan", "vastaanottaja", "收件人", "收件者",
+        "宛先", "받는 사람", "destinataire",
+    ),
+    "cc": ("cc", "kopie", "copie à", "kopia", "копия", "dw", "kopio", "抄送", "副本", "참조"),
     "subject": (
         "subject", "betreff", "objet", "asunto", "oggetto", "ämne", "emne", "temat", "тема", "onderwerp",
-        "assunto", "aihe", "tárgy", "konu",
+        "assunto", "aihe", "tárgy", "konu", "sujet", "主题", "主旨", "件名", "제목",
     ),
     "reply-to": ("reply-to", "risposta", "antwort an", "responder a"),
 }  # fmt: skip
 _FIELD_KIND = {name: kind for kind, names in _FIELD_KINDS.items() for name in names}
-_FIELD = re.compile(r"^\s*[*_]{0,2}(?P<name>[^\W\d_][^\W\d_ -]*(?:[- ][^\W\d_]+)?)[*_]{0,2}\s*:[*_]{0,2}\s*")
+_FIELD = re.compile(
+    r"^\s*[*_]{0,2}(?P<name>[^\W\d_][^\W\d_ -]*(?:[- ][^\W\d_]+)?)[*_]{0,2}\s*[:\uff1a][*_]{0,2}\s*"
+)
 _FORWARDED_SUBJECT = re.compile(r"^\W*(?:fwd?|wg|tr|rv|i|vs|vb|pd|enc|doorst|trs|пересл|fw)\s*:", re.I)
 _SEPARATOR_RULE = re.compile(r"^\s*(?:[-_]{10,}|\*?-{10,}\*?)\s*$")  # Outlook's divider above its block
 _ORIGINAL_MESSAGE = re.compile(
@@ -311,11 +334,19 @@ def _unquote(line: str) -> str:
 def _attribution(text: str) -> bool:
     """Whether ``text`` (one line, or a wrapped attribution joined) reads as "On … wrote:"."""
     core = " ".join(text.split()).strip(" *_")
-    if not 8 <= len(core) <= 400 or not (core[-1] in ":-\uff1a" or core[0].isdigit()):
-        return False  # cheap first: every form ends with a colon or dashes, or opens with a date
+    if not 8 <= len(core) <= 400:
+        return False
+    if not (core[-1] in ":-\uff1a" or core[0].isdigit()):
+        # Cheap first: every form ends with a colon or dashes, or opens with a date; or it is
+        # "On … <a@x> wrote" with the colon lost (a lead word, an address and a time make it sure).
+        return bool(
+            _VERB_AT_END.search(core) and _LEAD.match(core) and _ADDRESS.search(core) and _TIME.search(core)
+        )
     if _ATTR_DASHED.match(core):
         return True
     bare = core.strip("-").strip().replace("mailto:", "")  # Outlook's "<a@x<mailto:a@x>>" holds a colon
+    if _ADDRESS_LAST.search(bare) and _TIME.search(bare) and len(bare) <= 200:
+        return True  # a date and time, a name, the address, a colon: "30.11.2026 10:02, Alice <a@x>:"
     date_first = _DATE_FIRST.match(bare)
     if date_first:  # Gmail in some locales: "2026-12-01 10:00 GMT+01:00 Alice <a@x>:"
         return bool(date_first.group("gmt") or _ADDRESS.search(bare))
@@ -325,6 +356,23 @@ def _attribution(text: str) -> bool:
     if match.group(0).lower().startswith("sent"):
         return bool(_ADDRESS.search(bare))  # "On Monday I sent:" is a sentence; "Alice <a@x> sent:" is not
     return bool(_LEAD.match(bare) or _DIGIT.search(bare) or _ADDRESS.search(bare))
+
+
+def _sure(text: str) -> bool:
+    """Whether an attribution names its sender's address (or is a client's dashed form): sure enough to
+    cut what follows as history even with no ``>``. Without one ("On 3 December at 10:15 your courier
+    wrote:", "On Monday you wrote:") a customer may have typed it: the rest goes behind
+    :data:`UNSURE_MARKER`."""
+    bare = " ".join(text.split()).strip(" *_-")
+    date_first = _DATE_FIRST.match(bare)
+    return bool(
+        _ADDRESS.search(bare)
+        or _ATTR_DASHED.match(" ".join(text.split()).strip(" *_"))
+        or (date_first and date_first.group("gmt"))  # Gmail's own form in some locales
+        # A client's full date: a lead word or a date first, a time and a year ("W dniu 1.12.2026 o 10:00
+        # … pisze:"); a customer's "On 3 December at 10:15 your courier wrote:" names no year.
+        or ((_LEAD.match(bare) or _DATE_START.match(bare)) and _TIME.search(bare) and _YEAR.search(bare))
+    )
 
 
 def _strong(text: str) -> bool:
@@ -349,6 +397,8 @@ def _ends_within(lines: list[str], start: int) -> bool:
     """Whether an attribution could end within reach of ``start``: a line ending in a colon or dashes,
     and a verb ("wrote", "schrieb" …) on the way. Cheap, so a long body is not searched line by line."""
     window = lines[start : start + _MAX_ATTR_LINES]
+    if any(_VERB_AT_END.search(line) or _ADDRESS_LAST.search(line.rstrip()) for line in window):
+        return True
     return any(line.rstrip()[-1:] in (":", "-", "\uff1a") for line in window) and bool(
         _ANY_VERB.search(" ".join(window))
     )
@@ -362,7 +412,7 @@ def _attribution_at(lines: list[str], start: int) -> int | None:
     for end in range(start, min(start + _MAX_ATTR_LINES, len(lines))):
         if end > start and not lines[end].strip():
             continue
-        if end > start and not (_starts(first) or "@" in first or "<" in first):
+        if end > start and not (_starts(first) or "@" in first or "<" in first or _TIME.search(first)):
             return None  # only a line that looks like an attribution's start may wrap onto the next
         joined = " ".join(line.strip() for line in lines[start : end + 1])
         if _attribution(joined):
@@ -397,6 +447,21 @@ def _split_mid_line_attributions(lines: list[str]) -> list[str]:
         else:
             out.append(line)
     return out
+
+
+def _header_block_sure(lines: list[str], start: int) -> bool:
+    """Whether a header block found at ``lines[start]`` names a sender: a from-field with an address, or
+    a from-field and a "Sent" field. Pasted order details ("Date: … / Subject: Order 1042") have neither."""
+    kinds, addressed = set(), False
+    for line in lines[start : start + 12]:
+        if not line.strip():
+            break
+        field = _FIELD.match(line)
+        kind = _FIELD_KIND.get(field.group("name").lower()) if field else None
+        if kind:
+            kinds.add(kind)
+            addressed = addressed or (kind in ("from", "to", "cc") and bool(_ADDRESS.search(line)))
+    return addressed or ("from" in kinds and ("sent" in kinds or "date" in kinds))
 
 
 def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
@@ -502,12 +567,13 @@ def _history_start(lines: list[str], index: int) -> int:
     return index
 
 
-def _classify(lines: list[str]) -> tuple[list[str], int, int | None]:
+def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
     """Each line's class, where the live text ends, and where forwarded content starts (if it does).
 
     Classes: ``Q`` quoted, ``A`` attribution of a quote, ``T`` text. The live text is what comes
     before unquoted history (an Outlook block, "-----Original Message-----", an attribution followed
-    by unquoted text); forwarded content is kept from its marker to the end.
+    by unquoted text); forwarded content is kept from its marker to the end. The last value says
+    whether the live text ends where the reader is unsure (then the rest follows :data:`UNSURE_MARKER`).
     """
     kinds = _line_kinds(lines)
     attributed = False  # inside a quote that an attribution introduced
@@ -515,12 +581,12 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None]:
     while index < len(lines):
         line = lines[index]
         if line.strip() == _HISTORY_MARK:
-            return kinds, index, (index + 1 if _header_subject_forwarded(lines, index + 1) else None)
+            return kinds, index, (index + 1 if _header_subject_forwarded(lines, index + 1) else None), False
         if kinds[index] == "Q":
             # A forward quoted whole (">> Begin forwarded message") is forwarded content, unless an
             # attribution introduced the quote it is in (then it is history).
             if _FORWARD.match(_unquote(line).strip()) and not attributed:
-                return kinds, index, index
+                return kinds, index, index, False
             index += 1
             continue
         if not line.strip():
@@ -529,10 +595,23 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None]:
         history = _history_at(lines, index)
         if history is not None:
             return kinds, *history
+        if _client_signature(line):
+            after = next(
+                (
+                    i
+                    for i in range(index + 1, len(lines))
+                    if lines[i].strip() and not _client_signature(lines[i])
+                ),
+                None,
+            )
+            # A phone's footer, then unquoted text that starts nothing the rules know: history, most
+            # likely (the client appended it), or the customer's postscript. Unsure.
+            if after is not None and kinds[after] == "T" and _attribution_at(lines, after) is None:
+                return kinds, after, None, True
         index, attributed, live_ends = _past_attribution(lines, kinds, index)
         if live_ends:
-            return kinds, index, None
-    return kinds, len(lines), None
+            return kinds, index, None, live_ends == "unsure"
+    return kinds, len(lines), None, False
 
 
 def _line_kinds(lines: list[str]) -> list[str]:
@@ -549,25 +628,41 @@ def _line_kinds(lines: list[str]) -> list[str]:
         above = lines[index - 1]
         if piece.group("close") or above.count("(") > above.count(")") or above.count("<") > above.count(">"):
             kinds[index] = "Q"
+    # A quoted line wrapped by a client after quoting: its tail lost the ">" ("> … or refund the full" /
+    # "amount to your card …"): a long quoted line ending mid-sentence, continued in lower case.
+    for index in range(1, len(lines)):
+        above, line = lines[index - 1].rstrip(), lines[index].strip()
+        if (
+            kinds[index] == "T"
+            and kinds[index - 1] == "Q"
+            and line[:1].islower()
+            and len(above) >= 60
+            and above[-1:].isalnum()
+            and (index + 1 == len(lines) or kinds[index + 1] == "Q" or not lines[index + 1].strip())
+        ):
+            kinds[index] = "Q"
     return kinds
 
 
-def _history_at(lines: list[str], index: int) -> tuple[int, int | None] | None:
+def _history_at(lines: list[str], index: int) -> tuple[int, int | None, bool] | None:
     """Where unquoted history starts, and forwarded content (if any), when the text line at ``index``
     begins it: a forward marker, "-----Original Message-----", a header block. ``None``: it does not."""
     line = lines[index]
     if _FORWARD.match(line):
-        return index, index
+        return index, index, False
     if _ORIGINAL_MESSAGE.match(line):
-        return index, (index if _header_subject_forwarded(lines, index + 1) else None)
+        return index, (index if _header_subject_forwarded(lines, index + 1) else None), False
     found, forwarded = _header_block(lines, index)
     if found:
         start = _history_start(lines, index)
-        return start, (start if forwarded else None)
+        if forwarded:
+            return start, start, False
+        sure = _header_block_sure(lines, index) or start != index  # a divider above it is Outlook's
+        return start, None, not sure
     return None
 
 
-def _past_attribution(lines: list[str], kinds: list[str], index: int) -> tuple[int, bool, bool]:
+def _past_attribution(lines: list[str], kinds: list[str], index: int) -> tuple[int, bool, str | None]:
     """The text line at ``index`` read as an attribution, if it is one: the next line to read, whether
     a quote it introduced follows, and whether the live text ends here (a strong attribution followed
     by unquoted text: history). Marks the attribution's lines ``A`` in ``kinds``."""
@@ -575,17 +670,17 @@ def _past_attribution(lines: list[str], kinds: list[str], index: int) -> tuple[i
     if end is None:
         if _generic_attribution(lines, index):
             kinds[index] = "A"
-            return index + 1, True, False
-        return index + 1, False, False
+            return index + 1, True, None
+        return index + 1, False, None
     after = end + 1
     while after < len(lines) and not lines[after].strip():
         after += 1
     if after == len(lines) or kinds[after] == "Q":
         kinds[index : end + 1] = ["A"] * (end + 1 - index)
-        return after, True, False
-    if _strong(" ".join(lines[index : end + 1])):
-        return index, False, True
-    return index + 1, False, False
+        return after, True, None
+    # Unquoted text under an attribution: history when the attribution names an address; otherwise
+    # the customer may have typed both ("On 3 December at 10:15 your courier wrote: …"): unsure.
+    return index, False, ("history" if _sure(" ".join(lines[index : end + 1])) else "unsure")
 
 
 def _generic_attribution(lines: list[str], index: int) -> bool:
@@ -599,12 +694,13 @@ def _generic_attribution(lines: list[str], index: int) -> bool:
 def _new_words(text: str) -> str:
     """The new words of a body already rendered as text (quotes as ``>`` lines)."""
     lines = _split_mid_line_attributions([line.rstrip() for line in text.splitlines()])
-    kinds, live_end, forward = _classify(lines)
+    kinds, live_end, forward, unsure = _classify(lines)
     live, live_kinds = lines[:live_end], kinds[:live_end]
-    for index, line in enumerate(live):
-        if live_kinds[index] == "T" and _SIGNATURE_DELIMITER.match(line):
-            live, live_kinds = live[:index], live_kinds[:index]
-            break
+    delimiters = [
+        i for i, line in enumerate(live) if live_kinds[i] == "T" and _SIGNATURE_DELIMITER.match(line)
+    ]
+    if len(delimiters) == 1:  # two or more "--" lines separate a list, not a signature
+        live, live_kinds = live[: delimiters[0]], live_kinds[: delimiters[0]]
     end = _trimmed_end(live, live_kinds)
     out: list[str] = []
     for line, kind in zip(live[:end], live_kinds[:end], strict=True):
@@ -613,7 +709,10 @@ def _new_words(text: str) -> str:
                 out.append(QUOTE_MARKER)
         elif not (line.strip() == "" and out and out[-1] == QUOTE_MARKER):
             out.append(line)
-    if forward is not None:
+    if unsure:
+        rest = [line for line in lines[live_end:] if line.strip() != _HISTORY_MARK]
+        out.extend(["", UNSURE_MARKER, *rest])
+    elif forward is not None:
         rest = lines[forward:]
         # Apple Mail quotes a forward (its marker too, in plain text): one level off.
         if all(_quoted(line) or not line.strip() for line in rest[1:]):
@@ -638,3 +737,14 @@ def new_text(body: str) -> str:
     """
     body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
     return _new_words(_rendered(body, quotes=True) if _LOOKS_HTML.search(body) else html.unescape(body))
+
+
+def full_text(body: str) -> str:
+    """The whole body as plain text, quoted history included (``<blockquote>`` as ``>`` lines).
+
+    What :attr:`replyonce.agent.Message.full_text` holds beside the new text: the agent can read what
+    the reader was unsure of, or cut away, and treat it as possibly quoted.
+    """
+    body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
+    text = _rendered(body, quotes=True) if _LOOKS_HTML.search(body) else html.unescape(body)
+    return "\n".join(line for line in text.splitlines() if line.strip() != _HISTORY_MARK).strip()

@@ -30,7 +30,7 @@ This package's ``__init__`` only names the public surface: what the rest of
 the repository reads from ``replyonce.core``.
 """
 
-from replyonce.core.arrival import PRESEND_LOOK_LIMIT
+from replyonce.core.arrival import HANDED_OFF_SKIPS, PRESEND_LOOK_LIMIT, claimed_by_another, email_identity
 from replyonce.core.dispatch import before_start, next_step
 from replyonce.core.learn import handoff_folder_id, learn
 from replyonce.core.lease import LEASE_POLL_SECONDS
@@ -83,6 +83,7 @@ from replyonce.core.situation import (
 
 __all__ = [
     "GONE",
+    "HANDED_OFF_SKIPS",
     "LEASE_POLL_SECONDS",
     "PRESEND_LOOK_LIMIT",
     "UNREAD",
@@ -125,6 +126,8 @@ __all__ = [
     "ThreadBusy",
     "WaitForLease",
     "before_start",
+    "claimed_by_another",
+    "email_identity",
     "fence",
     "handoff_folder_id",
     "learn",

@@ -8,6 +8,7 @@ message is driven there), :mod:`replyonce.core.shadow` and
 :mod:`replyonce.core.situation`.
 """
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from replyonce.core.situation import (
     ClaimEmails,
     Defer,
     FetchMessage,
+    FileHandedOff,
     LookBeforeSend,
     LookUpAgents,
     LookUpFolders,
@@ -64,12 +66,14 @@ from replyonce.plan import (
 from replyonce.policy import Policy
 from replyonce.ports import Listing, Message
 from replyonce.reasons import DeferReason, SkipReason
+from replyonce.recipients import mailbox_key
 from replyonce.screening import (
     Agents,
     header_values,
     in_closed_folder,
     machine_sign,
     reason_not_to_answer,
+    recipients_of,
     sender_email,
     sender_reason,
 )
@@ -77,6 +81,7 @@ from replyonce.state import (
     REPLY_BUDGET_WINDOW_SECONDS,
     IntentKind,
     IntentState,
+    LedgerEntry,
     Reservation,
     Settlement,
     Status,
@@ -97,7 +102,16 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
     if s.ledger is UNREAD:
         return ReadLedger(arrived.grant_id, arrived.message_id)
     if s.ledger is not None:
-        return Skip(settled_reason(s.ledger.status), {"reply_message_id": s.ledger.reply_message_id})
+        if (
+            s.ledger.status is Status.HANDED_OFF
+            and s.handoff_folder_id
+            and not s.filed
+            and not s.policy.shadow_mode
+        ):
+            # Settled handed off, perhaps never filed (a crash between the two, a move that failed for now):
+            # filed again, since a hand-off the mailbox does not show is a silent "no" (invariant 7).
+            return FileHandedOff(arrived.grant_id, (arrived.message_id,), s.handoff_folder_id)
+        return Skip(_settled_as(s.ledger), {"reply_message_id": s.ledger.reply_message_id})
     thread_id = arrived.thread_id or fetched_thread(s)
     if not thread_id:
         if s.fetched is UNREAD:
@@ -106,6 +120,14 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
     if s.state is None:
         return TakeLease(thread_key(arrived.grant_id, thread_id), s.policy.lease_seconds)
     return _under_the_lease(s, arrived, thread_id)
+
+
+def _settled_as(entry: LedgerEntry) -> SkipReason:
+    """A redelivery's skip reason: what settled the message, and for a rule's hand-off the rule's own reason
+    (``exchange_limit``...), so the log says why a person was told whichever record got to log it."""
+    if entry.status is Status.HANDED_OFF and entry.reason in {r.value for r in HANDED_OFF_SKIPS}:
+        return SkipReason(entry.reason)
+    return settled_reason(entry.status)
 
 
 def _what_the_payload_shows(s: Situation, arrived: MessageArrived) -> Step | None:
@@ -166,8 +188,42 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str) -> Step:
     now = s.listing.read_at or 0
     planned = _planned(s, arrived, thread_id, read, screen, now)
     if not isinstance(planned, Burst):
-        return planned
-    return _before_the_agent(s, arrived, thread_id, read, planned, now)
+        return no_silent_no(s, arrived, planned, now)
+    return no_silent_no(s, arrived, _before_the_agent(s, arrived, thread_id, read, planned, now), now)
+
+
+HANDED_OFF_SKIPS = frozenset(
+    {
+        SkipReason.ANSWERED_BY_PERSON_UNCONFIRMED,
+        SkipReason.PERSON_HOLD,
+        SkipReason.EXCHANGE_LIMIT,
+        SkipReason.REPLY_BUDGET_EXHAUSTED,
+        SkipReason.RECIPIENT_BUDGET_EXHAUSTED,
+        SkipReason.NO_RECIPIENT,
+        SkipReason.SENDER_NOT_REACHED,
+        SkipReason.RELAY_UNVERIFIED,
+        SkipReason.PERSON_DRAFTING,
+    }
+)
+"""The rules' "no" to a person's message: each is handed to a person (invariant 7). Every other skip of the
+plan is about mail no person is owed an answer for (a machine's, our own, junk, another agent's) or one a
+person or a reply already answered."""
+
+
+def no_silent_no(s: Situation, arrived: MessageArrived, step: Step, now: int) -> Step:
+    """Invariant 7, decided here and only here: a rule's "no" to a person's message is a hand-off.
+
+    Why: a skip alone is a log line, and in a mailbox nobody reads (an
+    Agent Account) the customer's third question would never be answered
+    and nobody told. Handed off, the message is settled ``handed_off`` (a
+    redelivery finds it so), counted in ``HandedOff``, logged with the
+    rule's reason, and moved to ``HANDOFF_FOLDER``, which the mailbox shows.
+    Shadow mode moves nothing: its record of the skip is what it shows.
+    """
+    if not isinstance(step, Skip) or step.reason not in HANDED_OFF_SKIPS or s.policy.shadow_mode:
+        return step
+    settlement = Settlement(Status.HANDED_OFF, (arrived.message_id,), now, reason=step.reason.value)
+    return Settle(settlement, skip=step.reason, move_to=s.policy.handoff_folder, metric="HandedOff")
 
 
 @dataclass(frozen=True)
@@ -187,7 +243,7 @@ def _screen(s: Situation, arrived: MessageArrived) -> _Screen:
     assert agents is not None
     assert s.listing is not None
     settled = state.settled_ids()
-    record = covered_in_mailbox(s.listing.messages, agents.addresses)
+    record = covered_in_mailbox(s.listing.messages)
 
     def covered(mid: str) -> bool:
         return mid in settled or is_covered(mid, record)
@@ -199,7 +255,7 @@ def _screen(s: Situation, arrived: MessageArrived) -> _Screen:
             agents=agents,
             trusted_senders=policy.trusted_senders,
             closed_folder_ids=s.closed_folders or frozenset(),
-            trusted_lists=policy.trusted_lists,
+            trusted_lists=policy.trusted_list_ids,
         )
         if reason is None and claimed_by_another(message, s.claims, arrived.grant_id):
             return SkipReason.ANSWERED_BY_OTHER_AGENT
@@ -257,9 +313,6 @@ def _planned(
     policy, agents = s.policy, s.agents
     assert s.state is not None
     assert agents is not None
-    budget_step = _reply_budget_step(s, messages, thread_id, now)
-    if budget_step is not None:
-        return budget_step
     pending = pending_reply_recipients(s.state, messages, now)
 
     def plan(pending_replies: tuple[tuple[str, ...], ...]) -> Burst | SkipReason:
@@ -269,19 +322,22 @@ def _planned(
             is_covered=screen.covered,
             reason_not_to_answer=screen.not_to_answer,
             own_addresses=agents.addresses,
+            sent_folders=s.sent_folders,
             trusted_senders=policy.trusted_senders,
             trusted_lists=policy.trusted_lists,
             now=now,
             person_hold_seconds=policy.person_hold_seconds,
             max_recipients=policy.max_recipients,
             max_automatic_exchanges=policy.max_automatic_exchanges,
+            automatic_exchange_seconds=policy.automatic_exchange_seconds,
             pending_replies=pending_replies,
+            whole_thread=s.listing is not None and s.listing.next_cursor is None,
         )
 
     planned = plan(pending)
     if planned is SkipReason.EXCHANGE_LIMIT and pending and plan(()) is not SkipReason.EXCHANGE_LIMIT:
         # Full only with replies not settled yet: wait for them (one Nylas fails was never an
-        # exchange, and a skip would be for good), as the loop guard does.
+        # exchange, and a hand-off would be for good), as the loop guard does.
         return Defer(
             DeferReason.REPLY_PENDING,
             _settles_in(s.state, unsettled_replies(s.state, now), now, policy),
@@ -290,7 +346,8 @@ def _planned(
     if isinstance(planned, SkipReason):
         trigger = next((m for m in messages if message_id(m) == arrived.message_id), {})
         return Skip(planned, {"thread_id": thread_id, **_sign_detail(planned, trigger, policy)})
-    return planned
+    # The loop guard after the plan: only a message the plan would answer is one it holds back.
+    return _reply_budget_step(s, messages, thread_id, now) or planned
 
 
 def _before_the_agent(
@@ -329,8 +386,15 @@ def _before_the_agent(
     if s.agent_outcome is None:
         if s.time_left < policy.lease_seconds - policy.margin_seconds:
             return Defer(DeferReason.DEADLINE, 0)
+        # A newcomer's burst is answered alone: the agent sees only their messages, never the customer's.
+        shown = burst.to_answer if burst.alone else messages
         conversation = conversation_for(
-            messages, burst, agent=grant, agent_addresses=agents.addresses, thread_id=thread_id
+            shown,
+            burst,
+            agent=grant,
+            agent_addresses=agents.addresses,
+            thread_id=thread_id,
+            mode=policy.mode,
         )
         return AskAgent(conversation, burst)
     return _agent_answered(s, arrived, thread_id, burst, intent_id, grant, now)
@@ -344,17 +408,21 @@ def _drafting_step(s: Situation, arrived: MessageArrived, thread_id: str, now: i
         return None
     if s.drafts is None:
         return ReadDrafts(arrived.grant_id, thread_id)
-    wait = person_drafting_for(s.drafts, agents, now, s.policy.person_draft_wait_seconds)
-    if wait:
-        return Defer(DeferReason.PERSON_DRAFTING, wait, {"thread_id": thread_id})
-    return None
+    wait = person_drafting_for(s.drafts, now, s.policy.person_draft_wait_seconds, s.first_received_at)
+    if not wait:
+        return None
+    if s.receives >= s.policy.max_receive_count:
+        # The draft outlasted the record's receives: the message is the person's (handed off), never a
+        # dead letter nobody hears of.
+        return Skip(SkipReason.PERSON_DRAFTING, {"thread_id": thread_id})
+    return Defer(DeferReason.PERSON_DRAFTING, wait, {"thread_id": thread_id})
 
 
 def _claim_step(s: Situation, arrived: MessageArrived, planned: Burst) -> Step | None:
     """Claim the burst's emails for this grant (one grant answers an email), once per lease."""
     if s.claims is not None:
         return None
-    emails = tuple(dict.fromkeys(e for m in planned.to_answer if (e := email_id(m))))
+    emails = tuple(dict.fromkeys(e for m in planned.to_answer if (e := email_identity(m))))
     return ClaimEmails(arrived.grant_id, emails) if emails else None
 
 
@@ -488,33 +556,55 @@ def is_our_reply(message: Message) -> bool:
     return carries_intent_id(message) and isinstance(metadata_of(message).get(THREAD_METADATA_KEY), str)
 
 
-def person_drafting_for(drafts: Any, agents: Agents, now: int, wait_seconds: int) -> int:
+def person_drafting_for(drafts: Any, now: int, wait_seconds: int, first_seen: int = 0) -> int:
     """Seconds the agent still waits for a person's draft in the thread (``0``: none, or waited enough).
 
     A draft is a person's when it carries no ReplyOnce intent id (our review drafts do). The wait is
     bounded from the draft's date: then the person has sent it (the thread shows their answer, and
-    the people rule skips what it answered) or left it, and the agent answers.
+    the people rule skips what it answered) or left it, and the agent answers. A draft without a
+    ``date`` (the API's draft object has none; the SDKs model one) waits from ``first_seen``, when the
+    record first reached the replier (never from 0, which would be no wait at all); a ``date`` later
+    than now counts from now.
     """
-    waits = [as_int(d.get("date")) + wait_seconds - now for d in drafts if not carries_intent_id(d)]
+    waits = [
+        min(as_int(d.get("date")) or first_seen or now, now) + wait_seconds - now
+        for d in drafts
+        if not carries_intent_id(d)
+    ]
     return max(0, max(waits, default=0))
 
 
 def _sign_detail(reason: SkipReason, message: Message, policy: Policy) -> dict[str, str]:
     """The machine sign behind a machine skip (``{"sign": ...}``): the log line says which mark refused it."""
-    sign = machine_sign(message, policy.trusted_senders, policy.trusted_lists)
+    sign = machine_sign(message, policy.trusted_senders, policy.trusted_list_ids)
     return {"sign": sign.value} if sign is not None and sign.reason is reason else {}
 
 
-def email_id(message: Message) -> str:
-    """The ``Message-ID`` header of the message (read with the thread), or ``""``."""
+def email_identity(message: Message) -> str:
+    """What makes two messages in two mailboxes one email: its ``Message-ID``, its sender's inbox and its
+    subject (``""`` without a ``Message-ID``, read with the thread's headers).
+
+    Why more than the ``Message-ID``: anyone can write any ``Message-ID``, and
+    a customer's is known from a Cc or a list archive; an email claimed by
+    that id alone let an attacker's own copy to another grant, processed
+    first, silence the customer's (``answered_by_another_agent``), as a mailer
+    that reuses ids does without malice. The sender's inbox and the subject
+    are the same in every copy of one email; a copy that differs in them is
+    another email, and never loses to the first. Digested: the claim's key
+    holds no address.
+    """
     values = header_values(message, "message-id")
-    return values[0] if values else ""
+    if not values:
+        return ""
+    subject = " ".join(str(message.get("subject") or "").split()).lower()
+    sender = mailbox_key(sender_email(message))
+    return "email-" + hashlib.sha256("\n".join((values[0], sender, subject)).encode()).hexdigest()[:40]
 
 
 def claimed_by_another(message: Message, claims: Mapping[str, str] | None, grant_id: str) -> bool:
     """Whether another agent grant of the deployment claimed this email first (invariant 1: one email,
     in however many mailboxes it arrived — a group, an alias, Bcc — is answered by one grant)."""
-    email = email_id(message)
+    email = email_identity(message)
     return bool(claims and email and claims.get(email, grant_id) != grant_id)
 
 
@@ -523,14 +613,22 @@ PRESEND_LOOK_LIMIT = 5
 would be (a cheap read of one small page)."""
 
 
-def person_wrote_meanwhile(newest: Any, listing: Listing | None, agents: Agents | None) -> str:
-    """The id of a person's message (from the mailbox, not ReplyOnce's) among ``newest`` that the thread
-    read the burst was planned from did not hold, or ``""``."""
+def person_wrote_meanwhile(
+    newest: Any, listing: Listing | None, agents: Agents | None, sent_folders: frozenset[str], burst: Burst
+) -> str:
+    """The id of a person's answer to the burst (``replyonce.plan.from_a_person``: in the mailbox's Sent
+    folder, not ReplyOnce's, addressed to one of the burst's recipients) among ``newest`` that the thread
+    read the burst was planned from did not hold, or ``""``. A colleague's forward elsewhere is none."""
     if agents is None:
         return ""
     planned_from = {message_id(m) for m in (listing.messages if listing else ())}
+    recipients = {mailbox_key(r["email"]) for r in burst.recipients}
     for message in newest:
-        if from_a_person(message, agents.addresses) and message_id(message) not in planned_from:
+        if (
+            from_a_person(message, agents.addresses, sent_folders)
+            and message_id(message) not in planned_from
+            and recipients & {mailbox_key(a) for a in recipients_of(message)}
+        ):
             return message_id(message)
     return ""
 
@@ -593,7 +691,9 @@ def _agent_replied(
     policy, covered = s.policy, burst.covered
     if s.looked_before_send is None:
         return LookBeforeSend(arrived.grant_id, thread_id, PRESEND_LOOK_LIMIT)
-    meanwhile = person_wrote_meanwhile(s.looked_before_send.messages, s.listing, s.agents)
+    meanwhile = person_wrote_meanwhile(
+        s.looked_before_send.messages, s.listing, s.agents, s.sent_folders, burst
+    )
     if meanwhile:
         # A person answered while the agent drafted: theirs is the answer (the agent's is DEBUG-logged).
         return Skip(SkipReason.ANSWERED_BY_PERSON, {"thread_id": thread_id, "person_message_id": meanwhile})

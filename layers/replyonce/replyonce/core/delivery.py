@@ -222,14 +222,11 @@ def sent(intent: Intent, status: Status, at: int, reply_message_id: str) -> Sett
 
 def evidence(s: Situation, intent: Intent) -> Message | None:
     """The intent's reply (or draft) as the mailbox shows it: in the listing, or found by its id."""
-    if s.agents is None:
-        return None
-    addresses = s.agents.addresses
     candidates = list(s.listing.messages if s.listing else ())
     search = s.searches.get(intent.id)
     if search is not None:
         candidates.extend(search.found)
-    return next((m for m in candidates if is_reply_of(m, intent.id, addresses)), None)
+    return next((m for m in candidates if is_reply_of(m, intent.id)), None)
 
 
 def found_in_mailbox(s: Situation, intent: Intent, message: Message) -> Step:

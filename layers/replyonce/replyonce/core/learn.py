@@ -68,6 +68,7 @@ from replyonce.core.situation import (
     TakeLease,
     WaitForLease,
 )
+from replyonce.evidence import sent_folder_ids
 from replyonce.policy import Policy
 from replyonce.ports import Folder, Grant, Listing, SearchResult
 from replyonce.redaction import redact_addresses
@@ -144,6 +145,7 @@ def agents_of(grants: Sequence[Grant], policy: Policy) -> Agents:
         {g.id: g.email for g in grants if g.email},
         {g.id: g.name for g in grants},
         {g.id: g.provider for g in grants},
+        {g.id: g.aliases for g in grants if g.aliases},
     )
 
 
@@ -159,6 +161,7 @@ def _learn_folders(s: Situation, result: FoldersListed | FoldersRefused) -> Situ
             return replace(
                 s,
                 closed_folders=closed_folder_ids(folders),
+                sent_folders=sent_folder_ids(folders),
                 handoff_folder_id=handoff_folder_id(folders, s.policy.handoff_folder),
                 folder_listings=listings,
             )

@@ -43,6 +43,8 @@ SHADOW_RECORDED_SKIPS = frozenset(
         SkipReason.EXCHANGE_LIMIT,
         SkipReason.SENDER_NOT_REACHED,
         SkipReason.NO_RECIPIENT,
+        SkipReason.RELAY_UNVERIFIED,
+        SkipReason.ANSWERED_BY_PERSON_UNCONFIRMED,
     }
 )
 """The skips shadow mode records: a rule's decision about a customer's message. The others say the

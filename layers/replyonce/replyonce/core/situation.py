@@ -66,6 +66,8 @@ class Situation:
         The agent grants' addresses (looked up once per container); ``None`` until then.
     closed_folders:
         The receiving grant's junk and trash folder ids; ``None`` until looked up.
+    sent_folders:
+        The receiving grant's Sent folder ids (looked up with the others): a person's answer sits there.
     ledger:
         The message's ledger entry, ``None`` (none), or :data:`UNREAD`.
     fetched:
@@ -128,12 +130,19 @@ class Situation:
     notices:
         What the last result earned in metrics and warnings (an intent stored under a new key, a message
         fetched, a lease found lost): the shell counts and logs them as they are.
+    receives:
+        How often the queue has delivered this record (SQS ``ApproximateReceiveCount``): a record a
+        person's draft holds back is handed off on its last receive, never dead-lettered in silence.
+    first_received_at:
+        When the queue first delivered the record (epoch seconds; ``0``: unknown): a person's draft that
+        carries no ``date`` waits from then, when the replier first saw the thread.
     """
 
     subject: Subject
     policy: Policy
     agents: Agents | None = None
     closed_folders: frozenset[str] | None = None
+    sent_folders: frozenset[str] = frozenset()
     ledger: LedgerEntry | None = UNREAD
     fetched: Message | None = UNREAD
     state: ThreadState | None = None
@@ -162,6 +171,8 @@ class Situation:
     ending: "Skip | Defer | None" = None
     filed: bool = False
     notices: tuple["Notice", ...] = ()
+    receives: int = 1
+    first_received_at: int = 0
 
 
 # ---- what to do next ---------------------------------------------------------------------------------
