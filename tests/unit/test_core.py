@@ -322,6 +322,35 @@ IN_SERVICE = 86_400  # a table that began a day ago
         (_new_state(IN_SERVICE, inbound("m2"), inbound("m1"), created_age=POLICY.settle_seconds), "AskAgent"),
         # A brand-new thread's first message: a burst of its trigger alone never waits.
         (_new_state(IN_SERVICE, inbound("m1"), trigger="m1", created_age=0), "AskAgent"),
+        # No narrowing by what the listing shows. A thread never seen (two messages seconds old, no reply
+        # of ours) and one whose item a restore took 5 s after its reply to m1 was queued (202: in no
+        # listing for up to 90 s + the settle) read the same: both wait (the cost: a new thread's burst
+        # of two or more waits the settle from its item's creation; docs/performance.md).
+        (
+            _new_state(
+                IN_SERVICE, inbound("m2", date=NOW - 1), inbound("m1", date=NOW - 8), created_age=0
+            ),
+            core.Defer(DeferReason.STATE_NEW, POLICY.settle_seconds, {"thread_id": THREAD}),
+        ),
+        # A thread whose oldest message is far older than the item (a backlog, or state lost long after):
+        # the same wait, and no shorter.
+        (
+            _new_state(
+                IN_SERVICE, inbound("m2", date=NOW - 1), inbound("m1", date=NOW - 3600), created_age=0
+            ),
+            core.Defer(DeferReason.STATE_NEW, POLICY.settle_seconds, {"thread_id": THREAD}),
+        ),
+        # A reply of ours listed, m2 newer than it: a burst of m2 alone, no wait.
+        (
+            _new_state(
+                IN_SERVICE,
+                inbound("m2", date=NOW - 1),
+                our_reply("i1", ["m1"], date=NOW - 20),
+                inbound("m1", date=NOW - 3600),
+                created_age=0,
+            ),
+            "AskAgent",
+        ),
     ],
 )
 def test_a_burst_of_more_than_its_trigger_waits_for_a_new_state_to_settle(situation, expected):

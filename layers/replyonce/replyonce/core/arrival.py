@@ -448,7 +448,10 @@ def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int
     a Region whose replica lacks the thread — each one's next lease creates
     the item. The cost: a new thread's burst of two or more messages waits
     the settle from its first lease; a thread of one message, and every
-    burst on a thread whose item is older, never.
+    burst on a thread whose item is older, never. No narrowing by what the
+    listing shows: a thread never seen and one whose reply was queued just
+    before a restore both show messages seconds old and no reply of ours
+    (the mutant ``new_state_only_for_an_old_thread``).
     """
     if not state.began_ms or not any(mid != trigger_id for mid in burst.covered):
         return 0
