@@ -363,7 +363,7 @@ def _before_the_agent(
     policy, state, agents = s.policy, s.state, s.agents
     assert state is not None
     assert agents is not None
-    new_state_wait = state_settles_in(state, planned, arrived.message_id, now, policy.settle_seconds)
+    new_state_wait = state_settles_in(state, planned, arrived.message_id, now, policy.pending_confirm_seconds)
     if new_state_wait:
         return Defer(DeferReason.STATE_NEW, new_state_wait, {"thread_id": thread_id})
     held = _drafting_step(s, arrived, thread_id, now) or _claim_step(s, arrived, planned)
@@ -426,20 +426,26 @@ def _claim_step(s: Situation, arrived: MessageArrived, planned: Burst) -> Step |
     return ClaimEmails(arrived.grant_id, emails) if emails else None
 
 
-def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int, settle_seconds: int) -> int:
+def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int, wait_seconds: int) -> int:
     """Seconds a burst that covers more than its trigger waits for a new thread state (``0``: none).
 
     Why: a reply sent or queued (``202``) just before the thread's state was
-    lost is in no listing yet — the Agent Account queue lists it only once
-    it leaves, within 90 s — and our state no longer knows it. A burst that
-    then covers its message besides a newer one threads on the newer one: a
-    new target, a new ``Idempotency-Key``, and both emails go out (found by
-    the stateful property tests; issue 48 for a restore and a Region's
-    replica). A burst of the trigger alone keeps the key any lost attempt
-    for it used (generation 0 of the same target), so Nylas replays it; a
-    burst of more waits until the thread's state is ``MAILBOX_SETTLE_SECONDS``
-    old, when anything sent before it began is listed and covers what it
-    answered.
+    lost is in no listing yet — the Agent Account queue sends it up to 90 s
+    later, and the mailbox lists it up to ``MAILBOX_SETTLE_SECONDS`` after
+    that — and our state no longer knows it. A burst that then covers its
+    message besides a newer one threads on the newer one: a new target, a
+    new ``Idempotency-Key``, and both emails go out (found by the stateful
+    property tests; issue 48 for a restore and a Region's replica). A burst
+    of the trigger alone keeps the key any lost attempt for it used
+    (generation 0 of the same target), so Nylas replays it; a burst of more
+    waits until the thread's state is ``wait_seconds`` old —
+    ``PENDING_CONFIRM_SECONDS``, which the configuration requires to cover
+    the queue and the settle, as the failover's handover does — when
+    anything sent or queued before it began is listed and covers what it
+    answered. (The settle alone, the rule before issue 48, let a reply
+    queued just before a restore be listed after the follow-up's burst was
+    sent: ``queued_reply_then_restored_from_an_older_backup`` with the
+    mailbox's lag at the settle.)
 
     The state began when its item was created or when its table began,
     whichever is later (``ThreadState.began_ms``, on the worker's clock, as
@@ -447,15 +453,15 @@ def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int
     restore to a backup from before the thread, an item deleted by hand and
     a Region whose replica lacks the thread — each one's next lease creates
     the item. The cost: a new thread's burst of two or more messages waits
-    the settle from its first lease; a thread of one message, and every
-    burst on a thread whose item is older, never. No narrowing by what the
-    listing shows: a thread never seen and one whose reply was queued just
-    before a restore both show messages seconds old and no reply of ours
-    (the mutant ``new_state_only_for_an_old_thread``).
+    up to ``wait_seconds`` from its first lease; a thread of one message, and
+    every burst on a thread whose item is older, never. No narrowing by what
+    the listing shows: a thread never seen and one whose reply was queued
+    just before a restore both show messages seconds old and no reply of
+    ours (the mutant ``new_state_only_for_an_old_thread``).
     """
     if not state.began_ms or not any(mid != trigger_id for mid in burst.covered):
         return 0
-    return max(0, -(-(state.began_ms + settle_seconds * 1000 - now * 1000) // 1000))
+    return max(0, -(-(state.began_ms + wait_seconds * 1000 - now * 1000) // 1000))
 
 
 def unsettled_replies(state: ThreadState, now: int) -> dict[str, int]:
