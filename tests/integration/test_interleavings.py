@@ -22,12 +22,12 @@ PEER = "agent@partner.example"
 
 
 def thread_in_service(world: World, thread_id: str) -> None:
-    """The thread's item exists from an earlier exchange, older than the settle: not new state (since issue
-    48 a burst of two on a thread item just created waits the settle, which would close the race these
-    scenarios play on the lease)."""
+    """The thread's item exists from an earlier exchange, older than a new state's wait: not new state
+    (since issue 48 a burst of two on a thread item just created waits ``PENDING_CONFIRM_SECONDS``, which
+    would close the race these scenarios play on the lease)."""
     store = world.stores.container(world.clock)
     store.release(store.take_lease(thread_key(GRANT, thread_id), 1000))
-    world.clock.advance(world.policy.settle_seconds + 1)
+    world.clock.advance(world.policy.pending_confirm_seconds + 1)
 
 
 def burst_race(world: World):
@@ -116,7 +116,7 @@ def follow_up_before_the_reply_is_listed(world: World):
     world.must_answer.add(first["id"])
 
     def follow_up(world: World):
-        world.clock.advance(world.policy.settle_seconds + 100)  # past a new thread state's wait
+        world.clock.advance(world.policy.pending_confirm_seconds + 100)  # past a new thread state's wait
         second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
         world.must_answer.add(second["id"])
         return [world.record(second, "m2")]
