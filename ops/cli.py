@@ -476,7 +476,11 @@ def _failover(context: Context) -> int:
         )
     dynamodb = context.client("dynamodb")
     result = failover.fail_over_to(
-        dynamodb, table, args.to, expect_epoch=args.expect_epoch, clock=failover.stamping_clock(dynamodb, table)
+        dynamodb,
+        table,
+        args.to,
+        expect_epoch=args.expect_epoch,
+        clock=failover.stamping_clock(dynamodb, table),
     )
     # The handover the replier waits (Policy.handover_seconds): the template's send timeout, margin and
     # settle time are the policy's defaults; the agent's timeout is the stack's parameter.

@@ -279,9 +279,7 @@ def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, 
     )
     assert len(nylas.sends) == 1
     nylas.advance_clock(700)  # past the settle and the automatic-exchange window
-    messages = [
-        inbound(nylas, subject="Re: Order 1042", thread_id=earlier["thread_id"]) for _ in range(3)
-    ]
+    messages = [inbound(nylas, subject="Re: Order 1042", thread_id=earlier["thread_id"]) for _ in range(3)]
     nylas.inject("POST", SEND_PATH, Fault.delay(1.6), times=3)
     container, visibility = container_recording_visibility()
     event = sqs_event([as_nylas_sends_it(m) for m in messages])

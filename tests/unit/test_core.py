@@ -330,7 +330,10 @@ IN_SERVICE = 86_400  # a table that began a day ago
             _new_state(IN_SERVICE, inbound("m2"), inbound("m1"), created_age=60),
             core.Defer(DeferReason.STATE_NEW, POLICY.pending_confirm_seconds - 60, {"thread_id": THREAD}),
         ),
-        (_new_state(IN_SERVICE, inbound("m2"), inbound("m1"), created_age=POLICY.pending_confirm_seconds), "AskAgent"),
+        (
+            _new_state(IN_SERVICE, inbound("m2"), inbound("m1"), created_age=POLICY.pending_confirm_seconds),
+            "AskAgent",
+        ),
         # A brand-new thread's first message: a burst of its trigger alone never waits.
         (_new_state(IN_SERVICE, inbound("m1"), trigger="m1", created_age=0), "AskAgent"),
         # No narrowing by what the listing shows. A thread never seen (two messages seconds old, no reply
@@ -338,9 +341,7 @@ IN_SERVICE = 86_400  # a table that began a day ago
         # listing for up to 90 s + the settle) read the same: both wait (the cost: a new thread's burst
         # of two or more waits the settle from its item's creation; docs/performance.md).
         (
-            _new_state(
-                IN_SERVICE, inbound("m2", date=NOW - 1), inbound("m1", date=NOW - 8), created_age=0
-            ),
+            _new_state(IN_SERVICE, inbound("m2", date=NOW - 1), inbound("m1", date=NOW - 8), created_age=0),
             core.Defer(DeferReason.STATE_NEW, POLICY.pending_confirm_seconds, {"thread_id": THREAD}),
         ),
         # A thread whose oldest message is far older than the item (a backlog, or state lost long after):
