@@ -313,7 +313,13 @@ def drive_undriven(s: Situation) -> Step | None:
     if s.reserved is not None or s.claims is not None or s.agent_outcome is not None:
         return None
     intent = undriven(s.state, arrived.message_id, s.listing.read_at or 0, s.policy)
-    return drive(s, arrived.grant_id, intent) if intent is not None else None
+    if intent is None:
+        return None
+    step = drive(s, arrived.grant_id, intent)
+    # An intent that cannot be settled now (its search failed: unknown; its key in flight; the mailbox
+    # not settled yet) stays where it is, its messages covered, and this record goes on with its own
+    # message: a lost intent must not hold the thread's new mail either.
+    return None if isinstance(step, Defer) else step
 
 
 def settled_for_another(s: Situation, settlement: Settlement) -> bool:
