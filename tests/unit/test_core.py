@@ -503,6 +503,13 @@ def test_an_intent_nobody_drives_is_driven_by_the_next_record_of_the_thread():
     recent = replace(orphan, last_attempt_at=NOW - 30)
     s = replace(leased(outbox=(recent,), listing=listing(inbound("m1"))), now=NOW)
     assert kind(next_step(s)) == "Reserve"
+    # Past its key's hour and attempted less than the settle ago: it cannot be settled now (the mailbox
+    # is asked only after the settle). It stays, m0 covered, and m1's record goes on with m1.
+    unsettled = replace(
+        orphan, first_attempt_at=NOW - 2 * 3600, last_attempt_at=NOW - POLICY.lease_seconds - 10
+    )
+    s = replace(leased(outbox=(unsettled,), listing=listing(inbound("m1"))), now=NOW)
+    assert kind(next_step(s)) == "Reserve"
 
 
 def test_a_queued_reply_that_failed_for_good_stops_counting_against_the_budget():
