@@ -234,11 +234,11 @@ GROUP_RELAY = [
 ]
 AUTHENTICATED = {
     "name": "Authentication-Results",
-    "value": "mx.acme.example; dkim=pass header.d=acme.example; dmarc=pass header.from=acme.example",
+    "value": "mx.google.com; dkim=pass header.d=acme.example; dmarc=pass header.from=acme.example",
 }
 NOT_AUTHENTICATED = {
     "name": "Authentication-Results",
-    "value": "mx.acme.example; spf=fail; dmarc=fail header.from=acme.example",
+    "value": "mx.google.com; spf=fail; dmarc=fail header.from=acme.example",
 }
 
 
@@ -330,7 +330,7 @@ def test_trusted_contact_form_is_answered_at_its_reply_to():
     desk.configure(REPLY_TO_TRUSTED_SENDERS="no-reply@forms.replyonce.example")
     form_authenticated = {
         "name": "Authentication-Results",
-        "value": "mx.replyonce.example; dkim=pass header.d=forms.replyonce.example; dmarc=pass",
+        "value": "mx.google.com; dkim=pass header.d=forms.replyonce.example; dmarc=pass",
     }
     message = desk.inbound(
         sender="no-reply@forms.replyonce.example",
@@ -350,7 +350,7 @@ def test_a_forged_contact_form_aims_the_agent_at_nobody():
     forged = desk.inbound(
         sender="no-reply@forms.replyonce.example",
         reply_to=[{"name": "Victim", "email": "victim@elsewhere.example"}],
-        headers=[{"name": "Authentication-Results", "value": "mx.replyonce.example; dmarc=fail"}],
+        headers=[{"name": "Authentication-Results", "value": "mx.google.com; dmarc=fail"}],
     )
     desk.notify(as_nylas_sends_it(forged))
     assert desk.sent == []

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from replyonce.coverage import carries_intent_id, is_reviewed_draft
+from replyonce.coverage import carries_intent_id, covered_in_mailbox, is_covered, is_reviewed_draft
 from replyonce.evidence import TrustedList, in_sent_folder
 from replyonce.reasons import SkipReason
 from replyonce.recipients import mailbox_key, recipient_choice, reply_recipient
@@ -297,19 +297,29 @@ def automatic_exchanges(
     """
     wanted = mailbox_key(correspondent)
     count = sum(1 for to in pending if wanted in {mailbox_key(a) for a in to})
-    ours: list[int] = []
-    theirs: list[int] = []
+    ours: list[tuple[int, tuple[frozenset[str], frozenset[str]]]] = []
+    theirs: list[tuple[str, int]] = []
     for m in messages:
         who = author(m, own_addresses, sent_folders)
         if who in (Author.PERSON, Author.REVIEWED):
             break
         if who is Author.AGENT and wanted in _mailboxes(m, ("to",)):
-            ours.append(_date(m))
+            ours.append((_date(m), covered_in_mailbox([m])))
         elif who is Author.OTHER and mailbox_key(sender_email(m)) == wanted:
-            theirs.append(min(_date(m), now) if now else _date(m))
+            theirs.append((message_id(m), min(_date(m), now) if now else _date(m)))
     if not window_seconds:
         return count + len(ours)
-    return count + sum(1 for sent in ours if any(0 <= at - sent <= window_seconds for at in theirs))
+
+    def answered(sent: int) -> bool:
+        # What a reply of ours up to this one covers came before it, whatever its date says (a clock
+        # running ahead, a date in the same second): only an uncovered message can be its answer.
+        before = [record for at, record in ours if at <= sent]
+        return any(
+            0 <= at - sent <= window_seconds and not any(is_covered(mid, record) for record in before)
+            for mid, at in theirs
+        )
+
+    return count + sum(1 for sent, _ in ours if answered(sent))
 
 
 def plan_burst(
@@ -322,6 +332,7 @@ def plan_burst(
     sent_folders: Collection[str] = (),
     trusted_senders: Iterable[str] = (),
     trusted_lists: Iterable[TrustedList] = (),
+    authserv_ids: Collection[str] = (),
     now: int = 0,
     person_hold_seconds: int = 0,
     max_recipients: int = 1,
@@ -384,9 +395,9 @@ def plan_burst(
     lists = tuple(trusted_lists)
 
     def recipient_of(message: Message) -> dict[str, str] | None:
-        return reply_recipient(message, own, trusted, lists)
+        return reply_recipient(message, own, trusted, lists, authserv_ids)
 
-    choice = recipient_choice(trigger, own, trusted, lists)
+    choice = recipient_choice(trigger, own, trusted, lists, authserv_ids)
     if isinstance(choice, SkipReason):
         return choice
     strangers = newcomers(messages, own) if whole_thread else frozenset()

@@ -325,6 +325,7 @@ def _planned(
             sent_folders=s.sent_folders,
             trusted_senders=policy.trusted_senders,
             trusted_lists=policy.trusted_lists,
+            authserv_ids=policy.receiving_authserv_ids,
             now=now,
             person_hold_seconds=policy.person_hold_seconds,
             max_recipients=policy.max_recipients,
