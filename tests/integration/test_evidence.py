@@ -179,17 +179,9 @@ def test_a_trusted_groups_rewritten_post_that_the_provider_vouches_for_goes_to_i
         # The provider's fail on top; a pass the sender typed below it is never the one read.
         (authentication_results(dmarc="fail", from_domain="acme.example"), (TYPED_PASS,)),
         (None, ()),  # the provider stamped nothing, and nothing else claims a pass
-        pytest.param(
-            None,
-            (TYPED_PASS,),
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="issue 40 still open: when the receiving provider stamps no Authentication-Results, "
-                "evidence.sender_authenticated reads the topmost one whatever wrote it, so a pass the sender "
-                "typed (any authserv-id) vouches for a forged rewritten post and the reply goes to the "
-                "X-Original-From it names",
-            ),
-        ),
+        # The provider stamped nothing and the sender typed a pass: only the provider's authserv-id
+        # (RECEIVING_AUTHSERV_IDS) vouches, so it is no one's word.
+        (None, (TYPED_PASS,)),
     ],
     ids=["dmarc_fail", "no_authentication_results", "only_a_typed_pass"],
 )

@@ -95,14 +95,6 @@ def test_a_customer_who_asks_once_a_day_is_answered_every_day(pipeline, nylas, l
     assert "exchange_limit" not in skip_reasons(log_records)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 40 still open: plan.automatic_exchanges counts a reply as answered at robot speed by any "
-    "message of the correspondent dated from the reply to AUTOMATIC_EXCHANGE_SECONDS after it, the very "
-    "question the reply answered included; a customer whose clock runs a minute ahead (or whose question "
-    "shares the reply's second) 'answers' every reply with its own question, so the third daily question "
-    "is handed off (exchange_limit) instead of answered",
-)
 def test_a_customer_whose_clock_runs_ahead_who_asks_once_a_day_is_answered_every_day(
     pipeline, nylas, log_records
 ):
