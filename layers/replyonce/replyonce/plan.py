@@ -262,6 +262,12 @@ def newcomers(messages: Sequence[Message], own_addresses: Collection[str]) -> fr
     )
 
 
+SENDER_CLOCK_TOLERANCE_SECONDS = 30
+"""How far behind Nylas' clock a correspondent's may run and its message still count as an answer to our
+reply (a robot's clock two seconds slow dates its instant answer before our reply): the side that ends a
+loop sooner, never one that lets it run."""
+
+
 def automatic_exchanges(
     messages: Sequence[Message],
     correspondent: str,
@@ -315,7 +321,8 @@ def automatic_exchanges(
         # running ahead, a date in the same second): only an uncovered message can be its answer.
         before = [record for at, record in ours if at <= sent]
         return any(
-            0 <= at - sent <= window_seconds and not any(is_covered(mid, record) for record in before)
+            -SENDER_CLOCK_TOLERANCE_SECONDS <= at - sent <= window_seconds
+            and not any(is_covered(mid, record) for record in before)
             for mid, at in theirs
         )
 
