@@ -13,6 +13,7 @@ import pytest
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL
 from replyonce.agent import Conversation, Reply
+from replyonce.coverage import reply_metadata
 from tests.unit.on_fakes import Desk
 
 
@@ -135,12 +136,28 @@ def test_loop_guard_counts_replies_the_ledger_never_recorded():
     desk = Desk()
     desk.configure(REPLY_BUDGET_PER_HOUR="1")
     first = desk.inbound(sender="bot@other.example")
-    # The agent's earlier reply, sent by a worker that died before recording it.
-    desk.inbound(sender=AGENT_EMAIL, subject="Re: hi", body="<p>ok</p>", thread_id=first["thread_id"])
+    # The agent's earlier reply, sent by a worker that died before recording it: in the mailbox's Sent
+    # folder with the metadata every reply of ours carries (only the API sets it).
+    earlier = desk.inbound(
+        sender=AGENT_EMAIL, subject="Re: hi", body="<p>ok</p>", thread_id=first["thread_id"], folders=["sent"]
+    )
+    stored = next(m for m in desk.mailbox.messages if m["id"] == earlier["id"])
+    stored["metadata"] = reply_metadata("intent-lost", first["id"], first["thread_id"], (first["id"],))
     later = desk.inbound(sender="bot@other.example", thread_id=first["thread_id"])
     desk.notify(later)
     assert desk.sent == []
     assert desk.skips() == ["reply_budget_exhausted"]
+
+
+def test_a_forged_own_address_message_spends_no_reply_budget():
+    # Anyone can write the mailbox's address in From: a message that shows it from the inbox is no reply
+    # of ours, so it neither fills the thread's hourly budget nor silences the customer.
+    desk = Desk()
+    desk.configure(REPLY_BUDGET_PER_HOUR="1")
+    first = desk.inbound()
+    desk.inbound(sender=AGENT_EMAIL, subject="Re: hi", body="<p>ok</p>", thread_id=first["thread_id"])
+    desk.notify(first)
+    assert answered(desk) == [first["id"]]
 
 
 # ---- people share the mailbox (from tests/integration/test_shared_mailbox.py) --------------------------

@@ -108,8 +108,9 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
             and not s.filed
             and not s.policy.shadow_mode
         ):
-            # Settled handed off, perhaps never filed (a crash between the two, a move that failed for now):
-            # filed again, since a hand-off the mailbox does not show is a silent "no" (invariant 7).
+            # Settled handed off (or failed for good: a hand-off too), perhaps never filed (a crash between
+            # the two, a move that failed for now): filed again, since a hand-off the mailbox does not show
+            # is a silent "no" (invariant 7).
             return FileHandedOff(arrived.grant_id, (arrived.message_id,), s.handoff_folder_id)
         return Skip(_settled_as(s.ledger), {"reply_message_id": s.ledger.reply_message_id})
     thread_id = arrived.thread_id or fetched_thread(s)
@@ -503,7 +504,9 @@ def _reply_budget_step(s: Situation, messages: Any, thread_id: str, now: int) ->
     policy, state, agents = s.policy, s.state, s.agents
     assert state is not None
     assert agents is not None
-    agent_dates = [as_int(m.get("date")) for m in messages if sender_email(m) in agents.addresses]
+    # Our replies by their metadata: a message that only shows the mailbox's address in From (a forged one
+    # in the inbox) is no reply of ours, and spends nothing of the thread's budget.
+    agent_dates = [as_int(m.get("date")) for m in messages if is_our_reply(m)]
     unsettled = unsettled_replies(state, now)
 
     def exhausted(replies: Mapping[str, int]) -> bool:
@@ -657,8 +660,13 @@ def _agent_answered(
             )
         case AgentFailed(detail=detail):
             settlement = Settlement(Status.FAILED, covered, now, reason=f"agent: {detail}"[:500])
+            # The agent refused for good: a person answers instead (invariant 7).
             return Settle(
-                settlement, skip=SkipReason.AGENT_REJECTED, metric="ReplyFailed", metric_status="agent"
+                settlement,
+                skip=SkipReason.AGENT_REJECTED,
+                move_to=policy.handoff_folder,
+                metric="ReplyFailed",
+                metric_status="agent",
             )
         case Reply():
             return _agent_replied(s, arrived, thread_id, burst, intent_id, outcome, now)

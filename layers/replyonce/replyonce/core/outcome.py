@@ -64,7 +64,12 @@ def send_reported(s: Situation, reported: SendReported) -> Step:
         return Skip(SkipReason.NOT_OUR_REPLY, {"intent_id": intent.id, "state": intent.state.value})
     if intent.reopened >= 1:
         settlement = Settlement(Status.FAILED, intent.covered, at, intent, reason="send_failed twice")
-        return Settle(settlement, skip=SkipReason.SEND_REJECTED, metric="QueuedReplyFailed")
+        return Settle(
+            settlement,
+            skip=SkipReason.SEND_REJECTED,
+            move_to=s.policy.handoff_folder,
+            metric="QueuedReplyFailed",
+        )
     if s.now is None:
         return ReadThread(reported.grant_id, intent.thread_id, s.policy.thread_page_size, None)
     return attempt(s, intent.reopen(), metric="QueuedReplyReopened")
@@ -90,7 +95,12 @@ def reconcile_due(s: Situation, due: ReconcileDue) -> Step:
     def reopen() -> Step:
         if intent.reopened >= 1:
             settlement = Settlement(Status.FAILED, intent.covered, s.now or 0, intent, reason="never sent")
-            return Settle(settlement, skip=SkipReason.SEND_REJECTED, metric="QueuedReplyFailed")
+            return Settle(
+                settlement,
+                skip=SkipReason.SEND_REJECTED,
+                move_to=s.policy.handoff_folder,
+                metric="QueuedReplyFailed",
+            )
         return attempt(s, intent.reopen(), metric="QueuedReplyReopened")
 
     return after_settle(
@@ -124,6 +134,9 @@ def finish(settle: Settle) -> Finish | FinishSkipped:
     notices: list[Notice] = []
     if settle.metric:
         notices.append(Notice(metric=settle.metric, metric_status=settle.metric_status))
+    if settle.move_to and settle.metric != "HandedOff":
+        # A reply that can never go out (refused for good, the agent's refusal) is a hand-off too.
+        notices.append(Notice(metric="HandedOff"))
     if len(settlement.covered) > 1 and settlement.status in (Status.REPLIED, Status.QUEUED):
         notices.append(Notice(metric="BurstCoalesced", value=len(settlement.covered) - 1))
     if settle.skip is not None:
