@@ -427,3 +427,67 @@ def test_a_third_exchange_without_a_person_is_a_loop():
         max_automatic_exchanges=2,
     )
     assert planned is SkipReason.EXCHANGE_LIMIT
+
+
+@pytest.mark.parametrize(
+    ("listing", "trigger", "covered", "to", "hidden"),
+    [
+        # The 10,000-notification run of issue 40 (seed 41): the stranger back-dates their message, so a
+        # listing by date puts it first, and our reply to the customer stands before the customer's own
+        # first message. Counted as naming the customer, our reply made the customer no newcomer, nobody
+        # was one, and the customer's follow-up was answered to both. Our own mail names nobody: the two
+        # are apart, each reply to its own sender.
+        (
+            [
+                msg("m1", date=23027),
+                msg("m2", date=21177),
+                msg("r1", AGENT, date=21177, covers=("m1",)),
+                msg("s1", "stranger@elsewhere.example", date=21166),
+            ],
+            "m2",
+            ("m2",),
+            ["alice@example.com"],
+            set(),
+        ),
+        (
+            [
+                msg("m1", date=23027),
+                msg("m2", date=21177),
+                msg("r1", AGENT, date=21177, covers=("m1",)),
+                msg("s1", "stranger@elsewhere.example", date=21166),
+            ],
+            "s1",
+            ("s1",),
+            ["stranger@elsewhere.example"],
+            {"m1", "m2", "r1"},
+        ),
+        # In arrival order: the stranger joins later, is answered alone, and the customer's reply is drafted
+        # without the stranger's message.
+        (
+            [msg("s1", "stranger@elsewhere.example"), msg("m2"), msg("r1", AGENT, covers=("m1",)), msg("m1")],
+            "m2",
+            ("m2",),
+            ["alice@example.com"],
+            {"s1"},
+        ),
+    ],
+)
+def test_a_stranger_and_a_customer_are_answered_apart_in_any_listing_order(
+    listing, trigger, covered, to, hidden
+):
+    planned = plan_burst(
+        trigger,
+        listing,
+        is_covered=lambda mid: mid == "m1",
+        reason_not_to_answer=not_to_answer,
+        own_addresses={AGENT},
+        max_recipients=3,
+    )
+    assert planned.covered == covered
+    assert [r["email"] for r in planned.recipients] == to
+    hidden_ids = getattr(planned, "hidden", frozenset())
+    shown = planned.to_answer if planned.alone else [m for m in listing if m["id"] not in hidden_ids]
+    assert {m["id"] for m in listing} - {m["id"] for m in shown} >= hidden
+    # Nothing of the other party reaches the agent for this reply.
+    other = "stranger@elsewhere.example" if to == ["alice@example.com"] else "alice@example.com"
+    assert all(m["from"][0]["email"] != other for m in shown)

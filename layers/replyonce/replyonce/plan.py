@@ -50,6 +50,9 @@ class Burst:
     recipients: tuple[dict[str, str], ...]
     alone: bool = False
     """A newcomer's burst (:func:`newcomers`): the agent is shown only these messages, not the thread."""
+    hidden: frozenset[str] = frozenset()
+    """Messages of the thread the agent is not shown for this burst: a newcomer's, and our replies to them
+    (the others' conversation is none of the newcomer's business, nor theirs of it)."""
 
     @property
     def recipient(self) -> dict[str, str]:
@@ -244,7 +247,12 @@ def newcomers(messages: Sequence[Message], own_addresses: Collection[str]) -> fr
     Why it matters: a reply to the thread's newest message goes to its sender
     with the whole conversation behind it; a stranger who replies into a
     customer's thread (the customer's ``Message-ID`` is enough) would receive
-    the answer to the customer's question. A newcomer is answered alone.
+    the answer to the customer's question. A newcomer is answered alone, and
+    the others' reply is drafted without the newcomer's messages
+    (:attr:`Burst.hidden`). "Earlier" is the listing's order, which may be
+    the senders' dates: a back-dated stranger can stand first and make the
+    customer the newcomer — then each is still answered apart, each shown
+    only what is theirs.
     """
     own = {mailbox_key(a) for a in own_addresses}
     seen: set[str] = set()
@@ -252,7 +260,11 @@ def newcomers(messages: Sequence[Message], own_addresses: Collection[str]) -> fr
     met: set[str] = set()
     for m in reversed(messages):  # oldest first
         sender = mailbox_key(sender_email(m))
-        if sender and sender not in met and sender not in own:
+        if sender in own:
+            # The mailbox's own mail (our replies above all) names nobody into the conversation: a reply
+            # to a stranger must not make them a participant.
+            continue
+        if sender and sender not in met:
             met.add(sender)
             if seen and sender not in seen:
                 strangers.add(sender)
@@ -450,8 +462,30 @@ def plan_burst(
             for r in recipients
         ):
             return SkipReason.EXCHANGE_LIMIT
-        return Burst(kept, target, recipients, alone=alone)
+        return Burst(
+            kept, target, recipients, alone=alone, hidden=_not_theirs(messages, strangers, own, alone)
+        )
     return SkipReason.NO_RECIPIENT
+
+
+def _not_theirs(
+    messages: Sequence[Message], strangers: frozenset[str], own: Collection[str], alone: bool
+) -> frozenset[str]:
+    """For the burst of everyone but the newcomers, the newcomers' messages and our replies addressed only
+    to them: what the agent must not be shown (a newcomer's own burst shows only its messages)."""
+    if alone or not strangers:
+        return frozenset()
+    newcomer_inboxes = {mailbox_key(sender_email(m)) for m in messages if message_id(m) in strangers}
+    return frozenset(
+        message_id(m)
+        for m in messages
+        if message_id(m) in strangers
+        or (
+            sender_email(m) in own
+            and _mailboxes(m, ("to", "cc"))
+            and _mailboxes(m, ("to", "cc")) <= newcomer_inboxes
+        )
+    )
 
 
 def reached(messages_read: Sequence[Message], trigger_id: str) -> bool:

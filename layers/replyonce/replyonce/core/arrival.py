@@ -11,7 +11,7 @@ message is driven there), :mod:`replyonce.core.shadow` and
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, assert_never
 
 from replyonce.agent import AgentIdentity, Handoff, NoReply, Reply
@@ -389,7 +389,11 @@ def _before_the_agent(
         if s.time_left < policy.lease_seconds - policy.margin_seconds:
             return Defer(DeferReason.DEADLINE, 0)
         # A newcomer's burst is answered alone: the agent sees only their messages, never the customer's.
-        shown = burst.to_answer if burst.alone else messages
+        shown = (
+            burst.to_answer
+            if burst.alone
+            else tuple(m for m in messages if message_id(m) not in burst.hidden)
+        )
         conversation = conversation_for(
             shown,
             burst,
@@ -628,7 +632,7 @@ def _bounded(burst: Burst) -> Burst:
     """At most :data:`MAX_BURST` messages, the newest (the rest are answered by the next reply)."""
     if len(burst.to_answer) <= MAX_BURST:
         return burst
-    return Burst(burst.to_answer[:MAX_BURST], burst.target, burst.recipients)
+    return replace(burst, to_answer=burst.to_answer[:MAX_BURST])
 
 
 def _grant(grant_id: str, agents: Agents) -> AgentIdentity:
