@@ -16,7 +16,15 @@ from devstack.nylas import Fault
 from devstack.nylas.mailbox import authentication_results
 from functions.replier import app
 from replyonce.agent import Reply
-from tests.replier_harness import SEND_PATH, deferrals, inbound, metrics_emitted, skip_reasons
+from tests.replier_harness import (
+    SEND_PATH,
+    deferrals,
+    folders_of,
+    handed_off,
+    inbound,
+    metrics_emitted,
+    skip_reasons,
+)
 
 HANDOFF_FOLDER = "Needs a person"  # the template's default HandoffFolder
 STRANGER = "victim@stranger.example"
@@ -37,22 +45,6 @@ def recipients(nylas) -> list[list[str]]:
 
 def reached(nylas, address: str) -> bool:
     return any(address in to for to in recipients(nylas))
-
-
-def folders_of(nylas, message_id: str, grant: str = AGENT_GRANT_ID) -> list[str]:
-    """The folders (names) the mailbox shows the message in now."""
-    [folders] = [m["folders"] for _, m in nylas.mailbox(grant) if m["id"] == message_id]
-    return folders
-
-
-def handed_off(log_records, reason: str) -> bool:
-    """Whether a skip with ``reason`` was logged as a hand-off."""
-    return any(
-        r.get("message") == "notification skipped"
-        and r.get("reason") == reason
-        and r.get("handed_off") is True
-        for r in log_records()
-    )
 
 
 def with_env(monkeypatch, **variables: str) -> None:

@@ -13,7 +13,7 @@ import pytest
 from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from functions.replier import app
 from ops.template import load_template
-from tests.replier_harness import deferrals, inbound, metrics_emitted, skip_reasons
+from tests.replier_harness import deferrals, folders_of, handed_off, inbound, metrics_emitted, skip_reasons
 
 HANDOFF_FOLDER = "Needs a person"  # the template's default HandoffFolder
 DAY = 86_400
@@ -26,22 +26,6 @@ MAX_RECEIVES = load_template()["Resources"]["NotificationQueue"]["Properties"]["
 def as_nylas_sends_it(message: dict) -> dict:
     """The notification Nylas delivers by default: no ``headers`` in the payload."""
     return envelope({k: v for k, v in message.items() if k != "headers"})
-
-
-def folders_of(nylas, message_id: str, grant: str = AGENT_GRANT_ID) -> list[str]:
-    """The folders (names) the mailbox shows the message in now."""
-    [folders] = [m["folders"] for _, m in nylas.mailbox(grant) if m["id"] == message_id]
-    return folders
-
-
-def handed_off(log_records, reason: str) -> bool:
-    """Whether a skip with ``reason`` was logged as a hand-off."""
-    return any(
-        r.get("message") == "notification skipped"
-        and r.get("reason") == reason
-        and r.get("handed_off") is True
-        for r in log_records()
-    )
 
 
 def counted(capsys) -> list[str]:
