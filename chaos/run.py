@@ -43,6 +43,7 @@ from devstack.invariants import (
     skips_by_reason,
 )
 from devstack.nylas import NylasEmulator
+from devstack.nylas.mailbox import RECEIVING_AUTHSERV
 from devstack.stack import LogCollector
 from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resources, put_in_service
 from devstack.webhook_sender import WebhookSender
@@ -243,6 +244,8 @@ class Experiment:
             # In issue 40's `list-id=address` form: a relay is the customer's only from that address,
             # with the receiving provider's DMARC pass (else handed off, relay_unverified).
             "TRUSTED_LISTS": TRUSTED_LISTS,
+            # The emulator is the receiving provider: only its Authentication-Results vouch for a From.
+            "RECEIVING_AUTHSERV_IDS": RECEIVING_AUTHSERV,
             # Where hand-offs go (the template's default, named so the checker knows it: invariant 7).
             "HANDOFF_FOLDER": HANDOFF_FOLDER,
             "THREAD_WINDOW": str(self.settings.thread_window),

@@ -655,18 +655,25 @@ def _exchanges_spent_before(world: _World, message: dict[str, Any], arrived: flo
     )
 
 
-def _robot_answered(world: _World, email: _Email, who: str, *, surely: bool) -> bool:
+def _robot_answered(
+    world: _World, email: _Email, who: str, *, surely: bool, by: float = float("inf")
+) -> bool:
     """The correspondent ``who`` answered ``email`` at robot speed: its next message of the thread
     came within ``automatic_exchange_seconds`` of Nylas' time. ``surely``: by its arrival *and* by
-    its sender's ``date``, whichever the product reads (to convict); otherwise by either (to
-    excuse a skip)."""
+    its sender's ``date``, whichever the product reads (to convict), and arrived before ``by`` (the
+    end of the read window of the email being judged: an answer that came later was seen by no read
+    that produced it); otherwise by either (to excuse a skip)."""
     limit = world.history.automatic_exchange_seconds
     # To convict, the answer came after the email was in the mailbox; to excuse, after the read that
     # produced it (a message landing while the email was on its way answers it as far as anyone knows).
     after = [
         m
         for m in world.inbound(email.grant_id, email.thread_id)
-        if (world.seq[m] > world.seq.get(email.id, -1) if surely else world.arrived[m] > email.read_lo)
+        if (
+            world.seq[m] > world.seq.get(email.id, -1) and world.arrived[m] < by
+            if surely
+            else world.arrived[m] > email.read_lo
+        )
         and who in {world.inbox(a) for a in _addresses(world.messages[m].get("from"))}
     ]
     if not after:
@@ -746,7 +753,7 @@ def _exchange_limit(world: _World, found: list[str]) -> None:
                 for e in emails[:index]
                 if correspondent(e) == who
                 and e.drafted_before > reset
-                and _robot_answered(world, e, who, surely=True)
+                and _robot_answered(world, e, who, surely=True, by=email.read_hi)
             ]
             if len(before) >= limit:
                 found.append(

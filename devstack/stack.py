@@ -28,6 +28,7 @@ from devstack.embedded_aws import start_threaded_server
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn, ControlRoutes
 from devstack.nylas import NylasEmulator
+from devstack.nylas.mailbox import RECEIVING_AUTHSERV
 from devstack.poller import EventSourcePoller
 from devstack.template import (
     LOCAL_API_KEY,
@@ -261,6 +262,8 @@ class LocalStack:
         self.overrides = {
             "NYLAS_API_URI": api_uri,
             "AGENT_GRANT_IDS": self.settings.agent_grant_ids,
+            # The emulator is the receiving provider: its Authentication-Results vouch for a From.
+            **({"RECEIVING_AUTHSERV_IDS": RECEIVING_AUTHSERV} if self.emulator is not None else {}),
             **({"POWERTOOLS_LOG_LEVEL": self.settings.log_level} if self.settings.log_level else {}),
             **self.settings.replier_environment,
         }

@@ -247,12 +247,15 @@ def nylas(nylas_server):
 def replier_env(aws, nylas, monkeypatch):
     """ReplierFunction's environment from the template, pointed at the emulator, with fast retries."""
     from devstack.events import AGENT_GRANT_ID
+    from devstack.nylas.mailbox import RECEIVING_AUTHSERV
     from devstack.template import put_in_service
 
     for name, value in aws.function_environment("ReplierFunction").items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("NYLAS_API_URI", nylas.url)
     monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
+    # The emulator is the receiving provider: its Authentication-Results are the ones to trust.
+    monkeypatch.setenv("RECEIVING_AUTHSERV_IDS", RECEIVING_AUTHSERV)
     # Redeliveries in seconds would make the suite slow; the logic is the same at 0.
     monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
     monkeypatch.setenv("RETRY_BASE_SECONDS", "0")

@@ -133,3 +133,19 @@ def hold_lease(replier, message: dict, *, owner: str, for_ms: int) -> None:
 def new_container() -> NotificationConsumer:
     """What a fresh Lambda container builds: its own clients, caches and idempotency config."""
     return NotificationConsumer.from_environment()
+
+
+def folders_of(nylas, message_id: str, grant: str = AGENT_GRANT_ID) -> list[str]:
+    """The folders (names) the mailbox shows the message in now."""
+    [folders] = [m["folders"] for _, m in nylas.mailbox(grant) if m["id"] == message_id]
+    return folders
+
+
+def handed_off(log_records, reason: str) -> bool:
+    """Whether a skip with ``reason`` was logged as a hand-off."""
+    return any(
+        r.get("message") == "notification skipped"
+        and r.get("reason") == reason
+        and r.get("handed_off") is True
+        for r in log_records()
+    )

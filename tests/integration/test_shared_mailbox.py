@@ -44,7 +44,7 @@ GROUP_RELAY = [
     # The receiving provider's verdict on the group's From, topmost (RFC 8601): what vouches for the relay.
     {
         "name": "Authentication-Results",
-        "value": "mx.acme.example; dkim=pass header.d=acme.example; dmarc=pass",
+        "value": "mx.emulator.nylas; dkim=pass header.d=acme.example; dmarc=pass",
     },
     {"name": "List-Id", "value": "<support.acme.example>"},
     {"name": "Precedence", "value": "list"},

@@ -512,6 +512,33 @@ def test_an_intent_nobody_drives_is_driven_by_the_next_record_of_the_thread():
     assert kind(next_step(s)) == "Reserve"
 
 
+def test_an_intent_nobody_drives_refused_for_good_is_handed_off_before_the_record_goes_on():
+    # Issue 48 with issue 40: the driver's send of m0's orphaned intent is refused for good. m0's record
+    # may never come back to file it (its dead letter lost), so m1's record files m0 in the hand-off
+    # folder (invariant 7), then comes back for m1.
+    old = NOW - 2 * int(POLICY.lease_seconds)
+    orphan = intent(
+        id="c",
+        covered=("m0",),
+        request='{"to":[]}',
+        created_at=old,
+        first_attempt_at=old,
+        last_attempt_at=old,
+    )
+    s = leased(
+        outbox=(orphan,), listing=listing(inbound("m1")), answers={"c": Answer(422, "invalid_request")}
+    )
+    settle = next_step(s)
+    assert kind(settle) == "Settle"
+    assert (settle.settlement.status, settle.settlement.covered) == (Status.FAILED, ("m0",))
+    assert settle.move_to == POLICY.handoff_folder
+    s = replace(s, settled=settle, handoff_folder_id="folder-handoff")
+    assert next_step(s) == core.FileHandedOff(GRANT, ("m0",), "folder-handoff")
+    assert next_step(replace(s, filed=True)) == core.Defer(
+        DeferReason.REPLY_PENDING, 0, {"settled_intent_id": "c"}
+    )
+
+
 def test_a_queued_reply_that_failed_for_good_stops_counting_against_the_budget():
     failed = intent(id="c", covered=("m0",), state=IntentState.QUEUED, accepted_at=NOW - 30)
     state = ThreadState(replies={"a": NOW - 100, "b": NOW - 200, "c": NOW - 30}, outbox={"c": failed})

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from replyonce.coverage import reply_metadata
 from replyonce.plan import (
     Burst,
     automatic_exchanges,
@@ -17,14 +18,20 @@ from replyonce.reasons import SkipReason
 AGENT = "support@acme.example"
 
 
-def msg(mid, sender="alice@example.com", machine=False, *, person=False, date=0, headers=(), to=None):
+def msg(
+    mid, sender="alice@example.com", machine=False, *, person=False, date=0, headers=(), to=None, covers=()
+):
     """A listed message; one from the agent's address is ReplyOnce's reply (its intent id in the
-    metadata) unless ``person``: a colleague writing from the shared mailbox."""
+    metadata, and the messages it ``covers``) unless ``person``: a colleague writing from the shared
+    mailbox."""
     message = {"id": mid, "from": [{"email": sender}], "machine": machine, "date": date}
     if sender == AGENT:
         message["to"] = [{"email": to or "alice@example.com"}]
         # ReplyOnce's reply carries its intent id; a colleague's message sits in the mailbox's Sent folder.
-        message.update({"folders": ["sent"]} if person else {"metadata": {"key1": f"intent-{mid}"}})
+        metadata = (
+            reply_metadata(f"intent-{mid}", covers[0], "t", covers) if covers else {"key1": f"intent-{mid}"}
+        )
+        message.update({"folders": ["sent"]} if person else {"metadata": metadata})
     if headers:
         message["headers"] = [{"name": n, "value": v} for n, v in headers]
     return message
@@ -317,23 +324,53 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
         (
             [
                 msg("m3", date=40),
-                msg("r2", AGENT, date=30),
+                msg("r2", AGENT, date=30, covers=("m2",)),
                 msg("m2", date=20),
-                msg("r1", AGENT, date=10),
+                msg("r1", AGENT, date=10, covers=("m1",)),
                 msg("m1"),
             ],
             2,
         ),
-        # A reply she has not answered (yet) is no exchange.
-        ([msg("r2", AGENT, date=30), msg("m2", date=20), msg("r1", AGENT, date=10), msg("m1")], 1),
+        # A reply she has not answered (yet) is no exchange: what it covers came before it, whatever its date.
+        (
+            [
+                msg("r2", AGENT, date=30, covers=("m2",)),
+                msg("m2", date=20),
+                msg("r1", AGENT, date=10, covers=("m1",)),
+                msg("m1"),
+            ],
+            1,
+        ),
+        # ... even dated after it (her clock runs a minute ahead: the question "after" its own answer): r1 was
+        # answered (by m2), r2 was not.
+        (
+            [
+                msg("r2", AGENT, date=30, covers=("m2",)),
+                msg("m2", date=90),
+                msg("r1", AGENT, date=10, covers=("m1",)),
+                msg("m1", date=70),
+            ],
+            1,
+        ),
+        # A robot's clock a few seconds slow dates its instant answer just before our reply: still one.
+        (
+            [
+                msg("m3", date=38),
+                msg("r2", AGENT, date=40, covers=("m2",)),
+                msg("m2", date=18),
+                msg("r1", AGENT, date=20, covers=("m1",)),
+                msg("m1"),
+            ],
+            2,
+        ),
         # A colleague wrote in between: only what came after counts.
         (
             [
                 msg("m3", date=40),
-                msg("r2", AGENT, date=30),
+                msg("r2", AGENT, date=30, covers=("m2",)),
                 msg("m2", date=20),
                 msg("p", AGENT, person=True, date=15),
-                msg("r1", AGENT, date=10),
+                msg("r1", AGENT, date=10, covers=("m1",)),
                 msg("m1"),
             ],
             1,
@@ -352,9 +389,9 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
         (
             [
                 msg("m3", date=2 * DAY),
-                msg("r2", AGENT, date=DAY),
+                msg("r2", AGENT, date=DAY, covers=("m2",)),
                 msg("m2", date=DAY - 10),
-                msg("r1", AGENT, date=10),
+                msg("r1", AGENT, date=10, covers=("m1",)),
                 msg("m1"),
             ],
             0,
@@ -362,9 +399,9 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
         # Not the listing's order but the dates (a listing by date puts a back-dated message anywhere).
         (
             [
-                msg("r2", AGENT, date=30),
+                msg("r2", AGENT, date=30, covers=("m2",)),
                 msg("m3", date=40),
-                msg("r1", AGENT, date=10),
+                msg("r1", AGENT, date=10, covers=("m1",)),
                 msg("m2", date=20),
                 msg("m1"),
             ],
@@ -390,3 +427,67 @@ def test_a_third_exchange_without_a_person_is_a_loop():
         max_automatic_exchanges=2,
     )
     assert planned is SkipReason.EXCHANGE_LIMIT
+
+
+@pytest.mark.parametrize(
+    ("listing", "trigger", "covered", "to", "hidden"),
+    [
+        # The 10,000-notification run of issue 40 (seed 41): the stranger back-dates their message, so a
+        # listing by date puts it first, and our reply to the customer stands before the customer's own
+        # first message. Counted as naming the customer, our reply made the customer no newcomer, nobody
+        # was one, and the customer's follow-up was answered to both. Our own mail names nobody: the two
+        # are apart, each reply to its own sender.
+        (
+            [
+                msg("m1", date=23027),
+                msg("m2", date=21177),
+                msg("r1", AGENT, date=21177, covers=("m1",)),
+                msg("s1", "stranger@elsewhere.example", date=21166),
+            ],
+            "m2",
+            ("m2",),
+            ["alice@example.com"],
+            set(),
+        ),
+        (
+            [
+                msg("m1", date=23027),
+                msg("m2", date=21177),
+                msg("r1", AGENT, date=21177, covers=("m1",)),
+                msg("s1", "stranger@elsewhere.example", date=21166),
+            ],
+            "s1",
+            ("s1",),
+            ["stranger@elsewhere.example"],
+            {"m1", "m2", "r1"},
+        ),
+        # In arrival order: the stranger joins later, is answered alone, and the customer's reply is drafted
+        # without the stranger's message.
+        (
+            [msg("s1", "stranger@elsewhere.example"), msg("m2"), msg("r1", AGENT, covers=("m1",)), msg("m1")],
+            "m2",
+            ("m2",),
+            ["alice@example.com"],
+            {"s1"},
+        ),
+    ],
+)
+def test_a_stranger_and_a_customer_are_answered_apart_in_any_listing_order(
+    listing, trigger, covered, to, hidden
+):
+    planned = plan_burst(
+        trigger,
+        listing,
+        is_covered=lambda mid: mid == "m1",
+        reason_not_to_answer=not_to_answer,
+        own_addresses={AGENT},
+        max_recipients=3,
+    )
+    assert planned.covered == covered
+    assert [r["email"] for r in planned.recipients] == to
+    hidden_ids = getattr(planned, "hidden", frozenset())
+    shown = planned.to_answer if planned.alone else [m for m in listing if m["id"] not in hidden_ids]
+    assert {m["id"] for m in listing} - {m["id"] for m in shown} >= hidden
+    # Nothing of the other party reaches the agent for this reply.
+    other = "stranger@elsewhere.example" if to == ["alice@example.com"] else "alice@example.com"
+    assert all(m["from"][0]["email"] != other for m in shown)

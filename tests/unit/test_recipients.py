@@ -8,6 +8,7 @@ from replyonce.recipients import AddressRefusal, parse_mailbox, reply_recipient,
 
 OWN = frozenset({"support@acme.example"})
 FORM = "no-reply@forms.acme.example"
+GOOGLE = frozenset({"mx.google.com"})  # the receiving provider whose Authentication-Results count
 
 
 def message(sender="alice@gmail.com", name="Alice", reply_to=(), authentication=None):
@@ -15,7 +16,7 @@ def message(sender="alice@gmail.com", name="Alice", reply_to=(), authentication=
     pass for the sender's domain when it names a ``Reply-To``, as a contact form's provider gives it)."""
     domain = (single_mailbox(sender) or sender).rpartition("@")[2]  # DKIM and DMARC name A-labels
     if authentication is None and reply_to:
-        authentication = f"mx.acme.example; dkim=pass header.d={domain}; dmarc=pass header.from={domain}"
+        authentication = f"mx.google.com; dkim=pass header.d={domain}; dmarc=pass header.from={domain}"
     headers = [{"name": "Authentication-Results", "value": authentication}] if authentication else []
     return {
         "from": [{"name": name, "email": sender}],
@@ -159,7 +160,7 @@ def test_a_refused_address_says_why(value, refusal):
     ],
 )
 def test_reply_recipient(m, trusted, expected):
-    assert reply_recipient(m, OWN, trusted) == expected
+    assert reply_recipient(m, OWN, trusted, authserv_ids=GOOGLE) == expected
 
 
 @pytest.mark.parametrize(

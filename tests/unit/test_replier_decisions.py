@@ -13,6 +13,7 @@ import pytest
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL
 from replyonce.agent import Conversation, Reply
+from replyonce.coverage import reply_metadata
 from tests.unit.on_fakes import Desk
 
 
@@ -135,12 +136,28 @@ def test_loop_guard_counts_replies_the_ledger_never_recorded():
     desk = Desk()
     desk.configure(REPLY_BUDGET_PER_HOUR="1")
     first = desk.inbound(sender="bot@other.example")
-    # The agent's earlier reply, sent by a worker that died before recording it.
-    desk.inbound(sender=AGENT_EMAIL, subject="Re: hi", body="<p>ok</p>", thread_id=first["thread_id"])
+    # The agent's earlier reply, sent by a worker that died before recording it: in the mailbox's Sent
+    # folder with the metadata every reply of ours carries (only the API sets it).
+    earlier = desk.inbound(
+        sender=AGENT_EMAIL, subject="Re: hi", body="<p>ok</p>", thread_id=first["thread_id"], folders=["sent"]
+    )
+    stored = next(m for m in desk.mailbox.messages if m["id"] == earlier["id"])
+    stored["metadata"] = reply_metadata("intent-lost", first["id"], first["thread_id"], (first["id"],))
     later = desk.inbound(sender="bot@other.example", thread_id=first["thread_id"])
     desk.notify(later)
     assert desk.sent == []
     assert desk.skips() == ["reply_budget_exhausted"]
+
+
+def test_a_forged_own_address_message_spends_no_reply_budget():
+    # Anyone can write the mailbox's address in From: a message that shows it from the inbox is no reply
+    # of ours, so it neither fills the thread's hourly budget nor silences the customer.
+    desk = Desk()
+    desk.configure(REPLY_BUDGET_PER_HOUR="1")
+    first = desk.inbound()
+    desk.inbound(sender=AGENT_EMAIL, subject="Re: hi", body="<p>ok</p>", thread_id=first["thread_id"])
+    desk.notify(first)
+    assert answered(desk) == [first["id"]]
 
 
 # ---- people share the mailbox (from tests/integration/test_shared_mailbox.py) --------------------------
@@ -234,11 +251,11 @@ GROUP_RELAY = [
 ]
 AUTHENTICATED = {
     "name": "Authentication-Results",
-    "value": "mx.acme.example; dkim=pass header.d=acme.example; dmarc=pass header.from=acme.example",
+    "value": "mx.google.com; dkim=pass header.d=acme.example; dmarc=pass header.from=acme.example",
 }
 NOT_AUTHENTICATED = {
     "name": "Authentication-Results",
-    "value": "mx.acme.example; spf=fail; dmarc=fail header.from=acme.example",
+    "value": "mx.google.com; spf=fail; dmarc=fail header.from=acme.example",
 }
 
 
@@ -330,7 +347,7 @@ def test_trusted_contact_form_is_answered_at_its_reply_to():
     desk.configure(REPLY_TO_TRUSTED_SENDERS="no-reply@forms.replyonce.example")
     form_authenticated = {
         "name": "Authentication-Results",
-        "value": "mx.replyonce.example; dkim=pass header.d=forms.replyonce.example; dmarc=pass",
+        "value": "mx.google.com; dkim=pass header.d=forms.replyonce.example; dmarc=pass",
     }
     message = desk.inbound(
         sender="no-reply@forms.replyonce.example",
@@ -350,7 +367,7 @@ def test_a_forged_contact_form_aims_the_agent_at_nobody():
     forged = desk.inbound(
         sender="no-reply@forms.replyonce.example",
         reply_to=[{"name": "Victim", "email": "victim@elsewhere.example"}],
-        headers=[{"name": "Authentication-Results", "value": "mx.replyonce.example; dmarc=fail"}],
+        headers=[{"name": "Authentication-Results", "value": "mx.google.com; dmarc=fail"}],
     )
     desk.notify(as_nylas_sends_it(forged))
     assert desk.sent == []

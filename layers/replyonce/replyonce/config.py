@@ -213,6 +213,9 @@ class ReplierSettings:
     # its List-Id and its own address (``list-id=address``): a post the group rewrote to its own From is
     # answered to the person it relayed once the receiving provider authenticated it; never bulk mail.
     trusted_lists: tuple[TrustedList, ...] = ()
+    # The authserv-ids of the mailboxes' receiving provider (RFC 8601): only its Authentication-Results
+    # vouch for a relay's or a contact form's From; Google stamps mx.google.com. Lower case.
+    receiving_authserv_ids: frozenset[str] = frozenset({"mx.google.com"})
     # The active-Region record's table (a multi-Region strongly consistent global table); "": one
     # Region, no fence (the default: a single-Region deploy behaves as it always has).
     active_region_table: str = ""
@@ -229,6 +232,7 @@ class ReplierSettings:
             agent_grant_ids=self.agent_grant_ids,
             trusted_senders=self.reply_to_trusted_senders,
             trusted_lists=self.trusted_lists,
+            receiving_authserv_ids=self.receiving_authserv_ids,
             reply_budget_per_hour=self.reply_budget_per_hour,
             recipient_budget_per_hour=self.reply_budget_per_recipient_per_hour,
             thread_window=self.thread_window,
@@ -363,6 +367,8 @@ class ReplierSettings:
             ),
             reply_to_trusted_senders=_addresses(env, "REPLY_TO_TRUSTED_SENDERS"),
             trusted_lists=trusted_lists(env.get("TRUSTED_LISTS", "")),
+            receiving_authserv_ids=_addresses(env, "RECEIVING_AUTHSERV_IDS")
+            or _default(cls, "receiving_authserv_ids"),
             active_region_table=fence_table,
             region=region,
         )

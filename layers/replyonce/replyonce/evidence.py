@@ -84,16 +84,29 @@ def _aligned(domain: str, from_domain: str) -> bool:
     )
 
 
-def sender_authenticated(message: Mapping[str, Any], from_address: str) -> Authentication:
+def _authserv_id(value: str) -> str:
+    """The ``authserv-id`` an ``Authentication-Results`` value opens with (RFC 8601 section 2.2)."""
+    first = value.split(";", 1)[0].strip()
+    return "" if "=" in first else first.split()[0].lower() if first else ""
+
+
+def sender_authenticated(
+    message: Mapping[str, Any], from_address: str, authserv_ids: Collection[str]
+) -> Authentication:
     """Whether the receiving provider authenticated ``from_address``'s domain (RFC 8601, RFC 7489).
 
-    Only the topmost ``Authentication-Results`` is read: the receiving
-    provider prepends its own, and every lower one was added by an earlier
-    hop — or typed by the sender (RFC 8601 section 5). DMARC's pass is for the
+    Only the topmost ``Authentication-Results`` whose ``authserv-id`` is one of
+    ``authserv_ids`` (``RECEIVING_AUTHSERV_IDS``: the id the mailbox's
+    provider stamps, ``mx.google.com`` for Google) is read: the receiving
+    provider prepends its own and removes any other copy bearing its id
+    (RFC 8601 section 5), so one with its id is its word; any other was
+    added by an earlier hop or typed by the sender — and if the provider
+    stamps none at all, a typed one is all there is. DMARC's pass is for the
     ``From`` domain by definition (``header.from`` is checked when present);
     a DKIM pass counts only when its ``header.d`` is aligned with it.
     """
-    results = header_values(message, "authentication-results")
+    ids = {i.lower() for i in authserv_ids}
+    results = [v for v in header_values(message, "authentication-results") if _authserv_id(v) in ids]
     if not results:
         return Authentication.MISSING
     from_domain = from_address.rpartition("@")[2].lower()

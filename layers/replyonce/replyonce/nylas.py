@@ -57,6 +57,21 @@ def _retry_after(response: requests.Response) -> int | None:
     return int(value) if value.isdigit() else None
 
 
+def _succeeded(response: requests.Response, request: str) -> requests.Response:
+    """``response`` when it is a ``200``; else the error it is: retryable for a status Nylas may answer
+    differently later (``RETRYABLE_STATUSES``), permanent for any other."""
+    if response.status_code == 200:
+        return response
+    error_type, message = _error(response)
+    error = NylasRetryableError if response.status_code in RETRYABLE_STATUSES else NylasPermanentError
+    raise error(
+        f"{request}: {response.status_code} {message}",
+        status=response.status_code,
+        error_type=error_type,
+        retry_after_seconds=_retry_after(response),
+    )
+
+
 def _path(*segments: str) -> str:
     return "/v3/grants/" + "/".join(quote(s, safe="") for s in segments)
 
@@ -132,16 +147,7 @@ class NylasMailbox:
             )
         except requests.RequestException as exc:
             raise NylasRetryableError(f"GET {path} failed: {exc}") from exc
-        if response.status_code == 200:
-            return response
-        error_type, message = _error(response)
-        error = NylasRetryableError if response.status_code in RETRYABLE_STATUSES else NylasPermanentError
-        raise error(
-            f"GET {path}: {response.status_code} {message}",
-            status=response.status_code,
-            error_type=error_type,
-            retry_after_seconds=_retry_after(response),
-        )
+        return _succeeded(response, f"GET {path}")
 
     def _data(self, response: requests.Response) -> Any:
         try:
@@ -309,12 +315,4 @@ class NylasMailbox:
             )
         except requests.RequestException as exc:
             raise NylasRetryableError(f"{method.upper()} {path} failed: {exc}") from exc
-        if response.status_code == 200:
-            return response
-        error_type, message = _error(response)
-        error = NylasRetryableError if response.status_code in RETRYABLE_STATUSES else NylasPermanentError
-        raise error(
-            f"{method.upper()} {path}: {response.status_code} {message}",
-            status=response.status_code,
-            error_type=error_type,
-        )
+        return _succeeded(response, f"{method.upper()} {path}")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from replyonce.coverage import carries_intent_id, is_reviewed_draft
+from replyonce.coverage import carries_intent_id, covered_in_mailbox, is_covered, is_reviewed_draft
 from replyonce.evidence import TrustedList, in_sent_folder
 from replyonce.reasons import SkipReason
 from replyonce.recipients import mailbox_key, recipient_choice, reply_recipient
@@ -50,6 +50,9 @@ class Burst:
     recipients: tuple[dict[str, str], ...]
     alone: bool = False
     """A newcomer's burst (:func:`newcomers`): the agent is shown only these messages, not the thread."""
+    hidden: frozenset[str] = frozenset()
+    """Messages of the thread the agent is not shown for this burst: a newcomer's, and our replies to them
+    (the others' conversation is none of the newcomer's business, nor theirs of it)."""
 
     @property
     def recipient(self) -> dict[str, str]:
@@ -244,7 +247,12 @@ def newcomers(messages: Sequence[Message], own_addresses: Collection[str]) -> fr
     Why it matters: a reply to the thread's newest message goes to its sender
     with the whole conversation behind it; a stranger who replies into a
     customer's thread (the customer's ``Message-ID`` is enough) would receive
-    the answer to the customer's question. A newcomer is answered alone.
+    the answer to the customer's question. A newcomer is answered alone, and
+    the others' reply is drafted without the newcomer's messages
+    (:attr:`Burst.hidden`). "Earlier" is the listing's order, which may be
+    the senders' dates: a back-dated stranger can stand first and make the
+    customer the newcomer — then each is still answered apart, each shown
+    only what is theirs.
     """
     own = {mailbox_key(a) for a in own_addresses}
     seen: set[str] = set()
@@ -252,7 +260,11 @@ def newcomers(messages: Sequence[Message], own_addresses: Collection[str]) -> fr
     met: set[str] = set()
     for m in reversed(messages):  # oldest first
         sender = mailbox_key(sender_email(m))
-        if sender and sender not in met and sender not in own:
+        if sender in own:
+            # The mailbox's own mail (our replies above all) names nobody into the conversation: a reply
+            # to a stranger must not make them a participant.
+            continue
+        if sender and sender not in met:
             met.add(sender)
             if seen and sender not in seen:
                 strangers.add(sender)
@@ -260,6 +272,12 @@ def newcomers(messages: Sequence[Message], own_addresses: Collection[str]) -> fr
     return frozenset(
         message_id(m) for m in messages if message_id(m) and mailbox_key(sender_email(m)) in strangers
     )
+
+
+SENDER_CLOCK_TOLERANCE_SECONDS = 30
+"""How far behind Nylas' clock a correspondent's may run and its message still count as an answer to our
+reply (a robot's clock two seconds slow dates its instant answer before our reply): the side that ends a
+loop sooner, never one that lets it run."""
 
 
 def automatic_exchanges(
@@ -297,19 +315,30 @@ def automatic_exchanges(
     """
     wanted = mailbox_key(correspondent)
     count = sum(1 for to in pending if wanted in {mailbox_key(a) for a in to})
-    ours: list[int] = []
-    theirs: list[int] = []
+    ours: list[tuple[int, tuple[frozenset[str], frozenset[str]]]] = []
+    theirs: list[tuple[str, int]] = []
     for m in messages:
         who = author(m, own_addresses, sent_folders)
         if who in (Author.PERSON, Author.REVIEWED):
             break
         if who is Author.AGENT and wanted in _mailboxes(m, ("to",)):
-            ours.append(_date(m))
+            ours.append((_date(m), covered_in_mailbox([m])))
         elif who is Author.OTHER and mailbox_key(sender_email(m)) == wanted:
-            theirs.append(min(_date(m), now) if now else _date(m))
+            theirs.append((message_id(m), min(_date(m), now) if now else _date(m)))
     if not window_seconds:
         return count + len(ours)
-    return count + sum(1 for sent in ours if any(0 <= at - sent <= window_seconds for at in theirs))
+
+    def answered(sent: int) -> bool:
+        # What a reply of ours up to this one covers came before it, whatever its date says (a clock
+        # running ahead, a date in the same second): only an uncovered message can be its answer.
+        before = [record for at, record in ours if at <= sent]
+        return any(
+            -SENDER_CLOCK_TOLERANCE_SECONDS <= at - sent <= window_seconds
+            and not any(is_covered(mid, record) for record in before)
+            for mid, at in theirs
+        )
+
+    return count + sum(1 for sent, _ in ours if answered(sent))
 
 
 def plan_burst(
@@ -322,6 +351,7 @@ def plan_burst(
     sent_folders: Collection[str] = (),
     trusted_senders: Iterable[str] = (),
     trusted_lists: Iterable[TrustedList] = (),
+    authserv_ids: Collection[str] = (),
     now: int = 0,
     person_hold_seconds: int = 0,
     max_recipients: int = 1,
@@ -384,9 +414,9 @@ def plan_burst(
     lists = tuple(trusted_lists)
 
     def recipient_of(message: Message) -> dict[str, str] | None:
-        return reply_recipient(message, own, trusted, lists)
+        return reply_recipient(message, own, trusted, lists, authserv_ids)
 
-    choice = recipient_choice(trigger, own, trusted, lists)
+    choice = recipient_choice(trigger, own, trusted, lists, authserv_ids)
     if isinstance(choice, SkipReason):
         return choice
     strangers = newcomers(messages, own) if whole_thread else frozenset()
@@ -432,8 +462,30 @@ def plan_burst(
             for r in recipients
         ):
             return SkipReason.EXCHANGE_LIMIT
-        return Burst(kept, target, recipients, alone=alone)
+        return Burst(
+            kept, target, recipients, alone=alone, hidden=_not_theirs(messages, strangers, own, alone)
+        )
     return SkipReason.NO_RECIPIENT
+
+
+def _not_theirs(
+    messages: Sequence[Message], strangers: frozenset[str], own: Collection[str], alone: bool
+) -> frozenset[str]:
+    """For the burst of everyone but the newcomers, the newcomers' messages and our replies addressed only
+    to them: what the agent must not be shown (a newcomer's own burst shows only its messages)."""
+    if alone or not strangers:
+        return frozenset()
+    newcomer_inboxes = {mailbox_key(sender_email(m)) for m in messages if message_id(m) in strangers}
+    return frozenset(
+        message_id(m)
+        for m in messages
+        if message_id(m) in strangers
+        or (
+            sender_email(m) in own
+            and _mailboxes(m, ("to", "cc"))
+            and _mailboxes(m, ("to", "cc")) <= newcomer_inboxes
+        )
+    )
 
 
 def reached(messages_read: Sequence[Message], trigger_id: str) -> bool:

@@ -22,6 +22,7 @@ class Policy:
     agent_grant_ids: tuple[str, ...]
     trusted_senders: frozenset[str] = _Settings.reply_to_trusted_senders
     trusted_lists: tuple[TrustedList, ...] = _Settings.trusted_lists
+    receiving_authserv_ids: frozenset[str] = _Settings.receiving_authserv_ids
     reply_budget_per_hour: int = _Settings.reply_budget_per_hour
     recipient_budget_per_hour: int = _Settings.reply_budget_per_recipient_per_hour
     thread_window: int = _Settings.thread_window

@@ -245,10 +245,12 @@ def _names_someone_else(message: Mapping[str, Any], own: Collection[str]) -> boo
     return original is not None and mailbox_key(original["email"]) != mailbox_key(sender_email(message))
 
 
-def _authenticated(message: Mapping[str, Any], sender: str) -> bool:
+def _authenticated(message: Mapping[str, Any], sender: str, authserv_ids: Collection[str]) -> bool:
     """Whether the receiving provider authenticated ``sender``'s domain (compared in its A-labels, as DKIM
     and DMARC name domains)."""
-    return sender_authenticated(message, single_mailbox(sender) or sender) is Authentication.PASS
+    return (
+        sender_authenticated(message, single_mailbox(sender) or sender, authserv_ids) is Authentication.PASS
+    )
 
 
 def recipient_choice(
@@ -256,6 +258,7 @@ def recipient_choice(
     own_addresses: Collection[str],
     trusted_senders: Collection[str] = (),
     trusted_lists: Collection[TrustedList] = (),
+    authserv_ids: Collection[str] = (),
 ) -> dict[str, str] | SkipReason:
     """The one recipient of a reply to ``message`` (a Nylas participant), or why there is none.
 
@@ -265,7 +268,8 @@ def recipient_choice(
     - A post of a trusted list whose ``From`` is the list's own address (the
       group rewrote it, DMARC mitigation) goes to the person it relayed
       (``X-Original-From``, else ``Reply-To``) only when the receiving
-      provider authenticated that ``From`` (:func:`replyonce.evidence.sender_authenticated`):
+      provider (its ``authserv_ids``) authenticated that ``From``
+      (:func:`replyonce.evidence.sender_authenticated`):
       otherwise :attr:`SkipReason.RELAY_UNVERIFIED` (handed off to a person —
       never the stranger a typed header names, never the group itself).
     - A post of a trusted list that kept its own ``From`` goes to ``From``:
@@ -282,7 +286,7 @@ def recipient_choice(
     if trusted_list is not None:
         rewritten = bool(trusted_list.address) and mailbox_key(sender) == mailbox_key(trusted_list.address)
         if rewritten or (not trusted_list.address and _names_someone_else(message, own)):
-            if not rewritten or not _authenticated(message, sender):
+            if not rewritten or not _authenticated(message, sender, authserv_ids):
                 return SkipReason.RELAY_UNVERIFIED
             original = _original_sender(message, own)
             if original is None or is_machine_address(original["email"]):
@@ -291,7 +295,7 @@ def recipient_choice(
     elif single_mailbox(sender) in _mailboxes(trusted_senders):
         asked = _first_mailbox(message.get("reply_to"), own)
         if asked is not None:
-            if not _authenticated(message, sender):
+            if not _authenticated(message, sender, authserv_ids):
                 return SkipReason.RELAY_UNVERIFIED
             return asked
     senders = message.get("from")
@@ -304,6 +308,7 @@ def reply_recipient(
     own_addresses: Collection[str],
     trusted_senders: Collection[str] = (),
     trusted_lists: Collection[TrustedList] = (),
+    authserv_ids: Collection[str] = (),
 ) -> dict[str, str] | None:
     """:func:`recipient_choice`'s recipient, or ``None`` when there is none (for whatever reason).
 
@@ -314,5 +319,5 @@ def reply_recipient(
     either spelling of its domain), not by its inbox: trust is granted to
     one address, and is not widened to its ``+`` variants.
     """
-    choice = recipient_choice(message, own_addresses, trusted_senders, trusted_lists)
+    choice = recipient_choice(message, own_addresses, trusted_senders, trusted_lists, authserv_ids)
     return None if isinstance(choice, SkipReason) else choice

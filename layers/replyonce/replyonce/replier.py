@@ -43,7 +43,7 @@ from replyonce.policy import Policy
 from replyonce.ports import Folder, Grant, Mailbox, RegionFence, StateStore
 from replyonce.reasons import DeferReason
 from replyonce.redaction import address_digest
-from replyonce.state import IntentKind, Lease, Status
+from replyonce.state import IntentKind, Lease
 from replyonce.subjects import ReconcileDue, Subject
 
 # A record takes few steps (a first reply: ~9), besides two per look at a busy lease; a loop longer
@@ -460,7 +460,7 @@ def _skipped_settled(step: core.FinishSkipped, subject: Subject) -> dict[str, An
         _notice(notice)
     settlement = step.settle.settlement
     fields = _subject_fields(subject)
-    if settlement.status is Status.HANDED_OFF:
+    if step.settle.move_to:
         fields["handed_off"] = True
     return skipped(step.reason, **fields, covered=list(settlement.covered), detail=settlement.reason)
 

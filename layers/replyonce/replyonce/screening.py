@@ -74,7 +74,7 @@ alone, so operator-named lists can be let through in one place.
 """
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -431,42 +431,51 @@ def bulk_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -
     return None
 
 
-def _header_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -> Sign | None:  # noqa: C901
+def _challenge_response(message: Mapping[str, Any], names: Collection[str]) -> bool:
+    """A challenge-response system's request: its vendor headers, a TMDA ``Message-ID``, or the
+    ``Precedence: spam`` such systems set."""
+    if set(names) & _CHALLENGE_RESPONSE_HEADERS:
+        return True
+    if any(_TMDA_CONFIRM.search(v) for v in header_values(message, "message-id")):
+        return True
+    return "spam" in _keywords(message, "precedence")
+
+
+# The header signs in the order they are tried (automatic before bulk: an out-of-office reply sent through
+# a list is an out-of-office reply first). Each reads the message and its header names.
+_HEADER_SIGNS: tuple[tuple[Sign, Callable[[Mapping[str, Any], Collection[str]], bool]], ...] = (
+    (Sign.REPLYONCE_MARK, lambda m, names: bool(header_values(m, REPLYONCE_MARK["name"]))),
+    (
+        Sign.AUTO_SUBMITTED,
+        lambda m, names: any(auto_submitted_keyword(v) != "no" for v in header_values(m, "auto-submitted")),
+    ),
+    (Sign.MULTIPART_REPORT, lambda m, names: any(_is_report(v) for v in header_values(m, "content-type"))),
+    (Sign.NULL_RETURN_PATH, lambda m, names: any(_is_null_path(v) for v in header_values(m, "return-path"))),
+    (
+        Sign.X_AUTO_RESPONSE_SUPPRESS_ALL,
+        lambda m, names: any(_suppresses_all(v) for v in header_values(m, "x-auto-response-suppress")),
+    ),
+    (Sign.AUTORESPONDER_HEADER, lambda m, names: bool(set(names) & _AUTORESPONDER_HEADERS)),
+    (Sign.PRECEDENCE_AUTO_REPLY, lambda m, names: _AUTO_REPLY_PRECEDENCE in _keywords(m, "precedence")),
+    (Sign.X_LOOP, lambda m, names: "x-loop" in names),
+    (Sign.AUTO_REPLY_SUBJECT, _has_auto_reply_subject),
+    (Sign.CHALLENGE_RESPONSE, _challenge_response),
+)
+
+
+def _header_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -> Sign | None:
     """The first machine sign in the headers (and subject) of ``message``, or ``None``.
 
     Automatic signs come before bulk ones: an out-of-office reply sent
     through a list is an out-of-office reply first (a list let through must
-    not let its members' autoresponders through).
+    not let its members' autoresponders through). Then the subject and body
+    together (:func:`_content_sign`), then the list and bulk signs.
     """
-    if header_values(message, REPLYONCE_MARK["name"]):
-        return Sign.REPLYONCE_MARK
-    if any(auto_submitted_keyword(v) != "no" for v in header_values(message, "auto-submitted")):
-        return Sign.AUTO_SUBMITTED
-    if any(_is_report(v) for v in header_values(message, "content-type")):
-        return Sign.MULTIPART_REPORT
-    if any(_is_null_path(v) for v in header_values(message, "return-path")):
-        return Sign.NULL_RETURN_PATH
-    if any(_suppresses_all(v) for v in header_values(message, "x-auto-response-suppress")):
-        return Sign.X_AUTO_RESPONSE_SUPPRESS_ALL
     names = _header_names(message)
-    if names & _AUTORESPONDER_HEADERS:
-        return Sign.AUTORESPONDER_HEADER
-    if _AUTO_REPLY_PRECEDENCE in _keywords(message, "precedence"):
-        return Sign.PRECEDENCE_AUTO_REPLY
-    if "x-loop" in names:
-        return Sign.X_LOOP
-    if _has_auto_reply_subject(message, names):
-        return Sign.AUTO_REPLY_SUBJECT
-    if names & _CHALLENGE_RESPONSE_HEADERS or any(
-        _TMDA_CONFIRM.search(v) for v in header_values(message, "message-id")
-    ):
-        return Sign.CHALLENGE_RESPONSE
-    if "spam" in _keywords(message, "precedence"):
-        return Sign.CHALLENGE_RESPONSE  # challenge-response systems' Precedence: spam
-    content = _content_sign(message, names)
-    if content:
-        return content
-    return bulk_sign(message, trusted_lists)
+    for sign, found in _HEADER_SIGNS:
+        if found(message, names):
+            return sign
+    return _content_sign(message, names) or bulk_sign(message, trusted_lists)
 
 
 def _body_text(message: Mapping[str, Any]) -> str:

@@ -11,7 +11,7 @@ message is driven there), :mod:`replyonce.core.shadow` and
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, assert_never
 
 from replyonce.agent import AgentIdentity, Handoff, NoReply, Reply
@@ -108,8 +108,9 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
             and not s.filed
             and not s.policy.shadow_mode
         ):
-            # Settled handed off, perhaps never filed (a crash between the two, a move that failed for now):
-            # filed again, since a hand-off the mailbox does not show is a silent "no" (invariant 7).
+            # Settled handed off (or failed for good: a hand-off too), perhaps never filed (a crash between
+            # the two, a move that failed for now): filed again, since a hand-off the mailbox does not show
+            # is a silent "no" (invariant 7).
             return FileHandedOff(arrived.grant_id, (arrived.message_id,), s.handoff_folder_id)
         return Skip(_settled_as(s.ledger), {"reply_message_id": s.ledger.reply_message_id})
     thread_id = arrived.thread_id or fetched_thread(s)
@@ -325,6 +326,7 @@ def _planned(
             sent_folders=s.sent_folders,
             trusted_senders=policy.trusted_senders,
             trusted_lists=policy.trusted_lists,
+            authserv_ids=policy.receiving_authserv_ids,
             now=now,
             person_hold_seconds=policy.person_hold_seconds,
             max_recipients=policy.max_recipients,
@@ -387,7 +389,11 @@ def _before_the_agent(
         if s.time_left < policy.lease_seconds - policy.margin_seconds:
             return Defer(DeferReason.DEADLINE, 0)
         # A newcomer's burst is answered alone: the agent sees only their messages, never the customer's.
-        shown = burst.to_answer if burst.alone else messages
+        shown = (
+            burst.to_answer
+            if burst.alone
+            else tuple(m for m in messages if message_id(m) not in burst.hidden)
+        )
         conversation = conversation_for(
             shown,
             burst,
@@ -523,7 +529,9 @@ def _reply_budget_step(s: Situation, messages: Any, thread_id: str, now: int) ->
     policy, state, agents = s.policy, s.state, s.agents
     assert state is not None
     assert agents is not None
-    agent_dates = [as_int(m.get("date")) for m in messages if sender_email(m) in agents.addresses]
+    # Our replies by their metadata: a message that only shows the mailbox's address in From (a forged one
+    # in the inbox) is no reply of ours, and spends nothing of the thread's budget.
+    agent_dates = [as_int(m.get("date")) for m in messages if is_our_reply(m)]
     unsettled = unsettled_replies(state, now)
 
     def exhausted(replies: Mapping[str, int]) -> bool:
@@ -646,7 +654,7 @@ def _bounded(burst: Burst) -> Burst:
     """At most :data:`MAX_BURST` messages, the newest (the rest are answered by the next reply)."""
     if len(burst.to_answer) <= MAX_BURST:
         return burst
-    return Burst(burst.to_answer[:MAX_BURST], burst.target, burst.recipients)
+    return replace(burst, to_answer=burst.to_answer[:MAX_BURST])
 
 
 def _grant(grant_id: str, agents: Agents) -> AgentIdentity:
@@ -678,8 +686,13 @@ def _agent_answered(
             )
         case AgentFailed(detail=detail):
             settlement = Settlement(Status.FAILED, covered, now, reason=f"agent: {detail}"[:500])
+            # The agent refused for good: a person answers instead (invariant 7).
             return Settle(
-                settlement, skip=SkipReason.AGENT_REJECTED, metric="ReplyFailed", metric_status="agent"
+                settlement,
+                skip=SkipReason.AGENT_REJECTED,
+                move_to=policy.handoff_folder,
+                metric="ReplyFailed",
+                metric_status="agent",
             )
         case Reply():
             return _agent_replied(s, arrived, thread_id, burst, intent_id, outcome, now)

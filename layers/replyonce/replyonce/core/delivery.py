@@ -148,9 +148,11 @@ def after_answer(s: Situation, grant_id: str, intent: Intent, answer: Answer) ->
         case Proof.REJECTED:
             reason = f"{answer.status} {answer.error_type}".strip()
             settlement = Settlement(Status.FAILED, intent.covered, now, intent, reason=reason)
+            # Refused for good: the customer is owed an answer nobody can send now (invariant 7: handed off).
             return Settle(
                 settlement,
                 skip=SkipReason.SEND_REJECTED,
+                move_to=s.policy.handoff_folder,
                 metric="ReplyFailed",
                 metric_status=str(answer.status),
             )

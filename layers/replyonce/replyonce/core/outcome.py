@@ -73,7 +73,12 @@ def send_reported(s: Situation, reported: SendReported) -> Step:
         return Skip(SkipReason.NOT_OUR_REPLY, {"intent_id": intent.id, "state": intent.state.value})
     if intent.reopened >= 1:
         settlement = Settlement(Status.FAILED, intent.covered, at, intent, reason="send_failed twice")
-        return Settle(settlement, skip=SkipReason.SEND_REJECTED, metric="QueuedReplyFailed")
+        return Settle(
+            settlement,
+            skip=SkipReason.SEND_REJECTED,
+            move_to=s.policy.handoff_folder,
+            metric="QueuedReplyFailed",
+        )
     if s.now is None:
         return ReadThread(reported.grant_id, intent.thread_id, s.policy.thread_page_size, None)
     return attempt(s, intent.reopen(), metric="QueuedReplyReopened")
@@ -99,7 +104,12 @@ def reconcile_due(s: Situation, due: ReconcileDue) -> Step:
     def reopen() -> Step:
         if intent.reopened >= 1:
             settlement = Settlement(Status.FAILED, intent.covered, s.now or 0, intent, reason="never sent")
-            return Settle(settlement, skip=SkipReason.SEND_REJECTED, metric="QueuedReplyFailed")
+            return Settle(
+                settlement,
+                skip=SkipReason.SEND_REJECTED,
+                move_to=s.policy.handoff_folder,
+                metric="QueuedReplyFailed",
+            )
         return attempt(s, intent.reopen(), metric="QueuedReplyReopened")
 
     return after_settle(
@@ -113,21 +123,23 @@ def reconcile_due(s: Situation, due: ReconcileDue) -> Step:
 
 def after_settlement(s: Situation, settle: Settle) -> Step:
     """The settlement is written: file a hand-off's messages in ``HANDOFF_FOLDER`` (best effort), then
-    finish the record.
+    finish the record — or, when it settled an intent nobody drove (issue 48), come back for its own.
 
     The hand-off's folder is the one the grant's listing named; a listing refused earlier in the record
     is asked once more, and without it the messages stay where they are.
     """
     grant_id = s.subject.grant_id
-    if settled_for_another(s, settle.settlement):
-        # An intent nobody drove is settled (issue 48): the record's own message is still to be answered.
-        assert settle.settlement.intent is not None
-        return Defer(DeferReason.REPLY_PENDING, 0, {"settled_intent_id": settle.settlement.intent.id})
+    # Filed first, whoever's intent it is: an intent nobody drove that is refused for good is a hand-off
+    # of its own messages, whose records may never come back (a lost dead letter) to file them.
     if settle.move_to and not s.filed:
         if s.handoff_folder_id is None and s.folder_listings < 2:
             return LookUpFolders(grant_id)
         if s.handoff_folder_id:
             return FileHandedOff(grant_id, settle.settlement.covered, s.handoff_folder_id)
+    if settled_for_another(s, settle.settlement):
+        # An intent nobody drove is settled (issue 48): the record's own message is still to be answered.
+        assert settle.settlement.intent is not None
+        return Defer(DeferReason.REPLY_PENDING, 0, {"settled_intent_id": settle.settlement.intent.id})
     return finish(settle)
 
 
@@ -137,6 +149,9 @@ def finish(settle: Settle) -> Finish | FinishSkipped:
     notices: list[Notice] = []
     if settle.metric:
         notices.append(Notice(metric=settle.metric, metric_status=settle.metric_status))
+    if settle.move_to and settle.metric != "HandedOff":
+        # A reply that can never go out (refused for good, the agent's refusal) is a hand-off too.
+        notices.append(Notice(metric="HandedOff"))
     if len(settlement.covered) > 1 and settlement.status in (Status.REPLIED, Status.QUEUED):
         notices.append(Notice(metric="BurstCoalesced", value=len(settlement.covered) - 1))
     if settle.skip is not None:
