@@ -685,7 +685,7 @@ def _send_exemptions(queue: str = "NotificationQueue") -> list[Any]:
 
 
 def _may_send(principal: str, operator_role: str, queue: str = "NotificationQueue") -> bool:
-    """Whether ``queue``'s policy lets ``principal`` send, with ``OperatorRoleArn`` set to ``operator_role``."""
+    """Whether `queue`'s policy lets `principal` send, `OperatorRoleArn` set to `operator_role`."""
     arns = {
         "WebhookFunctionRole": "arn:aws:iam::111122223333:role/stack-WebhookFunctionRole-A1",
         "ReplierFunctionRole": "arn:aws:iam::111122223333:role/stack-ReplierFunctionRole-B2",
