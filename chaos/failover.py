@@ -39,6 +39,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -173,7 +174,6 @@ class Replicator:
         self._conflicted: set[str] = set()
         self._snapshots: list[tuple[float, list[dict[str, Any]]]] = []
         self._cut = False
-        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="replicator", daemon=True)
         self.copied = 0
@@ -189,10 +189,9 @@ class Replicator:
 
     def cut(self) -> None:
         """The source Region is lost: nothing more is copied, not even what it wrote in the last
-        ``lag_seconds`` (the snapshots not applied yet are dropped)."""
-        with self._lock:
-            self._cut = True
-            self._snapshots.clear()
+        ``lag_seconds`` (the snapshots not applied yet are dropped). At once: a pass under way stops
+        before its next snapshot is applied (the drill's failover does not wait for it)."""
+        self._cut = True
 
     def _scan(self, table: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
@@ -203,16 +202,19 @@ class Replicator:
     def _run(self) -> None:
         while not self._stop.wait(0.5):
             try:
-                with self._lock:
-                    if self._cut:
-                        continue
-                    self._snapshots.append(
-                        (time.monotonic(), [self._scan(source) for source, _, _ in self._pairs])
-                    )
-                    while self._snapshots and self._snapshots[0][0] <= time.monotonic() - self._lag:
-                        _, snapshot = self._snapshots.pop(0)
-                        for (_, target, keys), items in zip(self._pairs, snapshot, strict=True):
-                            self._apply(target, keys, items)
+                if self._cut:
+                    continue
+                self._snapshots.append(
+                    (time.monotonic(), [self._scan(source) for source, _, _ in self._pairs])
+                )
+                while (
+                    not self._cut
+                    and self._snapshots
+                    and self._snapshots[0][0] <= time.monotonic() - self._lag
+                ):
+                    _, snapshot = self._snapshots.pop(0)
+                    for (_, target, keys), items in zip(self._pairs, snapshot, strict=True):
+                        self._apply(target, keys, items)
             except Exception as failure:  # the embedded AWS busy: the next pass copies what this one missed
                 print(json.dumps({"message": "replicator pass failed", "detail": str(failure)}), flush=True)
 
@@ -815,6 +817,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--mutant", default=None, help="fence_off: the drill must catch it")
     parser.add_argument("--timeout", type=float, default=900.0, help="the whole run's limit, seconds")
+    parser.add_argument(
+        "--logs", default="", help="write the handlers' log records to this file (JSON lines), as make chaos"
+    )
     args = parser.parse_args(argv)
     drill = DrillSettings(
         chaos=ChaosSettings(
@@ -824,6 +829,7 @@ def main(argv: list[str] | None = None) -> int:
             fault_probability=args.fault_probability,
             mutant=args.mutant,
             timeout_seconds=args.timeout,
+            logs_path=Path(args.logs) if args.logs else None,
         ),
         failover_after=args.failover_after,
         old_region_replies_first=args.old_region_replies,
