@@ -324,8 +324,16 @@ class HeldSend:
         self._go.set()
 
     def matches(self, request: Request) -> bool:
-        """The rule's match: the first send after :meth:`arm`, taken here (one send only)."""
+        """The rule's match: the first send after :meth:`arm` that Nylas would take, taken here (one send
+        only). Not one whose custom headers the run's Nylas refuses (``400`` before any queue: the
+        200-notification run's second try held such a send, and no ``202`` was played)."""
         if request.method != "POST" or not request.path.split("?", 1)[0].endswith("/messages/send"):
+            return False
+        try:
+            headers = json.loads(request.body or b"{}").get("custom_headers") or []
+        except ValueError:
+            return False
+        if any(not str(h.get("name", "")).lower().startswith("x-") for h in headers if isinstance(h, dict)):
             return False
         with self._lock:
             if not self._armed or self.request is not None:
