@@ -73,7 +73,11 @@ How to read it:
   (the mix's "burst of 2-5" rows: close to 600 s each, since their first
   read creates the item); a thread's first message alone, a message that
   reaches a thread after its first reply, and every burst on a thread whose
-  item is older than that wait nothing more. No request is added.
+  item is older than that wait nothing more. No request is added. Seen in
+  the chaos run's restore while mail flows (`docs/reliability.md`, 259
+  notifications at the run's scaled 94 s): 9 such waits, of 82-94 s, for 7
+  records on 3 threads; the wait is spent once (the record comes back when
+  it ends, one receive).
 
 Regenerate with `make bench` (all of it takes about half an hour on 2 cores,
 most of it the real-latency runs waiting); `make bench ARGS="--help"` lists the
