@@ -17,7 +17,7 @@ from replyonce.evidence import TrustedList
 
 @dataclass(frozen=True)
 class Policy:
-    """The pure part of the replier's configuration (``ReplierSettings.policy``)."""
+    """The pure part of the replier's configuration (``policy_of(settings)``)."""
 
     agent_grant_ids: tuple[str, ...]
     trusted_senders: frozenset[str] = ReplierSettings.reply_to_trusted_senders
