@@ -34,6 +34,10 @@ Running it, from the repository root, on the screening of the working tree::
         --mikel-mail /tmp/machinemail/mail --zammad /tmp/machinemail/zammad \\
         --discourse /tmp/machinemail/discourse
 
+The sets of ``scripts/mail_sets.py`` are read from ``git archive`` of the commit named there
+(``git --git-dir=MIRROR archive COMMIT | tar -x -C /tmp/mailrules_sets/NAME``); the
+held-out ones are ``--flufl-bounce``, ``--osandum`` and ``--mail-mime-parser``.
+
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
     git show HEAD:layers/replyonce/replyonce/screening.py > /tmp/screening_before.py
@@ -207,6 +211,20 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
     "redmine": [
         ("test/fixtures/mail_handler/ticket_without_from_header.eml", "other", "no From"),
         ("test/fixtures/mail_handler/*.eml", "person", "mail_handler_test: tickets and replies by people"),
+    ],
+    # Held out in the second round (scripts/mail_sets.py).
+    "flufl-bounce": [
+        # _detectors/tests/detectors.py: every file is a bounce or a delivery warning some detector reads.
+        ("flufl/bounce/tests/data/*.txt", "machine", "bounces and delay warnings (detectors.py)"),
+    ],
+    "osandum": [
+        # DsnParserTest.java: each sample parses to a failed or delayed delivery (one is an MDN).
+        ("src/test/resources/*.eml", "machine", "DSNs, failure notices, an MDN (DsnParserTest)"),
+    ],
+    "mail-mime-parser": [
+        # tests/_data/emails/README.md: samples made with Outlook, Netscape, Eudora and PINE by a person.
+        ("tests/_data/emails/m0024.txt", "list", "a post to an ezmlm list (Mailing-List, Delivered-To)"),
+        ("tests/_data/emails/*.txt", "person", "hunnysoft's samples written with four mail programs"),
     ],
 }
 

@@ -35,7 +35,10 @@ What each set expects:
 - email_reply_parser: every ``test/emails/*.txt``; expected is what its own
   library (run with ruby) calls neither quoted nor hidden — the fragments its
   tests in ``test/email_reply_parser_test.rb`` check — joined;
-- email_reply_trimmer: ``test/emails/X.txt``, expected ``test/trimmed/X.txt``.
+- email_reply_trimmer: ``test/emails/X.txt``, expected ``test/trimmed/X.txt``;
+- crisp, mail-parser-reply (tuning since the second split) and EdgeTier, extended_email_reply_parser,
+  t2bot (held out, ``scripts/mail_sets.py``): each adapter's docstring says which of the peer's
+  assertions it reads. A held-out body a tuning set also holds is measured with the tuning set only.
 
 The comparison rule: both sides are whitespace-normalised (every run of spaces,
 tabs and line breaks is one space, ends stripped); :data:`replyonce.text.QUOTE_MARKER`
@@ -367,6 +370,221 @@ def mpr_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+# --- held-out sets of the second round (scripts/mail_sets.py) ------------------------------------------
+
+_T2BOT_HARNESS = r"""
+const fs = require('fs');
+const path = require('path');
+const bodies = [];
+const records = [];
+const token = (kind, id, index) => `\u0001${kind}:${id}:${index}\u0001`;
+class Fragment {
+  constructor(id, index) { this.id = id; this.index = index; }
+  toString() { return token("F", this.id, this.index); }
+  isQuoted() { return null; } isHidden() { return null; }
+  isSignature() { return null; } isEmpty() { return null; }
+  getContent() { return this.toString(); }
+}
+class Email {
+  constructor(id) { this.id = id; this.fragments = [0, 1, 2, 3, 4, 5].map(i => new Fragment(id, i)); }
+  getFragments() { return this.fragments; }
+  getVisibleText() { return token("V", this.id, 0); }
+  getQuotedText() { return token("Q", this.id, 0); }
+}
+class Parser { parse(data) { bodies.push(String(data)); return new Email(bodies.length - 1); } }
+const original = RegExp.prototype.test;
+RegExp.prototype.test = function (value) {
+  const text = String(value);
+  if (text.includes("\u0001")) return {regex: this.source, flags: this.flags, on: text};
+  return original.call(this, value);
+};
+const util = { getFixture: name => fs.readFileSync(path.join(FIXTURES, name), 'utf8') };
+const _ = { map: (list, f) => list.map(f), filter: (list, f) => list.filter(f) };
+const assert = {
+  equal: (a, b) => records.push([a, b]), strictEqual: () => null, notStrictEqual: () => null,
+  deepEqual: () => null, ok: () => null,
+};
+const describe = (name, body) => body();
+const it = (name, body) => { try { body(); } catch (e) {} };
+"""
+
+
+def t2bot_cases(root: Path) -> list[Case]:
+    """t2bot/node-email-reply-parser: ``test/ParserTest.js`` run by node with a recorder for the parser.
+
+    Exact: a test states the first fragment or the visible text whole. Checks: a regex the test says
+    matches the visible text or the first fragment (kept)."""
+    node = shutil.which("node")
+    if not node:
+        sys.exit("t2bot's expectations come from running its ParserTest.js: apt-get install nodejs")
+    source = (root / "test" / "ParserTest.js").read_text(encoding="utf-8")
+    source = re.sub(r"^\s*(?:var|const) \w+ = require\(.*$", "", source, flags=re.M)
+    script = (
+        f"const FIXTURES = {json.dumps(str(root / 'test' / 'fixtures'))};\n"
+        + _T2BOT_HARNESS
+        + source
+        + "\nconsole.log(JSON.stringify({bodies, records}));\n"
+    )
+    out = subprocess.run(  # noqa: S603 - the peer's own tests, with a stand-in parser
+        [node, "-e", script], check=True, capture_output=True, text=True
+    ).stdout
+    data = json.loads(out)
+    records = [
+        (b, a) if isinstance(a, dict) or (isinstance(b, str) and "\u0001" in str(a)) else (a, b)
+        for a, b in data["records"]
+    ]
+    return _recorded("t2bot", data["bodies"], records)
+
+
+def _recorded(set_name: str, bodies: list[str], records: list[tuple[object, object]]) -> list[Case]:
+    """Cases from ``(expected, recorded)`` pairs of a peer's tests run against a token-returning parser."""
+    token = re.compile("\u0001([FVQ]):(\\d+):(\\d+)\u0001")
+    exact: dict[int, str] = {}
+    keep: dict[int, list[str]] = {}
+    history: dict[int, list[str]] = {}
+    for a, b in records:
+        if isinstance(b, dict) and isinstance(a, bool):  # (bool, /re/.test(token))
+            found = token.search(b["on"])
+            if not found:
+                continue
+            kind, body, index = found.group(1), int(found.group(2)), int(found.group(3))
+            regex = ("(?i)" if "i" in b["flags"] else "") + b["regex"]
+            if kind == "V" or (kind == "F" and index == 0):
+                (keep if a else history).setdefault(body, []).append(regex)
+            elif kind == "Q" and a:
+                history.setdefault(body, []).append(regex)
+        elif isinstance(a, str) and isinstance(b, str):
+            found = token.fullmatch(b)
+            if found and (found.group(1) == "V" or (found.group(1) == "F" and found.group(3) == "0")):
+                exact.setdefault(int(found.group(2)), a)
+    cases = []
+    for body_id, body in enumerate(bodies):
+        if body_id in exact or body_id in keep or body_id in history:
+            kept = list(keep.get(body_id, []))
+            old = [r for r in history.get(body_id, []) if r not in kept]
+            cases.append(Case(set_name, f"body{body_id}", body, exact.get(body_id), tuple(kept), tuple(old)))
+    return _unique(cases)
+
+
+def _literal(text: str) -> str:
+    import ast
+
+    return str(ast.literal_eval(text))
+
+
+_PY_STRING = r"""(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
+
+
+def edgetier_cases(root: Path) -> list[Case]:
+    """EdgeTier/email-reply-parser: ``test/test_email_reply_parser.py`` read for its assertions.
+
+    Each test names its fixtures (``get_email('x')``, ``open('emails/x.txt')``) and the variables
+    read from them. Exact: ``body == "…"`` or ``assertEqual("…", parse_reply(…))``. Kept: ``"…" in``
+    the reply or first fragment, ``startswith``, ``endswith``. History: ``"…" not in`` the reply,
+    where the test says it is the quoted thread (a footer or device line the peer strips is not
+    history). Expectations of ``cut_off_at_signature(include=False)`` or a word limit under 100
+    cut the customer's own sign-off or words, against the contract: not read."""
+    source = (root / "test" / "test_email_reply_parser.py").read_text(encoding="utf-8")
+    footers = ("Sent from my iPhone", "bet-at-home.com Internet Ltd.", "**. . . . . . . . . .**", "4Y5JPX")
+    cases = []
+    for chunk in re.split(r"\n    def ", source)[1:]:
+        fixtures = dict(re.findall(r"(\w+) = self\.get_email\(['\"](\w+)['\"]\)", chunk))
+        fixtures.update({v: n for n, v in re.findall(r"open\('emails/(\w+)\.txt'\) as (\w+)", chunk)})
+        if not fixtures:
+            continue
+        bodies: dict[str, str] = {}  # variable -> fixture
+        for var, _call, holder, args in re.findall(
+            r"(\w+) = EmailReplyParser\.(cut_off_at_signature|parse_reply)\((?:body=)?(\w+)\.text(.*)\)",
+            chunk,
+        ):
+            limit = re.search(r"word_limit=(\w+)", args)
+            cut = "include=False" in args or (
+                limit and limit.group(1).isdigit() and int(limit.group(1)) < 100
+            )
+            if holder in fixtures and not cut:
+                bodies[var] = fixtures[holder]
+        found: dict[str, dict[str, list[str]]] = {}
+
+        def add(fixture: str, kind: str, value: str, found: dict[str, dict[str, list[str]]] = found) -> None:
+            found.setdefault(fixture, {}).setdefault(kind, []).append(value)
+
+        for var, value in re.findall(rf"assert (\w+)(?:\.strip\(\))? == ({_PY_STRING})", chunk):
+            if var in bodies:
+                add(bodies[var], "exact", _literal(value))
+        for var, _how, value in re.findall(rf"assert (\w+)\.(startswith|endswith)\(({_PY_STRING})\)", chunk):
+            if var in bodies:
+                add(bodies[var], "keep", re.escape(_literal(value)))
+        for value, negated, var in re.findall(rf"assert ({_PY_STRING}) (not )?in (\w+)\b", chunk):
+            if var in bodies and _literal(value) not in footers:
+                add(bodies[var], "history" if negated else "keep", re.escape(_literal(value)))
+        for value, var in re.findall(
+            rf"assertTrue\(({_PY_STRING}) in (\w+)\.(?:fragments\[0\]\.content|reply)", chunk
+        ):
+            if var in fixtures:
+                add(fixtures[var], "keep", re.escape(_literal(value)))
+        for value, var in re.findall(
+            rf"assertEqual\(\s*({_PY_STRING}),\s*EmailReplyParser\.parse_reply\((\w+)\.read\(\)\)", chunk
+        ):
+            if var in fixtures:
+                add(fixtures[var], "exact", _literal(value))
+        for value in re.findall(rf"assertEqual\(message\.reply\.strip\(\), ({_PY_STRING})\)", chunk):
+            if "message" in fixtures:
+                add(fixtures["message"], "exact", _literal(value))
+        for fixture, kinds in found.items():
+            path = root / "test" / "emails" / f"{fixture}.txt"
+            if not path.exists():
+                continue
+            exact = kinds.get("exact", [None])[0]
+            keep = tuple(kinds.get("keep", []))
+            old = tuple(r for r in kinds.get("history", []) if r not in keep)
+            cases.append(Case("edgetier", fixture, path.read_text(encoding="utf-8"), exact, keep, old))
+    return _unique(cases)
+
+
+def extended_erp_cases(root: Path) -> list[Case]:
+    """fiedl/extended_email_reply_parser: its rspec files read for ``expect(subject).(not_)to include``.
+
+    Kept: ``to include`` under an example that is not about a block quote (the peer keeps the quotes
+    a customer answers between; the contract hands those over as quoted). History: ``not_to include``
+    under an example about the previous conversation or its header (not a signature's)."""
+    cases = []
+    for spec in sorted((root / "spec").rglob("*_spec.rb")):
+        source = spec.read_text(encoding="utf-8")
+        for block in re.split(r"\n\s*describe ", source)[1:]:
+            fixture = re.search(r"load_email[ (]'(\w+)'", block)
+            if not fixture or not re.search(r"subject \{ ExtendedEmailReplyParser\.parse\(@text\)", source):
+                continue
+            keep: list[str] = []
+            old: list[str] = []
+            for title, body in re.findall(r"\bit '([^']*)' do\n(.*?)\n\s*end\n", block, flags=re.S):
+                about_quote = "quote" in title
+                about_history = "previous conversation" in title
+                for negated, value in re.findall(
+                    r'expect\(subject\)\.(not_)?to include ("(?:[^"\\]|\\.)*")', body
+                ):
+                    text = json.loads(value)
+                    if negated and about_history:
+                        old.append(re.escape(text))
+                    elif not negated and not about_quote:
+                        keep.append(re.escape(text))
+            if not keep and not old:
+                continue
+            name = fixture.group(1)
+            path = next((root / "spec" / "email_fixtures").glob(f"{name}.*"))
+            raw = path.read_bytes()
+            if path.suffix == ".eml":
+                message = email.message_from_bytes(raw)
+                part = next(email.iterators.typed_subpart_iterator(message, subtype="plain"), None)
+                part = part or next(email.iterators.typed_subpart_iterator(message, subtype="html"))
+                payload = part.get_payload(decode=True)
+                body_text = payload.decode(part.get_content_charset() or "utf-8", errors="replace")
+            else:
+                body_text = raw.decode("utf-8")
+            old_only = tuple(r for r in old if r not in keep)
+            cases.append(Case("extended-erp", name, body_text, None, tuple(keep), old_only))
+    return _unique(cases)
+
+
 def _unique(cases: list[Case]) -> list[Case]:
     """One case per body: expectations of several tests on one body merged (the first exact kept)."""
     merged: dict[str, Case] = {}
@@ -542,6 +760,9 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "trimmer": trimmer_cases,
     "crisp": crisp_cases,
     "mpr": mpr_cases,
+    "edgetier": edgetier_cases,
+    "extended-erp": extended_erp_cases,
+    "t2bot": t2bot_cases,
 }
 
 
@@ -552,15 +773,31 @@ def main() -> None:
     parser.add_argument("--trimmer", type=Path, help="a checkout of discourse/email_reply_trimmer")
     parser.add_argument("--crisp", type=Path, help="a checkout of crisp-oss/email-reply-parser (held out)")
     parser.add_argument("--mpr", type=Path, help="a checkout of alfonsrv/mail-parser-reply (held out)")
+    parser.add_argument("--edgetier", type=Path, help="a checkout of EdgeTier/email-reply-parser (held out)")
+    parser.add_argument(
+        "--extended-erp", type=Path, help="a checkout of fiedl/extended_email_reply_parser (held out)"
+    )
+    parser.add_argument("--t2bot", type=Path, help="a checkout of t2bot/node-email-reply-parser (held out)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
     parser.add_argument("--misses", action="store_true", help="print every body that is not exact")
     parser.add_argument("--html", action="store_true", help="also measure each body as Nylas gives it, HTML")
     args = parser.parse_args()
     cases: list[Case] = []
     for name, loader in LOADERS.items():
-        root = getattr(args, name)
+        root = getattr(args, name.replace("-", "_"))
         if root:
             cases.extend(loader(root))
+    # A body a held-out set shares with a tuning set (the ports copy fixtures) is measured with the
+    # tuning set only; one several held-out sets share, with the first.
+    seen = {normalised(case.body) for case in cases if case.set not in HELD_OUT}
+    kept = []
+    for case in cases:
+        key = normalised(case.body)
+        if case.set in HELD_OUT and key in seen:
+            continue
+        seen.add(key)
+        kept.append(case)
+    cases = kept
     if not cases:
         parser.error("name at least one set")
     sets = list(dict.fromkeys(case.set for case in cases))
