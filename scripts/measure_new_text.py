@@ -709,6 +709,15 @@ def as_html(text: str) -> str:
     return "<div>" + html.escape(text).replace("\n", "<br>") + "</div>"
 
 
+# A body with something to return as history: a quoted line, or a line that introduces an older message.
+# Written here, apart from replyonce.text: the checker shares no code with what it checks.
+_HOLDS_HISTORY = re.compile(
+    r"^\s*>|(?:wrote|schrieb|a écrit|escribió|scritto|napisał|skrev|kirjoitti)\s*:\s*$|-{3,}\s*original|"
+    r"^\s*(?:from|von|de|da|od|от)\s*:.*@",
+    re.I | re.M,
+)
+
+
 def quote_back(case: Case, got: str) -> bool:
     """Whether the output returns quoted history: a ``>``-quoted line of the body, the whole body
     where the peer removes something, or what the peer's tests say only older messages hold."""
@@ -720,6 +729,7 @@ def quote_back(case: Case, got: str) -> bool:
         and forward == len(out)
         and normalised(got) == normalised(case.body)
         and expected != normalised(case.body)
+        and _HOLDS_HISTORY.search(case.body)  # what the peer removes from a body with no history is a footer
     ):
         return True
     quoted = {
@@ -732,7 +742,9 @@ def quote_back(case: Case, got: str) -> bool:
     if any(normalised(line) in quoted for line in out[:forward]):
         return True
     text = "\n".join(out[:forward])
-    return any(re.search(r, text) or re.search(r, normalised(text)) for r in case.history)
+    # A string the body holds twice ("Hej" greets in the reply and in the quote) tells neither apart.
+    history = [r for r in case.history if len(re.findall(r, case.body)) < 2]
+    return any(re.search(r, text) or re.search(r, normalised(text)) for r in history)
 
 
 def dropped(case: Case, got: str) -> bool:
