@@ -198,6 +198,17 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
         ("eml/*", "machine", "bounces, DSNs, ARF and Hotmail/Comcast feedback-loop reports"),
     ],
     "bounceparser": [
+        # Four of t/spam-*.t's messages are the spam itself (a spammer's From, a gift card, "Hey baby"),
+        # not a bounce of it: not a reply to anyone, a spam filter's business, not scored (as flanker's).
+        *(
+            (f"t/corpus/spam-{name}.msg", "other", "spam")
+            for name in (
+                "bogus-email-in-report",
+                "lots-of-bogus-addresses",
+                "with-badly-parsed-email",
+                "with-image",
+            )
+        ),
         # t/non-bounce.t, t/autoreply.t: not bounces, but vacation replies and challenge-response requests.
         ("t/corpus/*.msg", "machine", "bounces; autoreplies and challenge-response (t/non-bounce.t)"),
     ],
@@ -319,17 +330,39 @@ def classified(root: Path, rows: Iterable[tuple[str, str, str]]) -> Iterator[tup
                 break
 
 
-def judge(screening: ModuleType, root: Path, set_name: str, null_as: str) -> list[Verdict]:
-    """Run ``reason_not_to_answer`` (and ``machine_sign`` when the module has it) on every file."""
+def flufl_bounce(raw: bytes) -> str | None:
+    """Mailman's maintained bounce classifier (``flufl.bounce``, PyPI): ``"flufl_bounce"`` when one of its
+    detectors finds a failed recipient (temporary or permanent) in the raw message, else ``None``."""
+    from flufl.bounce import all_failures  # development only: requirements-dev.txt
+
+    try:
+        temporary, permanent = all_failures(message_from_bytes(raw))
+    except Exception:  # noqa: BLE001 - a detector of theirs that cannot read a message says nothing of it
+        return None
+    return "flufl_bounce" if temporary or permanent else None
+
+
+def judge(
+    screening: ModuleType, root: Path, set_name: str, null_as: str, classifier: str = "ours"
+) -> list[Verdict]:
+    """Run ``reason_not_to_answer`` (and ``machine_sign`` when the module has it) on every file.
+
+    ``classifier``: ``ours`` (the screening), ``flufl`` (flufl.bounce alone: a bounce or nothing), or
+    ``ours+flufl`` (refused when either refuses)."""
     agents = screening.Agents((AGENT_GRANT,), {AGENT_GRANT: AGENT_ADDRESS})
     sign_of = getattr(screening, "machine_sign", None)
     marker = getattr(screening, "_AUTO_REPLY_SUBJECT", None)  # private: only to measure markers alone
     verdicts = []
     for relative, kind in classified(root, CLASSES[set_name]):
-        message = nylas_message((root / relative).read_bytes(), null_as)
+        raw = (root / relative).read_bytes()
+        message = nylas_message(raw, null_as)
         reason = screening.reason_not_to_answer(
             message, grant_id=AGENT_GRANT, agents=agents, trusted_senders=(), closed_folder_ids=()
         )
+        if classifier == "flufl":
+            reason = flufl_bounce(raw)
+        elif classifier == "ours+flufl":
+            reason = reason or flufl_bounce(raw)
         verdicts.append(
             Verdict(
                 path=relative,
@@ -403,6 +436,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument(f"--{name}", type=Path, help=f"root of the {name} checkout")
     parser.add_argument("--screening", help="path of a screening.py to measure instead of the installed one")
     parser.add_argument("--from-null-as", choices=("email", "none"), default="email")
+    parser.add_argument(
+        "--classifier",
+        choices=("ours", "flufl", "ours+flufl"),
+        default="ours",
+        help="the screening, Mailman's flufl.bounce (PyPI) alone, or either refusing",
+    )
     args = parser.parse_args(argv)
     screening = load_screening(args.screening)
     other_null = "none" if args.from_null_as == "email" else "email"
@@ -412,8 +451,8 @@ def main(argv: list[str] | None = None) -> int:
         root = getattr(args, name.replace("-", "_"))
         if root is None:
             continue
-        verdicts = judge(screening, root, name, args.from_null_as)
-        report(name, verdicts, judge(screening, root, name, other_null))
+        verdicts = judge(screening, root, name, args.from_null_as, args.classifier)
+        report(name, verdicts, judge(screening, root, name, other_null, args.classifier))
         split = "held-out" if name in HELD_OUT else "tuning"
         figures = splits.setdefault(split, [0, 0, 0, 0])
         figures[0] += sum(v.kind == "machine" and v.reason is None for v in verdicts)
