@@ -337,7 +337,7 @@ def flufl_bounce(raw: bytes) -> str | None:
 
     try:
         temporary, permanent = all_failures(message_from_bytes(raw))
-    except Exception:  # noqa: BLE001 - a detector of theirs that cannot read a message says nothing of it
+    except Exception:  # a detector of theirs that cannot read a message says nothing of it
         return None
     return "flufl_bounce" if temporary or permanent else None
 
