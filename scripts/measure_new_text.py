@@ -718,6 +718,13 @@ _HOLDS_HISTORY = re.compile(
 )
 
 
+_INTRODUCES = re.compile(
+    r"@[\w.-]+\.\w+>?\)?\s*\S{0,20}\s*[:\uff1a]\s*$|"
+    r"(?:wrote|schrieb|a écrit|escribió|scritto|napisał|skrev)\s*:\s*$|-{3,}\s*original",
+    re.I,
+)
+
+
 def quote_back(case: Case, got: str) -> bool:
     """Whether the output returns quoted history: a ``>``-quoted line of the body, the whole body
     where the peer removes something, or what the peer's tests say only older messages hold."""
@@ -741,6 +748,14 @@ def quote_back(case: Case, got: str) -> bool:
     quoted = {line for line in quoted if not any(re.search(k, line) for k in case.keep)}
     if any(normalised(line) in quoted for line in out[:forward]):
         return True
+    if expected is not None:
+        # Unquoted history: below a line that introduces an older message (an address and a colon last,
+        # "wrote:", "-----Original"), a line of words the peer's expectation does not hold.
+        opened = next((i for i, line in enumerate(out[:forward]) if _INTRODUCES.search(line)), None)
+        if opened is not None and normalised(out[opened]) not in expected:
+            below = [normalised(line) for line in out[opened + 1 : forward] if len(line.split()) >= 2]
+            if any(line not in expected for line in below):
+                return True
     text = "\n".join(out[:forward])
     # A string the body holds twice ("Hej" greets in the reply and in the quote) tells neither apart.
     history = [r for r in case.history if len(re.findall(r, case.body)) < 2]
