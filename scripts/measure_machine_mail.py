@@ -463,9 +463,8 @@ def main(argv: list[str] | None = None) -> int:
         total_people_refused += sum(v.kind == "person" and v.reason is not None for v in verdicts)
     print(f"== all sets: machine answered {total_answered}, people refused {total_people_refused}")
     for split, (answered, machine, refused, people) in sorted(splits.items()):
-        print(
-            f"== {split} sets: machine answered {share(answered, machine)}, people refused {share(refused, people)}"  # noqa: E501
-        )
+        answered_share, refused_share = share(answered, machine), share(refused, people)
+        print(f"== {split} sets: machine answered {answered_share}, people refused {refused_share}")
     return 0
 
 

@@ -321,9 +321,9 @@ def mpr_cases(root: Path) -> list[Case]:
         # mail.replies[N].body / .content / .headers
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Subscript):
             sub = node.value
-            if isinstance(sub.value, ast.Attribute) and sub.value.attr == "replies":  # noqa: SIM102
-                if isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, int):
-                    return sub.slice.value, node.attr
+            replies = isinstance(sub.value, ast.Attribute) and sub.value.attr == "replies"
+            if replies and isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, int):
+                return sub.slice.value, node.attr
         return None
 
     for function in ast.walk(tree):
@@ -865,9 +865,8 @@ def main() -> None:
                             + (f" ({reason})" if reason else "")
                         )
                         print(f"    got:      {got[:400]!r}")
-                        print(
-                            f"    expected: {(case.expected or '')[:400]!r} keep={case.keep} history={case.history}"  # noqa: E501
-                        )
+                        expected_text = (case.expected or "")[:400]
+                        print(f"    expected: {expected_text!r} keep={case.keep} history={case.history}")
                 total = totals.setdefault((split, form), [0] * 6)
                 for i, value in enumerate(figures):
                     total[i] += value

@@ -373,7 +373,8 @@ MACHINE_MAIL = [
             "mail@relay.example.org",
             subject="failure notice",
             body="Hi. This is the qmail-send program at relay.example.org.\n"
-            "I'm sorry to have to inform you that your message could not be delivered to one or more addresses.",  # noqa: E501
+            "I'm sorry to have to inform you that your message could not be delivered "
+            "to one or more addresses.",
         ),
         SkipReason.AUTO_SUBMITTED,
         Sign.GATEWAY_BOUNCE,

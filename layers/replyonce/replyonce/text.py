@@ -220,9 +220,9 @@ _LINK_PIECE = re.compile(r"^\s*\(?[^\s()]*[/=_][^\s()]*\)?\s*(?P<close>>?)\s*$")
 # Scandinavian languages the name may follow it ("Am … schrieb Alice <a@x>:").
 _VERB_LAST = (
     r"wrote|writes|a\s+écrit|a\s+ecrit|escribió|escribio|ha\s+scritto|scrisse|escreveu|geschreven|"
-    r"napisał\(a\)|napisała|napisał|napisal|pisze|написал\(а\)|написала|написал|пишет|написав|пише|"  # noqa: RUF001
+    r"napisał\(a\)|napisała|napisał|napisal|pisze|написал\(а\)|написала|написал|пишет|написав|пише|"  # noqa: RUF001 - Cyrillic: the words' own letters
     r"đã\s+viết|写道|kirjoitti|írta|a\s+scris|ha\s+escrit|va\s+escriure|님이\s*작성|작성|"
-    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب"  # noqa: RUF001
+    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب"  # noqa: RUF001 - Greek: the word's own letters
 )
 _VERB_MID = r"schrieb|schreef|skrev|skreiv"
 # After a mid verb, the name and the date may follow, times ("11:53") included.
@@ -235,7 +235,8 @@ _ATTR_END = re.compile(
 _ANY_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST}|{_VERB_MID}|sent)(?!\w)", re.I)
 # "On … <a@x> wrote" with the colon lost: the verb ends the line.
 _VERB_AT_END = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*$", re.I)
-# "30.11.2026 10:02, Alice <a@x>:", "Пн, 30 нояб. 2026 г. в 10:02, Alice <a@x>:": no verb, an address last.  # noqa: RUF003
+# "30.11.2026 10:02, Alice <a@x>:" (Russian clients write the day and month in words first): no verb,
+# an address last.
 _ADDRESS_LAST = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+\s*>?\s*\)?\s*[:\uff1a]$")
 _ATTR_DASHED = re.compile(rf"^-{{2,}}.{{0,200}}(?<!\w)(?:wrote|{_VERB_LAST})\s*-{{2,}}$", re.I)
 _LEADS = r"On|Am|Le|El|Il|Op|Em|Den|På|W\s+dniu|Dnia|At|Vào|Pada|Dne|En"
@@ -313,7 +314,7 @@ _CLIENT_SIGNATURE = re.compile(
     r"envoyé (?:de|depuis) (?:mon|ma) .+|von meinem .+ gesendet|gesendet von (?:meinem )?.+|"
     r"diese nachricht wurde von meinem .+ gesendet|enviado (?:desde|de) mi .+|enviado do meu .+|"
     r"inviato da .+|verzonden (?:met|vanaf|van) .+|sendt fra min .+|skickat från min .+|"
-    r"wysłane z .+|отправлено с .+|從我的 .+ 傳送|从我的 .+ 发送|"  # noqa: RUF001
+    r"wysłane z .+|отправлено с .+|從我的 .+ 傳送|从我的 .+ 发送|"  # noqa: RUF001 - Cyrillic: the words' own letters
     r"\S+ from (?:my )?(?:mobile|phone|iphone|ipad|android)|from my (?:iphone|ipad|android|mobile|phone).*)$",
     re.I,
 )
