@@ -225,8 +225,8 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
     ],
     # Held out in the second round (scripts/mail_sets.py).
     "flufl-bounce": [
-        # _detectors/tests/detectors.py: every file is a bounce or a delivery warning some detector reads.
-        ("flufl/bounce/tests/data/*.txt", "machine", "bounces and delay warnings (detectors.py)"),
+        # flufl.bounce's detector test table reads every file as a bounce or a delivery warning.
+        ("flufl/bounce/tests/data/*.txt", "machine", "bounces and delay warnings (its detector tests)"),
     ],
     "osandum": [
         # DsnParserTest.java: each sample parses to a failed or delayed delivery (one is an MDN).
