@@ -487,49 +487,59 @@ def edgetier_cases(root: Path) -> list[Case]:
     source = (root / "test" / "test_email_reply_parser.py").read_text(encoding="utf-8")
     footers = ("Sent from my iPhone", "bet-at-home.com Internet Ltd.", "**. . . . . . . . . .**", "4Y5JPX")
     cases = []
+    patterns = {
+        "fixture": r"(\w+) = self\.get_email\(['\"](\w+)['\"]\)",
+        "opened": r"open\('emails/(\w+)\.txt'\) as (\w+)",
+        "body": r"(\w+) = EmailReplyParser\.(?:cut_off_at_signature|parse_reply)"
+        r"\((?:body=)?(\w+)\.text(.*)\)",
+        "exact": rf"assert (\w+)(?:\.strip\(\))? == ({_PY_STRING})",
+        "ends": rf"assert (\w+)\.(?:startswith|endswith)\(({_PY_STRING})\)",
+        "in": rf"assert ({_PY_STRING}) (not )?in (\w+)\b",
+        "in-fragment": rf"assertTrue\(({_PY_STRING}) in (\w+)\.(?:fragments\[0\]\.content|reply)",
+        "parse-reply": rf"assertEqual\(\s*({_PY_STRING}),\s*EmailReplyParser\.parse_reply\((\w+)\.read\(\)\)",
+        "reply": rf"assertEqual\((\w+)\.reply\.strip\(\), ({_PY_STRING})\)",
+    }
     for chunk in re.split(r"\n    def ", source)[1:]:
-        fixtures = dict(re.findall(r"(\w+) = self\.get_email\(['\"](\w+)['\"]\)", chunk))
-        fixtures.update({v: n for n, v in re.findall(r"open\('emails/(\w+)\.txt'\) as (\w+)", chunk)})
-        if not fixtures:
-            continue
-        bodies: dict[str, str] = {}  # variable -> fixture
-        for var, _call, holder, args in re.findall(
-            r"(\w+) = EmailReplyParser\.(cut_off_at_signature|parse_reply)\((?:body=)?(\w+)\.text(.*)\)",
-            chunk,
-        ):
-            limit = re.search(r"word_limit=(\w+)", args)
-            cut = "include=False" in args or (
-                limit and limit.group(1).isdigit() and int(limit.group(1)) < 100
-            )
-            if holder in fixtures and not cut:
-                bodies[var] = fixtures[holder]
+        # In the order written: a name bound to a fixture (or a body read from one) holds until rebound.
+        events = sorted(
+            (match.start(), kind, match.groups())
+            for kind, pattern in patterns.items()
+            for match in re.finditer(pattern, chunk)
+        )
+        fixtures: dict[str, str] = {}  # variable -> fixture
+        bodies: dict[str, str | None] = {}  # variable -> fixture (None: a cut the contract does not make)
         found: dict[str, dict[str, list[str]]] = {}
 
-        def add(fixture: str, kind: str, value: str, found: dict[str, dict[str, list[str]]] = found) -> None:
-            found.setdefault(fixture, {}).setdefault(kind, []).append(value)
+        def add(
+            fixture: str | None, kind: str, value: str, found: dict[str, dict[str, list[str]]] = found
+        ) -> None:
+            if fixture:
+                found.setdefault(fixture, {}).setdefault(kind, []).append(value)
 
-        for var, value in re.findall(rf"assert (\w+)(?:\.strip\(\))? == ({_PY_STRING})", chunk):
-            if var in bodies:
-                add(bodies[var], "exact", _literal(value))
-        for var, _how, value in re.findall(rf"assert (\w+)\.(startswith|endswith)\(({_PY_STRING})\)", chunk):
-            if var in bodies:
-                add(bodies[var], "keep", re.escape(_literal(value)))
-        for value, negated, var in re.findall(rf"assert ({_PY_STRING}) (not )?in (\w+)\b", chunk):
-            if var in bodies and _literal(value) not in footers:
-                add(bodies[var], "history" if negated else "keep", re.escape(_literal(value)))
-        for value, var in re.findall(
-            rf"assertTrue\(({_PY_STRING}) in (\w+)\.(?:fragments\[0\]\.content|reply)", chunk
-        ):
-            if var in fixtures:
-                add(fixtures[var], "keep", re.escape(_literal(value)))
-        for value, var in re.findall(
-            rf"assertEqual\(\s*({_PY_STRING}),\s*EmailReplyParser\.parse_reply\((\w+)\.read\(\)\)", chunk
-        ):
-            if var in fixtures:
-                add(fixtures[var], "exact", _literal(value))
-        for value in re.findall(rf"assertEqual\(message\.reply\.strip\(\), ({_PY_STRING})\)", chunk):
-            if "message" in fixtures:
-                add(fixtures["message"], "exact", _literal(value))
+        for _position, kind, groups in events:
+            if kind == "fixture":
+                fixtures[groups[0]] = groups[1]
+            elif kind == "opened":
+                fixtures[groups[1]] = groups[0]
+            elif kind == "body":
+                var, holder, args = groups
+                limit = re.search(r"word_limit=(\w+)", args)
+                cut = "include=False" in args or bool(
+                    limit and limit.group(1).isdigit() and int(limit.group(1)) < 100
+                )
+                bodies[var] = None if cut else fixtures.get(holder)
+            elif kind == "exact":
+                add(bodies.get(groups[0]), "exact", _literal(groups[1]))
+            elif kind == "ends":
+                add(bodies.get(groups[0]), "keep", re.escape(_literal(groups[1])))
+            elif kind == "in" and _literal(groups[0]) not in footers:
+                add(bodies.get(groups[2]), "history" if groups[1] else "keep", re.escape(_literal(groups[0])))
+            elif kind == "in-fragment":
+                add(fixtures.get(groups[1]), "keep", re.escape(_literal(groups[0])))
+            elif kind == "parse-reply":
+                add(fixtures.get(groups[1]), "exact", _literal(groups[0]))
+            elif kind == "reply":
+                add(fixtures.get(groups[0]), "exact", _literal(groups[1]))
         for fixture, kinds in found.items():
             path = root / "test" / "emails" / f"{fixture}.txt"
             if not path.exists():
@@ -562,10 +572,16 @@ def extended_erp_cases(root: Path) -> list[Case]:
                 for negated, value in re.findall(
                     r'expect\(subject\)\.(not_)?to include ("(?:[^"\\]|\\.)*")', body
                 ):
-                    text = json.loads(value)
+                    text = html.unescape(
+                        json.loads(value)
+                    )  # the text, as the reader gives it ("f&uuml;r": für)
                     if negated and about_history:
                         old.append(re.escape(text))
-                    elif not negated and not about_quote:
+                    elif (
+                        not negated
+                        and not about_quote
+                        and not all(line.lstrip().startswith(">") for line in text.splitlines())
+                    ):  # a quoted expectation is set aside, as the expectations' own ">" lines are
                         keep.append(re.escape(text))
             if not keep and not old:
                 continue
@@ -657,6 +673,25 @@ def _combined(first: Callable[[str], str], second: Callable[[str], str]) -> Call
     return read
 
 
+def _doubted(first: Callable[[str], str], second: Callable[[str], str]) -> Callable[[str], str]:
+    """The first reader, its certain part cut where the second stops short of it: what only the first
+    keeps goes behind the unsure marker (a disagreement is a doubt), nothing is dropped."""
+
+    def read(body: str) -> str:
+        ours, theirs = first(body), output_words(second(body))
+        lines = ours.splitlines()
+        cut = next((i for i, line in enumerate(lines) if line.strip() == _UNSURE), len(lines))
+        certain, rest = lines[:cut], lines[cut + 1 :]
+        if not theirs or output_words("\n".join(certain)) == theirs:
+            return ours
+        for end in range(1, len(certain)):
+            if output_words("\n".join(certain[:end])) == theirs:
+                return "\n".join([*certain[:end], "", _UNSURE, *certain[end:], *rest]).strip()
+        return ours
+
+    return read
+
+
 def implementation(spec: str) -> tuple[str, Callable[[str], str], bool]:
     """What ``spec`` names, and whether it reads HTML.
 
@@ -675,6 +710,9 @@ def implementation(spec: str) -> tuple[str, Callable[[str], str], bool]:
         return spec, _mail_parser_reply, False
     if spec == "email-reply-parser":
         return spec, _email_reply_parser, False
+    if "~" in spec:  # "shipped~quotequail": ours, in doubt where the library stops short
+        first, second = (implementation(part)[1] for part in spec.split("~", 1))
+        return spec, _doubted(first, second), spec.startswith("shipped")
     if "+" in spec:  # "shipped+quotequail": both, the shorter where one holds the other
         first, second = (implementation(part)[1] for part in spec.split("+", 1))
         return spec, _combined(first, second), False
