@@ -82,6 +82,11 @@ SOURCES: dict[str, Source] = {
     "t2bot": Source(
         "t2bot/node-email-reply-parser", "ffc9cb00cd118900a4bed6eaff13d2a034d6376e", "held-out", "text"
     ),
+    # Held out (third split): added after this round's rules were written and measured; no rule has
+    # changed since. Only the bodies no other set holds are measured (24 of its 89 fixtures).
+    "huan086": Source(
+        "huan086/EmailReplyParser", "711229c290e66081523ee8a5a651b4e4f60a48a9", "held-out", "text"
+    ),
 }
 
 HELD_OUT = frozenset(name for name, source in SOURCES.items() if source.split == "held-out")
