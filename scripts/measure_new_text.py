@@ -601,6 +601,74 @@ def extended_erp_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+_CS_STRING = r'(?:@"(?:[^"]|"")*"|"(?:[^"\\]|\\.)*"|COMMON_FIRST_FRAGMENT)'
+
+
+def _cs_literal(text: str, constants: dict[str, str]) -> str | None:
+    """A C# string literal's value: verbatim (``@"…"``, ``""`` a quote), regular (JSON's escapes), or a
+    constant of the test class; ``None`` when it cannot be read."""
+    if text in constants:
+        return constants[text]
+    if text.startswith('@"'):
+        return text[2:-1].replace('""', '"')
+    try:
+        return str(json.loads(text))
+    except ValueError:
+        return None
+
+
+def huan086_cases(root: Path) -> list[Case]:
+    """huan086/EmailReplyParser (C#): ``EmailParserTests.cs`` read for its assertions.
+
+    Exact: ``Assert.Equal("…", email.GetVisibleText())`` or ``fragments[0].ToString().Trim()``, and a
+    ``[Theory]``'s ``InlineData(fixture, "…")`` rows whose body compares the first fragment. Kept:
+    ``Assert.Equal(true, @"re".Test(fragments[0]))``. Tests commented out (``////``) are not read."""
+    tests = root / "src" / "EmailReplyParser.Tests"
+    source = (tests / "EmailParserTests.cs").read_text(encoding="utf-8")
+    source = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("//"))
+    common = re.search(r"COMMON_FIRST_FRAGMENT =\s*((?:\"(?:[^\"\\]|\\.)*\"\s*\+?\s*)+);", source)
+    constants = (
+        {
+            "COMMON_FIRST_FRAGMENT": "".join(
+                json.loads(part) for part in re.findall(r'"(?:[^"\\]|\\.)*"', common.group(1))
+            )
+        }
+        if common
+        else {}
+    )
+    found: dict[str, dict[str, list[str]]] = {}
+
+    def add(fixture: str, kind: str, value: str | None) -> None:
+        if value is not None:
+            found.setdefault(fixture, {}).setdefault(kind, []).append(value)
+
+    for block in re.split(r"\[(?:Fact|Theory)\]", source)[1:]:
+        if "fragments[0].ToString().Trim());" in block:
+            for fixture, expected in re.findall(rf'InlineData\("(\w+)",\s*({_CS_STRING})', block):
+                add(fixture, "exact", _cs_literal(expected, constants))
+        fixture = re.search(r'Get_email\("(\w+)"\)', block)
+        if not fixture:
+            continue
+        name = fixture.group(1)
+        for expected in re.findall(
+            rf"Assert\.Equal\(({_CS_STRING}),\s*(?:email\.GetVisibleText\(\)|fragments\[0\]\.ToString\(\)\.Trim\(\))\)",
+            block,
+        ):
+            add(name, "exact", _cs_literal(expected, constants))
+        for regex in re.findall(rf"Assert\.Equal\(true,\s*({_CS_STRING})\.Test\(fragments\[0\]\)\)", block):
+            add(name, "keep", _cs_literal(regex, constants))
+    cases = []
+    for fixture, kinds in sorted(found.items()):
+        path = tests / "resources" / f"{fixture}.txt"
+        if not path.exists():
+            continue
+        exact = kinds.get("exact", [None])[0]
+        cases.append(
+            Case("huan086", fixture, path.read_text(encoding="utf-8"), exact, tuple(kinds.get("keep", ())))
+        )
+    return _unique(cases)
+
+
 def _unique(cases: list[Case]) -> list[Case]:
     """One case per body: expectations of several tests on one body merged (the first exact kept)."""
     merged: dict[str, Case] = {}
@@ -828,6 +896,7 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "edgetier": edgetier_cases,
     "extended-erp": extended_erp_cases,
     "t2bot": t2bot_cases,
+    "huan086": huan086_cases,
 }
 
 
@@ -843,6 +912,9 @@ def main() -> None:
         "--extended-erp", type=Path, help="a checkout of fiedl/extended_email_reply_parser (held out)"
     )
     parser.add_argument("--t2bot", type=Path, help="a checkout of t2bot/node-email-reply-parser (held out)")
+    parser.add_argument(
+        "--huan086", type=Path, help="a checkout of huan086/EmailReplyParser (held out, third)"
+    )
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
     parser.add_argument("--misses", action="store_true", help="print every body that is not exact")
     parser.add_argument("--html", action="store_true", help="also measure each body as Nylas gives it, HTML")
