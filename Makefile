@@ -63,15 +63,15 @@ PYTEST_PATHS = $(filter tests%,$(ARGS))
 PYTEST_NEEDS_CHECKOV = $(if $(PYTEST_PATHS),$(or $(findstring test_template_security,$(PYTEST_PATHS)),$(filter tests tests/ tests/static tests/static/,$(PYTEST_PATHS))),all)
 
 # The whole suite runs on 4 pytest-xdist workers: it waits on servers, subprocesses and queues more
-# than it computes, so 4 beat 2 on a 2-core machine (README, "Tests"). A run naming paths is one process.
+# than it computes, so 4 beat 2 on a 2-core machine (docs/development.md, "Tests"). A run naming paths is one process.
 PYTEST_WORKERS ?= $(if $(PYTEST_PATHS),0,4)
 
 pytest: $(STAMP) $(if $(PYTEST_NEEDS_CHECKOV),$(CHECKOV)) ## the test suite, every tier (ARGS="tests/unit/test_x.py -q" for one module)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(ARGS)
 
-# One target per tier (README, "Tests"); together they run every test module once, as `make test` does.
+# One target per tier (docs/development.md, "Tests"); together they run every test module once, as `make test` does.
 # The tiers that wait on servers and processes run on the xdist workers (TIER_WORKERS=0: one process).
-# Two modules stay at the top of tests/ while the layer's comments still name them there (README, "Tests").
+# Two modules stay at the top of tests/ while the layer's comments still name them there (docs/development.md, "Tests").
 TIER_WORKERS ?= 4
 
 test-unit: $(STAMP) ## tests/unit: the rules, the agents, the text, on in-memory values: seconds, no servers, no sockets
