@@ -26,11 +26,14 @@ from ops import (
     backfill,
     deploy,
     failover,
+    gate,
+    judge,
     preflight,
     redrive,
     register_webhook,
     replay,
     rotate_secret,
+    score,
     set_api_key,
     shadow,
     thread_state,
@@ -369,6 +372,7 @@ def _shadow_report(context: Context) -> int:
     window = backfill.window(args.since, args.until, time.time())
     if args.period_hours < 1:
         raise ConfigurationError("--period-hours must be at least 1")
+    asked = _gate_asked(args)
     sources = _shadow_sources(context)
     grants = sources.agent_grants(args.grant)
     inbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
@@ -382,10 +386,8 @@ def _shadow_report(context: Context) -> int:
         until=window.received_before,
         period_seconds=args.period_hours * 3600,
     )
-    if args.json:
-        shadow.write_json(report, args.json)
     context.runtime.say(render_text(report))
-    return 0
+    return _score_and_gate(context, report, {}, asked)
 
 
 def _replay(context: Context) -> int:
@@ -393,6 +395,7 @@ def _replay(context: Context) -> int:
     window = backfill.window(args.since, args.until, time.time())
     if args.limit < 1 or args.max_seconds <= 0 or args.period_hours < 1:
         raise ConfigurationError("--limit and --period-hours must be at least 1, --max-seconds more than 0")
+    asked = _gate_asked(args)
     try:
         agent = load_agent(args.agent, bedrock=lambda: _no_bedrock())
     except ReplierConfigurationError as refused:
@@ -442,8 +445,6 @@ def _replay(context: Context) -> int:
         "deferred": result.deferred,
         "stopped": result.stopped,
     }
-    if args.json:
-        shadow.write_json(report, args.json, extra)
     stopped = {
         "limit": f"; stopped at --limit {args.limit}",
         "time": f"; stopped at --max-seconds {args.max_seconds:g}",
@@ -458,7 +459,54 @@ def _replay(context: Context) -> int:
             + ", ".join(f"{k} {v}" for k, v in sorted(result.deferred.items()))
         )
     say(render_text(report))
-    return 0
+    return _score_and_gate(context, report, extra, asked)
+
+
+# ---- the score and the gate (ops.score, ops.judge, ops.gate; docs/agents.md "Score and gate") ----------
+
+
+@dataclass(frozen=True)
+class _GateAsked:
+    """What ``--baseline`` and its thresholds asked, read and checked before anything else is."""
+
+    baseline: dict[str, Any] | None
+    thresholds: gate.Thresholds
+
+
+def _gate_asked(args: Any) -> _GateAsked:
+    thresholds = gate.parse_thresholds(args.max_drop or (), args.floor or (), args.ceiling or ())
+    baseline = gate.load_report(args.baseline) if args.baseline else None
+    return _GateAsked(baseline, thresholds)
+
+
+def _score_and_gate(context: Context, report: Any, extra: dict[str, Any], asked: _GateAsked) -> int:
+    """Score the report (``--judge``), write it (``--json``, with its score), print the score, and with
+    ``--baseline`` the gate: its exit code (1: worse than the baseline beyond the thresholds)."""
+    args, say = context.args, context.runtime.say
+    chosen, cost = judge.load_judge(
+        args.judge or "", bedrock_client=lambda: context.client("bedrock-runtime"), model_id=args.judge_model
+    )
+    scored = score.score_items(report.items, chosen, judge_name=args.judge or judge.DEFAULT_JUDGE, cost=cost)
+    document = {**extra, "score": scored.to_dict()}
+    if args.json:
+        shadow.write_json(report, args.json, document)
+    say(score.render_score(scored))
+    if asked.baseline is None:
+        return 0
+    verdict = gate.gate(asked.baseline, {**report.to_dict(), **document}, asked.thresholds)
+    say(gate.render_verdict(verdict, baseline=str(args.baseline)))
+    return verdict.exit_code
+
+
+def _gate(context: Context) -> int:
+    """``gate``: two saved reports compared (a CI step after two runs, or a JSON kept as baseline)."""
+    args = context.args
+    if not args.baseline:
+        raise ConfigurationError("gate: --baseline FILE is required (the report to compare with)")
+    asked = _gate_asked(args)
+    verdict = gate.gate(asked.baseline or {}, gate.load_report(args.candidate), asked.thresholds)
+    context.runtime.say(gate.render_verdict(verdict, baseline=str(args.baseline)))
+    return verdict.exit_code
 
 
 def _no_bedrock() -> Any:
@@ -504,6 +552,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--period-hours", type=int, default=24, help="one block of counts per this many hours"
     )
     report.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    _gate_arguments(report)
+    report.add_argument(
+        "--judge",
+        metavar="MODULE:FUNCTION",
+        help=f"how close the agent's replies came to the people's: default {judge.DEFAULT_JUDGE}, or bedrock",
+    )
+    report.add_argument(
+        "--judge-model",
+        default=judge.DEFAULT_JUDGE_MODEL,
+        help="the Bedrock judge's model or inference profile",
+    )
     report.add_argument(
         "--local",
         nargs="?",
@@ -617,7 +676,35 @@ def build_parser() -> argparse.ArgumentParser:
         "--expect-epoch", type=int, help="refuse unless the record is at this epoch (what you last saw)"
     )
     p.set_defaults(func=_failover)
+
+    p = commands.add_parser(
+        "gate",
+        parents=[common],
+        help="exit 1 when a saved report is worse than a baseline beyond the thresholds, else 0",
+    )
+    p.add_argument("candidate", type=Path, help="the report to judge (a --json file)")
+    _gate_arguments(p)
+    p.set_defaults(func=_gate)
     return parser
+
+
+def _gate_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--baseline`` and the thresholds, shared by ``replay``, ``shadow-report`` and ``gate``."""
+    parser.add_argument(
+        "--baseline", type=Path, metavar="FILE", help="a saved report: exit 1 if worse than it"
+    )
+    parser.add_argument(
+        "--max-drop",
+        action="append",
+        metavar="[RATE=]X",
+        help=f"largest worsening allowed, in rate points (default {gate.DEFAULT_MAX_DROP} for every rate)",
+    )
+    parser.add_argument(
+        "--floor", action="append", metavar="RATE=X", help="a rate where higher is better: at least X"
+    )
+    parser.add_argument(
+        "--ceiling", action="append", metavar="RATE=X", help="a rate where lower is better: at most X"
+    )
 
 
 def main(argv: Sequence[str] | None = None, runtime: Runtime | None = None) -> int:

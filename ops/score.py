@@ -345,7 +345,7 @@ def render_score(score: Score, *, worst: int = 5) -> str:
 def items_of(report: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
     """A report's items as its ``--json`` holds them (``[]`` when it has none)."""
     items = report.get("items")
-    return [i for i in items if isinstance(i, Mapping)] if isinstance(items, list) else []
+    return [i for i in items if isinstance(i, Mapping)] if isinstance(items, list | tuple) else []
 
 
 __all__ = [
