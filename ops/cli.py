@@ -25,6 +25,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from ops import (
     backfill,
     deploy,
+    export,
     failover,
     gate,
     judge,
@@ -392,7 +393,8 @@ def _shadow_report(context: Context) -> int:
 
 def _replay(context: Context) -> int:
     args, say = context.args, context.runtime.say
-    window = backfill.window(args.since, args.until, time.time())
+    frozen = export.load_export(args.from_export) if args.from_export else None
+    window = _replay_window(args, frozen)
     if args.limit < 1 or args.max_seconds <= 0 or args.period_hours < 1:
         raise ConfigurationError("--limit and --period-hours must be at least 1, --max-seconds more than 0")
     asked = _gate_asked(args)
@@ -401,12 +403,7 @@ def _replay(context: Context) -> int:
     except ReplierConfigurationError as refused:
         # The replier's own words for a REPLY_AGENT it cannot load, as one line and exit 2.
         raise ConfigurationError(f"--agent: {refused}") from None
-    sources = _shadow_sources(context)
-    grant = args.grant or sources.agent_grants()[0]
-    api_key = sources.api_key
-    mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
-    lister = context.runtime.nylas_factory(sources.api_uri, api_key)
-    policy = replay.stack_policy(sources.parameters)
+    grant, mailbox, lister, policy = _replay_sources(context, frozen)
     bar = context.runtime.progress()
     task: dict[str, Any] = {}
 
@@ -507,6 +504,65 @@ def _gate(context: Context) -> int:
     verdict = gate.gate(asked.baseline or {}, gate.load_report(args.candidate), asked.thresholds)
     context.runtime.say(gate.render_verdict(verdict, baseline=str(args.baseline)))
     return verdict.exit_code
+
+
+def _replay_window(args: Any, frozen: Mapping[str, Any] | None) -> backfill.Window:
+    """``--since``/``--until``, or with ``--from-export`` the export's own window."""
+    if frozen is not None:
+        return backfill.Window(int(frozen["window"]["since"]), int(frozen["window"]["until"]))
+    if not args.since:
+        raise ConfigurationError("--since is required (or --from-export FILE)")
+    return backfill.window(args.since, args.until, time.time())
+
+
+def _replay_sources(context: Context, frozen: Mapping[str, Any] | None) -> tuple[str, Any, Any, Policy]:
+    """The grant, the mailbox and lister the replay reads, and the policy it decides with: the stack's
+    (Nylas, its parameters), or an export's (``ops.export.FrozenNylas``, the parameters it recorded)."""
+    if frozen is not None:
+        grant = str(frozen["grant"]["id"])
+        nylas = export.FrozenNylas(frozen)
+        return grant, nylas, nylas, replay.stack_policy({**frozen["parameters"], "AgentGrantIds": grant})
+    sources = _shadow_sources(context)
+    grant = context.args.grant or sources.agent_grants()[0]
+    api_key = sources.api_key
+    mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
+    lister = context.runtime.nylas_factory(sources.api_uri, api_key)
+    return grant, mailbox, lister, replay.stack_policy(sources.parameters)
+
+
+def _export(context: Context) -> int:
+    """``export``: a grant's threads, pseudonymised, to a file (read-only; ``ops.export``)."""
+    args, say = context.args, context.runtime.say
+    key = context.runtime.environ.get(export.KEY_ENVIRONMENT, "")
+    if not key:
+        raise ConfigurationError(
+            f"{export.KEY_ENVIRONMENT} is not set: the pseudonyms are keyed with a secret the team keeps"
+        )
+    pseudonyms = export.Pseudonyms(key.encode())
+    window = backfill.window(args.since, args.until, time.time())
+    if args.limit < 1:
+        raise ConfigurationError("--limit must be at least 1")
+    sources = _shadow_sources(context)
+    grant = args.grant or sources.agent_grants()[0]
+    api_key = sources.api_key
+    mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
+    document = export.export_threads(
+        mailbox,
+        context.runtime.nylas_factory(sources.api_uri, api_key),
+        grant,
+        pseudonyms,
+        since=window.received_after,
+        until=window.received_before,
+        limit=args.limit,
+        parameters=sources.parameters,
+    )
+    export.write_export(document, args.out)
+    messages = sum(len(t["messages"]) for t in document["threads"])
+    say(
+        f"exported {len(document['threads'])} thread(s), {messages} message(s) of grant {grant} "
+        f"to {args.out} (key {document['key_id']}); nothing written to Nylas; read it before committing it."
+    )
+    return 0
 
 
 def _no_bedrock() -> Any:
@@ -658,8 +714,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run an agent over a grant's recent threads in shadow mode (read-only) and report",
     )
     p.add_argument("--agent", required=True, help="module:function (or template), as REPLY_AGENT")
+    p.add_argument("--since", help="threads with a message received since: Unix seconds or ISO")
     p.add_argument(
-        "--since", required=True, help="threads with a message received since: Unix seconds or ISO"
+        "--from-export", type=Path, metavar="FILE", help="replay a frozen export (make export), without Nylas"
     )
     p.add_argument("--grant", help="default: the stack's first AgentGrantIds")
     p.add_argument("--limit", type=int, default=100, help="at most this many threads, newest first")
@@ -676,6 +733,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--expect-epoch", type=int, help="refuse unless the record is at this epoch (what you last saw)"
     )
     p.set_defaults(func=_failover)
+
+    p = commands.add_parser(
+        "export",
+        parents=[common, nylas],
+        help="a grant's threads to a file, addresses and names pseudonymised (read-only; for make replay)",
+    )
+    p.add_argument(
+        "--since", required=True, help="threads with a message received since: Unix seconds or ISO"
+    )
+    p.add_argument("--until", help="window end (default: now)")
+    p.add_argument("--grant", help="default: the stack's first AgentGrantIds")
+    p.add_argument("--limit", type=int, default=100, help="at most this many threads, newest first")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to write the export")
+    p.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
+    )
+    p.set_defaults(func=_export)
 
     p = commands.add_parser(
         "gate",
