@@ -9,6 +9,7 @@ input); secrets are never printed.
 import argparse
 import contextlib
 import getpass
+import json
 import os
 import shlex
 import subprocess
@@ -33,6 +34,7 @@ from ops import (
     redrive,
     register_webhook,
     replay,
+    review_report,
     rotate_secret,
     score,
     set_api_key,
@@ -83,6 +85,7 @@ class Runtime:
     interactive: Callable[[], bool] = field(default_factory=lambda: sys.stdin.isatty)
     run_process: Callable[..., subprocess.CompletedProcess] = subprocess.run
     sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.time
     # A rich progress bar on a terminal (``ops.progress.progress_bar``), ``None`` elsewhere.
     progress: Callable[[], Any] = field(default_factory=lambda: _terminal_progress)
 
@@ -565,6 +568,36 @@ def _export(context: Context) -> int:
     return 0
 
 
+def _review_report(context: Context) -> int:
+    """``review-report``: what people did with the review drafts (``ops.review_report``; read-only)."""
+    args, say = context.args, context.runtime.say
+    if args.open_hours <= 0 or args.max_reads < 1:
+        raise ConfigurationError("--open-hours must be more than 0 and --max-reads at least 1")
+    tracked = review_report.load_tracked(args.drafts_file)
+    sources = _shadow_sources(context)
+    grants = sources.agent_grants(args.grant)
+    mailbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
+    open_after = int(args.open_hours * 3600)
+    statuses, reads = review_report.follow_drafts(
+        mailbox,
+        grants,
+        tracked,
+        now=int(context.runtime.clock()),
+        open_after_seconds=open_after,
+        max_reads=args.max_reads,
+    )
+    review_report.save_tracked(tracked, args.drafts_file)
+    report = review_report.summarise(
+        statuses, reads=reads.made, open_after_seconds=open_after, most_edited=args.most_edited
+    )
+    if args.json:
+        args.json.write_text(
+            json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        )
+    say(review_report.render_review(report))
+    return 0
+
+
 def _no_bedrock() -> Any:
     raise ConfigurationError("replay: --agent bedrock is not supported; pass module:function")
 
@@ -754,6 +787,34 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the running `make serve`'s mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
     )
     p.set_defaults(func=_export)
+
+    p = commands.add_parser(
+        "review-report",
+        parents=[common, nylas],
+        help="what people did with the review drafts: sent unchanged, edited, deleted, open (read-only)",
+    )
+    p.add_argument("--grant", action="append", help="default: the stack's AgentGrantIds")
+    p.add_argument(
+        "--drafts-file",
+        type=Path,
+        default=Path("review-drafts.json"),
+        metavar="FILE",
+        help="where each draft's text is kept from the first time it is seen (default review-drafts.json)",
+    )
+    p.add_argument(
+        "--open-hours", type=float, default=24.0, help="a draft still open after this long is open"
+    )
+    p.add_argument("--max-reads", type=int, default=200, help="at most this many reads of the mailbox")
+    p.add_argument("--most-edited", type=int, default=5, help="show this many of the most edited drafts")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
+    )
+    p.set_defaults(func=_review_report)
 
     p = commands.add_parser(
         "gate",
