@@ -376,7 +376,7 @@ def _shadow_report(context: Context) -> int:
     window = backfill.window(args.since, args.until, time.time())
     if args.period_hours < 1:
         raise ConfigurationError("--period-hours must be at least 1")
-    asked = _gate_asked(args)
+    asked = _gate_asked(args, context)
     sources = _shadow_sources(context)
     grants = sources.agent_grants(args.grant)
     inbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
@@ -400,7 +400,7 @@ def _replay(context: Context) -> int:
     window = _replay_window(args, frozen)
     if args.limit < 1 or args.max_seconds <= 0 or args.period_hours < 1:
         raise ConfigurationError("--limit and --period-hours must be at least 1, --max-seconds more than 0")
-    asked = _gate_asked(args)
+    asked = _gate_asked(args, context)
     try:
         agent = load_agent(args.agent, bedrock=lambda: _no_bedrock())
     except ReplierConfigurationError as refused:
@@ -467,26 +467,32 @@ def _replay(context: Context) -> int:
 
 @dataclass(frozen=True)
 class _GateAsked:
-    """What ``--baseline`` and its thresholds asked, read and checked before anything else is."""
+    """What ``--judge``, ``--baseline`` and the thresholds asked, read and checked before anything else is."""
 
     baseline: dict[str, Any] | None
     thresholds: gate.Thresholds
+    judge: Any = None
+    cost: Any = None
 
 
-def _gate_asked(args: Any) -> _GateAsked:
+def _gate_asked(args: Any, context: Context | None = None) -> _GateAsked:
     thresholds = gate.parse_thresholds(args.max_drop or (), args.floor or (), args.ceiling or ())
     baseline = gate.load_report(args.baseline) if args.baseline else None
-    return _GateAsked(baseline, thresholds)
+    if context is None:
+        return _GateAsked(baseline, thresholds)
+    chosen, cost = judge.load_judge(
+        args.judge or "", bedrock_client=lambda: context.client("bedrock-runtime"), model_id=args.judge_model
+    )
+    return _GateAsked(baseline, thresholds, chosen, cost)
 
 
 def _score_and_gate(context: Context, report: Any, extra: dict[str, Any], asked: _GateAsked) -> int:
     """Score the report (``--judge``), write it (``--json``, with its score), print the score, and with
     ``--baseline`` the gate: its exit code (1: worse than the baseline beyond the thresholds)."""
     args, say = context.args, context.runtime.say
-    chosen, cost = judge.load_judge(
-        args.judge or "", bedrock_client=lambda: context.client("bedrock-runtime"), model_id=args.judge_model
+    scored = score.score_items(
+        report.items, asked.judge, judge_name=args.judge or judge.DEFAULT_JUDGE, cost=asked.cost
     )
-    scored = score.score_items(report.items, chosen, judge_name=args.judge or judge.DEFAULT_JUDGE, cost=cost)
     document = {**extra, "score": scored.to_dict()}
     if args.json:
         shadow.write_json(report, args.json, document)
