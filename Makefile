@@ -138,7 +138,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
-.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay report-console failover
+.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay report-console failover gate export review-report
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	$(BIN)/python -m ops deploy $(ARGS)
@@ -163,6 +163,15 @@ shadow-report: $(STAMP) ## what REPLY_MODE=shadow would have done, beside the pe
 
 replay: $(LOCAL_STAMP) ## an agent over a grant's recent threads, read-only: make replay ARGS="--agent mod:fn --since 2026-11-23 --limit 200"
 	$(BIN)/python -m ops replay $(ARGS)
+
+export: $(LOCAL_STAMP) ## a grant's threads to a file, addresses pseudonymised (REPLYONCE_EXPORT_KEY): make export ARGS="--since 2026-11-23 --out week.json"
+	@$(BIN)/python -m ops export $(ARGS)
+
+review-report: $(LOCAL_STAMP) ## what people did with the review drafts: sent unchanged, edited, deleted, open: make review-report ARGS="--open-hours 24"
+	@$(BIN)/python -m ops review-report $(ARGS)
+
+gate: $(LOCAL_STAMP) ## exit 1 when a saved report is worse than a baseline: make gate ARGS="--baseline before.json after.json --max-drop 0.05"
+	@$(BIN)/python -m ops gate $(ARGS)
 
 report-console: $(LOCAL_STAMP) ## replays and shadow reports side by side on 127.0.0.1: make report-console ARGS="v1.json v2.json"
 	@$(BIN)/python -m devstack.report_console $(ARGS)
