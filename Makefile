@@ -9,8 +9,9 @@ BIN := $(VENV)/bin
 LOCAL_STAMP := $(VENV)/.installed-local
 STAMP := $(VENV)/.installed
 CHECKOV := $(VENV)/checkov/bin/checkov
-# The layer's package is importable as in Lambda (/opt/python); devstack and functions from the root.
-export PYTHONPATH := $(CURDIR):$(CURDIR)/layers/replyonce
+# The layer's package is importable as in Lambda (/opt/python); devstack and functions from the root;
+# then the shell's own PYTHONPATH, kept (a team's agent in a folder of its own: make replay --agent).
+export PYTHONPATH := $(CURDIR):$(CURDIR)/layers/replyonce$(if $(PYTHONPATH),:$(PYTHONPATH))
 export SAM_CLI_TELEMETRY ?= 0
 FN ?= WebhookFunction
 EVENT ?= events/webhook-message-created.json
@@ -159,10 +160,10 @@ backfill: $(STAMP) ## queue a window's unanswered messages (dry run): make backf
 	@$(BIN)/python -m ops backfill $(ARGS)
 
 shadow-report: $(STAMP) ## what REPLY_MODE=shadow would have done, beside the people's answers: make shadow-report ARGS="--since 2026-11-30"
-	$(BIN)/python -m ops shadow-report $(ARGS)
+	@$(BIN)/python -m ops shadow-report $(ARGS)
 
 replay: $(LOCAL_STAMP) ## an agent over a grant's recent threads, read-only: make replay ARGS="--agent mod:fn --since 2026-11-23 --limit 200"
-	$(BIN)/python -m ops replay $(ARGS)
+	@$(BIN)/python -m ops replay $(ARGS)
 
 report-console: $(LOCAL_STAMP) ## replays and shadow reports side by side on 127.0.0.1: make report-console ARGS="v1.json v2.json"
 	@$(BIN)/python -m devstack.report_console $(ARGS)
