@@ -68,7 +68,8 @@ def function_environment(
     ``!Ref`` to a resource, or any other intrinsic, is ``replay-<name>``: a placeholder, since a
     process that runs the function's code outside Lambda (``make replay``) reads none of them.
     """
-    declared = dict(template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {}))
+    globals_ = template.get("Globals", {}).get("Function", {})
+    declared = dict(globals_.get("Environment", {}).get("Variables", {}))
     function = template["Resources"][function_logical_id]["Properties"]
     declared.update(function.get("Environment", {}).get("Variables", {}))
     defaults = template.get("Parameters", {})
