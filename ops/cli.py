@@ -53,8 +53,8 @@ from replyonce.store import DynamoDBStateStore
 
 
 def _terminal_progress() -> Any:
-    """A progress bar when stdout is a terminal and rich is installed (the local stack's requirements)."""
-    if not sys.stdout.isatty():
+    """A progress bar when stderr is a terminal and rich is installed (the local stack's requirements)."""
+    if not sys.stderr.isatty():
         return None
     try:
         from rich.console import Console
@@ -62,8 +62,8 @@ def _terminal_progress() -> Any:
         from ops.progress import progress_bar
     except ImportError:
         return None
-    # Bound to this stdout now: the replay keeps the replier's own prints out of its output meanwhile.
-    return progress_bar(Console(file=sys.stdout))
+    # On stderr: stdout is the report. Bound now: the replay keeps the replier's own prints out meanwhile.
+    return progress_bar(Console(file=sys.stderr))
 
 
 @dataclass
@@ -83,7 +83,12 @@ class Runtime:
     progress: Callable[[], Any] = field(default_factory=lambda: _terminal_progress)
 
     def say(self, line: str) -> None:
+        """A line of the command's output (its report)."""
         print(line, file=self.out, flush=True)
+
+    def tell(self, line: str) -> None:
+        """A line about the run, not part of the report: on stderr, out of a redirected report's way."""
+        print(line, file=self.err, flush=True)
 
 
 @dataclass
@@ -427,11 +432,14 @@ def _replay(context: Context) -> int:
             max_seconds=args.max_seconds,
             advance=advance,
         )
-    # Every record of the replay: its window chose the threads, each replayed whole.
+    # The window chose the threads, each replayed whole (its older messages decide as they did live);
+    # the report is the window's messages, by their date: not last year's of a thread answered today.
     report = build_report(
         result.records,
         result.threads,
         result.own_addresses,
+        since=window.received_after,
+        until=window.received_before,
         period_seconds=args.period_hours * 3600,
         sent_folders=result.sent_folders,
     )
@@ -448,12 +456,15 @@ def _replay(context: Context) -> int:
         "limit": f"; stopped at --limit {args.limit}",
         "time": f"; stopped at --max-seconds {args.max_seconds:g}",
     }
-    say(
+    # What the run did goes to stderr: stdout is the report alone, the same for the same decisions,
+    # so `diff before.txt after.txt` shows what two agents decided differently and nothing else.
+    tell = context.runtime.tell
+    tell(
         f"replayed {result.messages_replayed} message(s) of {len(result.threads)} thread(s) with {args.agent}"
         f"{stopped.get(result.stopped, '')}; nothing was written to Nylas"
     )
     if result.deferred:
-        say(
+        tell(
             "not decided (would be retried live): "
             + ", ".join(f"{k} {v}" for k, v in sorted(result.deferred.items()))
         )

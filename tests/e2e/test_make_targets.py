@@ -368,3 +368,53 @@ RUN_HERE = {
     "listen",
     *DEPLOYED,
 }
+
+
+# ---- the report alone on stdout, for `diff` and pipes -----------------------------------------------
+
+
+def replay_report(stack: Stack, agent: str) -> Ran:
+    return succeeded(
+        make(stack.shell, "replay", f"--local {stack.serve.url} --agent {agent} --since {stack.since}")
+    )
+
+
+def test_make_replay_prints_the_report_alone_so_two_runs_diff_only_in_decisions(stack):
+    one, again = replay_report(stack, "template"), replay_report(stack, "template")
+    other = replay_report(stack, "order_status_agent:reply")
+    # No make echo, no log line, no word about the run: the report's first line is its own.
+    for ran in (one, other):
+        assert ran.out.startswith("shadow report  "), str(ran)
+        assert not [line for line in ran.out.splitlines() if line.lstrip().startswith("{")], str(ran)
+        assert "nothing was written to Nylas" in ran.err, str(ran)
+    assert one.out == again.out  # the same decisions: `diff` prints nothing
+    changed = [line for line in other.out.splitlines() if line not in one.out.splitlines()]
+    # What differs is what the agents decided: the counts and the customer's reply, never the header.
+    assert changed, str(other)
+    assert not [line for line in changed if line.startswith("shadow report")], changed
+
+
+def test_the_report_covers_the_window_asked_for_by_the_mailboxs_dates(stack):
+    # make serve's mailbox starts with the sample messages of events/ (dated 2025, arrived now): a
+    # replay from ten minutes ago reports today's mail, its period is the window, not "- .. -".
+    ran = replay_report(stack, "template")
+    header = ran.out.splitlines()[0]
+    assert " - .. - " not in header, header
+    assert stack.since[:10] in header, header
+    assert "2025-" not in ran.out, str(ran)
+
+
+@pytest.mark.parametrize("target", ["replay", "shadow-report"])
+def test_a_pipe_closed_early_ends_the_report_quietly(stack, target):
+    # `| true` reads nothing and is gone before the report is written: the worst `| head` there is.
+    args = f"--local {stack.serve.url} --since {stack.since}" + (
+        " --agent template" if target == "replay" else ""
+    )
+    command = f"set -o pipefail; make {target} ARGS={shlex.quote(args)} | true"
+    run = subprocess.run(  # noqa: S603 - bash with our own command line
+        ["/bin/bash", "-c", command], cwd=ROOT, env=stack.shell, capture_output=True, text=True, timeout=180
+    )
+    assert run.returncode == 0, run.stderr
+    assert "BrokenPipeError" not in run.stderr, run.stderr
+    assert TRACEBACK not in run.stderr, run.stderr
+    assert "make: ***" not in run.stderr, run.stderr
