@@ -30,6 +30,7 @@ from urllib.parse import quote, unquote
 import requests
 
 from devstack.events import AGENT_GRANT_ID, envelope, message_created, notification_envelope
+from devstack.hints import port_option
 from devstack.invariants import (
     DUPLICATE_ABSORBED,
     REPLY_DRAFTED,
@@ -242,7 +243,7 @@ class MailControl:
             raise ControlError(400, "message_id is required (or unknown: true)")
         found = [m for _, m in emulator.mailbox() if m["id"] == message_id]
         if not found:
-            hint = '`make thread ARGS="--thread T"` lists a thread'
+            hint = f'`make thread ARGS="--thread T{port_option(self._sender.url)}"` lists a thread'
             raise ControlError(404, f"the mailbox holds no message {message_id}; {hint}")
         notification = envelope(found[0], notification_type=options.notification_type)
         return {"notifications": [self._deliver(notification, options)]}

@@ -28,9 +28,8 @@ import requests
 from devstack.cli_types import port_number, whole_number
 from devstack.console import conversation, make_console
 from devstack.events import CUSTOMER_EMAIL
+from devstack.hints import DEFAULT_PORT, local_option, port_option
 from devstack.invariants import DUPLICATE_ABSORBED, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SENT, REPLY_SHADOWED
-
-DEFAULT_PORT = 3000
 
 
 class TriggerError(Exception):
@@ -111,12 +110,15 @@ def _describe(notifications: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _describe_outcome(outcome: dict[str, Any] | None, took: float, wait: float, thread_id: str) -> str:
+def _describe_outcome(
+    outcome: dict[str, Any] | None, took: float, wait: float, thread_id: str, base_url: str = ""
+) -> str:
     """One line: the reply that answers the message, or why it was skipped, or that nothing came yet."""
     if outcome is None:
         return (
             f"no decision within {wait:.0f} s: the record may be coming back after a retry; the "
-            f'`make serve` terminal shows why (later: `make thread ARGS="--thread {thread_id}"`)'
+            f'`make serve` terminal shows why (later: `make thread ARGS="--thread {thread_id}'
+            f'{port_option(base_url)}"`)'
         )
     if outcome.get("reply"):
         reply = outcome["reply"]
@@ -126,7 +128,8 @@ def _describe_outcome(outcome: dict[str, Any] | None, took: float, wait: float, 
             today = time.strftime("%Y-%m-%d", time.gmtime())
             return (
                 f"recorded in shadow mode after {took:.1f} s: the agent would have answered {answers}; "
-                f'nothing was sent (make shadow-report ARGS="--local --since {today}" shows it)'
+                "nothing was sent (make shadow-report "
+                f'ARGS="{local_option(base_url)} --since {today}" shows it)'
             )
         if reply.get("message") == REPLY_DRAFTED:
             return (
@@ -333,7 +336,7 @@ def run(args: argparse.Namespace) -> int:
             started = time.monotonic()
             outcome = client.wait_for_outcome(message["id"], args.wait)
             took = time.monotonic() - started
-            console.print(_describe_outcome(outcome, took, args.wait, message["thread_id"]))
+            console.print(_describe_outcome(outcome, took, args.wait, message["thread_id"], client.base_url))
         thread = client.thread(message["thread_id"])
         console.print(conversation(thread["data"], thread.get("agent_email"), full=args.full))
         return 0

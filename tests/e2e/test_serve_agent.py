@@ -205,7 +205,8 @@ def test_a_record_the_agent_keeps_failing_is_said_dead_lettered_and_make_redrive
         ).groups()
         # Eight receives (maxReceiveCount), 1 + 2 + 4 + 4 ... s apart, then SQS dead-letters it.
         pane = serve.wait_for(r"notification dead-lettered.*message_id=" + re.escape(message_id), timeout=90)
-        assert "make redrive ARGS=--local" in pane
+        # The command that brings it back names this stack's port: `--local` alone would read port 3000.
+        assert f'make redrive ARGS="--local {serve.base_url}"' in pane
         assert agent_messages(serve, thread) == []
         source.write_text(AGENT.replace("{version}", "fixed"))
         os.utime(source, (time.time() + 5, time.time() + 5))

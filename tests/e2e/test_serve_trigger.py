@@ -230,8 +230,11 @@ def test_mistakes_get_one_clear_line(serve, capsys, tmp_path):
     code, out, err = run_trigger(serve, capsys, "updated", "--message", "msg-nobody-has")
     assert code == 1
     assert out == ""
+    # The hint names make serve's port (an ephemeral one here): `--port` alone would read another's stack.
+    port = serve.base_url.rsplit(":", 1)[1]
     assert err.strip().splitlines() == [
-        'error: the mailbox holds no message msg-nobody-has; `make thread ARGS="--thread T"` lists a thread'
+        "error: the mailbox holds no message msg-nobody-has; "
+        f'`make thread ARGS="--thread T --port {port}"` lists a thread'
     ]
     code, _, err = run_trigger(serve, capsys, "thread", "--thread", "thread-nobody-has")
     assert (code, err.strip()) == (1, "error: the mailbox holds no thread thread-nobody-has")
