@@ -32,7 +32,8 @@ from ops.redrive import DEFAULT_LOCAL_URL
     ],
 )
 def test_a_hint_names_the_port_of_the_stack_that_printed_it(base_url, port, local, redrive):
-    assert (port_option(base_url), local_option(base_url), redrive_command(base_url)) == (port, local, redrive)
+    hint = (port_option(base_url), local_option(base_url), redrive_command(base_url))
+    assert hint == (port, local, redrive)
 
 
 @pytest.mark.parametrize("base_url", ["http://127.0.0.1:3000", "http://127.0.0.1:3710/v1/webhook"])
