@@ -82,8 +82,11 @@ class ServeClient:
                 return None
             time.sleep(0.1)
 
-    def wait_for_outcome(self, message_id: str, wait_seconds: float) -> dict[str, Any] | None:
-        """The replier's decision about ``message_id`` (reply or skip) as soon as it has one.
+    def wait_for_outcome(
+        self, message_id: str, wait_seconds: float, notification_ids: tuple[str, ...] = ()
+    ) -> dict[str, Any] | None:
+        """The replier's decision about ``message_id`` (reply or skip) as soon as it has one; or, as
+        soon as the agent raised on one of ``notification_ids``, that failure (``failure``).
 
         ``None`` after ``wait_seconds`` without one (still queued, or coming back after a retry).
         """
@@ -92,6 +95,11 @@ class ServeClient:
             answer = self.call("GET", f"outcomes/{quote(message_id, safe='')}")
             if answer.get("reply") or answer.get("skip"):
                 return answer
+            # The agent raised: said at once, not after the whole wait as "no decision".
+            for notification_id in notification_ids:
+                failure = self.call("GET", f"decisions/{quote(notification_id, safe='')}").get("failure")
+                if failure:
+                    return {**answer, "failure": failure}
             if time.monotonic() >= deadline:
                 return None
             time.sleep(0.1)
@@ -120,6 +128,8 @@ def _describe_outcome(
             f'`make serve` terminal shows why (later: `make thread ARGS="--thread {thread_id}'
             f'{port_option(base_url)}"`)'
         )
+    if outcome.get("failure") and not outcome.get("reply") and not outcome.get("skip"):
+        return _describe_failure(outcome["failure"], took)
     if outcome.get("reply"):
         reply = outcome["reply"]
         to = ", ".join(reply.get("to") or reply.get("to_digest") or [])
@@ -139,6 +149,23 @@ def _describe_outcome(
         return f"replied after {took:.1f} s: {reply.get('reply_message_id')} to {to}, answers {answers}"
     skip = outcome["skip"]
     return f"skipped after {took:.1f} s: {_skip_words(skip)} (no reply will be sent for it)"
+
+
+def _describe_failure(failure: dict[str, Any], took: float) -> str:
+    """The agent raised: what, where in the person's code, and what happens to the record next."""
+    where = f" at {failure['where']}" if failure.get("where") else ""
+    receives, most = failure.get("receives"), failure.get("max_receives")
+    comes_back = (
+        f"; retry {int(receives) + 1} of {most} in {failure.get('retry_in_seconds')} s"
+        if receives and most and int(receives) < int(most)
+        else "; that was its last receive: SQS dead-letters it (make redrive brings it back)"
+        if receives and most
+        else ""
+    )
+    return (
+        f"the agent raised {failure.get('detail')}{where} after {took:.1f} s{comes_back}; "
+        "fix it (saving the file reloads it) and the record is retried at once"
+    )
 
 
 # Skips the agent itself decided, and what its ``reason`` (the skip's ``detail``) is called.
@@ -334,7 +361,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             console.print(f"waiting up to {args.wait:.0f} s for the replier ...")
             started = time.monotonic()
-            outcome = client.wait_for_outcome(message["id"], args.wait)
+            notified = tuple(n["id"] for n in answer["notifications"])
+            outcome = client.wait_for_outcome(message["id"], args.wait, notified)
             took = time.monotonic() - started
             console.print(_describe_outcome(outcome, took, args.wait, message["thread_id"], client.base_url))
         thread = client.thread(message["thread_id"])
