@@ -337,6 +337,8 @@ class MailControl:
         return {
             "notification_id": notification_id,
             "decision": decided[0] if decided else None,
+            # Each queued copy after the first is absorbed once its run sees the stored outcome.
+            "absorbed": sum(1 for r in with_records if r.get("message") == DUPLICATE_ABSORBED),
             # Not decided, and the agent raised: what `make mail` says at once instead of waiting.
             "failure": None if decided else self.agent_failure(notification_id),
         }

@@ -17,6 +17,7 @@ Examples::
 """
 
 import argparse
+import email.utils
 import os
 import sys
 import time
@@ -204,6 +205,41 @@ def _describe_decision(decision: dict[str, Any] | None, wait: float) -> str:
     return f"decision: skipped, {_skip_words(decision)}"
 
 
+def _absorbed(client: ServeClient, notifications: list[dict[str, Any]], wait: float) -> str:
+    """``make mail --duplicates N``: how many of the queued copies the replier absorbed, once it has.
+
+    Every delivery the webhook answered 200 queued a copy; all but the first to run are duplicates,
+    absorbed as each comes off the queue (a copy that met the first one running waits for it, so this
+    can take a few seconds after the reply).
+    """
+    lines = []
+    deadline = time.monotonic() + wait
+    for notification in notifications:
+        queued = sum(1 for status in notification["statuses"] if status == 200)
+        expected = max(queued - 1, 0)
+        absorbed = 0
+        while True:
+            absorbed = int(
+                client.call("GET", f"decisions/{quote(notification['id'], safe='')}").get("absorbed") or 0
+            )
+            if absorbed >= expected or time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
+        words = f"duplicates: {absorbed} of {expected} queued copies absorbed"
+        if absorbed >= expected:
+            lines.append(f"{words}: the notification was handled once")
+        else:
+            lines.append(
+                f"{words} so far; the `make serve` terminal shows the rest as they come off the queue"
+            )
+    return "\n".join(lines)
+
+
+def split_sender(text: str) -> tuple[str, str]:
+    """``(display name, address)`` of a From as written: ``Ann <ann@example.com>`` or ``ann@example.com``."""
+    return email.utils.parseaddr(text)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m devstack.trigger",
@@ -249,7 +285,7 @@ def _parser() -> argparse.ArgumentParser:
         "--from",
         dest="from_email",
         default=CUSTOMER_EMAIL,
-        help=f"the customer's address (default {CUSTOMER_EMAIL})",
+        help=f"the customer's address, or 'Name <address>' (default {CUSTOMER_EMAIL})",
     )
     mail.add_argument("--subject", default="", help="the subject (default: Re: the thread's subject)")
     mail.add_argument("--body", default="Hello, can you help me?", help="the message text")
@@ -319,6 +355,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     delivery = {"copies": args.duplicates, "concurrent": args.concurrent}
     if args.command == "mail":
+        # 'Ann Lee <ann@example.com>': the address is the sender, the name its display name (--name wins).
+        display_name, args.from_email = split_sender(args.from_email)
+        args.from_name = args.from_name or display_name
         headers = []
         for header in args.header:
             name, separator, value = header.partition(":")
@@ -365,6 +404,8 @@ def run(args: argparse.Namespace) -> int:
             outcome = client.wait_for_outcome(message["id"], args.wait, notified)
             took = time.monotonic() - started
             console.print(_describe_outcome(outcome, took, args.wait, message["thread_id"], client.base_url))
+            if args.duplicates > 1:
+                console.print(_absorbed(client, answer["notifications"], max(args.wait - took, 0.0)))
         thread = client.thread(message["thread_id"])
         console.print(conversation(thread["data"], thread.get("agent_email"), full=args.full))
         return 0
