@@ -38,6 +38,7 @@ from ops import (
 from ops.errors import ConfigurationError, OpsError
 from ops.hints import hint_for
 from ops.nylas_admin import NylasAdmin
+from ops.regions import check_region
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
@@ -107,14 +108,15 @@ class Context:
         it, but botocore reads only ``AWS_DEFAULT_REGION`` (and the profile's ``region``).
         """
         environ = self.runtime.environ
-        for region in (
-            self.args.region,
-            self.config.region,
-            environ.get("AWS_REGION"),
-            environ.get("AWS_DEFAULT_REGION"),
+        for source, region in (
+            ("--region", self.args.region),
+            (f"region in {self.args.config_file}", self.config.region),
+            ("AWS_REGION", environ.get("AWS_REGION")),
+            ("AWS_DEFAULT_REGION", environ.get("AWS_DEFAULT_REGION")),
         ):
             if region:
-                return region
+                # Against the partitions' lists before anything is built or asked of AWS.
+                return check_region(region, source)
         return None
 
     @property
@@ -644,7 +646,11 @@ def main(argv: Sequence[str] | None = None, runtime: Runtime | None = None) -> i
         return exc.exit_code
     except (BotoCoreError, ClientError) as exc:
         # Credentials, permissions, throttling: AWS's own words, then what to do about them.
-        region = context.explicit_region() if context else args.region
+        try:
+            region = context.explicit_region() if context else args.region
+        except OpsError as refused:  # a Region AWS does not have: that is the error to fix first
+            print(f"error: {refused}", file=runtime.err, flush=True)
+            return refused.exit_code
         if region is None and context is not None and context._session is not None:
             region = context._session.region_name
         print(f"error: AWS: {exc}\nhint: {hint_for(exc, region)}", file=runtime.err, flush=True)
