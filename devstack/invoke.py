@@ -36,7 +36,7 @@ from devstack.cli_types import run_command
 from devstack.console import LogView, make_console
 from devstack.containers import load_handler
 from devstack.env_vars import EnvVarsError, ResolvedEnvironment, load_env_vars_file, resolve_environment
-from devstack.lambda_context import LocalLambdaContext
+from devstack.lambda_context import LocalLambdaContext, function_memory
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LineEcho, LocalStack, StackSettings
 
@@ -169,7 +169,7 @@ def invoke(
         started = time.perf_counter()
         handler = load_handler(function)
         init_ms = (time.perf_counter() - started) * 1000
-        memory_mb = int(properties.get("MemorySize") or 512)
+        memory_mb = function_memory(function)
         context = LocalLambdaContext(
             function, timeout_seconds=float(properties["Timeout"]), memory_limit_in_mb=memory_mb
         )
