@@ -142,13 +142,13 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 .PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay report-console failover
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
-	$(BIN)/python -m ops deploy $(ARGS)
+	@$(BIN)/python -m ops deploy $(ARGS)
 
 register-webhook: $(STAMP) ## register the stack's webhook URL with Nylas and store the secret Nylas returns
-	$(BIN)/python -m ops register-webhook $(ARGS)
+	@$(BIN)/python -m ops register-webhook $(ARGS)
 
 rotate-secret: $(STAMP) ## new webhook secret from Nylas, the old one kept as previous (ARGS=--clear-previous drops it)
-	$(BIN)/python -m ops rotate-secret $(ARGS)
+	@$(BIN)/python -m ops rotate-secret $(ARGS)
 
 redrive: $(LOCAL_STAMP) ## move the dead-letter queue back to the notification queue (ARGS="--peek 20" only shows; ARGS=--local: make serve's)
 	@$(BIN)/python -m ops redrive $(ARGS)
@@ -172,7 +172,7 @@ failover: $(STAMP) ## make REGION the active Region (across Regions): make failo
 	@$(BIN)/python -m ops failover $(ARGS)
 
 set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_API_KEY or a hidden prompt)
-	$(BIN)/python -m ops set-api-key $(ARGS)
+	@$(BIN)/python -m ops set-api-key $(ARGS)
 
 # ---- prove it (docs/reliability.md) ---------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from devstack.env_vars import EnvVarsError, ResolvedEnvironment, load_env_vars_f
 from devstack.lambda_context import LocalLambdaContext, function_memory
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LineEcho, LocalStack, StackSettings
+from ops.make_usage import name_make_target
 
 FUNCTIONS = ("WebhookFunction", "ReplierFunction")
 
@@ -237,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="report the peak of Python allocations (tracemalloc; slows the invocation)",
     )
+    # make invoke gives the function, the event and the --env-vars file from its own variables.
+    before = f"FN={'|'.join(FUNCTIONS)} EVENT=FILE ENV_VARS=FILE"
+    name_make_target(parser, "invoke", before=before, leave_out=("function", "event", "env_vars"))
     args = parser.parse_args(argv)
     console = make_console()
     try:

@@ -58,6 +58,7 @@ from devstack.stack import LocalStack, StackSettings
 from devstack.template import LOCAL_WEBHOOK_SECRET, declared_variables
 from devstack.web_console import ConsoleSource, WebConsole
 from ops.errors import NylasApiError
+from ops.make_usage import name_make_target
 from ops.nylas_admin import NylasAdmin
 from ops.template import load_template
 from replyonce.config import ReplierSettings
@@ -410,7 +411,7 @@ def check_replier(environ: Mapping[str, str] = os.environ) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = name_make_target(parser(), "serve").parse_args(argv)
     try:
         if os.environ.get("NYLAS_API_URI"):
             settings = real_nylas_settings(os.environ, args)

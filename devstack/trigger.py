@@ -31,6 +31,7 @@ from devstack.console import conversation, make_console
 from devstack.events import CUSTOMER_EMAIL
 from devstack.hints import DEFAULT_PORT, local_option, port_option
 from devstack.invariants import DUPLICATE_ABSORBED, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SENT, REPLY_SHADOWED
+from ops.make_usage import name_make_target
 
 
 class TriggerError(Exception):
@@ -342,6 +343,16 @@ def _parser() -> argparse.ArgumentParser:
         "thread", parents=[target, showing], help="a thread's conversation as the mailbox holds it"
     )
     thread.add_argument("--thread", required=True, help="the thread id (`make mail` prints it)")
+    # Each command's usage names what a person types: make mail, make thread, make trigger ARGS="updated ...".
+    name_make_target(mail, "mail")
+    name_make_target(thread, "thread")
+    for name, command in commands.choices.items():
+        if name not in ("mail", "thread"):
+            name_make_target(command, "trigger", first=name)
+    others = "|".join(name for name in commands.choices if name not in ("mail", "thread"))
+    # An argument no command knows is reported by this parser (argparse's way): it names all three.
+    parser.prog = "make"
+    parser.usage = f'make mail ARGS="...", make thread ARGS="--thread T", make trigger ARGS="{others} ..."'
     return parser
 
 

@@ -37,6 +37,7 @@ from ops import (
 )
 from ops.errors import ConfigurationError, OpsError
 from ops.hints import hint_for
+from ops.make_usage import name_make_target
 from ops.nylas_admin import NylasAdmin
 from ops.regions import check_region
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
@@ -630,6 +631,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--expect-epoch", type=int, help="refuse unless the record is at this epoch (what you last saw)"
     )
     p.set_defaults(func=_failover)
+    # Each command's usage names what a person types: make replay ARGS="...", not python -m ops replay.
+    for name, command in commands.choices.items():
+        name_make_target(command, name)
+    parser.prog = "make"
+    parser.usage = 'make COMMAND ARGS="..."  (make alone lists the commands)'
     return parser
 
 

@@ -70,7 +70,7 @@ NOT_RUN_HERE = {
     "failover-drill": "is tests/e2e/test_failover_drill.py",
     "bench": "measures for minutes and writes docs/performance.md",
     "build": "is sam build, minutes (tests/static checks its inputs)",
-    "events": "writes events/ (tests/static/test_events.py checks them against the generator)",
+    "events": "writes events/ (tests/integration/test_webhook.py checks them against the generator)",
     "constraints": "rewrites constraints.txt",
     "clean": "removes .venv",
     "venv": "is every install (.ci/run does it)",
@@ -431,3 +431,35 @@ def test_a_pipe_closed_early_ends_the_report_quietly(stack, target):
     assert "BrokenPipeError" not in run.stderr, run.stderr
     assert TRACEBACK not in run.stderr, run.stderr
     assert "make: ***" not in run.stderr, run.stderr
+
+
+# ---- usage names the make command --------------------------------------------------------------------
+
+HELPED = {
+    "serve": "serve",
+    "mail": "mail",
+    "thread": "thread",
+    "trigger": "trigger",
+    "demo": "demo",
+    "invoke": "invoke",
+    "listen": "listen",
+    "report-console": "report-console",
+    "replay": "replay",
+    "shadow-report": "shadow-report",
+    "redrive": "redrive",
+    "thread-state": "thread-state",
+    "backfill": "backfill",
+    "deploy": "deploy",
+    "register-webhook": "register-webhook",
+    "rotate-secret": "rotate-secret",
+    "set-api-key": "set-api-key",
+    "failover": "failover",
+}
+
+
+@pytest.mark.parametrize("target", sorted(HELPED))
+def test_the_usage_of_each_command_names_the_make_command_to_type(target, tmp_path):
+    args = "updated --help" if target == "trigger" else "--help"
+    ran = succeeded(make(person_shell(tmp_path), target, args))
+    assert ran.out.startswith(f"usage: make {target} "), str(ran)
+    assert "python -m" not in ran.out.splitlines()[0], str(ran)
