@@ -96,7 +96,7 @@ class ConsoleSource:
         return {
             "about": {**self._about, "agents": ", ".join(self._agents.values())},
             "queue": {"visible": visible, "in_flight": in_flight, "dead_lettered": dead},
-            "notifications": web_view.notification_ways(records, deliveries),
+            "notifications": web_view.notification_ways(records, deliveries, mailbox),
             "threads": web_view.conversations(mailbox, drafts, self._agents.values()),
             "invariants": web_view.invariant_status(violations, visible + in_flight, not_judged),
             "shadow": web_view.shadow_report(self._shadow()),

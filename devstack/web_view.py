@@ -154,7 +154,11 @@ def _lease(records: list[Mapping[str, Any]]) -> str:
     return ", ".join(parts) or "-"
 
 
-def notification_ways(records: Iterable[Mapping[str, Any]], deliveries: Iterable[Any]) -> list[Json]:
+def notification_ways(
+    records: Iterable[Mapping[str, Any]],
+    deliveries: Iterable[Any],
+    mailbox: Iterable[tuple[float, Mapping[str, Any]]] = (),
+) -> list[Json]:
     """Each notification's way through the stack, newest first.
 
     Parameters
@@ -162,7 +166,9 @@ def notification_ways(records: Iterable[Mapping[str, Any]], deliveries: Iterable
     records:
         The handlers' parsed log records (the local stack's :class:`devstack.stack.LogCollector`).
     deliveries:
-        The webhook deliveries made (objects with ``notification_id``, ``status``, ``forged``).
+        The webhook deliveries made (objects with ``notification_id``, ``status``, ``forged``, ``at``).
+    mailbox:
+        The emulator's messages: each way shows its message's sender, subject and first line.
 
     Returns
     -------
@@ -189,6 +195,7 @@ def notification_ways(records: Iterable[Mapping[str, Any]], deliveries: Iterable
             (getattr(delivery, "at", 0.0), delivery.status, delivery.forged)
         )
         forged[delivery.notification_id] = forged.get(delivery.notification_id, False) or delivery.forged
+    messages = {str(m.get("id")): m for _, m in mailbox}
     ways = []
     for notification_id in sorted(order, key=order.__getitem__, reverse=True):
         mine = by_notification.get(notification_id, [])
@@ -209,10 +216,23 @@ def notification_ways(records: Iterable[Mapping[str, Any]], deliveries: Iterable
                     mine, statuses.get(notification_id, []), forged.get(notification_id, False)
                 ),
                 "timeline": timeline(mine, times.get(notification_id, [])),
+                "message": _message_summary(messages.get(_first(mine, "message_id"))),
                 "agent_failure": _agent_failure(mine),
             }
         )
     return ways
+
+
+def _message_summary(message: Mapping[str, Any] | None) -> Json | None:
+    """The notified message as a person recognises it: who wrote it, its subject, its first line."""
+    if message is None:
+        return None
+    lines = [line for line in body_text(str(message.get("body") or "")).splitlines() if line.strip()]
+    return {
+        "from": ", ".join(str(p.get("email", "")) for p in message.get("from") or []),
+        "subject": str(message.get("subject") or ""),
+        "first_line": lines[0].strip() if lines else "",
+    }
 
 
 def _epoch(value: Any) -> float | None:

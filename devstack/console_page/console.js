@@ -18,6 +18,13 @@ function wayDetails(way) {
     else opened.delete(way.notification_id);
   });
   details.append(element("summary", way.timeline.length + " steps"));
+  if (way.message) {
+    const message = way.message;
+    details.append(
+      element("div", "from " + message.from + ": " + message.subject, "message-of-way"),
+      element("div", message.first_line, "first-line"),
+    );
+  }
   const steps = element("ol", null, "timeline");
   for (const step of way.timeline) {
     const item = element("li");
@@ -56,6 +63,7 @@ function renderNotifications(ways) {
     const cell = element("td");
     cell.append(wayDetails(way));
     row.append(cell);
+    for (const id of row.querySelectorAll("td.id")) id.title = id.textContent;
     return row;
   });
   document.getElementById("notifications").replaceChildren(...rows);

@@ -336,6 +336,7 @@ def test_a_dead_letter_a_forged_request_and_the_agents_traceback_are_shown_as_wh
         assert [at for at, _ in steps] == sorted(at for at, _ in steps)
         assert "the agent raised KeyError: '9' at raising_agent.py:3 in reply" in way
         assert 'return orders["9"]' in way  # the line that raised
+        assert "from erin@example.com: Hello\nOrder 9?" in way  # the message it was about
         assert f'File "{agents / "raising_agent.py"}", line 3, in reply' in way  # the whole traceback
         # Still open a few renders later: the page keeps what a person opened.
         browser.find_element(By.TAG_NAME, "body")

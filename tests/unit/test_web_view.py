@@ -409,3 +409,13 @@ def test_a_notifications_way_in_time_order_with_the_agents_traceback():
     )
     assert failure["traceback"] == TRACEBACK
     assert way["outcome"]["command"] == REDRIVE
+
+
+def test_a_way_shows_its_messages_sender_subject_and_first_line():
+    mailbox = [
+        (1.0, mail("m1", "t1", "ann@example.com", "a@x", "Order 12", "<p></p><p>Where is it?</p><p>Ann</p>"))
+    ]
+    [way] = notification_ways([queued(), SENT], [Delivery(N, 1, 200)], mailbox)
+    assert way["message"] == {"from": "ann@example.com", "subject": "Order 12", "first_line": "Where is it?"}
+    [unknown] = notification_ways([queued()], [Delivery(N, 1, 200)], [])
+    assert unknown["message"] is None
