@@ -325,6 +325,20 @@ def test_make_report_console_serves_two_replays(stack, tmp_path):
     assert TRACEBACK not in log.read_text(), log.read_text()
 
 
+def test_make_export_review_report_and_gate_against_make_serve(stack, tmp_path):
+    # The export pseudonymises with the person's own key, which they set in their shell as documented.
+    shell = {**stack.shell, "REPLYONCE_EXPORT_KEY": "a-key-of-the-teams-own"}
+    out = tmp_path / "week.json"
+    succeeded(make(shell, "export", f"--local {stack.serve.url} --since {stack.since} --out {out}"))
+    assert out.exists()
+    drafts = tmp_path / "drafts.json"
+    succeeded(make(stack.shell, "review-report", f"--local {stack.serve.url} --drafts-file {drafts}"))
+    for name in ("before", "after"):
+        replay_report(stack, f"template --json {tmp_path / name}.json")
+    # The same agent twice: nothing worse, exit 0.
+    succeeded(make(stack.shell, "gate", f"--baseline {tmp_path / 'before.json'} {tmp_path / 'after.json'}"))
+
+
 def test_make_invoke_and_make_demo(tmp_path):
     shell = person_shell(tmp_path)
     ran = succeeded(make(shell, "invoke"))
@@ -378,6 +392,9 @@ RUN_HERE = {
     "demo",
     "deploy",
     "listen",
+    "export",
+    "review-report",
+    "gate",
     *DEPLOYED,
 }
 
@@ -454,6 +471,9 @@ HELPED = {
     "rotate-secret": "rotate-secret",
     "set-api-key": "set-api-key",
     "failover": "failover",
+    "export": "export",
+    "review-report": "review-report",
+    "gate": "gate",
 }
 
 
