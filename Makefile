@@ -9,8 +9,9 @@ BIN := $(VENV)/bin
 LOCAL_STAMP := $(VENV)/.installed-local
 STAMP := $(VENV)/.installed
 CHECKOV := $(VENV)/checkov/bin/checkov
-# The layer's package is importable as in Lambda (/opt/python); devstack and functions from the root.
-export PYTHONPATH := $(CURDIR):$(CURDIR)/layers/replyonce
+# The layer's package is importable as in Lambda (/opt/python); devstack and functions from the root;
+# then the shell's own PYTHONPATH, kept (a team's agent in a folder of its own: make replay --agent).
+export PYTHONPATH := $(CURDIR):$(CURDIR)/layers/replyonce$(if $(PYTHONPATH),:$(PYTHONPATH))
 export SAM_CLI_TELEMETRY ?= 0
 FN ?= WebhookFunction
 EVENT ?= events/webhook-message-created.json
@@ -141,13 +142,13 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 .PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay report-console failover gate export review-report
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
-	$(BIN)/python -m ops deploy $(ARGS)
+	@$(BIN)/python -m ops deploy $(ARGS)
 
 register-webhook: $(STAMP) ## register the stack's webhook URL with Nylas and store the secret Nylas returns
-	$(BIN)/python -m ops register-webhook $(ARGS)
+	@$(BIN)/python -m ops register-webhook $(ARGS)
 
 rotate-secret: $(STAMP) ## new webhook secret from Nylas, the old one kept as previous (ARGS=--clear-previous drops it)
-	$(BIN)/python -m ops rotate-secret $(ARGS)
+	@$(BIN)/python -m ops rotate-secret $(ARGS)
 
 redrive: $(LOCAL_STAMP) ## move the dead-letter queue back to the notification queue (ARGS="--peek 20" only shows; ARGS=--local: make serve's)
 	@$(BIN)/python -m ops redrive $(ARGS)
@@ -159,10 +160,10 @@ backfill: $(STAMP) ## queue a window's unanswered messages (dry run): make backf
 	@$(BIN)/python -m ops backfill $(ARGS)
 
 shadow-report: $(STAMP) ## what REPLY_MODE=shadow would have done, beside the people's answers: make shadow-report ARGS="--since 2026-11-30"
-	$(BIN)/python -m ops shadow-report $(ARGS)
+	@$(BIN)/python -m ops shadow-report $(ARGS)
 
 replay: $(LOCAL_STAMP) ## an agent over a grant's recent threads, read-only: make replay ARGS="--agent mod:fn --since 2026-11-23 --limit 200"
-	$(BIN)/python -m ops replay $(ARGS)
+	@$(BIN)/python -m ops replay $(ARGS)
 
 export: $(LOCAL_STAMP) ## a grant's threads to a file, addresses pseudonymised (REPLYONCE_EXPORT_KEY): make export ARGS="--since 2026-11-23 --out week.json"
 	@$(BIN)/python -m ops export $(ARGS)
@@ -180,7 +181,7 @@ failover: $(STAMP) ## make REGION the active Region (across Regions): make failo
 	@$(BIN)/python -m ops failover $(ARGS)
 
 set-api-key: $(STAMP) ## store the Nylas API key in the stack's secret (NYLAS_API_KEY or a hidden prompt)
-	$(BIN)/python -m ops set-api-key $(ARGS)
+	@$(BIN)/python -m ops set-api-key $(ARGS)
 
 # ---- prove it (docs/reliability.md) ---------------------------------------------------------------
 

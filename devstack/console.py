@@ -19,6 +19,8 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from devstack.agent_failures import where_it_raised
+
 # The keys worth a person's attention, in this order; the rest stay in --json-logs.
 _DETAIL_KEYS = (
     "step",
@@ -89,6 +91,14 @@ def readable_line(record: Mapping[str, Any]) -> Text:
         if value not in (None, "", False, {}, []):
             line.append(f"  {key}=", style="dim")
             line.append(",".join(map(str, value)) if isinstance(value, list) else str(value))
+    # Where the person's own code raised (the agent's traceback is logged whole; its frames in the layer
+    # and the thread say nothing a person can fix): `at=my_agent.py:12 in reply`.
+    frame = where_it_raised(str(record.get("traceback") or ""))
+    if frame is not None:
+        line.append("  at=", style="dim")
+        line.append(frame.short())
+        if frame.code:
+            line.append(f"  {frame.code}", style="dim")
     request = str(record.get("function_request_id") or "")
     if request:
         line.append(f"  [{request[:8]}]", style="dim")

@@ -29,7 +29,9 @@ from urllib.parse import quote, unquote
 
 import requests
 
+from devstack.agent_failures import where_it_raised
 from devstack.events import AGENT_GRANT_ID, envelope, message_created, notification_envelope
+from devstack.hints import port_option
 from devstack.invariants import (
     DUPLICATE_ABSORBED,
     REPLY_DRAFTED,
@@ -40,8 +42,10 @@ from devstack.invariants import (
 )
 from devstack.nylas import NylasEmulator
 from devstack.stack import LogCollector
+from devstack.web_view import AGENT_FAILED, DEFERRED
 from devstack.webhook_sender import WebhookSender
 from ops.register_webhook import TRIGGER_TYPES
+from ops.template import load_template
 
 CONTROL_PREFIX = "/_local"
 NOTIFICATION_TYPES = ("message.created", "message.created.truncated", "message.updated")
@@ -242,7 +246,7 @@ class MailControl:
             raise ControlError(400, "message_id is required (or unknown: true)")
         found = [m for _, m in emulator.mailbox() if m["id"] == message_id]
         if not found:
-            hint = '`make thread ARGS="--thread T"` lists a thread'
+            hint = f'`make thread ARGS="--thread T{port_option(self._sender.url)}"` lists a thread'
             raise ControlError(404, f"the mailbox holds no message {message_id}; {hint}")
         notification = envelope(found[0], notification_type=options.notification_type)
         return {"notifications": [self._deliver(notification, options)]}
@@ -286,6 +290,31 @@ class MailControl:
             reply = {**reply, "to": reply.get("to") or [p.get("email", "") for p in sent.get("to") or []]}
         return {"message_id": message_id, "reply": reply, "skip": skip}
 
+    def agent_failure(self, notification_id: str) -> Json | None:
+        """The agent's last failure on a message not decided yet, and when its record comes back.
+
+        ``detail`` (``RuntimeError: ...``), ``where`` (the person's file, line and function) and
+        ``code`` (that line), ``receives`` and ``retry_in_seconds`` of the deferral that followed, and
+        ``max_receives`` (the queue's ``maxReceiveCount``, after which SQS dead-letters it).
+        """
+        assert self._logs is not None
+        records = [r for r in list(self._logs.records) if r.get("notification_id") == notification_id]
+        failed = [i for i, r in enumerate(records) if r.get("message") == AGENT_FAILED]
+        if not failed:
+            return None
+        last = records[failed[-1]]
+        deferral = next((r for r in records[failed[-1] :] if r.get("message") == DEFERRED), {})
+        frame = where_it_raised(str(last.get("traceback") or ""))
+        redrive = load_template()["Resources"]["NotificationQueue"]["Properties"]["RedrivePolicy"]
+        return {
+            "detail": str(last.get("detail") or ""),
+            "where": frame.short() if frame else "",
+            "code": frame.code if frame else "",
+            "receives": deferral.get("receives"),
+            "retry_in_seconds": deferral.get("retry_in_seconds"),
+            "max_receives": int(redrive["maxReceiveCount"]),
+        }
+
     def decision(self, notification_id: str) -> Json:
         """The replier's last word on one notification so far, from its own log records.
 
@@ -305,7 +334,14 @@ class MailControl:
         ]
         # A duplicate absorbed is the decision only when the notification has no other.
         decided = [r for r in with_records if r.get("message") != DUPLICATE_ABSORBED] or with_records
-        return {"notification_id": notification_id, "decision": decided[0] if decided else None}
+        return {
+            "notification_id": notification_id,
+            "decision": decided[0] if decided else None,
+            # Each queued copy after the first is absorbed once its run sees the stored outcome.
+            "absorbed": sum(1 for r in with_records if r.get("message") == DUPLICATE_ABSORBED),
+            # Not decided, and the agent raised: what `make mail` says at once instead of waiting.
+            "failure": None if decided else self.agent_failure(notification_id),
+        }
 
     # ---- helpers -------------------------------------------------------------------------------
 

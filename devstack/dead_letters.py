@@ -37,11 +37,19 @@ class DeadLetterWatch:
         The notification queue's ``maxReceiveCount``, for the sentence.
     report:
         Called with one log record per new letter.
+    redrive:
+        The command that brings a letter back (:func:`devstack.hints.redrive_command`).
     """
 
     def __init__(
-        self, sqs: Any, dead_letter_url: str, max_receives: int, report: Callable[[dict[str, Any]], None]
+        self,
+        sqs: Any,
+        dead_letter_url: str,
+        max_receives: int,
+        report: Callable[[dict[str, Any]], None],
+        redrive: str = REDRIVE_COMMAND,
     ) -> None:
+        self._redrive = redrive
         self._sqs = sqs
         self._url = dead_letter_url
         self._max_receives = max_receives
@@ -85,8 +93,9 @@ class DeadLetterWatch:
             "service": "replyonce-sqs",
             "notification_id": notification_id,
             "message_id": message_id,
+            "redrive": self._redrive,
             "detail": (
                 f"the replier failed it {self._max_receives} times (maxReceiveCount); no reply goes out "
-                f"until it comes back: fix the agent, then `{REDRIVE_COMMAND}`"
+                f"until it comes back: fix the agent, then `{self._redrive}`"
             ),
         }

@@ -42,6 +42,7 @@ from devstack.invariants import (
     skips_by_reason,
 )
 from devstack.stack import LocalStack, StackSettings
+from ops.make_usage import name_make_target
 from ops.progress import progress_bar
 from replyonce.config import ReplierSettings
 
@@ -359,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         "--pollers", type=whole_number(1, 16), default=DemoSettings.pollers, help="replier containers (1-16)"
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    args = parser.parse_args(argv)
+    args = name_make_target(parser, "demo").parse_args(argv)
     report = run_demo(DemoSettings(seed=args.seed, customers=args.customers, pollers=args.pollers))
     if args.json:
         print(json.dumps({**report.__dict__, "ok": report.ok}, indent=2))

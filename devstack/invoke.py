@@ -36,9 +36,10 @@ from devstack.cli_types import run_command
 from devstack.console import LogView, make_console
 from devstack.containers import load_handler
 from devstack.env_vars import EnvVarsError, ResolvedEnvironment, load_env_vars_file, resolve_environment
-from devstack.lambda_context import LocalLambdaContext
+from devstack.lambda_context import LocalLambdaContext, function_memory
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LineEcho, LocalStack, StackSettings
+from ops.make_usage import name_make_target
 
 FUNCTIONS = ("WebhookFunction", "ReplierFunction")
 
@@ -169,7 +170,7 @@ def invoke(
         started = time.perf_counter()
         handler = load_handler(function)
         init_ms = (time.perf_counter() - started) * 1000
-        memory_mb = int(properties.get("MemorySize") or 512)
+        memory_mb = function_memory(function)
         context = LocalLambdaContext(
             function, timeout_seconds=float(properties["Timeout"]), memory_limit_in_mb=memory_mb
         )
@@ -237,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="report the peak of Python allocations (tracemalloc; slows the invocation)",
     )
+    # make invoke gives the function, the event and the --env-vars file from its own variables.
+    before = f"FN={'|'.join(FUNCTIONS)} EVENT=FILE ENV_VARS=FILE"
+    name_make_target(parser, "invoke", before=before, leave_out=("function", "event", "env_vars"))
     args = parser.parse_args(argv)
     console = make_console()
     try:

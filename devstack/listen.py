@@ -39,6 +39,7 @@ from devstack.serve import (
 )
 from devstack.stack import LocalStack, StackSettings
 from ops.errors import OpsError
+from ops.make_usage import name_make_target
 from ops.nylas_admin import NylasAdmin
 from ops.register_webhook import TRIGGER_TYPES, Registration, register_webhook
 from ops.secret_store import SecretStore
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="EMAIL",
         help="where Nylas mails the webhook's status changes (failing, failed)",
     )
-    args = cli.parse_args(argv)
+    args = name_make_target(cli, "listen").parse_args(argv)
     console = make_console()
     try:
         url = webhook_url(args.url)

@@ -23,6 +23,7 @@ from typing import Any
 from devstack import web_view
 from devstack.cli_types import port_number
 from devstack.web_console import WebConsole
+from ops.make_usage import name_make_target
 
 PAGE_DIRECTORY = Path(__file__).resolve().parent / "report_page"
 DEFAULT_PORT = 3100
@@ -61,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = name_make_target(_parser(), "report-console").parse_args(argv)
     try:
         reports = [(path.name, load_report(path)) for path in args.reports]
     except ReportError as error:

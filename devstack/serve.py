@@ -58,6 +58,7 @@ from devstack.stack import LocalStack, StackSettings
 from devstack.template import LOCAL_WEBHOOK_SECRET, declared_variables
 from devstack.web_console import ConsoleSource, WebConsole
 from ops.errors import NylasApiError
+from ops.make_usage import name_make_target
 from ops.nylas_admin import NylasAdmin
 from ops.template import load_template
 from replyonce.config import ReplierSettings
@@ -68,10 +69,17 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 def port_free(port: int) -> bool:
-    """Whether ``127.0.0.1:port`` can be bound now (0 always can)."""
+    """Whether ``127.0.0.1:port`` can be bound now by a server (0 always can).
+
+    Probed as the stack's servers bind (``socketserver``'s ``allow_reuse_address``, ``SO_REUSEADDR``):
+    a socket left in TIME_WAIT by the last run's connections does not stop them, nor the probe — on
+    Linux only another socket listening on the port does. Without it, a ``make serve`` stopped while its
+    console was open in a browser could not start again for a minute (issue 47).
+    """
     if port == 0:
         return True
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
@@ -80,9 +88,11 @@ def port_free(port: int) -> bool:
 
 
 def port_in_use_message(port: int) -> str:
+    """What to do about a port another program listens on; the next free pair, since the console takes
+    the port after the webhook's (``--port 3001`` next to a running ``make serve`` meets its console)."""
     return (
-        f"port {port} is already in use (another `make serve`?): "
-        f'stop it, or pick another port with ARGS="--port {port + 1}"'
+        f"port {port} is already in use by a program listening on it (another `make serve`? Ctrl-C "
+        f'stops it): stop it, or pick another port with ARGS="--port {port + 2}"'
     )
 
 
@@ -401,7 +411,7 @@ def check_replier(environ: Mapping[str, str] = os.environ) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = name_make_target(parser(), "serve").parse_args(argv)
     try:
         if os.environ.get("NYLAS_API_URI"):
             settings = real_nylas_settings(os.environ, args)

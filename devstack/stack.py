@@ -27,6 +27,7 @@ from devstack.dead_letters import DeadLetterWatch
 from devstack.embedded_aws import start_threaded_server
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
 from devstack.gateway import ApiGatewayStandIn, ControlRoutes
+from devstack.hints import redrive_command
 from devstack.nylas import NylasEmulator
 from devstack.nylas.mailbox import RECEIVING_AUTHSERV
 from devstack.poller import EventSourcePoller
@@ -301,6 +302,7 @@ class LocalStack:
             self.resources.queues["NotificationDeadLetterQueue"],
             int(policy["maxReceiveCount"]),
             lambda record: self.logs.write(json.dumps(record) + "\n"),
+            redrive_command(self.webhook_url),
         )
         while not self._stop.wait(1.0):
             try:

@@ -17,6 +17,7 @@ Examples::
 """
 
 import argparse
+import email.utils
 import os
 import sys
 import time
@@ -28,9 +29,9 @@ import requests
 from devstack.cli_types import port_number, whole_number
 from devstack.console import conversation, make_console
 from devstack.events import CUSTOMER_EMAIL
+from devstack.hints import DEFAULT_PORT, local_option, port_option
 from devstack.invariants import DUPLICATE_ABSORBED, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SENT, REPLY_SHADOWED
-
-DEFAULT_PORT = 3000
+from ops.make_usage import name_make_target
 
 
 class TriggerError(Exception):
@@ -83,8 +84,11 @@ class ServeClient:
                 return None
             time.sleep(0.1)
 
-    def wait_for_outcome(self, message_id: str, wait_seconds: float) -> dict[str, Any] | None:
-        """The replier's decision about ``message_id`` (reply or skip) as soon as it has one.
+    def wait_for_outcome(
+        self, message_id: str, wait_seconds: float, notification_ids: tuple[str, ...] = ()
+    ) -> dict[str, Any] | None:
+        """The replier's decision about ``message_id`` (reply or skip) as soon as it has one; or, as
+        soon as the agent raised on one of ``notification_ids``, that failure (``failure``).
 
         ``None`` after ``wait_seconds`` without one (still queued, or coming back after a retry).
         """
@@ -93,6 +97,11 @@ class ServeClient:
             answer = self.call("GET", f"outcomes/{quote(message_id, safe='')}")
             if answer.get("reply") or answer.get("skip"):
                 return answer
+            # The agent raised: said at once, not after the whole wait as "no decision".
+            for notification_id in notification_ids:
+                failure = self.call("GET", f"decisions/{quote(notification_id, safe='')}").get("failure")
+                if failure:
+                    return {**answer, "failure": failure}
             if time.monotonic() >= deadline:
                 return None
             time.sleep(0.1)
@@ -111,13 +120,18 @@ def _describe(notifications: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _describe_outcome(outcome: dict[str, Any] | None, took: float, wait: float, thread_id: str) -> str:
+def _describe_outcome(
+    outcome: dict[str, Any] | None, took: float, wait: float, thread_id: str, base_url: str = ""
+) -> str:
     """One line: the reply that answers the message, or why it was skipped, or that nothing came yet."""
     if outcome is None:
         return (
             f"no decision within {wait:.0f} s: the record may be coming back after a retry; the "
-            f'`make serve` terminal shows why (later: `make thread ARGS="--thread {thread_id}"`)'
+            f'`make serve` terminal shows why (later: `make thread ARGS="--thread {thread_id}'
+            f'{port_option(base_url)}"`)'
         )
+    if outcome.get("failure") and not outcome.get("reply") and not outcome.get("skip"):
+        return _describe_failure(outcome["failure"], took)
     if outcome.get("reply"):
         reply = outcome["reply"]
         to = ", ".join(reply.get("to") or reply.get("to_digest") or [])
@@ -126,7 +140,8 @@ def _describe_outcome(outcome: dict[str, Any] | None, took: float, wait: float, 
             today = time.strftime("%Y-%m-%d", time.gmtime())
             return (
                 f"recorded in shadow mode after {took:.1f} s: the agent would have answered {answers}; "
-                f'nothing was sent (make shadow-report ARGS="--local --since {today}" shows it)'
+                "nothing was sent (make shadow-report "
+                f'ARGS="{local_option(base_url)} --since {today}" shows it)'
             )
         if reply.get("message") == REPLY_DRAFTED:
             return (
@@ -136,6 +151,23 @@ def _describe_outcome(outcome: dict[str, Any] | None, took: float, wait: float, 
         return f"replied after {took:.1f} s: {reply.get('reply_message_id')} to {to}, answers {answers}"
     skip = outcome["skip"]
     return f"skipped after {took:.1f} s: {_skip_words(skip)} (no reply will be sent for it)"
+
+
+def _describe_failure(failure: dict[str, Any], took: float) -> str:
+    """The agent raised: what, where in the person's code, and what happens to the record next."""
+    where = f" at {failure['where']}" if failure.get("where") else ""
+    receives, most = failure.get("receives"), failure.get("max_receives")
+    comes_back = (
+        f"; retry {int(receives) + 1} of {most} in {failure.get('retry_in_seconds')} s"
+        if receives and most and int(receives) < int(most)
+        else "; that was its last receive: SQS dead-letters it (make redrive brings it back)"
+        if receives and most
+        else ""
+    )
+    return (
+        f"the agent raised {failure.get('detail')}{where} after {took:.1f} s{comes_back}; "
+        "fix it (saving the file reloads it) and the record is retried at once"
+    )
 
 
 # Skips the agent itself decided, and what its ``reason`` (the skip's ``detail``) is called.
@@ -172,6 +204,41 @@ def _describe_decision(decision: dict[str, Any] | None, wait: float) -> str:
     if message == DUPLICATE_ABSORBED:
         return "decision: duplicate delivery absorbed (the notification was already handled)"
     return f"decision: skipped, {_skip_words(decision)}"
+
+
+def _absorbed(client: ServeClient, notifications: list[dict[str, Any]], wait: float) -> str:
+    """``make mail --duplicates N``: how many of the queued copies the replier absorbed, once it has.
+
+    Every delivery the webhook answered 200 queued a copy; all but the first to run are duplicates,
+    absorbed as each comes off the queue (a copy that met the first one running waits for it, so this
+    can take a few seconds after the reply).
+    """
+    lines = []
+    deadline = time.monotonic() + wait
+    for notification in notifications:
+        queued = sum(1 for status in notification["statuses"] if status == 200)
+        expected = max(queued - 1, 0)
+        absorbed = 0
+        while True:
+            absorbed = int(
+                client.call("GET", f"decisions/{quote(notification['id'], safe='')}").get("absorbed") or 0
+            )
+            if absorbed >= expected or time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
+        words = f"duplicates: {absorbed} of {expected} queued copies absorbed"
+        if absorbed >= expected:
+            lines.append(f"{words}: the notification was handled once")
+        else:
+            lines.append(
+                f"{words} so far; the `make serve` terminal shows the rest as they come off the queue"
+            )
+    return "\n".join(lines)
+
+
+def split_sender(text: str) -> tuple[str, str]:
+    """``(display name, address)`` of a From as written: ``Ann <ann@example.com>`` or ``ann@example.com``."""
+    return email.utils.parseaddr(text)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -219,7 +286,7 @@ def _parser() -> argparse.ArgumentParser:
         "--from",
         dest="from_email",
         default=CUSTOMER_EMAIL,
-        help=f"the customer's address (default {CUSTOMER_EMAIL})",
+        help=f"the customer's address, or 'Name <address>' (default {CUSTOMER_EMAIL})",
     )
     mail.add_argument("--subject", default="", help="the subject (default: Re: the thread's subject)")
     mail.add_argument("--body", default="Hello, can you help me?", help="the message text")
@@ -276,6 +343,16 @@ def _parser() -> argparse.ArgumentParser:
         "thread", parents=[target, showing], help="a thread's conversation as the mailbox holds it"
     )
     thread.add_argument("--thread", required=True, help="the thread id (`make mail` prints it)")
+    # Each command's usage names what a person types: make mail, make thread, make trigger ARGS="updated ...".
+    name_make_target(mail, "mail")
+    name_make_target(thread, "thread")
+    for name, command in commands.choices.items():
+        if name not in ("mail", "thread"):
+            name_make_target(command, "trigger", first=name)
+    others = "|".join(name for name in commands.choices if name not in ("mail", "thread"))
+    # An argument no command knows is reported by this parser (argparse's way): it names all three.
+    parser.prog = "make"
+    parser.usage = f'make mail ARGS="...", make thread ARGS="--thread T", make trigger ARGS="{others} ..."'
     return parser
 
 
@@ -289,6 +366,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     delivery = {"copies": args.duplicates, "concurrent": args.concurrent}
     if args.command == "mail":
+        # 'Ann Lee <ann@example.com>': the address is the sender, the name its display name (--name wins).
+        display_name, args.from_email = split_sender(args.from_email)
+        args.from_name = args.from_name or display_name
         headers = []
         for header in args.header:
             name, separator, value = header.partition(":")
@@ -331,9 +411,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             console.print(f"waiting up to {args.wait:.0f} s for the replier ...")
             started = time.monotonic()
-            outcome = client.wait_for_outcome(message["id"], args.wait)
+            notified = tuple(n["id"] for n in answer["notifications"])
+            outcome = client.wait_for_outcome(message["id"], args.wait, notified)
             took = time.monotonic() - started
-            console.print(_describe_outcome(outcome, took, args.wait, message["thread_id"]))
+            console.print(_describe_outcome(outcome, took, args.wait, message["thread_id"], client.base_url))
+            if args.duplicates > 1:
+                console.print(_absorbed(client, answer["notifications"], max(args.wait - took, 0.0)))
         thread = client.thread(message["thread_id"])
         console.print(conversation(thread["data"], thread.get("agent_email"), full=args.full))
         return 0

@@ -22,6 +22,7 @@ from flask import Flask, Response, abort, jsonify, request
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from devstack import web_view
+from devstack.dead_letters import DEAD_LETTERED
 from devstack.invariants import History, check
 
 Json = dict[str, Any]
@@ -82,6 +83,11 @@ class ConsoleSource:
                     automatic_exchanges=settings.max_automatic_exchanges,
                     notified_message_ids=set(truth),
                     forged_notification_ids={d.notification_id for d in deliveries if d.forged},
+                    # A dead letter is the documented end of a record that kept failing (docs/agents.md):
+                    # an outcome waiting for `make redrive`, not a notification lost (invariant 5).
+                    dead_lettered_notification_ids={
+                        str(r.get("notification_id")) for r in records if r.get("message") == DEAD_LETTERED
+                    },
                 )
             )
         else:
@@ -90,7 +96,7 @@ class ConsoleSource:
         return {
             "about": {**self._about, "agents": ", ".join(self._agents.values())},
             "queue": {"visible": visible, "in_flight": in_flight, "dead_lettered": dead},
-            "notifications": web_view.notification_ways(records, deliveries),
+            "notifications": web_view.notification_ways(records, deliveries, mailbox),
             "threads": web_view.conversations(mailbox, drafts, self._agents.values()),
             "invariants": web_view.invariant_status(violations, visible + in_flight, not_judged),
             "shadow": web_view.shadow_report(self._shadow()),

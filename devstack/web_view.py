@@ -10,10 +10,13 @@ rules are tested in a table (``tests/unit/test_web_view.py``).
 """
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
+from devstack.agent_failures import raised_words, where_it_raised
 from devstack.console import body_text
+from devstack.dead_letters import DEAD_LETTERED
 from devstack.invariants import (
     DUPLICATE_ABSORBED,
     INVARIANTS,
@@ -27,6 +30,7 @@ from devstack.invariants import (
     Truth,
 )
 from ops.score import items_of, score_items
+from replyonce.coverage import carries_intent_id
 from replyonce.shadow_report import ShadowReport, render_text
 
 Json = dict[str, Any]
@@ -48,8 +52,12 @@ NEEDS_GROUND_TRUTH = {
 NO_SHADOW_RECORDS = "no shadow records"
 
 
-def _outcome(records: list[Mapping[str, Any]]) -> Json:
-    """The notification's final word: send, draft, queued send, shadow or skip, with its reason."""
+def _outcome(
+    records: list[Mapping[str, Any]], statuses: Sequence[int | None] = (), forged: bool = False
+) -> Json:
+    """The notification's final word: send, draft, queued send, shadow or skip, with its reason; else a
+    dead letter (with the command that redrives it), a forged or refused request (never queued), or a
+    record on its way (the agent's last failure, when it raised)."""
     for record in records:
         message = record.get("message")
         if message == REPLY_SENT:
@@ -63,9 +71,40 @@ def _outcome(records: list[Mapping[str, Any]]) -> Json:
         if message == SKIPPED:
             detail = f": {record['detail']}" if record.get("detail") else ""
             return {"kind": "skip", "text": f"skipped, reason={record.get('reason')}{detail}"}
+    letters = [r for r in records if r.get("message") == DEAD_LETTERED]
+    if letters:
+        # The documented end of a record that kept failing (docs/agents.md): not lost, waiting for
+        # `make redrive` on the dead-letter queue; what it takes to bring it back is on the row.
+        command = str(letters[-1].get("redrive") or "make redrive ARGS=--local")
+        return {
+            "kind": "dead-letter",
+            "text": "dead-lettered: no reply until it is redriven; fix the cause, then " + command,
+            "command": command,
+        }
     if any(r.get("message") == DUPLICATE_ABSORBED for r in records):
         return {"kind": "duplicate", "text": "every delivery was a duplicate of one already handled"}
+    if forged and not any(r.get("message") == QUEUED for r in records):
+        return {
+            "kind": "forged",
+            "text": f"forged signature: answered {_statuses(statuses)}, never queued (nothing to redrive)",
+        }
+    if (
+        statuses
+        and not any(s == 200 for s in statuses)
+        and not any(r.get("message") == QUEUED for r in records)
+    ):
+        return {
+            "kind": "refused",
+            "text": f"refused by the webhook: answered {_statuses(statuses)}, never queued",
+        }
+    failures = [r for r in records if r.get("message") == AGENT_FAILED]
+    if failures:
+        return {"kind": "retrying", "text": f"retrying: the agent raised {raised_words(failures[-1])}"}
     return {"kind": "pending", "text": "no outcome yet (queued or retrying)"}
+
+
+def _statuses(statuses: Iterable[int | None]) -> str:
+    return ", ".join("timeout" if s is None else str(s) for s in statuses) or "nothing"
 
 
 def _agent_call(records: list[Mapping[str, Any]]) -> str:
@@ -85,7 +124,7 @@ def _agent_call(records: list[Mapping[str, Any]]) -> str:
             return f"not asked ({record.get('reason')})"
     failures = [r for r in records if r.get("message") == AGENT_FAILED]
     if failures:
-        return f"failed {len(failures)} time(s): {failures[-1].get('detail', '')}"
+        return f"raised {len(failures)} time(s): {raised_words(failures[-1])}"
     answered = [r for r in records if r.get("message") == AGENT_ANSWERED]
     if answered:
         return f"answered {answered[-1].get('outcome', '')}"
@@ -116,7 +155,11 @@ def _lease(records: list[Mapping[str, Any]]) -> str:
     return ", ".join(parts) or "-"
 
 
-def notification_ways(records: Iterable[Mapping[str, Any]], deliveries: Iterable[Any]) -> list[Json]:
+def notification_ways(
+    records: Iterable[Mapping[str, Any]],
+    deliveries: Iterable[Any],
+    mailbox: Iterable[tuple[float, Mapping[str, Any]]] = (),
+) -> list[Json]:
     """Each notification's way through the stack, newest first.
 
     Parameters
@@ -124,7 +167,9 @@ def notification_ways(records: Iterable[Mapping[str, Any]], deliveries: Iterable
     records:
         The handlers' parsed log records (the local stack's :class:`devstack.stack.LogCollector`).
     deliveries:
-        The webhook deliveries made (objects with ``notification_id``, ``status``, ``forged``).
+        The webhook deliveries made (objects with ``notification_id``, ``status``, ``forged``, ``at``).
+    mailbox:
+        The emulator's messages: each way shows its message's sender, subject and first line.
 
     Returns
     -------
@@ -142,11 +187,16 @@ def notification_ways(records: Iterable[Mapping[str, Any]], deliveries: Iterable
         order.setdefault(notification_id, len(order))
         by_notification[notification_id].append(record)
     statuses: dict[str, list[int | None]] = defaultdict(list)
+    times: dict[str, list[tuple[float, int | None, bool]]] = defaultdict(list)
     forged: dict[str, bool] = {}
     for delivery in deliveries:
         order.setdefault(delivery.notification_id, len(order))
         statuses[delivery.notification_id].append(delivery.status)
+        times[delivery.notification_id].append(
+            (getattr(delivery, "at", 0.0), delivery.status, delivery.forged)
+        )
         forged[delivery.notification_id] = forged.get(delivery.notification_id, False) or delivery.forged
+    messages = {str(m.get("id")): m for _, m in mailbox}
     ways = []
     for notification_id in sorted(order, key=order.__getitem__, reverse=True):
         mine = by_notification.get(notification_id, [])
@@ -163,10 +213,111 @@ def notification_ways(records: Iterable[Mapping[str, Any]], deliveries: Iterable
                 "deferred": [str(r.get("reason")) for r in mine if r.get("message") == DEFERRED],
                 "lease": _lease(mine),
                 "agent": _agent_call(mine),
-                "outcome": _outcome(mine),
+                "outcome": _outcome(
+                    mine, statuses.get(notification_id, []), forged.get(notification_id, False)
+                ),
+                "timeline": timeline(mine, times.get(notification_id, [])),
+                "message": _message_summary(messages.get(_first(mine, "message_id"))),
+                "agent_failure": _agent_failure(mine),
             }
         )
     return ways
+
+
+def _message_summary(message: Mapping[str, Any] | None) -> Json | None:
+    """The notified message as a person recognises it: who wrote it, its subject, its first line."""
+    if message is None:
+        return None
+    lines = [line for line in body_text(str(message.get("body") or "")).splitlines() if line.strip()]
+    return {
+        "from": ", ".join(str(p.get("email", "")) for p in message.get("from") or []),
+        "subject": str(message.get("subject") or ""),
+        "first_line": lines[0].strip() if lines else "",
+    }
+
+
+def _epoch(value: Any) -> float | None:
+    """A log record's ``timestamp`` (Powertools' ``2026-12-06 08:48:18,250+0000`` or ISO 8601) in seconds."""
+    text = str(value or "")
+    for pattern in ("%Y-%m-%d %H:%M:%S,%f%z", "%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S%z"):
+        try:
+            return datetime.strptime(text, pattern).timestamp()
+        except ValueError:
+            continue
+    return None
+
+
+def _clock(epoch: float) -> str:
+    """``08:48:18.250`` (UTC, as the serve pane's times)."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%H:%M:%S.%f")[:-3]
+
+
+def _step(record: Mapping[str, Any]) -> str | None:
+    """What one record says happened, in the words of the timeline (``None``: not a step of the way)."""
+    message = str(record.get("message") or "")
+    reason = record.get("reason")
+    if message == QUEUED:
+        return "queued by the webhook"
+    if message == DEFERRED:
+        receives = f", receive {record['receives']}" if record.get("receives") else ""
+        return f"deferred: {reason}, back in {record.get('retry_in_seconds', '?')} s{receives}"
+    if message == AGENT_FAILED:
+        return f"agent raised {raised_words(dict(record))}"
+    if message == AGENT_REJECTED:
+        return f"agent rejected the burst: {record.get('detail', '')}"
+    if message == NEXT_STEP and record.get("step") == "AskAgent":
+        return "agent asked"
+    if message == AGENT_ANSWERED:
+        return f"agent answered {record.get('outcome', '')}"
+    if message == DEAD_LETTERED:
+        return f"dead-lettered by SQS: {record.get('detail', '')}"
+    if message == NEXT_STEP:
+        return None  # DEBUG: every step of the plan; the ones above are the way
+    if message in (REPLY_SENT, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SHADOWED, SKIPPED, DUPLICATE_ABSORBED):
+        return _outcome([record])["text"] if message != DUPLICATE_ABSORBED else "duplicate delivery absorbed"
+    return message + (f" ({reason})" if reason else "")
+
+
+def timeline(
+    records: Iterable[Mapping[str, Any]], deliveries: Iterable[tuple[float, int | None, bool]]
+) -> list[Json]:
+    """The notification's way in time order: each delivery and the webhook's answer, each log record's
+    step (queued, deferred and why, the agent asked and answering or raising, the outcome), with its
+    time and, for the agent's answer, how long it took from the question (records at DEBUG only)."""
+    steps: list[tuple[float, int, str]] = []
+    for order, (at, status, forged) in enumerate(deliveries):
+        kind = "forged delivery" if forged else "delivered"
+        steps.append((at, order, f"{kind}: the webhook answered {_statuses([status])}"))
+    asked: float | None = None
+    for order, record in enumerate(records, start=len(steps)):
+        at = _epoch(record.get("timestamp"))
+        words = _step(record)
+        if at is None or words is None:
+            continue
+        if words == "agent asked":
+            asked = at
+        elif record.get("message") in (AGENT_ANSWERED, AGENT_FAILED) and asked is not None:
+            words += f" after {at - asked:.3f} s"
+            asked = None
+        steps.append((at, order, words))
+    return [{"at": _clock(at), "what": words} for at, _, words in sorted(steps)]
+
+
+def _agent_failure(records: list[Mapping[str, Any]]) -> Json | None:
+    """The agent's last exception: its words, where in the person's code it raised, the whole traceback."""
+    failures = [r for r in records if r.get("message") == AGENT_FAILED]
+    if not failures:
+        return None
+    last = failures[-1]
+    frame = where_it_raised(str(last.get("traceback") or ""))
+    return {
+        "detail": str(last.get("detail") or ""),
+        "where": frame.short() if frame else "",
+        "code": frame.code if frame else "",
+        "file": frame.path if frame else "",
+        "traceback": str(last.get("traceback") or ""),
+        "times": len(failures),
+    }
 
 
 def _first(records: list[Mapping[str, Any]], key: str) -> str:
@@ -180,8 +331,10 @@ def conversations(
 ) -> list[Json]:
     """Each thread of the agents' mailboxes, most recently active first, its messages in arrival order.
 
-    A message is ``customer`` (anyone else), ``agent`` (from an agent's address) or ``draft`` (a
-    review draft nobody sent); bodies are whole, as text.
+    A message is ``agent`` (ReplyOnce's reply: from an agent's address, carrying its intent id),
+    ``person`` (from the mailbox's own address without it: a person of the team answering from their
+    mail client), ``customer`` (anyone else) or ``draft`` (a review draft nobody sent); bodies are
+    whole, as text.
     """
     agents = {address.lower() for address in agent_emails}
     threads: dict[str, list[Json]] = defaultdict(list)
@@ -191,7 +344,7 @@ def conversations(
         threads[str(message.get("thread_id"))].append(
             {
                 "id": message.get("id"),
-                "role": "agent" if sender.lower() in agents else "customer",
+                "role": role(sender, message, agents),
                 "from": sender,
                 "to": ", ".join(str(p.get("email", "")) for p in message.get("to") or []),
                 "subject": str(message.get("subject") or ""),
@@ -217,6 +370,14 @@ def conversations(
         {"thread_id": thread_id, "messages": threads[thread_id]}
         for thread_id in sorted(threads, key=last.__getitem__, reverse=True)
     ]
+
+
+def role(sender: str, message: Mapping[str, Any], agents: Iterable[str]) -> str:
+    """``agent``, ``person`` or ``customer``: who wrote ``message`` (see :func:`conversations`)."""
+    if sender.lower() not in set(agents):
+        return "customer"
+    # Only the API sets metadata, and every reply ReplyOnce makes carries its intent id in it.
+    return "agent" if carries_intent_id(message) else "person"
 
 
 def invariant_status(

@@ -31,6 +31,7 @@ class Delivery:
     attempt: int
     status: int | None  # None: timed out or connection failed
     forged: bool = False
+    at: float = 0.0  # when it was posted (Unix seconds): the console's timeline
 
 
 class WebhookSender:
@@ -76,6 +77,7 @@ class WebhookSender:
             body = gzip.compress(body)
             headers["Content-Encoding"] = "gzip"
         headers["X-Nylas-Signature"] = sign(body, "forged-secret" if forged else self._secret)
+        posted = time.time()
         try:
             status: int | None = requests.post(
                 self.url, data=body, headers=headers, timeout=self._timeout
@@ -83,7 +85,7 @@ class WebhookSender:
         except requests.RequestException:
             status = None
         with self._lock:
-            self.deliveries.append(Delivery(payload["id"], attempt, status, forged))
+            self.deliveries.append(Delivery(payload["id"], attempt, status, forged, posted))
         return status
 
     def deliver(self, payload: dict[str, Any], *, forged: bool = False) -> int | None:

@@ -1,17 +1,21 @@
 """``python -m ops``: the operator command line (see ``ops.cli``).
 
-The layer's package (``replyonce``, for the state keys and queue attribute names) is importable as
-in Lambda when ``PYTHONPATH`` names ``layers/replyonce``, as the Makefile does; run by hand from the
-repository root, the same path is added here so ``.venv/bin/python -m ops`` works too.
+Before ``ops.cli`` imports the layer, :func:`ops.replier_process.prepare` makes this process what a
+replier container is (the function's directory and the layer on the path, the template's Powertools
+variables): run by ``make`` or by hand from the repository root, from any shell. The command's report
+is its standard output, alone (``make replay ... > before.txt``, then ``diff``); every log line goes to
+standard error, and a reader that stops early (``| head``) ends the command quietly.
 """
 
 import sys
-from pathlib import Path
 
-_LAYER = Path(__file__).resolve().parent.parent / "layers" / "replyonce"
-if str(_LAYER) not in sys.path:
-    sys.path.append(str(_LAYER))
+from ops.replier_process import prepare
 
-from ops.cli import main  # noqa: E402 - after the layer path is known
+prepare()
 
-raise SystemExit(main())
+from ops.cli import main  # noqa: E402 - after the process is a replier's
+from ops.output import end_quietly_on_closed_pipe  # noqa: E402
+from replyonce.observability import logger  # noqa: E402
+
+logger.registered_handler.setStream(sys.stderr)  # type: ignore[attr-defined]
+raise SystemExit(end_quietly_on_closed_pipe(main))

@@ -43,7 +43,9 @@ from ops import (
 )
 from ops.errors import ConfigurationError, OpsError
 from ops.hints import hint_for
+from ops.make_usage import name_make_target
 from ops.nylas_admin import NylasAdmin
+from ops.regions import check_region
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
@@ -59,8 +61,8 @@ from replyonce.store import DynamoDBStateStore
 
 
 def _terminal_progress() -> Any:
-    """A progress bar when stdout is a terminal and rich is installed (the local stack's requirements)."""
-    if not sys.stdout.isatty():
+    """A progress bar when stderr is a terminal and rich is installed (the local stack's requirements)."""
+    if not sys.stderr.isatty():
         return None
     try:
         from rich.console import Console
@@ -68,8 +70,8 @@ def _terminal_progress() -> Any:
         from ops.progress import progress_bar
     except ImportError:
         return None
-    # Bound to this stdout now: the replay keeps the replier's own prints out of its output meanwhile.
-    return progress_bar(Console(file=sys.stdout))
+    # On stderr: stdout is the report. Bound now: the replay keeps the replier's own prints out meanwhile.
+    return progress_bar(Console(file=sys.stderr))
 
 
 @dataclass
@@ -90,7 +92,12 @@ class Runtime:
     progress: Callable[[], Any] = field(default_factory=lambda: _terminal_progress)
 
     def say(self, line: str) -> None:
+        """A line of the command's output (its report)."""
         print(line, file=self.out, flush=True)
+
+    def tell(self, line: str) -> None:
+        """A line about the run, not part of the report: on stderr, out of a redirected report's way."""
+        print(line, file=self.err, flush=True)
 
 
 @dataclass
@@ -109,14 +116,15 @@ class Context:
         it, but botocore reads only ``AWS_DEFAULT_REGION`` (and the profile's ``region``).
         """
         environ = self.runtime.environ
-        for region in (
-            self.args.region,
-            self.config.region,
-            environ.get("AWS_REGION"),
-            environ.get("AWS_DEFAULT_REGION"),
+        for source, region in (
+            ("--region", self.args.region),
+            (f"region in {self.args.config_file}", self.config.region),
+            ("AWS_REGION", environ.get("AWS_REGION")),
+            ("AWS_DEFAULT_REGION", environ.get("AWS_DEFAULT_REGION")),
         ):
             if region:
-                return region
+                # Against the partitions' lists before anything is built or asked of AWS.
+                return check_region(region, source)
         return None
 
     @property
@@ -430,11 +438,14 @@ def _replay(context: Context) -> int:
             max_seconds=args.max_seconds,
             advance=advance,
         )
-    # Every record of the replay: its window chose the threads, each replayed whole.
+    # The window chose the threads, each replayed whole (its older messages decide as they did live);
+    # the report is the window's messages, by their date: not last year's of a thread answered today.
     report = build_report(
         result.records,
         result.threads,
         result.own_addresses,
+        since=window.received_after,
+        until=window.received_before,
         period_seconds=args.period_hours * 3600,
         sent_folders=result.sent_folders,
     )
@@ -449,12 +460,15 @@ def _replay(context: Context) -> int:
         "limit": f"; stopped at --limit {args.limit}",
         "time": f"; stopped at --max-seconds {args.max_seconds:g}",
     }
-    say(
+    # What the run did goes to stderr: stdout is the report alone, the same for the same decisions,
+    # so `diff before.txt after.txt` shows what two agents decided differently and nothing else.
+    tell = context.runtime.tell
+    tell(
         f"replayed {result.messages_replayed} message(s) of {len(result.threads)} thread(s) with {args.agent}"
         f"{stopped.get(result.stopped, '')}; nothing was written to Nylas"
     )
     if result.deferred:
-        say(
+        tell(
             "not decided (would be retried live): "
             + ", ".join(f"{k} {v}" for k, v in sorted(result.deferred.items()))
         )
@@ -837,6 +851,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("candidate", type=Path, help="the report to judge (a --json file)")
     _gate_arguments(p)
     p.set_defaults(func=_gate)
+    # Each command's usage names what a person types: make replay ARGS="...", not python -m ops replay.
+    for name, command in commands.choices.items():
+        name_make_target(command, name)
+    parser.prog = "make"
+    parser.usage = 'make COMMAND ARGS="..."  (make alone lists the commands)'
     return parser
 
 
@@ -872,7 +891,11 @@ def main(argv: Sequence[str] | None = None, runtime: Runtime | None = None) -> i
         return exc.exit_code
     except (BotoCoreError, ClientError) as exc:
         # Credentials, permissions, throttling: AWS's own words, then what to do about them.
-        region = context.explicit_region() if context else args.region
+        try:
+            region = context.explicit_region() if context else args.region
+        except OpsError as refused:  # a Region AWS does not have: that is the error to fix first
+            print(f"error: {refused}", file=runtime.err, flush=True)
+            return refused.exit_code
         if region is None and context is not None and context._session is not None:
             region = context._session.region_name
         print(f"error: AWS: {exc}\nhint: {hint_for(exc, region)}", file=runtime.err, flush=True)

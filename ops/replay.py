@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ops.template import load_template
+from ops.template import function_environment, load_template
 from replyonce.agents import Agent
 from replyonce.answers import Answer
 from replyonce.config import ReplierSettings
@@ -184,25 +184,7 @@ def stack_policy(parameters: Mapping[str, str], template: Mapping[str, Any] | No
     hold, another exchange limit) than the stack would report decisions the stack does not make.
     Resources (tables, queues, secrets) are named by placeholders: a replay reads none of them.
     """
-    template = template or load_template()
-    declared = dict(
-        template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
-    )
-    replier = template["Resources"]["ReplierFunction"]["Properties"]
-    declared.update(replier.get("Environment", {}).get("Variables", {}))
-    defaults = template.get("Parameters", {})
-    environment: dict[str, str] = {}
-    for name, value in declared.items():
-        if isinstance(value, dict) and "Ref" in value:
-            ref = value["Ref"]
-            if ref in defaults:
-                environment[name] = str(parameters.get(ref, defaults[ref].get("Default", "")))
-            else:
-                environment[name] = f"replay-{ref}"
-        elif isinstance(value, str | int | float):
-            environment[name] = str(value)
-        else:
-            environment[name] = f"replay-{name}"
+    environment = function_environment(template or load_template(), "ReplierFunction", parameters)
     return policy_of(ReplierSettings.from_environment(environment))
 
 

@@ -7,6 +7,7 @@ reader with it.
 
 import copy
 import functools
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +57,33 @@ def sqs_event_source(
     """The ``Properties`` of the function's SQS event: ``BatchSize``, batching window, ``ScalingConfig``."""
     events = template["Resources"][function_logical_id]["Properties"]["Events"]
     return next(e["Properties"] for e in events.values() if e["Type"] == "SQS")
+
+
+def function_environment(
+    template: Mapping[str, Any], function_logical_id: str, parameters: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment Lambda gives ``function_logical_id``: ``Globals``, then the function's own variables.
+
+    A ``!Ref`` to a parameter is the stack's value (``parameters``), else the template's default; a
+    ``!Ref`` to a resource, or any other intrinsic, is ``replay-<name>``: a placeholder, since a
+    process that runs the function's code outside Lambda (``make replay``) reads none of them.
+    """
+    globals_ = template.get("Globals", {}).get("Function", {})
+    declared = dict(globals_.get("Environment", {}).get("Variables", {}))
+    function = template["Resources"][function_logical_id]["Properties"]
+    declared.update(function.get("Environment", {}).get("Variables", {}))
+    defaults = template.get("Parameters", {})
+    parameters = parameters or {}
+    environment: dict[str, str] = {}
+    for name, value in declared.items():
+        if isinstance(value, dict) and "Ref" in value:
+            ref = value["Ref"]
+            if ref in defaults:
+                environment[name] = str(parameters.get(ref, defaults[ref].get("Default", "")))
+            else:
+                environment[name] = f"replay-{ref}"
+        elif isinstance(value, str | int | float):
+            environment[name] = str(value)
+        else:
+            environment[name] = f"replay-{name}"
+    return environment

@@ -7,6 +7,43 @@ function statuses(list) {
   return list.map((s) => (s === null ? "timeout" : String(s))).join(", ");
 }
 
+// The ways a person opened stay open: the table is rebuilt every second.
+const opened = new Set();
+
+function wayDetails(way) {
+  const details = element("details", null, "way");
+  details.open = opened.has(way.notification_id);
+  details.addEventListener("toggle", () => {
+    if (details.open) opened.add(way.notification_id);
+    else opened.delete(way.notification_id);
+  });
+  details.append(element("summary", way.timeline.length + " steps"));
+  if (way.message) {
+    const message = way.message;
+    details.append(
+      element("div", "from " + message.from + ": " + message.subject, "message-of-way"),
+      element("div", message.first_line, "first-line"),
+    );
+  }
+  const steps = element("ol", null, "timeline");
+  for (const step of way.timeline) {
+    const item = element("li");
+    item.append(element("span", step.at, "at"), element("span", " " + step.what));
+    steps.append(item);
+  }
+  details.append(steps);
+  if (way.agent_failure) {
+    const failure = way.agent_failure;
+    details.append(
+      element("div", "the agent raised " + failure.detail + (failure.where ? " at " + failure.where : ""), "raised"),
+    );
+    if (failure.code) details.append(element("div", failure.code, "code"));
+    details.append(element("pre", failure.traceback, "traceback"));
+  }
+  if (way.outcome.command) details.append(element("div", "redrive: " + way.outcome.command, "command"));
+  return details;
+}
+
 function renderNotifications(ways) {
   const rows = ways.map((way) => {
     const row = element("tr");
@@ -15,13 +52,18 @@ function renderNotifications(ways) {
       element("td", way.notification_id, "id"),
       element("td", way.type || "-"),
       element("td", way.message_id || "-", "id"),
-      element("td", statuses(way.deliveries) + (way.forged ? " (forged)" : "")),
+      element("td", statuses(way.deliveries) + (way.forged ? " (forged signature)" : "")),
       element("td", way.queued),
       element("td", way.duplicates_absorbed),
-      element("td", way.lease + (way.deferred.length ? " (deferred: " + way.deferred.join(", ") + ")" : "")),
+      element("td", way.lease),
+      element("td", way.deferred.length ? way.deferred.join(", ") : "-"),
       element("td", way.agent),
       element("td", way.outcome.text, "outcome-" + way.outcome.kind),
     );
+    const cell = element("td");
+    cell.append(wayDetails(way));
+    row.append(cell);
+    for (const id of row.querySelectorAll("td.id")) id.title = id.textContent;
     return row;
   });
   document.getElementById("notifications").replaceChildren(...rows);

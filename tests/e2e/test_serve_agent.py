@@ -205,7 +205,8 @@ def test_a_record_the_agent_keeps_failing_is_said_dead_lettered_and_make_redrive
         ).groups()
         # Eight receives (maxReceiveCount), 1 + 2 + 4 + 4 ... s apart, then SQS dead-letters it.
         pane = serve.wait_for(r"notification dead-lettered.*message_id=" + re.escape(message_id), timeout=90)
-        assert "make redrive ARGS=--local" in pane
+        # The command that brings it back names this stack's port: `--local` alone would read port 3000.
+        assert f'make redrive ARGS="--local {serve.base_url}"' in pane
         assert agent_messages(serve, thread) == []
         source.write_text(AGENT.replace("{version}", "fixed"))
         os.utime(source, (time.time() + 5, time.time() + 5))
@@ -249,5 +250,32 @@ def test_mail_deferred_by_a_broken_agent_is_answered_as_soon_as_the_agent_is_fix
         serve.wait_for(r"reply sent")
         [reply] = agent_messages(serve, thread)
         assert "fixed: Hello?" in reply["body"]
+    finally:
+        serve.stop()
+
+
+def test_make_mail_says_at_once_that_the_agent_raised_where_and_when_the_record_comes_back(
+    agent_dir, tmp_path, capsys
+):
+    (agent_dir / "team_agent.py").write_text(FAILING_AGENT)
+    serve = Serve(tmp_path / "serve.log", "--agent", "team_agent:reply", importable=agent_dir)
+    try:
+        capsys.readouterr()
+        started = time.monotonic()
+        code = trigger.main(
+            ["mail", "--from", "alice@example.com", "--body", "Order 7?", "--url", serve.base_url]
+        )
+        out = capsys.readouterr().out
+        assert code == 0, out
+        # Not "no decision within 15 s": the first failure, in the person's words and file, at once.
+        assert time.monotonic() - started < 10, out
+        assert re.search(
+            r"the agent raised RuntimeError: the order service is down at team_agent\.py:3 in reply "
+            r"after [\d.]+ s; retry 2 of 8 in \d+ s; fix it \(saving the file reloads it\)",
+            out,
+        ), out
+        assert "no decision" not in out
+        # The serve pane names the same line of the person's code.
+        serve.wait_for(r"the agent failed.*at=team_agent\.py:3 in reply")
     finally:
         serve.stop()

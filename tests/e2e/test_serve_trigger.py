@@ -10,12 +10,14 @@ clear line (no traceback) for each mistake.
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+import requests
 
 from devstack import trigger
 from devstack.events import AGENT_EMAIL
@@ -230,8 +232,11 @@ def test_mistakes_get_one_clear_line(serve, capsys, tmp_path):
     code, out, err = run_trigger(serve, capsys, "updated", "--message", "msg-nobody-has")
     assert code == 1
     assert out == ""
+    # The hint names make serve's port (an ephemeral one here): `--port` alone would read another's stack.
+    port = serve.base_url.rsplit(":", 1)[1]
     assert err.strip().splitlines() == [
-        'error: the mailbox holds no message msg-nobody-has; `make thread ARGS="--thread T"` lists a thread'
+        "error: the mailbox holds no message msg-nobody-has; "
+        f'`make thread ARGS="--thread T --port {port}"` lists a thread'
     ]
     code, _, err = run_trigger(serve, capsys, "thread", "--thread", "thread-nobody-has")
     assert (code, err.strip()) == (1, "error: the mailbox holds no thread thread-nobody-has")
@@ -259,9 +264,10 @@ def test_mistakes_get_one_clear_line(serve, capsys, tmp_path):
         timeout=60,
     )
     assert taken.returncode == 1
+    # The port after it is the running stack's console: the advice skips it.
     assert taken.stderr.strip().splitlines() == [
-        f"error: port {port} is already in use (another `make serve`?): "
-        f'stop it, or pick another port with ARGS="--port {int(port) + 1}"'
+        f"error: port {port} is already in use by a program listening on it (another `make serve`? "
+        f'Ctrl-C stops it): stop it, or pick another port with ARGS="--port {int(port) + 2}"'
     ]
 
 
@@ -294,3 +300,58 @@ def test_ctrl_c_stops_serve_without_a_traceback(tmp_path):
     running.process.send_signal(signal.SIGINT)
     assert running.process.wait(timeout=30) == 0
     assert "Traceback" not in running.text()
+
+
+def _time_wait_ports() -> set[int]:
+    """Local ports of this machine's TCP sockets in TIME_WAIT (Linux's /proc/net/tcp: state 06)."""
+    ports = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == "06":
+            ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def _free_port_pair() -> int:
+    """A port P with P and P + 1 free on loopback now (the webhook's and the console's)."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        with socket.socket() as console, socket.socket() as webhook:
+            try:
+                webhook.bind(("127.0.0.1", port))
+                console.bind(("127.0.0.1", port + 1))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no two free neighbouring ports")
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads TIME_WAIT sockets from /proc/net/tcp")
+def test_serve_restarts_at_once_on_the_same_ports_after_ctrl_c_with_the_console_open(tmp_path):
+    # Edit, Ctrl-C, restart, reload: the loop people live in. The console's page polls each second, and
+    # the server closes each answered connection first (HTTP/1.0), so after Ctrl-C its ports hold sockets
+    # in TIME_WAIT for a minute; the real servers bind over them (SO_REUSEADDR), and so must the check.
+    port = _free_port_pair()
+    first = Serve(tmp_path / "first.log", "--port", str(port))
+    browser = requests.Session()  # a browser's page: its connections kept alive between polls
+    try:
+        console = re.search(r"console\s+(http://127\.0\.0\.1:\d+/)", first.text()).group(1)
+        assert console == f"http://127.0.0.1:{port + 1}/"
+        for _ in range(3):  # the open page's polls, and a curl of the webhook
+            assert browser.get(console, timeout=10).status_code == 200
+            assert browser.get(f"{first.base_url}/v1/webhook?challenge=x", timeout=10).status_code == 200
+    finally:
+        first.process.send_signal(signal.SIGINT)
+        assert first.process.wait(timeout=30) == 0
+        browser.close()  # the page notices the server went away: the server's side closed first
+    assert {port, port + 1} & _time_wait_ports(), "no TIME_WAIT socket on the ports: nothing was tested"
+    started = time.monotonic()
+    second = Serve(tmp_path / "second.log", "--port", str(port))
+    try:
+        assert second.base_url == f"http://127.0.0.1:{port}"
+        assert time.monotonic() - started < 30  # at once, not after TIME_WAIT's 60 s
+        assert f"console         http://127.0.0.1:{port + 1}/" in second.text()
+    finally:
+        second.stop()

@@ -15,7 +15,8 @@ from devstack import trigger
 from tests.e2e.test_serve_trigger import ENVIRONMENT, ROOT, Serve, agent_messages
 
 
-def ops(*argv: str) -> str:
+def ops(*argv: str) -> tuple[str, str]:
+    """The command's report (stdout) and what it said about the run (stderr)."""
     run = subprocess.run(  # noqa: S603 - our own interpreter and module, as make runs it
         [sys.executable, "-m", "ops", *argv],
         cwd=ROOT,
@@ -25,7 +26,7 @@ def ops(*argv: str) -> str:
         timeout=120,
     )
     assert run.returncode == 0, run.stderr
-    return run.stdout
+    return run.stdout, run.stderr
 
 
 def test_shadow_mode_in_make_serve_records_what_make_shadow_report_and_make_replay_then_show(
@@ -54,14 +55,14 @@ def test_shadow_mode_in_make_serve_records_what_make_shadow_report_and_make_repl
         assert "recorded in shadow mode after" in out, out
         assert agent_messages(serve, thread) == []  # nothing sent, nothing drafted
         since = str(int(time.time()) - 3600)
-        report = ops(
+        report, _ = ops(
             "shadow-report", "--local", serve.base_url, "--since", since, "--json", str(tmp_path / "r.json")
         )
         assert "would answer  1 message(s) in 1 reply(ies); a person answered 0 of them too" in report
         [item] = json.loads((tmp_path / "r.json").read_text())["items"]
         assert (item["thread_id"], item["outcome"]) == (thread, "reply")
         replay = tmp_path / "replay.json"
-        replayed = ops(
+        _, replayed = ops(
             "replay",
             "--local",
             serve.base_url,

@@ -149,10 +149,10 @@ def test_mail_sent_through_the_stack_appears_in_the_open_page_with_the_agents_fu
             """,
             message_id,
         )
-        return cells if cells and cells[8].endswith(" sent") else None
+        return cells if cells and cells[9].endswith(" sent") else None
 
     cells = wait.until(way)
-    assert (cells[1], cells[3], cells[7], cells[8]) == (
+    assert (cells[1], cells[3], cells[8], cells[9]) == (
         "message.created",
         "200, 200",
         "replied",
@@ -237,5 +237,118 @@ def test_in_shadow_mode_the_page_shows_the_shadow_report_of_what_the_agent_would
         thread_id = re.search(r"on thread (\S+):", out).group(1)
         thread = trigger.ServeClient(running.base_url).thread(thread_id)["data"]
         assert [m["from"][0]["email"] for m in thread] == ["erin@example.com"]
+    finally:
+        running.stop()
+
+
+RAISING_AGENT = """def reply(conversation):
+    orders = {}  # the order service is down
+    return orders["9"]
+"""
+
+
+def test_a_dead_letter_a_forged_request_and_the_agents_traceback_are_shown_as_what_they_are(
+    tmp_path, browser, capsys
+):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    (agents / "raising_agent.py").write_text(RAISING_AGENT)
+    # Retries a second apart (the configuration table's RETRY_*_SECONDS from the shell): the eight receives
+    # before SQS dead-letters the record take seconds, not the template's minutes.
+    running = Serve(
+        tmp_path / "serve.log",
+        "--console-port",
+        "0",
+        "--agent",
+        "raising_agent:reply",
+        importable=agents,
+        environment={"RETRY_BASE_SECONDS": "1", "RETRY_MAX_SECONDS": "1"},
+    )
+    try:
+        capsys.readouterr()
+        assert trigger.main(["mail", "--from", "erin@example.com", "--body", "Order 9?", "--wait", "0",
+                             "--url", running.base_url]) == 0  # fmt: skip
+        message_id, thread_id = re.search(
+            r"message (\S+) from erin@example.com on thread (\S+):", capsys.readouterr().out
+        ).groups()
+        assert trigger.main(["forged", "--wait", "0", "--url", running.base_url]) == 0
+        forged_id = re.search(r"notification (\S+) message.created \(forged", capsys.readouterr().out).group(
+            1
+        )
+        # A person of the team answers the customer from the mailbox's own address, in their mail client.
+        assert trigger.main(["mail", "--from", AGENT_EMAIL, "--thread", thread_id, "--body", "On it. — Sam",
+                             "--wait", "0", "--url", running.base_url]) == 0  # fmt: skip
+        person_id = re.search(r"message (\S+) from", capsys.readouterr().out).group(1)
+
+        wait = WebDriverWait(browser, 120, poll_frequency=0.5)
+        browser.get(console_url(running))
+
+        def row(b, key: str, column: int) -> list[str] | None:
+            return b.execute_script(
+                """
+                const row = [...document.querySelectorAll("tr[data-notification]")]
+                  .find((r) => r.cells[arguments[1]].innerText === arguments[0]);
+                return row ? [...row.cells].map((c) => c.innerText) : null;
+                """,
+                key,
+                column,
+            )
+
+        # The dead letter: labelled so, with the command that brings it back to this very stack.
+        cells = wait.until(lambda b: (c := row(b, message_id, 2)) and c[9].startswith("dead-lettered") and c)
+        assert cells[9] == (
+            "dead-lettered: no reply until it is redriven; fix the cause, then "
+            f'make redrive ARGS="--local {running.base_url}"'
+        )
+        assert cells[7] == "agent_failed, " * 7 + "agent_failed"  # eight receives, each deferred
+        assert "raising_agent.py:3 in reply" in cells[8], cells[8]
+        # A documented outcome, not a violation: invariant 5 holds and nothing is shown violated.
+        wait.until(lambda b: "5. " in (page_text(b, "#invariants") or ""))
+        invariants = page_text(browser, "#invariants")
+        assert "violated" not in invariants, invariants
+        assert re.search(r"^5\. .*: holds$", invariants, re.MULTILINE), invariants
+        assert "1 dead-lettered" in page_text(browser, "#status")
+
+        # The forged request: answered 401, never queued; nothing to redrive.
+        forged = row(browser, forged_id, 0)
+        assert forged[3] == "401 (forged signature)"
+        assert forged[9] == "forged signature: answered 401, never queued (nothing to redrive)"
+
+        # Its way, opened: every step with its time, and the traceback with the person's file and line.
+        browser.execute_script(
+            "[...document.querySelectorAll('tr[data-notification]')]"
+            ".find((r) => r.cells[2].innerText === arguments[0]).querySelector('summary').click();",
+            message_id,
+        )
+        opened = f'tr[data-notification="{row(browser, message_id, 2)[0]}"] details.way'
+        wait.until(lambda b: b.execute_script(f"return document.querySelector('{opened}').open;"))
+        way = page_text(browser, opened)
+        steps = re.findall(r"^(\d\d:\d\d:\d\d\.\d{3}) (.*)$", way, re.MULTILINE)
+        words = [what for _, what in steps]
+        assert words[0] == "delivered: the webhook answered 200"
+        assert words[1] == "queued by the webhook"
+        assert len([w for w in words if w.startswith("agent raised KeyError: '9'")]) == 8
+        assert len([w for w in words if w.startswith("deferred: agent_failed")]) == 8
+        assert words[-1].startswith("dead-lettered by SQS")
+        assert [at for at, _ in steps] == sorted(at for at, _ in steps)
+        assert "the agent raised KeyError: '9' at raising_agent.py:3 in reply" in way
+        assert 'return orders["9"]' in way  # the line that raised
+        assert "from erin@example.com: Hello\nOrder 9?" in way  # the message it was about
+        assert f'File "{agents / "raising_agent.py"}", line 3, in reply' in way  # the whole traceback
+        # Still open a few renders later: the page keeps what a person opened.
+        browser.find_element(By.TAG_NAME, "body")
+        wait.until(lambda b: "1 dead-lettered" in (page_text(b, "#status") or ""))
+        assert browser.execute_script(f"return document.querySelector('{opened}').open;")
+
+        # Roles: the customer, and the person of the team (the mailbox's address, not ReplyOnce's reply).
+        wait.until(lambda b: page_text(b, f'[data-message="{person_id}"]') is not None)
+        assert browser.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].map((e) => e.className);",
+            f'[data-thread="{thread_id}"] .message',
+        ) == ["message customer", "message person"]
+        assert page_text(browser, f'[data-message="{person_id}"] .head').startswith("person " + AGENT_EMAIL)
     finally:
         running.stop()

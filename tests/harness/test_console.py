@@ -143,3 +143,25 @@ def test_a_debug_step_line_names_its_step_and_hides_an_empty_detail():
 def test_a_cut_body_says_how_many_lines_were_cut(lines, full, shown):
     body = "".join(f"<p>l{n}</p>" for n in range(1, lines + 1))
     assert shown_lines(body, 3, full=full) == shown
+
+
+def test_an_agents_failure_line_names_the_line_of_the_persons_code_that_raised():
+    traceback = (
+        "Traceback (most recent call last):\n"
+        '  File "/repo/layers/replyonce/replyonce/replier.py", line 386, in call\n'
+        "    result['outcome'] = self._agent(conversation)\n"
+        '  File "/home/me/agents/my_agent.py", line 12, in reply\n'
+        "    raise RuntimeError('the order service is down')\n"
+        "RuntimeError: the order service is down\n"
+    )
+    record = {
+        "level": "ERROR",
+        "message": "the agent failed; the record will be retried",
+        "detail": "RuntimeError: the order service is down",
+        "traceback": traceback,
+    }
+    line = readable_line(record).plain
+    assert line.endswith(
+        "detail=RuntimeError: the order service is down  at=my_agent.py:12 in reply  "
+        "raise RuntimeError('the order service is down')"
+    ), line

@@ -1229,3 +1229,32 @@ def test_ops_without_credentials_say_how_to_get_them(no_aws_configuration):
     assert "Unable to locate credentials" in err.getvalue()
     assert "hint: no usable AWS credentials" in err.getvalue()
     assert "--profile" in err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "named"),
+    [
+        (["--region", "mars-north-9"], {}, "--region 'mars-north-9'"),
+        ([], {"AWS_REGION": "eu-wst-1"}, "AWS_REGION 'eu-wst-1'"),
+        ([], {"AWS_DEFAULT_REGION": "us-east-12"}, "AWS_DEFAULT_REGION 'us-east-12'"),
+    ],
+)
+def test_a_region_aws_does_not_have_is_refused_before_anything_is_planned(tmp_path, argv, environ, named):
+    # Checked against every partition's list in botocore's endpoint data, offline: no session is made.
+    path = tmp_path / "samconfig.toml"
+    path.write_text(COMPLETE_SAMCONFIG.replace('region = "eu-west-1"\n', ""))
+    out, err = io.StringIO(), io.StringIO()
+    runtime = Runtime(
+        out=out, err=err, run_process=Recorder(), environ=environ, session_factory=NoAwsNeeded()
+    )
+    code = main(["deploy", "--config-file", str(path), *argv, "--dry-run"], runtime)
+    assert (code, out.getvalue()) == (2, "")
+    assert err.getvalue().startswith(f"error: {named} is not an AWS Region (botocore "), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    "region", ["us-east-1", "eu-central-2", "cn-north-1", "us-gov-west-1", "il-central-1"]
+)
+def test_every_partitions_regions_are_accepted(tmp_path, region):
+    commands = dry_run(tmp_path, ["--region", region], environ={})
+    assert all(aws_options(command)["--region"] == region for command in commands)

@@ -57,7 +57,8 @@ def last_week(nylas):
     return {"question": question, "person": person, "declined": declined, "machine": machine}
 
 
-def run_replay(tmp_path: Path, agent: str, *argv: str) -> tuple[str, dict]:
+def run_replay(tmp_path: Path, agent: str, *argv: str) -> tuple[str, str, dict]:
+    """The report (stdout), what the run said about itself (stderr), and the ``--json`` file."""
     out, err = io.StringIO(), io.StringIO()
     runtime = Runtime(out=out, err=err, interactive=lambda: False, environ={}, progress=lambda: None)
     path = tmp_path / f"{agent.replace(':', '_')}.json"
@@ -65,12 +66,12 @@ def run_replay(tmp_path: Path, agent: str, *argv: str) -> tuple[str, dict]:
     argv = ("--stack-name", STACK, "--region", "us-east-1", "--since", since, "--json", str(path), *argv)
     code = main(["replay", "--agent", agent, *argv], runtime)
     assert code == 0, err.getvalue()
-    return out.getvalue(), json.loads(path.read_text())
+    return out.getvalue(), err.getvalue(), json.loads(path.read_text())
 
 
 def test_replay_reads_only_and_reports_what_the_agent_would_have_done(stack, nylas, last_week, tmp_path):
     writes_before = [r for r in nylas.requests if r[0] in WRITES]
-    text, report = run_replay(tmp_path, "tests.integration.test_shadow:by_subject")
+    text, said, report = run_replay(tmp_path, "tests.integration.test_shadow:by_subject")
     assert [r for r in nylas.requests if r[0] in WRITES] == writes_before
     assert report["threads"] == 3
     assert report["stopped"] == ""
@@ -83,12 +84,15 @@ def test_replay_reads_only_and_reports_what_the_agent_would_have_done(stack, nyl
     assert reply["trigger_id"] == last_week["question"]["id"]
     assert reply["person_message_id"] == last_week["person"]["id"]
     assert reply["person_text"] == "It ships today. — Sam"
-    assert "nothing was written to Nylas" in text
+    assert "nothing was written to Nylas" in said
+    # The report alone on stdout: what the run said is not in it, so two runs' reports `diff` cleanly.
+    assert text.startswith("shadow report  ")
+    assert "nothing was written" not in text
 
 
 def test_two_agents_over_the_same_mail_give_two_reports_that_diff(stack, nylas, last_week, tmp_path):
-    one, first = run_replay(tmp_path, "tests.integration.test_shadow:by_subject")
-    other, second = run_replay(tmp_path, "template")
+    one, _, first = run_replay(tmp_path, "tests.integration.test_shadow:by_subject")
+    other, _, second = run_replay(tmp_path, "template")
     # The template agent answers what the other declines; everything else is the same.
     assert (first["periods"][0]["declined"], second["periods"][0]["declined"]) == (1, 0)
     assert (first["periods"][0]["answered"], second["periods"][0]["answered"]) == (1, 2)
@@ -103,10 +107,10 @@ def test_two_agents_over_the_same_mail_give_two_reports_that_diff(stack, nylas, 
 
 
 def test_replay_stops_at_its_thread_limit_and_says_so(stack, nylas, last_week, tmp_path):
-    text, report = run_replay(tmp_path, "template", "--limit", "2")
+    _, said, report = run_replay(tmp_path, "template", "--limit", "2")
     assert report["threads"] == 2
     assert report["stopped"] == "limit"
-    assert "stopped at --limit 2" in text
+    assert "stopped at --limit 2" in said
 
 
 def test_replay_stops_when_its_time_is_up_and_reports_the_threads_replayed(nylas, last_week):

@@ -34,6 +34,13 @@ ABSORBED = {
     "reason": "duplicate_notification",
 }
 BUSY = {"message": "record deferred; it will be retried", "notification_id": N, "reason": "thread_busy"}
+REDRIVE = 'make redrive ARGS="--local http://127.0.0.1:3710"'
+LETTER = {
+    "message": "notification dead-lettered",
+    "notification_id": N,
+    "message_id": "m1",
+    "redrive": REDRIVE,
+}
 
 
 @pytest.mark.parametrize(
@@ -68,8 +75,8 @@ BUSY = {"message": "record deferred; it will be retried", "notification_id": N, 
         (
             [queued(), replier("the agent failed; the record will be retried", detail="KeyError: 'x'")],
             "-",
-            "failed 1 time(s): KeyError: 'x'",
-            ("pending", "no outcome yet (queued or retrying)"),
+            "raised 1 time(s): KeyError: 'x'",
+            ("retrying", "retrying: the agent raised KeyError: 'x'"),
         ),
         (
             [queued(), replier("notification skipped", reason="agent_declined")],
@@ -86,8 +93,8 @@ BUSY = {"message": "record deferred; it will be retried", "notification_id": N, 
                 replier("the agent failed; the record will be retried", detail="boom"),
             ],
             "taken",
-            "failed 1 time(s): boom",
-            ("pending", "no outcome yet (queued or retrying)"),
+            "raised 1 time(s): boom",
+            ("retrying", "retrying: the agent raised boom"),
         ),
         (
             [queued(), ABSORBED],
@@ -96,6 +103,20 @@ BUSY = {"message": "record deferred; it will be retried", "notification_id": N, 
             ("duplicate", "every delivery was a duplicate of one already handled"),
         ),
         ([queued()], "-", "-", ("pending", "no outcome yet (queued or retrying)")),
+        (
+            # The documented end of a record the agent kept failing: a dead letter, with its command.
+            [queued(), replier("the agent failed; the record will be retried", detail="boom"), LETTER],
+            "-",
+            "raised 1 time(s): boom",
+            ("dead-letter", "dead-lettered: no reply until it is redriven; fix the cause, then " + REDRIVE),
+        ),
+        (
+            # Redriven and answered: the reply is the outcome, the dead letter only a step of its way.
+            [queued(), LETTER, queued(), SENT],
+            "taken",
+            "replied",
+            ("send", "reply r1 sent"),
+        ),
     ],
 )
 def test_a_notifications_way_from_its_records(records, lease, agent, outcome):
@@ -160,7 +181,8 @@ def test_conversations_newest_thread_first_whole_bodies_roles_and_drafts():
     threads = conversations(MAILBOX, [draft, {**draft, "thread_id": "elsewhere"}], ["a@x"])
     assert [t["thread_id"] for t in threads] == ["t2", "t1"]
     assert [(m["id"], m["role"]) for m in threads[0]["messages"]] == [("m2", "customer"), ("d1", "draft")]
-    assert [(m["id"], m["role"]) for m in threads[1]["messages"]] == [("m1", "customer"), ("r1", "agent")]
+    # r1 is from the mailbox's address without ReplyOnce's intent id: a person of the team wrote it.
+    assert [(m["id"], m["role"]) for m in threads[1]["messages"]] == [("m1", "customer"), ("r1", "person")]
     # Every line of the agent's reply; entities unescaped into the text the page shows as text.
     assert threads[1]["messages"][1]["body"] == "Hello Ann,\nsecond\nthird\nfourth"
     assert threads[1]["messages"][0]["body"] == "line one\nline two & three"
@@ -306,6 +328,97 @@ def test_a_reports_totals_add_its_periods_and_merge_its_skips_by_reason():
     totals = report_totals(report)
     assert (totals["replies"], totals["answered"], totals["declined"]) == (1, 2, 1)
     assert totals["skipped"] == {"automated_sender": 1, "bulk_mail": 3}
+
+
+@pytest.mark.parametrize(
+    ("deliveries", "kind", "text"),
+    [
+        (
+            [Delivery(N, 1, 401, True)],
+            "forged",
+            "forged signature: answered 401, never queued (nothing to redrive)",
+        ),
+        ([Delivery(N, 1, 413)], "refused", "refused by the webhook: answered 413, never queued"),
+        (
+            [Delivery(N, 1, 503), Delivery(N, 2, None)],
+            "refused",
+            "refused by the webhook: answered 503, timeout, never queued",
+        ),
+        ([Delivery(N, 1, 200)], "pending", "no outcome yet (queued or retrying)"),
+    ],
+)
+def test_a_request_the_webhook_never_queued_says_so(deliveries, kind, text):
+    [way] = notification_ways([], deliveries)
+    assert (way["outcome"]["kind"], way["outcome"]["text"]) == (kind, text)
+
+
+def test_roles_agent_person_customer_and_draft():
+    ours = mail("r2", "t1", "a@x", "ann@example.com", "Re: Hi", "answer", metadata={"key1": "intent-1"})
+    threads = conversations([*MAILBOX[:2], (2.5, ours)], [], ["a@x"])
+    assert [(m["id"], m["role"]) for m in threads[0]["messages"]] == [
+        ("m1", "customer"),
+        ("r1", "person"),
+        ("r2", "agent"),
+    ]
+
+
+TRACEBACK = """Traceback (most recent call last):
+  File "/repo/layers/replyonce/replyonce/replier.py", line 386, in call
+    result["outcome"] = self._agent(conversation)
+  File "/home/me/agents/my_agent.py", line 12, in reply
+    return lookup(conversation)
+  File "/home/me/agents/my_agent.py", line 4, in lookup
+    return orders["9"]
+  File "/repo/.venv/lib/python3.13/site-packages/requests/api.py", line 73, in get
+    return request("get", url, params=params, **kwargs)
+KeyError: '9'
+"""
+
+
+def test_a_notifications_way_in_time_order_with_the_agents_traceback():
+    failed = replier(
+        "the agent failed; the record will be retried",
+        detail="KeyError: '9'",
+        traceback=TRACEBACK,
+        timestamp="2026-12-06 08:48:19,250+0000",
+    )
+    records = [
+        {**queued(), "timestamp": "2026-12-06 08:48:18,900+0000"},
+        {**replier("next step", step="AskAgent"), "timestamp": "2026-12-06 08:48:19,000+0000"},
+        failed,
+        {**BUSY, "reason": "agent_failed", "retry_in_seconds": 1, "receives": 1,
+         "timestamp": "2026-12-06 08:48:19,260+0000"},
+        {**LETTER, "detail": "failed 8 times", "timestamp": "2026-12-06T08:48:30.000+00:00"},
+    ]  # fmt: skip
+    delivered = Delivery(N, 1, 200, at=1796546898.5)  # 2026-12-06 08:48:18.500 UTC
+    [way] = notification_ways(records, [delivered])
+    assert [(step["at"], step["what"]) for step in way["timeline"]] == [
+        ("08:48:18.500", "delivered: the webhook answered 200"),
+        ("08:48:18.900", "queued by the webhook"),
+        ("08:48:19.000", "agent asked"),
+        ("08:48:19.250", "agent raised KeyError: '9' (my_agent.py:4 in lookup) after 0.250 s"),
+        ("08:48:19.260", "deferred: agent_failed, back in 1 s, receive 1"),
+        ("08:48:30.000", "dead-lettered by SQS: failed 8 times"),
+    ]
+    # The innermost frame of the person's code: not the layer's, not an installed package's.
+    failure = way["agent_failure"]
+    assert (failure["where"], failure["code"], failure["file"]) == (
+        "my_agent.py:4 in lookup",
+        'return orders["9"]',
+        "/home/me/agents/my_agent.py",
+    )
+    assert failure["traceback"] == TRACEBACK
+    assert way["outcome"]["command"] == REDRIVE
+
+
+def test_a_way_shows_its_messages_sender_subject_and_first_line():
+    mailbox = [
+        (1.0, mail("m1", "t1", "ann@example.com", "a@x", "Order 12", "<p></p><p>Where is it?</p><p>Ann</p>"))
+    ]
+    [way] = notification_ways([queued(), SENT], [Delivery(N, 1, 200)], mailbox)
+    assert way["message"] == {"from": "ann@example.com", "subject": "Order 12", "first_line": "Where is it?"}
+    [unknown] = notification_ways([queued()], [Delivery(N, 1, 200)], [])
+    assert unknown["message"] is None
 
 
 def test_each_compared_report_carries_its_score_from_its_items_and_its_judges_closeness():
