@@ -150,7 +150,9 @@ def test_the_agent_reads_a_pdf_and_a_photo_and_the_customer_gets_one_email_with_
     # Kept in the bucket under the intent and the digest.
     digest = hashlib.sha256(INVOICE).hexdigest()
     [(key, content)] = kept_in_bucket(replier).items()
-    assert key.startswith("replies/") and key.endswith("/" + digest) and content == INVOICE
+    assert key.startswith("replies/")
+    assert key.endswith("/" + digest)
+    assert content == INVOICE
     assert pipeline.dead_letters() == []
 
 
@@ -211,7 +213,8 @@ def test_a_reply_over_3_mb_goes_as_multipart_once_and_replays_as_multipart(pipel
     pipeline.drain()
     attempts = sent_attempts(nylas)
     assert [a.encoding for a in attempts] == ["multipart", "multipart"]
-    assert attempts[1].replayed is True and attempts[0].idempotency_key == attempts[1].idempotency_key
+    assert attempts[1].replayed is True
+    assert attempts[0].idempotency_key == attempts[1].idempotency_key
     [email] = nylas.sent_messages(thread_id=message["thread_id"])
     assert downloaded(nylas, email) == {"contract.pdf": LARGE_INVOICE}
 
