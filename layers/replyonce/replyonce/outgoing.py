@@ -47,8 +47,6 @@ MAX_REPLY_ATTACHMENTS = 20
 MAX_FILENAME_CHARACTERS = 255
 """The longest file name most file systems (and mail clients saving it) take."""
 
-REFERENCE_FIELDS = ("content_type", "filename", "sha256", "size")
-"""What the stored request keeps of a file: enough to fetch it, check it, and size the request."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CONTENT_TYPE = re.compile(r"^[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*$")
 

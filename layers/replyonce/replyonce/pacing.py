@@ -1,7 +1,7 @@
 """Pacing per grant: at most ``limit`` requests of a kind in any ``window_seconds``, in this container.
 
-Why: Nylas allows a grant 10 ``multipart/form-data`` sends a second, against
-200 JSON ones (``docs/agents.md``, "Limits"). A container that sends files
+Why: Nylas allows a grant 10 ``multipart/form-data`` sends a second, a
+twentieth of its JSON sends (``docs/agents.md``, "Limits"). A container that sends files
 for several threads of one grant at once waits its turn here instead of
 spending a ``429``; containers do not see each other's sends, and a ``429``
 Nylas still answers is a send that did not happen (``replyonce.answers``):
