@@ -465,6 +465,11 @@ class NylasEmulator:
             self._notifier.message_created(message, swallow=False)
         return copy.deepcopy(messages[0])
 
+    def forget_attachment(self, attachment_id: str) -> None:
+        """The provider lost a file (deleted at the source): its download answers ``404`` from now on."""
+        with self._lock:
+            self._mailbox.files.forget(attachment_id)
+
     def folder_id(self, grant_id: str, name: str) -> str:
         """The id ``GET .../folders`` gives the grant's system folder ``name`` (``"junk"``, ...)."""
         return folder_id(grant_id, name)

@@ -164,6 +164,12 @@ class AttachmentReader:
             left = self._max_record_bytes - self._used
             cap = min(self._max_bytes, left)
         seconds = self._deadline - self._monotonic()
+        if left <= 0:
+            count("AttachmentRefused")
+            raise AttachmentTooLarge(
+                f"{attachment.filename or attachment.id!r} not read: the record's files already took all of "
+                f"ATTACHMENTS_MAX_BYTES_PER_RECORD ({self._max_record_bytes} bytes)"
+            )
         if seconds <= 0:
             raise AttachmentUnavailable(f"attachment {attachment.id}: no time left in the agent's call")
         try:
