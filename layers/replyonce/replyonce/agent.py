@@ -128,10 +128,15 @@ class Attachment:
     inline: bool = False
     content_id: str = ""
     # Bound by the replier for the agent's call (replyonce.attachments.AttachmentReader); not the value.
-    reader: "Callable[[Attachment], bytes] | None" = field(default=None, compare=False, repr=False)
+    reader: "Callable[[Attachment, int | None], bytes] | None" = field(
+        default=None, compare=False, repr=False
+    )
 
-    def read(self) -> bytes:
+    def read(self, max_bytes: int | None = None) -> bytes:
         """The file's bytes, downloaded from Nylas once per record (a second read is the same bytes).
+
+        ``max_bytes`` lowers the cap for this read (a model that takes 4.5 MB need not download 10):
+        a larger file raises :class:`AttachmentTooLarge` after at most that many bytes.
 
         Raises
         ------
@@ -146,7 +151,7 @@ class Attachment:
         """
         if self.reader is None:
             raise AttachmentUnavailable(f"attachment {self.id}: nothing can read it here")
-        return self.reader(self)
+        return self.reader(self, max_bytes)
 
 
 @dataclass(frozen=True)

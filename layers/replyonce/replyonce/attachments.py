@@ -156,13 +156,18 @@ class AttachmentReader:
         # An agent may read files from threads of its own.
         self._lock = threading.Lock()
 
-    def __call__(self, attachment: Attachment) -> bytes:
+    def __call__(self, attachment: Attachment, max_bytes: int | None = None) -> bytes:
         slot = (attachment.message_id, attachment.id)
+        asked = self._max_bytes if max_bytes is None else min(max_bytes, self._max_bytes)
         with self._lock:
             if slot in self._read:
-                return self._read[slot]
+                content = self._read[slot]
+                if len(content) > asked:
+                    name = attachment.filename or attachment.id
+                    raise AttachmentTooLarge(f"{name!r} is over the {asked} bytes asked for")
+                return content
             left = self._max_record_bytes - self._used
-            cap = min(self._max_bytes, left)
+            cap = min(asked, left)
         seconds = self._deadline - self._monotonic()
         if left <= 0:
             count("AttachmentRefused")
@@ -175,11 +180,14 @@ class AttachmentReader:
         try:
             content = self._download(self._grant_id, attachment.id, attachment.message_id, cap, seconds)
         except AttachmentTooLarge:
-            whose = (
-                f"ATTACHMENT_MAX_BYTES ({self._max_bytes})"
-                if cap == self._max_bytes
-                else f"what is left of ATTACHMENTS_MAX_BYTES_PER_RECORD ({left} of {self._max_record_bytes})"
-            )
+            if cap == left < asked:
+                whose = (
+                    f"what is left of ATTACHMENTS_MAX_BYTES_PER_RECORD ({left} of {self._max_record_bytes})"
+                )
+            elif asked < self._max_bytes:
+                whose = f"the {asked} bytes asked for"
+            else:
+                whose = f"ATTACHMENT_MAX_BYTES ({self._max_bytes})"
             logger.info(
                 "attachment over its cap, not read",
                 extra={"attachment_id": attachment.id, "message_id": attachment.message_id, "cap": cap},
