@@ -328,7 +328,8 @@ class NylasMailbox:
         AttachmentGone
             ``404``, or any other ``4xx`` but a time-out or a rate limit: no retry will read it.
         AttachmentUnavailable
-            No answer in time, a ``5xx``, a ``408`` or a ``429``: maybe later.
+            No answer in time, a ``5xx``, a ``408``, a ``429`` or a ``401`` (an API key being
+            rotated): maybe later.
         """
         path = _path(grant_id, "attachments", attachment_id, "download")
         started = time.monotonic()
@@ -347,7 +348,7 @@ class NylasMailbox:
             if status != 200:
                 _, detail = _error(response)
                 failure = (
-                    AttachmentUnavailable if status in TRANSIENT_STATUSES or status >= 500 else AttachmentGone
+                    AttachmentUnavailable if status in RETRYABLE_STATUSES or status >= 500 else AttachmentGone
                 )
                 raise failure(f"attachment {attachment_id}: Nylas answered {status} {detail}".strip())
             declared = response.headers.get("Content-Length", "")
