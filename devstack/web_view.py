@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from devstack.console import body_text
+from devstack.console import body_text, files_shown
 from devstack.invariants import (
     DUPLICATE_ABSORBED,
     INVARIANTS,
@@ -195,6 +195,7 @@ def conversations(
                 "to": ", ".join(str(p.get("email", "")) for p in message.get("to") or []),
                 "subject": str(message.get("subject") or ""),
                 "body": body_text(str(message.get("body") or "")).strip(),
+                "attachments": files_shown(message),
             }
         )
         last[str(message.get("thread_id"))] = at
@@ -210,6 +211,7 @@ def conversations(
                 "to": ", ".join(str(p.get("email", "")) for p in draft.get("to") or []),
                 "subject": str(draft.get("subject") or ""),
                 "body": body_text(str(draft.get("body") or "")).strip(),
+                "attachments": files_shown(draft),
             }
         )
     return [
