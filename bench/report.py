@@ -445,10 +445,11 @@ def reply_files_section() -> str:
             table(
                 ("files", "bytes together", "later records", "S3 PUT", "S3 GET", "S3 storage", "total"), rows
             ),
-            f"Storage dominates from a few MB: the {days}-day expiry outlives any record that can still "
-            "send (4 days on the queue, 14 in the dead-letter queue); a shorter one would cut it in "
-            "proportion and turn a late redrive of a reply with files into a failed record "
-            "(`ReplyFileLost`). The bodies of large replies stay in the state table's body items: a 430 KB "
+            f"Storage dominates from a few MB: the {days}-day expiry outlives a record's stay in the "
+            "queues (SQS keeps a dead-lettered message 14 days from its first enqueue); a shorter one "
+            "would cut storage in proportion and turn more late redrives of a reply with files into a "
+            "failed record (`ReplyFileLost`). The bodies of large replies stay in the state table's "
+            "body items: a 430 KB "
             f"body that does not compress takes {math.ceil(body / 1024)} write units there, "
             f"${dynamodb:,.2f} per million replies written once, against ${s3:,.2f} in S3 (a PUT and "
             f"{days} days of storage). A PUT costs what 8 write units do, so S3 would be cheaper for every "

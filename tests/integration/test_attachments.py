@@ -235,3 +235,18 @@ def test_a_reply_over_25_mb_is_refused_to_the_agent_and_handed_off_never_sent(
     assert "25 MB" in details
     assert pipeline.dead_letters() == []
     assert pipeline.in_flight() == 0
+
+
+def test_review_mode_makes_one_draft_carrying_the_file(pipeline, nylas, agent_named, monkeypatch):
+    monkeypatch.setenv("REPLY_MODE", "review")
+    agent_named("reads_and_answers_with_a_pdf")
+    message = customer_writes(nylas)
+    pipeline.deliver(envelope(message), times=2)
+    pipeline.drain()
+    [draft] = nylas.drafts
+    assert [(a["filename"], base64.b64decode(a["content"])) for a in draft.payload["attachments"]] == [
+        ("invoice-1042.pdf", INVOICE)
+    ]
+    assert [a["filename"] for a in draft.draft["attachments"]] == ["invoice-1042.pdf"]
+    assert sent_attempts(nylas) == []
+    assert pipeline.dead_letters() == []
