@@ -27,6 +27,7 @@ from replyonce.outgoing import (
     refusal,
     wire,
 )
+from replyonce.pacing import GrantPacer
 
 
 @pytest.mark.parametrize(
@@ -180,3 +181,30 @@ def test_bytes_that_are_not_the_file_the_intent_names_are_never_sent():
 def test_a_request_without_files_is_sent_as_stored_byte_for_byte():
     text = _text({"to": [{"email": "c@example.com"}], "body": "<p>é</p>"})
     assert wire(text, {}, MAX_REQUEST_BYTES).body == text.encode()
+
+
+# ---- pacing: Nylas allows a grant 10 multipart sends a second ----------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.slept: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(round(seconds, 6))
+        self.now += seconds
+
+
+def test_the_eleventh_multipart_send_of_a_grant_in_a_second_waits_for_the_first_to_leave_the_window():
+    clock = Clock()
+    pacer = GrantPacer(monotonic=lambda: clock.now, sleep=clock.sleep)
+    for n in range(10):
+        clock.now = 100.0 + n * 0.01
+        assert pacer.wait_turn("g1") == 0.0
+    assert pacer.wait_turn("g2") == 0.0  # another grant has its own ten
+    clock.now = 100.5
+    assert pacer.wait_turn("g1") == pytest.approx(0.5)  # until the first send is a second old
+    assert clock.slept == [0.5]
+    clock.now = 102.0
+    assert pacer.wait_turn("g1") == 0.0  # the window has passed
