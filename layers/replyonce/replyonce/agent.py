@@ -25,6 +25,12 @@ What the replier guarantees around it:
   :class:`AgentRejected` is final (logged, counted, never retried); a call
   that outlives ``AGENT_TIMEOUT_SECONDS`` is a retry, never a half-stored reply.
 
+Files: each :class:`Message` lists the customer's :class:`Attachment` s, read
+only on :meth:`Attachment.read` (capped, within the agent's time, typed errors);
+a :class:`Reply` may carry :class:`ReplyAttachment` s, kept in the stack's
+bucket until sent, the same bytes on every attempt (``docs/agents.md``,
+"Attachments").
+
 What the replier does *not* do for you: undo your side effects. Shadow mode
 (``REPLY_MODE=shadow``) and a replay of history (``make replay``) ask your
 agent about mail it will never answer, so :attr:`Conversation.mode` says which
@@ -316,7 +322,7 @@ class Reply:
     def __post_init__(self) -> None:
         if not (self.html or "").strip() and not (self.text or "").strip():
             raise ValueError("a Reply needs text or html")
-        object.__setattr__(self, "attachments", tuple(self.attachments))
+        object.__setattr__(self, "attachments", tuple(self.attachments or ()))
         # Imported here: replyonce.outgoing imports this module (the one place the limits are decided).
         from replyonce.outgoing import refusal
 
