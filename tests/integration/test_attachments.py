@@ -12,6 +12,7 @@ import base64
 import hashlib
 import json
 import random
+import time
 
 import boto3
 import pytest
@@ -20,6 +21,7 @@ from devstack.events import AGENT_GRANT_ID, envelope
 from devstack.nylas import Fault
 from functions.replier import app
 from replyonce.agent import AttachmentError, Conversation, Handoff, Reply, ReplyAttachment
+from replyonce.state import thread_key
 from tests.replier_harness import SEND_PATH, inbound, skip_reasons
 
 _random = random.Random(44)
@@ -173,6 +175,15 @@ def test_an_invocation_that_dies_after_the_send_was_accepted_replays_the_same_by
     stored = state_items_text(replier)
     assert hashlib.sha256(INVOICE).hexdigest() in stored
     assert base64.b64encode(INVOICE[:3000]).decode()[:2000] not in stored
+    # As if the worker had died holding the lease: a new container takes the record once the lease has
+    # run out, with nothing of the dead one's memory (the file comes from the bucket).
+    app.consumer.cache_clear()
+    boto3.client("dynamodb").update_item(
+        TableName=replier.tables["StateTable"],
+        Key={"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}},
+        UpdateExpression="SET lease_owner = :o, lease_expires_at = :e",
+        ExpressionAttributeValues={":o": {"S": "dead-worker"}, ":e": {"N": str(int(time.time() * 1000) - 1)}},
+    )
     nylas.inject("GET", listing, Fault.status(200, body=only_the_customer), times=1)
     pipeline.drain()
     first, replay = sent_attempts(nylas)
