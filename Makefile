@@ -63,15 +63,15 @@ PYTEST_PATHS = $(filter tests%,$(ARGS))
 PYTEST_NEEDS_CHECKOV = $(if $(PYTEST_PATHS),$(or $(findstring test_template_security,$(PYTEST_PATHS)),$(filter tests tests/ tests/static tests/static/,$(PYTEST_PATHS))),all)
 
 # The whole suite runs on 4 pytest-xdist workers: it waits on servers, subprocesses and queues more
-# than it computes, so 4 beat 2 on a 2-core machine (README, "Tests"). A run naming paths is one process.
+# than it computes, so 4 beat 2 on a 2-core machine (docs/development.md, "Tests"). A run naming paths is one process.
 PYTEST_WORKERS ?= $(if $(PYTEST_PATHS),0,4)
 
 pytest: $(STAMP) $(if $(PYTEST_NEEDS_CHECKOV),$(CHECKOV)) ## the test suite, every tier (ARGS="tests/unit/test_x.py -q" for one module)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(ARGS)
 
-# One target per tier (README, "Tests"); together they run every test module once, as `make test` does.
+# One target per tier (docs/development.md, "Tests"); together they run every test module once, as `make test` does.
 # The tiers that wait on servers and processes run on the xdist workers (TIER_WORKERS=0: one process).
-# Two modules stay at the top of tests/ while the layer's comments still name them there (README, "Tests").
+# Two modules stay at the top of tests/ while the layer's comments still name them there (docs/development.md, "Tests").
 TIER_WORKERS ?= 4
 
 test-unit: $(STAMP) ## tests/unit: the rules, the agents, the text, on in-memory values: seconds, no servers, no sockets
@@ -138,7 +138,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
-.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay report-console failover
+.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay report-console failover gate export review-report
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	$(BIN)/python -m ops deploy $(ARGS)
@@ -163,6 +163,15 @@ shadow-report: $(STAMP) ## what REPLY_MODE=shadow would have done, beside the pe
 
 replay: $(LOCAL_STAMP) ## an agent over a grant's recent threads, read-only: make replay ARGS="--agent mod:fn --since 2026-11-23 --limit 200"
 	$(BIN)/python -m ops replay $(ARGS)
+
+export: $(LOCAL_STAMP) ## a grant's threads to a file, addresses pseudonymised (REPLYONCE_EXPORT_KEY): make export ARGS="--since 2026-11-23 --out week.json"
+	@$(BIN)/python -m ops export $(ARGS)
+
+review-report: $(LOCAL_STAMP) ## what people did with the review drafts: sent unchanged, edited, deleted, open: make review-report ARGS="--open-hours 24"
+	@$(BIN)/python -m ops review-report $(ARGS)
+
+gate: $(LOCAL_STAMP) ## exit 1 when a saved report is worse than a baseline: make gate ARGS="--baseline before.json after.json --max-drop 0.05"
+	@$(BIN)/python -m ops gate $(ARGS)
 
 report-console: $(LOCAL_STAMP) ## replays and shadow reports side by side on 127.0.0.1: make report-console ARGS="v1.json v2.json"
 	@$(BIN)/python -m devstack.report_console $(ARGS)

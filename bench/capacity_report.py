@@ -321,7 +321,7 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
         f"{source['MaximumBatchingWindowInSeconds']:g}. Failed records do not wait for it (the replier sets "
         "their visibility to its retry delay); only a record whose invocation crashed or timed out comes "
         f"back after {visibility / 60:.0f} minutes. `tests/static/test_capacity.py` derives both from "
-        "`ReplierSettings.record_budget_seconds`, so a change to what a record needs (the agent's "
+        "`Policy.record_budget_seconds`, so a change to what a record needs (the agent's "
         "timeout, the send timeout, the lease wait) asks for its `Timeout` by failing."
     )
 

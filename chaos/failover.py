@@ -61,6 +61,7 @@ from ops.nylas_admin import NylasAdmin
 from replyonce.active_region import fail_over
 from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings
 from replyonce.evidence import trusted_lists
+from replyonce.policy import policy_of
 from replyonce.queue import NotificationQueue
 from replyonce.store import DynamoDBStateStore
 
@@ -495,7 +496,7 @@ class FailoverDrill(Experiment):
         # which must not answer them (the backfill below finds them in the mailbox for the new one).
         # They come after the record's margin: any send of theirs by the old Region is then one no
         # read of the record before the failover allowed (the fence's own check, split_brain).
-        margin = ReplierSettings.from_environment(self._region_environment(0)).policy.margin_seconds
+        margin = policy_of(ReplierSettings.from_environment(self._region_environment(0))).margin_seconds
         time.sleep(margin)
         for payload in workload.new_customers(self.drill.stale_deliveries):
             sender.deliver_stale(payload)
@@ -573,7 +574,7 @@ class FailoverDrill(Experiment):
             self._teardown()
 
     def _drill_report(self, chaos: ChaosReport, sender: RoutedSender) -> DrillReport:
-        policy = ReplierSettings.from_environment(self._region_environment(1)).policy
+        policy = policy_of(ReplierSettings.from_environment(self._region_environment(1)))
         handover = policy.handover_seconds
         report = DrillReport(
             self.drill,

@@ -26,6 +26,7 @@ from devstack.invariants import (
     SKIPPED,
     Truth,
 )
+from ops.score import items_of, score_items
 from replyonce.shadow_report import ShadowReport, render_text
 
 Json = dict[str, Any]
@@ -312,6 +313,19 @@ def report_totals(report: Mapping[str, Any]) -> Json:
     return totals
 
 
+def report_score(report: Mapping[str, Any]) -> Json:
+    """One report's score (``ops.score``): its confusion table and rates, computed from its items, and the
+    closeness its judge gave when it was made (the console runs no judge)."""
+    scored = score_items(items_of(report)).to_dict()
+    saved = report.get("score") if isinstance(report.get("score"), Mapping) else {}
+    return {
+        "table": scored["table"],
+        "rates": scored["rates"],
+        "judge": saved.get("judge", ""),
+        "closeness_mean": saved.get("closeness_mean"),
+    }
+
+
 def compare_reports(named: Iterable[tuple[str, Mapping[str, Any]]]) -> Json:
     """Reports side by side: each one's totals, and per inbound message each report's decision.
 
@@ -352,6 +366,7 @@ def compare_reports(named: Iterable[tuple[str, Mapping[str, Any]]]) -> Json:
                 "threads": report.get("threads"),
                 "stopped": report.get("stopped", ""),
                 "totals": report_totals(report),
+                "score": report_score(report),
             }
             for name, report in reports
         ],

@@ -9,6 +9,7 @@ input); secrets are never printed.
 import argparse
 import contextlib
 import getpass
+import json
 import os
 import shlex
 import subprocess
@@ -25,12 +26,17 @@ from botocore.exceptions import BotoCoreError, ClientError
 from ops import (
     backfill,
     deploy,
+    export,
     failover,
+    gate,
+    judge,
     preflight,
     redrive,
     register_webhook,
     replay,
+    review_report,
     rotate_secret,
+    score,
     set_api_key,
     shadow,
     thread_state,
@@ -79,6 +85,7 @@ class Runtime:
     interactive: Callable[[], bool] = field(default_factory=lambda: sys.stdin.isatty)
     run_process: Callable[..., subprocess.CompletedProcess] = subprocess.run
     sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.time
     # A rich progress bar on a terminal (``ops.progress.progress_bar``), ``None`` elsewhere.
     progress: Callable[[], Any] = field(default_factory=lambda: _terminal_progress)
 
@@ -369,6 +376,7 @@ def _shadow_report(context: Context) -> int:
     window = backfill.window(args.since, args.until, time.time())
     if args.period_hours < 1:
         raise ConfigurationError("--period-hours must be at least 1")
+    asked = _gate_asked(args, context)
     sources = _shadow_sources(context)
     grants = sources.agent_grants(args.grant)
     inbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
@@ -382,28 +390,23 @@ def _shadow_report(context: Context) -> int:
         until=window.received_before,
         period_seconds=args.period_hours * 3600,
     )
-    if args.json:
-        shadow.write_json(report, args.json)
     context.runtime.say(render_text(report))
-    return 0
+    return _score_and_gate(context, report, {}, asked)
 
 
 def _replay(context: Context) -> int:
     args, say = context.args, context.runtime.say
-    window = backfill.window(args.since, args.until, time.time())
+    frozen = export.load_export(args.from_export) if args.from_export else None
+    window = _replay_window(args, frozen)
     if args.limit < 1 or args.max_seconds <= 0 or args.period_hours < 1:
         raise ConfigurationError("--limit and --period-hours must be at least 1, --max-seconds more than 0")
+    asked = _gate_asked(args, context)
     try:
         agent = load_agent(args.agent, bedrock=lambda: _no_bedrock())
     except ReplierConfigurationError as refused:
         # The replier's own words for a REPLY_AGENT it cannot load, as one line and exit 2.
         raise ConfigurationError(f"--agent: {refused}") from None
-    sources = _shadow_sources(context)
-    grant = args.grant or sources.agent_grants()[0]
-    api_key = sources.api_key
-    mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
-    lister = context.runtime.nylas_factory(sources.api_uri, api_key)
-    policy = replay.stack_policy(sources.parameters)
+    grant, mailbox, lister, policy = _replay_sources(context, frozen)
     bar = context.runtime.progress()
     task: dict[str, Any] = {}
 
@@ -442,8 +445,6 @@ def _replay(context: Context) -> int:
         "deferred": result.deferred,
         "stopped": result.stopped,
     }
-    if args.json:
-        shadow.write_json(report, args.json, extra)
     stopped = {
         "limit": f"; stopped at --limit {args.limit}",
         "time": f"; stopped at --max-seconds {args.max_seconds:g}",
@@ -458,6 +459,148 @@ def _replay(context: Context) -> int:
             + ", ".join(f"{k} {v}" for k, v in sorted(result.deferred.items()))
         )
     say(render_text(report))
+    return _score_and_gate(context, report, extra, asked)
+
+
+# ---- the score and the gate (ops.score, ops.judge, ops.gate; docs/agents.md "Score and gate") ----------
+
+
+@dataclass(frozen=True)
+class _GateAsked:
+    """What ``--judge``, ``--baseline`` and the thresholds asked, read and checked before anything else is."""
+
+    baseline: dict[str, Any] | None
+    thresholds: gate.Thresholds
+    judge: Any = None
+    cost: Any = None
+
+
+def _gate_asked(args: Any, context: Context | None = None) -> _GateAsked:
+    thresholds = gate.parse_thresholds(args.max_drop or (), args.floor or (), args.ceiling or ())
+    baseline = gate.load_report(args.baseline) if args.baseline else None
+    if context is None:
+        return _GateAsked(baseline, thresholds)
+    chosen, cost = judge.load_judge(
+        args.judge or "", bedrock_client=lambda: context.client("bedrock-runtime"), model_id=args.judge_model
+    )
+    return _GateAsked(baseline, thresholds, chosen, cost)
+
+
+def _score_and_gate(context: Context, report: Any, extra: dict[str, Any], asked: _GateAsked) -> int:
+    """Score the report (``--judge``), write it (``--json``, with its score), print the score, and with
+    ``--baseline`` the gate: its exit code (1: worse than the baseline beyond the thresholds)."""
+    args, say = context.args, context.runtime.say
+    scored = score.score_items(
+        report.items, asked.judge, judge_name=args.judge or judge.DEFAULT_JUDGE, cost=asked.cost
+    )
+    document = {**extra, "score": scored.to_dict()}
+    if args.json:
+        shadow.write_json(report, args.json, document)
+    say(score.render_score(scored))
+    if asked.baseline is None:
+        return 0
+    verdict = gate.gate(asked.baseline, {**report.to_dict(), **document}, asked.thresholds)
+    say(gate.render_verdict(verdict, baseline=str(args.baseline)))
+    return verdict.exit_code
+
+
+def _gate(context: Context) -> int:
+    """``gate``: two saved reports compared (a CI step after two runs, or a JSON kept as baseline)."""
+    args = context.args
+    if not args.baseline:
+        raise ConfigurationError("gate: --baseline FILE is required (the report to compare with)")
+    asked = _gate_asked(args)
+    verdict = gate.gate(asked.baseline or {}, gate.load_report(args.candidate), asked.thresholds)
+    context.runtime.say(gate.render_verdict(verdict, baseline=str(args.baseline)))
+    return verdict.exit_code
+
+
+def _replay_window(args: Any, frozen: Mapping[str, Any] | None) -> backfill.Window:
+    """``--since``/``--until``, or with ``--from-export`` the export's own window."""
+    if frozen is not None:
+        return backfill.Window(int(frozen["window"]["since"]), int(frozen["window"]["until"]))
+    if not args.since:
+        raise ConfigurationError("--since is required (or --from-export FILE)")
+    return backfill.window(args.since, args.until, time.time())
+
+
+def _replay_sources(context: Context, frozen: Mapping[str, Any] | None) -> tuple[str, Any, Any, Policy]:
+    """The grant, the mailbox and lister the replay reads, and the policy it decides with: the stack's
+    (Nylas, its parameters), or an export's (``ops.export.FrozenNylas``, the parameters it recorded)."""
+    if frozen is not None:
+        grant = str(frozen["grant"]["id"])
+        nylas = export.FrozenNylas(frozen)
+        return grant, nylas, nylas, replay.stack_policy({**frozen["parameters"], "AgentGrantIds": grant})
+    sources = _shadow_sources(context)
+    grant = context.args.grant or sources.agent_grants()[0]
+    api_key = sources.api_key
+    mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
+    lister = context.runtime.nylas_factory(sources.api_uri, api_key)
+    return grant, mailbox, lister, replay.stack_policy(sources.parameters)
+
+
+def _export(context: Context) -> int:
+    """``export``: a grant's threads, pseudonymised, to a file (read-only; ``ops.export``)."""
+    args, say = context.args, context.runtime.say
+    key = context.runtime.environ.get(export.KEY_ENVIRONMENT, "")
+    if not key:
+        raise ConfigurationError(
+            f"{export.KEY_ENVIRONMENT} is not set: the pseudonyms are keyed with a secret the team keeps"
+        )
+    pseudonyms = export.Pseudonyms(key.encode())
+    window = backfill.window(args.since, args.until, time.time())
+    if args.limit < 1:
+        raise ConfigurationError("--limit must be at least 1")
+    sources = _shadow_sources(context)
+    grant = args.grant or sources.agent_grants()[0]
+    api_key = sources.api_key
+    mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
+    document = export.export_threads(
+        mailbox,
+        context.runtime.nylas_factory(sources.api_uri, api_key),
+        grant,
+        pseudonyms,
+        since=window.received_after,
+        until=window.received_before,
+        limit=args.limit,
+        parameters=sources.parameters,
+    )
+    export.write_export(document, args.out)
+    messages = sum(len(t["messages"]) for t in document["threads"])
+    say(
+        f"exported {len(document['threads'])} thread(s), {messages} message(s) of grant {grant} "
+        f"to {args.out} (key {document['key_id']}); nothing written to Nylas; read it before committing it."
+    )
+    return 0
+
+
+def _review_report(context: Context) -> int:
+    """``review-report``: what people did with the review drafts (``ops.review_report``; read-only)."""
+    args, say = context.args, context.runtime.say
+    if args.open_hours <= 0 or args.max_reads < 1:
+        raise ConfigurationError("--open-hours must be more than 0 and --max-reads at least 1")
+    tracked = review_report.load_tracked(args.drafts_file)
+    sources = _shadow_sources(context)
+    grants = sources.agent_grants(args.grant)
+    mailbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
+    open_after = int(args.open_hours * 3600)
+    statuses, reads = review_report.follow_drafts(
+        mailbox,
+        grants,
+        tracked,
+        now=int(context.runtime.clock()),
+        open_after_seconds=open_after,
+        max_reads=args.max_reads,
+    )
+    review_report.save_tracked(tracked, args.drafts_file)
+    report = review_report.summarise(
+        statuses, reads=reads.made, open_after_seconds=open_after, most_edited=args.most_edited
+    )
+    if args.json:
+        args.json.write_text(
+            json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        )
+    say(review_report.render_review(report))
     return 0
 
 
@@ -504,6 +647,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--period-hours", type=int, default=24, help="one block of counts per this many hours"
     )
     report.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    _gate_arguments(report)
+    report.add_argument(
+        "--judge",
+        metavar="MODULE:FUNCTION",
+        help=f"how close the agent's replies came to the people's: default {judge.DEFAULT_JUDGE}, or bedrock",
+    )
+    report.add_argument(
+        "--judge-model",
+        default=judge.DEFAULT_JUDGE_MODEL,
+        help="the Bedrock judge's model or inference profile",
+    )
     report.add_argument(
         "--local",
         nargs="?",
@@ -599,8 +753,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run an agent over a grant's recent threads in shadow mode (read-only) and report",
     )
     p.add_argument("--agent", required=True, help="module:function (or template), as REPLY_AGENT")
+    p.add_argument("--since", help="threads with a message received since: Unix seconds or ISO")
     p.add_argument(
-        "--since", required=True, help="threads with a message received since: Unix seconds or ISO"
+        "--from-export", type=Path, metavar="FILE", help="replay a frozen export (make export), without Nylas"
     )
     p.add_argument("--grant", help="default: the stack's first AgentGrantIds")
     p.add_argument("--limit", type=int, default=100, help="at most this many threads, newest first")
@@ -617,7 +772,84 @@ def build_parser() -> argparse.ArgumentParser:
         "--expect-epoch", type=int, help="refuse unless the record is at this epoch (what you last saw)"
     )
     p.set_defaults(func=_failover)
+
+    p = commands.add_parser(
+        "export",
+        parents=[common, nylas],
+        help="a grant's threads to a file, addresses and names pseudonymised (read-only; for make replay)",
+    )
+    p.add_argument(
+        "--since", required=True, help="threads with a message received since: Unix seconds or ISO"
+    )
+    p.add_argument("--until", help="window end (default: now)")
+    p.add_argument("--grant", help="default: the stack's first AgentGrantIds")
+    p.add_argument("--limit", type=int, default=100, help="at most this many threads, newest first")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to write the export")
+    p.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
+    )
+    p.set_defaults(func=_export)
+
+    p = commands.add_parser(
+        "review-report",
+        parents=[common, nylas],
+        help="what people did with the review drafts: sent unchanged, edited, deleted, open (read-only)",
+    )
+    p.add_argument("--grant", action="append", help="default: the stack's AgentGrantIds")
+    p.add_argument(
+        "--drafts-file",
+        type=Path,
+        default=Path("review-drafts.json"),
+        metavar="FILE",
+        help="where each draft's text is kept from the first time it is seen (default review-drafts.json)",
+    )
+    p.add_argument(
+        "--open-hours", type=float, default=24.0, help="a draft still open after this long is open"
+    )
+    p.add_argument("--max-reads", type=int, default=200, help="at most this many reads of the mailbox")
+    p.add_argument("--most-edited", type=int, default=5, help="show this many of the most edited drafts")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
+    )
+    p.set_defaults(func=_review_report)
+
+    p = commands.add_parser(
+        "gate",
+        parents=[common],
+        help="exit 1 when a saved report is worse than a baseline beyond the thresholds, else 0",
+    )
+    p.add_argument("candidate", type=Path, help="the report to judge (a --json file)")
+    _gate_arguments(p)
+    p.set_defaults(func=_gate)
     return parser
+
+
+def _gate_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--baseline`` and the thresholds, shared by ``replay``, ``shadow-report`` and ``gate``."""
+    parser.add_argument(
+        "--baseline", type=Path, metavar="FILE", help="a saved report: exit 1 if worse than it"
+    )
+    parser.add_argument(
+        "--max-drop",
+        action="append",
+        metavar="[RATE=]X",
+        help=f"largest worsening allowed, in rate points (default {gate.DEFAULT_MAX_DROP} for every rate)",
+    )
+    parser.add_argument(
+        "--floor", action="append", metavar="RATE=X", help="a rate where higher is better: at least X"
+    )
+    parser.add_argument(
+        "--ceiling", action="append", metavar="RATE=X", help="a rate where lower is better: at most X"
+    )
 
 
 def main(argv: Sequence[str] | None = None, runtime: Runtime | None = None) -> int:

@@ -113,6 +113,20 @@ class NylasAdmin:
         )
         return _data_list(document, operation)
 
+    def drafts_page(
+        self, grant_id: str, limit: int, page_token: str | None = None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """``GET /v3/grants/{grant}/drafts``: one page of the grant's drafts and the next page's cursor
+        (https://developer.nylas.com/docs/reference/api/drafts/)."""
+        operation = "list the grant's drafts"
+        params: dict[str, Any] = {"limit": limit}
+        if page_token:
+            params["page_token"] = page_token
+        path = f"/v3/grants/{quote(grant_id, safe='')}/drafts"
+        document = self._call("GET", path, operation, TIMEOUT_SECONDS, params=params)
+        cursor = document.get("next_cursor")
+        return _data_list(document, operation), str(cursor) if cursor else None
+
     def sent_folder_ids(self, grant_id: str) -> frozenset[str]:
         """The ids of the grant's Sent folder (``GET /folders``, by attribute or name): a person's answer
         is a message of the mailbox filed there (``replyonce.evidence``)."""

@@ -42,7 +42,7 @@ from replyonce.evidence import sent_folder_ids
 from replyonce.exceptions import Deferred, ReplyOnceError
 from replyonce.observability import logger
 from replyonce.plan import message_id
-from replyonce.policy import Policy
+from replyonce.policy import Policy, policy_of
 from replyonce.ports import Folder, Grant, Message, SearchResult, ThreadPage
 from replyonce.replier import Replier
 from replyonce.screening import sender_email
@@ -213,7 +213,7 @@ def stack_policy(parameters: Mapping[str, str], template: Mapping[str, Any] | No
             environment[name] = str(value)
         else:
             environment[name] = f"replay-{name}"
-    return ReplierSettings.from_environment(environment).policy
+    return policy_of(ReplierSettings.from_environment(environment))
 
 
 def recent_threads(lister: Any, grant_id: str, since: int, until: int, limit: int) -> list[str]:

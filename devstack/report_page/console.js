@@ -28,6 +28,26 @@ function renderTotals(reports) {
   document.getElementById("totals").replaceChildren(...rows);
 }
 
+function rate(r) {
+  if (r.value === null) return "- (0 decisions)";
+  const pct = (x) => (x * 100).toFixed(1) + "%";
+  return pct(r.value) + "  " + r.count + "/" + r.total + "  [" + pct(r.low) + ", " + pct(r.high) + "]";
+}
+
+function renderScores(reports) {
+  const rows = reports.map((report) => {
+    const row = element("tr");
+    row.dataset.report = report.name;
+    row.append(element("td", report.name, "id"));
+    for (const r of report.score.rates) row.append(element("td", rate(r)));
+    const close = report.score.closeness_mean;
+    const unjudged = close === null || close === undefined;
+    row.append(element("td", unjudged ? "-" : close.toFixed(3) + " (" + report.score.judge + ")"));
+    return row;
+  });
+  document.getElementById("scores").replaceChildren(...rows);
+}
+
 function decision(d) {
   const cell = element("td");
   if (!d) {
@@ -67,6 +87,7 @@ async function load() {
     state.reports.length + " report(s), " + state.messages.length + " message(s), " + differ +
     " decided differently";
   renderTotals(state.reports);
+  renderScores(state.reports);
   renderMessages(state);
   document.getElementById("only-differ").onchange = () => renderMessages(state);
 }

@@ -18,6 +18,7 @@ from devstack.events import ENV_VARS_FILE, event_file_names, load_event
 from tests.e2e.test_serve_trigger import Serve
 from tests.static.test_readme import (
     COMMANDS,
+    GUIDES,
     MAKE,
     README,
     ROOT,
@@ -66,7 +67,7 @@ def test_the_readmes_mail_example_gets_its_reply(tmp_path, capsys):
 
 @pytest.mark.skipif(MAKE is None, reason="make is not installed")
 def test_the_readmes_invoke_examples_run(tmp_path, capsys):
-    [env_example] = [b for b in code_blocks(README, "json") if "ReplierFunction" in b]
+    [env_example] = [b for b in code_blocks(GUIDES, "json") if "ReplierFunction" in b]
     env_file = tmp_path / "env.json"
     env_file.write_text(env_example)
     ran_the_example_file = False
@@ -95,7 +96,7 @@ def sam_local_invoke_commands() -> list[list[str]]:
     """The argv of each ``sam local invoke`` line of the README's bash blocks."""
     return [
         shlex.split(line.strip())
-        for block in code_blocks(README, "bash")
+        for block in code_blocks(GUIDES, "bash")
         for line in block.splitlines()
         if line.strip().startswith("sam local invoke ")
     ]

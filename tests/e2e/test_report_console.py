@@ -66,6 +66,11 @@ def test_two_agents_replayed_over_the_same_mail_are_shown_side_by_side(
         question = f'tr[data-message="{last_week["question"]["id"]}"]'
         assert "It ships today. — Sam" in page_text(browser, question)
         assert "1 decided differently" in page_text(browser, "#about")
+        # The score: the template agent would have answered the message nobody answered, by_subject not.
+        left_alone = browser.execute_script(
+            "return [...document.querySelectorAll('#scores tr')].map((r) => r.cells[2].innerText);"
+        )
+        assert [text.split()[:2] for text in left_alone] == [["0.0%", "0/1"], ["100.0%", "1/1"]]
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -24,6 +24,7 @@ from replyonce.consumer import NotificationConsumer
 from replyonce.exceptions import ConfigurationError
 from replyonce.keys import idempotency_key
 from replyonce.state import ThreadState, thread_key
+from replyonce.text import UNSURE_MARKER
 from tests.replier_harness import SEND_PATH, Pipeline, container_recording_visibility, inbound, skip_reasons
 
 
@@ -385,26 +386,43 @@ def recording_order_agent(conversation):
     return reply(conversation)
 
 
+ORDER_DETAILS = (
+    "Hi, my order details:<br>Date: 3 December 2026<br>Subject: Order 1042, blue mug<br>Quantity: 2"
+)
 ORDINARY_BODIES = [
     pytest.param(
-        "Hi, my order details:<br>Date: 3 December 2026<br>Subject: Order 1042, blue mug<br>Quantity: 2<br><br>"  # noqa: E501
-        "Please redeliver order 1042, nobody was home.",
+        f"{ORDER_DETAILS}<br><br>Please redeliver order 1042, nobody was home.",
+        False,
         id="order details pasted as Date:/Subject: lines",
     ),
     pytest.param(
         "Hi,<br><br>On 3 December at 10:15 your courier wrote:<br>Parcel could not be delivered.<br>"
         "Please redeliver order 1042 on Friday, I will be home.",
+        True,  # an attribution naming no sender: the customer's, or history with its quotes lost
         id="'On 3 December at 10:15 your courier wrote:' and the customer's own text",
     ),
     pytest.param(
         "Hi, my order:<br>--<br>Order 1042<br>Blue mug x2<br>--<br>Please redeliver order 1042 to 5 Elm St.",
+        False,
         id="a list separated by '--' lines",
+    ),
+    pytest.param(
+        "Hi, my order:<br>--<br>Order 1042<br>Blue mug x2<br><br>Please redeliver order 1042 to 5 Elm St.",
+        True,  # a lone '--' above words no signature holds: the customer's, or a signature
+        id="a list under one '--' line",
+    ),
+    pytest.param(
+        "On Thursday.<br>Please redeliver order 1042 then.<br><br>"
+        "On Mon, 30 Nov 2026 at 10:02, Acme Support &lt;support@acme.example&gt; wrote:"
+        "<blockquote>When can we deliver?</blockquote>",
+        False,
+        id="a reply beginning 'On Thursday.' above a quote",
     ),
 ]
 
 
-@pytest.mark.parametrize("body", ORDINARY_BODIES)
-def test_an_ordinary_body_reaches_the_agent_whole(pipeline, nylas, monkeypatch, body):
+@pytest.mark.parametrize(("body", "in_doubt"), ORDINARY_BODIES)
+def test_an_ordinary_body_reaches_the_agent_whole(pipeline, nylas, monkeypatch, body, in_doubt):
     SEEN_BY_AGENT.clear()
     monkeypatch.setenv("REPLY_AGENT", f"{__name__}:recording_order_agent")
     app.consumer.cache_clear()
@@ -413,6 +431,8 @@ def test_an_ordinary_body_reaches_the_agent_whole(pipeline, nylas, monkeypatch, 
     pipeline.drain()
     [seen] = SEEN_BY_AGENT
     assert "Please redeliver order 1042" in seen.text  # never cut away: kept, behind the unsure marker
+    assert (UNSURE_MARKER in seen.text) is in_doubt  # the doubt only where a customer's words may be history
+    assert "When can we deliver?" not in seen.text.split(UNSURE_MARKER)[0]
     assert "Please redeliver order 1042" in seen.full_text
     [sent] = nylas.sends
     assert "Order 1042 is shipped" in sent.payload["body"]  # answered, not handed off as "no order number"

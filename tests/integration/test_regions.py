@@ -19,7 +19,7 @@ from ops.failover import FailoverError, fail_over_to
 from replyonce.active_region import DynamoDBRegionFence
 from replyonce.config import ReplierSettings
 from replyonce.exceptions import Deferred
-from replyonce.policy import Policy
+from replyonce.policy import Policy, policy_of
 from replyonce.ports import ActiveRegion, FenceUnreadable
 from replyonce.replier import Replier
 from replyonce.subjects import MessageArrived
@@ -59,7 +59,7 @@ def poll(pipeline, times: int = 3) -> None:
 def test_the_default_deploys_one_region_without_a_fence(replier_env, pipeline, nylas, log_records):
     # The template's default: no table, no fence, no permission to read one, and replies as before.
     assert replier_env.function_environment("ReplierFunction")["ACTIVE_REGION_TABLE"] == ""
-    assert ReplierSettings.from_environment().policy.fence_region == ""
+    assert policy_of(ReplierSettings.from_environment()).fence_region == ""
     cfn = rendered_template()
     statements = role_statements(cfn, "ReplierFunction", Resolver(cfn, replier_env, REGION))
     assert not [s for s in statements if s.get("Sid") == "ReadActiveRegion"]

@@ -16,6 +16,7 @@ from ops.preflight import LAMBDA_UNRESERVED_MINIMUM, check_concurrency
 from ops.template import load_template, sqs_event_source
 from replyonce.config import ReplierSettings
 from replyonce.consumer import MAX_THREADS_AT_ONCE
+from replyonce.policy import policy_of
 
 # Slack in the function's Timeout beyond the batch's record budgets: the invocation's own work before
 # the first record (parsing, registering the context). More would only delay a hung invocation's end.
@@ -59,7 +60,7 @@ def record_budget_seconds() -> float:
             "AGENT_GRANT_IDS": "g",
         }
     )
-    return settings.record_budget_seconds
+    return policy_of(settings).record_budget_seconds
 
 
 def test_the_replier_timeout_is_what_one_record_budget_needs():

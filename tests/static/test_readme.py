@@ -27,6 +27,11 @@ from devstack.demo import DemoReport
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
+# The pages the README sends a person to for the commands it does not repeat, and the one list of
+# variables: their commands and examples are held to the same checks.
+DEVELOPMENT = (ROOT / "docs" / "development.md").read_text()
+CONFIGURATION = (ROOT / "docs" / "configuration.md").read_text()
+GUIDES = README + "\n" + DEVELOPMENT
 MAKE = shutil.which("make")
 
 
@@ -49,14 +54,20 @@ def code_blocks(text: str, language: str) -> list[str]:
     return blocks
 
 
-def make_commands(text: str) -> list[str]:
-    """Every ``make ...`` command: lines of bash blocks (comments dropped) and inline code spans."""
+def block_commands(text: str) -> list[str]:
+    """The ``make ...`` lines of bash blocks (comments dropped): the commands given to be typed."""
     commands = []
     for block in code_blocks(text, "bash"):
         for line in block.splitlines():
             line = re.sub(r"\s+#.*$", "", line).strip()
             if re.match(r"^(\w+=\S+ )*make\b", line):
                 commands.append(line)
+    return commands
+
+
+def make_commands(text: str) -> list[str]:
+    """Every ``make ...`` command: lines of bash blocks and inline code spans."""
+    commands = block_commands(text)
     fenced = {
         line.strip()
         for tag in ("", "bash", "json")
@@ -151,7 +162,9 @@ def parses(module: str, argv: list[str]) -> str | None:
     return result.stderr.strip() or f"exit {result.returncode}"
 
 
-COMMANDS = make_commands(README)
+# The README's every command, and the ones docs/development.md gives to be typed (its prose names
+# targets in passing, `make thread`, without the arguments they need).
+COMMANDS = sorted({*make_commands(README), *block_commands(DEVELOPMENT)})
 
 
 def test_the_readme_shows_the_daily_commands():
@@ -232,12 +245,12 @@ def test_nothing_points_outside_the_repository():
     assert offending == set()
 
 
-def test_every_variable_the_configuration_reads_is_in_the_readme():
+def test_every_variable_the_configuration_reads_is_in_the_configuration_page():
     config = (ROOT / "layers" / "replyonce" / "replyonce" / "config.py").read_text()
     read = set(re.findall(r"\benv(?:\.get\(|\[|, )\"([A-Z][A-Z0-9_]+)\"", config))
     documented = {
         name
-        for row in re.findall(r"^\| (`[A-Z].*?) \|", README, re.MULTILINE)
+        for row in re.findall(r"^\| (`[A-Z].*?) \|", CONFIGURATION, re.MULTILINE)
         for name in re.findall(r"`([A-Z0-9_]+)`", row)
     }
     assert read, "no variable found in config.py: the pattern above no longer matches how it reads them"
@@ -405,7 +418,7 @@ def _deployed_values() -> dict[str, float]:
 def _readme_figures() -> list[tuple[str, float, str]]:
     """(name, value, as written): each figure the README (or the design) gives a variable or a parameter."""
     figures = []
-    section = README[README.index("### Configuration") : README.index("### Events")]
+    section = CONFIGURATION
     for names, meaning in re.findall(r"^\| (`[A-Z].*?) \| \w+ \| (.*) \|$", section, re.MULTILINE):
         numbers = re.findall(r"\((\d+)(?:, (\d+))?(?=[;,) ])", meaning)
         if numbers:
@@ -417,7 +430,7 @@ def _readme_figures() -> list[tuple[str, float, str]]:
     design = (ROOT / "docs" / "design.md").read_text()
     for name, number in re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|.*\(default (\d+)", design, re.MULTILINE):
         figures.append((name, float(number), f"default {number} (docs/design.md)"))
-    for name, number, unit in re.findall(r"`(\w+)`\)?,?\s+\(?(\d[\d,]*) ?(s|h|MiB|rps)?\b", README):
+    for name, number, unit in re.findall(r"`(\w+)`\)?,?\s+\(?(\d[\d,]*) ?(s|h|MiB|rps)?\b", GUIDES):
         figures.append(
             (name, float(number.replace(",", "")) * _UNITS[unit or ""], f"{number} {unit}".strip())
         )

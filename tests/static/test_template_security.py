@@ -677,29 +677,30 @@ def test_replier_concurrency_leaves_room_for_the_webhook_on_a_new_account():
 # ---- who may queue a notification, and the optional WAF (issue 32) -------------------------------------
 
 
-def _send_exemptions() -> list[Any]:
-    """The principals the notification queue's policy leaves out of its Deny of ``sqs:SendMessage``."""
+def _send_exemptions(queue: str = "NotificationQueue") -> list[Any]:
+    """The principals ``queue``'s policy leaves out of its Deny of ``sqs:SendMessage``."""
     resources = load_template()["Resources"]
     [statement] = [
         s
         for r in resources.values()
         if r["Type"] == "AWS::SQS::QueuePolicy"
         for s in r["Properties"]["PolicyDocument"]["Statement"]
-        if s["Effect"] == "Deny" and "sqs:SendMessage" in _listify(s["Action"])
+        if s["Effect"] == "Deny"
+        and "sqs:SendMessage" in _listify(s["Action"])
+        and s["Resource"] == {"Fn::GetAtt": [queue, "Arn"]}
     ]
     assert statement["Principal"] == "*"
-    assert statement["Resource"] == {"Fn::GetAtt": ["NotificationQueue", "Arn"]}
     return statement["Condition"]["ArnNotLike"]["aws:PrincipalArn"]
 
 
-def _may_send(principal: str, operator_role: str) -> bool:
-    """Whether the queue policy lets ``principal`` send, with ``OperatorRoleArn`` set to ``operator_role``."""
+def _may_send(principal: str, operator_role: str, queue: str = "NotificationQueue") -> bool:
+    """Whether `queue`'s policy lets `principal` send, `OperatorRoleArn` set to `operator_role`."""
     arns = {
         "WebhookFunctionRole": "arn:aws:iam::111122223333:role/stack-WebhookFunctionRole-A1",
         "ReplierFunctionRole": "arn:aws:iam::111122223333:role/stack-ReplierFunctionRole-B2",
     }
     exempt = []
-    for entry in _send_exemptions():
+    for entry in _send_exemptions(queue):
         if "Fn::GetAtt" in entry:
             exempt.append(arns[entry["Fn::GetAtt"][0]])
         else:  # the operator's role, only when the parameter is set
@@ -710,6 +711,35 @@ def _may_send(principal: str, operator_role: str) -> bool:
                 exempt.append(operator_role)
     # ArnNotLike: the Deny applies unless the caller's role matches one of them (wildcards allowed).
     return any(fnmatch.fnmatchcase(principal, pattern) for pattern in exempt)
+
+
+def test_only_the_redrive_and_the_operator_fill_the_dead_letter_queue():
+    # `make redrive` moves the dead-letter queue back into the notification queue as the operator,
+    # and the replier then takes what it moved as verified: a message sent to the dead-letter queue
+    # directly (an administrator role, a compromised function of the account) would reach the
+    # agent as a notification nobody signed.
+    dead_letters = "NotificationDeadLetterQueue"
+    webhook = "arn:aws:iam::111122223333:role/stack-WebhookFunctionRole-A1"
+    replier = "arn:aws:iam::111122223333:role/stack-ReplierFunctionRole-B2"
+    admin = "arn:aws:iam::111122223333:role/any-role-allowed-sqs-on-star"
+    operator = "arn:aws:iam::111122223333:role/replyonce-operator"
+    # The replier's role: SQS moves a record to the dead-letter queue on the receive of the
+    # notification queue's consumer.
+    assert _may_send(replier, "", dead_letters)
+    assert not _may_send(webhook, "", dead_letters)
+    assert not _may_send(admin, "", dead_letters)
+    assert not _may_send(operator, "", dead_letters)
+    assert _may_send(operator, operator, dead_letters)
+    assert not _may_send(admin, operator, dead_letters)
+    # No role of the template is given sqs:SendMessage on the dead-letter queue at all.
+    resources = load_template()["Resources"]
+    assert not [
+        role
+        for role in ROLE_OF.values()
+        for statement in _statements(resources[role])
+        if "sqs:SendMessage" in _listify(statement["Action"])
+        and statement["Resource"] == {"Fn::GetAtt": [dead_letters, "Arn"]}
+    ]
 
 
 def test_only_the_webhook_the_replier_and_the_operators_role_may_queue_a_notification():

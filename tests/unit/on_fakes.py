@@ -22,7 +22,7 @@ from replyonce.config import ReplierSettings
 from replyonce.exceptions import Deferred
 from replyonce.notification import Notification
 from replyonce.observability import skipped
-from replyonce.policy import Policy
+from replyonce.policy import Policy, policy_of
 from replyonce.reasons import SkipReason
 from replyonce.replier import Replier
 from tests.fakes import Clock, FakeMailbox, FakeStateStore, SentEmail
@@ -62,7 +62,7 @@ class Desk:
         """The replier's environment set to ``variables`` (read as the handler reads them, over the
         defaults): a new container on the same world."""
         environment = {**PLACEHOLDERS, "AGENT_GRANT_IDS": ",".join(self.policy.agent_grant_ids), **variables}
-        self.policy = ReplierSettings.from_environment(environment).policy
+        self.policy = policy_of(ReplierSettings.from_environment(environment))
         self._replier = None
 
     @property

@@ -471,6 +471,20 @@ def test_a_recipient_over_budget_gets_no_reply_and_a_person_is_told():
     assert handed_off(next_step(s), SkipReason.RECIPIENT_BUDGET_EXHAUSTED)
 
 
+def test_every_recipient_of_a_reply_is_charged_to_their_own_budget():
+    # A colleague Cc'd on the customer's message answered all: one reply reaches both, and each is
+    # charged to their own hourly budget. Charging only the first would let the agent write to the
+    # second as often as every thread they are copied on asks.
+    colleague = {"name": "Bob", "email": "bob@example.com"}
+    first = {**inbound("m1", date=NOW - 120), "cc": [colleague]}
+    answer_all = {**inbound("m2", sender=colleague), "cc": [CUSTOMER]}
+    step = next_step(leased(subject=arrived("m2", {"from": [colleague]}), listing=listing(answer_all, first)))
+    assert kind(step) == "Reserve"
+    charged = sorted(r.email for r in step.reservations)
+    assert charged == ["alice@example.com", "bob@example.com"]
+    assert {r.budget for r in step.reservations} == {POLICY.recipient_budget_per_hour}
+
+
 @pytest.mark.parametrize(
     ("copy", "claimed"),
     [

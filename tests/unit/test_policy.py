@@ -8,7 +8,7 @@ the policy's) drifts, and then every table test checks a policy nobody deploys.
 import dataclasses
 
 from replyonce.config import ReplierSettings, SecretsSettings
-from replyonce.policy import Policy
+from replyonce.policy import Policy, policy_of
 
 GRANTS = ("grant-1",)
 
@@ -24,7 +24,7 @@ def settings_at_their_defaults() -> ReplierSettings:
 
 
 def test_a_policy_left_at_its_defaults_is_the_policy_of_settings_left_at_theirs():
-    assert Policy(agent_grant_ids=GRANTS) == settings_at_their_defaults().policy
+    assert Policy(agent_grant_ids=GRANTS) == policy_of(settings_at_their_defaults())
 
 
 def test_every_setting_the_policy_takes_is_passed_on_not_left_at_its_default():
@@ -43,7 +43,7 @@ def test_every_setting_the_policy_takes_is_passed_on_not_left_at_its_default():
     }
     # REPLY_MODE sets two fields (review_mode, shadow_mode): each must follow it in one of the modes.
     policies = [
-        dataclasses.replace(settings_at_their_defaults(), **changed, reply_mode=mode).policy
+        policy_of(dataclasses.replace(settings_at_their_defaults(), **changed, reply_mode=mode))
         for mode in ("review", "shadow")
     ]
     defaults = Policy(agent_grant_ids=GRANTS)

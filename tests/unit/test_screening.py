@@ -373,7 +373,8 @@ MACHINE_MAIL = [
             "mail@relay.example.org",
             subject="failure notice",
             body="Hi. This is the qmail-send program at relay.example.org.\n"
-            "I'm sorry to have to inform you that your message could not be delivered to one or more addresses.",  # noqa: E501
+            "I'm sorry to have to inform you that your message could not be delivered "
+            "to one or more addresses.",
         ),
         SkipReason.AUTO_SUBMITTED,
         Sign.GATEWAY_BOUNCE,
@@ -405,6 +406,18 @@ MACHINE_MAIL = [
         ),
         SkipReason.AUTO_SUBMITTED,
         Sign.NOTES_OUT_OF_OFFICE,
+    ),
+    machine(
+        "Exchange's own out-of-office subject, no reply headers (bounce_email: a Latvian non-bounce)",
+        message("agris@corp.example", subject="Ārpus biroja atrašanās automātiskā atbilde: Order 1234"),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.AUTO_REPLY_SUBJECT,
+    ),
+    machine(
+        "Exchange 2003's 'Out of Office AutoReply:' subject, no reply headers",
+        message("carol@corp.example", subject="Out of Office AutoReply: Order 1234"),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.AUTO_REPLY_SUBJECT,
     ),
     *(
         machine(
@@ -442,6 +455,10 @@ PEOPLE = [
     ),
     person(
         "subject 'Auto: Kaufvertrag' (a car, in German), a new mail", message(subject="Auto: Kaufvertrag")
+    ),
+    person(
+        "subject 'Is your Out of Office AutoReply on?' (the words, not the prefix), a new mail",
+        message(subject="Is your Out of Office AutoReply on? Order 1234"),
     ),
     person(
         "subject 'Automatic reply: not a person?' from a customer, a new mail",

@@ -403,10 +403,13 @@ PEER_CLASSES = [
         "",
     ),
     (
-        "nothing new: an Outlook block only (erp email_2_3, nothing above)",
+        # #41: unquoted, with nothing new above it, it may as well be what the customer means the agent to
+        # read (a forward that lost its marker; mail-parser-reply's email_pl_1_1 expects its text): handed over.
+        "nothing new above an Outlook block (erp email_2_3, nothing above): the doubt handed over",
         "From: Acme Support <support@acme.example>\nSent: Monday, November 30, 2026 10:02 AM\nTo: Alice\n"
         "Subject: Re: Order 1042\n\nHi Alice,\n",
-        "",
+        f"{UNSURE_MARKER}\nFrom: Acme Support <support@acme.example>\nSent: Monday, November 30, 2026 10:02 AM\n"
+        "To: Alice\nSubject: Re: Order 1042\n\nHi Alice,",
     ),
 ]
 
@@ -586,6 +589,12 @@ HISTORY_FORMS = [
     ("a quoted line that lost its '>' when wrapped", f"Yes please.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n"
      "> We can send a replacement for order 1042 or refund the full\namount to your card, whichever you prefer.\n> Thanks.\n",
      "Yes please.", "whichever you prefer"),
+    ("a dashed title above a block, any language (crisp's Danish 'Oprindelig besked')",
+     "Tak.\n\n-------- Oprindelig besked --------\nFra: Acme <support@acme.example>\nDato: 30.11.2026 10:02\n"
+     "Til: alice@example.com\nEmne: Ordre 1042\n\nDin ordre er sendt.\n", "Tak.", "Oprindelig besked"),
+    ("a list's footer under a quote, short rule (crisp's riak-users '__')",
+     f"Thanks.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n> Use the bucket API.\n>> ____\n>> riak-users mailing list\n"
+     "\n__\nriak-users mailing list\nriak-users@lists.example.com\n", "Thanks.", "mailing list"),
 ]  # fmt: skip
 
 # Bodies a customer types: every word reaches the agent (behind the marker where the reader doubts).
@@ -597,6 +606,24 @@ ORDINARY = [
     ("a list separated by '--' lines", "Hi, my order:\n--\nOrder 1042\nBlue mug x2\n--\nPlease redeliver order 1042.\n"),
     ("a reply beginning 'On Thursday.' above a quote",
      f"On Thursday.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n> When can we deliver order 1042?\n"),
+    ("a list under one '--' line", "Hi, my order:\n--\nOrder 1042\nBlue mug x2\n\nPlease redeliver order 1042 to 5 Elm St.\n"),
+    ("a header block as the first line, no new words above it (mail-parser-reply's email_pl_1_1)",
+     "Od: Jan <jan@example.com>\nWysłano: środa, 1 marca 2026 12:00\nTemat: Zamówienie 1042\n\nCześć,\nproszę o zwrot.\n"),
+]  # fmt: skip
+
+# The same bodies, where nothing is in doubt: every word, no marker.
+WHOLE = [
+    ("order details pasted as Date:/Subject: lines (no sender: no header block)",
+     "Hi, my order details:\nDate: 3 December 2026\nSubject: Order 1042, blue mug\nQuantity: 2\n\n"
+     "Please redeliver order 1042, nobody was home."),
+    ("a list between two '--' lines", "Hi, my order:\n--\nOrder 1042\nBlue mug x2\n--\nPlease redeliver order 1042."),
+    ("'On Thursday.' above a quote", "On Thursday."),
+]  # fmt: skip
+
+# Signatures still go: the RFC 3676 delimiter "-- " whatever follows, a bare "--" above a name and a number.
+SIGNATURES = [
+    ("the RFC 3676 delimiter", "Thanks!\n\n-- \nAlice Smith\nAcme Inc. We make mugs for everyone.\n", "Thanks!"),
+    ("a bare '--' above a name and a number", "Thanks!\n--\nAlice Smith\n+1 555 0100\n", "Thanks!"),
 ]  # fmt: skip
 
 
@@ -628,6 +655,18 @@ def test_an_ordinary_body_keeps_every_word(form, body):
         for w in line.split()
     ]
     assert words == typed
+
+
+@pytest.mark.parametrize(("name", "body"), WHOLE)
+def test_an_ordinary_body_with_nothing_in_doubt_reaches_the_agent_whole(name, body):
+    quoted = "\n\nOn Mon, 30 Nov 2026 at 10:02, Acme Support <support@acme.example> wrote:\n> Older words.\n"
+    assert new_text(body + quoted) == body
+    assert new_text(as_html(body + quoted)) == body
+
+
+@pytest.mark.parametrize(("name", "body", "expected"), SIGNATURES)
+def test_a_signature_still_goes(name, body, expected):
+    assert new_text(body) == expected
 
 
 def test_full_text_keeps_the_quote():

@@ -306,3 +306,29 @@ def test_a_reports_totals_add_its_periods_and_merge_its_skips_by_reason():
     totals = report_totals(report)
     assert (totals["replies"], totals["answered"], totals["declined"]) == (1, 2, 1)
     assert totals["skipped"] == {"automated_sender": 1, "bulk_mail": 3}
+
+
+def test_each_compared_report_carries_its_score_from_its_items_and_its_judges_closeness():
+    def answered(mid, outcome):
+        return {**_item(mid, outcome, person="Sam: today"), "person_message_id": "p-" + mid}
+
+    first = [answered("m1", "reply"), answered("m2", "declined")]
+    second = [answered("m1", "declined"), answered("m2", "declined")]
+    state = compare_reports(
+        [
+            (
+                "v1.json",
+                {
+                    "periods": [],
+                    "items": first,
+                    "score": {"judge": "ops.judge:rouge_l", "closeness_mean": 0.5},
+                },
+            ),
+            ("v2.json", {"periods": [], "items": second}),
+        ]
+    )
+    scores = [r["score"] for r in state["reports"]]
+    answered = [next(r for r in s["rates"] if r["name"] == "answered_when_answered") for s in scores]
+    assert [(r["count"], r["total"]) for r in answered] == [(1, 2), (0, 2)]
+    assert scores[0]["table"]["decline"] == {"person_answered": 1, "nobody_answered": 0}
+    assert [(s["judge"], s["closeness_mean"]) for s in scores] == [("ops.judge:rouge_l", 0.5), ("", None)]

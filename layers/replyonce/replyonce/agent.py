@@ -42,6 +42,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from replyonce.outgoing import refusal
+
 
 class Mode(StrEnum):
     """Why the agent is asked: :attr:`Conversation.mode`.
@@ -323,9 +325,7 @@ class Reply:
         if not (self.html or "").strip() and not (self.text or "").strip():
             raise ValueError("a Reply needs text or html")
         object.__setattr__(self, "attachments", tuple(self.attachments or ()))
-        # Imported here: replyonce.outgoing imports this module (the one place the limits are decided).
-        from replyonce.outgoing import refusal
-
+        # The one place a reply's files are judged: replyonce.outgoing, with Nylas' limits.
         problem = refusal(self.attachments)
         if problem:
             raise ReplyAttachmentRefused(problem)

@@ -11,13 +11,10 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from replyonce.evidence import TrustedList, trusted_lists
 from replyonce.exceptions import ConfigurationError
-
-if TYPE_CHECKING:
-    from replyonce.policy import Policy
 
 # Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
 # the API key. The internet-facing function must never be able to read the key that sends mail.
@@ -228,45 +225,6 @@ class ReplierSettings:
     # counted by the bytes read (replyonce.attachments), the listed size is never trusted.
     attachment_max_bytes: int = 10_000_000
     attachments_max_bytes_per_record: int = 25_000_000
-
-    @property
-    def policy(self) -> "Policy":
-        """The part of the settings the pure core decides with."""
-        # Imported here: the policy's defaults are this class's (replyonce.policy imports this module).
-        from replyonce.policy import Policy
-
-        return Policy(
-            agent_grant_ids=self.agent_grant_ids,
-            trusted_senders=self.reply_to_trusted_senders,
-            trusted_lists=self.trusted_lists,
-            receiving_authserv_ids=self.receiving_authserv_ids,
-            reply_budget_per_hour=self.reply_budget_per_hour,
-            recipient_budget_per_hour=self.reply_budget_per_recipient_per_hour,
-            thread_window=self.thread_window,
-            max_thread_pages=self.max_thread_pages,
-            settle_seconds=self.mailbox_settle_seconds,
-            pending_confirm_seconds=self.pending_confirm_seconds,
-            account_retry_seconds=self.account_retry_seconds,
-            review_mode=self.reply_mode == "review",
-            shadow_mode=self.reply_mode == "shadow",
-            agent_timeout_seconds=self.agent_timeout_seconds,
-            send_timeout_seconds=self.nylas_send_timeout_seconds,
-            margin_seconds=self.record_margin_seconds,
-            handoff_folder=self.handoff_folder,
-            person_hold_seconds=self.person_hold_seconds,
-            max_recipients=self.max_reply_recipients,
-            max_automatic_exchanges=self.max_automatic_exchanges,
-            automatic_exchange_seconds=self.automatic_exchange_seconds,
-            person_draft_wait_seconds=self.person_draft_wait_seconds,
-            lease_wait_seconds=self.lease_wait_seconds,
-            max_receive_count=self.max_receive_count,
-            fence_region=self.region if self.active_region_table else "",
-        )
-
-    @property
-    def record_budget_seconds(self) -> float:
-        """What one record may need at most: a wait for a busy thread, then a whole lease."""
-        return self.lease_wait_seconds + self.policy.lease_seconds
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] = os.environ) -> "ReplierSettings":

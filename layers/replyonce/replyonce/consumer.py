@@ -54,6 +54,7 @@ from replyonce.exceptions import Deferred, InvalidNotificationError
 from replyonce.notification import Notification
 from replyonce.nylas import NylasMailbox
 from replyonce.observability import count, count_by, logger, skipped
+from replyonce.policy import policy_of
 from replyonce.queue import ATTR_TASK, ReconcileQueue, reconcile_task
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.redelivery import retry_delay
@@ -96,6 +97,7 @@ class NotificationConsumer:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._settings = settings
+        self._policy = policy_of(settings)
         self._persistence = persistence
         self._clock = clock
         self._replier = replier
@@ -169,7 +171,7 @@ class NotificationConsumer:
             clock=clock,
         )
         replier = Replier(
-            settings.policy,
+            policy_of(settings),
             DynamoDBStateStore(
                 settings.state_table, dynamodb, ttl_seconds=settings.ledger_ttl_seconds, clock=clock
             ),
@@ -235,7 +237,7 @@ class NotificationConsumer:
         # Thread-safe keys: the other threads of the batch log their own records meanwhile.
         logger.thread_safe_append_keys(sqs_message_id=record.message_id)
         try:
-            too_late = before_start(self._remaining(), self._settings.policy)
+            too_late = before_start(self._remaining(), self._policy)
             if too_late is not None:
                 # Started now, the record could outlive the invocation; not started, it is back at once.
                 raise deferred(too_late)

@@ -28,9 +28,16 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
-from replyonce.agent import ReplyAttachment
+
+class ReplyFile(Protocol):
+    """What a reply's file is here (``replyonce.agent.ReplyAttachment``, which builds on this module)."""
+
+    content: bytes
+    filename: str
+    content_type: str
+
 
 NYLAS_MULTIPART_REQUEST_LIMIT_BYTES = 25_000_000
 """Nylas' limit on a ``multipart/form-data`` send or draft: 25 MB, the whole request (decimal, the smaller
@@ -59,7 +66,7 @@ class Encoding(StrEnum):
     TOO_LARGE = "too_large"
 
 
-def refusal(attachments: Sequence[ReplyAttachment]) -> str:
+def refusal(attachments: Sequence[ReplyFile]) -> str:
     """Why Nylas cannot be sent these files (``""``: it can): the one check of a reply's attachments.
 
     Refused rather than repaired: a name the agent gave with a path or a
@@ -70,7 +77,7 @@ def refusal(attachments: Sequence[ReplyAttachment]) -> str:
         return f"{len(attachments)} attachments: a reply carries at most {MAX_REPLY_ATTACHMENTS}"
     total = 0
     for index, file in enumerate(attachments):
-        if not isinstance(file, ReplyAttachment):
+        if not all(hasattr(file, name) for name in ("content", "filename", "content_type")):
             return f"attachment {index} is a {type(file).__name__}, not a ReplyAttachment"
         if not isinstance(file.content, bytes | bytearray) or not file.content:
             return f"attachment {index} ({file.filename!r}) is empty: a file needs at least one byte"
@@ -97,7 +104,7 @@ def digest(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
-def file_reference(file: ReplyAttachment) -> dict[str, Any]:
+def file_reference(file: ReplyFile) -> dict[str, Any]:
     """What the stored request holds for ``file``: no bytes."""
     return {
         "content_type": file.content_type,

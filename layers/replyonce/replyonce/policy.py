@@ -4,53 +4,53 @@ A module of its own so that ``replyonce.config`` (which the webhook imports
 at cold start) need not import the core. Each default is the default of the
 setting it comes from (``replyonce.config.ReplierSettings``), written there
 once: a ``Policy`` built in a test decides as a deployment left at the
-defaults does.
+defaults does. The import goes one way: this module reads ``config``, and
+``policy_of`` turns a deployment's settings into its policy.
 """
 
 from dataclasses import dataclass
 
 from replyonce.agent import Mode
-from replyonce.config import MAX_THREAD_WINDOW
-from replyonce.config import ReplierSettings as _Settings
+from replyonce.config import MAX_THREAD_WINDOW, ReplierSettings
 from replyonce.evidence import TrustedList
 
 
 @dataclass(frozen=True)
 class Policy:
-    """The pure part of the replier's configuration (``ReplierSettings.policy``)."""
+    """The pure part of the replier's configuration (``policy_of(settings)``)."""
 
     agent_grant_ids: tuple[str, ...]
-    trusted_senders: frozenset[str] = _Settings.reply_to_trusted_senders
-    trusted_lists: tuple[TrustedList, ...] = _Settings.trusted_lists
-    receiving_authserv_ids: frozenset[str] = _Settings.receiving_authserv_ids
-    reply_budget_per_hour: int = _Settings.reply_budget_per_hour
-    recipient_budget_per_hour: int = _Settings.reply_budget_per_recipient_per_hour
-    thread_window: int = _Settings.thread_window
-    max_thread_pages: int = _Settings.max_thread_pages
-    settle_seconds: int = _Settings.mailbox_settle_seconds
-    pending_confirm_seconds: int = _Settings.pending_confirm_seconds
+    trusted_senders: frozenset[str] = ReplierSettings.reply_to_trusted_senders
+    trusted_lists: tuple[TrustedList, ...] = ReplierSettings.trusted_lists
+    receiving_authserv_ids: frozenset[str] = ReplierSettings.receiving_authserv_ids
+    reply_budget_per_hour: int = ReplierSettings.reply_budget_per_hour
+    recipient_budget_per_hour: int = ReplierSettings.reply_budget_per_recipient_per_hour
+    thread_window: int = ReplierSettings.thread_window
+    max_thread_pages: int = ReplierSettings.max_thread_pages
+    settle_seconds: int = ReplierSettings.mailbox_settle_seconds
+    pending_confirm_seconds: int = ReplierSettings.pending_confirm_seconds
     # Not a setting: how long before a Nylas key's hour ends the core stops trusting it to replay.
     key_margin_seconds: int = 300
-    account_retry_seconds: int = _Settings.account_retry_seconds
-    review_mode: bool = _Settings.reply_mode == "review"
+    account_retry_seconds: int = ReplierSettings.account_retry_seconds
+    review_mode: bool = ReplierSettings.reply_mode == "review"
     # REPLY_MODE=shadow: the whole pipeline runs, nothing is sent or drafted, what would be is recorded.
-    shadow_mode: bool = _Settings.reply_mode == "shadow"
+    shadow_mode: bool = ReplierSettings.reply_mode == "shadow"
     # Not a setting: set only by ``ops.replay`` (past mail run in shadow mode), so the agent is told
     # (``Conversation.mode == "replay"``) and its key is a replay key, never the live one.
     replay: bool = False
-    agent_timeout_seconds: float = _Settings.agent_timeout_seconds
-    send_timeout_seconds: float = _Settings.nylas_send_timeout_seconds
-    margin_seconds: float = _Settings.record_margin_seconds
-    handoff_folder: str = _Settings.handoff_folder
-    person_hold_seconds: int = _Settings.person_hold_seconds
-    max_recipients: int = _Settings.max_reply_recipients
-    max_automatic_exchanges: int = _Settings.max_automatic_exchanges
-    automatic_exchange_seconds: int = _Settings.automatic_exchange_seconds
-    person_draft_wait_seconds: int = _Settings.person_draft_wait_seconds
+    agent_timeout_seconds: float = ReplierSettings.agent_timeout_seconds
+    send_timeout_seconds: float = ReplierSettings.nylas_send_timeout_seconds
+    margin_seconds: float = ReplierSettings.record_margin_seconds
+    handoff_folder: str = ReplierSettings.handoff_folder
+    person_hold_seconds: int = ReplierSettings.person_hold_seconds
+    max_recipients: int = ReplierSettings.max_reply_recipients
+    max_automatic_exchanges: int = ReplierSettings.max_automatic_exchanges
+    automatic_exchange_seconds: int = ReplierSettings.automatic_exchange_seconds
+    person_draft_wait_seconds: int = ReplierSettings.person_draft_wait_seconds
     # The queue's maxReceiveCount: a record a person's draft holds back hands off on its last receive.
-    max_receive_count: int = _Settings.max_receive_count
+    max_receive_count: int = ReplierSettings.max_receive_count
     # How long a record waits in-process for a busy thread's lease (LEASE_WAIT_SECONDS).
-    lease_wait_seconds: float = _Settings.lease_wait_seconds
+    lease_wait_seconds: float = ReplierSettings.lease_wait_seconds
 
     # Across Regions: this Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set);
     # "" (one Region): fence off.
@@ -97,6 +97,42 @@ class Policy:
         return self.agent_timeout_seconds + self.send_timeout_seconds + self.margin_seconds
 
     @property
+    def record_budget_seconds(self) -> float:
+        """What one record may need at most: a wait for a busy thread, then a whole lease."""
+        return self.lease_wait_seconds + self.lease_seconds
+
+    @property
     def thread_page_size(self) -> int:
         """Messages read per page of a thread: the window, never more than Nylas lists in a page."""
         return min(self.thread_window, MAX_THREAD_WINDOW)
+
+
+def policy_of(settings: ReplierSettings) -> Policy:
+    """The part of a deployment's settings the pure core decides with."""
+    return Policy(
+        agent_grant_ids=settings.agent_grant_ids,
+        trusted_senders=settings.reply_to_trusted_senders,
+        trusted_lists=settings.trusted_lists,
+        receiving_authserv_ids=settings.receiving_authserv_ids,
+        reply_budget_per_hour=settings.reply_budget_per_hour,
+        recipient_budget_per_hour=settings.reply_budget_per_recipient_per_hour,
+        thread_window=settings.thread_window,
+        max_thread_pages=settings.max_thread_pages,
+        settle_seconds=settings.mailbox_settle_seconds,
+        pending_confirm_seconds=settings.pending_confirm_seconds,
+        account_retry_seconds=settings.account_retry_seconds,
+        review_mode=settings.reply_mode == "review",
+        shadow_mode=settings.reply_mode == "shadow",
+        agent_timeout_seconds=settings.agent_timeout_seconds,
+        send_timeout_seconds=settings.nylas_send_timeout_seconds,
+        margin_seconds=settings.record_margin_seconds,
+        handoff_folder=settings.handoff_folder,
+        person_hold_seconds=settings.person_hold_seconds,
+        max_recipients=settings.max_reply_recipients,
+        max_automatic_exchanges=settings.max_automatic_exchanges,
+        automatic_exchange_seconds=settings.automatic_exchange_seconds,
+        person_draft_wait_seconds=settings.person_draft_wait_seconds,
+        lease_wait_seconds=settings.lease_wait_seconds,
+        max_receive_count=settings.max_receive_count,
+        fence_region=settings.region if settings.active_region_table else "",
+    )

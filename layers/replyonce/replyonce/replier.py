@@ -80,7 +80,7 @@ class Replier:
     Parameters
     ----------
     policy:
-        The pure configuration (``ReplierSettings.policy``).
+        The pure configuration (``replyonce.policy.policy_of``).
     store, mailbox:
         The two ports.
     agent:

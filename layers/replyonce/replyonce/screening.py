@@ -210,6 +210,15 @@ _AUTO_REPLY_MARKERS = (
     "自動返信",
     "자동 회신",
 )
+# Exchange's own out-of-office subjects (2003 and the clients that kept its words), long set phrases nobody
+# types as a subject of their own: they decide alone, without the reply headers the short markers need
+# (bounce_email's Latvian non-bounce carries no In-Reply-To, no Auto-Submitted).
+_EXCHANGE_OUT_OF_OFFICE = re.compile(
+    r"^\s*(?:out of office autoreply|ārpus biroja atrašanās automātiskā atbilde|"
+    r"arpus biroja atrasanas automatiska atbilde|réponse automatique d'absence du bureau|"
+    r"automatisch antwoord bij afwezigheid|respuesta automática de fuera de la oficina)\s*[:\uff1a]",
+    re.IGNORECASE,
+)
 _MARKER_ALTERNATIVES = "|".join(re.escape(m) for m in sorted(_AUTO_REPLY_MARKERS, key=len, reverse=True))
 _AUTO_REPLY_SUBJECT = re.compile(rf"^\s*(?:{_MARKER_ALTERNATIVES})\s*[:\uff1a]", re.IGNORECASE)
 # Vendor headers of challenge-response systems ("prove you are a person": Boxtrapper, Bluebottle,
@@ -246,8 +255,10 @@ _BOUNCE_SUBJECT = re.compile(
 # What only a mail system writes in a bounce's body: an SMTP reply or enhanced status code next to a
 # recipient, a mailbox that does not exist, the transcript's set phrases.
 _BOUNCE_BODY = re.compile(
-    r"\b(?:[245]\.\d{1,3}\.\d{1,3})\b|\b5[0-5]\d[ -](?=.{0,80}(?:user|mailbox|recipient|address|unknown|denied|rejected))|"  # noqa: E501
-    r"user unknown|unknown user|no such (?:user|mailbox|recipient|address)|mailbox (?:unavailable|is full|full|"  # noqa: E501
+    r"\b(?:[245]\.\d{1,3}\.\d{1,3})\b|"
+    r"\b5[0-5]\d[ -](?=.{0,80}(?:user|mailbox|recipient|address|unknown|denied|rejected))|"
+    r"user unknown|unknown user|no such (?:user|mailbox|recipient|address)|"
+    r"mailbox (?:unavailable|is full|full|"
     r"not found|does not exist|disabled)|recipient address rejected|"
     r"(?:message|mail) (?:could not|couldn.t|cannot|was not|wasn.t|has not been) (?:be )?delivered|"
     r"could not be delivered to|permanent(?:ly)? (?:fatal )?error|fatal errors?|"
@@ -500,9 +511,14 @@ def _content_sign(message: Mapping[str, Any], names: Collection[str]) -> Sign | 
         return Sign.COMPLAINT_REPORT
     if _BOUNCE_SUBJECT.match(subject) and _BOUNCE_BODY.search(_body_text(message)):
         return Sign.GATEWAY_BOUNCE
-    if "in-reply-to" not in names and _AUTO_REPLY_SUBJECT.match(subject):  # noqa: SIM102
-        if _NOTES_SUBJECT.match(subject) or _NOTES_BODY.search(_body_text(message)):
-            return Sign.NOTES_OUT_OF_OFFICE
+    if _EXCHANGE_OUT_OF_OFFICE.match(subject):
+        return Sign.AUTO_REPLY_SUBJECT
+    if (
+        "in-reply-to" not in names
+        and _AUTO_REPLY_SUBJECT.match(subject)
+        and (_NOTES_SUBJECT.match(subject) or _NOTES_BODY.search(_body_text(message)))
+    ):
+        return Sign.NOTES_OUT_OF_OFFICE
     return None
 
 

@@ -31,7 +31,9 @@ class ShadowItem:
     """One record as the report shows it: the agent's decision and, when there is one, a person's answer.
 
     ``person_message_id`` is the first message a person of the mailbox wrote in the thread after the
-    record's trigger (in the listing's order), ``""`` when none did; ``person_text`` its new words.
+    record's trigger (in the listing's order), ``""`` when none did; ``person_text`` its new words;
+    ``customer_text`` the new words of the messages the record covers, oldest first (what a judge of
+    the agent's reply reads beside the person's: ``ops.judge``).
     """
 
     grant_id: str
@@ -44,6 +46,14 @@ class ShadowItem:
     agent_text: str
     person_message_id: str = ""
     person_text: str = ""
+    customer_text: str = ""
+
+
+def customer_text(record: ShadowRecord, thread: Sequence[Message]) -> str:
+    """The new words of the messages ``record`` covers that the listing holds, oldest first."""
+    covered = set(record.covered)
+    asked = [m for m in reversed(thread) if message_id(m) in covered]
+    return "\n\n".join(new_text(str(m.get("body") or "")) for m in asked)
 
 
 @dataclass(frozen=True)
@@ -148,7 +158,8 @@ def build_report(
     for record in chosen:
         if record.outcome is ShadowOutcome.SKIPPED and set(record.covered) <= in_bursts:
             continue
-        answer = person_answer(record, threads.get(record.thread_id, ()), own, sent_folders)
+        thread = threads.get(record.thread_id, ())
+        answer = person_answer(record, thread, own, sent_folders)
         item = ShadowItem(
             grant_id=record.grant_id,
             thread_id=record.thread_id,
@@ -160,6 +171,7 @@ def build_report(
             agent_text=record.text,
             person_message_id=message_id(answer) if answer is not None else "",
             person_text=new_text(str(answer.get("body") or "")) if answer is not None else "",
+            customer_text=customer_text(record, thread),
         )
         items.append(item)
         # A message two bursts' records cover (the replier never writes that; a table restored from

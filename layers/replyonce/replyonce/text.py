@@ -220,9 +220,9 @@ _LINK_PIECE = re.compile(r"^\s*\(?[^\s()]*[/=_][^\s()]*\)?\s*(?P<close>>?)\s*$")
 # Scandinavian languages the name may follow it ("Am … schrieb Alice <a@x>:").
 _VERB_LAST = (
     r"wrote|writes|a\s+écrit|a\s+ecrit|escribió|escribio|ha\s+scritto|scrisse|escreveu|geschreven|"
-    r"napisał\(a\)|napisała|napisał|napisal|pisze|написал\(а\)|написала|написал|пишет|написав|пише|"  # noqa: RUF001
+    r"napisał\(a\)|napisała|napisał|napisal|pisze|написал\(а\)|написала|написал|пишет|написав|пише|"  # noqa: RUF001 - Cyrillic: the words' own letters
     r"đã\s+viết|写道|kirjoitti|írta|a\s+scris|ha\s+escrit|va\s+escriure|님이\s*작성|작성|"
-    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب"  # noqa: RUF001
+    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب"  # noqa: RUF001 - Greek: the word's own letters
 )
 _VERB_MID = r"schrieb|schreef|skrev|skreiv"
 # After a mid verb, the name and the date may follow, times ("11:53") included.
@@ -235,7 +235,8 @@ _ATTR_END = re.compile(
 _ANY_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST}|{_VERB_MID}|sent)(?!\w)", re.I)
 # "On … <a@x> wrote" with the colon lost: the verb ends the line.
 _VERB_AT_END = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*$", re.I)
-# "30.11.2026 10:02, Alice <a@x>:", "Пн, 30 нояб. 2026 г. в 10:02, Alice <a@x>:": no verb, an address last.  # noqa: RUF003
+# "30.11.2026 10:02, Alice <a@x>:" (Russian clients write the day and month in words first): no verb,
+# an address last.
 _ADDRESS_LAST = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+\s*>?\s*\)?\s*[:\uff1a]$")
 _ATTR_DASHED = re.compile(rf"^-{{2,}}.{{0,200}}(?<!\w)(?:wrote|{_VERB_LAST})\s*-{{2,}}$", re.I)
 _LEADS = r"On|Am|Le|El|Il|Op|Em|Den|På|W\s+dniu|Dnia|At|Vào|Pada|Dne|En"
@@ -282,6 +283,8 @@ _FIELD = re.compile(
 )
 _FORWARDED_SUBJECT = re.compile(r"^\W*(?:fwd?|wg|tr|rv|i|vs|vb|pd|enc|doorst|trs|пересл|fw)\s*:", re.I)
 _SEPARATOR_RULE = re.compile(r"^\s*(?:[-_]{10,}|\*?-{10,}\*?)\s*$")  # Outlook's divider above its block
+# A dashed title above a header block, in any language ("-------- Oprindelig besked --------").
+_DASHED_TITLE = re.compile(r"^\s*[*_]*-{3,}\s*[^\W\d_][^-]{2,40}?\s*-{3,}[*_]*\s*$")
 _ORIGINAL_MESSAGE = re.compile(
     r"^\s*[*_]*\s*-{2,}\s*(?:original message|reply message|ursprüngliche nachricht|original-nachricht|"
     r"antwort nachricht|oprindelig meddelelse|mensaje original|message d'origine|messaggio originale|"
@@ -303,6 +306,7 @@ _FORWARD = re.compile(
 )
 
 _SIGNATURE_DELIMITER = re.compile(r"^--\s?$")
+_RFC_DELIMITER = "-- "
 # A client's footer, as the last line(s) of the new words. Why the remainder rule below: "Sent from my
 # cell, please excuse typos" is a footer, "Sent from my desk, is much easier" is a sentence.
 _CLIENT_SIGNATURE = re.compile(
@@ -310,7 +314,7 @@ _CLIENT_SIGNATURE = re.compile(
     r"envoyé (?:de|depuis) (?:mon|ma) .+|von meinem .+ gesendet|gesendet von (?:meinem )?.+|"
     r"diese nachricht wurde von meinem .+ gesendet|enviado (?:desde|de) mi .+|enviado do meu .+|"
     r"inviato da .+|verzonden (?:met|vanaf|van) .+|sendt fra min .+|skickat från min .+|"
-    r"wysłane z .+|отправлено с .+|從我的 .+ 傳送|从我的 .+ 发送|"  # noqa: RUF001
+    r"wysłane z .+|отправлено с .+|從我的 .+ 傳送|从我的 .+ 发送|"  # noqa: RUF001 - Cyrillic: the words' own letters
     r"\S+ from (?:my )?(?:mobile|phone|iphone|ipad|android)|from my (?:iphone|ipad|android|mobile|phone).*)$",
     re.I,
 )
@@ -495,7 +499,10 @@ def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
                 break
             values.append(line)
     sure = "sent" in kinds or "subject" in kinds or any(_ADDRESS.search(v) for v in values)
-    if len(kinds) >= 2 and sure:
+    # A client writes who sent the message it quotes: a from-field, or an address in the block. Without
+    # either, "Date: 3 December / Subject: Order 1042" is what the customer pasted, not a header block.
+    sender = "from" in kinds or any(_ADDRESS.search(v) for v in values)
+    if len(kinds) >= 2 and sure and sender:
         return True, bool(_FORWARDED_SUBJECT.match(subject))
     return False, False
 
@@ -536,7 +543,7 @@ def _decoration(line: str) -> bool:
 def _mailing_list_footer(lines: list[str]) -> int | None:
     """Where a trailing mailing-list footer ("____ / riak-users mailing list / …") starts, if any."""
     for index in range(max(0, len(lines) - 8), len(lines) - 1):
-        if re.match(r"^_{10,}$", lines[index].strip()) and _MAILING_LIST.search(lines[index + 1]):
+        if re.match(r"^_{2,}$", lines[index].strip()) and _MAILING_LIST.search(lines[index + 1]):
             return index
     return None
 
@@ -562,7 +569,11 @@ def _history_start(lines: list[str], index: int) -> int:
     above = index - 1
     while above >= 0 and not lines[above].strip():
         above -= 1
-    if above >= 0 and (_SEPARATOR_RULE.match(lines[above]) or _ORIGINAL_MESSAGE.match(lines[above])):
+    if above >= 0 and (
+        _SEPARATOR_RULE.match(lines[above])
+        or _ORIGINAL_MESSAGE.match(lines[above])
+        or _DASHED_TITLE.match(lines[above])
+    ):
         return above
     return index
 
@@ -691,17 +702,56 @@ def _generic_attribution(lines: list[str], index: int) -> bool:
     return following and line.endswith((":", "\uff1a")) and bool(_ADDRESS.search(line) or _DIGIT.search(line))
 
 
+def _signature_like(lines: list[str]) -> bool:
+    """Whether the lines under a lone ``--`` read as a signature: a few short lines (a name, a title, a
+    number, a link), none of them a sentence that asks or tells ("Please redeliver order 1042.")."""
+    if len(lines) > 8:
+        return False
+    return not any("?" in line or (len(line.split()) >= 4 and line.rstrip()[-1:] in ".!") for line in lines)
+
+
+def _written(lines: list[str], kinds: list[str]) -> bool:
+    """Whether the live text holds words of the sender (not only quotes, attributions, blank lines)."""
+    return any(
+        kind == "T" and line.strip() and line.strip() != _HISTORY_MARK
+        for line, kind in zip(lines, kinds, strict=True)
+    )
+
+
 def _new_words(text: str) -> str:
     """The new words of a body already rendered as text (quotes as ``>`` lines)."""
-    lines = _split_mid_line_attributions([line.rstrip() for line in text.splitlines()])
+    # The RFC 3676 delimiter keeps its space ("-- "): a sure signature; a bare "--" may separate a list.
+    lines = _split_mid_line_attributions(
+        [
+            _RFC_DELIMITER if line.startswith(_RFC_DELIMITER) and not line.strip("- \t") else line.rstrip()
+            for line in text.splitlines()
+        ]
+    )
     kinds, live_end, forward, unsure = _classify(lines)
     live, live_kinds = lines[:live_end], kinds[:live_end]
     delimiters = [
         i for i, line in enumerate(live) if live_kinds[i] == "T" and _SIGNATURE_DELIMITER.match(line)
     ]
     if len(delimiters) == 1:  # two or more "--" lines separate a list, not a signature
-        live, live_kinds = live[: delimiters[0]], live_kinds[: delimiters[0]]
+        after = delimiters[0] + 1
+        stop = next((i for i in range(after, len(live)) if live_kinds[i] != "T"), len(live))
+        below = [line for line in live[after:stop] if line.strip() and not _client_signature(line)]
+        if live[delimiters[0]] == _RFC_DELIMITER or _signature_like(below):
+            live, live_kinds = live[: delimiters[0]], live_kinds[: delimiters[0]]
+        elif not unsure and forward is None:
+            # "--" above words a signature does not hold (a request, a list): the customer's, maybe.
+            live_end, unsure = delimiters[0], True
+            live, live_kinds = live[:live_end], live_kinds[:live_end]
     end = _trimmed_end(live, live_kinds)
+    if (
+        not unsure
+        and forward is None
+        and live_end < len(lines)
+        and not _written(live[:end], live_kinds[:end])
+    ):
+        # Nothing new above unquoted history ("On … wrote:" or a header block as the body's first line,
+        # text below with no ">"): the customer's words are there or nowhere. Handed over, not dropped.
+        unsure = any(kinds[i] == "T" and lines[i].strip() for i in range(live_end, len(lines)))
     out: list[str] = []
     for line, kind in zip(live[:end], live_kinds[:end], strict=True):
         if kind in ("Q", "A"):
