@@ -191,7 +191,7 @@ e2e: $(STAMP) ## end to end from outside: the stack AWS_SAM_STACK_NAME names (wi
 
 .PHONY: failover-drill
 
-failover-drill: $(LOCAL_STAMP) ## two Regions, a failover mid-run, the old Region still running: make failover-drill ARGS="--notifications 200 [--mutant fence_off]"
+failover-drill: $(LOCAL_STAMP) ## two Regions, a failover mid-run, the old Region still running: make failover-drill ARGS="--notifications 200 [--slow-queued-send 85] [--mutant fence_off]"
 	@$(BIN)/python -m chaos.failover $(ARGS)
 
 .PHONY: chaos set-api-key

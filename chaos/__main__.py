@@ -66,6 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the state-loss drill: both tables emptied halfway, then the state table restored to that "
         "moment past the key's hour, every message backfilled and the dead letters redriven",
     )
+    parser.add_argument(
+        "--restore-old-backup",
+        action="store_true",
+        help="with --state-loss: the state table restored mid-run, the replier running, to a backup taken "
+        "once a twentieth of the notifications were answered; drained, backfilled, redriven (issue 48)",
+    )
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
     parser.add_argument(
         "--logs", default="", help="write the handlers' log records to this file (JSON lines)"
@@ -119,7 +125,8 @@ def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str =
         mutant=args.mutant or None,
         workload=_knobs(args.knobs),
         logs_path=Path(args.logs) if args.logs else None,
-        state_loss=args.state_loss,
+        state_loss=args.state_loss or args.restore_old_backup,
+        restore_old_backup=args.restore_old_backup,
     )
 
 

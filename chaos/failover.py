@@ -39,12 +39,13 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import boto3
 
 from chaos.faults import FuzzResult
-from chaos.proxy import FaultProxy, Request
+from chaos.proxy import FaultProxy, Request, Rule
 from chaos.run import ChaosReport, ChaosSettings, Experiment, render
 from chaos.workload import TRUSTED_LIST_ID, Workload
 from devstack.containers import load_handler
@@ -101,6 +102,14 @@ class DrillSettings:
         the old Region: resolvers holding the old answer for the record's TTL.
     old_region_seconds:
         The old Region's workers keep running this long after the failover (they must send nothing).
+    slow_queued_send_seconds:
+        Issue 48's first route (``0``: off). At the failover point a new customer writes to the old
+        Region; its send of the reply (or whichever send it makes first) is held at Nylas' door until
+        the operator has failed over — a slow send, answered within the send timeout — and answered
+        ``202``: the Agent Account queue sends the email this many seconds later (Nylas: up to 90 s).
+        From the failover on, the new Region's replica gets none of the old Region's writes, the last
+        ``replication_lag_seconds`` of them included (lost with the old Region): only the mailbox tells
+        the new Region that the customer was answered, and only once the queue has sent the reply.
     """
 
     chaos: ChaosSettings = field(default_factory=ChaosSettings)
@@ -109,6 +118,7 @@ class DrillSettings:
     replication_lag_seconds: float = 2.0
     stale_deliveries: int = 3
     old_region_seconds: float = 30.0
+    slow_queued_send_seconds: float = 0.0
 
 
 @dataclass
@@ -129,6 +139,11 @@ class DrillReport:
     backfilled: int = 0
     items_replicated: int = 0
     replication_conflicts: int = 0  # the new Region had written the item since: its write kept
+    # The old Region's send held across the failover: its answer (202: queued, sent
+    # ``slow_queued_send_seconds`` later), how long it was held, and its reply's target.
+    held_send_status: int | None = None
+    held_send_seconds: float = 0.0
+    held_send_target: str = ""
 
     @property
     def ok(self) -> bool:
@@ -159,6 +174,7 @@ class Replicator:
         self._copied: dict[str, dict[str, Any]] = {target: {} for _, target, _ in pairs}
         self._conflicted: set[str] = set()
         self._snapshots: list[tuple[float, list[dict[str, Any]]]] = []
+        self._cut = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="replicator", daemon=True)
         self.copied = 0
@@ -172,6 +188,12 @@ class Replicator:
         self._stop.set()
         self._thread.join(timeout=10)
 
+    def cut(self) -> None:
+        """The source Region is lost: nothing more is copied, not even what it wrote in the last
+        ``lag_seconds`` (the snapshots not applied yet are dropped). At once: a pass under way stops
+        before its next snapshot is applied (the drill's failover does not wait for it)."""
+        self._cut = True
+
     def _scan(self, table: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         for page in self._dynamodb.get_paginator("scan").paginate(TableName=table, ConsistentRead=True):
@@ -181,10 +203,16 @@ class Replicator:
     def _run(self) -> None:
         while not self._stop.wait(0.5):
             try:
+                if self._cut:
+                    continue
                 self._snapshots.append(
                     (time.monotonic(), [self._scan(source) for source, _, _ in self._pairs])
                 )
-                while self._snapshots and self._snapshots[0][0] <= time.monotonic() - self._lag:
+                while (
+                    not self._cut
+                    and self._snapshots
+                    and self._snapshots[0][0] <= time.monotonic() - self._lag
+                ):
                     _, snapshot = self._snapshots.pop(0)
                     for (_, target, keys), items in zip(self._pairs, snapshot, strict=True):
                         self._apply(target, keys, items)
@@ -269,6 +297,90 @@ class RegionSend:
         return self.status in (200, 202) and not self.replayed
 
 
+class HeldSend:
+    """The old Region's first send after :meth:`arm`, held at Nylas' door (its proxy's ``delay`` rule)
+    until :meth:`release`, then answered ``202`` by Nylas' Agent Account queue, which sends the email
+    ``queue_seconds`` later: issue 48's slow ``202`` across a failover."""
+
+    def __init__(self, nylas: Any, queue_seconds: float, *, longest_hold: float) -> None:
+        self._nylas = nylas
+        self._queue_seconds = queue_seconds
+        self._longest_hold = longest_hold  # under the send timeout: the worker gets its answer
+        self._lock = threading.Lock()
+        self._armed = False
+        self._before: tuple[Any, ...] | None = None
+        self.request: Request | None = None
+        self.arrived = threading.Event()
+        self._go = threading.Event()
+        self.answered = threading.Event()
+        self.status: int | None = None
+        self.held_seconds = 0.0
+        self.target = ""
+
+    def arm(self) -> None:
+        with self._lock:
+            self._armed = True
+
+    def release(self) -> None:
+        self._go.set()
+
+    def matches(self, request: Request) -> bool:
+        """The rule's match: the first send after :meth:`arm` that Nylas would take, taken here (one send
+        only). Not one whose custom headers the run's Nylas refuses (``400`` before any queue: the
+        200-notification run's second try held such a send, and no ``202`` was played)."""
+        if request.method != "POST" or not request.path.split("?", 1)[0].endswith("/messages/send"):
+            return False
+        try:
+            headers = json.loads(request.body or b"{}").get("custom_headers") or []
+        except ValueError:
+            return False
+        if any(not str(h.get("name", "")).lower().startswith("x-") for h in headers if isinstance(h, dict)):
+            return False
+        with self._lock:
+            if not self._armed or self.request is not None:
+                return False
+            self.request = request
+        return True
+
+    def hold(self, request: Request) -> float:
+        """The rule's delay: held until released (at most ``longest_hold``), then the queue on for it."""
+        started = time.monotonic()
+        self.arrived.set()
+        self._go.wait(timeout=self._longest_hold)
+        modes = self._nylas.modes
+        with self._lock:
+            self._before = (modes.send_queue, modes.queue_release_after_seconds, modes.queue_fail_fraction)
+            modes.update(
+                {
+                    "send_queue": True,
+                    "queue_release_after_seconds": self._queue_seconds,
+                    "queue_fail_fraction": 0.0,
+                }
+            )
+        self.held_seconds = time.monotonic() - started
+        try:
+            self.target = str(json.loads(request.body or b"{}").get("reply_to_message_id") or "")
+        except ValueError:
+            self.target = ""
+        return 0.0
+
+    def answer(self, status: int | None) -> None:
+        """The observer saw the held send's answer: the queue back as the run had it."""
+        with self._lock:
+            if self._before is not None:
+                send_queue, release_after, fail_fraction = self._before
+                self._nylas.modes.update(
+                    {
+                        "send_queue": send_queue,
+                        "queue_release_after_seconds": release_after,
+                        "queue_fail_fraction": fail_fraction,
+                    }
+                )
+                self._before = None
+        self.status = status
+        self.answered.set()
+
+
 # ---- the drill ---------------------------------------------------------------------------------
 
 
@@ -288,6 +400,7 @@ class FailoverDrill(Experiment):
         self._held_since: float | None = None
         self.stale_until: float | None = None  # when no delivery could reach the old Region any more
         self.backfilled = 0
+        self.held: HeldSend | None = None
 
     # ---- infrastructure -------------------------------------------------------------------------
 
@@ -335,6 +448,8 @@ class FailoverDrill(Experiment):
         ) -> None:
             if request.method != "POST" or not request.path.split("?", 1)[0].endswith("/messages/send"):
                 return
+            if self.held is not None and self.held.request is request:
+                self.held.answer(status)
             try:
                 target = str(json.loads(request.body or b"{}").get("reply_to_message_id") or "")
             except ValueError:
@@ -489,8 +604,14 @@ class FailoverDrill(Experiment):
         """Fail over mid-run, re-point the webhook, backfill the new Region, retire the old one."""
         while not self._stop.is_set() and not self._ready_to_fail_over(workload):
             time.sleep(0.1)
+        if self.drill.slow_queued_send_seconds:
+            self._hold_a_send(workload, sender)
         self.failed_over_at = time.time()  # before the write: the fence check counts from the command
+        if self.held is not None:
+            self.replicator.cut()  # the old Region is lost: its last writes never reach the new one
         fail_over(self.admin_dynamodb, ACTIVE_REGION_TABLE, REGIONS[1], expected_epoch=1)
+        if self.held is not None:
+            self.held.release()
         sender.fail_over()
         # Resolvers holding the old answer: the next customers' notifications reach the old Region,
         # which must not answer them (the backfill below finds them in the mailbox for the new one).
@@ -531,6 +652,25 @@ class FailoverDrill(Experiment):
             self._stop.wait(remaining)
         self._retire(0)
         self.say(f"{REGIONS[0]} retired")
+
+    def _hold_a_send(self, workload: Workload, sender: RoutedSender) -> None:
+        """Issue 48's slow ``202``: a new customer writes to the old Region, and its next send (the
+        reply, or one already on its way) is held until the failover is written, then queued."""
+        policy = ReplierSettings.from_environment(self._region_environment(0)).policy
+        # Held at most half the send timeout: the worker gets its 202, as in the issue (140 s of 150).
+        self.held = HeldSend(
+            self.nylas, self.drill.slow_queued_send_seconds, longest_hold=policy.send_timeout_seconds / 2
+        )
+        self.region_proxies[0].rules.insert(
+            0, Rule("slow_queued_send", self.held.matches, "delay", seconds=self.held.hold)
+        )
+        self.held.arm()
+        for payload in workload.new_customers(1):
+            sender.deliver(payload)
+        if not self.held.arrived.wait(timeout=_MAX_HOLD_SECONDS):
+            self.say("no send by the old Region to hold: the failover goes on without the slow 202")
+            return
+        self.say("the old Region's send held at Nylas' door: failing over now")
 
     # ---- the run --------------------------------------------------------------------------------
 
@@ -585,6 +725,10 @@ class FailoverDrill(Experiment):
             items_replicated=self.replicator.copied,
             replication_conflicts=self.replicator.conflicts,
         )
+        if self.held is not None and self.held.answered.is_set():
+            report.held_send_status = self.held.status
+            report.held_send_seconds = self.held.held_seconds
+            report.held_send_target = self.held.target
         sent = [s for s in self._region_sends if s.emailed]
         report.replies_by_region = {
             REGIONS[r]: sum(1 for s in sent if s.region == r) for r in range(len(REGIONS))
@@ -641,6 +785,17 @@ def render_drill(report: DrillReport) -> str:
         f"backfilled {report.backfilled}; items replicated {report.items_replicated} "
         f"(kept the new Region's write {report.replication_conflicts})",
     ]
+    if report.settings.slow_queued_send_seconds:
+        lines.append(
+            "  the old Region's send held across the failover: "
+            + (
+                f"answered {report.held_send_status} after {report.held_send_seconds:.1f} s (reply to "
+                f"{report.held_send_target or '?'}), queued {report.settings.slow_queued_send_seconds:g} s; "
+                "the new Region's replica cut at the failover"
+                if report.held_send_status is not None
+                else "none (no send by the old Region to hold)"
+            )
+        )
     lines += [f"  split brain: {line}" for line in report.split_brain]
     return "\n".join(lines)
 
@@ -661,8 +816,19 @@ def main(argv: list[str] | None = None) -> int:
         help="deliveries still reaching the old Region after the failover",
     )
     parser.add_argument("--old-region-seconds", type=float, default=30.0)
+    parser.add_argument(
+        "--slow-queued-send",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="issue 48: the old Region's send held across the failover and answered 202, sent by the "
+        "queue SECONDS later (at most 90); the new Region's replica cut at the failover (0: off)",
+    )
     parser.add_argument("--mutant", default=None, help="fence_off: the drill must catch it")
     parser.add_argument("--timeout", type=float, default=900.0, help="the whole run's limit, seconds")
+    parser.add_argument(
+        "--logs", default="", help="write the handlers' log records to this file (JSON lines), as make chaos"
+    )
     args = parser.parse_args(argv)
     drill = DrillSettings(
         chaos=ChaosSettings(
@@ -672,12 +838,14 @@ def main(argv: list[str] | None = None) -> int:
             fault_probability=args.fault_probability,
             mutant=args.mutant,
             timeout_seconds=args.timeout,
+            logs_path=Path(args.logs) if args.logs else None,
         ),
         failover_after=args.failover_after,
         old_region_replies_first=args.old_region_replies,
         replication_lag_seconds=args.replication_lag,
         stale_deliveries=args.stale_deliveries,
         old_region_seconds=args.old_region_seconds,
+        slow_queued_send_seconds=args.slow_queued_send,
     )
     report = FailoverDrill(drill, progress=sys.stderr).run()
     print(render_drill(report))

@@ -80,6 +80,13 @@ class ChaosSettings:
     # once drained, the state table restored to that moment, the mailbox clock moved past the key's hour,
     # every message backfilled and the dead letters redriven (operations.md, "Restoring the state table").
     state_loss: bool = False
+    # With ``state_loss``, the restore while mail flows (issue 48): no tables emptied, no stop. Once a
+    # twentieth of the notifications are answered a backup of the state table is taken; once half is
+    # delivered and a tenth more answered, the state table is restored to it while the workers run
+    # (every item put back as the backup held it, everything written since gone; the idempotency
+    # table, which has no PITR, left as it is); once drained, the window is backfilled and the dead
+    # letters redriven. The runbook's stop (operations.md, "Restoring the state table") is not taken.
+    restore_old_backup: bool = False
     # Write the handlers' log records here (JSON lines) and the checked history beside it
     # (``<path>.history.pickle``, :class:`devstack.invariants.History`), to diagnose a run.
     logs_path: Path | None = None
@@ -376,8 +383,9 @@ class Experiment:
             plan.start_outages()
             restore_point: dict[str, Any] = {}
             if self.settings.state_loss:
+                midway = self._restore_old_backup_midway if self.settings.restore_old_backup else None
                 threading.Thread(
-                    target=self._lose_state_midway, args=(sender, restore_point), daemon=True
+                    target=midway or self._lose_state_midway, args=(sender, restore_point), daemon=True
                 ).start()
             workload.play()
             fuzz = plan.fuzz(self.settings.fuzz_requests)
@@ -387,7 +395,10 @@ class Experiment:
             drained = drained and self._wait(workload, started)
             backfilled = 0
             if self.settings.state_loss and drained:
-                backfilled = self._restore_and_backfill(workload, restore_point.get("items", []))
+                if self.settings.restore_old_backup:  # the runbook's step 5 after a restore mid-run
+                    backfilled = self._backfill(workload)
+                else:
+                    backfilled = self._restore_and_backfill(workload, restore_point.get("items", []))
                 drained = self._wait(workload, started)
             workload.shutdown()
             report = self._report(workload, sender, plan, fuzz, drained, started)
@@ -488,6 +499,25 @@ class Experiment:
         self._empty_table("IdempotencyTable", "id")
         self.say(f"state lost: {len(restore_point['items'])} items of the state table emptied mid-run")
 
+    def _restore_old_backup_midway(self, sender: WebhookSender, restore_point: dict[str, Any]) -> None:
+        """The restore while mail flows (``restore_old_backup``): a backup of the state table once a
+        twentieth of the notifications are answered, the table restored to it once half is delivered and
+        a tenth more answered, the workers running all along; ``restore_point["items"]`` is the backup."""
+        notifications, step = self.settings.notifications, max(1, self.settings.notifications // 20)
+        while not self._stop.is_set() and len(self.nylas.sends) < step:
+            time.sleep(0.1)
+        backup, replies = self._table_items("StateTable"), len(self.nylas.sends)
+        self.say(f"state table backed up: {len(backup)} items, {replies} emails out")
+        while not self._stop.is_set() and (
+            len(sender.deliveries) < notifications // 2 or len(self.nylas.sends) < replies + 2 * step
+        ):
+            time.sleep(0.1)
+        self._empty_table("StateTable", "pk")
+        for item in backup:
+            self.admin_dynamodb.put_item(TableName=self.resources.tables["StateTable"], Item=item)
+        restore_point["items"] = backup
+        self.say(f"state table restored to the older backup while the replier runs ({len(backup)} items)")
+
     def _restore_and_backfill(self, workload: Workload, items: list[dict[str, Any]]) -> int:
         """The runbook after the run drained: the state table restored to the moment it was lost (what
         was written since is gone), the idempotency table empty, the mailbox clock past the key's hour;
@@ -497,6 +527,10 @@ class Experiment:
         for item in items:
             self.admin_dynamodb.put_item(TableName=self.resources.tables["StateTable"], Item=item)
         self.advance_mailbox_clock(3600 + 120)
+        return self._backfill(workload)
+
+    def _backfill(self, workload: Workload) -> int:
+        """Every message of the agent grants backfilled, then the dead letters redriven."""
         grants = list(workload.agent_grants())
         plan = backfill.plan_backfill(
             NylasAdmin(self.nylas.url, LOCAL_API_KEY),
@@ -512,7 +546,7 @@ class Experiment:
             self.resources.queues["NotificationQueue"],
         )
         moved = redrive.copy_messages(self.admin_sqs, queues, say=lambda line: None)
-        self.say(f"state table restored to mid-run; {len(plan.to_enqueue)} backfilled, {moved} redriven")
+        self.say(f"{len(plan.to_enqueue)} backfilled, {moved} redriven")
         return len(plan.to_enqueue)
 
     def _depth(self) -> int:
@@ -737,8 +771,13 @@ def render(report: ChaosReport) -> str:
         f"{report.redriven} |",
         *(
             [
-                f"| state-loss drill: items lost mid-run, restored; backfilled after | "
-                f"{report.state_items_lost}, {report.backfilled} |"
+                (
+                    f"| restore while mail flows: items of the older backup restored mid-run; "
+                    f"backfilled after | {report.state_items_lost}, {report.backfilled} |"
+                    if s.restore_old_backup
+                    else f"| state-loss drill: items lost mid-run, restored; backfilled after | "
+                    f"{report.state_items_lost}, {report.backfilled} |"
+                )
             ]
             if s.state_loss
             else []

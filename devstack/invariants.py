@@ -712,10 +712,14 @@ def _recipient_budget_spent(world: _World, message: dict[str, Any], truth: Truth
     if needed <= 0:
         return True
     window = world.history.budget_window_seconds + RESERVATION_SLACK_SECONDS
-    # The reservations could be closest when the first was made as late as its send and the last as
-    # early as its read.
+    # The reservations could be closest when the first was made as late as the send that put it in the
+    # mailbox and the last as early as its read. Not its first request: after a state loss or a restore
+    # the reply's slot is gone with the table, and the record that sends it at last reserves it again
+    # (a restore while mail flows, issue 48: the first request before Nylas' clock moved a day, the
+    # email and its new reservation after).
+    emails.sort(key=lambda e: e.sent_at)
     return any(
-        world.mailbox_time(last.read_lo) - world.mailbox_time(first.drafted_before) < window
+        world.mailbox_time(last.read_lo) - world.mailbox_time(first.sent_at) < window
         for first, last in zip(emails, emails[needed - 1 :], strict=False)
     )
 

@@ -617,7 +617,14 @@ def _failover(context: Context) -> int:
             "the stack has no active-Region table (parameter ActiveRegionTableName): it runs in one "
             'Region, there is nothing to fail over (docs/operations.md, "Across Regions")'
         )
-    result = failover.fail_over_to(context.client("dynamodb"), table, args.to, expect_epoch=args.expect_epoch)
+    dynamodb = context.client("dynamodb")
+    result = failover.fail_over_to(
+        dynamodb,
+        table,
+        args.to,
+        expect_epoch=args.expect_epoch,
+        clock=failover.stamping_clock(dynamodb, table),
+    )
     # The handover the replier waits (Policy.handover_seconds): the template's send timeout, margin and
     # settle time are the policy's defaults; the agent's timeout is the stack's parameter.
     policy = Policy(agent_grant_ids=())

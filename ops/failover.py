@@ -17,8 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
+
 from ops.errors import OpsError
-from replyonce.active_region import DynamoDBRegionFence, FailoverRefused, fail_over
+from replyonce.active_region import DynamoDBRegionFence, FailoverRefused, aws_clock, fail_over
 from replyonce.ports import ActiveRegion, FenceUnreadable
 
 
@@ -74,6 +76,22 @@ def fail_over_to(
             f"{refused.found}); nothing written"
         ) from None
     return FailoverResult(before, after, written=True)
+
+
+def stamping_clock(
+    dynamodb: Any, table: str, *, local: Callable[[], float] = time.time
+) -> Callable[[], float]:
+    """The clock the failover's ``since`` is stamped with: the later of this machine's and AWS's
+    (:func:`replyonce.active_region.aws_clock`), so an operator's clock behind AWS's cannot shorten the
+    handover (issue 48); one ahead only lengthens it. This machine's alone when AWS's cannot be read
+    (the read that follows fails the command then anyway)."""
+    try:
+        aws = aws_clock(dynamodb, table)
+    except (BotoCoreError, ClientError):
+        aws = None
+    if aws is None:
+        return local
+    return lambda: max(local(), aws())
 
 
 def render(result: FailoverResult, handover_seconds: float) -> str:

@@ -41,8 +41,15 @@ import botocore.session
 import pytest
 import requests
 from aws_lambda_powertools.utilities import parameters
+from hypothesis import settings as hypothesis_settings
 
 from devstack.template import LocalResources, create_resources
+
+# Property tests draw the same examples on every machine and run without hypothesis' per-example time
+# limit (200 ms): a verdict that changed with the machine's load (DeadlineExceeded while the suite runs
+# beside other work) or with a random seed would be no verdict.
+hypothesis_settings.register_profile("replyonce", deadline=None, derandomize=True)
+hypothesis_settings.load_profile("replyonce")
 
 # Every container a test builds opens a new boto3 Session, and each Session loads the JSON service
 # models again (~40 ms a client, a third of the suite's time). The tests share one botocore loader

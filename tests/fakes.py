@@ -105,11 +105,13 @@ class FakeStateStore:
                 raise ThreadBusyError(thread_key, max(0, (state.lease_expires_at_ms - now_ms) // 1000 + 1))
             token = uuid.uuid4().hex
             expires = now_ms + max(duration_ms, 1000)
-            since = state.since_ms
-            if thread_key not in self.threads:  # a new thread item takes the table's beginning
+            since, created = state.since_ms, state.created_ms
+            if thread_key not in self.threads:  # a new thread item: the table's beginning, and its own
                 self.began_ms = self.began_ms or now_ms
-                since = self.began_ms
-            state = replace(state, lease_owner=token, lease_expires_at_ms=expires, since_ms=since)
+                since, created = self.began_ms, now_ms
+            state = replace(
+                state, lease_owner=token, lease_expires_at_ms=expires, since_ms=since, created_ms=created
+            )
             self.threads[thread_key] = state
             return Lease(thread_key, token, expires, state)
 
@@ -381,10 +383,10 @@ class FakeMailbox:
         self._store(message)
         return copy.deepcopy(message)
 
-    def _store(self, message: dict[str, Any]) -> None:
+    def _store(self, message: dict[str, Any], at: float | None = None) -> None:
         with self._lock:
             self.messages.append(message)
-            self._arrived[message["id"]] = self.clock()
+            self._arrived[message["id"]] = self.clock() if at is None else at
 
     def script_send(self, answer: Callable[[str, str, str], Answer | None]) -> None:
         """The next send is answered by ``answer(grant, request, key)``; ``None``: as Nylas would."""
@@ -519,8 +521,10 @@ class FakeMailbox:
             due = [e for e in self.queued if now - e.at >= self.queue_release_seconds]
             self.queued = [e for e in self.queued if e not in due]
         for email in due:
-            self._store(email.message)
-            self.sent.append(replace(email, at=now))
+            # Sent when the queue sent it (not when someone next looked): the listing's lag counts from then.
+            at = email.at + self.queue_release_seconds
+            self._store(email.message, at)
+            self.sent.append(replace(email, at=at))
 
     def release_queued(self, *, fail: bool = False) -> list[SentEmail]:
         """The Agent Account queue decides: every queued email goes out (or fails); returns them."""

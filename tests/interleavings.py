@@ -183,6 +183,7 @@ class Record:
     label: str = ""
     clock_lag: float = 0.0  # the container's clock runs this far behind the world's (clock skew)
     region: str = ""  # a Region of a deployment across Regions (World.in_regions): its own state table
+    max_runs: int | None = None  # received at most this often (the scenario's ``max_runs`` if None)
 
 
 @dataclass
@@ -350,12 +351,12 @@ class Schedule:
                 try:
                     replier.handle(record.subject, remaining_seconds=lambda: 900.0)
                 except Deferred as deferred:
-                    if record.runs < self._scenario.max_runs:
+                    if record.runs < (record.max_runs or self._scenario.max_runs):
                         record.due = clock.now + (deferred.seconds if deferred.seconds is not None else 10)
                         pending.append(record)
                     steps.append(f"{name} deferred ({deferred.reason.value})")
                 except Crash:
-                    if record.runs < self._scenario.max_runs:
+                    if record.runs < (record.max_runs or self._scenario.max_runs):
                         record.due = clock.now + self._scenario.policy.lease_seconds + 1
                         pending.append(record)
                     steps.append(f"{name} crashed")

@@ -64,9 +64,11 @@ def test_a_free_thread_is_leased_with_its_empty_state(store):
     lease = store.take_lease(THREAD, 30_000)
     assert lease.key == THREAD
     assert lease.expires_at_ms == NOW_MS + 30_000
-    # The first lease of an empty table begins it (its thread items keep when: ``since_ms``).
+    # The first lease of an empty table begins it (its thread items keep when: ``since_ms``), and the
+    # item it creates keeps its own creation (``created_ms``: new state whatever the table's beginning
+    # says, issue 48).
     assert lease.state == ThreadState(
-        lease_owner=lease.token, lease_expires_at_ms=NOW_MS + 30_000, since_ms=NOW_MS
+        lease_owner=lease.token, lease_expires_at_ms=NOW_MS + 30_000, since_ms=NOW_MS, created_ms=NOW_MS
     )
 
 
@@ -176,7 +178,7 @@ def test_a_sent_reply_settles_its_messages_records_itself_and_frees_the_thread(s
     )
     assert store.ledger_entry("g2", "m1") is None  # the ledger is per grant
     assert thread_state(store) == ThreadState(
-        replies={"intent-1": NOW}, covered={"m1": NOW, "m2": NOW}, since_ms=NOW_MS
+        replies={"intent-1": NOW}, covered={"m1": NOW, "m2": NOW}, since_ms=NOW_MS, created_ms=NOW_MS
     )
 
 

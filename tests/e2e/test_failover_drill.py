@@ -7,6 +7,8 @@ own check: the old Region sends nothing its last read of the record before the f
 allow. The figures of a larger run are in docs/reliability.md ("Failover across Regions").
 """
 
+from dataclasses import replace
+
 import pytest
 
 from chaos.failover import REGIONS, DrillSettings, FailoverDrill, render_drill
@@ -39,3 +41,15 @@ def test_a_failover_mid_run_loses_nothing_and_answers_nothing_twice():
 def test_the_drill_catches_the_old_region_sending_with_the_fence_off():
     report = FailoverDrill(drill(seed=1, mutant="fence_off")).run()
     assert report.caught(), render_drill(report)
+
+
+@pytest.mark.long_running
+def test_the_drill_catches_a_handover_without_the_agent_account_queue():
+    # Issue 48's first route: the old Region's send held across the failover and answered 202, the queue
+    # sending it 85 s later, the new Region's replica cut at the failover. With the handover a lease and
+    # the settle (9.4 s at the chaos timings) the new Region answers the held reply's message again.
+    settings = replace(drill(seed=1, mutant="handover_without_the_queue"), slow_queued_send_seconds=85.0)
+    report = FailoverDrill(settings).run()
+    assert report.held_send_status == 202, render_drill(report)
+    assert report.chaos.violations[1], render_drill(report)
+    assert any(report.held_send_target in v for v in report.chaos.violations[1]), render_drill(report)

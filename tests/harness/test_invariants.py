@@ -804,6 +804,30 @@ def test_a_burst_whose_reply_to_its_latest_dated_message_nylas_refused_twice_is_
     assert all("m2" in f for f in found)
 
 
+@pytest.mark.parametrize(("first_sent", "lost"), [(10.0, False), (4.0, True)])
+def test_a_recipient_budget_skip_counts_a_reply_reserved_again_after_a_restore(first_sent, lost):
+    # The restore while mail flows (issue 48): e1's first request (2.0) came before Nylas' clock moved
+    # an hour and more (5.0); the restore took its slot away, and the record that sent it at last
+    # (10.0) reserved it again, in the same hour as e2's. Budget 2: m3's skip was for a spent budget.
+    # Had e1 gone out before the clock moved (4.0), the two emails are an hour apart: m3 was lost.
+    world = World()
+    spellings = ("victim@gmail.com", "victim+orders@gmail.com", "v.ictim@gmail.com")
+    world.inbound(0.5, "m1", Truth.human("spelled_mailbox", spellings[0]), sender=spellings[0], thread="t1")
+    world.read(1.0, 1.1, thread="t1")
+    world.email(first_sent, "e1", "m1", to=spellings[0], thread="t1", drafted=2.0)
+    world.inbound(18.0, "m2", Truth.human("spelled_mailbox", spellings[1]), sender=spellings[1], thread="t2")
+    world.read(19.0, 19.1, thread="t2")
+    world.email(20.0, "e2", "m2", to=spellings[1], thread="t2")
+    world.inbound(28.0, "m3", Truth.human("spelled_mailbox", spellings[2]), sender=spellings[2], thread="t3")
+    world.logs.append({"message": SKIPPED, "reason": RECIPIENT_SKIP, "message_id": "m3"})
+    history = world.history(
+        recipient_budget=2,
+        inboxes=dict.fromkeys(spellings, "victim@gmail.com"),
+        clock_advances=[(5.0, 3700.0)],
+    )
+    assert bool([f for f in broken(history).get(2, []) if "m3" in f]) is lost
+
+
 def test_a_recipient_budget_skip_counts_a_reply_nylas_then_failed():
     # Four replies decided for one inbox (budget 4), one of them queued and failed by Nylas afterwards:
     # the fifth message's skip was for a budget its reservations had spent.

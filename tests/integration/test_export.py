@@ -110,11 +110,16 @@ def run(argv: list[str], environ: dict[str, str] | None = None) -> tuple[int, st
     return main(argv, runtime), out.getvalue(), err.getvalue()
 
 
+# One window for every export of a test run: an export names its window, and a window ending "now"
+# would differ between two exports a second apart.
+UNTIL = int(time.time()) + 3600
+
+
 def export(tmp_path: Path, name: str = "week.json", key: str = KEY) -> tuple[Path, str]:
     path = tmp_path / name
-    since = str(int(time.time()) - 3600)
+    window = ["--since", str(UNTIL - 3 * 3600), "--until", str(UNTIL)]
     code, out, err = run(
-        ["export", "--stack-name", STACK, "--region", "us-east-1", "--since", since, "--out", str(path)],
+        ["export", "--stack-name", STACK, "--region", "us-east-1", *window, "--out", str(path)],
         {"REPLYONCE_EXPORT_KEY": key},
     )
     assert code == 0, err

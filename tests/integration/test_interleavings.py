@@ -14,15 +14,26 @@ import pytest
 from chaos.mutants import MUTANTS, applied
 from replyonce.answers import Answer
 from replyonce.policy import Policy
+from replyonce.state import thread_key
 from tests.interleavings import AGENT_EMAIL, GRANT, Event, Scenario, World, explore
 
 CUSTOMER = "alice@example.com"
 PEER = "agent@partner.example"
 
 
+def thread_in_service(world: World, thread_id: str) -> None:
+    """The thread's item exists from an earlier exchange, older than a new state's wait: not new state
+    (since issue 48 a burst of two on a thread item just created waits ``PENDING_CONFIRM_SECONDS``, which
+    would close the race these scenarios play on the lease)."""
+    store = world.stores.container(world.clock)
+    store.release(store.take_lease(thread_key(GRANT, thread_id), 1000))
+    world.clock.advance(world.policy.pending_confirm_seconds + 1)
+
+
 def burst_race(world: World):
     """A burst: the customer writes again while the first notification is in the replier's hands."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    thread_in_service(world, first["thread_id"])
     world.must_answer |= {first["id"]}
 
     def second_message(world: World):
@@ -36,6 +47,7 @@ def burst_race(world: World):
 def stale_holder(world: World):
     """The first holder pauses past its lease; the customer writes again; a second holder takes over."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    thread_in_service(world, first["thread_id"])
     world.must_answer |= {first["id"]}
 
     def later(world: World):
@@ -50,6 +62,7 @@ def stale_holder(world: World):
 def skewed_holder(world: World):
     """The first holder's clock runs a lease behind: its lease is over for everyone but itself."""
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    thread_in_service(world, first["thread_id"])
     world.must_answer |= {first["id"]}
     holder = world.record(first, "m1")
     holder.clock_lag = world.policy.lease_seconds + 1
@@ -103,7 +116,7 @@ def follow_up_before_the_reply_is_listed(world: World):
     world.must_answer.add(first["id"])
 
     def follow_up(world: World):
-        world.clock.advance(world.policy.settle_seconds + 100)  # past a new thread state's wait
+        world.clock.advance(world.policy.pending_confirm_seconds + 100)  # past a new thread state's wait
         second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
         world.must_answer.add(second["id"])
         return [world.record(second, "m2")]
@@ -152,6 +165,10 @@ def queued_reply_then_state_lost(world: World):
     both emails go out once the queue sends the first."""
     world.mailbox.queue_sends = True
     world.mailbox.queue_release_seconds = 90  # the Agent Account queue sends within 90 s
+    # ... and the mailbox lists it as late as it may, the settle after (issue 48: a wait of the settle
+    # alone from the new state's beginning was too short by the queue).
+    world.mailbox.reply_list_lag_seconds = world.policy.settle_seconds
+    world.mailbox.search_lag_seconds = world.policy.settle_seconds
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
     world.must_answer.add(first["id"])
     return tables_lost_then_follow_up(world, first)
@@ -383,6 +400,7 @@ def shadow_stale_holder(world: World):
     plans both messages. The stale holder must record nothing beside it (each message in one record)."""
     world.shadow = True
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    thread_in_service(world, first["thread_id"])
     world.must_answer.add(first["id"])
 
     def later(world: World):
@@ -423,6 +441,94 @@ def failover_mid_reply(world: World):
     return [world.record(first, "m1 at a", "a")], [Event("failover to b; m2 arrives", failover)]
 
 
+def failover_during_a_slow_queued_send(world: World):
+    """Issue 48, route 1: Region a reads "active" for its send just as the operator fails over to b; the
+    send takes 140 s and is answered ``202``; the Agent Account queue sends it 90 s later and the mailbox
+    lists it the settle time after that. b's replica holds the thread (an older exchange replicated) but
+    none of a's last writes. b must not answer m1 again before a's reply is listed: the handover covers
+    the lease, the queue and the settle."""
+    world.in_regions("a", "b")
+    world.mailbox.queue_sends = True
+    world.mailbox.queue_release_seconds = 90
+    world.mailbox.reply_list_lag_seconds = world.policy.settle_seconds
+    world.mailbox.search_lag_seconds = world.policy.settle_seconds
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+    for region in world.regions.values():  # the thread item replicated long ago: not new state anywhere
+        store = region.container(world.clock)
+        store.release(store.take_lease(thread_key(GRANT, first["thread_id"]), 1000))
+    world.clock.advance(3600)
+
+    def slow_send(grant: str, request: str, key: str) -> None:
+        world.clock.advance(140)  # under NYLAS_SEND_TIMEOUT_SECONDS; then Nylas answers 202
+        return None
+
+    world.mailbox.script_send(slow_send)
+
+    def failover(world: World):
+        assert world.fence is not None
+        world.fence.fail_over("b")
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2 at b", "b"), world.record(first, "m1 backfilled at b", "b")]
+
+    return [world.record(first, "m1 at a", "a")], [Event("failover to b; m2 arrives", failover)]
+
+
+def queued_reply_then_restored_from_an_older_backup(world: World):
+    """Issue 48, route 2: the reply to m1 is queued (``202``), not listed yet, when the table is restored
+    to a backup from before the thread (or its item deleted by hand): ``table#began`` survives the restore.
+    The customer writes again. The thread item m2's lease creates is new state whatever the table's
+    beginning says: a burst of both messages waits until the queued reply is listed."""
+    world.mailbox.queue_sends = True
+    world.mailbox.queue_release_seconds = 90
+    # The mailbox lists the reply as late as it may: the settle after the queue sent it.
+    world.mailbox.reply_list_lag_seconds = world.policy.settle_seconds
+    world.mailbox.search_lag_seconds = world.policy.settle_seconds
+    store = world.stores.fake()
+    backup = store.snapshot()  # a table in service for a day, before this thread
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+
+    def restored_then_follow_up(world: World):
+        store.restore(backup)
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    return [world.record(first, "m1")], [
+        Event(
+            "table restored to an older backup; m2 arrives",
+            restored_then_follow_up,
+            ready=lambda world: bool(world.mailbox.queued),
+        )
+    ]
+
+
+def dead_letter_lost_then_follow_up(world: World):
+    """Issue 48, route 3: m1's send gets no answer and nothing went out; its record is never received
+    again (its dead letter lost: a purge, the queue's retention). The customer writes again a lease
+    later: the follow-up's record finds the intent nobody drives and settles it through the mailbox
+    (here: sends it under its key), then answers m2."""
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    world.must_answer.add(first["id"])
+    world.mailbox.script_send(lambda grant, request, key: Answer(None, detail="read timed out"))
+    lost = world.record(first, "m1")
+    lost.max_runs = 1
+
+    def follow_up(world: World):
+        world.clock.advance(world.policy.lease_seconds + 1)
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2")]
+
+    # m2 comes once m1's send was tried (its record is over: deferred, never received again).
+    sent = Event(
+        "m1's dead letter lost; m2 arrives a lease later", follow_up, lambda w: "send" in w.mailbox.calls
+    )
+    return [lost], [sent]
+
+
 SCENARIOS = {
     s.name: s
     for s in (
@@ -452,6 +558,11 @@ SCENARIOS = {
         Scenario("shadow_burst", shadow_burst, SHADOW),
         Scenario("shadow_stale_holder", shadow_stale_holder, SHADOW),
         Scenario("failover_mid_reply", failover_mid_reply),
+        Scenario("failover_during_a_slow_queued_send", failover_during_a_slow_queued_send),
+        Scenario(
+            "queued_reply_then_restored_from_an_older_backup", queued_reply_then_restored_from_an_older_backup
+        ),
+        Scenario("dead_letter_lost_then_follow_up", dead_letter_lost_then_follow_up),
     )
 }
 

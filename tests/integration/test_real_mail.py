@@ -272,16 +272,21 @@ def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, 
     monkeypatch.setenv("RECORD_MARGIN_SECONDS", "0.5")
     monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "1")
     # One thread's records run one after another (another thread's would start at once, beside it).
-    first = inbound(nylas, subject="Order 1042")
-    messages = [first] + [
-        inbound(nylas, subject="Re: Order 1042", thread_id=first["thread_id"]) for _ in range(2)
-    ]
+    # The thread's item is in service (an earlier exchange, answered long ago): a brand-new thread item's
+    # burst would wait the settle first (issue 48), and no record would send.
+    earlier = inbound(nylas, subject="Order 1042")
+    NotificationConsumer.from_environment().handle_batch(
+        sqs_event([as_nylas_sends_it(earlier)]), LocalLambdaContext("ReplierFunction")
+    )
+    assert len(nylas.sends) == 1
+    nylas.advance_clock(700)  # past the settle and the automatic-exchange window
+    messages = [inbound(nylas, subject="Re: Order 1042", thread_id=earlier["thread_id"]) for _ in range(3)]
     nylas.inject("POST", SEND_PATH, Fault.delay(1.6), times=3)
     container, visibility = container_recording_visibility()
     event = sqs_event([as_nylas_sends_it(m) for m in messages])
     # 3.6 s: the first record fits (its 3.5 s lease); after its slow send the thread's others no longer do.
     response = container.handle_batch(event, LocalLambdaContext("ReplierFunction", timeout_seconds=3.6))
-    assert len(nylas.sends) == 1
+    assert len(nylas.sends) == 2  # the earlier exchange's, and this batch's one
     assert len(response["batchItemFailures"]) == 2
     # The started record was held for its lease; the two not started are back on the queue at once,
     # not after the queue's timeout.

@@ -15,8 +15,8 @@ import pytest
 
 from devstack.events import envelope
 from devstack.template import create_active_region_table
-from ops.failover import FailoverError, fail_over_to
-from replyonce.active_region import DynamoDBRegionFence
+from ops.failover import FailoverError, fail_over_to, stamping_clock
+from replyonce.active_region import DynamoDBRegionFence, aws_clock
 from replyonce.config import ReplierSettings
 from replyonce.exceptions import Deferred
 from replyonce.policy import Policy, policy_of
@@ -150,6 +150,30 @@ def test_the_failover_command_fails_over_the_stacks_table(fenced, aws):
     refused = ops("failover", "--to", THERE, "--expect-epoch", "1", stack_name="replyonce-regions")
     assert refused.code == 1
     assert "epoch 2" in refused.err
+
+
+def test_an_operators_clock_behind_awss_cannot_shorten_the_handover(fenced):
+    # Issue 48: the failover's since was the operator's clock alone, compared with the repliers' clocks;
+    # ten minutes slow, it ended the handover ten minutes early. Stamped with the later of the operator's
+    # clock and AWS's (DynamoDB's Date, carried on by the monotonic clock), it is never before the write.
+    fail_over_to(fenced, TABLE, THERE, clock=lambda: AN_HOUR_AGO)  # the first activation
+    slow = lambda: time.time() - 600  # noqa: E731
+    before = time.time()
+    written = fail_over_to(fenced, TABLE, HERE, clock=stamping_clock(fenced, TABLE, local=slow)).after
+    assert before - 1 <= written.since <= time.time() + 2
+    assert DynamoDBRegionFence(TABLE, fenced).read().since == written.since
+    # A clock ahead is kept: it only lengthens the handover.
+    fast = lambda: time.time() + 600  # noqa: E731
+    assert stamping_clock(fenced, TABLE, local=fast)() >= time.time() + 599
+
+
+def test_aws_clock_is_none_without_a_date(fenced):
+    class NoDate:
+        def get_item(self, **_):
+            return {"ResponseMetadata": {"HTTPHeaders": {}}}
+
+    assert aws_clock(NoDate(), TABLE) is None
+    assert stamping_clock(NoDate(), TABLE, local=lambda: 5.0)() == 5.0
 
 
 def test_the_failover_command_on_a_one_region_stack_says_there_is_nothing_to_fail_over(aws):

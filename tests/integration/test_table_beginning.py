@@ -58,3 +58,23 @@ def test_a_table_emptied_begins_again(aws, store, clock):
         dynamodb.delete_item(TableName=aws.tables["StateTable"], Key={"pk": item["pk"]})
     clock.advance(60)
     assert since_of(store, "t1") == int(clock() * 1000)
+
+
+def created_of(store, thread_id: str) -> int:
+    lease = store.take_lease(thread_key("g1", thread_id), 1000)
+    store.release(lease)
+    return lease.state.began_ms
+
+
+def test_a_thread_item_created_in_a_table_in_service_is_new_state_from_its_own_creation(aws, store, clock):
+    # Issue 48: a restore to a backup from before the thread, or its item deleted by hand, keeps the
+    # table's old beginning; the item the next lease creates is new state all the same.
+    put_in_service(aws)
+    created = int(clock() * 1000)
+    assert created_of(store, "t1") == created
+    clock.advance(60)
+    assert created_of(store, "t1") == created  # the same item: its creation does not move
+    dynamodb = boto3.client("dynamodb")
+    dynamodb.delete_item(TableName=aws.tables["StateTable"], Key={"pk": {"S": thread_key("g1", "t1")}})
+    clock.advance(60)
+    assert created_of(store, "t1") == int(clock() * 1000)  # deleted by hand: new state again

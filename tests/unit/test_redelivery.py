@@ -39,6 +39,32 @@ def test_retry_delay(reason, hint, receives, expected):
     assert delay == expected
 
 
+@pytest.mark.parametrize(
+    ("reason", "hint", "receives", "expected"),
+    [
+        # The chaos run's timings (RETRY_MAX_SECONDS 14, 8 receives): the handover's 99 s at once, one
+        # receive, where coming back every 14 s spent seven of eight and the drill dead-lettered records.
+        (DeferReason.REGION_HANDOVER, 99, 1, 99),
+        (DeferReason.REGION_HANDOVER, 10, 7, 10),
+        (DeferReason.STATE_NEW, 94, 3, 94),  # a new thread state's wait, the same
+        (DeferReason.STATE_NEW, 10**6, 1, 12 * 3600),  # never past what SQS allows
+        (DeferReason.REGION_HANDOVER, None, 2, 2),  # no end known: the backoff, capped
+        (DeferReason.SEND_UNCERTAIN, 99, 1, 14),  # a wait that may not end then: capped as before
+    ],
+)
+def test_a_wait_that_ends_at_a_known_time_comes_back_when_it_ends(reason, hint, receives, expected):
+    delay = retry_delay(
+        reason,
+        hint,
+        receives,
+        busy_base_seconds=1,
+        retry_base_seconds=1,
+        retry_max_seconds=14,
+        max_receives=8,
+    )
+    assert delay == expected
+
+
 @pytest.mark.parametrize("busy_base", [0, 1, 5])
 @pytest.mark.parametrize(
     ("max_receives", "first_receive"), [(2, 1), (3, 2), (8, 1), (8, 4), (8, 7), (20, 1), (20, 13)]

@@ -12,6 +12,7 @@ win. This module is the only one that knows the item's layout.
 
 import time
 from collections.abc import Callable
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from botocore.config import Config
@@ -70,8 +71,10 @@ class DynamoDBRegionFence:
         A DynamoDB client of this Region (injectable; made with :data:`FENCE_CLIENT_CONFIG`, whose
         timeouts bound how long an isolated Region waits before it fails closed).
     clock:
-        The replier's wall clock: when the record was read (the handover is counted from the
-        failover command's clock; both are NTP-synchronised, and the handover is minutes long).
+        The replier's wall clock: when the record was read. The handover is counted from the
+        failover's ``since``, stamped no earlier than AWS's time (``ops.failover.stamping_clock``,
+        issue 48); the replier's clock is Lambda's, kept to AWS's time (Amazon Time Sync). A replier
+        clock ahead of AWS's by a second shortens the handover by a second: not checked here.
     """
 
     def __init__(self, table: str, dynamodb: Any, *, clock: Callable[[], float] = time.time) -> None:
@@ -88,6 +91,27 @@ class DynamoDBRegionFence:
             code = failure.response["Error"].get("Code", "") if isinstance(failure, ClientError) else ""
             return FenceUnreadable(f"{type(failure).__name__} {code}".strip())
         return _record(answer.get("Item"), int(self._clock()))
+
+
+def aws_clock(dynamodb: Any, table: str) -> Callable[[], float] | None:
+    """AWS's time, as DynamoDB's answer to one read of the record dates it (its HTTP ``Date``), carried on
+    by this machine's monotonic clock: never earlier than AWS's time when it is called. ``None`` when the
+    answer has no ``Date``.
+
+    Why: the handover is counted from the failover's ``since`` and compared with the repliers' clocks
+    (Lambda's, kept to AWS's time). An operator's clock minutes behind stamped a ``since`` minutes early
+    and shortened the handover by as much (issue 48); ``ops.failover`` stamps the later of its own clock
+    and this one, so a slow clock can only lengthen the handover. Upper bound: the ``Date`` is truncated
+    to the second (+1), and AWS's time when the answer was made is no later than the read's start
+    plus its whole round trip, which the monotonic clock counts from the read's start.
+    """
+    started = time.monotonic()
+    answer = dynamodb.get_item(TableName=table, Key=RECORD_KEY, ConsistentRead=True)
+    date = answer.get("ResponseMetadata", {}).get("HTTPHeaders", {}).get("date")
+    if not date:
+        return None
+    dated = parsedate_to_datetime(date).timestamp()
+    return lambda: dated + 1 + (time.monotonic() - started)
 
 
 def fail_over(

@@ -82,14 +82,16 @@ class Policy:
 
     @property
     def handover_seconds(self) -> float:
-        """How long a newly active Region waits before it sends: what the old one may still have in flight.
+        """How long a newly active Region waits before it sends: what the old one may still have on its way.
 
-        The old Region's last send can start up to a whole lease after its last fence read (a
-        paused container resumes within its lease, and a send never starts with less than a whole
-        send left), and shows in the mailbox ``settle_seconds`` after it ends: after both, the new
-        Region's thread read sees every reply the old Region sent.
+        The old Region's last send can start up to a whole lease after its last fence read (a paused
+        container resumes within its lease, and a send never starts with less than a whole send left);
+        answered ``202``, the Agent Account queue sends it up to 90 s later, and the mailbox lists it
+        ``settle_seconds`` after that. ``pending_confirm_seconds`` is what the configuration already
+        requires to cover the queue plus the settle (``ReplierSettings``): after a lease and it, the new
+        Region's thread read sees every reply the old Region sent or queued.
         """
-        return self.lease_seconds + self.settle_seconds
+        return self.lease_seconds + self.pending_confirm_seconds
 
     @property
     def lease_seconds(self) -> float:

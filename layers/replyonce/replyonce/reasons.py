@@ -135,7 +135,7 @@ class DeferReason(StrEnum):
     would be newer, so it may be in the pages not read (a late notification on a long thread after the
     state was lost). Never answered blind: it waits, and dead-letters for an operator past its receives."""
     STATE_NEW = "state_new"
-    """The thread's state is younger than ``MAILBOX_SETTLE_SECONDS`` (a new thread, or a table emptied):
+    """The thread's state is younger than ``PENDING_CONFIRM_SECONDS`` (a new thread item, or a table emptied):
     a reply the lost state knew of may still be queued or in flight at Nylas and not listed yet, so a burst
     covering more than its own message waits until the mailbox could show it."""
     AGENT_FAILED = "agent_failed"

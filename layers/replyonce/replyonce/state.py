@@ -96,6 +96,7 @@ renews its TTL and its bodies'): the bodies must still be there then."""
 LEASE_OWNER = "lease_owner"
 LEASE_EXPIRES_AT = "lease_expires_at"
 SINCE = "since"
+CREATED = "created"
 REPLIES = "replies"
 COVERED = "covered"
 OUTBOX = "outbox"
@@ -596,6 +597,16 @@ class ThreadState:
     """When the state table this item was created in began (``table#began`` as the item's first lease
     found it; ms, the worker's clock, as the lease's); ``0`` for an item older than the attribute. A table
     emptied or recreated begins again: what it knew before is only in the mailbox, or still on its way."""
+    created_ms: int = 0
+    """When this item was created (ms, the worker's clock): by the lease that found no item — a new
+    thread, or one whose item a restore, a hand deletion or a replica that lacks it took away. ``0`` for
+    an item older than the attribute (or created in a table that began with it: ``since_ms`` says it)."""
+
+    @property
+    def began_ms(self) -> int:
+        """Since when this item holds the thread's state: its own creation, or its table's beginning,
+        whichever is later. Before it, a reply of the thread may be known only to a state that is gone."""
+        return max(self.since_ms, self.created_ms)
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> "ThreadState":
@@ -607,6 +618,7 @@ class ThreadState:
             lease_owner=_string(item.get(LEASE_OWNER)),
             lease_expires_at_ms=_number(item.get(LEASE_EXPIRES_AT)),
             since_ms=_number(item.get(SINCE)),
+            created_ms=_number(item.get(CREATED)),
         )
 
     def intent_covering(self, message_id: str) -> Intent | None:

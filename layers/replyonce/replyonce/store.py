@@ -23,6 +23,7 @@ from replyonce.state import (
     CLAIMED_BY,
     COVERED,
     COVERED_MEMORY,
+    CREATED,
     LEASE_EXPIRES_AT,
     LEASE_OWNER,
     OUTBOX,
@@ -275,7 +276,9 @@ class DynamoDBStateStore:
             raise ThreadBusyError(thread_key, max(0, (held_until - now_ms) // 1000 + 1)) from None
         item = response["Attributes"]
         if since_ms(item) == now_ms:
-            item = {**item, SINCE: {"N": str(self._table_since(thread_key, token, now_ms))}}
+            # This lease created the item: it is new state, whatever the table's beginning says.
+            began = self._table_since(thread_key, token, now_ms)
+            item = {**item, SINCE: {"N": str(began)}, CREATED: {"N": str(now_ms)}}
         item, bodies = self._with_bodies(thread_key, token, item, thread_ttl)
         lease = Lease(thread_key, token, expires_at_ms, ThreadState.from_item(item), bodies=bodies)
         if is_legacy_outbox(item):
@@ -284,12 +287,14 @@ class DynamoDBStateStore:
         return lease
 
     def _table_since(self, thread_key: str, token: str, now_ms: int) -> int:
-        """When the table began, for a thread item this lease just created (its ``since`` is ``now_ms``).
+        """When the table began, for a thread item this lease just created (its ``since`` is ``now_ms``);
+        the item's own creation (``created``) is written with it.
 
-        Why: a thread item created within ``MAILBOX_SETTLE_SECONDS`` of the table's beginning may stand
-        for one a lost table held, whose reply may still be in flight (``core.arrival.state_settles_in``). The
-        ``table#began`` item says when the table began; the first lease of a table without one writes it.
-        Two requests, once per thread.
+        Why: a thread item created within ``MAILBOX_SETTLE_SECONDS`` may stand for one a lost state
+        held, whose reply may still be in flight (``core.arrival.state_settles_in``) — whether the table
+        was emptied (``table#began``, which the first lease of a table without one writes), restored to
+        a backup from before the thread, or the item deleted by hand (``created``). Two requests, once
+        per thread.
         """
         try:
             self._dynamodb.put_item(
@@ -308,9 +313,13 @@ class DynamoDBStateStore:
             "the thread item's beginning",
             TableName=self._table,
             Key={"pk": {"S": thread_key}},
-            UpdateExpression=f"SET {SINCE} = :began",
+            UpdateExpression=f"SET {SINCE} = :began, {CREATED} = :created",
             ConditionExpression=f"{LEASE_OWNER} = :token",
-            ExpressionAttributeValues={":began": {"N": str(began)}, ":token": {"S": token}},
+            ExpressionAttributeValues={
+                ":began": {"N": str(began)},
+                ":created": {"N": str(now_ms)},
+                ":token": {"S": token},
+            },
         )
         return began
 

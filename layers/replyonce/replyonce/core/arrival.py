@@ -16,7 +16,7 @@ from typing import Any, assert_never
 
 from replyonce.agent import AgentIdentity, Handoff, NoReply, Reply
 from replyonce.conversation import conversation_for
-from replyonce.core.delivery import attempt, drive
+from replyonce.core.delivery import attempt, drive, last_touched
 from replyonce.core.shadow import shadow_settle
 from replyonce.core.situation import (
     GONE,
@@ -365,7 +365,7 @@ def _before_the_agent(
     policy, state, agents = s.policy, s.state, s.agents
     assert state is not None
     assert agents is not None
-    new_state_wait = state_settles_in(state, planned, arrived.message_id, now, policy.settle_seconds)
+    new_state_wait = state_settles_in(state, planned, arrived.message_id, now, policy.pending_confirm_seconds)
     if new_state_wait:
         return Defer(DeferReason.STATE_NEW, new_state_wait, {"thread_id": thread_id})
     held = _drafting_step(s, arrived, thread_id, now) or _claim_step(s, arrived, planned)
@@ -432,26 +432,42 @@ def _claim_step(s: Situation, arrived: MessageArrived, planned: Burst) -> Step |
     return ClaimEmails(arrived.grant_id, emails) if emails else None
 
 
-def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int, settle_seconds: int) -> int:
+def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int, wait_seconds: int) -> int:
     """Seconds a burst that covers more than its trigger waits for a new thread state (``0``: none).
 
-    Why: a reply sent or queued (``202``) just before the state table was
-    emptied is in no listing yet — the Agent Account queue lists it only once
-    it leaves, within 90 s — and our state no longer knows it. A burst that
-    then covers its message besides a newer one threads on the newer one: a
-    new target, a new ``Idempotency-Key``, and both emails go out (found by
-    the stateful property tests). A burst of the trigger alone keeps the
-    key any lost attempt for it used (generation 0 of the same target), so
-    Nylas replays it; a burst of more waits until the table is
-    ``MAILBOX_SETTLE_SECONDS`` old, when anything sent before it began is
-    listed and covers what it answered. ``state.since_ms`` is when the table
-    the thread item was created in began (``table#began``, on the worker's
-    clock, as the lease's); ``now`` is Nylas' time. The cost: bursts in an
-    emptied table's first five minutes wait; a table in service never.
+    Why: a reply sent or queued (``202``) just before the thread's state was
+    lost is in no listing yet — the Agent Account queue sends it up to 90 s
+    later, and the mailbox lists it up to ``MAILBOX_SETTLE_SECONDS`` after
+    that — and our state no longer knows it. A burst that then covers its
+    message besides a newer one threads on the newer one: a new target, a
+    new ``Idempotency-Key``, and both emails go out (found by the stateful
+    property tests; issue 48 for a restore and a Region's replica). A burst
+    of the trigger alone keeps the key any lost attempt for it used
+    (generation 0 of the same target), so Nylas replays it; a burst of more
+    waits until the thread's state is ``wait_seconds`` old —
+    ``PENDING_CONFIRM_SECONDS``, which the configuration requires to cover
+    the queue and the settle, as the failover's handover does — when
+    anything sent or queued before it began is listed and covers what it
+    answered. (The settle alone, the rule before issue 48, let a reply
+    queued just before a restore be listed after the follow-up's burst was
+    sent: ``queued_reply_then_restored_from_an_older_backup`` with the
+    mailbox's lag at the settle.)
+
+    The state began when its item was created or when its table began,
+    whichever is later (``ThreadState.began_ms``, on the worker's clock, as
+    the lease's; ``now`` is Nylas' time): one rule for an emptied table, a
+    restore to a backup from before the thread, an item deleted by hand and
+    a Region whose replica lacks the thread — each one's next lease creates
+    the item. The cost: a new thread's burst of two or more messages waits
+    up to ``wait_seconds`` from its first lease; a thread of one message, and
+    every burst on a thread whose item is older, never. No narrowing by what
+    the listing shows: a thread never seen and one whose reply was queued
+    just before a restore both show messages seconds old and no reply of
+    ours (the mutant ``new_state_only_for_an_old_thread``).
     """
-    if not state.since_ms or not any(mid != trigger_id for mid in burst.covered):
+    if not state.began_ms or not any(mid != trigger_id for mid in burst.covered):
         return 0
-    return max(0, -(-(state.since_ms + settle_seconds * 1000 - now * 1000) // 1000))
+    return max(0, -(-(state.began_ms + wait_seconds * 1000 - now * 1000) // 1000))
 
 
 def unsettled_replies(state: ThreadState, now: int) -> dict[str, int]:
@@ -460,15 +476,20 @@ def unsettled_replies(state: ThreadState, now: int) -> dict[str, int]:
     Every reply intent of the outbox is one: a queued reply (``202``) counted
     from when Nylas accepted it, and one still being sent (stored, attempted,
     perhaps delivered by a send whose answer never came, perhaps only
-    attempted by its own record later) counted *now*, the latest moment it can
-    go out. Why the latter counts: its email is not in the thread yet and our
-    state has no reply for it, yet its record will send it. Counting only
-    what was recorded and what the listing shows let a thread with one reply
-    in flight get a fourth within the hour (the small chaos run, seed 5).
-    Review drafts are no emails and do not count.
+    attempted by its own record later) counted from its last attempt (its
+    store, if none) — never later than ``now``. Why the latter counts: its
+    email is not in the thread yet and our state has no reply for it, yet a
+    record will send it. Counting only what was recorded and what the
+    listing shows let a thread with one reply in flight get a fourth within
+    the hour (the small chaos run, seed 5). Not for ever: an intent no record
+    touched for a lease is driven to its settlement by the thread's next
+    record first (``core.delivery.drive_undriven``, issue 48), so what this
+    counts is at most a lease old. Review drafts are no emails and do not count.
     """
     return {
-        intent.id: state.replies.get(intent.id, now) if intent.state is IntentState.QUEUED else now
+        intent.id: state.replies.get(intent.id, now)
+        if intent.state is IntentState.QUEUED
+        else min(now, last_touched(intent) or now)
         for intent in state.outbox.values()
         if intent.kind is IntentKind.SEND
     }
@@ -534,14 +555,15 @@ def _reply_budget_step(s: Situation, messages: Any, thread_id: str, now: int) ->
 
 def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, policy: Policy) -> int:
     """Seconds until the first unsettled reply must have settled: a queued one once Nylas has had
-    ``PENDING_CONFIRM_SECONDS``; one being sent within its record's lease."""
+    ``PENDING_CONFIRM_SECONDS``; one being sent within a lease of its last attempt — after which, if its
+    own record has not settled it, the waiting record drives it (``core.delivery.drive_undriven``)."""
     moments = []
     for intent_id in unsettled:
         intent = state.outbox[intent_id]
         if intent.state is IntentState.QUEUED:
             moments.append(intent.accepted_at + policy.pending_confirm_seconds - now)
         else:
-            moments.append(int(policy.lease_seconds))
+            moments.append(int(last_touched(intent) + policy.lease_seconds - now) + 1)
     return max(1, min(moments))
 
 

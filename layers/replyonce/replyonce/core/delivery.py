@@ -26,7 +26,8 @@ from replyonce.plan import message_id
 from replyonce.policy import Policy
 from replyonce.ports import Message
 from replyonce.reasons import DeferReason, SkipReason
-from replyonce.state import Intent, IntentKind, Settlement, Status
+from replyonce.state import Intent, IntentKind, IntentState, Settlement, Status, ThreadState
+from replyonce.subjects import MessageArrived
 
 KEY_LIFETIME_SECONDS = 3600
 """Nylas keeps an ``Idempotency-Key``'s answer for one hour from the first request."""
@@ -257,3 +258,77 @@ def after_settle(s: Situation, grant_id: str, intent: Intent, *, wait_until: int
     if search.failed:
         return Defer(DeferReason.SEARCH_FAILED, None, {"intent_id": intent.id, "detail": search.failed})
     return on_absent()
+
+
+# ---- an intent nobody drives (issue 48) ----------------------------------------------------------------
+
+
+def last_touched(intent: Intent) -> int:
+    """The Nylas time a record last did something with ``intent``: its last attempt, else its store."""
+    return intent.last_attempt_at or intent.created_at
+
+
+def undriven(state: ThreadState, trigger_id: str, now: int, policy: Policy) -> Intent | None:
+    """An intent of the thread's outbox that no record drives any more, or ``None``.
+
+    Not queued (a ``202``'s intent has its reconcile, and Nylas' report), not
+    the trigger's own (the arrival flow drives that one), and untouched for
+    more than a lease: the record that stored or last attempted it is over
+    (crashed, deferred, dead-lettered — perhaps never to come back: a purged
+    or expired dead letter, a redrive declined). Such an intent counts as a
+    reply in flight and its messages as covered; without a driver it would
+    hold the thread for good.
+    """
+    for intent in state.outbox.values():
+        if intent.state is IntentState.QUEUED or trigger_id in intent.covered:
+            continue
+        if last_touched(intent) + policy.lease_seconds < now:
+            return intent
+    return None
+
+
+def drive_undriven(s: Situation) -> Step | None:
+    """A new message's record, holding the thread's lease and having read it, drives an intent nobody
+    drives to its settlement first (through :func:`drive`: the same key while it lives, else the mailbox),
+    then comes back for its own message (``replyonce.core.outcome.after_settlement``). ``None``: none, or
+    this record is past the point where it could (it reserved, claimed or asked the agent for its own).
+
+    Why here: every later message of the thread meets the intent, so each is a driver; one record at a
+    time holds the lease, and :func:`drive` is safe to run from any of them. A lost dead letter is then a
+    delay, never a thread closed for good. Not in shadow mode, which sends nothing.
+    """
+    arrived = s.subject
+    if not isinstance(arrived, MessageArrived) or s.policy.shadow_mode:
+        return None
+    if s.state is None or s.listing is None or not s.listing.pages:
+        return None
+    driving = next(
+        (
+            i
+            for i in s.state.outbox.values()
+            if (i.id in s.attempting or i.id in s.answers) and arrived.message_id not in i.covered
+        ),
+        None,
+    )
+    if driving is not None:
+        return drive(s, arrived.grant_id, driving)
+    if s.reserved is not None or s.claims is not None or s.agent_outcome is not None:
+        return None
+    intent = undriven(s.state, arrived.message_id, s.listing.read_at or 0, s.policy)
+    if intent is None:
+        return None
+    step = drive(s, arrived.grant_id, intent)
+    # An intent that cannot be settled now (its search failed: unknown; its key in flight; the mailbox
+    # not settled yet) stays where it is, its messages covered, and this record goes on with its own
+    # message: a lost intent must not hold the thread's new mail either.
+    return None if isinstance(step, Defer) else step
+
+
+def settled_for_another(s: Situation, settlement: Settlement) -> bool:
+    """Whether a new message's record just settled an intent nobody drove (:func:`drive_undriven`), not
+    its own message: it comes back for its own."""
+    arrived, intent = s.subject, settlement.intent
+    if not isinstance(arrived, MessageArrived) or intent is None or arrived.message_id in intent.covered:
+        return False
+    read_at = s.listing.read_at if s.listing is not None else None
+    return read_at is not None and intent.created_at + s.policy.lease_seconds < read_at

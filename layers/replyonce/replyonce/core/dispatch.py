@@ -12,6 +12,7 @@ from typing import assert_never
 
 from replyonce.agent import Reply
 from replyonce.core.arrival import message_arrived
+from replyonce.core.delivery import drive_undriven
 from replyonce.core.failure import deferral
 from replyonce.core.lease import lease_wait
 from replyonce.core.outcome import after_settlement, reconcile_due, send_reported
@@ -51,7 +52,8 @@ def _decided(s: Situation) -> Step:
         return s.ending
     if s.settled is not None:
         return after_settlement(s, s.settled)
-    step = _flow_step(s)
+    # An intent nobody drives any more is driven first by the thread's next record (issue 48).
+    step = drive_undriven(s) or _flow_step(s)
     if isinstance(step, TakeLease | Attempt):
         step = fence(s, step)
     # The fence first: a passive Region does nothing at all; shadow mode then keeps sends from going out.

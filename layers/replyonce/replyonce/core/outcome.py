@@ -7,8 +7,17 @@ driven there) and :mod:`replyonce.core.situation`.
 
 from typing import assert_never
 
-from replyonce.core.delivery import after_settle, attempt, drive, evidence, found_in_mailbox, sent
+from replyonce.core.delivery import (
+    after_settle,
+    attempt,
+    drive,
+    evidence,
+    found_in_mailbox,
+    sent,
+    settled_for_another,
+)
 from replyonce.core.situation import (
+    Defer,
     FileHandedOff,
     Finish,
     FinishSkipped,
@@ -22,7 +31,7 @@ from replyonce.core.situation import (
     Step,
     TakeLease,
 )
-from replyonce.reasons import SkipReason
+from replyonce.reasons import DeferReason, SkipReason
 from replyonce.state import Intent, IntentState, Settlement, Status, thread_key
 from replyonce.subjects import ReconcileDue, SendReported
 
@@ -114,17 +123,23 @@ def reconcile_due(s: Situation, due: ReconcileDue) -> Step:
 
 def after_settlement(s: Situation, settle: Settle) -> Step:
     """The settlement is written: file a hand-off's messages in ``HANDOFF_FOLDER`` (best effort), then
-    finish the record.
+    finish the record — or, when it settled an intent nobody drove (issue 48), come back for its own.
 
     The hand-off's folder is the one the grant's listing named; a listing refused earlier in the record
     is asked once more, and without it the messages stay where they are.
     """
     grant_id = s.subject.grant_id
+    # Filed first, whoever's intent it is: an intent nobody drove that is refused for good is a hand-off
+    # of its own messages, whose records may never come back (a lost dead letter) to file them.
     if settle.move_to and not s.filed:
         if s.handoff_folder_id is None and s.folder_listings < 2:
             return LookUpFolders(grant_id)
         if s.handoff_folder_id:
             return FileHandedOff(grant_id, settle.settlement.covered, s.handoff_folder_id)
+    if settled_for_another(s, settle.settlement):
+        # An intent nobody drove is settled (issue 48): the record's own message is still to be answered.
+        assert settle.settlement.intent is not None
+        return Defer(DeferReason.REPLY_PENDING, 0, {"settled_intent_id": settle.settlement.intent.id})
     return finish(settle)
 
 
