@@ -82,6 +82,11 @@ PRICES: dict[str, Price] = {
     ),
     "durable_operation": Price(8.00, "per million durable operations (steps, waits, callbacks)", _LAMBDA),
     "durable_data_written": Price(0.25, "per GB of durable checkpoint data written", _LAMBDA),
+    "s3_put": Price(0.005, "per 1,000 S3 Standard PUT requests", "https://aws.amazon.com/s3/pricing/"),
+    "s3_get": Price(0.0004, "per 1,000 S3 Standard GET requests", "https://aws.amazon.com/s3/pricing/"),
+    "s3_storage": Price(
+        0.023, "per GB-month of S3 Standard storage (first 50 TB)", "https://aws.amazon.com/s3/pricing/"
+    ),
     "pipes_request": Price(
         0.40,
         "per million EventBridge Pipes requests (SQS to Step Functions)",
@@ -343,3 +348,30 @@ def alternatives(
             "request; started by EventBridge Pipes; at-least-once, at most 5 minutes",
         ),
     ]
+
+
+# ---- a reply's files (issue 44) ----------------------------------------------------------------------
+
+
+def reply_files_retention_days() -> int:
+    """The reply files bucket's lifecycle expiry (template.yaml, ``ReplyFilesBucket``)."""
+    bucket = load_template()["Resources"]["ReplyFilesBucket"]["Properties"]
+    [rule] = [r for r in bucket["LifecycleConfiguration"]["Rules"] if r["Id"] == "ExpireReplyFiles"]
+    return int(rule["ExpirationInDays"])
+
+
+def reply_file_lines(files: int, total_bytes: int, *, later_records: float) -> dict[str, float]:
+    """USD per million replies carrying ``files`` files of ``total_bytes`` together.
+
+    Counted (tests/integration/test_budgets.py): one PutObject per file before the intent is stored, no
+    GetObject when the same record sends, one GetObject per file for each later record that sends the
+    stored reply (``later_records``: such records per reply). Stored: every object until the
+    lifecycle expires it (S3 bills the whole time, whether the reply went out at once or not). KMS: the
+    bucket's S3 Bucket Key asks KMS for a data key per key lifetime, not per object: left out.
+    """
+    months = reply_files_retention_days() * 24 * 3600 / MONTH_SECONDS
+    return {
+        "S3 PUT": files * price("s3_put") * 1_000,
+        "S3 GET": files * later_records * price("s3_get") * 1_000,
+        "S3 storage": total_bytes / 1e9 * months * price("s3_storage") * 1_000_000,
+    }

@@ -1,5 +1,6 @@
 """Render one run as ``docs/performance.md``: the hand-written intro, then the measured tables."""
 
+import math
 import statistics
 from collections.abc import Sequence
 
@@ -419,6 +420,62 @@ def _artifacts(artifacts: Sequence[Artifact] | None) -> str:
     )
 
 
+# (files, their bytes together, later records that send the stored reply per reply): the reply files rows.
+REPLY_FILE_CASES = ((1, 200_000, 0.0), (1, 200_000, 0.05), (3, 2_000_000, 0.05), (1, 20_000_000, 0.05))
+
+
+def reply_files_section() -> str:
+    """The S3 lines a reply's files add to the bill (issue 44): counted requests times list prices.
+
+    Not measured in the run: the requests are the counts ``tests/integration/test_budgets.py`` asserts
+    (a PutObject per file, a GetObject per file only for a later record), the storage the lifecycle
+    expiry of template.yaml.
+    """
+    rows = []
+    for files, total, later in REPLY_FILE_CASES:
+        lines = costs.reply_file_lines(files, total, later_records=later)
+        rows.append(
+            (
+                files,
+                f"{total:,}",
+                f"{later:.0%}",
+                *(f"${lines[k]:,.2f}" for k in ("S3 PUT", "S3 GET", "S3 storage")),
+                f"**${sum(lines.values()):,.2f}**",
+            )
+        )
+    days = costs.reply_files_retention_days()
+    body = 430_000
+    dynamodb = math.ceil(body / 1024) * costs.price("ddb_wru")
+    s3 = sum(costs.reply_file_lines(1, body, later_records=0.0).values())
+    return "\n\n".join(
+        [
+            "### A reply's files: S3 in the bill",
+            "USD per million replies that carry files, beside the bill above (which has none). Requests "
+            "are the counted ones (`tests/integration/test_budgets.py`: one `PutObject` per file before "
+            "the intent is stored; no `GetObject` when the same record sends; one per file for each later "
+            "record that sends the stored reply, after a crash or a `503`); storage is every object for "
+            f"the bucket's lifecycle expiry, {days} days (`ReplyFilesBucket`), whether the reply went out "
+            "at once or not; KMS is left out (the bucket's S3 Bucket Key asks KMS for a data key per key "
+            "lifetime, not per object). The customer's files the agent reads cost no AWS request (Nylas "
+            "downloads), only the replier's time. Reproduce: `PYTHONPATH=layers/replyonce .venv/bin/python "
+            '-c "from bench.report import reply_files_section; print(reply_files_section())"`.',
+            table(
+                ("files", "bytes together", "later records", "S3 PUT", "S3 GET", "S3 storage", "total"), rows
+            ),
+            f"Storage dominates from a few MB: the {days}-day expiry outlives a record's stay in the "
+            "queues (SQS keeps a dead-lettered message 14 days from its first enqueue); a shorter one "
+            "would cut storage in proportion and turn more late redrives of a reply with files into a "
+            "failed record (`ReplyFileLost`). The bodies of large replies stay in the state table's "
+            "body items: a 430 KB "
+            f"body that does not compress takes {math.ceil(body / 1024)} write units there, "
+            f"${dynamodb:,.2f} per million replies written once, against ${s3:,.2f} in S3 (a PUT and "
+            f"{days} days of storage). A PUT costs what 8 write units do, so S3 would be cheaper for every "
+            "body kept in items (over 16 KB compressed); they are rare and tested, and the intent storage "
+            "is being reworked elsewhere: left as they are, for that change to take up.",
+        ]
+    )
+
+
 def render(run: Run) -> str:
     real = run.real_latency
     sections = [
@@ -439,7 +496,11 @@ def render(run: Run) -> str:
         _throughput(run.throughput),
         _batches(run.batches),
         _artifacts(run.artifacts),
-        *([capacity_report.cost_section(run), capacity_report.scale_section(run)] if run.containers else []),
+        *(
+            [capacity_report.cost_section(run), reply_files_section(), capacity_report.scale_section(run)]
+            if run.containers
+            else []
+        ),
     ]
     return "\n\n".join(sections).rstrip() + "\n"
 

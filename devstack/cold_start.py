@@ -63,6 +63,8 @@ def dummy_resources() -> LocalResources:
             resources.queue_arns[name] = f"arn:aws:sqs:us-east-1:123456789012:replyonce-{name}"
         elif kind == "AWS::SecretsManager::Secret":
             resources.secrets[name] = f"arn:aws:secretsmanager:us-east-1:123456789012:secret:replyonce-{name}"
+        elif kind == "AWS::S3::Bucket":
+            resources.buckets[name] = f"replyonce-{name}".lower()
     return resources
 
 

@@ -221,6 +221,15 @@ def reply_panel(
     return Panel(body, title="reply sent", title_align="left", border_style="green")
 
 
+def files_shown(message: Mapping[str, Any]) -> list[str]:
+    """A message's attachments as the consoles show them: name, type, size."""
+    return [
+        f"{f.get('filename')} ({f.get('content_type')}, {f.get('size')} bytes)"
+        for f in message.get("attachments") or []
+        if isinstance(f, Mapping)
+    ]
+
+
 def conversation(
     messages: list[Mapping[str, Any]], agent_email: str | None = None, *, full: bool = False
 ) -> Text:
@@ -235,5 +244,7 @@ def conversation(
         out.append(str(message.get("subject", "")), style="bold")
         for line in shown_lines(str(message.get("body") or ""), 2, full=full):
             out.append(f"\n           │ {line}")
+        for file in files_shown(message):
+            out.append(f"\n           + {file}")
         out.append("\n")
     return out

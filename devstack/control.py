@@ -213,7 +213,7 @@ class MailControl:
         for name in ("from_name", "thread_id", "reply_to_message_id"):
             if _text(request, name):
                 inbound[name] = _text(request, name)
-        for name in ("headers", "reply_to", "date"):
+        for name in ("headers", "reply_to", "date", "attachments"):
             if request.get(name):
                 inbound[name] = request[name]
         pending = _Pending(options)

@@ -42,6 +42,7 @@ MESSAGE_FETCH = "message fetch"
 FOLDERS_LOOKUP = "folders lookup"
 FOLDER_CREATED = "folder created"
 SEND = "send"
+ATTACHMENT_READ = "attachment read"
 
 _QUEUE_MAX_MESSAGE_BYTES = 1_048_576
 
@@ -89,6 +90,8 @@ def nylas_kind(method: str, path: str) -> str:
         return FOLDERS_LOOKUP
     if method == "POST" and parts[3:] == ["folders"]:
         return FOLDER_CREATED
+    if method == "GET" and len(parts) == 6 and parts[3] == "attachments" and parts[5] == "download":
+        return ATTACHMENT_READ
     return f"{method} {path}"
 
 

@@ -52,6 +52,7 @@ class LocalResources:
     queues: dict[str, str] = field(default_factory=dict)
     queue_arns: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)
+    buckets: dict[str, str] = field(default_factory=dict)
     template: dict[str, Any] = field(default_factory=dict)
 
     def function_environment(self, logical_id: str) -> dict[str, str]:
@@ -69,6 +70,8 @@ class LocalResources:
                 return self.queues[name]
             if name in self.secrets:
                 return self.secrets[name]
+            if name in self.buckets:
+                return self.buckets[name]
             parameter = self.template.get("Parameters", {}).get(name)
             if parameter is not None:
                 return parameter.get("Default", "")
@@ -178,6 +181,11 @@ def create_resources(
                 Name=f"{prefix}-{name}", SecretString=json.dumps(LOCAL_SECRET_VALUES[name])
             )
             resources.secrets[name] = secret["ARN"]
+        elif definition["Type"] == "AWS::S3::Bucket":
+            # Private and unencrypted locally: moto's KMS would add nothing the tests could check.
+            bucket = f"{prefix}-{name}".lower()
+            session.client("s3").create_bucket(Bucket=bucket)
+            resources.buckets[name] = bucket
     return resources
 
 

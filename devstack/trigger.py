@@ -17,10 +17,13 @@ Examples::
 """
 
 import argparse
+import base64
 import email.utils
+import mimetypes
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -307,6 +310,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     mail.add_argument("--grant", help="the receiving grant (default: the agent's)")
     mail.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="attach this file (again for more): the agent reads it with attachment.read()",
+    )
+    mail.add_argument(
         "--header",
         action="append",
         default=[],
@@ -393,6 +403,7 @@ def run(args: argparse.Namespace) -> int:
                 "date": int(time.time() + args.date_skew) if args.date_skew else None,
                 "grant_id": args.grant,
                 "headers": headers,
+                "attachments": [_attachment(path) for path in args.attach],
                 "notification_type": "message.created.truncated" if args.truncated else "message.created",
                 **delivery,
             },
@@ -456,3 +467,16 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _attachment(path: str) -> dict[str, str]:
+    """A file for ``--attach``: its name, its type by extension, its bytes in base64."""
+    file = Path(path)
+    if not file.is_file():
+        raise TriggerError(f"--attach {path}: no such file")
+    kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+    return {
+        "filename": file.name,
+        "content_type": kind,
+        "content": base64.b64encode(file.read_bytes()).decode(),
+    }

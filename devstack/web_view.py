@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from devstack.agent_failures import raised_words, where_it_raised
-from devstack.console import body_text
+from devstack.console import body_text, files_shown
 from devstack.dead_letters import DEAD_LETTERED
 from devstack.invariants import (
     DUPLICATE_ABSORBED,
@@ -349,6 +349,7 @@ def conversations(
                 "to": ", ".join(str(p.get("email", "")) for p in message.get("to") or []),
                 "subject": str(message.get("subject") or ""),
                 "body": body_text(str(message.get("body") or "")).strip(),
+                "attachments": files_shown(message),
             }
         )
         last[str(message.get("thread_id"))] = at
@@ -364,6 +365,7 @@ def conversations(
                 "to": ", ".join(str(p.get("email", "")) for p in draft.get("to") or []),
                 "subject": str(draft.get("subject") or ""),
                 "body": body_text(str(draft.get("body") or "")).strip(),
+                "attachments": files_shown(draft),
             }
         )
     return [

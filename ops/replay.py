@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ops.template import function_environment, load_template
+from replyonce.agent import AttachmentUnavailable
 from replyonce.agents import Agent
 from replyonce.answers import Answer
 from replyonce.config import ReplierSettings
@@ -71,6 +72,8 @@ class HistoryMailbox:
     threads: Mapping[str, Sequence[Message]]
     shown_from: dict[str, int] = field(default_factory=dict)
     nylas_time: dict[str, int] = field(default_factory=dict)
+    # The customer's files, read from Nylas as the live replier reads them (a read, never a write).
+    download: Callable[[str, str, str, int, float], bytes] | None = None
 
     def _shown(self, thread_id: str) -> Sequence[Message]:
         return self.threads.get(thread_id, ())[self.shown_from.get(thread_id, 0) :]
@@ -94,6 +97,13 @@ class HistoryMailbox:
 
     def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
         return SearchResult((), nylas_time=max(self.nylas_time.values(), default=0))
+
+    def download_attachment(
+        self, grant_id: str, attachment_id: str, message_id_: str, max_bytes: int, timeout_seconds: float
+    ) -> bytes:
+        if self.download is None:
+            raise AttachmentUnavailable(f"attachment {attachment_id}: this replay reads no files")
+        return self.download(grant_id, attachment_id, message_id_, max_bytes, timeout_seconds)
 
     def send(self, grant_id: str, request: str, key: str) -> Answer:
         raise ReplayWriteRefused("a replay never sends")
@@ -278,7 +288,12 @@ def replay(
     thread_ids = listed[:limit]
     threads: dict[str, list[Message]] = {}  # read one by one, within the time bound
     own = tuple(g.email.lower() for g in grants.values() if g.email)
-    history = HistoryMailbox(grant=lambda g: grants[g], folders=lambda g: folders.get(g, ()), threads=threads)
+    history = HistoryMailbox(
+        grant=lambda g: grants[g],
+        folders=lambda g: folders.get(g, ()),
+        threads=threads,
+        download=getattr(mailbox, "download_attachment", None),
+    )
     store = HistoryStore()
     replier = Replier(
         policy, store, history, agent, reconcile_later=lambda _due, _seconds: None, lease_wait_seconds=0

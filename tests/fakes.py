@@ -22,10 +22,11 @@ import itertools
 import json
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from replyonce.agent import AttachmentGone, AttachmentTooLarge
 from replyonce.answers import Answer
 from replyonce.exceptions import NylasPermanentError, ThreadBusyError
 from replyonce.ports import ActiveRegion, Folder, Grant, SearchResult, ThreadPage
@@ -451,7 +452,19 @@ class FakeMailbox:
         )
         return SearchResult(found, nylas_time=int(now))
 
-    def send(self, grant_id: str, request: str, key: str) -> Answer:
+    def download_attachment(
+        self, grant_id: str, attachment_id: str, message_id: str, max_bytes: int, timeout_seconds: float
+    ) -> bytes:
+        """The bytes ``files[attachment_id]`` holds (set by a test); gone when it holds none."""
+        self.calls.append("download")
+        content = getattr(self, "files", {}).get(attachment_id)
+        if content is None:
+            raise AttachmentGone(f"attachment {attachment_id}: 404")
+        if len(content) > max_bytes:
+            raise AttachmentTooLarge(f"attachment {attachment_id}: over {max_bytes}")
+        return content
+
+    def send(self, grant_id: str, request: str, key: str, files: Mapping[str, bytes] | None = None) -> Answer:
         self.calls.append("send")
         scripted = self._scripted.pop(0) if self._scripted else None
         if scripted is not None:
@@ -563,7 +576,7 @@ class FakeMailbox:
         }
         return message
 
-    def create_draft(self, grant_id: str, request: str) -> Answer:
+    def create_draft(self, grant_id: str, request: str, files: Mapping[str, bytes] | None = None) -> Answer:
         self.calls.append("draft")
         payload = json.loads(request)
         grant = self.grants[grant_id]

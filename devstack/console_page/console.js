@@ -83,6 +83,7 @@ function renderThreads(threads) {
         element("span", message.subject, "subject"),
       );
       item.append(head, element("div", message.body, "body"));
+      for (const file of message.attachments || []) item.append(element("div", "+ " + file, "dim"));
       box.append(item);
     }
     return box;

@@ -24,6 +24,7 @@ error body whose ``message`` says what was wrong.
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 from collections.abc import Callable
@@ -44,6 +45,7 @@ _FAULT_KINDS = ("status", "delay", "lose_response", "provider_error", "idempoten
 
 _INBOUND_FIELDS = frozenset(
     {
+        "attachments",
         "grant_id",
         "grant_email",
         "from_email",
@@ -221,6 +223,10 @@ class Control:
                 also_to=payload.get("also_to") or (),
                 addressed_to=payload.get("addressed_to"),
                 authentication=payload.get("authentication_results"),
+                # Files arrive as base64 over the control API: {filename, content_type, content}.
+                attachments=[
+                    {**a, "content": base64.b64decode(a["content"])} for a in payload.get("attachments") or []
+                ],
             )
         except KeyError as exc:
             return error(404, "not_found_error", str(exc.args[0]))
@@ -297,6 +303,15 @@ def _inbound_problem(payload: Json) -> str | None:
         isinstance(results, str) or (isinstance(results, list) and all(isinstance(r, str) for r in results))
     ):
         return "`authentication_results` must be a header value or a list of them (topmost first)"
+    files = payload.get("attachments")
+    if files is not None and not (
+        isinstance(files, list)
+        and all(
+            isinstance(f, dict) and isinstance(f.get("filename"), str) and isinstance(f.get("content"), str)
+            for f in files
+        )
+    ):
+        return "`attachments` must be a list of {filename, content_type?, content (base64)}"
     if not isinstance(payload.get("notify", True), bool):
         return "`notify` must be true or false"
     return None

@@ -22,6 +22,7 @@ import dataclasses
 import uuid
 from dataclasses import dataclass
 
+from devstack.nylas.attachments import decoded, read_send_body
 from devstack.nylas.faults import FaultQueue, Pause
 from devstack.nylas.mailbox import (
     BASIC_HEADER_NAMES,
@@ -129,7 +130,10 @@ class Drafts:
         return None
 
     def _create(self, request: Request, grant: Json) -> Response:
-        payload, parsed = request.json
+        body = read_send_body(request)
+        if body.refused is not None:
+            return body.refused
+        payload, parsed = body.payload, body.parsed
         if not parsed or not isinstance(payload, dict):
             return invalid("request body must be a JSON object")
         problem = compose_problem(payload, require_to=False)
@@ -169,6 +173,7 @@ class Drafts:
                 metadata=payload.get("metadata") or {},
             )
             draft["object"] = "draft"
+            draft["attachments"] = mailbox.files.attach(grant_id, draft["id"], decoded(payload))
             if reply_to_id is not None:
                 draft["reply_to_message_id"] = reply_to_id
             mailbox.locked_store_draft(draft, thread)

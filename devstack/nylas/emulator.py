@@ -14,6 +14,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from devstack.nylas.control import CONTROL_PREFIX, Control
@@ -368,6 +369,7 @@ class NylasEmulator:
         addressed_to: Sequence[str] | None = None,
         notify: bool = True,
         authentication_results: str | Sequence[str] | None = None,
+        attachments: Sequence[Mapping[str, Any]] = (),
     ) -> Json:
         """Put an inbound message in the grant's mailbox (its inbox unless ``folder`` says otherwise)
         and fire ``on_message_created``.
@@ -419,6 +421,11 @@ class NylasEmulator:
             the one to trust and a lower one may be the sender's forgery);
             :func:`devstack.nylas.mailbox.authentication_results` writes one (``dmarc=pass``,
             ``dkim=pass header.d=...``). ``None`` (default): the provider stamped none.
+        attachments : sequence of mappings
+            Files the message carries: ``filename``, ``content_type``, ``content`` (bytes), and
+            optionally ``content_id`` and ``is_inline`` (an inline image) and ``listed_size`` (a size
+            the listing claims, not the bytes'). Listed on the message as Nylas lists them; their
+            bytes served by ``GET .../attachments/{id}/download?message_id=…``.
 
         Returns
         -------
@@ -451,11 +458,17 @@ class NylasEmulator:
             also_to=also_to,
             addressed_to=addressed_to,
             authentication=authentication_results,
+            attachments=attachments,
         )
         # Outside the lock: the callback may call back into the emulator (over HTTP or directly).
         for message in messages if notify else ():
             self._notifier.message_created(message, swallow=False)
         return copy.deepcopy(messages[0])
+
+    def forget_attachment(self, attachment_id: str) -> None:
+        """The provider lost a file (deleted at the source): its download answers ``404`` from now on."""
+        with self._lock:
+            self._mailbox.files.forget(attachment_id)
 
     def folder_id(self, grant_id: str, name: str) -> str:
         """The id ``GET .../folders`` gives the grant's system folder ``name`` (``"junk"``, ...)."""
@@ -654,6 +667,10 @@ class NylasEmulator:
             return ok(grant)
         if label == "send":
             return self._send.send(grant, request, pause)
+        with self._lock:
+            download = self._mailbox.files.route(request, grant, rest)
+        if download is not None:
+            return download
         answer = self._drafts.route(request, grant, rest, pause) or self._messages.route(request, grant, rest)
         return answer or unknown
 

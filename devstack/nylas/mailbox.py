@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from email.utils import formatdate
 from typing import Any
 
+from devstack.nylas.attachments import Files
 from devstack.nylas.modes import Modes
 from devstack.nylas.wire import Json
 
@@ -159,6 +160,8 @@ class Mailbox:
         self.metadata_index: dict[tuple[str, str, str], list[str]] = {}
         # (grant id, Message-ID header) -> message id: threads one email across several mailboxes.
         self.by_header_id: dict[tuple[str, str], str] = {}
+        # Every attachment's bytes, by attachment id (GET .../attachments/{id}/download).
+        self.files = Files()
         self._seq = 0
 
     # ---- grants ----------------------------------------------------------------------------------
@@ -350,6 +353,7 @@ class Mailbox:
         also_to: Sequence[str] = (),
         addressed_to: Sequence[str] | None = None,
         authentication: str | Sequence[str] | None = None,
+        attachments: Sequence[Mapping[str, Any]] = (),
     ) -> list[Json]:
         """Store an inbound message, one copy per receiving grant; see :meth:`NylasEmulator.deliver_inbound`.
 
@@ -425,6 +429,7 @@ class Mailbox:
                 parent=parent,
                 **fields,
             )
+            first["attachments"] = self.files.attach(grant_id, first["id"], attachments)
             self.locked_store(first, thread, outbound=False)
             stored = [first]
             # The same email in every other agent's mailbox: its own id and thread, the same headers
@@ -446,6 +451,7 @@ class Mailbox:
                     in_reply_to=parent_id,
                     **fields,
                 )
+                copy_["attachments"] = self.files.attach(other["id"], copy_["id"], attachments)
                 self.locked_store(copy_, other_thread, outbound=False)
                 stored.append(copy_)
             return copy.deepcopy(stored)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from devstack.nylas.attachments import MULTIPART_SENDS_PER_SECOND, SendBody, decoded, read_send_body
 from devstack.nylas.faults import IDEMPOTENCY_ERRORS, Fault, FaultQueue, Pause, fault_response, spell
 from devstack.nylas.limits import limit_response
 from devstack.nylas.mailbox import (
@@ -97,7 +98,10 @@ class SendAttempt:
     replayed : bool
         True when the answer was a cached response (``Idempotent-Response: true``).
     payload : any
-        The JSON request body as parsed, or ``None`` when it was not JSON.
+        The JSON request body as parsed (a multipart body: its ``message`` part, with its files as
+        ``attachments`` in base64), or ``None`` when it was neither.
+    encoding : str
+        ``"json"`` or ``"multipart"`` (``multipart/form-data``).
     """
 
     grant_id: str
@@ -105,6 +109,7 @@ class SendAttempt:
     status: int
     replayed: bool
     payload: Any
+    encoding: str = "json"
 
 
 @dataclass
@@ -183,18 +188,48 @@ class Send:
 
     def send(self, grant: Json, request: Request, pause: Pause) -> Response:
         key = request.headers.get("idempotency-key")
-        payload, parsed = request.json
-        response, replayed = self._answer(grant, request, key, pause)
+        body = read_send_body(request)
+        if body.refused is not None:
+            response, replayed = body.refused, False
+        elif body.encoding == "multipart" and self._multipart_limited(grant["id"]):
+            response, replayed = (
+                error(
+                    429,
+                    "nylas_rate_limit_exceeded",
+                    f"more than {MULTIPART_SENDS_PER_SECOND} multipart sends a second for this grant",
+                ),
+                False,
+            )
+        else:
+            response, replayed = self._answer(grant, request, key, pause, body)
         with self._mailbox.lock:
             self.attempts.append(
-                SendAttempt(grant["id"], key, response.status, replayed, payload if parsed else None)
+                SendAttempt(
+                    grant["id"],
+                    key,
+                    response.status,
+                    replayed,
+                    body.payload if body.parsed else None,
+                    body.encoding,
+                )
             )
         return response
 
-    def _answer(self, grant: Json, request: Request, key: str | None, pause: Pause) -> tuple[Response, bool]:
+    def _multipart_limited(self, grant_id: str) -> bool:
+        """Whether this multipart send is over the grant's 10 a second (emulator clock); else counted."""
+        with self._mailbox.lock:
+            now = self._mailbox.now()
+            sent = [t for t in self._mailbox.files.multipart_sent.get(grant_id, []) if now - t < 1.0]
+            limited = len(sent) >= MULTIPART_SENDS_PER_SECOND
+            self._mailbox.files.multipart_sent[grant_id] = sent if limited else [*sent, now]
+        return limited
+
+    def _answer(
+        self, grant: Json, request: Request, key: str | None, pause: Pause, body: SendBody
+    ) -> tuple[Response, bool]:
         """The send's answer and whether it is a replay of a cached one."""
         grant_id = grant["id"]
-        payload, parsed = request.json
+        payload, parsed = body.payload, body.parsed
         spelling = self._modes.error_spelling
         if key is not None and len(key) > MAX_IDEMPOTENCY_KEY_LENGTH:
             return error(
@@ -208,7 +243,9 @@ class Send:
             if key is not None:
                 now = self._mailbox.now()
                 existing = self.keys.get(slot)
-                fingerprint = _fingerprint(request.body, payload, parsed)
+                # A multipart body is judged byte for byte (its boundary included): Nylas documents
+                # no comparison of parts, so only the same bytes are surely "the same payload".
+                fingerprint = _fingerprint(request.body, payload, parsed and body.encoding == "json")
                 if existing is None or now - existing.first_seen >= IDEMPOTENCY_TTL_SECONDS:
                     record = _KeyRecord(fingerprint=fingerprint, first_seen=now)
                     self.keys[slot] = record
@@ -317,6 +354,8 @@ class Send:
                 parent=parent,
                 metadata=payload.get("metadata") or {},
             )
+            # The files go with the email: listed on the sent message, downloadable like any other.
+            message["attachments"] = mailbox.files.attach(grant_id, message["id"], decoded(payload))
         return self.dispatch(
             grant_id,
             key,

@@ -21,6 +21,10 @@ Budgets:
   plus 1 grant lookup per agent grant, 1 folders lookup per grant (and 1
   secret read) per container, on its first notification; a reconcile, a
   search or a second page is extra and counted where it happens;
+- a reply with files (issue 44): 1 Nylas download per file the agent reads (none for a file it does not),
+  1 S3 PutObject per file the reply carries (before its intent is stored) and none to send it from the
+  same record, 1 S3 GetObject per file when a later record sends it; a reply over 3 MB is one
+  multipart send;
 - webhook: exactly 1 SQS SendMessage per accepted notification and no Secrets
   Manager call once warm;
 - webhook cold start: nothing heavy on the import path (what a fresh
@@ -33,6 +37,7 @@ import pytest
 
 from devstack.cold_start import PROFILES, Profile, imported_modules
 from devstack.counting import (
+    ATTACHMENT_READ,
     FOLDER_CREATED,
     FOLDERS_LOOKUP,
     GRANT_LOOKUP,
@@ -46,11 +51,14 @@ from devstack.counting import (
     duplicate_delivery,
     first_reply,
     ignored_type,
+    inbound,
     own_outbound,
     truncated_first_reply,
     warm,
 )
-from devstack.events import message_created
+from devstack.events import envelope, message_created
+from devstack.nylas import Fault
+from replyonce.agent import Conversation, Reply, ReplyAttachment
 
 # What a first reply costs in DynamoDB, in order: idempotency record put, ledger read,
 # lease update (returns the thread state), the email's claim (a conditional put on its Message-ID),
@@ -236,3 +244,68 @@ def test_the_replier_keeps_powertools_tracing_in_lambda():
     modules = imported_modules("replier", next(p for p in PROFILES if p.in_lambda))
     assert "aws_xray_sdk.core" in modules
     assert "aws_xray_sdk.ext.requests.patch" in modules
+
+
+# ---- attachments (issue 44) ----------------------------------------------------------------------------
+
+PDF = b"%PDF-1.4\n" + bytes(20_000)
+PHOTO = b"\x89PNG\r\n\x1a\n" + bytes(30_000)
+LARGE_PDF = b"%PDF-1.7\n" + bytes(3_000_000)  # over 3 MB as base64 JSON: multipart
+answer_with = {"file": PDF}
+
+
+def reads_the_pdf_and_answers_with_a_file(conversation: Conversation) -> Reply:
+    """Reads the customer's PDFs (not their photos) and answers with ``answer_with["file"]``."""
+    for attachment in (a for m in conversation.to_answer for a in m.attachments):
+        if attachment.content_type == "application/pdf":
+            attachment.read()
+    file = ReplyAttachment(answer_with["file"], "answer.pdf", "application/pdf")
+    return Reply(text="Here it is.", attachments=(file,))
+
+
+@pytest.fixture
+def with_files(replier_env, nylas, monkeypatch) -> ReplierHarness:
+    """A warm container whose agent reads the customer's PDFs and answers with a file."""
+    monkeypatch.setenv("REPLY_AGENT", f"{__name__}:reads_the_pdf_and_answers_with_a_file")
+    answer_with["file"] = PDF
+    return warm(ReplierHarness(replier_env, nylas))
+
+
+def customer_sends_files(nylas):
+    return inbound(
+        nylas,
+        attachments=[
+            {"filename": "a.pdf", "content_type": "application/pdf", "content": PDF},
+            {"filename": "b.pdf", "content_type": "application/pdf", "content": PDF + b"b"},
+            {"filename": "c.png", "content_type": "image/png", "content": PHOTO},
+        ],
+    )
+
+
+def test_a_reply_with_a_file_costs_a_download_per_file_read_and_one_put_per_file_sent(with_files, nylas):
+    step = with_files.process(envelope(customer_sends_files(nylas)))
+    assert not step.failed
+    assert step.tally.nylas == FIRST_REPLY_NYLAS + Counter({ATTACHMENT_READ: 2})  # the photo is not read
+    assert step.tally.aws == FIRST_REPLY_AWS + SAME_RECIPIENT_AGAIN + Counter({("s3", "PutObject"): 1})
+    assert nylas.send_attempts[-1].encoding == "json"
+
+
+def test_a_reply_over_3_mb_is_one_multipart_send(with_files, nylas):
+    answer_with["file"] = LARGE_PDF
+    step = with_files.process(envelope(inbound(nylas)))
+    assert not step.failed
+    assert step.tally.nylas == FIRST_REPLY_NYLAS
+    assert step.tally.aws == FIRST_REPLY_AWS + SAME_RECIPIENT_AGAIN + Counter({("s3", "PutObject"): 1})
+    assert [a.encoding for a in nylas.send_attempts[-1:]] == ["multipart"]
+
+
+def test_a_later_record_that_sends_the_stored_reply_reads_its_file_back_once(with_files, nylas):
+    message = inbound(nylas)
+    nylas.inject("POST", rf"^/v3/grants/{message['grant_id']}/messages/send$", Fault.status(503))
+    first = with_files.process(envelope(message))
+    assert first.failed  # not sent: the record comes back, its intent stored
+    again = with_files.process(envelope(message))
+    assert not again.failed
+    assert again.tally.aws[("s3", "GetObject")] == 1
+    assert again.tally.aws[("s3", "PutObject")] == 0
+    assert again.tally.nylas[SEND] == 1

@@ -47,6 +47,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import boto3
 import pytest
@@ -71,6 +72,8 @@ from devstack.nylas import Fault
 from devstack.poller import EventSourcePoller
 from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources, create_resources
 from ops.template import TEMPLATE_PATH
+from replyonce.agent import Conversation, Reply, ReplyAttachment
+from replyonce.agents import template_agent
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
 from replyonce.state import Status, message_key, thread_key
@@ -151,6 +154,12 @@ USED_OUTSIDE_THE_CODE: dict[tuple[str, str, str], str] = {
     ("ReplierFunction", "PollNotificationQueue", "sqs:GetQueueAttributes"): "Lambda's SQS event "
     "source mapping reads the queue's attributes with the function's role (AWS documents it as "
     "required); the stand-in poller does not need to",
+    **{
+        ("ReplierFunction", "EncryptReplyFilesThroughS3", action): "S3 asks KMS for the bucket's data "
+        "key with the caller's permissions (SSE-KMS, kms:ViaService s3); the local bucket has no key, "
+        "and the code never calls KMS itself"
+        for action in ("kms:GenerateDataKey", "kms:Decrypt")
+    },
     ("ReplierFunction", "IdempotencyRecords", "dynamodb:GetItem"): "Powertools idempotency reads "
     "the record with GetItem when a failed conditional put returns no item "
     "(ReturnValuesOnConditionCheckFailure); DynamoDB and moto return it, so the path is a fallback",
@@ -210,7 +219,12 @@ class Resolver:
             return self.pseudo[name]
         if name in self.parameters:
             return self.parameters[name]
-        for mapping in (self.resources.tables, self.resources.queues, self.resources.secrets):
+        for mapping in (
+            self.resources.tables,
+            self.resources.queues,
+            self.resources.secrets,
+            self.resources.buckets,
+        ):
             if name in mapping:
                 return mapping[name]
         resource = self.cfn["Resources"].get(name, {})
@@ -224,9 +238,13 @@ class Resolver:
                 return self.resources.queue_arns[name]
             if name in self.resources.tables:
                 return f"arn:aws:dynamodb:{self.region}:{ACCOUNT}:table/{self.resources.tables[name]}"
+            if name in self.resources.buckets:
+                return f"arn:aws:s3:::{self.resources.buckets[name]}"
             kind = self.cfn["Resources"][name]["Type"]
             if kind == "AWS::Logs::LogGroup":
                 return f"arn:aws:logs:{self.region}:{ACCOUNT}:log-group:{self.ref(name)}:*"
+            if kind == "AWS::KMS::Key":
+                return f"arn:aws:kms:{self.region}:{ACCOUNT}:key/{name.lower()}"
         raise KeyError(f"cannot resolve GetAtt {name}.{attribute} locally")
 
     def sub(self, text: str, variables: dict[str, Any]) -> str:
@@ -300,6 +318,11 @@ def role_statements(cfn: dict[str, Any], function: str, resolver: Resolver) -> l
                 document = resolver.resolve(resource["Properties"]["PolicyDocument"])
                 statements.extend(_as_list(document["Statement"]))
     for statement in statements:
+        if "Condition" in statement and all(a.startswith("kms:") for a in _as_list(statement["Action"])):
+            # kms:ViaService narrows the key to the calls S3 makes for the caller; the code makes none of
+            # its own (USED_OUTSIDE_THE_CODE), so evaluating without it can only allow more, never hide
+            # a permission the code needs.
+            statement.pop("Condition")
         unsupported = {"Condition", "NotAction", "NotResource"} & statement.keys()
         assert not unsupported, f"{role_name}: the test does not evaluate {unsupported} yet: {statement}"
         statement["Action"] = _as_list(statement["Action"])
@@ -347,6 +370,11 @@ def authorisations(entry: dict[str, Any], resources: LocalResources, region: str
     """What AWS authorises for one request of moto's recording."""
     headers = {k.lower(): v for k, v in entry["headers"].items()}
     service = headers["authorization"].split("Credential=", 1)[1].split("/")[3]
+    if service == "s3":
+        # REST, not JSON: the object is the path (path-style addressing, as moto is reached locally).
+        path = urlsplit(entry["url"]).path.lstrip("/")
+        action = {"PUT": "s3:PutObject", "GET": "s3:GetObject"}.get(entry["method"], f"s3:{entry['method']}")
+        return [AwsCall(action, f"arn:aws:s3:::{path}", f"s3:{entry['method']} {path}")]
     operation = headers.get("x-amz-target", "").rsplit(".", 1)[-1]
     body = entry.get("body") or ""
     raw = base64.b64decode(body) if entry.get("body_encoded") else body.encode()
@@ -574,6 +602,7 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
     monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
     monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
     monkeypatch.setenv("LEASE_WAIT_SECONDS", "0")  # the busy thread: deferred, not waited for in process
+    monkeypatch.setenv("REPLY_AGENT", f"{__name__}:answers_an_invoice_with_a_file")
     # The event source mapping polls with the function's role (a fresh session reads these credentials).
     sqs = boto3.session.Session().client("sqs")
     poller = EventSourcePoller(load_handler("ReplierFunction"), aws.resources, sqs_client=sqs)
@@ -633,7 +662,36 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
     poller.poll_once()
     nylas.modes.send_queue = False
 
+    # A reply with a file: kept in the bucket before its intent (PutObject), and read back by the
+    # record that sends it after a 503 (GetObject).
+    invoice = nylas.deliver_inbound(
+        AGENT_GRANT_ID,
+        from_email=CUSTOMER_EMAIL,
+        subject="Invoice",
+        body="Please correct it.",
+        attachments=[{"filename": "scan.pdf", "content_type": "application/pdf", "content": b"%PDF-1.4 s"}],
+    )
+    nylas.inject("POST", rf"^/v3/grants/{AGENT_GRANT_ID}/messages/send$", Fault.status(503), times=1)
+    webhook_queue.enqueue(Notification(envelope(invoice)))
+    poller.drain()
+    [with_file] = [s for s in nylas.sends if s.payload["reply_to_message_id"] == invoice["id"]]
+    assert [base64.b64decode(a["content"]) for a in with_file.payload["attachments"]] == [CORRECTED_INVOICE]
+
     report_and_check(aws, policies)
+
+
+CORRECTED_INVOICE = b"%PDF-1.7 corrected"
+
+
+def answers_an_invoice_with_a_file(conversation: Conversation) -> Reply:
+    """The template's acknowledgement; for an invoice, with the corrected one attached."""
+    reply = template_agent(conversation)
+    if conversation.target.subject != "Invoice":
+        return reply
+    [scan] = conversation.target.attachments
+    assert scan.read().startswith(b"%PDF")
+    file = ReplyAttachment(CORRECTED_INVOICE, "invoice.pdf", "application/pdf")
+    return Reply(text=reply.text, attachments=(file,))
 
 
 def aws_first_id(nylas, subject: str) -> str:

@@ -57,6 +57,8 @@ EXPECTED_SKIPS = {
     ("CKV_AWS_149", "AWS::SecretsManager::Secret.NylasApiKeySecret"),
     ("CKV_AWS_158", "AWS::Logs::LogGroup.WebhookLogGroup"),
     ("CKV_AWS_158", "AWS::Logs::LogGroup.ReplierLogGroup"),
+    ("CKV_AWS_18", "AWS::S3::Bucket.ReplyFilesBucket"),
+    ("CKV_AWS_21", "AWS::S3::Bucket.ReplyFilesBucket"),
 }
 
 
@@ -150,6 +152,9 @@ OWN_RESOURCES = {
         "StateTable",
         "NylasApiKeySecret",
         "ReplierLogGroup",
+        # A reply's files, encrypted with the stack's key (issue 44).
+        "ReplyFilesBucket",
+        "AlertsKey",
     },
 }
 # The only actions AWS offers no resource-level permission for (the X-Ray daemon's writes).
@@ -246,6 +251,10 @@ SERVICE_OF_MODULE = {
     # metric the shell counts when it carries them out (``metric="HandedOff"``).
     "observability": "replyonce-replier",
     "core": "replyonce-replier",
+    # A customer's files read, a reply's sent as multipart and paced (issue 44): the replier's.
+    "attachments": "replyonce-replier",
+    "nylas": "replyonce-replier",
+    "pacing": "replyonce-replier",
 }
 
 

@@ -6,6 +6,7 @@ the service model): the conversation must reach the model as turns.
 
 import sys
 import textwrap
+from dataclasses import replace
 
 import boto3
 import pytest
@@ -15,6 +16,9 @@ from botocore.stub import Stubber
 from replyonce.agent import (
     AgentIdentity,
     AgentRejected,
+    Attachment,
+    AttachmentGone,
+    AttachmentTooLarge,
     Conversation,
     Handoff,
     Message,
@@ -23,6 +27,7 @@ from replyonce.agent import (
     Reply,
 )
 from replyonce.agents import DEFAULT_SYSTEM_PROMPT, BedrockAgent, load_agent, template_agent
+from replyonce.attachments import AttachmentReader, readable
 from replyonce.exceptions import ConfigurationError
 
 PROFILE = "us.anthropic.claude-3-5-haiku-20241022-v1:0"
@@ -300,3 +305,118 @@ def test_the_example_agent_opens_a_ticket_only_when_the_customer_is_answered_for
     assert len(opened) == tickets
     if tickets:
         assert (opened[0]["ticket_key"], opened[0]["mode"]) == ("key-1", mode)
+
+
+# ---- the Bedrock agent and the customer's files (issue 44) ---------------------------------------------
+
+PHOTO = b"\x89PNG\r\n\x1a\n" + bytes(200)
+SCAN = b"%PDF-1.4\n" + bytes(300)
+
+
+class Mailbox:
+    """The download port: files by id; a lost one is gone; past ``max_bytes`` too large (as Nylas streams)."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files = files
+        self.downloads: list[tuple[str, int]] = []
+
+    def download(self, grant_id, attachment_id, message_id, max_bytes, timeout_seconds):
+        self.downloads.append((attachment_id, max_bytes))
+        if attachment_id not in self.files:
+            raise AttachmentGone(f"{attachment_id}: 404")
+        if len(self.files[attachment_id]) > max_bytes:
+            raise AttachmentTooLarge(f"{attachment_id}: over {max_bytes}")
+        return self.files[attachment_id]
+
+
+def with_files(mailbox: Mailbox, *listed: tuple[str, str, str]) -> Conversation:
+    """The customer's message carrying ``listed`` (id, name, claimed type), readable through the real
+    reader over ``mailbox``."""
+    files = tuple(Attachment(aid, "m1", name, kind, 1) for aid, name, kind in listed)
+    customer = replace(message("m1", "The parcel arrived broken; invoice attached."), attachments=files)
+    reader = AttachmentReader(
+        mailbox.download, "g1", max_bytes=10_000_000, max_record_bytes=25_000_000, deadline=10**9
+    )
+    return readable(conversation(customer), reader)
+
+
+def test_bedrock_sees_the_customers_photo_and_pdf_as_image_and_document_blocks(bedrock):
+    client, stub = bedrock
+    mailbox = Mailbox({"a1": PHOTO, "a2": SCAN})
+    talk = with_files(
+        mailbox, ("a1", "parcel.png", "image/png"), ("a2", "invoice 10/42.pdf", "application/pdf")
+    )
+    text = "Subject: Order 1042\n\nThe parcel arrived broken; invoice attached."
+    stub.add_response(
+        "converse",
+        converse_answer("We are sorry; a replacement ships today."),
+        {
+            "modelId": PROFILE,
+            "system": [{"text": DEFAULT_SYSTEM_PROMPT}],
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"text": text},
+                        {"image": {"format": "png", "source": {"bytes": PHOTO}}},
+                        {
+                            "document": {
+                                "format": "pdf",
+                                "name": "invoice 10 42 [1]",
+                                "source": {"bytes": SCAN},
+                            }
+                        },
+                    ],
+                }
+            ],
+            "inferenceConfig": {"maxTokens": 512, "temperature": 0},
+        },
+    )
+    reply = BedrockAgent(PROFILE, client)(talk)
+    stub.assert_no_pending_responses()
+    assert "could not open" not in reply.text
+    # Read at most to the model's limit: an image 3.75 MB, a document 4.5 MB.
+    assert mailbox.downloads == [("a1", 3_750_000), ("a2", 4_500_000)]
+
+
+def test_bedrock_is_told_and_the_reply_says_which_files_it_could_not_read(bedrock):
+    client, stub = bedrock
+    mailbox = Mailbox({"a1": b"PK\x03\x04 zip", "a2": b"PK\x03\x04 zip too", "a4": bytes(4_000_000)})
+    talk = with_files(
+        mailbox,
+        ("a1", "documents.zip", "application/zip"),  # an archive: not even downloaded
+        ("a2", "invoice.pdf", "application/pdf"),  # claims to be a PDF: the bytes say zip
+        ("a3", "gone.png", "image/png"),  # the provider lost it
+        ("a4", "huge.png", "image/png"),  # over 3.75 MB
+    )
+    seen = {}
+
+    def record(params, **kwargs):
+        seen.update(params)
+
+    stub.add_response("converse", converse_answer("Thanks for the details."), None)
+    client.meta.events.register("provide-client-params.bedrock-runtime.Converse", record)
+    reply = BedrockAgent(PROFILE, client)(talk)
+    [turn] = seen["messages"]
+    assert [list(block) for block in turn["content"]] == [["text"]]  # nothing the model cannot read
+    note = turn["content"][0]["text"]
+    for name in ("documents.zip", "invoice.pdf", "gone.png", "huge.png"):
+        assert name in note
+        assert name in reply.text
+    assert "I could not open these attachments" in reply.text
+    assert "a1" not in [aid for aid, _ in mailbox.downloads]
+
+
+def test_bedrock_gets_at_most_five_documents_and_says_so_of_the_sixth(bedrock):
+    client, stub = bedrock
+    mailbox = Mailbox({f"a{n}": SCAN for n in range(6)})
+    talk = with_files(mailbox, *((f"a{n}", f"page{n}.pdf", "application/pdf") for n in range(6)))
+    seen = {}
+    stub.add_response("converse", converse_answer("Noted."), None)
+    client.meta.events.register(
+        "provide-client-params.bedrock-runtime.Converse", lambda params, **kwargs: seen.update(params)
+    )
+    reply = BedrockAgent(PROFILE, client)(talk)
+    [turn] = seen["messages"]
+    assert sum("document" in block for block in turn["content"]) == 5
+    assert "page5.pdf (more documents than the model takes at once)" in reply.text

@@ -25,6 +25,12 @@ What the replier guarantees around it:
   :class:`AgentRejected` is final (logged, counted, never retried); a call
   that outlives ``AGENT_TIMEOUT_SECONDS`` is a retry, never a half-stored reply.
 
+Files: each :class:`Message` lists the customer's :class:`Attachment` s, read
+only on :meth:`Attachment.read` (capped, within the agent's time, typed errors);
+a :class:`Reply` may carry :class:`ReplyAttachment` s, kept in the stack's
+bucket until sent, the same bytes on every attempt (``docs/agents.md``,
+"Attachments").
+
 What the replier does *not* do for you: undo your side effects. Shadow mode
 (``REPLY_MODE=shadow``) and a replay of history (``make replay``) ask your
 agent about mail it will never answer, so :attr:`Conversation.mode` says which
@@ -32,8 +38,11 @@ run this is, and a side effect belongs only where
 :attr:`Conversation.acts_for_real` holds (``send`` and ``review``).
 """
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import StrEnum
+
+from replyonce.outgoing import refusal
 
 
 class Mode(StrEnum):
@@ -58,6 +67,118 @@ class Mode(StrEnum):
     def acts_for_real(self) -> bool:
         """True for ``send`` and ``review``: the customer is answered, so side effects belong here."""
         return self in (Mode.SEND, Mode.REVIEW)
+
+
+class AgentRejected(Exception):
+    """The agent refuses this burst for good: logged, counted (``agent_rejected``), never retried."""
+
+
+class AttachmentError(Exception):
+    """An attachment could not be read, or cannot be sent: the base of the errors below.
+
+    Catch it to answer without the file (say so in the reply) or to return a
+    :class:`Handoff`. The refusals for good (:class:`AttachmentTooLarge`,
+    :class:`AttachmentGone`, :class:`ReplyAttachmentRefused`) are also
+    :class:`AgentRejected`: one the agent lets through hands the burst off to a
+    person, never retried, never dead-lettered. :class:`AttachmentUnavailable`
+    is for now only: let it through and the record is retried.
+    """
+
+
+class AttachmentTooLarge(AttachmentError, AgentRejected):
+    """The file is larger than ``ATTACHMENT_MAX_BYTES``, or than what is left of
+    ``ATTACHMENTS_MAX_BYTES_PER_RECORD``: counted by the bytes actually read, never by the listed size."""
+
+
+class AttachmentGone(AttachmentError, AgentRejected):
+    """Nylas no longer has the file (``404``), or refuses it for good (any other ``4xx``)."""
+
+
+class AttachmentUnavailable(AttachmentError):
+    """Not now: Nylas did not answer in time (inside the agent's deadline) or answered a ``5xx``/``429``."""
+
+
+class ReplyAttachmentRefused(AttachmentError, AgentRejected, ValueError):
+    """A :class:`Reply`'s attachments break a limit (count, name, total size): raised when the
+    ``Reply`` is built, so the agent can leave the file out, or hand off."""
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file the customer sent, as Nylas lists it on the message; its bytes only on :meth:`read`.
+
+    Attributes
+    ----------
+    id:
+        The Nylas attachment id.
+    message_id:
+        The message it came with (the download names both).
+    filename:
+        The file name as the sender gave it, made safe to show: no path (only what follows the last
+        ``/`` or ``\\``), no control characters, at most 255 characters; ``""`` when nothing is left.
+    content_type:
+        The listed MIME type, lower case, parameters dropped (``application/pdf``). The sender chose
+        it: a file may not be what it claims (:func:`replyonce.attachments.sniffed_type` tells from
+        the bytes).
+    size:
+        The listed size in bytes. Never trusted: the caps count the bytes read.
+    inline:
+        Shown inside the body (a logo, a pasted screenshot), named there by ``content_id``.
+    content_id:
+        The ``cid:`` the HTML refers to, for an inline file; ``""`` otherwise.
+    """
+
+    id: str
+    message_id: str
+    filename: str
+    content_type: str
+    size: int
+    inline: bool = False
+    content_id: str = ""
+    # Bound by the replier for the agent's call (replyonce.attachments.AttachmentReader); not the value.
+    reader: "Callable[[Attachment, int | None], bytes] | None" = field(
+        default=None, compare=False, repr=False
+    )
+
+    def read(self, max_bytes: int | None = None) -> bytes:
+        """The file's bytes, downloaded from Nylas once per record (a second read is the same bytes).
+
+        ``max_bytes`` lowers the cap for this read (a model that takes 4.5 MB need not download 10):
+        a larger file raises :class:`AttachmentTooLarge` after at most that many bytes.
+
+        Raises
+        ------
+        AttachmentTooLarge
+            Over ``ATTACHMENT_MAX_BYTES``, or over what is left of the record's
+            ``ATTACHMENTS_MAX_BYTES_PER_RECORD``.
+        AttachmentGone
+            Nylas no longer has it.
+        AttachmentUnavailable
+            Not now (time-out inside the agent's deadline, a ``5xx``), or the file is read outside a
+            replier's call (a test building a ``Message`` by hand, ``make replay``).
+        """
+        if self.reader is None:
+            raise AttachmentUnavailable(f"attachment {self.id}: nothing can read it here")
+        return self.reader(self, max_bytes)
+
+
+@dataclass(frozen=True)
+class ReplyAttachment:
+    """A file the reply carries.
+
+    Parameters
+    ----------
+    content:
+        The bytes (at least one).
+    filename:
+        The name the customer sees: no path separators or control characters, at most 255 characters.
+    content_type:
+        Its MIME type (``application/pdf``).
+    """
+
+    content: bytes
+    filename: str
+    content_type: str = "application/octet-stream"
 
 
 @dataclass(frozen=True)
@@ -93,6 +214,9 @@ class Message:
         lines): what to read when ``text`` is not enough — a request the
         reader cut away, a question the customer typed under a pasted header.
         Treat what is not in ``text`` as possibly quoted.
+    attachments:
+        The files the message carries, inline ones included (:class:`Attachment`); bytes only on
+        ``read()``. Files shared as cloud-drive links are links in ``html``, not attachments.
     """
 
     id: str
@@ -105,6 +229,7 @@ class Message:
     html: str
     from_agent: bool
     full_text: str = ""
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,16 +302,33 @@ class Reply:
     review:
         Make this one reply a draft in the mailbox for a person to send,
         instead of sending it (``REPLY_MODE=review`` does it for every reply).
+    attachments:
+        Files sent with the reply (:class:`ReplyAttachment`): at most
+        ``replyonce.outgoing.MAX_REPLY_ATTACHMENTS`` of them, together at most
+        ``replyonce.outgoing.MAX_ATTACHMENT_BYTES`` (Nylas' 25 MB multipart limit, less the request's
+        own). Below Nylas' 3 MB JSON limit the reply goes as JSON, above it as multipart form data.
+
+    Raises
+    ------
+    ReplyAttachmentRefused
+        The attachments break a limit: the reply is refused here, when the agent builds it, with the
+        reason (a refusal the agent lets through hands the burst off).
     """
 
     text: str | None = None
     html: str | None = None
     subject: str | None = None
     review: bool = False
+    attachments: tuple[ReplyAttachment, ...] = ()
 
     def __post_init__(self) -> None:
         if not (self.html or "").strip() and not (self.text or "").strip():
             raise ValueError("a Reply needs text or html")
+        object.__setattr__(self, "attachments", tuple(self.attachments or ()))
+        # The one place a reply's files are judged: replyonce.outgoing, with Nylas' limits.
+        problem = refusal(self.attachments)
+        if problem:
+            raise ReplyAttachmentRefused(problem)
 
 
 @dataclass(frozen=True)
@@ -205,10 +347,6 @@ class Handoff:
     """
 
     reason: str
-
-
-class AgentRejected(Exception):
-    """The agent refuses this burst for good: logged, counted (``agent_rejected``), never retried."""
 
 
 Outcome = Reply | NoReply | Handoff

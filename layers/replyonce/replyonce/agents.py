@@ -9,12 +9,24 @@ layer. Each follows the contract of ``replyonce.agent``.
 
 import importlib
 import inspect
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from replyonce.agent import AgentRejected, Conversation, Message, Outcome, Reply
+from replyonce.agent import (
+    AgentRejected,
+    Attachment,
+    AttachmentGone,
+    AttachmentTooLarge,
+    Conversation,
+    Message,
+    Outcome,
+    Reply,
+)
+from replyonce.attachments import sniffed_type
 from replyonce.config import AGENT_CHOICES
 from replyonce.exceptions import ConfigurationError
 from replyonce.observability import logger
@@ -33,6 +45,107 @@ DEFAULT_SYSTEM_PROMPT = (
     "customer's language, in at most 150 words, to everything the customer asked since your last reply. "
     "Do not invent facts, order numbers or promises."
 )
+
+
+# What Converse takes with a user message (the Message type of the Bedrock API reference): up to 20 images,
+# each at most 3.75 MB; up to five documents, each at most 4.5 MB; a document only beside a text block.
+CONVERSE_IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
+CONVERSE_MAX_IMAGES = 20
+CONVERSE_MAX_IMAGE_BYTES = 3_750_000
+CONVERSE_MAX_DOCUMENTS = 5
+CONVERSE_MAX_DOCUMENT_BYTES = 4_500_000
+# A document's name: "alphanumeric characters, whitespace characters (no more than one in a row), hyphens,
+# parentheses, and square brackets" (the DocumentBlock type).
+_NOT_IN_A_DOCUMENT_NAME = re.compile(r"[^A-Za-z0-9\s\-()\[\]]+")
+_LOOKS_READABLE = re.compile(r"\.(pdf|png|jpe?g|gif|webp)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Files:
+    """What the model is given of the burst's files: blocks by message id, and what it could not read."""
+
+    blocks: Mapping[str, tuple[dict[str, Any], ...]]
+    unread: tuple[str, ...]
+
+
+def _document_name(filename: str, index: int) -> str:
+    stem = filename.rsplit(".", 1)[0]
+    cleaned = " ".join(_NOT_IN_A_DOCUMENT_NAME.sub(" ", stem).split())
+    # Unique in the request, as Converse wants document names to be.
+    return f"{cleaned or 'document'} [{index}]"
+
+
+def _readable_kind(attachment: Attachment) -> str:
+    """``image``, ``document`` or ``""``, by what the file claims to be (its bytes decide after reading)."""
+    claimed = attachment.content_type
+    if claimed in CONVERSE_IMAGE_FORMATS or claimed == "application/pdf":
+        return "image" if claimed.startswith("image/") else "document"
+    if _LOOKS_READABLE.search(attachment.filename):
+        return "document" if attachment.filename.lower().endswith(".pdf") else "image"
+    return ""
+
+
+def converse_files(conversation: Conversation) -> Files:
+    """The burst's images and PDFs as Converse image and document blocks, within its limits, and a line for
+    every file the model is not given (its name and why).
+
+    Why the bytes decide: a file named ``invoice.pdf`` may be a zip, and Converse refuses a document
+    that is not what its format says. Only the burst's files are read (an older message's were
+    answered already); a file is read at most to the model's limit.
+    """
+    blocks: dict[str, list[dict[str, Any]]] = {}
+    unread: list[str] = []
+    images = documents = 0
+    for message in conversation.to_answer:
+        for attachment in message.attachments:
+            name = attachment.filename or "an unnamed file"
+            kind = _readable_kind(attachment)
+            if not kind:
+                unread.append(f"{name} ({attachment.content_type} is not an image or a PDF)")
+                continue
+            if (kind == "image" and images >= CONVERSE_MAX_IMAGES) or (
+                kind == "document" and documents >= CONVERSE_MAX_DOCUMENTS
+            ):
+                unread.append(f"{name} (more {kind}s than the model takes at once)")
+                continue
+            limit = CONVERSE_MAX_IMAGE_BYTES if kind == "image" else CONVERSE_MAX_DOCUMENT_BYTES
+            try:
+                content = attachment.read(limit)
+            except AttachmentTooLarge:
+                unread.append(f"{name} (larger than the model takes, or than this reply may read)")
+                continue
+            except AttachmentGone:
+                unread.append(f"{name} (no longer in the mailbox)")
+                continue
+            actual = sniffed_type(content)
+            if actual in CONVERSE_IMAGE_FORMATS:
+                if images >= CONVERSE_MAX_IMAGES:
+                    unread.append(f"{name} (more images than the model takes at once)")
+                    continue
+                images += 1
+                block = {"image": {"format": CONVERSE_IMAGE_FORMATS[actual], "source": {"bytes": content}}}
+            elif actual == "application/pdf" and len(content) <= CONVERSE_MAX_DOCUMENT_BYTES:
+                if documents >= CONVERSE_MAX_DOCUMENTS:
+                    unread.append(f"{name} (more documents than the model takes at once)")
+                    continue
+                documents += 1
+                block = {
+                    "document": {
+                        "format": "pdf",
+                        "name": _document_name(attachment.filename, documents),
+                        "source": {"bytes": content},
+                    }
+                }
+            else:
+                unread.append(f"{name} (its content is not an image or a PDF the model reads)")
+                continue
+            blocks.setdefault(message.id, []).append(block)
+    return Files({k: tuple(v) for k, v in blocks.items()}, tuple(unread))
+
+
+def unread_note(unread: Sequence[str]) -> str:
+    """What the reply says of the files the model could not read."""
+    return "I could not open these attachments: " + "; ".join(unread) + "." if unread else ""
 
 
 def template_agent(conversation: Conversation) -> Reply:
@@ -95,8 +208,10 @@ class BedrockAgent:
         self._bedrock = bedrock_client
         self._system_prompt = system_prompt or DEFAULT_SYSTEM_PROMPT
 
-    def turns(self, conversation: Conversation) -> list[dict[str, Any]]:
-        """The Converse ``messages``: alternating user/assistant turns, starting with the user."""
+    def turns(self, conversation: Conversation, files: Files | None = None) -> list[dict[str, Any]]:
+        """The Converse ``messages``: alternating user/assistant turns, starting with the user; the burst's
+        images and PDFs (``files``) as blocks after the text of the user turn they came with, and the
+        files the model is not given named at the end of the last turn."""
         turns: list[dict[str, Any]] = []
         for message in conversation.messages:
             role = "assistant" if message.from_agent else "user"
@@ -107,16 +222,24 @@ class BedrockAgent:
                 turns[-1]["content"][0]["text"] += f"\n\n---\n\n{text}"
             else:
                 turns.append({"role": role, "content": [{"text": text}]})
+            if role == "user" and files is not None:
+                turns[-1]["content"].extend(files.blocks.get(message.id, ()))
         if turns and turns[-1]["role"] == "assistant":
             turns.pop()  # the burst ends the conversation: a turn of ours after it answers nothing
+        if turns and files is not None and files.unread:
+            turns[-1]["content"][0]["text"] += (
+                "\n\n[Attached, but not shown to you: " + "; ".join(files.unread) + ". Do not guess what "
+                "they contain; the reply will say they could not be opened.]"
+            )
         return turns
 
     def __call__(self, conversation: Conversation) -> Reply:
+        files = converse_files(conversation)
         try:
             response = self._bedrock.converse(
                 modelId=self._model_id,
                 system=[{"text": self._system_prompt}],
-                messages=self.turns(conversation),
+                messages=self.turns(conversation, files),
                 # Temperature 0: a retry before the reply was stored should draft the same reply.
                 inferenceConfig={"maxTokens": 512, "temperature": 0},
             )
@@ -135,7 +258,9 @@ class BedrockAgent:
         text = "\n".join(part["text"] for part in parts if "text" in part).strip()
         if not text:
             raise AgentRejected(f"Bedrock model {self._model_id} answered with no text")
-        return Reply(text=f"{text}\n\n\u2014 {conversation.agent.name or 'The support team'}")
+        note = unread_note(files.unread)
+        said = f"{text}\n\n{note}" if note else text
+        return Reply(text=f"{said}\n\n\u2014 {conversation.agent.name or 'The support team'}")
 
 
 def load_agent(name: str, *, bedrock: Callable[[], Agent]) -> Agent:

@@ -218,6 +218,13 @@ class ReplierSettings:
     active_region_table: str = ""
     # This Region's name as the record names it (REPLIER_REGION, else Lambda's AWS_REGION).
     region: str = ""
+    # The bucket a reply's files are kept in between the agent's answer and the send (replyonce.reply_files);
+    # "": replies cannot carry files (an agent's files are then a failure, never dropped).
+    reply_files_bucket: str = ""
+    # The most one customer's file the agent reads may be, and all files read for one record together:
+    # counted by the bytes read (replyonce.attachments), the listed size is never trusted.
+    attachment_max_bytes: int = 10_000_000
+    attachments_max_bytes_per_record: int = 25_000_000
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] = os.environ) -> "ReplierSettings":
@@ -329,6 +336,16 @@ class ReplierSettings:
             or _default(cls, "receiving_authserv_ids"),
             active_region_table=fence_table,
             region=region,
+            reply_files_bucket=env.get("REPLY_FILES_BUCKET", "").strip(),
+            attachment_max_bytes=_integer(
+                env, "ATTACHMENT_MAX_BYTES", _default(cls, "attachment_max_bytes"), minimum=1
+            ),
+            attachments_max_bytes_per_record=_integer(
+                env,
+                "ATTACHMENTS_MAX_BYTES_PER_RECORD",
+                _default(cls, "attachments_max_bytes_per_record"),
+                minimum=1,
+            ),
         )
 
 

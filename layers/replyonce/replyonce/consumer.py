@@ -59,6 +59,7 @@ from replyonce.queue import ATTR_TASK, ReconcileQueue, reconcile_task
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.redelivery import retry_delay
 from replyonce.replier import Replier, deferred
+from replyonce.reply_files import S3ReplyFiles
 from replyonce.secrets import NylasApiKey, bounded_provider
 from replyonce.store import DynamoDBStateStore
 
@@ -190,6 +191,13 @@ class NotificationConsumer:
                 if settings.active_region_table
                 else None
             ),
+            reply_files=(
+                S3ReplyFiles(settings.reply_files_bucket, aws.client("s3"))
+                if settings.reply_files_bucket
+                else None
+            ),
+            attachment_max_bytes=settings.attachment_max_bytes,
+            attachments_max_bytes_per_record=settings.attachments_max_bytes_per_record,
         )
         persistence = DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
         return cls(settings, replier, persistence, sqs)

@@ -9,6 +9,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from replyonce.agent import AgentIdentity, Conversation, Message, Mode
+from replyonce.attachments import listed_attachments
 from replyonce.keys import conversation_key
 from replyonce.plan import Burst, message_id
 from replyonce.screening import address, sender_email
@@ -41,6 +42,7 @@ def agent_message(message: Mapping[str, Any], agent_addresses: Collection[str]) 
         html=html,
         from_agent=sender in agent_addresses,
         full_text=full_text(html),
+        attachments=listed_attachments(message),
     )
 
 

@@ -109,3 +109,13 @@ class StoredRequestLost(ReplyOnceError):
     outlives it (``replyonce.state``). Raised rather than sending anything
     else: the record fails as unexpected, and dead-letters if it persists.
     """
+
+
+class ReplyFileLost(StoredRequestLost):
+    """A file a stored intent names is not in the reply files bucket, or is not the bytes it names.
+
+    Never expected: the file is written before the intent that names it, and
+    the bucket keeps it ``ReplyFilesRetentionDays`` (longer than a record can
+    wait, dead-letter queue included). Raised rather than sending the reply
+    without it.
+    """

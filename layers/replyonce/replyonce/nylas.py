@@ -9,7 +9,7 @@ its answer is returned as is and ``replyonce.answers`` decides what it means.
 import email.utils
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -17,10 +17,14 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
+from replyonce.agent import AttachmentGone, AttachmentTooLarge, AttachmentUnavailable
 from replyonce.answers import Answer
 from replyonce.config import MAX_THREAD_WINDOW
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
-from replyonce.observability import logger
+from replyonce.observability import count, logger
+from replyonce.outbox import MAX_REQUEST_BYTES
+from replyonce.outgoing import Encoding, wire
+from replyonce.pacing import GrantPacer
 from replyonce.ports import Folder, Grant, Message, SearchResult, ThreadPage
 from replyonce.redaction import redact_addresses
 
@@ -32,6 +36,7 @@ MAX_IDEMPOTENCY_KEY_LENGTH = 256
 _CONNECT_TIMEOUT_SECONDS = 3.05
 # Headers of every message read: the automaton filters need them, and Nylas omits them unless asked.
 _WITH_HEADERS = {"fields": "include_headers"}
+_DOWNLOAD_CHUNK_BYTES = 65_536
 FOLDERS_PAGE_LIMIT = MAX_THREAD_WINDOW
 """The largest page ``GET /folders`` gives (Nylas: ``limit`` default 50, the same maximum as every list)."""
 MAX_FOLDER_PAGES = 25
@@ -92,6 +97,8 @@ class NylasMailbox:
         Injectable ``requests.Session``.
     clock:
         Stands in for Nylas' clock when an answer has no ``Date`` header (logged: Nylas always sends one).
+    pacer:
+        Paces multipart sends per grant (``replyonce.pacing``); one per container.
     """
 
     def __init__(
@@ -103,8 +110,10 @@ class NylasMailbox:
         send_timeout_seconds: float,
         session: requests.Session | None = None,
         clock: Callable[[], float] = time.time,
+        pacer: GrantPacer | None = None,
     ) -> None:
         self._clock = clock
+        self._pacer = pacer or GrantPacer()
         self._api_uri = api_uri.rstrip("/")
         self._api_key = api_key
         self._timeout = (_CONNECT_TIMEOUT_SECONDS, timeout_seconds)
@@ -168,12 +177,26 @@ class NylasMailbox:
             cursor if isinstance(cursor, str) and cursor else None
         )
 
-    def _post(self, path: str, request: str, headers: dict[str, str], timeout: tuple[float, float]) -> Answer:
+    def _post(
+        self,
+        grant_id: str,
+        path: str,
+        request: str,
+        files: Mapping[str, bytes] | None,
+        headers: dict[str, str],
+        timeout: tuple[float, float],
+    ) -> Answer:
+        """Send the stored ``request`` with its files (``replyonce.outgoing.wire``: JSON, or multipart
+        form data paced per grant); the answer as it came, never raised."""
+        body = wire(request, files or {}, MAX_REQUEST_BYTES)
+        if body.encoding is Encoding.MULTIPART:
+            self._pacer.wait_turn(grant_id)
+            count("MultipartSend")
         try:
             response = self._session.post(
                 f"{self._api_uri}{path}",
-                data=request.encode(),
-                headers={**self._headers(), "Content-Type": "application/json", **headers},
+                data=body.body,
+                headers={**self._headers(), "Content-Type": body.content_type, **headers},
                 timeout=timeout,
             )
         except requests.RequestException as exc:
@@ -276,15 +299,74 @@ class NylasMailbox:
             tuple(m for m in data if isinstance(m, dict)), nylas_time=self.nylas_time(response)
         )
 
-    def send(self, grant_id: str, request: str, key: str) -> Answer:
+    def send(self, grant_id: str, request: str, key: str, files: Mapping[str, bytes] | None = None) -> Answer:
         if len(key) > MAX_IDEMPOTENCY_KEY_LENGTH:
             raise ValueError(f"Idempotency-Key longer than {MAX_IDEMPOTENCY_KEY_LENGTH} characters")
         return self._post(
-            _path(grant_id, "messages", "send"), request, {"Idempotency-Key": key}, self._send_timeout
+            grant_id,
+            _path(grant_id, "messages", "send"),
+            request,
+            files,
+            {"Idempotency-Key": key},
+            self._send_timeout,
         )
 
-    def create_draft(self, grant_id: str, request: str) -> Answer:
-        return self._post(_path(grant_id, "drafts"), request, {}, self._send_timeout)
+    def create_draft(self, grant_id: str, request: str, files: Mapping[str, bytes] | None = None) -> Answer:
+        return self._post(grant_id, _path(grant_id, "drafts"), request, files, {}, self._send_timeout)
+
+    def download_attachment(
+        self, grant_id: str, attachment_id: str, message_id: str, max_bytes: int, timeout_seconds: float
+    ) -> bytes:
+        """``GET .../attachments/{id}/download?message_id=…``, streamed: at most ``max_bytes`` read, and
+        not a moment past ``timeout_seconds`` (each read's time-out is what is left of it).
+
+        Raises
+        ------
+        AttachmentTooLarge
+            The file is over ``max_bytes``: counted by the bytes read (a ``Content-Length`` over it
+            stops the read before the body).
+        AttachmentGone
+            ``404``, or any other ``4xx`` but a time-out or a rate limit: no retry will read it.
+        AttachmentUnavailable
+            No answer in time, a ``5xx``, a ``408``, a ``429`` or a ``401`` (an API key being
+            rotated): maybe later.
+        """
+        path = _path(grant_id, "attachments", attachment_id, "download")
+        started = time.monotonic()
+        try:
+            response = self._session.get(
+                f"{self._api_uri}{path}",
+                params={"message_id": message_id},
+                headers={**self._headers(), "Accept": "*/*"},
+                timeout=(min(_CONNECT_TIMEOUT_SECONDS, timeout_seconds), timeout_seconds),
+                stream=True,
+            )
+        except requests.RequestException as exc:
+            raise AttachmentUnavailable(f"attachment {attachment_id}: no answer: {exc}") from exc
+        with response:
+            status = response.status_code
+            if status != 200:
+                _, detail = _error(response)
+                failure = (
+                    AttachmentUnavailable if status in RETRYABLE_STATUSES or status >= 500 else AttachmentGone
+                )
+                raise failure(f"attachment {attachment_id}: Nylas answered {status} {detail}".strip())
+            declared = response.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > max_bytes:
+                raise AttachmentTooLarge(f"attachment {attachment_id}: {declared} bytes, over {max_bytes}")
+            chunks: list[bytes] = []
+            read = 0
+            try:
+                for chunk in response.iter_content(_DOWNLOAD_CHUNK_BYTES):
+                    read += len(chunk)
+                    if read > max_bytes:
+                        raise AttachmentTooLarge(f"attachment {attachment_id}: over {max_bytes} bytes")
+                    if time.monotonic() - started > timeout_seconds:
+                        raise AttachmentUnavailable(f"attachment {attachment_id}: not read within its time")
+                    chunks.append(chunk)
+            except requests.RequestException as exc:
+                raise AttachmentUnavailable(f"attachment {attachment_id}: cut off: {exc}") from exc
+        return b"".join(chunks)
 
     def create_folder(self, grant_id: str, name: str) -> Folder:
         """``POST /folders`` with ``{"name": name}``: the folder Nylas made (its id is the one to move to)."""

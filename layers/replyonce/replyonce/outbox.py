@@ -15,6 +15,15 @@ from typing import Any
 
 from replyonce.agent import Reply
 from replyonce.coverage import reply_metadata
+from replyonce.outgoing import (
+    MAX_MULTIPART_BYTES,
+    Encoding,
+    encoding_of,
+    file_reference,
+    json_bytes,
+    multipart_bytes,
+    references,
+)
 from replyonce.recipients import header_text
 from replyonce.screening import REPLYONCE_MARK
 from replyonce.state import Intent, IntentKind
@@ -114,6 +123,9 @@ def new_intent(
     }
     if not review:
         request["custom_headers"] = [_custom_header(header) for header in AUTOMATIC_MARKS]
+    if reply.attachments:
+        # References only (replyonce.outgoing): the bytes go to the stack's bucket before this is stored.
+        request["attachments"] = [file_reference(file) for file in reply.attachments]
     return Intent(
         id=intent_id,
         thread_id=thread_id,
@@ -126,10 +138,25 @@ def new_intent(
 
 
 def request_bytes(intent: Intent) -> int:
-    """The size of the intent's request as it is sent: its UTF-8 bytes."""
-    return len(intent.request.encode())
+    """The size of the intent's request as it is sent: its UTF-8 bytes (with its files: as JSON when that
+    fits Nylas' JSON limit, else as multipart form data; ``replyonce.outgoing``)."""
+    request = intent.payload
+    if not references(request) or encoding_of(request, MAX_REQUEST_BYTES) is Encoding.JSON:
+        return json_bytes(request) if references(request) else len(intent.request.encode())
+    return multipart_bytes(request)
+
+
+def too_large_reason(intent: Intent) -> str:
+    """What the hand-off of a reply Nylas cannot take says: its size and the limit it is over."""
+    if references(intent.payload):
+        return (
+            f"reply_too_large: {request_bytes(intent)} bytes with its files, Nylas takes "
+            f"{MAX_REQUEST_BYTES} as JSON and {MAX_MULTIPART_BYTES} as multipart form data"
+        )
+    return f"reply_too_large: {request_bytes(intent)} bytes, Nylas takes {MAX_REQUEST_BYTES}"
 
 
 def too_large(intent: Intent) -> bool:
-    """Whether Nylas cannot take the intent's request (:data:`MAX_REQUEST_BYTES`)."""
-    return request_bytes(intent) > MAX_REQUEST_BYTES
+    """Whether Nylas cannot take the intent's request: over :data:`MAX_REQUEST_BYTES` as JSON and, with
+    files, over ``replyonce.outgoing.MAX_MULTIPART_BYTES`` as multipart form data too."""
+    return encoding_of(intent.payload, MAX_REQUEST_BYTES) is Encoding.TOO_LARGE

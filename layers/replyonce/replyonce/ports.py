@@ -168,12 +168,36 @@ class Mailbox(Protocol):
         """``GET /{kind}?metadata_pair=key:value`` (``kind``: ``messages`` or ``drafts``); never raises."""
         ...
 
-    def send(self, grant_id: str, request: str, key: str) -> Answer:
-        """``POST /messages/send`` with ``request`` byte for byte and an ``Idempotency-Key``; never raises."""
+    def send(self, grant_id: str, request: str, key: str, files: Mapping[str, bytes] | None = None) -> Answer:
+        """``POST /messages/send`` with ``request`` byte for byte and an ``Idempotency-Key``; never raises.
+
+        A request naming files (``replyonce.outgoing``) goes with ``files``, their bytes by SHA-256: as
+        JSON with base64 below 3 MB, as multipart form data above.
+        """
         ...
 
-    def create_draft(self, grant_id: str, request: str) -> Answer:
-        """``POST /drafts`` with ``request`` byte for byte; never raises."""
+    def create_draft(self, grant_id: str, request: str, files: Mapping[str, bytes] | None = None) -> Answer:
+        """``POST /drafts`` with ``request`` byte for byte (and its files, as for a send); never raises."""
+        ...
+
+    def download_attachment(
+        self, grant_id: str, attachment_id: str, message_id: str, max_bytes: int, timeout_seconds: float
+    ) -> bytes:
+        """One attachment's bytes: at most ``max_bytes``, within ``timeout_seconds``; raises the typed
+        errors of ``replyonce.agent`` (too large, gone, unavailable)."""
+        ...
+
+
+class ReplyFiles(Protocol):
+    """Where a reply's files are kept between the agent's answer and the last attempt to send it."""
+
+    def put(self, intent_id: str, content: bytes, content_type: str) -> str:
+        """Keep ``content`` under the intent and its SHA-256 (the digest returned); the same write again
+        is harmless."""
+        ...
+
+    def get(self, intent_id: str, digest: str) -> bytes:
+        """The bytes kept under the intent and digest, checked; raises ``ReplyFileLost`` otherwise."""
         ...
 
     def create_folder(self, grant_id: str, name: str) -> Folder:

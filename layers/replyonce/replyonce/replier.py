@@ -26,21 +26,25 @@ from dataclasses import replace
 from typing import Any
 
 from replyonce import core
+from replyonce.agent import Reply
 from replyonce.agents import Agent
 from replyonce.answers import Answer
+from replyonce.attachments import AttachmentReader, readable
 from replyonce.core import Situation
 from replyonce.coverage import INTENT_KEY
 from replyonce.exceptions import (
     Deferred,
     NylasPermanentError,
     NylasRetryableError,
+    ReplyFileLost,
     StateContended,
     ThreadBusyError,
 )
 from replyonce.keys import idempotency_key
 from replyonce.observability import count, count_by, logger, skipped
+from replyonce.outgoing import digest, references
 from replyonce.policy import Policy
-from replyonce.ports import Folder, Grant, Mailbox, RegionFence, StateStore
+from replyonce.ports import Folder, Grant, Mailbox, RegionFence, ReplyFiles, StateStore
 from replyonce.reasons import DeferReason
 from replyonce.redaction import address_digest
 from replyonce.state import IntentKind, Lease
@@ -93,6 +97,12 @@ class Replier:
     monotonic, sleep:
         Injectable clock and sleep: Nylas' time is advanced by the monotonic time since its last answer,
         and a wait for a busy lease sleeps.
+    reply_files:
+        Where a reply's files are kept (``REPLY_FILES_BUCKET``): written before the intent naming them
+        is stored, read back for every attempt of a later record.
+    attachment_max_bytes, attachments_max_bytes_per_record:
+        The caps on the customer's files the agent reads (``ATTACHMENT_MAX_BYTES``,
+        ``ATTACHMENTS_MAX_BYTES_PER_RECORD``).
     """
 
     def __init__(
@@ -108,6 +118,9 @@ class Replier:
         fence: RegionFence | None = None,
         monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        reply_files: ReplyFiles | None = None,
+        attachment_max_bytes: int = 10_000_000,
+        attachments_max_bytes_per_record: int = 25_000_000,
     ) -> None:
         if policy.fence_region and fence is None:
             raise ValueError("a fenced policy (fence_region) needs the active-Region record (fence)")
@@ -120,6 +133,9 @@ class Replier:
         self._clock = clock
         self._monotonic = monotonic
         self._sleep = sleep
+        self._reply_files = reply_files
+        self._attachment_max_bytes = attachment_max_bytes
+        self._attachments_max_bytes_per_record = attachments_max_bytes_per_record
         # Per container: what Nylas says of the grants does not change between records.
         self._grants: dict[str, Grant] = {}  # the agent grants Nylas described, kept as they come
         self._folders: dict[str, tuple[Folder, ...]] = {}  # each grant's folders, once listed
@@ -147,7 +163,7 @@ class Replier:
             core.Search: lambda step, s: self._searched(step),
             core.Reserve: lambda step, s: [self._store.reserve(r, step.intent_id) for r in step.reservations],
             core.AskAgent: lambda step, s: self._ask_agent(step.conversation),
-            core.Store: lambda step, s: self._store.store_intent(self._lease_of(s), step.intent),
+            core.Store: lambda step, s: self._store_intent(step, s),
             core.RecordShadow: lambda step, s: self._store.record_shadow(step.record),
             core.Attempt: lambda step, s: self._attempt(step.grant_id, step.intent),
             core.Settle: lambda step, s: self._settle(step, s),
@@ -295,6 +311,8 @@ class Replier:
         # Nylas' time is per record: an estimate carried over from an earlier one would only drift.
         self._record.nylas_time = None
         self._record.hold = hold_record
+        # The reply's files this record holds (kept in the bucket already), by SHA-256.
+        self._record.files = {}
         s = Situation(subject, self._policy, receives=receives, first_received_at=first_received_at)
         # Two steps per look at a busy lease (the wait, the look) besides the record's own.
         bound = _MAX_STEPS + 2 * math.ceil(self._policy.lease_wait_seconds / core.LEASE_POLL_SECONDS)
@@ -380,6 +398,18 @@ class Replier:
         """
         count("AgentAsked")
         result: dict[str, Any] = {}
+        # The customer's files read within the agent's own time: no read outlives the call.
+        conversation = readable(
+            conversation,
+            AttachmentReader(
+                self._mailbox.download_attachment,
+                conversation.agent.grant_id,
+                max_bytes=self._attachment_max_bytes,
+                max_record_bytes=self._attachments_max_bytes_per_record,
+                deadline=self._monotonic() + self._policy.agent_timeout_seconds,
+                monotonic=self._monotonic,
+            ),
+        )
 
         def call() -> None:
             try:
@@ -397,12 +427,46 @@ class Replier:
         logger.debug("agent answered", extra={"outcome": type(result.get("outcome")).__name__})
         return core.AgentReturned(result.get("outcome"))
 
+    def _store_intent(self, step: core.Store, s: Situation) -> Any:
+        """Keep the reply's files in the bucket (the first time this record stores it), then the intent.
+
+        Why first: an intent is replayed after any crash, and the intent must never name a file that
+        is not there. The files come from the agent's ``Reply`` this record holds; an intent stored by
+        an earlier record had its files kept then.
+        """
+        named = {ref["sha256"] for ref in references(step.intent.payload)}
+        outcome = s.agent_outcome
+        if named and isinstance(outcome, Reply):
+            for file in outcome.attachments:
+                file_digest = digest(bytes(file.content))
+                if file_digest in named and file_digest not in self._record.files:
+                    self._files().put(step.intent.id, bytes(file.content), file.content_type)
+                    self._record.files[file_digest] = bytes(file.content)
+        return self._store.store_intent(self._lease_of(s), step.intent)
+
+    def _files(self) -> ReplyFiles:
+        if self._reply_files is None:
+            raise ReplyFileLost("a reply with files, and no REPLY_FILES_BUCKET to keep them in")
+        return self._reply_files
+
+    def _files_of(self, intent: Any) -> dict[str, bytes]:
+        """The bytes of every file the intent names: this record's, else read back from the bucket."""
+        files: dict[str, bytes] = {}
+        for ref in references(intent.payload):
+            file_digest = ref["sha256"]
+            if file_digest not in self._record.files:
+                self._record.files[file_digest] = self._files().get(intent.id, file_digest)
+            files[file_digest] = self._record.files[file_digest]
+        return files
+
     def _attempt(self, grant_id: str, intent: Any) -> Answer:
+        # Files, when the intent names any, go as the port's last argument (a reply without is as before).
+        files = (self._files_of(intent),) if references(intent.payload) else ()
         if intent.kind is IntentKind.DRAFT:
-            answer = self._mailbox.create_draft(grant_id, intent.request)
+            answer = self._mailbox.create_draft(grant_id, intent.request, *files)
         else:
             key = idempotency_key(grant_id, intent.target_id, intent.generation, intent.key_scheme)
-            answer = self._mailbox.send(grant_id, intent.request, key)
+            answer = self._mailbox.send(grant_id, intent.request, key, *files)
         logger.debug(
             "attempt answered",
             extra={

@@ -53,7 +53,7 @@ from replyonce.coverage import (
 )
 from replyonce.coverage import THREAD_KEY as THREAD_METADATA_KEY
 from replyonce.keys import conversation_key
-from replyonce.outbox import MAX_REQUEST_BYTES, new_intent, request_bytes, too_large
+from replyonce.outbox import new_intent, too_large, too_large_reason
 from replyonce.plan import (
     Burst,
     from_a_person,
@@ -733,7 +733,7 @@ def _agent_replied(
     )
     if too_large(intent):
         # Nylas refuses it for good however often it is tried: a person answers instead, as for a Handoff.
-        reason = f"reply_too_large: {request_bytes(intent)} bytes, Nylas takes {MAX_REQUEST_BYTES}"
+        reason = too_large_reason(intent)
         return Settle(
             Settlement(Status.HANDED_OFF, covered, now, reason=reason),
             skip=SkipReason.REPLY_TOO_LARGE,
