@@ -276,6 +276,10 @@ def sqs_event_from_messages(messages: list[dict[str, Any]], queue_arn: str) -> d
     return {"Records": records}
 
 
+# The truncated sample's message starts a thread of its own (``devstack.sample_mailbox``).
+SAMPLE_SECOND_THREAD = "thread-0002"
+
+
 def sample_message_created(**changes: Any) -> dict[str, Any]:
     """:func:`message_created` for the sample mailbox: dated :data:`SAMPLE_MESSAGE_DATE`."""
     return message_created(**{"date": SAMPLE_MESSAGE_DATE, **changes})
@@ -288,6 +292,7 @@ def sample_events() -> dict[str, dict[str, Any]]:
         sample_message_created(
             notification_id="b7e1c0de-0000-4000-8000-000000000002",
             message_id="msg-inbound-0002",
+            thread_id=SAMPLE_SECOND_THREAD,
             notification_type="message.created.truncated",
             body=None,
         )

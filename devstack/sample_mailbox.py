@@ -1,6 +1,12 @@
-"""The sample mailbox behind the files of ``events/``: the messages they name exist in the emulator."""
+"""The sample mailbox behind the files of ``events/``: the messages they name exist in the emulator.
 
-from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, sample_message_created
+Each on a thread of its own: a customer's first message is answered at once, while two messages on a
+thread no lease has seen yet are one burst that waits for the new state to settle
+(``replyonce.core.arrival.state_settles_in``, up to ``PENDING_CONFIRM_SECONDS``) — the sample events
+show the first.
+"""
+
+from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, SAMPLE_SECOND_THREAD, sample_message_created
 from devstack.nylas import NylasEmulator
 
 
@@ -9,7 +15,9 @@ def seed_sample_mailbox(nylas: NylasEmulator) -> None:
     for notification in (
         sample_message_created(),
         sample_message_created(
-            message_id="msg-inbound-0002", body="<p>The full body of the truncated message.</p>"
+            message_id="msg-inbound-0002",
+            thread_id=SAMPLE_SECOND_THREAD,
+            body="<p>The full body of the truncated message.</p>",
         ),
     ):
         message = notification["data"]["object"]
