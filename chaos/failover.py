@@ -581,7 +581,8 @@ class FailoverDrill(Experiment):
         """The workload's backpressure, holding it at the failover point until the operator has failed
         over: the failover then always comes mid-run, with notifications still to deliver while the DNS
         answer settles (to both Regions)."""
-        if self.failed_over_at is None and self._at_the_failover_point(workload):
+        waiting = self.failed_over_at is None and self.operator_failure is None
+        if waiting and self._at_the_failover_point(workload):
             return sys.maxsize
         return self._depth()
 
@@ -599,6 +600,16 @@ class FailoverDrill(Experiment):
     def _replies_by(self, region: int) -> int:
         with self._sends_lock:
             return sum(1 for s in self._region_sends if s.region == region and s.emailed)
+
+    # What stopped the operator's thread, if anything did: the workload waits at the failover point for
+    # the failover, so a raising operator would otherwise hold the drill there until its test times out.
+    operator_failure: BaseException | None = None
+
+    def _operate_or_stop(self, workload: Workload, sender: RoutedSender) -> None:
+        try:
+            self._operate(workload, sender)
+        except BaseException as failure:
+            self.operator_failure = failure
 
     def _operate(self, workload: Workload, sender: RoutedSender) -> None:
         """Fail over mid-run, re-point the webhook, backfill the new Region, retire the old one."""
@@ -656,7 +667,7 @@ class FailoverDrill(Experiment):
     def _hold_a_send(self, workload: Workload, sender: RoutedSender) -> None:
         """Issue 48's slow ``202``: a new customer writes to the old Region, and its next send (the
         reply, or one already on its way) is held until the failover is written, then queued."""
-        policy = ReplierSettings.from_environment(self._region_environment(0)).policy
+        policy = policy_of(ReplierSettings.from_environment(self._region_environment(0)))
         # Held at most half the send timeout: the worker gets its 202, as in the issue (140 s of 150).
         self.held = HeldSend(
             self.nylas, self.drill.slow_queued_send_seconds, longest_hold=policy.send_timeout_seconds / 2
@@ -693,7 +704,7 @@ class FailoverDrill(Experiment):
                 advance_clock=self.advance_mailbox_clock,
             )
             self.nylas.on_message_created = workload.on_message_created
-            operator = threading.Thread(target=self._operate, args=(workload, sender), daemon=True)
+            operator = threading.Thread(target=self._operate_or_stop, args=(workload, sender), daemon=True)
             operator.start()
             threading.Thread(target=self._report_progress, args=(workload,), daemon=True).start()
             self.say(
@@ -703,6 +714,9 @@ class FailoverDrill(Experiment):
             plan.start_outages()
             workload.play()
             operator.join(timeout=self.settings.timeout_seconds)
+            if self.operator_failure is not None:
+                failure = self.operator_failure
+                raise RuntimeError("the drill's operator failed before the failover") from failure
             drained = self._wait(workload, started)
             plan.stop_outages()
             workload.shutdown()
