@@ -493,8 +493,10 @@ def compare_reports(named: Iterable[tuple[str, Mapping[str, Any]]]) -> Json:
     ``named`` is ``(name, report)`` pairs, the report as ``--json`` writes it (``make shadow-report``
     or ``make replay``). A message is every id a record covers (a burst's reply covers several); its
     row holds, per report, the outcome, reason and the agent's text (``None``: that report has no
-    record of it), a person's answer from whichever report matched one, and ``differs`` when the
-    reports decided differently — what a team reads before it deploys a new version of its agent.
+    record of it), the customer's words and a person's answer from whichever report carries them,
+    ``differs`` when the reports decided differently, and ``changed``: which of the decision's parts
+    (``outcome``, ``reason``, ``text``) are not the same in every report — a reply reworded, or the same
+    decline for another reason, is what a team reads before it deploys a new version of its agent.
     """
     reports = list(named)
     rows: dict[str, Json] = {}
@@ -507,6 +509,7 @@ def compare_reports(named: Iterable[tuple[str, Mapping[str, Any]]]) -> Json:
                         "message_id": mid,
                         "thread_id": item.get("thread_id", ""),
                         "at": int(item.get("at") or 0),
+                        "customer_text": "",
                         "person_text": "",
                         "decisions": [None] * len(reports),
                     },
@@ -517,8 +520,11 @@ def compare_reports(named: Iterable[tuple[str, Mapping[str, Any]]]) -> Json:
                     "text": item.get("agent_text", ""),
                 }
                 row["person_text"] = row["person_text"] or item.get("person_text", "")
+                row["customer_text"] = row["customer_text"] or item.get("customer_text", "")
     for row in rows.values():
         row["differs"] = len({(d or {}).get("outcome") for d in row["decisions"]}) > 1
+        parts = ("outcome", "reason", "text")
+        row["changed"] = [p for p in parts if len({(d or {}).get(p) for d in row["decisions"]}) > 1]
     return {
         "reports": [
             {

@@ -61,18 +61,23 @@ function decision(d) {
 
 function renderMessages(state) {
   const head = element("tr");
-  head.append(element("th", "message"), element("th", "thread"));
+  head.append(element("th", "message"), element("th", "thread"), element("th", "the customer wrote"));
   for (const report of state.reports) head.append(element("th", report.name));
-  head.append(element("th", "a person's answer"));
+  head.append(element("th", "what changed"), element("th", "a person's answer"));
   document.getElementById("messages-head").replaceChildren(head);
   const onlyDiffer = document.getElementById("only-differ").checked;
   const rows = state.messages
-    .filter((m) => !onlyDiffer || m.differs)
+    .filter((m) => !onlyDiffer || m.changed.length > 0)
     .map((m) => {
-      const row = element("tr", null, m.differs ? "differs" : "");
+      const row = element("tr", null, m.differs ? "differs" : m.changed.length ? "changed" : "");
       row.dataset.message = m.message_id;
-      row.append(element("td", m.message_id, "id"), element("td", m.thread_id, "id"));
+      row.append(
+        element("td", m.message_id, "id"),
+        element("td", m.thread_id, "id"),
+        element("td", m.customer_text || "-", "body"),
+      );
       for (const d of m.decisions) row.append(decision(d));
+      row.append(element("td", m.changed.join(", ") || "-", "changes"));
       row.append(element("td", m.person_text || "-", "body"));
       return row;
     });
@@ -83,9 +88,10 @@ async function load() {
   const answer = await fetch("/state", { cache: "no-store" });
   const state = await answer.json();
   const differ = state.messages.filter((m) => m.differs).length;
+  const changed = state.messages.filter((m) => m.changed.length > 0).length;
   document.getElementById("about").textContent =
     state.reports.length + " report(s), " + state.messages.length + " message(s), " + differ +
-    " decided differently";
+    " decided differently, " + changed + " changed in decision, reason or text";
   renderTotals(state.reports);
   renderScores(state.reports);
   renderMessages(state);

@@ -57,13 +57,18 @@ def test_two_agents_replayed_over_the_same_mail_are_shown_side_by_side(
         cells = browser.execute_script(
             "return [...document.querySelector(arguments[0]).cells].map((c) => c.innerText);", declined
         )
-        assert cells[2].startswith("declined")
-        assert cells[3].startswith("reply")
+        # The customer's words first, then each report's decision, then what changed between them.
+        assert cells[2] == "Hi"
+        assert cells[3].startswith("declined")
+        assert cells[4].startswith("reply")
+        assert "outcome" in cells[5]
         assert browser.execute_script("return document.querySelector(arguments[0]).className;", declined) == (
             "differs"
         )
-        # The question both would have answered, beside the colleague's answer.
+        # The question both would have answered, beside the customer's words and the colleague's answer;
+        # its two replies' texts differ (one agent's words are not the other's): marked as changed.
         question = f'tr[data-message="{last_week["question"]["id"]}"]'
+        assert "Where is it?" in page_text(browser, question)
         assert "It ships today. — Sam" in page_text(browser, question)
         assert "1 decided differently" in page_text(browser, "#about")
         # The score: the template agent would have answered the message nobody answered, by_subject not.

@@ -299,6 +299,41 @@ def test_two_reports_compared_message_by_message(first, second, rows):
     assert [(r["message_id"], r["differs"]) for r in state["messages"]] == rows
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "changed"),
+    [
+        # The same reply, word for word: nothing changed.
+        (_item("m1", "reply", text="Hi"), _item("m1", "reply", text="Hi"), []),
+        # Reworded: the decision is the same, the text is not — marked, though it does not "differ".
+        (_item("m1", "reply", text="Hi"), _item("m1", "reply", text="Hello"), ["text"]),
+        # The same decline for another reason.
+        (
+            _item("m1", "declined", reason="spam"),
+            _item("m1", "declined", reason="not a question"),
+            ["reason"],
+        ),
+        # A decline became a reply: outcome, reason and text all changed.
+        (
+            _item("m1", "declined", reason="spam"),
+            _item("m1", "reply", text="Hi"),
+            ["outcome", "reason", "text"],
+        ),
+    ],
+)
+def test_a_compared_message_says_which_parts_of_its_decision_changed(first, second, changed):
+    state = compare_reports(
+        [("v1.json", {"periods": [], "items": [first]}), ("v2.json", {"periods": [], "items": [second]})]
+    )
+    [row] = state["messages"]
+    assert row["changed"] == changed
+
+
+def test_a_compared_message_shows_the_customers_words():
+    item = {**_item("m1", "reply", text="It ships."), "customer_text": "Where is order 1042?"}
+    state = compare_reports([("v1.json", {"periods": [], "items": [item]})])
+    assert state["messages"][0]["customer_text"] == "Where is order 1042?"
+
+
 def test_a_compared_message_shows_each_reports_decision_text_and_the_persons_answer():
     state = compare_reports(
         [
