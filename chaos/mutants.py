@@ -380,31 +380,6 @@ def handover_without_the_queue(patches: _Patches) -> None:
     patches.set(policy, "handover_seconds", property(lambda self: self.lease_seconds + self.settle_seconds))
 
 
-def new_state_from_the_table_only(patches: _Patches) -> None:
-    """A thread item's state begins when its table began, not when the item was created (before issue 48):
-    an item a restore or a hand deletion took away is rebuilt as old state."""
-    state = _module("state")
-    patches.set(state.ThreadState, "began_ms", property(lambda self: self.since_ms))
-
-
-def new_state_only_for_an_old_thread(patches: _Patches) -> None:
-    """The narrowing issue 48 weighed and rejected: a new thread item's burst waits the settle only when its
-    oldest message is older than the item's creation by more than the settle (a thread whose state was
-    lost, as it looks), never for a thread whose messages are all younger (a thread never seen, as it
-    looks). A reply queued just before a restore is in no listing, and its message is seconds old."""
-    arrival = _module("core.arrival")
-    original = arrival.state_settles_in
-    as_int = _module("core.situation").as_int
-
-    def narrowed(state: Any, burst: Any, trigger_id: str, now: int, settle_seconds: int) -> int:
-        oldest = min((as_int(m.get("date")) for m in burst.to_answer), default=now)
-        if state.created_ms and oldest * 1000 > state.created_ms - settle_seconds * 1000:
-            return 0
-        return original(state, burst, trigger_id, now, settle_seconds)
-
-    patches.set(arrival, "state_settles_in", narrowed)
-
-
 def no_driver_for_a_lost_intent(patches: _Patches) -> None:
     """An intent whose record is gone is driven by nobody (before issue 48): its message is never answered."""
     patches.set(_module("core.dispatch"), "drive_undriven", lambda s: None)
@@ -467,21 +442,6 @@ MUTANTS: dict[str, Mutant] = {
             handover_without_the_queue,
             "a failover during a slow queued send: the new Region answers the first message again",
             "failover_during_a_slow_queued_send",
-        ),
-        Mutant(
-            "new_state_from_the_table_only",
-            (1,),
-            new_state_from_the_table_only,
-            "a restore to a backup from before the thread while a reply is queued: answered again",
-            "queued_reply_then_restored_from_an_older_backup",
-        ),
-        Mutant(
-            "new_state_only_for_an_old_thread",
-            (1,),
-            new_state_only_for_an_old_thread,
-            "a new item's burst waits only on a thread older than the settle: a reply queued just before a"
-            " restore is answered again",
-            "queued_reply_then_restored_from_an_older_backup",
         ),
         Mutant(
             "no_driver_for_a_lost_intent",

@@ -203,6 +203,21 @@ def register_stack(name: str, outputs: dict[str, str], parameters: dict[str, str
     return name
 
 
+def register_mailbox_stack(name: str, replier_env: Any, nylas_url: str, **parameters: str) -> str:
+    """The stack the commands that read a mailbox look up (replay, export, the review report, the gate):
+    the API key's secret and the state table, Nylas' URL and the sample agent grant, and ``parameters``.
+    """
+    from devstack.events import AGENT_GRANT_ID
+
+    outputs = {
+        "NylasApiKeySecretArn": replier_env.secrets["NylasApiKeySecret"],
+        "StateTableName": replier_env.tables["StateTable"],
+    }
+    return register_stack(
+        name, outputs, {"NylasApiUri": nylas_url, "AgentGrantIds": AGENT_GRANT_ID, **parameters}
+    )
+
+
 @pytest.fixture
 def log_records():
     """The JSON lines Powertools Logger writes during a test, parsed.

@@ -17,7 +17,7 @@ from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL
 from devstack.nylas.mailbox import RECEIVING_AUTHSERV, authentication_results
 from ops.cli import Runtime, main
 from ops.export import Pseudonyms
-from tests.conftest import register_stack
+from tests.conftest import register_mailbox_stack
 
 STACK = "replyonce-export-test"
 KEY = "a-key-the-team-keeps-in-its-vault"
@@ -26,18 +26,14 @@ ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 @pytest.fixture
 def stack(replier_env, nylas):
-    outputs = {
-        "NylasApiKeySecretArn": replier_env.secrets["NylasApiKeySecret"],
-        "StateTableName": replier_env.tables["StateTable"],
-    }
-    parameters = {
-        "NylasApiUri": nylas.url,
-        "AgentGrantIds": AGENT_GRANT_ID,
+    register_mailbox_stack(
+        STACK,
+        replier_env,
+        nylas.url,
         # A contact form whose Reply-To is answered when the receiving provider authenticated it.
-        "ReplyToTrustedSenders": "forms@mail.shop.example",
-        "ReceivingAuthservIds": RECEIVING_AUTHSERV,
-    }
-    register_stack(STACK, outputs, parameters)
+        ReplyToTrustedSenders="forms@mail.shop.example",
+        ReceivingAuthservIds=RECEIVING_AUTHSERV,
+    )
     return replier_env
 
 

@@ -15,7 +15,7 @@ import pytest
 from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL
 from ops.cli import Runtime, main
 from replyonce.agent import Conversation, NoReply, Reply
-from tests.conftest import register_stack
+from tests.conftest import register_mailbox_stack
 
 STACK = "replyonce-gate-test"
 
@@ -33,11 +33,7 @@ def declines_everything(conversation: Conversation) -> NoReply:
 
 @pytest.fixture
 def stack(replier_env, nylas):
-    outputs = {
-        "NylasApiKeySecretArn": replier_env.secrets["NylasApiKeySecret"],
-        "StateTableName": replier_env.tables["StateTable"],
-    }
-    register_stack(STACK, outputs, {"NylasApiUri": nylas.url, "AgentGrantIds": AGENT_GRANT_ID})
+    register_mailbox_stack(STACK, replier_env, nylas.url)
     return replier_env
 
 

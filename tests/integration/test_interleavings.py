@@ -475,36 +475,6 @@ def failover_during_a_slow_queued_send(world: World):
     return [world.record(first, "m1 at a", "a")], [Event("failover to b; m2 arrives", failover)]
 
 
-def queued_reply_then_restored_from_an_older_backup(world: World):
-    """Issue 48, route 2: the reply to m1 is queued (``202``), not listed yet, when the table is restored
-    to a backup from before the thread (or its item deleted by hand): ``table#began`` survives the restore.
-    The customer writes again. The thread item m2's lease creates is new state whatever the table's
-    beginning says: a burst of both messages waits until the queued reply is listed."""
-    world.mailbox.queue_sends = True
-    world.mailbox.queue_release_seconds = 90
-    # The mailbox lists the reply as late as it may: the settle after the queue sent it.
-    world.mailbox.reply_list_lag_seconds = world.policy.settle_seconds
-    world.mailbox.search_lag_seconds = world.policy.settle_seconds
-    store = world.stores.fake()
-    backup = store.snapshot()  # a table in service for a day, before this thread
-    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
-    world.must_answer.add(first["id"])
-
-    def restored_then_follow_up(world: World):
-        store.restore(backup)
-        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
-        world.must_answer.add(second["id"])
-        return [world.record(second, "m2")]
-
-    return [world.record(first, "m1")], [
-        Event(
-            "table restored to an older backup; m2 arrives",
-            restored_then_follow_up,
-            ready=lambda world: bool(world.mailbox.queued),
-        )
-    ]
-
-
 def dead_letter_lost_then_follow_up(world: World):
     """Issue 48, route 3: m1's send gets no answer and nothing went out; its record is never received
     again (its dead letter lost: a purge, the queue's retention). The customer writes again a lease
@@ -559,9 +529,6 @@ SCENARIOS = {
         Scenario("shadow_stale_holder", shadow_stale_holder, SHADOW),
         Scenario("failover_mid_reply", failover_mid_reply),
         Scenario("failover_during_a_slow_queued_send", failover_during_a_slow_queued_send),
-        Scenario(
-            "queued_reply_then_restored_from_an_older_backup", queued_reply_then_restored_from_an_older_backup
-        ),
         Scenario("dead_letter_lost_then_follow_up", dead_letter_lost_then_follow_up),
     )
 }

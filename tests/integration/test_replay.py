@@ -25,7 +25,7 @@ from replyonce.agents import template_agent
 from replyonce.keys import REPLAY_KEY_PREFIX
 from replyonce.nylas import NylasMailbox
 from replyonce.policy import Policy
-from tests.conftest import register_stack
+from tests.conftest import register_mailbox_stack
 
 STACK = "replyonce-replay-test"
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
@@ -33,11 +33,7 @@ WRITES = ("POST", "PUT", "PATCH", "DELETE")
 
 @pytest.fixture
 def stack(replier_env, nylas):
-    outputs = {
-        "NylasApiKeySecretArn": replier_env.secrets["NylasApiKeySecret"],
-        "StateTableName": replier_env.tables["StateTable"],
-    }
-    register_stack(STACK, outputs, {"NylasApiUri": nylas.url, "AgentGrantIds": AGENT_GRANT_ID})
+    register_mailbox_stack(STACK, replier_env, nylas.url)
     return replier_env
 
 

@@ -19,7 +19,7 @@ from devstack.template import LOCAL_API_KEY
 from functions.replier import app
 from ops.cli import Runtime, main
 from replyonce.agent import Conversation, Reply
-from tests.conftest import register_stack
+from tests.conftest import register_mailbox_stack
 
 STACK = "replyonce-review-test"
 DAY = 24 * 3600
@@ -32,11 +32,7 @@ def order_agent(conversation: Conversation) -> Reply:
 
 @pytest.fixture
 def stack(replier_env, nylas):
-    outputs = {
-        "NylasApiKeySecretArn": replier_env.secrets["NylasApiKeySecret"],
-        "StateTableName": replier_env.tables["StateTable"],
-    }
-    register_stack(STACK, outputs, {"NylasApiUri": nylas.url, "AgentGrantIds": AGENT_GRANT_ID})
+    register_mailbox_stack(STACK, replier_env, nylas.url)
     return replier_env
 
 

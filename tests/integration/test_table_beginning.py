@@ -60,21 +60,31 @@ def test_a_table_emptied_begins_again(aws, store, clock):
     assert since_of(store, "t1") == int(clock() * 1000)
 
 
-def created_of(store, thread_id: str) -> int:
+def began_of(store, thread_id: str) -> int:
     lease = store.take_lease(thread_key("g1", thread_id), 1000)
     store.release(lease)
     return lease.state.began_ms
 
 
-def test_a_thread_item_created_in_a_table_in_service_is_new_state_from_its_own_creation(aws, store, clock):
-    # Issue 48: a restore to a backup from before the thread, or its item deleted by hand, keeps the
-    # table's old beginning; the item the next lease creates is new state all the same.
+def created_of(store, thread_id: str) -> int:
+    lease = store.take_lease(thread_key("g1", thread_id), 1000)
+    store.release(lease)
+    return lease.state.created_ms
+
+
+def test_a_thread_item_created_in_a_table_in_service_is_as_old_as_its_table(aws, store, clock):
+    # A thread no lease has seen gets an item of its own, and the state is as old as the table: its first
+    # burst waits for nothing (a restore while mail flows is left to the runbook's stop). The item keeps
+    # its own creation (``created_ms``), which does not move while it lives and starts again when it was
+    # deleted by hand.
     put_in_service(aws)
-    created = int(clock() * 1000)
-    assert created_of(store, "t1") == created
+    began = began_of(store, "t1")
+    created = created_of(store, "t1")
+    assert created == int(clock() * 1000)
+    assert began < created
     clock.advance(60)
-    assert created_of(store, "t1") == created  # the same item: its creation does not move
+    assert (began_of(store, "t1"), created_of(store, "t1")) == (began, created)
     dynamodb = boto3.client("dynamodb")
     dynamodb.delete_item(TableName=aws.tables["StateTable"], Key={"pk": {"S": thread_key("g1", "t1")}})
     clock.advance(60)
-    assert created_of(store, "t1") == int(clock() * 1000)  # deleted by hand: new state again
+    assert (began_of(store, "t1"), created_of(store, "t1")) == (began, int(clock() * 1000))

@@ -604,9 +604,18 @@ class ThreadState:
 
     @property
     def began_ms(self) -> int:
-        """Since when this item holds the thread's state: its own creation, or its table's beginning,
-        whichever is later. Before it, a reply of the thread may be known only to a state that is gone."""
-        return max(self.since_ms, self.created_ms)
+        """Since when the thread's state is known to be whole: its table's beginning. Before it, a reply of
+        the thread may be known only to a state that is gone.
+
+        Why not the item's own creation (issue 48 built that, and took it back before it shipped): a
+        thread no lease has seen and one whose item a restore took away read the same, so every new
+        thread's first burst of two messages, a customer writing twice seconds apart, waited
+        ``PENDING_CONFIRM_SECONDS`` (600 s) for its reply, and ``make demo`` could not answer its
+        bursts. A restore while mail flows, or items deleted by hand, is left to the runbook's stop
+        (``docs/operations.md``); ``created_ms`` is kept on the item for the day a restore can be told
+        apart from a new thread.
+        """
+        return self.since_ms
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> "ThreadState":

@@ -453,17 +453,15 @@ def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int
     sent: ``queued_reply_then_restored_from_an_older_backup`` with the
     mailbox's lag at the settle.)
 
-    The state began when its item was created or when its table began,
-    whichever is later (``ThreadState.began_ms``, on the worker's clock, as
-    the lease's; ``now`` is Nylas' time): one rule for an emptied table, a
-    restore to a backup from before the thread, an item deleted by hand and
-    a Region whose replica lacks the thread — each one's next lease creates
-    the item. The cost: a new thread's burst of two or more messages waits
-    up to ``wait_seconds`` from its first lease; a thread of one message, and
-    every burst on a thread whose item is older, never. No narrowing by what
-    the listing shows: a thread never seen and one whose reply was queued
-    just before a restore both show messages seconds old and no reply of
-    ours (the mutant ``new_state_only_for_an_old_thread``).
+    The state began when its table began (``ThreadState.began_ms``, on the
+    worker's clock, as the lease's; ``now`` is Nylas' time): an emptied or
+    recreated table, and a Region's replica (the failover's handover waits
+    as long). Not when the thread's item was created: a thread no lease has
+    seen and one whose item a restore or a hand deletion took away read the
+    same (two messages seconds old, no reply of ours), and waiting for both
+    held every new thread's first burst for ``wait_seconds`` — a customer
+    who writes twice seconds apart waited ten minutes. A restore while mail
+    flows is left to the runbook's stop (``docs/operations.md``).
     """
     if not state.began_ms or not any(mid != trigger_id for mid in burst.covered):
         return 0
