@@ -679,13 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=judge.DEFAULT_JUDGE_MODEL,
         help="the Bedrock judge's model or inference profile",
     )
-    report.add_argument(
-        "--local",
-        nargs="?",
-        const=redrive.DEFAULT_LOCAL_URL,
-        metavar="URL",
-        help=f"the running `make serve`'s tables and mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
-    )
+    _local_option(report, "tables and mailbox")
 
     parser = argparse.ArgumentParser(
         prog="python -m ops",
@@ -727,13 +721,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max", type=int, help="copy: move at most this many")
     p.add_argument("--peek", type=int, metavar="N", help="only show up to N dead-lettered notifications")
     p.add_argument("--no-wait", action="store_true", help="move-task: start it and return")
-    p.add_argument(
-        "--local",
-        nargs="?",
-        const=redrive.DEFAULT_LOCAL_URL,
-        metavar="URL",
-        help=f"the running `make serve`'s queues, not a deployed stack's ({redrive.DEFAULT_LOCAL_URL})",
-    )
+    _local_option(p, "queues")
     p.set_defaults(func=_redrive)
 
     p = commands.add_parser(
@@ -806,13 +794,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grant", help="default: the stack's first AgentGrantIds")
     p.add_argument("--limit", type=int, default=100, help="at most this many threads, newest first")
     p.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to write the export")
-    p.add_argument(
-        "--local",
-        nargs="?",
-        const=redrive.DEFAULT_LOCAL_URL,
-        metavar="URL",
-        help=f"the running `make serve`'s mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
-    )
+    _local_option(p, "mailbox")
     p.set_defaults(func=_export)
 
     p = commands.add_parser(
@@ -834,13 +816,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-reads", type=int, default=200, help="at most this many reads of the mailbox")
     p.add_argument("--most-edited", type=int, default=5, help="show this many of the most edited drafts")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
-    p.add_argument(
-        "--local",
-        nargs="?",
-        const=redrive.DEFAULT_LOCAL_URL,
-        metavar="URL",
-        help=f"the running `make serve`'s mailbox ({redrive.DEFAULT_LOCAL_URL}), not a stack's",
-    )
+    _local_option(p, "mailbox")
     p.set_defaults(func=_review_report)
 
     p = commands.add_parser(
@@ -857,6 +833,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.prog = "make"
     parser.usage = 'make COMMAND ARGS="..."  (make alone lists the commands)'
     return parser
+
+
+def _local_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--local [URL]``: the running ``make serve``'s ``what`` instead of a deployed stack's."""
+    parser.add_argument(
+        "--local",
+        nargs="?",
+        const=redrive.DEFAULT_LOCAL_URL,
+        metavar="URL",
+        help=f"the running `make serve`'s {what} ({redrive.DEFAULT_LOCAL_URL}), not a deployed stack's",
+    )
 
 
 def _gate_arguments(parser: argparse.ArgumentParser) -> None:
