@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ops.errors import ConfigurationError
+from ops.json_files import read_json
 from ops.replay import read_thread, recent_threads
 from replyonce.ports import Folder, Grant, SearchResult, ThreadPage
 from replyonce.screening import is_machine_address
@@ -243,14 +244,7 @@ def load_export(path: Path) -> dict[str, Any]:
     ConfigurationError
         Missing, not JSON, or not an export of this format: one line naming the file.
     """
-    try:
-        document = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigurationError(
-            f'{path}: no such export (make export ARGS="... --out {path}" writes one)'
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ConfigurationError(f"{path}: not a JSON export ({error})") from None
+    document = read_json(path, "export", f'make export ARGS="... --out {path}"')
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ConfigurationError(f"{path}: not a ReplyOnce export ({FORMAT})")
     return document

@@ -12,13 +12,13 @@ Decided by the numbers, never by a model alone: the rates count decisions; the c
 same judge. Pure: reports in, a :class:`Verdict` out (``tests/unit/test_gate.py``).
 """
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ops.errors import ConfigurationError
+from ops.json_files import read_json
 from ops.score import RATE_NAMES, decision_of, items_of, rate_spec, score_items, team_of
 
 DEFAULT_MAX_DROP = 0.05
@@ -243,14 +243,7 @@ def load_report(path: Path) -> dict[str, Any]:
     ConfigurationError
         Missing, not JSON, or not a report (no items): one line naming the file.
     """
-    try:
-        document = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigurationError(
-            f'{path}: no such report (make replay ARGS="... --json {path}" writes one)'
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ConfigurationError(f"{path}: not a JSON report ({error})") from None
+    document = read_json(path, "report", f'make replay ARGS="... --json {path}"')
     if not isinstance(document, dict) or not isinstance(document.get("items"), list):
         raise ConfigurationError(f"{path}: not a shadow report or a replay (it has no items)")
     return document

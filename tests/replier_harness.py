@@ -149,3 +149,21 @@ def handed_off(log_records, reason: str) -> bool:
         and r.get("handed_off") is True
         for r in log_records()
     )
+
+
+def with_env(monkeypatch, **variables: str) -> None:
+    """Set the replier's variables and start a new container, which reads them."""
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    app.consumer.cache_clear()
+
+
+# A team's Google mailbox as the agent's grant: people write there too, drafts included.
+TEAM_GRANT = ("grant-team-0001", "help@acme.example")
+
+
+def answer_for_a_team_mailbox(nylas, monkeypatch) -> str:
+    """Make :data:`TEAM_GRANT` the one agent grant (in the emulator and the replier); its id."""
+    nylas.add_grant(*TEAM_GRANT, name="Acme Help", provider="google")
+    with_env(monkeypatch, AGENT_GRANT_IDS=TEAM_GRANT[0])
+    return TEAM_GRANT[0]

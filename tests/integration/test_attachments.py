@@ -158,6 +158,20 @@ def test_the_agent_reads_a_pdf_and_a_photo_and_the_customer_gets_one_email_with_
     assert pipeline.dead_letters() == []
 
 
+def lose_the_sends_answer(nylas, message: dict):
+    """Nylas sends the reply and its answer never arrives; the next thread listing shows only the
+    customer's message, so the stored intent is sent again. Returns what hides the reply once more."""
+    nylas.inject("POST", SEND_PATH, Fault.lose_response())
+    listing = rf"/v3/grants/{AGENT_GRANT_ID}/messages$"
+    only_the_customer = {"request_id": "r", "data": [message], "next_cursor": None}
+
+    def hide_the_reply() -> None:
+        nylas.inject("GET", listing, Fault.status(200, body=only_the_customer), times=1)
+
+    hide_the_reply()
+    return hide_the_reply
+
+
 def test_an_invocation_that_dies_after_the_send_was_accepted_replays_the_same_bytes_under_the_same_key(
     pipeline, nylas, agent_named, replier
 ):
@@ -165,10 +179,7 @@ def test_an_invocation_that_dies_after_the_send_was_accepted_replays_the_same_by
     message = customer_writes(nylas)
     # Nylas sends, the answer never arrives (the invocation is as good as dead); the retry's thread
     # listing does not show the reply yet, so the stored intent is sent again, from the bucket.
-    nylas.inject("POST", SEND_PATH, Fault.lose_response())
-    listing = rf"/v3/grants/{AGENT_GRANT_ID}/messages$"
-    only_the_customer = {"request_id": "r", "data": [message], "next_cursor": None}
-    nylas.inject("GET", listing, Fault.status(200, body=only_the_customer), times=1)
+    hide_the_reply = lose_the_sends_answer(nylas, message)
     pipeline.deliver(envelope(message))
     pipeline.poller().poll_once()
     # The stored intent names the file by its digest and holds none of its bytes.
@@ -184,7 +195,7 @@ def test_an_invocation_that_dies_after_the_send_was_accepted_replays_the_same_by
         UpdateExpression="SET lease_owner = :o, lease_expires_at = :e",
         ExpressionAttributeValues={":o": {"S": "dead-worker"}, ":e": {"N": str(int(time.time() * 1000) - 1)}},
     )
-    nylas.inject("GET", listing, Fault.status(200, body=only_the_customer), times=1)
+    hide_the_reply()
     pipeline.drain()
     first, replay = sent_attempts(nylas)
     assert replay.replayed is True  # the emulator compared the two bodies: any other byte is a 409
@@ -214,13 +225,10 @@ def test_a_504_that_did_send_leaves_one_email_with_its_file(pipeline, nylas, age
 def test_a_reply_over_3_mb_goes_as_multipart_once_and_replays_as_multipart(pipeline, nylas, agent_named):
     agent_named("answers_with_a_large_pdf")
     message = customer_writes(nylas)
-    nylas.inject("POST", SEND_PATH, Fault.lose_response())
-    listing = rf"/v3/grants/{AGENT_GRANT_ID}/messages$"
-    only_the_customer = {"request_id": "r", "data": [message], "next_cursor": None}
-    nylas.inject("GET", listing, Fault.status(200, body=only_the_customer), times=1)
+    hide_the_reply = lose_the_sends_answer(nylas, message)
     pipeline.deliver(envelope(message))
     pipeline.poller().poll_once()
-    nylas.inject("GET", listing, Fault.status(200, body=only_the_customer), times=1)
+    hide_the_reply()
     pipeline.drain()
     attempts = sent_attempts(nylas)
     assert [a.encoding for a in attempts] == ["multipart", "multipart"]

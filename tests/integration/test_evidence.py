@@ -14,16 +14,17 @@ import pytest
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from devstack.nylas import Fault
 from devstack.nylas.mailbox import authentication_results
-from functions.replier import app
 from replyonce.agent import Reply
 from tests.replier_harness import (
     SEND_PATH,
+    answer_for_a_team_mailbox,
     deferrals,
     folders_of,
     handed_off,
     inbound,
     metrics_emitted,
     skip_reasons,
+    with_env,
 )
 
 HANDOFF_FOLDER = "Needs a person"  # the template's default HandoffFolder
@@ -45,12 +46,6 @@ def recipients(nylas) -> list[list[str]]:
 
 def reached(nylas, address: str) -> bool:
     return any(address in to for to in recipients(nylas))
-
-
-def with_env(monkeypatch, **variables: str) -> None:
-    for name, value in variables.items():
-        monkeypatch.setenv(name, value)
-    app.consumer.cache_clear()
 
 
 # ---- a stranger aims the agent ----
@@ -293,15 +288,10 @@ def test_a_stranger_joining_the_customers_thread_gets_only_an_answer_to_their_ow
 
 # ---- a person's answer is one addressed to them ----
 
-TEAM_GRANT = ("grant-team-0001", "help@acme.example")
-
 
 @pytest.fixture
 def team_mailbox(pipeline, nylas, monkeypatch):
-    """A team's Google mailbox as the agent's grant: people write there too, drafts included."""
-    nylas.add_grant(*TEAM_GRANT, name="Acme Help", provider="google")
-    with_env(monkeypatch, AGENT_GRANT_IDS=TEAM_GRANT[0])
-    return TEAM_GRANT[0]
+    return answer_for_a_team_mailbox(nylas, monkeypatch)
 
 
 def test_a_colleagues_forward_to_the_warehouse_is_not_an_answer_to_the_customer(

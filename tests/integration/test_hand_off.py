@@ -11,9 +11,17 @@ the metric. Whom to answer (the rule of evidence) is ``tests/integration/test_ev
 import pytest
 
 from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
-from functions.replier import app
 from ops.template import load_template
-from tests.replier_harness import deferrals, folders_of, handed_off, inbound, metrics_emitted, skip_reasons
+from tests.replier_harness import (
+    answer_for_a_team_mailbox,
+    deferrals,
+    folders_of,
+    handed_off,
+    inbound,
+    metrics_emitted,
+    skip_reasons,
+    with_env,
+)
 
 HANDOFF_FOLDER = "Needs a person"  # the template's default HandoffFolder
 DAY = 86_400
@@ -30,12 +38,6 @@ def as_nylas_sends_it(message: dict) -> dict:
 
 def counted(capsys) -> list[str]:
     return [name for name, _ in metrics_emitted(capsys.readouterr().out)]
-
-
-def with_env(monkeypatch, **variables: str) -> None:
-    for name, value in variables.items():
-        monkeypatch.setenv(name, value)
-    app.consumer.cache_clear()
 
 
 def answered(nylas) -> list[str]:
@@ -128,15 +130,10 @@ def test_in_review_mode_drafts_a_person_sent_are_a_persons_answers(pipeline, nyl
 
 # ---- a person's draft that stays ----
 
-TEAM_GRANT = ("grant-team-0001", "help@acme.example")
-
 
 @pytest.fixture
 def team_mailbox(pipeline, nylas, monkeypatch):
-    """A team's Google mailbox as the agent's grant: people write there too, drafts included."""
-    nylas.add_grant(*TEAM_GRANT, name="Acme Help", provider="google")
-    with_env(monkeypatch, AGENT_GRANT_IDS=TEAM_GRANT[0])
-    return TEAM_GRANT[0]
+    return answer_for_a_team_mailbox(nylas, monkeypatch)
 
 
 def test_a_persons_draft_that_stays_hands_the_message_off_on_its_last_receive(
