@@ -293,6 +293,8 @@ class MailControl:
     def agent_failure(self, notification_id: str) -> Json | None:
         """The agent's last failure on a message not decided yet, and when its record comes back.
 
+        ``None`` until the deferral that follows the failure is logged too (the two are one event).
+
         ``detail`` (``RuntimeError: ...``), ``where`` (the person's file, line and function) and
         ``code`` (that line), ``receives`` and ``retry_in_seconds`` of the deferral that followed, and
         ``max_receives`` (the queue's ``maxReceiveCount``, after which SQS dead-letters it).
@@ -303,7 +305,11 @@ class MailControl:
         if not failed:
             return None
         last = records[failed[-1]]
-        deferral = next((r for r in records[failed[-1] :] if r.get("message") == DEFERRED), {})
+        deferral = next((r for r in records[failed[-1] :] if r.get("message") == DEFERRED), None)
+        if deferral is None:
+            # The replier logs the failure and then, a moment later, the deferral that says when the
+            # record comes back: a reader between the two would report a failure with no retry to name.
+            return None
         frame = where_it_raised(str(last.get("traceback") or ""))
         redrive = load_template()["Resources"]["NotificationQueue"]["Properties"]["RedrivePolicy"]
         return {

@@ -5,9 +5,14 @@ emulator, the webhook re-pointed at the failover, the old Region still running (
 for a while. The world is checked as the chaos run's is (``devstack.invariants``), plus the fence's
 own check: the old Region sends nothing its last read of the record before the failover did not
 allow. The figures of a larger run are in docs/reliability.md ("Failover across Regions").
-"""
 
-from dataclasses import replace
+Issue 48's handover mutant (``handover_without_the_queue``) is caught on a named schedule by the
+deterministic scheduler (``failover_during_a_slow_queued_send`` in tests/integration/test_interleavings.py),
+not here: in the drill its catch depends on the held message's follow-up being answered inside wall-clock
+windows, and on a loaded machine that follow-up was dead-lettered instead (CI, 17 dead letters in 65
+notifications) and the verdict changed with the load. ``make failover-drill ARGS="--slow-queued-send 85
+--mutant handover_without_the_queue"`` still plays it by hand.
+"""
 
 import pytest
 
@@ -41,15 +46,3 @@ def test_a_failover_mid_run_loses_nothing_and_answers_nothing_twice():
 def test_the_drill_catches_the_old_region_sending_with_the_fence_off():
     report = FailoverDrill(drill(seed=1, mutant="fence_off")).run()
     assert report.caught(), render_drill(report)
-
-
-@pytest.mark.long_running
-def test_the_drill_catches_a_handover_without_the_agent_account_queue():
-    # Issue 48's first route: the old Region's send held across the failover and answered 202, the queue
-    # sending it 85 s later, the new Region's replica cut at the failover. With the handover a lease and
-    # the settle (9.4 s at the chaos timings) the new Region answers the held reply's message again.
-    settings = replace(drill(seed=1, mutant="handover_without_the_queue"), slow_queued_send_seconds=85.0)
-    report = FailoverDrill(settings).run()
-    assert report.held_send_status == 202, render_drill(report)
-    assert report.chaos.violations[1], render_drill(report)
-    assert any(report.held_send_target in v for v in report.chaos.violations[1]), render_drill(report)

@@ -1,5 +1,7 @@
 """make serve's control routes answer every mistake with a status and one sentence (no server needed)."""
 
+import json
+
 import pytest
 
 from devstack.control import MailControl
@@ -59,3 +61,27 @@ def test_a_failure_inside_a_route_is_one_line_not_a_traceback():
         control.close()
     assert status == 503
     assert answer["error"].startswith("the local stack could not do that: ConnectionError")
+
+
+def test_an_agent_failure_is_reported_with_its_retry_once_the_deferral_is_logged():
+    # The replier logs the failure, then the deferral that says when the record comes back; `make mail`
+    # polling between the two must wait, not print a failure with no retry in it.
+    from devstack.stack import LogCollector
+
+    logs = LogCollector()
+    control = MailControl(None, WebhookSender("http://127.0.0.1:9/v1/webhook", "secret"), logs=logs)
+    try:
+        failed = {"message": "the agent failed; the record will be retried", "notification_id": "n-1"}
+        logs.write(json.dumps({**failed, "detail": "RuntimeError: down"}) + "\n")
+        assert control.agent_failure("n-1") is None
+        deferral = {"message": "record deferred; it will be retried", "notification_id": "n-1"}
+        logs.write(json.dumps({**deferral, "receives": 1, "retry_in_seconds": 4}) + "\n")
+        failure = control.agent_failure("n-1")
+    finally:
+        control.close()
+    assert failure is not None
+    assert (failure["detail"], failure["receives"], failure["retry_in_seconds"]) == (
+        "RuntimeError: down",
+        1,
+        4,
+    )
