@@ -139,7 +139,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
-.PHONY: deploy register-webhook rotate-secret redrive thread-state backfill shadow-report replay report-console failover gate export review-report
+.PHONY: deploy register-webhook rotate-secret redrive thread-state restore-state backfill shadow-report replay report-console failover gate export review-report
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	@$(BIN)/python -m ops deploy $(ARGS)
@@ -176,6 +176,9 @@ gate: $(LOCAL_STAMP) ## exit 1 when a saved report is worse than a baseline: mak
 
 report-console: $(LOCAL_STAMP) ## replays and shadow reports side by side on 127.0.0.1: make report-console ARGS="v1.json v2.json"
 	@$(BIN)/python -m devstack.report_console $(ARGS)
+
+restore-state: $(STAMP) ## put a restored state table back while mail flows: make restore-state ARGS="--from <restored table>" (or --mark-only)
+	@$(BIN)/python -m ops restore-state $(ARGS)
 
 failover: $(STAMP) ## make REGION the active Region (across Regions): make failover ARGS="--to us-west-2 --region us-west-2"
 	@$(BIN)/python -m ops failover $(ARGS)

@@ -50,6 +50,7 @@ from devstack.webhook_sender import WebhookSender
 from ops import backfill, redrive
 from ops.nylas_admin import NylasAdmin
 from ops.progress import progress_bar
+from ops.restore_state import restore_state
 from replyonce.queue import NotificationQueue
 from replyonce.store import DynamoDBStateStore
 
@@ -517,11 +518,34 @@ class Experiment:
             len(sender.deliveries) < notifications // 2 or len(self.nylas.sends) < replies + 2 * step
         ):
             time.sleep(0.1)
+        # The runbook's restore while mail flows: the damaged table emptied, the backup (a table of its
+        # own, as restore-table-to-point-in-time makes) put back by `make restore-state --from`, which
+        # makes every thread's state begin again at the restore (ops.restore_state).
+        backup_table = self._table_of_items(f"{self.resources.tables['StateTable']}-restored", backup)
         self._empty_table("StateTable", "pk")
-        for item in backup:
-            self.admin_dynamodb.put_item(TableName=self.resources.tables["StateTable"], Item=item)
+        result = restore_state(
+            self.admin_dynamodb,
+            source=backup_table,
+            target=self.resources.tables["StateTable"],
+            clock=time.time,
+        )
         restore_point["items"] = backup
-        self.say(f"state table restored to the older backup while the replier runs ({len(backup)} items)")
+        self.say(
+            f"state table restored to the older backup while the replier runs ({result.copied} items, "
+            f"{result.threads_begun_again} threads begun again)"
+        )
+
+    def _table_of_items(self, name: str, items: list[dict[str, Any]]) -> str:
+        """A table named ``name`` holding ``items``: what a point-in-time restore makes of a backup."""
+        self.admin_dynamodb.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        for item in items:
+            self.admin_dynamodb.put_item(TableName=name, Item=item)
+        return name
 
     def _restore_and_backfill(self, workload: Workload, items: list[dict[str, Any]]) -> int:
         """The runbook after the run drained: the state table restored to the moment it was lost (what

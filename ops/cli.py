@@ -34,6 +34,7 @@ from ops import (
     redrive,
     register_webhook,
     replay,
+    restore_state,
     review_report,
     rotate_secret,
     score,
@@ -649,6 +650,20 @@ def _failover(context: Context) -> int:
     return 0
 
 
+def _restore_state(context: Context) -> int:
+    args = context.args
+    stack = context.stack()
+    table = stack.output("StateTableName")
+    dynamodb = context.client("dynamodb")
+    result = restore_state.restore_state(
+        dynamodb, source=args.source, target=table, clock=failover.stamping_clock(dynamodb, table)
+    )
+    began = thread_state.format_epoch(result.began_ms / 1000)
+    pending_confirm = Policy(agent_grant_ids=()).pending_confirm_seconds
+    context.runtime.say(restore_state.render(result, pending_confirm, began))
+    return 0
+
+
 # ---- parsing ---------------------------------------------------------------------------------------
 
 
@@ -781,6 +796,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--expect-epoch", type=int, help="refuse unless the record is at this epoch (what you last saw)"
     )
     p.set_defaults(func=_failover)
+
+    p = commands.add_parser(
+        "restore-state",
+        parents=[common],
+        help="put a restored state table's items back while mail flows; every thread begins again",
+    )
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--from", dest="source", metavar="TABLE", help="the table restored from a backup")
+    source.add_argument(
+        "--mark-only",
+        dest="source",
+        action="store_const",
+        const=None,
+        help="copy nothing: items were deleted by hand; stamp the threads' new beginning only",
+    )
+    p.set_defaults(func=_restore_state)
 
     p = commands.add_parser(
         "export",

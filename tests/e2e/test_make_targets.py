@@ -363,6 +363,7 @@ DEPLOYED = {
     "shadow-report": "--since 2026-11-30",
     "replay": "--agent order_status_agent:reply --since 2026-11-23",
     "failover": "--to us-west-2",
+    "restore-state": "--mark-only",
 }
 
 
@@ -471,6 +472,7 @@ HELPED = {
     "rotate-secret": "rotate-secret",
     "set-api-key": "set-api-key",
     "failover": "failover",
+    "restore-state": "restore-state",
     "export": "export",
     "review-report": "review-report",
     "gate": "gate",

@@ -10,6 +10,7 @@ import boto3
 import pytest
 
 from devstack.template import put_in_service
+from ops import restore_state
 from replyonce.state import TABLE_BEGAN_KEY, thread_key
 from replyonce.store import DynamoDBStateStore
 from tests.fakes import Clock
@@ -88,3 +89,78 @@ def test_a_thread_item_created_in_a_table_in_service_is_as_old_as_its_table(aws,
     dynamodb.delete_item(TableName=aws.tables["StateTable"], Key={"pk": {"S": thread_key("g1", "t1")}})
     clock.advance(60)
     assert (began_of(store, "t1"), created_of(store, "t1")) == (began, int(clock() * 1000))
+
+
+# ---- make restore-state: a restore while mail flows begins every thread again (issue 48) -------------
+
+
+def _copy_of(aws, name: str) -> str:
+    """A table as ``restore-table-to-point-in-time`` makes one: the state table's layout, its own name."""
+    dynamodb = boto3.client("dynamodb")
+    dynamodb.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    for item in dynamodb.scan(TableName=aws.tables["StateTable"], ConsistentRead=True)["Items"]:
+        dynamodb.put_item(TableName=name, Item=item)
+    return name
+
+
+def test_a_restore_from_an_older_backup_makes_every_thread_state_new_at_the_restore(aws, store, clock):
+    # The backup holds t1 from a table in service for a day: put back as it was, t1's follow-up burst
+    # would read a state as old as the table and wait for nothing, while the reply the lost state had
+    # queued is not listed yet (the first message answered twice). Put back by the command, t1 begins
+    # at the restore, as does t2 (in the live table, not in the backup) and any thread created later.
+    put_in_service(aws)
+    old = began_of(store, "t1")
+    ledger = {"pk": {"S": "message#g1#m1"}, "status": {"S": "replied"}}
+    boto3.client("dynamodb").put_item(TableName=aws.tables["StateTable"], Item=ledger)
+    backup = _copy_of(aws, "state-restored")
+    clock.advance(3600)
+    began_of(store, "t2")
+    clock.advance(60)
+    result = restore_state.restore_state(
+        boto3.client("dynamodb"), source=backup, target=aws.tables["StateTable"], clock=clock
+    )
+    restored_at = int(clock() * 1000)
+    assert result.began_ms == restored_at > old
+    assert result.threads_begun_again == 2
+    assert began_of(store, "t1") == restored_at
+    assert began_of(store, "t2") == restored_at
+    clock.advance(5)
+    assert began_of(store, "t3") == restored_at  # created after the restore: the table's new beginning
+    copied = boto3.client("dynamodb").get_item(
+        TableName=aws.tables["StateTable"], Key={"pk": ledger["pk"]}, ConsistentRead=True
+    )["Item"]
+    assert copied == ledger  # a ledger entry comes back as it was
+
+
+def test_items_deleted_by_hand_then_marked_come_back_as_new_state(aws, store, clock):
+    put_in_service(aws)
+    began_of(store, "t1")
+    dynamodb = boto3.client("dynamodb")
+    dynamodb.delete_item(TableName=aws.tables["StateTable"], Key={"pk": {"S": thread_key("g1", "t1")}})
+    clock.advance(60)
+    result = restore_state.restore_state(dynamodb, source=None, target=aws.tables["StateTable"], clock=clock)
+    assert (result.copied, result.threads_begun_again) == (0, 0)  # the deleted item is not made again
+    clock.advance(1)
+    assert began_of(store, "t1") == result.began_ms
+
+
+def test_a_thread_that_began_after_the_stamp_keeps_its_later_beginning(aws, store, clock):
+    # The stamp only raises a beginning: a table emptied and begun again later than the stamp's clock
+    # (an operator's clock behind the workers') keeps the later one.
+    began = began_of(store, "t1")
+    result = restore_state.restore_state(
+        boto3.client("dynamodb"),
+        source=None,
+        target=aws.tables["StateTable"],
+        clock=lambda: began / 1000 - 60,
+    )
+    assert result.threads_begun_again == 0
+    clock.advance(1)
+    assert began_of(store, "t1") == began
+    clock.advance(1)
+    assert began_of(store, "t2") == began  # nor is the table's own beginning lowered
