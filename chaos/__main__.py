@@ -1,5 +1,13 @@
 """``make chaos``: run the harness, print the table, write docs/reliability.md."""
 
+from ops.replier_process import prepare
+
+# This process runs the webhook function and the operator's commands in-process: it is made what a
+# container is (the template's Powertools variables) before the layer is imported, as `python -m ops`
+# is. Without it every webhook invocation's metric flush raised ("Must contain a metric namespace") and
+# each delivery was answered 502: the suite, which sets the variables itself, never saw it.
+prepare()
+
 import argparse
 import signal
 import sys

@@ -31,6 +31,11 @@ last reply of the backlog (every message that reached the old Region).
 must be caught.
 """
 
+if __name__ == "__main__":  # `make failover-drill`: a container's process first (chaos/__main__.py says why)
+    from ops.replier_process import prepare
+
+    prepare()
+
 import argparse
 import json
 import os
@@ -682,6 +687,10 @@ class FailoverDrill(Experiment):
             self.say("no send by the old Region to hold: the failover goes on without the slow 202")
             return
         self.say("the old Region's send held at Nylas' door: failing over now")
+
+    def function_errors(self) -> list[str]:
+        """What either Region's webhook function raised in this run."""
+        return [*self.gateway.function_errors, *self.second_gateway.function_errors]
 
     # ---- the run --------------------------------------------------------------------------------
 

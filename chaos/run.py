@@ -297,6 +297,10 @@ class Experiment:
         self.logs.capture()
         self.gateway = ApiGatewayStandIn(load_handler("WebhookFunction"), timeout_seconds=8.0).start()
 
+    def function_errors(self) -> list[str]:
+        """What the webhook function raised in this run (the gateway answered 502 for each)."""
+        return list(self.gateway.function_errors)
+
     def restart_webhook_container(self) -> None:
         """A new webhook container: cold start, secret read again (through the fault proxy)."""
         self.gateway._handler = load_handler("WebhookFunction")
@@ -697,6 +701,7 @@ class Experiment:
             failed_sends=self.nylas.failed_sends,
             listing_order=self.nylas.modes.listing_order,
             forged_notification_ids=workload.forged_ids | fuzz.notification_ids,
+            function_errors=self.function_errors(),
             dead_lettered_notification_ids=set(dead),
             aliases={grant: list(aliases) for grant, aliases in workload.aliases.items()},
             handoff_folder=HANDOFF_FOLDER,

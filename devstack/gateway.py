@@ -48,6 +48,9 @@ class ApiGatewayStandIn:
         self.control: ControlRoutes | None = None
         self._invocations: set[threading.Thread] = set()
         self._invocations_lock = threading.Lock()
+        # What the function raised, one line each: API Gateway answers 502 for it, which Nylas retries,
+        # but a raise is a defect of ours, never an answer (a harness counts them against invariant 6).
+        self.function_errors: list[str] = []
         stand_in = self
 
         class _Request(BaseHTTPRequestHandler):
@@ -118,6 +121,8 @@ class ApiGatewayStandIn:
                 outcome["response"] = self._handler(event, context)
             except Exception as exc:
                 outcome["error"] = exc
+                with self._invocations_lock:
+                    self.function_errors.append(f"{type(exc).__name__}: {exc}")
             finally:
                 with self._invocations_lock:
                     self._invocations.discard(threading.current_thread())

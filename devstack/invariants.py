@@ -238,6 +238,8 @@ class History:
     # message is a burst's newest, the one its reply threads on (invariant 3).
     listing_order: str = "arrival"
     forged_notification_ids: set[str] = field(default_factory=set)
+    # What the webhook function raised (API Gateway's 502), one line each: never an answer of ours.
+    function_errors: list[str] = field(default_factory=list)
     dead_lettered_notification_ids: set[str] = field(default_factory=set)
     # Each agent grant's email aliases (ground truth: the addresses its people write from besides its
     # own, and the ones its sent copies may show).
@@ -969,8 +971,11 @@ def _skips_logged(history: History, found: list[str]) -> None:
 
 
 def _endpoint(history: History, found: list[str]) -> None:
-    """6. Never 500, forged never queued, 200 only for queued notifications."""
+    """6. Never 500 (nor a raise, which API Gateway answers 502), forged never queued, 200 only for queued
+    notifications."""
     queued = _queued_notification_ids(history.logs)
+    for error, times in sorted(Counter(history.function_errors).items()):
+        found.append(f"the webhook function raised {error} ({times} deliveries answered 502)")
     for delivery in history.deliveries:
         if delivery.status == 500:
             found.append(f"delivery of {delivery.notification_id} answered 500")

@@ -488,6 +488,24 @@ def test_the_endpoint_refuses_forgeries_and_accepts_only_what_it_queued(forged, 
     assert broken(history).get(6) == ([broken_by] if broken_by else None)
 
 
+def test_a_webhook_function_that_raised_breaks_invariant_6_even_when_what_it_queued_was_answered():
+    # API Gateway answers a raise 502, which Nylas retries: the notification is queued again and again
+    # and its duplicates absorbed, so no other invariant sees it (make chaos answered every delivery 502
+    # for a metrics namespace it was never given, and passed).
+    delivery = SimpleNamespace(notification_id="n1", status=502, forged=False)
+    history = World().history(
+        deliveries=[delivery, delivery],
+        logs=[{"message": QUEUED, "notification_id": "n1"}],
+        function_errors=["SchemaValidationError: Must contain a metric namespace."] * 2,
+    )
+    assert broken(history).get(6) == (
+        [
+            "the webhook function raised SchemaValidationError: Must contain a metric namespace. "
+            "(2 deliveries answered 502)"
+        ]
+    )
+
+
 @pytest.mark.parametrize(("limit", "lost"), [(2, False), (3, True), (0, True)])
 def test_an_exchange_limit_skip_counts_only_when_the_agent_had_answered_that_often(limit, lost):
     # Two emails to the customer on the thread, no person of the mailbox in between, then the third
