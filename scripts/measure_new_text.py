@@ -36,9 +36,10 @@ What each set expects:
   library (run with ruby) calls neither quoted nor hidden — the fragments its
   tests in ``test/email_reply_parser_test.rb`` check — joined;
 - email_reply_trimmer: ``test/emails/X.txt``, expected ``test/trimmed/X.txt``;
-- crisp, mail-parser-reply (tuning since the second split) and EdgeTier, extended_email_reply_parser,
-  t2bot (held out, ``scripts/mail_sets.py``): each adapter's docstring says which of the peer's
-  assertions it reads. A held-out body a tuning set also holds is measured with the tuning set only.
+- crisp, mail-parser-reply (tuning since the second split), EdgeTier, extended_email_reply_parser,
+  t2bot, huan086 (tuning since the fourth split) and hellogustav, web-ridge, bluee, flutter (held out,
+  ``scripts/mail_sets.py``): each adapter's docstring says which of the peer's assertions it reads. A
+  held-out body a tuning set also holds is measured with the tuning set only.
 
 The comparison rule: both sides are whitespace-normalised (every run of spaces,
 tabs and line breaks is one space, ends stripped); :data:`replyonce.text.QUOTE_MARKER`
@@ -1134,16 +1135,12 @@ def main() -> None:
     parser.add_argument("--talon", type=Path, help="a checkout of mailgun/talon")
     parser.add_argument("--erp", type=Path, help="a checkout of github/email_reply_parser")
     parser.add_argument("--trimmer", type=Path, help="a checkout of discourse/email_reply_trimmer")
-    parser.add_argument("--crisp", type=Path, help="a checkout of crisp-oss/email-reply-parser (held out)")
-    parser.add_argument("--mpr", type=Path, help="a checkout of alfonsrv/mail-parser-reply (held out)")
-    parser.add_argument("--edgetier", type=Path, help="a checkout of EdgeTier/email-reply-parser (held out)")
-    parser.add_argument(
-        "--extended-erp", type=Path, help="a checkout of fiedl/extended_email_reply_parser (held out)"
-    )
-    parser.add_argument("--t2bot", type=Path, help="a checkout of t2bot/node-email-reply-parser (held out)")
-    parser.add_argument(
-        "--huan086", type=Path, help="a checkout of huan086/EmailReplyParser (held out, third)"
-    )
+    parser.add_argument("--crisp", type=Path, help="a checkout of crisp-oss/email-reply-parser")
+    parser.add_argument("--mpr", type=Path, help="a checkout of alfonsrv/mail-parser-reply")
+    parser.add_argument("--edgetier", type=Path, help="a checkout of EdgeTier/email-reply-parser")
+    parser.add_argument("--extended-erp", type=Path, help="a checkout of fiedl/extended_email_reply_parser")
+    parser.add_argument("--t2bot", type=Path, help="a checkout of t2bot/node-email-reply-parser")
+    parser.add_argument("--huan086", type=Path, help="a checkout of huan086/EmailReplyParser")
     parser.add_argument(
         "--hellogustav",
         type=Path,
