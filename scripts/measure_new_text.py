@@ -36,9 +36,10 @@ What each set expects:
   library (run with ruby) calls neither quoted nor hidden — the fragments its
   tests in ``test/email_reply_parser_test.rb`` check — joined;
 - email_reply_trimmer: ``test/emails/X.txt``, expected ``test/trimmed/X.txt``;
-- crisp, mail-parser-reply (tuning since the second split) and EdgeTier, extended_email_reply_parser,
-  t2bot (held out, ``scripts/mail_sets.py``): each adapter's docstring says which of the peer's
-  assertions it reads. A held-out body a tuning set also holds is measured with the tuning set only.
+- crisp, mail-parser-reply (tuning since the second split), EdgeTier, extended_email_reply_parser,
+  t2bot, huan086 (tuning since the fourth split) and hellogustav, web-ridge, bluee, flutter (held out,
+  ``scripts/mail_sets.py``): each adapter's docstring says which of the peer's assertions it reads. A
+  held-out body a tuning set also holds is measured with the tuning set only.
 
 The comparison rule: both sides are whitespace-normalised (every run of spaces,
 tabs and line breaks is one space, ends stripped); :data:`replyonce.text.QUOTE_MARKER`
@@ -669,6 +670,231 @@ def huan086_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+# --- held-out sets of the fourth split (scripts/mail_sets.py) -------------------------------------------
+
+
+def _elixir_literal(text: str) -> str:
+    """An Elixir double-quoted string's value (its escapes are JSON's; a line break may stand as is)."""
+    return str(json.loads('"' + text.replace("\r", "").replace("\n", "\\n") + '"'))
+
+
+_EX_STRING = r'"(?:[^"\\]|\\.)*"'
+
+
+def hellogustav_cases(root: Path) -> list[Case]:
+    """hellogustav/elixir_email_reply_parser: ``test/elixir_email_reply_parser_test.exs`` read for its
+    assertions.
+
+    Each ``test`` block names its fixture (``get_email('x')`` or ``get_email_content("x")``). Exact:
+    ``parse_reply(…) == "…"``, ``String.trim(reply_text) == "…"``. Kept: ``String.contains?`` on the
+    reply or the first fragment, ``Regex.match?(~R/…/, …)`` on the first fragment. History: ``refute
+    String.contains?(parse_reply(…), "…")`` (a device line the peer strips is not history)."""
+    source = (root / "test" / "elixir_email_reply_parser_test.exs").read_text(encoding="utf-8")
+    footers = ("Sent from my iPhone",)
+    reply = (
+        r"(?:ElixirEmailReplyParser\.parse_reply\(\w+\)|ElixirEmailReplyParser\.Parser\.reply\(\w+\)"
+        r"|reply_text|String\.trim\(reply_text\))"
+    )
+    first = r"Enum\.at\(fragments, 0\)\.content"
+    cases = []
+    for block in re.split(r"\n\s*test \"", source)[1:]:
+        fixture = re.search(r"get_email(?:_content)?\(['\"]([\w/]+)['\"]\)", block)
+        if not fixture:
+            inline = re.search(rf"(\w+) = ({_EX_STRING})\s*\n", block)
+            if not inline:
+                continue
+        exact = [
+            _elixir_literal(m[1:-1])
+            for m in re.findall(rf"(?:{reply}|{first}) == ({_EX_STRING})", block, flags=re.S)
+        ]
+        if not fixture:  # an inline body: ``parse_reply(body) == body``
+            if re.search(r"parse_reply\((\w+)\) == \1\b", block):
+                value = _elixir_literal(inline.group(2)[1:-1])
+                cases.append(Case("hellogustav", block.split('"', 1)[0], value, value))
+            continue
+        keep = [
+            re.escape(_elixir_literal(m[1:-1]))
+            for m in re.findall(
+                rf"(?<!refute )String\.contains\?\((?:{reply}|{first}), ({_EX_STRING})", block
+            )
+        ]
+        keep += [
+            m.replace("\\:", ":")
+            for m in re.findall(rf"Regex\.match\?\(~R/((?:[^/\\]|\\.)*)/, {first}\)", block)
+        ]
+        history = [
+            re.escape(value)
+            for m in re.findall(rf"refute String\.contains\?\({reply}, ({_EX_STRING})", block)
+            if (value := _elixir_literal(m[1:-1])) not in footers
+        ]
+        path = root / "test" / "emails" / f"{fixture.group(1)}.txt"
+        if path.exists():
+            body = path.read_text(encoding="utf-8")
+            cases.append(
+                Case(
+                    "hellogustav",
+                    fixture.group(1),
+                    body,
+                    exact[0] if exact else None,
+                    tuple(keep),
+                    tuple(history),
+                )
+            )
+    return _unique(cases)
+
+
+def webridge_cases(root: Path) -> list[Case]:
+    """web-ridge/email-reply-parser (Go): ``email_reply_parser_test.go`` read for what ``Parse`` must return.
+
+    ``TestAllKindOfCombinations`` builds every body of ``dataset/basemail`` by ``dataset/signatures`` by
+    ``dataset/quoted_reply``, the quote below (base, signature, quote) and above (quote, base,
+    signature), and expects the base mail back. Exact: the combinations with the empty signature (the
+    peer also strips names, greetings and company lines, which the contract keeps: those combinations
+    are not judged for exactness). Kept, in every combination: each line of the base mail not quoted
+    with ``>``. History: each line of three words or more of the quoted reply (the peer's construction
+    says it is the older message). The inline ``content := Parse(xMail); expected := "…"`` tests are exact."""
+    source = (root / "email_reply_parser_test.go").read_text(encoding="utf-8")
+    constants = dict(re.findall(r"^const (\w+) = `([^`]*)`", source, flags=re.M))
+    cases = []
+    for name, expected in re.findall(r'content := Parse\((\w+)\)\s*expected := ("(?:[^"\\]|\\.)*")', source):
+        if name in constants:
+            cases.append(Case("web-ridge", name, constants[name], str(json.loads(expected))))
+
+    def files(kind: str) -> list[Path]:
+        return sorted(p for p in (root / "dataset" / kind).iterdir() if p.is_file())
+
+    for base in files("basemail"):
+        mail = base.read_text(encoding="utf-8")
+        keep = tuple(  # a ">"-quoted line is set aside, as the expectations' own ">" lines are
+            re.escape(normalised(line))
+            for line in mail.splitlines()
+            if line.strip() and not line.lstrip().startswith(">")
+        )
+        for signature in files("signatures"):
+            sign = signature.read_text(encoding="utf-8")
+            for quoted in files("quoted_reply"):
+                older = quoted.read_text(encoding="utf-8")
+                history = tuple(
+                    re.escape(normalised(line.lstrip(" >")))
+                    for line in older.splitlines()
+                    if len(line.lstrip(" >").split()) >= 3
+                    and normalised(line.lstrip(" >")) not in normalised(mail)
+                )
+                expected = mail.strip() if not sign.strip() else None
+                for where, body in (
+                    ("bottom", mail + "\n\n" + sign + "\n\n" + older),
+                    ("top", older + "\n\n" + mail + "\n\n" + sign + "\n\n"),
+                ):
+                    label = f"{base.name}+{signature.name}+{quoted.name}:{where}"
+                    cases.append(Case("web-ridge", label, body, expected, keep, history))
+    return _unique(cases)
+
+
+def bluee_cases(root: Path) -> list[Case]:
+    """bluee/EmailReplyParser (C#): ``EmailReplyParserCore.Tests/TestParser.cs``'s ``VerifyParsedReply``
+    rows (``InlineData``, those commented out not read), each ``TestEmails/X`` expecting
+    ``TestEmailResults/X`` whole."""
+    tests = root / "EmailReplyParserCore.Tests"
+    source = (tests / "TestParser.cs").read_text(encoding="utf-8")
+    cases = []
+
+    def read(path: Path) -> str:  # some of its files are Windows-1252
+        raw = path.read_bytes()
+        try:
+            return raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return raw.decode("cp1252")
+
+    for name in re.findall(r'^\s*\[InlineData\("([\w.]+)"\)\]', source, flags=re.M):
+        body = read(tests / "TestEmails" / name)
+        expected = read(tests / "TestEmailResults" / name).replace("\r\n", "\n")
+        cases.append(Case("bluee", name, body, expected))
+    return _unique(cases)
+
+
+def _dart_literal(text: str) -> str:
+    """A Dart string literal's value, plain or triple-quoted (a first line break dropped), escapes read."""
+    if text.startswith('"""'):
+        inner = text[3:-3]
+        inner = re.sub(r"\A[ \t]*\r?\n", "", inner)
+    else:
+        inner = text[1:-1]
+    escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "$": "$"}
+
+    def unescape(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code.startswith("u{"):
+            return chr(int(code[2:-1], 16))
+        if code.startswith("u"):
+            return chr(int(code[1:], 16))
+        return escapes.get(code, code)
+
+    return re.sub(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|.)", unescape, inner, flags=re.S)
+
+
+_DART_STRING = r'(?:"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\\n]|\\.)*")'
+
+
+def flutter_cases(root: Path) -> list[Case]:
+    """krishnaSoni2113/flutter-email-reply-parser (Dart): ``test/email_parser_test.dart`` read for its
+    assertions, the bodies from ``test/email_format.dart``'s constants.
+
+    Each ``test(`` names its body (``parse(emailText: x)``). Exact: ``expect("…" or a string built of
+    ``"…" + "…"``, ``email.getVisibleText())`` or ``fragments.first.getContent()``. Kept:
+    ``RegExp("…")`` then ``expect(regExp.hasMatch(fragments.first.getContent()), true)``. The test
+    module ``email_reply_parser_test.dart`` imports a file this commit does not hold: not read."""
+    constants = {
+        name: _dart_literal(value)
+        for name, value in re.findall(
+            rf"^const (\w+) = ({_DART_STRING});",
+            (root / "test" / "email_format.dart").read_text("utf-8"),
+            flags=re.M,
+        )
+    }
+    source = (root / "test" / "email_parser_test.dart").read_text(encoding="utf-8")
+    cases = []
+    for block in re.split(r"\n\s*test\(", source)[1:]:
+        named = re.search(r"emailText: (\w+)\)", block)
+        if not named:
+            continue
+        if named.group(1) in constants:
+            body = constants[named.group(1)]
+        else:
+            inline = re.search(rf"String {named.group(1)} = ({_DART_STRING});", block)
+            if not inline:
+                continue
+            body = _dart_literal(inline.group(1))
+        built = {
+            var: "".join(_dart_literal(part) for part in re.findall(_DART_STRING, value))
+            for var, value in re.findall(rf"String (\w+) = ((?:{_DART_STRING}\s*\+?\s*)+);", block)
+        }
+        exact = None
+        for value in re.findall(
+            rf"expect\(\s*((?:{_DART_STRING}\s*\+?\s*)+|\w+),\s*(?:email\.getVisibleText\(\)|fragments\.first\.getContent\(\))\)",
+            block,
+        ):
+            exact = (
+                built.get(value)
+                if value in built
+                else "".join(map(_dart_literal, re.findall(_DART_STRING, value)))
+            )
+            if exact is not None:
+                break
+        keep = []
+        pending = None
+        for match in re.finditer(
+            rf"RegExp\(({_DART_STRING})\)|regExp\.hasMatch\(fragments\.first\.getContent\(\)\), true", block
+        ):
+            if match.group(1):
+                pending = _dart_literal(match.group(1))
+            elif pending is not None:
+                keep.append(pending)
+        if exact is None and not keep:
+            continue
+        cases.append(Case("flutter", named.group(1), body, exact, tuple(keep)))
+    return _unique(cases)
+
+
 def _unique(cases: list[Case]) -> list[Case]:
     """One case per body: expectations of several tests on one body merged (the first exact kept)."""
     merged: dict[str, Case] = {}
@@ -897,6 +1123,10 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "extended-erp": extended_erp_cases,
     "t2bot": t2bot_cases,
     "huan086": huan086_cases,
+    "hellogustav": hellogustav_cases,
+    "web-ridge": webridge_cases,
+    "bluee": bluee_cases,
+    "flutter": flutter_cases,
 }
 
 
@@ -905,15 +1135,25 @@ def main() -> None:
     parser.add_argument("--talon", type=Path, help="a checkout of mailgun/talon")
     parser.add_argument("--erp", type=Path, help="a checkout of github/email_reply_parser")
     parser.add_argument("--trimmer", type=Path, help="a checkout of discourse/email_reply_trimmer")
-    parser.add_argument("--crisp", type=Path, help="a checkout of crisp-oss/email-reply-parser (held out)")
-    parser.add_argument("--mpr", type=Path, help="a checkout of alfonsrv/mail-parser-reply (held out)")
-    parser.add_argument("--edgetier", type=Path, help="a checkout of EdgeTier/email-reply-parser (held out)")
+    parser.add_argument("--crisp", type=Path, help="a checkout of crisp-oss/email-reply-parser")
+    parser.add_argument("--mpr", type=Path, help="a checkout of alfonsrv/mail-parser-reply")
+    parser.add_argument("--edgetier", type=Path, help="a checkout of EdgeTier/email-reply-parser")
+    parser.add_argument("--extended-erp", type=Path, help="a checkout of fiedl/extended_email_reply_parser")
+    parser.add_argument("--t2bot", type=Path, help="a checkout of t2bot/node-email-reply-parser")
+    parser.add_argument("--huan086", type=Path, help="a checkout of huan086/EmailReplyParser")
     parser.add_argument(
-        "--extended-erp", type=Path, help="a checkout of fiedl/extended_email_reply_parser (held out)"
+        "--hellogustav",
+        type=Path,
+        help="a checkout of hellogustav/elixir_email_reply_parser (held out, fourth)",
     )
-    parser.add_argument("--t2bot", type=Path, help="a checkout of t2bot/node-email-reply-parser (held out)")
     parser.add_argument(
-        "--huan086", type=Path, help="a checkout of huan086/EmailReplyParser (held out, third)"
+        "--web-ridge", type=Path, help="a checkout of web-ridge/email-reply-parser (held out, fourth)"
+    )
+    parser.add_argument("--bluee", type=Path, help="a checkout of bluee/EmailReplyParser (held out, fourth)")
+    parser.add_argument(
+        "--flutter",
+        type=Path,
+        help="a checkout of krishnaSoni2113/flutter-email-reply-parser (held out, fourth)",
     )
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
     parser.add_argument("--misses", action="store_true", help="print every body that is not exact")

@@ -595,6 +595,26 @@ HISTORY_FORMS = [
     ("a list's footer under a quote, short rule (crisp's riak-users '__')",
      f"Thanks.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n> Use the bucket API.\n>> ____\n>> riak-users mailing list\n"
      "\n__\nriak-users mailing list\nriak-users@lists.example.com\n", "Thanks.", "mailing list"),
+    # The fourth split's tuning sets (t2bot, EdgeTier, extended_email_reply_parser, huan086).
+    ("spanish plural 'escribieron:' over unquoted history (t2bot)",
+     f"Muchas gracias.\n\nEl 30/11/2026 10:02,{SURE} escribieron:\n\nSu pedido 1042 ha salido.\n",
+     "Muchas gracias.", "ha salido"),
+    ("polish 'Wiadomość napisana przez … w dniu …:' over unquoted history (EdgeTier)",
+     "Dziękuję.\nWiadomość napisana przez Acme support@acme.example w dniu 30.11.2026, o godz. 10:02:\n"
+     "Zamówienie 1042 zostało wysłane.\n", "Dziękuję.", "zostało wysłane"),
+    ("polish header block run together on one line (EdgeTier)",
+     "Dziękuję.\nTemat: RE: Zamówienie 1042 Data: 2026-11-30 10:02Nadawca: \"Acme\" support@acme.example Adresat:\n"
+     "Zamówienie 1042 zostało wysłane.\n", "Dziękuję.", "zostało wysłane"),
+    ("german header block, each field a paragraph (extended_email_reply_parser's HTML mail)",
+     "Viele Grüße\n\nJörg\n\nGesendet: Montag, 30. November 2026 um 10:02 Uhr\n\nVon: support@acme.example\n\n"
+     "An: joerg@example.com\n\nBetreff: Bestellung 1042\n\nIhre Bestellung 1042 ist unterwegs.\n",
+     "Jörg", "ist unterwegs"),
+    ("romanian phone footer, then unquoted history (EdgeTier)",
+     "Da, e bine.\n\nTrimis de pe iPhone-ul meu\n\nComanda 1042 a fost expediată.\n", "Da, e bine.", "a fost expediată"),
+    ("a phone footer above Outlook's divider and block (huan086)",
+     "I am fine, thanks.\n\nGet Outlook for Android <https://example.com/app>\n\n------------------------------\n"
+     "*From:* Acme Support\n*Sent:* Monday, November 30, 2026 10:02 AM\n*To:* Alice\n*Subject:* Order 1042\n\n"
+     "Your order 1042 shipped.\n", "I am fine, thanks.", "Your order 1042"),
 ]  # fmt: skip
 
 # Bodies a customer types: every word reaches the agent (behind the marker where the reader doubts).
@@ -607,6 +627,12 @@ ORDINARY = [
     ("a reply beginning 'On Thursday.' above a quote",
      f"On Thursday.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n> When can we deliver order 1042?\n"),
     ("a list under one '--' line", "Hi, my order:\n--\nOrder 1042\nBlue mug x2\n\nPlease redeliver order 1042 to 5 Elm St.\n"),
+    ("'On Thursday.' above a quote that opens with its own attribution (t2bot's email_20)",
+     f"On Thursday.\n\n> On Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n>\n> When can we deliver order 1042?\n"),
+    ("a courier's 'escribieron:' in the customer's own words, no address",
+     "Hola,\n\nEl 3 de diciembre los repartidores escribieron:\nPaquete no entregado.\nPor favor, entreguen el pedido 1042.\n"),
+    ("a courier's 'Wiadomość napisana przez …:' in the customer's own words, no address",
+     "Dzień dobry,\nWiadomość napisana przez kuriera w dniu 3 grudnia:\nPaczka nie dostarczona.\nProszę o ponowną dostawę.\n"),
     ("a header block as the first line, no new words above it (mail-parser-reply's email_pl_1_1)",
      "Od: Jan <jan@example.com>\nWysłano: środa, 1 marca 2026 12:00\nTemat: Zamówienie 1042\n\nCześć,\nproszę o zwrot.\n"),
 ]  # fmt: skip
@@ -618,12 +644,25 @@ WHOLE = [
      "Please redeliver order 1042, nobody was home."),
     ("a list between two '--' lines", "Hi, my order:\n--\nOrder 1042\nBlue mug x2\n--\nPlease redeliver order 1042."),
     ("'On Thursday.' above a quote", "On Thursday."),
+    ("fields typed on one line, nothing glued ('Subject: … From: … To: …')",
+     "Subject: order 1042 From: Alice alice@example.com To: the courier\nPlease redeliver order 1042."),
+    ("German lines as paragraphs, no sender's block (Von/An/Datum without Gesendet or Betreff)",
+     "Von: Berlin\n\nAn: Paris\n\nDatum: 3. Dezember 2026\n\nBitte liefern Sie Bestellung 1042."),
+    ("a phone's footer as the first line ends nothing (EdgeTier's email_iphone_start_german)",
+     "Gesendet mit iPhone\n\nHallo,\nbitte liefern Sie Bestellung 1042."),
+    ("'Gesendet mit DHL' as the last line is no phone footer", "Bitte prüfen Sie die Sendung.\nGesendet mit DHL"),
+    ("'A boltról küldve' (sent from the shop) as the last line is no phone footer",
+     "Kérem, ellenőrizze a csomagot.\nA boltról küldve"),
 ]  # fmt: skip
 
 # Signatures still go: the RFC 3676 delimiter "-- " whatever follows, a bare "--" above a name and a number.
 SIGNATURES = [
     ("the RFC 3676 delimiter", "Thanks!\n\n-- \nAlice Smith\nAcme Inc. We make mugs for everyone.\n", "Thanks!"),
     ("a bare '--' above a name and a number", "Thanks!\n--\nAlice Smith\n+1 555 0100\n", "Thanks!"),
+    ("hungarian phone footer (EdgeTier)", "Yes that would be fine\n\nAz iPhone-omról küldve\n", "Yes that would be fine"),
+    ("dutch 'Verzonden vanuit Outlook voor iOS' (EdgeTier)", "Prima\n\nVerzonden vanuit Outlook voor iOS\n", "Prima"),
+    ("romanian phone footer (EdgeTier)", "Da\n\nTrimis de pe iPhone\u2011ul meu\n", "Da"),
+    ("german 'Gesendet mit der mobilen Mail App' (EdgeTier)", "Danke\nGesendet mit der mobilen Mail App\n", "Danke"),
 ]  # fmt: skip
 
 

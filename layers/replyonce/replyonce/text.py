@@ -51,6 +51,7 @@ Outlook blocks and a Polish or Russian attribution over unquoted history
 """
 
 import html
+import itertools
 import re
 from html.parser import HTMLParser
 
@@ -219,12 +220,13 @@ _LINK_PIECE = re.compile(r"^\s*\(?[^\s()]*[/=_][^\s()]*\)?\s*(?P<close>>?)\s*$")
 # Portuguese, Polish and Russian the verb ends the line ("… a écrit :"); in German, Dutch and the
 # Scandinavian languages the name may follow it ("Am … schrieb Alice <a@x>:").
 _VERB_LAST = (
-    r"wrote|writes|a\s+écrit|a\s+ecrit|escribió|escribio|ha\s+scritto|scrisse|escreveu|geschreven|"
+    r"wrote|writes|a\s+écrit|a\s+ecrit|escribieron|escribió|escribio|ha\s+scritto|scrisse|escreveram|escreveu|"
+    r"geschreven|"
     r"napisał\(a\)|napisała|napisał|napisal|pisze|написал\(а\)|написала|написал|пишет|написав|пише|"  # noqa: RUF001 - Cyrillic: the words' own letters
     r"đã\s+viết|写道|kirjoitti|írta|a\s+scris|ha\s+escrit|va\s+escriure|님이\s*작성|작성|"
     r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب"  # noqa: RUF001 - Greek: the word's own letters
 )
-_VERB_MID = r"schrieb|schreef|skrev|skreiv"
+_VERB_MID = r"schrieb|schreef|skrev|skreiv|napisana\s+przez"
 # After a mid verb, the name and the date may follow, times ("11:53") included.
 _ATTR_END = re.compile(
     rf"(?:(?<!\w)(?:{_VERB_LAST})\s*|(?<!\w)sent\s*"
@@ -258,7 +260,7 @@ _MAX_ATTR_LINES = 5
 _FIELD_KINDS = {
     "from": (
         "from", "von", "de", "da", "från", "fra", "od", "от", "van", "lähettäjä", "feladó", "kimden",
-        "发件人", "寄件者", "寄件人", "差出人", "보낸 사람", "expéditeur",
+        "发件人", "寄件者", "寄件人", "差出人", "보낸 사람", "expéditeur", "nadawca",
     ),
     "sent": (
         "sent", "gesendet", "envoyé", "envoye", "enviado", "enviada", "enviada em", "inviato", "skickat",
@@ -268,7 +270,7 @@ _FIELD_KINDS = {
     "date": ("date", "datum", "data", "fecha", "дата", "日期", "날짜", "message du"),
     "to": (
         "to", "an", "à", "a", "para", "till", "til", "do", "кому", "aan", "vastaanottaja", "收件人", "收件者",
-        "宛先", "받는 사람", "destinataire",
+        "宛先", "받는 사람", "destinataire", "adresat",
     ),
     "cc": ("cc", "kopie", "copie à", "kopia", "копия", "dw", "kopio", "抄送", "副本", "참조"),
     "subject": (
@@ -280,6 +282,14 @@ _FIELD_KINDS = {
 _FIELD_KIND = {name: kind for kind, names in _FIELD_KINDS.items() for name in names}
 _FIELD = re.compile(
     r"^\s*[*_]{0,2}(?P<name>[^\W\d_][^\W\d_ -]*(?:[- ][^\W\d_]+)?)[*_]{0,2}\s*[:\uff1a][*_]{0,2}\s*"
+)
+# A field name glued to the value before it, on one line ("… 13:46Nadawca: … Adresat:"): only names of
+# four letters or more, so "a:" or "to:" inside a sentence never splits one.
+_GLUED_FIELD = re.compile(
+    r"(?<![^\W\d_])(?:"
+    + "|".join(re.escape(name) for name in sorted(_FIELD_KIND, key=len, reverse=True) if len(name) >= 4)
+    + r")\s*[:\uff1a]",
+    re.I,
 )
 _FORWARDED_SUBJECT = re.compile(r"^\W*(?:fwd?|wg|tr|rv|i|vs|vb|pd|enc|doorst|trs|пересл|fw)\s*:", re.I)
 _SEPARATOR_RULE = re.compile(r"^\s*(?:[-_]{10,}|\*?-{10,}\*?)\s*$")  # Outlook's divider above its block
@@ -313,7 +323,10 @@ _CLIENT_SIGNATURE = re.compile(
     r"^(?:sent (?:from|with|via|using|by) .+|(?:get|download) outlook for .+|"
     r"envoyé (?:de|depuis) (?:mon|ma) .+|von meinem .+ gesendet|gesendet von (?:meinem )?.+|"
     r"diese nachricht wurde von meinem .+ gesendet|enviado (?:desde|de) mi .+|enviado do meu .+|"
-    r"inviato da .+|verzonden (?:met|vanaf|van) .+|sendt fra min .+|skickat från min .+|"
+    r"inviato da .+|verzonden (?:met|vanaf|vanuit|van) .+|sendt fra min .+|skickat från min .+|"
+    r"gesendet mit (?:der |dem |meinem )?.{0,40}?(?:app|iphone|ipad|android|outlook|mail|handy|smartphone)|"
+    r"trimis de pe (?:iphone|ipad|android|galaxy|samsung|mobil|telefon|outlook)\S*(?: .+)?|"
+    r"(?:az? )?(?:iphone|ipad|android|galaxy|samsung|mobil|telefon|outlook)\S*r[óő]l küldve|"
     r"wysłane z .+|отправлено с .+|從我的 .+ 傳送|从我的 .+ 发送|"  # noqa: RUF001 - Cyrillic: the words' own letters
     r"\S+ from (?:my )?(?:mobile|phone|iphone|ipad|android)|from my (?:iphone|ipad|android|mobile|phone).*)$",
     re.I,
@@ -416,6 +429,10 @@ def _attribution_at(lines: list[str], start: int) -> int | None:
     for end in range(start, min(start + _MAX_ATTR_LINES, len(lines))):
         if end > start and not lines[end].strip():
             continue
+        if end > start and _quoted(lines[end]) and _starts(_unquote(lines[end])):
+            # "On Thursday." above "> On May 17, … wrote:" is the customer's line, not the start of that
+            # quoted attribution (a wrapped one may end on "> wrote:" or ">:", which starts nothing).
+            return None
         if end > start and not (_starts(first) or "@" in first or "<" in first or _TIME.search(first)):
             return None  # only a line that looks like an attribution's start may wrap onto the next
         joined = " ".join(line.strip() for line in lines[start : end + 1])
@@ -453,13 +470,54 @@ def _split_mid_line_attributions(lines: list[str]) -> list[str]:
     return out
 
 
+def _field_kind(line: str) -> str | None:
+    field = _FIELD.match(line)
+    return _FIELD_KIND.get(field.group("name").lower()) if field else None
+
+
+def _block_lines(lines: list[str], start: int) -> list[str]:
+    """The lines of a header block from ``start``: up to a blank line, unless a field follows it (an HTML
+    client writes each field as a paragraph: "Gesendet: …", "", "Von: …", "", "An: …")."""
+    block: list[str] = []
+    index = start
+    while index < len(lines) and index < start + 12:
+        if not lines[index].strip():
+            following = next((i for i in range(index, len(lines)) if lines[i].strip()), len(lines))
+            if not (block and following < len(lines) and _field_kind(lines[following])):
+                break
+            index = following
+        block.append(lines[index])
+        index += 1
+    return block
+
+
+def _split_run_together_headers(lines: list[str]) -> list[str]:
+    """Lines, with a header block written on one line split into its fields.
+
+    Why: a client may lose the line breaks of the block it quotes ("Temat: RE: … 13:46Nadawca: "x"
+    <a@x> Adresat:"). Only a line that opens with a field, holds an address and two more fields, one of
+    them a sender and one glued to the text before it (the lost break), is split: "Subject: order 1042
+    From: Alice <a@x> To: the courier" typed by a customer stays whole.
+    """
+    out: list[str] = []
+    for line in lines:
+        field = None if _quoted(line) else _FIELD.match(line)
+        glued = list(_GLUED_FIELD.finditer(line, field.end())) if field and _field_kind(line) else []
+        names = [_FIELD_KIND[m.group(0).rstrip(" :\uff1a").lower()] for m in glued]
+        lost_break = any(not line[m.start() - 1].isspace() for m in glued)  # "13:46Nadawca:"
+        if lost_break and len(glued) >= 2 and _ADDRESS.search(line) and "from" in [_field_kind(line), *names]:
+            cuts = [0, *(m.start() for m in glued), len(line)]
+            out.extend(line[a:b].strip() for a, b in itertools.pairwise(cuts))
+        else:
+            out.append(line)
+    return out
+
+
 def _header_block_sure(lines: list[str], start: int) -> bool:
     """Whether a header block found at ``lines[start]`` names a sender: a from-field with an address, or
     a from-field and a "Sent" field. Pasted order details ("Date: … / Subject: Order 1042") have neither."""
     kinds, addressed = set(), False
-    for line in lines[start : start + 12]:
-        if not line.strip():
-            break
+    for line in _block_lines(lines, start):
         field = _FIELD.match(line)
         kind = _FIELD_KIND.get(field.group("name").lower()) if field else None
         if kind:
@@ -482,9 +540,7 @@ def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
     values: list[str] = []
     subject = ""
     wrapped = 0
-    for line in lines[start : start + 12]:
-        if not line.strip():
-            break
+    for line in _block_lines(lines, start):
         field = _FIELD.match(line)
         kind = _FIELD_KIND.get(field.group("name").lower()) if field else None
         if kind and field:
@@ -616,13 +672,28 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
                 None,
             )
             # A phone's footer, then unquoted text that starts nothing the rules know: history, most
-            # likely (the client appended it), or the customer's postscript. Unsure.
-            if after is not None and kinds[after] == "T" and _attribution_at(lines, after) is None:
+            # likely (the client appended it), or the customer's postscript. Unsure. A footer above
+            # everything the customer wrote ("Gesendet mit iPhone" as the first line) ends nothing.
+            if (
+                after is not None
+                and _written(lines[:index], kinds[:index])
+                and kinds[after] == "T"
+                and _attribution_at(lines, after) is None
+                and not _history_follows(lines, after)
+            ):
                 return kinds, after, None, True
         index, attributed, live_ends = _past_attribution(lines, kinds, index)
         if live_ends:
             return kinds, index, None, live_ends == "unsure"
     return kinds, len(lines), None, False
+
+
+def _history_follows(lines: list[str], index: int) -> bool:
+    """Whether unquoted history the rules know starts at ``lines[index]``, or below a divider there
+    ("----------" above Outlook's block): then the reader is sure, not in doubt."""
+    if _SEPARATOR_RULE.match(lines[index]) or _DASHED_TITLE.match(lines[index]):
+        index = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), len(lines))
+    return index < len(lines) and _history_at(lines, index) is not None
 
 
 def _line_kinds(lines: list[str]) -> list[str]:
@@ -722,10 +793,14 @@ def _new_words(text: str) -> str:
     """The new words of a body already rendered as text (quotes as ``>`` lines)."""
     # The RFC 3676 delimiter keeps its space ("-- "): a sure signature; a bare "--" may separate a list.
     lines = _split_mid_line_attributions(
-        [
-            _RFC_DELIMITER if line.startswith(_RFC_DELIMITER) and not line.strip("- \t") else line.rstrip()
-            for line in text.splitlines()
-        ]
+        _split_run_together_headers(
+            [
+                _RFC_DELIMITER
+                if line.startswith(_RFC_DELIMITER) and not line.strip("- \t")
+                else line.rstrip()
+                for line in text.splitlines()
+            ]
+        )
     )
     kinds, live_end, forward, unsure = _classify(lines)
     live, live_kinds = lines[:live_end], kinds[:live_end]
