@@ -30,10 +30,26 @@ This package's ``__init__`` only names the public surface: what the rest of
 the repository reads from ``replyonce.core``.
 """
 
-from replyonce.core.arrival import HANDED_OFF_SKIPS, PRESEND_LOOK_LIMIT, claimed_by_another, email_identity
+from replyonce.core.arrival import HANDED_OFF_SKIPS, PRESEND_LOOK_LIMIT
 from replyonce.core.dispatch import before_start, next_step
 from replyonce.core.learn import handoff_folder_id, learn
 from replyonce.core.lease import LEASE_POLL_SECONDS
+from replyonce.core.phases import (
+    TRANSITIONS,
+    Arrived,
+    Leased,
+    Phase,
+    PhaseError,
+    Plan,
+    Planned,
+    Released,
+    Settled,
+    holding,
+    lease_of,
+    moved,
+    phase_table,
+)
+from replyonce.core.planning import claimed_by_another, email_identity
 from replyonce.core.region import fence
 from replyonce.core.results import (
     AgentOutlived,
@@ -51,6 +67,10 @@ from replyonce.core.situation import (
     GONE,
     UNREAD,
     AgentFailed,
+    Situation,
+    settled_reason,
+)
+from replyonce.core.steps import (
     AskAgent,
     Attempt,
     ClaimEmails,
@@ -72,13 +92,11 @@ from replyonce.core.situation import (
     Reserve,
     Search,
     Settle,
-    Situation,
     Skip,
     Step,
     Store,
     TakeLease,
     WaitForLease,
-    settled_reason,
 )
 
 __all__ = [
@@ -86,11 +104,13 @@ __all__ = [
     "HANDED_OFF_SKIPS",
     "LEASE_POLL_SECONDS",
     "PRESEND_LOOK_LIMIT",
+    "TRANSITIONS",
     "UNREAD",
     "AgentFailed",
     "AgentOutlived",
     "AgentRaised",
     "AgentReturned",
+    "Arrived",
     "AskAgent",
     "Attempt",
     "ClaimEmails",
@@ -102,21 +122,28 @@ __all__ = [
     "FoldersListed",
     "FoldersRefused",
     "GrantsDescribed",
+    "Leased",
     "LookBeforeSend",
     "LookUpAgents",
     "LookUpFolders",
     "Notice",
     "NylasUnavailable",
+    "Phase",
+    "PhaseError",
+    "Plan",
+    "Planned",
     "ReadActiveRegion",
     "ReadDrafts",
     "ReadLedger",
     "ReadThread",
     "RecordShadow",
     "ReleaseLease",
+    "Released",
     "Reserve",
     "Search",
     "Searched",
     "Settle",
+    "Settled",
     "Situation",
     "Skip",
     "Step",
@@ -130,7 +157,11 @@ __all__ = [
     "email_identity",
     "fence",
     "handoff_folder_id",
+    "holding",
     "learn",
+    "lease_of",
+    "moved",
     "next_step",
+    "phase_table",
     "settled_reason",
 ]

@@ -11,16 +11,18 @@ from typing import assert_never
 from replyonce.agent import Handoff, NoReply, Outcome, Reply
 from replyonce.core.situation import (
     AgentFailed,
+    Situation,
+    as_int,
+    fetched_thread,
+)
+from replyonce.core.steps import (
     Attempt,
     Defer,
     RecordShadow,
     Settle,
-    Situation,
     Skip,
     Step,
     Store,
-    as_int,
-    fetched_thread,
 )
 from replyonce.plan import Burst, message_id
 from replyonce.reasons import DeferReason, SkipReason
@@ -82,7 +84,9 @@ def in_shadow(s: Situation, step: Step) -> Step:
     return step
 
 
-def shadow_settle(s: Situation, burst: Burst, intent_id: str, thread_id: str, now: int) -> Step:
+def shadow_settle(
+    s: Situation, outcome: Outcome | AgentFailed, burst: Burst, intent_id: str, thread_id: str, now: int
+) -> Step:
     """Shadow mode, the agent answered: settle the burst as ``shadowed`` with its record, in one write.
 
     The record goes in the settlement's transaction (conditioned on the lease), keyed by the burst's
@@ -91,8 +95,7 @@ def shadow_settle(s: Situation, burst: Burst, intent_id: str, thread_id: str, no
     lease writes neither (the new holder records the thread). No folder move, no reservation, no
     loop-guard count.
     """
-    assert s.agent_outcome is not None
-    kind, reason, text, skip = _what_the_agent_would_do(s.agent_outcome)
+    kind, reason, text, skip = _what_the_agent_would_do(outcome)
     covered = burst.covered
     record = ShadowRecord(
         grant_id=s.subject.grant_id,

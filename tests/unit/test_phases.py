@@ -1,0 +1,88 @@
+"""Where a record stands (the core's phases): the table the design shows, the moves it allows, and the
+plan a thread read is decided from, once.
+
+The document's table is compared with what the code prints; a record's phases and its plans are read
+off a real run of the shell and the core over the in-memory ports (``tests/rounds.py``).
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from replyonce import core
+from replyonce.policy import Policy
+from replyonce.reasons import SkipReason
+from replyonce.state import Lease, Settlement, Status, ThreadState
+from replyonce.subjects import MessageArrived
+from tests.rounds import one_message_to_its_send
+
+DESIGN = Path(__file__).resolve().parents[2] / "docs" / "design.md"
+LEASE = Lease("thread#g1#t1", "token", 0, ThreadState())
+LEASED = core.Leased(LEASE, LEASE.state)
+SETTLE = core.Settle(Settlement(Status.REPLIED, ("m1",), 0))
+PLAN = core.Plan(core.Skip(SkipReason.ALREADY_REPLIED), (), 0)
+SUBJECT = MessageArrived("g1", "m1", "t1", {})
+POLICY = Policy(agent_grant_ids=("g1",))
+
+
+def test_the_designs_phase_table_is_the_one_the_code_moves_records_by():
+    text = DESIGN.read_text()
+    shown = re.search(r"<!-- phase-table[^>]*-->\n(.*?)\n<!-- /phase-table -->", text, re.S)
+    assert shown is not None, "docs/design.md has no phase table between its markers"
+    assert shown.group(1) == core.phase_table()
+
+
+def test_every_phase_is_in_the_table_and_every_move_leads_to_one():
+    assert set(core.TRANSITIONS) == set(core.Phase.__args__)
+    for moves in core.TRANSITIONS.values():
+        assert all(target in core.TRANSITIONS for targets in moves.values() for target in targets)
+
+
+@pytest.mark.parametrize(
+    ("before", "step", "after"),
+    [
+        # A settlement needs the lease: a record that never took it cannot have written one.
+        (core.Arrived(), SETTLE, core.Settled(SETTLE)),
+        # A lease is taken once, before the thread is read: the thread read is never undone by one.
+        (core.Planned(LEASE, LEASE.state, PLAN), core.TakeLease(LEASE.key, 1.0), LEASED),
+        # A record that ended stays ended: nothing moves it back under the lease.
+        (core.Settled(SETTLE), core.TakeLease(LEASE.key, 1.0), LEASED),
+        (core.Released(core.Skip(SkipReason.ALREADY_REPLIED)), core.ReadThread("g1", "t1", 10, None), LEASED),
+    ],
+    ids=["settled-without-a-lease", "planned-then-leased-again", "settled-then-leased", "released-then-read"],
+)
+def test_a_move_the_table_does_not_name_is_refused(before, step, after):
+    with pytest.raises(core.PhaseError, match="cannot move a record"):
+        core.moved(before, step, after)
+
+
+def test_a_lease_taken_again_after_the_end_is_refused_by_learn_itself():
+    s = core.Situation(SUBJECT, POLICY, phase=core.Settled(SETTLE))
+    with pytest.raises(core.PhaseError, match="TakeLease cannot move a record from Settled to Leased"):
+        core.learn(s, core.TakeLease(LEASE.key, 1.0), LEASE)
+
+
+def test_a_write_under_the_lease_is_refused_to_a_record_that_does_not_hold_it():
+    with pytest.raises(core.PhaseError, match="Settle needs the thread's lease; the record is Arrived"):
+        core.learn(core.Situation(SUBJECT, POLICY), SETTLE, True)
+
+
+def test_a_first_reply_goes_through_its_phases_and_is_planned_once():
+    trace = one_message_to_its_send()
+    assert list(zip(trace.phases, trace.rounds, strict=True)) == [
+        ("Arrived", "LookUpAgents"),
+        ("Arrived", "LookUpFolders"),
+        ("Arrived", "ReadLedger"),
+        ("Arrived", "TakeLease"),
+        ("Leased", "ReadThread"),
+        ("Planned", "Reserve"),
+        ("Planned", "AskAgent"),
+        ("Planned", "LookBeforeSend"),
+        ("Planned", "Store"),
+        ("Leased", "Attempt"),
+    ]
+    # One thread read, one plan: the rounds after it carry the plan (four derivations before issue 45).
+    assert trace.of("plan.plan_burst") == 1
+    # The thread's one message and the trigger's payload screened once each.
+    assert trace.of("screening.reason_not_to_answer") == 2
