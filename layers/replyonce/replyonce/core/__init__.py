@@ -2,28 +2,32 @@
 
 :func:`next_step` takes a :class:`Situation` — the record (a new message, a
 send outcome Nylas reported, a reconcile we scheduled), the deployment's
-policy, and everything read so far: the ledger, the thread state the lease
-returned, the thread listing, mailbox searches, the answers of attempts made
-in this lease, the agent's outcome, Nylas' time — and returns one
-:class:`Step`: read this, take the lease, ask the agent, store this intent,
-attempt it, settle, skip with a reason, or defer. The shell
-(``replyonce.replier``) carries the step out through a port, adds what it
-learned to the situation, and asks again. No I/O here, no clock: every rule
-is a table-driven test (``tests/unit/test_core.py``), and a scheduler can
-interleave workers at each step (``tests/integration/test_interleavings.py``).
+policy, where the record stands (its :data:`Phase`: arrived, holding the
+thread's lease with the state it returned, planned, settled, released) and
+everything read so far: the ledger, the thread listing, mailbox searches, the
+answers of attempts made in this lease, the agent's outcome, Nylas' time —
+and returns one :class:`Step`: read this, take the lease, ask the agent,
+store this intent, attempt it, settle, skip with a reason, or defer. The
+shell (``replyonce.replier``) carries the step out through a port, folds what
+it learned in with :func:`learn` (which returns the record's next phase), and
+asks again. No I/O here, no clock: every rule is a table-driven test
+(``tests/unit/test_core.py``), and a scheduler can interleave workers at each
+step (``tests/integration/test_interleavings.py``).
 
 One concern per module, each importing only those below it
 (``docs/design.md``, "The functional core"):
 
-- ``results``, ``situation``: what a port call answered, as values; what is known
-  (:class:`Situation`) and the step types — at the bottom;
+- ``results``, ``steps``: what a port call answered, as values; the step types — at the bottom;
+- ``phases``: where a record stands, each phase with its own data, and the one transition table;
+- ``situation``: what is known (:class:`Situation`): the record's phase and what was read;
 - ``failure``: what a failure means (the one place it, and a Nylas status, becomes a deferral);
 - ``shadow``, ``region``, ``lease``: shadow mode's rules, the active-Region fence, the wait for a
   busy thread's lease;
-- ``learn``: :func:`learn`, what a step's result teaches (the bookkeeping the rules rely on);
 - ``delivery``: getting a stored intent out exactly once (invariant 1);
-- ``arrival``: a new message, up to the lease, and the plan of the burst's reply (invariants 2 to 4);
+- ``planning``: a new message's thread read, screened and planned once per read (invariants 1 to 4);
+- ``arrival``: a new message, up to the lease, and what its plan leads to (the budgets, the agent);
 - ``outcome``: a send outcome Nylas reported, and our own reconcile of a queued reply;
+- ``learn``: :func:`learn`, what a step's result teaches, and the record's next phase;
 - ``dispatch``: :func:`next_step`, on top.
 
 This package's ``__init__`` only names the public surface: what the rest of

@@ -80,7 +80,8 @@ class Leased:
 
 @dataclass(frozen=True)
 class Planned:
-    """The lease is held and a new message's thread read is screened and planned (:class:`Plan`)."""
+    """The lease is held, and a new message's thread read is screened and planned once: later rounds
+    carry the plan (the burst, or the step the read decides)."""
 
     lease: Lease
     state: ThreadState
@@ -96,8 +97,8 @@ class Settled:
 
 @dataclass(frozen=True)
 class Released:
-    """The lease is no longer ours (freed, or found lost) before the record's end: ``then``, decided while
-    it was held."""
+    """The lease is no longer ours (freed, or found lost) before the record's end: a skip or a deferral,
+    decided while it was held."""
 
     then: Skip | Defer
 
@@ -187,14 +188,14 @@ def _name(phase: Phase | type[Phase]) -> str:
 
 
 def phase_table() -> str:
-    """:data:`TRANSITIONS` as the Markdown table ``docs/design.md`` shows."""
-    rows = ["| phase | holds | on the result of | moves to |", "| --- | --- | --- | --- |"]
-    for phase, moves in TRANSITIONS.items():
+    """The phases and :data:`TRANSITIONS`, as the two Markdown tables ``docs/design.md`` shows."""
+    phases = ["| phase | holds | where the record stands |", "| --- | --- | --- |"]
+    moves = ["| phase | on the result of | moves to |", "| --- | --- | --- |"]
+    for phase, steps in TRANSITIONS.items():
         holds = ", ".join(f"`{name}`" for name in phase.__dataclass_fields__) or "nothing"
-        if not moves:
-            rows.append(f"| `{phase.__name__}` | {holds} | (the record ends) | |")
-        for step, targets in moves.items():
+        meaning = " ".join((phase.__doc__ or "").split())
+        phases.append(f"| `{phase.__name__}` | {holds} | {meaning} |")
+        for step, targets in steps.items():
             to = " or ".join(f"`{t.__name__}`" for t in targets)
-            rows.append(f"| `{phase.__name__}` | {holds} | `{step.__name__}`: {_MEANING[step]} | {to} |")
-            holds = ""
-    return "\n".join(rows)
+            moves.append(f"| `{phase.__name__}` | `{step.__name__}`: {_MEANING[step]} | {to} |")
+    return "\n".join([*phases, "", *moves])
