@@ -361,13 +361,11 @@ would be (a cheap read of one small page)."""
 
 
 def person_wrote_meanwhile(
-    newest: Any, listing: Listing | None, agents: Agents | None, sent_folders: frozenset[str], burst: Burst
+    newest: Any, listing: Listing | None, agents: Agents, sent_folders: frozenset[str], burst: Burst
 ) -> str:
     """The id of a person's answer to the burst (``replyonce.plan.from_a_person``: in the mailbox's Sent
     folder, not ReplyOnce's, addressed to one of the burst's recipients) among ``newest`` that the thread
     read the burst was planned from did not hold, or ``""``. A colleague's forward elsewhere is none."""
-    if agents is None:
-        return ""
     planned_from = {message_id(m) for m in (listing.messages if listing else ())}
     recipients = {mailbox_key(r["email"]) for r in burst.recipients}
     for message in newest:
