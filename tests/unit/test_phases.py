@@ -11,9 +11,13 @@ from pathlib import Path
 import pytest
 
 from replyonce import core
+from replyonce.agent import Reply
+from replyonce.core import AgentReturned
 from replyonce.policy import Policy
+from replyonce.ports import ThreadPage
 from replyonce.reasons import SkipReason
-from replyonce.state import Lease, Settlement, Status, ThreadState
+from replyonce.screening import Agents
+from replyonce.state import Intent, Lease, Settlement, Status, ThreadState
 from replyonce.subjects import MessageArrived
 from tests.rounds import one_message_to_its_send
 
@@ -86,3 +90,59 @@ def test_a_first_reply_goes_through_its_phases_and_is_planned_once():
     assert trace.of("plan.plan_burst") == 1
     # The thread's one message and the trigger's payload screened once each.
     assert trace.of("screening.reason_not_to_answer") == 2
+
+
+# ---- decided once: a plan is carried until a new read changes what it was decided from ------------------
+
+AGENTS = Agents(("g1",), {"g1": "support@acme.example"}, {"g1": "Acme"})
+CUSTOMER = "alice@example.com"
+
+
+def _message(mid, email_id=""):
+    headers = [{"name": "Message-ID", "value": email_id}] if email_id else []
+    return {
+        "id": mid,
+        "thread_id": "t1",
+        "from": [{"email": CUSTOMER}],
+        "to": [{"email": "support@acme.example"}],
+        "subject": "Order",
+        "body": "<p>Where is it?</p>",
+        "date": 1_800_000_000 - 60,
+        "headers": headers,
+        "folders": ["inbox"],
+    }
+
+
+def _thread_read(*messages):
+    """A new message's record that has just read its thread (one page) under the lease."""
+    s = core.Situation(
+        SUBJECT, POLICY, AGENTS, frozenset(), ledger=None, phase=LEASED, now=1_800_000_000, time_left=900.0
+    )
+    return core.learn(s, core.ReadThread("g1", "t1", 10, None), ThreadPage(messages, None, 1_800_000_000))
+
+
+def test_a_thread_read_is_planned_once_and_the_plan_is_carried_by_the_rounds_that_read_nothing_new():
+    read = _thread_read(_message("m1"))
+    assert isinstance(read.phase, core.Planned)
+    plan = read.phase.plan
+    reserved = core.learn(read, core.Reserve((), "i1"), [True])
+    answered = core.learn(reserved, core.AskAgent(None, None), AgentReturned(Reply(text="Hello")))
+    looked = core.learn(answered, core.LookBeforeSend("g1", "t1", 5), ThreadPage((), None, 1_800_000_001))
+    # The very same plan, not one decided again to the same effect.
+    assert all(s.phase.plan is plan for s in (reserved, answered, looked))
+
+
+def test_a_new_read_decides_the_plan_again():
+    read = _thread_read(_message("m1", "<m1@customer.example>"))
+    claimed = core.learn(read, core.ClaimEmails("g1", ("email-1",)), {"email-1": "g1"})
+    assert isinstance(claimed.phase, core.Planned)
+    assert claimed.phase.plan is not read.phase.plan
+    again = core.learn(claimed, core.ReadThread("g1", "t1", 10, None), ThreadPage((), None, 1_800_000_002))
+    assert again.phase.plan is not claimed.phase.plan
+
+
+def test_an_intent_stored_for_the_trigger_leaves_nothing_to_plan():
+    read = _thread_read(_message("m1"))
+    intent = Intent(id="i1", thread_id="t1", target_id="m1", covered=("m1",), request="{}")
+    stored = core.learn(read, core.Store(intent), True)
+    assert stored.phase == core.Leased(LEASE, ThreadState(outbox={"i1": intent}))
