@@ -348,7 +348,7 @@ def shadow_sends(patches: _Patches) -> None:
     original = arrival._agent_answered
 
     def agent_answered(s: Any, *args: Any, **kwargs: Any) -> Any:
-        if type(s.agent_outcome).__name__ == "Reply":
+        if type(getattr(s.phase, "outcome", None)).__name__ == "Reply":
             s = dataclasses.replace(s, policy=dataclasses.replace(s.policy, shadow_mode=False))
         return original(s, *args, **kwargs)
 

@@ -91,7 +91,7 @@ def intent(**kwargs):
     return Intent(**base)
 
 
-def leased(subject=None, *, outbox=(), covered=(), replies=(), state=None, **known):
+def leased(subject=None, *, outbox=(), covered=(), replies=(), state=None, agent_outcome=None, **known):
     """A record holding its thread's lease, with ``state`` (or one of ``outbox``, ``covered``,
     ``replies``)."""
     if state is None:
@@ -112,7 +112,23 @@ def leased(subject=None, *, outbox=(), covered=(), replies=(), state=None, **kno
         time_left=900.0,
     )
     base.update(known)
-    return Situation(**base)
+    s = Situation(**base)
+    return s if agent_outcome is None else answered(s, agent_outcome)
+
+
+def answered(s, outcome):
+    """``s`` once the agent answered its burst with ``outcome``: its thread read planned as ``learn`` plans
+    it (``core.Planned``), then answered (``core.Answered``)."""
+    if isinstance(s.phase, core.Answered | core.Planned):
+        planned = s
+    else:
+        planned = replace(s, listing=None)
+        for page in s.listing.pages:
+            token = planned.listing.next_cursor if planned.listing else None
+            planned = core.learn(planned, core.ReadThread(GRANT, THREAD, 10, token), page)
+        planned = replace(planned, notices=s.notices)
+    phase = planned.phase
+    return replace(planned, phase=core.Answered(phase.lease, phase.state, phase.plan, outcome))
 
 
 def with_state(s, state):
@@ -648,7 +664,7 @@ def test_a_reply_is_stored_with_its_first_attempt_before_anything_is_sent():
     assert step.attempt
     assert (step.intent.attempts, step.intent.first_attempt_at, step.intent.kind) == (1, NOW, IntentKind.SEND)
     assert step.intent.payload["metadata"]["key1"] == step.intent.id
-    review = next_step(replace(s, agent_outcome=Reply(text="Hello", review=True))).intent
+    review = next_step(answered(s, Reply(text="Hello", review=True))).intent
     assert review.kind is IntentKind.DRAFT
     assert "custom_headers" not in review.payload
 
@@ -1126,7 +1142,7 @@ def test_shadow_mode_settles_the_burst_shadowed_with_its_record_in_the_same_writ
     assert (record.outcome, record.covered, record.text, record.trigger_id) == (recorded, ("m1",), text, "m1")
     # The record id is the burst's intent id: the key that makes a send once makes its record once.
     live = next_step(
-        replace(s, policy=POLICY, reserved=True, agent_outcome=Reply(text="x"), looked_before_send=LOOKED)
+        answered(replace(s, policy=POLICY, reserved=True, looked_before_send=LOOKED), Reply(text="x"))
     )
     assert record.record_id == live.intent.id
 

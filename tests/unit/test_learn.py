@@ -230,9 +230,10 @@ def test_the_grants_folders_teach_its_junk_folders_and_its_hand_off_folder(resul
     ],
 )
 def test_the_agents_result_is_an_outcome_or_a_retry(result, outcome, deferred):
-    s = leased(listing=Listing((PAGE,)), reserved=True)
+    # The burst is planned from the thread read, then the agent is asked about it.
+    s = replace(fold(leased(), core.ReadThread(GRANT, THREAD, 10, None), PAGE), reserved=True)
     after = fold(s, core.AskAgent(None, None), result)
-    assert after.agent_outcome == outcome
+    assert core.answer_of(after.phase) == outcome
     if deferred is None:
         assert after.failure is None
         return
@@ -507,14 +508,10 @@ def test_a_skip_after_the_agent_replied_carries_the_dropped_text_for_the_debug_l
         "folders": ["sent"],
         "date": NOW,
     }
-    s = leased(
-        listing=Listing(
-            (ThreadPage(({"id": "m1", "thread_id": THREAD, "from": [{"email": "a@x.example"}]},), None, NOW),)
-        ),
-        reserved=True,
-        agent_outcome=Reply(text="Hello"),
-        looked_before_send=ThreadPage((person,), None, NOW),
-    )
+    customer = {"id": "m1", "thread_id": THREAD, "from": [{"email": "a@x.example"}]}
+    looked = leased(reserved=True, looked_before_send=ThreadPage((person,), None, NOW))
+    planned = fold(looked, core.ReadThread(GRANT, THREAD, 10, None), ThreadPage((customer,), None, NOW))
+    s = fold(planned, core.AskAgent(None, None), AgentReturned(Reply(text="Hello")))
     released = next_step(s)
     assert isinstance(released, core.ReleaseLease)
     step = released.then

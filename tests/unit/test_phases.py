@@ -82,8 +82,8 @@ def test_a_first_reply_goes_through_its_phases_and_is_planned_once():
         ("Leased", "ReadThread"),
         ("Planned", "Reserve"),
         ("Planned", "AskAgent"),
-        ("Planned", "LookBeforeSend"),
-        ("Planned", "Store"),
+        ("Answered", "LookBeforeSend"),
+        ("Answered", "Store"),
         ("Leased", "Attempt"),
     ]
     # One thread read, one plan: the rounds after it carry the plan (four derivations before issue 45).
@@ -128,8 +128,9 @@ def test_a_thread_read_is_planned_once_and_the_plan_is_carried_by_the_rounds_tha
     reserved = core.learn(read, core.Reserve((), "i1"), [True])
     answered = core.learn(reserved, core.AskAgent(None, None), AgentReturned(Reply(text="Hello")))
     looked = core.learn(answered, core.LookBeforeSend("g1", "t1", 5), ThreadPage((), None, 1_800_000_001))
-    # The very same plan, not one decided again to the same effect.
+    # The very same plan, not one decided again to the same effect; the agent's answer beside it.
     assert all(s.phase.plan is plan for s in (reserved, answered, looked))
+    assert looked.phase == core.Answered(LEASE, LEASE.state, plan, Reply(text="Hello"))
 
 
 def test_a_new_read_decides_the_plan_again():

@@ -436,7 +436,7 @@ class Replier:
         an earlier record had its files kept then.
         """
         named = {ref["sha256"] for ref in references(step.intent.payload)}
-        outcome = s.agent_outcome
+        outcome = core.answer_of(s.phase)
         if named and isinstance(outcome, Reply):
             for file in outcome.attachments:
                 file_digest = digest(bytes(file.content))

@@ -40,6 +40,7 @@ from replyonce.core.learn import handoff_folder_id, learn
 from replyonce.core.lease import LEASE_POLL_SECONDS
 from replyonce.core.phases import (
     TRANSITIONS,
+    Answered,
     Arrived,
     Leased,
     Phase,
@@ -48,6 +49,7 @@ from replyonce.core.phases import (
     Planned,
     Released,
     Settled,
+    answer_of,
     holding,
     lease_of,
     moved,
@@ -70,11 +72,11 @@ from replyonce.core.results import (
 from replyonce.core.situation import (
     GONE,
     UNREAD,
-    AgentFailed,
     Situation,
     settled_reason,
 )
 from replyonce.core.steps import (
+    AgentFailed,
     AskAgent,
     Attempt,
     ClaimEmails,
@@ -114,6 +116,7 @@ __all__ = [
     "AgentOutlived",
     "AgentRaised",
     "AgentReturned",
+    "Answered",
     "Arrived",
     "AskAgent",
     "Attempt",
@@ -156,6 +159,7 @@ __all__ = [
     "TakeLease",
     "ThreadBusy",
     "WaitForLease",
+    "answer_of",
     "before_start",
     "claimed_by_another",
     "email_identity",

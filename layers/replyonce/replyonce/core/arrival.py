@@ -14,18 +14,18 @@ from typing import Any, assert_never
 from replyonce.agent import AgentIdentity, Handoff, NoReply, Outcome, Reply
 from replyonce.conversation import conversation_for
 from replyonce.core.delivery import attempt, drive
-from replyonce.core.phases import Leased, Planned
+from replyonce.core.phases import Answered, Leased, Planned, answer_of
 from replyonce.core.planning import carried, decide, email_identity, is_our_reply, sign_detail
 from replyonce.core.shadow import shadow_settle
 from replyonce.core.situation import (
     UNREAD,
-    AgentFailed,
     Situation,
     as_int,
     fetched_thread,
     settled_reason,
 )
 from replyonce.core.steps import (
+    AgentFailed,
     AskAgent,
     ClaimEmails,
     Defer,
@@ -103,7 +103,7 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
             return FetchMessage(arrived.grant_id, arrived.message_id)
         return Skip(SkipReason.MESSAGE_GONE)
     match s.phase:
-        case Leased(state=state) | Planned(state=state):
+        case Leased(state=state) | Planned(state=state) | Answered(state=state):
             return _under_the_lease(s, arrived, thread_id, state, agents)
         case _:
             return TakeLease(thread_key(arrived.grant_id, thread_id), s.policy.lease_seconds)
@@ -176,7 +176,7 @@ def _plan(s: Situation, arrived: MessageArrived, thread_id: str, state: ThreadSt
     if listing is None or not listing.pages:
         return ReadThread(arrived.grant_id, thread_id, s.policy.thread_page_size, None)
     match s.phase:
-        case Planned(plan=plan) if carried(plan, s, state):
+        case Planned(plan=plan) | Answered(plan=plan) if carried(plan, s, state):
             pass
         case _:
             plan = decide(s, arrived, thread_id, state, agents, listing)
@@ -253,7 +253,7 @@ def _before_the_agent(
     if s.reserved is False:
         return Skip(SkipReason.RECIPIENT_BUDGET_EXHAUSTED, {"thread_id": thread_id})
     grant = _grant(arrived.grant_id, agents)
-    outcome = s.agent_outcome
+    outcome = answer_of(s.phase)
     if outcome is None:
         if s.time_left < policy.lease_seconds - policy.margin_seconds:
             return Defer(DeferReason.DEADLINE, 0)

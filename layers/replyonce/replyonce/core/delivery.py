@@ -10,7 +10,7 @@ from typing import Any, assert_never
 
 from replyonce.answers import Answer, Proof, proof_of, proves_generation_unsent
 from replyonce.core.failure import nylas_deferral
-from replyonce.core.phases import Leased, Planned
+from replyonce.core.phases import Answered, Leased, Planned
 from replyonce.core.situation import (
     Situation,
     as_int,
@@ -307,7 +307,9 @@ def drive_undriven(s: Situation) -> Step | None:
     if not isinstance(arrived, MessageArrived) or s.policy.shadow_mode:
         return None
     match s.phase:
-        case Leased(state=state) | Planned(state=state) if s.listing is not None and s.listing.pages:
+        case Leased(state=state) | Planned(state=state) | Answered(state=state) if (
+            s.listing is not None and s.listing.pages
+        ):
             read_at = s.listing.read_at or 0
         case _:
             return None
@@ -321,7 +323,7 @@ def drive_undriven(s: Situation) -> Step | None:
     )
     if driving is not None:
         return drive(s, arrived.grant_id, driving)
-    if s.reserved is not None or s.claims is not None or s.agent_outcome is not None:
+    if s.reserved is not None or s.claims is not None or isinstance(s.phase, Answered):
         return None
     intent = undriven(state, arrived.message_id, read_at, s.policy)
     if intent is None:

@@ -16,7 +16,7 @@ from replyonce.core.delivery import drive_undriven
 from replyonce.core.failure import deferral
 from replyonce.core.lease import lease_wait
 from replyonce.core.outcome import after_settlement, reconcile_due, send_reported
-from replyonce.core.phases import Arrived, Leased, Planned, Released, Settled, lease_of
+from replyonce.core.phases import Answered, Arrived, Leased, Planned, Released, Settled, answer_of, lease_of
 from replyonce.core.region import fence
 from replyonce.core.shadow import in_shadow
 from replyonce.core.situation import (
@@ -46,9 +46,10 @@ def before_start(time_left: float, policy: Policy) -> Defer | None:
 def next_step(s: Situation) -> Step:
     """The one thing to do next for the record ``s.subject``, given everything in ``s``."""
     step = _decided(s)
-    if isinstance(step, Skip) and isinstance(s.agent_outcome, Reply):
+    outcome = answer_of(s.phase)
+    if isinstance(step, Skip) and isinstance(outcome, Reply):
         # Dropped after the agent answered (a person answered meanwhile): its text, for a developer only.
-        step = replace(step, unsent_reply=s.agent_outcome.text or "")
+        step = replace(step, unsent_reply=outcome.text or "")
     lease = lease_of(s.phase)
     if isinstance(step, Skip | Defer) and lease is not None:
         # The record ends without a settlement: its lease is freed first, for the next holder.
@@ -65,7 +66,7 @@ def _decided(s: Situation) -> Step:
             return then
         case Settled(settle=settle):
             return after_settlement(s, settle)
-        case Arrived() | Leased() | Planned():
+        case Arrived() | Leased() | Planned() | Answered():
             return _going_on(s)
         case unknown:
             assert_never(unknown)

@@ -23,7 +23,7 @@ from replyonce.agent import AgentRejected, Handoff, NoReply, Reply
 from replyonce.answers import Answer
 from replyonce.core.failure import deferral
 from replyonce.core.lease import wait_bound
-from replyonce.core.phases import Leased, Released, Settled, holding, moved
+from replyonce.core.phases import Leased, Released, Settled, answered, holding, moved
 from replyonce.core.planning import replanned
 from replyonce.core.results import (
     AgentOutlived,
@@ -40,10 +40,10 @@ from replyonce.core.results import (
 from replyonce.core.situation import (
     GONE,
     UNREAD,
-    AgentFailed,
     Situation,
 )
 from replyonce.core.steps import (
+    AgentFailed,
     AgentTrouble,
     AskAgent,
     Attempt,
@@ -145,7 +145,7 @@ def _learn_about_parties(
         case LookUpFolders():
             return _learn_folders(s, result)
         case AskAgent():
-            return _learn_agent(s, result)
+            return _learn_agent(s, step, result)
         case unknown:
             assert_never(unknown)
 
@@ -200,7 +200,9 @@ def handoff_folder_id(folders: Sequence[Folder], wanted: str) -> str:
     return next((f.id for f in folders if wanted and wanted in (f.id, f.name)), "")
 
 
-def _learn_agent(s: Situation, result: AgentReturned | AgentRaised | AgentOutlived) -> Situation:
+def _learn_agent(
+    s: Situation, step: AskAgent, result: AgentReturned | AgentRaised | AgentOutlived
+) -> Situation:
     """The agent's outcome; a refusal for good is settled, any other failure of it is retried.
 
     An agent's exception text may quote the customer (an address, a line of the mail): redacted
@@ -208,14 +210,15 @@ def _learn_agent(s: Situation, result: AgentReturned | AgentRaised | AgentOutliv
     """
     match result:
         case AgentReturned(value=Reply() | NoReply() | Handoff() as outcome):
-            return replace(s, agent_outcome=outcome)
+            return replace(s, phase=answered(s.phase, step, outcome))
         case AgentReturned(value=value):
             returned = f"the agent returned {type(value).__name__}, not Reply, NoReply or Handoff"
             return replace(s, failure=AgentTrouble(returned))
         case AgentRaised(failure=AgentRejected() as refusal):
             detail = redact_addresses(str(refusal))
             logged = Notice(message="the agent rejected the burst; not retried", fields={"detail": detail})
-            return replace(s, agent_outcome=AgentFailed(detail), notices=(replace(logged, level="error"),))
+            refused = answered(s.phase, step, AgentFailed(detail))
+            return replace(s, phase=refused, notices=(replace(logged, level="error"),))
         case AgentRaised(failure=failure):
             detail = redact_addresses(f"{type(failure).__name__}: {failure}")
             trace = redact_addresses("".join(format_exception(failure)))

@@ -16,7 +16,7 @@ from replyonce.core.delivery import (
     sent,
     settled_for_another,
 )
-from replyonce.core.phases import Leased, Planned
+from replyonce.core.phases import Answered, Leased, Planned
 from replyonce.core.situation import (
     Situation,
 )
@@ -48,7 +48,7 @@ def _outcome_intent(s: Situation, grant_id: str, thread_id: str, intent_id: str)
     if s.agents is None:
         return LookUpAgents()
     match s.phase:
-        case Leased(state=state) | Planned(state=state):
+        case Leased(state=state) | Planned(state=state) | Answered(state=state):
             pass
         case _:
             return TakeLease(thread_key(grant_id, thread_id), s.policy.lease_seconds)

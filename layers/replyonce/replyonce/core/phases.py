@@ -15,7 +15,8 @@ lease makes it :class:`Leased`. A new message's thread read that reaches its
 trigger makes it :class:`Planned`: the thread screened and planned once, the
 plan carried by every later round and decided again only when a new read
 (another page, the message by id, the emails' claims, an intent stored)
-changes what it was decided from. A settlement written makes it
+changes what it was decided from. The agent's answer to the planned burst makes it
+:class:`Answered`. A settlement written makes it
 :class:`Settled`; a lease freed before the record's end (a skip, a deferral,
 the lease lost) makes it :class:`Released`.
 
@@ -24,7 +25,10 @@ Above :mod:`replyonce.core.steps` only.
 
 from dataclasses import dataclass, field
 
+from replyonce.agent import Outcome
 from replyonce.core.steps import (
+    AgentFailed,
+    AskAgent,
     Defer,
     ReadThread,
     ReleaseLease,
@@ -89,6 +93,17 @@ class Planned:
 
 
 @dataclass(frozen=True)
+class Answered:
+    """The lease is held, the thread planned, and the agent answered the burst: its reply is looked past
+    once more for a person's answer, then stored (or the burst settled: declined, handed off, refused)."""
+
+    lease: Lease
+    state: ThreadState
+    plan: Plan
+    outcome: Outcome | AgentFailed
+
+
+@dataclass(frozen=True)
 class Settled:
     """The settlement is written, and the lease freed with it: a hand-off is filed, then the record ends."""
 
@@ -103,11 +118,8 @@ class Released:
     then: Skip | Defer
 
 
-Phase = Arrived | Leased | Planned | Settled | Released
+Phase = Arrived | Leased | Planned | Answered | Settled | Released
 """Where a record stands."""
-
-Holding = Leased | Planned
-"""The phases that hold the thread's lease."""
 
 
 TRANSITIONS: dict[type[Phase], dict[type[Step], tuple[type[Phase], ...]]] = {
@@ -121,6 +133,12 @@ TRANSITIONS: dict[type[Phase], dict[type[Step], tuple[type[Phase], ...]]] = {
         ReleaseLease: (Released,),
     },
     Planned: {
+        AskAgent: (Answered,),
+        Store: (Leased,),
+        Settle: (Settled, Released),
+        ReleaseLease: (Released,),
+    },
+    Answered: {
         Store: (Leased,),
         Settle: (Settled, Released),
         ReleaseLease: (Released,),
@@ -136,6 +154,7 @@ _MEANING: dict[type[Step], str] = {
     TakeLease: "the lease granted",
     WaitForLease: "the lease granted after a wait",
     ReadThread: "a new message's thread read reaches its trigger",
+    AskAgent: "the agent's outcome (a reply, a decline, a hand-off, a refusal)",
     Store: "an intent that covers the trigger stored",
     Settle: "the settlement written (or the lease found lost)",
     ReleaseLease: "the lease freed before a skip or a deferral",
@@ -159,7 +178,7 @@ def moved(before: Phase, step: Step, after: Phase) -> Phase:
     raise PhaseError(f"{type(step).__name__} cannot move a record from {_name(before)} to {_name(after)}")
 
 
-def holding(phase: Phase, step: Step) -> Leased | Planned:
+def holding(phase: Phase, step: Step) -> Leased | Planned | Answered:
     """The phase that holds the lease ``step`` is written under.
 
     Raises
@@ -168,7 +187,7 @@ def holding(phase: Phase, step: Step) -> Leased | Planned:
         ``step`` needs the lease and the record does not hold it (a bug in the core).
     """
     match phase:
-        case Leased() | Planned():
+        case Leased() | Planned() | Answered():
             return phase
         case _:
             raise PhaseError(f"{type(step).__name__} needs the thread's lease; the record is {_name(phase)}")
@@ -177,10 +196,30 @@ def holding(phase: Phase, step: Step) -> Leased | Planned:
 def lease_of(phase: Phase) -> Lease | None:
     """The lease the record holds, if its phase holds one."""
     match phase:
-        case Leased(lease=lease) | Planned(lease=lease):
+        case Leased(lease=lease) | Planned(lease=lease) | Answered(lease=lease):
             return lease
         case _:
             return None
+
+
+def answered(phase: Phase, step: Step, outcome: Outcome | AgentFailed) -> Answered:
+    """The planned record once the agent answered its burst with ``outcome``.
+
+    Raises
+    ------
+    PhaseError
+        The record asked the agent without a plan (a bug in the core).
+    """
+    match phase:
+        case Planned(lease=lease, state=state, plan=plan) | Answered(lease=lease, state=state, plan=plan):
+            return Answered(lease, state, plan, outcome)
+        case _:
+            raise PhaseError(f"{type(step).__name__} needs a planned burst; the record is {_name(phase)}")
+
+
+def answer_of(phase: Phase) -> Outcome | AgentFailed | None:
+    """What the agent answered the burst, if the record is past asking it."""
+    return phase.outcome if isinstance(phase, Answered) else None
 
 
 def _name(phase: Phase | type[Phase]) -> str:

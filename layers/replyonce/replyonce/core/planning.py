@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replyonce.core.delivery import last_touched
-from replyonce.core.phases import Leased, Phase, Plan, Planned
+from replyonce.core.phases import Answered, Leased, Phase, Plan, Planned
 from replyonce.core.situation import GONE, UNREAD, Situation, as_int, fetched_thread
 from replyonce.core.steps import Defer, FetchMessage, ReadThread, Skip, Step
 from replyonce.coverage import INTENT_KEY, carries_intent_id, covered_in_mailbox, is_covered, metadata_of
@@ -93,9 +93,11 @@ def replanned(s: Situation, step: Step) -> Phase:
     is read (:class:`~replyonce.core.phases.Planned`), and planned again only when a later result changed
     what the plan was decided from (another page, the message by id, the claims, an intent stored)."""
     match s.phase:
-        case Planned(lease=lease, state=state, plan=plan) if carried(plan, s, state):
+        case Planned(lease=lease, state=state, plan=plan) | Answered(lease=lease, state=state, plan=plan) if (
+            carried(plan, s, state)
+        ):
             return s.phase
-        case Planned(lease=lease, state=state):
+        case Planned(lease=lease, state=state) | Answered(lease=lease, state=state):
             pass
         case Leased(lease=lease, state=state) if isinstance(step, ReadThread):
             pass
@@ -108,7 +110,10 @@ def replanned(s: Situation, step: Step) -> Phase:
         # A stored intent covers the trigger (it is driven out), or a reply did: nothing left to plan.
         return Leased(lease, state)
     thread_id = arrived.thread_id or fetched_thread(s)
-    return Planned(lease, state, decide(s, arrived, thread_id, state, agents, listing))
+    plan = decide(s, arrived, thread_id, state, agents, listing)
+    if isinstance(s.phase, Answered):
+        return Answered(lease, state, plan, s.phase.outcome)
+    return Planned(lease, state, plan)
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,14 @@ calls it).
 from typing import assert_never
 
 from replyonce.agent import Handoff, NoReply, Outcome, Reply
+from replyonce.core.phases import answer_of
 from replyonce.core.situation import (
-    AgentFailed,
     Situation,
     as_int,
     fetched_thread,
 )
 from replyonce.core.steps import (
+    AgentFailed,
     Attempt,
     Defer,
     RecordShadow,
@@ -67,7 +68,8 @@ def in_shadow(s: Situation, step: Step) -> Step:
     if isinstance(step, Skip) and step.reason in SHADOW_RECORDED_SKIPS and s.shadow_recorded is None:
         assert isinstance(s.subject, MessageArrived)
         arrived = s.subject
-        text = s.agent_outcome.text or "" if isinstance(s.agent_outcome, Reply) else ""
+        outcome = answer_of(s.phase)
+        text = outcome.text or "" if isinstance(outcome, Reply) else ""
         at = (s.listing.read_at if s.listing else None) or s.now or as_int(arrived.payload.get("date"))
         record = ShadowRecord(
             grant_id=arrived.grant_id,

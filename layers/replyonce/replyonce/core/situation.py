@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from replyonce.agent import Outcome
 from replyonce.answers import Answer
 from replyonce.core.phases import Arrived, Phase
 from replyonce.core.results import ThreadBusy
@@ -37,13 +36,6 @@ UNREAD: Any = _Marker("UNREAD")
 """Not read yet."""
 GONE: Any = _Marker("GONE")
 """Read: Nylas no longer has it."""
-
-
-@dataclass(frozen=True)
-class AgentFailed:
-    """The agent refused the burst for good (``AgentRejected``, or a model's final refusal)."""
-
-    detail: str
 
 
 @dataclass(frozen=True)
@@ -77,8 +69,6 @@ class Situation:
         Intents stored with an attempt counted in this lease, not attempted yet.
     reserved:
         The per-recipient budget's answer for the burst (``None``: not asked yet).
-    agent_outcome:
-        What the agent returned for the burst.
     drafts:
         The thread's drafts, read for a grant people share (not an Agent Account); ``None`` until read.
     claims:
@@ -135,7 +125,6 @@ class Situation:
     answers: Mapping[str, Answer] = field(default_factory=dict)
     attempting: frozenset[str] = frozenset()
     reserved: bool | None = None
-    agent_outcome: Outcome | AgentFailed | None = None
     looked_before_send: ThreadPage | None = None
     claims: Mapping[str, str] | None = None
     drafts: tuple[Message, ...] | None = None

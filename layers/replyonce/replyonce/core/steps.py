@@ -242,6 +242,13 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class AgentFailed:
+    """The agent refused the burst for good (``AgentRejected``, or a model's final refusal)."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
 class LeaseLost:
     """A write conditioned on the lease found it another worker's (an intent, a shadow settlement)."""
 
