@@ -13,7 +13,10 @@ leaves (``FakeMailbox.send``):
 
 Run it from the repository's root::
 
-    .venv/bin/python -m tests.rounds
+    PYTHONPATH=.:layers/replyonce .venv/bin/python -m tests.rounds
+
+It runs on a core without phases too (they trace as ``-``): copied into a checkout of an older commit,
+it gives that commit's figures.
 
 ``docs/design.md`` ("The record's phases") quotes its figures; ``tests/unit/test_phases.py`` holds the
 plan to one derivation per thread read.
@@ -69,7 +72,8 @@ def one_message_to_its_send() -> Trace:
     def counted_next_step(s: Any) -> Any:
         step = next_step(s)
         rounds.append(type(step).__name__)
-        phases.append(type(s.phase).__name__)
+        # A core without phases (before issue 45) traces as "-": the script measures either.
+        phases.append(type(getattr(s, "phase", None)).__name__ if hasattr(s, "phase") else "-")
         return step
 
     def profile(frame: Any, event: str, arg: Any) -> None:
