@@ -73,7 +73,7 @@ def one_message_to_its_send() -> Trace:
         step = next_step(s)
         rounds.append(type(step).__name__)
         # A core without phases (before issue 45) traces as "-": the script measures either.
-        phases.append(type(getattr(s, "phase", None)).__name__ if hasattr(s, "phase") else "-")
+        phases.append(type(s.phase).__name__ if hasattr(s, "phase") else "-")
         return step
 
     def profile(frame: Any, event: str, arg: Any) -> None:
