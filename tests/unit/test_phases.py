@@ -34,6 +34,8 @@ def test_the_designs_phase_table_is_the_one_the_code_moves_records_by():
     text = DESIGN.read_text()
     shown = re.search(r"<!-- phase-table[^>]*-->\n(.*?)\n<!-- /phase-table -->", text, re.S)
     assert shown is not None, "docs/design.md has no phase table between its markers"
+    # After a change to the phases, paste what this prints between the markers (PYTHONPATH=layers/replyonce):
+    #   .venv/bin/python -c "from replyonce.core import phase_table; print(phase_table())"
     assert shown.group(1) == core.phase_table()
 
 
