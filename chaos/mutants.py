@@ -190,16 +190,16 @@ def no_ledger_check(patches: _Patches) -> None:
 def no_mailbox_record(patches: _Patches) -> None:
     """Replies' metadata in the mailbox are ignored: only our own tables say what was answered."""
     coverage = _module("coverage")
-    arrival = _module("core.arrival")
+    planning = _module("core.planning")
     empty = (frozenset(), frozenset())
     patches.set(coverage, "covered_in_mailbox", lambda messages: empty)
-    patches.set(arrival, "covered_in_mailbox", lambda messages: empty)
+    patches.set(planning, "covered_in_mailbox", lambda messages: empty)
 
 
 def read_stops_before_the_trigger(patches: _Patches) -> None:
     """The thread read stops at the burst's end, before it reached the trigger; the trigger is fetched by
     id and planned without the pages behind (the read before issue 32)."""
-    patches.set(_module("core.arrival"), "reached", lambda messages_read, trigger_id: True)
+    patches.set(_module("core.planning"), "reached", lambda messages_read, trigger_id: True)
 
 
 def no_new_state_wait(patches: _Patches) -> None:
@@ -229,7 +229,7 @@ def date_coverage(patches: _Patches) -> None:
     """Coverage by date: a message dated before the agent's latest reply counts as answered, and the
     newest message is the one with the latest ``date`` (the sender's clock)."""
     plan = _module("plan")
-    arrival = _module("core.arrival")
+    planning = _module("core.planning")
     screening = _module("screening")
     original = plan.plan_burst
 
@@ -255,7 +255,7 @@ def date_coverage(patches: _Patches) -> None:
         )
 
     patches.set(plan, "plan_burst", plan_burst)
-    patches.set(arrival, "plan_burst", plan_burst)
+    patches.set(planning, "plan_burst", plan_burst)
 
 
 def no_automaton_filter(patches: _Patches) -> None:
@@ -268,22 +268,22 @@ def no_automaton_filter(patches: _Patches) -> None:
 def no_loop_guard(patches: _Patches) -> None:
     """No reply budget per thread."""
     plan = _module("plan")
-    arrival = _module("core.arrival")
+    planning = _module("core.planning")
     patches.set(plan, "loop_guard_exhausted", lambda *args, **kwargs: False)
-    patches.set(arrival, "loop_guard_exhausted", lambda *args, **kwargs: False)
+    patches.set(planning, "loop_guard_exhausted", lambda *args, **kwargs: False)
 
 
 def in_flight_uncounted(patches: _Patches) -> None:
     """The loop guard counts only replies recorded, queued or visible: not one still being sent."""
-    arrival = _module("core.arrival")
+    planning = _module("core.planning")
     state_module = _module("state")
-    original = arrival.unsettled_replies
+    original = planning.unsettled_replies
 
     def queued_only(state: Any, now: int) -> dict[str, int]:
         queued = {i.id for i in state.outbox.values() if i.state is state_module.IntentState.QUEUED}
         return {rid: t for rid, t in original(state, now).items() if rid in queued}
 
-    patches.set(arrival, "unsettled_replies", queued_only)
+    patches.set(planning, "unsettled_replies", queued_only)
 
 
 def people_ignored(patches: _Patches) -> None:
@@ -348,7 +348,7 @@ def shadow_sends(patches: _Patches) -> None:
     original = arrival._agent_answered
 
     def agent_answered(s: Any, *args: Any, **kwargs: Any) -> Any:
-        if type(s.agent_outcome).__name__ == "Reply":
+        if type(getattr(s.phase, "outcome", None)).__name__ == "Reply":
             s = dataclasses.replace(s, policy=dataclasses.replace(s.policy, shadow_mode=False))
         return original(s, *args, **kwargs)
 

@@ -149,9 +149,9 @@ def test_a_mutant_whose_target_is_missing_is_pending_not_silently_a_no_op(monkey
     # The product renamed the guard's function: the mutant must say so, not run the intact product.
     from chaos import mutants
     from replyonce import plan
-    from replyonce.core import arrival  # the core's arrival flow imports the name from plan
+    from replyonce.core import planning  # the core's planning imports the name from plan
 
-    assert arrival.loop_guard_exhausted is plan.loop_guard_exhausted
+    assert planning.loop_guard_exhausted is plan.loop_guard_exhausted
     monkeypatch.delattr(plan, "loop_guard_exhausted")
     with pytest.raises(mutants.MutantPending, match="loop_guard_exhausted"):
         mutants.apply("no_loop_guard")

@@ -14,16 +14,19 @@ CORE = Path(__file__).resolve().parents[2] / "layers" / "replyonce" / "replyonce
 # public surface and may import any of them.
 RANK = {
     "results": 0,
-    "situation": 1,
-    "failure": 2,
-    "shadow": 2,
-    "region": 2,
-    "lease": 2,
-    "delivery": 3,
-    "arrival": 4,
-    "outcome": 4,
-    "learn": 5,
-    "dispatch": 5,
+    "steps": 1,
+    "phases": 2,
+    "situation": 3,
+    "failure": 4,
+    "shadow": 4,
+    "region": 4,
+    "lease": 4,
+    "delivery": 5,
+    "planning": 6,
+    "outcome": 6,
+    "arrival": 7,
+    "learn": 7,
+    "dispatch": 8,
 }
 
 

@@ -14,7 +14,7 @@ import pytest
 from replyonce import core
 from replyonce.agent import Handoff, NoReply, Reply
 from replyonce.answers import Answer
-from replyonce.core import GONE, AgentFailed, Situation, next_step
+from replyonce.core import GONE, AgentFailed, Situation
 from replyonce.coverage import reply_metadata
 from replyonce.outbox import MAX_REQUEST_BYTES
 from replyonce.policy import Policy
@@ -25,6 +25,7 @@ from replyonce.state import (
     Intent,
     IntentKind,
     IntentState,
+    Lease,
     LedgerEntry,
     Settlement,
     ShadowOutcome,
@@ -90,12 +91,15 @@ def intent(**kwargs):
     return Intent(**base)
 
 
-def leased(subject=None, *, outbox=(), covered=(), replies=(), **known):
-    state = ThreadState(
-        replies={f"x{i}": t for i, t in enumerate(replies)},
-        covered=dict.fromkeys(covered, NOW - 500),
-        outbox={i.id: i for i in outbox},
-    )
+def leased(subject=None, *, outbox=(), covered=(), replies=(), state=None, agent_outcome=None, **known):
+    """A record holding its thread's lease, with ``state`` (or one of ``outbox``, ``covered``,
+    ``replies``)."""
+    if state is None:
+        state = ThreadState(
+            replies={f"x{i}": t for i, t in enumerate(replies)},
+            covered=dict.fromkeys(covered, NOW - 500),
+            outbox={i.id: i for i in outbox},
+        )
     base = dict(
         subject=subject or arrived(),
         policy=POLICY,
@@ -103,12 +107,40 @@ def leased(subject=None, *, outbox=(), covered=(), replies=(), **known):
         closed_folders=frozenset({"folder-junk"}),
         sent_folders=frozenset({"folder-sent"}),
         ledger=None,
-        state=state,
+        phase=core.Leased(Lease(f"thread#{GRANT}#{THREAD}", "token", (NOW + 900) * 1000, state), state),
         now=NOW,
         time_left=900.0,
     )
     base.update(known)
-    return Situation(**base)
+    s = Situation(**base)
+    return s if agent_outcome is None else answered(s, agent_outcome)
+
+
+def answered(s, outcome):
+    """``s`` once the agent answered its burst with ``outcome``: its thread read planned as ``learn`` plans
+    it (``core.Planned``), then answered (``core.Answered``)."""
+    if isinstance(s.phase, core.Answered | core.Planned):
+        planned = s
+    else:
+        planned = replace(s, listing=None)
+        for page in s.listing.pages:
+            token = planned.listing.next_cursor if planned.listing else None
+            planned = core.learn(planned, core.ReadThread(GRANT, THREAD, 10, token), page)
+        planned = replace(planned, notices=s.notices)
+    phase = planned.phase
+    return replace(planned, phase=core.Answered(phase.lease, phase.state, phase.plan, outcome))
+
+
+def with_state(s, state):
+    """``s`` holding its lease with ``state`` instead."""
+    return replace(s, phase=replace(s.phase, state=state))
+
+
+def next_step(s):
+    """The step the rules decide for ``s``: a skip or a deferral decided under the lease is what the
+    record ends with once the lease is freed (``core.ReleaseLease``, held by tests/unit/test_learn.py)."""
+    step = core.next_step(s)
+    return step.then if isinstance(step, core.ReleaseLease) else step
 
 
 def kind(step):
@@ -393,7 +425,7 @@ def _thread_with(replies, pending=()):
         for rid in pending
     )
     s = leased(outbox=queued, listing=listing(inbound("m1")))
-    return replace(s, state=replace(s.state, replies=dict(replies)))
+    return with_state(s, replace(s.phase.state, replies=dict(replies)))
 
 
 @pytest.mark.parametrize(
@@ -435,7 +467,7 @@ def _thread_in_flight(replies, sending):
         for iid, attempts in sending.items()
     )
     s = leased(outbox=stored, listing=listing(inbound("m1")))
-    return replace(s, state=replace(s.state, replies=dict(replies)))
+    return with_state(s, replace(s.phase.state, replies=dict(replies)))
 
 
 @pytest.mark.parametrize(
@@ -456,8 +488,8 @@ def _thread_in_flight(replies, sending):
 )
 def test_the_loop_guard_counts_a_reply_in_flight(replies, sending, kind_of_draft, expected):
     s = _thread_in_flight(replies, sending)
-    outbox = {iid: replace(i, kind=kind_of_draft) for iid, i in s.state.outbox.items()}
-    step = next_step(replace(s, state=replace(s.state, outbox=outbox)))
+    outbox = {iid: replace(i, kind=kind_of_draft) for iid, i in s.phase.state.outbox.items()}
+    step = next_step(with_state(s, replace(s.phase.state, outbox=outbox)))
     assert kind(step) == expected
     if expected == "Settle":
         assert handed_off(step, SkipReason.REPLY_BUDGET_EXHAUSTED)
@@ -514,7 +546,7 @@ def test_an_intent_nobody_drives_refused_for_good_is_handed_off_before_the_recor
     assert kind(settle) == "Settle"
     assert (settle.settlement.status, settle.settlement.covered) == (Status.FAILED, ("m0",))
     assert settle.move_to == POLICY.handoff_folder
-    s = replace(s, settled=settle, handoff_folder_id="folder-handoff")
+    s = replace(s, phase=core.Settled(settle), handoff_folder_id="folder-handoff")
     assert next_step(s) == core.FileHandedOff(GRANT, ("m0",), "folder-handoff")
     assert next_step(replace(s, filed=True)) == core.Defer(
         DeferReason.REPLY_PENDING, 0, {"settled_intent_id": "c"}
@@ -528,7 +560,7 @@ def test_a_queued_reply_that_failed_for_good_stops_counting_against_the_budget()
     after = settlement.thread_after(state)
     assert (after.replies, after.outbox) == ({"a": NOW - 100, "b": NOW - 200}, {})
     s = leased(listing=listing(inbound("m1")))
-    assert kind(next_step(replace(s, state=after))) == "Reserve"
+    assert kind(next_step(with_state(s, after))) == "Reserve"
 
 
 def with_message_id(message, email):
@@ -632,7 +664,7 @@ def test_a_reply_is_stored_with_its_first_attempt_before_anything_is_sent():
     assert step.attempt
     assert (step.intent.attempts, step.intent.first_attempt_at, step.intent.kind) == (1, NOW, IntentKind.SEND)
     assert step.intent.payload["metadata"]["key1"] == step.intent.id
-    review = next_step(replace(s, agent_outcome=Reply(text="Hello", review=True))).intent
+    review = next_step(answered(s, Reply(text="Hello", review=True))).intent
     assert review.kind is IntentKind.DRAFT
     assert "custom_headers" not in review.payload
 
@@ -1007,7 +1039,7 @@ def _exchanges(visible, queued, pending_to=CUSTOMER["email"]):
         for n in range(queued)
     )
     s = leased(arrived("m9"), outbox=outbox, listing=listing(inbound("m9", date=NOW - 10), *messages))
-    return replace(s, state=replace(s.state, replies={f"q{n}": NOW - 5 for n in range(queued)}))
+    return with_state(s, replace(s.phase.state, replies={f"q{n}": NOW - 5 for n in range(queued)}))
 
 
 @pytest.mark.parametrize(
@@ -1110,7 +1142,7 @@ def test_shadow_mode_settles_the_burst_shadowed_with_its_record_in_the_same_writ
     assert (record.outcome, record.covered, record.text, record.trigger_id) == (recorded, ("m1",), text, "m1")
     # The record id is the burst's intent id: the key that makes a send once makes its record once.
     live = next_step(
-        replace(s, policy=POLICY, reserved=True, agent_outcome=Reply(text="x"), looked_before_send=LOOKED)
+        answered(replace(s, policy=POLICY, reserved=True, looked_before_send=LOOKED), Reply(text="x"))
     )
     assert record.record_id == live.intent.id
 

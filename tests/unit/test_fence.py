@@ -18,7 +18,7 @@ from replyonce.policy import Policy
 from replyonce.ports import ActiveRegion, FenceUnreadable
 from replyonce.reasons import DeferReason
 from replyonce.screening import Agents
-from replyonce.state import Intent, ThreadState
+from replyonce.state import Intent, Lease, ThreadState
 from replyonce.subjects import MessageArrived
 
 GRANT, THREAD, HERE, THERE = "g1", "t1", "us-east-1", "us-west-2"
@@ -50,7 +50,8 @@ def before_send(policy, record=UNREAD):
     """Inside the lease, the intent stored with its attempt counted: the next step is the send."""
     s = before_lease(policy, record)
     state = ThreadState(outbox={INTENT.id: INTENT})
-    return replace(s, state=state, attempting=frozenset({INTENT.id}), time_left=900.0)
+    lease = Lease(f"thread#{GRANT}#{THREAD}", "token", (NOW + 900) * 1000, state)
+    return replace(s, phase=core.Leased(lease, state), attempting=frozenset({INTENT.id}), time_left=900.0)
 
 
 def active(region, *, since=0, read_at=NOW, epoch=2):
@@ -118,7 +119,9 @@ SEND = core.Attempt(GRANT, INTENT)
     ],
 )
 def test_only_the_active_region_takes_a_lease_or_sends(situation, expected):
-    assert next_step(situation) == expected
+    step = next_step(situation)
+    # A deferral under the lease frees it first (core.ReleaseLease), then is the record's end.
+    assert (step.then if isinstance(step, core.ReleaseLease) else step) == expected
 
 
 def test_steps_that_neither_lease_nor_send_are_not_fenced():

@@ -80,9 +80,9 @@ def situation(**known):
     return Situation(**base)
 
 
-def leased(**known):
-    lease = Lease(KEY, "token", (NOW + 200) * 1000, ThreadState())
-    held = {"agents": AGENTS, "closed_folders": frozenset(), "lease": lease, "state": lease.state}
+def leased(state=None, **known):
+    lease = Lease(KEY, "token", (NOW + 200) * 1000, state or ThreadState())
+    held = {"agents": AGENTS, "closed_folders": frozenset(), "phase": core.Leased(lease, lease.state)}
     return situation(**{**held, "ledger": None, **known})
 
 
@@ -92,7 +92,7 @@ def fold(s, step, result):
 
 # ---- reads: what each one found is what is known -------------------------------------------------------
 
-STORED = replace(leased().state, outbox={"i1": INTENT})
+STORED = ThreadState(outbox={"i1": INTENT})
 REGION = ActiveRegion("eu-west-1", 2, 0, NOW)
 
 
@@ -230,9 +230,10 @@ def test_the_grants_folders_teach_its_junk_folders_and_its_hand_off_folder(resul
     ],
 )
 def test_the_agents_result_is_an_outcome_or_a_retry(result, outcome, deferred):
-    s = leased(listing=Listing((PAGE,)), reserved=True)
+    # The burst is planned from the thread read, then the agent is asked about it.
+    s = replace(fold(leased(), core.ReadThread(GRANT, THREAD, 10, None), PAGE), reserved=True)
     after = fold(s, core.AskAgent(None, None), result)
-    assert after.agent_outcome == outcome
+    assert core.answer_of(after.phase) == outcome
     if deferred is None:
         assert after.failure is None
         return
@@ -266,9 +267,8 @@ def test_a_lease_taken_is_the_thread_state_and_a_fresh_fence_read():
     lease = Lease(KEY, "token", (NOW + 200) * 1000, ThreadState(outbox={"i1": INTENT}))
     s = situation(agents=AGENTS, active_region=REGION, lease_refused=ThreadBusy(3), lease_wait_ends=5.0)
     after = fold(s, core.TakeLease(KEY, 200.0), lease)
-    assert (after.lease, after.state, after.active_region, after.lease_refused) == (
-        lease,
-        lease.state,
+    assert (after.phase, after.active_region, after.lease_refused) == (
+        core.Leased(lease, lease.state),
         core.UNREAD,
         None,
     )
@@ -318,7 +318,7 @@ def test_an_intent_stored_with_an_attempt_is_attempted_next_and_forgets_an_earli
     s = leased(answers={"i1": ANSWER, "i2": ANSWER})
     counted = INTENT.attempting(NOW)
     after = fold(s, core.Store(counted, metric="KeyGenerationAdvanced"), True)
-    assert (after.attempting, after.answers, after.state.outbox) == (
+    assert (after.attempting, after.answers, after.phase.state.outbox) == (
         frozenset({"i1"}),
         {"i2": ANSWER},
         {"i1": counted},
@@ -337,7 +337,7 @@ def test_an_intent_the_lease_no_longer_covers_is_not_stored_and_the_record_comes
     s = leased()
     after = fold(s, core.Store(INTENT.attempting(NOW), metric="KeyGenerationAdvanced"), False)
     # Nothing counted, nothing known stored.
-    assert (after.attempting, after.state.outbox, after.notices) == (frozenset(), {}, ())
+    assert (after.attempting, after.phase.state.outbox, after.notices) == (frozenset(), {}, ())
     step = next_step(after)
     assert step == core.ReleaseLease(KEY, core.Defer(DeferReason.LEASE_LOST, 0, {"thread_key": KEY}))
 
@@ -379,7 +379,13 @@ def test_an_attempts_answer_is_known_and_the_next_send_needs_its_own_fence_read(
 def test_a_settlement_ends_the_record_unless_nothing_was_written(settlement, held, settled, notices):
     settle = core.Settle(settlement)
     after = fold(leased(state=STORED), settle, held)
-    assert (after.settled is not None, after.lease_freed, after.notices) == (settled, True, notices)
+    # Written or not, the lease is no longer the record's: settled, or released with the lease lost.
+    freed = (
+        core.Settled(settle)
+        if settled
+        else core.Released(core.Defer(DeferReason.LEASE_LOST, 0, {"thread_key": KEY}))
+    )
+    assert (after.phase, core.lease_of(after.phase), after.notices) == (freed, None, notices)
     step = next_step(after)
     if settled:
         assert isinstance(step, core.Finish)
@@ -418,11 +424,11 @@ def test_a_hand_off_is_filed_once_settled_then_the_record_finishes(handoff_folde
 
 def test_a_skip_under_the_lease_frees_it_first_and_then_is_the_records_end():
     s = leased(subject=MessageArrived("not-an-agent", "m1", THREAD, {}))
-    skip = next_step(replace(s, lease=None))
+    skip = next_step(replace(s, phase=core.Arrived()))
     assert skip == core.Skip(SkipReason.GRANT_NOT_AGENT)
     assert next_step(s) == core.ReleaseLease(KEY, skip)
     freed = fold(s, core.ReleaseLease(KEY, skip), True)
-    assert (freed.lease_freed, freed.notices, next_step(freed)) == (True, (), skip)
+    assert (freed.phase, freed.notices, next_step(freed)) == (core.Released(skip), (), skip)
 
 
 def test_a_lease_found_taken_over_at_release_is_counted_and_the_end_stays():
@@ -502,15 +508,12 @@ def test_a_skip_after_the_agent_replied_carries_the_dropped_text_for_the_debug_l
         "folders": ["sent"],
         "date": NOW,
     }
-    s = leased(
-        listing=Listing(
-            (ThreadPage(({"id": "m1", "thread_id": THREAD, "from": [{"email": "a@x.example"}]},), None, NOW),)
-        ),
-        reserved=True,
-        agent_outcome=Reply(text="Hello"),
-        looked_before_send=ThreadPage((person,), None, NOW),
-        lease=None,
-    )
-    step = next_step(s)
+    customer = {"id": "m1", "thread_id": THREAD, "from": [{"email": "a@x.example"}]}
+    looked = leased(reserved=True, looked_before_send=ThreadPage((person,), None, NOW))
+    planned = fold(looked, core.ReadThread(GRANT, THREAD, 10, None), ThreadPage((customer,), None, NOW))
+    s = fold(planned, core.AskAgent(None, None), AgentReturned(Reply(text="Hello")))
+    released = next_step(s)
+    assert isinstance(released, core.ReleaseLease)
+    step = released.then
     assert (step.reason, step.unsent_reply) == (SkipReason.ANSWERED_BY_PERSON, "Hello")
     assert step == core.Skip(step.reason, step.detail)  # no part of the skip itself

@@ -168,7 +168,7 @@ class Replier:
             core.Attempt: lambda step, s: self._attempt(step.grant_id, step.intent),
             core.Settle: lambda step, s: self._settle(step, s),
             core.FileHandedOff: lambda step, s: self._move(step.grant_id, step.message_ids, step.folder_id),
-            core.ReleaseLease: lambda step, s: self._store.release(self._lease_of(s)),
+            core.ReleaseLease: lambda step, s: self._store.release(self._lease_of(s, step)),
             core.Skip: lambda step, s: _skipped(step, s.subject),
             core.FinishSkipped: lambda step, s: _skipped_settled(step, s.subject),
             core.Finish: lambda step, s: _announce(step, s.subject),
@@ -318,7 +318,7 @@ class Replier:
         bound = _MAX_STEPS + 2 * math.ceil(self._policy.lease_wait_seconds / core.LEASE_POLL_SECONDS)
         try:
             for _ in range(bound):
-                now, left = self._now(), self._time_left(s.lease, remaining_seconds)
+                now, left = self._now(), self._time_left(core.lease_of(s.phase), remaining_seconds)
                 s = replace(s, now=now, time_left=left, clock=self._monotonic())
                 step = core.next_step(s)
                 logger.debug("next step", extra={"step": type(step).__name__, "detail": _describe(step)})
@@ -340,11 +340,12 @@ class Replier:
 
     def _free_after_failure(self, s: Situation) -> None:
         """Free the lease of a record that failed unexpectedly (one the core settled or freed is not ours)."""
-        if s.lease is None or s.lease.released:
+        lease = core.lease_of(s.phase)
+        if lease is None or lease.released:
             return
-        released = _asked(self._store.release, s.lease)
+        released = _asked(self._store.release, lease)
         failed = core.Defer(DeferReason.UNEXPECTED)  # the end: the failure itself, raised again below
-        for notice in core.learn(s, core.ReleaseLease(s.lease.key, failed), released).notices:
+        for notice in core.learn(s, core.ReleaseLease(lease.key, failed), released).notices:
             _notice(notice)
 
     def _time_left(self, lease: Lease | None, remaining_seconds: Callable[[], float]) -> float:
@@ -353,12 +354,12 @@ class Replier:
             left = min(left, lease.expires_at_ms / 1000 - self._clock())
         return left
 
-    def _lease_of(self, s: Situation) -> Lease:
-        """The lease the core holds, with the thread state it knows (what the store's writes rely on)."""
-        assert s.lease is not None
-        assert s.state is not None
-        s.lease.state = s.state
-        return s.lease
+    def _lease_of(self, s: Situation, step: core.Step) -> Lease:
+        """The lease the core holds for ``step``, with the thread state it knows (what the store's writes
+        rely on)."""
+        held = core.holding(s.phase, step)
+        held.lease.state = held.state
+        return held.lease
 
     def _fence_record(self) -> Any:
         assert self._fence is not None
@@ -435,14 +436,14 @@ class Replier:
         an earlier record had its files kept then.
         """
         named = {ref["sha256"] for ref in references(step.intent.payload)}
-        outcome = s.agent_outcome
+        outcome = core.answer_of(s.phase)
         if named and isinstance(outcome, Reply):
             for file in outcome.attachments:
                 file_digest = digest(bytes(file.content))
                 if file_digest in named and file_digest not in self._record.files:
                     self._files().put(step.intent.id, bytes(file.content), file.content_type)
                     self._record.files[file_digest] = bytes(file.content)
-        return self._store.store_intent(self._lease_of(s), step.intent)
+        return self._store.store_intent(self._lease_of(s, step), step.intent)
 
     def _files(self) -> ReplyFiles:
         if self._reply_files is None:
@@ -488,7 +489,7 @@ class Replier:
                 ReconcileDue(s.subject.grant_id, settlement.intent.thread_id, settlement.intent.id),
                 step.reconcile_after,
             )
-        return self._store.settle(self._lease_of(s), settlement, s.subject.grant_id)
+        return self._store.settle(self._lease_of(s, step), settlement, s.subject.grant_id)
 
     def _move(self, grant_id: str, message_ids: tuple[str, ...], folder: str) -> None:
         """File handed-off messages in ``HANDOFF_FOLDER``, once the hand-off is settled.

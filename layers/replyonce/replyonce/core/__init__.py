@@ -2,38 +2,60 @@
 
 :func:`next_step` takes a :class:`Situation` — the record (a new message, a
 send outcome Nylas reported, a reconcile we scheduled), the deployment's
-policy, and everything read so far: the ledger, the thread state the lease
-returned, the thread listing, mailbox searches, the answers of attempts made
-in this lease, the agent's outcome, Nylas' time — and returns one
-:class:`Step`: read this, take the lease, ask the agent, store this intent,
-attempt it, settle, skip with a reason, or defer. The shell
-(``replyonce.replier``) carries the step out through a port, adds what it
-learned to the situation, and asks again. No I/O here, no clock: every rule
-is a table-driven test (``tests/unit/test_core.py``), and a scheduler can
-interleave workers at each step (``tests/integration/test_interleavings.py``).
+policy, where the record stands (its :data:`Phase`: arrived, holding the
+thread's lease with the state it returned, planned, settled, released) and
+everything read so far: the ledger, the thread listing, mailbox searches, the
+answers of attempts made in this lease, the agent's outcome, Nylas' time —
+and returns one :class:`Step`: read this, take the lease, ask the agent,
+store this intent, attempt it, settle, skip with a reason, or defer. The
+shell (``replyonce.replier``) carries the step out through a port, folds what
+it learned in with :func:`learn` (which returns the record's next phase), and
+asks again. No I/O here, no clock: every rule is a table-driven test
+(``tests/unit/test_core.py``), and a scheduler can interleave workers at each
+step (``tests/integration/test_interleavings.py``).
 
 One concern per module, each importing only those below it
 (``docs/design.md``, "The functional core"):
 
-- ``results``, ``situation``: what a port call answered, as values; what is known
-  (:class:`Situation`) and the step types — at the bottom;
+- ``results``, ``steps``: what a port call answered, as values; the step types — at the bottom;
+- ``phases``: where a record stands, each phase with its own data, and the one transition table;
+- ``situation``: what is known (:class:`Situation`): the record's phase and what was read;
 - ``failure``: what a failure means (the one place it, and a Nylas status, becomes a deferral);
 - ``shadow``, ``region``, ``lease``: shadow mode's rules, the active-Region fence, the wait for a
   busy thread's lease;
-- ``learn``: :func:`learn`, what a step's result teaches (the bookkeeping the rules rely on);
 - ``delivery``: getting a stored intent out exactly once (invariant 1);
-- ``arrival``: a new message, up to the lease, and the plan of the burst's reply (invariants 2 to 4);
+- ``planning``: a new message's thread read, screened and planned once per read (invariants 1 to 4);
+- ``arrival``: a new message, up to the lease, and what its plan leads to (the budgets, the agent);
 - ``outcome``: a send outcome Nylas reported, and our own reconcile of a queued reply;
+- ``learn``: :func:`learn`, what a step's result teaches, and the record's next phase;
 - ``dispatch``: :func:`next_step`, on top.
 
 This package's ``__init__`` only names the public surface: what the rest of
 the repository reads from ``replyonce.core``.
 """
 
-from replyonce.core.arrival import HANDED_OFF_SKIPS, PRESEND_LOOK_LIMIT, claimed_by_another, email_identity
+from replyonce.core.arrival import HANDED_OFF_SKIPS, PRESEND_LOOK_LIMIT
 from replyonce.core.dispatch import before_start, next_step
 from replyonce.core.learn import handoff_folder_id, learn
 from replyonce.core.lease import LEASE_POLL_SECONDS
+from replyonce.core.phases import (
+    TRANSITIONS,
+    Answered,
+    Arrived,
+    Leased,
+    Phase,
+    PhaseError,
+    Plan,
+    Planned,
+    Released,
+    Settled,
+    answer_of,
+    holding,
+    lease_of,
+    moved,
+    phase_table,
+)
+from replyonce.core.planning import claimed_by_another, email_identity
 from replyonce.core.region import fence
 from replyonce.core.results import (
     AgentOutlived,
@@ -50,6 +72,10 @@ from replyonce.core.results import (
 from replyonce.core.situation import (
     GONE,
     UNREAD,
+    Situation,
+    settled_reason,
+)
+from replyonce.core.steps import (
     AgentFailed,
     AskAgent,
     Attempt,
@@ -72,13 +98,11 @@ from replyonce.core.situation import (
     Reserve,
     Search,
     Settle,
-    Situation,
     Skip,
     Step,
     Store,
     TakeLease,
     WaitForLease,
-    settled_reason,
 )
 
 __all__ = [
@@ -86,11 +110,14 @@ __all__ = [
     "HANDED_OFF_SKIPS",
     "LEASE_POLL_SECONDS",
     "PRESEND_LOOK_LIMIT",
+    "TRANSITIONS",
     "UNREAD",
     "AgentFailed",
     "AgentOutlived",
     "AgentRaised",
     "AgentReturned",
+    "Answered",
+    "Arrived",
     "AskAgent",
     "Attempt",
     "ClaimEmails",
@@ -102,21 +129,28 @@ __all__ = [
     "FoldersListed",
     "FoldersRefused",
     "GrantsDescribed",
+    "Leased",
     "LookBeforeSend",
     "LookUpAgents",
     "LookUpFolders",
     "Notice",
     "NylasUnavailable",
+    "Phase",
+    "PhaseError",
+    "Plan",
+    "Planned",
     "ReadActiveRegion",
     "ReadDrafts",
     "ReadLedger",
     "ReadThread",
     "RecordShadow",
     "ReleaseLease",
+    "Released",
     "Reserve",
     "Search",
     "Searched",
     "Settle",
+    "Settled",
     "Situation",
     "Skip",
     "Step",
@@ -125,12 +159,17 @@ __all__ = [
     "TakeLease",
     "ThreadBusy",
     "WaitForLease",
+    "answer_of",
     "before_start",
     "claimed_by_another",
     "email_identity",
     "fence",
     "handoff_folder_id",
+    "holding",
     "learn",
+    "lease_of",
+    "moved",
     "next_step",
+    "phase_table",
     "settled_reason",
 ]

@@ -10,16 +10,19 @@ from typing import Any, assert_never
 
 from replyonce.answers import Answer, Proof, proof_of, proves_generation_unsent
 from replyonce.core.failure import nylas_deferral
+from replyonce.core.phases import Answered, Leased, Planned
 from replyonce.core.situation import (
+    Situation,
+    as_int,
+)
+from replyonce.core.steps import (
     Attempt,
     Defer,
     ReadThread,
     Search,
     Settle,
-    Situation,
     Step,
     Store,
-    as_int,
 )
 from replyonce.coverage import is_reply_of
 from replyonce.plan import message_id
@@ -68,6 +71,7 @@ def drive(s: Situation, grant_id: str, intent: Intent) -> Step:
             s,
             grant_id,
             intent,
+            now=s.now,
             wait_until=intent.created_at + s.policy.settle_seconds,
             on_absent=lambda: attempt(s, intent),
         )
@@ -80,6 +84,7 @@ def drive(s: Situation, grant_id: str, intent: Intent) -> Step:
         s,
         grant_id,
         intent,
+        now=s.now,
         wait_until=intent.last_attempt_at + s.policy.settle_seconds,
         on_absent=lambda: attempt(s, intent.next_generation(), metric="KeyGenerationAdvanced"),
     )
@@ -239,16 +244,17 @@ def found_in_mailbox(s: Situation, intent: Intent, message: Message) -> Step:
     return Settle(sent(intent, status, at, message_id(message)), metric="ReplyFoundInMailbox")
 
 
-def after_settle(s: Situation, grant_id: str, intent: Intent, *, wait_until: int, on_absent: Any) -> Step:
+def after_settle(
+    s: Situation, grant_id: str, intent: Intent, *, now: int, wait_until: int, on_absent: Any
+) -> Step:
     """Whether the reply is out, asked of the mailbox once it could show it (Nylas documents no index delay).
 
     Absence counts only when both the thread listing and the
     ``metadata_pair`` search were read after ``wait_until``; a failed search
-    is *unknown* and defers this intent only.
+    is *unknown* and defers this intent only. ``now``: Nylas' time, read.
     """
-    assert s.now is not None
-    if s.now < wait_until:
-        return Defer(DeferReason.SEND_UNCERTAIN, wait_until - s.now, {"intent_id": intent.id})
+    if now < wait_until:
+        return Defer(DeferReason.SEND_UNCERTAIN, wait_until - now, {"intent_id": intent.id})
     if s.listing is None or (s.listing.read_at or 0) < wait_until:
         return ReadThread(grant_id, intent.thread_id, s.policy.thread_page_size, None)
     search = s.searches.get(intent.id)
@@ -300,21 +306,26 @@ def drive_undriven(s: Situation) -> Step | None:
     arrived = s.subject
     if not isinstance(arrived, MessageArrived) or s.policy.shadow_mode:
         return None
-    if s.state is None or s.listing is None or not s.listing.pages:
-        return None
+    match s.phase:
+        case Leased(state=state) | Planned(state=state) | Answered(state=state) if (
+            s.listing is not None and s.listing.pages
+        ):
+            read_at = s.listing.read_at or 0
+        case _:
+            return None
     driving = next(
         (
             i
-            for i in s.state.outbox.values()
+            for i in state.outbox.values()
             if (i.id in s.attempting or i.id in s.answers) and arrived.message_id not in i.covered
         ),
         None,
     )
     if driving is not None:
         return drive(s, arrived.grant_id, driving)
-    if s.reserved is not None or s.claims is not None or s.agent_outcome is not None:
+    if s.reserved is not None or s.claims is not None or isinstance(s.phase, Answered):
         return None
-    intent = undriven(s.state, arrived.message_id, s.listing.read_at or 0, s.policy)
+    intent = undriven(state, arrived.message_id, read_at, s.policy)
     if intent is None:
         return None
     step = drive(s, arrived.grant_id, intent)
@@ -324,11 +335,13 @@ def drive_undriven(s: Situation) -> Step | None:
     return None if isinstance(step, Defer) else step
 
 
-def settled_for_another(s: Situation, settlement: Settlement) -> bool:
-    """Whether a new message's record just settled an intent nobody drove (:func:`drive_undriven`), not
-    its own message: it comes back for its own."""
+def settled_for_another(s: Situation, settlement: Settlement) -> Intent | None:
+    """The intent nobody drove (:func:`drive_undriven`) a new message's record just settled, not its own
+    message's (it comes back for its own); ``None``: its own."""
     arrived, intent = s.subject, settlement.intent
     if not isinstance(arrived, MessageArrived) or intent is None or arrived.message_id in intent.covered:
-        return False
+        return None
     read_at = s.listing.read_at if s.listing is not None else None
-    return read_at is not None and intent.created_at + s.policy.lease_seconds < read_at
+    if read_at is not None and intent.created_at + s.policy.lease_seconds < read_at:
+        return intent
+    return None

@@ -16,9 +16,20 @@ from replyonce.core.delivery import drive_undriven
 from replyonce.core.failure import deferral
 from replyonce.core.lease import lease_wait
 from replyonce.core.outcome import after_settlement, reconcile_due, send_reported
+from replyonce.core.phases import Answered, Arrived, Leased, Planned, Released, Settled, answer_of, lease_of
 from replyonce.core.region import fence
 from replyonce.core.shadow import in_shadow
-from replyonce.core.situation import Attempt, Defer, ReleaseLease, Situation, Skip, Step, TakeLease
+from replyonce.core.situation import (
+    Situation,
+)
+from replyonce.core.steps import (
+    Attempt,
+    Defer,
+    ReleaseLease,
+    Skip,
+    Step,
+    TakeLease,
+)
 from replyonce.policy import Policy
 from replyonce.reasons import DeferReason
 from replyonce.subjects import MessageArrived, ReconcileDue, SendReported
@@ -35,23 +46,34 @@ def before_start(time_left: float, policy: Policy) -> Defer | None:
 def next_step(s: Situation) -> Step:
     """The one thing to do next for the record ``s.subject``, given everything in ``s``."""
     step = _decided(s)
-    if isinstance(step, Skip) and isinstance(s.agent_outcome, Reply):
+    outcome = answer_of(s.phase)
+    if isinstance(step, Skip) and isinstance(outcome, Reply):
         # Dropped after the agent answered (a person answered meanwhile): its text, for a developer only.
-        step = replace(step, unsent_reply=s.agent_outcome.text or "")
-    if isinstance(step, Skip | Defer) and s.lease is not None and not s.lease_freed:
+        step = replace(step, unsent_reply=outcome.text or "")
+    lease = lease_of(s.phase)
+    if isinstance(step, Skip | Defer) and lease is not None:
         # The record ends without a settlement: its lease is freed first, for the next holder.
-        return ReleaseLease(s.lease.key, step)
+        return ReleaseLease(lease.key, step)
     return step
 
 
 def _decided(s: Situation) -> Step:
-    """The step the record's flow, the fence, shadow mode and the lease's wait decide."""
+    """The step the record's phase, its flow, the fence, shadow mode and the lease's wait decide."""
     if s.failure is not None:
         return deferral(s.failure)
-    if s.ending is not None:
-        return s.ending
-    if s.settled is not None:
-        return after_settlement(s, s.settled)
+    match s.phase:
+        case Released(then=then):
+            return then
+        case Settled(settle=settle):
+            return after_settlement(s, settle)
+        case Arrived() | Leased() | Planned() | Answered():
+            return _going_on(s)
+        case unknown:
+            assert_never(unknown)
+
+
+def _going_on(s: Situation) -> Step:
+    """The step of a record not settled nor released: its flow's, fenced, in shadow, or a wait."""
     # An intent nobody drives any more is driven first by the thread's next record (issue 48).
     step = drive_undriven(s) or _flow_step(s)
     if isinstance(step, TakeLease | Attempt):

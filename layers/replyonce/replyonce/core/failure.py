@@ -12,7 +12,12 @@ here too (:func:`deferral`), so "not now" is decided in the core alone.
 from typing import assert_never
 
 from replyonce.core.results import NylasUnavailable, StoreContended
-from replyonce.core.situation import AgentTrouble, Defer, Failure, LeaseLost
+from replyonce.core.steps import (
+    AgentTrouble,
+    Defer,
+    Failure,
+    LeaseLost,
+)
 from replyonce.reasons import DeferReason
 
 _BY_STATUS = {401: DeferReason.UNAUTHORIZED, 429: DeferReason.RATE_LIMITED}

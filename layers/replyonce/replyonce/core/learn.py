@@ -21,7 +21,10 @@ from typing import Any, assert_never
 
 from replyonce.agent import AgentRejected, Handoff, NoReply, Reply
 from replyonce.answers import Answer
+from replyonce.core.failure import deferral
 from replyonce.core.lease import wait_bound
+from replyonce.core.phases import Leased, Released, Settled, answered, holding, moved
+from replyonce.core.planning import replanned
 from replyonce.core.results import (
     AgentOutlived,
     AgentRaised,
@@ -37,6 +40,9 @@ from replyonce.core.results import (
 from replyonce.core.situation import (
     GONE,
     UNREAD,
+    Situation,
+)
+from replyonce.core.steps import (
     AgentFailed,
     AgentTrouble,
     AskAgent,
@@ -61,7 +67,6 @@ from replyonce.core.situation import (
     Reserve,
     Search,
     Settle,
-    Situation,
     Skip,
     Step,
     Store,
@@ -92,7 +97,15 @@ def learn(s: Situation, step: Step, result: Any) -> Situation:
         What its port call returned, failures included as values (:mod:`replyonce.core.results`).
     """
     # A notice is earned by one result only: the shell counts what this one earned.
-    s = replace(s, notices=())
+    before = replace(s, notices=())
+    after = _learnt(before, step, result)
+    # A new read is planned once, here; a plan whose reads did not change is carried (core.planning).
+    phase = replanned(after, step)
+    return replace(after, phase=moved(before.phase, step, phase))
+
+
+def _learnt(s: Situation, step: Step, result: Any) -> Situation:
+    """``s`` with ``result`` folded in, before the plan is carried or decided again."""
     if isinstance(step, ReleaseLease):
         # Before the failures of any step: a release that fails still leaves the lease not ours to free.
         return _learn_released(s, step, result)
@@ -132,7 +145,7 @@ def _learn_about_parties(
         case LookUpFolders():
             return _learn_folders(s, result)
         case AskAgent():
-            return _learn_agent(s, result)
+            return _learn_agent(s, step, result)
         case unknown:
             assert_never(unknown)
 
@@ -187,7 +200,9 @@ def handoff_folder_id(folders: Sequence[Folder], wanted: str) -> str:
     return next((f.id for f in folders if wanted and wanted in (f.id, f.name)), "")
 
 
-def _learn_agent(s: Situation, result: AgentReturned | AgentRaised | AgentOutlived) -> Situation:
+def _learn_agent(
+    s: Situation, step: AskAgent, result: AgentReturned | AgentRaised | AgentOutlived
+) -> Situation:
     """The agent's outcome; a refusal for good is settled, any other failure of it is retried.
 
     An agent's exception text may quote the customer (an address, a line of the mail): redacted
@@ -195,14 +210,15 @@ def _learn_agent(s: Situation, result: AgentReturned | AgentRaised | AgentOutliv
     """
     match result:
         case AgentReturned(value=Reply() | NoReply() | Handoff() as outcome):
-            return replace(s, agent_outcome=outcome)
+            return replace(s, phase=answered(s.phase, step, outcome))
         case AgentReturned(value=value):
             returned = f"the agent returned {type(value).__name__}, not Reply, NoReply or Handoff"
             return replace(s, failure=AgentTrouble(returned))
         case AgentRaised(failure=AgentRejected() as refusal):
             detail = redact_addresses(str(refusal))
             logged = Notice(message="the agent rejected the burst; not retried", fields={"detail": detail})
-            return replace(s, agent_outcome=AgentFailed(detail), notices=(replace(logged, level="error"),))
+            refused = answered(s.phase, step, AgentFailed(detail))
+            return replace(s, phase=refused, notices=(replace(logged, level="error"),))
         case AgentRaised(failure=failure):
             detail = redact_addresses(f"{type(failure).__name__}: {failure}")
             trace = redact_addresses("".join(format_exception(failure)))
@@ -224,7 +240,8 @@ def _learn_lease(s: Situation, step: TakeLease | WaitForLease, result: Lease | T
     match result:
         case Lease():
             # The fence read was for this lease; the send needs its own.
-            return replace(s, lease=result, state=result.state, active_region=UNREAD, lease_refused=None)
+            leased = Leased(result, result.state)
+            return replace(s, phase=leased, active_region=UNREAD, lease_refused=None)
         case ThreadBusy():
             ends = s.lease_wait_ends
             if ends is None:
@@ -267,16 +284,17 @@ def _learn_stored(s: Situation, step: Store, written: bool) -> Situation:
     attempt in this lease belongs to the intent as it was, and the re-stored one (a new key, stuck) is
     decided afresh.
     """
-    assert s.state is not None
-    assert s.lease is not None
+    held = holding(s.phase, step)
     intent = step.intent
     if not written:
-        return replace(s, failure=LeaseLost(s.lease.key))
+        return replace(s, failure=LeaseLost(held.lease.key))
     attempting = s.attempting | {intent.id} if step.attempt else s.attempting - {intent.id}
     answers = {k: v for k, v in s.answers.items() if k != intent.id}
-    state = replace(s.state, outbox={**s.state.outbox, intent.id: intent})
+    state = replace(held.state, outbox={**held.state.outbox, intent.id: intent})
     counted = (Notice(metric=step.metric),) if step.metric else ()
-    return replace(s, state=state, attempting=attempting, answers=answers, notices=counted)
+    return replace(
+        s, phase=replace(held, state=state), attempting=attempting, answers=answers, notices=counted
+    )
 
 
 def _answer_notices(answer: Answer) -> tuple[Notice, ...]:
@@ -290,24 +308,25 @@ def _learn_settled(s: Situation, step: Settle, held: bool) -> Situation:
     """The settlement was written under the lease; or without it, by key (what happened at Nylas
     happened either way); or not at all (a shadow settlement: the record comes back and finds the thread
     as the new holder left it, so its messages are recorded once, by whoever settles them)."""
-    assert s.lease is not None
+    key = holding(s.phase, step).lease.key
     # A settlement frees the lease, written or not (the store releases it with the write).
     if not held and not step.settlement.writes_without_lease:
-        return replace(s, failure=LeaseLost(s.lease.key), lease_freed=True)
+        lost = LeaseLost(key)
+        return replace(s, failure=lost, phase=Released(deferral(lost)))
     if held:
-        return replace(s, settled=step, lease_freed=True)
-    lost = Notice(
+        return replace(s, phase=Settled(step))
+    lost_notice = Notice(
         metric="LeaseLost",
         message="thread lease was lost before the reply was recorded; recorded without it",
-        fields={"thread_key": s.lease.key},
+        fields={"thread_key": key},
     )
-    return replace(s, settled=step, lease_freed=True, notices=(lost,))
+    return replace(s, phase=Settled(step), notices=(lost_notice,))
 
 
 def _learn_released(s: Situation, step: ReleaseLease, released: bool | StoreContended) -> Situation:
     """The lease is freed (or found another's: it had expired and was taken over), or the release met
     contention on every retry: deferred as any contended write is, the lease no longer ours to free."""
-    s = replace(s, lease_freed=True, ending=step.then)
+    s = replace(s, phase=Released(step.then))
     match released:
         case StoreContended():
             return replace(s, failure=released)

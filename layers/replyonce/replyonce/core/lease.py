@@ -8,7 +8,15 @@ shorter (a record late in its invocation waits 0 s); then the record is
 deferred until the holder's lease can have ended.
 """
 
-from replyonce.core.situation import Defer, Situation, Step, TakeLease, WaitForLease
+from replyonce.core.situation import (
+    Situation,
+)
+from replyonce.core.steps import (
+    Defer,
+    Step,
+    TakeLease,
+    WaitForLease,
+)
 from replyonce.policy import Policy
 from replyonce.reasons import DeferReason
 

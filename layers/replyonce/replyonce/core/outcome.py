@@ -16,7 +16,11 @@ from replyonce.core.delivery import (
     sent,
     settled_for_another,
 )
+from replyonce.core.phases import Answered, Leased, Planned
 from replyonce.core.situation import (
+    Situation,
+)
+from replyonce.core.steps import (
     Defer,
     FileHandedOff,
     Finish,
@@ -26,7 +30,6 @@ from replyonce.core.situation import (
     Notice,
     ReadThread,
     Settle,
-    Situation,
     Skip,
     Step,
     TakeLease,
@@ -44,9 +47,12 @@ def _outcome_intent(s: Situation, grant_id: str, thread_id: str, intent_id: str)
         return Skip(SkipReason.NOT_OUR_REPLY)
     if s.agents is None:
         return LookUpAgents()
-    if s.state is None:
-        return TakeLease(thread_key(grant_id, thread_id), s.policy.lease_seconds)
-    intent = s.state.outbox.get(intent_id)
+    match s.phase:
+        case Leased(state=state) | Planned(state=state) | Answered(state=state):
+            pass
+        case _:
+            return TakeLease(thread_key(grant_id, thread_id), s.policy.lease_seconds)
+    intent = state.outbox.get(intent_id)
     if intent is None:
         return Skip(SkipReason.NOT_OUR_REPLY, {"intent_id": intent_id})
     return intent
@@ -116,6 +122,7 @@ def reconcile_due(s: Situation, due: ReconcileDue) -> Step:
         s,
         due.grant_id,
         intent,
+        now=s.now,
         wait_until=intent.accepted_at + s.policy.pending_confirm_seconds,
         on_absent=reopen,
     )
@@ -136,10 +143,10 @@ def after_settlement(s: Situation, settle: Settle) -> Step:
             return LookUpFolders(grant_id)
         if s.handoff_folder_id:
             return FileHandedOff(grant_id, settle.settlement.covered, s.handoff_folder_id)
-    if settled_for_another(s, settle.settlement):
+    another = settled_for_another(s, settle.settlement)
+    if another is not None:
         # An intent nobody drove is settled (issue 48): the record's own message is still to be answered.
-        assert settle.settlement.intent is not None
-        return Defer(DeferReason.REPLY_PENDING, 0, {"settled_intent_id": settle.settlement.intent.id})
+        return Defer(DeferReason.REPLY_PENDING, 0, {"settled_intent_id": another.id})
     return finish(settle)
 
 

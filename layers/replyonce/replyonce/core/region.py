@@ -8,7 +8,17 @@ puts :func:`fence` around each lease and each attempt the flows decide.
 import math
 from typing import assert_never
 
-from replyonce.core.situation import UNREAD, Attempt, Defer, ReadActiveRegion, Situation, Step, TakeLease
+from replyonce.core.situation import (
+    UNREAD,
+    Situation,
+)
+from replyonce.core.steps import (
+    Attempt,
+    Defer,
+    ReadActiveRegion,
+    Step,
+    TakeLease,
+)
 from replyonce.ports import ActiveRegion, FenceUnreadable
 from replyonce.reasons import DeferReason
 

@@ -9,18 +9,21 @@ calls it).
 from typing import assert_never
 
 from replyonce.agent import Handoff, NoReply, Outcome, Reply
+from replyonce.core.phases import answer_of
 from replyonce.core.situation import (
+    Situation,
+    as_int,
+    fetched_thread,
+)
+from replyonce.core.steps import (
     AgentFailed,
     Attempt,
     Defer,
     RecordShadow,
     Settle,
-    Situation,
     Skip,
     Step,
     Store,
-    as_int,
-    fetched_thread,
 )
 from replyonce.plan import Burst, message_id
 from replyonce.reasons import DeferReason, SkipReason
@@ -65,7 +68,8 @@ def in_shadow(s: Situation, step: Step) -> Step:
     if isinstance(step, Skip) and step.reason in SHADOW_RECORDED_SKIPS and s.shadow_recorded is None:
         assert isinstance(s.subject, MessageArrived)
         arrived = s.subject
-        text = s.agent_outcome.text or "" if isinstance(s.agent_outcome, Reply) else ""
+        outcome = answer_of(s.phase)
+        text = outcome.text or "" if isinstance(outcome, Reply) else ""
         at = (s.listing.read_at if s.listing else None) or s.now or as_int(arrived.payload.get("date"))
         record = ShadowRecord(
             grant_id=arrived.grant_id,
@@ -82,7 +86,9 @@ def in_shadow(s: Situation, step: Step) -> Step:
     return step
 
 
-def shadow_settle(s: Situation, burst: Burst, intent_id: str, thread_id: str, now: int) -> Step:
+def shadow_settle(
+    s: Situation, outcome: Outcome | AgentFailed, burst: Burst, intent_id: str, thread_id: str, now: int
+) -> Step:
     """Shadow mode, the agent answered: settle the burst as ``shadowed`` with its record, in one write.
 
     The record goes in the settlement's transaction (conditioned on the lease), keyed by the burst's
@@ -91,8 +97,7 @@ def shadow_settle(s: Situation, burst: Burst, intent_id: str, thread_id: str, no
     lease writes neither (the new holder records the thread). No folder move, no reservation, no
     loop-guard count.
     """
-    assert s.agent_outcome is not None
-    kind, reason, text, skip = _what_the_agent_would_do(s.agent_outcome)
+    kind, reason, text, skip = _what_the_agent_would_do(outcome)
     covered = burst.covered
     record = ShadowRecord(
         grant_id=s.subject.grant_id,
