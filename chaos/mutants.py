@@ -233,18 +233,15 @@ def date_coverage(patches: _Patches) -> None:
     screening = _module("screening")
     original = plan.plan_burst
 
-    def date(message: Mapping[str, Any]) -> int:
-        try:
-            return int(message.get("date") or 0)
-        except (TypeError, ValueError):
-            return 0
+    def date(message: Any) -> int:
+        return int(message.date)
 
     def plan_burst(
         trigger_id: str, messages: Any, *, is_covered: Any, own_addresses: Any, **rest: Any
     ) -> Any:
         own = set(own_addresses)
         last_reply = max((date(m) for m in messages if screening.sender_email(m) in own), default=0)
-        older = {str(m.get("id")) for m in messages if date(m) <= last_reply}
+        older = {m.id for m in messages if date(m) <= last_reply}
         by_date = sorted(messages, key=date, reverse=True)
         return original(
             trigger_id,

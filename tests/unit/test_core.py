@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from replyonce import core
+from replyonce.mail import read_message
 from replyonce.agent import Handoff, NoReply, Reply
 from replyonce.answers import Answer
 from replyonce.core import GONE, AgentFailed, Situation, next_step
@@ -535,8 +536,8 @@ def with_message_id(message, email):
     return {**message, "headers": [*message["headers"], {"name": "Message-ID", "value": email}]}
 
 
-M1_EMAIL = core.email_identity(with_message_id(inbound("m1"), "<m1@x>"))
-M2_EMAIL = core.email_identity(with_message_id(inbound("m2"), "<m2@x>"))
+M1_EMAIL = core.email_identity(read_message(with_message_id(inbound("m1"), "<m1@x>")))
+M2_EMAIL = core.email_identity(read_message(with_message_id(inbound("m2"), "<m2@x>")))
 
 
 @pytest.mark.parametrize(

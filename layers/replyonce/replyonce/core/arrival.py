@@ -39,7 +39,6 @@ from replyonce.core.situation import (
     Skip,
     Step,
     TakeLease,
-    as_int,
     fetched_thread,
     settled_reason,
 )
@@ -150,9 +149,7 @@ def _what_the_payload_shows(s: Situation, arrived: MessageArrived) -> Step | Non
         return LookUpFolders(arrived.grant_id)
     # What the payload alone shows (its sender, its folder): no lease, no read. Headers come with the read.
     reason = (
-        sender_reason(arrived.payload, s.agents, policy.trusted_senders)
-        if arrived.payload.get("from")
-        else None
+        sender_reason(arrived.payload, s.agents, policy.trusted_senders) if arrived.payload.from_ else None
     )
     if reason is not None:
         return Skip(reason, _sign_detail(reason, arrived.payload, policy))
@@ -529,7 +526,7 @@ def _reply_budget_step(s: Situation, messages: Any, thread_id: str, now: int) ->
     assert agents is not None
     # Our replies by their metadata: a message that only shows the mailbox's address in From (a forged one
     # in the inbox) is no reply of ours, and spends nothing of the thread's budget.
-    agent_dates = [as_int(m.get("date")) for m in messages if is_our_reply(m)]
+    agent_dates = [m.date for m in messages if is_our_reply(m)]
     unsettled = unsettled_replies(state, now)
 
     def exhausted(replies: Mapping[str, int]) -> bool:
@@ -568,7 +565,7 @@ def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, poli
 def is_our_reply(message: Message) -> bool:
     """Whether the message carries the metadata every reply of ReplyOnce is sent with (intent id and
     thread): only the API can set metadata, so no inbound mail can carry it."""
-    return carries_intent_id(message) and isinstance(metadata_of(message).get(THREAD_METADATA_KEY), str)
+    return carries_intent_id(message) and THREAD_METADATA_KEY in metadata_of(message)
 
 
 def person_drafting_for(drafts: Any, now: int, wait_seconds: int, first_seen: int = 0) -> int:
@@ -582,9 +579,7 @@ def person_drafting_for(drafts: Any, now: int, wait_seconds: int, first_seen: in
     than now counts from now.
     """
     waits = [
-        min(as_int(d.get("date")) or first_seen or now, now) + wait_seconds - now
-        for d in drafts
-        if not carries_intent_id(d)
+        min(d.date or first_seen or now, now) + wait_seconds - now for d in drafts if not carries_intent_id(d)
     ]
     return max(0, max(waits, default=0))
 
@@ -611,7 +606,7 @@ def email_identity(message: Message) -> str:
     values = header_values(message, "message-id")
     if not values:
         return ""
-    subject = " ".join(str(message.get("subject") or "").split()).lower()
+    subject = " ".join(message.subject.split()).lower()
     sender = mailbox_key(sender_email(message))
     return "email-" + hashlib.sha256("\n".join((values[0], sender, subject)).encode()).hexdigest()[:40]
 

@@ -19,7 +19,6 @@ from replyonce.core.situation import (
     Situation,
     Step,
     Store,
-    as_int,
 )
 from replyonce.coverage import is_reply_of
 from replyonce.plan import message_id
@@ -233,8 +232,8 @@ def evidence(s: Situation, intent: Intent) -> Message | None:
 
 def found_in_mailbox(s: Situation, intent: Intent, message: Message) -> Step:
     """The reply is in the mailbox: settle it as what the mailbox shows (a draft, or a sent reply)."""
-    at = as_int(message.get("date")) or s.now or intent.last_attempt_at
-    is_draft = message.get("object") == "draft"
+    at = message.date or s.now or intent.last_attempt_at
+    is_draft = message.object == "draft"
     status = Status.DRAFTED if is_draft else Status.REPLIED
     return Settle(sent(intent, status, at, message_id(message)), metric="ReplyFoundInMailbox")
 

@@ -19,7 +19,6 @@ from replyonce.core.situation import (
     Skip,
     Step,
     Store,
-    as_int,
     fetched_thread,
 )
 from replyonce.plan import Burst, message_id
@@ -66,7 +65,7 @@ def in_shadow(s: Situation, step: Step) -> Step:
         assert isinstance(s.subject, MessageArrived)
         arrived = s.subject
         text = s.agent_outcome.text or "" if isinstance(s.agent_outcome, Reply) else ""
-        at = (s.listing.read_at if s.listing else None) or s.now or as_int(arrived.payload.get("date"))
+        at = (s.listing.read_at if s.listing else None) or s.now or arrived.payload.date
         record = ShadowRecord(
             grant_id=arrived.grant_id,
             record_id=skipped_record_id(arrived.message_id),

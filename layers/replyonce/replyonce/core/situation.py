@@ -471,7 +471,7 @@ def fetched_thread(s: Situation) -> str:
     """The thread id of the message fetched by id (``""``: not fetched, gone, or none)."""
     if s.fetched is UNREAD or s.fetched is GONE or s.fetched is None:
         return ""
-    return str(s.fetched.get("thread_id") or s.fetched.get("id") or "")
+    return s.fetched.thread_id or s.fetched.id
 
 
 def as_int(value: Any) -> int:
