@@ -356,6 +356,10 @@ def judge(
     for relative, kind in classified(root, CLASSES[set_name]):
         raw = (root / relative).read_bytes()
         message = nylas_message(raw, null_as)
+        if hasattr(screening, "Mail"):  # a screening of typed mail reads it as the port would
+            from replyonce.mail import read_message
+
+            message = read_message(message)
         reason = screening.reason_not_to_answer(
             message, grant_id=AGENT_GRANT, agents=agents, trusted_senders=(), closed_folder_ids=()
         )

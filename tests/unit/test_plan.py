@@ -234,7 +234,9 @@ def test_another_page_only_while_the_burst_may_go_on():
         read_messages([msg("m2"), msg("m1")]), is_covered=lambda m: False, reason_not_to_answer=not_to_answer
     )
     assert not needs_another_page(
-        read_messages([msg("r", AGENT), msg("m1")]), is_covered=lambda m: m == "m1", reason_not_to_answer=not_to_answer
+        read_messages([msg("r", AGENT), msg("m1")]),
+        is_covered=lambda m: m == "m1",
+        reason_not_to_answer=not_to_answer,
     )
 
 
@@ -254,7 +256,10 @@ def test_the_read_goes_on_until_the_trigger_is_reached_and_the_burst_ends(
     page, covered, trigger_seen, another
 ):
     got = needs_another_page(
-        read_messages(page), is_covered=covered.__contains__, reason_not_to_answer=not_to_answer, trigger_seen=trigger_seen
+        read_messages(page),
+        is_covered=covered.__contains__,
+        reason_not_to_answer=not_to_answer,
+        trigger_seen=trigger_seen,
     )
     assert got is another
 
@@ -414,7 +419,9 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
 )
 def test_automatic_exchanges_with_one_correspondent(listing, expected):
     assert (
-        automatic_exchanges(read_messages(listing), "Alice@example.com", {AGENT}, window_seconds=600, now=10 * DAY)
+        automatic_exchanges(
+            read_messages(listing), "Alice@example.com", {AGENT}, window_seconds=600, now=10 * DAY
+        )
         == expected
     )
 
