@@ -472,11 +472,3 @@ def fetched_thread(s: Situation) -> str:
     if s.fetched is UNREAD or s.fetched is GONE or s.fetched is None:
         return ""
     return s.fetched.thread_id or s.fetched.id
-
-
-def as_int(value: Any) -> int:
-    """A payload's number (a date), ``0`` when it is missing or malformed."""
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
