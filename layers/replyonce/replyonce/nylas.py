@@ -278,12 +278,20 @@ class NylasMailbox:
 
     def thread_page(self, grant_id: str, thread_id: str, limit: int, page_token: str | None) -> ThreadPage:
         """One page of the thread, with headers, as Nylas lists it; never re-sorted by ``date``."""
+        objects, cursor, at = self.thread_objects(grant_id, thread_id, limit, page_token)
+        return ThreadPage(read_messages(objects), cursor, at)
+
+    def thread_objects(
+        self, grant_id: str, thread_id: str, limit: int, page_token: str | None
+    ) -> tuple[list[Any], str | None, int]:
+        """One page of the thread as Nylas answered it (its JSON objects, not read into ``Mail``), the next
+        page's cursor and Nylas' time: what ``ops export`` keeps, for a replay to read as the replier does."""
         params: dict[str, Any] = {"thread_id": thread_id, "limit": limit, **_WITH_HEADERS}
         if page_token:
             params["page_token"] = page_token
         response = self._get(_path(grant_id, "messages"), params)
         data, cursor = self._page(response, "thread listing")
-        return ThreadPage(read_messages(data), cursor, self.nylas_time(response))
+        return data, cursor, self.nylas_time(response)
 
     def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
         """``GET /{kind}?metadata_pair=key:value``; a failure is returned as *unknown*, never raised."""
