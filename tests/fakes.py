@@ -31,18 +31,14 @@ from replyonce.answers import Answer
 from replyonce.exceptions import NylasPermanentError, ThreadBusyError
 from replyonce.mail import Mail, read_message, read_messages
 from replyonce.ports import ActiveRegion, Folder, Grant, SearchResult, ThreadPage
-from replyonce.state import (
+from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord, ThreadState
+from replyonce.state_items import (
     CHUNK,
     OUTBOX,
-    Intent,
-    Lease,
-    LedgerEntry,
-    Reservation,
-    Settlement,
-    ShadowRecord,
-    ThreadState,
     body_refs,
     email_key,
+    intent_attribute,
+    intent_of,
     recipient_key,
     request_of,
     shadow_key,
@@ -77,7 +73,7 @@ class Clock:
 class FakeStateStore:
     """:class:`replyonce.ports.StateStore` in memory, with the conditional writes of the DynamoDB store.
 
-    Every intent kept goes through the table's layout (``replyonce.state``): a large request's body
+    Every intent kept goes through the table's layout (``replyonce.state_items``): a large request's body
     items are written before its entry, whether or not the lease still holds, and what is kept is
     what the entry and those items give back, byte for byte.
     """
@@ -150,12 +146,12 @@ class FakeStateStore:
         store writes them), its entry read back through the layout, large requests from those items."""
         for item in stored_request(intent.request).body_items(intent.id, 0):
             self.bodies[item["pk"]["S"]] = item
-        thread = {OUTBOX: {"M": {intent.id: intent.to_attribute()}}}
+        thread = {OUTBOX: {"M": {intent.id: intent_attribute(intent)}}}
         requests = {
             ref.digest: request_of(ref, [self.bodies[key][CHUNK]["B"] for key in ref.item_keys()])
             for ref in body_refs(thread)
         }
-        kept = Intent.from_attribute(with_requests(thread, requests)[OUTBOX]["M"][intent.id])
+        kept = intent_of(with_requests(thread, requests)[OUTBOX]["M"][intent.id])
         assert kept == intent, "the layout must give back the intent stored"
         return kept
 
