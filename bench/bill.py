@@ -40,7 +40,8 @@ from devstack.events import AGENT_GRANT_ID, envelope
 from devstack.stack import LocalStack
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
-from replyonce.state import OUTBOX, thread_key
+from replyonce.state import thread_key
+from replyonce.state_items import OUTBOX
 
 FIRST, BURST, OUTBOUND = "first reply", "burst", "own outbound"
 

@@ -537,7 +537,7 @@ def bill_inputs(run: Run) -> dict[str, Any]:
 def recipient_item_bytes() -> int:
     """A recipient's item at its full budget: what the per-recipient reservation writes at most."""
     from bench.paths import item_size
-    from replyonce.state import TTL, recipient_key, recipient_slot
+    from replyonce.state_items import TTL, recipient_key, recipient_slot
 
     budget = int(load_template()["Parameters"]["ReplyBudgetPerRecipientPerHour"]["Default"])
     slot = {"M": {"i": {"S": "0" * 32}, "t": {"N": str(1_800_000_000)}}}

@@ -64,7 +64,7 @@ from devstack.stack import LocalStack
 from ops.template import load_template, sqs_event_source
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
-from replyonce.state import OUTBOX
+from replyonce.state_items import OUTBOX
 
 # The options of docs/performance.md, "Batch concurrency" (None: the template's value).
 BEFORE, OPTION_A, OPTION_B = "before", "(a)", "(b)"

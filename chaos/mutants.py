@@ -3,7 +3,7 @@
 A checker that catches no mutant proves nothing. Each mutant patches the
 product's own names (``replyonce.store``, ``replyonce.core``,
 ``replyonce.plan``, ``replyonce.screening``, ``replyonce.keys``,
-``replyonce.coverage``, ``replyonce.state``); nothing here is a product
+``replyonce.coverage``, ``replyonce.state``, ``replyonce.state_items``); nothing here is a product
 setting. Two harnesses use them:
 
 - the interleaving scheduler (``tests/interleavings.py``) applies one in its
@@ -151,7 +151,7 @@ class _OwnerBlind:
 
 def _blind_store(patches: _Patches, *, take_too: bool) -> None:
     store = _module("store").DynamoDBStateStore
-    owner = _module("state").LEASE_OWNER
+    owner = _module("state_items").LEASE_OWNER
     original = store.__init__
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -176,15 +176,14 @@ def no_ledger_owner_check(patches: _Patches) -> None:
 
 def no_ledger_check(patches: _Patches) -> None:
     """Our state forgets what was settled: the ledger and the thread's covered ids and outbox read empty."""
-    store = _module("store").DynamoDBStateStore
-    state = _module("state")
-    patches.set(store, "ledger_entry", lambda self, grant_id, message_id: None)
-    original = state.ThreadState.from_item.__func__
+    store = _module("store")
+    patches.set(store.DynamoDBStateStore, "ledger_entry", lambda self, grant_id, message_id: None)
+    original = _module("state_items").thread_state_of
 
-    def from_item(cls: Any, item: Mapping[str, Any]) -> Any:
-        return dataclasses.replace(original(cls, item), covered={}, replies={})
+    def thread_state_of(item: Mapping[str, Any]) -> Any:
+        return dataclasses.replace(original(item), covered={}, replies={})
 
-    patches.set(state.ThreadState, "from_item", classmethod(from_item))
+    patches.set(store, "thread_state_of", thread_state_of)
 
 
 def no_mailbox_record(patches: _Patches) -> None:
@@ -233,18 +232,15 @@ def date_coverage(patches: _Patches) -> None:
     screening = _module("screening")
     original = plan.plan_burst
 
-    def date(message: Mapping[str, Any]) -> int:
-        try:
-            return int(message.get("date") or 0)
-        except (TypeError, ValueError):
-            return 0
+    def date(message: Any) -> int:
+        return int(message.date)
 
     def plan_burst(
         trigger_id: str, messages: Any, *, is_covered: Any, own_addresses: Any, **rest: Any
     ) -> Any:
         own = set(own_addresses)
         last_reply = max((date(m) for m in messages if screening.sender_email(m) in own), default=0)
-        older = {str(m.get("id")) for m in messages if date(m) <= last_reply}
+        older = {m.id for m in messages if date(m) <= last_reply}
         by_date = sorted(messages, key=date, reverse=True)
         return original(
             trigger_id,
@@ -310,8 +306,8 @@ def exchanges_uncounted(patches: _Patches) -> None:
 
 def budget_by_spelling(patches: _Patches) -> None:
     """The per-recipient budget is kept per spelling (lower case only): one inbox, many budgets."""
-    state = _module("state")
-    patches.set(state, "mailbox_key", lambda email: email.strip().lower())
+    state_items = _module("state_items")
+    patches.set(state_items, "mailbox_key", lambda email: email.strip().lower())
 
 
 def quote_cut(patches: _Patches) -> None:
@@ -333,13 +329,13 @@ def quote_cut(patches: _Patches) -> None:
 
 def no_outbox(patches: _Patches) -> None:
     """Nothing stored survives an attempt: each holder asks the agent anew, never finishing an intent."""
-    state = _module("state")
-    original = state.ThreadState.from_item.__func__
+    store = _module("store")
+    original = _module("state_items").thread_state_of
 
-    def from_item(cls: Any, item: Mapping[str, Any]) -> Any:
-        return dataclasses.replace(original(cls, item), outbox={})
+    def thread_state_of(item: Mapping[str, Any]) -> Any:
+        return dataclasses.replace(original(item), outbox={})
 
-    patches.set(state.ThreadState, "from_item", classmethod(from_item))
+    patches.set(store, "thread_state_of", thread_state_of)
 
 
 def shadow_sends(patches: _Patches) -> None:

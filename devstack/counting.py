@@ -30,7 +30,8 @@ from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources
 from replyonce.consumer import NotificationConsumer
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
-from replyonce.state import LEASE_EXPIRES_AT, LEASE_OWNER, thread_key
+from replyonce.state import thread_key
+from replyonce.state_items import LEASE_EXPIRES_AT, LEASE_OWNER
 from replyonce.webhook import WebhookEndpoint
 
 AwsOperation = tuple[str, str]  # (service, operation), e.g. ("dynamodb", "PutItem")

@@ -31,6 +31,7 @@ from devstack.invariants import (
 )
 from ops.score import items_of, score_items
 from replyonce.coverage import carries_intent_id
+from replyonce.mail import read_message
 from replyonce.shadow_report import ShadowReport, render_text
 
 Json = dict[str, Any]
@@ -379,7 +380,7 @@ def role(sender: str, message: Mapping[str, Any], agents: Iterable[str]) -> str:
     if sender.lower() not in set(agents):
         return "customer"
     # Only the API sets metadata, and every reply ReplyOnce makes carries its intent id in it.
-    return "agent" if carries_intent_id(message) else "person"
+    return "agent" if carries_intent_id(read_message(message)) else "person"
 
 
 def invariant_status(

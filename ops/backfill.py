@@ -28,6 +28,7 @@ from ops.errors import ConfigurationError
 from ops.nylas_admin import NylasAdmin
 from replyonce.core import settled_reason
 from replyonce.evidence import TrustedList
+from replyonce.mail import read_message
 from replyonce.notification import Notification
 from replyonce.ports import StateStore
 from replyonce.queue import NotificationQueue
@@ -140,7 +141,7 @@ def plan_backfill(
         for message in inbox.received_messages(grant_id, window.received_after, window.received_before):
             message_id = str(message.get("id", ""))
             reason = reason_not_to_answer(
-                message,
+                read_message(message),
                 grant_id=grant_id,
                 agents=agents,
                 trusted_senders=trusted,

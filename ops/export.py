@@ -36,7 +36,7 @@ from typing import Any
 
 from ops.errors import ConfigurationError
 from ops.json_files import read_json
-from ops.replay import read_thread, recent_threads
+from ops.replay import MAX_THREAD_PAGES, PAGE_LIMIT, recent_threads
 from replyonce.ports import Folder, Grant, SearchResult, ThreadPage
 from replyonce.screening import is_machine_address
 
@@ -179,6 +179,20 @@ def pseudonymise_message(message: Mapping[str, Any], pseudonyms: Pseudonyms, dom
     return out
 
 
+def _thread_objects(mailbox: Any, grant_id: str, thread_id: str) -> list[dict[str, Any]]:
+    """The whole thread as Nylas lists it to the replier (``ops.replay.read_thread``'s pages, with headers,
+    newest first), as the JSON objects it answered: the export keeps what Nylas said, and its replay reads
+    them into ``replyonce.mail.Mail`` as the replier does."""
+    objects: list[dict[str, Any]] = []
+    token: str | None = None
+    for _ in range(MAX_THREAD_PAGES):
+        page, token, _at = mailbox.thread_objects(grant_id, thread_id, PAGE_LIMIT, token)
+        objects.extend(o for o in page if isinstance(o, dict))
+        if not token:
+            break
+    return objects
+
+
 def export_threads(
     mailbox: Any,
     lister: Any,
@@ -201,7 +215,7 @@ def export_threads(
     grant = mailbox.grant(grant_id)
     folders = list(mailbox.folders(grant_id))
     thread_ids = recent_threads(lister, grant_id, since, until, limit)
-    threads = {thread_id: read_thread(mailbox, grant_id, thread_id) for thread_id in thread_ids}
+    threads = {thread_id: _thread_objects(mailbox, grant_id, thread_id) for thread_id in thread_ids}
     everything = [m for messages in threads.values() for m in messages]
     # Names first: a name signed in a body is replaced only once it is known from a participant.
     for message in everything:

@@ -223,13 +223,6 @@ def read_thread(mailbox: Any, grant_id: str, thread_id: str) -> list[Message]:
     return messages
 
 
-def _int(value: Any) -> int:
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
-
-
 @contextlib.contextmanager
 def _quiet() -> Any:
     """The replier's log lines and metrics stay out of the replay's output (the report is the output)."""
@@ -311,7 +304,7 @@ def replay(
                 if sender_email(message) in own:
                     continue
                 history.shown_from[thread_id] = position
-                history.nylas_time[thread_id] = _int(message.get("date"))
+                history.nylas_time[thread_id] = message.date
                 subject = MessageArrived(grant_id, message_id(message), thread_id, message)
                 try:
                     replier.handle(subject, remaining_seconds=lambda: float("inf"))

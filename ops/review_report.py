@@ -45,6 +45,7 @@ from ops.errors import ConfigurationError
 from ops.judge import words
 from ops.score import wilson_interval
 from replyonce.coverage import INTENT_KEY, is_reviewed_draft, metadata_of
+from replyonce.mail import read_messages
 from replyonce.plan import from_a_person, message_id
 from replyonce.text import new_text
 
@@ -103,14 +104,13 @@ class TrackedDraft:
 
 def seen_draft(grant_id: str, draft: Mapping[str, Any], now: int) -> TrackedDraft:
     """A listed draft of ours as first seen: its text, and when it was made (its ``date``, else now)."""
-    date = draft.get("date")
-    created = int(date) if isinstance(date, int | float) and date > 0 else now
+    created = draft.date if draft.date > 0 else now
     return TrackedDraft(
         grant_id=grant_id,
         draft_id=message_id(draft),
         intent_id=str(metadata_of(draft).get(INTENT_KEY) or ""),
-        thread_id=str(draft.get("thread_id") or ""),
-        drafted_text=new_text(str(draft.get("body") or "")),
+        thread_id=draft.thread_id,
+        drafted_text=new_text(draft.body or ""),
         created_at=min(created, now),
         first_seen=now,
     )
@@ -129,9 +129,7 @@ def fate_after_drafts(
     by_thread = [
         m
         for m in thread
-        if from_a_person(m, own_set, sent)
-        and int(m.get("date") or 0) >= since
-        and message_id(m) != tracked.draft_id
+        if from_a_person(m, own_set, sent) and m.date >= since and message_id(m) != tracked.draft_id
     ]
     if by_metadata:
         sent_message, how = by_metadata[-1], "metadata"
@@ -139,7 +137,7 @@ def fate_after_drafts(
         sent_message, how = by_thread[-1], "thread"  # the oldest after the draft: the listing is newest first
     else:
         return replace(tracked, fate="deleted")
-    text = new_text(str(sent_message.get("body") or ""))
+    text = new_text(sent_message.body or "")
     distance = normalised_edit_distance(tracked.drafted_text, text)
     return replace(
         tracked,
@@ -336,7 +334,7 @@ def follow_drafts(
             if not reads.take("drafts"):
                 break
             page, token = mailbox.drafts_page(grant_id, DRAFTS_PAGE_LIMIT, token)
-            for draft in page:
+            for draft in read_messages(page):
                 if not is_reviewed_draft(draft):
                     continue  # a person's own draft
                 key = f"{grant_id}/{message_id(draft)}"
@@ -364,7 +362,7 @@ def follow_drafts(
                 if not reads.take("thread"):
                     break
                 draft = tracked[key]
-                thread = mailbox.thread_messages(grant_id, draft.thread_id, limit=THREAD_LIMIT)
+                thread = read_messages(mailbox.thread_messages(grant_id, draft.thread_id, limit=THREAD_LIMIT))
                 tracked[key] = fate_after_drafts(draft, thread, own, sent)
         statuses[grant_id] = [
             (t, status_of(t, k in listed, now, open_after_seconds))

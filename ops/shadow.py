@@ -1,6 +1,6 @@
 """``shadow-report``: what shadow mode recorded in a window, beside what the mailbox's people sent.
 
-Read-only: the shadow records come from the state table (their layout is ``replyonce.state``'s), the
+Read-only: the shadow records come from the state table (their layout is ``replyonce.state_items``'), the
 threads from Nylas (``GET``), and the report is built by the layer's pure function
 (``replyonce.shadow_report.build_report``), the same for the replay (``ops.replay``).
 """
@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from replyonce.mail import read_messages
 from replyonce.shadow_report import DAY_SECONDS, ShadowReport, build_report
 from replyonce.state import ShadowRecord
 
@@ -41,7 +42,7 @@ def report_from_records(
     sent = frozenset().union(*(inbox.sent_folder_ids(g) for g in agent_grant_ids))
     threads = {}
     for grant_id, thread_id in dict.fromkeys((r.grant_id, r.thread_id) for r in chosen if r.thread_id):
-        threads[thread_id] = inbox.thread_messages(grant_id, thread_id, limit=THREAD_LIMIT)
+        threads[thread_id] = read_messages(inbox.thread_messages(grant_id, thread_id, limit=THREAD_LIMIT))
     return build_report(
         chosen, threads, own, since=since, until=until, period_seconds=period_seconds, sent_folders=sent
     )

@@ -13,15 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from replyonce.state import (
-    REPLY_BUDGET_WINDOW_SECONDS,
-    LedgerEntry,
-    ThreadState,
-    body_refs,
-    message_key,
-    thread_key,
-    with_requests,
-)
+from replyonce.state import REPLY_BUDGET_WINDOW_SECONDS, LedgerEntry, thread_key
+from replyonce.state_items import body_refs, ledger_entry_of, message_key, thread_state_of, with_requests
 from replyonce.store import read_request_bodies
 
 _BATCH_GET_LIMIT = 100
@@ -78,7 +71,7 @@ def read_ledger(dynamodb: Any, table: str, grant_id: str, message_ids: Iterable[
                 items[item["pk"]["S"]] = item
             request = response.get("UnprocessedKeys") or {}
     return [
-        LedgerEntry.from_item(m, items[message_key(grant_id, m)])
+        ledger_entry_of(m, items[message_key(grant_id, m)])
         for m in wanted
         if message_key(grant_id, m) in items
     ]
@@ -115,7 +108,7 @@ def read_thread_state(
         or {}
     )
     # A large reply's request is in body items: read (never renewed) so its intent can be shown.
-    state = ThreadState.from_item(with_requests(item, read_request_bodies(dynamodb, table, body_refs(item))))
+    state = thread_state_of(with_requests(item, read_request_bodies(dynamodb, table, body_refs(item))))
     answered = tuple(sorted(state.covered, key=lambda m: state.covered[m]))
     listed = [str(m.get("id", "")) for m in thread_messages or []]
     ledger = read_ledger(dynamodb, table, grant_id, [*answered, *message_ids, *listed])

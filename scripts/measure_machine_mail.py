@@ -355,7 +355,12 @@ def judge(
     verdicts = []
     for relative, kind in classified(root, CLASSES[set_name]):
         raw = (root / relative).read_bytes()
-        message = nylas_message(raw, null_as)
+        fields = nylas_message(raw, null_as)
+        message: Any = fields
+        if hasattr(screening, "Mail"):  # a screening of typed mail reads it as the port would
+            from replyonce.mail import read_message
+
+            message = read_message(fields)
         reason = screening.reason_not_to_answer(
             message, grant_id=AGENT_GRANT, agents=agents, trusted_senders=(), closed_folder_ids=()
         )
@@ -370,7 +375,7 @@ def judge(
                 reason=str(reason) if reason else None,
                 sign=str(sign) if sign_of and (sign := sign_of(message)) else None,
                 header_sign=screening.header_reason(message) is not None,
-                subject_marker=bool(marker.match(message["subject"])) if marker else None,
+                subject_marker=bool(marker.match(fields["subject"])) if marker else None,
             )
         )
     return verdicts

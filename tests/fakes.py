@@ -29,19 +29,16 @@ from typing import Any
 from replyonce.agent import AttachmentGone, AttachmentTooLarge
 from replyonce.answers import Answer
 from replyonce.exceptions import NylasPermanentError, ThreadBusyError
+from replyonce.mail import Mail, read_message, read_messages
 from replyonce.ports import ActiveRegion, Folder, Grant, SearchResult, ThreadPage
-from replyonce.state import (
+from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord, ThreadState
+from replyonce.state_items import (
     CHUNK,
     OUTBOX,
-    Intent,
-    Lease,
-    LedgerEntry,
-    Reservation,
-    Settlement,
-    ShadowRecord,
-    ThreadState,
     body_refs,
     email_key,
+    intent_attribute,
+    intent_of,
     recipient_key,
     request_of,
     shadow_key,
@@ -76,7 +73,7 @@ class Clock:
 class FakeStateStore:
     """:class:`replyonce.ports.StateStore` in memory, with the conditional writes of the DynamoDB store.
 
-    Every intent kept goes through the table's layout (``replyonce.state``): a large request's body
+    Every intent kept goes through the table's layout (``replyonce.state_items``): a large request's body
     items are written before its entry, whether or not the lease still holds, and what is kept is
     what the entry and those items give back, byte for byte.
     """
@@ -149,12 +146,12 @@ class FakeStateStore:
         store writes them), its entry read back through the layout, large requests from those items."""
         for item in stored_request(intent.request).body_items(intent.id, 0):
             self.bodies[item["pk"]["S"]] = item
-        thread = {OUTBOX: {"M": {intent.id: intent.to_attribute()}}}
+        thread = {OUTBOX: {"M": {intent.id: intent_attribute(intent)}}}
         requests = {
             ref.digest: request_of(ref, [self.bodies[key][CHUNK]["B"] for key in ref.item_keys()])
             for ref in body_refs(thread)
         }
-        kept = Intent.from_attribute(with_requests(thread, requests)[OUTBOX]["M"][intent.id])
+        kept = intent_of(with_requests(thread, requests)[OUTBOX]["M"][intent.id])
         assert kept == intent, "the layout must give back the intent stored"
         return kept
 
@@ -412,10 +409,10 @@ class FakeMailbox:
         self.user_folders.setdefault(grant_id, []).append(name)
         return Folder(folder_id(name), name)
 
-    def message(self, grant_id: str, message_id: str) -> dict[str, Any] | None:
+    def message(self, grant_id: str, message_id: str) -> Mail | None:
         self.calls.append("message")
         found = next((m for m in self.messages if m["id"] == message_id and m["grant_id"] == grant_id), None)
-        return copy.deepcopy(found)
+        return read_message(found)
 
     def thread_page(self, grant_id: str, thread_id: str, limit: int, page_token: str | None) -> ThreadPage:
         self.calls.append("thread")
@@ -432,9 +429,7 @@ class FakeMailbox:
         offset = int(page_token or 0)
         page = newest_first[offset : offset + limit]
         more = offset + limit < len(newest_first)
-        return ThreadPage(
-            tuple(copy.deepcopy(page)), str(offset + limit) if more else None, int(self.clock())
-        )
+        return ThreadPage(read_messages(page), str(offset + limit) if more else None, int(self.clock()))
 
     def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
         self.calls.append(f"search:{kind}")
@@ -443,12 +438,14 @@ class FakeMailbox:
             return SearchResult(failed=f"400: {key} is not an indexed metadata key")
         pool = self.drafts if kind == "drafts" else self.messages
         now = self.clock()
-        found = tuple(
-            copy.deepcopy(m)
-            for m in pool
-            if m["grant_id"] == grant_id
-            and m.get("metadata", {}).get(key) == value
-            and now - self._arrived.get(m["id"], now) >= self.search_lag_seconds
+        found = read_messages(
+            [
+                m
+                for m in pool
+                if m["grant_id"] == grant_id
+                and m.get("metadata", {}).get(key) == value
+                and now - self._arrived.get(m["id"], now) >= self.search_lag_seconds
+            ]
         )
         return SearchResult(found, nylas_time=int(now))
 
@@ -597,11 +594,13 @@ class FakeMailbox:
             self._arrived[draft["id"]] = self.clock()
         return Answer(200, message_id=draft["id"], nylas_time=int(self.clock()))
 
-    def drafts_in_thread(self, grant_id: str, thread_id: str) -> list[dict[str, Any]]:
+    def drafts_in_thread(self, grant_id: str, thread_id: str) -> list[Mail]:
         self.calls.append("drafts")
-        return [
-            copy.deepcopy(d) for d in self.drafts if d["grant_id"] == grant_id and d["thread_id"] == thread_id
-        ]
+        return list(
+            read_messages(
+                [d for d in self.drafts if d["grant_id"] == grant_id and d["thread_id"] == thread_id]
+            )
+        )
 
     def move(self, grant_id: str, message_id: str, folder_id: str) -> None:
         self.calls.append("move")

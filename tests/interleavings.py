@@ -36,7 +36,8 @@ from replyonce.agent import Conversation, Reply
 from replyonce.exceptions import Deferred
 from replyonce.policy import Policy
 from replyonce.replier import Replier
-from replyonce.state import ShadowOutcome, table_began_item
+from replyonce.state import ShadowOutcome
+from replyonce.state_items import table_began_item
 from replyonce.store import DynamoDBStateStore
 from replyonce.subjects import MessageArrived, Subject
 from tests.fakes import Clock, FakeMailbox, FakeRegionFence, FakeStateStore

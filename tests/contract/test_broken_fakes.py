@@ -22,7 +22,8 @@ import pytest
 
 from replyonce.answers import Answer
 from replyonce.ports import SearchResult, ThreadPage
-from replyonce.state import Lease, Reservation, Settlement, ShadowRecord, ThreadState, email_key, shadow_key
+from replyonce.state import Lease, Reservation, Settlement, ShadowRecord, ThreadState
+from replyonce.state_items import email_key, shadow_key
 from tests.contract import (
     conftest,
     test_mailbox_contract,

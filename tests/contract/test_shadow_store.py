@@ -8,7 +8,8 @@ server, the template's state table) and the in-memory fake the interleaving sche
 import boto3
 import pytest
 
-from replyonce.state import SHADOW_TEXT_CHARS, Settlement, ShadowOutcome, ShadowRecord, Status, shadow_key
+from replyonce.state import Settlement, ShadowOutcome, ShadowRecord, Status
+from replyonce.state_items import SHADOW_TEXT_CHARS, shadow_item, shadow_key, shadow_record_of
 from replyonce.store import DynamoDBStateStore
 from tests.fakes import FakeStateStore
 
@@ -44,13 +45,13 @@ def test_the_first_record_of_a_key_is_kept_and_a_second_writes_nothing(store):
 
 def test_a_record_reads_back_as_written_its_text_bounded():
     long = burst("x" * (SHADOW_TEXT_CHARS + 10))
-    item = long.to_item(expires_at=START + 60)
+    item = shadow_item(long, expires_at=START + 60)
     assert item["pk"]["S"] == shadow_key("g1", "intent1")
-    back = ShadowRecord.from_item(item)
+    back = shadow_record_of(item)
     assert back.text == "x" * SHADOW_TEXT_CHARS
     assert back == ShadowRecord(**{**long.__dict__, "text": "x" * SHADOW_TEXT_CHARS})
     skipped = ShadowRecord("g1", "message:m#3", "t1", "m#3", ("m#3",), ShadowOutcome.SKIPPED, "bulk_mail")
-    assert ShadowRecord.from_item(skipped.to_item(expires_at=0)) == skipped
+    assert shadow_record_of(shadow_item(skipped, expires_at=0)) == skipped
 
 
 def shadowed(record: ShadowRecord) -> Settlement:

@@ -15,7 +15,6 @@ import pytest
 
 from replyonce.exceptions import ThreadBusyError
 from replyonce.state import (
-    INLINE_REQUEST_BYTES,
     Intent,
     IntentState,
     LedgerEntry,
@@ -25,8 +24,8 @@ from replyonce.state import (
     ShadowRecord,
     Status,
     ThreadState,
-    stored_request,
 )
+from replyonce.state_items import INLINE_REQUEST_BYTES, stored_request
 from tests.contract.conftest import START
 
 THREAD = "thread#g1#t1"

@@ -19,7 +19,7 @@ from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from ops import backfill, redrive
 from ops.nylas_admin import NylasAdmin
 from replyonce.queue import NotificationQueue
-from replyonce.state import LEASE_EXPIRES_AT
+from replyonce.state_items import LEASE_EXPIRES_AT
 from replyonce.store import DynamoDBStateStore
 
 THREAD = "thread-drill"

@@ -21,7 +21,7 @@ from replyonce.contention import CONTENTION_ATTEMPTS, TRANSACTION_CONFLICT, cont
 from replyonce.contention import PARAMETER_MISMATCH as MISMATCH
 from replyonce.exceptions import StateContended
 from replyonce.reasons import DeferReason
-from replyonce.state import message_key
+from replyonce.state_items import message_key
 from tests.replier_harness import deferrals, inbound, new_container, skip_reasons
 
 

@@ -76,7 +76,8 @@ from replyonce.agent import Conversation, Reply, ReplyAttachment
 from replyonce.agents import template_agent
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
-from replyonce.state import Status, message_key, thread_key
+from replyonce.state import Status, thread_key
+from replyonce.state_items import message_key
 
 ACCOUNT = "123456789012"
 STACK_NAME = "replyonce"

@@ -19,7 +19,8 @@ from devstack.nylas import Fault
 from ops.template import load_template
 from replyonce.reasons import DeferReason
 from replyonce.redelivery import retry_delay
-from replyonce.state import ThreadState, thread_key
+from replyonce.state import thread_key
+from replyonce.state_items import thread_state_of
 from tests.replier_harness import SEND_PATH, container_recording_visibility, deferrals, inbound
 
 TEMPLATE = load_template()
@@ -100,7 +101,7 @@ def test_a_lease_lasts_one_records_budget_not_the_rest_of_the_invocation(replier
             Key={"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}},
             ConsistentRead=True,
         )["Item"]
-        seen["lease_seconds"] = ThreadState.from_item(item).lease_expires_at_ms / 1000 - time.time()
+        seen["lease_seconds"] = thread_state_of(item).lease_expires_at_ms / 1000 - time.time()
 
     nylas.on_send_started = look_at_the_lease
     container, visibility = container_recording_visibility()

@@ -24,6 +24,7 @@ from replyonce.consumer import NotificationConsumer
 from replyonce.exceptions import ConfigurationError
 from replyonce.keys import idempotency_key
 from replyonce.state import ThreadState, thread_key
+from replyonce.state_items import thread_state_of
 from replyonce.text import UNSURE_MARKER
 from tests.replier_harness import SEND_PATH, Pipeline, container_recording_visibility, inbound, skip_reasons
 
@@ -46,7 +47,7 @@ def thread_state(resources, thread_id: str) -> ThreadState:
         Key={"pk": {"S": thread_key(AGENT_GRANT_ID, thread_id)}},
         ConsistentRead=True,
     )["Item"]
-    return ThreadState.from_item(item)
+    return thread_state_of(item)
 
 
 # ---- 1. a message arriving while the reply is drafted or sent ------------------------------------------

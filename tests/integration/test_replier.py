@@ -24,7 +24,8 @@ from functions.replier import app
 from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX, NotificationConsumer
 from replyonce.keys import idempotency_key
 from replyonce.reasons import DeferReason
-from replyonce.state import OUTBOX, thread_key
+from replyonce.state import thread_key
+from replyonce.state_items import OUTBOX
 from tests.fakes import Clock
 from tests.replier_harness import (
     SEND_PATH,

@@ -15,16 +15,8 @@ import pytest
 
 from replyonce.exceptions import StoredRequestLost
 from replyonce.outbox import MAX_REQUEST_BYTES
-from replyonce.state import (
-    BODY_PREFIX,
-    BODY_TTL_GRACE_SECONDS,
-    INLINE_REQUEST_BYTES,
-    Intent,
-    IntentState,
-    Settlement,
-    Status,
-    thread_key,
-)
+from replyonce.state import Intent, IntentState, Settlement, Status, thread_key
+from replyonce.state_items import BODY_PREFIX, BODY_TTL_GRACE_SECONDS, INLINE_REQUEST_BYTES
 from replyonce.store import DynamoDBStateStore
 
 TTL_SECONDS = 3600

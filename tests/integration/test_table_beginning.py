@@ -11,7 +11,8 @@ import pytest
 
 from devstack.template import put_in_service
 from ops import restore_state
-from replyonce.state import TABLE_BEGAN_KEY, thread_key
+from replyonce.state import thread_key
+from replyonce.state_items import TABLE_BEGAN_KEY
 from replyonce.store import DynamoDBStateStore
 from tests.fakes import Clock
 

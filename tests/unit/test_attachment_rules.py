@@ -14,6 +14,7 @@ import pytest
 
 from replyonce.agent import Reply, ReplyAttachment, ReplyAttachmentRefused
 from replyonce.attachments import listed_attachments, safe_filename, sniffed_type
+from replyonce.mail import read_message
 from replyonce.outbox import MAX_REQUEST_BYTES
 from replyonce.outgoing import (
     MAX_ATTACHMENT_BYTES,
@@ -75,7 +76,7 @@ def test_a_listing_entry_without_an_id_cannot_be_read_and_is_left_out():
             {"id": "a2", "filename": "b.pdf", "size": "n/a", "content_type": 7},
         ],
     }
-    [only] = listed_attachments(message)
+    [only] = listed_attachments(read_message(message))
     assert (only.id, only.message_id, only.size, only.content_type) == (
         "a2",
         "m1",

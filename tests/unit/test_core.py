@@ -16,6 +16,7 @@ from replyonce.agent import Handoff, NoReply, Reply
 from replyonce.answers import Answer
 from replyonce.core import GONE, AgentFailed, Situation
 from replyonce.coverage import reply_metadata
+from replyonce.mail import read_message
 from replyonce.outbox import MAX_REQUEST_BYTES
 from replyonce.policy import Policy
 from replyonce.ports import Listing, SearchResult, ThreadPage
@@ -282,7 +283,7 @@ def test_pages_are_bounded():
 def test_a_trigger_beyond_the_pages_read_is_fetched_by_id():
     s = leased(subject=arrived("old"), listing=listing(inbound("m2")))
     assert next_step(s) == core.FetchMessage(GRANT, "old")
-    s = replace(s, fetched=inbound("old"), reserved=True)
+    s = replace(s, fetched=read_message(inbound("old")), reserved=True)
     assert {m.id for m in next_step(s).conversation.to_answer} == {"old", "m2"}
 
 
@@ -567,8 +568,8 @@ def with_message_id(message, email):
     return {**message, "headers": [*message["headers"], {"name": "Message-ID", "value": email}]}
 
 
-M1_EMAIL = core.email_identity(with_message_id(inbound("m1"), "<m1@x>"))
-M2_EMAIL = core.email_identity(with_message_id(inbound("m2"), "<m2@x>"))
+M1_EMAIL = core.email_identity(read_message(with_message_id(inbound("m1"), "<m1@x>")))
+M2_EMAIL = core.email_identity(read_message(with_message_id(inbound("m2"), "<m2@x>")))
 
 
 @pytest.mark.parametrize(
@@ -630,8 +631,8 @@ def test_every_recipient_of_a_reply_is_charged_to_their_own_budget():
 def test_a_claim_is_on_the_email_not_on_a_message_id_anyone_can_type(copy, claimed):
     customer = with_message_id(inbound("m1"), "<m1@x>")
     other = {**customer, "id": "x1", **copy}
-    claims = {core.email_identity(other): "g2"}
-    assert core.claimed_by_another(customer, claims, GRANT) is claimed
+    claims = {core.email_identity(read_message(other)): "g2"}
+    assert core.claimed_by_another(read_message(customer), claims, GRANT) is claimed
 
 
 # ---- the agent's outcomes ------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from replyonce.evidence import (
     sent_folder_ids,
     trusted_lists,
 )
+from replyonce.mail import read_message
 from replyonce.ports import Folder
 from replyonce.reasons import SkipReason
 from replyonce.recipients import recipient_choice
@@ -31,11 +32,9 @@ def message(sender, *headers, reply_to=(), list_id=None, original=None):
         named.append({"name": "List-Id", "value": f"<{list_id}>"})
     if original:
         named.append({"name": "X-Original-From", "value": original})
-    return {
-        "from": [{"email": sender}],
-        "reply_to": [{"email": a} for a in reply_to],
-        "headers": named,
-    }
+    return read_message(
+        {"from": [{"email": sender}], "reply_to": [{"email": a} for a in reply_to], "headers": named}
+    )
 
 
 @pytest.mark.parametrize(
@@ -181,7 +180,7 @@ def test_a_reply_goes_beyond_from_only_on_the_providers_word(m, lists, senders, 
     ],
 )
 def test_a_message_in_the_sent_folder_was_sent_by_the_mailbox(folders, listed, sent):
-    assert in_sent_folder({"folders": listed}, sent_folder_ids(folders)) is sent
+    assert in_sent_folder(read_message({"folders": listed}), sent_folder_ids(folders)) is sent
 
 
 def test_trusted_lists_are_named_by_list_id_and_address():

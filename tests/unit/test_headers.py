@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from replyonce import outbox
 from replyonce.agent import Reply
 from replyonce.core import next_step
+from replyonce.mail import read_message
 from replyonce.outbox import new_intent
 from replyonce.ports import ThreadPage
 from replyonce.recipients import header_text, reply_recipient
@@ -57,7 +58,7 @@ def built(
     intent = new_intent(
         intent_id="i1",
         thread_id="t1",
-        target={"id": "m1", "subject": target_subject},
+        target=read_message({"id": "m1", "subject": target_subject}),
         covered=("m1",),
         recipients=({"name": name, "email": "alice@example.com"},),
         reply=reply or Reply(text="Hello"),
@@ -107,7 +108,7 @@ def test_a_recipient_name_given_to_the_outbox_cannot_inject_a_header(separator):
 @pytest.mark.parametrize("separator", BEYOND_C0)
 def test_a_senders_display_name_cannot_inject_a_header(separator):
     name = f"Alice{separator}Bcc: victim@elsewhere.example"
-    message = {"from": [{"name": name, "email": "alice@example.com"}]}
+    message = read_message({"from": [{"name": name, "email": "alice@example.com"}]})
     recipient = reply_recipient(message, frozenset())
     # The reply still reaches Alice, under a name with no line break left in it.
     assert recipient["email"] == "alice@example.com"

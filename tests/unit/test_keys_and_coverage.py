@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from replyonce.agent import Mode
 from replyonce.coverage import MAX_COVERED_IDS, covered_in_mailbox, is_covered, is_reply_of, reply_metadata
 from replyonce.keys import LEGACY_KEY_SCHEME, REPLAY_KEY_PREFIX, conversation_key, idempotency_key
+from replyonce.mail import read_message
 
 AGENTS = {"support@acme.example"}
 
@@ -82,7 +83,7 @@ def test_no_replay_key_equals_any_live_key(a, b):
 
 
 def reply(metadata, sender="support@acme.example"):
-    return {"id": "r", "from": [{"email": sender}], "metadata": metadata}
+    return read_message({"id": "r", "from": [{"email": sender}], "metadata": metadata})
 
 
 @given(ids=st.lists(st.text(min_size=1, max_size=200), min_size=1, max_size=300, unique=True))

@@ -1,4 +1,4 @@
-"""One budget per inbox, not per spelling (replyonce.recipients.mailbox_key, replyonce.state.recipient_key).
+"""One budget per inbox, not per spelling (recipients.mailbox_key, state_items.recipient_key).
 
 ``victim+1@gmail.com``, ``Victim+2@GMAIL.com`` and ``v.ictim@googlemail.com``
 are one Gmail inbox; ``carol@bücher.example`` and ``carol@xn--bcher-kva.example``
@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replyonce.recipients import mailbox_key
-from replyonce.state import recipient_key
+from replyonce.state_items import recipient_key
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replyonce.coverage import reply_metadata
+from replyonce.mail import read_message, read_messages
 from replyonce.plan import (
     Burst,
     automatic_exchanges,
@@ -24,7 +25,7 @@ def msg(
     """A listed message; one from the agent's address is ReplyOnce's reply (its intent id in the
     metadata, and the messages it ``covers``) unless ``person``: a colleague writing from the shared
     mailbox."""
-    message = {"id": mid, "from": [{"email": sender}], "machine": machine, "date": date}
+    message = {"id": mid, "from": [{"email": sender}], "date": date}
     if sender == AGENT:
         message["to"] = [{"email": to or "alice@example.com"}]
         # ReplyOnce's reply carries its intent id; a colleague's message sits in the mailbox's Sent folder.
@@ -32,21 +33,23 @@ def msg(
             reply_metadata(f"intent-{mid}", covers[0], "t", covers) if covers else {"key1": f"intent-{mid}"}
         )
         message.update({"folders": ["sent"]} if person else {"metadata": metadata})
+    headers = (*headers, ("Auto-Submitted", "auto-generated")) if machine else headers
     if headers:
         message["headers"] = [{"name": n, "value": v} for n, v in headers]
     return message
 
 
 def not_to_answer(m):
-    if m["from"][0]["email"] == AGENT:
+    m = read_message(m)  # the property test asks of the listing it built too
+    if m.sender == AGENT:
         return SkipReason.OWN_OUTBOUND
-    return SkipReason.AUTO_SUBMITTED if m.get("machine") else None
+    return SkipReason.AUTO_SUBMITTED if m.header("auto-submitted") else None
 
 
 def plan(trigger, listing, covered=()):
     return plan_burst(
         trigger,
-        listing,
+        read_messages(listing),
         is_covered=lambda mid: mid in covered,
         reason_not_to_answer=not_to_answer,
         own_addresses={AGENT},
@@ -57,7 +60,7 @@ def test_one_reply_to_the_newest_covers_the_whole_burst():
     listing = [msg("m3"), msg("m2"), msg("m1")]  # newest first
     burst = plan("m1", listing)
     assert isinstance(burst, Burst)
-    assert burst.target["id"] == "m3"
+    assert burst.target.id == "m3"
     assert burst.covered == ("m3", "m2", "m1")
 
 
@@ -82,7 +85,7 @@ NOW = 1_800_000_000
 def person_plan(trigger, listing, *, hold=HOLD, now=NOW):
     return plan_burst(
         trigger,
-        listing,
+        read_messages(listing),
         is_covered=lambda mid: False,
         reason_not_to_answer=not_to_answer,
         own_addresses={AGENT},
@@ -166,7 +169,7 @@ def test_people_in_the_mailbox_count(trigger, listing, hold, expected):
 def test_a_target_nobody_may_be_mailed_at_falls_to_the_next():
     listing = [msg("m2", "a@x.example, b@y.example"), msg("m1")]
     burst = plan("m1", listing)
-    assert burst.target["id"] == "m1"
+    assert burst.target.id == "m1"
     # m2's sender cannot be mailed: the reply does not cover it (never "answered" with nobody told).
     assert burst.covered == ("m1",)
     assert plan("m2", listing) is SkipReason.NO_RECIPIENT
@@ -209,7 +212,7 @@ def thread(*messages):
 def test_everyone_who_asked_is_answered(listing, max_recipients, trigger, expected):
     planned = plan_burst(
         trigger,
-        thread(*listing),
+        read_messages(thread(*listing)),
         is_covered=lambda mid: False,
         reason_not_to_answer=not_to_answer,
         own_addresses={AGENT},
@@ -228,10 +231,12 @@ def test_the_trigger_must_have_been_read():
 
 def test_another_page_only_while_the_burst_may_go_on():
     assert needs_another_page(
-        [msg("m2"), msg("m1")], is_covered=lambda m: False, reason_not_to_answer=not_to_answer
+        read_messages([msg("m2"), msg("m1")]), is_covered=lambda m: False, reason_not_to_answer=not_to_answer
     )
     assert not needs_another_page(
-        [msg("r", AGENT), msg("m1")], is_covered=lambda m: m == "m1", reason_not_to_answer=not_to_answer
+        read_messages([msg("r", AGENT), msg("m1")]),
+        is_covered=lambda m: m == "m1",
+        reason_not_to_answer=not_to_answer,
     )
 
 
@@ -251,7 +256,10 @@ def test_the_read_goes_on_until_the_trigger_is_reached_and_the_burst_ends(
     page, covered, trigger_seen, another
 ):
     got = needs_another_page(
-        page, is_covered=covered.__contains__, reason_not_to_answer=not_to_answer, trigger_seen=trigger_seen
+        read_messages(page),
+        is_covered=covered.__contains__,
+        reason_not_to_answer=not_to_answer,
+        trigger_seen=trigger_seen,
     )
     assert got is another
 
@@ -298,7 +306,7 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
     assert all(by_id[i]["from"][0]["email"] in reached for i in ids), "a covered message's sender got nothing"
     left_out = [i for i in eligible_uncovered if i not in ids]
     # The trigger's group: a newcomer's own messages, or everyone else's (a newcomer is answered alone).
-    strangers = newcomers(messages, {AGENT})
+    strangers = newcomers(read_messages(messages), {AGENT})
     sender = by_id[trigger]["from"][0]["email"]
 
     def in_group(m):
@@ -312,7 +320,7 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
     left_out = [i for i in left_out if i in [m["id"] for m in group]]
     assert all(by_id[i]["from"][0]["email"] not in reached for i in left_out), "a reached sender left out"
     mailable = [m for m in group if m["id"] in eligible_uncovered and "," not in m["from"][0]["email"]]
-    assert planned.target["id"] == mailable[0]["id"], "the target is the newest mailable message of the burst"
+    assert planned.target.id == mailable[0]["id"], "the target is the newest mailable message of the burst"
     assert AGENT not in reached
 
 
@@ -411,7 +419,9 @@ def test_properties_of_any_plan(listing, covered_mask, pick):
 )
 def test_automatic_exchanges_with_one_correspondent(listing, expected):
     assert (
-        automatic_exchanges(listing, "Alice@example.com", {AGENT}, window_seconds=600, now=10 * DAY)
+        automatic_exchanges(
+            read_messages(listing), "Alice@example.com", {AGENT}, window_seconds=600, now=10 * DAY
+        )
         == expected
     )
 
@@ -420,7 +430,7 @@ def test_a_third_exchange_without_a_person_is_a_loop():
     listing = [msg("m3"), msg("r2", AGENT), msg("m2"), msg("r1", AGENT), msg("m1")]
     planned = plan_burst(
         "m3",
-        listing,
+        read_messages(listing),
         is_covered=lambda mid: mid in {"m1", "m2"},
         reason_not_to_answer=not_to_answer,
         own_addresses={AGENT},
@@ -477,7 +487,7 @@ def test_a_stranger_and_a_customer_are_answered_apart_in_any_listing_order(
 ):
     planned = plan_burst(
         trigger,
-        listing,
+        read_messages(listing),
         is_covered=lambda mid: mid == "m1",
         reason_not_to_answer=not_to_answer,
         own_addresses={AGENT},
@@ -486,8 +496,9 @@ def test_a_stranger_and_a_customer_are_answered_apart_in_any_listing_order(
     assert planned.covered == covered
     assert [r["email"] for r in planned.recipients] == to
     hidden_ids = getattr(planned, "hidden", frozenset())
-    shown = planned.to_answer if planned.alone else [m for m in listing if m["id"] not in hidden_ids]
-    assert {m["id"] for m in listing} - {m["id"] for m in shown} >= hidden
+    listed = read_messages(listing)
+    shown = planned.to_answer if planned.alone else [m for m in listed if m.id not in hidden_ids]
+    assert {m.id for m in listed} - {m.id for m in shown} >= hidden
     # Nothing of the other party reaches the agent for this reply.
     other = "stranger@elsewhere.example" if to == ["alice@example.com"] else "alice@example.com"
-    assert all(m["from"][0]["email"] != other for m in shown)
+    assert all(m.sender != other for m in shown)

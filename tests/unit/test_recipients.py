@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from replyonce.mail import read_message
 from replyonce.recipients import AddressRefusal, parse_mailbox, reply_recipient, single_mailbox
 
 OWN = frozenset({"support@acme.example"})
@@ -18,11 +19,13 @@ def message(sender="alice@gmail.com", name="Alice", reply_to=(), authentication=
     if authentication is None and reply_to:
         authentication = f"mx.google.com; dkim=pass header.d={domain}; dmarc=pass header.from={domain}"
     headers = [{"name": "Authentication-Results", "value": authentication}] if authentication else []
-    return {
-        "from": [{"name": name, "email": sender}],
-        "reply_to": [{"email": a} for a in reply_to],
-        "headers": headers,
-    }
+    return read_message(
+        {
+            "from": [{"name": name, "email": sender}],
+            "reply_to": [{"email": a} for a in reply_to],
+            "headers": headers,
+        }
+    )
 
 
 @pytest.mark.parametrize(
@@ -135,8 +138,8 @@ def test_a_refused_address_says_why(value, refusal):
             (),
             {"name": "Alice  Bcc: evil@x.example", "email": "alice@gmail.com"},
         ),
-        ({"from": []}, (), None),
-        ({}, (), None),
+        (read_message({"from": []}), (), None),
+        (read_message({}), (), None),
         (
             message(sender="carol@bücher.example"),
             (),
@@ -194,7 +197,7 @@ participant = st.fixed_dictionaries(
     trusted=st.booleans(),
 )
 def test_never_more_than_one_recipient_never_an_agent_and_always_a_parsed_mailbox(sender, reply_to, trusted):
-    m = {"from": [sender], "reply_to": reply_to}
+    m = read_message({"from": [sender], "reply_to": reply_to})
     trusted_senders = {str(sender["email"]).strip().lower()} if trusted else set()
     recipient = reply_recipient(m, OWN, trusted_senders)
     if recipient is None:

@@ -12,6 +12,7 @@ from ops.review_report import (
     summarise,
 )
 from replyonce.coverage import reply_metadata
+from replyonce.mail import read_messages
 
 OWN = "support@acme.example"
 SENT = "folder-sent"
@@ -101,7 +102,7 @@ OTHER_DRAFT = reply_metadata("intent-2", "m1", "t1", ("m1",), review=True)
     ],
 )
 def test_a_draft_that_left_drafts_ends_as_its_thread_says(thread, fate, matched_by, sent_id):
-    ended = fate_after_drafts(DRAFT, thread, [OWN], [SENT])
+    ended = fate_after_drafts(DRAFT, read_messages(thread), [OWN], [SENT])
     assert (ended.fate, ended.matched_by, ended.sent_message_id) == (fate, matched_by, sent_id)
 
 

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from replyonce.coverage import reply_metadata
+from replyonce.mail import read_messages
 from replyonce.shadow_report import build_report, person_answer, render_text
 from replyonce.state import ShadowOutcome, ShadowRecord
 
@@ -52,8 +53,8 @@ def ours(mid):
 def test_a_persons_answer_is_the_first_message_of_the_mailbox_after_the_trigger_that_is_not_ours(
     thread, answer
 ):
-    found = person_answer(record("i1"), thread, [AGENT])
-    assert (found["id"] if found else None) == answer
+    found = person_answer(record("i1"), read_messages(thread), [AGENT])
+    assert (found.id if found else None) == answer
 
 
 @pytest.mark.parametrize(
@@ -118,7 +119,9 @@ def test_each_period_counts_messages_by_what_the_agent_or_a_rule_decided(records
     ],
 )
 def test_a_reply_a_person_also_sent_is_counted_with_their_words_beside_the_agents(threads, by_person):
-    report = build_report([record("i1", text="Thanks!")], threads, [AGENT])
+    report = build_report(
+        [record("i1", text="Thanks!")], {t: read_messages(m) for t, m in threads.items()}, [AGENT]
+    )
     [period] = report.periods
     assert period.answered_by_person_too == by_person
     [item] = report.items
@@ -151,7 +154,7 @@ def test_the_report_is_plain_data_and_its_text_is_the_same_for_the_same_report()
         record("i1", text="Thanks!"),
         record("message:m2", ShadowOutcome.SKIPPED, covered=("m2",), reason="bulk_mail"),
     ]
-    threads = {"t1": (person("p1"), customer("m1"))}
+    threads = {"t1": read_messages((person("p1"), customer("m1")))}
     report = build_report(records, threads, [AGENT])
     assert json.loads(json.dumps(report.to_dict()))["periods"][0]["skipped"] == {"bulk_mail": 1}
     text = render_text(report)

@@ -12,7 +12,7 @@ import dataclasses
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from replyonce.agent import (
@@ -22,6 +22,7 @@ from replyonce.agent import (
     Conversation,
     Message,
 )
+from replyonce.mail import Mail
 from replyonce.observability import count, logger
 
 MAX_FILENAME_CHARACTERS = 255
@@ -59,41 +60,26 @@ def _content_type(value: Any) -> str:
     return text if "/" in text and not _CONTROL.search(text) else "application/octet-stream"
 
 
-def _size(value: Any) -> int:
-    try:
-        return max(int(value), 0)
-    except (TypeError, ValueError):
-        return 0
-
-
-def listed_attachments(message: Mapping[str, Any]) -> tuple[Attachment, ...]:
+def listed_attachments(message: Mail) -> tuple[Attachment, ...]:
     """The message's ``attachments`` as Nylas lists them (``id``, ``filename``, ``content_type``,
     ``size``, ``content_id``, ``is_inline``), with no reader: the agent's view, built without a request.
 
-    An entry without a string ``id`` cannot be downloaded and is left out.
+    An entry without a string ``id`` cannot be downloaded and is left out (``replyonce.mail``).
     """
-    raw = message.get("attachments")
-    message_id = message.get("id")
-    if not isinstance(raw, list) or not isinstance(message_id, str):
+    if not message.id:
         return ()
-    found = []
-    for entry in raw:
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or not entry["id"]:
-            continue
-        content_id = entry.get("content_id")
-        content_id = content_id.strip("<> ") if isinstance(content_id, str) else ""
-        found.append(
-            Attachment(
-                id=entry["id"],
-                message_id=message_id,
-                filename=safe_filename(entry.get("filename")),
-                content_type=_content_type(entry.get("content_type")),
-                size=_size(entry.get("size")),
-                inline=entry.get("is_inline") is True,
-                content_id=_CONTROL.sub("", content_id),
-            )
+    return tuple(
+        Attachment(
+            id=listed.id,
+            message_id=message.id,
+            filename=safe_filename(listed.filename),
+            content_type=_content_type(listed.content_type),
+            size=listed.size,
+            inline=listed.inline,
+            content_id=_CONTROL.sub("", listed.content_id.strip("<> ")),
         )
-    return tuple(found)
+        for listed in message.attachments
+    )
 
 
 def sniffed_type(content: bytes) -> str:

@@ -5,39 +5,27 @@ answering grant and the mode in; a :class:`replyonce.agent.Conversation` out,
 oldest first.
 """
 
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
 
 from replyonce.agent import AgentIdentity, Conversation, Message, Mode
 from replyonce.attachments import listed_attachments
 from replyonce.keys import conversation_key
+from replyonce.mail import Mail
 from replyonce.plan import Burst, message_id
-from replyonce.screening import address, sender_email
 from replyonce.text import full_text, new_text
 
 
-def _int(value: Any) -> int:
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
-
-
-def agent_message(message: Mapping[str, Any], agent_addresses: Collection[str]) -> Message:
+def agent_message(message: Mail, agent_addresses: Collection[str]) -> Message:
     """One Nylas message as the contract's :class:`~replyonce.agent.Message`."""
-    senders = message.get("from")
-    first = senders[0] if isinstance(senders, list) and senders and isinstance(senders[0], Mapping) else {}
-    recipients = message.get("to")
-    body = message.get("body")
-    html = body if isinstance(body, str) else str(message.get("snippet") or "")
-    sender = sender_email(message)
+    html = message.body if message.body is not None else message.snippet
+    sender = message.sender
     return Message(
-        id=message_id(message),
+        id=message.id,
         sender=sender,
-        sender_name=str(first.get("name") or ""),
-        to=tuple(a for p in recipients if (a := address(p))) if isinstance(recipients, list) else (),
-        subject=str(message.get("subject") or ""),
-        date=_int(message.get("date")),
+        sender_name=message.from_[0].name if message.from_ else "",
+        to=tuple(a.email for a in message.to if a.email),
+        subject=message.subject,
+        date=message.date,
         text=new_text(html),
         html=html,
         from_agent=sender in agent_addresses,
@@ -47,7 +35,7 @@ def agent_message(message: Mapping[str, Any], agent_addresses: Collection[str]) 
 
 
 def conversation_for(
-    listing: Sequence[Mapping[str, Any]],
+    listing: Sequence[Mail],
     burst: Burst,
     *,
     agent: AgentIdentity,

@@ -25,7 +25,8 @@ answered again, whatever our tables say.
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import Any
+
+from replyonce.mail import Mail
 
 INTENT_KEY = "key1"
 TARGET_KEY = "key2"
@@ -68,23 +69,23 @@ def reply_metadata(
     return metadata
 
 
-def metadata_of(message: Mapping[str, Any]) -> Mapping[str, Any]:
-    value = message.get("metadata")
-    return value if isinstance(value, Mapping) else {}
+def metadata_of(message: Mail) -> Mapping[str, str]:
+    """The message's string metadata pairs (:attr:`replyonce.mail.Mail.metadata`)."""
+    return message.metadata
 
 
-def carries_intent_id(message: Mapping[str, Any]) -> bool:
+def carries_intent_id(message: Mail) -> bool:
     """Whether ``message`` carries an intent id of ReplyOnce's in its metadata: every reply (and review
     draft) ReplyOnce makes does, and only the API can set metadata, so no inbound mail does."""
-    return isinstance(metadata_of(message).get(INTENT_KEY), str)
+    return INTENT_KEY in message.metadata
 
 
-def is_reviewed_draft(message: Mapping[str, Any]) -> bool:
+def is_reviewed_draft(message: Mail) -> bool:
     """Whether ``message`` is a review draft of ours (or a person's send of one that kept its metadata)."""
     return carries_intent_id(message) and metadata_of(message).get(REVIEW_KEY) == "1"
 
 
-def is_reply_of(message: Mapping[str, Any], intent_id: str) -> bool:
+def is_reply_of(message: Mail, intent_id: str) -> bool:
     """Whether ``message`` is the reply of intent ``intent_id``: it carries that id in its metadata.
 
     Why the id and not the id alone of what a search returned: a search filter Nylas ignored must not
@@ -94,7 +95,7 @@ def is_reply_of(message: Mapping[str, Any], intent_id: str) -> bool:
     return metadata_of(message).get(INTENT_KEY) == intent_id
 
 
-def covered_in_mailbox(messages: Iterable[Mapping[str, Any]]) -> tuple[frozenset[str], frozenset[str]]:
+def covered_in_mailbox(messages: Iterable[Mail]) -> tuple[frozenset[str], frozenset[str]]:
     """What our replies among ``messages`` say they cover: ``(message ids, digests)``.
 
     A message is covered when its id is a reply's ``key2`` or its digest is
@@ -108,11 +109,11 @@ def covered_in_mailbox(messages: Iterable[Mapping[str, Any]]) -> tuple[frozenset
         if not carries_intent_id(message):
             continue
         metadata = metadata_of(message)
-        target = metadata.get(TARGET_KEY)
-        if isinstance(target, str) and target:
+        target = metadata.get(TARGET_KEY, "")
+        if target:
             targets.add(target)
         for name, value in metadata.items():
-            if isinstance(name, str) and name.startswith(COVERS_KEY) and isinstance(value, str):
+            if name.startswith(COVERS_KEY):
                 digests.update(value.split())
     return frozenset(targets), frozenset(digests)
 

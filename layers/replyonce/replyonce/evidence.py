@@ -23,11 +23,12 @@ the side that sends nothing twice and leaves no one unanswered (a hand-off).
 """
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from replyonce.mail import Mail
 from replyonce.screening import header_values
 
 SENT_FOLDER_NAMES = frozenset({"sent", "sent items", "sent mail", "sent messages", "[gmail]/sent mail"})
@@ -45,13 +46,12 @@ def sent_folder_ids(folders: Collection[Any]) -> frozenset[str]:
     )
 
 
-def folders_of(message: Mapping[str, Any]) -> tuple[str, ...]:
+def folders_of(message: Mail) -> tuple[str, ...]:
     """The message's ``folders`` (ids, or names in a notification), ``()`` when there are none."""
-    folders = message.get("folders")
-    return tuple(f for f in folders if isinstance(f, str)) if isinstance(folders, list) else ()
+    return message.folders
 
 
-def in_sent_folder(message: Mapping[str, Any], sent_ids: Collection[str]) -> bool:
+def in_sent_folder(message: Mail, sent_ids: Collection[str]) -> bool:
     """Whether the provider filed ``message`` in the grant's Sent folder: the mailbox sent it.
 
     Why the folder and not ``From``: anyone can write the mailbox's own
@@ -90,9 +90,7 @@ def _authserv_id(value: str) -> str:
     return "" if "=" in first else first.split()[0].lower() if first else ""
 
 
-def sender_authenticated(
-    message: Mapping[str, Any], from_address: str, authserv_ids: Collection[str]
-) -> Authentication:
+def sender_authenticated(message: Mail, from_address: str, authserv_ids: Collection[str]) -> Authentication:
     """Whether the receiving provider authenticated ``from_address``'s domain (RFC 8601, RFC 7489).
 
     Only the topmost ``Authentication-Results`` whose ``authserv-id`` is one of

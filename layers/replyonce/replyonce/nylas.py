@@ -21,6 +21,7 @@ from replyonce.agent import AttachmentGone, AttachmentTooLarge, AttachmentUnavai
 from replyonce.answers import Answer
 from replyonce.config import MAX_THREAD_WINDOW
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
+from replyonce.mail import read_message, read_messages
 from replyonce.observability import count, logger
 from replyonce.outbox import MAX_REQUEST_BYTES
 from replyonce.outgoing import Encoding, wire
@@ -240,8 +241,8 @@ class NylasMailbox:
 
     def drafts_in_thread(self, grant_id: str, thread_id: str) -> list[Message]:
         """The thread's drafts, the filter checked in the answer (a draft of another thread is dropped)."""
-        data = self._data(self._get(_path(grant_id, "drafts"), {"thread_id": thread_id, "limit": 20})) or []
-        return [d for d in data if isinstance(d, dict) and d.get("thread_id") == thread_id]
+        data = self._data(self._get(_path(grant_id, "drafts"), {"thread_id": thread_id, "limit": 20}))
+        return [d for d in read_messages(data) if d.thread_id == thread_id]
 
     def folders(self, grant_id: str) -> list[Folder]:
         """Every folder of the grant: the listing is paged (``limit`` 50 by default, at most our limit), and
@@ -273,31 +274,33 @@ class NylasMailbox:
             if gone.status == 404:
                 return None
             raise
-        return data if isinstance(data, dict) else None
+        return read_message(data)
 
     def thread_page(self, grant_id: str, thread_id: str, limit: int, page_token: str | None) -> ThreadPage:
         """One page of the thread, with headers, as Nylas lists it; never re-sorted by ``date``."""
+        objects, cursor, at = self.thread_objects(grant_id, thread_id, limit, page_token)
+        return ThreadPage(read_messages(objects), cursor, at)
+
+    def thread_objects(
+        self, grant_id: str, thread_id: str, limit: int, page_token: str | None
+    ) -> tuple[list[Any], str | None, int]:
+        """One page of the thread as Nylas answered it (its JSON objects, not read into ``Mail``), the next
+        page's cursor and Nylas' time: what ``ops export`` keeps, for a replay to read as the replier does."""
         params: dict[str, Any] = {"thread_id": thread_id, "limit": limit, **_WITH_HEADERS}
         if page_token:
             params["page_token"] = page_token
         response = self._get(_path(grant_id, "messages"), params)
         data, cursor = self._page(response, "thread listing")
-        return ThreadPage(
-            tuple(m for m in data if isinstance(m, dict)),
-            cursor,
-            self.nylas_time(response),
-        )
+        return data, cursor, self.nylas_time(response)
 
     def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
         """``GET /{kind}?metadata_pair=key:value``; a failure is returned as *unknown*, never raised."""
         try:
             response = self._get(_path(grant_id, kind), {"metadata_pair": f"{key}:{value}", "limit": 5})
-            data = self._data(response) or []
+            data = self._data(response)
         except (NylasRetryableError, NylasPermanentError) as exc:
             return SearchResult(failed=str(exc))
-        return SearchResult(
-            tuple(m for m in data if isinstance(m, dict)), nylas_time=self.nylas_time(response)
-        )
+        return SearchResult(read_messages(data), nylas_time=self.nylas_time(response))
 
     def send(self, grant_id: str, request: str, key: str, files: Mapping[str, bytes] | None = None) -> Answer:
         if len(key) > MAX_IDEMPOTENCY_KEY_LENGTH:

@@ -15,6 +15,7 @@ from typing import Any
 
 from replyonce.agent import Reply
 from replyonce.coverage import reply_metadata
+from replyonce.mail import Mail
 from replyonce.outgoing import (
     MAX_MULTIPART_BYTES,
     Encoding,
@@ -69,9 +70,9 @@ def reply_html(reply: Reply) -> str:
     )
 
 
-def _subject(reply: Reply, target: Mapping[str, Any]) -> str:
+def _subject(reply: Reply, target: Mail) -> str:
     """The agent's own subject when it gave one that is not blank, else ``Re:`` and the target's."""
-    return header_text(reply.subject or "") or reply_subject(str(target.get("subject") or ""))
+    return header_text(reply.subject or "") or reply_subject(target.subject)
 
 
 def _participant(recipient: Mapping[str, str]) -> dict[str, str]:
@@ -97,7 +98,7 @@ def new_intent(
     *,
     intent_id: str,
     thread_id: str,
-    target: Mapping[str, Any],
+    target: Mail,
     covered: tuple[str, ...],
     recipients: Sequence[Mapping[str, str]],
     reply: Reply,
@@ -113,7 +114,7 @@ def new_intent(
     value — subject, display name, custom header — passes
     :func:`replyonce.recipients.header_text`: no CR/LF reaches a header.
     """
-    target_id = str(target.get("id"))
+    target_id = target.id
     request: dict[str, Any] = {
         "to": [_participant(recipient) for recipient in recipients],
         "subject": _subject(reply, target),

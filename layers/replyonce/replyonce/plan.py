@@ -12,20 +12,19 @@ first listed, the newest) depends on the order.
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 from replyonce.coverage import carries_intent_id, covered_in_mailbox, is_covered, is_reviewed_draft
 from replyonce.evidence import TrustedList, in_sent_folder
+from replyonce.mail import Mail
 from replyonce.reasons import SkipReason
 from replyonce.recipients import mailbox_key, recipient_choice, reply_recipient
-from replyonce.screening import address, header_values, sender_email
+from replyonce.screening import header_values, sender_email
 
-Message = Mapping[str, Any]
+Message = Mail
 
 
 def message_id(message: Message) -> str:
-    value = message.get("id")
-    return value if isinstance(value, str) else ""
+    return message.id
 
 
 @dataclass(frozen=True)
@@ -72,14 +71,7 @@ def participants(messages: Sequence[Message], besides: Message) -> frozenset[str
 
 def _mailboxes(message: Message, fields: Sequence[str]) -> set[str]:
     """The inboxes (:func:`replyonce.recipients.mailbox_key`) the message's ``fields`` name."""
-    found = set()
-    for name in fields:
-        value = message.get(name)
-        for participant in value if isinstance(value, list) else []:
-            email = address(participant)
-            if email:
-                found.add(mailbox_key(email))
-    return found
+    return {mailbox_key(a.email) for a in message.addresses(*fields) if a.email}
 
 
 def reach_everyone(
@@ -229,14 +221,7 @@ def person_hold_ends(people: PeopleInThread, correspondent: str, hold_seconds: i
     answer = people.last_answer_to.get(mailbox_key(correspondent))
     if answer is None or hold_seconds <= 0:
         return None
-    return min(_date(answer), now) + hold_seconds
-
-
-def _date(message: Message) -> int:
-    try:
-        return int(message.get("date") or 0)
-    except (TypeError, ValueError):
-        return 0
+    return min(answer.date, now) + hold_seconds
 
 
 def newcomers(messages: Sequence[Message], own_addresses: Collection[str]) -> frozenset[str]:
@@ -322,9 +307,9 @@ def automatic_exchanges(
         if who in (Author.PERSON, Author.REVIEWED):
             break
         if who is Author.AGENT and wanted in _mailboxes(m, ("to",)):
-            ours.append((_date(m), covered_in_mailbox([m])))
+            ours.append((m.date, covered_in_mailbox([m])))
         elif who is Author.OTHER and mailbox_key(sender_email(m)) == wanted:
-            theirs.append((message_id(m), min(_date(m), now) if now else _date(m)))
+            theirs.append((message_id(m), min(m.date, now) if now else m.date))
     if not window_seconds:
         return count + len(ours)
 

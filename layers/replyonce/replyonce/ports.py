@@ -11,13 +11,14 @@ every call to explore their interleavings.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from replyonce.answers import Answer
+from replyonce.mail import Mail, read_messages
 from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord
 
-Message = Mapping[str, Any]
-"""A Nylas message object as the API returns it."""
+Message = Mail
+"""A Nylas message object, read once where it enters (``replyonce.mail.read_message``)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,9 @@ class ThreadPage:
     next_cursor: str | None
     nylas_time: int
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "messages", read_messages(self.messages))
+
 
 @dataclass(frozen=True)
 class SearchResult:
@@ -59,6 +63,9 @@ class SearchResult:
     found: tuple[Message, ...] = ()
     failed: str = ""
     nylas_time: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "found", read_messages(self.found))
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,13 @@ budget counts by it, and an agent is recognised by it.
 """
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Sequence
 from email.utils import parseaddr
 from enum import StrEnum
 from typing import Any
 
 from replyonce.evidence import Authentication, TrustedList, sender_authenticated
+from replyonce.mail import Address, Mail
 from replyonce.reasons import SkipReason
 from replyonce.screening import header_values, is_machine_address, list_id, sender_email
 
@@ -192,20 +193,15 @@ def _mailboxes(addresses: Iterable[str]) -> frozenset[str]:
     return frozenset(m for m in map(single_mailbox, addresses) if m is not None)
 
 
-def _display_name(participant: Mapping[str, Any]) -> str:
+def _display_name(participant: Address) -> str:
     """The participant's name as a header value (:func:`header_text`), at most ``_MAX_NAME_LENGTH`` long."""
-    name = participant.get("name")
-    if not isinstance(name, str):
-        return ""
-    return header_text(name)[:_MAX_NAME_LENGTH].strip()
+    return header_text(participant.name)[:_MAX_NAME_LENGTH].strip()
 
 
-def _first_mailbox(participants: Any, own: frozenset[str]) -> dict[str, str] | None:
+def _first_mailbox(participants: Sequence[Address], own: frozenset[str]) -> dict[str, str] | None:
     """The first participant with a well-formed mailbox whose :func:`mailbox_key` is not in ``own``."""
-    for participant in participants if isinstance(participants, list) else []:
-        if not isinstance(participant, Mapping):
-            continue
-        email = single_mailbox(participant.get("email"))
+    for participant in participants:
+        email = single_mailbox(participant.written)
         if email is None or mailbox_key(email) in own:
             continue
         name = _display_name(participant)
@@ -213,19 +209,17 @@ def _first_mailbox(participants: Any, own: frozenset[str]) -> dict[str, str] | N
     return None
 
 
-def _original_sender(message: Mapping[str, Any], own: Collection[str]) -> dict[str, str] | None:
+def _original_sender(message: Mail, own: Collection[str]) -> dict[str, str] | None:
     """The person a list or group relayed: ``X-Original-From`` (Google Groups), else ``Reply-To``."""
     for value in header_values(message, "x-original-from"):
         name, email = parseaddr(value)
-        found = _first_mailbox([{"name": name, "email": email}], own)
+        found = _first_mailbox([Address(email.lower(), name, email)], own)
         if found is not None:
             return found
-    return _first_mailbox(message.get("reply_to"), own)
+    return _first_mailbox(message.reply_to, own)
 
 
-def _trusted_list_of(
-    message: Mapping[str, Any], trusted_lists: Collection[TrustedList]
-) -> TrustedList | None:
+def _trusted_list_of(message: Mail, trusted_lists: Collection[TrustedList]) -> TrustedList | None:
     """The trusted list that ``message`` claims to come through: by its ``List-Id``, or by a ``From`` that is
     a trusted list's own address (a post claiming the group's address without its ``List-Id`` is no less
     a claim to be the group's)."""
@@ -239,13 +233,13 @@ def _trusted_list_of(
     return None
 
 
-def _names_someone_else(message: Mapping[str, Any], own: Collection[str]) -> bool:
+def _names_someone_else(message: Mail, own: Collection[str]) -> bool:
     """Whether ``X-Original-From`` or ``Reply-To`` names a mailbox other than ``From``: signs of a relay."""
     original = _original_sender(message, own)
     return original is not None and mailbox_key(original["email"]) != mailbox_key(sender_email(message))
 
 
-def _authenticated(message: Mapping[str, Any], sender: str, authserv_ids: Collection[str]) -> bool:
+def _authenticated(message: Mail, sender: str, authserv_ids: Collection[str]) -> bool:
     """Whether the receiving provider authenticated ``sender``'s domain (compared in its A-labels, as DKIM
     and DMARC name domains)."""
     return (
@@ -254,7 +248,7 @@ def _authenticated(message: Mapping[str, Any], sender: str, authserv_ids: Collec
 
 
 def recipient_choice(
-    message: Mapping[str, Any],
+    message: Mail,
     own_addresses: Collection[str],
     trusted_senders: Collection[str] = (),
     trusted_lists: Collection[TrustedList] = (),
@@ -293,18 +287,17 @@ def recipient_choice(
                 return SkipReason.NO_RECIPIENT
             return original
     elif single_mailbox(sender) in _mailboxes(trusted_senders):
-        asked = _first_mailbox(message.get("reply_to"), own)
+        asked = _first_mailbox(message.reply_to, own)
         if asked is not None:
             if not _authenticated(message, sender, authserv_ids):
                 return SkipReason.RELAY_UNVERIFIED
             return asked
-    senders = message.get("from")
-    found = _first_mailbox(senders[:1] if isinstance(senders, list) else [], own)
+    found = _first_mailbox(message.from_[:1], own)
     return found if found is not None else SkipReason.NO_RECIPIENT
 
 
 def reply_recipient(
-    message: Mapping[str, Any],
+    message: Mail,
     own_addresses: Collection[str],
     trusted_senders: Collection[str] = (),
     trusted_lists: Collection[TrustedList] = (),

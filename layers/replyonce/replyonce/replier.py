@@ -600,7 +600,7 @@ def _describe(step: core.Step) -> Mapping[str, Any]:
             # The plan: the burst (coverage left these uncovered), its target, its recipients.
             return {
                 "to_answer": list(burst.covered),
-                "target": burst.target.get("id"),
+                "target": burst.target.id,
                 "recipients": [r.get("email") for r in burst.recipients],
             }
         case core.Reserve(reservations=reservations, intent_id=intent_id):

@@ -77,8 +77,8 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
+from replyonce.mail import Mail
 from replyonce.reasons import SkipReason
 
 
@@ -290,54 +290,19 @@ _NOTES_BODY = re.compile(
 CLOSED_FOLDER_NAMES = frozenset({"junk", "trash", "spam", "deleted items", "junk email"})
 
 
-def address(participant: Any) -> str:
-    """The lower-cased email of a ``{name, email}`` participant (``""`` when malformed or null).
-
-    Why the angle brackets are dropped: how Nylas renders ``From: <>`` is not
-    documented, and ``"<>"`` is the null path (RFC 5321 §4.5.5), no mailbox.
-    """
-    if isinstance(participant, Mapping):
-        email = participant.get("email")
-        return email.strip().strip("<>").strip().lower() if isinstance(email, str) else ""
-    return ""
+def sender_email(message: Mail) -> str:
+    """The ``From`` address (lower case, :attr:`replyonce.mail.Address.email`), ``""`` when there is none."""
+    return message.sender
 
 
-def sender_email(message: Mapping[str, Any]) -> str:
-    """The ``From`` address (lower case), ``""`` when there is none."""
-    senders = message.get("from")
-    return address(senders[0]) if isinstance(senders, list) and senders else ""
-
-
-def recipients_of(message: Mapping[str, Any]) -> list[str]:
+def recipients_of(message: Mail) -> list[str]:
     """Every ``to`` and ``cc`` address of the message, lower case, in order."""
-    found: list[str] = []
-    for name in ("to", "cc"):
-        value = message.get(name)
-        for participant in value if isinstance(value, list) else []:
-            email = address(participant)
-            if email:
-                found.append(email)
-    return found
+    return [a.email for a in message.addresses("to", "cc") if a.email]
 
 
-def header_values(message: Mapping[str, Any], name: str) -> list[str]:
+def header_values(message: Mail, name: str) -> tuple[str, ...]:
     """Every value of header ``name`` (case-insensitive), stripped, lower case, in order."""
-    wanted = name.lower()
-    headers = message.get("headers")
-    return [
-        str(h.get("value", "")).strip().lower()
-        for h in (headers if isinstance(headers, list) else [])
-        if isinstance(h, Mapping) and str(h.get("name", "")).strip().lower() == wanted
-    ]
-
-
-def _header_names(message: Mapping[str, Any]) -> set[str]:
-    headers = message.get("headers")
-    return {
-        str(h.get("name", "")).strip().lower()
-        for h in (headers if isinstance(headers, list) else [])
-        if isinstance(h, Mapping)
-    }
+    return message.header(name)
 
 
 def _without_comments(value: str) -> str:
@@ -372,7 +337,7 @@ def is_machine_address(email: str) -> bool:
     return bool(_MACHINE_LOCAL_PART.search(email.split("@", 1)[0].lower()))
 
 
-def _keywords(message: Mapping[str, Any], name: str) -> set[str]:
+def _keywords(message: Mail, name: str) -> set[str]:
     """The first word of each value of header ``name``, comments and parameters dropped."""
     return {auto_submitted_keyword(v) for v in header_values(message, name)}
 
@@ -393,7 +358,7 @@ def _suppresses_all(value: str) -> bool:
     return "all" in {token.strip() for token in re.split(r"[,\s]+", value)}
 
 
-def _has_auto_reply_subject(message: Mapping[str, Any], names: Collection[str]) -> bool:
+def _has_auto_reply_subject(message: Mail, names: Collection[str]) -> bool:
     """An auto-reply's subject ("Automatic reply: ...") on a reply (``In-Reply-To`` or ``References``).
 
     Why both: the subject alone matches people ("Out of office: question",
@@ -401,12 +366,11 @@ def _has_auto_reply_subject(message: Mapping[str, Any], names: Collection[str]) 
     message, so it sets ``In-Reply-To`` (RFC 3834 §3) and keeps the
     original subject after its marker, where a person's reply starts "Re:".
     """
-    subject = message.get("subject")
     is_reply = "in-reply-to" in names or "references" in names
-    return is_reply and isinstance(subject, str) and bool(_AUTO_REPLY_SUBJECT.match(subject))
+    return is_reply and bool(_AUTO_REPLY_SUBJECT.match(message.subject))
 
 
-def list_id(message: Mapping[str, Any]) -> str:
+def list_id(message: Mail) -> str:
     """The list's identifier of its ``List-Id`` (RFC 2919: the part in angle brackets), lower case."""
     for value in header_values(message, "list-id"):
         inside = value[value.find("<") + 1 : value.rfind(">")] if "<" in value and ">" in value else value
@@ -415,13 +379,13 @@ def list_id(message: Mapping[str, Any]) -> str:
     return ""
 
 
-def relayed_by_trusted_list(message: Mapping[str, Any], trusted_lists: Collection[str]) -> bool:
+def relayed_by_trusted_list(message: Mail, trusted_lists: Collection[str]) -> bool:
     """Whether a list or group the company runs (``TRUSTED_LISTS``, by ``List-Id``) relayed ``message``."""
     found = list_id(message)
     return bool(found) and found in trusted_lists
 
 
-def bulk_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -> Sign | None:
+def bulk_sign(message: Mail, trusted_lists: Collection[str] = ()) -> Sign | None:
     """The list or bulk sign of ``message``, or ``None``: the one place the list decision is made.
 
     Why one function: a mailing list a deployment means to answer (an
@@ -434,7 +398,7 @@ def bulk_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -
         return None
     if _keywords(message, "precedence") & _BULK_PRECEDENCE:
         return Sign.PRECEDENCE_BULK
-    names = _header_names(message)
+    names = message.header_names
     if names & _LIST_HEADERS:
         return Sign.LIST_HEADERS
     if names & _BULK_SENDER_HEADERS:
@@ -442,7 +406,7 @@ def bulk_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -
     return None
 
 
-def _challenge_response(message: Mapping[str, Any], names: Collection[str]) -> bool:
+def _challenge_response(message: Mail, names: Collection[str]) -> bool:
     """A challenge-response system's request: its vendor headers, a TMDA ``Message-ID``, or the
     ``Precedence: spam`` such systems set."""
     if set(names) & _CHALLENGE_RESPONSE_HEADERS:
@@ -454,7 +418,7 @@ def _challenge_response(message: Mapping[str, Any], names: Collection[str]) -> b
 
 # The header signs in the order they are tried (automatic before bulk: an out-of-office reply sent through
 # a list is an out-of-office reply first). Each reads the message and its header names.
-_HEADER_SIGNS: tuple[tuple[Sign, Callable[[Mapping[str, Any], Collection[str]], bool]], ...] = (
+_HEADER_SIGNS: tuple[tuple[Sign, Callable[[Mail, Collection[str]], bool]], ...] = (
     (Sign.REPLYONCE_MARK, lambda m, names: bool(header_values(m, REPLYONCE_MARK["name"]))),
     (
         Sign.AUTO_SUBMITTED,
@@ -474,7 +438,7 @@ _HEADER_SIGNS: tuple[tuple[Sign, Callable[[Mapping[str, Any], Collection[str]], 
 )
 
 
-def _header_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -> Sign | None:
+def _header_sign(message: Mail, trusted_lists: Collection[str] = ()) -> Sign | None:
     """The first machine sign in the headers (and subject) of ``message``, or ``None``.
 
     Automatic signs come before bulk ones: an out-of-office reply sent
@@ -482,30 +446,29 @@ def _header_sign(message: Mapping[str, Any], trusted_lists: Collection[str] = ()
     not let its members' autoresponders through). Then the subject and body
     together (:func:`_content_sign`), then the list and bulk signs.
     """
-    names = _header_names(message)
+    names = message.header_names
     for sign, found in _HEADER_SIGNS:
         if found(message, names):
             return sign
     return _content_sign(message, names) or bulk_sign(message, trusted_lists)
 
 
-def _body_text(message: Mapping[str, Any]) -> str:
+def _body_text(message: Mail) -> str:
     """The body as text (Nylas gives HTML or plain text), for signs that read it with the subject."""
     from replyonce.text import html_to_text
 
-    body = message.get("body")
-    return html_to_text(body)[:20000] if isinstance(body, str) and body else ""
+    return html_to_text(message.body)[:20000] if message.body else ""
 
 
-def _content_sign(message: Mapping[str, Any], names: Collection[str]) -> Sign | None:
+def _content_sign(message: Mail, names: Collection[str]) -> Sign | None:
     """A machine sign in the subject and body together, where the headers carry none.
 
     Each rule needs both: the subject alone is what people write too ("Delivery failure",
     "Auto: …"); the body holds what only the machine writes (a status code, a mailbox that does
     not exist, Notes' fixed out-of-office sentence).
     """
-    subject = message.get("subject")
-    if not isinstance(subject, str) or not subject.strip():
+    subject = message.subject
+    if not subject.strip():
         return None
     if _COMPLAINT_SUBJECT.match(subject) and sender_email(message).rpartition("@")[2] in _COMPLAINT_DOMAINS:
         return Sign.COMPLAINT_REPORT
@@ -522,13 +485,13 @@ def _content_sign(message: Mapping[str, Any], names: Collection[str]) -> Sign | 
     return None
 
 
-def header_reason(message: Mapping[str, Any], trusted_lists: Collection[str] = ()) -> SkipReason | None:
+def header_reason(message: Mail, trusted_lists: Collection[str] = ()) -> SkipReason | None:
     """Automatic and bulk mail, from the headers; any one sign among several decides."""
     sign = _header_sign(message, trusted_lists)
     return sign.reason if sign else None
 
 
-def _sender_sign(message: Mapping[str, Any], trusted_senders: Collection[str] = ()) -> Sign | None:
+def _sender_sign(message: Mail, trusted_senders: Collection[str] = ()) -> Sign | None:
     """The machine sign of the ``From`` address alone (no headers needed), or ``None``.
 
     ``trusted_senders`` (``REPLY_TO_TRUSTED_SENDERS``) vouch for a machine's
@@ -543,7 +506,7 @@ def _sender_sign(message: Mapping[str, Any], trusted_senders: Collection[str] = 
 
 
 def machine_sign(
-    message: Mapping[str, Any], trusted_senders: Collection[str] = (), trusted_lists: Collection[str] = ()
+    message: Mail, trusted_senders: Collection[str] = (), trusted_lists: Collection[str] = ()
 ) -> Sign | None:
     """The sign that makes ``message`` a machine's, or ``None``: what a machine skip is logged with.
 
@@ -555,13 +518,9 @@ def machine_sign(
     return _sender_sign(message, trusted_senders) or _header_sign(message, trusted_lists)
 
 
-def in_closed_folder(message: Mapping[str, Any], closed_folder_ids: Collection[str]) -> bool:
+def in_closed_folder(message: Mail, closed_folder_ids: Collection[str]) -> bool:
     """Whether ``folders`` names the grant's junk or trash folder, by id or by name."""
-    folders = message.get("folders")
-    for folder in folders if isinstance(folders, list) else []:
-        if isinstance(folder, str) and (folder in closed_folder_ids or folder.lower() in CLOSED_FOLDER_NAMES):
-            return True
-    return False
+    return any(f in closed_folder_ids or f.lower() in CLOSED_FOLDER_NAMES for f in message.folders)
 
 
 @dataclass(frozen=True)
@@ -602,7 +561,7 @@ class Agents:
         primary = self.emails.get(grant_id, "")
         return frozenset({primary} if primary else set()) | frozenset(self.aliases.get(grant_id, ()))
 
-    def answering(self, message: Mapping[str, Any], receiving_grant: str) -> str:
+    def answering(self, message: Mail, receiving_grant: str) -> str:
         """The grant that answers ``message``: the first configured agent among its recipients.
 
         Why without coordination: one email to two agent mailboxes arrives as
@@ -620,9 +579,7 @@ class Agents:
         return receiving_grant
 
 
-def sender_reason(
-    message: Mapping[str, Any], agents: Agents, trusted_senders: Collection[str]
-) -> SkipReason | None:
+def sender_reason(message: Mail, agents: Agents, trusted_senders: Collection[str]) -> SkipReason | None:
     """The agent's own mail and machine senders, from ``from`` alone (no headers needed)."""
     sender = sender_email(message)
     if sender and sender in agents.addresses:
@@ -632,7 +589,7 @@ def sender_reason(
 
 
 def reason_not_to_answer(
-    message: Mapping[str, Any],
+    message: Mail,
     *,
     grant_id: str,
     agents: Agents,

@@ -5,7 +5,7 @@ token, compared in the condition itself — never on DynamoDB's TTL, which
 deletes expired items up to days late. The lease serialises work on a
 thread; what makes a stale holder harmless is the stored intent and its
 ``Idempotency-Key`` (``replyonce.core``). The item layout is
-``replyonce.state``'s.
+``replyonce.state_items``'.
 """
 
 import time
@@ -18,42 +18,49 @@ from botocore.exceptions import ClientError
 from replyonce.contention import retry_contended
 from replyonce.exceptions import StoredRequestLost, ThreadBusyError
 from replyonce.state import (
-    BODY_TTL_GRACE_SECONDS,
-    CHUNK,
-    CLAIMED_BY,
-    COVERED,
     COVERED_MEMORY,
-    CREATED,
-    LEASE_EXPIRES_AT,
-    LEASE_OWNER,
-    OUTBOX,
-    REPLIES,
     REPLY_BUDGET_WINDOW_SECONDS,
-    SHADOW_PREFIX,
-    SINCE,
-    TABLE_BEGAN_KEY,
-    TTL,
-    BodyRef,
     Intent,
     Lease,
     LedgerEntry,
     Reservation,
     Settlement,
     ShadowRecord,
-    ThreadState,
+)
+from replyonce.state_items import (
+    BODY_TTL_GRACE_SECONDS,
+    CHUNK,
+    CLAIMED_BY,
+    COVERED,
+    CREATED,
+    LEASE_EXPIRES_AT,
+    LEASE_OWNER,
+    OUTBOX,
+    REPLIES,
+    SHADOW_PREFIX,
+    SINCE,
+    TABLE_BEGAN_KEY,
+    TTL,
+    BodyRef,
     body_key,
     body_refs,
     email_key,
+    intent_attribute,
     is_legacy_outbox,
     lease_expiry_ms,
+    ledger_entry_of,
+    ledger_item,
     message_key,
     outbox_attribute,
     recipient_key,
     recipient_slot,
     request_of,
+    shadow_item,
+    shadow_record_of,
     since_ms,
     stored_request,
     table_began_item,
+    thread_state_of,
     with_requests,
 )
 
@@ -233,7 +240,7 @@ class DynamoDBStateStore:
         item = self._dynamodb.get_item(
             TableName=self._table, Key={"pk": {"S": message_key(grant_id, message_id)}}, ConsistentRead=True
         ).get("Item")
-        return LedgerEntry.from_item(message_id, item) if item else None
+        return ledger_entry_of(message_id, item) if item else None
 
     # ---- lease -----------------------------------------------------------------------------------------
 
@@ -280,7 +287,7 @@ class DynamoDBStateStore:
             began = self._table_since(thread_key, token, now_ms)
             item = {**item, SINCE: {"N": str(began)}, CREATED: {"N": str(now_ms)}}
         item, bodies = self._with_bodies(thread_key, token, item, thread_ttl)
-        lease = Lease(thread_key, token, expires_at_ms, ThreadState.from_item(item), bodies=bodies)
+        lease = Lease(thread_key, token, expires_at_ms, thread_state_of(item), bodies=bodies)
         if is_legacy_outbox(item):
             # An earlier version's single intent: rewritten as a map of one, so entries can be set by id.
             self._write_outbox(lease, dict(lease.state.outbox))
@@ -413,7 +420,7 @@ class DynamoDBStateStore:
         try:
             self._dynamodb.put_item(
                 TableName=self._table,
-                Item=record.to_item(int(self._clock()) + self._ttl),
+                Item=shadow_item(record, int(self._clock()) + self._ttl),
                 ConditionExpression="attribute_not_exists(pk)",
             )
         except ClientError as exc:
@@ -432,7 +439,7 @@ class DynamoDBStateStore:
             ExpressionAttributeValues={":prefix": {"S": SHADOW_PREFIX}},
         )
         for page in pages:
-            records.extend(ShadowRecord.from_item(item) for item in page.get("Items", []))
+            records.extend(shadow_record_of(item) for item in page.get("Items", []))
         return records
 
     # ---- the per-recipient budget -------------------------------------------------------------------------
@@ -532,7 +539,7 @@ class DynamoDBStateStore:
             for item in stored.body_items(intent.id, expires_at):
                 self._dynamodb.put_item(TableName=self._table, Item=item)
             lease.bodies.add(first)
-        return intent.to_attribute()
+        return intent_attribute(intent)
 
     def _write_outbox(self, lease: Lease, intents: Mapping[str, Intent]) -> None:
         for intent in intents.values():
@@ -560,7 +567,7 @@ class DynamoDBStateStore:
         now = int(self._clock())
         expires_at = now + self._ttl
         puts = [
-            {"Put": {"TableName": self._table, "Item": e.to_item(grant_id, expires_at)}}
+            {"Put": {"TableName": self._table, "Item": ledger_item(e, grant_id, expires_at)}}
             for e in settlement.ledger_entries(now)
         ]
         after = settlement.thread_after(lease.state)
@@ -568,7 +575,7 @@ class DynamoDBStateStore:
         if settlement.shadow is not None:
             # Keyed by the burst's intent id and conditioned, with the whole transaction, on the lease:
             # recorded exactly when the burst is settled, by the one holder that settles it.
-            shadow = [{"Put": {"TableName": self._table, "Item": settlement.shadow.to_item(expires_at)}}]
+            shadow = [{"Put": {"TableName": self._table, "Item": shadow_item(settlement.shadow, expires_at)}}]
         names: dict[str, str] = {}
         values: dict[str, Any] = {":token": {"S": lease.token}}
         sets, removes = _map_changes(

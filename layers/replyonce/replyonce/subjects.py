@@ -4,11 +4,9 @@ Kept apart from the core so the webhook (which parses notifications, and
 whose cold start Nylas waits for) imports nothing heavier than this.
 """
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-Message = Mapping[str, Any]
+from replyonce.mail import Mail, read_message
 
 
 @dataclass(frozen=True)
@@ -18,7 +16,12 @@ class MessageArrived:
     grant_id: str
     message_id: str
     thread_id: str
-    payload: Message
+    payload: Mail
+    """The notification's message object, read once (``replyonce.mail``): a raw one given is read here."""
+
+    def __post_init__(self) -> None:
+        # A caller holding the raw object (the notification, a replayed export) hands it as it is.
+        object.__setattr__(self, "payload", read_message(self.payload) or Mail())
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from replyonce.core.shadow import shadow_settle
 from replyonce.core.situation import (
     UNREAD,
     Situation,
-    as_int,
     fetched_thread,
     settled_reason,
 )
@@ -136,11 +135,7 @@ def _what_the_payload_shows(s: Situation, arrived: MessageArrived) -> Step | Age
     if s.closed_folders is None:
         return LookUpFolders(arrived.grant_id)
     # What the payload alone shows (its sender, its folder): no lease, no read. Headers come with the read.
-    reason = (
-        sender_reason(arrived.payload, agents, policy.trusted_senders)
-        if arrived.payload.get("from")
-        else None
-    )
+    reason = sender_reason(arrived.payload, agents, policy.trusted_senders) if arrived.payload.from_ else None
     if reason is not None:
         return Skip(reason, sign_detail(reason, arrived.payload, policy))
     if is_our_reply(arrived.payload):
@@ -348,9 +343,7 @@ def person_drafting_for(drafts: Any, now: int, wait_seconds: int, first_seen: in
     than now counts from now.
     """
     waits = [
-        min(as_int(d.get("date")) or first_seen or now, now) + wait_seconds - now
-        for d in drafts
-        if not carries_intent_id(d)
+        min(d.date or first_seen or now, now) + wait_seconds - now for d in drafts if not carries_intent_id(d)
     ]
     return max(0, max(waits, default=0))
 

@@ -13,7 +13,6 @@ from replyonce.core.failure import nylas_deferral
 from replyonce.core.phases import Answered, Leased, Planned
 from replyonce.core.situation import (
     Situation,
-    as_int,
 )
 from replyonce.core.steps import (
     Attempt,
@@ -238,8 +237,8 @@ def evidence(s: Situation, intent: Intent) -> Message | None:
 
 def found_in_mailbox(s: Situation, intent: Intent, message: Message) -> Step:
     """The reply is in the mailbox: settle it as what the mailbox shows (a draft, or a sent reply)."""
-    at = as_int(message.get("date")) or s.now or intent.last_attempt_at
-    is_draft = message.get("object") == "draft"
+    at = message.date or s.now or intent.last_attempt_at
+    is_draft = message.object == "draft"
     status = Status.DRAFTED if is_draft else Status.REPLIED
     return Settle(sent(intent, status, at, message_id(message)), metric="ReplyFoundInMailbox")
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from replyonce.core.delivery import last_touched
 from replyonce.core.phases import Answered, Leased, Phase, Plan, Planned
-from replyonce.core.situation import GONE, UNREAD, Situation, as_int, fetched_thread
+from replyonce.core.situation import GONE, UNREAD, Situation, fetched_thread
 from replyonce.core.steps import Defer, FetchMessage, ReadThread, Skip, Step
 from replyonce.coverage import INTENT_KEY, carries_intent_id, covered_in_mailbox, is_covered, metadata_of
 from replyonce.coverage import THREAD_KEY as THREAD_METADATA_KEY
@@ -291,7 +291,7 @@ def _reply_budget_step(
     policy = s.policy
     # Our replies by their metadata: a message that only shows the mailbox's address in From (a forged one
     # in the inbox) is no reply of ours, and spends nothing of the thread's budget.
-    agent_dates = [as_int(m.get("date")) for m in messages if is_our_reply(m)]
+    agent_dates = [m.date for m in messages if is_our_reply(m)]
     unsettled = unsettled_replies(state, now)
 
     def exhausted(replies: Mapping[str, int]) -> bool:
@@ -330,7 +330,7 @@ def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, poli
 def is_our_reply(message: Message) -> bool:
     """Whether the message carries the metadata every reply of ReplyOnce is sent with (intent id and
     thread): only the API can set metadata, so no inbound mail can carry it."""
-    return carries_intent_id(message) and isinstance(metadata_of(message).get(THREAD_METADATA_KEY), str)
+    return carries_intent_id(message) and THREAD_METADATA_KEY in metadata_of(message)
 
 
 def sign_detail(reason: SkipReason, message: Message, policy: Policy) -> dict[str, str]:
@@ -355,7 +355,7 @@ def email_identity(message: Message) -> str:
     values = header_values(message, "message-id")
     if not values:
         return ""
-    subject = " ".join(str(message.get("subject") or "").split()).lower()
+    subject = " ".join(message.subject.split()).lower()
     sender = mailbox_key(sender_email(message))
     return "email-" + hashlib.sha256("\n".join((values[0], sender, subject)).encode()).hexdigest()[:40]
 

@@ -12,7 +12,6 @@ from replyonce.agent import Handoff, NoReply, Outcome, Reply
 from replyonce.core.phases import answer_of
 from replyonce.core.situation import (
     Situation,
-    as_int,
     fetched_thread,
 )
 from replyonce.core.steps import (
@@ -70,7 +69,7 @@ def in_shadow(s: Situation, step: Step) -> Step:
         arrived = s.subject
         outcome = answer_of(s.phase)
         text = outcome.text or "" if isinstance(outcome, Reply) else ""
-        at = (s.listing.read_at if s.listing else None) or s.now or as_int(arrived.payload.get("date"))
+        at = (s.listing.read_at if s.listing else None) or s.now or arrived.payload.date
         record = ShadowRecord(
             grant_id=arrived.grant_id,
             record_id=skipped_record_id(arrived.message_id),

@@ -169,12 +169,4 @@ def fetched_thread(s: Situation) -> str:
     """The thread id of the message fetched by id (``""``: not fetched, gone, or none)."""
     if s.fetched is UNREAD or s.fetched is GONE or s.fetched is None:
         return ""
-    return str(s.fetched.get("thread_id") or s.fetched.get("id") or "")
-
-
-def as_int(value: Any) -> int:
-    """A payload's number (a date), ``0`` when it is missing or malformed."""
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
+    return s.fetched.thread_id or s.fetched.id
