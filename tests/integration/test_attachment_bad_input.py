@@ -25,7 +25,7 @@ with zipfile.ZipFile(ZIP, "w") as archive:
 ZIP_BYTES = ZIP.getvalue()
 
 CAP = 100_000
-"""``ATTACHMENT_MAX_BYTES`` in these tests; ``ATTACHMENTS_MAX_BYTES_PER_RECORD`` is twice it."""
+"""``attachment_max_bytes`` in these tests; ``attachments_max_bytes_per_record`` is twice it."""
 
 seen: list[dict[str, tuple[str, str]]] = []
 """Per agent call: for each file (by its listed name as the agent sees it), what ``read()`` gave."""
@@ -59,13 +59,12 @@ def reads_without_catching(conversation: Conversation) -> Reply:
 
 
 @pytest.fixture
-def agent_named(replier, monkeypatch):
+def agent_named(replier, tuning, monkeypatch):
     def use(function: str) -> None:
         seen.clear()
         listed.clear()
         monkeypatch.setenv("REPLY_AGENT", f"{__name__}:{function}")
-        monkeypatch.setenv("ATTACHMENT_MAX_BYTES", str(CAP))
-        monkeypatch.setenv("ATTACHMENTS_MAX_BYTES_PER_RECORD", str(2 * CAP))
+        tuning.update(attachment_max_bytes=CAP, attachments_max_bytes_per_record=2 * CAP)
         app.consumer.cache_clear()
 
     yield use

@@ -28,7 +28,8 @@ import binascii
 import json
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 from dataclasses import dataclass, field
 
 import boto3
@@ -127,9 +128,14 @@ class WebhookEndpoint:
         self._clock = clock
 
     @classmethod
-    def from_environment(cls, aws: boto3.session.Session | None = None) -> "WebhookEndpoint":
-        """Build the endpoint the template configures; ``aws`` is the boto3 session clients come from."""
-        settings = WebhookSettings.from_environment()
+    def from_environment(
+        cls, aws: boto3.session.Session | None = None, *, tuning: Mapping[str, Any] | None = None
+    ) -> "WebhookEndpoint":
+        """Build the endpoint the template configures; ``aws`` is the boto3 session clients come from.
+
+        ``tuning``: settings no variable sets, by field name (``WebhookSettings``), from a harness only.
+        """
+        settings = WebhookSettings.from_environment(tuning=tuning)
         aws = aws or boto3.session.Session()
         return cls(
             settings,
