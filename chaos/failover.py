@@ -133,7 +133,7 @@ class DrillReport:
     replies_by_region: dict[str, int] = field(default_factory=dict)
     old_region_sends_after_failover: int = 0  # sends the old Region started after the failover command
     # Sends the old Region started after the failover and the margin: no fence read before the failover
-    # can have allowed them (a send follows its read at once; RECORD_MARGIN_SECONDS is the slack).
+    # can have allowed them (a send follows its read at once; record_margin_seconds is the slack).
     split_brain: list[str] = field(default_factory=list)
     deliveries_to_old_region_after_failover: int = 0
     backfilled: int = 0

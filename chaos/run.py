@@ -54,7 +54,7 @@ from replyonce.queue import NotificationQueue
 from replyonce.store import DynamoDBStateStore
 
 ROOT = Path(__file__).resolve().parent.parent
-AUTOMATIC_EXCHANGES = 2  # MAX_AUTOMATIC_EXCHANGES of every run
+AUTOMATIC_EXCHANGES = 2  # max_automatic_exchanges of every run
 # REPLY_BUDGET_PER_RECIPIENT_PER_HOUR of every run: below the spellings one inbox writes from
 # (chaos/workload.py, SPELLINGS), above what any other correspondent of a run gets.
 RECIPIENT_BUDGET = 4
@@ -75,7 +75,7 @@ class ChaosSettings:
     workload: WorkloadSettings | None = None  # None: every hostile knob on (WorkloadSettings())
     mutant: str | None = None  # chaos/mutants.py: one guard disabled in every worker
     reply_budget: int = 3  # REPLY_BUDGET_PER_HOUR of the run
-    thread_window: int = 8  # THREAD_WINDOW: one page of the thread read
+    thread_window: int = 8  # thread_window: one page of the thread read
     # The state-loss drill: the state and idempotency tables emptied halfway through the workload, then,
     # once drained, the state table restored to that moment, the mailbox clock moved past the key's hour,
     # every message backfilled and the dead letters redriven (operations.md, "Restoring the state table").

@@ -50,7 +50,7 @@ from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement,
 from replyonce.subjects import MessageArrived
 
 # A thread of more pages than this is replayed from its newest 1,000 messages.
-MAX_THREAD_PAGES = 5
+max_thread_pages = 5
 PAGE_LIMIT = 200
 
 
@@ -214,7 +214,7 @@ def read_thread(mailbox: Any, grant_id: str, thread_id: str) -> list[Message]:
     """The whole thread as the replier reads it (with headers), newest first, page after page."""
     messages: list[Message] = []
     token: str | None = None
-    for _ in range(MAX_THREAD_PAGES):
+    for _ in range(max_thread_pages):
         page = mailbox.thread_page(grant_id, thread_id, PAGE_LIMIT, token)
         messages.extend(page.messages)
         token = page.next_cursor

@@ -80,7 +80,7 @@ CASES = [
     (
         "a listed size that lies low: counted by the bytes read",
         [file("scan.pdf", b"%PDF" + b"\0" * (CAP + 1), "application/pdf", listed_size=10)],
-        [("AttachmentTooLarge", "ATTACHMENT_MAX_BYTES")],
+        [("AttachmentTooLarge", "attachment_max_bytes")],
     ),
     (
         "a listed size that lies high: read all the same",
@@ -106,7 +106,7 @@ CASES = [
     (
         "a hundred files: each listed, read until the record's cap, then refused with the reason",
         [file(f"page{n:03}.txt", b"x" * 5_000, "text/plain") for n in range(100)],
-        [("read", "5000 bytes")] * 40 + [("AttachmentTooLarge", "ATTACHMENTS_MAX_BYTES_PER_RECORD")] * 60,
+        [("read", "5000 bytes")] * 40 + [("AttachmentTooLarge", "attachments_max_bytes_per_record")] * 60,
     ),
 ]
 

@@ -166,7 +166,7 @@ def test_busy_thread_fails_fast_without_calling_nylas(container, replier_env):
     assert step.failed
     # Idempotency put, ledger read, refused lease, idempotency record deleted so the retry can run.
     assert step.tally.operations("dynamodb") == {"DeleteItem": 1, "GetItem": 1, "PutItem": 1, "UpdateItem": 1}
-    # Held for the lease it was about to take, then made visible again in BUSY_RETRY_SECONDS rather
+    # Held for the lease it was about to take, then made visible again in busy_retry_seconds rather
     # than after the queue's visibility timeout.
     assert step.tally.operations("sqs") == {"ChangeMessageVisibility": 2}
     assert step.tally.nylas_total == 0

@@ -438,8 +438,8 @@ def _readme_figures() -> list[tuple[str, float, str]]:
 
 
 def test_the_readmes_figures_are_what_the_template_deploys():
-    # The README once said 100 rps where the template deploys 700, and gave BUSY_RETRY_SECONDS and
-    # LEASE_WAIT_SECONDS the code's defaults, which the template overrides. Each figure is checked against
+    # The README once said 100 rps where the template deploys 700, and gave busy_retry_seconds and
+    # lease_wait_seconds the code's defaults, which the template overrides. Each figure is checked against
     # the template (or, for a variable it leaves unset, the code's default).
     deployed = _deployed_values()
     figures = [(name, value, written) for name, value, written in _readme_figures() if name in deployed]

@@ -39,8 +39,8 @@ AGENT_ACCOUNT_QUEUE_SECONDS = 90
 # Equal to the template's by derivation, held there by tests (tests/static/test_configuration.py):
 # the replier's Timeout, the queue's RedrivePolicy maxReceiveCount and its MaximumMessageSize.
 REPLIER_TIMEOUT_SECONDS = 260
-MAX_RECEIVE_COUNT = 8
-QUEUE_MAX_MESSAGE_BYTES = 1_048_576
+max_receive_count = 8
+queue_max_message_bytes = 1_048_576
 # The agents ReplyOnce ships (replyonce.agents), the default first; any other REPLY_AGENT is module:function.
 BUILT_IN_AGENTS = ("template", "bedrock")
 AGENT_CHOICES = " or ".join([", ".join(f"'{name}'" for name in BUILT_IN_AGENTS), "'module:function'"])
@@ -55,10 +55,13 @@ def _default(cls: type, name: str) -> Any:
 def _tuned(cls: type, read: dict[str, Any], tuning: Mapping[str, Any] | None) -> Any:
     """``cls`` from the values ``read`` and the harness's in-process ``tuning`` (field names), built once
     so its guards see both; a misspelt field is an error, never a silent default."""
-    tuning = tuning or {}
+    tuning = dict(tuning or {})
     unknown = set(tuning) - {f.name for f in dataclasses.fields(cls)}
     if unknown:
         raise ConfigurationError(f"no such setting to tune: {', '.join(sorted(unknown))}")
+    for name, value in tuning.items():
+        if isinstance(value, Mapping) and dataclasses.is_dataclass(read.get(name)):
+            tuning[name] = _tuned(type(read[name]), dataclasses.asdict(read[name]), value)
     return cls(**{**read, **tuning})
 
 
@@ -138,7 +141,7 @@ class WebhookSettings:
     # 6 MB synchronous payload while rejecting abuse early.
     max_body_bytes: int = 4 * 1_048_576
     # SQS's largest message: the queue's MaximumMessageSize (derived, not a variable).
-    queue_max_message_bytes: int = QUEUE_MAX_MESSAGE_BYTES
+    queue_max_message_bytes: int = queue_max_message_bytes
     # Nylas signs no timestamp, so a captured signed delivery verifies forever; the notification's own
     # `time` (inside the signed body) bounds how long it is accepted. Nylas retries a delivery for up
     # to 72 h while the webhook is `failing`; a day more covers slow retries (0: no check).
@@ -228,7 +231,7 @@ class ReplierSettings:
     busy_retry_seconds: int = 1
     # The queue's maxReceiveCount (derived: template.yaml's RedrivePolicy): a record waiting on a holder
     # spreads the hold over the receives it has left, so it is never dead-lettered while the hold can last.
-    max_receive_count: int = MAX_RECEIVE_COUNT
+    max_receive_count: int = max_receive_count
     # Any other failed record comes back after base * 2^(receives - 1) seconds, capped.
     retry_base_seconds: int = 10
     retry_max_seconds: int = 900
@@ -405,4 +408,4 @@ def invariant_guards(s: ReplierSettings) -> tuple[tuple[bool, str], ...]:
 
 # For the operator commands, which talk to Nylas and SQS as the functions do (written once, above).
 DEFAULT_NYLAS_API_URI: str = _default(ReplierSettings, "nylas_api_uri")
-DEFAULT_QUEUE_MAX_MESSAGE_BYTES: int = QUEUE_MAX_MESSAGE_BYTES
+DEFAULT_QUEUE_MAX_MESSAGE_BYTES: int = queue_max_message_bytes

@@ -7,7 +7,7 @@ Status rules (docs/design.md invariant 6). Nylas retries only 408, 429, 502, 503
 - a signed body that is not a notification → 400 (a retry cannot fix it);
 - a body over the cap → 413;
 - a signed notification older than ``MAX_NOTIFICATION_AGE_SECONDS``, or dated
-  more than ``MAX_NOTIFICATION_FUTURE_SECONDS`` ahead → 401 (a replay: Nylas
+  more than ``max_notification_future_seconds`` ahead → 401 (a replay: Nylas
   signs no timestamp, so the body's own ``time`` is the bound);
 - a signature that matches no stored secret while a rotation is flagged
   (``rotating_until``), or while a fresh read of the secret is refused by its
