@@ -259,7 +259,7 @@ class Experiment:
             "CHAOS_ECHO_DRAFTER": "1" if self.workload_settings().echo_drafter else "0",
             "CHAOS_DRAFT_SECONDS": str(self.workload_settings().draft_seconds),
             "CHAOS_MUTANT": self.settings.mutant or "",
-            # What no variable sets, for chaos/worker.py to pass in-process (devstack.containers.tune_container).
+            # What no variable sets, for chaos/worker.py to pass in-process (tune_container).
             "CHAOS_REPLIER_TUNING": json.dumps(self._tuning()),
             "CHAOS_FUNCTION_TIMEOUT_SECONDS": str(timeout),
             "CHAOS_QUEUE_ARN": self.resources.queue_arns["NotificationQueue"],

@@ -39,7 +39,6 @@ def main() -> int:
         template=template,
     )
     handler = load_handler("ReplierFunction")
-    module = sys.modules[handler.__module__]
     try:
         if os.environ.get("CHAOS_ECHO_DRAFTER") == "1":
             mutants.echo_agent()

@@ -64,7 +64,9 @@ def function_environment_value(
     return value if isinstance(value, str) else None
 
 
-def tune_container(handler: Handler, tuning: Mapping[str, Any], *, clock: Callable[[], float] | None = None) -> None:
+def tune_container(
+    handler: Handler, tuning: Mapping[str, Any], *, clock: Callable[[], float] | None = None
+) -> None:
     """Build a loaded container's replier (or webhook) with settings no variable sets, in-process.
 
     What only the harness changes (retry pacing, timeouts a compressed run scales down, a cap a test

@@ -134,7 +134,7 @@ def new_container(**kwargs) -> NotificationConsumer:
     """What a fresh Lambda container builds: its own clients, caches and idempotency config.
 
     Built as the handler builds its own (``app.consumer``, which the ``replier_env`` fixture made with
-    the test's ``tuning``); ``kwargs``: ``aws``, ``http``, ``clock`` of ``NotificationConsumer.from_environment``.
+    the test's ``tuning``); ``kwargs``: ``aws``, ``http``, ``clock``, as ``from_environment`` takes them.
     """
     return app.consumer.__wrapped__(**kwargs)
 
@@ -163,7 +163,7 @@ def with_env(monkeypatch, **variables: str) -> None:
 
 
 def with_tuning(tuning: dict, **fields) -> None:
-    """Set settings no variable sets (``ReplierSettings`` fields) and start a new container, which reads them."""
+    """Set settings no variable sets (``ReplierSettings`` fields); a new container reads them."""
     tuning.update(fields)
     app.consumer.cache_clear()
 

@@ -93,7 +93,9 @@ def test_a_record_late_in_its_invocation_still_outlasts_the_longest_lease():
 
 
 def test_a_lease_lasts_one_records_budget_not_the_rest_of_the_invocation(replier_env, nylas, monkeypatch):
-    monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "30")  # the send timeout (150) and the margin (10) as deployed
+    monkeypatch.setenv(
+        "AGENT_TIMEOUT_SECONDS", "30"
+    )  # the send timeout (150) and the margin (10) as deployed
     message = inbound(nylas)
     seen = {}
 

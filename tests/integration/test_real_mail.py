@@ -20,7 +20,6 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from functions.replier import app
 from replyonce.agents import template_agent
-from replyonce.consumer import NotificationConsumer
 from replyonce.exceptions import ConfigurationError
 from replyonce.keys import idempotency_key
 from replyonce.state import ThreadState, thread_key

@@ -19,6 +19,7 @@ import pytest
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from botocore.exceptions import ClientError
 
+from devstack.containers import tuned_endpoint
 from devstack.events import (
     SAMPLE_EVENTS_ENV_VARS,
     event_files,
@@ -28,7 +29,6 @@ from devstack.events import (
     sample_message_created,
     signed_post,
 )
-from devstack.containers import tuned_endpoint
 from devstack.lambda_context import LocalLambdaContext
 from devstack.template import LOCAL_WEBHOOK_SECRET
 from functions.webhook import app

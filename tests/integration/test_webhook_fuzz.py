@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from devstack.events import message_created, proxy_event
 from devstack.containers import tuned_endpoint
+from devstack.events import message_created, proxy_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.template import LOCAL_WEBHOOK_SECRET
 from functions.webhook import app

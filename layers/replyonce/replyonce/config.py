@@ -378,14 +378,16 @@ def invariant_guards(s: ReplierSettings) -> tuple[tuple[bool, str], ...]:
             f"lease_wait_seconds ({s.lease_wait_seconds}) must be 0 or more: it is part of a record's budget",
         ),
         (
-            s.lease_wait_seconds + s.agent_timeout_seconds + s.nylas_send_timeout_seconds
+            s.lease_wait_seconds
+            + s.agent_timeout_seconds
+            + s.nylas_send_timeout_seconds
             + s.record_margin_seconds
             > s.function_timeout_seconds,
             f"AGENT_TIMEOUT_SECONDS ({s.agent_timeout_seconds:g}) with the send timeout "
             f"({s.nylas_send_timeout_seconds:g}), the margin ({s.record_margin_seconds:g}) and the lease "
-            f"wait ({s.lease_wait_seconds:g}) must fit in the replier's Timeout ({s.function_timeout_seconds:g} "
-            "s): a record starts only with its whole budget left, so a longer one never starts, and a lease "
-            "must end before Lambda ends its holder",
+            f"wait ({s.lease_wait_seconds:g}) must fit in the replier's Timeout "
+            f"({s.function_timeout_seconds:g} s): a record starts only with a whole lease left of its "
+            "invocation, so a longer budget starts none and every message dead-letters unanswered",
         ),
         (
             s.ledger_ttl_seconds <= max(s.idempotency_expiry_seconds, 3600),

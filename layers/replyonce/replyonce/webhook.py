@@ -29,8 +29,8 @@ import json
 import time
 import zlib
 from collections.abc import Callable, Mapping
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 import boto3
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
