@@ -39,8 +39,8 @@ AGENT_ACCOUNT_QUEUE_SECONDS = 90
 # Equal to the template's by derivation, held there by tests (tests/static/test_configuration.py):
 # the replier's Timeout, the queue's RedrivePolicy maxReceiveCount and its MaximumMessageSize.
 REPLIER_TIMEOUT_SECONDS = 260
-max_receive_count = 8
-queue_max_message_bytes = 1_048_576
+MAX_RECEIVE_COUNT = 8
+QUEUE_MAX_MESSAGE_BYTES = 1_048_576
 # The agents ReplyOnce ships (replyonce.agents), the default first; any other REPLY_AGENT is module:function.
 BUILT_IN_AGENTS = ("template", "bedrock")
 AGENT_CHOICES = " or ".join([", ".join(f"'{name}'" for name in BUILT_IN_AGENTS), "'module:function'"])
@@ -141,7 +141,7 @@ class WebhookSettings:
     # 6 MB synchronous payload while rejecting abuse early.
     max_body_bytes: int = 4 * 1_048_576
     # SQS's largest message: the queue's MaximumMessageSize (derived, not a variable).
-    queue_max_message_bytes: int = queue_max_message_bytes
+    queue_max_message_bytes: int = QUEUE_MAX_MESSAGE_BYTES
     # Nylas signs no timestamp, so a captured signed delivery verifies forever; the notification's own
     # `time` (inside the signed body) bounds how long it is accepted. Nylas retries a delivery for up
     # to 72 h while the webhook is `failing`; a day more covers slow retries (0: no check).
@@ -231,7 +231,7 @@ class ReplierSettings:
     busy_retry_seconds: int = 1
     # The queue's maxReceiveCount (derived: template.yaml's RedrivePolicy): a record waiting on a holder
     # spreads the hold over the receives it has left, so it is never dead-lettered while the hold can last.
-    max_receive_count: int = max_receive_count
+    max_receive_count: int = MAX_RECEIVE_COUNT
     # Any other failed record comes back after base * 2^(receives - 1) seconds, capped.
     retry_base_seconds: int = 10
     retry_max_seconds: int = 900
@@ -410,4 +410,4 @@ def invariant_guards(s: ReplierSettings) -> tuple[tuple[bool, str], ...]:
 
 # For the operator commands, which talk to Nylas and SQS as the functions do (written once, above).
 DEFAULT_NYLAS_API_URI: str = _default(ReplierSettings, "nylas_api_uri")
-DEFAULT_QUEUE_MAX_MESSAGE_BYTES: int = queue_max_message_bytes
+DEFAULT_QUEUE_MAX_MESSAGE_BYTES: int = QUEUE_MAX_MESSAGE_BYTES
