@@ -3,8 +3,9 @@
 Two "Regions" are two stacks' worth of the template's resources in one
 embedded AWS (each Region's tables, queues and secrets under its own prefix),
 each with its own webhook and its own replier workers (``chaos.worker``, each
-told its Region in-process, as Lambda's ``AWS_REGION`` tells it); one Nylas emulator both reach (each through a proxy of
-its own, so the drill knows which Region sent what); one active-Region table
+told its Region in-process, as Lambda's ``AWS_REGION`` tells it); one Nylas
+emulator both reach (each through a proxy of its own, so the drill knows which
+Region sent what); one active-Region table
 both read — the multi-Region strongly consistent table of ``template.yaml``,
 whose strongly consistent reads in any Region return the last failover
 written in any Region, which one table read by both is locally. The state
