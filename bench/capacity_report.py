@@ -32,6 +32,7 @@ from bench.real_latency import (
 from bench.run import Run
 from bench.time_to_reply import CONTENDED_ROWS, PARTS, p
 from ops.template import load_template, sqs_event_source
+from replyonce.config import ReplierSettings
 
 # Modelled (not measured) inputs of the alternatives: a durable replier's steps and what they write,
 # a Step Functions replier's state transitions.
@@ -214,8 +215,11 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
     parameters = template["Parameters"]
 
     def seconds(name: str) -> float:
-        """A variable's seconds; one set from a parameter at the parameter's ``MaxValue``, as the test."""
-        value = variables.get(name, 0)
+        """A variable's seconds; one set from a parameter at the parameter's ``MaxValue``, as the test; a
+        setting no variable sets (lower case) at its default (``replyonce.config.ReplierSettings``)."""
+        if name.islower():
+            return float(getattr(ReplierSettings, name))
+        value = variables[name]
         if isinstance(value, dict):
             parameter = parameters[value["Ref"]]
             return float(parameter.get("MaxValue", parameter["Default"]))
