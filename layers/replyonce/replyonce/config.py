@@ -79,9 +79,7 @@ def _required(env: Mapping[str, str], name: str) -> str:
     return value
 
 
-def _integer(
-    env: Mapping[str, str], name: str, default: int, *, minimum: int = 0, maximum: int | None = None
-) -> int:
+def _integer(env: Mapping[str, str], name: str, default: int, *, minimum: int = 0) -> int:
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -89,9 +87,8 @@ def _integer(
         value = int(raw)
     except ValueError:
         raise ConfigurationError(f"environment variable {name} must be an integer, got {raw!r}") from None
-    if value < minimum or (maximum is not None and value > maximum):
-        bound = f"between {minimum} and {maximum}" if maximum is not None else f">= {minimum}"
-        raise ConfigurationError(f"environment variable {name} must be {bound}, got {value}")
+    if value < minimum:
+        raise ConfigurationError(f"environment variable {name} must be >= {minimum}, got {value}")
     return value
 
 
