@@ -323,7 +323,7 @@ def long_thread(stack: LocalStack, proxy: LatencyProxy, model: LatencyModel, *, 
                 last = nylas.deliver_inbound(
                     AGENT_GRANT_ID,
                     # A conversation of several people on the customer's side: each round's sender is new
-                    # to the loop guard's count of automatic exchanges (MAX_AUTOMATIC_EXCHANGES).
+                    # to the loop guard's count of automatic exchanges (max_automatic_exchanges).
                     from_email=f"long-thread-{round_number}@example.com",
                     subject=f"Order 5150 #long{round_number}m{index}",
                     body=f"<p>Message {index + 1} of round {round_number + 1} about order 5150.</p>",

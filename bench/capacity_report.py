@@ -32,6 +32,7 @@ from bench.real_latency import (
 from bench.run import Run
 from bench.time_to_reply import CONTENDED_ROWS, PARTS, p
 from ops.template import load_template, sqs_event_source
+from replyonce.config import ReplierSettings
 
 # Modelled (not measured) inputs of the alternatives: a durable replier's steps and what they write,
 # a Step Functions replier's state transitions.
@@ -126,7 +127,7 @@ def real_latency_section(result: RealLatencyResult) -> str:
         f"below are the template's option, {result.labels[OPTION_B]} (`BatchSize: {b.batch_size}`, "
         f"`MaximumBatchingWindowInSeconds: {b.window_seconds:g}`); every option ran at `MaximumConcurrency` "
         f"{b.maximum_concurrency} (a deployment sets `ReplierMaximumConcurrency` to its traffic: twice this "
-        f"mix's peak of records in flight), {mix.pollers} pollers, `BUSY_RETRY_SECONDS` "
+        f"mix's peak of records in flight), {mix.pollers} pollers, `busy_retry_seconds` "
         f"{mix.busy_retry_seconds}; Batch concurrency, below, sets the options side by side. The floor is "
         "paired: "
         f"each message of the mix alone on a new thread, its handler invoked directly on a warm container "
@@ -214,8 +215,11 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
     parameters = template["Parameters"]
 
     def seconds(name: str) -> float:
-        """A variable's seconds; one set from a parameter at the parameter's ``MaxValue``, as the test."""
-        value = variables.get(name, 0)
+        """A variable's seconds; one set from a parameter at the parameter's ``MaxValue``, as the test; a
+        setting no variable sets (lower case) at its default (``replyonce.config.ReplierSettings``)."""
+        if name.islower():
+            return float(getattr(ReplierSettings, name))
+        value = variables[name]
         if isinstance(value, dict):
             parameter = parameters[value["Ref"]]
             return float(parameter.get("MaxValue", parameter["Default"]))
@@ -224,9 +228,9 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
     budget = sum(
         seconds(name)
         for name in (
-            "NYLAS_SEND_TIMEOUT_SECONDS",
-            "RECORD_MARGIN_SECONDS",
-            "LEASE_WAIT_SECONDS",
+            "nylas_send_timeout_seconds",
+            "record_margin_seconds",
+            "lease_wait_seconds",
             "AGENT_TIMEOUT_SECONDS",
         )
     )
@@ -306,8 +310,8 @@ def batch_concurrency_section(result: RealLatencyResult) -> str:
         "would need without the consumer's concurrency.\n\n"
         "### Timeout and visibility from one record's budget\n\n"
         "A record is started only when the invocation still has its whole budget left (the deadline rule). "
-        "One record's budget is `NYLAS_SEND_TIMEOUT_SECONDS` + `RECORD_MARGIN_SECONDS` + "
-        f"`LEASE_WAIT_SECONDS` + `AGENT_TIMEOUT_SECONDS` = {budget:g} s (the agent's timeout at "
+        "One record's budget is `nylas_send_timeout_seconds` + `record_margin_seconds` + "
+        f"`lease_wait_seconds` + `AGENT_TIMEOUT_SECONDS` = {budget:g} s (the agent's timeout at "
         "`AgentTimeoutSeconds`' `MaxValue`: the longest an operator may deploy). A batch's threads run at "
         "once, each thread's first record with the whole budget ahead of it, so the function's "
         "`Timeout` needs one budget, not one per record of the batch, plus 10 s for the invocation's own "

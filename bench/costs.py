@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ops.template import load_template, sqs_event_source
+from replyonce.config import SecretsSettings
 
 AS_OF = "2026-12-01"
 MONTH_SECONDS = 30 * 24 * 3600
@@ -34,7 +35,7 @@ PLATFORM_LINES = (
     '"X-Amzn-Trace-Id","value":"Root=1-6748a4c0-0123456789abcdef01234567;Parent=4a3d2c1b0f9e8d7c;'
     'Sampled=1"},"status":"success"}}',
 )
-# A Secrets Manager read per warm container per cache age (Globals SECRETS_MAX_AGE_SECONDS).
+# A Secrets Manager read per warm container per cache age (SecretsSettings.max_age_seconds).
 SECRETS = 2
 
 
@@ -115,8 +116,8 @@ def batch_size() -> int:
 
 
 def secrets_max_age_seconds() -> int:
-    variables = load_template()["Globals"]["Function"]["Environment"]["Variables"]
-    return int(variables["SECRETS_MAX_AGE_SECONDS"])
+    """Powertools Parameters' cache age for a secret (replyonce/config.py)."""
+    return SecretsSettings.max_age_seconds
 
 
 def log_retention_days() -> int:

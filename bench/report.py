@@ -64,7 +64,7 @@ How to read it:
   counted and reported, not an overhead to remove.
 - **A new thread's burst waits for a queued reply to be listed (issue 48);
   the burst rows were measured before.** A burst that covers more than its
-  own message on a thread item created less than `PENDING_CONFIRM_SECONDS`
+  own message on a thread item created less than `pending_confirm_seconds`
   (600 s: the Agent Account queue's 90 s and the settle) ago waits
   until the item is that old (`state_new`, `docs/design.md`): a thread never
   seen and one whose state a restore or a hand deletion took away read the
@@ -607,7 +607,7 @@ def time_to_reply(result: TimeToReplyResult, batches: Sequence[BatchResult] = ()
         f"Seed {mix.seed}: {mix.messages} messages, {mix.notifications} notifications (duplicates "
         f"included), {mix.sends} replies sent, {mix.answered_twice} messages answered twice, "
         f"{mix.webhook_refusals} notifications the webhook did not answer 200, "
-        f"{mix.seconds:.0f} s; `BUSY_RETRY_SECONDS` {mix.busy_retry_seconds} (template).\n\n"
+        f"{mix.seconds:.0f} s; `busy_retry_seconds` {mix.busy_retry_seconds} (replyonce/config.py).\n\n"
         "The mix: single messages on their own thread; bursts of 2-5 on one thread within a second; "
         "duplicates (the notification delivered again 0.1-3 s later); busy threads (a second message "
         "lands while the first one's reply is being sent and Nylas takes "

@@ -60,7 +60,7 @@ def local_stack() -> Iterator[LocalStack]:
     # counts of bench.throughput show the retries. Set again after start, which sets its own level.
     werkzeug = logging.getLogger("werkzeug")
     werkzeug.setLevel(logging.CRITICAL)
-    with LocalStack(StackSettings(pollers=0, replier_environment={})) as stack, muted():
+    with LocalStack(StackSettings(pollers=0)) as stack, muted():
         werkzeug.setLevel(logging.CRITICAL)
         yield stack
 
@@ -86,7 +86,7 @@ def clear_tables(stack: LocalStack) -> None:
         key_names = [key["AttributeName"] for key in schema]
         _delete_scanned(dynamodb, table, ProjectionExpression=", ".join(key_names))
     # A deployed table's beginning (``table#began``) a day back, as the local stack starts with: an
-    # emptied table is a new one, and a burst on it waits MAILBOX_SETTLE_SECONDS (300 s) for its thread
+    # emptied table is a new one, and a burst on it waits mailbox_settle_seconds (300 s) for its thread
     # state to settle (``replyonce.core.state_settles_in``), which is a state loss's drill, not this run.
     put_in_service(resources)
 

@@ -56,6 +56,7 @@ from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault, NylasEmulator
 from devstack.stack import LocalStack
+from replyonce.config import ReplierSettings
 
 SINGLE, BURST, DUPLICATE, BUSY, COLD = "single", "burst", "duplicate", "busy", "cold"
 # The busy-thread episodes' grant: its sends are the slow ones.
@@ -431,7 +432,7 @@ def run_mix(
         seed=seed,
         pollers=pollers,
         batching=batching,
-        busy_retry_seconds=os.environ.get("BUSY_RETRY_SECONDS", "?"),
+        busy_retry_seconds=str(ReplierSettings.busy_retry_seconds),
         seconds=seconds,
         messages=len(delivered),
         notifications=len(delivered) + sum(1 for d in delivered if d.planned.redeliver_after is not None),

@@ -2,9 +2,10 @@
 
 Two "Regions" are two stacks' worth of the template's resources in one
 embedded AWS (each Region's tables, queues and secrets under its own prefix),
-each with its own webhook and its own replier workers (``chaos.worker``,
-``REPLIER_REGION``); one Nylas emulator both reach (each through a proxy of
-its own, so the drill knows which Region sent what); one active-Region table
+each with its own webhook and its own replier workers (``chaos.worker``, each
+told its Region in-process, as Lambda's ``AWS_REGION`` tells it); one Nylas
+emulator both reach (each through a proxy of its own, so the drill knows which
+Region sent what); one active-Region table
 both read — the multi-Region strongly consistent table of ``template.yaml``,
 whose strongly consistent reads in any Region return the last failover
 written in any Region, which one table read by both is locally. The state
@@ -67,7 +68,7 @@ from ops.nylas_admin import NylasAdmin
 from replyonce.active_region import fail_over
 from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings
 from replyonce.evidence import trusted_lists
-from replyonce.policy import policy_of
+from replyonce.policy import Policy, policy_of
 from replyonce.queue import NotificationQueue
 from replyonce.store import DynamoDBStateStore
 
@@ -138,7 +139,7 @@ class DrillReport:
     replies_by_region: dict[str, int] = field(default_factory=dict)
     old_region_sends_after_failover: int = 0  # sends the old Region started after the failover command
     # Sends the old Region started after the failover and the margin: no fence read before the failover
-    # can have allowed them (a send follows its read at once; RECORD_MARGIN_SECONDS is the slack).
+    # can have allowed them (a send follows its read at once; record_margin_seconds is the slack).
     split_brain: list[str] = field(default_factory=list)
     deliveries_to_old_region_after_failover: int = 0
     backfilled: int = 0
@@ -476,10 +477,20 @@ class FailoverDrill(Experiment):
                 "CHAOS_QUEUE_ARN": resources.queue_arns["NotificationQueue"],
                 "NYLAS_API_URI": self.region_proxies[region].url,
                 "ACTIVE_REGION_TABLE": ACTIVE_REGION_TABLE,
-                "REPLIER_REGION": REGIONS[region],
+                # Both Regions share one embedded AWS (one AWS_REGION): each worker's Region is named
+                # in-process, as Lambda's AWS_REGION names it in a real deploy.
+                "CHAOS_REPLIER_TUNING": json.dumps(self._region_tuning(region)),
             }
         )
         return environment
+
+    def _region_tuning(self, region: int) -> dict[str, Any]:
+        return {**self._tuning(), "region": REGIONS[region]}
+
+    def _region_policy(self, region: int) -> Policy:
+        """The replier's policy in ``region``, as its workers build it."""
+        environment = self._region_environment(region)
+        return policy_of(ReplierSettings.from_environment(environment, tuning=self._region_tuning(region)))
 
     def _environment(self) -> dict[str, str]:
         """The Region of the worker being spawned; else the first's (this process's webhook)."""
@@ -633,7 +644,7 @@ class FailoverDrill(Experiment):
         # which must not answer them (the backfill below finds them in the mailbox for the new one).
         # They come after the record's margin: any send of theirs by the old Region is then one no
         # read of the record before the failover allowed (the fence's own check, split_brain).
-        margin = policy_of(ReplierSettings.from_environment(self._region_environment(0))).margin_seconds
+        margin = self._region_policy(0).margin_seconds
         time.sleep(margin)
         for payload in workload.new_customers(self.drill.stale_deliveries):
             sender.deliver_stale(payload)
@@ -672,7 +683,7 @@ class FailoverDrill(Experiment):
     def _hold_a_send(self, workload: Workload, sender: RoutedSender) -> None:
         """Issue 48's slow ``202``: a new customer writes to the old Region, and its next send (the
         reply, or one already on its way) is held until the failover is written, then queued."""
-        policy = policy_of(ReplierSettings.from_environment(self._region_environment(0)))
+        policy = self._region_policy(0)
         # Held at most half the send timeout: the worker gets its 202, as in the issue (140 s of 150).
         self.held = HeldSend(
             self.nylas, self.drill.slow_queued_send_seconds, longest_hold=policy.send_timeout_seconds / 2
@@ -737,7 +748,7 @@ class FailoverDrill(Experiment):
             self._teardown()
 
     def _drill_report(self, chaos: ChaosReport, sender: RoutedSender) -> DrillReport:
-        policy = policy_of(ReplierSettings.from_environment(self._region_environment(1)))
+        policy = self._region_policy(1)
         handover = policy.handover_seconds
         report = DrillReport(
             self.drill,

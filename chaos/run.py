@@ -55,7 +55,7 @@ from replyonce.queue import NotificationQueue
 from replyonce.store import DynamoDBStateStore
 
 ROOT = Path(__file__).resolve().parent.parent
-AUTOMATIC_EXCHANGES = 2  # MAX_AUTOMATIC_EXCHANGES of every run
+AUTOMATIC_EXCHANGES = 2  # max_automatic_exchanges of every run
 # REPLY_BUDGET_PER_RECIPIENT_PER_HOUR of every run: below the spellings one inbox writes from
 # (chaos/workload.py, SPELLINGS), above what any other correspondent of a run gets.
 RECIPIENT_BUDGET = 4
@@ -76,7 +76,7 @@ class ChaosSettings:
     workload: WorkloadSettings | None = None  # None: every hostile knob on (WorkloadSettings())
     mutant: str | None = None  # chaos/mutants.py: one guard disabled in every worker
     reply_budget: int = 3  # REPLY_BUDGET_PER_HOUR of the run
-    thread_window: int = 8  # THREAD_WINDOW: one page of the thread read
+    thread_window: int = 8  # thread_window: one page of the thread read
     # The state-loss drill: the state and idempotency tables emptied halfway through the workload, then,
     # once drained, the state table restored to that moment, the mailbox clock moved past the key's hour,
     # every message backfilled and the dead letters redriven (operations.md, "Restoring the state table").
@@ -244,8 +244,6 @@ class Experiment:
             # The template's week: longer than any run, as the workload's ground truth assumes (a
             # customer in a thread a teammate wrote in may be answered, need not be).
             "PERSON_HOLD_SECONDS": str(7 * 24 * 3600),
-            # The template's default, set here so the checker knows it (a run of automatic exchanges).
-            "MAX_AUTOMATIC_EXCHANGES": str(AUTOMATIC_EXCHANGES),
             "REPLY_BUDGET_PER_RECIPIENT_PER_HOUR": str(RECIPIENT_BUDGET),
             # The support address the company runs as a group (the workload's group_relay): its relays
             # are customers; any other list's stay bulk mail.
@@ -256,22 +254,38 @@ class Experiment:
             "RECEIVING_AUTHSERV_IDS": RECEIVING_AUTHSERV,
             # Where hand-offs go (the template's default, named so the checker knows it: invariant 7).
             "HANDOFF_FOLDER": HANDOFF_FOLDER,
-            "THREAD_WINDOW": str(self.settings.thread_window),
+            # The run's deployer choice, scaled: see _tuning for the rest of a record's budget.
+            "AGENT_TIMEOUT_SECONDS": str(max(1.0, timeout / 5)),
             "CHAOS_NONCE_DRAFTER": "1" if self.workload_settings().nonce_drafter else "0",
             "CHAOS_ECHO_DRAFTER": "1" if self.workload_settings().echo_drafter else "0",
             "CHAOS_DRAFT_SECONDS": str(self.workload_settings().draft_seconds),
             "CHAOS_MUTANT": self.settings.mutant or "",
-            "BUSY_RETRY_SECONDS": "1",
-            "RETRY_BASE_SECONDS": "1",
+            # What no variable sets, for chaos/worker.py to pass in-process (tune_container).
+            "CHAOS_REPLIER_TUNING": json.dumps(self._tuning()),
+            "CHAOS_FUNCTION_TIMEOUT_SECONDS": str(timeout),
+            "CHAOS_QUEUE_ARN": self.resources.queue_arns["NotificationQueue"],
+        }
+        environment.pop("POWERTOOLS_SERVICE_NAME", None)
+        return environment
+
+    def _tuning(self) -> dict[str, float | int]:
+        """The replier's settings no variable sets, at the run's scale (``ReplierSettings`` fields)."""
+        timeout = self.settings.function_timeout_seconds
+        return {
+            # The template's default, set here so the checker knows it (a run of automatic exchanges).
+            "max_automatic_exchanges": AUTOMATIC_EXCHANGES,
+            "thread_window": self.settings.thread_window,
+            "busy_retry_seconds": 1,
+            "retry_base_seconds": 1,
             # Every "not now" comes back within this. The reconcile of a queued reply, due after
-            # PENDING_CONFIRM_SECONDS (94), arrives early and defers itself by at most this: at 14 s it
+            # pending_confirm_seconds (94), arrives early and defers itself by at most this: at 14 s it
             # is due at its 7th receive of maxReceiveCount's 8 (at the function timeout + 2 s, the
             # old value, it dead-lettered before the Agent Account queue's 90 s were over). Longer
             # only slows a run: a record that keeps failing dead-letters after ~60 s of backoff.
-            "RETRY_MAX_SECONDS": "14",
+            "retry_max_seconds": 14,
             # An account limit is retried after this (the template's 900 s, scaled to the run).
-            "ACCOUNT_RETRY_SECONDS": "2",
-            "NYLAS_TIMEOUT_SECONDS": "2",
+            "account_retry_seconds": 2,
+            "nylas_timeout_seconds": 2,
             # A record starts only when a whole lease (agent + send + margin) fits in what is left of
             # the invocation, after a lease wait: keep their sum under the (short) chaos function timeout.
             # Known: the sum equals the timeout (the first record's slack is the lease wait, 0.5 s of
@@ -279,19 +293,17 @@ class Experiment:
             # every receive and dead-lettered. A third less (agent 1/6, send 1/3) cut the small run's
             # dead letters from 60 to 3 at a load average of 12, but the failover drill's slow 202 then
             # found no send to hold; not changed until both are measured (docs/reliability.md).
-            "AGENT_TIMEOUT_SECONDS": str(max(1.0, timeout / 5)),
-            "NYLAS_SEND_TIMEOUT_SECONDS": str(max(1.0, timeout / 2)),
-            "RECORD_MARGIN_SECONDS": str(max(0.5, timeout / 5)),
-            "LEASE_WAIT_SECONDS": str(timeout / 10),
-            # The mailbox is trusted to show a reply after this (the emulator indexes at once unless a
-            # mode says otherwise); the reconcile of a queued reply after the queue's 90 s and that.
-            "MAILBOX_SETTLE_SECONDS": "4",
-            "PENDING_CONFIRM_SECONDS": "94",
-            "CHAOS_FUNCTION_TIMEOUT_SECONDS": str(timeout),
-            "CHAOS_QUEUE_ARN": self.resources.queue_arns["NotificationQueue"],
+            "nylas_send_timeout_seconds": max(1.0, timeout / 2),
+            "record_margin_seconds": max(0.5, timeout / 5),
+            "lease_wait_seconds": timeout / 10,
+            "function_timeout_seconds": timeout,
+            # The mailbox is trusted to show a reply after this: the emulator indexes at once and its
+            # queue releases a send at once unless a mode holds it (3 s, the bound the settle must
+            # exceed); a queued reply's reconcile keeps the real queue's 90 s and that (94 s).
+            "agent_account_queue_seconds": 3,
+            "mailbox_settle_seconds": 4,
+            "pending_confirm_seconds": 94,
         }
-        environment.pop("POWERTOOLS_SERVICE_NAME", None)
-        return environment
 
     def _start_webhook(self) -> None:
         self.logs.capture()

@@ -8,11 +8,11 @@ and the ledger may be skewed (``CHAOS_CLOCK_SKEW_SECONDS``); it may run one
 mutant (``CHAOS_MUTANT``, ``chaos/mutants.py``) and a drafter whose output
 differs between calls (``CHAOS_NONCE_DRAFTER``), says back what it read
 (``CHAOS_ECHO_DRAFTER``) or takes its time
-(``CHAOS_DRAFT_SECONDS``). Its AWS
+(``CHAOS_DRAFT_SECONDS``); the replier's settings no variable sets come as
+``CHAOS_REPLIER_TUNING`` (JSON, read here only). Its AWS
 User-Agent carries ``app/chaos-worker-<pid>`` so the fault proxy can find it.
 """
 
-import functools
 import json
 import os
 import sys
@@ -20,7 +20,7 @@ import threading
 import time
 
 from chaos import mutants
-from devstack.containers import load_handler
+from devstack.containers import load_handler, tune_container
 from devstack.poller import EventSourcePoller
 from devstack.template import LocalResources
 from ops.template import load_template
@@ -39,7 +39,6 @@ def main() -> int:
         template=template,
     )
     handler = load_handler("ReplierFunction")
-    module = sys.modules[handler.__module__]
     try:
         if os.environ.get("CHAOS_ECHO_DRAFTER") == "1":
             mutants.echo_agent()
@@ -52,12 +51,9 @@ def main() -> int:
     except mutants.MutantPending as pending:
         print(json.dumps({"message": "mutant pending", "detail": str(pending)}), flush=True)
         return 4
-    if skew:
-        from replyonce.consumer import NotificationConsumer
-
-        module.consumer = functools.cache(
-            lambda: NotificationConsumer.from_environment(clock=lambda: time.time() + skew)
-        )
+    # The settings no variable sets, at the run's scale (chaos.run.ChaosRun._tuning), in-process.
+    tuning = json.loads(os.environ.get("CHAOS_REPLIER_TUNING", "{}"))
+    tune_container(handler, tuning, clock=(lambda: time.time() + skew) if skew else None)
 
     def invoke_within_deadline(event: dict, context: object) -> dict:
         # Lambda ends the sandbox at the deadline: so do we, mid-flight.

@@ -178,7 +178,7 @@ HOSTILE_KNOBS = (
 )
 # The account limits a window plays, and the shapes of each (devstack/nylas/limits.py). The quota's
 # ``rate_limit`` shape is left out: it is a 429 with a day's Retry-After, which the product rightly
-# honours as a rate limit (capped at RETRY_MAX_SECONDS), so it only makes a run wait.
+# honours as a rate limit (capped at retry_max_seconds), so it only makes a run wait.
 ACCOUNT_LIMIT_SHAPES = {
     "daily_quota": ("429", "403"),
     "monthly_quota": ("429", "403"),
@@ -249,7 +249,7 @@ class WorkloadSettings:
     # Fraction of queued sends Nylas fails (message.send_failed; seeded per queued send), same source.
     send_failed_fraction: float = 0.1
     # metadata_pair finds a message only this many seconds (Nylas' clock) after it arrived; kept below
-    # the run's MAILBOX_SETTLE_SECONDS (4), the product's assumption about the index. Nylas documents
+    # the run's mailbox_settle_seconds (4), the product's assumption about the index. Nylas documents
     # no indexing delay either way: https://developer.nylas.com/docs/dev-guide/metadata/.
     metadata_search_lag_seconds: float = 3.0
     # Per send, a window of 1-4 s in which every metadata_pair search answers 400 or 503 (a
@@ -311,7 +311,7 @@ class WorkloadSettings:
     # Another company's agent writes to the mailbox and answers each of our emails on its own, with the
     # marks its provider lets through (the X- ones of ours when it drops the rest); for
     # peer_marks_lost_fraction of them the provider (or a relay) drops every custom header, so only
-    # the exchange limit (MAX_AUTOMATIC_EXCHANGES) ends the conversation.
+    # the exchange limit (max_automatic_exchanges) ends the conversation.
     peer_deployment_probability: float = 0.02
     peer_marks_lost_fraction: float = 0.5
     # One Gmail inbox writes from each spelling of SPELLINGS, one thread each: one recipient budget

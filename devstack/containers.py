@@ -11,7 +11,7 @@ import functools
 import importlib.util
 import itertools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +62,47 @@ def function_environment_value(
     variables = template["Resources"][logical_id]["Properties"].get("Environment", {}).get("Variables", {})
     value = variables.get(name)
     return value if isinstance(value, str) else None
+
+
+def tune_container(
+    handler: Handler, tuning: Mapping[str, Any], *, clock: Callable[[], float] | None = None
+) -> None:
+    """Build a loaded container's replier (or webhook) with settings no variable sets, in-process.
+
+    What only the harness changes (retry pacing, timeouts a compressed run scales down, a cap a test
+    lowers) is a field of ``ReplierSettings``/``WebhookSettings`` passed as ``tuning`` (by field name),
+    never a variable of the product; the settings' guards check it as they check the template's values.
+    ``clock``: the replier's wall clock (a skewed worker's).
+    """
+    module = sys.modules[handler.__module__]
+    if hasattr(module, "consumer"):
+        module.consumer = tuned_consumer(Path(module.__file__).parent, tuning, clock=clock)
+    else:
+        module.endpoint = tuned_endpoint(tuning)
+
+
+def tuned_endpoint(tuning: Mapping[str, Any]) -> Callable[[], Any]:
+    """``functions/webhook/app.py``'s ``endpoint`` as the handler caches it, built with ``tuning``."""
+    from replyonce.webhook import WebhookEndpoint
+
+    return functools.cache(lambda: WebhookEndpoint.from_environment(tuning=dict(tuning)))
+
+
+def tuned_consumer(
+    agent_path: Path, tuning: Mapping[str, Any], *, clock: Callable[[], float] | None = None
+) -> Callable[[], Any]:
+    """``functions/replier/app.py``'s ``consumer`` as the handler caches it, built with ``tuning``.
+
+    ``tuning`` is read when the consumer is first built (a test may fill it after its fixture ran).
+    The cached function's ``__wrapped__(**kwargs)`` builds another container with the same tuning
+    (``aws``, ``http``, ``clock`` as ``NotificationConsumer.from_environment`` takes them).
+    """
+    from replyonce.consumer import NotificationConsumer
+
+    def build(**kwargs: Any) -> Any:
+        extra = {"clock": clock} if clock is not None else {}
+        return NotificationConsumer.from_environment(
+            agent_path=agent_path, tuning=dict(tuning), **{**extra, **kwargs}
+        )
+
+    return functools.cache(build)

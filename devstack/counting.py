@@ -15,7 +15,7 @@ import inspect
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,11 +177,15 @@ class ReplierHarness:
         The embedded AWS resources (queue URL and ARN).
     nylas:
         The emulator ``NYLAS_API_URI`` points at.
+    tuning:
+        Settings no variable sets (``ReplierSettings`` fields), in-process; ``None``: as deployed.
     """
 
-    def __init__(self, resources: LocalResources, nylas: NylasEmulator) -> None:
+    def __init__(
+        self, resources: LocalResources, nylas: NylasEmulator, tuning: Mapping[str, Any] | None = None
+    ) -> None:
         self.aws = AwsRequestCounter()
-        self.consumer = NotificationConsumer.from_environment(aws=self.aws.session)
+        self.consumer = NotificationConsumer.from_environment(aws=self.aws.session, tuning=tuning)
         self.handler = handler_with("ReplierFunction", "consumer", self.consumer)
         self.meter = Meter(self.aws, nylas)
         self.nylas = nylas

@@ -247,7 +247,7 @@ class History:
     # The folder a hand-off moves a message into (the run's HANDOFF_FOLDER), by name.
     handoff_folder: str = HANDOFF_FOLDER
     # An automatic exchange is an email of ours the correspondent answered within this many seconds of
-    # Nylas' time (robot speed, AUTOMATIC_EXCHANGE_SECONDS); a slower answer is a person's.
+    # Nylas' time (robot speed, automatic_exchange_seconds); a slower answer is a person's.
     automatic_exchange_seconds: float = 600.0
 
 

@@ -146,7 +146,7 @@ def invoke(
     check_event(function, event)
     shell = dict(os.environ if shell_environment is None else shell_environment)
     # One invocation, no redelivery to wait for: the template's retry delays, not the demo's.
-    with LocalStack(StackSettings(pollers=0, replier_environment={}), log_echo=log_echo) as stack:
+    with LocalStack(StackSettings(pollers=0), log_echo=log_echo) as stack:
         assert stack.emulator is not None
         assert stack.resources is not None
         seed_sample_mailbox(stack.emulator)

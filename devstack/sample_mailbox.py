@@ -2,7 +2,7 @@
 
 Each on a thread of its own: a customer's first message is answered at once, while two messages on a
 thread no lease has seen yet are one burst that waits for the new state to settle
-(``replyonce.core.arrival.state_settles_in``, up to ``PENDING_CONFIRM_SECONDS``) — the sample events
+(``replyonce.core.arrival.state_settles_in``, up to ``pending_confirm_seconds``) — the sample events
 show the first.
 """
 

@@ -188,9 +188,6 @@ def shell_overrides(
         for name in names
         if environ.get(name, "").strip() and name not in STACK_OWNED_VARIABLES and name not in MODE_VARIABLES
     }
-    # The template sets REPLY_AGENT, so its old name counts only when the new one is not in the shell.
-    if "REPLY_AGENT" not in values and environ.get("REPLY_DRAFTER", "").strip():
-        values["REPLY_AGENT"] = environ["REPLY_DRAFTER"]
     return values
 
 

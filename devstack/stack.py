@@ -22,7 +22,7 @@ import boto3
 import requests
 from moto.server import ThreadedMotoServer
 
-from devstack.containers import load_handler
+from devstack.containers import load_handler, tune_container
 from devstack.dead_letters import DeadLetterWatch
 from devstack.embedded_aws import start_threaded_server
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
@@ -179,13 +179,12 @@ class StackSettings:
     log_level: str | None = None
     # Say when SQS dead-letters a notification (make serve): a log record the pane shows.
     watch_dead_letters: bool = False
-    # Redeliveries in seconds rather than minutes, so a demo finishes in seconds.
-    replier_environment: dict[str, str] = field(
-        default_factory=lambda: {
-            "BUSY_RETRY_SECONDS": "1",
-            "RETRY_BASE_SECONDS": "1",
-            "RETRY_MAX_SECONDS": "4",
-        }
+    # The replier's variables beside the template's (REPLY_MODE, REPLY_AGENT from the shell or options).
+    replier_environment: dict[str, str] = field(default_factory=dict)
+    # Settings no variable sets (ReplierSettings fields), in-process: redeliveries in seconds rather than
+    # minutes, so a demo finishes in seconds.
+    replier_tuning: dict[str, float] = field(
+        default_factory=lambda: {"busy_retry_seconds": 1, "retry_base_seconds": 1, "retry_max_seconds": 4}
     )
 
 
@@ -284,7 +283,9 @@ class LocalStack:
             load_handler("WebhookFunction"), timeout_seconds=webhook_timeout, port=self.settings.webhook_port
         ).start()
         for index in range(self.settings.pollers):
-            poller = EventSourcePoller(load_handler("ReplierFunction"), self.resources)
+            replier = load_handler("ReplierFunction")
+            tune_container(replier, self.settings.replier_tuning)
+            poller = EventSourcePoller(replier, self.resources)
             self._replier_pollers.append(poller)
             thread = threading.Thread(target=self._poll, args=(poller,), name=f"poller-{index}", daemon=True)
             thread.start()

@@ -114,7 +114,7 @@ IN_SERVICE_SECONDS = 86_400
 def put_in_service(resources: LocalResources, session: boto3.session.Session | None = None) -> None:
     """Date the state table's beginning (its ``table#began`` item) a day back, as a deployed table's is.
 
-    Why: a thread item created within ``MAILBOX_SETTLE_SECONDS`` of the table's beginning may stand for
+    Why: a thread item created within ``mailbox_settle_seconds`` of the table's beginning may stand for
     one a lost table held, so its bursts wait (``replyonce.core.arrival.state_settles_in``); the local
     stack and the tests start from a table nothing was lost from. Emptying it (the state-loss drill)
     makes it new.

@@ -3,18 +3,18 @@
 Why a command and not ``batch-write-item`` by hand (issue 48, the restore while mail flows): a thread
 item brought back from an older backup, or deleted by hand and created again by the next lease, keeps
 the table's old beginning (``since``). A reply sent or queued (``202``) in the last
-``PENDING_CONFIRM_SECONDS`` before the restore is then in no listing yet and in no state either, and
+``pending_confirm_seconds`` before the restore is then in no listing yet and in no state either, and
 the customer's follow-up, planned as a burst of both messages, threads on the newer one under a new
 ``Idempotency-Key``: the first message gets a second email. The replier waits out a new state before a
 burst of more than its own message (``core.arrival.state_settles_in``, ``state_new``) — so this command
 makes every thread's state new at the restore: ``table#began`` and each thread item's ``since`` are
-stamped with the restore's time. For ``PENDING_CONFIRM_SECONDS`` after it such bursts wait (a
+stamped with the restore's time. For ``pending_confirm_seconds`` after it such bursts wait (a
 customer's single message is answered at once, under the key any lost attempt used); then everything
 sent or queued before the restore is listed and covers what it answered.
 
 The stamp is written twice: before the copy (a thread the replier creates meanwhile begins then) and
 after it, on every thread item (what the copy wrote, and what a lease wrote during it), so the wait
-lasts ``PENDING_CONFIRM_SECONDS`` from the copy's end. The clock is the later of this machine's and
+lasts ``pending_confirm_seconds`` from the copy's end. The clock is the later of this machine's and
 AWS's (``ops.failover.stamping_clock``): a slow operator clock cannot shorten the wait.
 """
 
@@ -130,7 +130,7 @@ def render(result: RestoreResult, pending_confirm_seconds: int, began: str) -> s
     """The operator's summary: what was written, and how long bursts of more than one message wait."""
     return (
         f"{result.copied} items copied; {result.threads_begun_again} thread items begin again at {began}\n"
-        f"for {pending_confirm_seconds} s (PENDING_CONFIRM_SECONDS) a burst of more than its own message "
+        f"for {pending_confirm_seconds} s (pending_confirm_seconds) a burst of more than its own message "
         "waits (state_new) until every reply sent or queued before the restore is listed; then run "
         '`make backfill ARGS="--since <the restore point> --apply"` and `make redrive`'
     )

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from ops.errors import NylasApiError, OpsError
 from ops.nylas_admin import Webhook
 from ops.secret_store import SecretStore, WebhookSecretValue
-from ops.template import load_template
+from replyonce.config import SecretsSettings
 
 # How long the webhook answers unverifiable signatures 503 after a rotation starts. A run that
 # finishes clears the flag at once; this only matters when it did not (crash, unknown outcome): long
@@ -38,17 +38,14 @@ def settle_seconds() -> int:
     """How long the flag is up before Nylas is asked for a secret.
 
     Longer than the webhook's least time between forced secret reads
-    (``SECRETS_REFRESH_MIN_INTERVAL_SECONDS`` in template.yaml). A container whose fresh read is
+    (``SecretsSettings.refresh_min_interval_seconds``, replyonce/config.py). A container whose fresh read is
     refused by that rate limit then still read the flag in its last one, so a delivery signed with
     a secret it cannot know is answered 503 (retried), never 401 (dropped). Without the wait, a
     forged request that forced a read a moment before the flag was written would leave that
     container blind to the rotation.
 
-    A cached function rather than a module constant: template.yaml is parsed only when a rotation
-    starts, not by every ``python -m ops`` command that imports this module.
     """
-    variables = load_template()["Resources"]["WebhookFunction"]["Properties"]["Environment"]["Variables"]
-    return int(variables["SECRETS_REFRESH_MIN_INTERVAL_SECONDS"]) + 1
+    return SecretsSettings.refresh_min_interval_seconds + 1
 
 
 def refused(exc: NylasApiError) -> bool:

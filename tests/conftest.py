@@ -266,8 +266,24 @@ def nylas(nylas_server):
 
 
 @pytest.fixture
-def replier_env(aws, nylas, monkeypatch):
-    """ReplierFunction's environment from the template, pointed at the emulator, with fast retries."""
+def tuning() -> dict:
+    """The replier's settings no variable sets, for this test (``ReplierSettings`` fields, in-process).
+
+    Redeliveries in seconds would make the suite slow; the logic is the same at 0. Every deferral comes
+    back at once (the settle time, an account limit): tests move Nylas' clock instead. A busy thread fails
+    the record at once (tests of the in-process wait set it themselves). A test changes its entries before
+    its first record: the replier's container reads them when it is built.
+    """
+    return {"busy_retry_seconds": 0, "retry_base_seconds": 0, "retry_max_seconds": 0, "lease_wait_seconds": 0}
+
+
+@pytest.fixture
+def replier_env(aws, nylas, tuning, monkeypatch):
+    """ReplierFunction's environment from the template, pointed at the emulator; its handler's container
+    (``functions/replier/app.py``) built for it and this test's ``tuning``."""
+    from pathlib import Path
+
+    from devstack.containers import tuned_consumer
     from devstack.events import AGENT_GRANT_ID
     from devstack.nylas.mailbox import RECEIVING_AUTHSERV
     from devstack.template import put_in_service
@@ -278,25 +294,17 @@ def replier_env(aws, nylas, monkeypatch):
     monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
     # The emulator is the receiving provider: its Authentication-Results are the ones to trust.
     monkeypatch.setenv("RECEIVING_AUTHSERV_IDS", RECEIVING_AUTHSERV)
-    # Redeliveries in seconds would make the suite slow; the logic is the same at 0.
-    monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
-    monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
-    # Every deferral comes back at once (the settle time, an account limit): tests move Nylas' clock instead.
-    monkeypatch.setenv("RETRY_MAX_SECONDS", "0")
-    # A busy thread fails the record at once (tests of the in-process wait set it themselves).
-    monkeypatch.setenv("LEASE_WAIT_SECONDS", "0")
+    from functions.replier import app
+
+    monkeypatch.setattr(app, "consumer", tuned_consumer(Path(app.__file__).parent, tuning))
     put_in_service(aws)
     return aws
 
 
 @pytest.fixture
 def replier(replier_env):
-    """The replier handler's container, rebuilt for this test's environment."""
-    from functions.replier import app
-
-    app.consumer.cache_clear()
-    yield replier_env
-    app.consumer.cache_clear()
+    """The replier handler's container, built on first use for this test's environment and ``tuning``."""
+    return replier_env
 
 
 @pytest.fixture

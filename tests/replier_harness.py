@@ -115,7 +115,7 @@ def container_recording_visibility() -> tuple[NotificationConsumer, list[int]]:
         "before-parameter-build.sqs.ChangeMessageVisibility",
         lambda params, **_: visibility.append(params["VisibilityTimeout"]),
     )
-    return NotificationConsumer.from_environment(aws=session), visibility
+    return new_container(aws=session), visibility
 
 
 def hold_lease(replier, message: dict, *, owner: str, for_ms: int) -> None:
@@ -130,9 +130,13 @@ def hold_lease(replier, message: dict, *, owner: str, for_ms: int) -> None:
     )
 
 
-def new_container() -> NotificationConsumer:
-    """What a fresh Lambda container builds: its own clients, caches and idempotency config."""
-    return NotificationConsumer.from_environment()
+def new_container(**kwargs) -> NotificationConsumer:
+    """What a fresh Lambda container builds: its own clients, caches and idempotency config.
+
+    Built as the handler builds its own (``app.consumer``, which the ``replier_env`` fixture made with
+    the test's ``tuning``); ``kwargs``: ``aws``, ``http``, ``clock``, as ``from_environment`` takes them.
+    """
+    return app.consumer.__wrapped__(**kwargs)
 
 
 def folders_of(nylas, message_id: str, grant: str = AGENT_GRANT_ID) -> list[str]:
@@ -155,6 +159,12 @@ def with_env(monkeypatch, **variables: str) -> None:
     """Set the replier's variables and start a new container, which reads them."""
     for name, value in variables.items():
         monkeypatch.setenv(name, value)
+    app.consumer.cache_clear()
+
+
+def with_tuning(tuning: dict, **fields) -> None:
+    """Set settings no variable sets (``ReplierSettings`` fields); a new container reads them."""
+    tuning.update(fields)
     app.consumer.cache_clear()
 
 

@@ -3,7 +3,7 @@ redelivered, the window backfilled and the dead letters redriven — and no mess
 unanswered, on a thread longer than any page.
 
 Real parts: the unchanged replier handler behind the event source stand-in, moto (the template's tables and
-queues), the Nylas emulator (its thread listed page by page, ``THREAD_WINDOW`` small here), the backfill
+queues), the Nylas emulator (its thread listed page by page, ``thread_window`` small here), the backfill
 and redrive of ``ops/``. moto has no point-in-time restore: a restore is the table's items as they were at
 that moment (scanned then), put back after every item was deleted. The idempotency table is emptied in every
 drill: it has no PITR (``template.yaml``), so a restore never brings its records back.
@@ -51,19 +51,19 @@ def _restore(table: str, key: str, items: list[dict]) -> None:
 
 
 @pytest.fixture
-def drill_env(replier_env, monkeypatch):
+def drill_env(replier_env, monkeypatch, tuning):
     # Pages of two messages: the thread (five messages, five replies) is five pages long.
-    monkeypatch.setenv("THREAD_WINDOW", "2")
-    monkeypatch.setenv("MAX_THREAD_PAGES", "10")
+    tuning["thread_window"] = 2
+    tuning["max_thread_pages"] = 10
     # One customer asking five questions in a row: neither the exchange limit nor the thread's budget stops
     # the agent (the drill counts replies, not guards).
-    monkeypatch.setenv("MAX_AUTOMATIC_EXCHANGES", "0")
+    tuning["max_automatic_exchanges"] = 0
     monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "20")
     # A lease of 5 s (agent 2 + send 2 + margin 1): a restore to a moment mid-record brings back the lease
     # its worker held, and a real restore comes long after such a lease ended; the drill waits it out.
     monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "2")
-    monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "2")
-    monkeypatch.setenv("RECORD_MARGIN_SECONDS", "1")
+    tuning["nylas_send_timeout_seconds"] = 2
+    tuning["record_margin_seconds"] = 1
     from functions.replier import app
 
     app.consumer.cache_clear()

@@ -256,7 +256,7 @@ def test_a_dead_letter_a_forged_request_and_the_agents_traceback_are_shown_as_wh
     agents = tmp_path / "agents"
     agents.mkdir()
     (agents / "raising_agent.py").write_text(RAISING_AGENT)
-    # Retries a second apart (the configuration table's RETRY_*_SECONDS from the shell): the eight receives
+    # make serve's retries (seconds apart, devstack.stack.StackSettings.replier_tuning): the eight receives
     # before SQS dead-letters the record take seconds, not the template's minutes.
     running = Serve(
         tmp_path / "serve.log",
@@ -265,7 +265,6 @@ def test_a_dead_letter_a_forged_request_and_the_agents_traceback_are_shown_as_wh
         "--agent",
         "raising_agent:reply",
         importable=agents,
-        environment={"RETRY_BASE_SECONDS": "1", "RETRY_MAX_SECONDS": "1"},
     )
     try:
         capsys.readouterr()

@@ -57,7 +57,7 @@ def test_a_burst_reaches_the_agent_once_with_the_whole_conversation(pipeline, ny
     pipeline.drain()
     [earlier_reply] = nylas.sent_messages(thread_id=first["thread_id"])
     # Past a new thread item's wait (issue 48: a burst of more than one message on an item younger than
-    # PENDING_CONFIRM_SECONDS waits that long).
+    # pending_confirm_seconds waits that long).
     nylas.advance_clock(700)
     burst = [
         inbound(

@@ -25,7 +25,7 @@ with zipfile.ZipFile(ZIP, "w") as archive:
 ZIP_BYTES = ZIP.getvalue()
 
 CAP = 100_000
-"""``ATTACHMENT_MAX_BYTES`` in these tests; ``ATTACHMENTS_MAX_BYTES_PER_RECORD`` is twice it."""
+"""``attachment_max_bytes`` in these tests; ``attachments_max_bytes_per_record`` is twice it."""
 
 seen: list[dict[str, tuple[str, str]]] = []
 """Per agent call: for each file (by its listed name as the agent sees it), what ``read()`` gave."""
@@ -59,13 +59,12 @@ def reads_without_catching(conversation: Conversation) -> Reply:
 
 
 @pytest.fixture
-def agent_named(replier, monkeypatch):
+def agent_named(replier, tuning, monkeypatch):
     def use(function: str) -> None:
         seen.clear()
         listed.clear()
         monkeypatch.setenv("REPLY_AGENT", f"{__name__}:{function}")
-        monkeypatch.setenv("ATTACHMENT_MAX_BYTES", str(CAP))
-        monkeypatch.setenv("ATTACHMENTS_MAX_BYTES_PER_RECORD", str(2 * CAP))
+        tuning.update(attachment_max_bytes=CAP, attachments_max_bytes_per_record=2 * CAP)
         app.consumer.cache_clear()
 
     yield use
@@ -81,7 +80,7 @@ CASES = [
     (
         "a listed size that lies low: counted by the bytes read",
         [file("scan.pdf", b"%PDF" + b"\0" * (CAP + 1), "application/pdf", listed_size=10)],
-        [("AttachmentTooLarge", "ATTACHMENT_MAX_BYTES")],
+        [("AttachmentTooLarge", "attachment_max_bytes")],
     ),
     (
         "a listed size that lies high: read all the same",
@@ -107,7 +106,7 @@ CASES = [
     (
         "a hundred files: each listed, read until the record's cap, then refused with the reason",
         [file(f"page{n:03}.txt", b"x" * 5_000, "text/plain") for n in range(100)],
-        [("read", "5000 bytes")] * 40 + [("AttachmentTooLarge", "ATTACHMENTS_MAX_BYTES_PER_RECORD")] * 60,
+        [("read", "5000 bytes")] * 40 + [("AttachmentTooLarge", "attachments_max_bytes_per_record")] * 60,
     ),
 ]
 

@@ -34,7 +34,7 @@ def test_a_slow_send_on_one_thread_does_not_hold_another_threads_reply(pipeline,
 
 
 def test_one_threads_records_run_in_queue_order_and_get_one_reply(pipeline, nylas, log_records):
-    # On a thread whose item is in service (an earlier message answered, PENDING_CONFIRM_SECONDS ago): a
+    # On a thread whose item is in service (an earlier message answered, pending_confirm_seconds ago): a
     # brand-new thread item's burst would first wait that long (issue 48).
     earlier = inbound(nylas, subject="Order 1042")
     pipeline.deliver(envelope(earlier))

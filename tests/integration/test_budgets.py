@@ -76,9 +76,9 @@ FIRST_REPLY_NYLAS = Counter({THREAD_READ: 2, SEND: 1})
 
 
 @pytest.fixture
-def cold(replier_env, nylas) -> ReplierHarness:
+def cold(replier_env, nylas, tuning) -> ReplierHarness:
     """A container that has handled nothing yet."""
-    return ReplierHarness(replier_env, nylas)
+    return ReplierHarness(replier_env, nylas, tuning)
 
 
 @pytest.fixture
@@ -166,7 +166,7 @@ def test_busy_thread_fails_fast_without_calling_nylas(container, replier_env):
     assert step.failed
     # Idempotency put, ledger read, refused lease, idempotency record deleted so the retry can run.
     assert step.tally.operations("dynamodb") == {"DeleteItem": 1, "GetItem": 1, "PutItem": 1, "UpdateItem": 1}
-    # Held for the lease it was about to take, then made visible again in BUSY_RETRY_SECONDS rather
+    # Held for the lease it was about to take, then made visible again in busy_retry_seconds rather
     # than after the queue's visibility timeout.
     assert step.tally.operations("sqs") == {"ChangeMessageVisibility": 2}
     assert step.tally.nylas_total == 0
@@ -264,11 +264,11 @@ def reads_the_pdf_and_answers_with_a_file(conversation: Conversation) -> Reply:
 
 
 @pytest.fixture
-def with_files(replier_env, nylas, monkeypatch) -> ReplierHarness:
+def with_files(replier_env, nylas, tuning, monkeypatch) -> ReplierHarness:
     """A warm container whose agent reads the customer's PDFs and answers with a file."""
     monkeypatch.setenv("REPLY_AGENT", f"{__name__}:reads_the_pdf_and_answers_with_a_file")
     answer_with["file"] = PDF
-    return warm(ReplierHarness(replier_env, nylas))
+    return warm(ReplierHarness(replier_env, nylas, tuning))
 
 
 def customer_sends_files(nylas):

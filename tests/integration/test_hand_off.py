@@ -92,7 +92,7 @@ def test_the_third_question_at_robot_speed_is_handed_off_not_dropped(
     pipeline, nylas, log_records, monkeypatch, capsys
 ):
     with_env(monkeypatch, REPLY_BUDGET_PER_HOUR="10")
-    # Answered within seconds of each reply: an automatic exchange (MAX_AUTOMATIC_EXCHANGES, 2).
+    # Answered within seconds of each reply: an automatic exchange (max_automatic_exchanges, 2).
     questions = one_thread_of_questions(pipeline, nylas, days=3, seconds_between=5)
     assert answered(nylas) == [questions[0]["id"], questions[1]["id"]]
     third = questions[2]

@@ -57,7 +57,7 @@ from moto.iam.access_control import IAMPolicy, PermissionResult
 from samtranslator.translator.transform import transform
 from samtranslator.yaml_helper import yaml_parse
 
-from devstack.containers import load_handler
+from devstack.containers import load_handler, tune_container
 from devstack.events import (
     AGENT_EMAIL,
     AGENT_GRANT_ID,
@@ -600,13 +600,13 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
     )
     monkeypatch.setenv("NYLAS_API_URI", nylas.url)
     monkeypatch.setenv("AGENT_GRANT_IDS", AGENT_GRANT_ID)
-    monkeypatch.setenv("BUSY_RETRY_SECONDS", "0")
-    monkeypatch.setenv("RETRY_BASE_SECONDS", "0")
-    monkeypatch.setenv("LEASE_WAIT_SECONDS", "0")  # the busy thread: deferred, not waited for in process
     monkeypatch.setenv("REPLY_AGENT", f"{__name__}:answers_an_invoice_with_a_file")
     # The event source mapping polls with the function's role (a fresh session reads these credentials).
     sqs = boto3.session.Session().client("sqs")
-    poller = EventSourcePoller(load_handler("ReplierFunction"), aws.resources, sqs_client=sqs)
+    replier = load_handler("ReplierFunction")
+    # The busy thread: deferred, not waited for in process; every retry at once.
+    tune_container(replier, {"busy_retry_seconds": 0, "retry_base_seconds": 0, "lease_wait_seconds": 0})
+    poller = EventSourcePoller(replier, aws.resources, sqs_client=sqs)
     poller.drain()
     assert len(nylas.sends) == 1
 

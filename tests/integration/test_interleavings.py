@@ -23,7 +23,7 @@ PEER = "agent@partner.example"
 
 def thread_in_service(world: World, thread_id: str) -> None:
     """The thread's item exists from an earlier exchange, older than a new state's wait: not new state
-    (since issue 48 a burst of two on a thread item just created waits ``PENDING_CONFIRM_SECONDS``, which
+    (since issue 48 a burst of two on a thread item just created waits ``pending_confirm_seconds``, which
     would close the race these scenarios play on the lease)."""
     store = world.stores.container(world.clock)
     store.release(store.take_lease(thread_key(GRANT, thread_id), 1000))
@@ -460,7 +460,7 @@ def failover_during_a_slow_queued_send(world: World):
     world.clock.advance(3600)
 
     def slow_send(grant: str, request: str, key: str) -> None:
-        world.clock.advance(140)  # under NYLAS_SEND_TIMEOUT_SECONDS; then Nylas answers 202
+        world.clock.advance(140)  # under nylas_send_timeout_seconds; then Nylas answers 202
         return None
 
     world.mailbox.script_send(slow_send)

@@ -5,7 +5,8 @@ dead-letter it: its lease ends with one record's budget (not the rest of the
 invocation), its own record comes back when that lease can have expired (not
 after the queue's visibility timeout), and a record waiting on the thread
 keeps coming back until then without spending ``maxReceiveCount``. Every
-number comes from ``template.yaml``.
+number comes from ``template.yaml`` or, for what no variable sets, the
+settings' defaults (``replyonce.config.ReplierSettings``).
 """
 
 import time
@@ -17,6 +18,7 @@ from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from ops.template import load_template
+from replyonce.config import ReplierSettings
 from replyonce.reasons import DeferReason
 from replyonce.redelivery import retry_delay
 from replyonce.state import thread_key
@@ -31,6 +33,9 @@ QUEUE = TEMPLATE["Resources"]["NotificationQueue"]["Properties"]
 
 
 def seconds(name: str) -> float:
+    """A variable the template sets, or a setting no variable sets (``ReplierSettings``' default)."""
+    if name.islower():
+        return float(getattr(ReplierSettings, name))
     value = VARIABLES[name]
     if isinstance(value, dict):  # a number parameter: the largest value an operator may deploy
         return float(PARAMETERS[value["Ref"]].get("MaxValue", PARAMETERS[value["Ref"]]["Default"]))
@@ -39,8 +44,8 @@ def seconds(name: str) -> float:
 
 LONGEST_LEASE = (
     seconds("AGENT_TIMEOUT_SECONDS")
-    + seconds("NYLAS_SEND_TIMEOUT_SECONDS")
-    + seconds("RECORD_MARGIN_SECONDS")
+    + seconds("nylas_send_timeout_seconds")
+    + seconds("record_margin_seconds")
 )
 
 
@@ -65,20 +70,20 @@ def receives_to_outlast(hold: float, reason: DeferReason, *, in_process_wait: fl
             reason,
             int(hold - elapsed) + 1,
             receive,
-            busy_base_seconds=int(seconds("BUSY_RETRY_SECONDS")),
-            retry_base_seconds=10,
-            retry_max_seconds=900,
-            max_receives=int(seconds("MAX_RECEIVE_COUNT")),
+            busy_base_seconds=int(seconds("busy_retry_seconds")),
+            retry_base_seconds=int(seconds("retry_base_seconds")),
+            retry_max_seconds=int(seconds("retry_max_seconds")),
+            max_receives=int(seconds("max_receive_count")),
         )
     raise AssertionError("unreachable")
 
 
 def test_the_replier_knows_the_queues_max_receive_count():
-    assert int(seconds("MAX_RECEIVE_COUNT")) == MAX_RECEIVES
+    assert int(seconds("max_receive_count")) == MAX_RECEIVES
 
 
 def test_a_record_waiting_on_a_crashed_holder_outlasts_its_longest_lease():
-    wait = seconds("LEASE_WAIT_SECONDS")
+    wait = seconds("lease_wait_seconds")
     assert receives_to_outlast(LONGEST_LEASE, DeferReason.THREAD_BUSY, in_process_wait=wait) is not None
 
 
@@ -89,9 +94,9 @@ def test_a_record_late_in_its_invocation_still_outlasts_the_longest_lease():
 
 
 def test_a_lease_lasts_one_records_budget_not_the_rest_of_the_invocation(replier_env, nylas, monkeypatch):
-    monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "30")
-    monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "150")
-    monkeypatch.setenv("RECORD_MARGIN_SECONDS", "10")
+    monkeypatch.setenv(
+        "AGENT_TIMEOUT_SECONDS", "30"
+    )  # the send timeout (150) and the margin (10) as deployed
     message = inbound(nylas)
     seen = {}
 
@@ -162,10 +167,9 @@ def test_a_duplicate_waiting_on_its_original_outlasts_the_longest_in_progress_ho
 
 
 def test_a_duplicate_meeting_its_original_in_progress_comes_back_only_as_often_as_its_receives_allow(
-    replier, nylas, monkeypatch, log_records
+    replier, nylas, tuning, log_records
 ):
-    monkeypatch.setenv("BUSY_RETRY_SECONDS", "1")
-    monkeypatch.setenv("RETRY_MAX_SECONDS", "900")
+    tuning.update(busy_retry_seconds=1, retry_max_seconds=900)
     message = inbound(nylas)
     notification = envelope(message)
     duplicate, visibility = container_recording_visibility()

@@ -27,9 +27,10 @@ from tests.replier_harness import (
     notification,
     ping_pong,
     skip_reasons,
+    with_tuning,
 )
 
-SETTLED = 400  # Nylas seconds past MAILBOX_SETTLE_SECONDS (300): the mailbox could show a reply by now
+SETTLED = 400  # Nylas seconds past mailbox_settle_seconds (300): the mailbox could show a reply by now
 
 
 def as_nylas_sends_it(message: dict, **kwargs) -> dict:
@@ -92,7 +93,7 @@ def test_the_reply_is_recognised_in_the_thread_listing_when_metadata_search_lags
     assert sends_at_nylas(nylas) == 1
 
 
-def test_a_failing_search_is_unknown_and_does_not_jam_the_thread(pipeline, nylas, log_records, monkeypatch):
+def test_a_failing_search_is_unknown_and_does_not_jam_the_thread(pipeline, nylas, log_records, tuning):
     # The first reply's outcome is unknown and the search that would tell answers 400: that reply
     # waits (never "not sent"), while the customer's next message on the thread gets its own reply.
     nylas.modes.metadata_search_failure = 400
@@ -106,9 +107,7 @@ def test_a_failing_search_is_unknown_and_does_not_jam_the_thread(pipeline, nylas
     assert "search_failed" in deferrals(log_records)
     # From here its retries back off (by a second: the suite's are immediate), as deployed, so it
     # does not take every batch of one ahead of the customer's next message.
-    monkeypatch.setenv("RETRY_BASE_SECONDS", "1")
-    monkeypatch.setenv("RETRY_MAX_SECONDS", "1")
-    app.consumer.cache_clear()
+    with_tuning(tuning, retry_base_seconds=1, retry_max_seconds=1)
     second = inbound(nylas, reply_to_message_id=first["id"], subject="Anyone there?")
     pipeline.deliver(as_nylas_sends_it(second))
     pipeline.poller().poll_once()  # the first: the search fails again, back in a while
@@ -186,7 +185,7 @@ def test_a_queued_reply_nothing_confirms_is_reconciled_through_the_mailbox(pipel
     pipeline.deliver(as_nylas_sends_it(message))
     pipeline.poller().poll_once()  # 202: queued; the reconcile is scheduled
     nylas.release_queued()  # it went out; nobody told us
-    nylas.advance_clock(700)  # past PENDING_CONFIRM_SECONDS
+    nylas.advance_clock(700)  # past pending_confirm_seconds
     pipeline.drain()  # the reconcile task (a delayed message; delays are 0 in tests)
     assert len(nylas.sends) == 1
     assert ledger_status(replier, message["id"]) == "replied"
@@ -285,7 +284,7 @@ def test_a_reply_goes_out_once_the_account_limit_clears_within_the_keys_hour(
     pipeline.poller().poll_once()
     assert deferrals(log_records) == ["account_limited"]
     nylas.modes.account_limit = None  # cleared: quota raised, pause lifted
-    nylas.advance_clock(1000)  # past ACCOUNT_RETRY_SECONDS (900) and the settle time, within the hour
+    nylas.advance_clock(1000)  # past account_retry_seconds (900) and the settle time, within the hour
     pipeline.drain()
     assert answers(nylas) == [message["id"]]
     assert pipeline.dead_letters() == []
@@ -334,7 +333,7 @@ def test_a_robot_that_honours_no_mark_gets_two_answers_not_a_loop(pipeline, nyla
     monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "10")
     app.consumer.cache_clear()
     ping_pong(pipeline, nylas, "helpdesk@other-company.example", rounds=4, deliver=as_nylas_sends_it)
-    assert len(nylas.sends) == 2  # MAX_AUTOMATIC_EXCHANGES: two, then a person's turn
+    assert len(nylas.sends) == 2  # max_automatic_exchanges: two, then a person's turn
     assert skip_reasons(log_records).count("exchange_limit") == 2
 
 
@@ -387,7 +386,7 @@ def test_one_email_to_two_agents_gets_one_reply(pipeline, nylas, monkeypatch, lo
 
 
 def test_a_burst_longer_than_a_page_gets_one_reply(pipeline, nylas):
-    # On a thread whose item is in service (its first message answered, PENDING_CONFIRM_SECONDS ago): a
+    # On a thread whose item is in service (its first message answered, pending_confirm_seconds ago): a
     # brand-new thread item's burst would first wait that long (issue 48), its records out of sight.
     first = inbound(nylas, subject="Order 1042")
     pipeline.deliver(as_nylas_sends_it(first))

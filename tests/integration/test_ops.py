@@ -25,7 +25,7 @@ import pytest
 import requests
 from botocore.stub import Stubber
 
-from devstack.containers import load_handler
+from devstack.containers import load_handler, tune_container
 from devstack.events import AGENT_GRANT_ID, encode, message_created
 from devstack.gateway import ApiGatewayStandIn
 from devstack.nylas import Fault
@@ -61,14 +61,16 @@ def gateway(aws, monkeypatch):
 
 
 @pytest.fixture
-def fresh_reads(monkeypatch):
+def fresh_reads(gateway):
     """The webhook re-reads its secret on every failed signature (no rate limit); list it after `gateway`.
 
     Why: these tests deliver several signatures within seconds, each to be judged against the
     secret as stored at that moment; with the rate limit a delivery right after a refused read is
     answered by the flag still cached (503, retried), which the settle test checks on its own.
     """
-    monkeypatch.setenv("SECRETS_REFRESH_MIN_INTERVAL_SECONDS", "0")
+    handler = load_handler("WebhookFunction")
+    tune_container(handler, {"secrets": {"refresh_min_interval_seconds": 0}})
+    gateway.replace_handler(handler)
 
 
 @pytest.fixture
@@ -404,7 +406,7 @@ def test_a_forged_request_just_before_a_rotation_cannot_turn_the_new_secret_into
     aws, nylas, gateway, stack
 ):
     # A forged request forces a fresh secret read, and the next one is refused by the rate limit
-    # for SECRETS_REFRESH_MIN_INTERVAL_SECONDS. Were Nylas to issue the new secret inside that
+    # for secrets_refresh_min_interval_seconds. Were Nylas to issue the new secret inside that
     # interval, the webhook would judge a genuine delivery against a read without the flag: 401,
     # dropped. The command raises the flag, waits out the interval, then asks Nylas.
     assert ops("register-webhook").code == 0

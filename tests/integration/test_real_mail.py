@@ -20,13 +20,19 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from functions.replier import app
 from replyonce.agents import template_agent
-from replyonce.consumer import NotificationConsumer
 from replyonce.exceptions import ConfigurationError
 from replyonce.keys import idempotency_key
 from replyonce.state import ThreadState, thread_key
 from replyonce.state_items import thread_state_of
 from replyonce.text import UNSURE_MARKER
-from tests.replier_harness import SEND_PATH, Pipeline, container_recording_visibility, inbound, skip_reasons
+from tests.replier_harness import (
+    SEND_PATH,
+    Pipeline,
+    container_recording_visibility,
+    inbound,
+    new_container,
+    skip_reasons,
+)
 
 
 @pytest.fixture
@@ -117,7 +123,7 @@ def test_provider_error_cached_under_the_key_is_followed_by_the_next_key(pipelin
     pipeline.poller().poll_once()
     pipeline.poller().poll_once()
     assert nylas.sends == []
-    nylas.advance_clock(400)  # past MAILBOX_SETTLE_SECONDS (Nylas' time)
+    nylas.advance_clock(400)  # past mailbox_settle_seconds (Nylas' time)
     pipeline.drain()
     [sent] = nylas.sends
     assert sent.idempotency_key == idempotency_key(AGENT_GRANT_ID, message["id"], 1)
@@ -208,14 +214,14 @@ def test_future_dated_message_does_not_take_later_replies(pipeline, nylas):
 
 
 def test_loop_guard_holds_on_a_worker_whose_clock_is_two_hours_fast(
-    replier_env, nylas, monkeypatch, log_records
+    replier_env, nylas, monkeypatch, log_records, tuning
 ):
     # Another bot answers every reply at once; two replies an hour at most, whatever the clocks (the
     # exchange limit off: with it, the same bot is stopped by it first).
     monkeypatch.setenv("REPLY_BUDGET_PER_HOUR", "2")
-    monkeypatch.setenv("MAX_AUTOMATIC_EXCHANGES", "0")
-    on_time = NotificationConsumer.from_environment()
-    fast = NotificationConsumer.from_environment(clock=lambda: time.time() + 7200)
+    tuning["max_automatic_exchanges"] = 0
+    on_time = new_container()
+    fast = new_container(clock=lambda: time.time() + 7200)
     previous = None
     for container in (on_time, on_time, fast):
         message = inbound(
@@ -245,7 +251,7 @@ def test_transaction_retried_after_a_lost_answer_counts_the_reply_once(replier_e
         raise ConnectionClosedError(endpoint_url=request.url)
 
     session.events.register("before-send.dynamodb.TransactWriteItems", apply_then_lose_the_answer)
-    container = NotificationConsumer.from_environment(aws=session)
+    container = new_container(aws=session)
     first = inbound(nylas)
     response = container.handle_batch(
         sqs_event([as_nylas_sends_it(first)]), LocalLambdaContext("ReplierFunction")
@@ -268,15 +274,15 @@ def test_transaction_retried_after_a_lost_answer_counts_the_reply_once(replier_e
 # ---- 7. a batch slower than its invocation -------------------------------------------------------------
 
 
-def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, monkeypatch):
-    monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "2")
-    monkeypatch.setenv("RECORD_MARGIN_SECONDS", "0.5")
+def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, monkeypatch, tuning):
+    tuning["nylas_send_timeout_seconds"] = 2
+    tuning["record_margin_seconds"] = 0.5
     monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "1")
     # One thread's records run one after another (another thread's would start at once, beside it).
     # The thread's item is in service (an earlier exchange, answered long ago): a brand-new thread item's
     # burst would wait the settle first (issue 48), and no record would send.
     earlier = inbound(nylas, subject="Order 1042")
-    NotificationConsumer.from_environment().handle_batch(
+    new_container().handle_batch(
         sqs_event([as_nylas_sends_it(earlier)]), LocalLambdaContext("ReplierFunction")
     )
     assert len(nylas.sends) == 1
@@ -309,7 +315,7 @@ def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, 
 def test_an_empty_agent_grant_list_is_a_configuration_error(replier_env, monkeypatch):
     monkeypatch.setenv("AGENT_GRANT_IDS", " , ")
     with pytest.raises(ConfigurationError, match="AGENT_GRANT_IDS is empty"):
-        NotificationConsumer.from_environment()
+        new_container()
 
 
 def test_an_agent_grant_nylas_does_not_know_is_logged_as_an_error(pipeline, nylas, monkeypatch, log_records):
@@ -363,9 +369,7 @@ def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_lette
 ):
     from botocore.awsrequest import AWSResponse
 
-    # An environment of an earlier version: the agent named by its old variable.
-    monkeypatch.delenv("REPLY_AGENT")
-    monkeypatch.setenv("REPLY_DRAFTER", "bedrock")
+    monkeypatch.setenv("REPLY_AGENT", "bedrock")
     monkeypatch.setenv("BEDROCK_MODEL_ID", "us.anthropic.claude-sonnet-4-20250514-v1:0")
     session = boto3.session.Session()
 
@@ -374,7 +378,7 @@ def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_lette
         return AWSResponse(request.url, 403, headers, _Body(b'{"message":"no access to this model"}'))
 
     session.events.register("before-send.bedrock-runtime.Converse", access_denied)
-    container = NotificationConsumer.from_environment(aws=session)
+    container = new_container(aws=session)
     message = inbound(nylas)
     event = sqs_event([as_nylas_sends_it(message)])
     first = container.handle_batch(event, LocalLambdaContext("ReplierFunction"))

@@ -2,7 +2,7 @@
 
 The real replier handler against moto and the Nylas emulator over loopback,
 configured as a Region of a two-Region deployment (``ACTIVE_REGION_TABLE``,
-``REPLIER_REGION``), with the record written by the operator's own
+and the Region's name, which Lambda's ``AWS_REGION`` gives), with the record written by the operator's own
 ``failover`` command. Counted at the emulator: what Nylas was asked to send.
 The default (one Region) deploys and answers as it always has.
 """
@@ -36,11 +36,12 @@ AN_HOUR_AGO = time.time() - 3600
 
 
 @pytest.fixture
-def fenced(replier_env, monkeypatch):
+def fenced(replier_env, tuning, monkeypatch):
     """This replier is the us-west-2 Region of a deployment across Regions; the record's table exists."""
     create_active_region_table(TABLE)
     monkeypatch.setenv("ACTIVE_REGION_TABLE", TABLE)
-    monkeypatch.setenv("REPLIER_REGION", HERE)
+    # Lambda's AWS_REGION names the Region; moto serves every Region here from one, so it is named in-process.
+    tuning["region"] = HERE
     return boto3.client("dynamodb")
 
 

@@ -197,11 +197,11 @@ def test_burst_processed_by_two_concurrent_containers_gets_one_reply(pipeline, n
     assert pipeline.dead_letters() == []
 
 
-def test_burst_notification_waits_for_the_holder_instead_of_a_busy_retry(replier, nylas, monkeypatch):
+def test_burst_notification_waits_for_the_holder_instead_of_a_busy_retry(replier, nylas, monkeypatch, tuning):
     # The burst's second notification meets the first one's lease; the holder's reply covers it.
     # Waiting in-process for the lease answers it as soon as the holder is done: no record fails,
     # nothing comes back a busy-retry cycle later, and Nylas sees one send.
-    monkeypatch.setenv("LEASE_WAIT_SECONDS", "5")
+    tuning["lease_wait_seconds"] = 5
     # On a thread whose item is in service (an earlier exchange, answered long ago): a brand-new thread
     # item's burst would first wait the settle (issue 48), and nobody would hold the lease meanwhile.
     earlier = inbound(nylas)
@@ -236,7 +236,7 @@ def test_burst_notification_waits_for_the_holder_instead_of_a_busy_retry(replier
 
 
 def test_lease_held_past_expiry_by_a_paused_worker_still_sends_one_email(
-    replier, nylas, monkeypatch, log_records
+    replier, nylas, monkeypatch, log_records, tuning
 ):
     # Worker A's send hangs at Nylas past A's own send timeout and past A's lease (a paused worker,
     # a slow provider): A gives up without an answer. Worker B gets the redelivery, takes over the
@@ -246,8 +246,8 @@ def test_lease_held_past_expiry_by_a_paused_worker_still_sends_one_email(
     # Nothing here races the machine: the send is held until the test releases it (the emulator's
     # on_send_started runs with the key in flight), and the lease is timed by a clock the test moves,
     # so A's steps before its send fit its lease however slowly they run.
-    monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "1.0")
-    monkeypatch.setenv("RECORD_MARGIN_SECONDS", "0.2")
+    tuning["nylas_send_timeout_seconds"] = 1.0
+    tuning["record_margin_seconds"] = 0.2
     monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "2")  # a lease of 3.2 s
     clock = Clock(time.time())
     message = inbound(nylas)
@@ -266,7 +266,7 @@ def test_lease_held_past_expiry_by_a_paused_worker_still_sends_one_email(
     nylas.on_send_started = hold_the_send
 
     def container() -> NotificationConsumer:
-        return NotificationConsumer.from_environment(clock=clock)
+        return new_container(clock=clock)
 
     try:
         a = container().handle_batch(event, LocalLambdaContext("ReplierFunction"))
@@ -288,19 +288,19 @@ def test_lease_held_past_expiry_by_a_paused_worker_still_sends_one_email(
 
 
 def test_a_slow_intent_write_that_eats_the_lease_sends_nothing_until_a_later_receive(
-    pipeline, nylas, monkeypatch, log_records
+    pipeline, nylas, monkeypatch, log_records, tuning
 ):
     # The write that stores the attempt takes longer than the lease can spare (a throttled or paused
     # store). Sending then could land after the lease ends, when another worker may have read the
     # thread without it: the record goes back instead, and its next receive sends under the same key.
     # The write "takes" 2.5 s on a clock the test moves, not in real time: the verdict does not
     # depend on how fast the machine runs the steps around it.
-    monkeypatch.setenv("NYLAS_SEND_TIMEOUT_SECONDS", "2")
-    monkeypatch.setenv("RECORD_MARGIN_SECONDS", "1")
+    tuning["nylas_send_timeout_seconds"] = 2
+    tuning["record_margin_seconds"] = 1
     monkeypatch.setenv("AGENT_TIMEOUT_SECONDS", "2")  # a lease of 5 s
     clock = Clock(time.time())
     message = inbound(nylas)
-    container = NotificationConsumer.from_environment(clock=clock)
+    container = new_container(clock=clock)
     slowed = {"left": 1}
 
     def slow_outbox_write(**kwargs):
@@ -358,7 +358,7 @@ def test_busy_thread_record_fails_and_returns_quickly(pipeline, nylas, replier, 
     assert (result.received, result.failed) == (1, 1)
     assert nylas.sends == []
     assert any(r.get("reason") == "thread_busy" for r in log_records())
-    # Visible again at once (BUSY_RETRY_SECONDS=0), not after the queue's 5400 s visibility timeout.
+    # Visible again at once (busy_retry_seconds=0), not after the queue's 5400 s visibility timeout.
     boto3.client("dynamodb").delete_item(
         TableName=replier.tables["StateTable"],
         Key={"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}},
@@ -375,8 +375,8 @@ def test_expired_lease_is_taken_over_even_before_ttl_deletes_it(pipeline, nylas,
     assert len(nylas.sends) == 1
 
 
-def test_rate_limited_send_honours_retry_after(pipeline, nylas, sqs, replier, monkeypatch):
-    monkeypatch.setenv("RETRY_MAX_SECONDS", "900")
+def test_rate_limited_send_honours_retry_after(pipeline, nylas, sqs, replier, monkeypatch, tuning):
+    tuning["retry_max_seconds"] = 900
     app.consumer.cache_clear()
     message = inbound(nylas)
     nylas.inject("POST", SEND_PATH, Fault.status(429, headers={"Retry-After": "30"}))
@@ -494,13 +494,13 @@ def test_agent_grant_address_is_looked_up_once_per_container(pipeline, nylas):
     ],
 )
 def test_busy_record_backs_off_by_receive_count_but_not_past_the_lease(
-    replier, nylas, monkeypatch, receives, expected_delay
+    replier, nylas, monkeypatch, receives, expected_delay, tuning
 ):
     # A crashed holder keeps the lease for up to a record's budget: waiting records double their delay
     # with each receive and never come back sooner than the lease spread over the receives they have
     # left (so they do not burn maxReceiveCount before it ends), never past the lease's end.
-    monkeypatch.setenv("BUSY_RETRY_SECONDS", "2")
-    monkeypatch.setenv("RETRY_MAX_SECONDS", "900")
+    tuning["busy_retry_seconds"] = 2
+    tuning["retry_max_seconds"] = 900
     message = inbound(nylas)
     hold_lease(replier, message, owner="crashed-worker", for_ms=60_000)
     container, delays = container_recording_visibility()

@@ -61,7 +61,7 @@ def writes_to_nylas(nylas) -> list[tuple[str, str]]:
 def test_shadow_mode_sends_nothing_and_records_a_burst_once_however_often_it_is_delivered(
     shadow, pipeline, nylas, log_records
 ):
-    # On a thread whose item is in service (an earlier message recorded, PENDING_CONFIRM_SECONDS ago): a
+    # On a thread whose item is in service (an earlier message recorded, pending_confirm_seconds ago): a
     # brand-new thread item's burst would first wait that long (issue 48).
     earlier = inbound(nylas, subject="Order 1042")
     pipeline.deliver(envelope(earlier))

@@ -132,7 +132,7 @@ def test_a_draft_left_unsent_holds_the_agent_back_only_for_the_wait(
     pipeline, nylas, log_records, team_mailbox
 ):
     first = held_back_by_a_draft(pipeline, nylas, log_records, team_mailbox)
-    nylas.advance_clock(601)  # PERSON_DRAFT_WAIT_SECONDS (600) from the draft's date
+    nylas.advance_clock(601)  # person_draft_wait_seconds (600) from the draft's date
     pipeline.drain()
     assert [s.payload["reply_to_message_id"] for s in nylas.sends] == [first["id"]]
 

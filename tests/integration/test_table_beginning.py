@@ -1,6 +1,6 @@
 """When the state table began, as each thread item learns it (``replyonce.store`` on moto).
 
-A thread item created within ``MAILBOX_SETTLE_SECONDS`` of the table's beginning may stand for one a lost
+A thread item created within ``mailbox_settle_seconds`` of the table's beginning may stand for one a lost
 table held, whose reply may still be queued or in flight at Nylas: its bursts wait
 (``replyonce.core.arrival.state_settles_in``). So each new thread item takes the table's beginning (the
 ``table#began`` item, written by the first lease of a table without one), and a table emptied begins again.

@@ -19,6 +19,7 @@ import pytest
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from botocore.exceptions import ClientError
 
+from devstack.containers import tuned_endpoint
 from devstack.events import (
     SAMPLE_EVENTS_ENV_VARS,
     event_files,
@@ -190,8 +191,7 @@ def test_signed_body_that_is_not_a_notification_is_400(webhook, sqs, queue_url, 
 
 
 def test_body_over_the_cap_is_413(webhook, sqs, queue_url, monkeypatch):
-    monkeypatch.setenv("MAX_BODY_BYTES", "2048")
-    app.endpoint.cache_clear()
+    monkeypatch.setattr(app, "endpoint", tuned_endpoint({"max_body_bytes": 2048}))
     big = json.dumps(message_created(body="x" * 4096)).encode()
     assert webhook(signed_post(big))["statusCode"] == 413
     assert webhook(signed_post(big, base64_encoded=True))["statusCode"] == 413
@@ -199,8 +199,7 @@ def test_body_over_the_cap_is_413(webhook, sqs, queue_url, monkeypatch):
 
 
 def test_gzip_bomb_is_413_not_inflated(webhook, sqs, queue_url, monkeypatch):
-    monkeypatch.setenv("MAX_BODY_BYTES", "65536")
-    app.endpoint.cache_clear()
+    monkeypatch.setattr(app, "endpoint", tuned_endpoint({"max_body_bytes": 65536}))
     # 10 MB of spaces compresses to ~10 KB: small on the wire, over the cap inflated.
     bomb = json.dumps(message_created(body=" " * 10_000_000)).encode()
     event = signed_post(bomb, gzip_body=True)
@@ -217,8 +216,7 @@ def test_invalid_gzip_is_400(webhook, sqs, queue_url):
 
 
 def test_oversized_notification_is_queued_without_its_body(webhook, sqs, queue_url, monkeypatch):
-    monkeypatch.setenv("QUEUE_MAX_MESSAGE_BYTES", "4096")
-    app.endpoint.cache_clear()
+    monkeypatch.setattr(app, "endpoint", tuned_endpoint({"queue_max_message_bytes": 4096}))
     payload = message_created(body="y" * 8000)
     assert webhook(signed_post(json.dumps(payload).encode()))["statusCode"] == 200
     [message] = queued(sqs, queue_url)

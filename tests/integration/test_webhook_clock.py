@@ -17,11 +17,12 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.template import LOCAL_WEBHOOK_SECRET
 from functions.webhook import app
 from ops.template import load_template
+from replyonce.config import WebhookSettings
 from tests.conftest import drain
 
 VARIABLES = load_template()["Resources"]["WebhookFunction"]["Properties"]["Environment"]["Variables"]
 MAX_AGE = int(VARIABLES["MAX_NOTIFICATION_AGE_SECONDS"])
-MAX_AHEAD = int(VARIABLES["MAX_NOTIFICATION_FUTURE_SECONDS"])
+MAX_AHEAD = WebhookSettings.max_notification_future_seconds
 
 
 @pytest.fixture
@@ -30,7 +31,6 @@ def webhook(aws, monkeypatch):
     for name, value in aws.function_environment("WebhookFunction").items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("MAX_NOTIFICATION_AGE_SECONDS", str(MAX_AGE))
-    monkeypatch.setenv("MAX_NOTIFICATION_FUTURE_SECONDS", str(MAX_AHEAD))
     app.endpoint.cache_clear()
 
     def invoke(payload: dict, secret: str = LOCAL_WEBHOOK_SECRET) -> int:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from devstack.containers import tuned_endpoint
 from devstack.events import message_created, proxy_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.template import LOCAL_WEBHOOK_SECRET
@@ -25,7 +26,7 @@ header_names = st.sampled_from(
 )
 header_values = st.text(st.characters(codec="latin-1", exclude_categories=("Cc",)), max_size=80)
 bodies = st.one_of(
-    st.binary(max_size=6000),  # past MAX_BODY_BYTES (4096 here): the size rule is exercised too
+    st.binary(max_size=6000),  # past max_body_bytes (4096 here): the size rule is exercised too
     st.builds(
         lambda n: json.dumps(n).encode(),
         st.recursive(
@@ -46,10 +47,9 @@ bodies = st.one_of(
 def webhook(aws, monkeypatch):
     for name, value in aws.function_environment("WebhookFunction").items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("MAX_BODY_BYTES", "4096")  # so the size rule is reachable by the fuzzer
-    app.endpoint.cache_clear()
-    yield aws
-    app.endpoint.cache_clear()
+    # max_body_bytes 4096: so the size rule is reachable by the fuzzer.
+    monkeypatch.setattr(app, "endpoint", tuned_endpoint({"max_body_bytes": 4096}))
+    return aws
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -35,9 +35,9 @@ def test_the_handover_covers_the_lease_the_agent_account_queue_and_the_settle():
 
 
 def test_the_restore_promise_quotes_the_new_state_wait_the_core_uses():
-    # A new thread state waits PENDING_CONFIRM_SECONDS (the queue and the settle), not the settle alone:
+    # A new thread state waits pending_confirm_seconds (the queue and the settle), not the settle alone:
     # core.arrival passes the policy's pending_confirm_seconds to state_settles_in.
     policy = template_handover()
     operations = " ".join((DOCS / "operations.md").read_text().split())
-    assert f"within `PENDING_CONFIRM_SECONDS` ({policy.pending_confirm_seconds} s" in operations
+    assert f"within `pending_confirm_seconds` ({policy.pending_confirm_seconds} s" in operations
     assert policy.pending_confirm_seconds >= 90 + policy.settle_seconds

@@ -58,11 +58,11 @@ class Desk:
         self.store = FakeStateStore(self.clock)
         self.store.began_ms = int((self.clock() - IN_SERVICE_SECONDS) * 1000)
 
-    def configure(self, **variables: str) -> None:
-        """The replier's environment set to ``variables`` (read as the handler reads them, over the
-        defaults): a new container on the same world."""
+    def configure(self, tuning: dict | None = None, **variables: str) -> None:
+        """The replier's environment set to ``variables`` and ``tuning`` (the settings no variable sets),
+        read as the handler reads them, over the defaults: a new container on the same world."""
         environment = {**PLACEHOLDERS, "AGENT_GRANT_IDS": ",".join(self.policy.agent_grant_ids), **variables}
-        self.policy = policy_of(ReplierSettings.from_environment(environment))
+        self.policy = policy_of(ReplierSettings.from_environment(environment, tuning=tuning))
         self._replier = None
 
     @property

@@ -306,7 +306,7 @@ def _covered_page(first, last, cursor):
             core.UNREAD,
             core.Skip(SkipReason.ALREADY_REPLIED, {"thread_id": THREAD}),
         ),
-        # MAX_THREAD_PAGES read and still not reached: it waits (the cover may be further back).
+        # max_thread_pages read and still not reached: it waits (the cover may be further back).
         (
             [_covered_page(n, n, f"c{n}") for n in range(9, 4, -1)],
             core.UNREAD,
@@ -336,7 +336,7 @@ IN_SERVICE = 86_400  # a table that began a day ago
     ("situation", "expected"),
     [
         # A thread item of a table that began 60 s ago (emptied) and a burst of two: a reply to m1 may be
-        # queued at Nylas, not listed yet. Wait until the table is PENDING_CONFIRM_SECONDS old (the Agent
+        # queued at Nylas, not listed yet. Wait until the table is pending_confirm_seconds old (the Agent
         # Account queue's 90 s and the settle).
         (
             _new_state(60, inbound("m2"), inbound("m1")),

@@ -136,6 +136,6 @@ def test_steps_that_neither_lease_nor_send_are_not_fenced():
 def test_the_handover_outlasts_a_whole_lease_the_agent_account_queue_and_the_mailbox_settle_time():
     # The old Region's send can start up to a lease after its last read of the record; answered 202, the
     # Agent Account queue sends it up to 90 s later, and the mailbox shows it the settle time after that
-    # (PENDING_CONFIRM_SECONDS covers both, as ReplierSettings requires): the new Region waits for all.
+    # (pending_confirm_seconds covers both, as ReplierSettings requires): the new Region waits for all.
     assert FENCED.handover_seconds == FENCED.lease_seconds + FENCED.pending_confirm_seconds
     assert FENCED.pending_confirm_seconds >= AGENT_ACCOUNT_QUEUE_SECONDS + FENCED.settle_seconds

@@ -277,7 +277,7 @@ def test_a_lease_taken_is_the_thread_state_and_a_fresh_fence_read():
 @pytest.mark.parametrize(
     ("time_left", "clock_after", "expected"),
     [
-        # LEASE_WAIT_SECONDS (10 s) from the first refusal: wait and look again until it is over.
+        # lease_wait_seconds (10 s) from the first refusal: wait and look again until it is over.
         (900.0, 100.0, "WaitForLease"),
         (900.0, 109.4, "WaitForLease"),
         (900.0, 109.6, "Defer"),

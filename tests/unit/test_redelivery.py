@@ -23,7 +23,7 @@ from replyonce.redelivery import retry_delay
         (DeferReason.RATE_LIMITED, 7, 5, 7),
         (DeferReason.ACCOUNT_LIMITED, 900, 1, 900),
         (DeferReason.DEADLINE, 0, 3, 0),
-        (DeferReason.SEND_UNCERTAIN, 10**6, 1, 900),  # never past RETRY_MAX_SECONDS
+        (DeferReason.SEND_UNCERTAIN, 10**6, 1, 900),  # never past retry_max_seconds
     ],
 )
 def test_retry_delay(reason, hint, receives, expected):
@@ -42,7 +42,7 @@ def test_retry_delay(reason, hint, receives, expected):
 @pytest.mark.parametrize(
     ("reason", "hint", "receives", "expected"),
     [
-        # The chaos run's timings (RETRY_MAX_SECONDS 14, 8 receives): the handover's 99 s at once, one
+        # The chaos run's timings (retry_max_seconds 14, 8 receives): the handover's 99 s at once, one
         # receive, where coming back every 14 s spent seven of eight and the drill dead-lettered records.
         (DeferReason.REGION_HANDOVER, 99, 1, 99),
         (DeferReason.REGION_HANDOVER, 10, 7, 10),

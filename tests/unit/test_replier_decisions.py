@@ -124,7 +124,7 @@ def ping_pong(desk: Desk, sender: str, rounds: int) -> None:
 def test_reply_budget_stops_ping_pong_with_another_bot():
     desk = Desk()
     # The exchange limit off: the loop guard alone (with it on, the exchange limit is met first).
-    desk.configure(REPLY_BUDGET_PER_HOUR="2", MAX_AUTOMATIC_EXCHANGES="0")
+    desk.configure({"max_automatic_exchanges": 0}, REPLY_BUDGET_PER_HOUR="2")
     ping_pong(desk, "bot@other.example", rounds=4)
     assert len(desk.sent) == 2
     assert desk.skips().count("reply_budget_exhausted") == 2

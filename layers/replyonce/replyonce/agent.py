@@ -86,8 +86,8 @@ class AttachmentError(Exception):
 
 
 class AttachmentTooLarge(AttachmentError, AgentRejected):
-    """The file is larger than ``ATTACHMENT_MAX_BYTES``, or than what is left of
-    ``ATTACHMENTS_MAX_BYTES_PER_RECORD``: counted by the bytes actually read, never by the listed size."""
+    """The file is larger than ``attachment_max_bytes``, or than what is left of
+    ``attachments_max_bytes_per_record``: counted by the bytes actually read, never by the listed size."""
 
 
 class AttachmentGone(AttachmentError, AgentRejected):
@@ -149,8 +149,8 @@ class Attachment:
         Raises
         ------
         AttachmentTooLarge
-            Over ``ATTACHMENT_MAX_BYTES``, or over what is left of the record's
-            ``ATTACHMENTS_MAX_BYTES_PER_RECORD``.
+            Over ``attachment_max_bytes``, or over what is left of the record's
+            ``attachments_max_bytes_per_record``.
         AttachmentGone
             Nylas no longer has it.
         AttachmentUnavailable

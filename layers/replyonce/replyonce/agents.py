@@ -1,7 +1,6 @@
 """The agents ReplyOnce ships (``template``, ``bedrock``), and loading the team's own (``module:function``).
 
-``REPLY_AGENT`` names the agent (``REPLY_DRAFTER``, its old name, is still
-read): ``template`` acknowledges without any network, ``bedrock`` asks a
+``REPLY_AGENT`` names the agent: ``template`` acknowledges without any network, ``bedrock`` asks a
 Bedrock model through the Converse API, and ``module:function`` is imported
 once per container from the function's code (``functions/replier/``) or the
 layer. Each follows the contract of ``replyonce.agent``.

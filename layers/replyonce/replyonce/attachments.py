@@ -114,9 +114,9 @@ class AttachmentReader:
     grant_id:
         The grant whose mailbox holds the files.
     max_bytes:
-        ``ATTACHMENT_MAX_BYTES``: the most one file may be.
+        ``attachment_max_bytes``: the most one file may be.
     max_record_bytes:
-        ``ATTACHMENTS_MAX_BYTES_PER_RECORD``: the most all files read for one record may be together.
+        ``attachments_max_bytes_per_record``: the most all files read for one record may be together.
     deadline:
         ``monotonic`` time at which the agent's call is abandoned: no read outlives it.
     """
@@ -159,7 +159,7 @@ class AttachmentReader:
             count("AttachmentRefused")
             raise AttachmentTooLarge(
                 f"{attachment.filename or attachment.id!r} not read: the record's files already took all of "
-                f"ATTACHMENTS_MAX_BYTES_PER_RECORD ({self._max_record_bytes} bytes)"
+                f"attachments_max_bytes_per_record ({self._max_record_bytes} bytes)"
             )
         if seconds <= 0:
             raise AttachmentUnavailable(f"attachment {attachment.id}: no time left in the agent's call")
@@ -168,12 +168,12 @@ class AttachmentReader:
         except AttachmentTooLarge:
             if cap == left < asked:
                 whose = (
-                    f"what is left of ATTACHMENTS_MAX_BYTES_PER_RECORD ({left} of {self._max_record_bytes})"
+                    f"what is left of attachments_max_bytes_per_record ({left} of {self._max_record_bytes})"
                 )
             elif asked < self._max_bytes:
                 whose = f"the {asked} bytes asked for"
             else:
-                whose = f"ATTACHMENT_MAX_BYTES ({self._max_bytes})"
+                whose = f"attachment_max_bytes ({self._max_bytes})"
             logger.info(
                 "attachment over its cap, not read",
                 extra={"attachment_id": attachment.id, "message_id": attachment.message_id, "cap": cap},

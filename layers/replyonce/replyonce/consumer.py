@@ -24,7 +24,7 @@ import math
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
@@ -127,6 +127,7 @@ class NotificationConsumer:
         http: requests.Session | None = None,
         clock: Callable[[], float] = time.time,
         agent_path: Path | None = None,
+        tuning: Mapping[str, Any] | None = None,
     ) -> "NotificationConsumer":
         """Build the consumer the template configures.
 
@@ -143,13 +144,15 @@ class NotificationConsumer:
         agent_path:
             The function's own directory, where ``REPLY_AGENT=module:function`` is looked for first
             (in Lambda it is on ``sys.path`` already: ``/var/task``).
+        tuning:
+            Settings no variable sets, by field name (``ReplierSettings``): only a harness passes them.
 
         Raises
         ------
         ConfigurationError
             A setting is missing or malformed, or ``REPLY_AGENT`` names nothing callable.
         """
-        settings = ReplierSettings.from_environment()
+        settings = ReplierSettings.from_environment(tuning=tuning)
         aws = aws or boto3.session.Session()
         if agent_path is not None and str(agent_path) not in sys.path:
             sys.path.insert(0, str(agent_path))

@@ -36,7 +36,7 @@ CONTENTION_BACKOFF_SECONDS = 0.02
 """The first retry's longest wait; doubled per retry (full jitter)."""
 CONTENTION_MAX_BACKOFF_SECONDS = 0.5
 """No wait between two tries is longer: the seven waits add up to 1.62 s at most, inside the
-``RECORD_MARGIN_SECONDS`` (10 s) a record keeps for its bookkeeping."""
+``record_margin_seconds`` (10 s) a record keeps for its bookkeeping."""
 
 
 def contention_of(exc: ClientError) -> str | None:

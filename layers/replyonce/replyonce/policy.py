@@ -49,7 +49,7 @@ class Policy:
     person_draft_wait_seconds: int = ReplierSettings.person_draft_wait_seconds
     # The queue's maxReceiveCount: a record a person's draft holds back hands off on its last receive.
     max_receive_count: int = ReplierSettings.max_receive_count
-    # How long a record waits in-process for a busy thread's lease (LEASE_WAIT_SECONDS).
+    # How long a record waits in-process for a busy thread's lease (lease_wait_seconds).
     lease_wait_seconds: float = ReplierSettings.lease_wait_seconds
 
     # Across Regions: this Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set);

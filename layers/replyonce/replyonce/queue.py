@@ -128,7 +128,7 @@ class ReconcileQueue:
     ) -> None:
         self._queue_url = queue_url
         self._sqs = sqs_client
-        # RETRY_MAX_SECONDS: a check that arrives early defers itself until it is due.
+        # retry_max_seconds: a check that arrives early defers itself until it is due.
         self._max_delay = min(max_delay_seconds, _MAX_DELAY_SECONDS)
 
     def __call__(self, due: ReconcileDue, seconds: int) -> None:

@@ -64,12 +64,12 @@ class SkipReason(StrEnum):
     RECIPIENT_BUDGET_EXHAUSTED = "recipient_budget_exhausted"
     """The recipient got ``REPLY_BUDGET_PER_RECIPIENT_PER_HOUR`` replies in this hour, across threads."""
     EXCHANGE_LIMIT = "exchange_limit"
-    """The agent already answered this correspondent ``MAX_AUTOMATIC_EXCHANGES`` times on the thread
+    """The agent already answered this correspondent ``max_automatic_exchanges`` times on the thread
     with no person of the mailbox writing in between: a loop between robots ends here, whatever the
     provider did with the automatic marks; a person takes the thread from here."""
     SENDER_NOT_REACHED = "sender_not_reached"
     """The reply that covers this message cannot go to its sender (not yet a participant of the
-    thread, or past ``MAX_REPLY_RECIPIENTS``): the message is not recorded answered."""
+    thread, or past ``max_reply_recipients``): the message is not recorded answered."""
     NO_RECIPIENT = "no_recipient"
     """No single well-formed mailbox the policy allows to receive the reply."""
     RELAY_UNVERIFIED = "relay_unverified"
@@ -123,7 +123,7 @@ class DeferReason(StrEnum):
     """The account cannot send (quota, paused, outbound rule, or an unknown refusal): the reply waits."""
     PERSON_DRAFTING = "person_drafting"
     """A person's draft in the thread (a shared mailbox): the agent waits, at most
-    ``PERSON_DRAFT_WAIT_SECONDS`` from the draft's date, for the person to send or drop it."""
+    ``person_draft_wait_seconds`` from the draft's date, for the person to send or drop it."""
     REPLY_PENDING = "reply_pending"
     """The thread's reply budget is full only with replies Nylas queued and has not confirmed: one may
     still fail (``message.send_failed``) and free its place, so the message waits for their outcome."""
@@ -131,11 +131,11 @@ class DeferReason(StrEnum):
     """A reply stored before the switch to ``REPLY_MODE=shadow`` waits: shadow mode sends nothing, so it
     goes out once the mode is ``send`` or ``review`` again (or is redriven from the dead-letter queue)."""
     TRIGGER_NOT_REACHED = "trigger_not_reached"
-    """The thread read ended at ``MAX_THREAD_PAGES`` before it reached the message: a reply covering it
+    """The thread read ended at ``max_thread_pages`` before it reached the message: a reply covering it
     would be newer, so it may be in the pages not read (a late notification on a long thread after the
     state was lost). Never answered blind: it waits, and dead-letters for an operator past its receives."""
     STATE_NEW = "state_new"
-    """The thread's state is younger than ``PENDING_CONFIRM_SECONDS`` (a new thread item, or a table emptied):
+    """The thread's state is younger than ``pending_confirm_seconds`` (a new thread item, or a table emptied):
     a reply the lost state knew of may still be queued or in flight at Nylas and not listed yet, so a burst
     covering more than its own message waits until the mailbox could show it."""
     AGENT_FAILED = "agent_failed"

@@ -28,11 +28,11 @@ def retry_delay(
     """When a deferred record should be received again (its visibility, in seconds).
 
     A contended record (a busy thread, a notification in progress elsewhere)
-    backs off from ``BUSY_RETRY_SECONDS``, doubling per receive, but never
+    backs off from ``busy_retry_seconds``, doubling per receive, but never
     waits longer than the hold it waits for can last (``hint_seconds``: the
     holder's lease, or the in-progress record's expiry) — and never less than
     that hold spread over the receives left before ``max_receives``
-    (``MAX_RECEIVE_COUNT``, the queue's ``maxReceiveCount``). Why the floor:
+    (``max_receive_count``, the queue's ``maxReceiveCount``). Why the floor:
     the doubling alone adds up to 1 + 2 + ... + 64 = 127 s over 8 receives,
     while a lease lasts up to 220 s and an in-progress record up to the
     function's 260 s; a record waiting on a crashed holder was dead-lettered
@@ -42,17 +42,17 @@ def retry_delay(
     fewer), so the last receive comes after the hold has ended, whatever the
     in-process wait did.
 
-    Other failures back off from ``RETRY_BASE_SECONDS``, capped; a deferral
+    Other failures back off from ``retry_base_seconds``, capped; a deferral
     that knows its time (``Retry-After``, the settle time, an account limit's
-    wait, a deadline) uses it. None waits longer than ``RETRY_MAX_SECONDS``:
+    wait, a deadline) uses it. None waits longer than ``retry_max_seconds``:
     a record that comes back early finds the same reason and defers again,
     while one that waits too long is late — except a wait that ends at a
     known time (the handover after a failover, a new thread state's wait:
     ``_WAITS_OUT``), which comes back once, when it ends, even past
-    ``RETRY_MAX_SECONDS``: neither early nor late, and one receive spent.
-    Why: coming back every ``RETRY_MAX_SECONDS``, a record waiting out the
-    handover (lease + ``PENDING_CONFIRM_SECONDS``: 790 s at the template's
-    timings, where ``RETRY_MAX_SECONDS`` is 900; 99 s at the chaos run's,
+    ``retry_max_seconds``: neither early nor late, and one receive spent.
+    Why: coming back every ``retry_max_seconds``, a record waiting out the
+    handover (lease + ``pending_confirm_seconds``: 790 s at the template's
+    timings, where ``retry_max_seconds`` is 900; 99 s at the chaos run's,
     where it is 14) spent seven of its eight receives on it, and the
     failover drill dead-lettered the records that then met anything else —
     a busy thread, an outage, a new thread's wait (issue 48).

@@ -88,7 +88,7 @@ class Replier:
     reconcile_later:
         Schedules the check of a queued (``202``) reply.
     lease_wait_seconds:
-        How long a record waits in-process for a busy thread (``LEASE_WAIT_SECONDS``): the policy's
+        How long a record waits in-process for a busy thread (``lease_wait_seconds``): the policy's
         ``lease_wait_seconds`` for this replier.
     clock:
         The wall clock the store times leases with (the lease's end bounds every step).
@@ -101,8 +101,8 @@ class Replier:
         Where a reply's files are kept (``REPLY_FILES_BUCKET``): written before the intent naming them
         is stored, read back for every attempt of a later record.
     attachment_max_bytes, attachments_max_bytes_per_record:
-        The caps on the customer's files the agent reads (``ATTACHMENT_MAX_BYTES``,
-        ``ATTACHMENTS_MAX_BYTES_PER_RECORD``).
+        The caps on the customer's files the agent reads (``attachment_max_bytes``,
+        ``attachments_max_bytes_per_record``).
     """
 
     def __init__(

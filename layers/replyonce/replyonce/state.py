@@ -217,7 +217,7 @@ class ThreadState:
         Why not the item's own creation (issue 48 built that, and took it back before it shipped): a
         thread no lease has seen and one whose item a restore took away read the same, so every new
         thread's first burst of two messages, a customer writing twice seconds apart, waited
-        ``PENDING_CONFIRM_SECONDS`` (600 s) for its reply, and ``make demo`` could not answer its
+        ``pending_confirm_seconds`` (600 s) for its reply, and ``make demo`` could not answer its
         bursts. A restore while mail flows, or items deleted by hand, is left to the runbook's stop
         (``docs/operations.md``); ``created_ms`` is kept on the item for the day a restore can be told
         apart from a new thread.

@@ -192,7 +192,7 @@ class DynamoDBStateStore:
     dynamodb_client:
         Injectable boto3 DynamoDB client.
     ttl_seconds:
-        How long thread items and ledger entries are kept (``LEDGER_TTL_SECONDS``).
+        How long thread items and ledger entries are kept (``ledger_ttl_seconds``).
     clock:
         Wall clock in seconds: the lease's expiry and ``recorded_at`` / TTLs only — no decision about a
         reply rests on it (those use Nylas' time).
@@ -297,7 +297,7 @@ class DynamoDBStateStore:
         """When the table began, for a thread item this lease just created (its ``since`` is ``now_ms``);
         the item's own creation (``created``) is written with it.
 
-        Why: a thread item created within ``MAILBOX_SETTLE_SECONDS`` may stand for one a lost state
+        Why: a thread item created within ``mailbox_settle_seconds`` may stand for one a lost state
         held, whose reply may still be in flight (``core.arrival.state_settles_in``) — whether the table
         was emptied (``table#began``, which the first lease of a table without one writes), restored to
         a backup from before the thread, or the item deleted by hand (``created``). Two requests, once

@@ -7,7 +7,7 @@ Status rules (docs/design.md invariant 6). Nylas retries only 408, 429, 502, 503
 - a signed body that is not a notification → 400 (a retry cannot fix it);
 - a body over the cap → 413;
 - a signed notification older than ``MAX_NOTIFICATION_AGE_SECONDS``, or dated
-  more than ``MAX_NOTIFICATION_FUTURE_SECONDS`` ahead → 401 (a replay: Nylas
+  more than ``max_notification_future_seconds`` ahead → 401 (a replay: Nylas
   signs no timestamp, so the body's own ``time`` is the bound);
 - a signature that matches no stored secret while a rotation is flagged
   (``rotating_until``), or while a fresh read of the secret is refused by its
@@ -28,8 +28,9 @@ import binascii
 import json
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import boto3
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
@@ -127,9 +128,14 @@ class WebhookEndpoint:
         self._clock = clock
 
     @classmethod
-    def from_environment(cls, aws: boto3.session.Session | None = None) -> "WebhookEndpoint":
-        """Build the endpoint the template configures; ``aws`` is the boto3 session clients come from."""
-        settings = WebhookSettings.from_environment()
+    def from_environment(
+        cls, aws: boto3.session.Session | None = None, *, tuning: Mapping[str, Any] | None = None
+    ) -> "WebhookEndpoint":
+        """Build the endpoint the template configures; ``aws`` is the boto3 session clients come from.
+
+        ``tuning``: settings no variable sets, by field name (``WebhookSettings``), from a harness only.
+        """
+        settings = WebhookSettings.from_environment(tuning=tuning)
         aws = aws or boto3.session.Session()
         return cls(
             settings,

@@ -301,7 +301,7 @@ def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int
 
     Why: a reply sent or queued (``202``) just before the thread's state was
     lost is in no listing yet — the Agent Account queue sends it up to 90 s
-    later, and the mailbox lists it up to ``MAILBOX_SETTLE_SECONDS`` after
+    later, and the mailbox lists it up to ``mailbox_settle_seconds`` after
     that — and our state no longer knows it. A burst that then covers its
     message besides a newer one threads on the newer one: a new target, a
     new ``Idempotency-Key``, and both emails go out (found by the stateful
@@ -309,7 +309,7 @@ def state_settles_in(state: ThreadState, burst: Burst, trigger_id: str, now: int
     of the trigger alone keeps the key any lost attempt for it used
     (generation 0 of the same target), so Nylas replays it; a burst of more
     waits until the thread's state is ``wait_seconds`` old —
-    ``PENDING_CONFIRM_SECONDS``, which the configuration requires to cover
+    ``pending_confirm_seconds``, which the configuration requires to cover
     the queue and the settle, as the failover's handover does — when
     anything sent or queued before it began is listed and covers what it
     answered. (The settle alone, the rule before issue 48, let a reply

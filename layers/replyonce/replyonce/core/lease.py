@@ -3,7 +3,7 @@
 Above :mod:`replyonce.core.situation` only. Why wait at all rather than
 only send the record back: a burst's later notifications meet the holder of
 the first one, whose reply usually covers them seconds later. The wait ends
-at ``LEASE_WAIT_SECONDS``, or sooner when the time left beyond a lease is
+at ``lease_wait_seconds``, or sooner when the time left beyond a lease is
 shorter (a record late in its invocation waits 0 s); then the record is
 deferred until the holder's lease can have ended.
 """
@@ -25,7 +25,7 @@ LEASE_POLL_SECONDS = 0.5
 
 
 def wait_bound(time_left: float, policy: Policy) -> float:
-    """How long a record may wait for a busy thread: ``LEASE_WAIT_SECONDS``, within the time beyond a
+    """How long a record may wait for a busy thread: ``lease_wait_seconds``, within the time beyond a
     lease."""
     return max(0.0, min(policy.lease_wait_seconds, time_left - policy.lease_seconds))
 

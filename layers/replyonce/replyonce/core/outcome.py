@@ -91,7 +91,7 @@ def send_reported(s: Situation, reported: SendReported) -> Step:
 
 
 def reconcile_due(s: Situation, due: ReconcileDue) -> Step:
-    """A queued reply nothing confirmed in ``PENDING_CONFIRM_SECONDS``: the mailbox decides."""
+    """A queued reply nothing confirmed in ``pending_confirm_seconds``: the mailbox decides."""
     found = _outcome_intent(s, due.grant_id, due.thread_id, due.intent_id)
     if not isinstance(found, Intent):
         if isinstance(found, Skip) and found.reason is SkipReason.NOT_OUR_REPLY:

@@ -315,7 +315,7 @@ def _reply_budget_step(
 
 def _settles_in(state: ThreadState, unsettled: Mapping[str, int], now: int, policy: Policy) -> int:
     """Seconds until the first unsettled reply must have settled: a queued one once Nylas has had
-    ``PENDING_CONFIRM_SECONDS``; one being sent within a lease of its last attempt — after which, if its
+    ``pending_confirm_seconds``; one being sent within a lease of its last attempt — after which, if its
     own record has not settled it, the waiting record drives it (``core.delivery.drive_undriven``)."""
     moments = []
     for intent_id in unsettled:
