@@ -531,6 +531,13 @@ def bill_inputs(run: Run) -> dict[str, Any]:
         "b_records": b_records,
         "intent_bytes": intent,
         "first_writes": first_writes,
+        # Log bytes with CloudWatch's overhead: per webhook request, per reply's record, per skipped one.
+        "log_parts": (
+            webhook_log.log_bytes + overhead * webhook_log.log_lines,
+            first_log.log_bytes + overhead * first_log.log_lines,
+            outbound_log.log_bytes + overhead * outbound_log.log_lines,
+        ),
+        "esm_sqs_per_notification": batch.esm_sqs_per_notification,
     }
 
 

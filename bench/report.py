@@ -4,7 +4,7 @@ import math
 import statistics
 from collections.abc import Sequence
 
-from bench import budgets, capacity_report, costs
+from bench import budgets, capacity_report, costs, per_reply
 from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
 from bench.coldstart import TRACING_OPTIONS, TRACING_PARTS, ColdStartResult
@@ -480,7 +480,11 @@ def render(run: Run) -> str:
     real = run.real_latency
     sections = [
         INTRO,
-        *([capacity_report.lead_section(run)] if run.containers else []),
+        *(
+            [per_reply.section(run, capacity_report.bill_inputs(run)), capacity_report.lead_section(run)]
+            if run.containers and real
+            else []
+        ),
         _machine(run),
         _budgets(run),
         *(
