@@ -15,7 +15,7 @@ from typing import Any
 from bench import bill_report, costs, scale
 from bench.bill import ReplyWrites
 from bench.container import ContainerResult
-from bench.markdown import table
+from bench.markdown import in_seconds, table, usd
 from bench.real_latency import (
     BEFORE,
     OPTION_A,
@@ -30,7 +30,8 @@ from bench.real_latency import (
     unanswered,
 )
 from bench.run import Run
-from bench.time_to_reply import CONTENDED_ROWS, PARTS, p
+from bench.stats import p
+from bench.time_to_reply import CONTENDED_ROWS, PARTS
 from ops.template import load_template, sqs_event_source
 
 # Modelled (not measured) inputs of the alternatives: a durable replier's steps and what they write,
@@ -42,19 +43,11 @@ STANDARD_TRANSITIONS = 14  # the tasks above, their choices, and the release
 EMAIL_CLAIM_BYTES = 100
 
 
-def _s(value: float) -> str:
-    return f"{value:.2f}" if not math.isnan(value) else "-"
-
-
 def _price(value: float) -> str:
     """A list price as AWS writes it: enough digits for $0.0000133334."""
     return "$" + (
         f"{value:.10f}".rstrip("0").rstrip(".") if value < 0.01 else f"{value:,.3f}".rstrip("0").rstrip(".")
     )
-
-
-def _usd(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.1 else f"${value:,.4f}"
 
 
 # ---- time to reply at real latency ---------------------------------------------------------------------
@@ -82,10 +75,10 @@ def real_latency_section(result: RealLatencyResult) -> str:
                 row.name,
                 len(row.times),
                 row.unanswered or "0",
-                _s(p(answered, 0.5)),
-                _s(p(answered, 0.9)),
-                _s(mine),
-                _s(floor_p99),
+                in_seconds(p(answered, 0.5)),
+                in_seconds(p(answered, 0.9)),
+                in_seconds(mine),
+                in_seconds(floor_p99),
                 f"{mine / floor_p99:.2f}x" if answered and floors else "-",
                 excess,
             )
@@ -96,9 +89,9 @@ def real_latency_section(result: RealLatencyResult) -> str:
             "**floor**: every message of the mix alone, invoked directly",
             len(floor_values),
             "0",
-            _s(p(floor_values, 0.5)),
-            _s(p(floor_values, 0.9)),
-            _s(p(floor_values, 0.99)),
+            in_seconds(p(floor_values, 0.5)),
+            in_seconds(p(floor_values, 0.9)),
+            in_seconds(p(floor_values, 0.99)),
             "",
             "",
             "",
@@ -578,24 +571,24 @@ def cost_section(run: Run) -> str:
     monthly = {v: costs.monthly(v, first, outbound, month) for v in volumes}
     price_rows = [(name, _price(pr.usd), pr.unit, pr.source) for name, pr in costs.PRICES.items()]
     line_rows = [
-        (line, _usd(first[line]), _usd(outbound[line]), _usd((first[line] + outbound[line]) / 2))
+        (line, usd(first[line]), usd(outbound[line]), usd((first[line] + outbound[line]) / 2))
         for line in first
     ]
     line_rows.append(
         (
             "**total per million**",
-            f"**{_usd(sum(first.values()))}**",
-            f"**{_usd(sum(outbound.values()))}**",
-            f"**{_usd((sum(first.values()) + sum(outbound.values())) / 2)}**",
+            f"**{usd(sum(first.values()))}**",
+            f"**{usd(sum(outbound.values()))}**",
+            f"**{usd((sum(first.values()) + sum(outbound.values())) / 2)}**",
         )
     )
     month_rows = []
     for v in volumes:
         variable = v * 30 / 1e6 * (sum(first.values()) + sum(outbound.values())) / 2
-        month_rows.append((f"{v / 1e6:g} M/day", "notifications (the lines above)", _usd(variable)))
-        for line, usd in costs.month_lines(v, month).items():
-            month_rows.append(("", line, _usd(usd)))
-        month_rows.append(("", "**total per month**", f"**{_usd(monthly[v])}**"))
+        month_rows.append((f"{v / 1e6:g} M/day", "notifications (the lines above)", usd(variable)))
+        for line, amount in costs.month_lines(v, month).items():
+            month_rows.append(("", line, usd(amount)))
+        month_rows.append(("", "**total per month**", f"**{usd(monthly[v])}**"))
     alternatives = costs.alternatives(
         paths["first reply"],
         first,
@@ -607,7 +600,7 @@ def cost_section(run: Run) -> str:
         checkpoint_bytes=DURABLE_CHECKPOINT_BYTES,
         transitions=STANDARD_TRANSITIONS,
     )
-    alternative_rows = [(a.name, _usd(a.usd_per_million), a.how) for a in alternatives]
+    alternative_rows = [(a.name, usd(a.usd_per_million), a.how) for a in alternatives]
     template, option_a, express = alternatives[0], alternatives[1], alternatives[-1]
     transitions_usd = STANDARD_TRANSITIONS * costs.price("sfn_standard_transition") / 1000 * 1e6
     waiting_usd = first["Lambda GB-s, replier"]
@@ -683,12 +676,12 @@ def cost_section(run: Run) -> str:
         "seconds). They would pay where ReplyOnce waits for a person (review mode) or a callback "
         "(`message.delivered` for a queued send).\n"
         "- **Step Functions Standard** bills no compute while an HTTP Task waits, but its "
-        f"{STANDARD_TRANSITIONS} transitions cost {_usd(transitions_usd)} per million, "
+        f"{STANDARD_TRANSITIONS} transitions cost {usd(transitions_usd)} per million, "
         f"{'more' if transitions_usd > waiting_usd else 'less'} than the template's waiting does at "
-        f"{replier_mb} MB ({_usd(waiting_usd)}).\n"
-        f"- **Step Functions Express** bills a record's waits at 64 MB: {_usd(express.usd_per_million)} per "
-        f"million, against {_usd(option_a.usd_per_million)} for (a) batches of one and "
-        f"{_usd(template.usd_per_million)} for the template's (b) — at the price of rewriting the replier's "
+        f"{replier_mb} MB ({usd(waiting_usd)}).\n"
+        f"- **Step Functions Express** bills a record's waits at 64 MB: {usd(express.usd_per_million)} per "
+        f"million, against {usd(option_a.usd_per_million)} for (a) batches of one and "
+        f"{usd(template.usd_per_million)} for the template's (b) — at the price of rewriting the replier's "
         "exactly-once logic (leases, outbox, key generations) as a state machine, with at-least-once "
         "executions, and a custom agent (`REPLY_AGENT`) still a Lambda function whose own waits are billed "
         f"there. (b) keeps the code and {_compared(template.usd_per_million, express.usd_per_million)}.\n\n"
@@ -717,7 +710,7 @@ def _compared(ours: float, theirs: float) -> str:
         return "costs less"
     if ours <= 1.1 * theirs:
         return "costs about the same"
-    return f"costs {_usd(ours - theirs)} more per million"
+    return f"costs {usd(ours - theirs)} more per million"
 
 
 def scale_section(run: Run) -> str:

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from bench import costs
-from bench.markdown import table
+from bench.markdown import table, usd
 
 if TYPE_CHECKING:
     from bench.baseline import BaselineContainers
@@ -184,6 +184,15 @@ def _units(size: float) -> int:
     return max(1, math.ceil(size / 1024))
 
 
+def _table_units(run: "Run") -> dict[str, int]:
+    """Write units of one write to each table: a unit per KB of the largest item it held in the run."""
+    sizes = run.paths.largest_item_bytes
+    return {
+        "idempotency": _units(sizes.get("IdempotencyTable", 300)),
+        "state": _units(sizes.get("StateTable", 300)),
+    }
+
+
 def _mix_traffic(run: "Run", inputs: dict[str, Any]) -> dict[str, Traffic]:
     """ReplyOnce's (b) and the baseline through the real-latency mix: each path's attempts charged."""
     from bench.real_latency import OPTION_B, billed_ms
@@ -191,11 +200,7 @@ def _mix_traffic(run: "Run", inputs: dict[str, Any]) -> dict[str, Traffic]:
     result = run.real_latency
     assert result is not None
     first, outbound = inputs["paths"]["first reply"], inputs["paths"]["own outbound message"]
-    sizes = run.paths.largest_item_bytes
-    table_units = {
-        "idempotency": _units(sizes.get("IdempotencyTable", 300)),
-        "state": _units(sizes.get("StateTable", 300)),
-    }
+    table_units = _table_units(run)
     webhook_log, reply_log, skip_log = inputs["log_parts"]
     traffic = {}
     for name, mix in ((OPTION_B, result.runs[OPTION_B]), (BASELINE, result.baseline)):
@@ -303,16 +308,19 @@ def block(run: "Run", inputs: dict[str, Any]) -> dict[str, Any]:
         "webhook_ms": webhook_ms,
         "platform_bytes_per_invocation": costs.platform_bytes(),
         "goal_ratio": GOAL_RATIO,
+        # What a mix's write units are counted from: a reply's writes (and reads) at measured sizes, and
+        # the units of one write to each table for every other attempt's writes.
+        "units": {
+            "reply_wru": inputs["paths"]["first reply"].wru,
+            "reply_rru": inputs["paths"]["first reply"].rru,
+            "per_write": _table_units(run),
+        },
         "mix_paths": asdict(counted) if counted else {},
         "fills": fills,
     }
 
 
 # ---- the lead section ------------------------------------------------------------------------------
-
-
-def _usd(value: float) -> str:
-    return f"${value:,.2f}"
 
 
 def section(run: "Run", inputs: dict[str, Any]) -> str:
@@ -332,11 +340,11 @@ def section(run: "Run", inputs: dict[str, Any]) -> str:
             (
                 FILLS[key],
                 f"**{row['ratio']:.2f}x**",
-                f"**{_usd(ours['usd_per_million_replies'])}**",
-                _usd(ours["usd_per_million_notifications"]),
+                f"**{usd(ours['usd_per_million_replies'])}**",
+                usd(ours["usd_per_million_notifications"]),
                 f"{ours['traffic']['replies']} of {ours['traffic']['notifications']}",
-                _usd(theirs["usd_per_million_replies"]),
-                _usd(theirs["usd_per_million_notifications"]),
+                usd(theirs["usd_per_million_replies"]),
+                usd(theirs["usd_per_million_notifications"]),
                 f"{theirs['traffic']['replies']} of {theirs['traffic']['notifications']}",
             )
         )
@@ -376,15 +384,12 @@ def section(run: "Run", inputs: dict[str, Any]) -> str:
             "Bill lines per million replies sent, below capacity:\n\n"
             + table(
                 ("line", "ReplyOnce", "baseline"),
-                [
-                    (n, _usd(below["replyonce"]["lines"][n]), _usd(below["baseline"]["lines"][n]))
-                    for n in names
-                ]
+                [(n, usd(below["replyonce"]["lines"][n]), usd(below["baseline"]["lines"][n])) for n in names]
                 + [
                     (
                         "**total**",
-                        f"**{_usd(below['replyonce']['usd_per_million_replies'])}**",
-                        f"**{_usd(below['baseline']['usd_per_million_replies'])}**",
+                        f"**{usd(below['replyonce']['usd_per_million_replies'])}**",
+                        f"**{usd(below['baseline']['usd_per_million_replies'])}**",
                     )
                 ],
             )
@@ -416,10 +421,10 @@ def section(run: "Run", inputs: dict[str, Any]) -> str:
 def _why(row: dict[str, Any]) -> str:
     ours, theirs = row["replyonce"], row["baseline"]
     gap = sorted(((ours["lines"][n] - theirs["lines"][n], n) for n in ours["lines"]), reverse=True)
-    named = ", ".join(f"{n} {_usd(d)}" for d, n in gap[:3] if d > 0)
+    named = ", ".join(f"{n} {usd(d)}" for d, n in gap[:3] if d > 0)
     return (
         f"ReplyOnce sent {ours['traffic']['replies']} replies for {ours['traffic']['notifications']} "
         f"notifications, the baseline {theirs['traffic']['replies']}; per reply sent ReplyOnce costs "
-        f"{_usd(ours['usd_per_million_replies'] - theirs['usd_per_million_replies'])} more per million, "
+        f"{usd(ours['usd_per_million_replies'] - theirs['usd_per_million_replies'])} more per million, "
         f"most of it: {named}."
     )

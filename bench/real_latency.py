@@ -44,7 +44,7 @@ from bench.event_source import BatchingEventSource, BatchingSettings, Invocation
 from bench.latency import LatencyModel, LatencyProxy
 from bench.paths import item_size
 from bench.stack import clear_tables, parts, require_empty_queue
-from bench.stats import percentile
+from bench.stats import p
 from bench.time_to_reply import (
     CONTENDED_ROWS,
     ROW_SINGLE,
@@ -436,10 +436,6 @@ def measure(
 
 
 # ---- judging -------------------------------------------------------------------------------------------
-
-
-def p(values: list[float], fraction: float) -> float:
-    return percentile(values, fraction) if values else float("nan")
 
 
 def single_ratio(result: RealLatencyResult, option: str) -> tuple[float, float, float]:

@@ -11,7 +11,7 @@ from bench.coldstart import TRACING_OPTIONS, TRACING_PARTS, ColdStartResult
 from bench.markdown import table
 from bench.paths import PathResult, PathsResult
 from bench.run import Run
-from bench.stats import Spread, ratio
+from bench.stats import Spread, p, ratio
 from bench.throughput import ThroughputResult
 from bench.time_to_reply import (
     BUSY_SEND_SECONDS,
@@ -21,7 +21,6 @@ from bench.time_to_reply import (
     Floor,
     MixResult,
     TimeToReplyResult,
-    p,
 )
 from bench.warm_path import WarmPathResult
 from devstack.cold_start import PROFILES, TARGETS
@@ -88,10 +87,6 @@ options.
 
 def _ms(spread: Spread) -> str:
     return spread.render(2 if spread.median < 10 else 1)
-
-
-def _usd(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.1 else f"${value:,.4f}"
 
 
 def _mib(size: int) -> str:
