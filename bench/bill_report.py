@@ -285,9 +285,7 @@ def block(inputs: dict[str, Any], result: RealLatencyResult, bill: BillResult) -
     return out
 
 
-def section(
-    inputs: dict[str, Any], result: RealLatencyResult | None, bill: BillResult | None, note: str
-) -> str:
+def section(inputs: dict[str, Any], result: RealLatencyResult | None, bill: BillResult | None) -> str:
     """``## The bill at real batch fill``: the section after the page's intro."""
     if result is None or bill is None:
         return (
@@ -472,7 +470,6 @@ def section(
         )
     return (
         "## The bill at real batch fill\n\n"
-        + (f"{note}\n\n" if note else "")
         + "USD per million first replies at the batch fill the template really gets, each from this run's "
         "measurements through the cost model of Cost: the bill as it will be (the same lines and prices; "
         f"the replier at {replier_mb} MB; the event source's receive and delete per invocation at the fill). "

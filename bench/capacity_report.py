@@ -694,14 +694,7 @@ def cost_section(run: Run) -> str:
 
 def lead_section(run: Run) -> str:
     """The page's first section: the bill at the batch fill the template really gets."""
-    note = ""
-    if run.bill_command:
-        note = (
-            f"*Measured apart:* this section's mixed stream, long thread and memory sizes come from "
-            f"`{run.bill_command}`, the rest of the page (the fill below capacity included) from "
-            f"`{run.command}` (The run)."
-        )
-    return bill_report.section(bill_inputs(run), run.real_latency, run.bill, note)
+    return bill_report.section(bill_inputs(run), run.real_latency, run.bill)
 
 
 def _compared(ours: float, theirs: float) -> str:

@@ -30,10 +30,15 @@ INTRO = """\
 # Performance
 
 ReplyOnce answers a webhook that Nylas gives 10 s, and slow acks are what make
-Nylas deliver twice. This page measures ReplyOnce against the least the work
-needs, side by side in one run: a customer's time to reply (webhook 200 to the
-reply reaching Nylas) beside the same work invoked directly — at real latencies
-(Nylas sends and the agent's draft taking seconds) and on loopback —, the
+Nylas deliver twice. The page leads with what exactly once costs: ReplyOnce's
+bill per reply sent (the `message.created` each reply brings back included) as
+a ratio of the bill of a plain webhook → queue → function → send pipeline
+without state or lease (`bench/baseline.py`), both run in the same `make bench`
+with the same agent and the same injected latencies. It then measures
+ReplyOnce against the least the work needs, side by side in one run: a
+customer's time to reply (webhook 200 to the reply reaching Nylas) beside the
+same work invoked directly — at real latencies (Nylas sends and the agent's
+draft taking seconds) and on loopback —, the
 batching options that decide it, the webhook's handler beside an HMAC plus one
 raw SQS `SendMessage`, each function's cold start beside `import boto3` and one
 client, each container's memory and log volume, and every request a
@@ -61,14 +66,13 @@ How to read it:
   it reads the newest few messages again (one small page), so a person who
   answered meanwhile is not answered over. Both reads are part of the design,
   counted and reported, not an overhead to remove.
-- **A new thread's burst waits for a queued reply to be listed (issue 48);
-  the burst rows were measured before.** A burst that covers more than its
+- **A new thread's burst waits for a queued reply to be listed (issue 48).** A burst that covers more than its
   own message on a thread item created less than `PENDING_CONFIRM_SECONDS`
   (600 s: the Agent Account queue's 90 s and the settle) ago waits
   until the item is that old (`state_new`, `docs/design.md`): a thread never
   seen and one whose state a restore or a hand deletion took away read the
   same, and only the wait keeps the second from answering a message twice.
-  The cost, not in this page's figures: a customer who writes twice on a new
+  The cost: a customer who writes twice on a new
   thread before its first read waits up to 600 s more for the one reply
   (the mix's "burst of 2-5" rows: close to 600 s each, since their first
   read creates the item); a thread's first message alone, a message that
@@ -77,11 +81,14 @@ How to read it:
   the chaos run's restore while mail flows (`docs/reliability.md`, 259
   notifications at the run's scaled 94 s): 9 such waits, of 82-94 s, for 7
   records on 3 threads; the wait is spent once (the record comes back when
-  it ends, one receive).
+  it ends, one receive). The real-latency mix waits 240 s for its replies:
+  a burst message still in that wait then is counted unanswered in its row,
+  and its deferred attempts are in the bill.
 
 Regenerate with `make bench` (all of it takes about half an hour on 2 cores,
-most of it the real-latency runs waiting); `make bench ARGS="--help"` lists the
-options.
+most of it the real-latency runs waiting; the bursts' waits add up to 4 minutes
+a mix); `make bench ARGS="--help"` lists the options. Every figure of a page
+comes from the one run its command under The run names.
 """
 
 
