@@ -146,10 +146,10 @@ def _lead() -> str:
 
 @pytest.fixture
 def at_fill(block) -> dict[str, Any]:
-    """The bill at real batch fill, when the page's run measured it (``make bench`` without ``--skip-bill``)."""
+    """The bill at real batch fill, when the page's run measured it (without ``--skip-bill``)."""
     if "at_fill" not in block:
         assert "Not measured in this run (`--skip-bill`" in _lead(), "the bill at real batch fill is missing"
-        pytest.skip("the page's run left out the bill at real batch fill (--skip-bill), and its section says so")
+        pytest.skip("the page's run left the bill at real batch fill out (--skip-bill); its section says so")
     return block["at_fill"]
 
 
