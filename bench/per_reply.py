@@ -41,6 +41,8 @@ BASELINE = "baseline"
 REPLY, DUPLICATE, COVERED, RETRIED = "reply", "duplicate", "covered or skipped", "failed, came back"
 PATHS = (REPLY, DUPLICATE, COVERED, RETRIED)
 GOAL_RATIO = 1.15  # issue 46: ReplyOnce's bill per reply at most 1.15x the baseline's below capacity
+# The prices a reply's bill uses (``bench.costs.PRICES``).
+_PRICED = ("api_rest", "lambda_request", "lambda_gb_s", "sqs_request", "ddb_wru", "ddb_rru", "logs_ingest")
 _WRITES = ("PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem")
 
 
@@ -316,7 +318,7 @@ def block(run: "Run", inputs: dict[str, Any]) -> dict[str, Any]:
     result = run.real_latency
     counted = attempt_paths(result.runs[OPTION_B], result.idempotency_table) if result else None
     return {
-        "prices": {name: p.usd for name, p in costs.PRICES.items()},
+        "prices": {name: costs.price(name) for name in _PRICED},
         "memory_mb": memory,
         "webhook_ms": webhook_ms,
         "platform_bytes_per_invocation": costs.platform_bytes(),
