@@ -32,6 +32,7 @@ from bench.real_latency import (
 from bench.run import Run
 from bench.stats import p
 from bench.time_to_reply import CONTENDED_ROWS, PARTS
+from bench.timeline import AGENT
 from ops.template import load_template, sqs_event_source
 
 # Modelled (not measured) inputs of the alternatives: a durable replier's steps and what they write,
@@ -146,6 +147,19 @@ def real_latency_section(result: RealLatencyResult) -> str:
         )
         + "\n\nWhere the time goes (median seconds per message, as on loopback):\n\n"
         + table(("messages", *PARTS), parts_rows)
+        + _agent_unfiled(result)
+    )
+
+
+def _agent_unfiled(result: RealLatencyResult) -> str:
+    """A note when no record filed the agent's draft: its seconds are then in the handler's column."""
+    spans = [s for a in result.runs[OPTION_B].attempts for s in a.spans if s.service == AGENT]
+    if spans:
+        return ""
+    return (
+        "\n\n*The agent's column is empty in this run:* no record filed its draft's span (the replier "
+        "hands its agent a copy of the conversation, which `bench/slow_agent.py` then keyed by object; "
+        "fixed since, by the target message), so the draft's seconds are in the handler's column."
     )
 
 

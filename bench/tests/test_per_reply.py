@@ -119,3 +119,19 @@ def test_the_per_notification_figure_leaves_the_echo_out():
     bill = per_reply.lines(traffic, webhook_ms=20.0, memory=MEMORY)
     echo = bill["the echo (its message.created, skipped)"]
     assert per_reply.per_notification(traffic, bill) == pytest.approx((sum(bill.values()) - echo) * 80 / 115)
+
+
+def test_the_agents_draft_is_filed_for_the_copy_the_replier_hands_its_agent():
+    from types import SimpleNamespace
+
+    from bench.latency import LatencyModel
+    from bench.slow_agent import SlowAgent
+
+    agent = SlowAgent(lambda conversation: "no reply", LatencyModel(scale=0.0))
+    target = SimpleNamespace(id="m1", subject="Order 1 #e1p0")
+    asked = SimpleNamespace(target=target)
+    copy = SimpleNamespace(target=target)  # the replier's readable() copy: another object, the same target
+    assert agent(copy) == "no reply"
+    span = agent.take_span(asked)
+    assert span is not None
+    assert span.operation == "draft"
