@@ -8,12 +8,13 @@ webhook, the queue and the function, per reply). The per-notification figure
 stands beside it.
 
 Write units are counted per path of the mix, from each record attempt's own
-requests (``bench.timeline`` spans them at the wire): a reply (its writes at
-the sizes ``bench.capacity_report.bill_inputs`` measured), a duplicate (the
-refused idempotency put), a message covered by another record's reply or
-skipped, and an attempt that failed and came back (a busy thread, a
-deferral); each of the last three at one unit per KB of the largest item of
-the table it wrote.
+requests (``bench.timeline`` spans them at the wire): a reply (a first
+reply's writes at the sizes ``bench.capacity_report.bill_inputs`` measured,
+and each write beyond a first reply's own: the lease polled while another
+record held the thread), a duplicate (the refused idempotency put), a
+message covered by another record's reply or skipped, and an attempt that
+failed and came back (a busy thread, a deferral); each write of the last
+three at one unit per KB of the largest item of the table it wrote.
 
 The baseline (``bench.baseline``) ran the same mix and the same saturation
 round; its bill has no DynamoDB and its function logs nothing of its own.

@@ -86,8 +86,8 @@ How to read it:
   and its deferred attempts are in the bill.
 
 Regenerate with `make bench` (all of it takes about half an hour on 2 cores,
-most of it the real-latency runs waiting; the bursts' waits add up to 4 minutes
-a mix); `make bench ARGS="--help"` lists the options. Every figure of a page
+most of it the real-latency runs waiting); `make bench ARGS="--help"` lists
+the options. Every figure of a page
 comes from the one run its command under The run names.
 """
 
