@@ -13,7 +13,6 @@ os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "ReplyOnce")
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
 import argparse
-import dataclasses
 import pickle
 import shlex
 import sys
@@ -98,11 +97,6 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--skip-bill",
         action="store_true",
         help="leave out the bill at real batch fill (mixed stream, long thread, memory sizes)",
-    )
-    parser.add_argument(
-        "--bill-into",
-        type=Path,
-        help="measure only the bill at real batch fill, into this --save-run file's run; write the page",
     )
     parser.add_argument("--memory-batches", type=int, default=2, help="full batches per memory size (2)")
     parser.add_argument("--memory-singles", type=int, default=4, help="single records per memory size (4)")
@@ -198,17 +192,6 @@ def main(argv: list[str] | None = None) -> int:
         saved = pickle.loads(arguments.render.read_bytes())  # noqa: S301
         arguments.output.write_text(report.render(saved))
         _progress(f"rendered {arguments.output} from {arguments.render}")
-        return 0
-    if arguments.bill_into is not None:
-        # Our own file, written by --save-run from this checkout's classes.
-        base = pickle.loads(arguments.bill_into.read_bytes())  # noqa: S301
-        with local_stack() as stack:
-            measured = _bill(stack, arguments)
-        run = dataclasses.replace(base, bill=measured, bill_command=_command(argv))
-        if arguments.save_run is not None:
-            arguments.save_run.write_bytes(pickle.dumps(run))
-        arguments.output.write_text(report.render(run))
-        _progress(f"wrote {arguments.output}: the bill measured now, the rest from {arguments.bill_into}")
         return 0
     if arguments.time_to_reply_only:
         with local_stack() as stack:

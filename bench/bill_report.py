@@ -15,10 +15,10 @@ from typing import Any
 
 from bench import costs, scale
 from bench.bill import BillResult
-from bench.markdown import table
+from bench.markdown import in_seconds, table, usd
 from bench.memory_size import HEAVY_BODY_BYTES, HEAVY_MESSAGES_PER_THREAD, SizeRun
 from bench.real_latency import OPTION_B, RealLatencyResult
-from bench.stats import percentile
+from bench.stats import p
 
 GOAL_USD = 25.0  # issue 32: per million first replies at real latency below capacity
 HEADROOM = 1.25  # ReplierMaximumConcurrency: the peak's need and a quarter more
@@ -38,10 +38,6 @@ class Fill:
     records_per_invocation: float
     path: costs.PathInputs
     replier_mb: int
-
-
-def _p(values: list[float], fraction: float) -> float:
-    return percentile(values, fraction) if values else float("nan")
 
 
 def _sparse(result: RealLatencyResult) -> tuple[float, float]:
@@ -137,10 +133,10 @@ def size_figures(run: SizeRun) -> dict[str, float]:
         "batch_ms_per_invocation": sum(batch_ms) / len(batch_ms) if batch_ms else math.nan,
         "batch_ms_per_notification": sum(batch_ms) / batch_records if batch_records else math.nan,
         "single_ms": sum(single_ms) / len(single_ms) if single_ms else math.nan,
-        "batch_p50": _p(_answered(run, "batch"), 0.5),
-        "batch_p99": _p(_answered(run, "batch"), 0.99),
-        "single_p50": _p(_answered(run, "single"), 0.5),
-        "single_p99": _p(_answered(run, "single"), 0.99),
+        "batch_p50": p(_answered(run, "batch"), 0.5),
+        "batch_p99": p(_answered(run, "batch"), 0.99),
+        "single_p50": p(_answered(run, "single"), 0.5),
+        "single_p99": p(_answered(run, "single"), 0.99),
         "peak_mb": run.batch_hwm_mb,
         "unanswered": float(sum(i.unanswered for i in batches + singles)),
         "heavy_peak_mb": run.heavy_hwm_mb,
@@ -219,18 +215,18 @@ def size_usd(inputs: dict[str, Any], run: SizeRun, records_per_invocation: float
 def _sizes_against_goal(inputs: dict[str, Any], bill: BillResult) -> str:
     """Whether any memory size meets the goal at one record per invocation, in words."""
     singles = {r.memory_mb: size_usd(inputs, r, bill.memory.batch_size)["single"] for r in bill.memory.sizes}
-    singles = {mb: usd for mb, usd in singles.items() if not math.isnan(usd)}
+    singles = {mb: v for mb, v in singles.items() if not math.isnan(v)}
     if not singles:
         return "No memory size was measured here."
     cheapest = min(singles, key=lambda mb: singles[mb])
     if singles[cheapest] <= GOAL_USD:
         return (
-            f"At {cheapest} MB one record per invocation comes to {_usd(singles[cheapest])}: that size "
+            f"At {cheapest} MB one record per invocation comes to {usd(singles[cheapest])}: that size "
             "would meet it (Memory size by measurement says what else it costs)."
         )
     return (
         f"No memory size gets there: at one record per invocation the cheapest, {cheapest} MB, comes to "
-        f"{_usd(singles[cheapest])} (Memory size by measurement)."
+        f"{usd(singles[cheapest])} (Memory size by measurement)."
     )
 
 
@@ -244,15 +240,6 @@ def advised_concurrency(per_day: float, billed_seconds_per_notification: float) 
 
 
 # ---- the page ------------------------------------------------------------------------------------------
-
-
-def _usd(value: float) -> str:
-    # From the value the JSON block keeps (4 decimals), so the page shows what the block says.
-    return "-" if math.isnan(value) else f"${round(value, 4):,.2f}"
-
-
-def _s(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.2f}"
 
 
 def block(inputs: dict[str, Any], result: RealLatencyResult, bill: BillResult) -> dict[str, Any]:
@@ -298,9 +285,7 @@ def block(inputs: dict[str, Any], result: RealLatencyResult, bill: BillResult) -
     return out
 
 
-def section(
-    inputs: dict[str, Any], result: RealLatencyResult | None, bill: BillResult | None, note: str
-) -> str:
+def section(inputs: dict[str, Any], result: RealLatencyResult | None, bill: BillResult | None) -> str:
     """``## The bill at real batch fill``: the section after the page's intro."""
     if result is None or bill is None:
         return (
@@ -312,8 +297,8 @@ def section(
     all_fills = fills(inputs, result, bill, replier_mb)
     totals = {}
     for fill in all_fills:
-        usd = costs.total(fill.path, webhook_mb=webhook_mb, replier_mb=fill.replier_mb)
-        totals[fill.key] = usd
+        total = costs.total(fill.path, webhook_mb=webhook_mb, replier_mb=fill.replier_mb)
+        totals[fill.key] = total
         lines = costs.path_lines(fill.path, webhook_mb=webhook_mb, replier_mb=fill.replier_mb)
         rows.append(
             (
@@ -321,8 +306,8 @@ def section(
                 f"{fill.records_per_invocation:.2f}",
                 f"{fill.path.replier_ms / 1000:.2f}",
                 f"{fill.path.wru:g}",
-                _usd(lines["Lambda GB-s, replier"]),
-                f"**{_usd(usd)}**",
+                usd(lines["Lambda GB-s, replier"]),
+                f"**{usd(total)}**",
                 fill.measured,
             )
         )
@@ -340,23 +325,23 @@ def section(
     chosen, verdicts = choose(list(memory.sizes))
     for run in memory.sizes:
         f = size_figures(run)
-        usd = size_usd(inputs, run, memory.batch_size)
+        size_total = size_usd(inputs, run, memory.batch_size)
         size_rows.append(
             (
                 f"{run.memory_mb}" + (" (template)" if run.memory_mb == replier_mb else ""),
                 f"{run.quota_us / 1000:.1f} ms / 100 ms",
-                _s(run.init_seconds),
+                in_seconds(run.init_seconds),
                 f"{f['batch_ms_per_invocation']:,.0f}",
                 f"{f['batch_ms_per_notification']:,.0f}",
-                f"{_s(f['batch_p50'])} / {_s(f['batch_p99'])}",
+                f"{in_seconds(f['batch_p50'])} / {in_seconds(f['batch_p99'])}",
                 f"{f['single_ms']:,.0f}",
-                f"{_s(f['single_p50'])} / {_s(f['single_p99'])}",
+                f"{in_seconds(f['single_p50'])} / {in_seconds(f['single_p99'])}",
                 f"{f['peak_mb']:.0f} ({f['peak_mb'] / run.memory_mb:.0%})",
                 f"{f['heavy_peak_mb']:.0f} MB, {f['heavy_ms'] / 1000:.1f} s, "
                 f"{f['heavy_records'] - f['heavy_failed']:.0f} of {f['heavy_records']:.0f} done",
                 "yes" if run.oom else "no",
-                _usd(usd["single"]),
-                _usd(usd["batch"]),
+                usd(size_total["single"]),
+                usd(size_total["batch"]),
                 verdicts[run.memory_mb],
             )
         )
@@ -372,7 +357,7 @@ def section(
         for run in memory.sizes:
             ms = size_figures(run)["single_ms"]
             gb_s = ms / 1000 * run.memory_mb / 1024 * costs.price("lambda_gb_s") * 1e6
-            floors.append(f"{run.memory_mb} MB {_usd(gb_s)}")
+            floors.append(f"{run.memory_mb} MB {usd(gb_s)}")
         decision = (
             f"**Chosen: {chosen} MB.**"
             if chosen is not None
@@ -461,7 +446,7 @@ def section(
             )
         )
     goal = (
-        f"**The $25 goal, against (i): {'met' if goal_met else 'not met'}** ({_usd(below)} per million first "
+        f"**The $25 goal, against (i): {'met' if goal_met else 'not met'}** ({usd(below)} per million first "
         f"replies at the {sparse_records:.2f} records per invocation the real-latency mix got, "
         f"{replier_mb} MB)."
     )
@@ -469,9 +454,9 @@ def section(
         goal += (
             f" Why: at about one record per invocation the replier bills each record's whole wait on the "
             f"agent and Nylas ({sparse_ms / 1000:.2f} s per notification); everything else a first reply "
-            f"costs comes to {_usd(beside)} (API Gateway {_usd(costs.price('api_rest'))}, DynamoDB's "
-            f"{below_path.wru:g} write units {_usd(below_path.wru * costs.price('ddb_wru'))}, logs, SQS, "
-            f"requests), which leaves {_usd(max(0.0, need_gb_s))} for the replier's GB-s: "
+            f"costs comes to {usd(beside)} (API Gateway {usd(costs.price('api_rest'))}, DynamoDB's "
+            f"{below_path.wru:g} write units {usd(below_path.wru * costs.price('ddb_wru'))}, logs, SQS, "
+            f"requests), which leaves {usd(max(0.0, need_gb_s))} for the replier's GB-s: "
             f"{need_ms / 1000:.2f} s billed per notification at {replier_mb} MB, so its invocations would "
             f"have to carry {needed_fill:.1f} records each where they carried {sparse_records:.2f}. "
             "Below capacity records do not wait for each other. "
@@ -485,7 +470,6 @@ def section(
         )
     return (
         "## The bill at real batch fill\n\n"
-        + (f"{note}\n\n" if note else "")
         + "USD per million first replies at the batch fill the template really gets, each from this run's "
         "measurements through the cost model of Cost: the bill as it will be (the same lines and prices; "
         f"the replier at {replier_mb} MB; the event source's receive and delete per invocation at the fill). "

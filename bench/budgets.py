@@ -19,7 +19,7 @@ from bench.real_latency import (
     single_ratio,
     unanswered,
 )
-from bench.stats import ratio
+from bench.stats import p, ratio
 from bench.time_to_reply import (
     BATCH,
     CONTENDED_ROWS,
@@ -30,7 +30,6 @@ from bench.time_to_reply import (
     QUEUE,
     RETRY,
     ROW_SINGLE,
-    p,
 )
 from bench.timeline import AGENT, DYNAMODB, NYLAS
 from bench.warm_path import WarmPathResult

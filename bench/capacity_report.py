@@ -15,7 +15,7 @@ from typing import Any
 from bench import bill_report, costs, scale
 from bench.bill import ReplyWrites
 from bench.container import ContainerResult
-from bench.markdown import table
+from bench.markdown import in_seconds, table, usd
 from bench.real_latency import (
     BEFORE,
     OPTION_A,
@@ -30,7 +30,9 @@ from bench.real_latency import (
     unanswered,
 )
 from bench.run import Run
-from bench.time_to_reply import CONTENDED_ROWS, PARTS, p
+from bench.stats import p
+from bench.time_to_reply import CONTENDED_ROWS, PARTS
+from bench.timeline import AGENT
 from ops.template import load_template, sqs_event_source
 from replyonce.config import ReplierSettings
 
@@ -43,19 +45,11 @@ STANDARD_TRANSITIONS = 14  # the tasks above, their choices, and the release
 EMAIL_CLAIM_BYTES = 100
 
 
-def _s(value: float) -> str:
-    return f"{value:.2f}" if not math.isnan(value) else "-"
-
-
 def _price(value: float) -> str:
     """A list price as AWS writes it: enough digits for $0.0000133334."""
     return "$" + (
         f"{value:.10f}".rstrip("0").rstrip(".") if value < 0.01 else f"{value:,.3f}".rstrip("0").rstrip(".")
     )
-
-
-def _usd(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.1 else f"${value:,.4f}"
 
 
 # ---- time to reply at real latency ---------------------------------------------------------------------
@@ -83,10 +77,10 @@ def real_latency_section(result: RealLatencyResult) -> str:
                 row.name,
                 len(row.times),
                 row.unanswered or "0",
-                _s(p(answered, 0.5)),
-                _s(p(answered, 0.9)),
-                _s(mine),
-                _s(floor_p99),
+                in_seconds(p(answered, 0.5)),
+                in_seconds(p(answered, 0.9)),
+                in_seconds(mine),
+                in_seconds(floor_p99),
                 f"{mine / floor_p99:.2f}x" if answered and floors else "-",
                 excess,
             )
@@ -97,9 +91,9 @@ def real_latency_section(result: RealLatencyResult) -> str:
             "**floor**: every message of the mix alone, invoked directly",
             len(floor_values),
             "0",
-            _s(p(floor_values, 0.5)),
-            _s(p(floor_values, 0.9)),
-            _s(p(floor_values, 0.99)),
+            in_seconds(p(floor_values, 0.5)),
+            in_seconds(p(floor_values, 0.9)),
+            in_seconds(p(floor_values, 0.99)),
             "",
             "",
             "",
@@ -154,6 +148,19 @@ def real_latency_section(result: RealLatencyResult) -> str:
         )
         + "\n\nWhere the time goes (median seconds per message, as on loopback):\n\n"
         + table(("messages", *PARTS), parts_rows)
+        + _agent_unfiled(result)
+    )
+
+
+def _agent_unfiled(result: RealLatencyResult) -> str:
+    """A note when no record filed the agent's draft: its seconds are then in the handler's column."""
+    spans = [s for a in result.runs[OPTION_B].attempts for s in a.spans if s.service == AGENT]
+    if spans:
+        return ""
+    return (
+        "\n\n*The agent's column is empty in this run:* no record filed its draft's span (the replier "
+        "hands its agent a copy of the conversation, which `bench/slow_agent.py` then keyed by object; "
+        "fixed since, by the target message), so the draft's seconds are in the handler's column."
     )
 
 
@@ -535,6 +542,13 @@ def bill_inputs(run: Run) -> dict[str, Any]:
         "b_records": b_records,
         "intent_bytes": intent,
         "first_writes": first_writes,
+        # Log bytes with CloudWatch's overhead: per webhook request, per reply's record, per skipped one.
+        "log_parts": (
+            webhook_log.log_bytes + overhead * webhook_log.log_lines,
+            first_log.log_bytes + overhead * first_log.log_lines,
+            outbound_log.log_bytes + overhead * outbound_log.log_lines,
+        ),
+        "esm_sqs_per_notification": batch.esm_sqs_per_notification,
     }
 
 
@@ -575,24 +589,24 @@ def cost_section(run: Run) -> str:
     monthly = {v: costs.monthly(v, first, outbound, month) for v in volumes}
     price_rows = [(name, _price(pr.usd), pr.unit, pr.source) for name, pr in costs.PRICES.items()]
     line_rows = [
-        (line, _usd(first[line]), _usd(outbound[line]), _usd((first[line] + outbound[line]) / 2))
+        (line, usd(first[line]), usd(outbound[line]), usd((first[line] + outbound[line]) / 2))
         for line in first
     ]
     line_rows.append(
         (
             "**total per million**",
-            f"**{_usd(sum(first.values()))}**",
-            f"**{_usd(sum(outbound.values()))}**",
-            f"**{_usd((sum(first.values()) + sum(outbound.values())) / 2)}**",
+            f"**{usd(sum(first.values()))}**",
+            f"**{usd(sum(outbound.values()))}**",
+            f"**{usd((sum(first.values()) + sum(outbound.values())) / 2)}**",
         )
     )
     month_rows = []
     for v in volumes:
         variable = v * 30 / 1e6 * (sum(first.values()) + sum(outbound.values())) / 2
-        month_rows.append((f"{v / 1e6:g} M/day", "notifications (the lines above)", _usd(variable)))
-        for line, usd in costs.month_lines(v, month).items():
-            month_rows.append(("", line, _usd(usd)))
-        month_rows.append(("", "**total per month**", f"**{_usd(monthly[v])}**"))
+        month_rows.append((f"{v / 1e6:g} M/day", "notifications (the lines above)", usd(variable)))
+        for line, amount in costs.month_lines(v, month).items():
+            month_rows.append(("", line, usd(amount)))
+        month_rows.append(("", "**total per month**", f"**{usd(monthly[v])}**"))
     alternatives = costs.alternatives(
         paths["first reply"],
         first,
@@ -604,7 +618,7 @@ def cost_section(run: Run) -> str:
         checkpoint_bytes=DURABLE_CHECKPOINT_BYTES,
         transitions=STANDARD_TRANSITIONS,
     )
-    alternative_rows = [(a.name, _usd(a.usd_per_million), a.how) for a in alternatives]
+    alternative_rows = [(a.name, usd(a.usd_per_million), a.how) for a in alternatives]
     template, option_a, express = alternatives[0], alternatives[1], alternatives[-1]
     transitions_usd = STANDARD_TRANSITIONS * costs.price("sfn_standard_transition") / 1000 * 1e6
     waiting_usd = first["Lambda GB-s, replier"]
@@ -680,12 +694,12 @@ def cost_section(run: Run) -> str:
         "seconds). They would pay where ReplyOnce waits for a person (review mode) or a callback "
         "(`message.delivered` for a queued send).\n"
         "- **Step Functions Standard** bills no compute while an HTTP Task waits, but its "
-        f"{STANDARD_TRANSITIONS} transitions cost {_usd(transitions_usd)} per million, "
+        f"{STANDARD_TRANSITIONS} transitions cost {usd(transitions_usd)} per million, "
         f"{'more' if transitions_usd > waiting_usd else 'less'} than the template's waiting does at "
-        f"{replier_mb} MB ({_usd(waiting_usd)}).\n"
-        f"- **Step Functions Express** bills a record's waits at 64 MB: {_usd(express.usd_per_million)} per "
-        f"million, against {_usd(option_a.usd_per_million)} for (a) batches of one and "
-        f"{_usd(template.usd_per_million)} for the template's (b) — at the price of rewriting the replier's "
+        f"{replier_mb} MB ({usd(waiting_usd)}).\n"
+        f"- **Step Functions Express** bills a record's waits at 64 MB: {usd(express.usd_per_million)} per "
+        f"million, against {usd(option_a.usd_per_million)} for (a) batches of one and "
+        f"{usd(template.usd_per_million)} for the template's (b) — at the price of rewriting the replier's "
         "exactly-once logic (leases, outbox, key generations) as a state machine, with at-least-once "
         "executions, and a custom agent (`REPLY_AGENT`) still a Lambda function whose own waits are billed "
         f"there. (b) keeps the code and {_compared(template.usd_per_million, express.usd_per_million)}.\n\n"
@@ -698,14 +712,7 @@ def cost_section(run: Run) -> str:
 
 def lead_section(run: Run) -> str:
     """The page's first section: the bill at the batch fill the template really gets."""
-    note = ""
-    if run.bill_command:
-        note = (
-            f"*Measured apart:* this section's mixed stream, long thread and memory sizes come from "
-            f"`{run.bill_command}`, the rest of the page (the fill below capacity included) from "
-            f"`{run.command}` (The run)."
-        )
-    return bill_report.section(bill_inputs(run), run.real_latency, run.bill, note)
+    return bill_report.section(bill_inputs(run), run.real_latency, run.bill)
 
 
 def _compared(ours: float, theirs: float) -> str:
@@ -714,7 +721,7 @@ def _compared(ours: float, theirs: float) -> str:
         return "costs less"
     if ours <= 1.1 * theirs:
         return "costs about the same"
-    return f"costs {_usd(ours - theirs)} more per million"
+    return f"costs {usd(ours - theirs)} more per million"
 
 
 def scale_section(run: Run) -> str:

@@ -38,12 +38,13 @@ from typing import Any
 
 import boto3
 
-from bench import slow_agent
+from bench import per_reply, slow_agent
+from bench.baseline import BaselineContainers
 from bench.event_source import BatchingEventSource, BatchingSettings, Invocation
 from bench.latency import LatencyModel, LatencyProxy
 from bench.paths import item_size
 from bench.stack import clear_tables, parts, require_empty_queue
-from bench.stats import percentile
+from bench.stats import p
 from bench.time_to_reply import (
     CONTENDED_ROWS,
     ROW_SINGLE,
@@ -136,6 +137,13 @@ class RealLatencyResult:
     sends_held: int
     mean_send_seconds: float
     mean_read_seconds: float
+    # The pipeline without exactly once (``bench.baseline``): the same mix through (b)'s batching, its
+    # saturation round, and its billed ms for an echo (a reply's own ``message.created``, skipped).
+    baseline: MixResult | None = None
+    baseline_saturation: Saturation | None = None
+    baseline_echo_ms: float = 0.0
+    # The idempotency table's name: ``bench.per_reply`` tells its writes from the state table's.
+    idempotency_table: str = ""
 
     def floor_of(self, keys: list[str]) -> list[float]:
         return [self.floor[k] for k in keys if k in self.floor]
@@ -277,8 +285,10 @@ def saturate(
     notifications: int,
     pollers: int,
     timeout_seconds: float = 300.0,
+    make_container: Callable[[], tuple[int, Any]] | None = None,
 ) -> Saturation:
-    """Queue ``notifications`` first replies (threads of their own), then drain them through ``option``."""
+    """Queue ``notifications`` first replies (threads of their own), then drain them through ``option``
+    (ReplyOnce's replier, or ``make_container``'s function: the baseline's)."""
     clear_tables(stack)
     require_empty_queue(stack)
     resources, nylas = parts(stack)
@@ -300,9 +310,12 @@ def saturate(
         )
         ids.append(message["id"])
         queue.enqueue(Notification(envelope(message)))
-    recorder = _recorder(model)
     source = BatchingEventSource(
-        resources, settings, recorder.container, pollers=pollers, serial=batching.serial
+        resources,
+        settings,
+        make_container or _recorder(model).container,
+        pollers=pollers,
+        serial=batching.serial,
     )
     started = time.monotonic()
     source.start()
@@ -367,6 +380,19 @@ def measure(
                     reply_wait_seconds=240.0,
                 )
                 labels[option.name] = option.label
+            if progress:
+                progress("real latency: the baseline pipeline (no state, no lease), the same mix")
+            proxy.sends_started.clear()
+            baseline = run_mix(
+                stack,
+                mix,
+                seed=seed,
+                pollers=pollers,
+                batching_override=options(concurrency)[-1].batching,
+                latency=proxy,
+                recorder=BaselineContainers(model),
+                reply_wait_seconds=240.0,
+            )
             floor = paired_floor(stack, schedule(mix, seed), model, workers=floor_workers, progress=progress)
             saturation = []
             for option in options(concurrency)[1:]:
@@ -377,6 +403,17 @@ def measure(
                 saturation.append(
                     saturate(stack, option, model, notifications=saturation_notifications, pollers=pollers)
                 )
+            if progress:
+                progress(f"real latency: saturation, {saturation_notifications} first replies, the baseline")
+            baseline_saturation = saturate(
+                stack,
+                options(concurrency)[-1],
+                model,
+                notifications=saturation_notifications,
+                pollers=pollers,
+                make_container=BaselineContainers(model).container,
+            )
+            echo_ms = per_reply.baseline_echo_ms(stack, BaselineContainers(model))
     finally:
         proxy.stop()
     return RealLatencyResult(
@@ -391,14 +428,14 @@ def measure(
         sends_held=sum(1 for kind, _, _ in proxy.drawn if kind == "send"),
         mean_send_seconds=proxy.mean_drawn("send"),
         mean_read_seconds=proxy.mean_drawn("read"),
+        baseline=baseline,
+        baseline_saturation=baseline_saturation,
+        baseline_echo_ms=echo_ms,
+        idempotency_table=parts(stack)[0].tables["IdempotencyTable"],
     )
 
 
 # ---- judging -------------------------------------------------------------------------------------------
-
-
-def p(values: list[float], fraction: float) -> float:
-    return percentile(values, fraction) if values else float("nan")
 
 
 def single_ratio(result: RealLatencyResult, option: str) -> tuple[float, float, float]:

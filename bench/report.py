@@ -4,14 +4,14 @@ import math
 import statistics
 from collections.abc import Sequence
 
-from bench import budgets, capacity_report, costs
+from bench import budgets, capacity_report, costs, per_reply
 from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
 from bench.coldstart import TRACING_OPTIONS, TRACING_PARTS, ColdStartResult
 from bench.markdown import table
 from bench.paths import PathResult, PathsResult
 from bench.run import Run
-from bench.stats import Spread, ratio
+from bench.stats import Spread, p, ratio
 from bench.throughput import ThroughputResult
 from bench.time_to_reply import (
     BUSY_SEND_SECONDS,
@@ -21,7 +21,6 @@ from bench.time_to_reply import (
     Floor,
     MixResult,
     TimeToReplyResult,
-    p,
 )
 from bench.warm_path import WarmPathResult
 from devstack.cold_start import PROFILES, TARGETS
@@ -31,10 +30,15 @@ INTRO = """\
 # Performance
 
 ReplyOnce answers a webhook that Nylas gives 10 s, and slow acks are what make
-Nylas deliver twice. This page measures ReplyOnce against the least the work
-needs, side by side in one run: a customer's time to reply (webhook 200 to the
-reply reaching Nylas) beside the same work invoked directly — at real latencies
-(Nylas sends and the agent's draft taking seconds) and on loopback —, the
+Nylas deliver twice. The page leads with what exactly once costs: ReplyOnce's
+bill per reply sent (the `message.created` each reply brings back included) as
+a ratio of the bill of a plain webhook → queue → function → send pipeline
+without state or lease (`bench/baseline.py`), both run in the same `make bench`
+with the same agent and the same injected latencies. It then measures
+ReplyOnce against the least the work needs, side by side in one run: a
+customer's time to reply (webhook 200 to the reply reaching Nylas) beside the
+same work invoked directly — at real latencies (Nylas sends and the agent's
+draft taking seconds) and on loopback —, the
 batching options that decide it, the webhook's handler beside an HMAC plus one
 raw SQS `SendMessage`, each function's cold start beside `import boto3` and one
 client, each container's memory and log volume, and every request a
@@ -62,36 +66,25 @@ How to read it:
   it reads the newest few messages again (one small page), so a person who
   answered meanwhile is not answered over. Both reads are part of the design,
   counted and reported, not an overhead to remove.
-- **A new thread's burst waits for a queued reply to be listed (issue 48);
-  the burst rows were measured before.** A burst that covers more than its
-  own message on a thread item created less than `pending_confirm_seconds`
-  (600 s: the Agent Account queue's 90 s and the settle) ago waits
-  until the item is that old (`state_new`, `docs/design.md`): a thread never
-  seen and one whose state a restore or a hand deletion took away read the
-  same, and only the wait keeps the second from answering a message twice.
-  The cost, not in this page's figures: a customer who writes twice on a new
-  thread before its first read waits up to 600 s more for the one reply
-  (the mix's "burst of 2-5" rows: close to 600 s each, since their first
-  read creates the item); a thread's first message alone, a message that
-  reaches a thread after its first reply, and every burst on a thread whose
-  item is older than that wait nothing more. No request is added. Seen in
-  the chaos run's restore while mail flows (`docs/reliability.md`, 259
-  notifications at the run's scaled 94 s): 9 such waits, of 82-94 s, for 7
-  records on 3 threads; the wait is spent once (the record comes back when
-  it ends, one receive).
+- **A burst waits for a queued reply only on new state (issue 48).** A
+  burst that covers more than its own message waits (`state_new`) while its
+  thread's state is younger than `pending_confirm_seconds` (600 s: the
+  Agent Account queue's 90 s and the settle): after the state table began
+  (emptied or recreated) or a `make restore-state`, when a reply the lost
+  state had sent or queued may not be listed yet. A new thread in a table
+  in service waits nothing (its state is as old as the table, so this
+  mix's bursts do not wait); no request is added (`docs/design.md`, "After
+  the state table is lost").
 
 Regenerate with `make bench` (all of it takes about half an hour on 2 cores,
-most of it the real-latency runs waiting); `make bench ARGS="--help"` lists the
-options.
+most of it the real-latency runs waiting); `make bench ARGS="--help"` lists
+the options. Every figure of a page
+comes from the one run its command under The run names.
 """
 
 
 def _ms(spread: Spread) -> str:
     return spread.render(2 if spread.median < 10 else 1)
-
-
-def _usd(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.1 else f"${value:,.4f}"
 
 
 def _mib(size: int) -> str:
@@ -480,7 +473,11 @@ def render(run: Run) -> str:
     real = run.real_latency
     sections = [
         INTRO,
-        *([capacity_report.lead_section(run)] if run.containers else []),
+        *(
+            [per_reply.section(run, capacity_report.bill_inputs(run)), capacity_report.lead_section(run)]
+            if run.containers and real
+            else []
+        ),
         _machine(run),
         _budgets(run),
         *(

@@ -35,5 +35,3 @@ class Run:
     containers: tuple[ContainerResult, ...] = ()
     # The bill at real batch fill: the mixed stream at saturation, a long thread, the memory sizes.
     bill: BillResult | None = None
-    # How the bill's part was run when it was measured apart (``--bill-into``), else "".
-    bill_command: str = ""

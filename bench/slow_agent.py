@@ -61,8 +61,9 @@ class SlowAgent:
         self._inner = inner
         self._model = model
         self._lock = threading.Lock()
-        # id(conversation) -> the draft's span, until the record's thread files it.
-        self.spans: dict[int, Span] = {}
+        # The target message's id -> the draft's span, until the record's thread files it. Not the
+        # conversation's id: the replier hands its agent a copy that reads the customer's files.
+        self.spans: dict[str, Span] = {}
 
     def __call__(self, conversation: Any) -> Any:
         from replyonce.agent import Reply
@@ -71,7 +72,7 @@ class SlowAgent:
         started = time.time()
         prose = think(self._model, target.subject, target.id)
         with self._lock:
-            self.spans[id(conversation)] = Span(AGENT, "draft", started, time.time())
+            self.spans[str(target.id)] = Span(AGENT, "draft", started, time.time())
         outcome = self._inner(conversation)
         if not isinstance(outcome, Reply):
             return outcome
@@ -81,7 +82,7 @@ class SlowAgent:
 
     def take_span(self, conversation: Any) -> Span | None:
         with self._lock:
-            return self.spans.pop(id(conversation), None)
+            return self.spans.pop(str(conversation.target.id), None)
 
 
 def install(consumer: Any, model: LatencyModel, recorder: Recorder | None = None) -> None:

@@ -19,6 +19,11 @@ def percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[rank - 1]
 
 
+def p(values: Sequence[float], fraction: float) -> float:
+    """:func:`percentile`, or NaN when nothing was measured (a table shows "-")."""
+    return percentile(values, fraction) if values else float("nan")
+
+
 @dataclass(frozen=True)
 class Spread:
     """Min, median and max of one quantity over repeated rounds."""

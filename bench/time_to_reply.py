@@ -49,7 +49,6 @@ import boto3
 from bench.event_source import BatchingEventSource, BatchingSettings, Invocation
 from bench.latency import LatencyProxy
 from bench.stack import clear_tables, parts, require_empty_queue
-from bench.stats import percentile
 from bench.timeline import AGENT, DYNAMODB, NYLAS, Attempt, Recorder
 from devstack.counting import function_timeout
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
@@ -735,7 +734,3 @@ def measure(
         )
         without_window = run_mix(stack, singles, seed=seed + 1, pollers=pollers, window_seconds=0.0)
     return TimeToReplyResult(mixed, warm, cold, without_window)
-
-
-def p(values: list[float], fraction: float) -> float:
-    return percentile(values, fraction) if values else float("nan")

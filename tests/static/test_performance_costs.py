@@ -144,8 +144,16 @@ def _lead() -> str:
     return text.split("## The bill at real batch fill", 1)[1].split("\n## ", 1)[0]
 
 
-def test_the_cost_at_each_fill_and_memory_size_is_re_derived_from_its_inputs(block):
-    at_fill = block["at_fill"]
+@pytest.fixture
+def at_fill(block) -> dict[str, Any]:
+    """The bill at real batch fill, when the page's run measured it (without ``--skip-bill``)."""
+    if "at_fill" not in block:
+        assert "Not measured in this run (`--skip-bill`" in _lead(), "the bill at real batch fill is missing"
+        pytest.skip("the page's run left the bill at real batch fill out (--skip-bill); its section says so")
+    return block["at_fill"]
+
+
+def test_the_cost_at_each_fill_and_memory_size_is_re_derived_from_its_inputs(block, at_fill):
     # Below capacity, mixed at saturation, a long thread, and the saturated floor beside them.
     assert {"below_capacity", "mixed_saturation", "long_thread", "full_batches"} <= set(at_fill["fills"])
     rows = {**at_fill["fills"], **at_fill["memory_sizes"]}
@@ -168,8 +176,8 @@ def test_the_cost_at_each_fill_and_memory_size_is_re_derived_from_its_inputs(blo
     assert sizes == {128, 256, 512}
 
 
-def test_the_lead_section_shows_the_figures_of_the_block(block):
-    lead, at_fill = _lead(), block["at_fill"]
+def test_the_lead_section_shows_the_figures_of_the_block(at_fill):
+    lead = _lead()
     for row in at_fill["fills"].values():
         assert f"**${row['usd_per_million']:,.2f}**" in lead
     for row in at_fill["memory_sizes"].values():
@@ -179,8 +187,8 @@ def test_the_lead_section_shows_the_figures_of_the_block(block):
     assert f"The ${at_fill['goal_usd_per_million']:g} goal, against (i): {verdict}**" in lead
 
 
-def test_the_advised_concurrency_is_the_mixed_streams_peak_need(block):
-    c = block["at_fill"]["concurrency"]
+def test_the_advised_concurrency_is_the_mixed_streams_peak_need(at_fill):
+    c = at_fill["concurrency"]
     peak = c["per_day"] / 86_400 * c["peak_factor"]
     assert c["advised"] == math.ceil(peak * c["billed_seconds_per_notification"] * c["headroom"])
     assert f"`ReplierMaximumConcurrency` for 10 M notifications a day: {c['advised']}**" in _lead()
