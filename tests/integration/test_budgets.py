@@ -63,9 +63,10 @@ from replyonce.agent import Conversation, Reply, ReplyAttachment
 # What a first reply costs in DynamoDB, in order: idempotency record put, ledger read,
 # lease update (returns the thread state), the email's claim (a conditional put on its Message-ID),
 # the recipient's hourly budget, send intent stored (the outbox), ledger + thread in one transaction,
-# idempotency record completed; and, once per new thread, the table's beginning (a conditional put of
-# ``table#began`` that returns it, and the thread item dated by it: ``store._table_since``, issue 32).
-FIRST_REPLY_DYNAMODB = {"PutItem": 3, "GetItem": 1, "UpdateItem": 5, "TransactWriteItems": 1}
+# idempotency record completed; and, once per new thread, the table's beginning (``table#began`` read,
+# and the thread item dated by it: ``store._table_since``, issue 32; a read since issue 46, where a
+# conditional put refused in every table in service billed a write).
+FIRST_REPLY_DYNAMODB = {"PutItem": 2, "GetItem": 2, "UpdateItem": 5, "TransactWriteItems": 1}
 # And one SQS request: before the lease, the record's visibility is set to what the lease may last, so
 # a worker that dies holding it gives its record back when the lease can have expired.
 FIRST_REPLY_AWS = Counter(

@@ -301,20 +301,28 @@ class DynamoDBStateStore:
         held, whose reply may still be in flight (``core.arrival.state_settles_in``) — whether the table
         was emptied (``table#began``, which the first lease of a table without one writes), restored to
         a backup from before the thread, or the item deleted by hand (``created``). Two requests, once
-        per thread.
+        per thread: ``table#began`` read, then the thread item dated by it; in a table without one (its
+        first lease, once per table) the conditional put that begins it instead.
+
+        Why read first (issue 46): ``table#began`` exists in every table in service, so a conditional
+        put of it was refused for every new thread, and DynamoDB bills a refused write as a write; a
+        consistent read of the small item costs one read unit.
         """
-        try:
-            self._dynamodb.put_item(
-                TableName=self._table,
-                Item=table_began_item(now_ms),
-                ConditionExpression="attribute_not_exists(pk)",
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-            return now_ms
-        except ClientError as exc:
-            if not _condition_failed(exc):
-                raise
-            began = since_ms(exc.response.get("Item") or {}) or self._began_item()
+        began = self._began_item()
+        if not began:
+            try:
+                self._dynamodb.put_item(
+                    TableName=self._table,
+                    Item=table_began_item(now_ms),
+                    ConditionExpression="attribute_not_exists(pk)",
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                )
+                return now_ms
+            except ClientError as exc:
+                if not _condition_failed(exc):
+                    raise
+                # Another thread's first lease began the table meanwhile: its beginning is this one's.
+                began = since_ms(exc.response.get("Item") or {}) or self._began_item()
         self._write(
             "update_item",
             "the thread item's beginning",
@@ -331,7 +339,7 @@ class DynamoDBStateStore:
         return began
 
     def _began_item(self) -> int:
-        """``table#began``'s ``since``, read (a DynamoDB that returns no item with a failed condition)."""
+        """``table#began``'s ``since`` (``0``: the table has not begun)."""
         item = self._dynamodb.get_item(
             TableName=self._table, Key={"pk": {"S": TABLE_BEGAN_KEY}}, ConsistentRead=True
         ).get("Item")
