@@ -5,8 +5,10 @@ from ops.replier_process import prepare
 # This process runs the webhook function and the operator's commands in-process: it is made what a
 # container is (the template's Powertools variables) before the layer is imported, as `python -m ops`
 # is. Without it every webhook invocation's metric flush raised ("Must contain a metric namespace") and
-# each delivery was answered 502: the suite, which sets the variables itself, never saw it.
-prepare()
+# each delivery was answered 502: the suite, which sets the variables itself, never saw it. Only when run
+# (`python -m chaos`): a test that imports this module keeps its own environment.
+if __name__ == "__main__":
+    prepare()
 
 import argparse
 import signal

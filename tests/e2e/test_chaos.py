@@ -155,3 +155,24 @@ def test_a_mutant_whose_target_is_missing_is_pending_not_silently_a_no_op(monkey
     monkeypatch.delattr(plan, "loop_guard_exhausted")
     with pytest.raises(mutants.MutantPending, match="loop_guard_exhausted"):
         mutants.apply("no_loop_guard")
+
+
+def test_importing_the_chaos_command_leaves_the_importers_environment_alone(tmp_path):
+    # `python -m chaos` sets the template's Powertools variables before the layer is imported (without
+    # them every webhook delivery was answered 502); a module importing it (this file) keeps its own
+    # environment: set there, POWERTOOLS_SERVICE_NAME gave every metric of the suite's later tests a
+    # `service` dimension (CI: 34 failures).
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    probe = (
+        "import os, sys; before = dict(os.environ); import chaos.__main__; "
+        "sys.exit(str(sorted(set(os.environ) - set(before))) if set(os.environ) - set(before) else 0)"
+    )
+    path = os.pathsep.join((str(root), str(root / "layers" / "replyonce")))
+    environment = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "PYTHONPATH": path}
+    imported = subprocess.run(  # noqa: S603 - this interpreter, a fixed probe
+        [sys.executable, "-c", probe], cwd=root, env=environment, capture_output=True, text=True, check=False
+    )
+    assert imported.returncode == 0, imported.stderr
