@@ -45,7 +45,13 @@ from devstack.invariants import (
 from devstack.nylas import NylasEmulator
 from devstack.nylas.mailbox import RECEIVING_AUTHSERV
 from devstack.stack import LogCollector
-from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET, create_resources, put_in_service
+from devstack.template import (
+    LOCAL_API_KEY,
+    LOCAL_WEBHOOK_SECRET,
+    create_resources,
+    create_restored_state_table,
+    put_in_service,
+)
 from devstack.webhook_sender import WebhookSender
 from ops import backfill, redrive
 from ops.nylas_admin import NylasAdmin
@@ -537,7 +543,9 @@ class Experiment:
         # The runbook's restore while mail flows: the damaged table emptied, the backup (a table of its
         # own, as restore-table-to-point-in-time makes) put back by `make restore-state --from`, which
         # makes every thread's state begin again at the restore (ops.restore_state).
-        backup_table = self._table_of_items(f"{self.resources.tables['StateTable']}-restored", backup)
+        backup_table = create_restored_state_table(
+            self.admin_dynamodb, f"{self.resources.tables['StateTable']}-restored", backup
+        )
         self._empty_table("StateTable", "pk")
         result = restore_state(
             self.admin_dynamodb,
@@ -550,18 +558,6 @@ class Experiment:
             f"state table restored to the older backup while the replier runs ({result.copied} items, "
             f"{result.threads_begun_again} threads begun again)"
         )
-
-    def _table_of_items(self, name: str, items: list[dict[str, Any]]) -> str:
-        """A table named ``name`` holding ``items``: what a point-in-time restore makes of a backup."""
-        self.admin_dynamodb.create_table(
-            TableName=name,
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
-        for item in items:
-            self.admin_dynamodb.put_item(TableName=name, Item=item)
-        return name
 
     def _restore_and_backfill(self, workload: Workload, items: list[dict[str, Any]]) -> int:
         """The runbook after the run drained: the state table restored to the moment it was lost (what

@@ -7,6 +7,7 @@ and the local stack with it.
 
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -157,13 +158,7 @@ def create_resources(
     for name, definition in definitions.items():
         properties = definition.get("Properties", {})
         if definition["Type"] == "AWS::DynamoDB::Table":
-            table = f"{prefix}-{name}"
-            dynamodb.create_table(
-                TableName=table,
-                AttributeDefinitions=properties["AttributeDefinitions"],
-                KeySchema=properties["KeySchema"],
-                BillingMode=properties.get("BillingMode", "PAY_PER_REQUEST"),
-            )
+            table = _create_table(dynamodb, f"{prefix}-{name}", properties)
             ttl = properties.get("TimeToLiveSpecification")
             if ttl:
                 dynamodb.update_time_to_live(
@@ -199,10 +194,25 @@ def create_active_region_table(name: str, session: boto3.session.Session | None 
     """
     session = session or boto3.session.Session()
     properties = load_template()["Resources"]["ActiveRegionTable"]["Properties"]
-    session.client("dynamodb").create_table(
+    return _create_table(session.client("dynamodb"), name, properties)
+
+
+def create_restored_state_table(dynamodb: Any, name: str, items: Iterable[dict[str, Any]]) -> str:
+    """What ``restore-table-to-point-in-time`` makes of a backup of the state table: a table of its own,
+    named ``name``, with the template's ``StateTable`` keys, holding ``items`` (for ``make restore-state``
+    to put back). Returns ``name``."""
+    _create_table(dynamodb, name, load_template()["Resources"]["StateTable"]["Properties"])
+    for item in items:
+        dynamodb.put_item(TableName=name, Item=item)
+    return name
+
+
+def _create_table(dynamodb: Any, name: str, properties: dict[str, Any]) -> str:
+    """One embedded table named ``name`` with a template table's keys and billing mode."""
+    dynamodb.create_table(
         TableName=name,
         AttributeDefinitions=properties["AttributeDefinitions"],
         KeySchema=properties["KeySchema"],
-        BillingMode=properties["BillingMode"],
+        BillingMode=properties.get("BillingMode", "PAY_PER_REQUEST"),
     )
     return name

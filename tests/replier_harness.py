@@ -14,12 +14,15 @@ from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from devstack.events import notification_envelope as notification  # noqa: F401 - for the tests
 from devstack.poller import EventSourcePoller
 from functions.replier import app
+from ops.template import load_template
 from replyonce.consumer import NotificationConsumer
 from replyonce.notification import Notification
 from replyonce.queue import NotificationQueue
 from replyonce.state import thread_key
 
 SEND_PATH = rf"^/v3/grants/{AGENT_GRANT_ID}/messages/send$"
+# Where a person's message the agent does not answer is moved: the template's HandoffFolder default.
+HANDOFF_FOLDER = load_template()["Parameters"]["HandoffFolder"]["Default"]
 
 
 class Pipeline:

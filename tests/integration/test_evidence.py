@@ -16,6 +16,7 @@ from devstack.nylas import Fault
 from devstack.nylas.mailbox import authentication_results
 from replyonce.agent import Reply
 from tests.replier_harness import (
+    HANDOFF_FOLDER,
     SEND_PATH,
     answer_for_a_team_mailbox,
     deferrals,
@@ -27,7 +28,6 @@ from tests.replier_harness import (
     with_env,
 )
 
-HANDOFF_FOLDER = "Needs a person"  # the template's default HandoffFolder
 STRANGER = "victim@stranger.example"
 DAY = 86_400
 

@@ -13,6 +13,7 @@ import pytest
 from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from ops.template import load_template
 from tests.replier_harness import (
+    HANDOFF_FOLDER,
     answer_for_a_team_mailbox,
     deferrals,
     folders_of,
@@ -23,7 +24,6 @@ from tests.replier_harness import (
     with_env,
 )
 
-HANDOFF_FOLDER = "Needs a person"  # the template's default HandoffFolder
 DAY = 86_400
 AGENT_SECONDS = 5  # how long the agent takes to answer
 MAX_RECEIVES = load_template()["Resources"]["NotificationQueue"]["Properties"]["RedrivePolicy"][

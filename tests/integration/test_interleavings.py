@@ -419,6 +419,20 @@ SHADOW = Policy(agent_grant_ids=(GRANT,), shadow_mode=True)
 RECIPIENT_BUDGET_OF_TWO = Policy(agent_grant_ids=(GRANT,), recipient_budget_per_hour=2)
 
 
+def _failover_to_b_then_m2(first: dict) -> Event:
+    """The operator fails over from a to b; the customer writes again (m2, to b), and the backfill brings
+    m1 to b as well."""
+
+    def failover(world: World):
+        assert world.fence is not None
+        world.fence.fail_over("b")
+        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
+        world.must_answer.add(second["id"])
+        return [world.record(second, "m2 at b", "b"), world.record(first, "m1 backfilled at b", "b")]
+
+    return Event("failover to b; m2 arrives", failover)
+
+
 def failover_mid_reply(world: World):
     """The operator fails over from Region a to b while a answers m1; the customer writes again, to b.
 
@@ -431,14 +445,7 @@ def failover_mid_reply(world: World):
     first = world.arrive(sender=CUSTOMER, subject="Order 1042")
     world.must_answer.add(first["id"])
 
-    def failover(world: World):
-        assert world.fence is not None
-        world.fence.fail_over("b")
-        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
-        world.must_answer.add(second["id"])
-        return [world.record(second, "m2 at b", "b"), world.record(first, "m1 backfilled at b", "b")]
-
-    return [world.record(first, "m1 at a", "a")], [Event("failover to b; m2 arrives", failover)]
+    return [world.record(first, "m1 at a", "a")], [_failover_to_b_then_m2(first)]
 
 
 def failover_during_a_slow_queued_send(world: World):
@@ -465,14 +472,7 @@ def failover_during_a_slow_queued_send(world: World):
 
     world.mailbox.script_send(slow_send)
 
-    def failover(world: World):
-        assert world.fence is not None
-        world.fence.fail_over("b")
-        second = world.arrive(sender=CUSTOMER, subject="Also", thread_id=first["thread_id"])
-        world.must_answer.add(second["id"])
-        return [world.record(second, "m2 at b", "b"), world.record(first, "m1 backfilled at b", "b")]
-
-    return [world.record(first, "m1 at a", "a")], [Event("failover to b; m2 arrives", failover)]
+    return [world.record(first, "m1 at a", "a")], [_failover_to_b_then_m2(first)]
 
 
 def dead_letter_lost_then_follow_up(world: World):

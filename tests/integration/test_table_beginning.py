@@ -9,7 +9,7 @@ table held, whose reply may still be queued or in flight at Nylas: its bursts wa
 import boto3
 import pytest
 
-from devstack.template import put_in_service
+from devstack.template import create_restored_state_table, put_in_service
 from ops import restore_state
 from replyonce.state import thread_key
 from replyonce.state_items import TABLE_BEGAN_KEY
@@ -96,17 +96,10 @@ def test_a_thread_item_created_in_a_table_in_service_is_as_old_as_its_table(aws,
 
 
 def _copy_of(aws, name: str) -> str:
-    """A table as ``restore-table-to-point-in-time`` makes one: the state table's layout, its own name."""
+    """The state table as it is now, restored to a table of its own (``restore-table-to-point-in-time``)."""
     dynamodb = boto3.client("dynamodb")
-    dynamodb.create_table(
-        TableName=name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    for item in dynamodb.scan(TableName=aws.tables["StateTable"], ConsistentRead=True)["Items"]:
-        dynamodb.put_item(TableName=name, Item=item)
-    return name
+    items = dynamodb.scan(TableName=aws.tables["StateTable"], ConsistentRead=True)["Items"]
+    return create_restored_state_table(dynamodb, name, items)
 
 
 def test_a_restore_from_an_older_backup_makes_every_thread_state_new_at_the_restore(aws, store, clock):
