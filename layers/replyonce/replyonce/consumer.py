@@ -58,7 +58,7 @@ from replyonce.policy import policy_of
 from replyonce.queue import ATTR_TASK, ReconcileQueue, reconcile_task
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.redelivery import retry_delay
-from replyonce.replier import Replier, deferred
+from replyonce.replier import SLOWEST_STEP_KEYS, Replier, deferred
 from replyonce.reply_files import S3ReplyFiles
 from replyonce.secrets import NylasApiKey, bounded_provider
 from replyonce.store import DynamoDBStateStore
@@ -277,7 +277,7 @@ class NotificationConsumer:
             self._defer(record, DeferReason.UNEXPECTED, None, {})
             raise
         finally:
-            logger.thread_safe_remove_keys(["notification_id", "sqs_message_id"])
+            logger.thread_safe_remove_keys(["notification_id", "sqs_message_id", *SLOWEST_STEP_KEYS])
 
     def _remaining(self) -> float:
         return self._remaining_ms() / 1000

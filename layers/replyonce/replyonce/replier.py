@@ -54,6 +54,9 @@ from replyonce.subjects import ReconcileDue, Subject
 # than that is a bug, not a thread.
 _MAX_STEPS = 64
 
+SLOWEST_STEP_KEYS = ("slowest_step", "slowest_step_seconds")
+"""The log keys naming a record's slowest step and its seconds (``Replier._timed_step``)."""
+
 ReconcileLater = Callable[[ReconcileDue, int], None]
 """Schedules our own check of a queued reply, ``seconds`` from now (an SQS message with a delay)."""
 
@@ -314,6 +317,8 @@ class Replier:
         # The reply's files this record holds (kept in the bucket already), by SHA-256.
         self._record.files = {}
         s = Situation(subject, self._policy, receives=receives, first_received_at=first_received_at)
+        self._record.slowest_seconds = 0.0
+        logger.thread_safe_remove_keys(SLOWEST_STEP_KEYS)
         # Two steps per look at a busy lease (the wait, the look) besides the record's own.
         bound = _MAX_STEPS + 2 * math.ceil(self._policy.lease_wait_seconds / core.LEASE_POLL_SECONDS)
         try:
@@ -324,7 +329,9 @@ class Replier:
                 logger.debug("next step", extra={"step": type(step).__name__, "detail": _describe(step)})
                 if isinstance(step, core.Defer):
                     raise deferred(step)
+                started = self._monotonic()
                 result = _asked(self._carry[type(step)], step, s)
+                self._timed_step(step, self._monotonic() - started)
                 if isinstance(step, core.Skip | core.FinishSkipped | core.Finish):
                     return result
                 s = core.learn(s, step, result)
@@ -337,6 +344,19 @@ class Replier:
             # A crash or a bug mid-record: the lease is freed for the next holder all the same.
             self._free_after_failure(s)
             raise
+
+    def _timed_step(self, step: core.Step, seconds: float) -> None:
+        """Name the record's slowest step so far on each of its later log lines (``SLOWEST_STEP_KEYS``).
+
+        Why: the functions are traced by the Lambda service alone (no X-Ray SDK, so no subsegment per
+        call); an invocation that took minutes must still say which call held the time — the send, the
+        thread read, the agent, a lease wait — on the outcome or deferral line it ends with.
+        """
+        if seconds > self._record.slowest_seconds:
+            self._record.slowest_seconds = seconds
+            logger.thread_safe_append_keys(
+                slowest_step=type(step).__name__, slowest_step_seconds=round(seconds, 3)
+            )
 
     def _free_after_failure(self, s: Situation) -> None:
         """Free the lease of a record that failed unexpectedly (one the core settled or freed is not ours)."""
