@@ -190,8 +190,8 @@ def _cold_start(result: ColdStartResult) -> str:
         + table(("environment", "target", "import + init", "vs baseline (medians)", "(minimums)"), rows)
         + "\n\nThe two environments differ for the replier by "
         f"{traced - outside:+.0f} ms on its median here, with no tracing SDK imported in either: only "
-        "what Powertools reads from `LAMBDA_TASK_ROOT` differs. Tracing is Lambda's: it records each invocation's segment and sets "
-        "`_X_AMZN_TRACE_ID`, which botocore forwards to SQS, so the replier's segment joins the webhook's "
+        "what Powertools reads from `LAMBDA_TASK_ROOT` differs. Tracing is Lambda's: it records each "
+        "invocation's segment and sets `_X_AMZN_TRACE_ID`, which botocore forwards to SQS, so the replier's segment joins the webhook's "
         "trace and the SQS hop stays in it. What that gives up is a subsegment per call inside a function "
         "(each Nylas, DynamoDB and SQS call's own timing in X-Ray).\n\n"
         "What the webhook imports beyond the baseline, heaviest first (Lambda profile, self time "
