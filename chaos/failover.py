@@ -127,6 +127,10 @@ class DrillSettings:
     slow_queued_send_seconds: float = 0.0
 
 
+HANDED_OVER = "record handed over to the active Region's queue"
+"""The consumer's log line for a record a passive Region moved to the active Region's queue."""
+
+
 @dataclass
 class DrillReport:
     """The chaos run's report, and what the failover did."""
@@ -142,6 +146,8 @@ class DrillReport:
     # can have allowed them (a send follows its read at once; record_margin_seconds is the slack).
     split_brain: list[str] = field(default_factory=list)
     deliveries_to_old_region_after_failover: int = 0
+    # Records the old Region held at the failover and moved to the new Region's queue (issue 48).
+    handed_over: int = 0
     backfilled: int = 0
     items_replicated: int = 0
     replication_conflicts: int = 0  # the new Region had written the item since: its write kept
@@ -636,7 +642,9 @@ class FailoverDrill(Experiment):
         self.failed_over_at = time.time()  # before the write: the fence check counts from the command
         if self.held is not None:
             self.replicator.cut()  # the old Region is lost: its last writes never reach the new one
-        fail_over(self.admin_dynamodb, ACTIVE_REGION_TABLE, REGIONS[1], expected_epoch=1)
+        # As `make failover` run in the new Region records it: the old Region hands over what it holds.
+        new_queue = self.regions[1].queues["NotificationQueue"]
+        fail_over(self.admin_dynamodb, ACTIVE_REGION_TABLE, REGIONS[1], expected_epoch=1, queue_url=new_queue)
         if self.held is not None:
             self.held.release()
         sender.fail_over()
@@ -755,6 +763,7 @@ class FailoverDrill(Experiment):
             chaos,
             handover_seconds=handover,
             deliveries_to_old_region_after_failover=sender.to_old_after_failover,
+            handed_over=sum(1 for r in self.logs.records if r.get("message") == HANDED_OVER),
             backfilled=self.backfilled,
             items_replicated=self.replicator.copied,
             replication_conflicts=self.replicator.conflicts,
@@ -815,8 +824,8 @@ def render_drill(report: DrillReport) -> str:
         f"{report.old_region_sends_after_failover}, not allowed by a read before it "
         f"{len(report.split_brain)}",
         "  deliveries to the old Region after the failover "
-        f"{report.deliveries_to_old_region_after_failover}; "
-        f"backfilled {report.backfilled}; items replicated {report.items_replicated} "
+        f"{report.deliveries_to_old_region_after_failover}; handed over to the new Region's queue "
+        f"{report.handed_over}; backfilled {report.backfilled}; items replicated {report.items_replicated} "
         f"(kept the new Region's write {report.replication_conflicts})",
     ]
     if report.settings.slow_queued_send_seconds:

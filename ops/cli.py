@@ -633,11 +633,15 @@ def _failover(context: Context) -> int:
             'Region, there is nothing to fail over (docs/operations.md, "Across Regions")'
         )
     dynamodb = context.client("dynamodb")
+    # The new Region's queue is known only from its own stack: the command run in another Region
+    # records none (the other Regions' records then wait for the backfill, as the summary says).
+    queue_url = stack.output("NotificationQueueUrl") if context.region == args.to else ""
     result = failover.fail_over_to(
         dynamodb,
         table,
         args.to,
         expect_epoch=args.expect_epoch,
+        queue_url=queue_url,
         clock=failover.stamping_clock(dynamodb, table),
     )
     # The handover the replier waits (Policy.handover_seconds): the template's send timeout, margin and

@@ -43,11 +43,14 @@ def fail_over_to(
     to_region: str,
     *,
     expect_epoch: int | None = None,
+    queue_url: str = "",
     clock: Callable[[], float] = time.time,
 ) -> FailoverResult:
     """Make ``to_region`` active; a no-op when it is already (nothing written, no new handover).
 
     ``expect_epoch``: fail unless the record is at this epoch (what the operator saw before deciding).
+    ``queue_url``: ``to_region``'s notification queue, where the other Regions hand over the records
+    they hold (``""``: they wait and dead-letter, for a backfill to bring them back).
 
     Raises
     ------
@@ -69,7 +72,9 @@ def fail_over_to(
     if before.region == to_region:
         return FailoverResult(before, before, written=False)
     try:
-        after = fail_over(dynamodb, table, to_region, expected_epoch=before.epoch, clock=clock)
+        after = fail_over(
+            dynamodb, table, to_region, expected_epoch=before.epoch, queue_url=queue_url, clock=clock
+        )
     except FailoverRefused as refused:
         raise FailoverError(
             f"another failover came first (the record is no longer at epoch {before.epoch}: "
@@ -112,5 +117,16 @@ def render(result: FailoverResult, handover_seconds: float) -> str:
         )
     else:
         lines.append(f"first activation: {after.region} sends at once")
+    if after.queue_url:
+        lines.append(
+            f"the other Regions hand the notifications they hold over to {after.region}'s queue "
+            f"({after.queue_url}) as they next receive them"
+        )
+    else:
+        lines.append(
+            f"no queue of {after.region} recorded (run the command with --region {after.region} to record "
+            "it): the notifications the other Regions hold wait there and dead-letter; the backfill "
+            "brings them back"
+        )
     lines.append('next: re-point the webhook (docs/operations.md, "Across Regions"), then backfill')
     return "\n".join(lines)

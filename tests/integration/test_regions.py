@@ -7,6 +7,8 @@ and the Region's name, which Lambda's ``AWS_REGION`` gives), with the record wri
 The default (one Region) deploys and answers as it always has.
 """
 
+import contextlib
+import json
 import time
 from dataclasses import replace
 
@@ -106,6 +108,77 @@ def test_no_region_recorded_means_no_region_sends(fenced, pipeline, nylas, log_r
     assert set(deferrals(log_records)) == {"region_passive"}
 
 
+# ---- the passive Region's backlog, handed over (issue 48) ---------------------------------------------
+
+
+@pytest.fixture
+def active_queue():
+    """The active Region's notification queue (THERE): what the failover to THERE recorded."""
+    sqs = boto3.client("sqs", region_name=THERE)
+    url = sqs.create_queue(QueueName="replyonce-there-notifications")["QueueUrl"]
+    yield sqs, url
+    with contextlib.suppress(sqs.exceptions.QueueDoesNotExist):  # a test may have deleted it
+        sqs.delete_queue(QueueUrl=url)
+
+
+def received(sqs, url: str) -> list[dict]:
+    answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, MessageAttributeNames=["All"])
+    return answer.get("Messages", [])
+
+
+def queued(pipeline) -> list[dict]:
+    """What is left on this Region's queue, visible or not."""
+    attributes = pipeline.sqs.get_queue_attributes(
+        QueueUrl=pipeline.resources.queues["NotificationQueue"],
+        AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+    )["Attributes"]
+    return [name for name, count in attributes.items() if int(count)]
+
+
+def test_a_passive_region_hands_what_it_holds_to_the_active_regions_queue(
+    fenced, pipeline, nylas, log_records, active_queue
+):
+    sqs, url = active_queue
+    fail_over_to(fenced, TABLE, THERE, queue_url=url, clock=lambda: AN_HOUR_AGO)
+    notification = envelope(inbound(nylas))
+    pipeline.deliver(notification)
+    poll(pipeline, times=1)
+    assert nylas.sends == []
+    # Gone from here, not waiting to dead-letter: on the active Region's queue, as the webhook queued it.
+    assert queued(pipeline) == []
+    assert pipeline.dead_letters() == []
+    [moved] = received(sqs, url)
+    assert json.loads(moved["Body"]) == notification
+    assert moved["MessageAttributes"]["notification_id"]["StringValue"] == notification["id"]
+    assert moved["MessageAttributes"]["handed_over_at_epoch"]["StringValue"] == "1"
+    assert [r["message"] for r in log_records() if r.get("moved_as")] == [
+        "record handed over to the active Region's queue"
+    ]
+
+
+def test_a_record_moves_once_per_failover_and_waits_when_the_queue_refuses(
+    fenced, pipeline, nylas, log_records, active_queue
+):
+    sqs, url = active_queue
+    fail_over_to(fenced, TABLE, THERE, queue_url=url, clock=lambda: AN_HOUR_AGO)
+    # Back here after it moved at this epoch (a queue recorded wrongly would do that): it stays.
+    pipeline.sqs.send_message(
+        QueueUrl=pipeline.resources.queues["NotificationQueue"],
+        MessageBody=json.dumps(envelope(inbound(nylas))),
+        MessageAttributes={"handed_over_at_epoch": {"DataType": "Number", "StringValue": "1"}},
+    )
+    poll(pipeline, times=1)
+    assert received(sqs, url) == []
+    assert set(deferrals(log_records)) == {"region_passive"}
+    # A queue that does not take it (here: gone): the record waits here too, with a warning.
+    sqs.delete_queue(QueueUrl=url)
+    pipeline.deliver(envelope(inbound(nylas)))
+    poll(pipeline, times=1)
+    assert nylas.sends == []
+    assert len(queued(pipeline)) == 1
+    assert any("could not hand the record over" in r["message"] for r in log_records())
+
+
 # ---- the record and the operator's failover ---------------------------------------------------------
 
 
@@ -138,16 +211,22 @@ def test_the_record_unreadable_is_unknown_not_active(fenced):
 
 
 def test_the_failover_command_fails_over_the_stacks_table(fenced, aws):
-    register_stack(
-        "replyonce-regions", {"StateTableName": aws.tables["StateTable"]}, {"ActiveRegionTableName": TABLE}
-    )
+    queue_url = aws.queues["NotificationQueue"]  # the stack's own queue, in the Region it runs in
+    outputs = {"StateTableName": aws.tables["StateTable"], "NotificationQueueUrl": queue_url}
+    register_stack("replyonce-regions", outputs, {"ActiveRegionTableName": TABLE})
+    assert REGION == THERE
     run = ops("failover", "--to", THERE, stack_name="replyonce-regions")
     assert run.code == 0, run.text
     assert "first activation" in run.out
+    # Run in the Region it fails over to: that Region's queue is recorded for the hand-over.
+    assert DynamoDBRegionFence(TABLE, fenced).read().queue_url == queue_url
     run = ops("failover", "--to", HERE, stack_name="replyonce-regions")
     assert run.code == 0, run.text
     assert f"-> {HERE} (epoch 2)" in run.out
-    assert DynamoDBRegionFence(TABLE, fenced).read().region == HERE
+    # Run from another Region: the stack there is not HERE's, so no queue is recorded, and it says so.
+    assert f"no queue of {HERE} recorded" in run.out
+    after = DynamoDBRegionFence(TABLE, fenced).read()
+    assert (after.region, after.queue_url) == (HERE, "")
     refused = ops("failover", "--to", THERE, "--expect-epoch", "1", stack_name="replyonce-regions")
     assert refused.code == 1
     assert "epoch 2" in refused.err

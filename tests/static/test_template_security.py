@@ -214,6 +214,12 @@ def test_roles_have_no_wildcard_actions_and_touch_only_their_own_resources():
                     # other Region's stack's replica in this Region): read, never written.
                     assert names == {"ActiveRegionTableName"}
                     assert actions == ["dynamodb:GetItem"], statement
+                elif statement.get("Sid") == "HandOverToTheActiveRegion":
+                    # The same stack's notification queue in another Region (the failover's hand-over),
+                    # by the name CloudFormation gives it: queued to, nothing else.
+                    assert names == {"AWS::StackName"}
+                    assert resource["Fn::Sub"].endswith(":${AWS::StackName}-NotificationQueue-*")
+                    assert actions == ["sqs:SendMessage"], statement
                 elif statement.get("Sid") == "DraftThroughTheInferenceProfile":
                     # Any region's copy of a model, but only when reached through our one profile.
                     profile = statement["Condition"]["StringEquals"]["bedrock:InferenceProfileArn"]
@@ -693,8 +699,11 @@ def _send_exemptions(queue: str = "NotificationQueue") -> list[Any]:
     return statement["Condition"]["ArnNotLike"]["aws:PrincipalArn"]
 
 
-def _may_send(principal: str, operator_role: str, queue: str = "NotificationQueue") -> bool:
-    """Whether `queue`'s policy lets `principal` send, `OperatorRoleArn` set to `operator_role`."""
+def _may_send(
+    principal: str, operator_role: str, queue: str = "NotificationQueue", *, across_regions: bool = False
+) -> bool:
+    """Whether `queue`'s policy lets `principal` send, `OperatorRoleArn` set to `operator_role`, in a
+    stack named ``stack`` (``across_regions``: with the active-Region fence, ``ActiveRegionTableName``)."""
     arns = {
         "WebhookFunctionRole": "arn:aws:iam::111122223333:role/stack-WebhookFunctionRole-A1",
         "ReplierFunctionRole": "arn:aws:iam::111122223333:role/stack-ReplierFunctionRole-B2",
@@ -703,8 +712,18 @@ def _may_send(principal: str, operator_role: str, queue: str = "NotificationQueu
     for entry in _send_exemptions(queue):
         if "Fn::GetAtt" in entry:
             exempt.append(arns[entry["Fn::GetAtt"][0]])
-        else:  # the operator's role, only when the parameter is set
+        else:
             condition, then, _ = entry["Fn::If"]
+            if condition == "HasActiveRegionFence":  # the other Region's replier, by its role's name
+                if across_regions:
+                    exempt.append(
+                        then["Fn::Sub"]
+                        .replace("${AWS::Partition}", "aws")
+                        .replace("${AWS::AccountId}", "111122223333")
+                        .replace("${AWS::StackName}", "stack")
+                    )
+                continue
+            # The operator's role, only when the parameter is set.
             assert condition == "HasOperatorRole"
             assert then == {"Ref": "OperatorRoleArn"}
             if operator_role:
@@ -771,6 +790,13 @@ def test_only_the_webhook_the_replier_and_the_operators_role_may_queue_a_notific
         and statement["Resource"] == {"Fn::GetAtt": ["NotificationQueue", "Arn"]}
     }
     assert senders == {e["Fn::GetAtt"][0] for e in _send_exemptions() if "Fn::GetAtt" in e}
+    # Across Regions, the other Region's replier (the same stack's, by name) hands over what it held at
+    # a failover; another stack's replier may not, nor may it in a stack of one Region.
+    other_region = "arn:aws:iam::111122223333:role/stack-ReplierFunctionRole-C3"
+    other_stack = "arn:aws:iam::111122223333:role/other-ReplierFunctionRole-D4"
+    assert _may_send(other_region, "", across_regions=True)
+    assert not _may_send(other_stack, "", across_regions=True)
+    assert not _may_send(other_region, "")
 
 
 def test_the_waf_is_off_by_default_counts_per_source_ip_first_and_guards_the_webhook_stage():

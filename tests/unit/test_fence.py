@@ -89,6 +89,17 @@ SEND = core.Attempt(GRANT, INTENT)
                 DeferReason.REGION_PASSIVE, None, {"region": HERE, "active_region": THERE, "epoch": 2}
             ),
         ),
+        # The failover recorded the active Region's queue: the record is moved there (the consumer's
+        # hand-over), not kept here to dead-letter.
+        (
+            before_lease(FENCED, replace(active(THERE), queue_url="https://sqs.us-west-2/q")),
+            core.Defer(
+                DeferReason.REGION_PASSIVE,
+                None,
+                {"region": HERE, "active_region": THERE, "epoch": 2},
+                replace(active(THERE), queue_url="https://sqs.us-west-2/q"),
+            ),
+        ),
         # No Region recorded yet (the operator has not said): nobody sends.
         (
             before_send(FENCED, active("", epoch=0)),

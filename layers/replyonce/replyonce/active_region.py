@@ -26,6 +26,7 @@ RECORD_KEY = {"pk": {"S": "active-region"}}
 REGION = "region"
 EPOCH = "epoch"
 SINCE = "since"
+QUEUE_URL = "queue_url"
 
 
 # An isolated Region's read must fail soon, not hang: botocore's defaults (60 s to connect, 60 s to read,
@@ -57,6 +58,7 @@ def _record(item: dict[str, Any] | None, read_at: int) -> ActiveRegion:
         epoch=int(item[EPOCH]["N"]),
         since=int(item.get(SINCE, {}).get("N", "0")),
         read_at=read_at,
+        queue_url=item.get(QUEUE_URL, {}).get("S", ""),
     )
 
 
@@ -120,12 +122,16 @@ def fail_over(
     to_region: str,
     *,
     expected_epoch: int,
+    queue_url: str = "",
     clock: Callable[[], float] = time.time,
 ) -> ActiveRegion:
     """Make ``to_region`` the active Region: the epoch goes from ``expected_epoch`` to one more.
 
     The first activation (epoch 0: no record yet) has no handover (``since`` 0): no other Region
-    can have sent under the fence. Every later one starts the handover now.
+    can have sent under the fence. Every later one starts the handover now. ``queue_url``, the new
+    Region's notification queue, is where the other Regions hand over the records they hold
+    (``replyonce.consumer``); ``""`` removes an older Region's, so nothing is handed to a queue that
+    no longer sends.
 
     Raises
     ------
@@ -142,13 +148,20 @@ def fail_over(
     }
     if expected_epoch:
         values[":expected"] = {"N": str(expected_epoch)}
+    names = {"#region": REGION, "#epoch": EPOCH, "#since": SINCE, "#queue": QUEUE_URL}
+    update = "SET #region = :region, #epoch = :epoch, #since = :since"
+    if queue_url:
+        values[":queue"] = {"S": queue_url}
+        update += ", #queue = :queue"
+    else:
+        update += " REMOVE #queue"
     try:
         dynamodb.update_item(
             TableName=table,
             Key=RECORD_KEY,
-            UpdateExpression="SET #region = :region, #epoch = :epoch, #since = :since",
+            UpdateExpression=update,
             ConditionExpression=condition,
-            ExpressionAttributeNames={"#region": REGION, "#epoch": EPOCH, "#since": SINCE},
+            ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
         )
     except ClientError as failure:
@@ -156,4 +169,6 @@ def fail_over(
             raise
         found = DynamoDBRegionFence(table, dynamodb, clock=clock).read()
         raise FailoverRefused(expected_epoch, found) from None
-    return ActiveRegion(region=to_region, epoch=expected_epoch + 1, since=since, read_at=now)
+    return ActiveRegion(
+        region=to_region, epoch=expected_epoch + 1, since=since, read_at=now, queue_url=queue_url
+    )

@@ -55,7 +55,15 @@ from replyonce.notification import Notification
 from replyonce.nylas import NylasMailbox
 from replyonce.observability import count, count_by, logger, skipped
 from replyonce.policy import policy_of
-from replyonce.queue import ATTR_TASK, ReconcileQueue, reconcile_task
+from replyonce.ports import ActiveRegion
+from replyonce.queue import (
+    ATTR_TASK,
+    ReconcileQueue,
+    hand_over,
+    handed_over_at,
+    queue_region,
+    reconcile_task,
+)
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.redelivery import retry_delay
 from replyonce.replier import SLOWEST_STEP_KEYS, Replier, deferred
@@ -95,8 +103,11 @@ class NotificationConsumer:
         sqs_client: Any,
         *,
         clock: Callable[[], float] = time.time,
+        sqs_in: Callable[[str], Any] | None = None,
     ) -> None:
         self._settings = settings
+        # An SQS client of another Region, for the hand-over of records to the active Region's queue.
+        self._sqs_in = sqs_in or (lambda region: sqs_client)
         self._policy = policy_of(settings)
         self._persistence = persistence
         self._clock = clock
@@ -203,7 +214,7 @@ class NotificationConsumer:
             attachments_max_bytes_per_record=settings.attachments_max_bytes_per_record,
         )
         persistence = DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
-        return cls(settings, replier, persistence, sqs)
+        return cls(settings, replier, persistence, sqs, sqs_in=_clients_by_region(aws))
 
     def handle_batch(self, event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         """Process an SQS batch; return ``batchItemFailures`` for the records to retry."""
@@ -261,6 +272,8 @@ class NotificationConsumer:
             raise
         except Deferred as not_now:
             # The core's deferral (replyonce.core): every "not now" is one of these.
+            if not_now.hand_over is not None and self._handed_over(record, not_now.hand_over):
+                return {"outcome": "handed_over", "active_region": not_now.hand_over.region}
             self._defer(record, not_now.reason, not_now.seconds, not_now.detail)
             raise
         except IdempotencyAlreadyInProgressError:
@@ -364,6 +377,35 @@ class NotificationConsumer:
             count("AccountLimited")
         self._retry_in(record, delay)
 
+    def _handed_over(self, record: SQSRecord, active: ActiveRegion) -> bool:
+        """Move a record this passive Region holds to the active Region's queue; whether it moved.
+
+        Why: after a failover the old Region's backlog would otherwise wait here until it
+        dead-letters, for a backfill in the new Region to bring it back (issue 48). Moved, it is
+        answered there as soon as the handover is over, and deleted here. A record moved once at
+        this epoch stays (it came back: a queue recorded wrongly, say) and waits as before; so does
+        one the active Region's queue does not take.
+        """
+        if handed_over_at(record) >= active.epoch:
+            return False
+        try:
+            # The queue's own Region, from its URL (an endpoint override names none: this client's).
+            region = queue_region(active.queue_url)
+            sqs = self._sqs_in(region) if region else self._sqs
+            moved_as = hand_over(sqs, active.queue_url, record, active.epoch)
+        except (BotoCoreError, ClientError) as refused:
+            logger.warning(
+                "could not hand the record over to the active Region's queue; it waits here",
+                extra={"active_region": active.region, "epoch": active.epoch, "detail": str(refused)},
+            )
+            return False
+        logger.info(
+            "record handed over to the active Region's queue",
+            extra={"active_region": active.region, "epoch": active.epoch, "moved_as": moved_as},
+        )
+        count("RecordHandedOver")
+        return True
+
     def _retry_in(self, record: SQSRecord, seconds: int) -> None:
         """Make a failed record visible again after ``seconds`` (not the queue's visibility timeout)."""
         try:
@@ -377,6 +419,20 @@ class NotificationConsumer:
                 "could not set the record's visibility; it returns after the queue's visibility timeout",
                 extra={"detail": str(exc)},
             )
+
+
+def _clients_by_region(aws: boto3.session.Session) -> Callable[[str], Any]:
+    """An SQS client per Region, made once each (the hand-over's, to the active Region's queue)."""
+    clients: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def client(region: str) -> Any:
+        with lock:
+            if region not in clients:
+                clients[region] = aws.client("sqs", region_name=region)
+            return clients[region]
+
+    return client
 
 
 # Deferrals an operator should see without looking for them (the others are the system working).

@@ -5,7 +5,12 @@ batch item failure (replier); a bare ``Exception`` would hide which of "retry",
 "drop with a log line" or "dead-letter" applies.
 """
 
+from typing import TYPE_CHECKING
+
 from replyonce.reasons import DeferReason
+
+if TYPE_CHECKING:
+    from replyonce.ports import ActiveRegion
 
 
 class ReplyOnceError(Exception):
@@ -68,12 +73,23 @@ class Deferred(ReplyOnceError):
         ``None``: the standard backoff by receive count.
     detail:
         Log fields.
+    hand_over:
+        The active Region's record, when this Region is passive and may move the record to the
+        active Region's queue (``replyonce.consumer``); ``None``: the record stays here.
     """
 
-    def __init__(self, reason: DeferReason, seconds: int | None = None, **detail: object) -> None:
+    def __init__(
+        self,
+        reason: DeferReason,
+        seconds: int | None = None,
+        *,
+        hand_over: "ActiveRegion | None" = None,
+        **detail: object,
+    ) -> None:
         super().__init__(f"deferred: {reason.value}")
         self.reason = reason
         self.seconds = seconds
+        self.hand_over = hand_over
         self.detail = detail
 
 

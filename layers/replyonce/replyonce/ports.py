@@ -82,12 +82,17 @@ class ActiveRegion:
         When ``region`` became active (Unix seconds, the failover command's clock); 0 for the first.
     read_at:
         When this Region read the record (Unix seconds, the replier's clock).
+    queue_url:
+        ``region``'s notification queue, recorded by the failover that made it active: where a
+        passive Region hands the records it holds over (``""``: none recorded; they wait, dead-letter
+        and are backfilled, as before issue 48).
     """
 
     region: str
     epoch: int
     since: int
     read_at: int
+    queue_url: str = ""
 
 
 @dataclass(frozen=True)

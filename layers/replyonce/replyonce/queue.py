@@ -1,8 +1,9 @@
 """The notification queue: verified notifications on SQS, never lost for size."""
 
 import json
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 from botocore.config import Config
@@ -11,6 +12,10 @@ from botocore.exceptions import BotoCoreError, ClientError
 from replyonce.exceptions import EnqueueError, InvalidNotificationError
 from replyonce.notification import Notification
 from replyonce.subjects import ReconcileDue
+
+if TYPE_CHECKING:
+    # The webhook imports this module: the replier's record type stays off its cold start.
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 # Attribute names: what the replier, the dead-letter queue and an operator can
 # read without parsing the body.
@@ -106,6 +111,56 @@ class NotificationQueue:
         except (BotoCoreError, ClientError) as exc:
             raise EnqueueError(f"SQS did not accept notification {notification.id}: {exc}") from exc
         return Enqueued(message_id=response["MessageId"], body_omitted=body_omitted)
+
+
+ATTR_HANDED_OVER_AT_EPOCH = "handed_over_at_epoch"
+"""On a record a passive Region moved to the active Region's queue: the failover epoch it moved at."""
+
+
+def hand_over(sqs_client: Any, queue_url: str, record: "SQSRecord", epoch: int) -> str:
+    """Put ``record`` on the active Region's queue as it was queued here; the new message's id.
+
+    Its body and attributes go as they are (the notification, or a task of the replier's), so the
+    active Region handles it as if its own webhook had queued it: the notification's id keys its
+    idempotency record there too. ``epoch`` is marked on it (:data:`ATTR_HANDED_OVER_AT_EPOCH`): a record
+    moves at most once per failover, so two Regions can never pass one back and forth.
+
+    Raises
+    ------
+    botocore errors
+        The queue did not take it; the caller keeps the record where it is.
+    """
+    attributes = {
+        name: {"DataType": value.data_type, "StringValue": value.string_value}
+        for name, value in record.message_attributes.items()
+        if value.string_value is not None
+    }
+    attributes[ATTR_HANDED_OVER_AT_EPOCH] = {"DataType": "Number", "StringValue": str(epoch)}
+    return sqs_client.send_message(QueueUrl=queue_url, MessageBody=record.body, MessageAttributes=attributes)[
+        "MessageId"
+    ]
+
+
+_AWS_QUEUE_HOST = re.compile(
+    r"^https://(?:sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?|([a-z0-9-]+)\.queue\.amazonaws\.com)/"
+)
+
+
+def queue_region(queue_url: str) -> str:
+    """The Region an SQS queue URL names (``https://sqs.us-west-2.amazonaws.com/...``); ``""`` for a URL
+    that names none (an endpoint override: the local stack, where every queue is on one endpoint)."""
+    found = _AWS_QUEUE_HOST.match(queue_url)
+    return next((region for region in found.groups() if region), "") if found else ""
+
+
+def handed_over_at(record: "SQSRecord") -> int:
+    """The epoch ``record`` was last handed over at (0: never)."""
+    # Indexed, not .get(): Powertools wraps an attribute only in __getitem__ (None when absent).
+    value = record.message_attributes[ATTR_HANDED_OVER_AT_EPOCH]
+    try:
+        return int(value.string_value) if value is not None and value.string_value else 0
+    except ValueError:
+        return 0
 
 
 ATTR_TASK = "replyonce_task"

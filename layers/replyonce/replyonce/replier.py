@@ -74,7 +74,7 @@ def _asked(call: Callable[..., Any], *args: Any) -> Any:
 
 def deferred(step: core.Defer) -> Deferred:
     """The exception that gives the record back to the queue, as the core's deferral says."""
-    return Deferred(step.reason, step.seconds, **step.detail)
+    return Deferred(step.reason, step.seconds, hand_over=step.hand_over, **step.detail)
 
 
 class Replier:

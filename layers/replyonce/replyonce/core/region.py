@@ -61,7 +61,10 @@ def _when_active(s: Situation, step: TakeLease | Attempt, record: ActiveRegion, 
     """The record was read: ``step`` if it names this Region and the handover is over."""
     if record.region != region:
         passive = {"region": region, "active_region": record.region or "(none)", "epoch": record.epoch}
-        return Defer(DeferReason.REGION_PASSIVE, None, passive)
+        # The active Region's queue recorded: the record is moved there rather than waiting here to
+        # dead-letter (the consumer's hand-over); none recorded, it waits for the backfill.
+        hand_over = record if record.region and record.queue_url else None
+        return Defer(DeferReason.REGION_PASSIVE, None, passive, hand_over)
     handover_ends = record.since + s.policy.handover_seconds
     if record.read_at < handover_ends:
         waiting = {"region": region, "epoch": record.epoch}

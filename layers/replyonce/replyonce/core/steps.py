@@ -13,6 +13,7 @@ from typing import Any
 from replyonce.agent import Conversation
 from replyonce.core.results import NylasUnavailable, StoreContended
 from replyonce.plan import Burst
+from replyonce.ports import ActiveRegion
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.state import Intent, Reservation, Settlement, ShadowRecord
 
@@ -172,11 +173,17 @@ class Skip:
 
 @dataclass(frozen=True)
 class Defer:
-    """Give the record back to the queue; ``seconds`` ``None``: the standard backoff by receives."""
+    """Give the record back to the queue; ``seconds`` ``None``: the standard backoff by receives.
+
+    ``hand_over``: the active Region's record, when this Region is passive and the record names the
+    active Region's queue — the consumer then moves the record there instead of keeping it
+    (:func:`replyonce.core.region.fence`).
+    """
 
     reason: DeferReason
     seconds: int | None = None
     detail: Mapping[str, Any] = field(default_factory=dict)
+    hand_over: ActiveRegion | None = None
 
 
 @dataclass(frozen=True)
