@@ -1253,6 +1253,33 @@ _INTRODUCES = re.compile(
 )
 
 
+# A field of a quoted message's header block (Outlook's and webmail's, in the languages the sets hold).
+_HEADER_FIELD = re.compile(
+    r"^\s*\*?(from|to|cc|sent|date|subject|von|an|gesendet|betreff|datum|de|à|a|envoyé|objet|date|da|"
+    r"inviato|oggetto|van|aan|verzonden|onderwerp|från|till|skickat|ämne|fra|til|sendt|emne|od|do|"
+    r"wysłano|temat|от|кому|отправлено|тема)\s*\*?\s*:",
+    re.I,
+)
+_SENDER_FIELD = re.compile(r"^\s*\*?(from|von|de|da|van|från|fra|od|от)\s*\*?\s*:", re.I)
+
+
+def header_block_lines(body: str) -> set[str]:
+    """The lines of each header block the body holds: two fields or more on consecutive lines, one of
+    them naming a sender. An older message's header, whichever field it opens with."""
+    lines = body.splitlines()
+    found: set[str] = set()
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and _HEADER_FIELD.match(lines[j].lstrip(" >")):
+            j += 1
+        run = [normalised(line.lstrip(" >")) for line in lines[i:j]]
+        if len(run) >= 2 and any(_SENDER_FIELD.match(line) for line in run):
+            found.update(run)
+        i = max(j, i + 1)
+    return found
+
+
 def quote_back(case: Case, got: str) -> bool:
     """Whether the output returns quoted history: a ``>``-quoted line of the body, the whole body
     where the peer removes something, or what the peer's tests say only older messages hold."""
@@ -1275,6 +1302,12 @@ def quote_back(case: Case, got: str) -> bool:
     quoted = {line for line in quoted if not any(re.search(k, line) for k in case.keep)}
     if any(normalised(line) in quoted for line in out[:forward]):
         return True
+    if expected is not None:
+        # A line of an older message's header block ("To: Homer Simpson" under "From: …") the peer's
+        # expectation does not hold: history, whichever field the reader's cut let through.
+        fields = header_block_lines(body)
+        if any(normalised(line) in fields and normalised(line) not in expected for line in out[:forward]):
+            return True
     if expected is not None:
         # Unquoted history: below a line that introduces an older message (an address and a colon last,
         # "wrote:", "-----Original"), a line of words the peer's expectation does not hold.
