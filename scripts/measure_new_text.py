@@ -1148,22 +1148,29 @@ def mail_extract_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
-_COFFEE_BLOCK = "'" * 3
-
-
 def mailstrip_cases(root: Path) -> list[Case]:
-    """pgherveou/mailstrip (CoffeeScript): ``src/test/tests.coffee`` — ``mailstrip(<block string>)``
-    ``.should.equal '…'`` (the block string's indentation removed, as CoffeeScript does)."""
+    """pgherveou/mailstrip (CoffeeScript): ``src/test/tests.coffee``, each test's
+    ``mailstrip(<block string>).should.equal …`` (a literal, in parentheses or not, or the test's
+    ``content`` block, interpolated as ``#{content}``). Block strings lose their indentation, as
+    CoffeeScript's do. (Corrected once after the first run: a test written ``.should.equal('…')`` was
+    read together with the next test's body.)"""
     source = (root / "src" / "test" / "tests.coffee").read_text(encoding="utf-8")
-    block = re.escape(_COFFEE_BLOCK)
-    pattern = (
-        rf"mailstrip\(\s*{block}\n(.*?)\n\s*{block}\s*\)\.should\.equal\s*"
-        r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
-    )
+    block = r"('{3}|\"{3})\n(.*?)\n\s*\1"
     cases = []
-    for number, (text, literal) in enumerate(re.findall(pattern, source, flags=re.S)):
-        body = textwrap.dedent(text) + "\n"
-        cases.append(Case("mailstrip", f"test_{number + 1}", body, _single_or_double_quoted(literal)))
+    for number, test in enumerate(re.split(r"\n\s*it ['\"]", source)[1:]):
+        content = re.search(rf"content = {block}", test, flags=re.S)
+        called = re.search(
+            rf"mailstrip\(\s*{block}\s*\)\.should\.equal[\s(]*('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|content)",
+            test,
+            flags=re.S,
+        )
+        if not called:
+            continue
+        value = textwrap.dedent(content.group(2)) if content else ""
+        body = textwrap.dedent(called.group(2)).replace("#{content}", value) + "\n"
+        literal = called.group(3)
+        expected = value if literal == "content" else _single_or_double_quoted(literal)
+        cases.append(Case("mailstrip", f"test_{number + 1}", body, expected))
     return _unique(cases)
 
 
