@@ -27,6 +27,15 @@ before any rule changed: an Elixir port with German mail of its own (hellogustav
 builds every base mail by signature by quoted reply of its dataset (web-ridge, Dutch and English), a C#
 port with Dutch Gmail and Outlook 2016 mail (bluee), and a Dart port with "abnormal" quote headers
 (krishnaSoni2113's flutter package).
+
+Fifth split: the fourth split's held-out text sets had their misses read (docs/reliability.md), so they
+are tuning now. Four projects no round had read are held out instead, recorded here with their adapters
+before any rule changed and measured once before tuning: a TypeScript quote stripper with text and HTML
+samples of many clients (Crsk/unquotemail), Mailspring's quoted-HTML transformer and its real clients'
+HTML mail (Foundry376/Mailspring), Firefox OS mail's quote chewer (mozilla-b2g/gaia-email-libs-and-more),
+and griddler, the inbound-mail gem for Rails apps (thoughtbot/griddler). Those four held 92 distinct
+bodies; four more were recorded after the round's rules were final and before they were measured (an F#
+and a C# port with mail of their own, a Ruby extractor, a CoffeeScript stripper).
 """
 
 from typing import NamedTuple
@@ -99,23 +108,47 @@ SOURCES: dict[str, Source] = {
     "huan086": Source(
         "huan086/EmailReplyParser", "711229c290e66081523ee8a5a651b4e4f60a48a9", "tuning", "text"
     ),
-    # Held out (fourth split): four reply parsers no round had read, fetched and recorded here with
-    # their adapters and the figures of the reader as it was (8194fc4), before any rule changed.
+    # The fourth split's held-out sets (measured with the reader of 8194fc4, then read for the notes in
+    # docs/reliability.md): tuning since the fifth split.
     "hellogustav": Source(
         "hellogustav/elixir_email_reply_parser",
         "e0cad1831cfaf1eb8db41fd8965eea2dd6e03c7d",
-        "held-out",
+        "tuning",
         "text",
     ),
     "web-ridge": Source(
-        "web-ridge/email-reply-parser", "95e2a82fa6bde0e10708fd1596574afb6fa76ec1", "held-out", "text"
+        "web-ridge/email-reply-parser", "95e2a82fa6bde0e10708fd1596574afb6fa76ec1", "tuning", "text"
     ),
-    "bluee": Source("bluee/EmailReplyParser", "927aa7a325191a4ef4050a00afa82de81f979645", "held-out", "text"),
+    "bluee": Source("bluee/EmailReplyParser", "927aa7a325191a4ef4050a00afa82de81f979645", "tuning", "text"),
     "flutter": Source(
         "krishnaSoni2113/flutter-email-reply-parser",
         "8b164bf8de6dbbeaeef7127ca19f3326365f48e9",
-        "held-out",
+        "tuning",
         "text",
+    ),
+    # Held out (fifth split): four projects no round had read, recorded here with their adapters before
+    # any rule changed; measured once with the reader as it was (47b69ed) before tuning, then after.
+    "unquotemail": Source("Crsk/unquotemail", "986118da1cfaa2904884ee328c650fddf4a1eae4", "held-out", "text"),
+    "mailspring": Source(
+        "Foundry376/Mailspring", "d93a0d7f43049dd81e1ff0cdf9957915dd5d62b6", "held-out", "text"
+    ),
+    "gaia": Source(
+        "mozilla-b2g/gaia-email-libs-and-more", "0c88d6236758409d950b1858c22a44ef28774b70", "held-out", "text"
+    ),
+    "griddler": Source("thoughtbot/griddler", "837a2e8dd8834fdf42e13fc42f0eefc8e239e32a", "held-out", "text"),
+    # Fifth split, second part: recorded after this round's rules were final (0cd41aa) and before they were
+    # measured, because the first part held 92 distinct bodies (under the hundred aimed for).
+    "mab": Source(
+        "markashleybell/MAB.EmailReplyParser", "0c1784b861ed894b970579df8f1bed9a54d80f07", "held-out", "text"
+    ),
+    "erichuang": Source(
+        "EricJWHuang/EmailReplyParser", "92ba0b55711f6bc4a3ca9545f8a9f5ad46c7f319", "held-out", "text"
+    ),
+    "mail-extract": Source(
+        "sosedoff/mail_extract", "c0c03a024b27cd3d7047cdf0f2cb27744e65f3cb", "held-out", "text"
+    ),
+    "mailstrip": Source(
+        "pgherveou/mailstrip", "68aeef2d0a08cb580c9c53775f01059007ad9b0e", "held-out", "text"
     ),
 }
 

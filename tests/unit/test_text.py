@@ -615,6 +615,17 @@ HISTORY_FORMS = [
      "I am fine, thanks.\n\nGet Outlook for Android <https://example.com/app>\n\n------------------------------\n"
      "*From:* Acme Support\n*Sent:* Monday, November 30, 2026 10:02 AM\n*To:* Alice\n*Subject:* Order 1042\n\n"
      "Your order 1042 shipped.\n", "I am fine, thanks.", "Your order 1042"),
+    # The fifth split's tuning sets (flutter, huan086, crisp, t2bot).
+    ("a header block opening with 'To:' (flutter's abnormal_quote_header_5)",
+     "Hello from outlook.com!\n\nTo: alice@example.com\nFrom: support@acme.example\nSubject: Re: Order 1042\n"
+     "Date: Mon, 30 Nov 2026 10:02:00 +0000\n\nYour order 1042 shipped.\n", "Hello from outlook.com!", "To: alice"),
+    ("'To:' first, the sender a name, 'Sent' below (flutter's abnormal_quote_header_long)",
+     "Long story short.\n\n\nTo: Alice Smith\nFrom: Support [mailto:support@acme.example]\n"
+     "Sent: Monday, November 30, 2026 10:02 AM\nSubject: Re: Order 1042\n\nYour order 1042 shipped.\n",
+     "Long story short.", "To: Alice Smith"),
+    ("a quoted line wrapped after a comma, its tail without '>' (huan086's email_8)",
+     f"Thanks.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n> Your replacement for order 1042 left our warehouse today, as promised,\n"
+     "and should reach you by Friday.\n>\n", "Thanks.", "reach you by Friday"),
 ]  # fmt: skip
 
 # Bodies a customer types: every word reaches the agent (behind the marker where the reader doubts).
@@ -633,6 +644,9 @@ ORDINARY = [
      "Hola,\n\nEl 3 de diciembre los repartidores escribieron:\nPaquete no entregado.\nPor favor, entreguen el pedido 1042.\n"),
     ("a courier's 'Wiadomość napisana przez …:' in the customer's own words, no address",
      "Dzień dobry,\nWiadomość napisana przez kuriera w dniu 3 grudnia:\nPaczka nie dostarczona.\nProszę o ponowną dostawę.\n"),
+    ("an answer typed between two quoted lines, in lower case, that the quoted line had room for",
+     "> Shall we deliver order 1042 on Thursday afternoon, or Friday,\nyes, Thursday is fine.\n"
+     "> whichever suits you?\n"),
     ("a header block as the first line, no new words above it (mail-parser-reply's email_pl_1_1)",
      "Od: Jan <jan@example.com>\nWysłano: środa, 1 marca 2026 12:00\nTemat: Zamówienie 1042\n\nCześć,\nproszę o zwrot.\n"),
 ]  # fmt: skip
@@ -653,6 +667,12 @@ WHOLE = [
     ("'Gesendet mit DHL' as the last line is no phone footer", "Bitte prüfen Sie die Sendung.\nGesendet mit DHL"),
     ("'A boltról küldve' (sent from the shop) as the last line is no phone footer",
      "Kérem, ellenőrizze a csomagot.\nA boltról küldve"),
+    ("'To: Paris / From: Berlin / Date:' is no header block (no 'Sent', no subject)",
+     "To: Paris\nFrom: Berlin\nDate: 1 Dec 2026\n\nI need the train tickets."),
+    ("a note typed as 'To: <address> / Subject: …' names no sender: no header block",
+     "Please pass this on:\nTo: warehouse@acme.example\nSubject: Return of order 1042\n\nThe mug arrived broken."),
+    ("'Outlook für iOS beziehen' inside a sentence is no footer",
+     "Bitte helfen Sie mir.\nOutlook für iOS beziehen geht nicht, der Link ist kaputt."),
 ]  # fmt: skip
 
 # Signatures still go: the RFC 3676 delimiter "-- " whatever follows, a bare "--" above a name and a number.
@@ -663,6 +683,8 @@ SIGNATURES = [
     ("dutch 'Verzonden vanuit Outlook voor iOS' (EdgeTier)", "Prima\n\nVerzonden vanuit Outlook voor iOS\n", "Prima"),
     ("romanian phone footer (EdgeTier)", "Da\n\nTrimis de pe iPhone\u2011ul meu\n", "Da"),
     ("german 'Gesendet mit der mobilen Mail App' (EdgeTier)", "Danke\nGesendet mit der mobilen Mail App\n", "Danke"),
+    ("german 'Outlook für iOS beziehen' (hellogustav's german_get_outlook)",
+     "Gut, und dir?\n\nLG, Eva\n\nOutlook für iOS beziehen <https://example.com/app>\n", "Gut, und dir?\n\nLG, Eva"),
 ]  # fmt: skip
 
 

@@ -214,6 +214,7 @@ def html_to_text(body: str) -> str:
 
 _QUOTED = re.compile(r"^\s*(?:>|[A-Z][A-Za-z]{0,9}>(?=\s|$))")  # "> …", and Supercite's "Bob> …"
 _ONE_LEVEL = re.compile(r"^(\s*)> ?")
+_WRAP_WIDTH = 72  # where mail clients wrap plain text (RFC 3676 §4.2 recommends 66 to 78 characters)
 _LINK_PIECE = re.compile(r"^\s*\(?[^\s()]*[/=_][^\s()]*\)?\s*(?P<close>>?)\s*$")  # a wrapped link's tail
 
 # Attribution lines ("On … wrote:"). Why two verb lists: in English, French, Spanish, Italian,
@@ -320,7 +321,8 @@ _RFC_DELIMITER = "-- "
 # A client's footer, as the last line(s) of the new words. Why the remainder rule below: "Sent from my
 # cell, please excuse typos" is a footer, "Sent from my desk, is much easier" is a sentence.
 _CLIENT_SIGNATURE = re.compile(
-    r"^(?:sent (?:from|with|via|using|by) .+|(?:get|download) outlook for .+|"
+    r"^(?:sent (?:from|with|via|using|by) .+|(?:get|download) outlook for .+|outlook für .+ beziehen|"
+    r"obtenir outlook pour .+|obtener outlook para .+|"
     r"envoyé (?:de|depuis) (?:mon|ma) .+|von meinem .+ gesendet|gesendet von (?:meinem )?.+|"
     r"diese nachricht wurde von meinem .+ gesendet|enviado (?:desde|de) mi .+|enviado do meu .+|"
     r"inviato da .+|verzonden (?:met|vanaf|vanuit|van) .+|sendt fra min .+|skickat från min .+|"
@@ -530,11 +532,13 @@ def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
     """Whether an Outlook header block starts at ``lines[start]``, and whether it heads a forward.
 
     A block is two or more header fields of different kinds, in a row (a field's value may wrap),
-    the first a sender, date or subject, with an address, a "Sent" or a subject among them.
+    the first a sender, date or subject (or a recipient, with a sender below it), with an address, a
+    "Sent" or a subject among them.
     Why that much: "From: Berlin / To: Paris / Date: 1 Dec" in a customer's own words is no header block.
     """
     match = _FIELD.match(lines[start])
-    if not match or _FIELD_KIND.get(match.group("name").lower()) not in ("from", "sent", "date", "subject"):
+    opening = _FIELD_KIND.get(match.group("name").lower()) if match else None
+    if opening not in ("from", "sent", "date", "subject", "to", "cc"):
         return False, False
     kinds: set[str] = set()
     values: list[str] = []
@@ -558,6 +562,10 @@ def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
     # A client writes who sent the message it quotes: a from-field, or an address in the block. Without
     # either, "Date: 3 December / Subject: Order 1042" is what the customer pasted, not a header block.
     sender = "from" in kinds or any(_ADDRESS.search(v) for v in values)
+    # Some clients open the block with the recipient ("To: … / From: … / Subject: …"): a block, when a
+    # from-field names its sender; "To: Paris / From: Berlin / Date: 1 Dec" has no "Sent" or subject.
+    if opening in ("to", "cc") and "from" not in kinds:
+        return False, False
     if len(kinds) >= 2 and sure and sender:
         return True, bool(_FORWARDED_SUBJECT.match(subject))
     return False, False
@@ -712,16 +720,22 @@ def _line_kinds(lines: list[str]) -> list[str]:
             kinds[index] = "Q"
     # A quoted line wrapped by a client after quoting: its tail lost the ">" ("> … or refund the full" /
     # "amount to your card …"): a long quoted line ending mid-sentence, continued in lower case.
+    # Or after a comma or a full stop, when the quote goes on directly below the piece and its first word
+    # would not have fitted on the quoted line (the client wrapped there): "> … ornare diam," /
+    # "eget accumsan est." / ">". An answer typed between two quoted lines fits neither.
     for index in range(1, len(lines)):
         above, line = lines[index - 1].rstrip(), lines[index].strip()
-        if (
-            kinds[index] == "T"
-            and kinds[index - 1] == "Q"
-            and line[:1].islower()
-            and len(above) >= 60
-            and above[-1:].isalnum()
-            and (index + 1 == len(lines) or kinds[index + 1] == "Q" or not lines[index + 1].strip())
-        ):
+        if not (kinds[index] == "T" and kinds[index - 1] == "Q" and line[:1].islower() and len(above) >= 60):
+            continue
+        below = lines[index + 1] if index + 1 < len(lines) else ""
+        ends_mid_sentence = above[-1:].isalnum() and (not below.strip() or kinds[index + 1] == "Q")
+        wrapped_there = (
+            above[-1:] in ",;."
+            and bool(below.strip())
+            and kinds[index + 1] == "Q"
+            and len(above) + 1 + len(line.split()[0]) > _WRAP_WIDTH
+        )
+        if ends_mid_sentence or wrapped_there:
             kinds[index] = "Q"
     return kinds
 
