@@ -636,6 +636,9 @@ HISTORY_FORMS = [
     ("a lone 'From: <address>' line over unquoted text (mailstrip's test_1)",
      "Please check.\nFrom: support@acme.example\nYour order 1042 shipped on Friday.\n", "Please check.",
      "shipped on Friday"),
+    ("a quoted line's tail in lower case that lost its '>' though it fitted, new words above (unquotemail's email_7)",
+     f"Thanks.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n> We shipped your order 1042 from our warehouse this morning.\n"
+     "it should reach you by Friday.\n>\n", "Thanks.", "reach you by Friday"),
 ]  # fmt: skip
 
 # Lines a customer types that the rules above must leave in the new text, above any doubt.
@@ -652,6 +655,20 @@ KEPT_ABOVE_THE_DOUBT = [
      "From: alice@example.com\nPlease change my delivery address to 5 Elm St.\n", "Please change my delivery address"),
     ("'From: <address>' as the last line", "Please write back to me at\nFrom: alice@example.com\n",
      "From: alice@example.com"),
+    ("an answer in lower case typed into a quote, nothing written above it",
+     "> Shall we deliver order 1042 on Thursday afternoon, or Friday,\nyes, Thursday is fine.\n> whichever suits you?\n",
+     "yes, Thursday is fine."),
+    ("a capitalised answer typed into a quote under new words",
+     f"See below.\n\n{ON}\n> Shall we deliver order 1042 on Thursday afternoon or on Friday morning.\n"
+     "Thursday, please.\n> Or next week?\n", "Thursday, please."),
+    ("an answer in lower case under a quoted question",
+     f"See below.\n\n{ON}\n> Shall we deliver order 1042 on Thursday afternoon or on Friday morning?\n"
+     "thursday, please.\n> Or next week?\n", "thursday, please."),
+    ("an answer in lower case under the quote's last line",
+     f"See below.\n\n{ON}\n> We shipped your order 1042 from our warehouse this morning.\nthanks, that is great.\n",
+     "thanks, that is great."),
+    ("an answer in lower case under a short quoted line", f"See below.\n\n{ON}\n> Thursday afternoon,\nyes please.\n> or Friday?\n",
+     "yes please."),
 ]  # fmt: skip
 
 # Bodies a customer types: every word reaches the agent (behind the marker where the reader doubts).

@@ -674,6 +674,8 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
             return kinds, *history
         if _lone_sender(lines, index) and _written(lines[:index], kinds[:index]):
             return kinds, index, None, True
+        if _tail_in_quote(lines, kinds, index) and _written(lines[:index], kinds[:index]):
+            return kinds, index, None, True
         if _client_signature(line):
             after = next(
                 (
@@ -698,6 +700,18 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
         if live_ends:
             return kinds, index, None, live_ends == "unsure"
     return kinds, len(lines), None, False
+
+
+def _tail_in_quote(lines: list[str], kinds: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is a piece in lower case between two lines of one quote, under a long
+    quoted line that ends a clause: a quoted line's tail that lost its ``>`` although it would have fitted
+    (see :func:`_line_kinds` for the tails that would not), or an answer typed into the quote. In a body
+    whose new words stand above the quote the reader cannot tell: the rest goes behind
+    :data:`UNSURE_MARKER`."""
+    if not (0 < index < len(lines) - 1 and kinds[index - 1] == kinds[index + 1] == "Q"):
+        return False
+    above = lines[index - 1].rstrip()
+    return lines[index].strip()[:1].islower() and len(above) >= 60 and above[-1:] in ",;."
 
 
 def _lone_sender(lines: list[str], index: int) -> bool:
