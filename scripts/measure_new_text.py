@@ -1508,6 +1508,12 @@ _HEADER_FIELD = re.compile(
 _SENDER_FIELD = re.compile(r"^\s*\*?(from|von|de|da|van|från|fra|od|от)\s*\*?\s*:", re.I)
 
 
+# A sender's field the reader let through alone: at a line's start naming an address ("From: a@x"), or
+# after a dashed title on the same line ("-Reply message ----- From: …", a block run together).
+_LONE_SENDER = re.compile(r"^\s*\*?(?:from|von|de|da|van|från|fra|od|от)\s*\*?\s*:.*@", re.I)
+_RUN_TOGETHER_SENDER = re.compile(r"-{3,}\s*\*?(?:from|von|de|da|van|från|fra|od|от)\s*\*?\s*:", re.I)
+
+
 def header_block_lines(body: str) -> set[str]:
     """The lines of each header block the body holds: two fields or more on consecutive lines, one of
     them naming a sender. An older message's header, whichever field it opens with."""
@@ -1552,6 +1558,13 @@ def quote_back(case: Case, got: str) -> bool:
         # expectation does not hold: history, whichever field the reader's cut let through.
         fields = header_block_lines(body)
         if any(normalised(line) in fields and normalised(line) not in expected for line in out[:forward]):
+            return True
+        # A lone sender's field, or one run together with a dashed title, that the peer does not keep.
+        if any(
+            (_LONE_SENDER.search(line) or _RUN_TOGETHER_SENDER.search(line))
+            and normalised(line) not in expected
+            for line in out[:forward]
+        ):
             return True
     if expected is not None:
         # Unquoted history: below a line that introduces an older message (an address and a colon last,
