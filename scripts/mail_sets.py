@@ -36,6 +36,14 @@ HTML mail (Foundry376/Mailspring), Firefox OS mail's quote chewer (mozilla-b2g/g
 and griddler, the inbound-mail gem for Rails apps (thoughtbot/griddler). Those four held 92 distinct
 bodies; four more were recorded after the round's rules were final and before they were measured (an F#
 and a C# port with mail of their own, a Ruby extractor, a CoffeeScript stripper).
+
+Sixth split: the fifth split's held-out sets had their misses read (docs/reliability.md), so they are
+tuning now. Four projects no round had read are held out instead, recorded here with their adapters
+before any rule of that round changed, and measured once before tuning: a project tool's reply extractor
+with real clients' mail (activecollab/EmailReplyExtractor), a code-review tool's mail parser
+(Phabricator's ``PhabricatorMetaMTAEmailBodyParser``), an issue tracker's mail gateway (Roundup's
+``parseContent``), and quotequail's own tests (closeio/quotequail: the library is measured beside ours,
+its fixtures never were).
 """
 
 from typing import NamedTuple
@@ -126,29 +134,42 @@ SOURCES: dict[str, Source] = {
         "tuning",
         "text",
     ),
-    # Held out (fifth split): four projects no round had read, recorded here with their adapters before
-    # any rule changed; measured once with the reader as it was (47b69ed) before tuning, then after.
-    "unquotemail": Source("Crsk/unquotemail", "986118da1cfaa2904884ee328c650fddf4a1eae4", "held-out", "text"),
+    # The fifth split's held-out sets (measured with the reader of 47b69ed and of 8fb4143, then read for
+    # the notes in docs/reliability.md): tuning since the sixth split.
+    "unquotemail": Source("Crsk/unquotemail", "986118da1cfaa2904884ee328c650fddf4a1eae4", "tuning", "text"),
     "mailspring": Source(
-        "Foundry376/Mailspring", "d93a0d7f43049dd81e1ff0cdf9957915dd5d62b6", "held-out", "text"
+        "Foundry376/Mailspring", "d93a0d7f43049dd81e1ff0cdf9957915dd5d62b6", "tuning", "text"
     ),
     "gaia": Source(
-        "mozilla-b2g/gaia-email-libs-and-more", "0c88d6236758409d950b1858c22a44ef28774b70", "held-out", "text"
+        "mozilla-b2g/gaia-email-libs-and-more", "0c88d6236758409d950b1858c22a44ef28774b70", "tuning", "text"
     ),
-    "griddler": Source("thoughtbot/griddler", "837a2e8dd8834fdf42e13fc42f0eefc8e239e32a", "held-out", "text"),
-    # Fifth split, second part: recorded after this round's rules were final (0cd41aa) and before they were
-    # measured, because the first part held 92 distinct bodies (under the hundred aimed for).
+    "griddler": Source("thoughtbot/griddler", "837a2e8dd8834fdf42e13fc42f0eefc8e239e32a", "tuning", "text"),
+    # Fifth split, second part: recorded after that round's rules were final (0cd41aa) and before they were
+    # measured, because the first part held 92 distinct bodies (under the hundred aimed for). Tuning since
+    # the sixth split.
     "mab": Source(
-        "markashleybell/MAB.EmailReplyParser", "0c1784b861ed894b970579df8f1bed9a54d80f07", "held-out", "text"
+        "markashleybell/MAB.EmailReplyParser", "0c1784b861ed894b970579df8f1bed9a54d80f07", "tuning", "text"
     ),
     "erichuang": Source(
-        "EricJWHuang/EmailReplyParser", "92ba0b55711f6bc4a3ca9545f8a9f5ad46c7f319", "held-out", "text"
+        "EricJWHuang/EmailReplyParser", "92ba0b55711f6bc4a3ca9545f8a9f5ad46c7f319", "tuning", "text"
     ),
     "mail-extract": Source(
-        "sosedoff/mail_extract", "c0c03a024b27cd3d7047cdf0f2cb27744e65f3cb", "held-out", "text"
+        "sosedoff/mail_extract", "c0c03a024b27cd3d7047cdf0f2cb27744e65f3cb", "tuning", "text"
     ),
-    "mailstrip": Source(
-        "pgherveou/mailstrip", "68aeef2d0a08cb580c9c53775f01059007ad9b0e", "held-out", "text"
+    "mailstrip": Source("pgherveou/mailstrip", "68aeef2d0a08cb580c9c53775f01059007ad9b0e", "tuning", "text"),
+    # Held out (sixth split): four projects no round had read, recorded here with their adapters before
+    # any rule of that round changed; measured once with the reader as it was (8fb4143) before tuning.
+    "activecollab": Source(
+        "activecollab/EmailReplyExtractor", "925514307b6d8acac7c9672cb2ec5fc0b82ecf63", "held-out", "text"
+    ),
+    "phabricator": Source(
+        "phacility/phabricator", "5720a38cfe95b00ca4be5016dd0d2f3195f4fa04", "held-out", "text"
+    ),
+    "roundup": Source(
+        "roundup-tracker/roundup", "3ed0c6de4294380b17aece8ee4152f2fc472d010", "held-out", "text"
+    ),
+    "quotequail-tests": Source(
+        "closeio/quotequail", "6969bfffd53d72c30e90dddedf43e66f7fe3c2da", "held-out", "text"
     ),
 }
 

@@ -626,6 +626,49 @@ HISTORY_FORMS = [
     ("a quoted line wrapped after a comma, its tail without '>' (huan086's email_8)",
      f"Thanks.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n> Your replacement for order 1042 left our warehouse today, as promised,\n"
      "and should reach you by Friday.\n>\n", "Thanks.", "reach you by Friday"),
+    # The sixth split's tuning sets (gaia, mailstrip).
+    ("a bare 'Name wrote:' lead-in under the new text, above the quote (gaia's simple top posting)",
+     "Hats are where it is at.\n\nJim Bob wrote:\n> I like hats.\n> Yes I do!\n", "Hats are where it is at.",
+     "Jim Bob wrote:"),
+    ("a bare 'Name wrote:' above a quote, the answer under it (gaia's simple bottom posting)",
+     "John wrote:\n> Order 1042 left the warehouse today.\nThanks, and when will it arrive?\n",
+     "when will it arrive?", "John wrote:"),
+    ("a lone 'From: <address>' line over unquoted text (mailstrip's test_1)",
+     "Please check.\nFrom: support@acme.example\nYour order 1042 shipped on Friday.\n", "Please check.",
+     "shipped on Friday"),
+    ("a quoted line's tail in lower case that lost its '>' though it fitted, new words above (unquotemail's email_7)",
+     f"Thanks.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n> We shipped your order 1042 from our warehouse this morning.\n"
+     "it should reach you by Friday.\n>\n", "Thanks.", "reach you by Friday"),
+]  # fmt: skip
+
+# Lines a customer types that the rules above must leave in the new text, above any doubt.
+KEPT_ABOVE_THE_DOUBT = [
+    ("'Here is what John wrote:' above a quote the customer pasted",
+     "Here is what John wrote:\n> Parcel left at the door.\nIt was not there.\n", "Here is what John wrote:"),
+    ("'Your courier wrote:' above a pasted quote", "Your courier wrote:\n> Delivered.\nIt was not.\n",
+     "Your courier wrote:"),
+    ("a Title Case sentence of five words ending 'Wrote:'", "And Then The Courier Clearly Wrote:\n> Delivered.\nNo.\n",
+     "And Then The Courier Clearly Wrote:"),
+    ("'From: Berlin' (no address) above the customer's own text", "My trip:\nFrom: Berlin\nI need a ticket to Paris.\n",
+     "I need a ticket to Paris."),
+    ("a note that opens with 'From: <address>', nothing above it",
+     "From: alice@example.com\nPlease change my delivery address to 5 Elm St.\n", "Please change my delivery address"),
+    ("'From: <address>' as the last line", "Please write back to me at\nFrom: alice@example.com\n",
+     "From: alice@example.com"),
+    ("an answer in lower case typed into a quote, nothing written above it",
+     "> Shall we deliver order 1042 on Thursday afternoon, or Friday,\nyes, Thursday is fine.\n> whichever suits you?\n",
+     "yes, Thursday is fine."),
+    ("a capitalised answer typed into a quote under new words",
+     f"See below.\n\n{ON}\n> Shall we deliver order 1042 on Thursday afternoon or on Friday morning.\n"
+     "Thursday, please.\n> Or next week?\n", "Thursday, please."),
+    ("an answer in lower case under a quoted question",
+     f"See below.\n\n{ON}\n> Shall we deliver order 1042 on Thursday afternoon or on Friday morning?\n"
+     "thursday, please.\n> Or next week?\n", "thursday, please."),
+    ("an answer in lower case under the quote's last line",
+     f"See below.\n\n{ON}\n> We shipped your order 1042 from our warehouse this morning.\nthanks, that is great.\n",
+     "thanks, that is great."),
+    ("an answer in lower case under a short quoted line", f"See below.\n\n{ON}\n> Thursday afternoon,\nyes please.\n> or Friday?\n",
+     "yes please."),
 ]  # fmt: skip
 
 # Bodies a customer types: every word reaches the agent (behind the marker where the reader doubts).
@@ -700,6 +743,13 @@ def test_history_is_never_handed_over_as_new(form, body, said, history):
     text = new_text(as_html(body) if form.startswith("as Nylas") else body)
     assert said in text
     assert history not in above_the_doubt(text)
+
+
+@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
+@pytest.mark.parametrize(("body", "typed"), [pytest.param(b, t, id=i) for i, b, t in KEPT_ABOVE_THE_DOUBT])
+def test_a_line_the_customer_typed_stays_above_the_doubt(form, body, typed):
+    text = new_text(as_html(body) if form.startswith("as Nylas") else body)
+    assert typed in above_the_doubt(text)
 
 
 @pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])

@@ -236,6 +236,8 @@ _ATTR_END = re.compile(
     re.I,
 )
 _ANY_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST}|{_VERB_MID}|sent)(?!\w)", re.I)
+# A bare lead-in's verb, last on its line with its colon: "John wrote:" (see _bare_lead_in).
+_BARE_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*[:\uff1a]$", re.I)
 # "On … <a@x> wrote" with the colon lost: the verb ends the line.
 _VERB_AT_END = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*$", re.I)
 # "30.11.2026 10:02, Alice <a@x>:" (Russian clients write the day and month in words first): no verb,
@@ -670,6 +672,10 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
         history = _history_at(lines, index)
         if history is not None:
             return kinds, *history
+        if _lone_sender(lines, index) and _written(lines[:index], kinds[:index]):
+            return kinds, index, None, True
+        if _tail_in_quote(lines, kinds, index) and _written(lines[:index], kinds[:index]):
+            return kinds, index, None, True
         if _client_signature(line):
             after = next(
                 (
@@ -694,6 +700,29 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
         if live_ends:
             return kinds, index, None, live_ends == "unsure"
     return kinds, len(lines), None, False
+
+
+def _tail_in_quote(lines: list[str], kinds: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is a piece in lower case between two lines of one quote, under a long
+    quoted line that ends a clause: a quoted line's tail that lost its ``>`` although it would have fitted
+    (see :func:`_line_kinds` for the tails that would not), or an answer typed into the quote. In a body
+    whose new words stand above the quote the reader cannot tell: the rest goes behind
+    :data:`UNSURE_MARKER`."""
+    if not (0 < index < len(lines) - 1 and kinds[index - 1] == kinds[index + 1] == "Q"):
+        return False
+    above = lines[index - 1].rstrip()
+    return lines[index].strip()[:1].islower() and len(above) >= 60 and above[-1:] in ",;."
+
+
+def _lone_sender(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is a from-field naming an address, alone ("From: a@x"), with more under
+    it: a client's remnant of an older message's header, or what the customer typed ("From:
+    scam@example.com" above their own account of it). One field is no header block, so the reader cannot
+    tell: the rest goes behind :data:`UNSURE_MARKER`. "From: Berlin" names no address and stays."""
+    line = lines[index]
+    if _field_kind(line) != "from" or not _ADDRESS.search(line):
+        return False
+    return any(line.strip() for line in lines[index + 1 :])
 
 
 def _history_follows(lines: list[str], index: int) -> bool:
@@ -781,10 +810,25 @@ def _past_attribution(lines: list[str], kinds: list[str], index: int) -> tuple[i
 
 def _generic_attribution(lines: list[str], index: int) -> bool:
     """A line in a language not listed above that still reads as an attribution: it ends with ":",
-    holds an address or a date, and a quote follows it directly (so a sentence is never taken)."""
+    holds an address or a date, and a quote follows it directly (so a sentence is never taken). Or a
+    bare lead-in, a name and the verb only ("John wrote:", "Jim Bob a écrit :"), directly above a quote:
+    it belongs to the older message the quote holds."""
     line = lines[index].strip()
     following = index + 1 < len(lines) and _quoted(lines[index + 1])
-    return following and line.endswith((":", "\uff1a")) and bool(_ADDRESS.search(line) or _DIGIT.search(line))
+    if not (following and line.endswith((":", "\uff1a"))):
+        return False
+    return bool(_ADDRESS.search(line) or _DIGIT.search(line)) or _bare_lead_in(line)
+
+
+def _bare_lead_in(line: str) -> bool:
+    """Whether a line is a name and an attribution's verb, nothing else: "John wrote:". Why a name only
+    (one to four words, each capitalised): "Here is what John wrote:" or "Your courier wrote:"
+    above a quote the customer pasted is the customer's own sentence, and stays."""
+    verb = _BARE_VERB.search(line)
+    if not verb:
+        return False
+    name = line[: verb.start()].split()
+    return 1 <= len(name) <= 4 and all(word[0].isupper() for word in name)
 
 
 def _signature_like(lines: list[str]) -> bool:
