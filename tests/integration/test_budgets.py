@@ -72,6 +72,14 @@ FIRST_REPLY_DYNAMODB = {"PutItem": 2, "GetItem": 2, "UpdateItem": 5, "TransactWr
 FIRST_REPLY_AWS = Counter(
     {("dynamodb", operation): n for operation, n in FIRST_REPLY_DYNAMODB.items()}
 ) + Counter({("sqs", "ChangeMessageVisibility"): 1})
+# Its DynamoDB write units (``devstack.counting.WriteUnitCounter``: a unit per KB of the larger of an
+# item's images, a refused conditional write too, twice for an item of a transaction), by operation:
+# the idempotency record put and the email's claim (1 each); the lease, the thread dated, the recipient's
+# hour and the idempotency record completed (1 each), the intent stored (2: the thread item holds the
+# intent's request and passes 1 KB); the transaction, twice the ledger entry, the reply's own entry and
+# the thread item (2 × (1 + 1 + 2)).
+FIRST_REPLY_WRITE_UNITS = Counter({"PutItem": 2, "UpdateItem": 6, "TransactWriteItems": 8})
+
 # The thread read that plans the burst, and the look before the send (core.LookBeforeSend).
 FIRST_REPLY_NYLAS = Counter({THREAD_READ: 2, SEND: 1})
 
@@ -79,7 +87,7 @@ FIRST_REPLY_NYLAS = Counter({THREAD_READ: 2, SEND: 1})
 @pytest.fixture
 def cold(replier_env, nylas, tuning) -> ReplierHarness:
     """A container that has handled nothing yet."""
-    return ReplierHarness(replier_env, nylas, tuning)
+    return ReplierHarness(replier_env, nylas, tuning, write_units=True)
 
 
 @pytest.fixture
@@ -103,18 +111,21 @@ def test_duplicate_delivery_costs_one_dynamodb_request_and_no_nylas_call(contain
     step = duplicate_delivery(container)
     assert not step.failed
     assert step.tally.aws == Counter({("dynamodb", "PutItem"): 1})
+    assert step.tally.write_units == Counter({"PutItem": 1})  # refused, and billed
     assert step.tally.nylas_total == 0
 
 
 # The warm-up reply went to the same customer within the hour: its recipient slot is taken, and the
 # reservation's first conditional write, refused, returns the item, which names a free slot: one more.
 SAME_RECIPIENT_AGAIN = Counter({("dynamodb", "UpdateItem"): 1})
+SAME_RECIPIENT_AGAIN_UNITS = Counter({"UpdateItem": 1})  # the refused write is billed
 
 
 def test_first_reply_on_a_warm_container_stays_within_budget(container):
     step = first_reply(container)
     assert not step.failed
     assert step.tally.aws == FIRST_REPLY_AWS + SAME_RECIPIENT_AGAIN  # no Secrets Manager once warm
+    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + SAME_RECIPIENT_AGAIN_UNITS
     assert step.tally.service("dynamodb") <= 11
     assert step.tally.nylas == FIRST_REPLY_NYLAS
 
@@ -123,6 +134,7 @@ def test_first_reply_on_a_cold_container_adds_one_grant_and_one_folders_lookup_a
     step = first_reply(cold)
     assert not step.failed
     assert step.tally.operations("dynamodb") == FIRST_REPLY_DYNAMODB
+    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS
     assert step.tally.operations("secrets-manager") == {"GetSecretValue": 1}
     # The folders tell which are junk, trash and Sent (their ids), once per container and grant; a grant
     # without the hand-off folder gets it once, ever (invariant 7: a hand-off the mailbox shows).
@@ -153,6 +165,7 @@ def test_ignored_type_costs_the_idempotency_record_only(container):
 def test_own_outbound_message_costs_the_idempotency_record_only(container):
     step = own_outbound(container)
     assert step.tally.aws == Counter({("dynamodb", "PutItem"): 1, ("dynamodb", "UpdateItem"): 1})
+    assert step.tally.write_units == Counter({"PutItem": 1, "UpdateItem": 1})
     assert step.tally.nylas_total == 0
 
 
@@ -178,6 +191,25 @@ def test_counts_are_deterministic(container, nylas):
     first, second = first_reply(container), first_reply(container)
     assert first.tally == second.tally
     assert len(nylas.sends) == 3  # warm-up and the two replies
+
+
+def test_the_write_unit_counter_bills_as_dynamodb_does(container, replier_env):
+    # Guard the unit counter: by the item's size, a refused conditional write too, a transaction twice.
+    client = container.aws.session.client("dynamodb")
+    table = replier_env.tables["StateTable"]
+    big = {"pk": {"S": "units#guard"}, "text": {"S": "x" * 2500}}  # 2.5 KB and a few bytes: 3 units
+    with container.meter.measure() as tally:
+        client.put_item(TableName=table, Item=big)
+    assert tally.write_units == Counter({"PutItem": 3})
+    with container.meter.measure() as tally, pytest.raises(client.exceptions.ConditionalCheckFailedException):
+        client.put_item(TableName=table, Item=big, ConditionExpression="attribute_not_exists(pk)")
+    assert tally.write_units == Counter({"PutItem": 3})
+    with container.meter.measure() as tally:  # the larger image: 3 units before, 1 after
+        client.put_item(TableName=table, Item={"pk": {"S": "units#guard"}})
+    assert tally.write_units == Counter({"PutItem": 3})
+    with container.meter.measure() as tally:
+        client.transact_write_items(TransactItems=[{"Put": {"TableName": table, "Item": big}}])
+    assert tally.write_units == Counter({"TransactWriteItems": 6})
 
 
 # ---- webhook -------------------------------------------------------------------------------------------
