@@ -7,7 +7,6 @@ what ``tests/integration/test_budgets.py`` asserts), while the times are only re
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import boto3
 

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import boto3
 
@@ -88,7 +88,7 @@ class WriteUnitCounter:
     reads around each write would weigh on a timed run.
     """
 
-    _MULTIPLIER = {"TransactWriteItems": 2}
+    _MULTIPLIER: ClassVar[dict[str, int]] = {"TransactWriteItems": 2}
 
     def __init__(self, session: boto3.session.Session) -> None:
         self._reader = boto3.session.Session().client("dynamodb")
@@ -132,11 +132,13 @@ class WriteUnitCounter:
                 targets.append((body["TableName"], dict(key)))
             return targets
         if operation == "BatchWriteItem":
-            return [
-                (table, self._key(table, (r.get("PutRequest") or {}).get("Item") or r["DeleteRequest"]["Key"]))
-                for table, requests in params["RequestItems"].items()
-                for r in requests
-            ]
+            targets = []
+            for table, requests in params["RequestItems"].items():
+                for request in requests:
+                    put = request.get("PutRequest")
+                    key = self._key(table, put["Item"]) if put else request["DeleteRequest"]["Key"]
+                    targets.append((table, dict(key)))
+            return targets
         return []
 
     def _key(self, table: str, item: Mapping[str, Any]) -> dict[str, Any]:

@@ -77,7 +77,7 @@ FIRST_REPLY_AWS = Counter(
 # the idempotency record put and the email's claim (1 each); the lease, the thread dated, the recipient's
 # hour and the idempotency record completed (1 each), the intent stored (2: the thread item holds the
 # intent's request and passes 1 KB); the transaction, twice the ledger entry, the reply's own entry and
-# the thread item (2 × (1 + 1 + 2)).
+# the thread item (2 x (1 + 1 + 2)).
 FIRST_REPLY_WRITE_UNITS = Counter({"PutItem": 2, "UpdateItem": 6, "TransactWriteItems": 8})
 
 # The thread read that plans the burst, and the look before the send (core.LookBeforeSend).
