@@ -26,6 +26,7 @@ from replyonce.state import (
     Reservation,
     Settlement,
     ShadowRecord,
+    ThreadState,
 )
 from replyonce.state_items import (
     BODY_TTL_GRACE_SECONDS,
@@ -64,8 +65,9 @@ from replyonce.state_items import (
     with_requests,
 )
 
-# DynamoDB's limit on the items of one TransactWriteItems.
+# DynamoDB's limits on the items of one TransactWriteItems and of one BatchWriteItem.
 _MAX_TRANSACTION_ITEMS = 100
+_MAX_BATCH_ITEMS = 25
 
 
 def _map_changes(
@@ -565,25 +567,48 @@ class DynamoDBStateStore:
     # ---- settling ----------------------------------------------------------------------------------------
 
     def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
-        """Ledger entries for every covered message and the thread's new state, in one transaction.
+        """The ledger entries of every covered message, then the thread's new state conditioned on the lease.
 
-        Conditioned on still owning the lease; when it was lost (a paused
-        worker), the ledger, the covered ids and the reply's time are written
-        by key without the lease — what happened at Nylas happened either way
-        — and the new holder's lease and outbox are left alone.
+        Why not one transaction (issue 46): a transaction bills each of its items twice, and the thread
+        item is the largest a reply writes. The ledger entries are plain puts, idempotent (the same
+        entries whoever writes them, and a holder that lost the lease writes them too: what happened at
+        Nylas happened either way), so they go first, in one ``BatchWriteItem``; then the thread's
+        update, conditioned on the lease. A crash between the two leaves the ledger saying what
+        happened and the thread's outbox still holding the intent: a redelivery of a covered message
+        stops at the ledger, and the thread's next record drives the intent nobody drives to its
+        settlement (``core.delivery.drive_undriven``; it counts as a reply in flight meanwhile).
+
+        When the lease was lost (a paused worker), the covered ids and the reply's time are set by key
+        without the lease, and the new holder's lease and outbox are left alone. A shadow settlement
+        (nothing happened at Nylas) stays one transaction with its record, conditioned on the lease:
+        recorded exactly when the burst is settled, by the one holder that settles it.
         """
         now = int(self._clock())
         expires_at = now + self._ttl
-        puts = [
-            {"Put": {"TableName": self._table, "Item": ledger_item(e, grant_id, expires_at)}}
-            for e in settlement.ledger_entries(now)
-        ]
+        ledger = [ledger_item(e, grant_id, expires_at) for e in settlement.ledger_entries(now)]
         after = settlement.thread_after(lease.state)
-        shadow = []
-        if settlement.shadow is not None:
-            # Keyed by the burst's intent id and conditioned, with the whole transaction, on the lease:
-            # recorded exactly when the burst is settled, by the one holder that settles it.
-            shadow = [{"Put": {"TableName": self._table, "Item": shadow_item(settlement.shadow, expires_at)}}]
+        update = self._settlement_update(lease, settlement, after)
+        if not settlement.writes_without_lease:
+            return self._settle_in_one_transaction(lease, settlement, ledger, update, after, expires_at)
+        if (
+            settlement.shadow is not None
+        ):  # only when the rule says a shadow record is written without the lease
+            ledger = [*ledger, shadow_item(settlement.shadow, expires_at)]
+        self._put_all(ledger, "the ledger entries")
+        try:
+            self._write("update_item", "the settlement", **update)
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            self._settle_without_lease(lease, settlement)
+            lease.released = True
+            return False
+        lease.released = True
+        lease.state = after
+        return True
+
+    def _settlement_update(self, lease: Lease, settlement: Settlement, after: ThreadState) -> dict[str, Any]:
+        """The thread item's update a settlement makes under the lease: its maps by key, the lease freed."""
         names: dict[str, str] = {}
         values: dict[str, Any] = {":token": {"S": lease.token}}
         sets, removes = _map_changes(
@@ -616,22 +641,56 @@ class DynamoDBStateStore:
         update["UpdateExpression"] = (
             f"SET {', '.join(sets)} " if sets else ""
         ) + f"REMOVE {', '.join(removes)}"
-        puts = [*self._write_all_but_last(puts), *shadow]
+        return update
+
+    def _put_all(self, items: Sequence[Mapping[str, Any]], what: str) -> None:
+        """Plain puts of ``items`` in ``BatchWriteItem`` requests (25 items each), until none is left.
+
+        Why a batch: one request for a reply's ledger entries (the message's, and the reply's own).
+        DynamoDB may leave some unprocessed (throttling): those are sent again after the contention
+        wait, as botocore does not.
+        """
+        for start in range(0, len(items), _MAX_BATCH_ITEMS):
+            pending: Any = {
+                self._table: [{"PutRequest": {"Item": i}} for i in items[start : start + _MAX_BATCH_ITEMS]]
+            }
+            attempt = 0
+            while pending:
+                pending = self._write("batch_write_item", what, RequestItems=pending).get("UnprocessedItems")
+                if pending:
+                    self._sleep(min(1.0, 0.05 * 2**attempt))
+                    attempt += 1
+
+    def _settle_in_one_transaction(
+        self,
+        lease: Lease,
+        settlement: Settlement,
+        ledger: list[dict[str, Any]],
+        update: dict[str, Any],
+        after: ThreadState,
+        expires_at: int,
+    ) -> bool:
+        """A settlement only the holder writes (a shadow burst's): its ledger entries, its record and the
+        thread, in one transaction conditioned on the lease."""
+        shadow = (
+            [{"Put": {"TableName": self._table, "Item": shadow_item(settlement.shadow, expires_at)}}]
+            if settlement.shadow is not None
+            else []
+        )
+        puts = self._write_all_but_last([{"Put": {"TableName": self._table, "Item": i}} for i in ledger])
         token_base = settlement.intent.id if settlement.intent is not None else ",".join(settlement.covered)
         purpose = (
             f"settle:{settlement.status.value}:{settlement.intent.generation if settlement.intent else 0}"
         )
         try:
             self._transact(
-                [*puts, {"Update": update}],
+                [*puts, *shadow, {"Update": update}],
                 "the settlement",
                 lambda attempt: _request_token(lease.token, token_base, purpose, attempt),
             )
         except ClientError as exc:
             if not _condition_failed(exc):
                 raise
-            if settlement.writes_without_lease:
-                self._settle_without_lease(lease, settlement, puts, token_base, purpose)
             lease.released = True
             return False
         lease.released = True
@@ -651,15 +710,9 @@ class DynamoDBStateStore:
             self._transact(chunk, "the ledger entries", None)
         return kept
 
-    def _settle_without_lease(
-        self,
-        lease: Lease,
-        settlement: Settlement,
-        puts: list[dict[str, Any]],
-        token_base: str,
-        purpose: str,
-    ) -> None:
-        """The ledger, the covered ids and the reply's time, each set by key: twice changes nothing."""
+    def _settle_without_lease(self, lease: Lease, settlement: Settlement) -> None:
+        """The covered ids and the reply's time, each set by key (the ledger is written already): twice
+        changes nothing."""
         names: dict[str, str] = {"#covered": COVERED}
         sets = []
         values: dict[str, Any] = {":at": {"N": str(settlement.at)}}
@@ -671,11 +724,6 @@ class DynamoDBStateStore:
             names["#replies"] = REPLIES
             names["#reply"] = settlement.intent.id
             sets.append("#replies.#reply = :at")
-        self._transact(
-            puts,
-            "the ledger entries (lease lost)",
-            lambda attempt: _request_token(lease.token, token_base, f"{purpose}:without-lease", attempt),
-        )
         if not sets:
             return
         # The maps may be gone with the item (a restore, a recreated table): create them, then set by key.
