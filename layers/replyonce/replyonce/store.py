@@ -68,6 +68,9 @@ from replyonce.state_items import (
 # DynamoDB's limits on the items of one TransactWriteItems and of one BatchWriteItem.
 _MAX_TRANSACTION_ITEMS = 100
 _MAX_BATCH_ITEMS = 25
+# Leases a container remembers to date their new thread item with their next write (far more than the
+# records one container holds at once).
+_UNDATED_KEPT = 256
 
 
 def _map_changes(
@@ -221,6 +224,9 @@ class DynamoDBStateStore:
         self._ttl = ttl_seconds
         self._clock = clock
         self._sleep = sleep
+        # Leases (by token) that created their thread item, and the dates that item is to get with the
+        # holder's next write of it: (the table's beginning, the item's own creation), ms.
+        self._undated: dict[str, tuple[int, int]] = {}
 
     def _write(self, operation: str, what: str, **params: Any) -> Any:
         """One write request (the same parameters every try), retried while DynamoDB answers contention."""
@@ -286,7 +292,10 @@ class DynamoDBStateStore:
         item = response["Attributes"]
         if since_ms(item) == now_ms:
             # This lease created the item: it is new state, whatever the table's beginning says.
-            began = self._table_since(thread_key, token, now_ms)
+            began = self._table_since(now_ms)
+            self._undated[token] = (began, now_ms)
+            if len(self._undated) > _UNDATED_KEPT:  # a holder that died before writing: forgotten in time
+                self._undated.pop(next(iter(self._undated)))
             item = {**item, SINCE: {"N": str(began)}, CREATED: {"N": str(now_ms)}}
         item, bodies = self._with_bodies(thread_key, token, item, thread_ttl)
         lease = Lease(thread_key, token, expires_at_ms, thread_state_of(item), bodies=bodies)
@@ -295,50 +304,53 @@ class DynamoDBStateStore:
             self._write_outbox(lease, dict(lease.state.outbox))
         return lease
 
-    def _table_since(self, thread_key: str, token: str, now_ms: int) -> int:
-        """When the table began, for a thread item this lease just created (its ``since`` is ``now_ms``);
-        the item's own creation (``created``) is written with it.
+    def _table_since(self, now_ms: int) -> int:
+        """When the table began, for a thread item this lease just created (its ``since`` is ``now_ms``).
 
         Why: a thread item created within ``mailbox_settle_seconds`` may stand for one a lost state
         held, whose reply may still be in flight (``core.arrival.state_settles_in``) — whether the table
         was emptied (``table#began``, which the first lease of a table without one writes), restored to
-        a backup from before the thread, or the item deleted by hand (``created``). Two requests, once
-        per thread: ``table#began`` read, then the thread item dated by it; in a table without one (its
-        first lease, once per table) the conditional put that begins it instead.
+        a backup from before the thread, or the item deleted by hand (``created``). One request, once
+        per thread: ``table#began`` read; in a table without one (its first lease, once per table) the
+        conditional put that begins it instead. The thread item gets the date with the holder's next
+        write of it (:meth:`_dates`): a lease always ends in one (an intent stored, a settlement, a
+        release), and a holder dead before it leaves the item dated by its lease, later than the table
+        began — a longer wait, never a shorter one (issue 46: the separate update was a request and a
+        write unit per new thread).
 
         Why read first (issue 46): ``table#began`` exists in every table in service, so a conditional
         put of it was refused for every new thread, and DynamoDB bills a refused write as a write; a
         consistent read of the small item costs one read unit.
         """
         began = self._began_item()
-        if not began:
-            try:
-                self._dynamodb.put_item(
-                    TableName=self._table,
-                    Item=table_began_item(now_ms),
-                    ConditionExpression="attribute_not_exists(pk)",
-                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
-                )
-                return now_ms
-            except ClientError as exc:
-                if not _condition_failed(exc):
-                    raise
-                # Another thread's first lease began the table meanwhile: its beginning is this one's.
-                began = since_ms(exc.response.get("Item") or {}) or self._began_item()
-        self._write(
-            "update_item",
-            "the thread item's beginning",
-            TableName=self._table,
-            Key={"pk": {"S": thread_key}},
-            UpdateExpression=f"SET {SINCE} = :began, {CREATED} = :created",
-            ConditionExpression=f"{LEASE_OWNER} = :token",
-            ExpressionAttributeValues={
-                ":began": {"N": str(began)},
-                ":created": {"N": str(now_ms)},
-                ":token": {"S": token},
-            },
-        )
-        return began
+        if began:
+            return began
+        try:
+            self._dynamodb.put_item(
+                TableName=self._table,
+                Item=table_began_item(now_ms),
+                ConditionExpression="attribute_not_exists(pk)",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+            return now_ms
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            # Another thread's first lease began the table meanwhile: its beginning is this one's.
+            return since_ms(exc.response.get("Item") or {}) or self._began_item()
+
+    def _dates(self, lease: Lease, values: dict[str, Any]) -> list[str]:
+        """The ``SET`` clauses that date a thread item its lease created (none once dated), values added.
+
+        Called for each write of the thread item under the lease; the dates are forgotten once a write
+        carried them, whether or not its condition held (a lease lost: the new holder's item is its own).
+        """
+        dates = self._undated.pop(lease.token, None)
+        if dates is None:
+            return []
+        values[":began"] = {"N": str(dates[0])}
+        values[":created"] = {"N": str(dates[1])}
+        return [f"{SINCE} = :began", f"{CREATED} = :created"]
 
     def _began_item(self) -> int:
         """``table#began``'s ``since`` (``0``: the table has not begun)."""
@@ -372,15 +384,18 @@ class DynamoDBStateStore:
     def release(self, lease: Lease) -> bool:
         if lease.released:
             return True
+        values: dict[str, Any] = {":token": {"S": lease.token}}
+        dates = self._dates(lease, values)
         try:
             self._write(
                 "update_item",
                 "the lease's release",
                 TableName=self._table,
                 Key={"pk": {"S": lease.key}},
-                UpdateExpression=f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}",
+                UpdateExpression=(f"SET {', '.join(dates)} " if dates else "")
+                + f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}",
                 ConditionExpression=f"{LEASE_OWNER} = :token",
-                ExpressionAttributeValues={":token": {"S": lease.token}},
+                ExpressionAttributeValues=values,
             )
         except ClientError as exc:
             if not _condition_failed(exc):
@@ -514,17 +529,21 @@ class DynamoDBStateStore:
 
         A large request's body items are written first (:meth:`_intent_attribute`).
         """
-        attribute = self._intent_attribute(lease, intent)
+        values: dict[str, Any] = {
+            ":intent": self._intent_attribute(lease, intent),
+            ":token": {"S": lease.token},
+        }
+        sets = [f"{OUTBOX}.#intent = :intent", *self._dates(lease, values)]
         try:
             self._write(
                 "update_item",
                 "the outbox entry",
                 TableName=self._table,
                 Key={"pk": {"S": lease.key}},
-                UpdateExpression=f"SET {OUTBOX}.#intent = :intent",
+                UpdateExpression=f"SET {', '.join(sets)}",
                 ConditionExpression=f"{LEASE_OWNER} = :token",
                 ExpressionAttributeNames={"#intent": intent.id},
-                ExpressionAttributeValues={":intent": attribute, ":token": {"S": lease.token}},
+                ExpressionAttributeValues=values,
             )
         except ClientError as exc:
             if not _condition_failed(exc):
@@ -554,14 +573,16 @@ class DynamoDBStateStore:
     def _write_outbox(self, lease: Lease, intents: Mapping[str, Intent]) -> None:
         for intent in intents.values():
             self._intent_attribute(lease, intent)
+        values: dict[str, Any] = {":outbox": outbox_attribute(intents), ":token": {"S": lease.token}}
+        sets = [f"{OUTBOX} = :outbox", *self._dates(lease, values)]
         self._write(
             "update_item",
             "the outbox",
             TableName=self._table,
             Key={"pk": {"S": lease.key}},
-            UpdateExpression=f"SET {OUTBOX} = :outbox",
+            UpdateExpression=f"SET {', '.join(sets)}",
             ConditionExpression=f"{LEASE_OWNER} = :token",
-            ExpressionAttributeValues={":outbox": outbox_attribute(intents), ":token": {"S": lease.token}},
+            ExpressionAttributeValues=values,
         )
 
     # ---- settling ----------------------------------------------------------------------------------------
@@ -617,6 +638,7 @@ class DynamoDBStateStore:
             values,
         )
         removes = [LEASE_OWNER, LEASE_EXPIRES_AT, *removes]
+        sets += self._dates(lease, values)
         update: dict[str, Any] = {
             "TableName": self._table,
             "Key": {"pk": {"S": lease.key}},
