@@ -112,9 +112,9 @@ def _replier_paths(stack: LocalStack, repeats: int) -> list[PathResult]:
             lambda: busy_thread(container, state_table),
             repeats,
             within_budget,
-            # The in-process lease wait polls the lease every LEASE_POLL_SECONDS for lease_wait_seconds:
-            # how many polls fit depends on how long each takes (this machine's load).
-            polls=(("dynamodb", "UpdateItem"),),
+            # The in-process lease wait looks at the lease (a read) every LEASE_POLL_SECONDS for
+            # lease_wait_seconds: how many looks fit depends on how long each takes (this machine's load).
+            polls=(("dynamodb", "GetItem"),),
         )
     )
     return results

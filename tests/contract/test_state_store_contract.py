@@ -91,6 +91,23 @@ def test_a_lease_is_held_up_to_its_last_millisecond(store, clock):
     assert busy.value.held_for_seconds == 1
 
 
+def test_a_look_at_the_lease_says_what_a_take_would_meet_and_takes_nothing(store, clock):
+    # The read a waiting record polls with (issue 46): 0 for a thread nobody holds, the holder's time
+    # left as a refused take says it, up to the last millisecond, and 0 once the lease expired or was freed.
+    assert store.lease_held_for_seconds(THREAD) == 0
+    lease = store.take_lease(THREAD, 30_000)
+    clock.advance(10.5)
+    assert store.lease_held_for_seconds(THREAD) == 20
+    assert store.lease_held_for_seconds("thread#g1#t2") == 0
+    clock.advance(19.5)
+    assert store.lease_held_for_seconds(THREAD) == 1
+    with pytest.raises(ThreadBusyError):
+        store.take_lease(THREAD, 30_000)  # the look took nothing: the holder still holds it
+    clock.advance(0.001)
+    assert store.lease_held_for_seconds(THREAD) == 0
+    assert store.take_lease(THREAD, 30_000).token != lease.token  # expired: the next take gets it
+
+
 def test_a_lease_of_one_thread_leaves_another_free(store):
     store.take_lease(THREAD, 30_000)
     assert store.take_lease("thread#g1#t2", 30_000).key == "thread#g1#t2"

@@ -31,8 +31,10 @@ Budgets:
   interpreter loads is deterministic; how long it takes is ``make bench``'s).
 """
 
+import time
 from collections import Counter
 
+import boto3
 import pytest
 
 from devstack.cold_start import PROFILES, Profile, imported_modules
@@ -56,9 +58,11 @@ from devstack.counting import (
     truncated_first_reply,
     warm,
 )
-from devstack.events import envelope, message_created
+from devstack.events import AGENT_GRANT_ID, envelope, message_created
 from devstack.nylas import Fault
 from replyonce.agent import Conversation, Reply, ReplyAttachment
+from replyonce.state import thread_key
+from replyonce.state_items import LEASE_EXPIRES_AT, LEASE_OWNER
 
 # What a first reply costs in DynamoDB, in order: idempotency record put, ledger read,
 # lease update (returns the thread state), the email's claim (a conditional put on its Message-ID),
@@ -187,6 +191,47 @@ def test_busy_thread_fails_fast_without_calling_nylas(container, replier_env):
     # than after the queue's visibility timeout.
     assert step.tally.operations("sqs") == {"ChangeMessageVisibility": 2}
     assert step.tally.nylas_total == 0
+
+
+def test_a_record_waiting_on_a_busy_thread_polls_with_reads_and_takes_the_lease_once_free(
+    replier_env, nylas, tuning
+):
+    # Issue 46: each look at a held lease is a consistent read; the conditional write that takes it is
+    # sent once the read shows it free (a refused write is billed as a write).
+    waiting = warm(ReplierHarness(replier_env, nylas, {**tuning, "lease_wait_seconds": 5}, write_units=True))
+    table = replier_env.tables["StateTable"]
+    message = inbound(nylas)
+    key = {"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}}
+    dynamodb = boto3.client("dynamodb")  # the other worker's: not counted
+    dynamodb.put_item(
+        TableName=table,
+        Item={
+            **key,
+            LEASE_OWNER: {"S": "another-worker"},
+            LEASE_EXPIRES_AT: {"N": str(int(time.time() * 1000) + 60_000)},
+        },
+    )
+    polls = []
+
+    def wait(seconds: float) -> None:  # the holder settles during the third wait
+        polls.append(seconds)
+        if len(polls) == 3:
+            dynamodb.update_item(
+                TableName=table, Key=key, UpdateExpression=f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}"
+            )
+
+    waiting.consumer._replier._sleep = wait
+    step = waiting.process(envelope(message))
+    assert not step.failed
+    assert len(polls) == 3
+    # A first reply's requests, and: the refused take that began the wait (one billed write), three looks
+    # (reads), and no write for any of them.
+    assert step.tally.aws == FIRST_REPLY_AWS + SAME_RECIPIENT_AGAIN + Counter(
+        {("dynamodb", "UpdateItem"): 1, ("dynamodb", "GetItem"): 3}
+    )
+    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + SAME_RECIPIENT_AGAIN_UNITS + Counter(
+        {"UpdateItem": 1}
+    )
 
 
 def test_counts_are_deterministic(container, nylas):
