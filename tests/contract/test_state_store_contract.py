@@ -25,7 +25,7 @@ from replyonce.state import (
     Status,
     ThreadState,
 )
-from replyonce.state_items import INLINE_REQUEST_BYTES, stored_request
+from replyonce.state_items import BODY_CHUNK_BYTES, stored_request
 from tests.contract.conftest import START
 
 THREAD = "thread#g1#t1"
@@ -155,7 +155,7 @@ def test_a_stored_intent_is_read_back_by_the_next_holder(store):
 
 def test_a_large_request_is_read_back_byte_for_byte(store):
     # Incompressible text, larger than the thread item keeps even compressed: it goes to body items.
-    text = b64encode(random.Random(7).randbytes(3 * INLINE_REQUEST_BYTES)).decode()
+    text = b64encode(random.Random(7).randbytes(BODY_CHUNK_BYTES)).decode()
     large = intent(request=f'{{"body": "{text}"}}')
     assert stored_request(large.request).chunks, "the case must exercise the body items"
     lease = store.take_lease(THREAD, 30_000)
