@@ -89,7 +89,9 @@ def item_bytes(item: dict) -> int:
     ("request_text", "kept_in", "body_items"),
     [
         pytest.param(request_with("<p>Your order ships today.</p>"), "request_body", 1, id="a-small-reply"),
-        pytest.param(request_with("<p>Order 1042 ships today.</p>" * 4000), "request_body", 1, id="long-html"),
+        pytest.param(
+            request_with("<p>Order 1042 ships today.</p>" * 4000), "request_body", 1, id="long-html"
+        ),
         pytest.param(WITH_A_LOGO, "request_body", 2, id="an-inline-logo-of-440-kb"),
         pytest.param(JUST_UNDER_NYLAS_LIMIT, "request_body", 10, id="just-under-nylas-limit"),
     ],
