@@ -308,8 +308,8 @@ class DynamoDBStateStore:
         """How long the thread's lease is still held (``ThreadBusyError``'s seconds); ``0``: free or expired.
 
         Why a read (issue 46): a record waiting on a busy thread looks again every
-        ``core.lease.LEASE_POLL_SECONDS``; a conditional write refused is billed as a write (the bench
-        counted 788 of them for 27 waiting records), a consistent read of the lease's two attributes
+        ``core.lease.LEASE_POLL_SECONDS``; a conditional write refused is billed as a write (the bench's 27
+        covered or skipped attempts wrote 788 times), a consistent read of the lease's two attributes
         one read unit. The lease is then taken by the conditional write, only when this shows it free.
         """
         item = (
