@@ -17,6 +17,9 @@ Six kinds of item share the table, told apart by the ``pk`` prefix:
         stored before its first attempt. Its request is in ``body#`` items named
         by its digest (:func:`stored_request`; issue 46: the thread item stays
         small, its writes a unit or two); an earlier version's, as text or compressed.
+    ``settled_by`` (S)
+        the lease token of the last settlement written under the lease: a retry of that write
+        whose first answer was lost finds its own token, and knows it was written.
     ``expires_at`` (N) DynamoDB TTL.
 
 ``message#{grant}#{message}`` — the reply ledger, one per inbound message settled
@@ -94,6 +97,7 @@ renews its TTL and its bodies'): the bodies must still be there then."""
 # Attribute names, for the expressions of the store that writes them.
 LEASE_OWNER = "lease_owner"
 LEASE_EXPIRES_AT = "lease_expires_at"
+SETTLED_BY = "settled_by"
 SINCE = "since"
 CREATED = "created"
 REPLIES = "replies"

@@ -38,6 +38,7 @@ from replyonce.state_items import (
     LEASE_OWNER,
     OUTBOX,
     REPLIES,
+    SETTLED_BY,
     SHADOW_PREFIX,
     SINCE,
     TABLE_BEGAN_KEY,
@@ -641,13 +642,18 @@ class DynamoDBStateStore:
             ledger = [*ledger, shadow_item(settlement.shadow, expires_at)]
         self._put_all(ledger, "the ledger entries")
         try:
-            self._write("update_item", "the settlement", **update)
+            self._write(
+                "update_item", "the settlement", **update, ReturnValuesOnConditionCheckFailure="ALL_OLD"
+            )
         except ClientError as exc:
             if not _condition_failed(exc):
                 raise
-            self._settle_without_lease(lease, settlement)
-            lease.released = True
-            return False
+            if _string_value((exc.response.get("Item") or {}).get(SETTLED_BY)) != lease.token:
+                self._settle_without_lease(lease, settlement)
+                lease.released = True
+                return False
+            # Our own update, applied, its answer lost and the request sent again by botocore: the
+            # retry's condition met the lease it had freed. Settled (no transaction token since issue 46).
         lease.released = True
         lease.state = after
         return True
@@ -662,7 +668,8 @@ class DynamoDBStateStore:
             values,
         )
         removes = [LEASE_OWNER, LEASE_EXPIRES_AT, *removes]
-        sets += self._dates(lease, values)
+        # Who settled last: a retry whose first answer was lost knows its own write by it (``settle``).
+        sets += [f"{SETTLED_BY} = :token", *self._dates(lease, values)]
         update: dict[str, Any] = {
             "TableName": self._table,
             "Key": {"pk": {"S": lease.key}},
