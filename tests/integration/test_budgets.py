@@ -32,6 +32,7 @@ Budgets:
   interpreter loads is deterministic; how long it takes is ``make bench``'s).
 """
 
+import random
 import time
 from collections import Counter
 
@@ -238,6 +239,53 @@ def test_a_record_waiting_on_a_busy_thread_polls_with_reads_and_takes_the_lease_
     assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + SAME_RECIPIENT_AGAIN_UNITS + Counter(
         {"UpdateItem": 1}
     )
+
+
+WORDS = [
+    "order",
+    "parcel",
+    "delivery",
+    "tracking",
+    "refund",
+    "invoice",
+    "address",
+    "courier",
+    "warehouse",
+    "shipped",
+    "arrives",
+    "week",
+]
+reply_size = {"chars": 0}
+
+
+def answers_at_length(conversation: Conversation) -> Reply:
+    """Answers with ``reply_size["chars"]`` characters of varied prose (it compresses as text does)."""
+    rng = random.Random(reply_size["chars"])
+    text = ""
+    while len(text) < reply_size["chars"]:
+        text += " ".join(rng.choice(WORDS) for _ in range(12)) + ".\n"
+    return Reply(text=text[: reply_size["chars"]])
+
+
+@pytest.mark.parametrize(
+    ("chars", "body_units"),
+    [
+        (3_000, 1),  # a few KB of reply: its body item, compressed, stays within one unit
+        (8_000, 2),  # compressed past 1 KB: its body item is 2 units, written once
+    ],
+)
+def test_a_longer_reply_costs_write_units_in_its_body_item_only(
+    replier_env, nylas, tuning, monkeypatch, chars, body_units
+):
+    # Issue 46: the request is out of the thread item, so no write of the thread grows with the reply.
+    # (Before, with it in the thread item: 25 units at 3,000 characters and 40 at 8,000, measured with
+    # this counter on 47b69ed.)
+    monkeypatch.setenv("REPLY_AGENT", f"{__name__}:answers_at_length")
+    reply_size["chars"] = chars
+    step = first_reply(ReplierHarness(replier_env, nylas, tuning, write_units=True))
+    assert not step.failed
+    assert step.tally.operations("dynamodb") == FIRST_REPLY_DYNAMODB
+    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + Counter({"PutItem": body_units - 1})
 
 
 def test_counts_are_deterministic(container, nylas):
