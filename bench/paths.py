@@ -4,11 +4,9 @@ Each path is repeated; the counts must be identical every time (they are
 what ``tests/integration/test_budgets.py`` asserts), while the times are only reported.
 """
 
-import math
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import boto3
 
@@ -21,6 +19,7 @@ from devstack.counting import (
     WebhookHarness,
     busy_thread,
     first_reply,
+    item_size,
     warm,
 )
 from devstack.events import message_created
@@ -113,9 +112,9 @@ def _replier_paths(stack: LocalStack, repeats: int) -> list[PathResult]:
             lambda: busy_thread(container, state_table),
             repeats,
             within_budget,
-            # The in-process lease wait polls the lease every LEASE_POLL_SECONDS for lease_wait_seconds:
-            # how many polls fit depends on how long each takes (this machine's load).
-            polls=(("dynamodb", "UpdateItem"),),
+            # The in-process lease wait looks at the lease (a read) every LEASE_POLL_SECONDS for
+            # lease_wait_seconds: how many looks fit depends on how long each takes (this machine's load).
+            polls=(("dynamodb", "GetItem"),),
         )
     )
     return results
@@ -146,29 +145,6 @@ def _webhook_paths_on_queue(repeats: int) -> list[PathResult]:
 
     results.append(_repeat("forged signature (after the first)", forged_again, repeats))
     return results
-
-
-def item_size(item: dict[str, Any]) -> int:
-    """Bytes DynamoDB counts for an item: attribute names plus values (AWS's documented sizing rules)."""
-    return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
-
-
-def _value_size(value: dict[str, Any]) -> int:
-    (kind, data), *_ = value.items()
-    if kind == "S":
-        return len(data.encode())
-    if kind == "N":
-        digits = data.lstrip("-").replace(".", "").strip("0") or "0"
-        return math.ceil(len(digits) / 2) + 1
-    if kind == "B":
-        return len(data)
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind == "L":
-        return 3 + sum(1 + _value_size(element) for element in data)
-    if kind == "M":
-        return 3 + sum(len(k.encode()) + 1 + _value_size(v) for k, v in data.items())
-    return sum(len(str(element)) for element in data)  # SS, NS, BS
 
 
 def _largest_items(stack: LocalStack) -> dict[str, int]:

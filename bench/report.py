@@ -261,16 +261,12 @@ def _paths(result: PathsResult) -> str:
         "idempotency record (conditional `PutItem`), the reply ledger (`GetItem`), the thread lease "
         "(`UpdateItem` returning the thread state), the email's claim (a conditional `PutItem` on its "
         "Message-ID), the reply reserved in the recipient's hour (the per-recipient budget, a conditional "
-        "`UpdateItem`), the send intent stored in the thread item before the send (the outbox, "
-        "`UpdateItem`), the ledger and thread recorded together (`TransactWriteItems`) and the idempotency "
-        "record completed (`UpdateItem`); and, once per new thread, the table's beginning ("
-        + (
-            "a conditional `PutItem` of `table#began`, refused, that returns it: this run predates issue "
-            "46's read of it"
-            if _first_reply(result).tally.operations("dynamodb").get("PutItem", 0) > 2
-            else "`table#began` read with `GetItem`"
-        )
-        + ") and the thread item dated by it (`UpdateItem`): 8 on a "
+        "`UpdateItem`), the intent's request compressed in its body item (`PutItem`), the send intent "
+        "stored in the thread item before the send (the outbox, `UpdateItem`), the ledger entries (one "
+        "`BatchWriteItem` of plain puts), the thread item written under the lease (`UpdateItem`) and the "
+        "idempotency record completed (`UpdateItem`); and, once per new thread, the table's beginning "
+        "(`table#began` read with `GetItem`; the thread item is dated by its holder's next write of it): "
+        "one fewer on a "
         "thread the table already knows. Its one SQS request: before the lease, the record's visibility is "
         "set to what the lease may last (`ChangeMessageVisibility`), so a worker that dies holding the "
         "thread gives its record back when "

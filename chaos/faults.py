@@ -5,9 +5,10 @@ outage window, a worker clock skew, or a malformed request at the endpoint.
 The replier's steps are told apart by the request that completes them: the
 idempotency record is Powertools' ``PutItem`` on the idempotency table, the
 lease is the ``UpdateItem ... SET lease_owner`` on the state table, the send
-is ``POST .../messages/send``, and the ledger with the lease release is one
-``TransactWriteItems`` (so "after the ledger, before the release" does not
-exist as a state: the two are one write).
+is ``POST .../messages/send``, and the ledger is the settlement's
+``BatchWriteItem`` (since issue 46: written before the thread's update, which
+releases the lease, so "after the ledger, before the release" is a state a
+kill leaves; a shadow settlement's ``TransactWriteItems`` holds both).
 """
 
 import base64
@@ -95,7 +96,7 @@ class FaultPlan:
 
     @staticmethod
     def _is_ledger(request: Request) -> bool:
-        return request.operation == "TransactWriteItems"
+        return request.operation in ("BatchWriteItem", "TransactWriteItems")
 
     @staticmethod
     def _is_dynamodb(request: Request) -> bool:

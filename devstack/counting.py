@@ -12,13 +12,14 @@ environment points at: the tests' fixtures or the bench's local stack.
 """
 
 import inspect
+import math
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import boto3
 
@@ -48,6 +49,109 @@ ATTACHMENT_READ = "attachment read"
 _QUEUE_MAX_MESSAGE_BYTES = 1_048_576
 
 
+def item_size(item: Mapping[str, Any]) -> int:
+    """Bytes DynamoDB counts for an item: attribute names plus values (AWS's documented sizing rules)."""
+    return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
+
+
+def _value_size(value: Mapping[str, Any]) -> int:
+    (kind, data), *_ = value.items()
+    if kind == "S":
+        return len(data.encode())
+    if kind == "N":
+        digits = data.lstrip("-").replace(".", "").strip("0") or "0"
+        return math.ceil(len(digits) / 2) + 1
+    if kind == "B":
+        return len(data)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "L":
+        return 3 + sum(1 + _value_size(element) for element in data)
+    if kind == "M":
+        return 3 + sum(len(k.encode()) + 1 + _value_size(v) for k, v in data.items())
+    return sum(len(str(element)) for element in data)  # SS, NS, BS
+
+
+def write_units(size_bytes: int) -> int:
+    """Write units of one item write: one per KB, rounded up, of the larger of its two images; at least 1."""
+    return max(1, math.ceil(size_bytes / 1024))
+
+
+class WriteUnitCounter:
+    """The write units DynamoDB bills for every write of the clients made from one boto3 Session.
+
+    Why measured from the items, not from ``ReturnConsumedCapacity``: moto answers a fixed 1.0 whatever
+    the item's size. DynamoDB bills a write by the larger of the item's images before and after it (a
+    unit per KB), a refused conditional write as well (its item unchanged), and an item of a transaction
+    twice. So each write's items are read (by another, uncounted client) just before the request and
+    just after its answer, and sized by AWS's documented rules (:func:`item_size`). Test-only: the
+    reads around each write would weigh on a timed run.
+    """
+
+    _MULTIPLIER: ClassVar[dict[str, int]] = {"TransactWriteItems": 2}
+
+    def __init__(self, session: boto3.session.Session) -> None:
+        self._reader = boto3.session.Session().client("dynamodb")
+        self._key_names: dict[str, list[str]] = {}
+        self._units: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        session.events.register("before-parameter-build.dynamodb", self._before)
+        session.events.register("after-call.dynamodb", self._after)
+
+    def snapshot(self) -> Counter[str]:
+        """Write units so far, by operation."""
+        with self._lock:
+            return Counter(self._units)
+
+    def _before(self, params: Mapping[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
+        targets = self._targets(model.name, params)
+        if targets:
+            context["replyonce_write_targets"] = (targets, [self._size(t, k) for t, k in targets])
+
+    def _after(self, model: Any, context: dict[str, Any], **_: Any) -> None:
+        measured = context.pop("replyonce_write_targets", None)
+        if measured is None:
+            return
+        targets, before = measured
+        after = [self._size(table, key) for table, key in targets]
+        units = sum(write_units(max(b, a)) for b, a in zip(before, after, strict=True))
+        with self._lock:
+            self._units[model.name] += self._MULTIPLIER.get(model.name, 1) * units
+
+    def _targets(self, operation: str, params: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        """(table, key) of every item the write touches; none for a read."""
+        if operation == "PutItem":
+            return [(params["TableName"], self._key(params["TableName"], params["Item"]))]
+        if operation in ("UpdateItem", "DeleteItem"):
+            return [(params["TableName"], dict(params["Key"]))]
+        if operation == "TransactWriteItems":
+            targets = []
+            for entry in params["TransactItems"]:
+                (_, body), *_ = entry.items()
+                key = body.get("Key") or self._key(body["TableName"], body["Item"])
+                targets.append((body["TableName"], dict(key)))
+            return targets
+        if operation == "BatchWriteItem":
+            targets = []
+            for table, requests in params["RequestItems"].items():
+                for request in requests:
+                    put = request.get("PutRequest")
+                    key = self._key(table, put["Item"]) if put else request["DeleteRequest"]["Key"]
+                    targets.append((table, dict(key)))
+            return targets
+        return []
+
+    def _key(self, table: str, item: Mapping[str, Any]) -> dict[str, Any]:
+        if table not in self._key_names:
+            schema = self._reader.describe_table(TableName=table)["Table"]["KeySchema"]
+            self._key_names[table] = [k["AttributeName"] for k in schema]
+        return {name: item[name] for name in self._key_names[table]}
+
+    def _size(self, table: str, key: Mapping[str, Any]) -> int:
+        item = self._reader.get_item(TableName=table, Key=dict(key), ConsistentRead=True).get("Item")
+        return item_size(item) if item else 0
+
+
 class AwsRequestCounter:
     """Counts the HTTP requests sent by every client made from one boto3 Session.
 
@@ -56,14 +160,18 @@ class AwsRequestCounter:
     session:
         The session to instrument; a new one by default. Register before any
         client is made: a client copies the session's event hooks when created.
+    write_units:
+        Also measure DynamoDB's write units (:class:`WriteUnitCounter`): the budgets' tests do, a timed
+        run does not.
     """
 
-    def __init__(self, session: boto3.session.Session | None = None) -> None:
+    def __init__(self, session: boto3.session.Session | None = None, *, write_units: bool = False) -> None:
         self.session = session or boto3.session.Session()
         self._counts: Counter[AwsOperation] = Counter()
         self._lock = threading.Lock()
         # ``before-send`` fires once per HTTP attempt, retries included: what AWS bills.
         self.session.events.register("before-send", self._sent)
+        self.units = WriteUnitCounter(self.session) if write_units else None
 
     def _sent(self, event_name: str, **_: Any) -> None:
         # event_name is "before-send.<service-id>.<Operation>"; returning None lets the request go.
@@ -102,6 +210,12 @@ class Tally:
 
     aws: Counter[AwsOperation] = field(default_factory=Counter)
     nylas: Counter[str] = field(default_factory=Counter)
+    # DynamoDB write units by operation, when the counter measures them (``WriteUnitCounter``).
+    write_units: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def write_units_total(self) -> int:
+        return sum(self.write_units.values())
 
     def service(self, name: str) -> int:
         """Requests to one AWS service (``dynamodb``, ``sqs``, ``secrets-manager``)."""
@@ -128,11 +242,14 @@ class Meter:
         """Count what happens inside the ``with`` block; the tally is filled on exit."""
         tally = Tally()
         aws_before = self._aws.snapshot()
+        units_before = self._aws.units.snapshot() if self._aws.units else Counter()
         nylas_before = len(self._nylas.requests) if self._nylas else 0
         try:
             yield tally
         finally:
             tally.aws.update(self._aws.snapshot() - aws_before)
+            if self._aws.units:
+                tally.write_units.update(self._aws.units.snapshot() - units_before)
             if self._nylas:
                 tally.nylas.update(nylas_kind(m, p) for m, p in self._nylas.requests[nylas_before:])
 
@@ -179,12 +296,19 @@ class ReplierHarness:
         The emulator ``NYLAS_API_URI`` points at.
     tuning:
         Settings no variable sets (``ReplierSettings`` fields), in-process; ``None``: as deployed.
+    write_units:
+        Measure DynamoDB's write units too (``WriteUnitCounter``; its reads add to the handler's time).
     """
 
     def __init__(
-        self, resources: LocalResources, nylas: NylasEmulator, tuning: Mapping[str, Any] | None = None
+        self,
+        resources: LocalResources,
+        nylas: NylasEmulator,
+        tuning: Mapping[str, Any] | None = None,
+        *,
+        write_units: bool = False,
     ) -> None:
-        self.aws = AwsRequestCounter()
+        self.aws = AwsRequestCounter(write_units=write_units)
         self.consumer = NotificationConsumer.from_environment(aws=self.aws.session, tuning=tuning)
         self.handler = handler_with("ReplierFunction", "consumer", self.consumer)
         self.meter = Meter(self.aws, nylas)

@@ -112,6 +112,14 @@ class FakeStateStore:
             self.threads[thread_key] = state
             return Lease(thread_key, token, expires, state)
 
+    def lease_held_for_seconds(self, thread_key: str) -> int:
+        with self._lock:
+            now_ms = int(self._clock() * 1000)
+            state = self.threads.get(thread_key, ThreadState())
+            if state.lease_owner and state.lease_expires_at_ms >= now_ms:
+                return max(0, (state.lease_expires_at_ms - now_ms) // 1000 + 1)
+            return 0
+
     def _owned(self, lease: Lease) -> bool:
         return self.threads.get(lease.key, ThreadState()).lease_owner == lease.token
 

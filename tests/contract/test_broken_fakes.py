@@ -107,6 +107,13 @@ class LastClaimWins(FakeStateStore):
             return grant_id
 
 
+class LeaseLooksFreeWhileHeld(FakeStateStore):
+    """The look a waiting record polls with sees a held lease as free (its owner not read)."""
+
+    def lease_held_for_seconds(self, thread_key: str) -> int:
+        return 0
+
+
 class ShadowRecordOverwritten(FakeStateStore):
     """A second shadow record under a key replaces the first and says it was written."""
 
@@ -181,6 +188,7 @@ STORE_VARIANTS = [
     SettlementWithoutTheLease,
     BudgetNeverFull,
     LastClaimWins,
+    LeaseLooksFreeWhileHeld,
     ShadowRecordOverwritten,
 ]
 MAILBOX_VARIANTS = [

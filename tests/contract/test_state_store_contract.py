@@ -25,7 +25,7 @@ from replyonce.state import (
     Status,
     ThreadState,
 )
-from replyonce.state_items import INLINE_REQUEST_BYTES, stored_request
+from replyonce.state_items import BODY_CHUNK_BYTES, stored_request
 from tests.contract.conftest import START
 
 THREAD = "thread#g1#t1"
@@ -91,6 +91,23 @@ def test_a_lease_is_held_up_to_its_last_millisecond(store, clock):
     assert busy.value.held_for_seconds == 1
 
 
+def test_a_look_at_the_lease_says_what_a_take_would_meet_and_takes_nothing(store, clock):
+    # The read a waiting record polls with (issue 46): 0 for a thread nobody holds, the holder's time
+    # left as a refused take says it, up to the last millisecond, and 0 once the lease expired or was freed.
+    assert store.lease_held_for_seconds(THREAD) == 0
+    lease = store.take_lease(THREAD, 30_000)
+    clock.advance(10.5)
+    assert store.lease_held_for_seconds(THREAD) == 20
+    assert store.lease_held_for_seconds("thread#g1#t2") == 0
+    clock.advance(19.5)
+    assert store.lease_held_for_seconds(THREAD) == 1
+    with pytest.raises(ThreadBusyError):
+        store.take_lease(THREAD, 30_000)  # the look took nothing: the holder still holds it
+    clock.advance(0.001)
+    assert store.lease_held_for_seconds(THREAD) == 0
+    assert store.take_lease(THREAD, 30_000).token != lease.token  # expired: the next take gets it
+
+
 def test_a_lease_of_one_thread_leaves_another_free(store):
     store.take_lease(THREAD, 30_000)
     assert store.take_lease("thread#g1#t2", 30_000).key == "thread#g1#t2"
@@ -138,7 +155,7 @@ def test_a_stored_intent_is_read_back_by_the_next_holder(store):
 
 def test_a_large_request_is_read_back_byte_for_byte(store):
     # Incompressible text, larger than the thread item keeps even compressed: it goes to body items.
-    text = b64encode(random.Random(7).randbytes(3 * INLINE_REQUEST_BYTES)).decode()
+    text = b64encode(random.Random(7).randbytes(BODY_CHUNK_BYTES)).decode()
     large = intent(request=f'{{"body": "{text}"}}')
     assert stored_request(large.request).chunks, "the case must exercise the body items"
     lease = store.take_lease(THREAD, 30_000)

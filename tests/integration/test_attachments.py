@@ -13,6 +13,7 @@ import hashlib
 import json
 import random
 import time
+import zlib
 
 import boto3
 import pytest
@@ -133,8 +134,15 @@ def kept_in_bucket(resources) -> dict[str, bytes]:
 
 
 def state_items_text(resources) -> str:
+    """Every state item as text, the requests kept in body items (compressed) decompressed beside them."""
     items = boto3.client("dynamodb").scan(TableName=resources.tables["StateTable"])["Items"]
-    return json.dumps(items, default=lambda b: base64.b64encode(b).decode())
+    chunks: dict[str, list[tuple[int, bytes]]] = {}
+    for item in items:
+        if "chunk" in item:  # body#{intent}#{digest}#{index}
+            request, _, index = item["pk"]["S"].rpartition("#")
+            chunks.setdefault(request, []).append((int(index), bytes(item["chunk"]["B"])))
+    bodies = [zlib.decompress(b"".join(c for _, c in sorted(parts))).decode() for parts in chunks.values()]
+    return json.dumps(items, default=lambda b: base64.b64encode(b).decode()) + "".join(bodies)
 
 
 def test_the_agent_reads_a_pdf_and_a_photo_and_the_customer_gets_one_email_with_its_pdf(

@@ -10,10 +10,10 @@ on a path fails the build until the budget and the report are revisited.
 Budgets:
 
 - duplicate delivery: 1 DynamoDB request, 0 Nylas calls;
-- first reply: at most 8 DynamoDB requests, 9 to a recipient answered within the hour (the
-  per-recipient budget adds one, or two when its first slot is held, the email's claim one
-  (its ``Message-ID``: one grant answers an email), the send outbox one: the
-  intent is stored before the send); exactly 1 send and 2 thread reads (the
+- first reply: 11 DynamoDB requests on a new thread, 10 on one the table knows, one more to a
+  recipient answered within the hour (``FIRST_REPLY_DYNAMODB``), and their write units, 10 on a new
+  thread (``FIRST_REPLY_WRITE_UNITS``; issue 46: 16 before, in 10 requests); exactly 1 send and 2
+  thread reads (the
   thread is read inside the lease, with headers, to decide the burst and its
   newest message; it carries the body, so a truncated notification costs no
   extra fetch; and the look before the send, one small page of the newest
@@ -25,14 +25,18 @@ Budgets:
   1 S3 PutObject per file the reply carries (before its intent is stored) and none to send it from the
   same record, 1 S3 GetObject per file when a later record sends it; a reply over 3 MB is one
   multipart send;
+- our own reply's echo (``message.created`` of a reply we sent, by its metadata): nothing;
 - webhook: exactly 1 SQS SendMessage per accepted notification and no Secrets
   Manager call once warm;
 - webhook cold start: nothing heavy on the import path (what a fresh
   interpreter loads is deterministic; how long it takes is ``make bench``'s).
 """
 
+import random
+import time
 from collections import Counter
 
+import boto3
 import pytest
 
 from devstack.cold_start import LAYER, PROFILES, Profile, imported_modules
@@ -56,22 +60,38 @@ from devstack.counting import (
     truncated_first_reply,
     warm,
 )
-from devstack.events import envelope, message_created
+from devstack.events import AGENT_GRANT_ID, envelope, message_created
 from devstack.nylas import Fault
 from replyonce.agent import Conversation, Reply, ReplyAttachment
+from replyonce.state import thread_key
+from replyonce.state_items import LEASE_EXPIRES_AT, LEASE_OWNER
 
 # What a first reply costs in DynamoDB, in order: idempotency record put, ledger read,
 # lease update (returns the thread state), the email's claim (a conditional put on its Message-ID),
-# the recipient's hourly budget, send intent stored (the outbox), ledger + thread in one transaction,
-# idempotency record completed; and, once per new thread, the table's beginning (``table#began`` read,
-# and the thread item dated by it: ``store._table_since``, issue 32; a read since issue 46, where a
-# conditional put refused in every table in service billed a write).
-FIRST_REPLY_DYNAMODB = {"PutItem": 2, "GetItem": 2, "UpdateItem": 5, "TransactWriteItems": 1}
+# the recipient's hourly budget, the intent's request (a body item, put before the intent that names it:
+# issue 46), send intent stored (the outbox), the ledger entries (one batch of plain
+# puts) and then the thread's update under the lease (issue 46: no transaction), idempotency record
+# completed; and, once per new thread, the table's beginning (``table#began`` read: ``store._table_since``,
+# issue 32; a read since issue 46, where a conditional put refused in every table in service billed a
+# write). The thread item is dated by it in the holder's next write of it, the intent stored (issue 46:
+# before, an update of its own).
+FIRST_REPLY_DYNAMODB = {"PutItem": 3, "GetItem": 2, "UpdateItem": 5, "BatchWriteItem": 1}
 # And one SQS request: before the lease, the record's visibility is set to what the lease may last, so
 # a worker that dies holding it gives its record back when the lease can have expired.
 FIRST_REPLY_AWS = Counter(
     {("dynamodb", operation): n for operation, n in FIRST_REPLY_DYNAMODB.items()}
 ) + Counter({("sqs", "ChangeMessageVisibility"): 1})
+# Its DynamoDB write units (``devstack.counting.WriteUnitCounter``: a unit per KB of the larger of an
+# item's images, a refused conditional write too, twice for an item of a transaction), by operation:
+# the idempotency record put, the email's claim and the request's body item (1 each); the lease, the
+# recipient's hour, the intent stored, the settlement's thread update and the idempotency record
+# completed (1 each: the thread item, its request elsewhere, stays under 1 KB); the ledger entry and the
+# reply's own (1 each). Before issue 46: 16, the settlement one transaction (2 x (1 + 1 + 2) = 8), the
+# intent stored 2 (the thread item held its request and passed 1 KB), the new thread's dating an update
+# of its own (1). A larger reply adds to its body item only (a unit per KB, compressed, once), where it
+# added a unit per KB to each write of the thread item.
+FIRST_REPLY_WRITE_UNITS = Counter({"PutItem": 3, "UpdateItem": 5, "BatchWriteItem": 2})
+
 # The thread read that plans the burst, and the look before the send (core.LookBeforeSend).
 FIRST_REPLY_NYLAS = Counter({THREAD_READ: 2, SEND: 1})
 
@@ -79,7 +99,7 @@ FIRST_REPLY_NYLAS = Counter({THREAD_READ: 2, SEND: 1})
 @pytest.fixture
 def cold(replier_env, nylas, tuning) -> ReplierHarness:
     """A container that has handled nothing yet."""
-    return ReplierHarness(replier_env, nylas, tuning)
+    return ReplierHarness(replier_env, nylas, tuning, write_units=True)
 
 
 @pytest.fixture
@@ -103,19 +123,22 @@ def test_duplicate_delivery_costs_one_dynamodb_request_and_no_nylas_call(contain
     step = duplicate_delivery(container)
     assert not step.failed
     assert step.tally.aws == Counter({("dynamodb", "PutItem"): 1})
+    assert step.tally.write_units == Counter({"PutItem": 1})  # refused, and billed
     assert step.tally.nylas_total == 0
 
 
 # The warm-up reply went to the same customer within the hour: its recipient slot is taken, and the
 # reservation's first conditional write, refused, returns the item, which names a free slot: one more.
 SAME_RECIPIENT_AGAIN = Counter({("dynamodb", "UpdateItem"): 1})
+SAME_RECIPIENT_AGAIN_UNITS = Counter({"UpdateItem": 1})  # the refused write is billed
 
 
 def test_first_reply_on_a_warm_container_stays_within_budget(container):
     step = first_reply(container)
     assert not step.failed
     assert step.tally.aws == FIRST_REPLY_AWS + SAME_RECIPIENT_AGAIN  # no Secrets Manager once warm
-    assert step.tally.service("dynamodb") <= 11
+    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + SAME_RECIPIENT_AGAIN_UNITS
+    assert step.tally.service("dynamodb") <= 12
     assert step.tally.nylas == FIRST_REPLY_NYLAS
 
 
@@ -123,6 +146,7 @@ def test_first_reply_on_a_cold_container_adds_one_grant_and_one_folders_lookup_a
     step = first_reply(cold)
     assert not step.failed
     assert step.tally.operations("dynamodb") == FIRST_REPLY_DYNAMODB
+    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS
     assert step.tally.operations("secrets-manager") == {"GetSecretValue": 1}
     # The folders tell which are junk, trash and Sent (their ids), once per container and grant; a grant
     # without the hand-off folder gets it once, ever (invariant 7: a hand-off the mailbox shows).
@@ -150,9 +174,12 @@ def test_ignored_type_costs_the_idempotency_record_only(container):
     assert step.tally.nylas_total == 0
 
 
-def test_own_outbound_message_costs_the_idempotency_record_only(container):
+def test_own_outbound_message_costs_nothing(container):
+    # Our reply's echo, known by the metadata our send set (the payload alone): skipped before the
+    # idempotency record, which no side effect needs (issue 46: it was a put and an update, 2 units).
     step = own_outbound(container)
-    assert step.tally.aws == Counter({("dynamodb", "PutItem"): 1, ("dynamodb", "UpdateItem"): 1})
+    assert step.tally.aws == Counter()
+    assert step.tally.write_units == Counter()
     assert step.tally.nylas_total == 0
 
 
@@ -173,11 +200,118 @@ def test_busy_thread_fails_fast_without_calling_nylas(container, replier_env):
     assert step.tally.nylas_total == 0
 
 
+def test_a_record_waiting_on_a_busy_thread_polls_with_reads_and_takes_the_lease_once_free(
+    replier_env, nylas, tuning
+):
+    # Issue 46: each look at a held lease is a consistent read; the conditional write that takes it is
+    # sent once the read shows it free (a refused write is billed as a write).
+    waiting = warm(ReplierHarness(replier_env, nylas, {**tuning, "lease_wait_seconds": 5}, write_units=True))
+    table = replier_env.tables["StateTable"]
+    message = inbound(nylas)
+    key = {"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}}
+    dynamodb = boto3.client("dynamodb")  # the other worker's: not counted
+    dynamodb.put_item(
+        TableName=table,
+        Item={
+            **key,
+            LEASE_OWNER: {"S": "another-worker"},
+            LEASE_EXPIRES_AT: {"N": str(int(time.time() * 1000) + 60_000)},
+        },
+    )
+    polls = []
+
+    def wait(seconds: float) -> None:  # the holder settles during the third wait
+        polls.append(seconds)
+        if len(polls) == 3:
+            dynamodb.update_item(
+                TableName=table, Key=key, UpdateExpression=f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}"
+            )
+
+    waiting.consumer._replier._sleep = wait
+    step = waiting.process(envelope(message))
+    assert not step.failed
+    assert len(polls) == 3
+    # A first reply's requests, and: the refused take that began the wait (one billed write), three looks
+    # (reads), and no write for any of them.
+    assert step.tally.aws == FIRST_REPLY_AWS + SAME_RECIPIENT_AGAIN + Counter(
+        {("dynamodb", "UpdateItem"): 1, ("dynamodb", "GetItem"): 3}
+    )
+    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + SAME_RECIPIENT_AGAIN_UNITS + Counter(
+        {"UpdateItem": 1}
+    )
+
+
+WORDS = [
+    "order",
+    "parcel",
+    "delivery",
+    "tracking",
+    "refund",
+    "invoice",
+    "address",
+    "courier",
+    "warehouse",
+    "shipped",
+    "arrives",
+    "week",
+]
+reply_size = {"chars": 0}
+
+
+def answers_at_length(conversation: Conversation) -> Reply:
+    """Answers with ``reply_size["chars"]`` characters of varied prose (it compresses as text does)."""
+    rng = random.Random(reply_size["chars"])
+    text = ""
+    while len(text) < reply_size["chars"]:
+        text += " ".join(rng.choice(WORDS) for _ in range(12)) + ".\n"
+    return Reply(text=text[: reply_size["chars"]])
+
+
+@pytest.mark.parametrize(
+    ("chars", "body_units"),
+    [
+        (3_000, 1),  # a few KB of reply: its body item, compressed, stays within one unit
+        (8_000, 2),  # compressed past 1 KB: its body item is 2 units, written once
+    ],
+)
+def test_a_longer_reply_costs_write_units_in_its_body_item_only(
+    replier_env, nylas, tuning, monkeypatch, chars, body_units
+):
+    # Issue 46: the request is out of the thread item, so no write of the thread grows with the reply.
+    # (Before, with it in the thread item: 25 units at 3,000 characters and 40 at 8,000, measured with
+    # this counter on 47b69ed.)
+    monkeypatch.setenv("REPLY_AGENT", f"{__name__}:answers_at_length")
+    reply_size["chars"] = chars
+    step = first_reply(ReplierHarness(replier_env, nylas, tuning, write_units=True))
+    assert not step.failed
+    assert step.tally.operations("dynamodb") == FIRST_REPLY_DYNAMODB
+    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + Counter({"PutItem": body_units - 1})
+
+
 def test_counts_are_deterministic(container, nylas):
     # The same path twice gives the same tally: a budget that flickers could not be enforced.
     first, second = first_reply(container), first_reply(container)
     assert first.tally == second.tally
     assert len(nylas.sends) == 3  # warm-up and the two replies
+
+
+def test_the_write_unit_counter_bills_as_dynamodb_does(container, replier_env):
+    # Guard the unit counter: by the item's size, a refused conditional write too, a transaction twice.
+    client = container.aws.session.client("dynamodb")
+    table = replier_env.tables["StateTable"]
+    big = {"pk": {"S": "units#guard"}, "text": {"S": "x" * 2500}}  # 2.5 KB and a few bytes: 3 units
+    with container.meter.measure() as tally:
+        client.put_item(TableName=table, Item=big)
+    assert tally.write_units == Counter({"PutItem": 3})
+    with container.meter.measure() as tally, pytest.raises(client.exceptions.ConditionalCheckFailedException):
+        client.put_item(TableName=table, Item=big, ConditionExpression="attribute_not_exists(pk)")
+    assert tally.write_units == Counter({"PutItem": 3})
+    with container.meter.measure() as tally:  # the larger image: 3 units before, 1 after
+        client.put_item(TableName=table, Item={"pk": {"S": "units#guard"}})
+    assert tally.write_units == Counter({"PutItem": 3})
+    with container.meter.measure() as tally:
+        client.transact_write_items(TransactItems=[{"Put": {"TableName": table, "Item": big}}])
+    assert tally.write_units == Counter({"TransactWriteItems": 6})
 
 
 # ---- webhook -------------------------------------------------------------------------------------------

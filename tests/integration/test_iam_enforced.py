@@ -128,7 +128,6 @@ AUTHORISED_AS: dict[str, tuple[str, ...]] = {
         "dynamodb:ConditionCheckItem",
     ),
     "dynamodb:TransactGetItems": ("dynamodb:GetItem",),
-    "dynamodb:BatchWriteItem": ("dynamodb:PutItem", "dynamodb:DeleteItem"),
     "dynamodb:BatchGetItem": ("dynamodb:GetItem",),
     "sqs:SendMessageBatch": ("sqs:SendMessage",),
     "sqs:DeleteMessageBatch": ("sqs:DeleteMessage",),
@@ -398,6 +397,8 @@ def authorisations(entry: dict[str, Any], resources: LocalResources, region: str
             for kind, spec in item.items()
         ]
     if service == "dynamodb":
+        if operation == "BatchWriteItem":
+            return [AwsCall(request, table(name), request) for name in payload["RequestItems"]]
         return [AwsCall(request, table(payload["TableName"]), request)]
     if service == "sqs":
         name = payload["QueueUrl"].rsplit("/", 1)[-1]

@@ -22,7 +22,7 @@ from replyonce.config import ReplierSettings
 from replyonce.reasons import DeferReason
 from replyonce.redelivery import retry_delay
 from replyonce.state import thread_key
-from replyonce.state_items import thread_state_of
+from replyonce.state_items import lease_expiry_ms
 from tests.replier_harness import SEND_PATH, container_recording_visibility, deferrals, inbound
 
 TEMPLATE = load_template()
@@ -106,7 +106,7 @@ def test_a_lease_lasts_one_records_budget_not_the_rest_of_the_invocation(replier
             Key={"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}},
             ConsistentRead=True,
         )["Item"]
-        seen["lease_seconds"] = thread_state_of(item).lease_expires_at_ms / 1000 - time.time()
+        seen["lease_seconds"] = lease_expiry_ms(item) / 1000 - time.time()
 
     nylas.on_send_started = look_at_the_lease
     container, visibility = container_recording_visibility()

@@ -10,6 +10,7 @@ updated, a second notification, a burst's newest message, the reply budget, a me
 the in-memory ports in ``tests/unit/test_replier_decisions.py``.
 """
 
+import contextlib
 import json
 import threading
 import time
@@ -25,7 +26,7 @@ from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX, NotificationConsumer
 from replyonce.keys import idempotency_key
 from replyonce.reasons import DeferReason
 from replyonce.state import thread_key
-from replyonce.state_items import OUTBOX
+from replyonce.state_items import OUTBOX, message_key
 from tests.fakes import Clock
 from tests.replier_harness import (
     SEND_PATH,
@@ -327,7 +328,7 @@ def test_a_slow_intent_write_that_eats_the_lease_sends_nothing_until_a_later_rec
 def test_dynamodb_error_during_ledger_write_is_retried_and_sends_once(pipeline, nylas, replier):
     message = inbound(nylas)
     container = new_container()
-    # Fail the first TransactWriteItems at the AWS client boundary (a throttled or failed write).
+    # Fail the settlement's ledger write (its BatchWriteItem) at the AWS client boundary: a failed write.
     failures = {"left": 1}
 
     def fail_once(**kwargs):
@@ -336,17 +337,66 @@ def test_dynamodb_error_during_ledger_write_is_retried_and_sends_once(pipeline, 
             from botocore.exceptions import ClientError
 
             raise ClientError(
-                {"Error": {"Code": "InternalServerError", "Message": "injected"}}, "TransactWriteItems"
+                {"Error": {"Code": "InternalServerError", "Message": "injected"}}, "BatchWriteItem"
             )
 
     client = container._replier._store._dynamodb
-    client.meta.events.register("before-call.dynamodb.TransactWriteItems", fail_once)
+    client.meta.events.register("before-call.dynamodb.BatchWriteItem", fail_once)
     pipeline.deliver(envelope(message))
     first = pipeline.poller(container.handle_batch).poll_once()
     assert first.failed == 1
     assert len(nylas.sends) == 1
     pipeline.drain(container.handle_batch)
     assert len(nylas.sends) == 1
+
+
+def test_a_worker_dead_between_the_ledger_and_the_thread_leaves_the_reply_settled_for_its_messages(
+    pipeline, nylas, replier, log_records
+):
+    # Issue 46: a settlement writes the ledger entries first, then the thread's update under the lease.
+    # The worker dies between the two: the ledger says replied, the thread's outbox still holds the intent.
+    message = inbound(nylas)
+    container = new_container()
+    dead = {"left": 1}
+
+    class WorkerDied(BaseException):
+        """The container died at this request (nothing of the product catches a BaseException)."""
+
+    def die_at_the_thread_update(**kwargs):
+        params = kwargs["params"]
+        if (
+            dead["left"]
+            and "#outbox" in params.get("ExpressionAttributeNames", {})
+            and "REMOVE" in params.get("UpdateExpression", "")
+        ):
+            dead["left"] -= 1
+            raise WorkerDied()
+
+    container._replier._store._dynamodb.meta.events.register(
+        "before-parameter-build.dynamodb.UpdateItem", die_at_the_thread_update
+    )
+    pipeline.deliver(envelope(message))
+    with contextlib.suppress(WorkerDied):
+        pipeline.poller(container.handle_batch).poll_once()
+    assert dead["left"] == 0
+    assert len(nylas.sends) == 1
+    dynamodb = boto3.client("dynamodb")
+    table = replier.tables["StateTable"]
+    ledger = dynamodb.get_item(
+        TableName=table, Key={"pk": {"S": message_key(AGENT_GRANT_ID, message["id"])}}, ConsistentRead=True
+    )["Item"]
+    thread = dynamodb.get_item(
+        TableName=table,
+        Key={"pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])}},
+        ConsistentRead=True,
+    )["Item"]
+    assert ledger["status"]["S"] == "replied"
+    assert len(thread[OUTBOX]["M"]) == 1  # the intent a later record of the thread settles (drive_undriven)
+    # A new notification for the same message stops at the ledger: nothing twice.
+    pipeline.deliver(envelope(message))
+    pipeline.drain()
+    assert len(nylas.sends) == 1
+    assert "already_replied" in skip_reasons(log_records)
 
 
 def test_busy_thread_record_fails_and_returns_quickly(pipeline, nylas, replier, sqs, log_records):

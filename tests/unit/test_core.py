@@ -1220,3 +1220,21 @@ def test_shadow_mode_never_attempts_a_reply_stored_before_the_switch():
     attempting = replace(s, attempting=frozenset({"i1"}))
     assert isinstance(next_step(replace(attempting, policy=POLICY)), core.Attempt)
     assert next_step(attempting).reason is DeferReason.SHADOW_MODE
+
+
+# ---- our own echo, by the payload alone (issue 46: no idempotency record for it) ------------------------
+
+
+@pytest.mark.parametrize(
+    ("subject", "echo"),
+    [
+        # A reply we sent: the metadata only our send sets.
+        (MessageArrived("g", "sent-1", "t", {"metadata": reply_metadata("i1", "m1", "t", ["m1"])}), True),
+        # A message from the agent's own address, without our metadata: anyone can type a From.
+        (MessageArrived("g", "m2", "t", {"from": [{"email": "support@acme.example"}]}), False),
+        (MessageArrived("g", "m3", "t", {"metadata": {"order": "1042"}}), False),
+        (SendReported("g", "t", "i1", "sent-1", delivered=True), False),
+    ],
+)
+def test_our_echo_is_known_by_the_metadata_our_send_sets_never_by_its_from(subject, echo):
+    assert core.is_our_echo(subject) is echo

@@ -6,6 +6,8 @@ message) and not ``data.object.id``. The key prefix is pinned, so a refactor
 or a renamed function does not silently start a new key space. Records the
 replier queued itself (the reconcile of a queued reply) are not
 notifications and skip idempotency: a reconcile is idempotent under the lease.
+Nor does the echo of a reply we sent (``core.is_our_echo``: by the metadata
+our sends carry), which is skipped with no side effect.
 
 A batch is split by conversation thread (:func:`replyonce.batch.thread_groups`);
 the groups run at once on threads of the container, each through its own
@@ -49,7 +51,7 @@ from replyonce.active_region import FENCE_CLIENT_CONFIG, DynamoDBRegionFence
 from replyonce.agents import BedrockAgent, load_agent
 from replyonce.batch import thread_groups
 from replyonce.config import ReplierSettings
-from replyonce.core import before_start
+from replyonce.core import before_start, is_our_echo
 from replyonce.exceptions import Deferred, InvalidNotificationError
 from replyonce.notification import Notification
 from replyonce.nylas import NylasMailbox
@@ -263,6 +265,10 @@ class NotificationConsumer:
             notification = Notification.parse(record.body)
             logger.thread_safe_append_keys(notification_id=notification.id)
             self._current.notification_id = notification.id
+            if is_our_echo(notification.subject()):
+                # Our own reply's echo, by its payload alone: skipped with no side effect, so no
+                # idempotency record (a put and an update) is written for it.
+                return self._handle_notification(notification.payload)
             return self._handle_once(notification=notification.payload)
         except InvalidNotificationError as exc:
             # No retry can fix it: visible at once, so it reaches the dead-letter queue in seconds.

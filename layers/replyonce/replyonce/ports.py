@@ -121,6 +121,11 @@ class StateStore(Protocol):
         """Take the thread's lease for ``duration_ms`` (worker clock); raise ``ThreadBusyError`` if held."""
         ...
 
+    def lease_held_for_seconds(self, thread_key: str) -> int:
+        """How long another holder keeps the thread's lease (as ``ThreadBusyError`` says it); ``0`` when
+        ``take_lease`` would get it now. A read: it takes nothing."""
+        ...
+
     def release(self, lease: Lease) -> bool:
         """Free the lease if still ours; ``False`` when it was lost meanwhile."""
         ...

@@ -393,8 +393,16 @@ class Replier:
         return self._lease(step)
 
     def _wait_for_lease(self, step: core.WaitForLease) -> Lease | core.ThreadBusy:
-        """The wait the core asked for (another worker holds the thread), then the lease again."""
+        """The wait the core asked for (another worker holds the thread), then a look at the lease: taken
+        when free, else the holder's time left, as a refused take says it.
+
+        Why look before taking (issue 46): DynamoDB bills a refused conditional write as a write, and a
+        record polls every ``LEASE_POLL_SECONDS`` while the holder works; a read costs one read unit.
+        """
         self._sleep(step.seconds)
+        held_for = self._store.lease_held_for_seconds(step.thread_key)
+        if held_for:
+            return core.ThreadBusy(held_for)
         return self._lease(step)
 
     def _lease(self, step: core.TakeLease | core.WaitForLease) -> Lease | core.ThreadBusy:

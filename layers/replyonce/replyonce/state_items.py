@@ -14,9 +14,12 @@ Six kinds of item share the table, told apart by the ``pk`` prefix:
         and the replies' own metadata in the mailbox).
     ``outbox`` (M: intent id → M)
         the replies decided and not yet settled (:class:`~replyonce.state.Intent`), each
-        stored before its first attempt. Its request is kept as text, or
-        compressed, or — when even compressed it would crowd the item — in
-        ``body#`` items named by its digest (:func:`stored_request`).
+        stored before its first attempt. Its request is in ``body#`` items named
+        by its digest (:func:`stored_request`; issue 46: the thread item stays
+        small, its writes a unit or two); an earlier version's, as text or compressed.
+    ``settled_by`` (S)
+        the lease token of the last settlement written under the lease: a retry of that write
+        whose first answer was lost finds its own token, and knows it was written.
     ``expires_at`` (N) DynamoDB TTL.
 
 ``message#{grant}#{message}`` — the reply ledger, one per inbound message settled
@@ -30,7 +33,7 @@ Six kinds of item share the table, told apart by the ``pk`` prefix:
 ``email#{digest of the Message-ID}`` — the claim of one email by the agent grant that answers it
     ``grant_id`` (S), ``expires_at`` (N, TTL).
 
-``body#{intent}#{digest}#{index}`` — one chunk of a large intent's request (:func:`stored_request`)
+``body#{intent}#{digest}#{index}`` — one chunk of an intent's request (:func:`stored_request`)
     ``chunk`` (B: at most :data:`BODY_CHUNK_BYTES` of the zlib-compressed request),
     ``expires_at`` (N, TTL: the thread item's and :data:`BODY_TTL_GRACE_SECONDS` more).
     Written before the intent that names it; content-addressed, so never changed.
@@ -83,14 +86,6 @@ SHADOW_TEXT_CHARS = 20_000
 record stays a small item whatever the agent writes."""
 CLAIMED_BY = "grant_id"
 
-INLINE_REQUEST_BYTES = 16_384
-"""The most a request takes of its thread item, as text or compressed; a larger one goes to body items.
-
-Why this bound: the thread item (400 KB at most, as every DynamoDB item)
-holds every unsettled intent of its thread besides its ``covered`` and
-``replies`` maps, so each intent must stay small; and a typical reply, a few
-KB of HTML, keeps the plain ``request`` text every earlier version reads.
-"""
 BODY_CHUNK_BYTES = 240_000
 """The compressed bytes one body item holds: under 350 KB an item however its binary is counted (raw, as
 DynamoDB counts it, or as base64, as moto does: 320 KB)."""
@@ -102,6 +97,7 @@ renews its TTL and its bodies'): the bodies must still be there then."""
 # Attribute names, for the expressions of the store that writes them.
 LEASE_OWNER = "lease_owner"
 LEASE_EXPIRES_AT = "lease_expires_at"
+SETTLED_BY = "settled_by"
 SINCE = "since"
 CREATED = "created"
 REPLIES = "replies"
@@ -244,21 +240,22 @@ class StoredRequest:
 
 @functools.lru_cache(maxsize=4)
 def stored_request(request: str) -> StoredRequest:
-    """The form ``request`` is kept in: as text, compressed in the thread item, or in body items.
+    """The form ``request`` is kept in: zlib-compressed in body items of :data:`BODY_CHUNK_BYTES`, the
+    thread item naming them (``request_body``); an empty request as itself.
 
-    Up to :data:`INLINE_REQUEST_BYTES` the text itself (what earlier versions
-    wrote and read); then zlib, in the thread item while the compressed bytes
-    fit the same bound; beyond, in body items of :data:`BODY_CHUNK_BYTES`.
-    Cached: one record writes one intent several times (stored, attempted,
-    queued), and compressing 3 MB each time would cost tens of milliseconds.
+    Why every request out of the thread item (issue 46): each write of the thread item under the lease
+    (the lease itself, the intent stored, attempted, settled) is billed by the item's size, a unit per
+    KB; a request kept in it (a reply's HTML, a few KB) made each of them several units. A body item is
+    written once, before the intent that names it, and the thread item stays within a unit or two.
+    Cached: one record writes one intent several times (stored, attempted, queued), and compressing
+    3 MB each time would cost tens of milliseconds. Items an earlier version wrote (``request`` text,
+    ``request_z`` compressed in the thread item) are still read.
     """
     text = request.encode()
     digest = hashlib.sha256(text).hexdigest()
-    if len(text) <= INLINE_REQUEST_BYTES:
+    if not text:
         return StoredRequest({REQUEST: {"S": request}}, digest)
     compressed = zlib.compress(text)
-    if len(compressed) <= INLINE_REQUEST_BYTES:
-        return StoredRequest({REQUEST_COMPRESSED: {"B": compressed}}, digest)
     chunks = tuple(
         compressed[start : start + BODY_CHUNK_BYTES] for start in range(0, len(compressed), BODY_CHUNK_BYTES)
     )

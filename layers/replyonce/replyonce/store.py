@@ -26,6 +26,7 @@ from replyonce.state import (
     Reservation,
     Settlement,
     ShadowRecord,
+    ThreadState,
 )
 from replyonce.state_items import (
     BODY_TTL_GRACE_SECONDS,
@@ -37,6 +38,7 @@ from replyonce.state_items import (
     LEASE_OWNER,
     OUTBOX,
     REPLIES,
+    SETTLED_BY,
     SHADOW_PREFIX,
     SINCE,
     TABLE_BEGAN_KEY,
@@ -64,8 +66,12 @@ from replyonce.state_items import (
     with_requests,
 )
 
-# DynamoDB's limit on the items of one TransactWriteItems.
+# DynamoDB's limits on the items of one TransactWriteItems and of one BatchWriteItem.
 _MAX_TRANSACTION_ITEMS = 100
+_MAX_BATCH_ITEMS = 25
+# Leases a container remembers to date their new thread item with their next write (far more than the
+# records one container holds at once).
+_UNDATED_KEPT = 256
 
 
 def _map_changes(
@@ -219,6 +225,9 @@ class DynamoDBStateStore:
         self._ttl = ttl_seconds
         self._clock = clock
         self._sleep = sleep
+        # Leases (by token) that created their thread item, and the dates that item is to get with the
+        # holder's next write of it: (the table's beginning, the item's own creation), ms.
+        self._undated: dict[str, tuple[int, int]] = {}
 
     def _write(self, operation: str, what: str, **params: Any) -> Any:
         """One write request (the same parameters every try), retried while DynamoDB answers contention."""
@@ -284,7 +293,10 @@ class DynamoDBStateStore:
         item = response["Attributes"]
         if since_ms(item) == now_ms:
             # This lease created the item: it is new state, whatever the table's beginning says.
-            began = self._table_since(thread_key, token, now_ms)
+            began = self._table_since(now_ms)
+            self._undated[token] = (began, now_ms)
+            if len(self._undated) > _UNDATED_KEPT:  # a holder that died before writing: forgotten in time
+                self._undated.pop(next(iter(self._undated)))
             item = {**item, SINCE: {"N": str(began)}, CREATED: {"N": str(now_ms)}}
         item, bodies = self._with_bodies(thread_key, token, item, thread_ttl)
         lease = Lease(thread_key, token, expires_at_ms, thread_state_of(item), bodies=bodies)
@@ -293,50 +305,77 @@ class DynamoDBStateStore:
             self._write_outbox(lease, dict(lease.state.outbox))
         return lease
 
-    def _table_since(self, thread_key: str, token: str, now_ms: int) -> int:
-        """When the table began, for a thread item this lease just created (its ``since`` is ``now_ms``);
-        the item's own creation (``created``) is written with it.
+    def lease_held_for_seconds(self, thread_key: str) -> int:
+        """How long the thread's lease is still held (``ThreadBusyError``'s seconds); ``0``: free or expired.
+
+        Why a read (issue 46): a record waiting on a busy thread looks again every
+        ``core.lease.LEASE_POLL_SECONDS``; a conditional write refused is billed as a write (the bench's 27
+        covered or skipped attempts wrote 788 times), a consistent read of the lease's two attributes
+        one read unit. The lease is then taken by the conditional write, only when this shows it free.
+        """
+        item = (
+            self._dynamodb.get_item(
+                TableName=self._table,
+                Key={"pk": {"S": thread_key}},
+                ConsistentRead=True,
+                ProjectionExpression="#owner, #expires",
+                ExpressionAttributeNames={"#owner": LEASE_OWNER, "#expires": LEASE_EXPIRES_AT},
+            ).get("Item")
+            or {}
+        )
+        now_ms = int(self._clock() * 1000)
+        held_until = lease_expiry_ms(item)
+        if not _string_value(item.get(LEASE_OWNER)) or held_until < now_ms:
+            return 0
+        return max(0, (held_until - now_ms) // 1000 + 1)
+
+    def _table_since(self, now_ms: int) -> int:
+        """When the table began, for a thread item this lease just created (its ``since`` is ``now_ms``).
 
         Why: a thread item created within ``mailbox_settle_seconds`` may stand for one a lost state
         held, whose reply may still be in flight (``core.arrival.state_settles_in``) — whether the table
         was emptied (``table#began``, which the first lease of a table without one writes), restored to
-        a backup from before the thread, or the item deleted by hand (``created``). Two requests, once
-        per thread: ``table#began`` read, then the thread item dated by it; in a table without one (its
-        first lease, once per table) the conditional put that begins it instead.
+        a backup from before the thread, or the item deleted by hand (``created``). One request, once
+        per thread: ``table#began`` read; in a table without one (its first lease, once per table) the
+        conditional put that begins it instead. The thread item gets the date with the holder's next
+        write of it (:meth:`_dates`): a lease always ends in one (an intent stored, a settlement, a
+        release), and a holder dead before it leaves the item dated by its lease, later than the table
+        began — a longer wait, never a shorter one (issue 46: the separate update was a request and a
+        write unit per new thread).
 
         Why read first (issue 46): ``table#began`` exists in every table in service, so a conditional
         put of it was refused for every new thread, and DynamoDB bills a refused write as a write; a
         consistent read of the small item costs one read unit.
         """
         began = self._began_item()
-        if not began:
-            try:
-                self._dynamodb.put_item(
-                    TableName=self._table,
-                    Item=table_began_item(now_ms),
-                    ConditionExpression="attribute_not_exists(pk)",
-                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
-                )
-                return now_ms
-            except ClientError as exc:
-                if not _condition_failed(exc):
-                    raise
-                # Another thread's first lease began the table meanwhile: its beginning is this one's.
-                began = since_ms(exc.response.get("Item") or {}) or self._began_item()
-        self._write(
-            "update_item",
-            "the thread item's beginning",
-            TableName=self._table,
-            Key={"pk": {"S": thread_key}},
-            UpdateExpression=f"SET {SINCE} = :began, {CREATED} = :created",
-            ConditionExpression=f"{LEASE_OWNER} = :token",
-            ExpressionAttributeValues={
-                ":began": {"N": str(began)},
-                ":created": {"N": str(now_ms)},
-                ":token": {"S": token},
-            },
-        )
-        return began
+        if began:
+            return began
+        try:
+            self._dynamodb.put_item(
+                TableName=self._table,
+                Item=table_began_item(now_ms),
+                ConditionExpression="attribute_not_exists(pk)",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+            return now_ms
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            # Another thread's first lease began the table meanwhile: its beginning is this one's.
+            return since_ms(exc.response.get("Item") or {}) or self._began_item()
+
+    def _dates(self, lease: Lease, values: dict[str, Any]) -> list[str]:
+        """The ``SET`` clauses that date a thread item its lease created (none once dated), values added.
+
+        Called for each write of the thread item under the lease; the dates are forgotten once a write
+        carried them, whether or not its condition held (a lease lost: the new holder's item is its own).
+        """
+        dates = self._undated.pop(lease.token, None)
+        if dates is None:
+            return []
+        values[":began"] = {"N": str(dates[0])}
+        values[":created"] = {"N": str(dates[1])}
+        return [f"{SINCE} = :began", f"{CREATED} = :created"]
 
     def _began_item(self) -> int:
         """``table#began``'s ``since`` (``0``: the table has not begun)."""
@@ -370,15 +409,18 @@ class DynamoDBStateStore:
     def release(self, lease: Lease) -> bool:
         if lease.released:
             return True
+        values: dict[str, Any] = {":token": {"S": lease.token}}
+        dates = self._dates(lease, values)
         try:
             self._write(
                 "update_item",
                 "the lease's release",
                 TableName=self._table,
                 Key={"pk": {"S": lease.key}},
-                UpdateExpression=f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}",
+                UpdateExpression=(f"SET {', '.join(dates)} " if dates else "")
+                + f"REMOVE {LEASE_OWNER}, {LEASE_EXPIRES_AT}",
                 ConditionExpression=f"{LEASE_OWNER} = :token",
-                ExpressionAttributeValues={":token": {"S": lease.token}},
+                ExpressionAttributeValues=values,
             )
         except ClientError as exc:
             if not _condition_failed(exc):
@@ -512,17 +554,21 @@ class DynamoDBStateStore:
 
         A large request's body items are written first (:meth:`_intent_attribute`).
         """
-        attribute = self._intent_attribute(lease, intent)
+        values: dict[str, Any] = {
+            ":intent": self._intent_attribute(lease, intent),
+            ":token": {"S": lease.token},
+        }
+        sets = [f"{OUTBOX}.#intent = :intent", *self._dates(lease, values)]
         try:
             self._write(
                 "update_item",
                 "the outbox entry",
                 TableName=self._table,
                 Key={"pk": {"S": lease.key}},
-                UpdateExpression=f"SET {OUTBOX}.#intent = :intent",
+                UpdateExpression=f"SET {', '.join(sets)}",
                 ConditionExpression=f"{LEASE_OWNER} = :token",
                 ExpressionAttributeNames={"#intent": intent.id},
-                ExpressionAttributeValues={":intent": attribute, ":token": {"S": lease.token}},
+                ExpressionAttributeValues=values,
             )
         except ClientError as exc:
             if not _condition_failed(exc):
@@ -552,38 +598,68 @@ class DynamoDBStateStore:
     def _write_outbox(self, lease: Lease, intents: Mapping[str, Intent]) -> None:
         for intent in intents.values():
             self._intent_attribute(lease, intent)
+        values: dict[str, Any] = {":outbox": outbox_attribute(intents), ":token": {"S": lease.token}}
+        sets = [f"{OUTBOX} = :outbox", *self._dates(lease, values)]
         self._write(
             "update_item",
             "the outbox",
             TableName=self._table,
             Key={"pk": {"S": lease.key}},
-            UpdateExpression=f"SET {OUTBOX} = :outbox",
+            UpdateExpression=f"SET {', '.join(sets)}",
             ConditionExpression=f"{LEASE_OWNER} = :token",
-            ExpressionAttributeValues={":outbox": outbox_attribute(intents), ":token": {"S": lease.token}},
+            ExpressionAttributeValues=values,
         )
 
     # ---- settling ----------------------------------------------------------------------------------------
 
     def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:
-        """Ledger entries for every covered message and the thread's new state, in one transaction.
+        """The ledger entries of every covered message, then the thread's new state conditioned on the lease.
 
-        Conditioned on still owning the lease; when it was lost (a paused
-        worker), the ledger, the covered ids and the reply's time are written
-        by key without the lease — what happened at Nylas happened either way
-        — and the new holder's lease and outbox are left alone.
+        Why not one transaction (issue 46): a transaction bills each of its items twice, and the thread
+        item is the largest a reply writes. The ledger entries are plain puts, idempotent (the same
+        entries whoever writes them, and a holder that lost the lease writes them too: what happened at
+        Nylas happened either way), so they go first, in one ``BatchWriteItem``; then the thread's
+        update, conditioned on the lease. A crash between the two leaves the ledger saying what
+        happened and the thread's outbox still holding the intent: a redelivery of a covered message
+        stops at the ledger, and the thread's next record drives the intent nobody drives to its
+        settlement (``core.delivery.drive_undriven``; it counts as a reply in flight meanwhile).
+
+        When the lease was lost (a paused worker), the covered ids and the reply's time are set by key
+        without the lease, and the new holder's lease and outbox are left alone. A shadow settlement
+        (nothing happened at Nylas) stays one transaction with its record, conditioned on the lease:
+        recorded exactly when the burst is settled, by the one holder that settles it.
         """
         now = int(self._clock())
         expires_at = now + self._ttl
-        puts = [
-            {"Put": {"TableName": self._table, "Item": ledger_item(e, grant_id, expires_at)}}
-            for e in settlement.ledger_entries(now)
-        ]
+        ledger = [ledger_item(e, grant_id, expires_at) for e in settlement.ledger_entries(now)]
         after = settlement.thread_after(lease.state)
-        shadow = []
-        if settlement.shadow is not None:
-            # Keyed by the burst's intent id and conditioned, with the whole transaction, on the lease:
-            # recorded exactly when the burst is settled, by the one holder that settles it.
-            shadow = [{"Put": {"TableName": self._table, "Item": shadow_item(settlement.shadow, expires_at)}}]
+        update = self._settlement_update(lease, settlement, after)
+        if not settlement.writes_without_lease:
+            return self._settle_in_one_transaction(lease, settlement, ledger, update, after, expires_at)
+        if (
+            settlement.shadow is not None
+        ):  # only when the rule says a shadow record is written without the lease
+            ledger = [*ledger, shadow_item(settlement.shadow, expires_at)]
+        self._put_all(ledger, "the ledger entries")
+        try:
+            self._write(
+                "update_item", "the settlement", **update, ReturnValuesOnConditionCheckFailure="ALL_OLD"
+            )
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            if _string_value((exc.response.get("Item") or {}).get(SETTLED_BY)) != lease.token:
+                self._settle_without_lease(lease, settlement)
+                lease.released = True
+                return False
+            # Our own update, applied, its answer lost and the request sent again by botocore: the
+            # retry's condition met the lease it had freed. Settled (no transaction token since issue 46).
+        lease.released = True
+        lease.state = after
+        return True
+
+    def _settlement_update(self, lease: Lease, settlement: Settlement, after: ThreadState) -> dict[str, Any]:
+        """The thread item's update a settlement makes under the lease: its maps by key, the lease freed."""
         names: dict[str, str] = {}
         values: dict[str, Any] = {":token": {"S": lease.token}}
         sets, removes = _map_changes(
@@ -592,6 +668,8 @@ class DynamoDBStateStore:
             values,
         )
         removes = [LEASE_OWNER, LEASE_EXPIRES_AT, *removes]
+        # Who settled last: a retry whose first answer was lost knows its own write by it (``settle``).
+        sets += [f"{SETTLED_BY} = :token", *self._dates(lease, values)]
         update: dict[str, Any] = {
             "TableName": self._table,
             "Key": {"pk": {"S": lease.key}},
@@ -616,22 +694,56 @@ class DynamoDBStateStore:
         update["UpdateExpression"] = (
             f"SET {', '.join(sets)} " if sets else ""
         ) + f"REMOVE {', '.join(removes)}"
-        puts = [*self._write_all_but_last(puts), *shadow]
+        return update
+
+    def _put_all(self, items: Sequence[Mapping[str, Any]], what: str) -> None:
+        """Plain puts of ``items`` in ``BatchWriteItem`` requests (25 items each), until none is left.
+
+        Why a batch: one request for a reply's ledger entries (the message's, and the reply's own).
+        DynamoDB may leave some unprocessed (throttling): those are sent again after the contention
+        wait, as botocore does not.
+        """
+        for start in range(0, len(items), _MAX_BATCH_ITEMS):
+            pending: Any = {
+                self._table: [{"PutRequest": {"Item": i}} for i in items[start : start + _MAX_BATCH_ITEMS]]
+            }
+            attempt = 0
+            while pending:
+                pending = self._write("batch_write_item", what, RequestItems=pending).get("UnprocessedItems")
+                if pending:
+                    self._sleep(min(1.0, 0.05 * 2**attempt))
+                    attempt += 1
+
+    def _settle_in_one_transaction(
+        self,
+        lease: Lease,
+        settlement: Settlement,
+        ledger: list[dict[str, Any]],
+        update: dict[str, Any],
+        after: ThreadState,
+        expires_at: int,
+    ) -> bool:
+        """A settlement only the holder writes (a shadow burst's): its ledger entries, its record and the
+        thread, in one transaction conditioned on the lease."""
+        shadow = (
+            [{"Put": {"TableName": self._table, "Item": shadow_item(settlement.shadow, expires_at)}}]
+            if settlement.shadow is not None
+            else []
+        )
+        puts = self._write_all_but_last([{"Put": {"TableName": self._table, "Item": i}} for i in ledger])
         token_base = settlement.intent.id if settlement.intent is not None else ",".join(settlement.covered)
         purpose = (
             f"settle:{settlement.status.value}:{settlement.intent.generation if settlement.intent else 0}"
         )
         try:
             self._transact(
-                [*puts, {"Update": update}],
+                [*puts, *shadow, {"Update": update}],
                 "the settlement",
                 lambda attempt: _request_token(lease.token, token_base, purpose, attempt),
             )
         except ClientError as exc:
             if not _condition_failed(exc):
                 raise
-            if settlement.writes_without_lease:
-                self._settle_without_lease(lease, settlement, puts, token_base, purpose)
             lease.released = True
             return False
         lease.released = True
@@ -651,15 +763,9 @@ class DynamoDBStateStore:
             self._transact(chunk, "the ledger entries", None)
         return kept
 
-    def _settle_without_lease(
-        self,
-        lease: Lease,
-        settlement: Settlement,
-        puts: list[dict[str, Any]],
-        token_base: str,
-        purpose: str,
-    ) -> None:
-        """The ledger, the covered ids and the reply's time, each set by key: twice changes nothing."""
+    def _settle_without_lease(self, lease: Lease, settlement: Settlement) -> None:
+        """The covered ids and the reply's time, each set by key (the ledger is written already): twice
+        changes nothing."""
         names: dict[str, str] = {"#covered": COVERED}
         sets = []
         values: dict[str, Any] = {":at": {"N": str(settlement.at)}}
@@ -671,11 +777,6 @@ class DynamoDBStateStore:
             names["#replies"] = REPLIES
             names["#reply"] = settlement.intent.id
             sets.append("#replies.#reply = :at")
-        self._transact(
-            puts,
-            "the ledger entries (lease lost)",
-            lambda attempt: _request_token(lease.token, token_base, f"{purpose}:without-lease", attempt),
-        )
         if not sets:
             return
         # The maps may be gone with the item (a restore, a recreated table): create them, then set by key.

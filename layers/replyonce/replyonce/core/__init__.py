@@ -34,7 +34,7 @@ This package's ``__init__`` only names the public surface: what the rest of
 the repository reads from ``replyonce.core``.
 """
 
-from replyonce.core.arrival import HANDED_OFF_SKIPS, PRESEND_LOOK_LIMIT
+from replyonce.core.arrival import HANDED_OFF_SKIPS, PRESEND_LOOK_LIMIT, is_our_echo
 from replyonce.core.dispatch import before_start, next_step
 from replyonce.core.learn import handoff_folder_id, learn
 from replyonce.core.lease import LEASE_POLL_SECONDS
@@ -166,6 +166,7 @@ __all__ = [
     "fence",
     "handoff_folder_id",
     "holding",
+    "is_our_echo",
     "learn",
     "lease_of",
     "moved",

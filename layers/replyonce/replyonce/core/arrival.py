@@ -108,6 +108,17 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
             return TakeLease(thread_key(arrived.grant_id, thread_id), s.policy.lease_seconds)
 
 
+def is_our_echo(subject: object) -> bool:
+    """Whether a record is the ``message.created`` of a reply we sent (its echo), by its payload alone.
+
+    By the metadata our sends carry (``planning.is_our_reply``: only the API sets metadata, so no inbound
+    mail has it), never by its ``from``, which any sender types. Such a record is skipped
+    (``own_outbound``) whatever else is known, with no side effect: the consumer runs it without an
+    idempotency record (issue 46: two writes for a record no side effect needs).
+    """
+    return isinstance(subject, MessageArrived) and is_our_reply(subject.payload)
+
+
 def _settled_as(entry: LedgerEntry) -> SkipReason:
     """A redelivery's skip reason: what settled the message, and for a rule's hand-off the rule's own reason
     (``exchange_limit``...), so the log says why a person was told whichever record got to log it."""

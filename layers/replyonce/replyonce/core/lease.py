@@ -21,7 +21,8 @@ from replyonce.policy import Policy
 from replyonce.reasons import DeferReason
 
 LEASE_POLL_SECONDS = 0.5
-"""While another worker holds the thread, look again this often (one conditional write each)."""
+"""While another worker holds the thread, look again this often (one consistent read of the lease each; the
+conditional write that takes it only once the read shows it free)."""
 
 
 def wait_bound(time_left: float, policy: Policy) -> float:
