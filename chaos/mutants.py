@@ -1,9 +1,9 @@
 """Mutants: the product with one guard disabled, to prove the harnesses can see each break.
 
 A checker that catches no mutant proves nothing. Each mutant patches the
-product's own names (``replyonce.store``, ``replyonce.core``,
-``replyonce.plan``, ``replyonce.screening``, ``replyonce.keys``,
-``replyonce.coverage``, ``replyonce.state``, ``replyonce.state_items``); nothing here is a product
+product's own names (``replyonce.adapters.store``, ``replyonce.core``,
+``replyonce.rules.plan``, ``replyonce.rules.screening``, ``replyonce.keys``,
+``replyonce.rules.coverage``, ``replyonce.state``, ``replyonce.adapters.state_items``); nothing here is a product
 setting. Two harnesses use them:
 
 - the interleaving scheduler (``tests/interleavings.py``) applies one in its

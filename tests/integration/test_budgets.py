@@ -224,8 +224,8 @@ NOT_ON_THE_WEBHOOK_PATH = (
     "requests",
     "aws_lambda_powertools.utilities.idempotency",
     "aws_lambda_powertools.utilities.batch",
-    "replyonce.consumer",
-    "replyonce.replier",
+    "replyonce.shell.consumer",
+    "replyonce.shell.replier",
 )
 
 

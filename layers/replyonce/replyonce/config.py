@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from replyonce.evidence import TrustedList, trusted_lists
 from replyonce.exceptions import ConfigurationError
+from replyonce.rules.evidence import TrustedList, trusted_lists
 
 # Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
 # the API key. The internet-facing function must never be able to read the key that sends mail.
@@ -41,7 +41,7 @@ AGENT_ACCOUNT_QUEUE_SECONDS = 90
 REPLIER_TIMEOUT_SECONDS = 260
 MAX_RECEIVE_COUNT = 8
 QUEUE_MAX_MESSAGE_BYTES = 1_048_576
-# The agents ReplyOnce ships (replyonce.agents), the default first; any other REPLY_AGENT is module:function.
+# The agents ReplyOnce ships (replyonce.adapters.agents), the default first; any other REPLY_AGENT is module:function.
 BUILT_IN_AGENTS = ("template", "bedrock")
 AGENT_CHOICES = " or ".join([", ".join(f"'{name}'" for name in BUILT_IN_AGENTS), "'module:function'"])
 REPLY_MODES = ("send", "review", "shadow")
@@ -204,7 +204,7 @@ class ReplierSettings:
     active_region_table: str = ""
     # This Region's name as the record names it: Lambda's AWS_REGION.
     region: str = ""
-    # The bucket a reply's files are kept in between the agent's answer and the send (replyonce.reply_files);
+    # The bucket a reply's files are kept in between the agent's answer and the send (replyonce.adapters.reply_files);
     # "": replies cannot carry files (an agent's files are then a failure, never dropped).
     reply_files_bucket: str = ""
 
@@ -224,7 +224,7 @@ class ReplierSettings:
     ledger_ttl_seconds: int = 30 * 24 * 3600
     # A record that met a busy thread after a whole in-process wait comes back this soon, doubling per
     # receive, never later than the hold it waits for can last and never sooner than that hold spread
-    # over the receives it has left (replyonce.redelivery.retry_delay).
+    # over the receives it has left (replyonce.rules.redelivery.retry_delay).
     busy_retry_seconds: int = 1
     # The queue's maxReceiveCount (derived: template.yaml's RedrivePolicy): a record waiting on a holder
     # spreads the hold over the receives it has left, so it is never dead-lettered while the hold can last.
@@ -253,7 +253,7 @@ class ReplierSettings:
     # A reply the account cannot send (quota, pause, outbound rule) is tried again after this.
     account_retry_seconds: int = 900
     # The most one customer's file the agent reads may be, and all files read for one record together:
-    # counted by the bytes read (replyonce.attachments), the listed size is never trusted. A record's
+    # counted by the bytes read (replyonce.rules.attachments), the listed size is never trusted. A record's
     # reads and reply share the function's memory with the batch's other threads.
     attachment_max_bytes: int = 10_000_000
     attachments_max_bytes_per_record: int = 25_000_000

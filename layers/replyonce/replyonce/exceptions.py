@@ -38,7 +38,7 @@ class ThreadBusyError(ReplyOnceError):
 
 
 class StateContended(ReplyOnceError):
-    """DynamoDB kept answering a write of the state table with contention (``replyonce.contention``).
+    """DynamoDB kept answering a write of the state table with contention (``replyonce.adapters.contention``).
 
     A transaction conflict is a moment's overlap, retried in place; one that
     outlasts every retry is a hot thread: the record goes back to the queue as

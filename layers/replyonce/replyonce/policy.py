@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from replyonce.agent import Mode
 from replyonce.config import MAX_THREAD_WINDOW, ReplierSettings
-from replyonce.evidence import TrustedList
+from replyonce.rules.evidence import TrustedList
 
 
 @dataclass(frozen=True)

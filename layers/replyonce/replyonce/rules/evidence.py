@@ -29,7 +29,7 @@ from enum import StrEnum
 from typing import Any
 
 from replyonce.mail import Mail
-from replyonce.screening import header_values
+from replyonce.rules.screening import header_values
 
 SENT_FOLDER_NAMES = frozenset({"sent", "sent items", "sent mail", "sent messages", "[gmail]/sent mail"})
 """Names the providers give the Sent folder (notifications may carry names; REST answers carry ids)."""

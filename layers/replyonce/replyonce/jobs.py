@@ -44,4 +44,4 @@ class ReconcileDue:
     intent_id: str
 
 
-Subject = MessageArrived | SendReported | ReconcileDue
+Job = MessageArrived | SendReported | ReconcileDue

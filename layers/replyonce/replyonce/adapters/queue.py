@@ -9,8 +9,8 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from replyonce.exceptions import EnqueueError, InvalidNotificationError
-from replyonce.notification import Notification
-from replyonce.subjects import ReconcileDue
+from replyonce.jobs import ReconcileDue
+from replyonce.rules.notification import Notification
 
 # Attribute names: what the replier, the dead-letter queue and an operator can
 # read without parsing the body.
