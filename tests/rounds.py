@@ -109,8 +109,8 @@ def main() -> None:
         print(f"  {phase:8} {step}")
     print(f"product calls before the send: {trace.product_calls}")
     print(f"  into screening: {trace.into('screening')}, into plan: {trace.into('plan')}")
-    print(f"  plan.plan_burst: {trace.of('plan.plan_burst')}")
-    print(f"  screening.reason_not_to_answer: {trace.of('screening.reason_not_to_answer')}")
+    print(f"  plan.plan_burst: {trace.of('rules.plan.plan_burst')}")
+    print(f"  screening.reason_not_to_answer: {trace.of('rules.screening.reason_not_to_answer')}")
 
 
 if __name__ == "__main__":

@@ -89,9 +89,9 @@ def test_a_first_reply_goes_through_its_phases_and_is_planned_once():
         ("Leased", "Attempt"),
     ]
     # One thread read, one plan: the rounds after it carry the plan (four derivations before issue 45).
-    assert trace.of("plan.plan_burst") == 1
+    assert trace.of("rules.plan.plan_burst") == 1
     # The thread's one message and the trigger's payload screened once each.
-    assert trace.of("screening.reason_not_to_answer") == 2
+    assert trace.of("rules.screening.reason_not_to_answer") == 2
 
 
 # ---- decided once: a plan is carried until a new read changes what it was decided from ------------------
