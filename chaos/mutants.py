@@ -3,8 +3,8 @@
 A checker that catches no mutant proves nothing. Each mutant patches the
 product's own names (``replyonce.adapters.store``, ``replyonce.core``,
 ``replyonce.rules.plan``, ``replyonce.rules.screening``, ``replyonce.keys``,
-``replyonce.rules.coverage``, ``replyonce.state``, ``replyonce.adapters.state_items``); nothing here is a product
-setting. Two harnesses use them:
+``replyonce.rules.coverage``, ``replyonce.state``, ``replyonce.adapters.state_items``); nothing here is a
+product setting. Two harnesses use them:
 
 - the interleaving scheduler (``tests/interleavings.py``) applies one in its
   own process with :func:`applied` (undone afterwards) and must find a

@@ -129,7 +129,8 @@ def plan_backfill(
     Not queued: messages the ledger has (answered, covered by a reply, or failed for good), and
     those the replier would skip for what the message says (``replyonce.rules.screening``): mail from any
     agent grant's address (``agent_grant_ids``, default ``grant_ids``), machines, lists, junk and trash.
-    ``trusted_lists``: the stack's ``TrustedLists`` (``replyonce.rules.evidence.trusted_lists``): a customer a group
+    ``trusted_lists``: the stack's ``TrustedLists`` (``replyonce.rules.evidence.trusted_lists``): a customer
+    a group
     the company runs relayed is answered by the replier, so it is queued, not dropped as a list's mail.
     """
     grant_ids = list(grant_ids)

@@ -206,8 +206,8 @@ def export_threads(
 ) -> dict[str, Any]:
     """The export of the grant's newest ``limit`` threads of ``[since, until)`` (the replay's choice).
 
-    ``mailbox`` is the replier's Nylas reads (``replyonce.adapters.nylas.NylasMailbox``: the grant, its folders,
-    each thread with headers), ``lister`` lists the window (``ops.nylas_admin.NylasAdmin``).
+    ``mailbox`` is the replier's Nylas reads (``replyonce.adapters.nylas.NylasMailbox``: the grant, its
+    folders, each thread with headers), ``lister`` lists the window (``ops.nylas_admin.NylasAdmin``).
     ``parameters`` are the stack's (the replay decides with them), pseudonymised as the mail is: a
     trusted sender's address (``ReplyToTrustedSenders``) or a list's (``TrustedLists``) still names the
     sender the export's messages show.

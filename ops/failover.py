@@ -82,8 +82,8 @@ def stamping_clock(
     dynamodb: Any, table: str, *, local: Callable[[], float] = time.time
 ) -> Callable[[], float]:
     """The clock the failover's ``since`` is stamped with: the later of this machine's and AWS's
-    (:func:`replyonce.adapters.active_region.aws_clock`), so an operator's clock behind AWS's cannot shorten the
-    handover (issue 48); one ahead only lengthens it. This machine's alone when AWS's cannot be read
+    (:func:`replyonce.adapters.active_region.aws_clock`), so an operator's clock behind AWS's cannot shorten
+    the handover (issue 48); one ahead only lengthens it. This machine's alone when AWS's cannot be read
     (the read that follows fails the command then anyway)."""
     try:
         aws = aws_clock(dynamodb, table)

@@ -179,7 +179,8 @@ class ReplayResult:
     own_addresses: tuple[str, ...]
     messages_replayed: int = 0
     sent_folders: frozenset[str] = frozenset()
-    """The grant's Sent folder ids: where the report finds a person's answer (``replyonce.rules.evidence``)."""
+    """The grant's Sent folder ids: where the report finds a person's answer
+    (``replyonce.rules.evidence``)."""
     deferred: dict[str, int] = field(default_factory=dict)
     stopped: str = ""
     """``""`` (every thread listed), ``limit`` (``--limit`` threads reached) or ``time``
@@ -254,7 +255,8 @@ def replay(
     Parameters
     ----------
     mailbox:
-        The replier's Nylas reads (``replyonce.adapters.nylas.NylasMailbox``): the grants, the folders, the threads.
+        The replier's Nylas reads (``replyonce.adapters.nylas.NylasMailbox``): the grants, the folders, the
+        threads.
     lister:
         Lists the window's messages (``ops.nylas_admin.NylasAdmin.received_messages``).
     agent:

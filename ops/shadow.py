@@ -1,6 +1,7 @@
 """``shadow-report``: what shadow mode recorded in a window, beside what the mailbox's people sent.
 
-Read-only: the shadow records come from the state table (their layout is ``replyonce.adapters.state_items``'), the
+Read-only: the shadow records come from the state table (their layout is
+``replyonce.adapters.state_items``'), the
 threads from Nylas (``GET``), and the report is built by the layer's pure function
 (``replyonce.rules.shadow_report.build_report``), the same for the replay (``ops.replay``).
 """

@@ -73,8 +73,8 @@ class Clock:
 class FakeStateStore:
     """:class:`replyonce.ports.StateStore` in memory, with the conditional writes of the DynamoDB store.
 
-    Every intent kept goes through the table's layout (``replyonce.adapters.state_items``): a large request's body
-    items are written before its entry, whether or not the lease still holds, and what is kept is
+    Every intent kept goes through the table's layout (``replyonce.adapters.state_items``): a large request's
+    body items are written before its entry, whether or not the lease still holds, and what is kept is
     what the entry and those items give back, byte for byte.
     """
 

@@ -151,7 +151,8 @@ class InMemory(SharedStore):
 
 
 class OnDynamoDB(SharedStore):
-    """``replyonce.adapters.store.DynamoDBStateStore`` on moto's DynamoDB in this process (the guards of the lease)."""
+    """``replyonce.adapters.store.DynamoDBStateStore`` on moto's DynamoDB in this process (the guards of the
+    lease)."""
 
     def __init__(self, clock: Clock, dynamodb: Any, table: str) -> None:
         self._dynamodb, self._table = dynamodb, table

@@ -8,7 +8,8 @@ leaves (``FakeMailbox.send``):
   and the phase the record was in at each (the core's ``phases`` module);
 - ``product calls``: Python calls into the layer's package (``layers/replyonce/replyonce``), counted
   with :func:`sys.setprofile`, and how many of them were into each module;
-- ``plans``: calls of ``replyonce.rules.plan.plan_burst`` and ``replyonce.rules.screening.reason_not_to_answer``,
+- ``plans``: calls of ``replyonce.rules.plan.plan_burst`` and
+  ``replyonce.rules.screening.reason_not_to_answer``,
   the thread's screen and plan.
 
 Run it from the repository's root::

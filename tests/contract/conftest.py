@@ -1,7 +1,7 @@
 """The contract tier: each case runs on the in-memory fake of a port and on its production adapter.
 
-``store`` is :class:`tests.fakes.FakeStateStore` or :class:`replyonce.adapters.store.DynamoDBStateStore` on the
-template's state table in the embedded AWS; ``mailbox`` is :class:`tests.fakes.FakeMailbox` or
+``store`` is :class:`tests.fakes.FakeStateStore` or :class:`replyonce.adapters.store.DynamoDBStateStore` on
+the template's state table in the embedded AWS; ``mailbox`` is :class:`tests.fakes.FakeMailbox` or
 :class:`replyonce.adapters.nylas.NylasMailbox` on the Nylas emulator. Both sides of a port share one settable
 clock (the store's wall clock, Nylas' clock), so a lease expires or a key's hour passes without a
 sleep. A case asserts only what the port lets a caller observe; where the two must differ, the case

@@ -1,4 +1,5 @@
-"""A stored intent's request comes back byte for byte, whatever its size (``replyonce.adapters.store`` on moto).
+"""A stored intent's request comes back byte for byte, whatever its size (``replyonce.adapters.store`` on
+moto).
 
 The thread item holds at most 400 KB (DynamoDB's item limit, which the
 embedded AWS enforces on updates as DynamoDB does), so a large request is kept

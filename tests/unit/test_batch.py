@@ -1,4 +1,5 @@
-"""A batch split by conversation thread (``replyonce.shell.batch``): who runs beside whom, and in what order."""
+"""A batch split by conversation thread (``replyonce.shell.batch``): who runs beside whom, and in what
+order."""
 
 import json
 

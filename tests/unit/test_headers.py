@@ -1,4 +1,5 @@
-"""No header value we build can be injected (replyonce.rules.recipients.header_text, replyonce.rules.outbox.new_intent).
+"""No header value we build can be injected (replyonce.rules.recipients.header_text,
+replyonce.rules.outbox.new_intent).
 
 A customer's subject is decoded from RFC 2047 encoded-words, which can carry
 any octet, a CR and LF among them; an agent writes its own subject; a

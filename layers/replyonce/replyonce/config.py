@@ -41,7 +41,8 @@ AGENT_ACCOUNT_QUEUE_SECONDS = 90
 REPLIER_TIMEOUT_SECONDS = 260
 MAX_RECEIVE_COUNT = 8
 QUEUE_MAX_MESSAGE_BYTES = 1_048_576
-# The agents ReplyOnce ships (replyonce.adapters.agents), the default first; any other REPLY_AGENT is module:function.
+# The agents ReplyOnce ships (replyonce.adapters.agents), the default first; any other REPLY_AGENT is
+# module:function.
 BUILT_IN_AGENTS = ("template", "bedrock")
 AGENT_CHOICES = " or ".join([", ".join(f"'{name}'" for name in BUILT_IN_AGENTS), "'module:function'"])
 REPLY_MODES = ("send", "review", "shadow")
@@ -204,7 +205,8 @@ class ReplierSettings:
     active_region_table: str = ""
     # This Region's name as the record names it: Lambda's AWS_REGION.
     region: str = ""
-    # The bucket a reply's files are kept in between the agent's answer and the send (replyonce.adapters.reply_files);
+    # The bucket a reply's files are kept in between the agent's answer and the send
+    # (replyonce.adapters.reply_files);
     # "": replies cannot carry files (an agent's files are then a failure, never dropped).
     reply_files_bucket: str = ""
 

@@ -70,7 +70,8 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class ActiveRegion:
-    """The active-Region record as one strongly consistent read found it (``replyonce.adapters.active_region``).
+    """The active-Region record as one strongly consistent read found it
+    (``replyonce.adapters.active_region``).
 
     Attributes
     ----------

@@ -90,7 +90,8 @@ class Intent:
         Every message id the reply answers (the burst the agent saw).
     request:
         The exact JSON body of ``POST /messages/send`` (or ``POST /drafts``), whatever its size: the
-        store keeps it apart from the thread item when large (``replyonce.adapters.state_items.stored_request``)
+        store keeps it apart from the thread item when large
+        (``replyonce.adapters.state_items.stored_request``)
         and reads it back, checked against its digest, before an intent is ever built from the item.
     kind:
         A send or a draft.

@@ -48,8 +48,8 @@ REQUEST_HEAD_ALLOWANCE_BYTES = 8_192
 """What the request line and headers take of that limit (the bearer key, the ``Idempotency-Key``, the
 content type and length, ``requests``' own): under 1 KB, counted generously."""
 MAX_REQUEST_BYTES = NYLAS_JSON_REQUEST_LIMIT_BYTES - REQUEST_HEAD_ALLOWANCE_BYTES
-"""The largest request body (its UTF-8 bytes, as ``replyonce.adapters.nylas`` sends it) a reply may have. Nylas
-refuses a larger one whatever we do, so it is handed off to a person, never sent nor retried
+"""The largest request body (its UTF-8 bytes, as ``replyonce.adapters.nylas`` sends it) a reply may have.
+Nylas refuses a larger one whatever we do, so it is handed off to a person, never sent nor retried
 (``SkipReason.REPLY_TOO_LARGE``)."""
 
 
