@@ -135,7 +135,7 @@ def test_nylas_largest_page_is_written_once():
     the_source = {(source, written), (source, written - 1)}  # the constant, and the comment saying why
     copies = [
         f"{path.name}:{number + 1}: {line.strip()}"
-        for path in sorted(source.parent.glob("*.py"))
+        for path in sorted(source.parent.rglob("*.py"))
         for number, line in enumerate(path.read_text().splitlines())
         if re.search(rf"\b{MAX_THREAD_WINDOW}\b", line)
         and re.search(r"limit|window|page", line, re.IGNORECASE)
