@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from replyonce.exceptions import ConfigurationError
-from replyonce.rules.evidence import TrustedList, trusted_lists
 
 # Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
 # the API key. The internet-facing function must never be able to read the key that sends mail.
@@ -47,6 +46,39 @@ BUILT_IN_AGENTS = ("template", "bedrock")
 AGENT_CHOICES = " or ".join([", ".join(f"'{name}'" for name in BUILT_IN_AGENTS), "'module:function'"])
 REPLY_MODES = ("send", "review", "shadow")
 """``REPLY_MODE``: send the reply; make it a draft for a person; or record it, sending nothing (shadow)."""
+
+
+@dataclass(frozen=True)
+class TrustedList:
+    """A list or group the company runs that relays customers (``TRUSTED_LISTS``: ``list-id=address``).
+
+    Attributes
+    ----------
+    list_id:
+        The ``List-Id`` identifier (RFC 2919), lower case, without angle brackets.
+    address:
+        The list's own address, lower case: the ``From`` a group writes when it rewrites a poster's
+        (DMARC mitigation). ``""``: not named — the list's posts are not bulk mail, and are answered to
+        their ``From`` only; a rewritten one is handed off.
+    """
+
+    list_id: str
+    address: str = ""
+
+
+def trusted_lists(raw: str) -> tuple[TrustedList, ...]:
+    """``TRUSTED_LISTS`` parsed: comma-separated ``list-id=address`` (or a bare ``list-id``).
+
+    >>> [(t.list_id, t.address) for t in trusted_lists("<customers.acme.example>=Team@Acme.example, news.x")]
+    [('customers.acme.example', 'team@acme.example'), ('news.x', '')]
+    """
+    found = []
+    for part in raw.split(","):
+        list_id, _, address = part.partition("=")
+        list_id = list_id.strip().strip("<>").strip().lower()
+        if list_id:
+            found.append(TrustedList(list_id, address.strip().lower()))
+    return tuple(found)
 
 
 def _default(cls: type, name: str) -> Any:
