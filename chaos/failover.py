@@ -68,9 +68,8 @@ from ops.nylas_admin import NylasAdmin
 from replyonce.adapters.active_region import fail_over
 from replyonce.adapters.queue import NotificationQueue
 from replyonce.adapters.store import DynamoDBStateStore
-from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings
+from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings, trusted_lists
 from replyonce.policy import Policy, policy_of
-from replyonce.rules.evidence import trusted_lists
 
 # The workload waits at most this long at the failover point for the old Region's first replies.
 _MAX_HOLD_SECONDS = 60.0

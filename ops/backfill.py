@@ -27,10 +27,10 @@ from typing import Any
 from ops.errors import ConfigurationError
 from ops.nylas_admin import NylasAdmin
 from replyonce.adapters.queue import NotificationQueue
+from replyonce.config import TrustedList
 from replyonce.core import settled_reason
 from replyonce.mail import read_message
 from replyonce.ports import StateStore
-from replyonce.rules.evidence import TrustedList
 from replyonce.rules.notification import Notification
 from replyonce.rules.screening import CLOSED_FOLDER_NAMES, Agents, reason_not_to_answer
 
@@ -129,7 +129,7 @@ def plan_backfill(
     Not queued: messages the ledger has (answered, covered by a reply, or failed for good), and
     those the replier would skip for what the message says (``replyonce.rules.screening``): mail from any
     agent grant's address (``agent_grant_ids``, default ``grant_ids``), machines, lists, junk and trash.
-    ``trusted_lists``: the stack's ``TrustedLists`` (``replyonce.rules.evidence.trusted_lists``): a customer
+    ``trusted_lists``: the stack's ``TrustedLists`` (``replyonce.config.trusted_lists``): a customer
     a group
     the company runs relayed is answered by the replier, so it is queued, not dropped as a list's mail.
     """

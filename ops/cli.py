@@ -54,10 +54,9 @@ from replyonce.adapters.agents import load_agent
 from replyonce.adapters.nylas import NylasMailbox
 from replyonce.adapters.queue import NotificationQueue
 from replyonce.adapters.store import DynamoDBStateStore
-from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
+from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES, trusted_lists
 from replyonce.exceptions import ConfigurationError as ReplierConfigurationError
 from replyonce.policy import Policy
-from replyonce.rules.evidence import trusted_lists
 from replyonce.rules.shadow_report import build_report, render_text
 
 

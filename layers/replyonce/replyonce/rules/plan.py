@@ -13,10 +13,11 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from replyonce.config import TrustedList
 from replyonce.mail import Mail
 from replyonce.reasons import SkipReason
 from replyonce.rules.coverage import carries_intent_id, covered_in_mailbox, is_covered, is_reviewed_draft
-from replyonce.rules.evidence import TrustedList, in_sent_folder
+from replyonce.rules.evidence import in_sent_folder
 from replyonce.rules.recipients import mailbox_key, recipient_choice, reply_recipient
 from replyonce.rules.screening import header_values, sender_email
 

@@ -23,9 +23,10 @@ from email.utils import parseaddr
 from enum import StrEnum
 from typing import Any
 
+from replyonce.config import TrustedList
 from replyonce.mail import Address, Mail
 from replyonce.reasons import SkipReason
-from replyonce.rules.evidence import Authentication, TrustedList, sender_authenticated
+from replyonce.rules.evidence import Authentication, sender_authenticated
 from replyonce.rules.screening import header_values, is_machine_address, list_id, sender_email
 
 # A dot-atom mailbox (RFC 5322 section 3.4.1 without quoted local parts or domain literals, which no
