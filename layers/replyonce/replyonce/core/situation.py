@@ -45,7 +45,7 @@ class Situation:
     Attributes
     ----------
     job, policy:
-        The record, and the configuration.
+        What the record asks for (:data:`replyonce.jobs.Job`), and the configuration.
     agents:
         The agent grants' addresses (looked up once per container); ``None`` until then.
     closed_folders:
