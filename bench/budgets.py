@@ -96,16 +96,13 @@ def cold_starts(result: ColdStartResult) -> list[Verdict]:
 
 
 def _traced_cold_start_note(result: ColdStartResult) -> str:
-    baseline = result.times[PROFILES[1].name]["baseline"]
     outside = result.times[PROFILES[0].name]
-    measured = "; ".join(f"{name}: {ratio(spread, baseline):.3f}x" for name, spread in result.options.items())
     return (
-        "The template traces the webhook through the Lambda service only (`POWERTOOLS_TRACE_DISABLED` on "
-        "it), so no X-Ray SDK is imported and the Lambda row is the outside-Lambda row's import path "
+        "Neither function imports the X-Ray SDK (both are traced by the Lambda service), so the Lambda "
+        "row is the outside-Lambda row's import path "
         f"({ratio(outside['webhook'], outside['baseline']):.3f}x there) in another environment: what is "
         "left is Powertools' event data classes, Parameters, Logger and Metrics, and this machine's "
-        f"run-to-run spread. Each option measured (Cold start, tracing options): {measured}. Paid once "
-        "per container, never on the warm path (within 1.05x)."
+        "run-to-run spread. Paid once per container, never on the warm path (within 1.05x)."
     )
 
 

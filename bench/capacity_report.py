@@ -380,8 +380,8 @@ def memory_section(results: Sequence[ContainerResult]) -> str:
     webhook = next(r for r in results if r.function == "WebhookFunction")
     return (
         "## Memory size and log volume\n\n"
-        f"Each function in a fresh interpreter with its template environment as in Lambda (the replier's "
-        "Tracer importing the X-Ray SDK), one warm-up notification, then "
+        f"Each function in a fresh interpreter with its template environment as in Lambda, one warm-up "
+        "notification, then "
         f"{replier.events} more (`bench/container.py`). Peak memory is the process's high-water mark "
         "(`VmHWM`, what Lambda's REPORT line calls Max Memory Used); CPU is user + system time per "
         "notification on this machine, and beside it what that CPU time becomes at the configured size, "

@@ -7,7 +7,9 @@ building what it keeps for the container's life (``app.endpoint()``,
 Targets are interleaved run by run so background load hits them alike; the
 first run of each is discarded (it writes ``__pycache__`` and warms the page
 cache). The environments are ``devstack.cold_start.PROFILES``: outside Lambda
-(no X-Ray SDK) and Lambda with ``Tracing: Active``.
+and Lambda with ``Tracing: Active`` (traced by the Lambda service: neither
+function imports the X-Ray SDK, so the two differ only by what Powertools reads
+from ``LAMBDA_TASK_ROOT``).
 
 No network is touched: every endpoint points at a closed port on 127.0.0.1
 and clients are only created, never called.
@@ -23,63 +25,12 @@ from devstack.template import LocalResources
 
 
 @dataclass(frozen=True)
-class TracingOption:
-    """A way to trace the webhook in Lambda, measured against the same baseline (issue 14)."""
-
-    name: str
-    target: str  # the child's target
-    environment: dict[str, str]
-    sqs_call_traced: str  # what X-Ray shows of the webhook's SendMessage
-    gives_up: str
-
-
-TRACING_OPTIONS = (
-    TracingOption(
-        "tracing through the Lambda service only (the template: `POWERTOOLS_TRACE_DISABLED=true` on the "
-        "webhook)",
-        "webhook",
-        {},
-        "no subsegment; the trace id still reaches SQS (botocore sends `X-Amzn-Trace-Id` in Lambda), so "
-        "the replier's segment joins the webhook's trace: the SQS hop stays in it",
-        "the SendMessage and GetSecretValue subsegments (their timing and errors in X-Ray), the "
-        "handler subsegment Powertools adds (cold start annotation, captured exceptions)",
-    ),
-    TracingOption(
-        "Powertools Tracer patching botocore (before)",
-        "webhook",
-        {"POWERTOOLS_TRACE_DISABLED": "false"},
-        "a subsegment with its timing and errors; the trace continues through SQS to the replier",
-        "nothing",
-    ),
-    TracingOption(
-        "Tracer built by the first request (lazy)",
-        "webhook-deferred-tracer",
-        {"POWERTOOLS_TRACE_DISABLED": "false"},
-        "as with the Tracer",
-        "nothing, and gains nothing: the first request pays the X-Ray SDK's import, and Nylas waits "
-        "for that response (measured: init + the first request's tracer build); it helps only where "
-        "init runs ahead of requests (provisioned concurrency)",
-    ),
-)
-
-
-# The X-Ray SDK's share of a traced cold start, taken apart: each adds to the baseline's work.
-TRACING_PARTS = (
-    ("asyncio alone", "baseline+asyncio"),
-    ("the X-Ray SDK (`aws_xray_sdk.core`)", "baseline+xray"),
-    ("the X-Ray SDK and its botocore patch", "baseline+xray-patch"),
-)
-
-
-@dataclass(frozen=True)
 class ColdStartResult:
     """Milliseconds per target and profile, as min/median/max over runs."""
 
     runs: int
     times: dict[str, dict[str, Spread]]  # profile name -> target -> spread
     heaviest_imports: list[tuple[str, float]]  # (package, ms) on the webhook's path beyond boto3
-    options: dict[str, Spread]  # tracing option name -> import + init (+ first request's share) ms
-    tracing_parts: dict[str, Spread]  # TRACING_PARTS name -> baseline + that part, ms (Lambda profile)
 
 
 def sample(target: str, profile: Profile, resources: LocalResources) -> float:
@@ -124,36 +75,20 @@ def measure(runs: int, progress: Callable[[str], None] | None = None) -> ColdSta
     """
     resources = dummy_resources()
     samples: dict[str, dict[str, list[float]]] = {p.name: {t: [] for t in TARGETS} for p in PROFILES}
-    option_samples: dict[str, list[float]] = {o.name: [] for o in TRACING_OPTIONS}
-    part_samples: dict[str, list[float]] = {name: [] for name, _ in TRACING_PARTS}
-    in_lambda = PROFILES[1]
     for run in range(runs + 1):
         for profile in PROFILES:
             for target in TARGETS:
                 elapsed = sample(target, profile, resources)
                 if run:  # run 0 compiles bytecode and fills the page cache
                     samples[profile.name][target].append(elapsed)
-        for option in TRACING_OPTIONS[1:]:  # the first is the Lambda profile's webhook, measured above
-            profile = Profile(option.name, True, option.environment)
-            elapsed = sample(option.target, profile, resources)
-            if run:
-                option_samples[option.name].append(elapsed)
-        for name, target in TRACING_PARTS:
-            elapsed = sample(target, in_lambda, resources)
-            if run:
-                part_samples[name].append(elapsed)
         if progress and run:
             progress(f"cold starts: run {run}/{runs}")
     times = {
         profile: {target: Spread.of(values) for target, values in by_target.items()}
         for profile, by_target in samples.items()
     }
-    options = {TRACING_OPTIONS[0].name: times[in_lambda.name]["webhook"]}
-    options.update({name: Spread.of(values) for name, values in option_samples.items() if values})
     return ColdStartResult(
         runs=runs,
         times=times,
         heaviest_imports=heaviest_imports(resources),
-        options=options,
-        tracing_parts={name: Spread.of(values) for name, values in part_samples.items() if values},
     )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from bench import budgets, capacity_report, costs, per_reply
 from bench.artifacts import UNZIPPED_LIMIT_BYTES, Artifact
 from bench.batches import BatchResult
-from bench.coldstart import TRACING_OPTIONS, TRACING_PARTS, ColdStartResult
+from bench.coldstart import ColdStartResult
 from bench.markdown import table
 from bench.paths import PathResult, PathsResult
 from bench.run import Run
@@ -174,18 +174,6 @@ def _cold_start(result: ColdStartResult) -> str:
                 )
             )
     heaviest = ", ".join(f"`{name}` {ms} ms" for name, ms in result.heaviest_imports)
-    baseline = result.times[PROFILES[1].name]["baseline"]
-    option_rows = [
-        (
-            option.name,
-            _ms(result.options[option.name]),
-            f"{ratio(result.options[option.name], baseline):.3f}x",
-            option.sqs_call_traced,
-            option.gives_up,
-        )
-        for option in TRACING_OPTIONS
-        if option.name in result.options
-    ]
     outside, traced = (result.times[p.name]["replier"].median for p in PROFILES)
     return (
         "## Cold start\n\n"
@@ -194,58 +182,25 @@ def _cold_start(result: ColdStartResult) -> str:
         "start-up excluded: `import boto3; boto3.client('sqs')` for the baseline, "
         "`import app; app.endpoint()` / `app.consumer()` for the functions (what a container builds "
         "before its first answer). "
-        "The Lambda profile sets `LAMBDA_TASK_ROOT` as Lambda does, so Powertools traces where the "
-        "template lets it (`Tracing: Active`): the replier's Tracer imports the X-Ray SDK and patches its "
-        "libraries; the webhook is traced by the Lambda service only (`POWERTOOLS_TRACE_DISABLED` on it), "
-        "so its import path is the same in both environments. Times in ms; the budget is "
+        "The Lambda profile sets `LAMBDA_TASK_ROOT` as Lambda does. Both functions are traced by the "
+        "Lambda service (`Tracing: Active`) and neither imports the X-Ray SDK, whose support ends on "
+        "2027-02-25, so an import path is the same in both environments. Times in ms; the budget is "
         "judged on medians, and the ratio of minimums — the runs least disturbed by other load — is "
         "shown beside it.\n\n"
         + table(("environment", "target", "import + init", "vs baseline (medians)", "(minimums)"), rows)
-        + "\n\nTracing — the X-Ray SDK's import and its patches — is what differs between the two "
-        f"environments for the replier: {traced - outside:+.0f} ms on its median here.\n\n"
-        "Tracing options for the webhook (Lambda, `Tracing: Active` on the function in every row; "
-        "same runs, same baseline). The lazy row is what the first response waits for: init plus the "
-        "first request building the Tracer.\n\n"
-        + table(
-            ("option", "ms", "vs baseline (medians)", "the webhook's SQS call in X-Ray", "a user gives up"),
-            option_rows,
-        )
-        + _tracing_parts(result)
-        + "\n\nThe decision: the template traces the webhook through the Lambda service only "
-        '(`POWERTOOLS_TRACE_DISABLED: "true"` in its `Environment.Variables`), with `Tracing: Active` '
-        "kept, so "
-        "Lambda still records the function's segment and sets `_X_AMZN_TRACE_ID`, which botocore forwards to "
-        "SQS: the replier's segment joins the trace, the SQS hop stays in it, and the X-Ray SDK's import "
-        "leaves the cold start Nylas waits for. What it gives up is the SendMessage subsegment; the "
-        "replier keeps its Tracer, where each Nylas call is a subsegment.\n\n"
+        + "\n\nThe two environments differ for the replier by "
+        f"{traced - outside:+.0f} ms on its median here, with no tracing SDK imported in either: "
+        "only what Powertools reads from `LAMBDA_TASK_ROOT` differs. Tracing is Lambda's: it records "
+        "each invocation's segment and sets `_X_AMZN_TRACE_ID`, which botocore forwards to SQS, so "
+        "the replier's segment joins the webhook's trace and the SQS hop stays in it. What that gives "
+        "up is a subsegment per call inside a function (each Nylas, DynamoDB and SQS call's own "
+        "timing in X-Ray).\n\n"
         "What the webhook imports beyond the baseline, heaviest first (Lambda profile, self time "
         f"under `-X importtime`, which inflates it — for ranking only): {heaviest}.\n\n"
-        "The webhook imports no `requests`, no Powertools idempotency or batch utilities, and "
-        "no X-Ray SDK (a test in `tests/integration/test_budgets.py` keeps it so). The replier has no "
-        "budget: it runs off the ack path, and its import path (Powertools idempotency and batch, "
-        "`requests`) is what its work needs."
-    )
-
-
-def _tracing_parts(result: ColdStartResult) -> str:
-    """The X-Ray SDK's cost taken apart, as milliseconds over the Lambda profile's baseline."""
-    if len(result.tracing_parts) < len(TRACING_PARTS):
-        return ""
-    baseline = result.times[PROFILES[1].name]["baseline"]
-    asyncio, sdk, patched = (result.tracing_parts[name].median - baseline.median for name, _ in TRACING_PARTS)
-    low_asyncio, low_sdk, low_patched = (
-        result.tracing_parts[name].low - baseline.low for name, _ in TRACING_PARTS
-    )
-    return (
-        "\n\nThe tracing cost taken apart (Lambda profile, the baseline's work plus one part, same runs; "
-        f"medians, then minimums): importing the X-Ray SDK adds {sdk:+.1f} ms ({low_sdk:+.1f}), asyncio "
-        f"alone {asyncio:+.1f} ms ({low_asyncio:+.1f}) of it, and patching botocore "
-        f"{patched - sdk:+.1f} ms ({low_patched - low_sdk:+.1f}) more. `aws_xray_sdk.core` makes its "
-        "module-level recorder an `AsyncAWSXRayRecorder`, so importing the SDK imports asyncio even for a "
-        "synchronous function; no setting of ours removes that import while the SDK records the "
-        "SendMessage subsegment. Parts of a few milliseconds are below this machine's run-to-run spread "
-        f"(the baseline alone ranges {baseline.low:.0f}..{baseline.high:.0f} ms over the runs): read "
-        "them as an order of magnitude, not as a measurement of each part."
+        "The webhook imports no `requests` and no Powertools idempotency or batch utilities, and "
+        "neither function imports the X-Ray SDK (tests in `tests/integration/test_budgets.py` keep it "
+        "so). The replier has no budget: it runs off the ack path, and its import path (Powertools "
+        "idempotency and batch, `requests`) is what its work needs."
     )
 
 

@@ -17,39 +17,10 @@ def _build(target: str) -> None:
         import boto3
 
         boto3.client("sqs")
-    elif target.startswith("baseline+"):
-        # The tracing cost taken apart (bench.coldstart): the baseline, then asyncio alone, the X-Ray
-        # SDK (whose module-level recorder is the asyncio one), the SDK and its botocore patch.
-        import boto3
-
-        boto3.client("sqs")
-        extra = target.removeprefix("baseline+")
-        if extra == "asyncio":
-            import asyncio  # noqa: F401
-        elif extra in ("xray", "xray-patch"):
-            import aws_xray_sdk.core
-
-            if extra == "xray-patch":
-                aws_xray_sdk.core.patch(["botocore"])
-        else:
-            raise SystemExit(f"unknown target {target!r}")
     elif target == "webhook":
         import app  # functions/webhook/app.py, first on PYTHONPATH
 
         app.endpoint()
-    elif target == "webhook-deferred-tracer":
-        # An option measured by bench.coldstart: init without the X-Ray SDK, the Tracer built by the
-        # first request. What the first response waits for is the sum, timed here.
-        import os
-
-        os.environ["POWERTOOLS_TRACE_DISABLED"] = "true"
-        import app
-
-        app.endpoint()
-        del os.environ["POWERTOOLS_TRACE_DISABLED"]
-        from replyonce.observability import build_tracer
-
-        build_tracer(patch_modules=("botocore",))
     elif target == "replier":
         import app  # functions/replier/app.py, first on PYTHONPATH
 

@@ -10,13 +10,9 @@ from pathlib import Path
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from replyonce.exceptions import ConfigurationError
-from replyonce.observability import build_tracer, count_by, logger, metrics
+from replyonce.observability import count_by, logger, metrics
 from replyonce.reasons import DeferReason
 from replyonce.shell.consumer import NotificationConsumer
-
-# Every library X-Ray supports is patched: botocore (DynamoDB, SQS, Secrets Manager) and requests,
-# so each Nylas call is a subsegment of the trace.
-tracer = build_tracer()
 
 
 @cache
@@ -30,7 +26,6 @@ def consumer() -> NotificationConsumer:
 
 
 @logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def lambda_handler(event: dict, context: LambdaContext) -> dict:
     try:

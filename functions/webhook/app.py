@@ -1,6 +1,6 @@
 """WebhookFunction: API Gateway (REST API, Lambda proxy) → verify → SQS.
 
-Thin on purpose: Powertools wiring here, behaviour in ``replyonce.shell.webhook``.
+Thin on purpose: Powertools wiring here, behaviour in ``replyonce.webhook``.
 Nylas waits for the 200, so the import path stays light: nothing is imported
 or patched that the request does not use (``make bench`` measures it).
 """
@@ -11,12 +11,8 @@ from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent, e
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from replyonce.exceptions import ConfigurationError
-from replyonce.observability import build_tracer, logger, metrics
-from replyonce.shell.webhook import WebhookEndpoint, unavailable
-
-# The webhook calls AWS through botocore only (SQS, Secrets Manager). Patching
-# every library X-Ray supports would import requests, sqlite3 and more at cold start.
-tracer = build_tracer(patch_modules=("botocore",))
+from replyonce.observability import logger, metrics
+from replyonce.webhook import WebhookEndpoint, unavailable
 
 
 @cache
@@ -26,7 +22,6 @@ def endpoint() -> WebhookEndpoint:
 
 
 @logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 @event_source(data_class=APIGatewayProxyEvent)
 def lambda_handler(event: APIGatewayProxyEvent, context: LambdaContext) -> dict:

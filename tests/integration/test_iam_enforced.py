@@ -148,7 +148,7 @@ USED_OUTSIDE_THE_CODE: dict[tuple[str, str, str], str] = {
     },
     **{
         (function, "WriteTraces", action): "Lambda's X-Ray integration (Tracing: Active) sends "
-        "the segments the Powertools Tracer records with the execution role; tracing is off locally"
+        "the invocation's segments with the execution role; the code sends none (no X-Ray SDK)"
         for function in ("WebhookFunction", "ReplierFunction")
         for action in ("xray:PutTraceSegments", "xray:PutTelemetryRecords")
     },

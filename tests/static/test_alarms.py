@@ -465,7 +465,7 @@ def test_every_stateful_resource_states_its_deletion_policy():
             assert resource.get("UpdateReplacePolicy") in ("Retain", "Delete"), name
 
 
-def test_traces_are_sampled_by_a_rule_of_the_stack_and_the_webhook_is_traced_by_lambda_only():
+def test_traces_are_sampled_by_a_rule_of_the_stack_and_both_functions_are_traced_by_lambda():
     resources = _resources()
     rule = resources["TraceSamplingRule"]["Properties"]["SamplingRule"]
     # API Gateway decides; the webhook and (through SQS) the replier follow its decision.
@@ -477,13 +477,12 @@ def test_traces_are_sampled_by_a_rule_of_the_stack_and_the_webhook_is_traced_by_
     assert rule["ReservoirSize"] >= 1  # still a trace every second when traffic is low
     # "replyonce-" + the first 8 hex digits of the stack's id: within X-Ray's 32 characters.
     assert len("replyonce-") + 8 <= 32
-    webhook = resources["WebhookFunction"]["Properties"]["Environment"]["Variables"]
-    assert webhook["POWERTOOLS_TRACE_DISABLED"] == "true"
-    assert (
-        "POWERTOOLS_TRACE_DISABLED"
-        not in resources["ReplierFunction"]["Properties"]["Environment"]["Variables"]
-    )
-    assert load_template()["Globals"]["Function"]["Tracing"] == "Active"  # Lambda's segment, the SQS hop
+    # Both functions are traced by the Lambda service (its segment, the trace id on to SQS); no
+    # setting of the X-Ray SDK's remains, since no function imports it (tests/integration/test_budgets.py).
+    assert load_template()["Globals"]["Function"]["Tracing"] == "Active"
+    for function in ("WebhookFunction", "ReplierFunction"):
+        variables = resources[function]["Properties"]["Environment"]["Variables"]
+        assert not [name for name in variables if name.startswith("POWERTOOLS_TRACE")], function
 
 
 def test_the_runbook_has_a_section_for_every_alarm_added_here():

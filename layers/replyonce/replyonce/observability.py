@@ -1,26 +1,27 @@
-"""The one Logger, Metrics and Tracer of each function.
+"""The one Logger and Metrics of each function.
 
 Why module-level singletons: Powertools expects one instance per function so
-the handler decorators (``inject_lambda_context``, ``log_metrics``,
-``capture_lambda_handler``) and the domain code share state (correlation id,
-metric buffer). The service name and namespace come from the template through
-``POWERTOOLS_SERVICE_NAME`` and ``POWERTOOLS_METRICS_NAMESPACE``.
+the handler decorators (``inject_lambda_context``, ``log_metrics``) and the
+domain code share state (correlation id, metric buffer). The service name and
+namespace come from the template through ``POWERTOOLS_SERVICE_NAME`` and
+``POWERTOOLS_METRICS_NAMESPACE``.
 
-Why each function builds its tracer with ``build_tracer`` rather than this
-module making one at import: building a Powertools
-``Tracer`` imports the X-Ray SDK and patches libraries. The webhook imports
-this module for its logger and wants a tracer that patches botocore only, and
-where tracing is off (tests, the local stack, ``POWERTOOLS_TRACE_DISABLED``)
-the SDK is not needed at all — yet outside Lambda importing it builds an X-Ray
-client for centralized sampling, ~110 ms of every cold start (``make bench``).
+Why no Tracer: Powertools' ``Tracer`` is built on the X-Ray SDK for Python,
+whose support ends on 2027-02-25. Both functions are traced by the Lambda
+service instead (``Tracing: Active`` in ``template.yaml``): Lambda records each
+invocation's segment and sets ``_X_AMZN_TRACE_ID``, which botocore forwards to
+SQS, so the replier's segment joins the webhook's trace. What that gives up is
+a subsegment per call inside a function (each Nylas, DynamoDB and SQS call's
+own timing); a failed call still reaches the log as the record's deferral, with
+its reason and the call's detail, and ``docs/operations.md`` ("Tracing") says
+where to look for a slow one.
 """
 
 import contextlib
-import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 
@@ -30,54 +31,6 @@ logger = Logger()
 metrics = Metrics()
 # Every skip is counted here, with its reason as the dimension (invariant 5).
 SKIP_METRIC = "NotificationSkipped"
-
-
-class Untraced:
-    """Stands in for ``Tracer`` where Powertools would not trace: the same decorator, no X-Ray SDK."""
-
-    def capture_lambda_handler(
-        self,
-        lambda_handler: Callable[..., Any] | None = None,
-        capture_response: bool | None = None,
-        capture_error: bool | None = None,
-    ) -> Callable[..., Any]:
-        """Return the handler unchanged (a disabled ``Tracer`` would only add dummy subsegments)."""
-        if lambda_handler is None:
-            return lambda handler: handler
-        return lambda_handler
-
-
-_TRUE = frozenset({"1", "y", "yes", "t", "true", "on"})
-
-
-def tracing_enabled(env: Mapping[str, str] = os.environ) -> bool:
-    """Whether to trace: in Lambda (``LAMBDA_TASK_ROOT``), not SAM local, ``POWERTOOLS_TRACE_DISABLED`` off.
-
-    Powertools' ``Tracer`` decides the same way (``tests/unit/test_observability.py``
-    holds the two together for every combination); deciding it here, from the
-    environment alone, keeps the X-Ray SDK out of a cold start that will not
-    trace.
-    """
-    if env.get("POWERTOOLS_TRACE_DISABLED", "false").strip().lower() in _TRUE:
-        return False
-    in_lambda = bool(env.get("LAMBDA_TASK_ROOT"))
-    emulated = bool(env.get("AWS_SAM_LOCAL")) or bool(env.get("AWS_CHALICE_CLI_MODE"))
-    return in_lambda and not emulated
-
-
-def build_tracer(patch_modules: Sequence[str] | None = None) -> Tracer | Untraced:
-    """A Powertools ``Tracer`` patching ``patch_modules`` (all it supports when ``None``), if tracing is on.
-
-    Parameters
-    ----------
-    patch_modules:
-        The libraries the function calls through, e.g. ``("botocore",)``.
-        Patching every supported library imports each of them (requests,
-        httplib, sqlite3, ...) during the cold start, used or not.
-    """
-    if not tracing_enabled():
-        return Untraced()
-    return Tracer(patch_modules=patch_modules)
 
 
 @contextlib.contextmanager
