@@ -3,17 +3,11 @@
 
 import pytest
 
+from replyonce.config import TrustedList, trusted_lists
 from replyonce.mail import read_message
 from replyonce.ports import Folder
 from replyonce.reasons import SkipReason
-from replyonce.rules.evidence import (
-    Authentication,
-    TrustedList,
-    in_sent_folder,
-    sender_authenticated,
-    sent_folder_ids,
-    trusted_lists,
-)
+from replyonce.rules.evidence import Authentication, in_sent_folder, sender_authenticated, sent_folder_ids
 from replyonce.rules.recipients import recipient_choice
 
 PROVIDER = frozenset({"mx.google.com"})
