@@ -41,7 +41,7 @@ from bench.stack import local_stack
 from devstack.events import message_created
 from devstack.stack import LocalStack
 from ops.template import TEMPLATE_PATH
-from replyonce.notification import Notification
+from replyonce.rules.notification import Notification
 
 DEFAULT_OUTPUT = TEMPLATE_PATH.parent / "docs" / "performance.md"
 

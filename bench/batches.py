@@ -23,8 +23,8 @@ from devstack.events import envelope
 from devstack.poller import EventSourcePoller
 from devstack.stack import LocalStack
 from devstack.template import LocalResources
-from replyonce.notification import Notification
-from replyonce.queue import NotificationQueue
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.rules.notification import Notification
 
 BATCH_SIZES = (1, 5, 10)
 

@@ -38,10 +38,10 @@ from bench.time_to_reply import Batching
 from devstack.counting import ReplierHarness, Tally
 from devstack.events import AGENT_GRANT_ID, envelope
 from devstack.stack import LocalStack
-from replyonce.notification import Notification
-from replyonce.queue import NotificationQueue
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.adapters.state_items import OUTBOX
+from replyonce.rules.notification import Notification
 from replyonce.state import thread_key
-from replyonce.state_items import OUTBOX
 
 FIRST, BURST, OUTBOUND = "first reply", "burst", "own outbound"
 

@@ -31,7 +31,7 @@ from devstack.counting import function_timeout, inbound
 from devstack.events import envelope, signed_post, sqs_event
 from devstack.stack import LocalStack
 from ops.template import TEMPLATE_PATH, load_template
-from replyonce.notification import Notification
+from replyonce.rules.notification import Notification
 
 ROOT = TEMPLATE_PATH.parent
 CHILD = Path(__file__).resolve().parent / "container_child.py"

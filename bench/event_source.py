@@ -180,7 +180,7 @@ class BatchingEventSource:
             thread.start()
 
     def _invoke(self, batch: list[dict[str, Any]]) -> None:
-        from replyonce.notification import Notification
+        from replyonce.rules.notification import Notification
 
         try:
             started = time.time()

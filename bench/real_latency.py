@@ -63,9 +63,9 @@ from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.stack import LocalStack
 from ops.template import load_template, sqs_event_source
-from replyonce.notification import Notification
-from replyonce.queue import NotificationQueue
-from replyonce.state_items import OUTBOX
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.adapters.state_items import OUTBOX
+from replyonce.rules.notification import Notification
 
 # The options of docs/performance.md, "Batch concurrency" (None: the template's value).
 BEFORE, OPTION_A, OPTION_B = "before", "(a)", "(b)"

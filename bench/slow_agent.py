@@ -6,7 +6,7 @@ its invocation) while it does. :func:`think` is that time, drawn from
 message, the same draft time, in the mix and in its floor), and prose of a
 model reply's length, so the send intent the outbox stores has its size.
 
-The replier calls its agent (``replyonce.agents``: a ``Conversation`` in, a
+The replier calls its agent (``replyonce.adapters.agents``: a ``Conversation`` in, a
 ``Reply`` out) on a thread of its own, within ``AGENT_TIMEOUT_SECONDS``.
 :func:`install` wraps the agent a container has — the built-in template
 agent unless ``REPLY_AGENT`` says otherwise — so the call takes the agent's

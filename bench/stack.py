@@ -108,7 +108,7 @@ def forget_recipient_budgets(stack: LocalStack) -> None:
     skipped as ``recipient_budget_exhausted`` and counted as a different path. Each repeat is measured
     as a recipient's reply within its budget, as on a deployment that serves many customers.
     """
-    from replyonce.state_items import RECIPIENT_PREFIX
+    from replyonce.adapters.state_items import RECIPIENT_PREFIX
 
     resources, _ = parts(stack)
     _delete_scanned(

@@ -18,9 +18,9 @@ from devstack.counting import AwsRequestCounter, handler_with, inbound
 from devstack.events import envelope
 from devstack.poller import EventSourcePoller
 from devstack.stack import LocalStack
-from replyonce.consumer import NotificationConsumer
-from replyonce.notification import Notification
-from replyonce.queue import NotificationQueue
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.rules.notification import Notification
+from replyonce.shell.consumer import NotificationConsumer
 
 POLLER_COUNTS = (1, 2, 4)
 _TIMEOUT_SECONDS = 300.0

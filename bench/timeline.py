@@ -157,7 +157,7 @@ class Recorder:
 
     def container(self) -> tuple[int, Any]:
         """A new container: (its number, the real handler) with every request timed."""
-        from replyonce.consumer import NotificationConsumer
+        from replyonce.shell.consumer import NotificationConsumer
 
         number = next(self._containers)
         session = container_session()
@@ -173,7 +173,7 @@ class Recorder:
             raise RuntimeError("NotificationConsumer has no _handle_record: update bench/timeline.py")
 
         def timed_record(record: Any) -> Any:
-            from replyonce.notification import Notification
+            from replyonce.rules.notification import Notification
 
             attempt = Attempt(Notification.parse(record.body).id, number, time.time())
             self._current.attempt = attempt

@@ -26,7 +26,7 @@ from devstack.events import encode, message_created, signed_post
 from devstack.lambda_context import LocalLambdaContext
 from devstack.stack import LocalStack
 from devstack.template import LOCAL_WEBHOOK_SECRET
-from replyonce.webhook import WebhookEndpoint
+from replyonce.shell.webhook import WebhookEndpoint
 
 
 @dataclass(frozen=True)

@@ -65,12 +65,11 @@ from devstack.template import (
 from devstack.webhook_sender import WebhookSender
 from ops import backfill
 from ops.nylas_admin import NylasAdmin
-from replyonce.active_region import fail_over
-from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings
-from replyonce.evidence import trusted_lists
+from replyonce.adapters.active_region import fail_over
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.adapters.store import DynamoDBStateStore
+from replyonce.config import DEFAULT_QUEUE_MAX_MESSAGE_BYTES, ReplierSettings, trusted_lists
 from replyonce.policy import Policy, policy_of
-from replyonce.queue import NotificationQueue
-from replyonce.store import DynamoDBStateStore
 
 # The workload waits at most this long at the failover point for the old Region's first replies.
 _MAX_HOLD_SECONDS = 60.0

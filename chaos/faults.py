@@ -27,7 +27,7 @@ from chaos.proxy import Request, Rule, aws_error
 from devstack.events import encode, message_created
 from devstack.template import LOCAL_WEBHOOK_SECRET
 from devstack.webhook_sender import Delivery
-from replyonce.signature import sign
+from replyonce.rules.signature import sign
 
 SEND = re.compile(r"/messages/send$")
 THREAD_READ = re.compile(r"/messages\?")

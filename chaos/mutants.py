@@ -1,10 +1,10 @@
 """Mutants: the product with one guard disabled, to prove the harnesses can see each break.
 
 A checker that catches no mutant proves nothing. Each mutant patches the
-product's own names (``replyonce.store``, ``replyonce.core``,
-``replyonce.plan``, ``replyonce.screening``, ``replyonce.keys``,
-``replyonce.coverage``, ``replyonce.state``, ``replyonce.state_items``); nothing here is a product
-setting. Two harnesses use them:
+product's own names (``replyonce.adapters.store``, ``replyonce.core``,
+``replyonce.rules.plan``, ``replyonce.rules.screening``, ``replyonce.keys``,
+``replyonce.rules.coverage``, ``replyonce.state``, ``replyonce.adapters.state_items``); nothing here is a
+product setting. Two harnesses use them:
 
 - the interleaving scheduler (``tests/interleavings.py``) applies one in its
   own process with :func:`applied` (undone afterwards) and must find a
@@ -150,8 +150,8 @@ class _OwnerBlind:
 
 
 def _blind_store(patches: _Patches, *, take_too: bool) -> None:
-    store = _module("store").DynamoDBStateStore
-    owner = _module("state_items").LEASE_OWNER
+    store = _module("adapters.store").DynamoDBStateStore
+    owner = _module("adapters.state_items").LEASE_OWNER
     original = store.__init__
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -176,9 +176,9 @@ def no_ledger_owner_check(patches: _Patches) -> None:
 
 def no_ledger_check(patches: _Patches) -> None:
     """Our state forgets what was settled: the ledger and the thread's covered ids and outbox read empty."""
-    store = _module("store")
+    store = _module("adapters.store")
     patches.set(store.DynamoDBStateStore, "ledger_entry", lambda self, grant_id, message_id: None)
-    original = _module("state_items").thread_state_of
+    original = _module("adapters.state_items").thread_state_of
 
     def thread_state_of(item: Mapping[str, Any]) -> Any:
         return dataclasses.replace(original(item), covered={}, replies={})
@@ -188,7 +188,7 @@ def no_ledger_check(patches: _Patches) -> None:
 
 def no_mailbox_record(patches: _Patches) -> None:
     """Replies' metadata in the mailbox are ignored: only our own tables say what was answered."""
-    coverage = _module("coverage")
+    coverage = _module("rules.coverage")
     planning = _module("core.planning")
     empty = (frozenset(), frozenset())
     patches.set(coverage, "covered_in_mailbox", lambda messages: empty)
@@ -214,7 +214,7 @@ def never_attempted_sent_blind(patches: _Patches) -> None:
 def fixed_key(patches: _Patches) -> None:
     """One ``Idempotency-Key`` per target whatever the generation (the key before generations)."""
     keys = _module("keys")
-    replier = _module("replier")
+    replier = _module("shell.replier")
     original = keys.idempotency_key
 
     def idempotency_key(grant_id: str, target_id: str, generation: int, scheme: int = 2) -> str:
@@ -227,9 +227,9 @@ def fixed_key(patches: _Patches) -> None:
 def date_coverage(patches: _Patches) -> None:
     """Coverage by date: a message dated before the agent's latest reply counts as answered, and the
     newest message is the one with the latest ``date`` (the sender's clock)."""
-    plan = _module("plan")
+    plan = _module("rules.plan")
     planning = _module("core.planning")
-    screening = _module("screening")
+    screening = _module("rules.screening")
     original = plan.plan_burst
 
     def date(message: Any) -> int:
@@ -256,14 +256,14 @@ def date_coverage(patches: _Patches) -> None:
 
 def no_automaton_filter(patches: _Patches) -> None:
     """Machines are answered: no header check, no machine-address check (own mail still skipped)."""
-    screening = _module("screening")
+    screening = _module("rules.screening")
     patches.set(screening, "header_reason", lambda message, trusted_lists=(): None)
     patches.set(screening, "is_machine_address", lambda email: False)
 
 
 def no_loop_guard(patches: _Patches) -> None:
     """No reply budget per thread."""
-    plan = _module("plan")
+    plan = _module("rules.plan")
     planning = _module("core.planning")
     patches.set(plan, "loop_guard_exhausted", lambda *args, **kwargs: False)
     patches.set(planning, "loop_guard_exhausted", lambda *args, **kwargs: False)
@@ -284,13 +284,13 @@ def in_flight_uncounted(patches: _Patches) -> None:
 
 def people_ignored(patches: _Patches) -> None:
     """A colleague's answer from the mailbox is not counted: only ReplyOnce's own replies cover."""
-    plan = _module("plan")
+    plan = _module("rules.plan")
     patches.set(plan, "people_in_thread", lambda messages, own, sent=(): plan.PeopleInThread(frozenset(), {}))
 
 
 def one_recipient(patches: _Patches) -> None:
     """A reply covers every sender's message but goes to the newest sender alone."""
-    plan = _module("plan")
+    plan = _module("rules.plan")
 
     def to_the_newest(burst: Any, target: Any, first: Any, messages: Any, **kwargs: Any) -> Any:
         return tuple(burst), (first,)
@@ -300,20 +300,20 @@ def one_recipient(patches: _Patches) -> None:
 
 def exchanges_uncounted(patches: _Patches) -> None:
     """Automatic exchanges are not counted: an agent whose marks are lost is answered until the budget."""
-    plan = _module("plan")
+    plan = _module("rules.plan")
     patches.set(plan, "automatic_exchanges", lambda *args, **kwargs: 0)
 
 
 def budget_by_spelling(patches: _Patches) -> None:
     """The per-recipient budget is kept per spelling (lower case only): one inbox, many budgets."""
-    state_items = _module("state_items")
+    state_items = _module("adapters.state_items")
     patches.set(state_items, "mailbox_key", lambda email: email.strip().lower())
 
 
 def quote_cut(patches: _Patches) -> None:
     """The agent reads only what stands above the first quoted line or attribution (the old reader)."""
-    text = _module("text")
-    conversation = _module("conversation")
+    text = _module("rules.text")
+    conversation = _module("rules.conversation")
 
     def above_the_quote(body: str) -> str:
         kept: list[str] = []
@@ -329,8 +329,8 @@ def quote_cut(patches: _Patches) -> None:
 
 def no_outbox(patches: _Patches) -> None:
     """Nothing stored survives an attempt: each holder asks the agent anew, never finishing an intent."""
-    store = _module("store")
-    original = _module("state_items").thread_state_of
+    store = _module("adapters.store")
+    original = _module("adapters.state_items").thread_state_of
 
     def thread_state_of(item: Mapping[str, Any]) -> Any:
         return dataclasses.replace(original(item), outbox={})
@@ -610,7 +610,7 @@ def apply(name: str) -> None:
 
 def nonce_agent() -> None:
     """The template agent's text differs between calls, as a language model's does (a workload knob)."""
-    agents = _module("agents")
+    agents = _module("adapters.agents")
     original = agents.template_agent
 
     def template_agent(conversation: Any) -> Any:
@@ -627,7 +627,7 @@ def echo_agent() -> None:
     Why: the email on the wire then shows what the agent read, so the checker can hold the product to
     the customer's words (``devstack.invariants``, invariant 2) and to replies of any size.
     """
-    agents = _module("agents")
+    agents = _module("adapters.agents")
     original = agents.template_agent
 
     def template_agent(conversation: Any) -> Any:
@@ -645,7 +645,7 @@ def echo_agent() -> None:
 
 def slow_agent(seconds: float) -> None:
     """Each answer of the template agent takes 20-100 % of ``seconds``, as a model's does (a knob)."""
-    agents = _module("agents")
+    agents = _module("adapters.agents")
     original = agents.template_agent
 
     def template_agent(conversation: Any) -> Any:

@@ -57,8 +57,8 @@ from ops import backfill, redrive
 from ops.nylas_admin import NylasAdmin
 from ops.progress import progress_bar
 from ops.restore_state import restore_state
-from replyonce.queue import NotificationQueue
-from replyonce.store import DynamoDBStateStore
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.adapters.store import DynamoDBStateStore
 
 ROOT = Path(__file__).resolve().parent.parent
 AUTOMATIC_EXCHANGES = 2  # max_automatic_exchanges of every run

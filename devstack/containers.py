@@ -83,7 +83,7 @@ def tune_container(
 
 def tuned_endpoint(tuning: Mapping[str, Any]) -> Callable[[], Any]:
     """``functions/webhook/app.py``'s ``endpoint`` as the handler caches it, built with ``tuning``."""
-    from replyonce.webhook import WebhookEndpoint
+    from replyonce.shell.webhook import WebhookEndpoint
 
     return functools.cache(lambda: WebhookEndpoint.from_environment(tuning=dict(tuning)))
 
@@ -97,7 +97,7 @@ def tuned_consumer(
     The cached function's ``__wrapped__(**kwargs)`` builds another container with the same tuning
     (``aws``, ``http``, ``clock`` as ``NotificationConsumer.from_environment`` takes them).
     """
-    from replyonce.consumer import NotificationConsumer
+    from replyonce.shell.consumer import NotificationConsumer
 
     def build(**kwargs: Any) -> Any:
         extra = {"clock": clock} if clock is not None else {}

@@ -28,12 +28,12 @@ from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope, signed_pos
 from devstack.lambda_context import LocalLambdaContext, function_timeout
 from devstack.nylas import NylasEmulator
 from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources
-from replyonce.consumer import NotificationConsumer
-from replyonce.notification import Notification
-from replyonce.queue import NotificationQueue
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.adapters.state_items import LEASE_EXPIRES_AT, LEASE_OWNER
+from replyonce.rules.notification import Notification
+from replyonce.shell.consumer import NotificationConsumer
+from replyonce.shell.webhook import WebhookEndpoint
 from replyonce.state import thread_key
-from replyonce.state_items import LEASE_EXPIRES_AT, LEASE_OWNER
-from replyonce.webhook import WebhookEndpoint
 
 AwsOperation = tuple[str, str]  # (service, operation), e.g. ("dynamodb", "PutItem")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from devstack.template import LOCAL_PREVIOUS_WEBHOOK_SECRET, LOCAL_WEBHOOK_SECRET
-from replyonce.signature import sign
+from replyonce.rules.signature import sign
 
 EVENTS_DIR = Path(__file__).resolve().parent.parent / "events"
 WEBHOOK_PATH = "/webhook"

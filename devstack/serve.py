@@ -394,10 +394,10 @@ def check_replier(environ: Mapping[str, str] = os.environ) -> None:
     Why at start-up: a configuration error found by the first record defers every record for the
     queue's visibility timeout (26 minutes) and reads as silence; found here it is one line.
     """
-    # Imported here, after the stack set the functions' variables: ``replyonce.agents`` imports the
+    # Imported here, after the stack set the functions' variables: ``replyonce.adapters.agents`` imports the
     # layer's Powertools Metrics, which reads POWERTOOLS_METRICS_NAMESPACE once, at import; imported
     # before, every handler's metric flush raised and the webhook answered each delivery 502.
-    from replyonce.agents import load_agent
+    from replyonce.adapters.agents import load_agent
 
     try:
         settings = ReplierSettings.from_environment(environ)

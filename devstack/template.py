@@ -120,7 +120,7 @@ def put_in_service(resources: LocalResources, session: boto3.session.Session | N
     stack and the tests start from a table nothing was lost from. Emptying it (the state-loss drill)
     makes it new.
     """
-    from replyonce.state_items import table_began_item
+    from replyonce.adapters.state_items import table_began_item
 
     began_ms = int((time.time() - IN_SERVICE_SECONDS) * 1000)
     client = (session or boto3.session.Session()).client("dynamodb")

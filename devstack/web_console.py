@@ -110,7 +110,7 @@ class ConsoleSource:
         """
         from ops.nylas_admin import NylasAdmin
         from ops.shadow import report_from_records
-        from replyonce.store import DynamoDBStateStore
+        from replyonce.adapters.store import DynamoDBStateStore
 
         where = self._stack.embedded_aws()
         # Read only: the records' lifetime is the replier's to set (ttl 0 writes nothing here).

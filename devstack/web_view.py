@@ -30,9 +30,9 @@ from devstack.invariants import (
     Truth,
 )
 from ops.score import items_of, score_items
-from replyonce.coverage import carries_intent_id
 from replyonce.mail import read_message
-from replyonce.shadow_report import ShadowReport, render_text
+from replyonce.rules.coverage import carries_intent_id
+from replyonce.rules.shadow_report import ShadowReport, render_text
 
 Json = dict[str, Any]
 
@@ -448,7 +448,7 @@ def live_truth(
 def shadow_report(report: ShadowReport | None) -> Json:
     """The shadow report panel: ``REPLY_MODE=shadow``'s records as ``make shadow-report`` reports them.
 
-    ``report`` is built by the layer's pure ``replyonce.shadow_report.build_report`` from the state
+    ``report`` is built by the layer's pure ``replyonce.rules.shadow_report.build_report`` from the state
     table's shadow records and the mailbox (``None``: no record yet). The page shows the same text
     the command prints, and the items as data.
     """

@@ -17,7 +17,7 @@ from typing import Any
 
 import requests
 
-from replyonce.signature import sign
+from replyonce.rules.signature import sign
 
 RETRIED_STATUSES = frozenset({408, 429, 502, 503, 504, 507})
 MAX_ATTEMPTS = 3

@@ -26,13 +26,13 @@ from typing import Any
 
 from ops.errors import ConfigurationError
 from ops.nylas_admin import NylasAdmin
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.config import TrustedList
 from replyonce.core import settled_reason
-from replyonce.evidence import TrustedList
 from replyonce.mail import read_message
-from replyonce.notification import Notification
 from replyonce.ports import StateStore
-from replyonce.queue import NotificationQueue
-from replyonce.screening import CLOSED_FOLDER_NAMES, Agents, reason_not_to_answer
+from replyonce.rules.notification import Notification
+from replyonce.rules.screening import CLOSED_FOLDER_NAMES, Agents, reason_not_to_answer
 
 SOURCE = "/replyonce/backfill"
 ENQUEUE = "enqueue"
@@ -127,9 +127,10 @@ def plan_backfill(
     """Decide, for every message of the window, whether it goes through the pipeline again.
 
     Not queued: messages the ledger has (answered, covered by a reply, or failed for good), and
-    those the replier would skip for what the message says (``replyonce.screening``): mail from any
+    those the replier would skip for what the message says (``replyonce.rules.screening``): mail from any
     agent grant's address (``agent_grant_ids``, default ``grant_ids``), machines, lists, junk and trash.
-    ``trusted_lists``: the stack's ``TrustedLists`` (``replyonce.evidence.trusted_lists``): a customer a group
+    ``trusted_lists``: the stack's ``TrustedLists`` (``replyonce.config.trusted_lists``): a customer
+    a group
     the company runs relayed is answered by the replier, so it is queued, not dropped as a list's mail.
     """
     grant_ids = list(grant_ids)

@@ -50,15 +50,14 @@ from ops.regions import check_region
 from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, load_samconfig
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
-from replyonce.agents import load_agent
-from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES
-from replyonce.evidence import trusted_lists
+from replyonce.adapters.agents import load_agent
+from replyonce.adapters.nylas import NylasMailbox
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.adapters.store import DynamoDBStateStore
+from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES, trusted_lists
 from replyonce.exceptions import ConfigurationError as ReplierConfigurationError
-from replyonce.nylas import NylasMailbox
 from replyonce.policy import Policy
-from replyonce.queue import NotificationQueue
-from replyonce.shadow_report import build_report, render_text
-from replyonce.store import DynamoDBStateStore
+from replyonce.rules.shadow_report import build_report, render_text
 
 
 def _terminal_progress() -> Any:

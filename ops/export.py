@@ -14,8 +14,8 @@ Pseudonyms (:class:`Pseudonyms`): every e-mail address — in ``from``, ``to``, 
 domain>``, where the hex digits are HMAC-SHA256 of the lower-cased address under a key the team keeps
 (``REPLYONCE_EXPORT_KEY``); a domain becomes one HMAC label per label, its top-level label kept, so a
 subdomain stays a subdomain of its parent's pseudonym and DKIM/DMARC alignment
-(``replyonce.evidence.sender_authenticated``) reads the same; an address whose local part names a
-machine (``no-reply``, ``mailer-daemon``: ``replyonce.screening.is_machine_address``) keeps that word,
+(``replyonce.rules.evidence.sender_authenticated``) reads the same; an address whose local part names a
+machine (``no-reply``, ``mailer-daemon``: ``replyonce.rules.screening.is_machine_address``) keeps that word,
 so the replay skips it as the live one did. Display names become ``Person <6 hex>``, and each known
 name (and its first word) is replaced wherever it appears in subjects, bodies and headers. The same
 key gives the same pseudonyms on every run; the key never enters the file (only a fingerprint of it).
@@ -38,7 +38,7 @@ from ops.errors import ConfigurationError
 from ops.json_files import read_json
 from ops.replay import MAX_THREAD_PAGES, PAGE_LIMIT, recent_threads
 from replyonce.ports import Folder, Grant, SearchResult, ThreadPage
-from replyonce.screening import is_machine_address
+from replyonce.rules.screening import is_machine_address
 
 FORMAT = "replyonce-export/1"
 KEY_ENVIRONMENT = "REPLYONCE_EXPORT_KEY"
@@ -206,8 +206,8 @@ def export_threads(
 ) -> dict[str, Any]:
     """The export of the grant's newest ``limit`` threads of ``[since, until)`` (the replay's choice).
 
-    ``mailbox`` is the replier's Nylas reads (``replyonce.nylas.NylasMailbox``: the grant, its folders,
-    each thread with headers), ``lister`` lists the window (``ops.nylas_admin.NylasAdmin``).
+    ``mailbox`` is the replier's Nylas reads (``replyonce.adapters.nylas.NylasMailbox``: the grant, its
+    folders, each thread with headers), ``lister`` lists the window (``ops.nylas_admin.NylasAdmin``).
     ``parameters`` are the stack's (the replay decides with them), pseudonymised as the mail is: a
     trusted sender's address (``ReplyToTrustedSenders``) or a list's (``TrustedLists``) still names the
     sender the export's messages show.

@@ -1,7 +1,7 @@
 """``failover --to REGION``: make another Region the one that sends (active-passive across Regions).
 
 The active-Region record is one item of a multi-Region strongly consistent
-table (``ActiveRegionTableName``; ``replyonce.active_region`` owns its
+table (``ActiveRegionTableName``; ``replyonce.adapters.active_region`` owns its
 layout). This command reads it, then raises its epoch by one with a
 conditional write naming ``REGION``: two operators failing over at once
 cannot both win, and a failover that lost the race says so instead of
@@ -20,7 +20,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from ops.errors import OpsError
-from replyonce.active_region import DynamoDBRegionFence, FailoverRefused, aws_clock, fail_over
+from replyonce.adapters.active_region import DynamoDBRegionFence, FailoverRefused, aws_clock, fail_over
 from replyonce.ports import ActiveRegion, FenceUnreadable
 
 
@@ -87,8 +87,8 @@ def stamping_clock(
     dynamodb: Any, table: str, *, local: Callable[[], float] = time.time
 ) -> Callable[[], float]:
     """The clock the failover's ``since`` is stamped with: the later of this machine's and AWS's
-    (:func:`replyonce.active_region.aws_clock`), so an operator's clock behind AWS's cannot shorten the
-    handover (issue 48); one ahead only lengthens it. This machine's alone when AWS's cannot be read
+    (:func:`replyonce.adapters.active_region.aws_clock`), so an operator's clock behind AWS's cannot shorten
+    the handover (issue 48); one ahead only lengthens it. This machine's alone when AWS's cannot be read
     (the read that follows fails the command then anyway)."""
     try:
         aws = aws_clock(dynamodb, table)

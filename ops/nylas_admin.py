@@ -14,8 +14,8 @@ from urllib.parse import quote
 import requests
 
 from ops.errors import NylasApiError
-from replyonce.evidence import sent_folder_ids
 from replyonce.ports import Folder
+from replyonce.rules.evidence import sent_folder_ids
 
 # Nylas verifies the URL inside the create call and allows itself 10 s for that.
 CREATE_TIMEOUT_SECONDS = 30.0
@@ -129,7 +129,7 @@ class NylasAdmin:
 
     def sent_folder_ids(self, grant_id: str) -> frozenset[str]:
         """The ids of the grant's Sent folder (``GET /folders``, by attribute or name): a person's answer
-        is a message of the mailbox filed there (``replyonce.evidence``)."""
+        is a message of the mailbox filed there (``replyonce.rules.evidence``)."""
         operation = "list the grant's folders"
         path = f"/v3/grants/{quote(grant_id, safe='')}/folders"
         document = self._call("GET", path, operation, TIMEOUT_SECONDS, params={"limit": 200})

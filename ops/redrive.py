@@ -25,7 +25,7 @@ import requests
 from botocore.exceptions import ClientError
 
 from ops.errors import OpsError
-from replyonce.queue import ATTR_GRANT_ID, ATTR_NOTIFICATION_ID, ATTR_NOTIFICATION_TYPE
+from replyonce.adapters.queue import ATTR_GRANT_ID, ATTR_NOTIFICATION_ID, ATTR_NOTIFICATION_TYPE
 
 _TERMINAL_STATUSES = frozenset({"COMPLETED", "CANCELLED", "FAILED"})
 # Messages are hidden this long while the copy moves them; one that is not deleted comes back.

@@ -5,7 +5,7 @@ reads what it would have done beside what its people did — and runs the versio
 same way, then ``diff`` s the two reports (``docs/operations.md``).
 
 How, and why it decides as the replier does: every customer message of a thread is handed, in the
-order the mailbox received it, to the replier's own shell (:class:`replyonce.replier.Replier`) and
+order the mailbox received it, to the replier's own shell (:class:`replyonce.shell.replier.Replier`) and
 functional core, with a shadow policy (``REPLY_MODE=shadow``), so the same dedup, plan, conversation
 and skip rules decide. The agent is told it is a replay (``Conversation.mode == "replay"``, a key of
 the replay's own namespace): its side effects (a ticket, a refund) belong to ``send`` and ``review``
@@ -34,20 +34,20 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ops.template import function_environment, load_template
+from replyonce.adapters.agents import Agent
 from replyonce.agent import AttachmentUnavailable
-from replyonce.agents import Agent
 from replyonce.answers import Answer
 from replyonce.config import ReplierSettings
-from replyonce.evidence import sent_folder_ids
 from replyonce.exceptions import Deferred, ReplyOnceError
+from replyonce.jobs import MessageArrived
 from replyonce.observability import logger
-from replyonce.plan import message_id
 from replyonce.policy import Policy, policy_of
 from replyonce.ports import Folder, Grant, Message, SearchResult, ThreadPage
-from replyonce.replier import Replier
-from replyonce.screening import sender_email
+from replyonce.rules.evidence import sent_folder_ids
+from replyonce.rules.plan import message_id
+from replyonce.rules.screening import sender_email
+from replyonce.shell.replier import Replier
 from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord, ThreadState
-from replyonce.subjects import MessageArrived
 
 # A thread of more pages than this is replayed from its newest 1,000 messages.
 MAX_THREAD_PAGES = 5
@@ -179,7 +179,8 @@ class ReplayResult:
     own_addresses: tuple[str, ...]
     messages_replayed: int = 0
     sent_folders: frozenset[str] = frozenset()
-    """The grant's Sent folder ids: where the report finds a person's answer (``replyonce.evidence``)."""
+    """The grant's Sent folder ids: where the report finds a person's answer
+    (``replyonce.rules.evidence``)."""
     deferred: dict[str, int] = field(default_factory=dict)
     stopped: str = ""
     """``""`` (every thread listed), ``limit`` (``--limit`` threads reached) or ``time``
@@ -254,7 +255,8 @@ def replay(
     Parameters
     ----------
     mailbox:
-        The replier's Nylas reads (``replyonce.nylas.NylasMailbox``): the grants, the folders, the threads.
+        The replier's Nylas reads (``replyonce.adapters.nylas.NylasMailbox``): the grants, the folders, the
+        threads.
     lister:
         Lists the window's messages (``ops.nylas_admin.NylasAdmin.received_messages``).
     agent:
@@ -305,9 +307,9 @@ def replay(
                     continue
                 history.shown_from[thread_id] = position
                 history.nylas_time[thread_id] = message.date
-                subject = MessageArrived(grant_id, message_id(message), thread_id, message)
+                job = MessageArrived(grant_id, message_id(message), thread_id, message)
                 try:
-                    replier.handle(subject, remaining_seconds=lambda: float("inf"))
+                    replier.handle(job, remaining_seconds=lambda: float("inf"))
                 except Deferred as deferred:
                     result.deferred[deferred.reason.value] = result.deferred.get(deferred.reason.value, 0) + 1
                 result.messages_replayed += 1

@@ -1,7 +1,7 @@
 """This process as a replier container: what Lambda gives one, given here once, before the layer is imported.
 
 The operator commands run the replier's own code in this process (``make replay`` runs the agent
-through :class:`replyonce.replier.Replier`), so they need what Lambda gives every replier container and
+through :class:`replyonce.shell.replier.Replier`), so they need what Lambda gives every replier container and
 a person's shell does not:
 
 - the function's directory first on the path, as Lambda's task root (``/var/task``), and the layer's

@@ -25,8 +25,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from replyonce.adapters.state_items import SINCE, TABLE_BEGAN_KEY
 from replyonce.state import THREAD_PREFIX
-from replyonce.state_items import SINCE, TABLE_BEGAN_KEY
 
 # DynamoDB's BatchWriteItem takes at most 25 puts; what it leaves unprocessed is sent again this often.
 _BATCH = 25

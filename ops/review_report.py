@@ -7,7 +7,7 @@ end, from the mailbox, read-only:
 
 ``sent_unchanged``
     the draft left Drafts and the message sent in its place has the same words (case, spacing and
-    punctuation aside; a client's quoted history is not counted: ``replyonce.text.new_text``);
+    punctuation aside; a client's quoted history is not counted: ``replyonce.rules.text.new_text``);
 ``sent_edited``
     it was sent with other words: :func:`normalised_edit_distance` says how much (0 the same, 1 nothing
     kept);
@@ -44,10 +44,10 @@ from typing import Any
 from ops.errors import ConfigurationError
 from ops.judge import words
 from ops.score import wilson_interval
-from replyonce.coverage import INTENT_KEY, is_reviewed_draft, metadata_of
 from replyonce.mail import read_messages
-from replyonce.plan import from_a_person, message_id
-from replyonce.text import new_text
+from replyonce.rules.coverage import INTENT_KEY, is_reviewed_draft, metadata_of
+from replyonce.rules.plan import from_a_person, message_id
+from replyonce.rules.text import new_text
 
 FATES = ("sent_unchanged", "sent_edited", "deleted", "open")
 """The decided fates, the rates' denominator; ``pending`` (too early to tell) is shown, not counted."""

@@ -1,6 +1,6 @@
 """The score of a replay or a shadow report: what the agent decided against what the team did.
 
-A report's items (``replyonce.shadow_report.ShadowItem``, or the ``items`` of its ``--json``) say, per
+A report's items (``replyonce.rules.shadow_report.ShadowItem``, or the ``items`` of its ``--json``) say, per
 decision, what the agent would have done and whether a person of the mailbox answered the message
 afterwards. This module turns them into what a team needs to decide whether an agent is good enough,
 or better than the last version:

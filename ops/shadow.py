@@ -1,8 +1,9 @@
 """``shadow-report``: what shadow mode recorded in a window, beside what the mailbox's people sent.
 
-Read-only: the shadow records come from the state table (their layout is ``replyonce.state_items``'), the
+Read-only: the shadow records come from the state table (their layout is
+``replyonce.adapters.state_items``'), the
 threads from Nylas (``GET``), and the report is built by the layer's pure function
-(``replyonce.shadow_report.build_report``), the same for the replay (``ops.replay``).
+(``replyonce.rules.shadow_report.build_report``), the same for the replay (``ops.replay``).
 """
 
 import json
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from replyonce.mail import read_messages
-from replyonce.shadow_report import DAY_SECONDS, ShadowReport, build_report
+from replyonce.rules.shadow_report import DAY_SECONDS, ShadowReport, build_report
 from replyonce.state import ShadowRecord
 
 THREAD_LIMIT = 200

@@ -13,9 +13,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from replyonce.adapters.state_items import (
+    body_refs,
+    ledger_entry_of,
+    message_key,
+    thread_state_of,
+    with_requests,
+)
+from replyonce.adapters.store import read_request_bodies
 from replyonce.state import REPLY_BUDGET_WINDOW_SECONDS, LedgerEntry, thread_key
-from replyonce.state_items import body_refs, ledger_entry_of, message_key, thread_state_of, with_requests
-from replyonce.store import read_request_bodies
 
 _BATCH_GET_LIMIT = 100
 

@@ -1,4 +1,4 @@
-"""Measure ``replyonce.screening`` on other people's mail: machine mail answered, people refused.
+"""Measure ``replyonce.rules.screening`` on other people's mail: machine mail answered, people refused.
 
 Development time only. The sets are public fixture collections of other
 projects; they are read from a scratch directory outside this repository and
@@ -40,7 +40,7 @@ held-out ones are ``--flufl-bounce``, ``--osandum`` and ``--mail-mime-parser``.
 
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
-    git show HEAD:layers/replyonce/replyonce/screening.py > /tmp/screening_before.py
+    git show HEAD:layers/replyonce/replyonce/rules/screening.py > /tmp/screening_before.py
     PYTHONPATH=layers/replyonce .venv/bin/python scripts/measure_machine_mail.py \\
         --screening /tmp/screening_before.py --sisimai /tmp/machinemail/sisimai ...
 
@@ -308,7 +308,7 @@ def nylas_message(raw: bytes, null_as: str) -> dict[str, Any]:
 def load_screening(path: str | None) -> ModuleType:
     """The screening under test: the installed module, or the one at ``path`` (e.g. ``HEAD``'s)."""
     if path is None:
-        import replyonce.screening as module
+        import replyonce.rules.screening as module
 
         return module
     spec = importlib.util.spec_from_file_location("screening_under_test", path)

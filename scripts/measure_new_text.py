@@ -1,4 +1,4 @@
-"""Measure ``replyonce.text.new_text`` on other people's mail: how many bodies' new text is exact.
+"""Measure ``replyonce.rules.text.new_text`` on other people's mail: how many bodies' new text is exact.
 
 The sets are the public test fixtures of three reply parsers, read where they
 are checked out; nothing of theirs is copied into this repository.
@@ -47,7 +47,7 @@ What each set expects:
   checker reads it, and an HTML expectation, with its own HTML → lines (:func:`html_lines`).
 
 The comparison rule: both sides are whitespace-normalised (every run of spaces,
-tabs and line breaks is one space, ends stripped); :data:`replyonce.text.QUOTE_MARKER`
+tabs and line breaks is one space, ends stripped); :data:`replyonce.rules.text.QUOTE_MARKER`
 lines are removed from the output, and ``>``-quoted lines from the expectation,
 because where a peer keeps a quote around an interleaved answer the contract
 keeps only the new words (``--misses`` says where that rule was used). Each
@@ -909,7 +909,7 @@ def flutter_cases(root: Path) -> list[Case]:
 
 
 class _Words(HTMLParser):
-    """The checker's own HTML → lines (it shares no code with ``replyonce.text``): block elements end a
+    """The checker's own HTML → lines (it shares no code with ``replyonce.rules.text``): block elements end a
     line, ``<br>`` too; scripts, styles and the head are dropped; a ``<blockquote>``'s lines get one
     ``>`` per level, so the checker's rules on quoted lines read an HTML body as they read a text one."""
 
@@ -1436,7 +1436,7 @@ def implementation(spec: str) -> tuple[str, Callable[[str], str], bool]:
     if path:
         return name, _load(path), True
     if spec == "shipped":
-        from replyonce.text import new_text  # PYTHONPATH decides which checkout
+        from replyonce.rules.text import new_text  # PYTHONPATH decides which checkout
 
         return spec, new_text, True
     if spec == "quotequail":
@@ -1457,7 +1457,7 @@ def implementation(spec: str) -> tuple[str, Callable[[str], str], bool]:
 # --- the comparison -------------------------------------------------------------------------------------
 
 _MARKER = "[quoted text]"
-# The line above which the reader is sure; below it, what it could not tell apart (replyonce.text).
+# The line above which the reader is sure; below it, what it could not tell apart (replyonce.rules.text).
 _UNSURE = "[not sure where the quoted text starts; the rest of the message follows]"
 
 
@@ -1483,7 +1483,7 @@ def as_html(text: str) -> str:
 
 
 # A body with something to return as history: a quoted line, or a line that introduces an older message.
-# Written here, apart from replyonce.text: the checker shares no code with what it checks.
+# Written here, apart from replyonce.rules.text: the checker shares no code with what it checks.
 _HOLDS_HISTORY = re.compile(
     r"^\s*>|(?:wrote|schrieb|a écrit|escribió|scritto|napisał|skrev|kirjoitti)\s*:\s*$|-{3,}\s*original|"
     r"^\s*(?:from|von|de|da|od|от)\s*:.*@",

@@ -26,13 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from replyonce.agent import AttachmentGone, AttachmentTooLarge
-from replyonce.answers import Answer
-from replyonce.exceptions import NylasPermanentError, ThreadBusyError
-from replyonce.mail import Mail, read_message, read_messages
-from replyonce.ports import ActiveRegion, Folder, Grant, SearchResult, ThreadPage
-from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord, ThreadState
-from replyonce.state_items import (
+from replyonce.adapters.state_items import (
     CHUNK,
     OUTBOX,
     body_refs,
@@ -45,6 +39,12 @@ from replyonce.state_items import (
     stored_request,
     with_requests,
 )
+from replyonce.agent import AttachmentGone, AttachmentTooLarge
+from replyonce.answers import Answer
+from replyonce.exceptions import NylasPermanentError, ThreadBusyError
+from replyonce.mail import Mail, read_message, read_messages
+from replyonce.ports import ActiveRegion, Folder, Grant, SearchResult, ThreadPage
+from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord, ThreadState
 
 KEY_LIFETIME_SECONDS = 3600
 INDEXED_KEYS = ("key1", "key2", "key3", "key4", "key5")
@@ -73,8 +73,8 @@ class Clock:
 class FakeStateStore:
     """:class:`replyonce.ports.StateStore` in memory, with the conditional writes of the DynamoDB store.
 
-    Every intent kept goes through the table's layout (``replyonce.state_items``): a large request's body
-    items are written before its entry, whether or not the lease still holds, and what is kept is
+    Every intent kept goes through the table's layout (``replyonce.adapters.state_items``): a large request's
+    body items are written before its entry, whether or not the lease still holds, and what is kept is
     what the entry and those items give back, byte for byte.
     """
 
@@ -254,7 +254,7 @@ class FakeRegionFence:
     """:class:`replyonce.ports.RegionFence` in memory: one active-Region record every Region reads.
 
     One object for every Region models the multi-Region strongly consistent table: a read anywhere
-    sees the last failover written anywhere (``replyonce.active_region`` on DynamoDB).
+    sees the last failover written anywhere (``replyonce.adapters.active_region`` on DynamoDB).
     """
 
     def __init__(self, clock: Callable[[], float], region: str) -> None:

@@ -1,7 +1,7 @@
 """A deterministic scheduler over real replier workers: every interleaving of their port calls, checked.
 
 Races scripted, not raced. Each worker is the real shell and core
-(``replyonce.replier.Replier``) of one Lambda container, with the real
+(``replyonce.shell.replier.Replier``) of one Lambda container, with the real
 DynamoDB store (on the session's moto server) and an in-memory mailbox
 (``tests/fakes.py``), and every call it makes through a port is a pause
 point the scheduler owns: a worker runs only when chosen, one call at a
@@ -32,14 +32,14 @@ from typing import Any
 import boto3
 from moto import mock_aws
 
+from replyonce.adapters.state_items import table_began_item
+from replyonce.adapters.store import DynamoDBStateStore
 from replyonce.agent import Conversation, Reply
 from replyonce.exceptions import Deferred
+from replyonce.jobs import Job, MessageArrived
 from replyonce.policy import Policy
-from replyonce.replier import Replier
+from replyonce.shell.replier import Replier
 from replyonce.state import ShadowOutcome
-from replyonce.state_items import table_began_item
-from replyonce.store import DynamoDBStateStore
-from replyonce.subjects import MessageArrived, Subject
 from tests.fakes import Clock, FakeMailbox, FakeRegionFence, FakeStateStore
 
 GRANT = "grant-agent-0001"
@@ -151,7 +151,8 @@ class InMemory(SharedStore):
 
 
 class OnDynamoDB(SharedStore):
-    """``replyonce.store.DynamoDBStateStore`` on moto's DynamoDB in this process (the guards of the lease)."""
+    """``replyonce.adapters.store.DynamoDBStateStore`` on moto's DynamoDB in this process (the guards of the
+    lease)."""
 
     def __init__(self, clock: Clock, dynamodb: Any, table: str) -> None:
         self._dynamodb, self._table = dynamodb, table
@@ -178,7 +179,7 @@ StoreFactory = Callable[[Clock], SharedStore]
 class Record:
     """A record on the queue: what a worker will be given, and when it may be received."""
 
-    subject: Subject
+    job: Job
     due: float = 0.0
     runs: int = 0
     label: str = ""
@@ -324,7 +325,7 @@ class Schedule:
 
         def start(record: Record) -> None:
             record.runs += 1
-            name = f"w{next(counter)}:{record.label or getattr(record.subject, 'message_id', 'r')}"
+            name = f"w{next(counter)}:{record.label or getattr(record.job, 'message_id', 'r')}"
             gate = _Gate(name, self)
             lag = record.clock_lag
             own_clock = (lambda: clock.now - lag) if lag else clock
@@ -350,7 +351,7 @@ class Schedule:
 
             def body() -> None:
                 try:
-                    replier.handle(record.subject, remaining_seconds=lambda: 900.0)
+                    replier.handle(record.job, remaining_seconds=lambda: 900.0)
                 except Deferred as deferred:
                     if record.runs < (record.max_runs or self._scenario.max_runs):
                         record.due = clock.now + (deferred.seconds if deferred.seconds is not None else 10)

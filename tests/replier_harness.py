@@ -15,9 +15,9 @@ from devstack.events import notification_envelope as notification  # noqa: F401 
 from devstack.poller import EventSourcePoller
 from functions.replier import app
 from ops.template import load_template
-from replyonce.consumer import NotificationConsumer
-from replyonce.notification import Notification
-from replyonce.queue import NotificationQueue
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.rules.notification import Notification
+from replyonce.shell.consumer import NotificationConsumer
 from replyonce.state import thread_key
 
 SEND_PATH = rf"^/v3/grants/{AGENT_GRANT_ID}/messages/send$"

@@ -8,7 +8,8 @@ leaves (``FakeMailbox.send``):
   and the phase the record was in at each (the core's ``phases`` module);
 - ``product calls``: Python calls into the layer's package (``layers/replyonce/replyonce``), counted
   with :func:`sys.setprofile`, and how many of them were into each module;
-- ``plans``: calls of ``replyonce.plan.plan_burst`` and ``replyonce.screening.reason_not_to_answer``,
+- ``plans``: calls of ``replyonce.rules.plan.plan_burst`` and
+  ``replyonce.rules.screening.reason_not_to_answer``,
   the thread's screen and plan.
 
 Run it from the repository's root::
@@ -109,8 +110,8 @@ def main() -> None:
         print(f"  {phase:8} {step}")
     print(f"product calls before the send: {trace.product_calls}")
     print(f"  into screening: {trace.into('screening')}, into plan: {trace.into('plan')}")
-    print(f"  plan.plan_burst: {trace.of('plan.plan_burst')}")
-    print(f"  screening.reason_not_to_answer: {trace.of('screening.reason_not_to_answer')}")
+    print(f"  plan.plan_burst: {trace.of('rules.plan.plan_burst')}")
+    print(f"  screening.reason_not_to_answer: {trace.of('rules.screening.reason_not_to_answer')}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """ReplierFunction: SQS batch → at most one reply per inbound message.
 
-Thin on purpose: Powertools wiring here, behaviour in ``replyonce.consumer``
-(the batch), ``replyonce.replier`` (the shell) and ``replyonce.core`` (the rules).
+Thin on purpose: Powertools wiring here, behaviour in ``replyonce.shell.consumer``
+(the batch), ``replyonce.shell.replier`` (the shell) and ``replyonce.core`` (the rules).
 """
 
 from functools import cache
@@ -9,10 +9,10 @@ from pathlib import Path
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from replyonce.consumer import NotificationConsumer
 from replyonce.exceptions import ConfigurationError
 from replyonce.observability import count_by, logger, metrics
 from replyonce.reasons import DeferReason
+from replyonce.shell.consumer import NotificationConsumer
 
 
 @cache

@@ -1,6 +1,6 @@
 """WebhookFunction: API Gateway (REST API, Lambda proxy) → verify → SQS.
 
-Thin on purpose: Powertools wiring here, behaviour in ``replyonce.webhook``.
+Thin on purpose: Powertools wiring here, behaviour in ``replyonce.shell.webhook``.
 Nylas waits for the 200, so the import path stays light: nothing is imported
 or patched that the request does not use (``make bench`` measures it).
 """
@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from replyonce.exceptions import ConfigurationError
 from replyonce.observability import logger, metrics
-from replyonce.webhook import WebhookEndpoint, unavailable
+from replyonce.shell.webhook import WebhookEndpoint, unavailable
 
 
 @cache

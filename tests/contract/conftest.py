@@ -1,8 +1,8 @@
 """The contract tier: each case runs on the in-memory fake of a port and on its production adapter.
 
-``store`` is :class:`tests.fakes.FakeStateStore` or :class:`replyonce.store.DynamoDBStateStore` on the
-template's state table in the embedded AWS; ``mailbox`` is :class:`tests.fakes.FakeMailbox` or
-:class:`replyonce.nylas.NylasMailbox` on the Nylas emulator. Both sides of a port share one settable
+``store`` is :class:`tests.fakes.FakeStateStore` or :class:`replyonce.adapters.store.DynamoDBStateStore` on
+the template's state table in the embedded AWS; ``mailbox`` is :class:`tests.fakes.FakeMailbox` or
+:class:`replyonce.adapters.nylas.NylasMailbox` on the Nylas emulator. Both sides of a port share one settable
 clock (the store's wall clock, Nylas' clock), so a lease expires or a key's hour passes without a
 sleep. A case asserts only what the port lets a caller observe; where the two must differ, the case
 says why in its ``xfail`` reason.
@@ -13,8 +13,8 @@ import pytest
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
 from devstack.template import LOCAL_API_KEY
-from replyonce.nylas import NylasMailbox
-from replyonce.store import DynamoDBStateStore
+from replyonce.adapters.nylas import NylasMailbox
+from replyonce.adapters.store import DynamoDBStateStore
 from tests.fakes import Clock, FakeMailbox, FakeStateStore
 
 START = 1_800_000_000.0

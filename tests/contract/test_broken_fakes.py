@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
+from replyonce.adapters.state_items import email_key, shadow_key
 from replyonce.answers import Answer
 from replyonce.ports import SearchResult, ThreadPage
 from replyonce.state import Lease, Reservation, Settlement, ShadowRecord, ThreadState
-from replyonce.state_items import email_key, shadow_key
 from tests.contract import (
     conftest,
     test_mailbox_contract,

@@ -215,7 +215,7 @@ def test_a_draft_is_listed_in_its_thread_found_by_metadata_and_sends_nothing(wor
             "fake",
             marks=pytest.mark.xfail(
                 reason="a deliberate simplification: FakeMailbox validates no request and answers every "
-                "draft 200 (the replier's requests are built by replyonce.outbox; a refused send is "
+                "draft 200 (the replier's requests are built by replyonce.rules.outbox; a refused send is "
                 "scripted with script_send)",
                 strict=True,
             ),

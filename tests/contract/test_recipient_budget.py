@@ -1,6 +1,6 @@
 """What any one inbox can draw from the agent: a budget over a sliding hour, on DynamoDB and in the fake.
 
-The same table runs against the product's adapter (``replyonce.store.DynamoDBStateStore`` on the
+The same table runs against the product's adapter (``replyonce.adapters.store.DynamoDBStateStore`` on the
 moto server, the template's state table) and the in-memory fake the interleaving scheduler uses
 (``tests/fakes.FakeStateStore``), so the fake cannot drift from what DynamoDB's conditions do.
 """
@@ -8,8 +8,8 @@ moto server, the template's state table) and the in-memory fake the interleaving
 import boto3
 import pytest
 
+from replyonce.adapters.store import DynamoDBStateStore
 from replyonce.state import Reservation
-from replyonce.store import DynamoDBStateStore
 from tests.fakes import FakeStateStore
 
 HOUR = 3600

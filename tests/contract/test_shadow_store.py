@@ -1,6 +1,6 @@
 """A shadow record is written once per key, on DynamoDB and in the fake, and read back as written.
 
-The same cases run against the product's adapter (``replyonce.store.DynamoDBStateStore`` on the moto
+The same cases run against the product's adapter (``replyonce.adapters.store.DynamoDBStateStore`` on the moto
 server, the template's state table) and the in-memory fake the interleaving scheduler uses
 (``tests/fakes.FakeStateStore``), so the fake cannot drift from what DynamoDB's condition does.
 """
@@ -8,9 +8,9 @@ server, the template's state table) and the in-memory fake the interleaving sche
 import boto3
 import pytest
 
+from replyonce.adapters.state_items import SHADOW_TEXT_CHARS, shadow_item, shadow_key, shadow_record_of
+from replyonce.adapters.store import DynamoDBStateStore
 from replyonce.state import Settlement, ShadowOutcome, ShadowRecord, Status
-from replyonce.state_items import SHADOW_TEXT_CHARS, shadow_item, shadow_key, shadow_record_of
-from replyonce.store import DynamoDBStateStore
 from tests.fakes import FakeStateStore
 
 START = 1_800_000_000

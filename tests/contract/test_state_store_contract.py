@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import pytest
 
+from replyonce.adapters.state_items import BODY_CHUNK_BYTES, stored_request
 from replyonce.exceptions import ThreadBusyError
 from replyonce.state import (
     Intent,
@@ -25,7 +26,6 @@ from replyonce.state import (
     Status,
     ThreadState,
 )
-from replyonce.state_items import BODY_CHUNK_BYTES, stored_request
 from tests.contract.conftest import START
 
 THREAD = "thread#g1#t1"

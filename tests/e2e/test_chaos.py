@@ -148,8 +148,8 @@ def test_skew_series_refuses_to_start_when_the_doc_has_no_place_for_it(tmp_path,
 def test_a_mutant_whose_target_is_missing_is_pending_not_silently_a_no_op(monkeypatch):
     # The product renamed the guard's function: the mutant must say so, not run the intact product.
     from chaos import mutants
-    from replyonce import plan
     from replyonce.core import planning  # the core's planning imports the name from plan
+    from replyonce.rules import plan
 
     assert planning.loop_guard_exhausted is plan.loop_guard_exhausted
     monkeypatch.delattr(plan, "loop_guard_exhausted")

@@ -13,7 +13,7 @@ import requests
 
 from devstack.events import encode, envelope
 from ops.thread_state import read_thread_state
-from replyonce.signature import sign
+from replyonce.rules.signature import sign
 
 
 def post(target, body: bytes, signature: str) -> requests.Response:

@@ -30,7 +30,7 @@ from devstack.invariants import INVARIANTS
 from devstack.invoke import invoke
 from devstack.stack import LocalStack, LogCollector, StackSettings
 from devstack.template import LOCAL_WEBHOOK_SECRET
-from replyonce.signature import sign
+from replyonce.rules.signature import sign
 from tests.pseudo_terminal import Terminal
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,7 +22,7 @@ import requests
 from devstack.events import encode, envelope
 from devstack.template import LOCAL_API_KEY, LOCAL_WEBHOOK_SECRET
 from ops.register_webhook import TRIGGER_TYPES
-from replyonce.signature import sign
+from replyonce.rules.signature import sign
 from tests.pseudo_terminal import ctrl_c_as_in_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]

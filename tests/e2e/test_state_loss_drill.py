@@ -18,9 +18,9 @@ import pytest
 from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from ops import backfill, redrive
 from ops.nylas_admin import NylasAdmin
-from replyonce.queue import NotificationQueue
-from replyonce.state_items import LEASE_EXPIRES_AT
-from replyonce.store import DynamoDBStateStore
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.adapters.state_items import LEASE_EXPIRES_AT
+from replyonce.adapters.store import DynamoDBStateStore
 
 THREAD = "thread-drill"
 MESSAGES = 5

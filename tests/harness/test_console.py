@@ -148,7 +148,7 @@ def test_a_cut_body_says_how_many_lines_were_cut(lines, full, shown):
 def test_an_agents_failure_line_names_the_line_of_the_persons_code_that_raised():
     traceback = (
         "Traceback (most recent call last):\n"
-        '  File "/repo/layers/replyonce/replyonce/replier.py", line 386, in call\n'
+        '  File "/repo/layers/replyonce/replyonce/shell/replier.py", line 386, in call\n'
         "    result['outcome'] = self._agent(conversation)\n"
         '  File "/home/me/agents/my_agent.py", line 12, in reply\n'
         "    raise RuntimeError('the order service is down')\n"

@@ -17,7 +17,7 @@ from devstack.nylas import Fault
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LocalStack, StackSettings
 from devstack.template import LOCAL_WEBHOOK_SECRET
-from replyonce.signature import sign
+from replyonce.rules.signature import sign
 
 
 def test_replier_lines_written_while_the_webhook_runs_keep_the_replier_stamp():

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
+from replyonce.adapters.nylas import NylasMailbox
 from replyonce.agent import AttachmentGone, AttachmentTooLarge, AttachmentUnavailable
-from replyonce.nylas import NylasMailbox
 
 FILE = bytes(range(256)) * 1_000  # 256,000 bytes
 

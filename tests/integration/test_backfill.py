@@ -19,9 +19,9 @@ from functions.replier import app
 from ops import backfill, nylas_admin
 from ops.cli import Runtime, main
 from ops.nylas_admin import NylasAdmin
-from replyonce.notification import Notification
-from replyonce.queue import NotificationQueue
-from replyonce.store import DynamoDBStateStore
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.adapters.store import DynamoDBStateStore
+from replyonce.rules.notification import Notification
 from tests.conftest import register_stack
 
 STACK = "replyonce-backfill-test"

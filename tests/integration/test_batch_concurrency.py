@@ -1,7 +1,7 @@
 """A batch's threads at once, each thread's records in order, behind the real handler.
 
 The template gives the replier batches of 10 with no window (``docs/performance.md``, "Batch
-concurrency"); ``replyonce.consumer`` runs a batch's threads at once. Counted at the emulator: no
+concurrency"); ``replyonce.shell.consumer`` runs a batch's threads at once. Counted at the emulator: no
 timing is asserted — a consumer that ran the batch one record after another cannot pass the first
 test at any speed, since each send waits until the other thread's send has started.
 """

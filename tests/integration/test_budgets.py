@@ -62,9 +62,9 @@ from devstack.counting import (
 )
 from devstack.events import AGENT_GRANT_ID, envelope, message_created
 from devstack.nylas import Fault
+from replyonce.adapters.state_items import LEASE_EXPIRES_AT, LEASE_OWNER
 from replyonce.agent import Conversation, Reply, ReplyAttachment
 from replyonce.state import thread_key
-from replyonce.state_items import LEASE_EXPIRES_AT, LEASE_OWNER
 
 # What a first reply costs in DynamoDB, in order: idempotency record put, ledger read,
 # lease update (returns the thread state), the email's claim (a conditional put on its Message-ID),
@@ -358,8 +358,8 @@ NOT_ON_THE_WEBHOOK_PATH = (
     "requests",
     "aws_lambda_powertools.utilities.idempotency",
     "aws_lambda_powertools.utilities.batch",
-    "replyonce.consumer",
-    "replyonce.replier",
+    "replyonce.shell.consumer",
+    "replyonce.shell.replier",
 )
 
 

@@ -18,11 +18,16 @@ from botocore.exceptions import ClientError
 
 from devstack.embedded_aws import contention
 from devstack.events import AGENT_GRANT_ID, envelope
-from replyonce.contention import CONTENTION_ATTEMPTS, TRANSACTION_CONFLICT, contention_of, retry_contended
-from replyonce.contention import PARAMETER_MISMATCH as MISMATCH
+from replyonce.adapters.contention import (
+    CONTENTION_ATTEMPTS,
+    TRANSACTION_CONFLICT,
+    contention_of,
+    retry_contended,
+)
+from replyonce.adapters.contention import PARAMETER_MISMATCH as MISMATCH
+from replyonce.adapters.state_items import message_key
 from replyonce.exceptions import StateContended
 from replyonce.reasons import DeferReason
-from replyonce.state_items import message_key
 from tests.replier_harness import deferrals, inbound, new_container, skip_reasons
 
 

@@ -72,12 +72,12 @@ from devstack.nylas import Fault
 from devstack.poller import EventSourcePoller
 from devstack.template import LOCAL_WEBHOOK_SECRET, LocalResources, create_resources
 from ops.template import TEMPLATE_PATH
+from replyonce.adapters.agents import template_agent
+from replyonce.adapters.queue import NotificationQueue
+from replyonce.adapters.state_items import message_key
 from replyonce.agent import Conversation, Reply, ReplyAttachment
-from replyonce.agents import template_agent
-from replyonce.notification import Notification
-from replyonce.queue import NotificationQueue
+from replyonce.rules.notification import Notification
 from replyonce.state import Status, thread_key
-from replyonce.state_items import message_key
 
 ACCOUNT = "123456789012"
 STACK_NAME = "replyonce"

@@ -18,11 +18,11 @@ from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from ops.template import load_template
+from replyonce.adapters.state_items import lease_expiry_ms
 from replyonce.config import ReplierSettings
 from replyonce.reasons import DeferReason
-from replyonce.redelivery import retry_delay
+from replyonce.rules.redelivery import retry_delay
 from replyonce.state import thread_key
-from replyonce.state_items import lease_expiry_ms
 from tests.replier_harness import SEND_PATH, container_recording_visibility, deferrals, inbound
 
 TEMPLATE = load_template()

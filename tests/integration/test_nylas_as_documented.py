@@ -223,7 +223,7 @@ def test_a_budget_filled_by_a_queued_reply_that_fails_still_answers_the_thread(
 
 
 def ledger_status(replier, message_id: str) -> str:
-    from replyonce.state_items import message_key
+    from replyonce.adapters.state_items import message_key
 
     item = (
         boto3.client("dynamodb")

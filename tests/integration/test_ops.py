@@ -35,9 +35,9 @@ from ops.cli import Runtime, main
 from ops.errors import ConfigurationError, NylasApiError, OpsError
 from ops.nylas_admin import NylasAdmin
 from ops.samconfig import DEFAULT_SAMCONFIG, load_samconfig, parse_parameter_overrides
-from replyonce.signature import sign
+from replyonce.adapters.store import DynamoDBStateStore
+from replyonce.rules.signature import sign
 from replyonce.state import Intent, Settlement, Status, thread_key
-from replyonce.store import DynamoDBStateStore
 from tests.conftest import drain, register_stack
 
 STACK = "replyonce-ops-test"

@@ -19,13 +19,13 @@ from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from functions.replier import app
-from replyonce.agents import template_agent
+from replyonce.adapters.agents import template_agent
+from replyonce.adapters.state_items import body_refs, thread_state_of, with_requests
+from replyonce.adapters.store import read_request_bodies
 from replyonce.exceptions import ConfigurationError
 from replyonce.keys import idempotency_key
+from replyonce.rules.text import UNSURE_MARKER
 from replyonce.state import ThreadState, thread_key
-from replyonce.state_items import body_refs, thread_state_of, with_requests
-from replyonce.store import read_request_bodies
-from replyonce.text import UNSURE_MARKER
 from tests.replier_harness import (
     SEND_PATH,
     Pipeline,

@@ -18,13 +18,13 @@ import pytest
 from devstack.events import envelope
 from devstack.template import create_active_region_table
 from ops.failover import FailoverError, fail_over_to, stamping_clock
-from replyonce.active_region import DynamoDBRegionFence, aws_clock
+from replyonce.adapters.active_region import DynamoDBRegionFence, aws_clock
 from replyonce.config import ReplierSettings
 from replyonce.exceptions import Deferred
+from replyonce.jobs import MessageArrived
 from replyonce.policy import Policy, policy_of
 from replyonce.ports import ActiveRegion, FenceUnreadable
-from replyonce.replier import Replier
-from replyonce.subjects import MessageArrived
+from replyonce.shell.replier import Replier
 from tests.conftest import register_stack
 from tests.fakes import Clock, FakeMailbox, FakeRegionFence, FakeStateStore
 from tests.integration.test_iam_enforced import Resolver, rendered_template, role_statements
@@ -302,9 +302,9 @@ def one_record(*, failover_after_read: int) -> tuple[FakeMailbox, FailsOverOnRea
         monotonic=clock,
         sleep=lambda seconds: None,
     )
-    subject = MessageArrived(GRANT, message["id"], message["thread_id"], {"from": message["from"]})
+    job = MessageArrived(GRANT, message["id"], message["thread_id"], {"from": message["from"]})
     try:
-        replier.handle(subject, remaining_seconds=lambda: 900.0)
+        replier.handle(job, remaining_seconds=lambda: 900.0)
     except Deferred as deferred:
         mailbox.calls.append(f"deferred {deferred.reason.value}")
     return mailbox, fence

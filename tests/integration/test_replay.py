@@ -20,10 +20,10 @@ from functions.replier import app
 from ops import replay
 from ops.cli import Runtime, main
 from ops.nylas_admin import NylasAdmin
+from replyonce.adapters.agents import template_agent
+from replyonce.adapters.nylas import NylasMailbox
 from replyonce.agent import Conversation, Reply
-from replyonce.agents import template_agent
 from replyonce.keys import REPLAY_KEY_PREFIX
-from replyonce.nylas import NylasMailbox
 from replyonce.policy import Policy
 from tests.conftest import register_mailbox_stack
 

@@ -22,11 +22,11 @@ from devstack.events import AGENT_GRANT_ID, envelope, load_event, sqs_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.nylas import Fault
 from functions.replier import app
-from replyonce.consumer import IDEMPOTENCY_KEY_PREFIX, NotificationConsumer
+from replyonce.adapters.state_items import OUTBOX, message_key
 from replyonce.keys import idempotency_key
 from replyonce.reasons import DeferReason
+from replyonce.shell.consumer import IDEMPOTENCY_KEY_PREFIX, NotificationConsumer
 from replyonce.state import thread_key
-from replyonce.state_items import OUTBOX, message_key
 from tests.fakes import Clock
 from tests.replier_harness import (
     SEND_PATH,

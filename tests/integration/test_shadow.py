@@ -18,10 +18,10 @@ from devstack.events import AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
 from devstack.nylas import Fault
 from functions.replier import app
 from ops.cli import Runtime, main
+from replyonce.adapters.store import DynamoDBStateStore
 from replyonce.agent import Conversation, Handoff, NoReply, Reply
 from replyonce.keys import conversation_key
 from replyonce.state import ShadowOutcome
-from replyonce.store import DynamoDBStateStore
 from tests.conftest import register_stack
 from tests.replier_harness import SEND_PATH, deferrals, inbound, new_container, skip_reasons
 

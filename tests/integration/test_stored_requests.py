@@ -1,4 +1,5 @@
-"""A stored intent's request comes back byte for byte, whatever its size (``replyonce.store`` on moto).
+"""A stored intent's request comes back byte for byte, whatever its size (``replyonce.adapters.store`` on
+moto).
 
 The thread item holds at most 400 KB (DynamoDB's item limit, which the
 embedded AWS enforces on updates as DynamoDB does), and each of its writes is
@@ -13,11 +14,11 @@ import random
 import boto3
 import pytest
 
+from replyonce.adapters.state_items import BODY_PREFIX, BODY_TTL_GRACE_SECONDS
+from replyonce.adapters.store import DynamoDBStateStore
 from replyonce.exceptions import StoredRequestLost
-from replyonce.outbox import MAX_REQUEST_BYTES
+from replyonce.rules.outbox import MAX_REQUEST_BYTES
 from replyonce.state import Intent, IntentState, Settlement, Status, thread_key
-from replyonce.state_items import BODY_PREFIX, BODY_TTL_GRACE_SECONDS
-from replyonce.store import DynamoDBStateStore
 
 TTL_SECONDS = 3600
 KEY = thread_key("grant-1", "thread-1")
@@ -26,7 +27,7 @@ ITEM_LIMIT = 350_000
 
 
 def request_with(body: str) -> str:
-    """A send request as ``replyonce.outbox`` builds it, with ``body`` as its HTML."""
+    """A send request as ``replyonce.rules.outbox`` builds it, with ``body`` as its HTML."""
     return (
         '{"body":' + f'"{body}"' + ',"metadata":{"key1":"i1"},"reply_to_message_id":"m1",'
         '"subject":"Re: Order","to":[{"email":"alice@example.com"}]}'

@@ -1,4 +1,4 @@
-"""When the state table began, as each thread item learns it (``replyonce.store`` on moto).
+"""When the state table began, as each thread item learns it (``replyonce.adapters.store`` on moto).
 
 A thread item created within ``mailbox_settle_seconds`` of the table's beginning may stand for one a lost
 table held, whose reply may still be queued or in flight at Nylas: its bursts wait
@@ -11,9 +11,9 @@ import pytest
 
 from devstack.template import create_restored_state_table, put_in_service
 from ops import restore_state
+from replyonce.adapters.state_items import TABLE_BEGAN_KEY
+from replyonce.adapters.store import DynamoDBStateStore
 from replyonce.state import thread_key
-from replyonce.state_items import TABLE_BEGAN_KEY
-from replyonce.store import DynamoDBStateStore
 from tests.fakes import Clock
 
 

@@ -33,9 +33,9 @@ from devstack.lambda_context import LocalLambdaContext
 from devstack.template import LOCAL_WEBHOOK_SECRET
 from functions.webhook import app
 from ops.template import load_template
-from replyonce.queue import SQS_CLIENT_CONFIG, SQS_SEND_ATTEMPTS
-from replyonce.secrets import SECRETS_CLIENT_CONFIG, SECRETS_READ_ATTEMPTS
-from replyonce.webhook import WebhookEndpoint
+from replyonce.adapters.queue import SQS_CLIENT_CONFIG, SQS_SEND_ATTEMPTS
+from replyonce.adapters.secrets import SECRETS_CLIENT_CONFIG, SECRETS_READ_ATTEMPTS
+from replyonce.shell.webhook import WebhookEndpoint
 from tests.conftest import drain
 
 RETRIED_BY_NYLAS = {408, 429, 502, 503, 504, 507}
@@ -144,7 +144,7 @@ def test_gzip_signature_covers_the_compressed_bytes(webhook, sqs, queue_url):
     # Signing the decompressed JSON (the wrong bytes) must be rejected.
     event = load_event("webhook-gzip.json")
     compressed = base64.b64decode(event["body"])
-    from replyonce.signature import sign
+    from replyonce.rules.signature import sign
 
     event["headers"]["X-Nylas-Signature"] = sign(gzip.decompress(compressed), LOCAL_WEBHOOK_SECRET)
     assert webhook(event)["statusCode"] == 401
@@ -391,8 +391,8 @@ def test_queue_never_gets_a_forged_request_even_after_a_valid_one(webhook, sqs, 
 
 def test_secret_refresh_is_rate_limited(aws, moto_endpoint):
     # Forged requests force a fresh read at most once per interval.
+    from replyonce.adapters.secrets import WebhookSecrets
     from replyonce.config import SecretsSettings
-    from replyonce.secrets import WebhookSecrets
 
     reads = []
 
@@ -425,9 +425,9 @@ def test_missing_configuration_names_the_variable(monkeypatch):
 
 def test_sqs_error_is_a_client_error_not_a_crash(aws, sqs):
     # The queue module turns boto errors into EnqueueError; a raw ClientError never reaches the handler.
+    from replyonce.adapters.queue import NotificationQueue
     from replyonce.exceptions import EnqueueError
-    from replyonce.notification import Notification
-    from replyonce.queue import NotificationQueue
+    from replyonce.rules.notification import Notification
 
     queue = NotificationQueue(aws.queues["NotificationQueue"] + "-missing", 1_048_576, sqs)
     with pytest.raises(EnqueueError) as raised:

@@ -17,7 +17,7 @@ from devstack.events import message_created, proxy_event
 from devstack.lambda_context import LocalLambdaContext
 from devstack.template import LOCAL_WEBHOOK_SECRET
 from functions.webhook import app
-from replyonce.signature import sign
+from replyonce.rules.signature import sign
 from tests.conftest import drain
 
 ALLOWED = {200, 400, 401, 405, 413, 415, 503}

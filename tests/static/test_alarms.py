@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from ops.template import TEMPLATE_PATH, load_template
+from replyonce.adapters.nylas import RETRYABLE_STATUSES
 from replyonce.answers import Answer, Proof, proof_of
-from replyonce.nylas import RETRYABLE_STATUSES
 from replyonce.reasons import DeferReason, RejectReason
 
 ROOT = TEMPLATE_PATH.parent
-CONSUMER = ROOT / "layers" / "replyonce" / "replyonce" / "consumer.py"
+CONSUMER = ROOT / "layers" / "replyonce" / "replyonce" / "shell" / "consumer.py"
 
 
 def _resources() -> dict[str, Any]:
@@ -217,7 +217,10 @@ def test_a_failing_agent_pages_as_a_share_of_its_calls():
         "RecordDeferred",
         {"reason": DeferReason.AGENT_FAILED.value, "service": "replyonce-replier"},
     )
-    assert 'count("AgentAsked")' in (ROOT / "layers" / "replyonce" / "replyonce" / "replier.py").read_text()
+    assert (
+        'count("AgentAsked")'
+        in (ROOT / "layers" / "replyonce" / "replyonce" / "shell" / "replier.py").read_text()
+    )
     threshold = _threshold(alarm)
     # A throttled model: a fifth of the calls retried for a quarter of an hour pages; one in twenty does not.
     assert _evaluate(alarm, {"asked": 100, "failed": 20}) > threshold

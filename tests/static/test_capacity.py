@@ -15,8 +15,8 @@ from ops.errors import ConfigurationError
 from ops.preflight import LAMBDA_UNRESERVED_MINIMUM, check_concurrency
 from ops.template import load_template, sqs_event_source
 from replyonce.config import ReplierSettings
-from replyonce.consumer import MAX_THREADS_AT_ONCE
 from replyonce.policy import policy_of
+from replyonce.shell.consumer import MAX_THREADS_AT_ONCE
 
 # Slack in the function's Timeout beyond the batch's record budgets: the invocation's own work before
 # the first record (parsing, registering the context). More would only delay a hung invocation's end.

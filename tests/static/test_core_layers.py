@@ -1,8 +1,10 @@
-"""The core's import graph as `docs/design.md` ("The functional core") draws it: nothing imports upwards.
+"""The layer's import graph as `docs/design.md` draws it: nothing imports upwards.
 
 Why: the split into one concern per module holds only while a flow cannot reach up into the
 dispatch or sideways into another flow; an import that does is the first step back to one module
-with five concerns. Read from the source (``ast``), so a function-level import counts too.
+with five concerns. The same holds one level up, for the packages ("The layer's packages"): a rule
+that imports an adapter is no longer a pure function, a core that imports one can no longer be run
+on values alone. Read from the source (``ast``), so a function-level import counts too.
 """
 
 import ast
@@ -60,8 +62,9 @@ def test_nothing_in_the_layer_reaches_into_the_core_but_through_its_surface():
     layer = CORE.parent
     reached = {
         path.name: sorted(_core_imports(path))
-        for path in layer.glob("*.py")
-        if any(
+        for path in layer.rglob("*.py")
+        if path.parent != CORE
+        and any(
             isinstance(n, ast.ImportFrom) and (n.module or "").startswith("replyonce.core.")
             for n in ast.walk(ast.parse(path.read_text()))
         )
@@ -76,7 +79,9 @@ def _layer_imports(path: Path) -> set[str]:
     """The layer's modules ``path`` imports, anywhere in it (a function-level import counts)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("replyonce."):
+        if isinstance(node, ast.ImportFrom) and node.module == "replyonce":
+            found.update(f"replyonce.{a.name}" for a in node.names)  # from replyonce import core
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("replyonce."):
             found.add(node.module)
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("replyonce."))
@@ -110,3 +115,63 @@ def test_no_two_modules_of_the_layer_import_each_other():
     # A package's __init__ naming its modules' public surface is not a cycle of concerns.
     cycles = [c for c in cycles if "replyonce.core" not in c]
     assert cycles == []
+
+
+# The packages, bottom first, and what each may import besides itself ("": the package root's shared
+# values, ports and configuration). The rules are pure; the core decides with rules and values; an
+# adapter talks to one outside service and knows nothing of the core; only the shell wires them all.
+MAY_IMPORT = {
+    "": set(),
+    "rules": {""},
+    "core": {"", "rules"},
+    "adapters": {"", "rules"},
+    "shell": {"", "rules", "core", "adapters"},
+}
+# The package root holds what every package shares; a module added here is a decision, not a default.
+ROOT_MODULES = {
+    "agent",
+    "answers",
+    "config",
+    "exceptions",
+    "jobs",
+    "keys",
+    "mail",
+    "observability",
+    "outgoing",
+    "policy",
+    "ports",
+    "reasons",
+    "redaction",
+    "state",
+}
+
+
+def _package(module: str) -> str:
+    """``replyonce.rules.plan`` -> ``rules``; ``replyonce.core`` -> ``core``; ``replyonce.mail`` -> ``""``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in MAY_IMPORT else ""
+
+
+def test_every_module_of_the_layer_is_in_a_package_of_the_graph():
+    placed = {
+        path.relative_to(LAYER).parent.as_posix()
+        for path in LAYER.rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
+    assert placed == {".", *(p for p in MAY_IMPORT if p)}
+    root = {p.stem for p in LAYER.glob("*.py")} - {"__init__"}
+    assert root == ROOT_MODULES
+
+
+def test_no_package_of_the_layer_imports_one_above_or_beside_it():
+    reached = {}
+    for path in sorted(LAYER.rglob("*.py")):
+        own = _package(_module_name(path))
+        wrong = sorted(
+            module
+            for module in _layer_imports(path)
+            if _package(module) != own and _package(module) not in MAY_IMPORT[own]
+        )
+        if wrong:
+            reached[path.relative_to(LAYER).as_posix()] = wrong
+    assert reached == {}

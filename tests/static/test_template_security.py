@@ -301,8 +301,9 @@ def emitted_metrics() -> dict[tuple[str, str], tuple[str, ...]]:
     """(service, metric) -> its extra dimension(s), from every count()/count_by() call in the layer."""
     found: dict[tuple[str, str], tuple[str, ...]] = {}
     for path in sorted(LAYER.rglob("*.py")):
-        # A package's modules (replyonce.core's) are one module of the layer.
-        module = path.relative_to(LAYER).parts[0].removesuffix(".py")
+        # The core's modules are one module of the layer; a rule, an adapter or the shell's module is
+        # named by its file.
+        module = "core" if path.parent.name == "core" else path.stem
         calls = _metric_calls(path)
         if calls:
             assert module in SERVICE_OF_MODULE, f"{path.name} emits metrics: map it to its function"

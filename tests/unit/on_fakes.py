@@ -1,10 +1,10 @@
 """The real replier over the in-memory ports: what the handler decides, without moto or HTTP.
 
 ``Desk`` is the replier's world as ``tests/interleavings.py`` builds it for one worker at a time: the
-real shell and core (``replyonce.replier.Replier``, the template's agent) over ``FakeStateStore`` and
+real shell and core (``replyonce.shell.replier.Replier``, the template's agent) over ``FakeStateStore`` and
 ``FakeMailbox`` (``tests/fakes.py``, held to DynamoDB and the Nylas emulator by ``tests/contract``), on
 one settable clock. A notification goes in as the webhook queues it (``devstack.events.envelope``) and
-is handled as the consumer hands it over (``Notification.subject``); a record the replier defers comes
+is handled as the consumer hands it over (``Notification.job``); a record the replier defers comes
 back when its delay has passed, as the queue brings it back. What a test reads is what a user sees:
 the emails that went out (``sent``), the outcome or skip reason of each notification, the ledger.
 
@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL, envelope
-from replyonce.agents import template_agent
+from replyonce.adapters.agents import template_agent
 from replyonce.config import ReplierSettings
 from replyonce.exceptions import Deferred
-from replyonce.notification import Notification
 from replyonce.observability import skipped
 from replyonce.policy import Policy, policy_of
 from replyonce.reasons import SkipReason
-from replyonce.replier import Replier
+from replyonce.rules.notification import Notification
+from replyonce.shell.replier import Replier
 from tests.fakes import Clock, FakeMailbox, FakeStateStore, SentEmail
 
 # What the replier's settings require and its decisions never read: where its tables and queue are.
@@ -118,13 +118,13 @@ class Desk:
     def notify(self, message: dict, notification_type: str = "message.created", *, retries: int = 5) -> str:
         """The webhook's notification of ``message``, handled until it ends (a deferral back when due)."""
         notification = Notification(envelope(message, notification_type=notification_type))
-        subject = notification.subject()
-        if subject is None:
+        job = notification.job()
+        if job is None:
             outcome = skipped(SkipReason.UNSUPPORTED_TYPE, notification_type=notification.type)
             return self._ended(outcome)
         for _ in range(retries + 1):
             try:
-                return self._ended(self.replier.handle(subject, remaining_seconds=lambda: 900.0))
+                return self._ended(self.replier.handle(job, remaining_seconds=lambda: 900.0))
             except Deferred as deferred:
                 self.outcomes.append(f"deferred:{deferred.reason.value}")
                 self.clock.advance(deferred.seconds if deferred.seconds is not None else 10)

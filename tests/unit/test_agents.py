@@ -13,6 +13,7 @@ import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
+from replyonce.adapters.agents import DEFAULT_SYSTEM_PROMPT, BedrockAgent, load_agent, template_agent
 from replyonce.agent import (
     AgentIdentity,
     AgentRejected,
@@ -26,9 +27,8 @@ from replyonce.agent import (
     NoReply,
     Reply,
 )
-from replyonce.agents import DEFAULT_SYSTEM_PROMPT, BedrockAgent, load_agent, template_agent
-from replyonce.attachments import AttachmentReader, readable
 from replyonce.exceptions import ConfigurationError
+from replyonce.rules.attachments import AttachmentReader, readable
 
 PROFILE = "us.anthropic.claude-3-5-haiku-20241022-v1:0"
 AGENT = AgentIdentity("g1", "support@acme.example", "Acme Support")

@@ -12,10 +12,9 @@ import json
 
 import pytest
 
+from replyonce.adapters.pacing import GrantPacer
 from replyonce.agent import Reply, ReplyAttachment, ReplyAttachmentRefused
-from replyonce.attachments import listed_attachments, safe_filename, sniffed_type
 from replyonce.mail import read_message
-from replyonce.outbox import MAX_REQUEST_BYTES
 from replyonce.outgoing import (
     MAX_ATTACHMENT_BYTES,
     MAX_REPLY_ATTACHMENTS,
@@ -28,7 +27,8 @@ from replyonce.outgoing import (
     refusal,
     wire,
 )
-from replyonce.pacing import GrantPacer
+from replyonce.rules.attachments import listed_attachments, safe_filename, sniffed_type
+from replyonce.rules.outbox import MAX_REQUEST_BYTES
 
 
 @pytest.mark.parametrize(

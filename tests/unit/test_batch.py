@@ -1,11 +1,12 @@
-"""A batch split by conversation thread (``replyonce.batch``): who runs beside whom, and in what order."""
+"""A batch split by conversation thread (``replyonce.shell.batch``): who runs beside whom, and in what
+order."""
 
 import json
 
 import pytest
 
-from replyonce.batch import thread_groups, thread_of
-from replyonce.queue import ATTR_TASK, RECONCILE_TASK
+from replyonce.adapters.queue import ATTR_TASK, RECONCILE_TASK
+from replyonce.shell.batch import thread_groups, thread_of
 
 
 def created(message_id: str, thread_id: str = "t1", grant_id: str = "g1", sqs_id: str = "") -> dict:

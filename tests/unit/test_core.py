@@ -15,13 +15,14 @@ from replyonce import core
 from replyonce.agent import Handoff, NoReply, Reply
 from replyonce.answers import Answer
 from replyonce.core import GONE, AgentFailed, Situation
-from replyonce.coverage import reply_metadata
+from replyonce.jobs import MessageArrived, ReconcileDue, SendReported
 from replyonce.mail import read_message
-from replyonce.outbox import MAX_REQUEST_BYTES
 from replyonce.policy import Policy
 from replyonce.ports import Listing, SearchResult, ThreadPage
 from replyonce.reasons import DeferReason, SkipReason
-from replyonce.screening import Agents
+from replyonce.rules.coverage import reply_metadata
+from replyonce.rules.outbox import MAX_REQUEST_BYTES
+from replyonce.rules.screening import Agents
 from replyonce.state import (
     Intent,
     IntentKind,
@@ -33,7 +34,6 @@ from replyonce.state import (
     Status,
     ThreadState,
 )
-from replyonce.subjects import MessageArrived, ReconcileDue, SendReported
 
 GRANT, THREAD, AGENT = "g1", "t1", "support@acme.example"
 POLICY = Policy(agent_grant_ids=(GRANT,))
@@ -92,7 +92,7 @@ def intent(**kwargs):
     return Intent(**base)
 
 
-def leased(subject=None, *, outbox=(), covered=(), replies=(), state=None, agent_outcome=None, **known):
+def leased(job=None, *, outbox=(), covered=(), replies=(), state=None, agent_outcome=None, **known):
     """A record holding its thread's lease, with ``state`` (or one of ``outbox``, ``covered``,
     ``replies``)."""
     if state is None:
@@ -102,7 +102,7 @@ def leased(subject=None, *, outbox=(), covered=(), replies=(), state=None, agent
             outbox={i.id: i for i in outbox},
         )
     base = dict(
-        subject=subject or arrived(),
+        job=job or arrived(),
         policy=POLICY,
         agents=AGENTS,
         closed_folders=frozenset({"folder-junk"}),
@@ -246,14 +246,14 @@ def test_a_message_our_reply_in_the_mailbox_covers_is_not_answered_whatever_our_
 
 def test_a_reply_covering_a_burst_in_the_mailbox_covers_each_message_of_it():
     s = leased(
-        subject=arrived("m2"), listing=listing(our_reply("i0", ["m2", "m1"]), inbound("m2"), inbound("m1"))
+        job=arrived("m2"), listing=listing(our_reply("i0", ["m2", "m1"]), inbound("m2"), inbound("m1"))
     )
     assert next_step(s).reason is SkipReason.ALREADY_REPLIED
 
 
 def test_a_message_that_arrived_after_the_reply_was_drafted_gets_its_own():
     s = leased(
-        subject=arrived("m3"),
+        job=arrived("m3"),
         reserved=True,
         listing=listing(inbound("m3"), our_reply("i0", ["m2", "m1"]), inbound("m2"), inbound("m1")),
     )
@@ -263,7 +263,7 @@ def test_a_message_that_arrived_after_the_reply_was_drafted_gets_its_own():
 
 def test_a_burst_longer_than_a_page_reads_on_until_it_ends():
     page1 = ThreadPage(tuple(inbound(f"m{i}") for i in range(40, 20, -1)), "cursor-2", NOW)
-    s = leased(subject=arrived("m21"), listing=Listing((page1,)))
+    s = leased(job=arrived("m21"), listing=Listing((page1,)))
     assert next_step(s) == core.ReadThread(GRANT, THREAD, 20, "cursor-2")
     page2 = ThreadPage(tuple(inbound(f"m{i}") for i in range(20, 0, -1)), "cursor-3", NOW)
     s = replace(s, listing=Listing((page1, page2)), reserved=True)
@@ -276,12 +276,12 @@ def test_a_burst_longer_than_a_page_reads_on_until_it_ends():
 
 def test_pages_are_bounded():
     pages = tuple(ThreadPage((inbound(f"m{p}"),), f"c{p}", NOW) for p in range(5))
-    s = leased(subject=arrived("m4"), listing=Listing(pages), reserved=True)
+    s = leased(job=arrived("m4"), listing=Listing(pages), reserved=True)
     assert kind(next_step(s)) == "AskAgent"
 
 
 def test_a_trigger_beyond_the_pages_read_is_fetched_by_id():
-    s = leased(subject=arrived("old"), listing=listing(inbound("m2")))
+    s = leased(job=arrived("old"), listing=listing(inbound("m2")))
     assert next_step(s) == core.FetchMessage(GRANT, "old")
     s = replace(s, fetched=read_message(inbound("old")), reserved=True)
     assert {m.id for m in next_step(s).conversation.to_answer} == {"old", "m2"}
@@ -609,7 +609,7 @@ def test_every_recipient_of_a_reply_is_charged_to_their_own_budget():
     colleague = {"name": "Bob", "email": "bob@example.com"}
     first = {**inbound("m1", date=NOW - 120), "cc": [colleague]}
     answer_all = {**inbound("m2", sender=colleague), "cc": [CUSTOMER]}
-    step = next_step(leased(subject=arrived("m2", {"from": [colleague]}), listing=listing(answer_all, first)))
+    step = next_step(leased(job=arrived("m2", {"from": [colleague]}), listing=listing(answer_all, first)))
     assert kind(step) == "Reserve"
     charged = sorted(r.email for r in step.reservations)
     assert charged == ["alice@example.com", "bob@example.com"]
@@ -986,7 +986,7 @@ QUEUED = intent(state=IntentState.QUEUED, accepted_at=NOW - 60, reply_message_id
     ],
 )
 def test_a_send_outcome_nylas_reports(i, report, expected):
-    step = next_step(leased(subject=report, outbox=(i,)))
+    step = next_step(leased(job=report, outbox=(i,)))
     assert kind(step) == expected[0]
     if isinstance(step, core.Settle):
         assert step.settlement.status is expected[1]
@@ -1001,12 +1001,12 @@ def test_a_send_outcome_nylas_reports(i, report, expected):
 
 
 def test_a_report_for_no_intent_of_ours():
-    assert next_step(leased(subject=reported(True))).reason is SkipReason.NOT_OUR_REPLY
+    assert next_step(leased(job=reported(True))).reason is SkipReason.NOT_OUR_REPLY
 
 
 def test_a_queued_reply_nothing_confirmed_is_reconciled_through_the_mailbox():
     due = ReconcileDue(GRANT, THREAD, "i1")
-    early = leased(subject=due, outbox=(QUEUED,))
+    early = leased(job=due, outbox=(QUEUED,))
     step = next_step(early)
     assert (step.reason, step.seconds) == (DeferReason.SEND_UNCERTAIN, POLICY.pending_confirm_seconds - 60)
     later = replace(early, now=QUEUED.accepted_at + POLICY.pending_confirm_seconds)
@@ -1019,7 +1019,7 @@ def test_a_queued_reply_nothing_confirmed_is_reconciled_through_the_mailbox():
         searches={"i1": SearchResult(nylas_time=later.now)},
     )
     assert next_step(absent).intent.reopened == 1
-    assert next_step(leased(subject=due)).reason is SkipReason.ALREADY_REPLIED
+    assert next_step(leased(job=due)).reason is SkipReason.ALREADY_REPLIED
 
 
 def _exchanges(visible, queued, pending_to=CUSTOMER["email"]):
@@ -1158,7 +1158,7 @@ def test_shadow_mode_asks_no_recipient_budget():
     ("s", "reason"),
     [
         (
-            leased(subject=arrived(payload={"from": [{"email": "no-reply@shop.example"}]})),
+            leased(job=arrived(payload={"from": [{"email": "no-reply@shop.example"}]})),
             SkipReason.AUTOMATED_SENDER,
         ),
         (leased(listing=listing(inbound("m1", headers=[("Precedence", "bulk")]))), SkipReason.BULK_MAIL),
@@ -1181,7 +1181,7 @@ def test_shadow_mode_records_a_rules_skip_once_by_message_then_skips(s, reason):
     [
         leased(ledger=LedgerEntry("m1", Status.SHADOWED)),  # a redelivery: nothing recorded again
         leased(ledger=LedgerEntry("m1", Status.REPLIED)),
-        leased(subject=MessageArrived("other-grant", "m1", THREAD, {})),
+        leased(job=MessageArrived("other-grant", "m1", THREAD, {})),
     ],
 )
 def test_shadow_mode_records_nothing_for_what_was_decided_before_or_is_not_the_agents(s):

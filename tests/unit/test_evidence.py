@@ -1,20 +1,14 @@
-"""What the provider vouches for (replyonce.evidence) and whom a reply may reach on it
-(replyonce.recipients.recipient_choice): the rule of evidence of docs/design.md, one table each."""
+"""What the provider vouches for (replyonce.rules.evidence) and whom a reply may reach on it
+(replyonce.rules.recipients.recipient_choice): the rule of evidence of docs/design.md, one table each."""
 
 import pytest
 
-from replyonce.evidence import (
-    Authentication,
-    TrustedList,
-    in_sent_folder,
-    sender_authenticated,
-    sent_folder_ids,
-    trusted_lists,
-)
+from replyonce.config import TrustedList, trusted_lists
 from replyonce.mail import read_message
 from replyonce.ports import Folder
 from replyonce.reasons import SkipReason
-from replyonce.recipients import recipient_choice
+from replyonce.rules.evidence import Authentication, in_sent_folder, sender_authenticated, sent_folder_ids
+from replyonce.rules.recipients import recipient_choice
 
 PROVIDER = frozenset({"mx.google.com"})
 OWN = frozenset({"support@acme.example"})

@@ -14,12 +14,12 @@ import pytest
 from replyonce import core
 from replyonce.config import AGENT_ACCOUNT_QUEUE_SECONDS
 from replyonce.core import UNREAD, Situation, next_step
+from replyonce.jobs import MessageArrived
 from replyonce.policy import Policy
 from replyonce.ports import ActiveRegion, FenceUnreadable
 from replyonce.reasons import DeferReason
-from replyonce.screening import Agents
+from replyonce.rules.screening import Agents
 from replyonce.state import Intent, Lease, ThreadState
-from replyonce.subjects import MessageArrived
 
 GRANT, THREAD, HERE, THERE = "g1", "t1", "us-east-1", "us-west-2"
 NOW = 1_800_000_000
@@ -42,8 +42,8 @@ HANDOVER = FENCED.handover_seconds
 
 def before_lease(policy, record=UNREAD):
     """A new message, ledger read, about to take the thread's lease."""
-    subject = MessageArrived(GRANT, "m1", THREAD, {"from": [{"email": "alice@example.com"}]})
-    return Situation(subject, policy, AGENTS, frozenset(), ledger=None, active_region=record, now=NOW)
+    job = MessageArrived(GRANT, "m1", THREAD, {"from": [{"email": "alice@example.com"}]})
+    return Situation(job, policy, AGENTS, frozenset(), ledger=None, active_region=record, now=NOW)
 
 
 def before_send(policy, record=UNREAD):

@@ -1,4 +1,5 @@
-"""No header value we build can be injected (replyonce.recipients.header_text, replyonce.outbox.new_intent).
+"""No header value we build can be injected (replyonce.rules.recipients.header_text,
+replyonce.rules.outbox.new_intent).
 
 A customer's subject is decoded from RFC 2047 encoded-words, which can carry
 any octet, a CR and LF among them; an agent writes its own subject; a
@@ -14,13 +15,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replyonce import outbox
 from replyonce.agent import Reply
 from replyonce.core import next_step
 from replyonce.mail import read_message
-from replyonce.outbox import new_intent
 from replyonce.ports import ThreadPage
-from replyonce.recipients import header_text, reply_recipient
+from replyonce.rules import outbox
+from replyonce.rules.outbox import new_intent
+from replyonce.rules.recipients import header_text, reply_recipient
 from tests.unit.test_core import CUSTOMER, inbound, leased, listing
 
 # What must never be in a header value we build: C0 (CR, LF, TAB, ESC, NUL...), DEL, C1 (NEL U+0085, CSI

@@ -1,13 +1,19 @@
-"""The send fence's key and the mailbox record (replyonce.keys, replyonce.coverage)."""
+"""The send fence's key and the mailbox record (replyonce.keys, replyonce.rules.coverage)."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from replyonce.agent import Mode
-from replyonce.coverage import MAX_COVERED_IDS, covered_in_mailbox, is_covered, is_reply_of, reply_metadata
 from replyonce.keys import LEGACY_KEY_SCHEME, REPLAY_KEY_PREFIX, conversation_key, idempotency_key
 from replyonce.mail import read_message
+from replyonce.rules.coverage import (
+    MAX_COVERED_IDS,
+    covered_in_mailbox,
+    is_covered,
+    is_reply_of,
+    reply_metadata,
+)
 
 AGENTS = {"support@acme.example"}
 

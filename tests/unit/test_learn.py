@@ -30,10 +30,11 @@ from replyonce.core import (
     learn,
     next_step,
 )
+from replyonce.jobs import MessageArrived
 from replyonce.policy import Policy
 from replyonce.ports import ActiveRegion, Folder, Grant, Listing, SearchResult, ThreadPage
 from replyonce.reasons import DeferReason, SkipReason
-from replyonce.screening import Agents
+from replyonce.rules.screening import Agents
 from replyonce.state import (
     Intent,
     Lease,
@@ -44,7 +45,6 @@ from replyonce.state import (
     Status,
     ThreadState,
 )
-from replyonce.subjects import MessageArrived
 
 GRANT, THREAD, AGENT = "g1", "t1", "support@acme.example"
 KEY = f"thread#{GRANT}#{THREAD}"
@@ -75,7 +75,7 @@ ESCALATIONS = Folder("Needs a person", "Escalations")  # HANDOFF_FOLDER may name
 
 
 def situation(**known):
-    base = dict(subject=MessageArrived(GRANT, "m1", THREAD, {}), policy=POLICY, now=NOW, time_left=900.0)
+    base = dict(job=MessageArrived(GRANT, "m1", THREAD, {}), policy=POLICY, now=NOW, time_left=900.0)
     base.update(known)
     return Situation(**base)
 
@@ -423,7 +423,7 @@ def test_a_hand_off_is_filed_once_settled_then_the_record_finishes(handoff_folde
 
 
 def test_a_skip_under_the_lease_frees_it_first_and_then_is_the_records_end():
-    s = leased(subject=MessageArrived("not-an-agent", "m1", THREAD, {}))
+    s = leased(job=MessageArrived("not-an-agent", "m1", THREAD, {}))
     skip = next_step(replace(s, phase=core.Arrived()))
     assert skip == core.Skip(SkipReason.GRANT_NOT_AGENT)
     assert next_step(s) == core.ReleaseLease(KEY, skip)

@@ -9,7 +9,7 @@ import pytest
 
 from replyonce.mail import Address, ListedFile, Mail, read_message, read_messages
 from replyonce.reasons import SkipReason
-from replyonce.screening import Agents, reason_not_to_answer
+from replyonce.rules.screening import Agents, reason_not_to_answer
 
 NYLAS = {
     "id": "m1",

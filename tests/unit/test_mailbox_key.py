@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replyonce.recipients import mailbox_key
-from replyonce.state_items import recipient_key
+from replyonce.adapters.state_items import recipient_key
+from replyonce.rules.recipients import mailbox_key
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """Every line a replier writes is one whole JSON document, whatever the batch's threads do at once.
 
-The threads of one batch share stdout (``replyonce.consumer`` runs a batch's conversation threads at
+The threads of one batch share stdout (``replyonce.shell.consumer`` runs a batch's conversation threads at
 once). The Logger writes each line under its handler's lock; Powertools Metrics ``print``s an EMF line
 and its newline in two writes. ``replyonce.observability`` holds the Logger's lock around the metric,
 so a log line cannot land between the two and leave CloudWatch one event with two documents.

@@ -13,12 +13,12 @@ import pytest
 from replyonce import core
 from replyonce.agent import Reply
 from replyonce.core import AgentReturned
+from replyonce.jobs import MessageArrived
 from replyonce.policy import Policy
 from replyonce.ports import ThreadPage
 from replyonce.reasons import SkipReason
-from replyonce.screening import Agents
+from replyonce.rules.screening import Agents
 from replyonce.state import Intent, Lease, Settlement, Status, ThreadState
-from replyonce.subjects import MessageArrived
 from tests.rounds import one_message_to_its_send
 
 DESIGN = Path(__file__).resolve().parents[2] / "docs" / "design.md"
@@ -26,7 +26,7 @@ LEASE = Lease("thread#g1#t1", "token", 0, ThreadState())
 LEASED = core.Leased(LEASE, LEASE.state)
 SETTLE = core.Settle(Settlement(Status.REPLIED, ("m1",), 0))
 PLAN = core.Plan(core.Skip(SkipReason.ALREADY_REPLIED), (), 0)
-SUBJECT = MessageArrived("g1", "m1", "t1", {})
+JOB = MessageArrived("g1", "m1", "t1", {})
 POLICY = Policy(agent_grant_ids=("g1",))
 
 
@@ -64,14 +64,14 @@ def test_a_move_the_table_does_not_name_is_refused(before, step, after):
 
 
 def test_a_lease_taken_again_after_the_end_is_refused_by_learn_itself():
-    s = core.Situation(SUBJECT, POLICY, phase=core.Settled(SETTLE))
+    s = core.Situation(JOB, POLICY, phase=core.Settled(SETTLE))
     with pytest.raises(core.PhaseError, match="TakeLease cannot move a record from Settled to Leased"):
         core.learn(s, core.TakeLease(LEASE.key, 1.0), LEASE)
 
 
 def test_a_write_under_the_lease_is_refused_to_a_record_that_does_not_hold_it():
     with pytest.raises(core.PhaseError, match="Settle needs the thread's lease; the record is Arrived"):
-        core.learn(core.Situation(SUBJECT, POLICY), SETTLE, True)
+        core.learn(core.Situation(JOB, POLICY), SETTLE, True)
 
 
 def test_a_first_reply_goes_through_its_phases_and_is_planned_once():
@@ -89,9 +89,9 @@ def test_a_first_reply_goes_through_its_phases_and_is_planned_once():
         ("Leased", "Attempt"),
     ]
     # One thread read, one plan: the rounds after it carry the plan (four derivations before issue 45).
-    assert trace.of("plan.plan_burst") == 1
+    assert trace.of("rules.plan.plan_burst") == 1
     # The thread's one message and the trigger's payload screened once each.
-    assert trace.of("screening.reason_not_to_answer") == 2
+    assert trace.of("rules.screening.reason_not_to_answer") == 2
 
 
 # ---- decided once: a plan is carried until a new read changes what it was decided from ------------------
@@ -118,7 +118,7 @@ def _message(mid, email_id=""):
 def _thread_read(*messages):
     """A new message's record that has just read its thread (one page) under the lease."""
     s = core.Situation(
-        SUBJECT, POLICY, AGENTS, frozenset(), ledger=None, phase=LEASED, now=1_800_000_000, time_left=900.0
+        JOB, POLICY, AGENTS, frozenset(), ledger=None, phase=LEASED, now=1_800_000_000, time_left=900.0
     )
     return core.learn(s, core.ReadThread("g1", "t1", 10, None), ThreadPage(messages, None, 1_800_000_000))
 

@@ -1,12 +1,13 @@
-"""Which messages one reply answers (replyonce.plan): bursts, coverage, the loop guard."""
+"""Which messages one reply answers (replyonce.rules.plan): bursts, coverage, the loop guard."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replyonce.coverage import reply_metadata
 from replyonce.mail import read_message, read_messages
-from replyonce.plan import (
+from replyonce.reasons import SkipReason
+from replyonce.rules.coverage import reply_metadata
+from replyonce.rules.plan import (
     Burst,
     automatic_exchanges,
     loop_guard_exhausted,
@@ -14,7 +15,6 @@ from replyonce.plan import (
     newcomers,
     plan_burst,
 )
-from replyonce.reasons import SkipReason
 
 AGENT = "support@acme.example"
 

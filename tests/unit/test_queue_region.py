@@ -1,8 +1,8 @@
-"""Which Region a queue URL names: where the hand-over to the active Region sends (replyonce.queue)."""
+"""Which Region a queue URL names: where the hand-over to the active Region sends (adapters.queue)."""
 
 import pytest
 
-from replyonce.queue import queue_region
+from replyonce.adapters.queue import queue_region
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,12 @@
-"""Who receives a reply (replyonce.recipients): one well-formed mailbox that a stranger cannot choose."""
+"""Who receives a reply (replyonce.rules.recipients): one well-formed mailbox that a stranger cannot
+choose."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from replyonce.mail import read_message
-from replyonce.recipients import AddressRefusal, parse_mailbox, reply_recipient, single_mailbox
+from replyonce.rules.recipients import AddressRefusal, parse_mailbox, reply_recipient, single_mailbox
 
 OWN = frozenset({"support@acme.example"})
 FORM = "no-reply@forms.acme.example"
@@ -173,7 +174,8 @@ def test_reply_recipient(m, trusted, expected):
         ("info@xn--bcher-kva.example", "info@bücher.example"),
         ("info@xn--bcher-kva.example", "INFO@BÜCHER.example"),
         ("Info@Bücher.Example", "info@xn--bcher-kva.example"),
-        # The agent's inbox in any spelling (replyonce.recipients.mailbox_key): a reply to it is to ourselves.
+        # The agent's inbox in any spelling (replyonce.rules.recipients.mailbox_key): a reply to it is to
+        # ourselves.
         ("support@acme.example", "support+orders@acme.example"),
         ("acme.support@gmail.com", "AcmeSupport+x@googlemail.com"),
     ],

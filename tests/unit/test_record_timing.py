@@ -6,8 +6,8 @@ The real replier over the fakes (``tests/unit/on_fakes.py``), on one settable cl
 what the clock moves while it runs, so the figures do not depend on the machine.
 """
 
+from replyonce.adapters.agents import template_agent
 from replyonce.agent import Conversation, Reply
-from replyonce.agents import template_agent
 from tests.unit.on_fakes import Desk
 
 AGENT_SECONDS = 5  # well inside the lease: the record goes on to send in the same run

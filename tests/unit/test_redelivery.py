@@ -1,10 +1,10 @@
-"""When a deferred record comes back (replyonce.redelivery.retry_delay): a reason, a hint and a receive
+"""When a deferred record comes back (replyonce.rules.redelivery.retry_delay): a reason, a hint and a receive
 count in, a visibility out."""
 
 import pytest
 
 from replyonce.reasons import DeferReason
-from replyonce.redelivery import retry_delay
+from replyonce.rules.redelivery import retry_delay
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import pytest
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, CUSTOMER_EMAIL
 from replyonce.agent import Conversation, Reply
-from replyonce.coverage import reply_metadata
+from replyonce.rules.coverage import reply_metadata
 from tests.unit.on_fakes import Desk
 
 

@@ -11,8 +11,8 @@ from ops.review_report import (
     status_of,
     summarise,
 )
-from replyonce.coverage import reply_metadata
 from replyonce.mail import read_messages
+from replyonce.rules.coverage import reply_metadata
 
 OWN = "support@acme.example"
 SENT = "folder-sent"

@@ -1,4 +1,4 @@
-"""Which messages are never answered (replyonce.screening): machines, RFC 3834, folders, other agents.
+"""Which messages are never answered (replyonce.rules.screening): machines, RFC 3834, folders, other agents.
 
 The machine rows are our own messages, one per sign and per class of machine
 mail met in other projects' fixture sets (named in the row id; measured with
@@ -11,10 +11,10 @@ import dataclasses
 
 import pytest
 
-from replyonce import screening
 from replyonce.mail import read_message
 from replyonce.reasons import SkipReason
-from replyonce.screening import (
+from replyonce.rules import screening
+from replyonce.rules.screening import (
     Agents,
     Sign,
     auto_submitted_keyword,

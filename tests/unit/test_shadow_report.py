@@ -1,13 +1,13 @@
-"""The shadow report (replyonce.shadow_report.build_report), one table per rule: records and threads in,
+"""The shadow report (replyonce.rules.shadow_report.build_report), one table per rule: records and threads in,
 counts and items out. No port, no clock."""
 
 import json
 
 import pytest
 
-from replyonce.coverage import reply_metadata
 from replyonce.mail import read_messages
-from replyonce.shadow_report import build_report, person_answer, render_text
+from replyonce.rules.coverage import reply_metadata
+from replyonce.rules.shadow_report import build_report, person_answer, render_text
 from replyonce.state import ShadowOutcome, ShadowRecord
 
 AGENT = "support@acme.example"

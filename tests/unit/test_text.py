@@ -1,4 +1,4 @@
-"""The text the agent reads (replyonce.text): the customer's new words, wherever they stand.
+"""The text the agent reads (replyonce.rules.text): the customer's new words, wherever they stand.
 
 Three tables, each row a body and what the customer actually wrote:
 
@@ -29,7 +29,7 @@ import pytest
 import quotequail
 from mailparser_reply import EmailReplyParser
 
-from replyonce.text import QUOTE_MARKER, UNSURE_MARKER, full_text, html_to_text, new_text
+from replyonce.rules.text import QUOTE_MARKER, UNSURE_MARKER, full_text, html_to_text, new_text
 
 ACME = "Acme Support <support@acme.example>"
 ON = f"On Mon, 30 Nov 2026 at 10:02, {ACME} wrote:"

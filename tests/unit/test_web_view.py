@@ -232,7 +232,7 @@ def test_invariant_status(violations, in_queue, statuses):
 
 
 def _report(*records):
-    from replyonce.shadow_report import build_report
+    from replyonce.rules.shadow_report import build_report
 
     return build_report(records, {}, ["support@acme.example"])
 
@@ -398,7 +398,7 @@ def test_roles_agent_person_customer_and_draft():
 
 
 TRACEBACK = """Traceback (most recent call last):
-  File "/repo/layers/replyonce/replyonce/replier.py", line 386, in call
+  File "/repo/layers/replyonce/replyonce/shell/replier.py", line 386, in call
     result["outcome"] = self._agent(conversation)
   File "/home/me/agents/my_agent.py", line 12, in reply
     return lookup(conversation)

@@ -118,7 +118,7 @@ class Attachment:
         ``/`` or ``\\``), no control characters, at most 255 characters; ``""`` when nothing is left.
     content_type:
         The listed MIME type, lower case, parameters dropped (``application/pdf``). The sender chose
-        it: a file may not be what it claims (:func:`replyonce.attachments.sniffed_type` tells from
+        it: a file may not be what it claims (:func:`replyonce.rules.attachments.sniffed_type` tells from
         the bytes).
     size:
         The listed size in bytes. Never trusted: the caps count the bytes read.
@@ -135,7 +135,7 @@ class Attachment:
     size: int
     inline: bool = False
     content_id: str = ""
-    # Bound by the replier for the agent's call (replyonce.attachments.AttachmentReader); not the value.
+    # Bound by the replier for the agent's call (replyonce.rules.attachments.AttachmentReader); not the value.
     reader: "Callable[[Attachment, int | None], bytes] | None" = field(
         default=None, compare=False, repr=False
     )
@@ -199,12 +199,12 @@ class Message:
         The message's ``date`` (Unix seconds) as Nylas gives it — from the
         sender's clock: fine to show, never to order by.
     text:
-        What the sender wrote in this message (``replyonce.text.new_text``):
+        What the sender wrote in this message (``replyonce.rules.text.new_text``):
         their new words, quoted history ("On … wrote:", ``>`` lines, Outlook
         blocks) and signatures removed, forwarded content kept. Its promise:
         never an older message's text as theirs. Where the reader cannot tell
         the customer's words from history, it stops being sure at a line
-        ``replyonce.text.UNSURE_MARKER`` and the rest of the message follows it.
+        ``replyonce.rules.text.UNSURE_MARKER`` and the rest of the message follows it.
     html:
         The body exactly as received.
     from_agent:

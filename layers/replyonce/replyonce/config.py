@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from replyonce.evidence import TrustedList, trusted_lists
 from replyonce.exceptions import ConfigurationError
 
 # Each function reads its own secret (template.yaml): the webhook the signing secrets, the replier
@@ -41,11 +40,45 @@ AGENT_ACCOUNT_QUEUE_SECONDS = 90
 REPLIER_TIMEOUT_SECONDS = 260
 MAX_RECEIVE_COUNT = 8
 QUEUE_MAX_MESSAGE_BYTES = 1_048_576
-# The agents ReplyOnce ships (replyonce.agents), the default first; any other REPLY_AGENT is module:function.
+# The agents ReplyOnce ships (replyonce.adapters.agents), the default first; any other REPLY_AGENT is
+# module:function.
 BUILT_IN_AGENTS = ("template", "bedrock")
 AGENT_CHOICES = " or ".join([", ".join(f"'{name}'" for name in BUILT_IN_AGENTS), "'module:function'"])
 REPLY_MODES = ("send", "review", "shadow")
 """``REPLY_MODE``: send the reply; make it a draft for a person; or record it, sending nothing (shadow)."""
+
+
+@dataclass(frozen=True)
+class TrustedList:
+    """A list or group the company runs that relays customers (``TRUSTED_LISTS``: ``list-id=address``).
+
+    Attributes
+    ----------
+    list_id:
+        The ``List-Id`` identifier (RFC 2919), lower case, without angle brackets.
+    address:
+        The list's own address, lower case: the ``From`` a group writes when it rewrites a poster's
+        (DMARC mitigation). ``""``: not named — the list's posts are not bulk mail, and are answered to
+        their ``From`` only; a rewritten one is handed off.
+    """
+
+    list_id: str
+    address: str = ""
+
+
+def trusted_lists(raw: str) -> tuple[TrustedList, ...]:
+    """``TRUSTED_LISTS`` parsed: comma-separated ``list-id=address`` (or a bare ``list-id``).
+
+    >>> [(t.list_id, t.address) for t in trusted_lists("<customers.acme.example>=Team@Acme.example, news.x")]
+    [('customers.acme.example', 'team@acme.example'), ('news.x', '')]
+    """
+    found = []
+    for part in raw.split(","):
+        list_id, _, address = part.partition("=")
+        list_id = list_id.strip().strip("<>").strip().lower()
+        if list_id:
+            found.append(TrustedList(list_id, address.strip().lower()))
+    return tuple(found)
 
 
 def _default(cls: type, name: str) -> Any:
@@ -204,7 +237,8 @@ class ReplierSettings:
     active_region_table: str = ""
     # This Region's name as the record names it: Lambda's AWS_REGION.
     region: str = ""
-    # The bucket a reply's files are kept in between the agent's answer and the send (replyonce.reply_files);
+    # The bucket a reply's files are kept in between the agent's answer and the send
+    # (replyonce.adapters.reply_files);
     # "": replies cannot carry files (an agent's files are then a failure, never dropped).
     reply_files_bucket: str = ""
 
@@ -224,7 +258,7 @@ class ReplierSettings:
     ledger_ttl_seconds: int = 30 * 24 * 3600
     # A record that met a busy thread after a whole in-process wait comes back this soon, doubling per
     # receive, never later than the hold it waits for can last and never sooner than that hold spread
-    # over the receives it has left (replyonce.redelivery.retry_delay).
+    # over the receives it has left (replyonce.rules.redelivery.retry_delay).
     busy_retry_seconds: int = 1
     # The queue's maxReceiveCount (derived: template.yaml's RedrivePolicy): a record waiting on a holder
     # spreads the hold over the receives it has left, so it is never dead-lettered while the hold can last.
@@ -253,7 +287,7 @@ class ReplierSettings:
     # A reply the account cannot send (quota, pause, outbound rule) is tried again after this.
     account_retry_seconds: int = 900
     # The most one customer's file the agent reads may be, and all files read for one record together:
-    # counted by the bytes read (replyonce.attachments), the listed size is never trusted. A record's
+    # counted by the bytes read (replyonce.rules.attachments), the listed size is never trusted. A record's
     # reads and reply share the function's memory with the batch's other threads.
     attachment_max_bytes: int = 10_000_000
     attachments_max_bytes_per_record: int = 25_000_000

@@ -43,7 +43,7 @@ class ThreadBusyError(ReplyOnceError):
 
 
 class StateContended(ReplyOnceError):
-    """DynamoDB kept answering a write of the state table with contention (``replyonce.contention``).
+    """DynamoDB kept answering a write of the state table with contention (``replyonce.adapters.contention``).
 
     A transaction conflict is a moment's overlap, retried in place; one that
     outlasts every retry is a hot thread: the record goes back to the queue as
@@ -75,7 +75,7 @@ class Deferred(ReplyOnceError):
         Log fields.
     hand_over:
         The active Region's record, when this Region is passive and may move the record to the
-        active Region's queue (``replyonce.consumer``); ``None``: the record stays here.
+        active Region's queue (``replyonce.shell.consumer``); ``None``: the record stays here.
     """
 
     def __init__(

@@ -2,10 +2,10 @@
 
 Why one conversion: Nylas answers JSON, and what a field holds is the
 sender's or a provider's to choose (a ``from`` that is no list, a header
-without a name, a ``date`` as text). The mailbox adapter (``replyonce.nylas``),
-the webhook's notification (``replyonce.notification``) and the in-memory fake
+without a name, a ``date`` as text). The mailbox adapter (``replyonce.adapters.nylas``),
+the webhook's notification (``replyonce.rules.notification``) and the in-memory fake
 (``tests/fakes.py``) hand every message object to :func:`read_message`, and
-every rule (``replyonce.screening``, ``replyonce.plan``, ``replyonce.recipients``
+every rule (``replyonce.rules.screening``, ``replyonce.rules.plan``, ``replyonce.rules.recipients``
 ...) reads the :class:`Mail` it returns: addresses parsed, headers named in
 lower case, folders as strings, the date as an integer.
 
@@ -39,7 +39,7 @@ class Address:
         The display name as written (``""`` when there is none or it is no string).
     written:
         The ``email`` exactly as Nylas gave it (``""`` when no string): what a reply's recipient is parsed
-        from (``replyonce.recipients.single_mailbox``), which refuses what the comparison form forgives.
+        from (``replyonce.rules.recipients.single_mailbox``), which refuses what the comparison form forgives.
     """
 
     email: str = ""
@@ -50,7 +50,7 @@ class Address:
 @dataclass(frozen=True)
 class ListedFile:
     """One entry of a message's ``attachments`` as Nylas lists it (the strings as written, ``""`` when none
-    is given; ``replyonce.attachments`` makes them safe to show)."""
+    is given; ``replyonce.rules.attachments`` makes them safe to show)."""
 
     id: str
     filename: str = ""

@@ -3,13 +3,13 @@
 Why the intent keeps a reference and not the bytes: a DynamoDB item holds
 400 KB and a reply may carry 25 MB. The stored request names each file by
 its SHA-256 (:func:`file_reference`); the bytes are kept in the stack's
-bucket under the intent and that digest (``replyonce.reply_files``), written
+bucket under the intent and that digest (``replyonce.adapters.reply_files``), written
 before the intent is stored, read back for every attempt. :func:`wire` turns
 the stored request and those bytes into what Nylas is sent — the same bytes
 on every attempt, so a replay under the same ``Idempotency-Key`` is the same
 request:
 
-- below Nylas' 3 MB JSON limit (:data:`replyonce.outbox.MAX_REQUEST_BYTES`): JSON, each file base64 in
+- below Nylas' 3 MB JSON limit (:data:`replyonce.rules.outbox.MAX_REQUEST_BYTES`): JSON, each file base64 in
   ``attachments``;
 - up to 25 MB (:data:`MAX_MULTIPART_BYTES`): ``multipart/form-data``, the message as a ``message`` part
   and each file a part of its own, under a boundary derived from the request (never random);
@@ -43,7 +43,7 @@ NYLAS_MULTIPART_REQUEST_LIMIT_BYTES = 25_000_000
 """Nylas' limit on a ``multipart/form-data`` send or draft: 25 MB, the whole request (decimal, the smaller
 reading of "25MB")."""
 MULTIPART_HEAD_ALLOWANCE_BYTES = 8_192
-"""What the request line and headers take of that limit, counted as for JSON (``replyonce.outbox``)."""
+"""What the request line and headers take of that limit, counted as for JSON (``replyonce.rules.outbox``)."""
 MAX_MULTIPART_BYTES = NYLAS_MULTIPART_REQUEST_LIMIT_BYTES - MULTIPART_HEAD_ALLOWANCE_BYTES
 """The largest multipart body a reply may have."""
 MAX_ATTACHMENT_BYTES = NYLAS_MULTIPART_REQUEST_LIMIT_BYTES - 1_000_000
@@ -121,7 +121,7 @@ def references(request: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
 
 
 def _serialise(request: Mapping[str, Any]) -> str:
-    # As replyonce.outbox serialises a request: the same bytes for the same request on every attempt.
+    # As replyonce.rules.outbox serialises a request: the same bytes for the same request on every attempt.
     return json.dumps(request, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 

@@ -11,8 +11,7 @@ defaults does. The import goes one way: this module reads ``config``, and
 from dataclasses import dataclass
 
 from replyonce.agent import Mode
-from replyonce.config import MAX_THREAD_WINDOW, ReplierSettings
-from replyonce.evidence import TrustedList
+from replyonce.config import MAX_THREAD_WINDOW, ReplierSettings, TrustedList
 
 
 @dataclass(frozen=True)

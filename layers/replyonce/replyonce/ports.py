@@ -1,9 +1,9 @@
 """The replier's two ports: the state store and the mailbox. Everything it reads or writes goes through them.
 
 Why ports: the rules (``replyonce.core``) are pure and the shell
-(``replyonce.replier``) only carries out what they decide, through these two
-small interfaces. Each has a production adapter (``replyonce.store``:
-DynamoDB; ``replyonce.nylas``: the Nylas API) and an in-memory fake
+(``replyonce.shell.replier``) only carries out what they decide, through these two
+small interfaces. Each has a production adapter (``replyonce.adapters.store``:
+DynamoDB; ``replyonce.adapters.nylas``: the Nylas API) and an in-memory fake
 (``tests/fakes.py``), so the rules are tested in microseconds, one contract
 suite (``tests/contract/``) runs the same cases on both, and a scheduler can pause every worker at
 every call to explore their interleavings.
@@ -70,7 +70,8 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class ActiveRegion:
-    """The active-Region record as one strongly consistent read found it (``replyonce.active_region``).
+    """The active-Region record as one strongly consistent read found it
+    (``replyonce.adapters.active_region``).
 
     Attributes
     ----------

@@ -85,7 +85,7 @@ class SkipReason(StrEnum):
     """The agent returned ``Handoff``: left for a person, never offered to the agent again."""
     REPLY_TOO_LARGE = "reply_too_large"
     """The agent's reply makes a request larger than Nylas accepts (3 MB for a JSON send, the whole
-    request: ``replyonce.outbox.MAX_REQUEST_BYTES``): never sent, since no retry could send it; the
+    request: ``replyonce.rules.outbox.MAX_REQUEST_BYTES``): never sent, since no retry could send it; the
     burst is handed off to a person as a ``Handoff`` is (``handed_off``, ``HandedOff``, moved to
     ``HANDOFF_FOLDER``)."""
     AGENT_REJECTED = "agent_rejected"

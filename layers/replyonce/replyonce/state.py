@@ -5,7 +5,7 @@ outbox of :class:`Intent` s), :class:`LedgerEntry` (how one inbound message
 was settled), :class:`Reservation` (a reply counted against a recipient's
 hour), :class:`ShadowRecord` and :class:`Settlement` (what one transaction
 writes). Plain values: how the state table keeps them — keys, attribute
-names, DynamoDB's attribute-value form — is ``replyonce.state_items``, the
+names, DynamoDB's attribute-value form — is ``replyonce.adapters.state_items``, the
 one owner of the item layout (as Powertools keeps ``DataRecord`` apart from
 its DynamoDB persistence layer).
 """
@@ -90,7 +90,8 @@ class Intent:
         Every message id the reply answers (the burst the agent saw).
     request:
         The exact JSON body of ``POST /messages/send`` (or ``POST /drafts``), whatever its size: the
-        store keeps it apart from the thread item when large (``replyonce.state_items.stored_request``)
+        store keeps it apart from the thread item when large
+        (``replyonce.adapters.state_items.stored_request``)
         and reads it back, checked against its digest, before an intent is ever built from the item.
     kind:
         A send or a draft.

@@ -8,7 +8,7 @@ everything read so far: the ledger, the thread listing, mailbox searches, the
 answers of attempts made in this lease, the agent's outcome, Nylas' time —
 and returns one :class:`Step`: read this, take the lease, ask the agent,
 store this intent, attempt it, settle, skip with a reason, or defer. The
-shell (``replyonce.replier``) carries the step out through a port, folds what
+shell (``replyonce.shell.replier``) carries the step out through a port, folds what
 it learned in with :func:`learn` (which returns the record's next phase), and
 asks again. No I/O here, no clock: every rule is a table-driven test
 (``tests/unit/test_core.py``), and a scheduler can interleave workers at each

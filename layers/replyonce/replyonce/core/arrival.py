@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Any, assert_never
 
 from replyonce.agent import AgentIdentity, Handoff, NoReply, Outcome, Reply
-from replyonce.conversation import conversation_for
 from replyonce.core.delivery import attempt, drive
 from replyonce.core.phases import Answered, Leased, Planned, answer_of
 from replyonce.core.planning import carried, decide, email_identity, is_our_reply, sign_detail
@@ -42,21 +41,23 @@ from replyonce.core.steps import (
     Step,
     TakeLease,
 )
-from replyonce.coverage import (
+from replyonce.jobs import MessageArrived
+from replyonce.keys import conversation_key
+from replyonce.ports import Listing, Message
+from replyonce.reasons import DeferReason, SkipReason
+from replyonce.rules.conversation import conversation_for
+from replyonce.rules.coverage import (
     MAX_COVERED_IDS,
     carries_intent_id,
 )
-from replyonce.keys import conversation_key
-from replyonce.outbox import new_intent, too_large, too_large_reason
-from replyonce.plan import (
+from replyonce.rules.outbox import new_intent, too_large, too_large_reason
+from replyonce.rules.plan import (
     Burst,
     from_a_person,
     message_id,
 )
-from replyonce.ports import Listing, Message
-from replyonce.reasons import DeferReason, SkipReason
-from replyonce.recipients import mailbox_key
-from replyonce.screening import (
+from replyonce.rules.recipients import mailbox_key
+from replyonce.rules.screening import (
     Agents,
     in_closed_folder,
     recipients_of,
@@ -71,7 +72,6 @@ from replyonce.state import (
     ThreadState,
     thread_key,
 )
-from replyonce.subjects import MessageArrived
 
 MAX_BURST = MAX_COVERED_IDS
 """The largest burst one reply answers (its metadata must name every covered message)."""
@@ -367,7 +367,7 @@ would be (a cheap read of one small page)."""
 def person_wrote_meanwhile(
     newest: Any, listing: Listing | None, agents: Agents, sent_folders: frozenset[str], burst: Burst
 ) -> str:
-    """The id of a person's answer to the burst (``replyonce.plan.from_a_person``: in the mailbox's Sent
+    """The id of a person's answer to the burst (``replyonce.rules.plan.from_a_person``: in the mailbox's Sent
     folder, not ReplyOnce's, addressed to one of the burst's recipients) among ``newest`` that the thread
     read the burst was planned from did not hold, or ``""``. A colleague's forward elsewhere is none."""
     planned_from = {message_id(m) for m in (listing.messages if listing else ())}

@@ -23,13 +23,13 @@ from replyonce.core.steps import (
     Step,
     Store,
 )
-from replyonce.coverage import is_reply_of
-from replyonce.plan import message_id
+from replyonce.jobs import MessageArrived
 from replyonce.policy import Policy
 from replyonce.ports import Message
 from replyonce.reasons import DeferReason, SkipReason
+from replyonce.rules.coverage import is_reply_of
+from replyonce.rules.plan import message_id
 from replyonce.state import Intent, IntentKind, IntentState, Settlement, Status, ThreadState
-from replyonce.subjects import MessageArrived
 
 KEY_LIFETIME_SECONDS = 3600
 """Nylas keeps an ``Idempotency-Key``'s answer for one hour from the first request."""
@@ -302,7 +302,7 @@ def drive_undriven(s: Situation) -> Step | None:
     time holds the lease, and :func:`drive` is safe to run from any of them. A lost dead letter is then a
     delay, never a thread closed for good. Not in shadow mode, which sends nothing.
     """
-    arrived = s.subject
+    arrived = s.job
     if not isinstance(arrived, MessageArrived) or s.policy.shadow_mode:
         return None
     match s.phase:
@@ -337,7 +337,7 @@ def drive_undriven(s: Situation) -> Step | None:
 def settled_for_another(s: Situation, settlement: Settlement) -> Intent | None:
     """The intent nobody drove (:func:`drive_undriven`) a new message's record just settled, not its own
     message's (it comes back for its own); ``None``: its own."""
-    arrived, intent = s.subject, settlement.intent
+    arrived, intent = s.job, settlement.intent
     if not isinstance(arrived, MessageArrived) or intent is None or arrived.message_id in intent.covered:
         return None
     read_at = s.listing.read_at if s.listing is not None else None

@@ -30,9 +30,9 @@ from replyonce.core.steps import (
     Step,
     TakeLease,
 )
+from replyonce.jobs import MessageArrived, ReconcileDue, SendReported
 from replyonce.policy import Policy
 from replyonce.reasons import DeferReason
-from replyonce.subjects import MessageArrived, ReconcileDue, SendReported
 
 
 def before_start(time_left: float, policy: Policy) -> Defer | None:
@@ -44,7 +44,7 @@ def before_start(time_left: float, policy: Policy) -> Defer | None:
 
 
 def next_step(s: Situation) -> Step:
-    """The one thing to do next for the record ``s.subject``, given everything in ``s``."""
+    """The one thing to do next for the record ``s.job``, given everything in ``s``."""
     step = _decided(s)
     outcome = answer_of(s.phase)
     if isinstance(step, Skip) and isinstance(outcome, Reply):
@@ -86,8 +86,8 @@ def _going_on(s: Situation) -> Step:
 
 
 def _flow_step(s: Situation) -> Step:
-    """The step of the flow the record's subject belongs to."""
-    match s.subject:
+    """The step of the flow the record's job belongs to."""
+    match s.job:
         case MessageArrived() as arrived:
             return message_arrived(s, arrived)
         case SendReported() as reported:

@@ -1,6 +1,6 @@
 """What a step's result teaches: :func:`learn` folds one port call's answer into the situation, purely.
 
-The shell (``replyonce.replier``) carries a step out in one line and hands the
+The shell (``replyonce.shell.replier``) carries a step out in one line and hands the
 result here; then it asks :func:`replyonce.core.next_step` again. Every bit
 of bookkeeping a rule depends on is done here, not in the shell: which
 stored intent is about to be attempted (``attempting``, invariant 1), that a
@@ -73,11 +73,11 @@ from replyonce.core.steps import (
     TakeLease,
     WaitForLease,
 )
-from replyonce.evidence import sent_folder_ids
 from replyonce.policy import Policy
 from replyonce.ports import Folder, Grant, Listing, SearchResult
 from replyonce.redaction import redact_addresses
-from replyonce.screening import CLOSED_FOLDER_NAMES, Agents
+from replyonce.rules.evidence import sent_folder_ids
+from replyonce.rules.screening import CLOSED_FOLDER_NAMES, Agents
 from replyonce.state import Lease
 
 CLOSED_FOLDER_ATTRIBUTES = frozenset({"\\junk", "\\trash", "\\spam"})
@@ -166,7 +166,7 @@ def _learn_folders(s: Situation, result: FoldersListed | FoldersRefused) -> Situ
     """The grant's junk and trash folder ids and its hand-off folder; a refused listing knows none.
 
     Why a refusal is not "no junk folder" for good: junk and trash are still recognised by name
-    (``replyonce.screening.in_closed_folder``), and the listing is asked again on the next record.
+    (``replyonce.rules.screening.in_closed_folder``), and the listing is asked again on the next record.
     """
     listings = s.folder_listings + 1
     match result:

@@ -34,9 +34,9 @@ from replyonce.core.steps import (
     Step,
     TakeLease,
 )
+from replyonce.jobs import ReconcileDue, SendReported
 from replyonce.reasons import DeferReason, SkipReason
 from replyonce.state import Intent, IntentState, Settlement, Status, thread_key
-from replyonce.subjects import ReconcileDue, SendReported
 
 
 def _outcome_intent(s: Situation, grant_id: str, thread_id: str, intent_id: str) -> Step | Intent:
@@ -135,7 +135,7 @@ def after_settlement(s: Situation, settle: Settle) -> Step:
     The hand-off's folder is the one the grant's listing named; a listing refused earlier in the record
     is asked once more, and without it the messages stay where they are.
     """
-    grant_id = s.subject.grant_id
+    grant_id = s.job.grant_id
     # Filed first, whoever's intent it is: an intent nobody drove that is refused for good is a hand-off
     # of its own messages, whose records may never come back (a lost dead letter) to file them.
     if settle.move_to and not s.filed:

@@ -39,8 +39,8 @@ from replyonce.core.steps import (
     TakeLease,
     WaitForLease,
 )
-from replyonce.plan import Burst
 from replyonce.ports import Message
+from replyonce.rules.plan import Burst
 from replyonce.state import Lease, ThreadState
 
 

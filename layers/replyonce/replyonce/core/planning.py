@@ -1,8 +1,8 @@
 """A new message's thread read, screened and planned: once per read, carried by every later round.
 
 The core applies the rules of invariants 1 to 4 to the thread here: each
-message screened (``replyonce.screening``), the thread read back to the
-trigger, the loop guard, the exchange limit, the burst (``replyonce.plan``).
+message screened (``replyonce.rules.screening``), the thread read back to the
+trigger, the loop guard, the exchange limit, the burst (``replyonce.rules.plan``).
 :func:`decide` does it; :func:`replanned`, called by
 :func:`replyonce.core.learn` after each result, does it again only when a new
 read changed what the plan was decided from, and the record carries the
@@ -24,16 +24,29 @@ from replyonce.core.delivery import last_touched
 from replyonce.core.phases import Answered, Leased, Phase, Plan, Planned
 from replyonce.core.situation import GONE, UNREAD, Situation, fetched_thread
 from replyonce.core.steps import Defer, FetchMessage, ReadThread, Skip, Step
-from replyonce.coverage import INTENT_KEY, carries_intent_id, covered_in_mailbox, is_covered, metadata_of
-from replyonce.coverage import THREAD_KEY as THREAD_METADATA_KEY
-from replyonce.plan import Burst, loop_guard_exhausted, message_id, needs_another_page, plan_burst, reached
+from replyonce.jobs import MessageArrived
 from replyonce.policy import Policy
 from replyonce.ports import Listing, Message
 from replyonce.reasons import DeferReason, SkipReason
-from replyonce.recipients import mailbox_key
-from replyonce.screening import Agents, header_values, machine_sign, reason_not_to_answer, sender_email
+from replyonce.rules.coverage import (
+    INTENT_KEY,
+    carries_intent_id,
+    covered_in_mailbox,
+    is_covered,
+    metadata_of,
+)
+from replyonce.rules.coverage import THREAD_KEY as THREAD_METADATA_KEY
+from replyonce.rules.plan import (
+    Burst,
+    loop_guard_exhausted,
+    message_id,
+    needs_another_page,
+    plan_burst,
+    reached,
+)
+from replyonce.rules.recipients import mailbox_key
+from replyonce.rules.screening import Agents, header_values, machine_sign, reason_not_to_answer, sender_email
 from replyonce.state import REPLY_BUDGET_WINDOW_SECONDS, IntentKind, IntentState, ThreadState
-from replyonce.subjects import MessageArrived
 
 
 @dataclass(frozen=True)
@@ -51,7 +64,7 @@ class _Read:
 def read_from(s: Situation, state: ThreadState) -> tuple[object, ...]:
     """What a plan of ``s`` is decided from: a plan decided from the very same values is still the plan."""
     return (
-        s.subject,
+        s.job,
         s.policy,
         state,
         s.listing,
@@ -103,7 +116,7 @@ def replanned(s: Situation, step: Step) -> Phase:
             pass
         case _:
             return s.phase
-    arrived, listing, agents = s.subject, s.listing, s.agents
+    arrived, listing, agents = s.job, s.listing, s.agents
     if not isinstance(arrived, MessageArrived) or listing is None or not listing.pages or agents is None:
         return Leased(lease, state)
     if state.intent_covering(arrived.message_id) is not None or arrived.message_id in state.covered:
@@ -188,7 +201,7 @@ def _planned(
     s: Situation, read: _Read, messages: tuple[Message, ...], screen: _Screen, now: int
 ) -> Step | Burst:
     """The burst one reply answers, or why none goes now: the loop guard, the exchange limit, a rule's
-    skip of the trigger (``replyonce.plan.plan_burst``)."""
+    skip of the trigger (``replyonce.rules.plan.plan_burst``)."""
     policy, arrived, agents, state, thread_id = (
         s.policy,
         read.arrived,
@@ -261,7 +274,7 @@ def unsettled_replies(state: ThreadState, now: int) -> dict[str, int]:
 
 def pending_reply_recipients(state: ThreadState, messages: Any, now: int) -> tuple[tuple[str, ...], ...]:
     """The ``to`` addresses of each unsettled reply (:func:`unsettled_replies`) the thread read does not
-    show yet: the exchange limit counts them (``replyonce.plan.automatic_exchanges``)."""
+    show yet: the exchange limit counts them (``replyonce.rules.plan.automatic_exchanges``)."""
     listed = {metadata_of(m).get(INTENT_KEY) for m in messages}
     return tuple(
         _addressed_to(state.outbox[intent_id].request)

@@ -24,10 +24,10 @@ from replyonce.core.steps import (
     Step,
     Store,
 )
-from replyonce.plan import Burst, message_id
+from replyonce.jobs import MessageArrived
 from replyonce.reasons import DeferReason, SkipReason
+from replyonce.rules.plan import Burst, message_id
 from replyonce.state import Settlement, ShadowOutcome, ShadowRecord, Status, skipped_record_id
-from replyonce.subjects import MessageArrived
 
 SHADOW_RECORDED_SKIPS = frozenset(
     {
@@ -65,8 +65,8 @@ def in_shadow(s: Situation, step: Step) -> Step:
     if isinstance(step, Store | Attempt):
         return Defer(DeferReason.SHADOW_MODE, None, {"intent_id": step.intent.id})
     if isinstance(step, Skip) and step.reason in SHADOW_RECORDED_SKIPS and s.shadow_recorded is None:
-        assert isinstance(s.subject, MessageArrived)
-        arrived = s.subject
+        assert isinstance(s.job, MessageArrived)
+        arrived = s.job
         outcome = answer_of(s.phase)
         text = outcome.text or "" if isinstance(outcome, Reply) else ""
         at = (s.listing.read_at if s.listing else None) or s.now or arrived.payload.date
@@ -99,7 +99,7 @@ def shadow_settle(
     kind, reason, text, skip = _what_the_agent_would_do(outcome)
     covered = burst.covered
     record = ShadowRecord(
-        grant_id=s.subject.grant_id,
+        grant_id=s.job.grant_id,
         record_id=intent_id,
         thread_id=thread_id,
         trigger_id=message_id(burst.target),

@@ -14,12 +14,12 @@ from replyonce.answers import Answer
 from replyonce.core.phases import Arrived, Phase
 from replyonce.core.results import ThreadBusy
 from replyonce.core.steps import Failure, Notice
+from replyonce.jobs import Job
 from replyonce.policy import Policy
 from replyonce.ports import ActiveRegion, FenceUnreadable, Listing, Message, SearchResult, ThreadPage
 from replyonce.reasons import SkipReason
-from replyonce.screening import Agents
+from replyonce.rules.screening import Agents
 from replyonce.state import LedgerEntry, Status
-from replyonce.subjects import Subject
 
 # ---- what is known -----------------------------------------------------------------------------------
 
@@ -44,8 +44,8 @@ class Situation:
 
     Attributes
     ----------
-    subject, policy:
-        The record, and the configuration.
+    job, policy:
+        What the record asks for (:data:`replyonce.jobs.Job`), and the configuration.
     agents:
         The agent grants' addresses (looked up once per container); ``None`` until then.
     closed_folders:
@@ -112,7 +112,7 @@ class Situation:
         carries no ``date`` waits from then, when the replier first saw the thread.
     """
 
-    subject: Subject
+    job: Job
     policy: Policy
     agents: Agents | None = None
     closed_folders: frozenset[str] | None = None

@@ -1,7 +1,7 @@
 """What to do next: the step types, one port call each, at the core's bottom.
 
 A step is a value the shell carries out through one port call
-(``replyonce.replier``); :func:`replyonce.core.next_step` returns one,
+(``replyonce.shell.replier``); :func:`replyonce.core.next_step` returns one,
 :func:`replyonce.core.learn` folds what it answered into the situation. This
 module reads only :mod:`replyonce.core.results`.
 """
@@ -12,9 +12,9 @@ from typing import Any
 
 from replyonce.agent import Conversation
 from replyonce.core.results import NylasUnavailable, StoreContended
-from replyonce.plan import Burst
 from replyonce.ports import ActiveRegion
 from replyonce.reasons import DeferReason, SkipReason
+from replyonce.rules.plan import Burst
 from replyonce.state import Intent, Reservation, Settlement, ShadowRecord
 
 # ---- what to do next ---------------------------------------------------------------------------------

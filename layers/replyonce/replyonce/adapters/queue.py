@@ -10,8 +10,8 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from replyonce.exceptions import EnqueueError, InvalidNotificationError
-from replyonce.notification import Notification
-from replyonce.subjects import ReconcileDue
+from replyonce.jobs import ReconcileDue
+from replyonce.rules.notification import Notification
 
 if TYPE_CHECKING:
     # The webhook imports this module: the replier's record type stays off its cold start.

@@ -25,12 +25,12 @@ from replyonce.agent import (
     Outcome,
     Reply,
 )
-from replyonce.attachments import sniffed_type
 from replyonce.config import AGENT_CHOICES
 from replyonce.exceptions import ConfigurationError
 from replyonce.observability import logger
 from replyonce.redaction import redact_addresses
-from replyonce.text import QUOTE_MARKER, UNSURE_MARKER
+from replyonce.rules.attachments import sniffed_type
+from replyonce.rules.text import QUOTE_MARKER, UNSURE_MARKER
 
 Agent = Callable[[Conversation], Outcome]
 """What an agent is: one conversation in, a ``Reply``, ``NoReply`` or ``Handoff`` out."""

@@ -64,7 +64,7 @@ from typing import Any
 
 from replyonce.exceptions import StoredRequestLost
 from replyonce.keys import KEY_SCHEME, LEGACY_KEY_SCHEME
-from replyonce.recipients import mailbox_key
+from replyonce.rules.recipients import mailbox_key
 from replyonce.state import (
     Intent,
     IntentKind,
@@ -157,7 +157,7 @@ def email_key(header_message_id: str) -> str:
 def recipient_key(email: str) -> str:
     """The budget item of the inbox ``email`` reaches: a digest, never the address itself.
 
-    A digest of :func:`replyonce.recipients.mailbox_key`, not of the
+    A digest of :func:`replyonce.rules.recipients.mailbox_key`, not of the
     address: every spelling of one inbox (case, ``+tags``, Gmail's dots,
     ``googlemail.com``, a Unicode or an A-label domain) counts against one
     budget. The item holds the replies of the last hour as slots

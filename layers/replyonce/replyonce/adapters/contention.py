@@ -13,7 +13,7 @@ ends, which takes milliseconds.
 
 ``IdempotentParameterMismatchException`` is the other answer of this kind: a
 ``ClientRequestToken`` used within its 10 minutes with other parameters. The
-store derives a token per lease and per attempt (``replyonce.store``), so its
+store derives a token per lease and per attempt (``replyonce.adapters.store``), so its
 own retries never reuse one; were it met anyway, the transaction is sent
 again under the next attempt's token — every transaction of the store is
 conditioned on the lease or writes by key, so running it is what it means.

@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replyonce.agent import Reply
-from replyonce.coverage import reply_metadata
 from replyonce.mail import Mail
 from replyonce.outgoing import (
     MAX_MULTIPART_BYTES,
@@ -25,8 +24,9 @@ from replyonce.outgoing import (
     multipart_bytes,
     references,
 )
-from replyonce.recipients import header_text
-from replyonce.screening import REPLYONCE_MARK
+from replyonce.rules.coverage import reply_metadata
+from replyonce.rules.recipients import header_text
+from replyonce.rules.screening import REPLYONCE_MARK
 from replyonce.state import Intent, IntentKind
 
 # RFC 3834: our replies say they are automatic, so other agents (and other ReplyOnce deployments) do not
@@ -35,7 +35,7 @@ from replyonce.state import Intent, IntentKind
 AUTO_SUBMITTED_HEADER = {"name": "Auto-Submitted", "value": "auto-replied"}
 # Its X- companions, which survive a provider that keeps only X- custom headers (Microsoft Graph): Exchange
 # sends no out-of-office or other automatic answer to a message that suppresses them all ([MS-OXCMAIL]),
-# and every ReplyOnce deployment recognises the mark of another (replyonce.screening.REPLYONCE_MARK).
+# and every ReplyOnce deployment recognises the mark of another (replyonce.rules.screening.REPLYONCE_MARK).
 SUPPRESS_AUTO_RESPONSES_HEADER = {"name": "X-Auto-Response-Suppress", "value": "All"}
 AUTOMATIC_MARKS = (AUTO_SUBMITTED_HEADER, SUPPRESS_AUTO_RESPONSES_HEADER, REPLYONCE_MARK)
 
@@ -48,8 +48,8 @@ REQUEST_HEAD_ALLOWANCE_BYTES = 8_192
 """What the request line and headers take of that limit (the bearer key, the ``Idempotency-Key``, the
 content type and length, ``requests``' own): under 1 KB, counted generously."""
 MAX_REQUEST_BYTES = NYLAS_JSON_REQUEST_LIMIT_BYTES - REQUEST_HEAD_ALLOWANCE_BYTES
-"""The largest request body (its UTF-8 bytes, as ``replyonce.nylas`` sends it) a reply may have. Nylas
-refuses a larger one whatever we do, so it is handed off to a person, never sent nor retried
+"""The largest request body (its UTF-8 bytes, as ``replyonce.adapters.nylas`` sends it) a reply may have.
+Nylas refuses a larger one whatever we do, so it is handed off to a person, never sent nor retried
 (``SkipReason.REPLY_TOO_LARGE``)."""
 
 
@@ -78,7 +78,7 @@ def _subject(reply: Reply, target: Mail) -> str:
 def _participant(recipient: Mapping[str, str]) -> dict[str, str]:
     """``recipient`` with its display name as a header value, or without one when nothing is left of it.
 
-    ``replyonce.recipients`` cleans the name it picks already; this is where
+    ``replyonce.rules.recipients`` cleans the name it picks already; this is where
     the request is built, so every header value passes here whoever chose it.
     """
     participant = dict(recipient)
@@ -110,9 +110,9 @@ def new_intent(
     A review intent is a draft (``POST /drafts``, no ``custom_headers``: a
     person sends it, so it is not automatic); a send carries
     ``Auto-Submitted: auto-replied``. Both carry the metadata that makes the
-    mailbox the record of last resort (``replyonce.coverage``). Every header
+    mailbox the record of last resort (``replyonce.rules.coverage``). Every header
     value — subject, display name, custom header — passes
-    :func:`replyonce.recipients.header_text`: no CR/LF reaches a header.
+    :func:`replyonce.rules.recipients.header_text`: no CR/LF reaches a header.
     """
     target_id = target.id
     request: dict[str, Any] = {

@@ -1,4 +1,7 @@
-"""What a record asks the replier to do: the three kinds of work, as plain values.
+"""What a record asks the replier to do: the three kinds of work (a :data:`Job`), as plain values.
+
+Named a job, not a subject, so it is never mistaken for the email's own subject (``Mail.subject``),
+which the rules read too.
 
 Kept apart from the core so the webhook (which parses notifications, and
 whose cold start Nylas waits for) imports nothing heavier than this.
@@ -44,4 +47,5 @@ class ReconcileDue:
     intent_id: str
 
 
-Subject = MessageArrived | SendReported | ReconcileDue
+Job = MessageArrived | SendReported | ReconcileDue
+"""One record's work: a new message, a send outcome Nylas reported, or our own reconcile."""

@@ -119,7 +119,7 @@ class Sign(StrEnum):
 _BULK_SIGNS = frozenset({Sign.PRECEDENCE_BULK, Sign.LIST_HEADERS, Sign.BULK_SENDER_HEADER})
 
 REPLYONCE_MARK = {"name": "X-ReplyOnce", "value": "auto-replied"}
-"""ReplyOnce's own mark on every reply it sends (``replyonce.outbox``): an ``X-`` header, so it survives
+"""ReplyOnce's own mark on every reply it sends (``replyonce.rules.outbox``): an ``X-`` header, so it survives
 providers that keep only ``X-`` custom headers, and any deployment recognises another's."""
 
 # Local-part words of machines, not people (RFC 3834 section 2, RFC 2142 section 5 and common
@@ -455,7 +455,7 @@ def _header_sign(message: Mail, trusted_lists: Collection[str] = ()) -> Sign | N
 
 def _body_text(message: Mail) -> str:
     """The body as text (Nylas gives HTML or plain text), for signs that read it with the subject."""
-    from replyonce.text import html_to_text
+    from replyonce.rules.text import html_to_text
 
     return html_to_text(message.body)[:20000] if message.body else ""
 

@@ -18,10 +18,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from replyonce.plan import from_a_person, message_id
 from replyonce.ports import Message
+from replyonce.rules.plan import from_a_person, message_id
+from replyonce.rules.text import new_text
 from replyonce.state import ShadowOutcome, ShadowRecord
-from replyonce.text import new_text
 
 DAY_SECONDS = 24 * 3600
 
@@ -99,10 +99,10 @@ def person_answer(
     sent_folders: Collection[str] = (),
 ) -> Message | None:
     """The first message a person of the mailbox wrote in the thread after the record's trigger
-    (``replyonce.plan.from_a_person``: in the grant's Sent folder, ``sent_folders``, and not ours).
+    (``replyonce.rules.plan.from_a_person``: in the grant's Sent folder, ``sent_folders``, and not ours).
 
     ``thread`` is in the listing's order, newest first, as Nylas lists it: "after" is that order,
-    never the sender's ``date`` (``replyonce.plan`` reads it the same way). A trigger the listing no
+    never the sender's ``date`` (``replyonce.rules.plan`` reads it the same way). A trigger the listing no
     longer holds (deleted, or beyond the page read) matches no answer rather than a guessed one.
     """
     own = frozenset(own_addresses)

@@ -23,10 +23,11 @@ from email.utils import parseaddr
 from enum import StrEnum
 from typing import Any
 
-from replyonce.evidence import Authentication, TrustedList, sender_authenticated
+from replyonce.config import TrustedList
 from replyonce.mail import Address, Mail
 from replyonce.reasons import SkipReason
-from replyonce.screening import header_values, is_machine_address, list_id, sender_email
+from replyonce.rules.evidence import Authentication, sender_authenticated
+from replyonce.rules.screening import header_values, is_machine_address, list_id, sender_email
 
 # A dot-atom mailbox (RFC 5322 section 3.4.1 without quoted local parts or domain literals, which no
 # customer needs and which hide separators): labels of letters, digits and hyphens, at least one dot.
@@ -54,7 +55,7 @@ def header_text(value: str) -> str:
     """``value`` fit to be one header's value: every control character a space, the ends trimmed.
 
     The one filter of every header value ReplyOnce builds (the subject, the
-    recipient's display name, custom header values: ``replyonce.outbox``).
+    recipient's display name, custom header values: ``replyonce.rules.outbox``).
     A subject decoded from an RFC 2047 encoded-word can carry any octet, so a
     CR/LF in it is the customer's to choose; Nylas builds the MIME message
     from our JSON, and what it does with a line break in a value is not
@@ -263,7 +264,7 @@ def recipient_choice(
       group rewrote it, DMARC mitigation) goes to the person it relayed
       (``X-Original-From``, else ``Reply-To``) only when the receiving
       provider (its ``authserv_ids``) authenticated that ``From``
-      (:func:`replyonce.evidence.sender_authenticated`):
+      (:func:`replyonce.rules.evidence.sender_authenticated`):
       otherwise :attr:`SkipReason.RELAY_UNVERIFIED` (handed off to a person —
       never the stranger a typed header names, never the group itself).
     - A post of a trusted list that kept its own ``From`` goes to ``From``:

@@ -9,9 +9,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from replyonce.coverage import INTENT_KEY, THREAD_KEY
 from replyonce.exceptions import InvalidNotificationError
-from replyonce.subjects import MessageArrived, SendReported
+from replyonce.jobs import MessageArrived, SendReported
+from replyonce.rules.coverage import INTENT_KEY, THREAD_KEY
 
 MESSAGE_CREATED = "message.created"
 MESSAGE_DELIVERED = "message.delivered"
@@ -112,7 +112,7 @@ class Notification:
             data["application_id"] = application
         return Notification({**envelope, "data": data})
 
-    def subject(self) -> "MessageArrived | SendReported | None":
+    def job(self) -> "MessageArrived | SendReported | None":
         """What this notification asks the replier to do; ``None`` for a type it does not handle.
 
         ``message.created`` and its variants (``.truncated``, ``.transformed``,

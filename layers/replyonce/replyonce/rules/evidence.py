@@ -15,7 +15,7 @@ as pure functions of the message and of what the grant's folders say:
   ``From`` domain) passed, the only thing that makes a ``From`` more than
   typed text;
 - the operator's naming of a trusted list by its ``List-Id`` **and** its own
-  address (:class:`TrustedList`): a group that rewrote ``From`` to itself is
+  address (:class:`~replyonce.config.TrustedList`): a group that rewrote ``From`` to itself is
   recognised by both, never by a ``List-Id`` anyone can type.
 
 A fact that is missing never widens what the agent does: the callers fall to
@@ -24,12 +24,11 @@ the side that sends nothing twice and leaves no one unanswered (a hand-off).
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from replyonce.mail import Mail
-from replyonce.screening import header_values
+from replyonce.rules.screening import header_values
 
 SENT_FOLDER_NAMES = frozenset({"sent", "sent items", "sent mail", "sent messages", "[gmail]/sent mail"})
 """Names the providers give the Sent folder (notifications may carry names; REST answers carry ids)."""
@@ -118,36 +117,3 @@ def sender_authenticated(message: Mail, from_address: str, authserv_ids: Collect
         elif (signer := _HEADER_D.search(properties)) is not None and _aligned(signer.group(1), from_domain):
             return Authentication.PASS
     return Authentication.FAIL
-
-
-@dataclass(frozen=True)
-class TrustedList:
-    """A list or group the company runs that relays customers (``TRUSTED_LISTS``: ``list-id=address``).
-
-    Attributes
-    ----------
-    list_id:
-        The ``List-Id`` identifier (RFC 2919), lower case, without angle brackets.
-    address:
-        The list's own address, lower case: the ``From`` a group writes when it rewrites a poster's
-        (DMARC mitigation). ``""``: not named — the list's posts are not bulk mail, and are answered to
-        their ``From`` only; a rewritten one is handed off.
-    """
-
-    list_id: str
-    address: str = ""
-
-
-def trusted_lists(raw: str) -> tuple[TrustedList, ...]:
-    """``TRUSTED_LISTS`` parsed: comma-separated ``list-id=address`` (or a bare ``list-id``).
-
-    >>> [(t.list_id, t.address) for t in trusted_lists("<customers.acme.example>=Team@Acme.example, news.x")]
-    [('customers.acme.example', 'team@acme.example'), ('news.x', '')]
-    """
-    found = []
-    for part in raw.split(","):
-        list_id, _, address = part.partition("=")
-        list_id = list_id.strip().strip("<>").strip().lower()
-        if list_id:
-            found.append(TrustedList(list_id, address.strip().lower()))
-    return tuple(found)

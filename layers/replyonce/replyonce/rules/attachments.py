@@ -110,7 +110,7 @@ class AttachmentReader:
     Parameters
     ----------
     download:
-        The mailbox's download (``replyonce.nylas.NylasMailbox.download_attachment``).
+        The mailbox's download (``replyonce.adapters.nylas.NylasMailbox.download_attachment``).
     grant_id:
         The grant whose mailbox holds the files.
     max_bytes:

@@ -13,12 +13,13 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from replyonce.coverage import carries_intent_id, covered_in_mailbox, is_covered, is_reviewed_draft
-from replyonce.evidence import TrustedList, in_sent_folder
+from replyonce.config import TrustedList
 from replyonce.mail import Mail
 from replyonce.reasons import SkipReason
-from replyonce.recipients import mailbox_key, recipient_choice, reply_recipient
-from replyonce.screening import header_values, sender_email
+from replyonce.rules.coverage import carries_intent_id, covered_in_mailbox, is_covered, is_reviewed_draft
+from replyonce.rules.evidence import in_sent_folder
+from replyonce.rules.recipients import mailbox_key, recipient_choice, reply_recipient
+from replyonce.rules.screening import header_values, sender_email
 
 Message = Mail
 
@@ -70,7 +71,7 @@ def participants(messages: Sequence[Message], besides: Message) -> frozenset[str
 
 
 def _mailboxes(message: Message, fields: Sequence[str]) -> set[str]:
-    """The inboxes (:func:`replyonce.recipients.mailbox_key`) the message's ``fields`` name."""
+    """The inboxes (:func:`replyonce.rules.recipients.mailbox_key`) the message's ``fields`` name."""
     return {mailbox_key(a.email) for a in message.addresses(*fields) if a.email}
 
 
@@ -155,7 +156,7 @@ class PeopleInThread:
         mailbox is addressed to (``to``/``cc``), listed older than it or named by its
         ``In-Reply-To``/``References``.
     last_answer_to:
-        Correspondent's inbox (:func:`replyonce.recipients.mailbox_key`) → the newest person's message
+        Correspondent's inbox (:func:`replyonce.rules.recipients.mailbox_key`) → the newest person's message
         addressed to them that answered something of theirs: where a person's hold runs from.
     """
 
@@ -356,7 +357,7 @@ def plan_burst(
     is_covered:
         Whether a reply (our state, or a reply of ours in the mailbox) covers a message id.
     reason_not_to_answer:
-        ``replyonce.screening.reason_not_to_answer`` bound to this grant.
+        ``replyonce.rules.screening.reason_not_to_answer`` bound to this grant.
     sent_folders:
         The grant's Sent folder ids: a person's message is one the mailbox sent (:func:`author`).
     pending_replies:

@@ -5,7 +5,7 @@ token, compared in the condition itself — never on DynamoDB's TTL, which
 deletes expired items up to days late. The lease serialises work on a
 thread; what makes a stale holder harmless is the stored intent and its
 ``Idempotency-Key`` (``replyonce.core``). The item layout is
-``replyonce.state_items``'.
+``replyonce.adapters.state_items``'.
 """
 
 import time
@@ -15,20 +15,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from replyonce.contention import retry_contended
-from replyonce.exceptions import StoredRequestLost, ThreadBusyError
-from replyonce.state import (
-    COVERED_MEMORY,
-    REPLY_BUDGET_WINDOW_SECONDS,
-    Intent,
-    Lease,
-    LedgerEntry,
-    Reservation,
-    Settlement,
-    ShadowRecord,
-    ThreadState,
-)
-from replyonce.state_items import (
+from replyonce.adapters.contention import retry_contended
+from replyonce.adapters.state_items import (
     BODY_TTL_GRACE_SECONDS,
     CHUNK,
     CLAIMED_BY,
@@ -64,6 +52,18 @@ from replyonce.state_items import (
     table_began_item,
     thread_state_of,
     with_requests,
+)
+from replyonce.exceptions import StoredRequestLost, ThreadBusyError
+from replyonce.state import (
+    COVERED_MEMORY,
+    REPLY_BUDGET_WINDOW_SECONDS,
+    Intent,
+    Lease,
+    LedgerEntry,
+    Reservation,
+    Settlement,
+    ShadowRecord,
+    ThreadState,
 )
 
 # DynamoDB's limits on the items of one TransactWriteItems and of one BatchWriteItem.
@@ -203,7 +203,7 @@ class DynamoDBStateStore:
         Wall clock in seconds: the lease's expiry and ``recorded_at`` / TTLs only — no decision about a
         reply rests on it (those use Nylas' time).
     sleep:
-        The wait between two tries of a contended write (``replyonce.contention``).
+        The wait between two tries of a contended write (``replyonce.adapters.contention``).
 
     Every write of a thread or ledger item — the items a settlement's
     transaction writes — is retried in place when DynamoDB answers it with

@@ -17,17 +17,17 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
+from replyonce.adapters.pacing import GrantPacer
 from replyonce.agent import AttachmentGone, AttachmentTooLarge, AttachmentUnavailable
 from replyonce.answers import Answer
 from replyonce.config import MAX_THREAD_WINDOW
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
 from replyonce.mail import read_message, read_messages
 from replyonce.observability import count, logger
-from replyonce.outbox import MAX_REQUEST_BYTES
 from replyonce.outgoing import Encoding, wire
-from replyonce.pacing import GrantPacer
 from replyonce.ports import Folder, Grant, Message, SearchResult, ThreadPage
 from replyonce.redaction import redact_addresses
+from replyonce.rules.outbox import MAX_REQUEST_BYTES
 
 # Statuses worth another try in a moment: urllib3 retries them for GETs (never for a send).
 TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 507})
@@ -99,7 +99,7 @@ class NylasMailbox:
     clock:
         Stands in for Nylas' clock when an answer has no ``Date`` header (logged: Nylas always sends one).
     pacer:
-        Paces multipart sends per grant (``replyonce.pacing``); one per container.
+        Paces multipart sends per grant (``replyonce.adapters.pacing``); one per container.
     """
 
     def __init__(

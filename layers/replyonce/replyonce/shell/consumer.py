@@ -9,7 +9,7 @@ notifications and skip idempotency: a reconcile is idempotent under the lease.
 Nor does the echo of a reply we sent (``core.is_our_echo``: by the metadata
 our sends carry), which is skipped with no side effect.
 
-A batch is split by conversation thread (:func:`replyonce.batch.thread_groups`);
+A batch is split by conversation thread (:func:`replyonce.shell.batch.thread_groups`);
 the groups run at once on threads of the container, each through its own
 Powertools ``BatchProcessor``, and their ``batchItemFailures`` are put
 together. So no record waits on another thread's Nylas or agent time, and one
@@ -17,7 +17,7 @@ record's budget is all the function's ``Timeout`` needs (``docs/performance.md``
 "Batch concurrency").
 
 When a record cannot finish now, one pure function
-(:func:`replyonce.redelivery.retry_delay`) decides when it comes back, and the
+(:func:`replyonce.rules.redelivery.retry_delay`) decides when it comes back, and the
 record's visibility is set to that.
 """
 
@@ -47,18 +47,10 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
-from replyonce.active_region import FENCE_CLIENT_CONFIG, DynamoDBRegionFence
-from replyonce.agents import BedrockAgent, load_agent
-from replyonce.batch import thread_groups
-from replyonce.config import ReplierSettings
-from replyonce.core import before_start, is_our_echo
-from replyonce.exceptions import Deferred, InvalidNotificationError
-from replyonce.notification import Notification
-from replyonce.nylas import NylasMailbox
-from replyonce.observability import count, count_by, logger, skipped
-from replyonce.policy import policy_of
-from replyonce.ports import ActiveRegion
-from replyonce.queue import (
+from replyonce.adapters.active_region import FENCE_CLIENT_CONFIG, DynamoDBRegionFence
+from replyonce.adapters.agents import BedrockAgent, load_agent
+from replyonce.adapters.nylas import NylasMailbox
+from replyonce.adapters.queue import (
     ATTR_TASK,
     ReconcileQueue,
     hand_over,
@@ -66,15 +58,23 @@ from replyonce.queue import (
     queue_region,
     reconcile_task,
 )
+from replyonce.adapters.reply_files import S3ReplyFiles
+from replyonce.adapters.secrets import NylasApiKey, bounded_provider
+from replyonce.adapters.store import DynamoDBStateStore
+from replyonce.config import ReplierSettings
+from replyonce.core import before_start, is_our_echo
+from replyonce.exceptions import Deferred, InvalidNotificationError
+from replyonce.observability import count, count_by, logger, skipped
+from replyonce.policy import policy_of
+from replyonce.ports import ActiveRegion
 from replyonce.reasons import DeferReason, SkipReason
-from replyonce.redelivery import retry_delay
-from replyonce.replier import SLOWEST_STEP_KEYS, Replier, deferred
-from replyonce.reply_files import S3ReplyFiles
-from replyonce.secrets import NylasApiKey, bounded_provider
-from replyonce.store import DynamoDBStateStore
+from replyonce.rules.notification import Notification
+from replyonce.rules.redelivery import retry_delay
+from replyonce.shell.batch import thread_groups
+from replyonce.shell.replier import SLOWEST_STEP_KEYS, Replier, deferred
 
 # Part of the stored data: changing it re-opens every notification of the last 24 h.
-IDEMPOTENCY_KEY_PREFIX = "replyonce.notification"
+IDEMPOTENCY_KEY_PREFIX = "replyonce.rules.notification"
 # Threads of one batch run at once: as many as SQS puts in a batch (the template's BatchSize is at most
 # this, tests/static/test_capacity.py); the Nylas session's connection pool holds as many.
 MAX_THREADS_AT_ONCE = 10
@@ -265,7 +265,7 @@ class NotificationConsumer:
             notification = Notification.parse(record.body)
             logger.thread_safe_append_keys(notification_id=notification.id)
             self._current.notification_id = notification.id
-            if is_our_echo(notification.subject()):
+            if is_our_echo(notification.job()):
                 # Our own reply's echo, by its payload alone: skipped with no side effect, so no
                 # idempotency record (a put and an update) is written for it.
                 return self._handle_notification(notification.payload)
@@ -307,7 +307,7 @@ class NotificationConsumer:
         Why read it: Powertools ends an ``INPROGRESS`` record at its holder's
         invocation deadline (``register_lambda_context``), up to the function's
         ``Timeout`` after it began; a duplicate that knows when the hold ends
-        spreads it over its receives left (``replyonce.redelivery.retry_delay``) and
+        spreads it over its receives left (``replyonce.rules.redelivery.retry_delay``) and
         is never dead-lettered while the original may still be working (or
         lies crashed behind a record not yet expired). One consistent read, for
         duplicates that meet a run in progress only. ``0``: the record is gone
@@ -329,14 +329,14 @@ class NotificationConsumer:
 
     def _handle_notification(self, notification: dict[str, Any]) -> dict[str, Any]:
         parsed = Notification(notification)
-        subject = parsed.subject()
-        if subject is None:
+        job = parsed.job()
+        if job is None:
             return skipped(SkipReason.UNSUPPORTED_TYPE, notification_type=parsed.type)
         record = self._current.record
         # SQS sets it on every record; an event written by hand (``sam local invoke``) may lack it.
         first_received_ms = record.attributes.get("ApproximateFirstReceiveTimestamp")
         return self._replier.handle(
-            subject,
+            job,
             remaining_seconds=self._remaining,
             hold_record=self._hold,
             receives=int(record.attributes.approximate_receive_count or 1),

@@ -1,6 +1,6 @@
 """When a deferred record comes back: its visibility, by why it waits and how often it was received.
 
-Beside its one caller, the consumer (``replyonce.consumer``), which sets a
+Beside its one caller, the consumer (``replyonce.shell.consumer``), which sets a
 deferred record's visibility to :func:`retry_delay`. Pure: no clock, no
 queue; tested in ``tests/unit/test_redelivery.py`` and, against the
 template's bounds, in ``tests/integration/test_lease_budget.py``.

@@ -11,7 +11,7 @@ sleeping for the wait the core asked for, caching per container what does
 not change: the agents' grants, the grant's folders), and what is logged and
 counted.
 
-This runs inside Powertools idempotency (``replyonce.consumer``), so it sees
+This runs inside Powertools idempotency (``replyonce.shell.consumer``), so it sees
 each notification once unless it raises — and :class:`~replyonce.exceptions.Deferred`,
 raised for the core's :class:`~replyonce.core.Defer` and only for it, is how
 every "not now" asks for a retry (invariant 2: a crash before the send is
@@ -26,12 +26,10 @@ from dataclasses import replace
 from typing import Any
 
 from replyonce import core
+from replyonce.adapters.agents import Agent
 from replyonce.agent import Reply
-from replyonce.agents import Agent
 from replyonce.answers import Answer
-from replyonce.attachments import AttachmentReader, readable
 from replyonce.core import Situation
-from replyonce.coverage import INTENT_KEY
 from replyonce.exceptions import (
     Deferred,
     NylasPermanentError,
@@ -40,6 +38,7 @@ from replyonce.exceptions import (
     StateContended,
     ThreadBusyError,
 )
+from replyonce.jobs import Job, ReconcileDue
 from replyonce.keys import idempotency_key
 from replyonce.observability import count, count_by, logger, skipped
 from replyonce.outgoing import digest, references
@@ -47,8 +46,9 @@ from replyonce.policy import Policy
 from replyonce.ports import Folder, Grant, Mailbox, RegionFence, ReplyFiles, StateStore
 from replyonce.reasons import DeferReason
 from replyonce.redaction import address_digest
+from replyonce.rules.attachments import AttachmentReader, readable
+from replyonce.rules.coverage import INTENT_KEY
 from replyonce.state import IntentKind, Lease
-from replyonce.subjects import ReconcileDue, Subject
 
 # A record takes few steps (a first reply: ~9), besides two per look at a busy lease; a loop longer
 # than that is a bug, not a thread.
@@ -172,9 +172,9 @@ class Replier:
             core.Settle: lambda step, s: self._settle(step, s),
             core.FileHandedOff: lambda step, s: self._move(step.grant_id, step.message_ids, step.folder_id),
             core.ReleaseLease: lambda step, s: self._store.release(self._lease_of(s, step)),
-            core.Skip: lambda step, s: _skipped(step, s.subject),
-            core.FinishSkipped: lambda step, s: _skipped_settled(step, s.subject),
-            core.Finish: lambda step, s: _announce(step, s.subject),
+            core.Skip: lambda step, s: _skipped(step, s.job),
+            core.FinishSkipped: lambda step, s: _skipped_settled(step, s.job),
+            core.Finish: lambda step, s: _announce(step, s.job),
         }
 
     # ---- per-container knowledge --------------------------------------------------------------------------
@@ -287,14 +287,14 @@ class Replier:
 
     def handle(
         self,
-        subject: Subject,
+        job: Job,
         *,
         remaining_seconds: Callable[[], float],
         hold_record: Callable[[float], None] | None = None,
         receives: int = 1,
         first_received_at: int = 0,
     ) -> dict[str, Any]:
-        """Carry ``subject`` to its end; return its outcome (stored by Powertools idempotency).
+        """Carry ``job`` to its end; return its outcome (stored by Powertools idempotency).
 
         ``receives`` and ``first_received_at`` are the queue's word on the record (how often it was
         delivered, and when first, in epoch seconds): what the core hands off on and waits from.
@@ -316,7 +316,7 @@ class Replier:
         self._record.hold = hold_record
         # The reply's files this record holds (kept in the bucket already), by SHA-256.
         self._record.files = {}
-        s = Situation(subject, self._policy, receives=receives, first_received_at=first_received_at)
+        s = Situation(job, self._policy, receives=receives, first_received_at=first_received_at)
         self._record.slowest_seconds = 0.0
         logger.thread_safe_remove_keys(SLOWEST_STEP_KEYS)
         # Two steps per look at a busy lease (the wait, the look) besides the record's own.
@@ -514,10 +514,10 @@ class Replier:
         if step.reconcile_after is not None and settlement.intent is not None:
             # Scheduled before the settlement is written: if this fails, the record retries the same key.
             self._reconcile_later(
-                ReconcileDue(s.subject.grant_id, settlement.intent.thread_id, settlement.intent.id),
+                ReconcileDue(s.job.grant_id, settlement.intent.thread_id, settlement.intent.id),
                 step.reconcile_after,
             )
-        return self._store.settle(self._lease_of(s, step), settlement, s.subject.grant_id)
+        return self._store.settle(self._lease_of(s, step), settlement, s.job.grant_id)
 
     def _move(self, grant_id: str, message_ids: tuple[str, ...], folder: str) -> None:
         """File handed-off messages in ``HANDOFF_FOLDER``, once the hand-off is settled.
@@ -538,27 +538,27 @@ class Replier:
                 count("HandoffMoveFailed")
 
 
-def _skipped(step: core.Skip, subject: Subject) -> dict[str, Any]:
+def _skipped(step: core.Skip, job: Job) -> dict[str, Any]:
     """The record's outcome: a skip with its reason (logged and counted)."""
     if step.unsent_reply:
         # Dropped after the agent answered (a person answered meanwhile): its text, for a developer
         # only, never at INFO (it is about a customer).
         logger.debug("the agent's reply, not sent", extra={"text": step.unsent_reply})
-    return skipped(step.reason, **{**_subject_fields(subject), **step.detail})
+    return skipped(step.reason, **{**_job_fields(job), **step.detail})
 
 
-def _skipped_settled(step: core.FinishSkipped, subject: Subject) -> dict[str, Any]:
+def _skipped_settled(step: core.FinishSkipped, job: Job) -> dict[str, Any]:
     """The record's outcome: a settlement that is a skip (declined, handed off, failed), counted."""
     for notice in step.notices:
         _notice(notice)
     settlement = step.settle.settlement
-    fields = _subject_fields(subject)
+    fields = _job_fields(job)
     if step.settle.move_to:
         fields["handed_off"] = True
     return skipped(step.reason, **fields, covered=list(settlement.covered), detail=settlement.reason)
 
 
-def _announce(step: core.Finish, subject: Subject) -> dict[str, Any]:
+def _announce(step: core.Finish, job: Job) -> dict[str, Any]:
     """The record's outcome: a reply's settlement, said at INFO (no customer's address) and counted."""
     for notice in step.notices:
         _notice(notice)
@@ -573,7 +573,7 @@ def _announce(step: core.Finish, subject: Subject) -> dict[str, Any]:
     logger.info(
         step.said,
         extra={
-            **_subject_fields(subject),
+            **_job_fields(job),
             "replied_to": settlement.replied_to,
             "reply_message_id": settlement.reply_message_id,
             "covered": list(settlement.covered),
@@ -604,12 +604,12 @@ def _notice(notice: core.Notice) -> None:
         count(notice.metric, notice.value)
 
 
-def _subject_fields(subject: Subject) -> dict[str, Any]:
-    fields = {"grant_id": subject.grant_id, "thread_id": subject.thread_id}
-    message_id = getattr(subject, "message_id", "")
+def _job_fields(job: Job) -> dict[str, Any]:
+    fields = {"grant_id": job.grant_id, "thread_id": job.thread_id}
+    message_id = getattr(job, "message_id", "")
     if message_id:
         fields["message_id"] = message_id
-    intent_id = getattr(subject, "intent_id", "")
+    intent_id = getattr(job, "intent_id", "")
     if intent_id:
         fields["intent_id"] = intent_id
     return fields

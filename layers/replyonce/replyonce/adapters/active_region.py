@@ -130,7 +130,7 @@ def fail_over(
     The first activation (epoch 0: no record yet) has no handover (``since`` 0): no other Region
     can have sent under the fence. Every later one starts the handover now. ``queue_url``, the new
     Region's notification queue, is where the other Regions hand over the records they hold
-    (``replyonce.consumer``); ``""`` removes an older Region's, so nothing is handed to a queue that
+    (``replyonce.shell.consumer``); ``""`` removes an older Region's, so nothing is handed to a queue that
     no longer sends.
 
     Raises

@@ -16,10 +16,10 @@ a type the replier skips goes with its message when it names one.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from replyonce.adapters.queue import ATTR_TASK, reconcile_task
 from replyonce.exceptions import InvalidNotificationError
-from replyonce.notification import Notification
-from replyonce.queue import ATTR_TASK, reconcile_task
-from replyonce.subjects import MessageArrived, ReconcileDue, SendReported
+from replyonce.jobs import MessageArrived, ReconcileDue, SendReported
+from replyonce.rules.notification import Notification
 
 Record = Mapping[str, Any]
 
@@ -34,19 +34,19 @@ def thread_of(record: Record) -> tuple[str, ...]:
     alone = ("record", str(record.get("messageId", "")))
     body = record.get("body") or ""
     try:
-        subject: MessageArrived | SendReported | ReconcileDue | None
+        job: MessageArrived | SendReported | ReconcileDue | None
         if ATTR_TASK in (record.get("messageAttributes") or {}):
-            subject = reconcile_task(body)
+            job = reconcile_task(body)
         else:
-            subject = Notification.parse(body).subject()
+            job = Notification.parse(body).job()
     except InvalidNotificationError:
         return alone
-    if subject is None or not subject.grant_id:
+    if job is None or not job.grant_id:
         return alone
-    if subject.thread_id:
-        return ("thread", subject.grant_id, subject.thread_id)
-    if isinstance(subject, MessageArrived) and subject.message_id:
-        return ("message", subject.grant_id, subject.message_id)
+    if job.thread_id:
+        return ("thread", job.grant_id, job.thread_id)
+    if isinstance(job, MessageArrived) and job.message_id:
+        return ("message", job.grant_id, job.message_id)
     return alone
 
 

@@ -8,11 +8,11 @@ oldest first.
 from collections.abc import Collection, Sequence
 
 from replyonce.agent import AgentIdentity, Conversation, Message, Mode
-from replyonce.attachments import listed_attachments
 from replyonce.keys import conversation_key
 from replyonce.mail import Mail
-from replyonce.plan import Burst, message_id
-from replyonce.text import full_text, new_text
+from replyonce.rules.attachments import listed_attachments
+from replyonce.rules.plan import Burst, message_id
+from replyonce.rules.text import full_text, new_text
 
 
 def agent_message(message: Mail, agent_addresses: Collection[str]) -> Message:

@@ -35,6 +35,8 @@ from typing import Any
 import boto3
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
+from replyonce.adapters.queue import SQS_CLIENT_CONFIG, NotificationQueue
+from replyonce.adapters.secrets import WebhookSecrets, bounded_provider
 from replyonce.config import WebhookSettings
 from replyonce.exceptions import (
     ConfigurationError,
@@ -42,12 +44,10 @@ from replyonce.exceptions import (
     InvalidNotificationError,
     SecretsUnavailableError,
 )
-from replyonce.notification import Notification
 from replyonce.observability import count, count_by, logger
-from replyonce.queue import SQS_CLIENT_CONFIG, NotificationQueue
 from replyonce.reasons import RejectReason
-from replyonce.secrets import WebhookSecrets, bounded_provider
-from replyonce.signature import SIGNATURE_HEADER, signature_matches
+from replyonce.rules.notification import Notification
+from replyonce.rules.signature import SIGNATURE_HEADER, signature_matches
 
 
 @dataclass(frozen=True)
