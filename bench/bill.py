@@ -61,34 +61,33 @@ class ReplyWrites:
     idempotency: float
     email_claim: float
     thread_before: float  # the thread item the lease updates (before the lease)
-    thread_with_intent: float  # the thread item while the send intent is stored
-    thread_after: float  # the thread item the record transaction leaves
+    thread_with_intent: float  # the thread item while the send intent is stored (its request by digest)
+    thread_after: float  # the thread item the settlement leaves
     recipient: float
     ledger_entry: float
-    ledger_entries: int  # entries the record transaction writes (covered messages, and the reply's own)
-    new_thread: bool  # the table's beginning read (a conditional put) and the thread dated by it
+    ledger_entries: int  # entries the settlement writes (covered messages, and the reply's own)
+    request_body: float = 0.0  # the intent's request, compressed in its body item (0: not measured)
 
     def wru(self) -> int:
-        """A first reply's write units: its ten writes on a new thread, eight on a known one.
+        """A first reply's write units, as ``tests/integration/test_budgets.py`` counts its writes.
 
         The idempotency record put and completed, the email's claim, the lease (an update of the thread
-        item), the recipient's hour, the intent stored (the thread item with the intent), and the record
-        transaction (two units per KB of each item: the ledger entries and the thread item, the larger of
-        its image with the intent and after); on a new thread also the ``table#began`` conditional put
-        (refused: one unit) and the thread item dated by it.
+        item), the recipient's hour, the request's body item (a request under 1 KB compressed when not
+        measured), the intent stored (the thread item names the body by its digest), the ledger entries
+        (one ``BatchWriteItem`` of plain puts, no transaction since issue 46) and the thread's update
+        conditioned on the lease (the larger of its image with the intent and after). A new thread
+        writes nothing more: its lease reads ``table#began``, and the holder's next write dates it.
         """
-        with_intent = max(self.thread_with_intent, self.thread_after)
-        total = (
+        return (
             2 * units(self.idempotency)
             + units(self.email_claim)
             + units(max(self.thread_before, 1))
             + units(self.recipient)
+            + units(max(self.request_body, 1))
             + units(self.thread_with_intent)
-            + 2 * (self.ledger_entries * units(self.ledger_entry) + units(with_intent))
+            + self.ledger_entries * units(self.ledger_entry)
+            + units(max(self.thread_with_intent, self.thread_after))
         )
-        if self.new_thread:
-            total += 1 + units(max(self.thread_before, 1))
-        return total
 
 
 # ---- mixed at saturation -----------------------------------------------------------------------------
@@ -350,9 +349,10 @@ def long_thread(stack: LocalStack, proxy: LatencyProxy, model: LatencyModel, *, 
     idem = max((item_size(i) for i in _items(idempotency, "")), default=300)
     email = max((item_size(i) for i in _items(state, "email#")), default=100)
     recipient = max((item_size(i) for i in _items(state, "recipient#")), default=400)
+    body = max((item_size(i) for i in _items(state, "body#")), default=0)
 
     def writes(at: int, entries: int) -> ReplyWrites:
-        s, tally = sizes[at], steps[at].tally
+        s = sizes[at]
         return ReplyWrites(
             idempotency=idem,
             email_claim=email,
@@ -362,7 +362,7 @@ def long_thread(stack: LocalStack, proxy: LatencyProxy, model: LatencyModel, *, 
             recipient=recipient,
             ledger_entry=s["ledger"],
             ledger_entries=entries,
-            new_thread=tally.operations("dynamodb").get("PutItem", 0) >= 3,
+            request_body=body,
         )
 
     follow_up = steps[-1]

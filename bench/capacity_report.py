@@ -465,12 +465,9 @@ def bill_inputs(run: Run) -> dict[str, Any]:
     state = sizes.get("StateTable", 300)
     intent = statistics.median(result.intent_item_bytes) if result and result.intent_item_bytes else state
     kb = lambda n: max(1, math.ceil(n / 1024))  # noqa: E731 - write units per KB of the larger image
-    # A first reply's ten writes (tests/integration/test_budgets.py counts them), on a new thread:
-    # the idempotency record put and completed, the email's claim, the table's beginning (a refused
-    # conditional put) and the thread dated by it, the lease, the recipient's hour reserved (the
-    # per-recipient budget), the intent stored before the send, and the record transaction (2 units
-    # per KB of each item: the message's ledger entry, the reply's own, and the thread item, which
-    # still holds the intent).
+    # A first reply's writes (tests/integration/test_budgets.py counts them; ReplyWrites.wru says which):
+    # the thread item names its request by digest, so its writes pay for the lease's attributes, not
+    # the reply; the request's body item, under 1 KB compressed at the bench's replies, one unit.
     first_writes = ReplyWrites(
         idempotency=idem,
         email_claim=EMAIL_CLAIM_BYTES,
@@ -480,7 +477,6 @@ def bill_inputs(run: Run) -> dict[str, Any]:
         recipient=recipient_item_bytes(),
         ledger_entry=state,
         ledger_entries=2,
-        new_thread=True,
     )
     first_wru = first_writes.wru()
     if result is not None:
@@ -663,8 +659,9 @@ def cost_section(run: Run) -> str:
         "notification); DynamoDB write units from the counted requests and the measured items (the "
         f"recipient's hour item at its full budget {recipient_item_bytes()} B) — the thread item while the "
         f"send intent is stored is {inputs['intent_bytes']:.0f} B "
-        "(median over every send of the real-latency run, the draft a model reply's length), so the intent's "
-        "write and the record transaction's thread update take "
+        "(median over every send of the real-latency run, the draft a model reply's length; its request "
+        "is in a body item of its own, named by digest), so the intent's write and the settlement's "
+        "thread update take "
         f"{max(1, math.ceil(inputs['intent_bytes'] / 1024))} units each: "
         f"{first_path.wru:g} WRU and {first_path.rru:g} RRU a first reply; CloudWatch Logs from the bytes "
         "each function wrote (Memory size and log volume), 26 bytes per event and Lambda's two platform "
