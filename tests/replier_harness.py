@@ -110,15 +110,16 @@ def metrics_emitted(output: str) -> list[tuple[str, dict[str, str]]]:
     return emitted
 
 
-def container_recording_visibility() -> tuple[NotificationConsumer, list[int]]:
-    """A new replier container and the ``VisibilityTimeout`` of every record visibility it sets."""
+def container_recording_visibility(**kwargs) -> tuple[NotificationConsumer, list[int]]:
+    """A new replier container and the ``VisibilityTimeout`` of every record visibility it sets;
+    ``kwargs`` as :func:`new_container` takes them (``aws`` aside)."""
     session = boto3.session.Session()
     visibility: list[int] = []
     session.events.register(
         "before-parameter-build.sqs.ChangeMessageVisibility",
         lambda params, **_: visibility.append(params["VisibilityTimeout"]),
     )
-    return new_container(aws=session), visibility
+    return new_container(aws=session, **kwargs), visibility
 
 
 def hold_lease(replier, message: dict, *, owner: str, for_ms: int) -> None:

@@ -295,16 +295,17 @@ def test_records_that_cannot_finish_in_time_are_not_started(replier_env, nylas, 
     nylas.advance_clock(700)  # past the settle and the automatic-exchange window
     messages = [inbound(nylas, subject="Re: Order 1042", thread_id=earlier["thread_id"]) for _ in range(3)]
     nylas.inject("POST", SEND_PATH, Fault.delay(1.6), times=3)
-    container, visibility = container_recording_visibility()
-    event = sqs_event([as_nylas_sends_it(m) for m in messages])
     # 3.6 s: the first record fits (its 3.5 s lease); after its slow send the thread's others no longer do.
-    # The invocation's clock moves only with the sends Nylas held (1.6 s each), not with the machine: on a
-    # loaded machine a wall clock spent the first record's 0.1 s of slack before it started.
+    # The invocation's clock and the replier's (its lease's expiry) move only with the sends Nylas held
+    # (1.6 s each), not with the machine: on a loaded machine a wall clock spent the first record's 0.1 s
+    # of slack before it started, or its lease's time before its send.
     sent_before = len(nylas.sends)
+    started = time.time()
+    held = lambda: 1.6 * (len(nylas.sends) - sent_before)  # noqa: E731 - the sends' time, as a clock
+    container, visibility = container_recording_visibility(clock=lambda: started + held())
+    event = sqs_event([as_nylas_sends_it(m) for m in messages])
     context = LocalLambdaContext("ReplierFunction", timeout_seconds=3.6)
-    context.get_remaining_time_in_millis = lambda: int(
-        max(0.0, 3.6 - 1.6 * (len(nylas.sends) - sent_before)) * 1000
-    )
+    context.get_remaining_time_in_millis = lambda: int(max(0.0, 3.6 - held()) * 1000)
     response = container.handle_batch(event, context)
     assert len(nylas.sends) == 2  # the earlier exchange's, and this batch's one
     assert len(response["batchItemFailures"]) == 2
