@@ -419,8 +419,8 @@ def section(run: "Run", inputs: dict[str, Any]) -> str:
             "ReplyOnce's record attempts in the mix by path, their requests counted at the wire (a reply's "
             "write units are a first reply's, at the sizes measured under Cost, and its writes beyond a "
             "first reply's own; every other write one unit per KB of the largest item of its table in "
-            "Requests per notification: a lower bound, since a poll of a thread item that holds a send "
-            "intent over 1 KB bills two):\n\n"
+            "Requests per notification: a lower bound, where an item written was larger than the "
+            "table's largest one there):\n\n"
             + table(
                 ("path", "attempts", "writes (idempotency, state)", "reads", "own SQS requests"),
                 [
@@ -438,9 +438,12 @@ def section(run: "Run", inputs: dict[str, Any]) -> str:
     if counted and counted["attempts"][COVERED]:
         parts.append(
             f"The {counted['attempts'][COVERED]} covered or skipped attempts wrote "
-            f"{sum(counted['writes'][COVERED].values())} times: a record that meets its thread's lease "
-            "polls it with a conditional write until the holder is done, and DynamoDB bills a refused "
-            "write as a write."
+            f"{sum(counted['writes'][COVERED].values())} times (their idempotency records, put and "
+            "completed, and under the thread's lease the lease taken and released and the skip settled) "
+            f"and read {counted['reads'][COVERED]} times: a record that meets another worker's lease looks "
+            "at it with a read until the holder is done, and takes it with a conditional write only once it "
+            "looks free (issue 46: until then each look was a refused conditional write, which DynamoDB "
+            "bills as a write)."
         )
     parts.append("```json\n" + json.dumps(data, indent=1, sort_keys=True) + "\n```")
     return "\n\n".join(parts)
