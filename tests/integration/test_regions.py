@@ -30,7 +30,7 @@ from tests.fakes import Clock, FakeMailbox, FakeRegionFence, FakeStateStore
 from tests.integration.test_iam_enforced import Resolver, rendered_template, role_statements
 from tests.integration.test_ops import REGION, ops
 from tests.interleavings import AGENT_EMAIL, GRANT, agent
-from tests.replier_harness import deferrals, inbound
+from tests.replier_harness import deferrals, inbound, new_container
 
 HERE, THERE = "us-west-2", "us-east-1"
 TABLE = "replyonce-active-region"
@@ -177,6 +177,28 @@ def test_a_record_moves_once_per_failover_and_waits_when_the_queue_refuses(
     assert nylas.sends == []
     assert len(queued(pipeline)) == 1
     assert any("could not hand the record over" in r["message"] for r in log_records())
+
+
+def test_a_hand_over_that_fails_for_a_reason_of_ours_still_defers_the_record_and_says_why(
+    fenced, pipeline, nylas, log_records, active_queue
+):
+    sqs, url = active_queue
+    fail_over_to(fenced, TABLE, THERE, queue_url=url, clock=lambda: AN_HOUR_AGO)
+    # Not AWS refusing (that is a warning above): anything else raised on the way, a bug of ours.
+    session = boto3.session.Session()
+
+    def broken(**_):
+        raise RuntimeError("a bug on the hand-over's path")
+
+    session.events.register("before-call.sqs.SendMessage", broken)
+    container = new_container(aws=session)
+    pipeline.deliver(envelope(inbound(nylas)))
+    pipeline.poller(handler=lambda event, context: container.handle_batch(event, context)).poll_once()
+    assert received(sqs, url) == []
+    assert len(queued(pipeline)) == 1  # nothing lost: the record waits here
+    assert set(deferrals(log_records)) == {"region_passive"}
+    [failure] = [r for r in log_records() if "a failure of ours" in r["message"]]
+    assert "a bug on the hand-over's path" in failure["exception"]
 
 
 # ---- the record and the operator's failover ---------------------------------------------------------

@@ -392,9 +392,10 @@ class NotificationConsumer:
         this epoch stays (it came back: a queue recorded wrongly, say) and waits as before; so does
         one the active Region's queue does not take.
         """
-        if handed_over_at(record) >= active.epoch:
-            return False
+        where = {"active_region": active.region, "epoch": active.epoch}
         try:
+            if handed_over_at(record) >= active.epoch:
+                return False
             # The queue's own Region, from its URL (an endpoint override names none: this client's).
             region = queue_region(active.queue_url)
             sqs = self._sqs_in(region) if region else self._sqs
@@ -402,13 +403,19 @@ class NotificationConsumer:
         except (BotoCoreError, ClientError) as refused:
             logger.warning(
                 "could not hand the record over to the active Region's queue; it waits here",
-                extra={"active_region": active.region, "epoch": active.epoch, "detail": str(refused)},
+                extra={**where, "detail": str(refused)},
             )
             return False
-        logger.info(
-            "record handed over to the active Region's queue",
-            extra={"active_region": active.region, "epoch": active.epoch, "moved_as": moved_as},
-        )
+        except Exception:
+            # A failure of ours here must not cost the record its deferral (its log line, its visibility):
+            # Powertools' batch processor would fail it without a word. It waits here, with the traceback.
+            logger.exception(
+                "could not hand the record over to the active Region's queue (a failure of ours); it waits "
+                "here",
+                extra=where,
+            )
+            return False
+        logger.info("record handed over to the active Region's queue", extra={**where, "moved_as": moved_as})
         count("RecordHandedOver")
         return True
 
