@@ -69,6 +69,9 @@ class DemoReport:
     replies_sent: int = 0
     expected_replies: int = 0
     skips: dict[str, int] = field(default_factory=dict)
+    # Deliveries of the agent's own replies' notifications the webhook queued: each is skipped
+    # (own_outbound) by its payload alone, before any idempotency record, so one skip per delivery.
+    own_reply_deliveries_queued: int = 0
     dead_lettered: int = 0
     violations: dict[int, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
@@ -166,13 +169,16 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
             )
 
         sources = {"from the scenario": 0, "follow-up": 0, "from the agent's own replies": 0}
+        own_reply_notifications: set[str] = set()
 
         def agent_sent(message: dict[str, Any]) -> None:
             # The agent's own sends fire message.created, as Nylas does for Agent Accounts.
             if message["grant_id"] == AGENT_GRANT_ID and "sent" in message["folders"]:
+                notification = envelope(message)
                 with lock:
                     sources["from the agent's own replies"] += 1
-                deliver(envelope(message))
+                    own_reply_notifications.add(notification["id"])
+                deliver(notification)
 
         nylas.on_message_created = agent_sent
         progress(f"local stack up: webhook {stack.webhook_url}, {settings.pollers} replier pollers")
@@ -284,6 +290,11 @@ def run_demo(settings: DemoSettings, progress_out: TextIO | None = sys.stderr) -
             replies_sent=len(nylas.sends),
             expected_replies=expected,
             skips=skips_by_reason(logs),
+            own_reply_deliveries_queued=sum(
+                1
+                for d in sender.deliveries
+                if d.notification_id in own_reply_notifications and d.status == 200
+            ),
             dead_lettered=dead,
             violations=check(history),
             seconds=time.monotonic() - started,

@@ -52,8 +52,9 @@ def test_demo_scenario_replies_once_per_message_or_burst():
     assert report.violations == {number: [] for number in INVARIANTS}
     assert report.replies_sent == report.expected_replies == 5  # 4 customers + 1 follow-up
     assert report.duplicates_absorbed > 0
-    # The agent's own replies fired message.created and were skipped, one per reply.
-    assert report.skips["own_outbound"] == report.replies_sent
+    # The agent's own replies fired message.created and were skipped: each delivery of one by its payload
+    # alone (no idempotency record for our own echo, issue 46), so once per delivery Nylas made of it.
+    assert report.skips["own_outbound"] == report.own_reply_deliveries_queued >= report.replies_sent
     assert report.skips["automated_sender"] == 1
     assert report.skips["grant_not_agent"] == 1
     assert report.webhook_statuses.get("401") == 1
