@@ -73,8 +73,9 @@ from replyonce.rules.redelivery import retry_delay
 from replyonce.shell.batch import thread_groups
 from replyonce.shell.replier import SLOWEST_STEP_KEYS, Replier, deferred
 
-# Part of the stored data: changing it re-opens every notification of the last 24 h.
-IDEMPOTENCY_KEY_PREFIX = "replyonce.rules.notification"
+# Part of the stored data: changing it re-opens every notification of the last 24 h. It names the module
+# the notification once lived in; that module moved (replyonce.rules.notification), the key must not.
+IDEMPOTENCY_KEY_PREFIX = "replyonce.notification"
 # Threads of one batch run at once: as many as SQS puts in a batch (the template's BatchSize is at most
 # this, tests/static/test_capacity.py); the Nylas session's connection pool holds as many.
 MAX_THREADS_AT_ONCE = 10
