@@ -123,6 +123,12 @@ def _request_token(lease_token: str, intent_or_burst: str, purpose: str, attempt
     return uuid.uuid5(uuid.NAMESPACE_OID, f"{intent_or_burst}:{purpose}:{lease_token}:{attempt}").hex
 
 
+def held_for_seconds(held_until_ms: int, now_ms: int) -> int:
+    """Whole seconds a lease ending at ``held_until_ms`` is still held, rounded up past its end (what a
+    waiting record is told: ``ThreadBusyError``, ``lease_held_for_seconds``)."""
+    return max(0, (held_until_ms - now_ms) // 1000 + 1)
+
+
 def _slot(item: Mapping[str, Any], index: int) -> Mapping[str, Any]:
     """The ``{"i", "t"}`` map of a recipient item's slot, empty when the slot was never used."""
     return (item.get(recipient_slot(index)) or {}).get("M") or {}
@@ -289,7 +295,7 @@ class DynamoDBStateStore:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
             held_until = lease_expiry_ms(exc.response.get("Item", {})) or now_ms
-            raise ThreadBusyError(thread_key, max(0, (held_until - now_ms) // 1000 + 1)) from None
+            raise ThreadBusyError(thread_key, held_for_seconds(held_until, now_ms)) from None
         item = response["Attributes"]
         if since_ms(item) == now_ms:
             # This lease created the item: it is new state, whatever the table's beginning says.
@@ -327,7 +333,7 @@ class DynamoDBStateStore:
         held_until = lease_expiry_ms(item)
         if not _string_value(item.get(LEASE_OWNER)) or held_until < now_ms:
             return 0
-        return max(0, (held_until - now_ms) // 1000 + 1)
+        return held_for_seconds(held_until, now_ms)
 
     def _table_since(self, now_ms: int) -> int:
         """When the table began, for a thread item this lease just created (its ``since`` is ``now_ms``).
