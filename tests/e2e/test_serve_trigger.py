@@ -8,6 +8,7 @@ clear line (no traceback) for each mistake.
 """
 
 import os
+import random
 import re
 import signal
 import socket
@@ -313,11 +314,17 @@ def _time_wait_ports() -> set[int]:
 
 
 def _free_port_pair() -> int:
-    """A port P with P and P + 1 free on loopback now (the webhook's and the console's)."""
+    """A port P with P and P + 1 free on loopback now (the webhook's and the console's), below the
+    kernel's ephemeral range.
+
+    Why below it: between the first server's exit and the restart, any process of the machine (another
+    test worker's client, moto's) may be given P or P + 1 as the local port of an outgoing connection if
+    they lie in the ephemeral range, and the restart then finds the port taken by "another program" (it
+    happened in CI: the console's port). Below the range, only an explicit bind can take them.
+    """
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
     for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = random.randrange(max(1024, low - 12_000), low - 2)
         with socket.socket() as console, socket.socket() as webhook:
             try:
                 webhook.bind(("127.0.0.1", port))
