@@ -233,3 +233,18 @@ def test_a_record_the_replier_cannot_read_keeps_the_grants_mail_waiting(grants, 
     assert deferrals(log_records) == ["configuration"]
     assert nylas.sends == []
     assert pipeline.in_flight() == 1
+
+
+def test_a_paused_grants_echo_of_a_reply_it_sent_before_the_pause_is_skipped_not_held(
+    grants, pipeline, nylas, log_records
+):
+    message = nylas.deliver_inbound(SEND_GRANT, from_email="e@customer.example", subject="Hi", body="Hello")
+    pipeline.deliver(envelope(message))
+    pipeline.drain()
+    [reply] = nylas.sent_messages(grant_id=SEND_GRANT)
+    put_record(grants, SEND_GRANT, {"enabled": False, "reply_mode": "send"}, at="2026-12-06T11:00:00Z")
+    pipeline.deliver(envelope(reply))
+    pipeline.drain()
+    assert skip_reasons(log_records) == ["own_outbound"]
+    assert deferrals(log_records) == []
+    assert pipeline.in_flight() == 0

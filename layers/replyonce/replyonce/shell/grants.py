@@ -79,6 +79,12 @@ class GrantDirectory:
         self._agents: dict[str, Agent] = dict(loaded or {})
         self._lock = threading.Lock()
 
+    def agent_grant_ids(self) -> tuple[str, ...]:
+        """Every agent grant of the stack (the cached registry's with ``AGENT_GRANT_IDS``), whatever their
+        state: what a record that touches no grant's settings (our own reply's echo) is decided with."""
+        records = self._registry.records() if self._registry is not None else {}
+        return agent_grant_ids(self._seeded, records)
+
     def choose(self, grant_id: str) -> Chosen:
         """The grant's settings and agent for one record.
 

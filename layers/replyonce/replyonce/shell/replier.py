@@ -329,7 +329,11 @@ class Replier:
         # The reply's files this record holds (kept in the bucket already), by SHA-256.
         self._record.files = {}
         policy, self._record.agent = self._policy, self._agent
-        if self._grants is not None:
+        if self._grants is not None and core.is_our_echo(job):
+            # Our own reply's echo is skipped by its payload alone, whatever its grant's state: a paused
+            # grant's echoes of what it sent before the pause are not held for hours, then dead-lettered.
+            policy = replace(policy, agent_grant_ids=self._grants.agent_grant_ids())
+        elif self._grants is not None:
             # The grant's own settings (its record in the grant registry, else the deployment's); a paused
             # grant, or one whose record or agent cannot be used, raises Deferred here: nothing is read.
             chosen = self._grants.choose(job.grant_id)
