@@ -24,14 +24,6 @@ OTHER_GRANT = "grant-brand-0002"
 
 
 START = datetime(2026, 12, 6, 10, 0, 0, tzinfo=UTC).timestamp()
-# Each command a second after the one before: the operator's clock, as the change items order by it.
-_TIMES = itertools.count(START)
-
-
-@pytest.fixture(autouse=True)
-def _clock_from_the_start():
-    global _TIMES
-    _TIMES = itertools.count(START)
 
 
 class Run:
@@ -39,13 +31,22 @@ class Run:
         self.code, self.out, self.err = code, out, err
 
 
-def grants(*argv: str) -> Run:
-    """``make grants ARGS="..."`` in-process against moto: the action first, the stack's options after."""
-    out, err = io.StringIO(), io.StringIO()
-    runtime = Runtime(out=out, err=err, environ={}, interactive=lambda: False, clock=lambda: next(_TIMES))
-    action, *rest = argv
-    code = main(["grants", action, "--stack-name", STACK, "--region", REGION, *rest], runtime)
-    return Run(code, out.getvalue(), err.getvalue())
+@pytest.fixture
+def grants():
+    """``make grants ARGS="..."`` in-process against moto: the action first, the stack's options after.
+
+    Each command a second after the one before: the operator's clock, which orders the change items.
+    """
+    times = itertools.count(START)
+
+    def run(*argv: str) -> Run:
+        out, err = io.StringIO(), io.StringIO()
+        runtime = Runtime(out=out, err=err, environ={}, interactive=lambda: False, clock=lambda: next(times))
+        action, *rest = argv
+        code = main(["grants", action, "--stack-name", STACK, "--region", REGION, *rest], runtime)
+        return Run(code, out.getvalue(), err.getvalue())
+
+    return run
 
 
 @pytest.fixture
@@ -66,7 +67,9 @@ def caller() -> str:
     return boto3.client("sts").get_caller_identity()["Arn"]
 
 
-def test_set_registers_a_grant_with_who_set_it_and_list_and_show_say_where_each_setting_comes_from(stack):
+def test_set_registers_a_grant_with_who_set_it_and_list_and_show_say_where_each_setting_comes_from(
+    grants, stack
+):
     run = grants("set", "--grant", OTHER_GRANT, "--mode", "shadow", "--agent", "order_status_agent:reply")
     assert run.code == 0, run.err
     assert f"grant {OTHER_GRANT}: set by {caller()}: (no record) -> agent=order_status_agent:reply" in run.out
@@ -90,7 +93,7 @@ def test_set_registers_a_grant_with_who_set_it_and_list_and_show_say_where_each_
     assert f"set     by {caller()}" in shown
 
 
-def test_every_change_has_a_dry_run_that_writes_nothing(stack):
+def test_every_change_has_a_dry_run_that_writes_nothing(grants, stack):
     assert grants("set", "--grant", OTHER_GRANT, "--mode", "shadow").code == 0
     table = stack.tables["GrantRegistryTable"]
     for argv in (
@@ -110,7 +113,7 @@ def test_every_change_has_a_dry_run_that_writes_nothing(stack):
     assert "-> reply_mode=send" in grants("set", "--grant", OTHER_GRANT, "--mode", "send", "--dry-run").out
 
 
-def test_pause_resume_and_remove_change_only_what_they_say_each_with_its_change(stack):
+def test_pause_resume_and_remove_change_only_what_they_say_each_with_its_change(grants, stack):
     assert grants("set", "--grant", OTHER_GRANT, "--mode", "send").code == 0
     paused = grants("pause", "--grant", OTHER_GRANT)
     assert "its mail waits (deferred grant_paused" in paused.out
@@ -140,14 +143,14 @@ def test_pause_resume_and_remove_change_only_what_they_say_each_with_its_change(
         (("remove", "--grant", OTHER_GRANT), "has no record in the registry: nothing to remove"),
     ],
 )
-def test_a_change_the_replier_could_not_run_is_refused_and_nothing_is_written(stack, argv, refusal):
+def test_a_change_the_replier_could_not_run_is_refused_and_nothing_is_written(grants, stack, argv, refusal):
     run = grants(*argv)
     assert run.code == 2
     assert refusal in run.err
     assert stored(stack, OTHER_GRANT) is None
 
 
-def test_reset_gives_a_setting_back_to_the_stacks_parameter(stack):
+def test_reset_gives_a_setting_back_to_the_stacks_parameter(grants, stack):
     grants("set", "--grant", OTHER_GRANT, "--mode", "shadow", "--trusted-sender", "Forms@Brand.example")
     assert stored(stack, OTHER_GRANT).record == {
         "reply_mode": "shadow",
@@ -158,7 +161,7 @@ def test_reset_gives_a_setting_back_to_the_stacks_parameter(stack):
 
 
 def test_a_grant_paused_by_the_command_has_its_mail_wait_at_the_replier(
-    replier_env, nylas, tuning, pipeline, log_records
+    grants, replier_env, nylas, tuning, pipeline, log_records
 ):
     tuning.update({"registry_max_age_seconds": 0})
     app.consumer.cache_clear()
