@@ -324,7 +324,7 @@ def _grants(context: Context) -> int:
         if args.action == "set":
             change = grants.set_record(_grant_settings(args), args.reset or (), deployment)
         elif args.action in ("pause", "resume"):
-            change = grants.enabled_record(args.action == "resume", deployment)
+            change = grants.enabled_record(args.grant, args.action == "resume", deployment)
         else:
             change = grants.removed
         lines = grants.apply_change(

@@ -214,10 +214,21 @@ def set_record(settings: Mapping[str, Any], reset: Sequence[str], deployment: De
     return change
 
 
-def enabled_record(enabled: bool, deployment: Deployment) -> Callable:
-    """Pause (``enabled: false``) or resume (the setting removed: a grant is enabled by default)."""
+def enabled_record(grant_id: str, enabled: bool, deployment: Deployment) -> Callable:
+    """Pause (``enabled: false``) or resume (the setting removed: a grant is enabled by default).
+
+    Only an agent grant of the stack: pausing a stranger would make it one (its mail then waiting instead
+    of skipped), and resuming a seeded grant without a record would register it for nothing.
+    """
 
     def change(stored: StoredGrant | None) -> dict[str, Any]:
+        if stored is None and grant_id not in deployment.seeded:
+            raise ConfigurationError(
+                f"grant {grant_id} is not an agent grant of this stack (no record, not in AgentGrantIds): "
+                "make grants set registers it"
+            )
+        if stored is None and enabled:
+            raise ConfigurationError(f"grant {grant_id} is not paused (it has no record): nothing to resume")
         current = stored.record if stored and isinstance(stored.record, Mapping) else {}
         if enabled:
             return changed_record(deployment, current, {}, ["enabled"])

@@ -128,7 +128,9 @@ def test_pause_resume_and_remove_change_only_what_they_say_each_with_its_change(
     table = stack.tables["GrantRegistryTable"]
     actions = [c.action for c in changes_of(boto3.client("dynamodb"), table, OTHER_GRANT)]
     assert actions == ["remove", "resume", "pause", "set"]
-    # A seeded grant's record removed: answered with the parameters again, as the command says.
+    # A seeded grant without a record is not paused; paused, then its record removed: answered with the
+    # parameters again, as the command says.
+    assert "is not paused" in grants("resume", "--grant", AGENT_GRANT_ID).err
     grants("pause", "--grant", AGENT_GRANT_ID)
     assert "still in AgentGrantIds" in grants("remove", "--grant", AGENT_GRANT_ID).out
 
@@ -141,6 +143,8 @@ def test_pause_resume_and_remove_change_only_what_they_say_each_with_its_change(
         (("set", "--grant", OTHER_GRANT, "--handoff-folder", " "), "handoff_folder must be a non-empty"),
         (("set", "--grant", OTHER_GRANT, "--reset", "mode"), "no such grant setting to reset: mode"),
         (("remove", "--grant", OTHER_GRANT), "has no record in the registry: nothing to remove"),
+        (("pause", "--grant", OTHER_GRANT), "is not an agent grant of this stack"),
+        (("resume", "--grant", OTHER_GRANT, "--dry-run"), "is not an agent grant of this stack"),
     ],
 )
 def test_a_change_the_replier_could_not_run_is_refused_and_nothing_is_written(grants, stack, argv, refusal):
