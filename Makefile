@@ -139,7 +139,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
-.PHONY: deploy register-webhook rotate-secret redrive thread-state restore-state backfill shadow-report replay report-console failover gate export review-report
+.PHONY: deploy register-webhook rotate-secret redrive grants thread-state restore-state backfill shadow-report replay report-console failover gate export review-report
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	@$(BIN)/python -m ops deploy $(ARGS)
@@ -152,6 +152,9 @@ rotate-secret: $(STAMP) ## new webhook secret from Nylas, the old one kept as pr
 
 redrive: $(LOCAL_STAMP) ## move the dead-letter queue back to the notification queue (ARGS="--peek 20" only shows; ARGS=--local: make serve's)
 	@$(BIN)/python -m ops redrive $(ARGS)
+
+grants: $(STAMP) ## each grant's own mode, agent and limits, without a deploy: make grants ARGS="list" (show, set, pause, resume, remove; --dry-run)
+	@$(BIN)/python -m ops grants $(ARGS)
 
 thread-state: $(STAMP) ## one thread's lease, replies and ledger: make thread-state ARGS="--grant G --thread T --nylas"
 	@$(BIN)/python -m ops thread-state $(ARGS)

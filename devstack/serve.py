@@ -131,6 +131,7 @@ STACK_OWNED_VARIABLES = (
     "NYLAS_API_KEY_SECRET_ID",
     "IDEMPOTENCY_TABLE",
     "STATE_TABLE",
+    "GRANT_REGISTRY_TABLE",
 )
 # Chosen by the mode (the emulator, or NYLAS_API_URI and its companions), not taken one by one.
 MODE_VARIABLES = ("NYLAS_API_URI", "AGENT_GRANT_IDS")

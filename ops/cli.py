@@ -29,6 +29,7 @@ from ops import (
     export,
     failover,
     gate,
+    grants,
     judge,
     preflight,
     redrive,
@@ -307,6 +308,55 @@ def _thread_state(context: Context) -> int:
     )
     context.runtime.say(report.to_json() if args.json else thread_state.render(report))
     return 0
+
+
+def _grants(context: Context) -> int:
+    args = context.args
+    stack = context.stack()
+    table = stack.output("GrantRegistryTableName")
+    dynamodb = context.client("dynamodb")
+    deployment = grants.deployment_of(stack.parameters)
+    if args.action == "list":
+        lines = grants.list_lines(dynamodb, table, deployment)
+    elif args.action == "show":
+        lines = grants.show_lines(dynamodb, table, args.grant, deployment)
+    else:
+        if args.action == "set":
+            change = grants.set_record(_grant_settings(args), args.reset or (), deployment)
+        elif args.action in ("pause", "resume"):
+            change = grants.enabled_record(args.grant, args.action == "resume", deployment)
+        else:
+            change = grants.removed
+        lines = grants.apply_change(
+            dynamodb,
+            table,
+            args.grant,
+            args.action,
+            change,
+            deployment=deployment,
+            who=lambda: context.client("sts").get_caller_identity()["Arn"],
+            clock=context.runtime.clock,
+            dry_run=args.dry_run,
+        ).lines
+    for line in lines:
+        context.runtime.say(line)
+    return 0
+
+
+def _grant_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings ``make grants set`` was given, as a record writes them (only those given)."""
+    given = {
+        "reply_mode": args.mode,
+        "agent": args.agent,
+        "reply_budget_per_hour": args.reply_budget_per_hour,
+        "reply_budget_per_recipient_per_hour": args.reply_budget_per_recipient_per_hour,
+        "person_hold_seconds": args.person_hold_seconds,
+        "handoff_folder": args.handoff_folder,
+        "daily_agent_call_cap": args.daily_agent_call_cap,
+        "reply_to_trusted_senders": args.trusted_sender,
+        "trusted_lists": args.trusted_list,
+    }
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _backfill(context: Context) -> int:
@@ -751,6 +801,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nylas", action="store_true", help="also list the thread's messages from Nylas")
     p.add_argument("--json", action="store_true", help="JSON instead of text")
     p.set_defaults(func=_thread_state)
+
+    p = commands.add_parser(
+        "grants",
+        help="each grant's own settings in the grant registry: list, show, set, pause, resume, remove",
+    )
+    actions = p.add_subparsers(dest="action", required=True, metavar="action")
+    # The stack's options after the action (make grants ARGS="list --region eu-west-1"), as every command's.
+    actions.add_parser(
+        "list", parents=[common], help="every grant the stack answers: state, mode, agent, source"
+    )
+    changing = argparse.ArgumentParser(add_help=False, parents=[common])
+    changing.add_argument("--grant", required=True, help="grant id")
+    changing.add_argument("--dry-run", action="store_true", help="print the change; write nothing")
+    a = actions.add_parser("show", parents=[common], help="every setting of one grant and its latest changes")
+    a.add_argument("--grant", required=True, help="grant id")
+    a = actions.add_parser("set", parents=[changing], help="override settings of one grant (registers it)")
+    a.add_argument("--mode", choices=("send", "review", "shadow"), help="reply mode")
+    a.add_argument("--agent", help="template, bedrock or module:function of the deployed code")
+    a.add_argument("--reply-budget-per-hour", type=int, help="replies per thread per rolling hour")
+    a.add_argument("--reply-budget-per-recipient-per-hour", type=int, help="replies to one address per hour")
+    a.add_argument(
+        "--person-hold-seconds", type=int, help="the agent stays out of a person's thread this long"
+    )
+    a.add_argument("--handoff-folder", help="where a person's message the agent does not answer goes")
+    a.add_argument("--daily-agent-call-cap", type=int, help="agent calls a day (0: none; not enforced yet)")
+    a.add_argument("--trusted-sender", action="append", help="a contact form's address (again for more)")
+    a.add_argument("--trusted-list", action="append", help="list-id=address of a list the company runs")
+    a.add_argument("--reset", action="append", metavar="SETTING", help="back to the stack's parameter")
+    actions.add_parser("pause", parents=[changing], help="the grant's mail waits, answered after resume")
+    actions.add_parser("resume", parents=[changing], help="answer the grant's mail again")
+    actions.add_parser("remove", parents=[changing], help="delete the grant's record")
+    for action, command in actions.choices.items():
+        name_make_target(command, "grants", first=action)
+    p.set_defaults(func=_grants)
 
     p = commands.add_parser(
         "backfill",

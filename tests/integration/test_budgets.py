@@ -19,7 +19,8 @@ Budgets:
   extra fetch; and the look before the send, one small page of the newest
   messages, after the agent answered: a person may have answered meanwhile),
   plus 1 grant lookup per agent grant, 1 folders lookup per grant (and 1
-  secret read) per container, on its first notification; a reconcile, a
+  secret read, and 1 DynamoDB Query of the grant registry: ``REGISTRY_READ``, again once its 60 s
+  cache has aged) per container, on its first notification; a reconcile, a
   search or a second page is extra and counted where it happens;
 - a reply with files (issue 44): 1 Nylas download per file the agent reads (none for a file it does not),
   1 S3 PutObject per file the reply carries (before its intent is stored) and none to send it from the
@@ -76,6 +77,9 @@ from replyonce.state import thread_key
 # write). The thread item is dated by it in the holder's next write of it, the intent stored (issue 46:
 # before, an update of its own).
 FIRST_REPLY_DYNAMODB = {"PutItem": 3, "GetItem": 2, "UpdateItem": 5, "BatchWriteItem": 1}
+# The grant registry, read whole by one Query per container and cache period (registry_max_age_seconds,
+# 60 s; issue 42): on a cold container's first record, and not again within the minute.
+REGISTRY_READ = {"Query": 1}
 # And one SQS request: before the lease, the record's visibility is set to what the lease may last, so
 # a worker that dies holding it gives its record back when the lease can have expired.
 FIRST_REPLY_AWS = Counter(
@@ -145,7 +149,7 @@ def test_first_reply_on_a_warm_container_stays_within_budget(container):
 def test_first_reply_on_a_cold_container_adds_one_grant_and_one_folders_lookup_and_one_secret_read(cold):
     step = first_reply(cold)
     assert not step.failed
-    assert step.tally.operations("dynamodb") == FIRST_REPLY_DYNAMODB
+    assert step.tally.operations("dynamodb") == {**FIRST_REPLY_DYNAMODB, **REGISTRY_READ}
     assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS
     assert step.tally.operations("secrets-manager") == {"GetSecretValue": 1}
     # The folders tell which are junk, trash and Sent (their ids), once per container and grant; a grant
@@ -156,6 +160,7 @@ def test_first_reply_on_a_cold_container_adds_one_grant_and_one_folders_lookup_a
     # And only once: the next reply of the same container looks nothing up again.
     again = first_reply(cold)
     assert again.tally.nylas == FIRST_REPLY_NYLAS
+    assert "Query" not in again.tally.operations("dynamodb")  # the registry as read, within its 60 s
     assert again.tally.service("secrets-manager") == 0
 
 
@@ -284,7 +289,7 @@ def test_a_longer_reply_costs_write_units_in_its_body_item_only(
     reply_size["chars"] = chars
     step = first_reply(ReplierHarness(replier_env, nylas, tuning, write_units=True))
     assert not step.failed
-    assert step.tally.operations("dynamodb") == FIRST_REPLY_DYNAMODB
+    assert step.tally.operations("dynamodb") == {**FIRST_REPLY_DYNAMODB, **REGISTRY_READ}  # a cold container
     assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + Counter({"PutItem": body_units - 1})
 
 

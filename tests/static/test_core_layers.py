@@ -133,6 +133,7 @@ ROOT_MODULES = {
     "answers",
     "config",
     "exceptions",
+    "grants",
     "jobs",
     "keys",
     "mail",

@@ -53,6 +53,7 @@ EXPECTED_SKIPS = {
     ("CKV_AWS_119", "AWS::DynamoDB::Table.IdempotencyTable"),
     ("CKV_AWS_28", "AWS::DynamoDB::Table.IdempotencyTable"),
     ("CKV_AWS_119", "AWS::DynamoDB::Table.StateTable"),
+    ("CKV_AWS_119", "AWS::DynamoDB::Table.GrantRegistryTable"),
     ("CKV_AWS_149", "AWS::SecretsManager::Secret.NylasSecrets"),
     ("CKV_AWS_149", "AWS::SecretsManager::Secret.NylasApiKeySecret"),
     ("CKV_AWS_158", "AWS::Logs::LogGroup.WebhookLogGroup"),
@@ -152,6 +153,8 @@ OWN_RESOURCES = {
         "StateTable",
         "NylasApiKeySecret",
         "ReplierLogGroup",
+        # Each grant's settings (issue 42): read only (test_the_replier_only_reads_the_grant_registry).
+        "GrantRegistryTable",
         # A reply's files, encrypted with the stack's key (issue 44).
         "ReplyFilesBucket",
         "AlertsKey",
@@ -261,6 +264,8 @@ SERVICE_OF_MODULE = {
     "attachments": "replyonce-replier",
     "nylas": "replyonce-replier",
     "pacing": "replyonce-replier",
+    # Each grant's settings chosen per record (issue 42): shell/grants.py, the replier's.
+    "grants": "replyonce-replier",
 }
 
 
@@ -478,6 +483,7 @@ def test_data_that_must_outlive_the_stack_is_retained():
     # else) survive `sam delete` and replacement.
     for name in (
         "StateTable",
+        "GrantRegistryTable",
         "NotificationQueue",
         "NotificationDeadLetterQueue",
         "NylasSecrets",
@@ -485,8 +491,13 @@ def test_data_that_must_outlive_the_stack_is_retained():
     ):
         assert resources[name].get("DeletionPolicy") == "Retain", name
         assert resources[name].get("UpdateReplacePolicy") == "Retain", name
-    # And the ledger cannot be deleted by hand either, while the stack lives.
+    # And the ledger cannot be deleted by hand either, while the stack lives; nor the grants' settings
+    # (without them a grant in shadow would answer with the parameters' mode).
     assert resources["StateTable"]["Properties"]["DeletionProtectionEnabled"] is True
+    assert resources["GrantRegistryTable"]["Properties"]["DeletionProtectionEnabled"] is True
+    registry_recovery = resources["GrantRegistryTable"]["Properties"]["PointInTimeRecoverySpecification"]
+    assert registry_recovery["PointInTimeRecoveryEnabled"] is True
+    assert resources["GrantRegistryTable"]["Properties"]["BillingMode"] == "PAY_PER_REQUEST"
     # A deliberate decision, not an omission: 24 h of dedup records a new stack starts without.
     assert resources["IdempotencyTable"]["DeletionPolicy"] == "Delete"
     recovery = resources["StateTable"]["Properties"]["PointInTimeRecoverySpecification"]
@@ -823,3 +834,11 @@ def test_the_waf_is_off_by_default_counts_per_source_ip_first_and_guards_the_web
     assert resources["WebhookApi"]["Properties"]["StageName"] == "v1"
     stages = [n for n, r in _translated()["Resources"].items() if r["Type"] == "AWS::ApiGateway::Stage"]
     assert stages == ["WebhookApiv1Stage"]
+
+
+def test_the_replier_only_reads_the_grant_registry():
+    # Its one writer is the operator (`make grants`): a replier that could write it could turn a grant
+    # from shadow to send. Read by one Query of the grants' partition per cache period.
+    statements = _statements(load_template()["Resources"]["ReplierFunctionRole"])
+    reaching = [s for s in statements if "GrantRegistryTable" in _referenced(s["Resource"])]
+    assert [_listify(s["Action"]) for s in reaching] == [["dynamodb:Query"]]

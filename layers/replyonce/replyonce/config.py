@@ -241,6 +241,9 @@ class ReplierSettings:
     # (replyonce.adapters.reply_files);
     # "": replies cannot carry files (an agent's files are then a failure, never dropped).
     reply_files_bucket: str = ""
+    # The grant registry's table (replyonce.adapters.grant_registry): each grant's record overrides the
+    # settings above for that grant; "": no registry, every grant of AGENT_GRANT_IDS runs with them.
+    grant_registry_table: str = ""
 
     # ---- Not variables: tunings the template never changes; only a harness passes others (``tuning``) ----
     # A reply reaches the sender of every message it covers: at most this many of them.
@@ -291,6 +294,12 @@ class ReplierSettings:
     # reads and reply share the function's memory with the batch's other threads.
     attachment_max_bytes: int = 10_000_000
     attachments_max_bytes_per_record: int = 25_000_000
+    # How old the registry as this container read it may be (Powertools Parameters' max_age): a record
+    # changed by `make grants` takes effect within this, without a deploy.
+    registry_max_age_seconds: int = 60
+    # A paused grant's record comes back this often (the queue's visibility), one receive each time: after
+    # max_receive_count of them it dead-letters, for `make redrive` once the grant is resumed.
+    paused_retry_seconds: int = 3600
     # Facts of the world the guards below compare with. Nylas' documented queue time, and the replier's
     # Timeout (derived: template.yaml): a harness that compresses time (chaos/) passes its own.
     agent_account_queue_seconds: float = AGENT_ACCOUNT_QUEUE_SECONDS
@@ -321,11 +330,12 @@ class ReplierSettings:
         grants = tuple(
             dict.fromkeys(g.strip() for g in env.get("AGENT_GRANT_IDS", "").split(",") if g.strip())
         )
-        if not grants:
-            # Without it every message would be skipped as grant_not_agent: say so, loudly.
+        registry = env.get("GRANT_REGISTRY_TABLE", "").strip()
+        if not grants and not registry:
+            # Without either every message would be skipped as grant_not_agent: say so, loudly.
             raise ConfigurationError(
-                "environment variable AGENT_GRANT_IDS is empty: set the comma-separated Nylas grant ids "
-                "the agent answers for (template parameter AgentGrantIds)"
+                "environment variable AGENT_GRANT_IDS is empty and there is no GRANT_REGISTRY_TABLE: set "
+                "the comma-separated Nylas grant ids the agent answers for (template parameter AgentGrantIds)"
             )
         agent = env.get("REPLY_AGENT", "").strip() or _default(cls, "reply_agent")
         if agent not in BUILT_IN_AGENTS and ":" not in agent:
@@ -374,6 +384,7 @@ class ReplierSettings:
             active_region_table=fence_table,
             region=region,
             reply_files_bucket=env.get("REPLY_FILES_BUCKET", "").strip(),
+            grant_registry_table=registry,
         )
         return _tuned(cls, read, tuning)
 

@@ -8,10 +8,11 @@ defaults does. The import goes one way: this module reads ``config``, and
 ``policy_of`` turns a deployment's settings into its policy.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from replyonce.agent import Mode
 from replyonce.config import MAX_THREAD_WINDOW, ReplierSettings, TrustedList
+from replyonce.grants import GrantSettings
 
 
 @dataclass(frozen=True)
@@ -136,4 +137,25 @@ def policy_of(settings: ReplierSettings) -> Policy:
         lease_wait_seconds=settings.lease_wait_seconds,
         max_receive_count=settings.max_receive_count,
         fence_region=settings.region if settings.active_region_table else "",
+    )
+
+
+def policy_for(policy: Policy, grant: GrantSettings, agent_grant_ids: tuple[str, ...]) -> Policy:
+    """The policy the core decides one grant's record with: the deployment's, with the grant's settings.
+
+    Why a replace and not a new policy: everything a grant cannot set (the timings exactly-once rests
+    on, the fence, the receives) stays the deployment's, decided once in ``policy_of``. A replay's
+    policy is never a grant's (``ops.replay`` runs in shadow mode whatever the grant's mode).
+    """
+    return replace(
+        policy,
+        agent_grant_ids=agent_grant_ids,
+        review_mode=grant.reply_mode == "review",
+        shadow_mode=grant.reply_mode == "shadow",
+        reply_budget_per_hour=grant.reply_budget_per_hour,
+        recipient_budget_per_hour=grant.reply_budget_per_recipient_per_hour,
+        person_hold_seconds=grant.person_hold_seconds,
+        trusted_senders=grant.reply_to_trusted_senders,
+        trusted_lists=grant.trusted_lists,
+        handoff_folder=grant.handoff_folder,
     )

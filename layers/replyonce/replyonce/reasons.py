@@ -151,6 +151,10 @@ class DeferReason(StrEnum):
     REGION_HANDOVER = "region_handover"
     """This Region became active less than the handover ago: a send the old Region started before the
     failover may still land and show in the mailbox, so the new Region waits it out."""
+    GRANT_PAUSED = "grant_paused"
+    """The grant's record in the grant registry says ``enabled: false`` (``make grants pause``): its mail
+    waits, each record coming back every ``paused_retry_seconds``, and dead-letters past its receives for
+    ``make redrive`` once the grant is resumed; never dropped, never answered while paused."""
     CONFIGURATION = "configuration"
     """The replier cannot start (a configuration error); every record returns to the queue."""
     UNEXPECTED = "unexpected"

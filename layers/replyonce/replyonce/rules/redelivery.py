@@ -10,9 +10,10 @@ from replyonce.reasons import DeferReason
 
 _MAX_VISIBILITY_SECONDS = 12 * 3600  # SQS ChangeMessageVisibility's limit
 _CONTENDED = frozenset({DeferReason.THREAD_BUSY, DeferReason.NOTIFICATION_IN_PROGRESS})
-_WAITS_OUT = frozenset({DeferReason.REGION_HANDOVER, DeferReason.STATE_NEW})
+_WAITS_OUT = frozenset({DeferReason.REGION_HANDOVER, DeferReason.STATE_NEW, DeferReason.GRANT_PAUSED})
 """Waits that end at a known time whatever happens meanwhile (the failover's handover, a new thread
-state's wait): a record waiting one out comes back when it ends, one receive spent on it."""
+state's wait), or that an operator ends (a paused grant, looked at again every ``paused_retry_seconds``):
+a record waiting one out comes back when it ends, one receive spent on it."""
 
 
 def retry_delay(

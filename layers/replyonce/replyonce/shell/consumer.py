@@ -49,6 +49,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from replyonce.adapters.active_region import FENCE_CLIENT_CONFIG, DynamoDBRegionFence
 from replyonce.adapters.agents import BedrockAgent, load_agent
+from replyonce.adapters.grant_registry import GrantRegistry
 from replyonce.adapters.nylas import NylasMailbox
 from replyonce.adapters.queue import (
     ATTR_TASK,
@@ -63,7 +64,8 @@ from replyonce.adapters.secrets import NylasApiKey, bounded_provider
 from replyonce.adapters.store import DynamoDBStateStore
 from replyonce.config import ReplierSettings
 from replyonce.core import before_start, is_our_echo
-from replyonce.exceptions import Deferred, InvalidNotificationError
+from replyonce.exceptions import ConfigurationError, Deferred, InvalidNotificationError
+from replyonce.grants import defaults_of
 from replyonce.observability import count, count_by, logger, skipped
 from replyonce.policy import policy_of
 from replyonce.ports import ActiveRegion
@@ -71,6 +73,7 @@ from replyonce.reasons import DeferReason, SkipReason
 from replyonce.rules.notification import Notification
 from replyonce.rules.redelivery import retry_delay
 from replyonce.shell.batch import thread_groups
+from replyonce.shell.grants import GrantDirectory
 from replyonce.shell.replier import SLOWEST_STEP_KEYS, Replier, deferred
 
 # Part of the stored data: changing it re-opens every notification of the last 24 h. It names the module
@@ -170,11 +173,31 @@ class NotificationConsumer:
         aws = aws or boto3.session.Session()
         if agent_path is not None and str(agent_path) not in sys.path:
             sys.path.insert(0, str(agent_path))
-        agent = load_agent(
-            settings.reply_agent,
-            bedrock=lambda: BedrockAgent(
-                settings.bedrock_model_id, aws.client("bedrock-runtime"), settings.agent_system_prompt
-            ),
+
+        def agent_named(name: str) -> Any:
+            if name == "bedrock" and not settings.bedrock_model_id:
+                raise ConfigurationError("agent bedrock needs the stack's BedrockModelId (BEDROCK_MODEL_ID)")
+            return load_agent(
+                name,
+                bedrock=lambda: BedrockAgent(
+                    settings.bedrock_model_id, aws.client("bedrock-runtime"), settings.agent_system_prompt
+                ),
+            )
+
+        # The deployment's agent is loaded at cold start (a mistyped REPLY_AGENT stops it there); a grant's
+        # own agent (its record in the grant registry) on its first record.
+        agent = agent_named(settings.reply_agent)
+        grants = GrantDirectory(
+            defaults_of(settings),
+            settings.agent_grant_ids,
+            GrantRegistry(
+                settings.grant_registry_table, session=aws, max_age_seconds=settings.registry_max_age_seconds
+            )
+            if settings.grant_registry_table
+            else None,
+            agent_named,
+            paused_retry_seconds=settings.paused_retry_seconds,
+            loaded={settings.reply_agent: agent},
         )
         dynamodb = aws.client("dynamodb")
         sqs = aws.client("sqs")
@@ -215,6 +238,7 @@ class NotificationConsumer:
             ),
             attachment_max_bytes=settings.attachment_max_bytes,
             attachments_max_bytes_per_record=settings.attachments_max_bytes_per_record,
+            grants=grants,
         )
         persistence = DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
         return cls(settings, replier, persistence, sqs, sqs_in=_clients_by_region(aws))

@@ -42,12 +42,13 @@ from replyonce.jobs import Job, ReconcileDue
 from replyonce.keys import idempotency_key
 from replyonce.observability import count, count_by, logger, skipped
 from replyonce.outgoing import digest, references
-from replyonce.policy import Policy
+from replyonce.policy import Policy, policy_for
 from replyonce.ports import Folder, Grant, Mailbox, RegionFence, ReplyFiles, StateStore
 from replyonce.reasons import DeferReason
 from replyonce.redaction import address_digest
 from replyonce.rules.attachments import AttachmentReader, readable
 from replyonce.rules.coverage import INTENT_KEY
+from replyonce.shell.grants import GrantDirectory
 from replyonce.state import IntentKind, Lease
 
 # A record takes few steps (a first reply: ~9), besides two per look at a busy lease; a loop longer
@@ -106,6 +107,10 @@ class Replier:
     attachment_max_bytes, attachments_max_bytes_per_record:
         The caps on the customer's files the agent reads (``attachment_max_bytes``,
         ``attachments_max_bytes_per_record``).
+    grants:
+        Each grant's settings and agent (the grant registry over the deployment's,
+        ``replyonce.shell.grants``): the policy the core decides a record with is its grant's.
+        ``None``: every record runs with ``policy`` and ``agent``.
     """
 
     def __init__(
@@ -124,6 +129,7 @@ class Replier:
         reply_files: ReplyFiles | None = None,
         attachment_max_bytes: int = 10_000_000,
         attachments_max_bytes_per_record: int = 25_000_000,
+        grants: GrantDirectory | None = None,
     ) -> None:
         if policy.fence_region and fence is None:
             raise ValueError("a fenced policy (fence_region) needs the active-Region record (fence)")
@@ -139,17 +145,20 @@ class Replier:
         self._reply_files = reply_files
         self._attachment_max_bytes = attachment_max_bytes
         self._attachments_max_bytes_per_record = attachments_max_bytes_per_record
+        self._grants = grants
         # Per container: what Nylas says of the grants does not change between records.
-        self._grants: dict[str, Grant] = {}  # the agent grants Nylas described, kept as they come
-        self._folders: dict[str, tuple[Folder, ...]] = {}  # each grant's folders, once listed
+        self._described: dict[str, Grant] = {}  # the agent grants Nylas described, kept as they come
+        # Each grant's folders, once listed, by the hand-off folder it was listed for ("" in shadow mode,
+        # which creates none): a grant whose record changes its folder or mode has it made then.
+        self._folders: dict[tuple[str, str], tuple[Folder, ...]] = {}
         # What one record's run knows, per thread: the consumer runs a batch's threads at once.
         self._record = threading.local()
         # The container's knowledge is filled once, by the first thread that needs it.
         self._container_lock = threading.Lock()
         # Each step, carried out: one port call (or the agent, or a wait), its result returned.
         self._carry: dict[type, Callable[[Any, Situation], Any]] = {
-            core.LookUpAgents: lambda step, s: core.GrantsDescribed(self._described_grants()),
-            core.LookUpFolders: lambda step, s: self._grant_folders(step.grant_id),
+            core.LookUpAgents: lambda step, s: core.GrantsDescribed(self._described_grants(s.policy)),
+            core.LookUpFolders: lambda step, s: self._grant_folders(step.grant_id, s.policy),
             core.ReadActiveRegion: lambda step, s: self._fence_record(),
             core.ReadLedger: lambda step, s: self._store.ledger_entry(step.grant_id, step.message_id),
             core.FetchMessage: lambda step, s: self._mailbox.message(step.grant_id, step.message_id),
@@ -179,7 +188,7 @@ class Replier:
 
     # ---- per-container knowledge --------------------------------------------------------------------------
 
-    def _described_grants(self) -> tuple[Grant, ...]:
+    def _described_grants(self, policy: Policy) -> tuple[Grant, ...]:
         """The agent grants as far as Nylas described them; only the grants not described yet are asked.
 
         A configured grant Nylas refused is logged as an error and counted, not silently ignored: a
@@ -187,14 +196,14 @@ class Replier:
         kept (a 400 or 404 at a cold start may be a moment's hiccup): asked again on the next record.
         """
         with self._container_lock:
-            for grant_id in self._policy.agent_grant_ids:
-                if grant_id not in self._grants:
+            for grant_id in policy.agent_grant_ids:
+                if grant_id not in self._described:
                     self._describe(grant_id)
-            return tuple(self._grants.values())
+            return tuple(self._described[g] for g in policy.agent_grant_ids if g in self._described)
 
     def _describe(self, grant_id: str) -> None:
         try:
-            self._grants[grant_id] = self._mailbox.grant(grant_id)
+            self._described[grant_id] = self._mailbox.grant(grant_id)
         except NylasPermanentError as unknown:
             logger.error(
                 "Nylas refused the look-up of a grant of AGENT_GRANT_IDS; its mail waits, and the "
@@ -203,12 +212,13 @@ class Replier:
             )
             count("AgentGrantUnknown")
 
-    def _grant_folders(self, grant_id: str) -> core.FoldersListed | core.FoldersRefused:
+    def _grant_folders(self, grant_id: str, policy: Policy) -> core.FoldersListed | core.FoldersRefused:
         """The grant's folders, listed once per container (a refused listing is asked again next record),
         with ``HANDOFF_FOLDER`` created when the grant has none of that name."""
         with self._container_lock:
-            if grant_id in self._folders:
-                return core.FoldersListed(self._folders[grant_id])
+            listed_for = (grant_id, "" if policy.shadow_mode else policy.handoff_folder)
+            if listed_for in self._folders:
+                return core.FoldersListed(self._folders[listed_for])
             try:
                 folders = tuple(self._mailbox.folders(grant_id))
             except NylasPermanentError as refused:
@@ -219,13 +229,15 @@ class Replier:
                 )
                 count("FoldersUnavailable")
                 return core.FoldersRefused(refused.status)
-            made = self._handoff_folder_made(grant_id, folders)
+            made = self._handoff_folder_made(grant_id, folders, policy)
             if made is not None:
                 # Kept for the container only once the hand-off folder is there (or cannot be made).
-                self._folders[grant_id] = folders + made
+                self._folders[listed_for] = folders + made
             return core.FoldersListed(folders + (made or ()))
 
-    def _handoff_folder_made(self, grant_id: str, folders: tuple[Folder, ...]) -> tuple[Folder, ...] | None:
+    def _handoff_folder_made(
+        self, grant_id: str, folders: tuple[Folder, ...], policy: Policy
+    ) -> tuple[Folder, ...] | None:
         """The ``HANDOFF_FOLDER`` created in a grant that has none of that name (invariant 7: the hand-off
         folder exists by default): ``()`` when it exists or Nylas refuses it for good, ``None`` when the
         creation failed for now (asked again on the next record).
@@ -234,8 +246,8 @@ class Replier:
         be created (a scope, a provider's refusal) is logged and counted; its hand-offs are still
         settled, logged and counted, and the messages stay where they are.
         """
-        wanted = self._policy.handoff_folder
-        if not wanted or self._policy.shadow_mode or core.handoff_folder_id(folders, wanted):
+        wanted = policy.handoff_folder
+        if not wanted or policy.shadow_mode or core.handoff_folder_id(folders, wanted):
             # Shadow mode (and a replay) writes nothing to the mailbox, a folder included.
             return ()
         try:
@@ -316,7 +328,21 @@ class Replier:
         self._record.hold = hold_record
         # The reply's files this record holds (kept in the bucket already), by SHA-256.
         self._record.files = {}
-        s = Situation(job, self._policy, receives=receives, first_received_at=first_received_at)
+        policy, self._record.agent = self._policy, self._agent
+        if self._grants is not None and core.is_our_echo(job):
+            # Our own reply's echo is skipped by its payload alone, whatever its grant's state: a paused
+            # grant's echoes of what it sent before the pause are not held for hours, then dead-lettered.
+            policy = replace(policy, agent_grant_ids=self._grants.agent_grant_ids())
+        elif self._grants is not None:
+            # The grant's own settings (its record in the grant registry, else the deployment's); a paused
+            # grant, or one whose record or agent cannot be used, raises Deferred here: nothing is read.
+            chosen = self._grants.choose(job.grant_id)
+            if chosen.settings is None:
+                policy = replace(policy, agent_grant_ids=chosen.agent_grant_ids)
+            else:
+                policy = policy_for(policy, chosen.settings, chosen.agent_grant_ids)
+                self._record.agent = chosen.agent
+        s = Situation(job, policy, receives=receives, first_received_at=first_received_at)
         self._record.slowest_seconds = 0.0
         logger.thread_safe_remove_keys(SLOWEST_STEP_KEYS)
         # Two steps per look at a busy lease (the wait, the look) besides the record's own.
@@ -426,6 +452,7 @@ class Replier:
         or slower than the timeout).
         """
         count("AgentAsked")
+        agent = self._record.agent
         result: dict[str, Any] = {}
         # The customer's files read within the agent's own time: no read outlives the call.
         conversation = readable(
@@ -442,7 +469,7 @@ class Replier:
 
         def call() -> None:
             try:
-                result["outcome"] = self._agent(conversation)
+                result["outcome"] = agent(conversation)
             except BaseException as failure:
                 result["failure"] = failure
 

@@ -1,0 +1,223 @@
+"""The grant registry on DynamoDB (``GRANT_REGISTRY_TABLE``): the one owner of its items' layout.
+
+A table of its own, apart from the state table: it is configuration an operator writes
+(``make grants``), read by every replier container through a cache, with its own retention (PITR,
+retained with the stack) and no TTL; the state table is the replier's memory, written on every
+record. Two kinds of item, keyed ``pk`` (partition) and ``sk`` (sort):
+
+- a grant's record: ``pk`` ``grant``, ``sk`` the grant id; ``settings`` (JSON text: the settings it
+  overrides, ``replyonce.grants``), ``updated_at`` (ISO 8601, UTC), ``updated_by`` (the caller's ARN,
+  from STS);
+- a change: ``pk`` ``change#{grant id}``, ``sk`` ``{updated_at}#{action}``; ``action`` (``set``,
+  ``pause``, ``resume``, ``remove``), ``by``, ``before`` and ``after`` (JSON text; absent when there was,
+  or is, no record).
+
+Why every record in one partition: the replier reads the whole registry with one ``Query`` through
+Powertools Parameters' DynamoDB provider (``get_multiple``), cached for ``registry_max_age_seconds``, so
+a grant with no record costs no request of its own (its absence is known from the cached listing),
+and a change is seen by every container within the bound. The change items are the audit trail
+``make grants show`` prints (who changed what, when).
+"""
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+from aws_lambda_powertools.utilities.parameters import DynamoDBProvider
+
+GRANTS_PARTITION = "grant"
+CHANGE_PREFIX = "change#"
+ATTR_PK = "pk"
+ATTR_SK = "sk"
+ATTR_SETTINGS = "settings"
+ATTR_UPDATED_AT = "updated_at"
+ATTR_UPDATED_BY = "updated_by"
+ATTR_ACTION = "action"
+ATTR_BY = "by"
+ATTR_BEFORE = "before"
+ATTR_AFTER = "after"
+
+
+def _record_of(text: Any) -> Any:
+    """A record's settings as stored (JSON text) → the JSON value; text that does not parse is returned as
+    it is, for ``replyonce.grants.overlay`` to refuse with the others (a record is never half-read)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return text
+
+
+class GrantRegistry:
+    """The replier's read of the registry: every grant's record, cached for a bounded age.
+
+    Parameters
+    ----------
+    table_name:
+        ``GRANT_REGISTRY_TABLE``.
+    session:
+        The boto3 session the provider's client is made from (the replier's, injectable).
+    max_age_seconds:
+        How old the cached listing may be (``registry_max_age_seconds``): a change takes effect within it.
+    """
+
+    def __init__(
+        self, table_name: str, *, session: boto3.session.Session | None = None, max_age_seconds: int = 60
+    ) -> None:
+        self._provider = DynamoDBProvider(
+            table_name,
+            key_attr=ATTR_PK,
+            sort_attr=ATTR_SK,
+            value_attr=ATTR_SETTINGS,
+            boto3_session=session or boto3.session.Session(),
+        )
+        self._max_age = max_age_seconds
+
+    def records(self) -> dict[str, Any]:
+        """Each registered grant's record (setting name → JSON value), by grant id.
+
+        Raises
+        ------
+        GetParameterError
+            The table could not be read (Powertools wraps DynamoDB's error); nothing is cached then.
+        """
+        texts = self._provider.get_multiple(GRANTS_PARTITION, max_age=self._max_age)
+        return {grant_id: _record_of(text) for grant_id, text in texts.items()}
+
+
+# ---- the operator's reads and writes (make grants), strongly consistent ------------------------------
+
+
+@dataclass(frozen=True)
+class StoredGrant:
+    """A grant's record as stored, with who wrote it last."""
+
+    grant_id: str
+    record: Any
+    updated_at: str = ""
+    updated_by: str = ""
+    # The settings as stored, byte for byte: what a change is conditioned on.
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change of a grant's record: what, by whom, when."""
+
+    grant_id: str
+    at: str
+    action: str
+    by: str
+    before: Any = None
+    after: Any = None
+
+
+def _stored(item: Mapping[str, Any]) -> StoredGrant:
+    text = item.get(ATTR_SETTINGS, {}).get("S", "")
+    return StoredGrant(
+        grant_id=item[ATTR_SK]["S"],
+        record=_record_of(text),
+        text=text,
+        updated_at=item.get(ATTR_UPDATED_AT, {}).get("S", ""),
+        updated_by=item.get(ATTR_UPDATED_BY, {}).get("S", ""),
+    )
+
+
+def list_grants(client: Any, table: str) -> list[StoredGrant]:
+    """Every grant's record, by grant id (consistent reads: what the operator just wrote)."""
+    grants: list[StoredGrant] = []
+    for page in client.get_paginator("query").paginate(
+        TableName=table,
+        KeyConditionExpression="#pk = :pk",
+        ExpressionAttributeNames={"#pk": ATTR_PK},
+        ExpressionAttributeValues={":pk": {"S": GRANTS_PARTITION}},
+        ConsistentRead=True,
+    ):
+        grants.extend(_stored(item) for item in page["Items"])
+    return grants
+
+
+def read_grant(client: Any, table: str, grant_id: str) -> StoredGrant | None:
+    """One grant's record, or ``None`` when it has none."""
+    item = client.get_item(
+        TableName=table,
+        Key={ATTR_PK: {"S": GRANTS_PARTITION}, ATTR_SK: {"S": grant_id}},
+        ConsistentRead=True,
+    ).get("Item")
+    return _stored(item) if item else None
+
+
+def changes_of(client: Any, table: str, grant_id: str, limit: int = 10) -> list[Change]:
+    """The grant's latest changes, newest first."""
+    items = client.query(
+        TableName=table,
+        KeyConditionExpression="#pk = :pk",
+        ExpressionAttributeNames={"#pk": ATTR_PK},
+        ExpressionAttributeValues={":pk": {"S": CHANGE_PREFIX + grant_id}},
+        ScanIndexForward=False,
+        Limit=limit,
+        ConsistentRead=True,
+    )["Items"]
+    return [
+        Change(
+            grant_id=grant_id,
+            at=item[ATTR_SK]["S"].split("#", 1)[0],
+            action=item[ATTR_ACTION]["S"],
+            by=item[ATTR_BY]["S"],
+            before=_record_of(item[ATTR_BEFORE]["S"]) if ATTR_BEFORE in item else None,
+            after=_record_of(item[ATTR_AFTER]["S"]) if ATTR_AFTER in item else None,
+        )
+        for item in items
+    ]
+
+
+def _change_item(change: Change) -> dict[str, Any]:
+    item = {
+        ATTR_PK: {"S": CHANGE_PREFIX + change.grant_id},
+        ATTR_SK: {"S": f"{change.at}#{change.action}"},
+        ATTR_ACTION: {"S": change.action},
+        ATTR_BY: {"S": change.by},
+    }
+    if change.before is not None:
+        item[ATTR_BEFORE] = {"S": json.dumps(change.before, sort_keys=True)}
+    if change.after is not None:
+        item[ATTR_AFTER] = {"S": json.dumps(change.after, sort_keys=True)}
+    return item
+
+
+def write_change(client: Any, table: str, change: Change, read: StoredGrant | None) -> None:
+    """Write the grant's new record (or delete it: ``change.after is None``) and the change, at once.
+
+    One transaction: a record never changes without its change item (who, what, when), and the write is
+    conditioned on the record being as the operator read it (``read``, byte for byte; ``None``: no
+    record), so two operators' changes never overwrite each other unseen (DynamoDB cancels the
+    transaction, ``TransactionCanceledException``: read again).
+    """
+    key = {ATTR_PK: {"S": GRANTS_PARTITION}, ATTR_SK: {"S": change.grant_id}}
+    if read is None:
+        condition: dict[str, Any] = {"ConditionExpression": "attribute_not_exists(#pk)"}
+        names = {"#pk": ATTR_PK}
+        values: dict[str, Any] = {}
+    else:
+        condition = {"ConditionExpression": "#settings = :before"}
+        names = {"#settings": ATTR_SETTINGS}
+        values = {":before": {"S": read.text}}
+    if change.after is None:
+        record: dict[str, Any] = {"Delete": {"TableName": table, "Key": key}}
+        target = record["Delete"]
+    else:
+        item = {
+            **key,
+            ATTR_SETTINGS: {"S": json.dumps(change.after, sort_keys=True)},
+            ATTR_UPDATED_AT: {"S": change.at},
+            ATTR_UPDATED_BY: {"S": change.by},
+        }
+        record = {"Put": {"TableName": table, "Item": item}}
+        target = record["Put"]
+    target.update(condition, ExpressionAttributeNames=names)
+    if values:
+        target["ExpressionAttributeValues"] = values
+    client.transact_write_items(
+        TransactItems=[record, {"Put": {"TableName": table, "Item": _change_item(change)}}]
+    )

@@ -1,0 +1,131 @@
+"""Which settings and which agent a grant's record runs with: the grant registry over the deployment's.
+
+The replier asks this once per record, before the core sees it (``Replier.handle``). A grant is an
+agent grant when ``AGENT_GRANT_IDS`` names it or the registry has a record of it; its settings are the
+deployment's (``replyonce.grants.defaults_of``) overlaid with its record (``replyonce.grants.overlay``),
+and the core decides with the policy they make (``replyonce.policy.policy_for``): the core itself does
+not know there is a registry. What cannot run now is a deferral with its reason, never a skip: a
+paused grant (``grant_paused``), a record the replier cannot read or an agent it cannot load
+(``configuration``, with the grant and the reason in the log line).
+"""
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from replyonce.adapters.agents import Agent
+from replyonce.adapters.grant_registry import GrantRegistry
+from replyonce.exceptions import ConfigurationError, Deferred
+from replyonce.grants import GrantRecordInvalid, GrantSettings, agent_grant_ids, overlay
+from replyonce.observability import count, logger
+from replyonce.reasons import DeferReason
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """What one record of a grant runs with.
+
+    Attributes
+    ----------
+    settings:
+        The grant's settings; ``None``: not an agent grant (the core skips it, ``grant_not_agent``).
+    agent_grant_ids:
+        Every agent grant of the stack, ``AGENT_GRANT_IDS`` first (the core's ``Policy.agent_grant_ids``).
+    agent:
+        The grant's agent (``None`` with ``settings``).
+    """
+
+    settings: GrantSettings | None
+    agent_grant_ids: tuple[str, ...]
+    agent: Agent | None = None
+
+
+class GrantDirectory:
+    """The grants the stack answers, each with its settings and agent (per container, cached).
+
+    Parameters
+    ----------
+    defaults:
+        The deployment's settings (``defaults_of(settings)``): a grant without a record runs with them.
+    seeded:
+        ``AGENT_GRANT_IDS``: answered with the defaults while they have no record.
+    registry:
+        The grant registry (``GRANT_REGISTRY_TABLE``); ``None``: the seeded grants only.
+    load_agent:
+        ``module:function`` (or a built-in's name) to the agent, raising ``ConfigurationError``.
+    paused_retry_seconds:
+        When a paused grant's record comes back (``paused_retry_seconds``).
+    loaded:
+        Agents already loaded, by name (the deployment's own, checked at cold start).
+    """
+
+    def __init__(
+        self,
+        defaults: GrantSettings,
+        seeded: tuple[str, ...],
+        registry: GrantRegistry | None,
+        load_agent: Callable[[str], Agent],
+        *,
+        paused_retry_seconds: int,
+        loaded: Mapping[str, Agent] | None = None,
+    ) -> None:
+        self._defaults = defaults
+        self._seeded = seeded
+        self._registry = registry
+        self._load_agent = load_agent
+        self._paused_retry_seconds = paused_retry_seconds
+        # Each agent imported once per container, by its name (a failed import is tried again next record).
+        self._agents: dict[str, Agent] = dict(loaded or {})
+        self._lock = threading.Lock()
+
+    def agent_grant_ids(self) -> tuple[str, ...]:
+        """Every agent grant of the stack (the cached registry's with ``AGENT_GRANT_IDS``), whatever their
+        state: what a record that touches no grant's settings (our own reply's echo) is decided with."""
+        records = self._registry.records() if self._registry is not None else {}
+        return agent_grant_ids(self._seeded, records)
+
+    def choose(self, grant_id: str) -> Chosen:
+        """The grant's settings and agent for one record.
+
+        Raises
+        ------
+        Deferred
+            ``grant_paused``: the grant's record says ``enabled: false``; ``configuration``: its record
+            cannot be read, or its agent cannot be loaded. The record waits; nothing is skipped.
+        GetParameterError
+            The registry could not be read: a failure, retried with backoff like any other.
+        """
+        records: dict[str, Any] = self._registry.records() if self._registry is not None else {}
+        agents = agent_grant_ids(self._seeded, records)
+        if grant_id not in records and grant_id not in self._seeded:
+            return Chosen(None, agents)
+        try:
+            settings = overlay(self._defaults, records.get(grant_id, {}))
+        except GrantRecordInvalid as invalid:
+            logger.error(
+                "the grant's record in the grant registry cannot be read; its mail waits until it is fixed "
+                "(make grants show / set)",
+                extra={"grant_id": grant_id, "detail": str(invalid)},
+            )
+            count("GrantRecordInvalid")
+            raise Deferred(DeferReason.CONFIGURATION, None, grant_id=grant_id, detail=str(invalid)) from None
+        if not settings.enabled:
+            raise Deferred(DeferReason.GRANT_PAUSED, self._paused_retry_seconds, grant_id=grant_id)
+        return Chosen(settings, agents, self._agent(grant_id, settings.agent))
+
+    def _agent(self, grant_id: str, name: str) -> Agent:
+        with self._lock:
+            if name not in self._agents:
+                try:
+                    self._agents[name] = self._load_agent(name)
+                except ConfigurationError as failure:
+                    logger.error(
+                        "the grant's agent cannot be loaded; its mail waits until the record or the code is "
+                        "fixed",
+                        extra={"grant_id": grant_id, "agent": name, "detail": str(failure)},
+                    )
+                    raise Deferred(
+                        DeferReason.CONFIGURATION, None, grant_id=grant_id, detail=str(failure)
+                    ) from None
+            return self._agents[name]
