@@ -319,7 +319,14 @@ def _grants(context: Context) -> int:
     if args.action == "list":
         lines = grants.list_lines(dynamodb, table, deployment)
     elif args.action == "show":
-        lines = grants.show_lines(dynamodb, table, args.grant, deployment)
+        lines = grants.show_lines(
+            dynamodb,
+            table,
+            args.grant,
+            deployment,
+            state_table=stack.output("StateTableName"),
+            now=context.runtime.clock(),
+        )
     else:
         if args.action == "set":
             change = grants.set_record(_grant_settings(args), args.reset or (), deployment)
@@ -825,7 +832,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--person-hold-seconds", type=int, help="the agent stays out of a person's thread this long"
     )
     a.add_argument("--handoff-folder", help="where a person's message the agent does not answer goes")
-    a.add_argument("--daily-agent-call-cap", type=int, help="agent calls a day (0: none; not enforced yet)")
+    a.add_argument(
+        "--daily-agent-call-cap",
+        type=int,
+        help="bursts a UTC day the agent is asked about; past it, mail goes to a person (0: no cap)",
+    )
     a.add_argument("--trusted-sender", action="append", help="a contact form's address (again for more)")
     a.add_argument("--trusted-list", action="append", help="list-id=address of a list the company runs")
     a.add_argument("--reset", action="append", metavar="SETTING", help="back to the stack's parameter")
