@@ -140,6 +140,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
 .PHONY: deploy register-webhook rotate-secret redrive grants thread-state restore-state backfill shadow-report replay report-console failover gate export review-report
+.PHONY: promote
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	@$(BIN)/python -m ops deploy $(ARGS)
@@ -155,6 +156,9 @@ redrive: $(LOCAL_STAMP) ## move the dead-letter queue back to the notification q
 
 grants: $(STAMP) ## each grant's own mode, agent and limits, without a deploy: make grants ARGS="list" (show, set, pause, resume, remove; --dry-run)
 	@$(BIN)/python -m ops grants $(ARGS)
+
+promote: $(STAMP) ## a grant one step up shadow -> review -> send, its shadow or review report first: make promote ARGS="--grant G [--dry-run]"
+	@$(BIN)/python -m ops promote $(ARGS)
 
 thread-state: $(STAMP) ## one thread's lease, replies and ledger: make thread-state ARGS="--grant G --thread T --nylas"
 	@$(BIN)/python -m ops thread-state $(ARGS)

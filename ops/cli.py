@@ -32,6 +32,7 @@ from ops import (
     grants,
     judge,
     preflight,
+    promote,
     redrive,
     register_webhook,
     replay,
@@ -52,6 +53,7 @@ from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, loa
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
 from replyonce.adapters.agents import load_agent
+from replyonce.adapters.grant_registry import changes_of, read_grant
 from replyonce.adapters.nylas import NylasMailbox
 from replyonce.adapters.queue import NotificationQueue
 from replyonce.adapters.store import DynamoDBStateStore
@@ -348,6 +350,93 @@ def _grants(context: Context) -> int:
     for line in lines:
         context.runtime.say(line)
     return 0
+
+
+# ---- make promote (issue 42) ---------------------------------------------------------------------------
+
+
+def _promote(context: Context) -> int:
+    """``promote``: the grant one step up (shadow, review, send), its evidence first (``ops.promote``)."""
+    args, say = context.args, context.runtime.say
+    stack = context.stack()
+    table = stack.output("GrantRegistryTableName")
+    dynamodb = context.client("dynamodb")
+    deployment = grants.deployment_of(stack.parameters)
+    stored = read_grant(dynamodb, table, args.grant)
+    if stored is None and args.grant not in deployment.seeded:
+        raise ConfigurationError(
+            f"grant {args.grant} is not an agent grant of this stack: make grants set --grant G --mode shadow"
+        )
+    settings = grants.effective(deployment, stored)
+    if isinstance(settings, str):
+        raise ConfigurationError(f"grant {args.grant}: {settings}; fix it with make grants set first")
+    current = settings.reply_mode
+    # Decided before Nylas is asked anything: a refused step costs no read.
+    to = promote.next_mode(current, args.to, force=args.force)
+    now = context.runtime.clock()
+    count = _promotion_evidence(context, args.grant, current, now)
+    if count == 0 and not args.force:
+        raise ConfigurationError(
+            f"grant {args.grant}: no evidence from {current} to promote it on (--force to promote anyway)"
+        )
+    say(f"grant {args.grant}: {current} -> {to}" + (" (forced)" if args.force else ""))
+    lines = grants.apply_change(
+        dynamodb,
+        table,
+        args.grant,
+        "promote",
+        grants.set_record({"reply_mode": to}, (), deployment),
+        deployment=deployment,
+        who=lambda: context.client("sts").get_caller_identity()["Arn"],
+        clock=context.runtime.clock,
+        dry_run=args.dry_run,
+    ).lines
+    for line in lines:
+        say(line)
+    return 0
+
+
+def _promotion_evidence(context: Context, grant_id: str, leaving: str, now: float) -> int:
+    """Print the grant's evidence for the mode it leaves; how many decisions it holds (0: none)."""
+    args, say = context.args, context.runtime.say
+    if leaving == "send":
+        return 1  # a forced step down from send: nothing to judge
+    sources = _shadow_sources(context)
+    inbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
+    if leaving == "shadow":
+        changes = changes_of(sources.dynamodb, context.stack().output("GrantRegistryTableName"), grant_id, 50)
+        since = (
+            int(backfill.window(args.since, None, now).received_after)
+            if args.since
+            else promote.entered_at(changes, "shadow") or int(now) - promote.DEFAULT_SINCE_SECONDS
+        )
+        store = DynamoDBStateStore(sources.state_table, sources.dynamodb, ttl_seconds=0)
+        report = shadow.report_from_records(
+            store.shadow_records(), inbox, [grant_id], since=since, until=None
+        )
+        since_text = f"since {thread_state.format_epoch(since)}"
+        for line in promote.evidence_lines("shadow", grant_id, len(report.items), since_text):
+            say(line)
+        say(render_text(report))
+        return len(report.items)
+    tracked = review_report.load_tracked(args.drafts_file)
+    statuses, reads = review_report.follow_drafts(
+        inbox,
+        [grant_id],
+        tracked,
+        now=int(now),
+        open_after_seconds=int(args.open_hours * 3600),
+        max_reads=args.max_reads,
+    )
+    review_report.save_tracked(tracked, args.drafts_file)
+    report = review_report.summarise(
+        statuses, reads=reads.made, open_after_seconds=int(args.open_hours * 3600)
+    )
+    decided = sum(r.count for g in report.grants for r in g.rates)
+    for line in promote.evidence_lines("review", grant_id, decided, f"drafts followed in {args.drafts_file}"):
+        say(line)
+    say(review_report.render_review(report))
+    return decided
 
 
 def _grant_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -846,6 +935,33 @@ def build_parser() -> argparse.ArgumentParser:
     for action, command in actions.choices.items():
         name_make_target(command, "grants", first=action)
     p.set_defaults(func=_grants)
+
+    p = commands.add_parser(
+        "promote",
+        parents=[common, nylas],
+        help="a grant one step up shadow -> review -> send, its shadow or review evidence shown first",
+    )
+    p.add_argument("--grant", required=True, help="grant id")
+    p.add_argument("--to", choices=promote.LADDER, help="the mode to promote to (default: the next step)")
+    p.add_argument("--force", action="store_true", help="skip a step, step down, or promote without evidence")
+    p.add_argument("--dry-run", action="store_true", help="show the evidence and the change; write nothing")
+    p.add_argument(
+        "--since", help="leaving shadow: the report's start (default: when the grant entered shadow)"
+    )
+    p.add_argument(
+        "--drafts-file",
+        type=Path,
+        default=Path("review-drafts.json"),
+        metavar="FILE",
+        help="leaving review: the review report's followed drafts (as make review-report keeps them)",
+    )
+    p.add_argument(
+        "--open-hours", type=float, default=24.0, help="leaving review: a draft open this long is open"
+    )
+    p.add_argument(
+        "--max-reads", type=int, default=200, help="leaving review: at most this many mailbox reads"
+    )
+    p.set_defaults(func=_promote, local=None)
 
     p = commands.add_parser(
         "backfill",

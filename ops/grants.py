@@ -62,7 +62,7 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _effective(deployment: Deployment, stored: StoredGrant | None) -> GrantSettings | str:
+def effective(deployment: Deployment, stored: StoredGrant | None) -> GrantSettings | str:
     """The grant's settings, or the reason its record cannot be read (the replier defers its mail)."""
     try:
         return overlay(deployment.defaults, stored.record if stored else {})
@@ -89,7 +89,7 @@ def render_list(deployment: Deployment, stored: Sequence[StoredGrant]) -> list[s
             )
             if part
         )
-        settings = _effective(deployment, record)
+        settings = effective(deployment, record)
         if isinstance(settings, str):
             lines.append(f"{grant_id:<28} {'waiting':<8} {'-':<7} {'-':<28} {source}; {settings}")
             continue
@@ -112,7 +112,7 @@ def render_show(
     """
     if stored is None and grant_id not in deployment.seeded:
         return [f"grant {grant_id}: not an agent grant of this stack (no record, not in AgentGrantIds)"]
-    settings = _effective(deployment, stored)
+    settings = effective(deployment, stored)
     lines = [f"grant {grant_id}"]
     if isinstance(settings, str):
         lines.append(f"  {settings}: its mail waits until the record is fixed (make grants set)")
