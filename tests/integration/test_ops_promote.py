@@ -89,7 +89,8 @@ def test_a_grant_is_promoted_from_shadow_to_review_to_send_each_step_on_its_own_
 ):
     assert ops("grants", "set", "--grant", AGENT_GRANT_ID, "--mode", "shadow").code == 0
     answer(pipeline, nylas, "Order 1042")
-    assert nylas.sends == [] and nylas.drafts == []
+    assert nylas.sends == []
+    assert nylas.drafts == []
 
     # A dry run shows the shadow report of this grant and the change, and writes nothing.
     dry = ops("promote", "--grant", AGENT_GRANT_ID, "--dry-run")
