@@ -53,13 +53,14 @@ from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, loa
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
 from replyonce.adapters.agents import load_agent
-from replyonce.adapters.grant_registry import changes_of, read_grant
+from replyonce.adapters.grant_registry import changes_of, list_grants, read_grant
 from replyonce.adapters.nylas import NylasMailbox
 from replyonce.adapters.queue import NotificationQueue
 from replyonce.adapters.store import DynamoDBStateStore
 from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES, trusted_lists
 from replyonce.exceptions import ConfigurationError as ReplierConfigurationError
-from replyonce.policy import Policy
+from replyonce.grants import agent_grant_ids
+from replyonce.policy import Policy, policy_for
 from replyonce.rules.shadow_report import build_report, render_text
 
 
@@ -257,6 +258,10 @@ def _rotate_secret(context: Context) -> int:
 
 def _redrive(context: Context) -> int:
     args, say = context.args, context.runtime.say
+    if args.grant and args.method != "copy":
+        # A move task moves the whole queue: one grant's letters are chosen one by one.
+        say(f"--grant {args.grant}: moving its letters one by one (--method copy); the others stay")
+        args.method = "copy"
     if args.local:
         # A running `make serve`: its embedded AWS has no move-task API (moto), so the copy.
         sqs, queues = redrive.local_stack(args.local)
@@ -268,8 +273,9 @@ def _redrive(context: Context) -> int:
             sqs, stack.output("DeadLetterQueueUrl"), stack.output("NotificationQueueUrl")
         )
     if args.peek:
-        letters = redrive.peek(sqs, queues.dead_letter_url, args.peek)
-        say(f"{len(letters)} dead-lettered notification(s) shown (left on the queue):")
+        letters = redrive.peek(sqs, queues.dead_letter_url, args.peek, grant=args.grant)
+        of = f" of grant {args.grant}" if args.grant else ""
+        say(f"{len(letters)} dead-lettered notification(s){of} shown (left on the queue):")
         for letter in letters:
             sent = thread_state.format_epoch(letter.sent_at_ms / 1000)
             say(
@@ -282,9 +288,13 @@ def _redrive(context: Context) -> int:
     if count == 0:
         say("the dead-letter queue is empty: nothing to redrive")
         return 0
-    say(f"{count} message(s) on the dead-letter queue; moving them to the notification queue ({args.method})")
+    which = f"grant {args.grant}'s" if args.grant else "them"
+    say(
+        f"{count} message(s) on the dead-letter queue; moving {which} to the notification queue "
+        f"({args.method})"
+    )
     if args.method == "copy":
-        redrive.copy_messages(sqs, queues, max_messages=args.max, say=say)
+        redrive.copy_messages(sqs, queues, max_messages=args.max, say=say, grant=args.grant)
         return 0
     handle = redrive.start_move_task(sqs, queues, args.rate)
     say(f"started move task {handle}")
@@ -460,10 +470,10 @@ def _backfill(context: Context) -> int:
     # The window first: a mistyped --since is the operator's to fix before any credentials are asked for.
     window = backfill.window(args.since, args.until, time.time())
     stack = context.stack()
-    agents = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+    agents = list(_stack_agent_grants(context, stack))
     grants = args.grant or agents
     if not grants:
-        raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
+        raise ConfigurationError("no agent grant: the stack's AgentGrantIds and grant registry are empty")
     inbox = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
     # Read only: the ledger's entry lifetime is the replier's to set.
     ledger = DynamoDBStateStore(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
@@ -496,12 +506,15 @@ class _ShadowSources:
     api_uri: str
     api_key: str
     parameters: Mapping[str, str]
+    # The grant registry's grants (a deployed stack's; none for make serve's).
+    registered: tuple[str, ...] = ()
 
     def agent_grants(self, named: Sequence[str] | None = None) -> list[str]:
-        agents = [g.strip() for g in self.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
-        grants = list(named or agents)
+        """``--grant``'s grants, else every agent grant: ``AgentGrantIds``, then the registry's."""
+        seeded = [g.strip() for g in self.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+        grants = list(named or agent_grant_ids(seeded, self.registered))
         if not grants:
-            raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
+            raise ConfigurationError("no agent grant: the stack's AgentGrantIds and grant registry are empty")
         return grants
 
 
@@ -520,9 +533,25 @@ def _shadow_sources(context: Context) -> _ShadowSources:
     stack = context.stack()
     api_key = register_webhook.require_api_key(context.api_key_store(stack))
     api_uri = args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
+    registered = _stack_agent_grants(context, stack)
     return _ShadowSources(
-        context.client("dynamodb"), stack.output("StateTableName"), api_uri, api_key, stack.parameters
+        context.client("dynamodb"),
+        stack.output("StateTableName"),
+        api_uri,
+        api_key,
+        stack.parameters,
+        registered,
     )
+
+
+def _stack_agent_grants(context: Context, stack: StackInfo) -> tuple[str, ...]:
+    """Every agent grant of the deployed stack: ``AgentGrantIds`` first, then the grant registry's (issue
+    42), as the replier counts them (``replyonce.grants.agent_grant_ids``): what a command that works
+    over all grants works over, and ``--grant`` narrows."""
+    seeded = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+    table = stack.outputs.get("GrantRegistryTableName")
+    registered = [g.grant_id for g in list_grants(context.client("dynamodb"), table)] if table else []
+    return agent_grant_ids(seeded, registered)
 
 
 def _shadow_report(context: Context) -> int:
@@ -696,7 +725,26 @@ def _replay_sources(context: Context, frozen: Mapping[str, Any] | None) -> tuple
     api_key = sources.api_key
     mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
     lister = context.runtime.nylas_factory(sources.api_uri, api_key)
-    return grant, mailbox, lister, replay.stack_policy(sources.parameters)
+    return grant, mailbox, lister, _grant_policy(context, sources, grant)
+
+
+def _grant_policy(context: Context, sources: _ShadowSources, grant_id: str) -> Policy:
+    """The policy the replier decides ``grant_id``'s mail with: the stack's, with the grant's record in the
+    grant registry over it (``policy_for``, as ``replyonce.shell.grants`` chooses it) and every agent grant
+    of the stack, the registry's included; the stack's alone when it has no registry or no record."""
+    policy = replay.stack_policy(sources.parameters)
+    table = (
+        ""
+        if getattr(context.args, "local", None)
+        else context.stack().outputs.get("GrantRegistryTableName", "")
+    )
+    stored = read_grant(sources.dynamodb, table, grant_id) if table else None
+    if stored is None:
+        return replace(policy, agent_grant_ids=tuple(sources.agent_grants()))
+    settings = grants.effective(grants.deployment_of(sources.parameters), stored)
+    if isinstance(settings, str):
+        raise ConfigurationError(f"grant {grant_id}: {settings}; fix it with make grants set first")
+    return policy_for(policy, settings, tuple(sources.agent_grants()))
 
 
 def _export(context: Context) -> int:
@@ -885,6 +933,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max", type=int, help="copy: move at most this many")
     p.add_argument("--peek", type=int, metavar="N", help="only show up to N dead-lettered notifications")
     p.add_argument("--no-wait", action="store_true", help="move-task: start it and return")
+    p.add_argument("--grant", help="only this grant's dead letters (moved one by one); the others stay")
     _local_option(p, "queues")
     p.set_defaults(func=_redrive)
 
