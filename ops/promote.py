@@ -71,8 +71,19 @@ def entered_at(changes: Sequence[Change], mode: str) -> int | None:
     for change in changes:
         after = _mode_of(change.after)
         if after == mode and _mode_of(change.before) != mode:
-            at = datetime.strptime(change.at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-            return int(at.timestamp()) - CLOCK_SKEW_SECONDS
+            at = _epoch(change.at)
+            if at is not None:
+                return at - CLOCK_SKEW_SECONDS
+    return None
+
+
+def _epoch(at: str) -> int | None:
+    """A change item's time (``make grants`` writes microseconds; a record written by hand may not)."""
+    for layout in ("%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%SZ"):
+        try:
+            return int(datetime.strptime(at, layout).replace(tzinfo=UTC).timestamp())
+        except ValueError:
+            continue
     return None
 
 

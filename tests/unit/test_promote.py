@@ -64,6 +64,9 @@ def change(at: str, before, after) -> Change:
             ],
             1_796_205_600 - 60,
         ),
+        # A change dated without microseconds (written by hand) reads the same; an unreadable date is none.
+        ([change("2026-12-01T10:00:00Z", None, {"reply_mode": "shadow"})], 1_796_119_200 - 60),
+        ([change("yesterday", None, {"reply_mode": "shadow"})], None),
         # A record that never named the mode (the stack's parameter says shadow): unknown.
         ([change("2026-12-01T10:00:00.000000Z", None, {"agent": "b:c"})], None),
     ],
