@@ -140,6 +140,7 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
 .PHONY: deploy register-webhook rotate-secret redrive grants thread-state restore-state backfill shadow-report replay report-console failover gate export review-report
+.PHONY: promote
 
 deploy: $(STAMP) ## sam build + sam deploy with samconfig.toml, guided the first time (ARGS=--guided to ask again)
 	@$(BIN)/python -m ops deploy $(ARGS)
@@ -150,28 +151,31 @@ register-webhook: $(STAMP) ## register the stack's webhook URL with Nylas and st
 rotate-secret: $(STAMP) ## new webhook secret from Nylas, the old one kept as previous (ARGS=--clear-previous drops it)
 	@$(BIN)/python -m ops rotate-secret $(ARGS)
 
-redrive: $(LOCAL_STAMP) ## move the dead-letter queue back to the notification queue (ARGS="--peek 20" only shows; ARGS=--local: make serve's)
+redrive: $(LOCAL_STAMP) ## move the dead-letter queue back to the notification queue (ARGS="--peek 20" only shows; --grant G: only G's; ARGS=--local: make serve's)
 	@$(BIN)/python -m ops redrive $(ARGS)
 
 grants: $(STAMP) ## each grant's own mode, agent and limits, without a deploy: make grants ARGS="list" (show, set, pause, resume, remove; --dry-run)
 	@$(BIN)/python -m ops grants $(ARGS)
 
+promote: $(STAMP) ## a grant one step up shadow -> review -> send, its shadow or review report first: make promote ARGS="--grant G [--dry-run]"
+	@$(BIN)/python -m ops promote $(ARGS)
+
 thread-state: $(STAMP) ## one thread's lease, replies and ledger: make thread-state ARGS="--grant G --thread T --nylas"
 	@$(BIN)/python -m ops thread-state $(ARGS)
 
-backfill: $(STAMP) ## queue a window's unanswered messages (dry run): make backfill ARGS="--since 2026-11-30T08:00Z [--apply]"
+backfill: $(STAMP) ## queue a window's unanswered messages (dry run): make backfill ARGS="--since 2026-11-30T08:00Z [--grant G] [--apply]"
 	@$(BIN)/python -m ops backfill $(ARGS)
 
-shadow-report: $(STAMP) ## what REPLY_MODE=shadow would have done, beside the people's answers: make shadow-report ARGS="--since 2026-11-30"
+shadow-report: $(STAMP) ## what REPLY_MODE=shadow would have done, beside the people's answers: make shadow-report ARGS="--since 2026-11-30 [--grant G]"
 	@$(BIN)/python -m ops shadow-report $(ARGS)
 
-replay: $(LOCAL_STAMP) ## an agent over a grant's recent threads, read-only: make replay ARGS="--agent mod:fn --since 2026-11-23 --limit 200"
+replay: $(LOCAL_STAMP) ## an agent over a grant's recent threads, read-only: make replay ARGS="--agent mod:fn --since 2026-11-23 --limit 200 [--grant G]"
 	@$(BIN)/python -m ops replay $(ARGS)
 
 export: $(LOCAL_STAMP) ## a grant's threads to a file, addresses pseudonymised (REPLYONCE_EXPORT_KEY): make export ARGS="--since 2026-11-23 --out week.json"
 	@$(BIN)/python -m ops export $(ARGS)
 
-review-report: $(LOCAL_STAMP) ## what people did with the review drafts: sent unchanged, edited, deleted, open: make review-report ARGS="--open-hours 24"
+review-report: $(LOCAL_STAMP) ## what people did with the review drafts: sent unchanged, edited, deleted, open: make review-report ARGS="--open-hours 24 [--grant G]"
 	@$(BIN)/python -m ops review-report $(ARGS)
 
 gate: $(LOCAL_STAMP) ## exit 1 when a saved report is worse than a baseline: make gate ARGS="--baseline before.json after.json --max-drop 0.05"

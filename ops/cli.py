@@ -32,6 +32,7 @@ from ops import (
     grants,
     judge,
     preflight,
+    promote,
     redrive,
     register_webhook,
     replay,
@@ -52,12 +53,14 @@ from ops.samconfig import DEFAULT_ENVIRONMENT, DEFAULT_SAMCONFIG, SamConfig, loa
 from ops.secret_store import ApiKeyStore, SecretStore
 from ops.stack import StackInfo, describe_stack
 from replyonce.adapters.agents import load_agent
+from replyonce.adapters.grant_registry import changes_of, list_grants, read_grant
 from replyonce.adapters.nylas import NylasMailbox
 from replyonce.adapters.queue import NotificationQueue
 from replyonce.adapters.store import DynamoDBStateStore
 from replyonce.config import DEFAULT_NYLAS_API_URI, DEFAULT_QUEUE_MAX_MESSAGE_BYTES, trusted_lists
 from replyonce.exceptions import ConfigurationError as ReplierConfigurationError
-from replyonce.policy import Policy
+from replyonce.grants import agent_grant_ids
+from replyonce.policy import Policy, policy_for
 from replyonce.rules.shadow_report import build_report, render_text
 
 
@@ -255,6 +258,10 @@ def _rotate_secret(context: Context) -> int:
 
 def _redrive(context: Context) -> int:
     args, say = context.args, context.runtime.say
+    if args.grant and args.method != "copy":
+        # A move task moves the whole queue: one grant's letters are chosen one by one.
+        say(f"--grant {args.grant}: moving its letters one by one (--method copy); the others stay")
+        args.method = "copy"
     if args.local:
         # A running `make serve`: its embedded AWS has no move-task API (moto), so the copy.
         sqs, queues = redrive.local_stack(args.local)
@@ -266,8 +273,9 @@ def _redrive(context: Context) -> int:
             sqs, stack.output("DeadLetterQueueUrl"), stack.output("NotificationQueueUrl")
         )
     if args.peek:
-        letters = redrive.peek(sqs, queues.dead_letter_url, args.peek)
-        say(f"{len(letters)} dead-lettered notification(s) shown (left on the queue):")
+        letters = redrive.peek(sqs, queues.dead_letter_url, args.peek, grant=args.grant)
+        of = f" of grant {args.grant}" if args.grant else ""
+        say(f"{len(letters)} dead-lettered notification(s){of} shown (left on the queue):")
         for letter in letters:
             sent = thread_state.format_epoch(letter.sent_at_ms / 1000)
             say(
@@ -280,9 +288,13 @@ def _redrive(context: Context) -> int:
     if count == 0:
         say("the dead-letter queue is empty: nothing to redrive")
         return 0
-    say(f"{count} message(s) on the dead-letter queue; moving them to the notification queue ({args.method})")
+    which = f"grant {args.grant}'s" if args.grant else "them"
+    say(
+        f"{count} message(s) on the dead-letter queue; moving {which} to the notification queue "
+        f"({args.method})"
+    )
     if args.method == "copy":
-        redrive.copy_messages(sqs, queues, max_messages=args.max, say=say)
+        redrive.copy_messages(sqs, queues, max_messages=args.max, say=say, grant=args.grant)
         return 0
     handle = redrive.start_move_task(sqs, queues, args.rate)
     say(f"started move task {handle}")
@@ -319,7 +331,15 @@ def _grants(context: Context) -> int:
     if args.action == "list":
         lines = grants.list_lines(dynamodb, table, deployment)
     elif args.action == "show":
-        lines = grants.show_lines(dynamodb, table, args.grant, deployment)
+        lines = grants.show_lines(
+            dynamodb,
+            table,
+            args.grant,
+            deployment,
+            # Today's agent calls beside the cap; a stack without the output shows the cap alone.
+            state_table=stack.outputs.get("StateTableName", ""),
+            now=context.runtime.clock(),
+        )
     else:
         if args.action == "set":
             change = grants.set_record(_grant_settings(args), args.reset or (), deployment)
@@ -343,6 +363,93 @@ def _grants(context: Context) -> int:
     return 0
 
 
+# ---- make promote (issue 42) ---------------------------------------------------------------------------
+
+
+def _promote(context: Context) -> int:
+    """``promote``: the grant one step up (shadow, review, send), its evidence first (``ops.promote``)."""
+    args, say = context.args, context.runtime.say
+    stack = context.stack()
+    table = stack.output("GrantRegistryTableName")
+    dynamodb = context.client("dynamodb")
+    deployment = grants.deployment_of(stack.parameters)
+    stored = read_grant(dynamodb, table, args.grant)
+    if stored is None and args.grant not in deployment.seeded:
+        raise ConfigurationError(
+            f"grant {args.grant} is not an agent grant of this stack: make grants set --grant G --mode shadow"
+        )
+    settings = grants.effective(deployment, stored)
+    if isinstance(settings, str):
+        raise ConfigurationError(f"grant {args.grant}: {settings}; fix it with make grants set first")
+    current = settings.reply_mode
+    # Decided before Nylas is asked anything: a refused step costs no read.
+    to = promote.next_mode(current, args.to, force=args.force)
+    now = context.runtime.clock()
+    count = _promotion_evidence(context, args.grant, current, now)
+    if count == 0 and not args.force:
+        raise ConfigurationError(
+            f"grant {args.grant}: no evidence from {current} to promote it on (--force to promote anyway)"
+        )
+    say(f"grant {args.grant}: {current} -> {to}" + (" (forced)" if args.force else ""))
+    lines = grants.apply_change(
+        dynamodb,
+        table,
+        args.grant,
+        "promote",
+        grants.set_record({"reply_mode": to}, (), deployment),
+        deployment=deployment,
+        who=lambda: context.client("sts").get_caller_identity()["Arn"],
+        clock=context.runtime.clock,
+        dry_run=args.dry_run,
+    ).lines
+    for line in lines:
+        say(line)
+    return 0
+
+
+def _promotion_evidence(context: Context, grant_id: str, leaving: str, now: float) -> int:
+    """Print the grant's evidence for the mode it leaves; how many decisions it holds (0: none)."""
+    args, say = context.args, context.runtime.say
+    if leaving == "send":
+        return 1  # a forced step down from send: nothing to judge
+    sources = _shadow_sources(context)
+    inbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
+    if leaving == "shadow":
+        changes = changes_of(sources.dynamodb, context.stack().output("GrantRegistryTableName"), grant_id, 50)
+        since = (
+            int(backfill.window(args.since, None, now).received_after)
+            if args.since
+            else promote.entered_at(changes, "shadow") or int(now) - promote.DEFAULT_SINCE_SECONDS
+        )
+        store = DynamoDBStateStore(sources.state_table, sources.dynamodb, ttl_seconds=0)
+        report = shadow.report_from_records(
+            store.shadow_records(), inbox, [grant_id], since=since, until=None
+        )
+        since_text = f"since {thread_state.format_epoch(since)}"
+        for line in promote.evidence_lines("shadow", grant_id, len(report.items), since_text):
+            say(line)
+        say(render_text(report))
+        return len(report.items)
+    tracked = review_report.load_tracked(args.drafts_file)
+    statuses, reads = review_report.follow_drafts(
+        inbox,
+        [grant_id],
+        tracked,
+        now=int(now),
+        open_after_seconds=int(args.open_hours * 3600),
+        max_reads=args.max_reads,
+    )
+    review_report.save_tracked(tracked, args.drafts_file)
+    report = review_report.summarise(
+        statuses, reads=reads.made, open_after_seconds=int(args.open_hours * 3600)
+    )
+    decided = sum(r.count for g in report.grants for r in g.rates)
+    for line in promote.evidence_lines("review", grant_id, decided, f"drafts followed in {args.drafts_file}"):
+        say(line)
+    say(review_report.render_review(report))
+    return decided
+
+
 def _grant_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The settings ``make grants set`` was given, as a record writes them (only those given)."""
     given = {
@@ -364,10 +471,10 @@ def _backfill(context: Context) -> int:
     # The window first: a mistyped --since is the operator's to fix before any credentials are asked for.
     window = backfill.window(args.since, args.until, time.time())
     stack = context.stack()
-    agents = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+    agents = list(_stack_agent_grants(context, stack))
     grants = args.grant or agents
     if not grants:
-        raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
+        raise ConfigurationError("no agent grant: the stack's AgentGrantIds and grant registry are empty")
     inbox = context.nylas_for(stack)(register_webhook.require_api_key(context.api_key_store(stack)))
     # Read only: the ledger's entry lifetime is the replier's to set.
     ledger = DynamoDBStateStore(stack.output("StateTableName"), context.client("dynamodb"), ttl_seconds=0)
@@ -400,12 +507,15 @@ class _ShadowSources:
     api_uri: str
     api_key: str
     parameters: Mapping[str, str]
+    # The grant registry's grants (a deployed stack's; none for make serve's).
+    registered: tuple[str, ...] = ()
 
     def agent_grants(self, named: Sequence[str] | None = None) -> list[str]:
-        agents = [g.strip() for g in self.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
-        grants = list(named or agents)
+        """``--grant``'s grants, else every agent grant: ``AgentGrantIds``, then the registry's."""
+        seeded = [g.strip() for g in self.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+        grants = list(named or agent_grant_ids(seeded, self.registered))
         if not grants:
-            raise ConfigurationError("no agent grant: the stack's AgentGrantIds is empty; pass --grant")
+            raise ConfigurationError("no agent grant: the stack's AgentGrantIds and grant registry are empty")
         return grants
 
 
@@ -424,9 +534,25 @@ def _shadow_sources(context: Context) -> _ShadowSources:
     stack = context.stack()
     api_key = register_webhook.require_api_key(context.api_key_store(stack))
     api_uri = args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
+    registered = _stack_agent_grants(context, stack)
     return _ShadowSources(
-        context.client("dynamodb"), stack.output("StateTableName"), api_uri, api_key, stack.parameters
+        context.client("dynamodb"),
+        stack.output("StateTableName"),
+        api_uri,
+        api_key,
+        stack.parameters,
+        registered,
     )
+
+
+def _stack_agent_grants(context: Context, stack: StackInfo) -> tuple[str, ...]:
+    """Every agent grant of the deployed stack: ``AgentGrantIds`` first, then the grant registry's (issue
+    42), as the replier counts them (``replyonce.grants.agent_grant_ids``): what a command that works
+    over all grants works over, and ``--grant`` narrows."""
+    seeded = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+    table = stack.outputs.get("GrantRegistryTableName")
+    registered = [g.grant_id for g in list_grants(context.client("dynamodb"), table)] if table else []
+    return agent_grant_ids(seeded, registered)
 
 
 def _shadow_report(context: Context) -> int:
@@ -600,7 +726,26 @@ def _replay_sources(context: Context, frozen: Mapping[str, Any] | None) -> tuple
     api_key = sources.api_key
     mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
     lister = context.runtime.nylas_factory(sources.api_uri, api_key)
-    return grant, mailbox, lister, replay.stack_policy(sources.parameters)
+    return grant, mailbox, lister, _grant_policy(context, sources, grant)
+
+
+def _grant_policy(context: Context, sources: _ShadowSources, grant_id: str) -> Policy:
+    """The policy the replier decides ``grant_id``'s mail with: the stack's, with the grant's record in the
+    grant registry over it (``policy_for``, as ``replyonce.shell.grants`` chooses it) and every agent grant
+    of the stack, the registry's included; the stack's alone when it has no registry or no record."""
+    policy = replay.stack_policy(sources.parameters)
+    table = (
+        ""
+        if getattr(context.args, "local", None)
+        else context.stack().outputs.get("GrantRegistryTableName", "")
+    )
+    stored = read_grant(sources.dynamodb, table, grant_id) if table else None
+    if stored is None:
+        return replace(policy, agent_grant_ids=tuple(sources.agent_grants()))
+    settings = grants.effective(grants.deployment_of(sources.parameters), stored)
+    if isinstance(settings, str):
+        raise ConfigurationError(f"grant {grant_id}: {settings}; fix it with make grants set first")
+    return policy_for(policy, settings, tuple(sources.agent_grants()))
 
 
 def _export(context: Context) -> int:
@@ -789,6 +934,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max", type=int, help="copy: move at most this many")
     p.add_argument("--peek", type=int, metavar="N", help="only show up to N dead-lettered notifications")
     p.add_argument("--no-wait", action="store_true", help="move-task: start it and return")
+    p.add_argument("--grant", help="only this grant's dead letters (moved one by one); the others stay")
     _local_option(p, "queues")
     p.set_defaults(func=_redrive)
 
@@ -825,7 +971,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--person-hold-seconds", type=int, help="the agent stays out of a person's thread this long"
     )
     a.add_argument("--handoff-folder", help="where a person's message the agent does not answer goes")
-    a.add_argument("--daily-agent-call-cap", type=int, help="agent calls a day (0: none; not enforced yet)")
+    a.add_argument(
+        "--daily-agent-call-cap",
+        type=int,
+        help="bursts a UTC day the agent is asked about; past it, mail goes to a person (0: no cap)",
+    )
     a.add_argument("--trusted-sender", action="append", help="a contact form's address (again for more)")
     a.add_argument("--trusted-list", action="append", help="list-id=address of a list the company runs")
     a.add_argument("--reset", action="append", metavar="SETTING", help="back to the stack's parameter")
@@ -835,6 +985,33 @@ def build_parser() -> argparse.ArgumentParser:
     for action, command in actions.choices.items():
         name_make_target(command, "grants", first=action)
     p.set_defaults(func=_grants)
+
+    p = commands.add_parser(
+        "promote",
+        parents=[common, nylas],
+        help="a grant one step up shadow -> review -> send, its shadow or review evidence shown first",
+    )
+    p.add_argument("--grant", required=True, help="grant id")
+    p.add_argument("--to", choices=promote.LADDER, help="the mode to promote to (default: the next step)")
+    p.add_argument("--force", action="store_true", help="skip a step, step down, or promote without evidence")
+    p.add_argument("--dry-run", action="store_true", help="show the evidence and the change; write nothing")
+    p.add_argument(
+        "--since", help="leaving shadow: the report's start (default: when the grant entered shadow)"
+    )
+    p.add_argument(
+        "--drafts-file",
+        type=Path,
+        default=Path("review-drafts.json"),
+        metavar="FILE",
+        help="leaving review: the review report's followed drafts (as make review-report keeps them)",
+    )
+    p.add_argument(
+        "--open-hours", type=float, default=24.0, help="leaving review: a draft open this long is open"
+    )
+    p.add_argument(
+        "--max-reads", type=int, default=200, help="leaving review: at most this many mailbox reads"
+    )
+    p.set_defaults(func=_promote, local=None)
 
     p = commands.add_parser(
         "backfill",

@@ -24,9 +24,11 @@ from replyonce.adapters.grant_registry import (
     read_grant,
     write_change,
 )
+from replyonce.adapters.state_items import AgentCallDay, agent_call_day_of, agent_calls_key
 from replyonce.config import ReplierSettings
 from replyonce.exceptions import ConfigurationError as ReplierConfigurationError
 from replyonce.grants import FIELDS, GrantRecordInvalid, GrantSettings, as_record, defaults_of, overlay
+from replyonce.rules.agent_calls import call_day
 
 CACHE_SECONDS: int = ReplierSettings.registry_max_age_seconds
 PAUSED_RETRY_SECONDS: int = ReplierSettings.paused_retry_seconds
@@ -60,7 +62,7 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _effective(deployment: Deployment, stored: StoredGrant | None) -> GrantSettings | str:
+def effective(deployment: Deployment, stored: StoredGrant | None) -> GrantSettings | str:
     """The grant's settings, or the reason its record cannot be read (the replier defers its mail)."""
     try:
         return overlay(deployment.defaults, stored.record if stored else {})
@@ -87,7 +89,7 @@ def render_list(deployment: Deployment, stored: Sequence[StoredGrant]) -> list[s
             )
             if part
         )
-        settings = _effective(deployment, record)
+        settings = effective(deployment, record)
         if isinstance(settings, str):
             lines.append(f"{grant_id:<28} {'waiting':<8} {'-':<7} {'-':<28} {source}; {settings}")
             continue
@@ -97,12 +99,20 @@ def render_list(deployment: Deployment, stored: Sequence[StoredGrant]) -> list[s
 
 
 def render_show(
-    grant_id: str, deployment: Deployment, stored: StoredGrant | None, changes: Sequence[Change]
+    grant_id: str,
+    deployment: Deployment,
+    stored: StoredGrant | None,
+    changes: Sequence[Change],
+    calls: tuple[str, AgentCallDay] | None = None,
 ) -> list[str]:
-    """Every setting of the grant, each marked as its record's or the parameters', and its latest changes."""
+    """Every setting of the grant, each marked as its record's or the parameters', and its latest changes.
+
+    ``calls``: the UTC day and the grant's agent calls counted that day (the state table's count),
+    shown beside its ``daily_agent_call_cap``.
+    """
     if stored is None and grant_id not in deployment.seeded:
         return [f"grant {grant_id}: not an agent grant of this stack (no record, not in AgentGrantIds)"]
-    settings = _effective(deployment, stored)
+    settings = effective(deployment, stored)
     lines = [f"grant {grant_id}"]
     if isinstance(settings, str):
         lines.append(f"  {settings}: its mail waits until the record is fixed (make grants set)")
@@ -110,12 +120,34 @@ def render_show(
     record = stored.record if stored and isinstance(stored.record, Mapping) else {}
     for name in FIELDS:
         origin = "record" if name in record else "parameter"
-        note = "  (recorded, not enforced yet)" if name == "daily_agent_call_cap" else ""
+        note = _calls_note(settings.daily_agent_call_cap, calls) if name == "daily_agent_call_cap" else ""
         lines.append(f"  {name:<38} {_show(getattr(settings, name)):<40} {origin}{note}")
     if changes:
         lines.append("  changes, newest first:")
         lines += [f"    {c.at}  {c.action:<7} by {c.by}" for c in changes]
     return lines
+
+
+def _calls_note(cap: int, calls: tuple[str, AgentCallDay] | None) -> str:
+    """Today's count beside the cap: how many bursts asked the agent, and whether the grant is over it."""
+    if cap == 0:
+        return "  (no cap: nothing counted)"
+    if calls is None:
+        return ""
+    day, counted = calls
+    note = f"  today ({day} UTC): {counted.calls} of {cap} agent calls"
+    if counted.refused_at:
+        since = datetime.fromtimestamp(counted.refused_at, UTC).strftime("%H:%M")
+        note += f"; over the cap since {since} UTC: its mail goes to a person until 00:00 UTC"
+    return note
+
+
+def agent_calls_of(dynamodb: Any, state_table: str, grant_id: str, day: str) -> AgentCallDay:
+    """The grant's agent calls counted on the UTC ``day`` (the state table's count item; none: nothing)."""
+    item = dynamodb.get_item(
+        TableName=state_table, Key={"pk": {"S": agent_calls_key(grant_id, day)}}, ConsistentRead=True
+    ).get("Item")
+    return agent_call_day_of(item)
 
 
 def changed_record(
@@ -247,7 +279,25 @@ def list_lines(dynamodb: Any, table: str, deployment: Deployment) -> list[str]:
     return render_list(deployment, list_grants(dynamodb, table))
 
 
-def show_lines(dynamodb: Any, table: str, grant_id: str, deployment: Deployment) -> list[str]:
+def show_lines(
+    dynamodb: Any,
+    table: str,
+    grant_id: str,
+    deployment: Deployment,
+    *,
+    state_table: str = "",
+    now: float | None = None,
+) -> list[str]:
+    """``make grants show``; with the state table, today's agent calls (the UTC day of ``now``, the
+    operator's clock: the replier counts by Nylas' time, the same day but for a second's skew at 00:00)."""
+    calls = None
+    if state_table and now is not None:
+        day = call_day(int(now))
+        calls = (day, agent_calls_of(dynamodb, state_table, grant_id, day))
     return render_show(
-        grant_id, deployment, read_grant(dynamodb, table, grant_id), changes_of(dynamodb, table, grant_id)
+        grant_id,
+        deployment,
+        read_grant(dynamodb, table, grant_id),
+        changes_of(dynamodb, table, grant_id),
+        calls,
     )

@@ -109,8 +109,9 @@ def waiting(sqs: Any, queue_url: str) -> int:
     return int(attributes["Attributes"]["ApproximateNumberOfMessages"])
 
 
-def peek(sqs: Any, queue_url: str, limit: int = 10) -> list[DeadLetter]:
-    """Up to ``limit`` dead-lettered notifications, left on the queue (visibility timeout 0)."""
+def peek(sqs: Any, queue_url: str, limit: int = 10, *, grant: str | None = None) -> list[DeadLetter]:
+    """Up to ``limit`` dead-lettered notifications (of ``grant`` only, when given), left on the queue
+    (visibility timeout 0)."""
     seen: dict[str, DeadLetter] = {}
     for _ in range(limit // 10 + 3):  # receives sample the queue: a few more than strictly needed
         batch = sqs.receive_message(
@@ -122,7 +123,9 @@ def peek(sqs: Any, queue_url: str, limit: int = 10) -> list[DeadLetter]:
             MessageSystemAttributeNames=["SentTimestamp"],
         ).get("Messages", [])
         for message in batch:
-            seen.setdefault(message["MessageId"], _summary(message))
+            letter = _summary(message)
+            if grant is None or letter.grant_id == grant:
+                seen.setdefault(message["MessageId"], letter)
         if not batch or len(seen) >= limit:
             break
     return list(seen.values())[:limit]
@@ -191,10 +194,21 @@ def wait_for_move_task(
 
 
 def copy_messages(
-    sqs: Any, queues: Queues, *, max_messages: int | None = None, say: Callable[[str], None] = print
+    sqs: Any,
+    queues: Queues,
+    *,
+    max_messages: int | None = None,
+    say: Callable[[str], None] = print,
+    grant: str | None = None,
 ) -> int:
-    """Move messages one by one (send, then delete); the number moved."""
+    """Move messages one by one (send, then delete); the number moved.
+
+    ``grant``: only the letters of that grant (their ``grant_id`` attribute, as the webhook queued them).
+    Another grant's letter is left hidden while the copy runs, so each receive brings new ones, and made
+    visible again at the end: it stays on the dead-letter queue as it was (its receive count aside).
+    """
     moved = 0
+    left: dict[str, str] = {}  # another grant's letters: message id -> its latest receipt handle
     while max_messages is None or moved < max_messages:
         wanted = 10 if max_messages is None else min(10, max_messages - moved)
         batch = sqs.receive_message(
@@ -207,6 +221,9 @@ def copy_messages(
         if not batch:
             break
         for message in batch:
+            if grant is not None and _summary(message).grant_id != grant:
+                left[message["MessageId"]] = message["ReceiptHandle"]
+                continue
             attributes = {
                 name: {k: v for k, v in value.items() if k in ("DataType", "StringValue", "BinaryValue")}
                 for name, value in message.get("MessageAttributes", {}).items()
@@ -218,5 +235,13 @@ def copy_messages(
             # Deleted only once the copy is queued: a failure here leaves a duplicate, never a loss.
             sqs.delete_message(QueueUrl=queues.dead_letter_url, ReceiptHandle=message["ReceiptHandle"])
             moved += 1
-    say(f"moved {moved} message(s) to the notification queue")
+    for handle in left.values():
+        # Back at once for the next redrive (or the next grant's), not after the copy's visibility.
+        sqs.change_message_visibility(
+            QueueUrl=queues.dead_letter_url, ReceiptHandle=handle, VisibilityTimeout=0
+        )
+    say(
+        f"moved {moved} message(s) to the notification queue"
+        + (f"; {len(left)} of other grants left" if left else "")
+    )
     return moved

@@ -44,7 +44,16 @@ from replyonce.answers import Answer
 from replyonce.exceptions import NylasPermanentError, ThreadBusyError
 from replyonce.mail import Mail, read_message, read_messages
 from replyonce.ports import ActiveRegion, Folder, Grant, SearchResult, ThreadPage
-from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord, ThreadState
+from replyonce.state import (
+    AgentCalls,
+    Intent,
+    Lease,
+    LedgerEntry,
+    Reservation,
+    Settlement,
+    ShadowRecord,
+    ThreadState,
+)
 
 KEY_LIFETIME_SECONDS = 3600
 INDEXED_KEYS = ("key1", "key2", "key3", "key4", "key5")
@@ -89,6 +98,9 @@ class FakeStateStore:
         self.shadow: dict[str, ShadowRecord] = {}  # shadow key -> the first record written under it
         self.after_store: Callable[[Intent], None] | None = None  # a scenario's look at each intent kept
         self.began_ms: int | None = None  # the ``table#began`` item: none in a new (or emptied) table
+        # A grant's agent calls per UTC day: (grant, day) -> the bursts counted, and the days refused.
+        self.agent_calls: dict[tuple[str, str], set[str]] = {}
+        self.agent_calls_refused: set[tuple[str, str]] = set()
 
     def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
         with self._lock:
@@ -148,6 +160,18 @@ class FakeStateStore:
             live[intent_id] = reservation.at
             self.budgets[recipient_key(reservation.email)] = live
             return True
+
+    def count_agent_call(self, grant_id: str, day: str, intent_id: str, cap: int) -> AgentCalls:
+        with self._lock:
+            counted = self.agent_calls.setdefault((grant_id, day), set())
+            if intent_id in counted:
+                return AgentCalls(intent_id, allowed=True)
+            if len(counted) >= cap:
+                first = (grant_id, day) not in self.agent_calls_refused
+                self.agent_calls_refused.add((grant_id, day))
+                return AgentCalls(intent_id, allowed=False, first_refusal=first)
+            counted.add(intent_id)
+            return AgentCalls(intent_id, allowed=True)
 
     def _kept(self, intent: Intent) -> Intent:
         """The intent as a later reader gets it back: its body items written first (unconditioned, as the

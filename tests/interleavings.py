@@ -226,6 +226,10 @@ class World:
     # one active-Region record all of them read (``in_regions``).
     regions: dict[str, SharedStore] = field(default_factory=dict)
     fence: FakeRegionFence | None = None
+    # A grant's daily agent-call cap (issue 42): the bursts (conversation keys) the agent was asked about,
+    # at most this many (ground truth: the scenario's agent records each call it gets).
+    agent_call_cap: int | None = None
+    asked: set[str] = field(default_factory=set)
 
     def in_regions(self, *names: str) -> None:
         """The deployment spans these Regions, the first one active; records name theirs."""
@@ -320,6 +324,7 @@ class Schedule:
         counter = itertools.count()
 
         def slow_agent(conversation: Conversation) -> Reply:
+            world.asked.add(conversation.key)
             clock.advance(self._scenario.agent_seconds)
             return agent(conversation)
 
@@ -483,6 +488,9 @@ def check(world: World) -> list[str]:
                 found.append(f"2: {message_id} answered without what its sender wrote ({', '.join(missing)})")
     if world.max_exchanges is not None:
         found += _exchanges_past_the_limit(world)
+    if world.agent_call_cap is not None and len(world.asked) > world.agent_call_cap:
+        # The cap is no invariant of the seven: it is the grant's spend (issue 42), named "cap".
+        found.append(f"cap: the agent was asked about {len(world.asked)} bursts (cap {world.agent_call_cap})")
     found += _people_left_in_silence(world, answered)
     if world.recipient_budget is not None:
         per_inbox = Counter(

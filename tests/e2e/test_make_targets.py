@@ -359,6 +359,8 @@ DEPLOYED = {
     "register-webhook": "",
     "rotate-secret": "",
     "thread-state": "--grant G --thread T",
+    "grants": "list",
+    "promote": "--grant G",
     "backfill": "--since 2026-11-30T08:00Z",
     "shadow-report": "--since 2026-11-30",
     "replay": "--agent order_status_agent:reply --since 2026-11-23",
@@ -477,6 +479,7 @@ HELPED = {
     "export": "export",
     "review-report": "review-report",
     "gate": "gate",
+    "promote": "promote",
 }
 
 

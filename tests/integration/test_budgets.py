@@ -451,3 +451,60 @@ def test_a_later_record_that_sends_the_stored_reply_reads_its_file_back_once(wit
     assert again.tally.aws[("s3", "GetObject")] == 1
     assert again.tally.aws[("s3", "PutObject")] == 0
     assert again.tally.nylas[SEND] == 1
+
+
+# ---- a grant's daily agent-call cap (issue 42) ---------------------------------------------------------
+
+# A grant with a cap counts each burst before the agent is asked: one TransactWriteItems of the day's
+# count (ADD, conditioned below the cap) and the burst's mark (a conditional put), each item under 1 KB
+# and billed twice in a transaction. A grant without one (0, the default) costs nothing more.
+AGENT_CALL_COUNTED = Counter({("dynamodb", "TransactWriteItems"): 1})
+AGENT_CALL_COUNTED_UNITS = Counter({"TransactWriteItems": 4})
+
+
+@pytest.mark.parametrize(
+    ("cap", "extra", "extra_units"),
+    [(0, Counter(), Counter()), (5, AGENT_CALL_COUNTED, AGENT_CALL_COUNTED_UNITS)],
+)
+def test_a_grants_daily_agent_call_cap_costs_one_transaction_per_reply_and_no_cap_nothing(
+    replier_env, nylas, tuning, cap, extra, extra_units
+):
+    from tests.integration.test_agent_call_cap import put_record
+
+    put_record(replier_env, {"daily_agent_call_cap": cap})
+    container = warm(ReplierHarness(replier_env, nylas, tuning, write_units=True))
+    step = first_reply(container)
+    assert not step.failed
+    assert step.tally.aws == FIRST_REPLY_AWS + SAME_RECIPIENT_AGAIN + extra
+    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + SAME_RECIPIENT_AGAIN_UNITS + extra_units
+    assert step.tally.nylas == FIRST_REPLY_NYLAS
+
+
+def test_a_burst_over_the_cap_costs_its_refused_count_and_a_hand_off_and_the_first_refusal_one_write(
+    replier_env, nylas, tuning
+):
+    from tests.integration.test_agent_call_cap import put_record
+
+    put_record(replier_env, {"daily_agent_call_cap": 1})
+    container = warm(ReplierHarness(replier_env, nylas, tuning, write_units=True))  # the one call
+    first_over, second_over = first_reply(container), first_reply(container)
+    # Each, as a first reply up to the recipients' budget (the idempotency record, the ledger read, the
+    # lease, the new thread's table#began read, the email's claim), then the refused transaction (billed),
+    # then the hand-off's settlement (the ledger entries, the thread under the lease), the idempotency
+    # record completed, and its move to the hand-off folder instead of a reply; the first refusal of the
+    # day also marks the count (refused_at: the one log line and metric).
+    handed_off = Counter(
+        {
+            ("dynamodb", "PutItem"): 2,
+            ("dynamodb", "GetItem"): 2,
+            ("dynamodb", "UpdateItem"): 3,
+            ("dynamodb", "BatchWriteItem"): 1,
+            ("dynamodb", "TransactWriteItems"): 1,
+            ("sqs", "ChangeMessageVisibility"): 1,
+        }
+    )
+    assert second_over.tally.aws == handed_off
+    assert first_over.tally.aws == handed_off + Counter({("dynamodb", "UpdateItem"): 1})
+    assert second_over.tally.nylas_total == 2  # the thread read, and the move: no send, no look before it
+    assert second_over.tally.nylas[THREAD_READ] == 1
+    assert len(nylas.sends) == 1  # the warm-up's: the one call of the day

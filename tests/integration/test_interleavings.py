@@ -417,6 +417,7 @@ PAGES_OF_ONE = Policy(agent_grant_ids=(GRANT,), thread_window=1, max_thread_page
 BUDGET_OF_ONE = Policy(agent_grant_ids=(GRANT,), reply_budget_per_hour=1)
 SHADOW = Policy(agent_grant_ids=(GRANT,), shadow_mode=True)
 RECIPIENT_BUDGET_OF_TWO = Policy(agent_grant_ids=(GRANT,), recipient_budget_per_hour=2)
+AGENT_CALL_CAP_OF_ONE = Policy(agent_grant_ids=(GRANT,), daily_agent_call_cap=1)
 
 
 def _failover_to_b_then_m2(first: dict) -> Event:
@@ -499,6 +500,19 @@ def dead_letter_lost_then_follow_up(world: World):
     return [lost], [sent]
 
 
+def agent_call_cap_race(world: World):
+    """Two customers write at once, on two threads, to a grant capped at one agent call a day (issue 42):
+    whatever the order of the two records' steps, the agent is asked once; the other customer's message
+    is a person's (the hand-off folder), never silent, never a second call."""
+    world.agent_call_cap = 1
+    first = world.arrive(sender=CUSTOMER, subject="Order 1042")
+    second = world.arrive(sender="bob@example.com", subject="Refund")
+    for message in (first, second):
+        thread_in_service(world, message["thread_id"])
+    world.people |= {first["id"], second["id"]}
+    return [world.record(first, "m1"), world.record(second, "m2")], []
+
+
 SCENARIOS = {
     s.name: s
     for s in (
@@ -530,12 +544,13 @@ SCENARIOS = {
         Scenario("failover_mid_reply", failover_mid_reply),
         Scenario("failover_during_a_slow_queued_send", failover_during_a_slow_queued_send),
         Scenario("dead_letter_lost_then_follow_up", dead_letter_lost_then_follow_up),
+        Scenario("agent_call_cap_race", agent_call_cap_race, AGENT_CALL_CAP_OF_ONE),
     )
 }
 
 
 # The scenarios whose breaks are races on the lease: also explored with the product's DynamoDB store.
-RACES = ("burst_race", "stale_holder", "skewed_holder", "shadow_stale_holder")
+RACES = ("burst_race", "stale_holder", "skewed_holder", "shadow_stale_holder", "agent_call_cap_race")
 
 # What the gate explores: every schedule with at most three preemptions, or two where the third
 # multiplies the schedules past what a gate can afford (the moto-backed store costs ~0.2 s a

@@ -1260,3 +1260,40 @@ def test_a_region_aws_does_not_have_is_refused_before_anything_is_planned(tmp_pa
 def test_every_partitions_regions_are_accepted(tmp_path, region):
     commands = dry_run(tmp_path, ["--region", region], environ={})
     assert all(aws_options(command)["--region"] == region for command in commands)
+
+
+def dead_letter_of(aws, sqs, grant_id: str, notification_id: str) -> None:
+    """One notification of ``grant_id`` on the dead-letter queue, as the queue's redrive policy leaves it."""
+    body = json.dumps({"id": notification_id, "type": "message.created", "data": {"object": {}}})
+    attributes = {
+        "notification_id": {"DataType": "String", "StringValue": notification_id},
+        "notification_type": {"DataType": "String", "StringValue": "message.created"},
+        "grant_id": {"DataType": "String", "StringValue": grant_id},
+    }
+    sqs.send_message(
+        QueueUrl=aws.queues["NotificationDeadLetterQueue"], MessageBody=body, MessageAttributes=attributes
+    )
+
+
+def test_redrive_grant_moves_only_that_grants_letters_and_leaves_the_others_visible(aws, sqs, make_stack):
+    make_stack()
+    for n in range(3):
+        dead_letter_of(aws, sqs, AGENT_GRANT_ID, f"ours-{n}")
+    for n in range(2):
+        dead_letter_of(aws, sqs, "grant-other-0002", f"theirs-{n}")
+
+    peeked = ops("redrive", "--peek", "10", "--grant", "grant-other-0002")
+    assert peeked.code == 0, peeked.err
+    assert "2 dead-lettered notification(s) of grant grant-other-0002 shown" in peeked.out
+    assert "ours-" not in peeked.out
+
+    # A move task cannot choose: the grant's letters are moved one by one, said so.
+    run = ops("redrive", "--grant", AGENT_GRANT_ID)
+    assert run.code == 0, run.err
+    assert f"--grant {AGENT_GRANT_ID}: moving its letters one by one (--method copy)" in run.out
+    assert "moved 3 message(s) to the notification queue; 2 of other grants left" in run.out
+    moved = drain(sqs, aws.queues["NotificationQueue"])
+    assert sorted(json.loads(m["Body"])["id"] for m in moved) == ["ours-0", "ours-1", "ours-2"]
+    # The other grant's are back on the dead-letter queue at once, not after the copy's visibility.
+    left = drain(sqs, aws.queues["NotificationDeadLetterQueue"])
+    assert sorted(json.loads(m["Body"])["id"] for m in left) == ["theirs-0", "theirs-1"]

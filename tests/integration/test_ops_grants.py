@@ -53,7 +53,10 @@ def grants():
 def stack(aws):
     register_stack(
         STACK,
-        {"GrantRegistryTableName": aws.tables["GrantRegistryTable"]},
+        {
+            "GrantRegistryTableName": aws.tables["GrantRegistryTable"],
+            "StateTableName": aws.tables["StateTable"],
+        },
         {"AgentGrantIds": AGENT_GRANT_ID, "ReplyMode": "review", "ReplyBudgetPerHour": "4"},
     )
     return aws
@@ -181,3 +184,28 @@ def test_a_grant_paused_by_the_command_has_its_mail_wait_at_the_replier(
     assert nylas.sends == []
     assert pipeline.in_flight() == 1
     app.consumer.cache_clear()
+
+
+def test_show_gives_the_daily_agent_call_cap_and_todays_count_from_the_state_table(grants, stack):
+    from replyonce.adapters.store import DynamoDBStateStore
+
+    assert "(no cap: nothing counted)" in grants("show", "--grant", AGENT_GRANT_ID).out
+    assert grants("set", "--grant", AGENT_GRANT_ID, "--daily-agent-call-cap", "2").code == 0
+    [line] = [ln for ln in grants("show", "--grant", AGENT_GRANT_ID).out.splitlines() if "daily_agent" in ln]
+    assert line.split()[1:3] == ["2", "record"]
+    # Nothing asked yet today (the operator's UTC day: START's).
+    assert "today (2026-12-06 UTC): 0 of 2 agent calls" in line
+    # The replier counts two bursts, then refuses a third at 10:00:09 UTC.
+    store = DynamoDBStateStore(
+        stack.tables["StateTable"], boto3.client("dynamodb"), ttl_seconds=0, clock=lambda: START + 9
+    )
+    for n in range(3):
+        store.count_agent_call(AGENT_GRANT_ID, "2026-12-06", f"i{n}", 2)
+    [line] = [ln for ln in grants("show", "--grant", AGENT_GRANT_ID).out.splitlines() if "daily_agent" in ln]
+    assert line.endswith(
+        "today (2026-12-06 UTC): 2 of 2 agent calls; over the cap since 10:00 UTC: "
+        "its mail goes to a person until 00:00 UTC"
+    )
+    # Yesterday's count is not today's.
+    store.count_agent_call(AGENT_GRANT_ID, "2026-12-05", "i9", 2)
+    assert "2 of 2 agent calls" in grants("show", "--grant", AGENT_GRANT_ID).out

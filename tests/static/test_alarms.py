@@ -114,6 +114,7 @@ ONE_DATAPOINT_IS_NEWS = {
     "OldestMessageAlarm": "its threshold is itself a wait of 30 minutes",
     "WebhookServerErrorAlarm": "a rate over at least 5 requests; Nylas' retries end in 10-20 minutes",
     "AlertsUndeliveredAlarm": "an alarm reached nobody",
+    "AgentCallCapReachedAlarm": "counted once per grant and day, when its mail starts going to people",
 }
 
 
@@ -518,3 +519,15 @@ def test_a_fenced_region_that_cannot_read_its_record_pages_and_a_standby_does_no
     assert _evaluate(alarm, {}) <= _threshold(alarm)
     assert _window_seconds(alarm) == 900
     assert alarm["OKActions"] == [{"Ref": "AlertTopic"}]
+
+
+def test_the_agent_call_cap_alarm_counts_each_grant_crossing_its_cap_once_and_is_a_ticket():
+    alarm = _alarms()["AgentCallCapReachedAlarm"]
+    # The metric the core earns once per grant and UTC day (its first refused burst: replyonce.core.learn).
+    assert (alarm["Namespace"], alarm["MetricName"]) == ("ReplyOnce", "AgentCallCapReached")
+    assert (alarm["Statistic"], alarm["Threshold"], alarm["ComparisonOperator"]) == (
+        "Sum",
+        0,
+        "GreaterThanThreshold",
+    )
+    assert "OKActions" not in alarm  # a ticket: the grant's day ends at 00:00 UTC, not when a period does

@@ -136,7 +136,7 @@ def test_a_record_written_from_settings_reads_back_to_the_same_settings():
 @pytest.mark.parametrize(
     ("mode", "review", "shadow"), [("send", False, False), ("review", True, False), ("shadow", False, True)]
 )
-def test_the_grants_policy_carries_its_mode_budgets_and_lists_and_nothing_else(mode, review, shadow):
+def test_the_grants_policy_carries_its_mode_budgets_lists_and_cap_and_nothing_else(mode, review, shadow):
     base = policy_of(SETTINGS)
     grant = overlay(
         DEFAULTS,
@@ -148,6 +148,7 @@ def test_the_grants_policy_carries_its_mode_budgets_and_lists_and_nothing_else(m
             "reply_to_trusted_senders": ["f@brand.example"],
             "trusted_lists": ["l.brand.example=l@brand.example"],
             "handoff_folder": "Brand",
+            "daily_agent_call_cap": 25,
         },
     )
     policy = policy_for(base, grant, ("grant-a", "grant-b", "grant-c"))
@@ -161,6 +162,7 @@ def test_the_grants_policy_carries_its_mode_budgets_and_lists_and_nothing_else(m
         "trusted_senders": frozenset({"f@brand.example"}),
         "trusted_lists": (TrustedList("l.brand.example", "l@brand.example"),),
         "handoff_folder": "Brand",
+        "daily_agent_call_cap": 25,
     }
     assert {name: getattr(policy, name) for name in expected} == expected
     # Every other field (the timings exactly-once rests on, the fence) is the deployment's.

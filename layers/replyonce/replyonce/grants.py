@@ -44,7 +44,8 @@ class GrantSettings:
     handoff_folder:
         The folder a person's message the agent does not answer is moved to.
     daily_agent_call_cap:
-        The most agent calls a day (0: no cap). Recorded and shown; not enforced yet (issue 42).
+        The most bursts a day (UTC) the agent is asked about (0: no cap); past it the grant's mail is
+        handed to a person until 00:00 UTC (``replyonce.rules.agent_calls``).
     """
 
     enabled: bool = True

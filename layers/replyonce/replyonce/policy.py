@@ -51,6 +51,8 @@ class Policy:
     max_receive_count: int = ReplierSettings.max_receive_count
     # How long a record waits in-process for a busy thread's lease (lease_wait_seconds).
     lease_wait_seconds: float = ReplierSettings.lease_wait_seconds
+    # The grant's daily cap on agent calls (0: none; a grant's setting only: replyonce.rules.agent_calls).
+    daily_agent_call_cap: int = 0
 
     # Across Regions: this Region's name when the active-Region fence is on (ACTIVE_REGION_TABLE set);
     # "" (one Region): fence off.
@@ -158,4 +160,5 @@ def policy_for(policy: Policy, grant: GrantSettings, agent_grant_ids: tuple[str,
         trusted_senders=grant.reply_to_trusted_senders,
         trusted_lists=grant.trusted_lists,
         handoff_folder=grant.handoff_folder,
+        daily_agent_call_cap=grant.daily_agent_call_cap,
     )

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from replyonce.answers import Answer
 from replyonce.mail import Mail, read_messages
-from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord
+from replyonce.state import AgentCalls, Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord
 
 Message = Mail
 """A Nylas message object, read once where it enters (``replyonce.mail.read_message``)."""
@@ -139,6 +139,14 @@ class StateStore(Protocol):
         """Count ``intent_id`` against the recipient's hourly budget; ``False`` when the budget is spent.
 
         Idempotent per intent id: a retry of the same burst does not spend a second slot.
+        """
+        ...
+
+    def count_agent_call(self, grant_id: str, day: str, intent_id: str, cap: int) -> AgentCalls:
+        """Count one agent call of ``grant_id`` on the UTC ``day``, unless ``cap`` are counted already.
+
+        Idempotent per intent id: a retry of the same burst finds itself counted (allowed, no second
+        count). Conditional: two bursts at the cap at once are never both counted.
         """
         ...
 

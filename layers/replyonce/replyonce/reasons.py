@@ -79,6 +79,10 @@ class SkipReason(StrEnum):
     PERSON_DRAFTING = "person_drafting"
     """A person's draft in the thread held the message back through the record's receives: the message is
     the person's (handed off) rather than a dead letter nobody hears of."""
+    AGENT_CALL_CAP = "agent_call_cap"
+    """The grant asked its agent ``daily_agent_call_cap`` times today (UTC): the burst is handed to a
+    person (moved to the grant's hand-off folder) instead, and the grant's mail is the agent's again from
+    00:00 UTC (``replyonce.rules.agent_calls``)."""
     AGENT_DECLINED = "agent_declined"
     """The agent returned ``NoReply``."""
     HANDED_OFF = "handed_off"

@@ -281,6 +281,27 @@ class Reservation:
         return self.at - REPLY_BUDGET_WINDOW_SECONDS
 
 
+@dataclass(frozen=True)
+class AgentCalls:
+    """The answer of a grant's daily agent-call count to one burst (``StateStore.count_agent_call``).
+
+    Attributes
+    ----------
+    intent_id:
+        The burst it answers (its intent id: what the count is idempotent on).
+    allowed:
+        ``True``: counted now, or counted already today for this burst (a retry): the agent is asked.
+        ``False``: the grant's cap is reached today; the burst is handed to a person.
+    first_refusal:
+        A refusal, and the grant's first of its (UTC) day: the one log line and metric that say the
+        grant crossed its cap (``AgentCallCapReached``).
+    """
+
+    intent_id: str
+    allowed: bool
+    first_refusal: bool = False
+
+
 class ShadowOutcome(StrEnum):
     """What the agent would have done with a burst or a message, in shadow mode."""
 

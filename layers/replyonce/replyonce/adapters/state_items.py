@@ -1,6 +1,6 @@
 """The state table's item layout (``STATE_TABLE``): keys, attribute names, DynamoDB's attribute values.
 
-Six kinds of item share the table, told apart by the ``pk`` prefix:
+Eight kinds of item share the table, told apart by the ``pk`` prefix:
 
 ``thread#{grant}#{thread}`` — one per thread, written under the thread's lease
     ``lease_owner`` (S), ``lease_expires_at`` (N, ms, worker clock)
@@ -45,6 +45,14 @@ Six kinds of item share the table, told apart by the ``pk`` prefix:
     ``at`` (N, Nylas time), ``expires_at`` (N, TTL). A burst's is written in the transaction that
     settles it (under the lease), a skipped message's by a conditional put: each once.
 
+``calls#{grant}#{day}`` — a grant's agent calls of one UTC day, under its ``daily_agent_call_cap``
+    ``calls`` (N: the bursts counted), ``cap`` (N: the cap they were counted under), ``refused_at`` (N,
+    worker clock: the day's first burst refused over the cap; absent until then), ``expires_at`` (N, TTL:
+    the day's end and :data:`AGENT_CALLS_GRACE_SECONDS`). Written only for a grant with a cap.
+
+``call#{grant}#{day}#{intent}`` — one burst counted that day (``expires_at``, as its day's count): written
+    in the count's transaction, it makes the count idempotent per burst (a retry finds it, counts nothing).
+
 Why one module: the store, its in-memory fake and the ``thread-state`` ops
 command all read these items; a layout known in one place cannot drift
 between its readers. What the items *mean* — the values the core decides
@@ -81,6 +89,14 @@ RECIPIENT_PREFIX = "recipient#"
 EMAIL_PREFIX = "email#"
 BODY_PREFIX = "body#"
 SHADOW_PREFIX = "shadow#"
+AGENT_CALLS_PREFIX = "calls#"
+AGENT_CALL_PREFIX = "call#"
+AGENT_CALLS_GRACE_SECONDS = 86_400
+"""How long a day's agent-call items outlive the day: ``make grants show`` reads yesterday's count too, and
+DynamoDB's TTL deletes late anyway (never read as today's: the day is in the key)."""
+CALLS = "calls"
+CALLS_CAP = "cap"
+REFUSED_AT = "refused_at"
 SHADOW_TEXT_CHARS = 20_000
 """The most of the agent's reply text a shadow record keeps: enough to read beside a person's answer, and a
 record stays a small item whatever the agent writes."""
@@ -169,6 +185,31 @@ def recipient_key(email: str) -> str:
     """
     digest = hashlib.sha256(mailbox_key(email).encode()).hexdigest()[:32]
     return f"{RECIPIENT_PREFIX}{digest}"
+
+
+def agent_calls_key(grant_id: str, day: str) -> str:
+    """A grant's agent-call count of the UTC ``day`` (``YYYY-MM-DD``)."""
+    return f"{AGENT_CALLS_PREFIX}{grant_id}#{day}"
+
+
+def agent_call_key(grant_id: str, day: str, intent_id: str) -> str:
+    """The mark that the burst ``intent_id`` is counted in its grant's ``day``."""
+    return f"{AGENT_CALL_PREFIX}{grant_id}#{day}#{intent_id}"
+
+
+@dataclass(frozen=True)
+class AgentCallDay:
+    """A grant's agent calls of one day as the count item holds them (``make grants show``)."""
+
+    calls: int = 0
+    cap: int = 0
+    refused_at: int = 0
+
+
+def agent_call_day_of(item: Mapping[str, Any] | None) -> AgentCallDay:
+    """The count item (``None``: no call counted that day) as a value."""
+    item = item or {}
+    return AgentCallDay(_number(item.get(CALLS)), _number(item.get(CALLS_CAP)), _number(item.get(REFUSED_AT)))
 
 
 def recipient_slot(index: int) -> str:

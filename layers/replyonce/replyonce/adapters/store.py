@@ -17,7 +17,10 @@ from botocore.exceptions import ClientError
 
 from replyonce.adapters.contention import retry_contended
 from replyonce.adapters.state_items import (
+    AGENT_CALLS_GRACE_SECONDS,
     BODY_TTL_GRACE_SECONDS,
+    CALLS,
+    CALLS_CAP,
     CHUNK,
     CLAIMED_BY,
     COVERED,
@@ -25,6 +28,7 @@ from replyonce.adapters.state_items import (
     LEASE_EXPIRES_AT,
     LEASE_OWNER,
     OUTBOX,
+    REFUSED_AT,
     REPLIES,
     SETTLED_BY,
     SHADOW_PREFIX,
@@ -32,6 +36,8 @@ from replyonce.adapters.state_items import (
     TABLE_BEGAN_KEY,
     TTL,
     BodyRef,
+    agent_call_key,
+    agent_calls_key,
     body_key,
     body_refs,
     email_key,
@@ -54,9 +60,11 @@ from replyonce.adapters.state_items import (
     with_requests,
 )
 from replyonce.exceptions import StoredRequestLost, ThreadBusyError
+from replyonce.rules.agent_calls import day_ends_at
 from replyonce.state import (
     COVERED_MEMORY,
     REPLY_BUDGET_WINDOW_SECONDS,
+    AgentCalls,
     Intent,
     Lease,
     LedgerEntry,
@@ -552,6 +560,73 @@ class DynamoDBStateStore:
                 continue
             return True
         return False
+
+    # ---- a grant's daily agent calls -----------------------------------------------------------------------
+
+    def count_agent_call(self, grant_id: str, day: str, intent_id: str, cap: int) -> AgentCalls:
+        """Count the burst ``intent_id`` in the grant's ``day`` unless ``cap`` bursts are counted already.
+
+        One ``TransactWriteItems`` of two items: the day's count, ``ADD calls 1`` conditioned on
+        ``calls < cap`` (two records at the cap at once: DynamoDB serialises the two conditions, one is
+        refused); and the burst's mark, put conditioned on its absence (a retry of a counted burst finds
+        it: the transaction is cancelled, nothing counted twice, the agent asked). Why a mark item and
+        not the ids in the count item: DynamoDB bills a write by the item's size, and a day's ids would
+        make every count of a busy grant cost kilobytes. A burst refused over the cap costs one more
+        write, once per grant and day: the conditional ``refused_at`` that tells the first refusal (the
+        one log line and metric) from the others; a later refusal sees it in the cancelled count item
+        (``ALL_OLD``) and writes nothing. Contention between two counts of one grant (a
+        ``TransactionConflict``) is retried in place.
+        """
+        expires_at = day_ends_at(day) + AGENT_CALLS_GRACE_SECONDS
+        count = {
+            "Update": {
+                "TableName": self._table,
+                "Key": {"pk": {"S": agent_calls_key(grant_id, day)}},
+                "UpdateExpression": f"ADD {CALLS} :one SET {CALLS_CAP} = :cap, {TTL} = :ttl",
+                "ConditionExpression": f"attribute_not_exists({CALLS}) OR {CALLS} < :cap",
+                "ExpressionAttributeValues": {
+                    ":one": {"N": "1"},
+                    ":cap": {"N": str(cap)},
+                    ":ttl": {"N": str(expires_at)},
+                },
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        }
+        mark = {
+            "Put": {
+                "TableName": self._table,
+                "Item": {"pk": {"S": agent_call_key(grant_id, day, intent_id)}, TTL: {"N": str(expires_at)}},
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+        try:
+            self._transact([count, mark], "the grant's agent-call count", None)
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            reasons = exc.response.get("CancellationReasons") or [{}, {}]
+            if reasons[1].get("Code") == "ConditionalCheckFailed":
+                return AgentCalls(intent_id, allowed=True)  # counted by an earlier try of this burst
+            if REFUSED_AT in (reasons[0].get("Item") or {}):
+                return AgentCalls(intent_id, allowed=False)
+            return AgentCalls(intent_id, allowed=False, first_refusal=self._first_refusal(grant_id, day))
+        return AgentCalls(intent_id, allowed=True)
+
+    def _first_refusal(self, grant_id: str, day: str) -> bool:
+        """Mark the day's count refused (``refused_at``) unless it is: ``True`` for the one write that did."""
+        try:
+            self._dynamodb.update_item(
+                TableName=self._table,
+                Key={"pk": {"S": agent_calls_key(grant_id, day)}},
+                UpdateExpression=f"SET {REFUSED_AT} = :now",
+                ConditionExpression=f"attribute_exists(pk) AND attribute_not_exists({REFUSED_AT})",
+                ExpressionAttributeValues={":now": {"N": str(int(self._clock()))}},
+            )
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            return False
+        return True
 
     # ---- the outbox --------------------------------------------------------------------------------------
 

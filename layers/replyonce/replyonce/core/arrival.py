@@ -26,6 +26,7 @@ from replyonce.core.steps import (
     AgentFailed,
     AskAgent,
     ClaimEmails,
+    CountAgentCall,
     Defer,
     FetchMessage,
     FileHandedOff,
@@ -45,6 +46,7 @@ from replyonce.jobs import MessageArrived
 from replyonce.keys import conversation_key
 from replyonce.ports import Listing, Message
 from replyonce.reasons import DeferReason, SkipReason
+from replyonce.rules.agent_calls import AgentCallDecision, agent_call_decision, call_day
 from replyonce.rules.conversation import conversation_for
 from replyonce.rules.coverage import (
     MAX_COVERED_IDS,
@@ -204,6 +206,7 @@ HANDED_OFF_SKIPS = frozenset(
         SkipReason.SENDER_NOT_REACHED,
         SkipReason.RELAY_UNVERIFIED,
         SkipReason.PERSON_DRAFTING,
+        SkipReason.AGENT_CALL_CAP,
     }
 )
 """The rules' "no" to a person's message: each is handed to a person (invariant 7). Every other skip of the
@@ -247,6 +250,15 @@ def _before_the_agent(
         return waits
     burst = _bounded(planned)
     intent_id = conversation_key(arrived.grant_id, thread_id, burst.covered).replace("-", "")
+    # The grant's daily cap before the recipients' budgets: a burst over the cap is a person's, and takes
+    # no recipient's slot for a reply the agent never writes (replyonce.rules.agent_calls).
+    spend = agent_call_decision(policy.daily_agent_call_cap, intent_id, s.agent_calls)
+    if spend is AgentCallDecision.COUNT:
+        return CountAgentCall(arrived.grant_id, call_day(now), intent_id, policy.daily_agent_call_cap)
+    if spend is AgentCallDecision.HAND_OFF:
+        # Over the grant's cap today: a person answers (no_silent_no files it in the hand-off folder).
+        detail = {"thread_id": thread_id, "daily_agent_call_cap": policy.daily_agent_call_cap}
+        return Skip(SkipReason.AGENT_CALL_CAP, detail)
     # Shadow mode takes no recipient's slot: a slot held for a reply never sent would refuse a live reply
     # to that customer for an hour after the switch (docs/operations.md).
     if s.reserved is None and not policy.shadow_mode:

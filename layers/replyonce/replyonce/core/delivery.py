@@ -296,7 +296,8 @@ def drive_undriven(s: Situation) -> Step | None:
     """A new message's record, holding the thread's lease and having read it, drives an intent nobody
     drives to its settlement first (through :func:`drive`: the same key while it lives, else the mailbox),
     then comes back for its own message (``replyonce.core.outcome.after_settlement``). ``None``: none, or
-    this record is past the point where it could (it reserved, claimed or asked the agent for its own).
+    this record is past the point where it could (it reserved, claimed, counted or asked the agent for its
+    own).
 
     Why here: every later message of the thread meets the intent, so each is a driver; one record at a
     time holds the lease, and :func:`drive` is safe to run from any of them. A lost dead letter is then a
@@ -322,7 +323,12 @@ def drive_undriven(s: Situation) -> Step | None:
     )
     if driving is not None:
         return drive(s, arrived.grant_id, driving)
-    if s.reserved is not None or s.claims is not None or isinstance(s.phase, Answered):
+    if (
+        s.reserved is not None
+        or s.claims is not None
+        or s.agent_calls is not None
+        or isinstance(s.phase, Answered)
+    ):
         return None
     intent = undriven(state, arrived.message_id, read_at, s.policy)
     if intent is None:

@@ -48,6 +48,7 @@ from replyonce.core.steps import (
     AskAgent,
     Attempt,
     ClaimEmails,
+    CountAgentCall,
     Defer,
     FetchMessage,
     FileHandedOff,
@@ -78,7 +79,7 @@ from replyonce.ports import Folder, Grant, Listing, SearchResult
 from replyonce.redaction import redact_addresses
 from replyonce.rules.evidence import sent_folder_ids
 from replyonce.rules.screening import CLOSED_FOLDER_NAMES, Agents
-from replyonce.state import Lease
+from replyonce.state import AgentCalls, Lease
 
 CLOSED_FOLDER_ATTRIBUTES = frozenset({"\\junk", "\\trash", "\\spam"})
 """The folder attributes (IMAP special-use, as Nylas lists them) of a junk or trash folder."""
@@ -119,6 +120,8 @@ def _learnt(s: Situation, step: Step, result: Any) -> Situation:
             return _learn_lease(s, step, result)
         case Store() | Attempt() | Settle() | RecordShadow() | Reserve() | ClaimEmails():
             return _learn_written(s, step, result)
+        case CountAgentCall():
+            return _learn_agent_calls(s, step, result)
         case ReadActiveRegion() | ReadLedger() | FetchMessage() | ReadThread() | ReadDrafts():
             return _learn_read(s, step, result)
         case LookBeforeSend() | Search():
@@ -273,6 +276,24 @@ def _learn_written(
             return replace(s, claims=dict(result))
         case unknown:
             assert_never(unknown)
+
+
+def _learn_agent_calls(s: Situation, step: CountAgentCall, counted: AgentCalls) -> Situation:
+    """The grant's daily count answered the burst; its first refusal of the day is said once.
+
+    Why once and not per message: every burst of a grant over its cap is refused until 00:00 UTC, and
+    each is already logged and counted as its hand-off (``agent_call_cap``); the operator is told once
+    per grant and day that the grant crossed its cap (``AgentCallCapReached``, the alarm's metric).
+    """
+    if not counted.first_refusal:
+        return replace(s, agent_calls=counted)
+    crossed = Notice(
+        metric="AgentCallCapReached",
+        message="the grant reached its daily agent-call cap: its mail is handed to a person, not the agent, "
+        "until 00:00 UTC (make grants show; set --daily-agent-call-cap to change it)",
+        fields={"grant_id": step.grant_id, "daily_agent_call_cap": step.cap, "day": step.day},
+    )
+    return replace(s, agent_calls=counted, notices=(crossed,))
 
 
 def _learn_stored(s: Situation, step: Store, written: bool) -> Situation:

@@ -47,6 +47,7 @@ SHADOW_RECORDED_SKIPS = frozenset(
         SkipReason.NO_RECIPIENT,
         SkipReason.RELAY_UNVERIFIED,
         SkipReason.ANSWERED_BY_PERSON_UNCONFIRMED,
+        SkipReason.AGENT_CALL_CAP,
     }
 )
 """The skips shadow mode records: a rule's decision about a customer's message. The others say the

@@ -19,7 +19,7 @@ from replyonce.policy import Policy
 from replyonce.ports import ActiveRegion, FenceUnreadable, Listing, Message, SearchResult, ThreadPage
 from replyonce.reasons import SkipReason
 from replyonce.rules.screening import Agents
-from replyonce.state import LedgerEntry, Status
+from replyonce.state import AgentCalls, LedgerEntry, Status
 
 # ---- what is known -----------------------------------------------------------------------------------
 
@@ -69,6 +69,9 @@ class Situation:
         Intents stored with an attempt counted in this lease, not attempted yet.
     reserved:
         The per-recipient budget's answer for the burst (``None``: not asked yet).
+    agent_calls:
+        The grant's daily agent-call count's answer for the burst (``None``: not asked yet, or the
+        grant has no cap).
     drafts:
         The thread's drafts, read for a grant people share (not an Agent Account); ``None`` until read.
     claims:
@@ -125,6 +128,7 @@ class Situation:
     answers: Mapping[str, Answer] = field(default_factory=dict)
     attempting: frozenset[str] = frozenset()
     reserved: bool | None = None
+    agent_calls: AgentCalls | None = None
     looked_before_send: ThreadPage | None = None
     claims: Mapping[str, str] | None = None
     drafts: tuple[Message, ...] | None = None

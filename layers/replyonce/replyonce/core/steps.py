@@ -108,6 +108,17 @@ class Reserve:
 
 
 @dataclass(frozen=True)
+class CountAgentCall:
+    """Count the burst's agent call against its grant's daily cap (a conditional write below ``cap``;
+    idempotent per intent id, ``replyonce.rules.agent_calls``). Only for a grant with a cap."""
+
+    grant_id: str
+    day: str
+    intent_id: str
+    cap: int
+
+
+@dataclass(frozen=True)
 class AskAgent:
     conversation: Conversation
     burst: Burst
@@ -286,6 +297,7 @@ Step = (
     | LookBeforeSend
     | Search
     | Reserve
+    | CountAgentCall
     | AskAgent
     | Store
     | RecordShadow

@@ -174,6 +174,9 @@ class Replier:
             ),
             core.Search: lambda step, s: self._searched(step),
             core.Reserve: lambda step, s: [self._store.reserve(r, step.intent_id) for r in step.reservations],
+            core.CountAgentCall: lambda step, s: self._store.count_agent_call(
+                step.grant_id, step.day, step.intent_id, step.cap
+            ),
             core.AskAgent: lambda step, s: self._ask_agent(step.conversation),
             core.Store: lambda step, s: self._store_intent(step, s),
             core.RecordShadow: lambda step, s: self._store.record_shadow(step.record),
@@ -666,6 +669,8 @@ def _describe(step: core.Step) -> Mapping[str, Any]:
                 "budget": first.budget,
                 "recipients": len(reservations),
             }
+        case core.CountAgentCall(day=day, intent_id=intent_id, cap=cap):
+            return {"intent_id": intent_id, "day": day, "daily_agent_call_cap": cap}
         case core.Settle(settlement=settlement):
             return {"status": settlement.status.value, "covered": list(settlement.covered)}
         case core.RecordShadow(record=record):
