@@ -366,7 +366,6 @@ DEPLOYED = {
     "replay": "--agent order_status_agent:reply --since 2026-11-23",
     "failover": "--to us-west-2",
     "restore-state": "--mark-only",
-    "grants": "list",
 }
 
 
