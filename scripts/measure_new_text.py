@@ -1345,7 +1345,7 @@ def quotequail_tests_cases(root: Path) -> list[Case]:
 # fork, a PHP fork, a JavaScript fork with "tricky" mail, a Node fork), and a small JavaScript stripper
 # with input and output files.
 
-_LANDWIRTCOM_FRAGMENTS = r"""
+_NODE_PORT_FRAGMENTS = r"""
 const fs = require('fs'), path = require('path');
 const root = process.argv[1];
 const parser = require(path.join(root, 'lib', 'emailreplyparser')).EmailReplyParser;
@@ -1358,23 +1358,68 @@ const out = fs.readdirSync(dir).filter(n => n.endsWith('.txt')).sort().map(name 
 console.log(JSON.stringify(out));
 """
 
+_PYTHON_PORT_FRAGMENTS = r"""
+import importlib, json, pathlib, sys
+root = pathlib.Path(sys.argv[1])
+sys.path.insert(0, str(root))  # the fork's own package, before any installed port of the same name
+module, name = sys.argv[2].rsplit(":", 1)
+parser = getattr(importlib.import_module(module), name)
+out = []
+for path in sorted((root / "test" / "emails").glob("*.txt")):
+    message = parser.read(path.read_text(encoding="utf-8"))
+    fragments = [
+        {"text": f.content, "quoted": bool(f.quoted), "hidden": bool(f.hidden)} for f in message.fragments
+    ]
+    out.append({"name": path.name, "fragments": fragments})
+print(json.dumps(out))
+"""
 
-def landwirtcom_cases(root: Path) -> list[Case]:
-    """Landwirtcom/emailreplyparser (JavaScript, a port of email_reply_parser "with enhancements from
-    forks": French, Spanish, Hotmail, Yahoo, iPhone mail of its own): every ``test/emails/*.txt``,
-    expecting what its own library (run by node) calls neither quoted nor hidden, joined — the fragments
-    its nodeunit tests check, read as email_reply_parser's set is."""
-    node = shutil.which("node")
-    if not node:
-        sys.exit("landwirtcom's expectations come from its own library: apt-get install nodejs")
-    out = subprocess.run(  # noqa: S603 - the peer's own library, on its own fixtures
-        [node, "-e", _LANDWIRTCOM_FRAGMENTS, str(root)], check=True, capture_output=True, text=True
-    ).stdout
+
+def _library_cases(set_name: str, root: Path, command: list[str]) -> list[Case]:
+    """Each ``test/emails/*.txt`` of a port, expecting what its own library (``command``, which prints
+    each fixture's fragments) calls neither quoted nor hidden, joined — read as email_reply_parser's set
+    is, whose tests check those fragments."""
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout  # noqa: S603
     cases = []
     for entry in json.loads(out):
         shown = [f["text"] for f in entry["fragments"] if not f["quoted"] and not f["hidden"]]
         body = (root / "test" / "emails" / entry["name"]).read_text(encoding="utf-8")
-        cases.append(Case("landwirtcom", entry["name"], body, "\n".join(shown)))
+        cases.append(Case(set_name, entry["name"], body, "\n".join(shown)))
+    return _unique(cases)
+
+
+def node_port_cases(root: Path, set_name: str) -> list[Case]:
+    """A JavaScript port of email_reply_parser with fixtures of its own (Landwirtcom/emailreplyparser, "with
+    enhancements from forks": French, Spanish, Hotmail, Yahoo, iPhone mail; vu0tran/emailreplyparser):
+    its library, run by node on its ``test/emails``, states each fixture's new text (its nodeunit tests
+    check those fragments)."""
+    node = shutil.which("node")
+    if not node:
+        sys.exit(f"{set_name}'s expectations come from its own library: apt-get install nodejs")
+    return _library_cases(set_name, root, [node, "-e", _NODE_PORT_FRAGMENTS, str(root)])
+
+
+def python_port_cases(root: Path, set_name: str, parser: str) -> list[Case]:
+    """A fork of the Python port of email_reply_parser with fixtures of its own (jakul's, for nhs.net mail
+    and signatures, read through its ``NHSNETEmailReplyParser`` as its tests read them; ScultureAI's): its
+    library, run on its ``test/emails``, states each fixture's new text."""
+    return _library_cases(set_name, root, [sys.executable, "-c", _PYTHON_PORT_FRAGMENTS, str(root), parser])
+
+
+def reply_pairs_cases(root: Path, set_name: str, bodies: str, expected: str) -> list[Case]:
+    """Input and output files: Like-Falling-Leaves/parse-reply (JavaScript; ``test/files/X.input.txt``
+    gives ``X.output.txt``, both trimmed), or an output directory beside the inputs': that text whole."""
+    cases = []
+    for path in sorted((root / bodies).glob("*.txt")):
+        if expected.startswith("."):  # the output sits beside the input, its suffix changed
+            if not path.name.endswith(".input.txt"):
+                continue
+            result = path.with_name(path.name.replace(".input.txt", expected))
+        else:
+            result = root / expected / path.name
+        if result.exists():
+            body = path.read_text(encoding="utf-8")
+            cases.append(Case(set_name, path.name, body, result.read_text(encoding="utf-8")))
     return _unique(cases)
 
 
@@ -1454,23 +1499,6 @@ def willdurand_fork_cases(root: Path, set_name: str) -> list[Case]:
                         set_name, name, path.read_text(encoding="utf-8"), exact, tuple(kinds.get("keep", []))
                     )
                 )
-    return _unique(cases)
-
-
-def parse_reply_cases(root: Path) -> list[Case]:
-    """Like-Falling-Leaves/parse-reply (JavaScript): ``test/parse.test.js`` compares ``parse(X.input.txt)``
-    with ``X.output.txt``, both trimmed: that text whole."""
-    cases = []
-    for path in sorted((root / "test" / "files").glob("*.input.txt")):
-        expected = path.with_name(path.name.replace(".input.txt", ".output.txt"))
-        cases.append(
-            Case(
-                "parse-reply",
-                path.name,
-                path.read_text(encoding="utf-8"),
-                expected.read_text(encoding="utf-8"),
-            )
-        )
     return _unique(cases)
 
 
@@ -1763,13 +1791,23 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "phabricator": phabricator_cases,
     "roundup": roundup_cases,
     "quotequail-tests": quotequail_tests_cases,
-    "landwirtcom": landwirtcom_cases,
+    "landwirtcom": lambda root: node_port_cases(root, "landwirtcom"),
     "teamtailor": lambda root: erp_cases(root, "teamtailor"),
     "apptentive": lambda root: erp_cases(root, "apptentive"),
     "randock": lambda root: willdurand_fork_cases(root, "randock"),
     "dspangenberg": lambda root: crisp_cases(root, "dspangenberg"),
     "team-plain": lambda root: t2bot_cases(root, "team-plain"),
-    "parse-reply": parse_reply_cases,
+    "parse-reply": lambda root: reply_pairs_cases(root, "parse-reply", "test/files", ".output.txt"),
+    # The seventh split, second part: recorded after the first was measured once and before any rule
+    # changed (the first part held 43 bodies).
+    "rudirocks": lambda root: erp_cases(root, "rudirocks"),
+    "unloved": lambda root: erp_cases(root, "unloved"),
+    "vu0tran": lambda root: node_port_cases(root, "vu0tran"),
+    "jakul": lambda root: python_port_cases(
+        root, "jakul", "email_reply_parser.nhsnet:NHSNETEmailReplyParser"
+    ),
+    "sculture": lambda root: python_port_cases(root, "sculture", "email_reply_parser:EmailReplyParser"),
+    "fredrikankarang": lambda root: willdurand_fork_cases(root, "fredrikankarang"),
 }
 
 
@@ -1830,6 +1868,12 @@ def main() -> None:
         ("dspangenberg", "dspangenberg/email-reply-parser"),
         ("team-plain", "team-plain/node-email-reply-parser"),
         ("parse-reply", "Like-Falling-Leaves/parse-reply"),
+        ("rudirocks", "rudirocks/email_reply_parser"),
+        ("unloved", "unloved/email_reply_parser"),
+        ("vu0tran", "vu0tran/emailreplyparser"),
+        ("jakul", "jakul/email-reply-parser"),
+        ("sculture", "ScultureAI/email-reply-parser"),
+        ("fredrikankarang", "FredrikAnkarang/EmailReplyParser"),
     ):
         parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, seventh)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
