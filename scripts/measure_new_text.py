@@ -1701,6 +1701,15 @@ _SENDER_FIELD = re.compile(r"^\s*\*?(from|von|de|da|van|från|fra|od|от)\s*\*?
 # after a dashed title on the same line ("-Reply message ----- From: …", a block run together).
 _LONE_SENDER = re.compile(r"^\s*\*?(?:from|von|de|da|van|från|fra|od|от)\s*\*?\s*:.*@", re.I)
 _RUN_TOGETHER_SENDER = re.compile(r"-{3,}\s*\*?(?:from|von|de|da|van|från|fra|od|от)\s*\*?\s*:", re.I)
+# A sender's field glued to the text before it, a "Sent"/"To" field later on the same line ("New email
+# bodyFrom: Diego … Sent: Saturday … PMTo: …"): an older message's block whose breaks were lost.
+_GLUED_SENDER = re.compile(
+    r"[^\W\d_](?:From|Von|De|Da|Van|Från|Fra|Od|От)\s*:.{0,160}?"
+    r"(?:Sent|Gesendet|Envoyé|Inviato|Enviado|Skickat|Sendt|Wysłano|Verzonden|To|An|À|Para|Till|Til|Do|Aan)\s*:"
+)
+# An attribution's last line in a language the checker has no verb for: an address, then at most three
+# words and a colon ("… <john@example.com> napisao je:").
+_ADDRESS_THEN_WORDS = re.compile(r"@[\w.-]+\.\w+>?\)?(?:\s+[^\s:]{1,20}){0,3}\s*[:\uff1a]\s*$")
 
 
 def header_block_lines(body: str) -> set[str]:
@@ -1748,9 +1757,15 @@ def quote_back(case: Case, got: str) -> bool:
         fields = header_block_lines(body)
         if any(normalised(line) in fields and normalised(line) not in expected for line in out[:forward]):
             return True
-        # A lone sender's field, or one run together with a dashed title, that the peer does not keep.
+        # A lone sender's field, one run together with a dashed title or glued to the text before it, or an
+        # attribution's last line, that the peer does not keep.
         if any(
-            (_LONE_SENDER.search(line) or _RUN_TOGETHER_SENDER.search(line))
+            (
+                _LONE_SENDER.search(line)
+                or _RUN_TOGETHER_SENDER.search(line)
+                or _GLUED_SENDER.search(line)
+                or _ADDRESS_THEN_WORDS.search(line)
+            )
             and normalised(line) not in expected
             for line in out[:forward]
         ):
