@@ -303,7 +303,7 @@ def crisp_cases(root: Path, set_name: str = "crisp") -> list[Case]:
             if not found:
                 continue
             kind, body, index = found.group(1), int(found.group(2)), int(found.group(3))
-            regex = ("(?i)" if "i" in b["flags"] else "") + b["regex"]
+            regex = "".join(f"(?{f})" for f in "im" if f in b["flags"]) + b["regex"]  # JS flags i, m
             if kind in ("V",) or (kind == "F" and index == 0):
                 (keep if a else history).setdefault(body, []).append(regex)
             elif kind == "Q" and a:
@@ -462,7 +462,7 @@ def _recorded(set_name: str, bodies: list[str], records: list[tuple[object, obje
             if not found:
                 continue
             kind, body, index = found.group(1), int(found.group(2)), int(found.group(3))
-            regex = ("(?i)" if "i" in b["flags"] else "") + b["regex"]
+            regex = "".join(f"(?{f})" for f in "im" if f in b["flags"]) + b["regex"]  # JS flags i, m
             if kind == "V" or (kind == "F" and index == 0):
                 (keep if a else history).setdefault(body, []).append(regex)
             elif kind == "Q" and a:
