@@ -1702,10 +1702,15 @@ _SENDER_FIELD = re.compile(r"^\s*\*?(from|von|de|da|van|från|fra|od|от)\s*\*?
 _LONE_SENDER = re.compile(r"^\s*\*?(?:from|von|de|da|van|från|fra|od|от)\s*\*?\s*:.*@", re.I)
 _RUN_TOGETHER_SENDER = re.compile(r"-{3,}\s*\*?(?:from|von|de|da|van|från|fra|od|от)\s*\*?\s*:", re.I)
 # A sender's field glued to the text before it, a "Sent"/"To" field later on the same line ("New email
-# bodyFrom: Diego … Sent: Saturday … PMTo: …"): an older message's block whose breaks were lost.
+# bodyFrom: Diego … Sent: Saturday … PMTo: …"), or opening the line with a later field glued to the text
+# before that ("From: SENDER_NAME SENDER_EMAILSent: DATE TIMETo: …"): an older message's block whose
+# breaks were lost.
+_LATER_FIELD = (
+    r"(?:Sent|Gesendet|Envoyé|Inviato|Enviado|Skickat|Sendt|Wysłano|Verzonden|To|An|À|Para|Till|Til|Do|Aan)"
+)
 _GLUED_SENDER = re.compile(
-    r"[^\W\d_](?:From|Von|De|Da|Van|Från|Fra|Od|От)\s*:.{0,160}?"
-    r"(?:Sent|Gesendet|Envoyé|Inviato|Enviado|Skickat|Sendt|Wysłano|Verzonden|To|An|À|Para|Till|Til|Do|Aan)\s*:"
+    rf"[^\W\d_](?:From|Von|De|Da|Van|Från|Fra|Od|От)\s*:.{{0,160}}?{_LATER_FIELD}\s*:"
+    rf"|^\s*\*?(?:From|Von|De|Da|Van|Från|Fra|Od|От)\s*\*?\s*:.{{0,160}}?[^\W\d_]{_LATER_FIELD}\s*:"
 )
 # An attribution's last line in a language the checker has no verb for: an address, then at most three
 # words and a colon ("… <john@example.com> napisao je:").
@@ -1757,7 +1762,7 @@ def quote_back(case: Case, got: str) -> bool:
         fields = header_block_lines(body)
         if any(normalised(line) in fields and normalised(line) not in expected for line in out[:forward]):
             return True
-        # A lone sender's field, one run together with a dashed title or glued to the text before it, or an
+        # A lone sender's field, one run together with a dashed title or with the fields around it, or an
         # attribution's last line, that the peer does not keep.
         if any(
             (
