@@ -44,6 +44,21 @@ with real clients' mail (activecollab/EmailReplyExtractor), a code-review tool's
 (Phabricator's ``PhabricatorMetaMTAEmailBodyParser``), an issue tracker's mail gateway (Roundup's
 ``parseContent``), and quotequail's own tests (closeio/quotequail: the library is measured beside ours,
 its fixtures never were).
+
+Seventh split: the sixth split's held-out sets had their misses read (docs/reliability.md), so they are
+tuning now, with the fifth's. Seven projects no round had read are held out instead, recorded here with
+their adapters before any rule of that round changed, and measured once before tuning: forks and ports of
+the reply parsers whose own fixtures no set holds (Landwirtcom's Node port "with enhancements from forks",
+Teamtailor's Ruby fork with Swedish, Danish and Croatian mail, apptentive's Ruby fork, randock's PHP fork of
+willdurand's parser, dspangenberg's JavaScript fork with "tricky" mail, Plain's Node
+fork) and a small JavaScript stripper with input and output files (Like-Falling-Leaves/parse-reply). The
+ports copy each other's fixtures: only the bodies no tuning set holds are measured, 43 of them. A second
+part was recorded after that first measurement and before any rule changed: two more Ruby forks with mail
+of their own (rudirocks: German, multi-line headers; unloved: Gmail, Mail.ru, Yandex, Thunderbird), a
+JavaScript port (vu0tran), two forks of the Python port (jakul's nhs.net mail and signatures, ScultureAI's
+header words in the body), and a PHP fork with Swedish and Windows 10 Mail (FredrikAnkarang): 124 distinct
+bodies in all. (lawrencepit/email_reply_parser and dimiro1/reply were looked at too: every body of theirs
+is in another set.)
 """
 
 from typing import NamedTuple
@@ -157,19 +172,65 @@ SOURCES: dict[str, Source] = {
         "sosedoff/mail_extract", "c0c03a024b27cd3d7047cdf0f2cb27744e65f3cb", "tuning", "text"
     ),
     "mailstrip": Source("pgherveou/mailstrip", "68aeef2d0a08cb580c9c53775f01059007ad9b0e", "tuning", "text"),
-    # Held out (sixth split): four projects no round had read, recorded here with their adapters before
-    # any rule of that round changed; measured once with the reader as it was (8fb4143) before tuning.
+    # The sixth split's held-out sets (measured with the reader of 8fb4143 and of 574d912, then read for
+    # the notes in docs/reliability.md): tuning since the seventh split.
     "activecollab": Source(
-        "activecollab/EmailReplyExtractor", "925514307b6d8acac7c9672cb2ec5fc0b82ecf63", "held-out", "text"
+        "activecollab/EmailReplyExtractor", "925514307b6d8acac7c9672cb2ec5fc0b82ecf63", "tuning", "text"
     ),
     "phabricator": Source(
-        "phacility/phabricator", "5720a38cfe95b00ca4be5016dd0d2f3195f4fa04", "held-out", "text"
+        "phacility/phabricator", "5720a38cfe95b00ca4be5016dd0d2f3195f4fa04", "tuning", "text"
     ),
     "roundup": Source(
-        "roundup-tracker/roundup", "3ed0c6de4294380b17aece8ee4152f2fc472d010", "held-out", "text"
+        "roundup-tracker/roundup", "3ed0c6de4294380b17aece8ee4152f2fc472d010", "tuning", "text"
     ),
     "quotequail-tests": Source(
-        "closeio/quotequail", "6969bfffd53d72c30e90dddedf43e66f7fe3c2da", "held-out", "text"
+        "closeio/quotequail", "6969bfffd53d72c30e90dddedf43e66f7fe3c2da", "tuning", "text"
+    ),
+    # Held out (seventh split): seven projects no round had read, recorded here with their adapters before
+    # any rule of that round changed; measured once with the reader as it was (574d912) before tuning.
+    "landwirtcom": Source(
+        "Landwirtcom/emailreplyparser", "a8a8e017051d39e33528ce8d4fa2c0ad2b988b2b", "held-out", "text"
+    ),
+    "teamtailor": Source(
+        "Teamtailor/email_reply_parser", "c93438ea706edb4c55c08ed290cc1f6f265a4eb5", "held-out", "text"
+    ),
+    "apptentive": Source(
+        "apptentive-engineering/email_reply_parser",
+        "eccab9466e16af5dc973d7d7b5803bd8c975f73b",
+        "held-out",
+        "text",
+    ),
+    "randock": Source(
+        "randock/EmailReplyParser", "246c0feba5766ed42f742197107d7bfe838e8ba6", "held-out", "text"
+    ),
+    "dspangenberg": Source(
+        "dspangenberg/email-reply-parser", "da7cd3ebc7c9ec4f29d19b2ed0d4aa18efb5b5a4", "held-out", "text"
+    ),
+    "team-plain": Source(
+        "team-plain/node-email-reply-parser", "4e3447fc06f81a9645702fda29582f4304053dab", "held-out", "text"
+    ),
+    "parse-reply": Source(
+        "Like-Falling-Leaves/parse-reply", "5b0ad7a8eedb636fcc6cee8f479301b094b3f5df", "held-out", "text"
+    ),
+    # Seventh split, second part: recorded after the first part was measured once (43 bodies, under the
+    # hundred aimed for) and before any rule of that round changed.
+    "rudirocks": Source(
+        "rudirocks/email_reply_parser", "d89e514aa7f0cfe9a3d0c0b84301b973da079d97", "held-out", "text"
+    ),
+    "unloved": Source(
+        "unloved/email_reply_parser", "51e86544788b005925e4806df85f960163d907d0", "held-out", "text"
+    ),
+    "vu0tran": Source(
+        "vu0tran/emailreplyparser", "e7d5066e0a7e73179db083c6d4ffa77094b167a5", "held-out", "text"
+    ),
+    "jakul": Source(
+        "jakul/email-reply-parser", "37514af5daac54975b9fd5a7d950fe71c4dc9315", "held-out", "text"
+    ),
+    "sculture": Source(
+        "ScultureAI/email-reply-parser", "68bfad75438746a1fea2e6de5f3a302ac0c868a1", "held-out", "text"
+    ),
+    "fredrikankarang": Source(
+        "FredrikAnkarang/EmailReplyParser", "864e2d43fd8484c4b53591ed18c659858f3534ab", "held-out", "text"
     ),
 }
 

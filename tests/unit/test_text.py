@@ -411,6 +411,17 @@ PEER_CLASSES = [
         f"{UNSURE_MARKER}\nFrom: Acme Support <support@acme.example>\nSent: Monday, November 30, 2026 10:02 AM\n"
         "To: Alice\nSubject: Re: Order 1042\n\nHi Alice,",
     ),
+    # The seventh split's tuning sets (gaia, quotequail's tests).
+    (
+        "a phone footer, then a bare 'John wrote:' above the quote (gaia's product boilerplate on top-posting)",
+        "Yes, Thursday.\n\nSent from my iPad\n\nJohn wrote:\n> Shall we deliver order 1042 on Thursday?\n",
+        "Yes, Thursday.",
+    ),
+    (
+        "a lead word alone, its attribution wrapped after it (quotequail's test_quote_html#5, as text)",
+        f"Thanks.\n\nOn\nMon, 30 Nov 2026 at 10:02, {ACME} wrote:\n> Your order 1042 shipped.\n",
+        "Thanks.",
+    ),
 ]
 
 HTML_CORPUS = [
@@ -476,6 +487,14 @@ HTML_CORPUS = [
         '<div class="gmail_quote"><div class="gmail_attr">' + html.escape(ON) + "</div>"
         "<blockquote>Hi Alice, your order has shipped.</blockquote></div>",
         "",
+    ),
+    (
+        "html: a lead word alone on its source line, 'Am' / '30. Nov. 2026 … schrieb …:' (quotequail's "
+        "test_quote_html#5)",
+        '<div><p>Bitte liefern Sie Bestellung 1042.</p></div><div><p style="margin: 10pt 0;">Am\n'
+        "30. Nov. 2026 10:02:17 schrieb Acme &lt;support@acme.example&gt;:</p>"
+        '<blockquote type="cite">Wann sind Sie zu Hause?</blockquote></div>',
+        "Bitte liefern Sie Bestellung 1042.",
     ),
 ]
 
@@ -639,6 +658,12 @@ HISTORY_FORMS = [
     ("a quoted line's tail in lower case that lost its '>' though it fitted, new words above (unquotemail's email_7)",
      f"Thanks.\n\nOn Mon, 30 Nov 2026 at 10:02,{SURE} wrote:\n> We shipped your order 1042 from our warehouse this morning.\n"
      "it should reach you by Friday.\n>\n", "Thanks.", "reach you by Friday"),
+    # The seventh split's tuning sets (phabricator).
+    ("a phone's long footer, then '-Reply message ----- From: …' run together (phabricator's getEmailBodies#8)",
+     "Fine by me.\n\nSent from my HTC smartphone on the Now Network from Sprint!\n\n"
+     "-Reply message ----- From: \"Acme Support\" <\nsupport@acme.example>\nTo: <alice@example.com>\n"
+     "Subject: Order 1042 Date: Mon, Nov 30, 2026 10:02 am\n\nYour order 1042 shipped.\n", "Fine by me.",
+     "Your order 1042 shipped"),
 ]  # fmt: skip
 
 # Lines a customer types that the rules above must leave in the new text, above any doubt.
@@ -669,6 +694,10 @@ KEPT_ABOVE_THE_DOUBT = [
      "thanks, that is great."),
     ("an answer in lower case under a short quoted line", f"See below.\n\n{ON}\n> Thursday afternoon,\nyes please.\n> or Friday?\n",
      "yes please."),
+    ("an answer under a quote that a phone footer and a bare lead-in precede",
+     "Ok.\n\nSent from my iPad\n\nJohn wrote:\n> Shall we deliver on Thursday?\nThursday is fine.\n", "Thursday is fine."),
+    ("a lone 'On' the customer typed, above a line that is no attribution",
+     "Delivery days:\nOn\nMonday and Thursday, please.\n", "Monday and Thursday, please."),
 ]  # fmt: skip
 
 # Bodies a customer types: every word reaches the agent (behind the marker where the reader doubts).
@@ -692,6 +721,8 @@ ORDINARY = [
      "> whichever suits you?\n"),
     ("a header block as the first line, no new words above it (mail-parser-reply's email_pl_1_1)",
      "Od: Jan <jan@example.com>\nWysłano: środa, 1 marca 2026 12:00\nTemat: Zamówienie 1042\n\nCześć,\nproszę o zwrot.\n"),
+    ("'Am' alone above the customer's own 'Montag um 10:15 schrieb der Kurier:' (no year, no address)",
+     "Hallo,\nAm\nMontag um 10:15 schrieb der Kurier:\nPaket nicht zugestellt.\nBitte erneut liefern.\n"),
 ]  # fmt: skip
 
 # The same bodies, where nothing is in doubt: every word, no marker.
@@ -716,6 +747,8 @@ WHOLE = [
      "Please pass this on:\nTo: warehouse@acme.example\nSubject: Return of order 1042\n\nThe mug arrived broken."),
     ("'Outlook für iOS beziehen' inside a sentence is no footer",
      "Bitte helfen Sie mir.\nOutlook für iOS beziehen geht nicht, der Link ist kaputt."),
+    ("'-Reply message ----- From: Alice' naming no address is no header's title",
+     "-Reply message ----- From: Alice\nPlease redeliver order 1042."),
 ]  # fmt: skip
 
 # Signatures still go: the RFC 3676 delimiter "-- " whatever follows, a bare "--" above a name and a number.

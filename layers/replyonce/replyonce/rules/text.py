@@ -246,6 +246,7 @@ _ADDRESS_LAST = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+\s*>?\s*\)?\s*[:\uff1a]$")
 _ATTR_DASHED = re.compile(rf"^-{{2,}}.{{0,200}}(?<!\w)(?:wrote|{_VERB_LAST})\s*-{{2,}}$", re.I)
 _LEADS = r"On|Am|Le|El|Il|Op|Em|Den|På|W\s+dniu|Dnia|At|Vào|Pada|Dne|En"
 _LEAD = re.compile(rf"^(?:{_LEADS})\s", re.I)
+_LONE_LEAD = re.compile(rf"^(?:{_LEADS})$", re.I)  # "Am" alone: an HTML source's line break after it
 _MID_LINE_LEAD = re.compile(rf"(?<=\S)\s*-*\s*(?=(?:{_LEADS})\s)")
 _DATE_FIRST = re.compile(
     r"^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?(?P<gmt>\s*GMT[+-]\d{1,2}:?\d{2})?"
@@ -298,14 +299,21 @@ _FORWARDED_SUBJECT = re.compile(r"^\W*(?:fwd?|wg|tr|rv|i|vs|vb|pd|enc|doorst|trs
 _SEPARATOR_RULE = re.compile(r"^\s*(?:[-_]{10,}|\*?-{10,}\*?)\s*$")  # Outlook's divider above its block
 # A dashed title above a header block, in any language ("-------- Oprindelig besked --------").
 _DASHED_TITLE = re.compile(r"^\s*[*_]*-{3,}\s*[^\W\d_][^-]{2,40}?\s*-{3,}[*_]*\s*$")
-_ORIGINAL_MESSAGE = re.compile(
-    r"^\s*[*_]*\s*-{2,}\s*(?:original message|reply message|ursprüngliche nachricht|original-nachricht|"
+_ORIGINAL_TITLES = (
+    r"(?:original message|reply message|ursprüngliche nachricht|original-nachricht|"
     r"antwort nachricht|oprindelig meddelelse|mensaje original|message d'origine|messaggio originale|"
     r"oorspronkelijk bericht|origineel bericht|mensagem original|ursprungligt meddelande|"
     r"opprinnelig melding|alkuperäinen viesti|wiadomość oryginalna|oryginalna wiadomość|"
-    r"исходное сообщение)\s*-{2,}\s*[*_]*\s*$",
+    r"исходное сообщение)"
+)
+# "-----Original Message-----", also with one dash left of the title when three or more follow it (a
+# phone's "-----Reply message-----" whose line was wrapped: "-Reply message -----").
+_ORIGINAL_MESSAGE = re.compile(
+    rf"^\s*[*_]*\s*(?:-{{2,}}\s*{_ORIGINAL_TITLES}\s*-{{2,}}|-\s*{_ORIGINAL_TITLES}\s*-{{3,}})\s*[*_]*\s*$",
     re.I,
 )
+# That title with the block's first field run together on its line ("-Reply message ----- From: …").
+_ORIGINAL_THEN_FIELD = re.compile(rf"^(\s*[*_]*\s*-+\s*{_ORIGINAL_TITLES}\s*-{{3,}}[*_]*)[ \t]*(\S.*)$", re.I)
 _FORWARD = re.compile(
     r"^\s*[*_]*\s*(?:-{2,}\s*(?:forwarded message|weitergeleitete nachricht|message transféré|"
     r"mensaje reenviado|messaggio inoltrato|doorgestuurd bericht|mensagem encaminhada|"
@@ -409,9 +417,10 @@ def _strong(text: str) -> bool:
 
 
 def _starts(line: str) -> bool:
-    """Whether a line opens like an attribution: a lead word ("On", "Am", "Le" …) or a date."""
+    """Whether a line opens like an attribution: a lead word ("On", "Am", "Le" …), alone or not, or a
+    date."""
     bare = line.strip().lstrip(" -*")
-    return bool(_LEAD.match(bare) or _DATE_START.match(bare))
+    return bool(_LEAD.match(bare) or _LONE_LEAD.match(bare) or _DATE_START.match(bare))
 
 
 def _ends_within(lines: list[str], start: int) -> bool:
@@ -441,8 +450,9 @@ def _attribution_at(lines: list[str], start: int) -> int | None:
             return None  # only a line that looks like an attribution's start may wrap onto the next
         joined = " ".join(line.strip() for line in lines[start : end + 1])
         if _attribution(joined):
-            # A later line may be the real start ("On this day …" above "On Mon, … wrote:").
-            if any(
+            # A later line may be the real start ("On this day …" above "On Mon, … wrote:"); not under a
+            # lead word alone ("Am" / "26. Mai 2015 19:20 schrieb …:"), which the line below completes.
+            if not _LONE_LEAD.match(first.lstrip(" -*")) and any(
                 _starts(lines[k]) and _attribution(" ".join(x.strip() for x in lines[k : end + 1]))
                 for k in range(start + 1, end + 1)
             ):
@@ -499,12 +509,24 @@ def _split_run_together_headers(lines: list[str]) -> list[str]:
     """Lines, with a header block written on one line split into its fields.
 
     Why: a client may lose the line breaks of the block it quotes ("Temat: RE: … 13:46Nadawca: "x"
-    <a@x> Adresat:"). Only a line that opens with a field, holds an address and two more fields, one of
-    them a sender and one glued to the text before it (the lost break), is split: "Subject: order 1042
-    From: Alice <a@x> To: the courier" typed by a customer stays whole.
+    <a@x> Adresat:"), or the one under its dashed title ("-Reply message ----- From: …": the title
+    goes on a line of its own when a from-field naming an address, on it or the next line, follows
+    it). Only a line that opens with a field, holds an address and two more fields, one of them a
+    sender and one glued to the text before it (the lost break), is split: "Subject: order 1042 From:
+    Alice <a@x> To: the courier" typed by a customer stays whole.
     """
     out: list[str] = []
-    for line in lines:
+    for index, line in enumerate(lines):
+        titled = None if _quoted(line) else _ORIGINAL_THEN_FIELD.match(line)
+        addressed = titled and _ADDRESS.search(" ".join([titled.group(2), *lines[index + 1 : index + 2]]))
+        if (
+            titled
+            and addressed
+            and _field_kind(titled.group(2)) == "from"
+            and _ORIGINAL_MESSAGE.match(titled.group(1))
+        ):
+            out.extend([titled.group(1).strip(), titled.group(2)])  # the title, then the block under it
+            continue
         field = None if _quoted(line) else _FIELD.match(line)
         glued = list(_GLUED_FIELD.finditer(line, field.end())) if field and _field_kind(line) else []
         names = [_FIELD_KIND[m.group(0).rstrip(" :\uff1a").lower()] for m in glued]
@@ -686,13 +708,15 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
                 None,
             )
             # A phone's footer, then unquoted text that starts nothing the rules know: history, most
-            # likely (the client appended it), or the customer's postscript. Unsure. A footer above
-            # everything the customer wrote ("Gesendet mit iPhone" as the first line) ends nothing.
+            # likely (the client appended it), or the customer's postscript. Unsure. A lead-in directly
+            # above a quote ("John wrote:" / "> …") is the quote's: the footer ends the new words. A
+            # footer above everything the customer wrote ("Gesendet mit iPhone" first) ends nothing.
             if (
                 after is not None
                 and _written(lines[:index], kinds[:index])
                 and kinds[after] == "T"
                 and _attribution_at(lines, after) is None
+                and not _generic_attribution(lines, after)
                 and not _history_follows(lines, after)
             ):
                 return kinds, after, None, True
