@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replyonce.adapters.agents import Agent
-from replyonce.adapters.grant_registry import GrantRegistry
+from replyonce.adapters.grant_registry import GrantLives, GrantRegistry
 from replyonce.exceptions import ConfigurationError, Deferred
 from replyonce.grants import GrantRecordInvalid, GrantSettings, agent_grant_ids, overlay
 from replyonce.observability import count, logger
@@ -39,6 +39,8 @@ class Chosen:
     settings: GrantSettings | None
     agent_grant_ids: tuple[str, ...]
     agent: Agent | None = None
+    deleted: bool = False
+    """Nylas deleted the grant (``grant.deleted``): the record is skipped ``grant_deleted``."""
 
 
 class GrantDirectory:
@@ -58,6 +60,10 @@ class GrantDirectory:
         When a paused grant's record comes back (``paused_retry_seconds``).
     loaded:
         Agents already loaded, by name (the deployment's own, checked at cold start).
+    lives:
+        What Nylas' lifecycle notifications said of each grant (``replyonce.shell.grant_life``): an expired
+        grant's mail waits as a paused one's does, a deleted grant's is skipped and never sent.
+        ``None``: no registry.
     """
 
     def __init__(
@@ -69,6 +75,8 @@ class GrantDirectory:
         *,
         paused_retry_seconds: int,
         loaded: Mapping[str, Agent] | None = None,
+        lives: GrantLives | None = None,
+        deleted_retry_seconds: int = 60,
     ) -> None:
         self._defaults = defaults
         self._seeded = seeded
@@ -78,6 +86,10 @@ class GrantDirectory:
         # Each agent imported once per container, by its name (a failed import is tried again next record).
         self._agents: dict[str, Agent] = dict(loaded or {})
         self._lock = threading.Lock()
+        self._lives = lives
+        self._deleted_retry_seconds = deleted_retry_seconds
+        # Grants this container knows Nylas deleted: final, so known without the cache from then on.
+        self._deleted: set[str] = set()
 
     def agent_grant_ids(self) -> tuple[str, ...]:
         """Every agent grant of the stack (the cached registry's with ``AGENT_GRANT_IDS``), whatever their
@@ -98,6 +110,8 @@ class GrantDirectory:
         """
         records: dict[str, Any] = self._registry.records() if self._registry is not None else {}
         agents = agent_grant_ids(self._seeded, records)
+        if self._deleted_or_expired(grant_id):
+            return Chosen(None, agents, deleted=True)
         if grant_id not in records and grant_id not in self._seeded:
             return Chosen(None, agents)
         try:
@@ -129,3 +143,52 @@ class GrantDirectory:
                         DeferReason.CONFIGURATION, None, grant_id=grant_id, detail=str(failure)
                     ) from None
             return self._agents[name]
+
+    # ---- what Nylas said of the grant (issue 42: the grant's life) ----------------------------------------
+
+    def _deleted_or_expired(self, grant_id: str) -> bool:
+        """Whether the grant is deleted; an expired grant's record is deferred ``grant_paused`` here.
+
+        The cached lives decide, except where the cache could keep mail waiting for nothing: a grant the
+        cache says is expired is read again strongly consistent (one request, for an expired grant's
+        records only), so a re-authentication takes effect at once, not within the cache's bound.
+        """
+        if grant_id in self._deleted:
+            return True
+        if self._lives is None:
+            return False
+        life = self._lives.lives().get(grant_id)
+        if life is None:
+            return False
+        if life.expired:
+            life = self._lives.life_now(grant_id)
+        if life.deleted:
+            self._deleted.add(grant_id)
+            return True
+        if life.expired:
+            raise Deferred(
+                DeferReason.GRANT_PAUSED, self._paused_retry_seconds, grant_id=grant_id, paused_by="expiry"
+            )
+        return False
+
+    def forget(self, grant_id: str) -> None:
+        """This container handled the grant's deletion: its records are skipped from now on."""
+        self._deleted.add(grant_id)
+
+    def refuse_if_deleted(self, grant_id: str) -> None:
+        """Right before a send or a draft: a strongly consistent read of the grant's life, so a grant deleted
+        after the record began (the cache may be up to ``registry_max_age_seconds`` old) sends nothing.
+
+        Raises
+        ------
+        Deferred
+            ``grant_deleted``: the record comes back once every container's cache knows, then is skipped.
+        """
+        if self._lives is None:
+            return
+        if grant_id in self._deleted or self._lives.life_now(grant_id).deleted:
+            self._deleted.add(grant_id)
+            logger.warning(
+                "the grant was deleted while its record ran: nothing is sent", extra={"grant_id": grant_id}
+            )
+            raise Deferred(DeferReason.GRANT_DELETED, self._deleted_retry_seconds, grant_id=grant_id)
