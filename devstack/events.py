@@ -183,11 +183,14 @@ def envelope(
 
 
 def notification_envelope(trigger: str, data: dict[str, Any]) -> dict[str, Any]:
-    """Wrap a notification's ``data`` (any trigger: ``message.delivered``, ``message.send_failed``, ...)."""
+    """Wrap a notification's ``data`` (any trigger: ``message.delivered``, ``message.send_failed``, ...).
+
+    A grant's notification comes from ``/nylas/system`` (https://developer.nylas.com/docs/reference/notifications/grants/).
+    """
     return {
         "specversion": "1.0",
         "type": trigger,
-        "source": "/nylas/send",
+        "source": "/nylas/system" if trigger.startswith("grant.") else "/nylas/send",
         "id": str(uuid.uuid4()),
         "time": int(time.time()),
         "webhook_delivery_attempt": 1,

@@ -19,9 +19,12 @@ from ops.template import function_environment, load_template
 from replyonce.adapters.grant_registry import (
     Change,
     StoredGrant,
+    StoredLife,
     changes_of,
     list_grants,
+    list_lives,
     read_grant,
+    read_life,
     write_change,
 )
 from replyonce.config import ReplierSettings
@@ -68,8 +71,35 @@ def _effective(deployment: Deployment, stored: StoredGrant | None) -> GrantSetti
         return f"UNREADABLE: {invalid}"
 
 
-def render_list(deployment: Deployment, stored: Sequence[StoredGrant]) -> list[str]:
+def _life_state(life: StoredLife | None) -> str:
+    """What Nylas' notifications made of the grant (``""``: nothing that stops it)."""
+    if life is None:
+        return ""
+    if life.life.deleted:
+        return "deleted"
+    return "expired" if life.life.expired else ""
+
+
+def _life_line(life: StoredLife | None) -> list[str]:
+    """``make grants show``'s line on what Nylas said of the grant, when it stops its mail."""
+    if life is None:
+        return []
+    if life.life.deleted:
+        swept = "its state removed" if life.life.swept else "its state being removed"
+        return [f"  deleted by Nylas (grant.deleted at {life.life.deleted_at}): nothing is sent; {swept}"]
+    if life.life.expired:
+        return [
+            f"  expired (grant.expired at {life.life.expired_at}): its mail waits until Nylas says it was "
+            "re-authenticated (grant.updated); then resumed with a backfill of what arrived meanwhile"
+        ]
+    return []
+
+
+def render_list(
+    deployment: Deployment, stored: Sequence[StoredGrant], lives: Mapping[str, StoredLife] | None = None
+) -> list[str]:
     """One line per grant the stack answers: its state, mode, agent and where its settings come from."""
+    lives = lives or {}
     by_id = {g.grant_id: g for g in stored}
     grant_ids = list(dict.fromkeys([*deployment.seeded, *sorted(by_id)]))
     if not grant_ids:
@@ -91,19 +121,23 @@ def render_list(deployment: Deployment, stored: Sequence[StoredGrant]) -> list[s
         if isinstance(settings, str):
             lines.append(f"{grant_id:<28} {'waiting':<8} {'-':<7} {'-':<28} {source}; {settings}")
             continue
-        state = "active" if settings.enabled else "paused"
+        state = _life_state(lives.get(grant_id)) or ("active" if settings.enabled else "paused")
         lines.append(f"{grant_id:<28} {state:<8} {settings.reply_mode:<7} {settings.agent:<28} {source}")
     return lines
 
 
 def render_show(
-    grant_id: str, deployment: Deployment, stored: StoredGrant | None, changes: Sequence[Change]
+    grant_id: str,
+    deployment: Deployment,
+    stored: StoredGrant | None,
+    changes: Sequence[Change],
+    life: StoredLife | None = None,
 ) -> list[str]:
     """Every setting of the grant, each marked as its record's or the parameters', and its latest changes."""
     if stored is None and grant_id not in deployment.seeded:
         return [f"grant {grant_id}: not an agent grant of this stack (no record, not in AgentGrantIds)"]
     settings = _effective(deployment, stored)
-    lines = [f"grant {grant_id}"]
+    lines = [f"grant {grant_id}", *_life_line(life)]
     if isinstance(settings, str):
         lines.append(f"  {settings}: its mail waits until the record is fixed (make grants set)")
         settings = deployment.defaults
@@ -244,10 +278,14 @@ def removed(stored: StoredGrant | None) -> None:
 
 
 def list_lines(dynamodb: Any, table: str, deployment: Deployment) -> list[str]:
-    return render_list(deployment, list_grants(dynamodb, table))
+    return render_list(deployment, list_grants(dynamodb, table), list_lives(dynamodb, table))
 
 
 def show_lines(dynamodb: Any, table: str, grant_id: str, deployment: Deployment) -> list[str]:
     return render_show(
-        grant_id, deployment, read_grant(dynamodb, table, grant_id), changes_of(dynamodb, table, grant_id)
+        grant_id,
+        deployment,
+        read_grant(dynamodb, table, grant_id),
+        changes_of(dynamodb, table, grant_id),
+        read_life(dynamodb, table, grant_id),
     )

@@ -114,6 +114,7 @@ ONE_DATAPOINT_IS_NEWS = {
     "OldestMessageAlarm": "its threshold is itself a wait of 30 minutes",
     "WebhookServerErrorAlarm": "a rate over at least 5 requests; Nylas' retries end in 10-20 minutes",
     "AlertsUndeliveredAlarm": "an alarm reached nobody",
+    "GrantExpiredAlarm": "a grant's mail waits until its owner re-authenticates it: no retry ends it",
 }
 
 
@@ -518,3 +519,14 @@ def test_a_fenced_region_that_cannot_read_its_record_pages_and_a_standby_does_no
     assert _evaluate(alarm, {}) <= _threshold(alarm)
     assert _window_seconds(alarm) == 900
     assert alarm["OKActions"] == [{"Ref": "AlertTopic"}]
+
+
+def test_an_expired_grant_pages_once_per_expiry_counted_by_the_replier():
+    # One grant.expired is news: its mail waits until a person re-authenticates the grant (issue 42).
+    alarm = _alarms()["GrantExpiredAlarm"]
+    assert (alarm["Namespace"], alarm["MetricName"]) == ("ReplyOnce", "GrantExpired")
+    assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == {"service": "replyonce-replier"}
+    assert alarm["Statistic"] == "Sum"
+    assert alarm["Threshold"] == 0
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
+    assert alarm["TreatMissingData"] == "notBreaching"
