@@ -104,8 +104,9 @@ def register_webhook(
             if missing:
                 # Registered before the replier needed them: Nylas sends it only what it subscribes to.
                 say(
-                    f"it lacks the triggers {', '.join(missing)}, which the replier needs for queued "
-                    "Agent Account sends: add them to the webhook in the Nylas dashboard (Webhooks → edit)"
+                    f"it lacks the triggers {', '.join(missing)}, which the replier needs (queued Agent "
+                    "Account sends; grants' lives): add them to the webhook in the Nylas dashboard "
+                    "(Webhooks → edit)"
                 )
             return Registration(existing.id, webhook_url, created=False)
         if existing is not None:

@@ -124,6 +124,7 @@ class NylasEmulator:
             lambda: self.queued_sends,
             self.release_queued,
             self.inject,
+            self._grant_action,
         )
 
     # ---- lifecycle ---------------------------------------------------------------------------------
@@ -303,6 +304,23 @@ class NylasEmulator:
         self._notifier.notify(
             "grant.deleted", {"object": grant_object(grant, "grant.deleted")}, swallow=False
         )
+
+    def _grant_action(self, action: str, grant_id: str, body: dict[str, Any]) -> str:
+        """The control route ``POST /_emulator/grants/{id}/{action}``: the grant's state after it."""
+        if action == "create":
+            self.create_grant(
+                grant_id,
+                str(body["email"]),
+                name=str(body.get("name") or "Agent"),
+                provider=str(body.get("provider") or "nylas"),
+            )
+        else:
+            {
+                "expire": self.expire_grant,
+                "reauthenticate": self.reauthenticate_grant,
+                "delete": self.delete_grant,
+            }[action](grant_id)
+        return self.grant_state(grant_id)
 
     def grant_state(self, grant_id: str) -> str:
         """``valid``, ``expired`` or ``deleted``."""
