@@ -10,7 +10,7 @@ and writes nothing. A change takes effect within the replier's cache bound (``re
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,6 +26,7 @@ from replyonce.adapters.grant_registry import (
     read_grant,
     read_life,
     write_change,
+    write_life,
 )
 from replyonce.config import ReplierSettings
 from replyonce.exceptions import ConfigurationError as ReplierConfigurationError
@@ -289,3 +290,50 @@ def show_lines(dynamodb: Any, table: str, grant_id: str, deployment: Deployment)
         changes_of(dynamodb, table, grant_id),
         read_life(dynamodb, table, grant_id),
     )
+
+
+# ---- a pause by Nylas' expiry, lifted by hand (issue 42: the grant's life) -----------------------------
+
+EXPIRY_DETECTION_SECONDS: int = 600
+"""As ``replyonce.rules.grant_life``: Nylas finds an expiry up to 10 minutes late."""
+
+
+def lift_expiry(
+    dynamodb: Any,
+    table: str,
+    grant_id: str,
+    *,
+    who: Callable[[], str],
+    clock: Callable[[], float],
+    dry_run: bool,
+) -> list[str]:
+    """``make grants resume --grant G --expiry``: the operator says the grant was re-authenticated.
+
+    For when Nylas' ``grant.updated`` never reached the stack (a webhook ``failed`` meanwhile): the life
+    is written as a re-authentication would write it (by the operator, with its change item), and the
+    backfill the replier would have run is printed to run by hand. An operator's own pause is not
+    touched (``resume`` without ``--expiry`` lifts it).
+    """
+    stored = read_life(dynamodb, table, grant_id)
+    if stored is None or not stored.life.expired:
+        return [f"grant {grant_id}: not paused by an expiry; nothing to lift"]
+    now = int(clock())
+    after = replace(stored.life, reauthenticated_at=max(now, stored.life.expired_at))
+    by = who()
+    at = datetime.fromtimestamp(clock(), UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    said = f"grant {grant_id}: expiry of {stored.life.expired_at} lifted by {by}"
+    backfill = (
+        f'  then: make backfill ARGS="--since {max(0, stored.life.expired_at - EXPIRY_DETECTION_SECONDS)} '
+        f'--grant {grant_id} --apply" (the mail of its expiry)'
+    )
+    if dry_run:
+        return [f"dry run, nothing written: {said}", backfill]
+    write_life(
+        dynamodb,
+        table,
+        grant_id,
+        after,
+        stored,
+        Change(grant_id, at, "reauthenticate", by, asdict(stored.life), asdict(after)),
+    )
+    return [said, "  takes effect at once (the replier reads an expired grant's life again)", backfill]
