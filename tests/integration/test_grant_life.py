@@ -362,3 +362,45 @@ def test_a_sweep_too_large_for_one_try_goes_on_where_it_stopped(sending, nylas, 
     assert go_on_from == ""
     assert deleted + rest == len(mine)
     assert owned_by(pipeline.resources, GRANT) == []
+
+
+def test_another_applications_grant_neither_pages_nor_sweeps(lives, pipeline, nylas, heard, log_records):
+    # Nylas tells of every grant of the application; one that is no agent grant of this stack (no record,
+    # not in AgentGrantIds, NewGrantReplyMode off) expires and is deleted without a page or a Scan.
+    nylas.add_grant("grant-stranger-0009", "someone@else.example")
+    nylas.expire_grant("grant-stranger-0009")
+    nylas.delete_grant("grant-stranger-0009")
+    for notification in heard:
+        pipeline.deliver(notification)
+    pipeline.drain()
+    assert (
+        log_lines(
+            log_records, "grant expired: paused; its mail waits until Nylas says it was re-authenticated"
+        )
+        == []
+    )
+    assert [
+        r["grant_id"]
+        for r in log_lines(log_records, "grant expired: not an agent grant of this stack; nothing waits")
+    ] == ["grant-stranger-0009"]
+    assert log_lines(log_records, "grant deleted: not an agent grant of this stack; no state to remove")
+    assert log_lines(log_records, "deleted grant's state removed") == []
+    assert read_life(registry(), table(pipeline.resources), "grant-stranger-0009").life.swept
+
+
+def test_a_deleted_grant_is_no_longer_looked_up_for_the_other_grants_records(
+    sending, nylas, heard, log_records
+):
+    pipeline = sending
+    nylas.add_grant(OTHER, OTHER_EMAIL)
+    put_record(pipeline.resources, OTHER, {"reply_mode": "send"})
+    nylas.delete_grant(GRANT)
+    pipeline.deliver(heard[-1])
+    pipeline.drain()
+    # A new container (its first record describes every agent grant at Nylas): the deleted one is not.
+    app.consumer.cache_clear()
+    pipeline.deliver(envelope(mail(nylas, OTHER, "ann@customer.example", "Hello")))
+    pipeline.drain()
+    assert sends_of(nylas, OTHER) == 1
+    assert nylas.count("GET", f"/v3/grants/{GRANT}") == 0
+    assert [r for r in log_records() if r.get("grant_id") == GRANT and r.get("level") == "ERROR"] == []

@@ -270,6 +270,7 @@ class NotificationConsumer:
                     NotificationQueue(settings.queue_url, QUEUE_MAX_MESSAGE_BYTES, sqs).enqueue,
                     clock,
                 ),
+                seeded=settings.agent_grant_ids,
                 clock=clock,
             )
             if settings.grant_registry_table

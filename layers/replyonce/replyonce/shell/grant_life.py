@@ -26,6 +26,7 @@ from replyonce.adapters.grant_registry import (
     NYLAS_PREFIX,
     Change,
     LifeChanged,
+    read_grant,
     read_life,
     register_new,
     write_life,
@@ -63,6 +64,9 @@ class GrantLifecycle:
         ``NEW_GRANT_REPLY_MODE``: the reply mode a grant Nylas creates is registered in, or ``off``.
     sweep, backfill:
         The state table's sweep of a deleted grant and a resumed grant's backfill (I/O, injected).
+    seeded:
+        ``AGENT_GRANT_IDS``: agent grants without a record. Nylas tells of every grant of the application;
+        only an agent grant's expiry pages, and only an agent grant's deletion sweeps the state table.
     clock:
         Wall clock for the change items' time.
     """
@@ -76,8 +80,10 @@ class GrantLifecycle:
         new_grant_mode: str,
         sweep: Sweep,
         backfill: Backfill,
+        seeded: tuple[str, ...] = (),
         clock: Callable[[], float] = time.time,
     ) -> None:
+        self._seeded = seeded
         self._dynamodb = dynamodb
         self._table = table
         self._directory = directory
@@ -106,7 +112,9 @@ class GrantLifecycle:
             logger.info(
                 "grant notification changed nothing", extra={**fields, "reason": decision.ignored.value}
             )
-        if decision.paused:
+        if decision.paused and not self._ours(grant):
+            logger.info("grant expired: not an agent grant of this stack; nothing waits", extra=fields)
+        elif decision.paused:
             # The alarm (GrantExpired) and the line naming the grant (docs/operations.md, "Grant expired").
             logger.warning(
                 "grant expired: paused; its mail waits until Nylas says it was re-authenticated",
@@ -118,12 +126,7 @@ class GrantLifecycle:
             count("GrantResumed")
         if decision.forget:
             self._directory.forget(grant)
-            if decision.ignored is None:
-                logger.warning(
-                    "grant deleted: nothing more is sent for it; its state is being removed", extra=fields
-                )
-                count("GrantDeleted")
-            self._forget(grant, life, keep_going, fields)
+            self._forget(grant, life, keep_going, fields, first=decision.ignored is None)
         elif life.backfill_since:
             self._backfill_window(grant, life, keep_going, fields)
         return {"outcome": "grant_life", "notification_type": kind, "grant_id": grant}
@@ -218,9 +221,28 @@ class GrantLifecycle:
         count("GrantBackfilled", queued)
         return self._rewrite(grant, "grant.updated", life, replace(life, backfill_since=0), "backfill")
 
+    def _ours(self, grant: str) -> bool:
+        """An agent grant of the stack: ``AGENT_GRANT_IDS`` or a record (strongly consistent)."""
+        return grant in self._seeded or read_grant(self._dynamodb, self._table, grant) is not None
+
     def _forget(
-        self, grant: str, life: GrantLife, keep_going: Callable[[], bool], fields: dict[str, Any]
+        self,
+        grant: str,
+        life: GrantLife,
+        keep_going: Callable[[], bool],
+        fields: dict[str, Any],
+        *,
+        first: bool,
     ) -> GrantLife:
+        if not self._ours(grant):
+            # Another application grant: none of its state is ours (a Scan of the table for nothing).
+            logger.info("grant deleted: not an agent grant of this stack; no state to remove", extra=fields)
+            return self._rewrite(grant, "grant.deleted", life, replace(life, swept=True), "sweep")
+        if first:
+            logger.warning(
+                "grant deleted: nothing more is sent for it; its state is being removed", extra=fields
+            )
+            count("GrantDeleted")
         go_on_from, deleted = self._sweep(grant, life.sweep_from, keep_going)
         after = replace(life, sweep_from=go_on_from, swept=go_on_from == "")
         life = self._rewrite(grant, "grant.deleted", life, after, "sweep")

@@ -95,7 +95,7 @@ class GrantDirectory:
         """Every agent grant of the stack (the cached registry's with ``AGENT_GRANT_IDS``), whatever their
         state: what a record that touches no grant's settings (our own reply's echo) is decided with."""
         records = self._registry.records() if self._registry is not None else {}
-        return agent_grant_ids(self._seeded, records)
+        return self._agent_grants(records)
 
     def choose(self, grant_id: str) -> Chosen:
         """The grant's settings and agent for one record.
@@ -109,11 +109,11 @@ class GrantDirectory:
             The registry could not be read: a failure, retried with backoff like any other.
         """
         records: dict[str, Any] = self._registry.records() if self._registry is not None else {}
-        agents = agent_grant_ids(self._seeded, records)
-        if self._deleted_or_expired(grant_id):
-            return Chosen(None, agents, deleted=True)
+        agents = self._agent_grants(records)
         if grant_id not in records and grant_id not in self._seeded:
             return Chosen(None, agents)
+        if self._deleted_or_expired(grant_id):
+            return Chosen(None, agents, deleted=True)
         try:
             settings = overlay(self._defaults, records.get(grant_id, {}))
         except GrantRecordInvalid as invalid:
@@ -145,6 +145,15 @@ class GrantDirectory:
             return self._agents[name]
 
     # ---- what Nylas said of the grant (issue 42: the grant's life) ----------------------------------------
+
+    def _agent_grants(self, records: Mapping[str, Any]) -> tuple[str, ...]:
+        """The agent grants, but those Nylas deleted: no longer looked up at Nylas (a 404 each record)."""
+        lives = self._lives.lives() if self._lives is not None else {}
+        return tuple(
+            g
+            for g in agent_grant_ids(self._seeded, records)
+            if g not in self._deleted and not (g in lives and lives[g].deleted)
+        )
 
     def _deleted_or_expired(self, grant_id: str) -> bool:
         """Whether the grant is deleted; an expired grant's record is deferred ``grant_paused`` here.
