@@ -368,7 +368,10 @@ def test_another_applications_grant_neither_pages_nor_sweeps(lives, pipeline, ny
     # Nylas tells of every grant of the application; one that is no agent grant of this stack (no record,
     # not in AgentGrantIds, NewGrantReplyMode off) expires and is deleted without a page or a Scan.
     nylas.add_grant("grant-stranger-0009", "someone@else.example")
+    nylas.deliver_inbound("grant-stranger-0009", from_email="a@customer.example", subject="Hi", body="Hi")
+    nylas.modes.reauthentication_replays = False
     nylas.expire_grant("grant-stranger-0009")
+    nylas.reauthenticate_grant("grant-stranger-0009")
     nylas.delete_grant("grant-stranger-0009")
     for notification in heard:
         pipeline.deliver(notification)
@@ -383,6 +386,8 @@ def test_another_applications_grant_neither_pages_nor_sweeps(lives, pipeline, ny
         r["grant_id"]
         for r in log_lines(log_records, "grant expired: not an agent grant of this stack; nothing waits")
     ] == ["grant-stranger-0009"]
+    assert log_lines(log_records, "grant re-authenticated: not an agent grant of this stack; no backfill")
+    assert nylas.count("GET", "/v3/grants/grant-stranger-0009/messages") == 0
     assert log_lines(log_records, "grant deleted: not an agent grant of this stack; no state to remove")
     assert log_lines(log_records, "deleted grant's state removed") == []
     assert read_life(registry(), table(pipeline.resources), "grant-stranger-0009").life.swept

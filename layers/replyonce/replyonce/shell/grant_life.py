@@ -211,6 +211,10 @@ class GrantLifecycle:
     def _backfill_window(
         self, grant: str, life: GrantLife, keep_going: Callable[[], bool], fields: dict[str, Any]
     ) -> GrantLife:
+        if not self._ours(grant):
+            # Another application grant: its mail is not ours to answer (each would be skipped).
+            logger.info("grant re-authenticated: not an agent grant of this stack; no backfill", extra=fields)
+            return self._rewrite(grant, "grant.updated", life, replace(life, backfill_since=0), "backfill")
         queued = self._backfill(grant, life.backfill_since, keep_going)
         if queued is None:
             raise Deferred(DeferReason.DEADLINE, 0, detail="the backfill goes on in the next try", **fields)
