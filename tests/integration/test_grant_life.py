@@ -409,3 +409,11 @@ def test_a_deleted_grant_is_no_longer_looked_up_for_the_other_grants_records(
     assert sends_of(nylas, OTHER) == 1
     assert nylas.count("GET", f"/v3/grants/{GRANT}") == 0
     assert [r for r in log_records() if r.get("grant_id") == GRANT and r.get("level") == "ERROR"] == []
+
+
+def test_other_grant_notifications_stay_skipped_with_their_reason(lives, pipeline, nylas, log_records):
+    # grant.imap_sync_completed (and any type the replier does not act on) is skipped, logged, counted.
+    pipeline.deliver(notification_envelope("grant.imap_sync_completed", {"object": {"grant_id": GRANT}}))
+    pipeline.drain()
+    assert skip_reasons(log_records) == ["unsupported_type"]
+    assert read_life(registry(), table(pipeline.resources), GRANT) is None
