@@ -124,7 +124,7 @@ class NylasEmulator:
             lambda: self.queued_sends,
             self.release_queued,
             self.inject,
-            self._grant_action,
+            self.grant_action,
         )
 
     # ---- lifecycle ---------------------------------------------------------------------------------
@@ -305,8 +305,14 @@ class NylasEmulator:
             "grant.deleted", {"object": grant_object(grant, "grant.deleted")}, swallow=False
         )
 
-    def _grant_action(self, action: str, grant_id: str, body: dict[str, Any]) -> str:
-        """The control route ``POST /_emulator/grants/{id}/{action}``: the grant's state after it."""
+    def grant_action(self, action: str, grant_id: str, body: dict[str, Any]) -> str:
+        """``create``, ``expire``, ``reauthenticate`` or ``delete`` (the control routes'): the state after it.
+
+        Raises
+        ------
+        KeyError
+            An unknown grant, or a deleted one's re-authentication.
+        """
         if action == "create":
             self.create_grant(
                 grant_id,
