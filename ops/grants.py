@@ -17,6 +17,7 @@ from typing import Any
 from ops.errors import ConfigurationError
 from ops.template import function_environment, load_template
 from replyonce.adapters.grant_registry import (
+    LIFE_PREFIX,
     Change,
     StoredGrant,
     StoredLife,
@@ -200,6 +201,8 @@ def apply_change(
 
     ``change_record(stored)`` is the new record (``None``: remove it).
     """
+    if grant_id.startswith(LIFE_PREFIX):
+        raise ConfigurationError(f"{grant_id!r} is not a grant id (the registry keeps grants' lives so)")
     stored = read_grant(dynamodb, table, grant_id)
     before = stored.record if stored else None
     after = change_record(stored)

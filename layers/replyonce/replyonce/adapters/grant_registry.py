@@ -12,8 +12,8 @@ record. Two kinds of item, keyed ``pk`` (partition) and ``sk`` (sort):
   ``pause``, ``resume``, ``remove``; from Nylas' notifications ``register``, ``expire``,
   ``reauthenticate``, ``delete``, ``sweep``), ``by``, ``before`` and ``after`` (JSON text; absent when
   there was, or is, no record);
-- a grant's life, from Nylas: ``pk`` ``life``, ``sk`` the grant id; ``life`` (JSON text), ``updated_at``
-  (below, "a grant's life").
+- a grant's life, from Nylas: ``pk`` ``grant``, ``sk`` ``life#{grant id}``; ``settings`` (JSON text: the
+  life, not settings), ``updated_at`` (below, "a grant's life").
 
 Why every record in one partition: the replier reads the whole registry with one ``Query`` through
 Powertools Parameters' DynamoDB provider (``get_multiple``), cached for ``registry_max_age_seconds``, so
@@ -71,14 +71,18 @@ class GrantRegistry:
     def __init__(
         self, table_name: str, *, session: boto3.session.Session | None = None, max_age_seconds: int = 60
     ) -> None:
+        session = session or boto3.session.Session()
         self._provider = DynamoDBProvider(
             table_name,
             key_attr=ATTR_PK,
             sort_attr=ATTR_SK,
             value_attr=ATTR_SETTINGS,
-            boto3_session=session or boto3.session.Session(),
+            boto3_session=session,
         )
         self._max_age = max_age_seconds
+        self._table = table_name
+        # A grant's life read strongly consistent (a deleted grant's send, an expired grant's resume).
+        self._client = session.client("dynamodb")
 
     def records(self) -> dict[str, Any]:
         """Each registered grant's record (setting name → JSON value), by grant id.
@@ -89,7 +93,25 @@ class GrantRegistry:
             The table could not be read (Powertools wraps DynamoDB's error); nothing is cached then.
         """
         texts = self._provider.get_multiple(GRANTS_PARTITION, max_age=self._max_age)
-        return {grant_id: _record_of(text) for grant_id, text in texts.items()}
+        return {
+            grant_id: _record_of(text)
+            for grant_id, text in texts.items()
+            if not grant_id.startswith(LIFE_PREFIX)
+        }
+
+    def lives(self) -> dict[str, "GrantLife"]:
+        """What Nylas said of each grant (its life), from the same cached ``Query`` as the records."""
+        texts = self._provider.get_multiple(GRANTS_PARTITION, max_age=self._max_age)
+        return {
+            key.removeprefix(LIFE_PREFIX): life_of(text)
+            for key, text in texts.items()
+            if key.startswith(LIFE_PREFIX)
+        }
+
+    def life_now(self, grant_id: str) -> "GrantLife":
+        """The grant's life as last written (a strongly consistent read, one request)."""
+        stored = read_life(self._client, self._table, grant_id)
+        return stored.life if stored else GrantLife()
 
 
 # ---- the operator's reads and writes (make grants), strongly consistent ------------------------------
@@ -140,7 +162,9 @@ def list_grants(client: Any, table: str) -> list[StoredGrant]:
         ExpressionAttributeValues={":pk": {"S": GRANTS_PARTITION}},
         ConsistentRead=True,
     ):
-        grants.extend(_stored(item) for item in page["Items"])
+        grants.extend(
+            _stored(item) for item in page["Items"] if not item[ATTR_SK]["S"].startswith(LIFE_PREFIX)
+        )
     return grants
 
 
@@ -231,18 +255,20 @@ def write_change(client: Any, table: str, change: Change, read: StoredGrant | No
 
 # ---- a grant's life, from Nylas (issue 42): its own items, written by the replier --------------------
 #
-# A third kind of item: ``pk`` ``life``, ``sk`` the grant id; ``life`` (JSON text: what Nylas' lifecycle
-# notifications said of the grant, ``replyonce.rules.grant_life.GrantLife``) and ``updated_at``. Apart from
-# the grant's record on purpose: the operator's ``make grants set/pause/remove`` and Nylas' notifications
+# A third kind of item: ``pk`` ``grant``, ``sk`` ``life#{grant id}``; ``settings`` (JSON text of what Nylas'
+# lifecycle notifications said of the grant, ``replyonce.rules.grant_life.GrantLife``: the attribute the
+# provider reads, whatever the item) and ``updated_at``. In the records' partition so the replier's one
+# cached ``Query`` reads both (no request more per cache period); an item of its own, apart from the
+# grant's record, on purpose: the operator's ``make grants set/pause/remove`` and Nylas' notifications
 # never condition on, or overwrite, each other's writes — an operator's own pause stays when Nylas says the
 # grant was re-authenticated, and an expiry stays when an operator changes the grant's mode. Each life
 # change is written with its change item (``pk`` ``change#{grant}``, ``by`` ``nylas:{type}``), so ``make
-# grants show`` lists it beside the operator's. The replier reads every life with one more ``Query``
-# per cache period, and a single life strongly consistent where the cache is not enough (a deleted
-# grant's send, an expired grant's resume).
+# grants show`` lists it beside the operator's. The replier reads every life with the records' ``Query``,
+# and a single life strongly consistent where the cache is not enough (a deleted grant's send, an
+# expired grant's resume). No grant id begins with ``life#`` (Nylas' are UUIDs; ``make grants`` refuses).
 
-LIFE_PARTITION = "life"
-ATTR_LIFE = "life"
+LIFE_PREFIX = "life#"
+ATTR_LIFE = ATTR_SETTINGS
 NYLAS_PREFIX = "nylas:"
 """``by`` of a change Nylas' notification made (``nylas:grant.expired``): who, in ``make grants show``."""
 
@@ -275,13 +301,16 @@ class StoredLife:
 
 
 def _life_key(grant_id: str) -> dict[str, Any]:
-    return {ATTR_PK: {"S": LIFE_PARTITION}, ATTR_SK: {"S": grant_id}}
+    return {ATTR_PK: {"S": GRANTS_PARTITION}, ATTR_SK: {"S": LIFE_PREFIX + grant_id}}
 
 
 def _stored_life(item: Mapping[str, Any]) -> StoredLife:
     text = item.get(ATTR_LIFE, {}).get("S", "")
     return StoredLife(
-        item[ATTR_SK]["S"], life_of(text), text, updated_at=item.get(ATTR_UPDATED_AT, {}).get("S", "")
+        item[ATTR_SK]["S"].removeprefix(LIFE_PREFIX),
+        life_of(text),
+        text,
+        updated_at=item.get(ATTR_UPDATED_AT, {}).get("S", ""),
     )
 
 
@@ -296,9 +325,9 @@ def list_lives(client: Any, table: str) -> dict[str, StoredLife]:
     lives: dict[str, StoredLife] = {}
     for page in client.get_paginator("query").paginate(
         TableName=table,
-        KeyConditionExpression="#pk = :pk",
-        ExpressionAttributeNames={"#pk": ATTR_PK},
-        ExpressionAttributeValues={":pk": {"S": LIFE_PARTITION}},
+        KeyConditionExpression="#pk = :pk AND begins_with(#sk, :life)",
+        ExpressionAttributeNames={"#pk": ATTR_PK, "#sk": ATTR_SK},
+        ExpressionAttributeValues={":pk": {"S": GRANTS_PARTITION}, ":life": {"S": LIFE_PREFIX}},
         ConsistentRead=True,
     ):
         for item in page["Items"]:
@@ -354,38 +383,3 @@ def register_new(client: Any, table: str, grant_id: str, record: Mapping[str, An
             return False
         raise
     return True
-
-
-class GrantLives:
-    """The replier's read of every grant's life: cached like the records, and one life read at once.
-
-    Parameters
-    ----------
-    table_name:
-        ``GRANT_REGISTRY_TABLE``.
-    session:
-        The boto3 session the provider's and the consistent read's clients are made from.
-    max_age_seconds:
-        How old the cached listing may be (``registry_max_age_seconds``).
-    """
-
-    def __init__(
-        self, table_name: str, *, session: boto3.session.Session | None = None, max_age_seconds: int = 60
-    ) -> None:
-        session = session or boto3.session.Session()
-        self._table = table_name
-        self._provider = DynamoDBProvider(
-            table_name, key_attr=ATTR_PK, sort_attr=ATTR_SK, value_attr=ATTR_LIFE, boto3_session=session
-        )
-        self._client = session.client("dynamodb")
-        self._max_age = max_age_seconds
-
-    def lives(self) -> dict[str, GrantLife]:
-        """Each grant's life as the cache holds it (at most ``max_age_seconds`` old)."""
-        texts = self._provider.get_multiple(LIFE_PARTITION, max_age=self._max_age)
-        return {grant_id: life_of(text) for grant_id, text in texts.items()}
-
-    def life_now(self, grant_id: str) -> GrantLife:
-        """The grant's life as last written (a strongly consistent read, one request)."""
-        stored = read_life(self._client, self._table, grant_id)
-        return stored.life if stored else GrantLife()

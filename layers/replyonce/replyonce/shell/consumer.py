@@ -49,7 +49,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from replyonce.adapters.active_region import FENCE_CLIENT_CONFIG, DynamoDBRegionFence
 from replyonce.adapters.agents import BedrockAgent, load_agent
-from replyonce.adapters.grant_registry import GrantLives, GrantRegistry
+from replyonce.adapters.grant_registry import GrantRegistry
 from replyonce.adapters.nylas import NylasMailbox
 from replyonce.adapters.queue import (
     ATTR_TASK,
@@ -193,8 +193,8 @@ class NotificationConsumer:
         # The deployment's agent is loaded at cold start (a mistyped REPLY_AGENT stops it there); a grant's
         # own agent (its record in the grant registry) on its first record.
         agent = agent_named(settings.reply_agent)
-        lives = (
-            GrantLives(
+        registry = (
+            GrantRegistry(
                 settings.grant_registry_table, session=aws, max_age_seconds=settings.registry_max_age_seconds
             )
             if settings.grant_registry_table
@@ -203,15 +203,12 @@ class NotificationConsumer:
         grants = GrantDirectory(
             defaults_of(settings),
             settings.agent_grant_ids,
-            GrantRegistry(
-                settings.grant_registry_table, session=aws, max_age_seconds=settings.registry_max_age_seconds
-            )
-            if settings.grant_registry_table
-            else None,
+            registry,
             agent_named,
             paused_retry_seconds=settings.paused_retry_seconds,
             loaded={settings.reply_agent: agent},
-            lives=lives,
+            # What Nylas said of each grant: the same registry, the same cached Query (issue 42).
+            lives=registry,
             deleted_retry_seconds=settings.registry_max_age_seconds,
         )
         dynamodb = aws.client("dynamodb")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replyonce.adapters.agents import Agent
-from replyonce.adapters.grant_registry import GrantLives, GrantRegistry
+from replyonce.adapters.grant_registry import GrantRegistry
 from replyonce.exceptions import ConfigurationError, Deferred
 from replyonce.grants import GrantRecordInvalid, GrantSettings, agent_grant_ids, overlay
 from replyonce.observability import count, logger
@@ -61,9 +61,9 @@ class GrantDirectory:
     loaded:
         Agents already loaded, by name (the deployment's own, checked at cold start).
     lives:
-        What Nylas' lifecycle notifications said of each grant (``replyonce.shell.grant_life``): an expired
-        grant's mail waits as a paused one's does, a deleted grant's is skipped and never sent.
-        ``None``: no registry.
+        What Nylas' lifecycle notifications said of each grant (``replyonce.shell.grant_life``), read from
+        the registry (the records' cached ``Query``, or one life strongly consistent): an expired grant's
+        mail waits as a paused one's does, a deleted grant's is skipped and never sent. ``None``: none.
     """
 
     def __init__(
@@ -75,7 +75,7 @@ class GrantDirectory:
         *,
         paused_retry_seconds: int,
         loaded: Mapping[str, Agent] | None = None,
-        lives: GrantLives | None = None,
+        lives: GrantRegistry | None = None,
         deleted_retry_seconds: int = 60,
     ) -> None:
         self._defaults = defaults
