@@ -117,6 +117,18 @@ CASES = [
         LifeDecision(GrantLife(created_at=10, reauthenticated_at=200)),
     ),
     (
+        "a grant expired again before its backfill ran keeps the backfill owed, not run while expired",
+        GrantLife(expired_at=100, reauthenticated_at=200, backfill_since=50),
+        expired(300),
+        LifeDecision(GrantLife(expired_at=300, reauthenticated_at=200, backfill_since=50), paused=True),
+    ),
+    (
+        "its next re-authentication backfills one window from the earliest owed",
+        GrantLife(expired_at=3000, reauthenticated_at=200, backfill_since=50),
+        updated(4000),
+        LifeDecision(GrantLife(expired_at=3000, reauthenticated_at=4000, backfill_since=50), resumed=True),
+    ),
+    (
         "a redelivered re-authentication resumes nothing more",
         RESUMED_AT_200,
         updated(200),

@@ -166,14 +166,23 @@ def decide(life: GrantLife, event: GrantChanged) -> LifeDecision:
         case Kind.UPDATED:
             if not event.reauthenticated:
                 return LifeDecision(life, ignored=Ignored.NOT_A_REAUTHENTICATION)
-            if at <= life.reauthenticated_at:
-                return LifeDecision(life, ignored=Ignored.NOT_NEWER)
-            after = replace(life, reauthenticated_at=at)
-            if not (life.expired and not after.expired):
-                return LifeDecision(after)
-            since = max(1, life.expired_at - EXPIRY_DETECTION_SECONDS)
-            return LifeDecision(replace(after, backfill_since=since), resumed=True)
+            return _reauthenticated(life, at)
     raise ValueError(f"not a lifecycle notification: {event.kind!r}")
+
+
+def _reauthenticated(life: GrantLife, at: int) -> LifeDecision:
+    """A ``grant.updated`` with ``reauthentication_flag`` at ``at``: resumed, with its window, if it was
+    expired before and is not after."""
+    if at <= life.reauthenticated_at:
+        return LifeDecision(life, ignored=Ignored.NOT_NEWER)
+    after = replace(life, reauthenticated_at=at)
+    if not (life.expired and not after.expired):
+        return LifeDecision(after)
+    since = max(1, life.expired_at - EXPIRY_DETECTION_SECONDS)
+    if life.backfill_since:
+        # A backfill still owed from an earlier expiry (it expired again before it ran): one window.
+        since = min(since, life.backfill_since)
+    return LifeDecision(replace(after, backfill_since=since), resumed=True)
 
 
 # ---- the backfill of a re-authenticated grant ---------------------------------------------------------

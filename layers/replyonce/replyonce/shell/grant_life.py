@@ -127,7 +127,9 @@ class GrantLifecycle:
         if decision.forget:
             self._directory.forget(grant)
             self._forget(grant, life, keep_going, fields, first=decision.ignored is None)
-        elif life.backfill_since:
+        elif life.backfill_since and not life.expired:
+            # Owed since a re-authentication (kept until done); not while expired again: Nylas would
+            # refuse the listing (401), and the next re-authentication's window includes this one.
             self._backfill_window(grant, life, keep_going, fields)
         return {"outcome": "grant_life", "notification_type": kind, "grant_id": grant}
 
