@@ -5,8 +5,11 @@ agent grant when ``AGENT_GRANT_IDS`` names it or the registry has a record of it
 deployment's (``replyonce.grants.defaults_of``) overlaid with its record (``replyonce.grants.overlay``),
 and the core decides with the policy they make (``replyonce.policy.policy_for``): the core itself does
 not know there is a registry. What cannot run now is a deferral with its reason, never a skip: a
-paused grant (``grant_paused``), a record the replier cannot read or an agent it cannot load
-(``configuration``, with the grant and the reason in the log line).
+paused grant (``grant_paused``; by Nylas' expiry too, ``paused_by: expiry``), a record the replier
+cannot read or an agent it cannot load (``configuration``, with the grant and the reason in the log
+line). A grant Nylas deleted is the one skip (``grant_deleted``), and right before each send or draft its
+deletion is read strongly consistent (``refuse_if_deleted``): no send after the notification, whatever
+the cache says (issue 42, ``replyonce.shell.grant_life``).
 """
 
 import threading
