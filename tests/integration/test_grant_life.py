@@ -10,6 +10,7 @@ the code under test.
 """
 
 import time
+from collections import Counter
 from datetime import datetime, timedelta
 
 import boto3
@@ -417,3 +418,27 @@ def test_other_grant_notifications_stay_skipped_with_their_reason(lives, pipelin
     pipeline.drain()
     assert skip_reasons(log_records) == ["unsupported_type"]
     assert read_life(registry(), table(pipeline.resources), GRANT) is None
+
+
+def test_what_an_expiry_and_a_deletion_cost_in_requests(sending, nylas, heard):
+    # Counted at the wire (a botocore hook on the container's own session), asserted exactly: an expiry is
+    # the idempotency record (put, completed), the life read and written with its change item (one
+    # transaction), and the look at the grant's record (an agent grant's: the alarm); no Nylas call. A
+    # deletion of a grant with no state: the same, and the sweep's one Scan page and the life marked swept.
+    pipeline = sending
+    session = boto3.session.Session()
+    calls: Counter = Counter()
+    session.events.register("before-call.dynamodb.*", lambda model, **_: calls.update([model.name]))
+    container = new_container(aws=session)
+    handler = lambda event, context: container.handle_batch(event, context)  # noqa: E731
+    nylas.expire_grant(GRANT)
+    nylas_before = len(nylas.requests)
+    pipeline.deliver(heard[-1])
+    pipeline.poller(handler).drain()
+    assert calls == Counter({"PutItem": 1, "UpdateItem": 1, "GetItem": 2, "TransactWriteItems": 1})
+    calls.clear()
+    nylas.delete_grant(GRANT)
+    pipeline.deliver(heard[-1])
+    pipeline.poller(handler).drain()
+    assert calls == Counter({"PutItem": 1, "UpdateItem": 1, "GetItem": 3, "TransactWriteItems": 2, "Scan": 1})
+    assert len(nylas.requests) == nylas_before
