@@ -41,6 +41,7 @@ from devstack.invariants import (
     SKIPPED,
 )
 from devstack.nylas import NylasEmulator
+from devstack.nylas.control import GRANT_ACTIONS
 from devstack.stack import LogCollector
 from devstack.web_view import AGENT_FAILED, DEFERRED
 from devstack.webhook_sender import WebhookSender
@@ -167,6 +168,10 @@ class MailControl:
                 return 201, self.mail(_json_object(body))
             if method == "POST" and route == ["notify"]:
                 return 200, self.notify(_json_object(body))
+            if method == "POST" and len(route) == 3 and route[0] == "grants":
+                return 200, self.grant(
+                    unquote(route[1]), route[2], _json_object(body) if body.strip() else {}
+                )
             if method == "GET" and len(route) == 2 and route[0] == "threads":
                 return 200, self.thread(unquote(route[1]))
             if method == "GET" and len(route) == 2 and route[0] == "outcomes":
@@ -372,6 +377,20 @@ class MailControl:
             detail = error.get("message") if isinstance(error, dict) else f"status {response.status_code}"
             raise ControlError(404 if response.status_code == 404 else 400, str(detail))
         return answer
+
+    def grant(self, grant_id: str, action: str, request: Mapping[str, Any]) -> Json:
+        """A grant's life in the emulated Nylas (``make trigger ARGS="grant expire --grant G"``): the
+        emulator fires its ``grant.*`` notification, delivered to the webhook as Nylas would."""
+        emulator = self._require_emulator()
+        if action not in GRANT_ACTIONS:
+            raise ControlError(400, f"the action must be one of {', '.join(GRANT_ACTIONS)}, not {action!r}")
+        if action == "create" and "@" not in str(request.get("email", "")):
+            raise ControlError(400, "create needs the grant's email address (--email)")
+        try:
+            state = emulator.grant_action(action, grant_id, dict(request))
+        except KeyError as refused:
+            raise ControlError(409 if "deleted" in str(refused) else 404, str(refused.args[0])) from None
+        return {"grant_id": grant_id, "state": state}
 
     def _require_emulator(self) -> NylasEmulator:
         if self._emulator is None:

@@ -183,11 +183,14 @@ def envelope(
 
 
 def notification_envelope(trigger: str, data: dict[str, Any]) -> dict[str, Any]:
-    """Wrap a notification's ``data`` (any trigger: ``message.delivered``, ``message.send_failed``, ...)."""
+    """Wrap a notification's ``data`` (any trigger: ``message.delivered``, ``message.send_failed``, ...).
+
+    A grant's notification comes from ``/nylas/system`` (https://developer.nylas.com/docs/reference/notifications/grants/).
+    """
     return {
         "specversion": "1.0",
         "type": trigger,
-        "source": "/nylas/send",
+        "source": "/nylas/system" if trigger.startswith("grant.") else "/nylas/send",
         "id": str(uuid.uuid4()),
         "time": int(time.time()),
         "webhook_delivery_attempt": 1,
@@ -285,6 +288,29 @@ def sample_message_created(**changes: Any) -> dict[str, Any]:
     return message_created(**{"date": SAMPLE_MESSAGE_DATE, **changes})
 
 
+def sample_grant_notification(trigger: str = "grant.expired", **changes: Any) -> dict[str, Any]:
+    """A grant's lifecycle notification of the sample mailbox's grant, as the reference shows it
+    (https://developer.nylas.com/docs/reference/notifications/grants/grant-expired/)."""
+    obj: dict[str, Any] = {
+        "code": 25009,
+        "grant_id": AGENT_GRANT_ID,
+        "integration_id": "integration-local",
+        "provider": "nylas",
+        "email": AGENT_EMAIL,
+        "grant_updated_at": SAMPLE_MESSAGE_DATE - 86_400,
+        **changes,
+    }
+    return {
+        "specversion": "1.0",
+        "type": trigger,
+        "source": "/nylas/system",
+        "id": "6f1e0c2a-0000-4000-8000-00000000e001",
+        "time": SAMPLE_MESSAGE_DATE,
+        "webhook_delivery_attempt": 1,
+        "data": {"application_id": "app-replyonce-local", "object": obj},
+    }
+
+
 def sample_events() -> dict[str, dict[str, Any]]:
     """Every event file of ``events/``, by file name."""
     created = encode(sample_message_created())
@@ -315,6 +341,9 @@ def sample_events() -> dict[str, dict[str, Any]]:
         "replier-duplicate-batch.json": sqs_event(
             [sample_message_created(), sample_message_created(attempt=2)]
         ),
+        # A grant's life (issue 42): the sample grant expired, signed as Nylas delivers it, and queued.
+        "webhook-grant-expired.json": signed_post(encode(sample_grant_notification())),
+        "replier-grant-expired.json": sqs_event([sample_grant_notification()]),
     }
 
 

@@ -14,6 +14,7 @@ Examples::
     python -m devstack.trigger forged --message MESSAGE_ID
     python -m devstack.trigger unknown
     python -m devstack.trigger thread --thread THREAD
+    python -m devstack.trigger grant expire --grant GRANT
 """
 
 import argparse
@@ -349,6 +350,15 @@ def _parser() -> argparse.ArgumentParser:
         help="a well-formed, signed message.created for a message the mailbox does not hold",
     )
     unknown.add_argument("--message", help="the message id to name (default: a fresh one)")
+    grant = commands.add_parser(
+        "grant",
+        parents=[target],
+        help="a grant's life in the emulated Nylas: create, expire, reauthenticate, delete (grant.* fired)",
+    )
+    grant.add_argument("action", choices=("create", "expire", "reauthenticate", "delete"))
+    grant.add_argument("--grant", dest="grant_id", required=True, help="the grant id")
+    grant.add_argument("--email", help="create: the grant's address")
+    grant.add_argument("--name", help="create: its display name")
     thread = commands.add_parser(
         "thread", parents=[target, showing], help="a thread's conversation as the mailbox holds it"
     )
@@ -373,6 +383,14 @@ def run(args: argparse.Namespace) -> int:
         answer = client.thread(args.thread)
         console.print(f"thread {args.thread}: {len(answer['data'])} messages, oldest first")
         console.print(conversation(answer["data"], answer.get("agent_email"), full=args.full))
+        return 0
+    if args.command == "grant":
+        request = {k: v for k, v in (("email", args.email), ("name", args.name)) if v}
+        answer = client.call("POST", f"grants/{quote(args.grant_id, safe='')}/{args.action}", request)
+        console.print(
+            f"grant {answer['grant_id']}: {answer['state']}; Nylas' grant.{_FIRED[args.action]} delivered "
+            "to the webhook (the `make serve` terminal shows what the replier made of it)"
+        )
         return 0
     delivery = {"copies": args.duplicates, "concurrent": args.concurrent}
     if args.command == "mail":
@@ -452,6 +470,10 @@ def run(args: argparse.Namespace) -> int:
         decision = client.wait_for_decision(notification["id"], args.wait)
         console.print(_describe_decision(decision, args.wait))
     return 0
+
+
+_FIRED = {"create": "created", "expire": "expired", "reauthenticate": "updated", "delete": "deleted"}
+"""The notification each ``make trigger ARGS="grant ..."`` action fires."""
 
 
 def main(argv: list[str] | None = None) -> int:

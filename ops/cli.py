@@ -340,6 +340,15 @@ def _grants(context: Context) -> int:
             state_table=stack.outputs.get("StateTableName", ""),
             now=context.runtime.clock(),
         )
+    elif args.action == "resume" and args.expiry:
+        lines = grants.lift_expiry(
+            dynamodb,
+            table,
+            args.grant,
+            who=lambda: context.client("sts").get_caller_identity()["Arn"],
+            clock=context.runtime.clock,
+            dry_run=args.dry_run,
+        )
     else:
         if args.action == "set":
             change = grants.set_record(_grant_settings(args), args.reset or (), deployment)
@@ -980,7 +989,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--trusted-list", action="append", help="list-id=address of a list the company runs")
     a.add_argument("--reset", action="append", metavar="SETTING", help="back to the stack's parameter")
     actions.add_parser("pause", parents=[changing], help="the grant's mail waits, answered after resume")
-    actions.add_parser("resume", parents=[changing], help="answer the grant's mail again")
+    a = actions.add_parser("resume", parents=[changing], help="answer the grant's mail again")
+    a.add_argument(
+        "--expiry",
+        action="store_true",
+        help="lift a pause by Nylas' grant.expired whose re-authentication never reached the stack",
+    )
     actions.add_parser("remove", parents=[changing], help="delete the grant's record")
     for action, command in actions.choices.items():
         name_make_target(command, "grants", first=action)

@@ -10,19 +10,24 @@ and writes nothing. A change takes effect within the replier's cache bound (``re
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from ops.errors import ConfigurationError
 from ops.template import function_environment, load_template
 from replyonce.adapters.grant_registry import (
+    LIFE_PREFIX,
     Change,
     StoredGrant,
+    StoredLife,
     changes_of,
     list_grants,
+    list_lives,
     read_grant,
+    read_life,
     write_change,
+    write_life,
 )
 from replyonce.adapters.state_items import AgentCallDay, agent_call_day_of, agent_calls_key
 from replyonce.config import ReplierSettings
@@ -70,8 +75,35 @@ def effective(deployment: Deployment, stored: StoredGrant | None) -> GrantSettin
         return f"UNREADABLE: {invalid}"
 
 
-def render_list(deployment: Deployment, stored: Sequence[StoredGrant]) -> list[str]:
+def _life_state(life: StoredLife | None) -> str:
+    """What Nylas' notifications made of the grant (``""``: nothing that stops it)."""
+    if life is None:
+        return ""
+    if life.life.deleted:
+        return "deleted"
+    return "expired" if life.life.expired else ""
+
+
+def _life_line(life: StoredLife | None) -> list[str]:
+    """``make grants show``'s line on what Nylas said of the grant, when it stops its mail."""
+    if life is None:
+        return []
+    if life.life.deleted:
+        swept = "its state removed" if life.life.swept else "its state being removed"
+        return [f"  deleted by Nylas (grant.deleted at {life.life.deleted_at}): nothing is sent; {swept}"]
+    if life.life.expired:
+        return [
+            f"  expired (grant.expired at {life.life.expired_at}): its mail waits until Nylas says it was "
+            "re-authenticated (grant.updated); then resumed with a backfill of what arrived meanwhile"
+        ]
+    return []
+
+
+def render_list(
+    deployment: Deployment, stored: Sequence[StoredGrant], lives: Mapping[str, StoredLife] | None = None
+) -> list[str]:
     """One line per grant the stack answers: its state, mode, agent and where its settings come from."""
+    lives = lives or {}
     by_id = {g.grant_id: g for g in stored}
     grant_ids = list(dict.fromkeys([*deployment.seeded, *sorted(by_id)]))
     if not grant_ids:
@@ -93,7 +125,7 @@ def render_list(deployment: Deployment, stored: Sequence[StoredGrant]) -> list[s
         if isinstance(settings, str):
             lines.append(f"{grant_id:<28} {'waiting':<8} {'-':<7} {'-':<28} {source}; {settings}")
             continue
-        state = "active" if settings.enabled else "paused"
+        state = _life_state(lives.get(grant_id)) or ("active" if settings.enabled else "paused")
         lines.append(f"{grant_id:<28} {state:<8} {settings.reply_mode:<7} {settings.agent:<28} {source}")
     return lines
 
@@ -104,6 +136,7 @@ def render_show(
     stored: StoredGrant | None,
     changes: Sequence[Change],
     calls: tuple[str, AgentCallDay] | None = None,
+    life: StoredLife | None = None,
 ) -> list[str]:
     """Every setting of the grant, each marked as its record's or the parameters', and its latest changes.
 
@@ -113,7 +146,7 @@ def render_show(
     if stored is None and grant_id not in deployment.seeded:
         return [f"grant {grant_id}: not an agent grant of this stack (no record, not in AgentGrantIds)"]
     settings = effective(deployment, stored)
-    lines = [f"grant {grant_id}"]
+    lines = [f"grant {grant_id}", *_life_line(life)]
     if isinstance(settings, str):
         lines.append(f"  {settings}: its mail waits until the record is fixed (make grants set)")
         settings = deployment.defaults
@@ -197,6 +230,8 @@ def apply_change(
 
     ``change_record(stored)`` is the new record (``None``: remove it).
     """
+    if grant_id.startswith(LIFE_PREFIX):
+        raise ConfigurationError(f"{grant_id!r} is not a grant id (the registry keeps grants' lives so)")
     stored = read_grant(dynamodb, table, grant_id)
     before = stored.record if stored else None
     after = change_record(stored)
@@ -276,7 +311,7 @@ def removed(stored: StoredGrant | None) -> None:
 
 
 def list_lines(dynamodb: Any, table: str, deployment: Deployment) -> list[str]:
-    return render_list(deployment, list_grants(dynamodb, table))
+    return render_list(deployment, list_grants(dynamodb, table), list_lives(dynamodb, table))
 
 
 def show_lines(
@@ -300,4 +335,52 @@ def show_lines(
         read_grant(dynamodb, table, grant_id),
         changes_of(dynamodb, table, grant_id),
         calls,
+        read_life(dynamodb, table, grant_id),
     )
+
+
+# ---- a pause by Nylas' expiry, lifted by hand (issue 42: the grant's life) -----------------------------
+
+EXPIRY_DETECTION_SECONDS: int = 600
+"""As ``replyonce.rules.grant_life``: Nylas finds an expiry up to 10 minutes late."""
+
+
+def lift_expiry(
+    dynamodb: Any,
+    table: str,
+    grant_id: str,
+    *,
+    who: Callable[[], str],
+    clock: Callable[[], float],
+    dry_run: bool,
+) -> list[str]:
+    """``make grants resume --grant G --expiry``: the operator says the grant was re-authenticated.
+
+    For when Nylas' ``grant.updated`` never reached the stack (a webhook ``failed`` meanwhile): the life
+    is written as a re-authentication would write it (by the operator, with its change item), and the
+    backfill the replier would have run is printed to run by hand. An operator's own pause is not
+    touched (``resume`` without ``--expiry`` lifts it).
+    """
+    stored = read_life(dynamodb, table, grant_id)
+    if stored is None or not stored.life.expired:
+        return [f"grant {grant_id}: not paused by an expiry; nothing to lift"]
+    now = int(clock())
+    after = replace(stored.life, reauthenticated_at=max(now, stored.life.expired_at))
+    by = who()
+    at = datetime.fromtimestamp(clock(), UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    said = f"grant {grant_id}: expiry of {stored.life.expired_at} lifted by {by}"
+    backfill = (
+        f'  then: make backfill ARGS="--since {max(0, stored.life.expired_at - EXPIRY_DETECTION_SECONDS)} '
+        f'--grant {grant_id} --apply" (the mail of its expiry)'
+    )
+    if dry_run:
+        return [f"dry run, nothing written: {said}", backfill]
+    write_life(
+        dynamodb,
+        table,
+        grant_id,
+        after,
+        stored,
+        Change(grant_id, at, "reauthenticate", by, asdict(stored.life), asdict(after)),
+    )
+    return [said, "  takes effect at once (the replier reads an expired grant's life again)", backfill]

@@ -21,9 +21,18 @@ from ops.secret_store import ApiKeyStore, SecretStore
 
 # What the replier needs to hear, the one list `make register-webhook` and `make listen` subscribe to:
 # new mail, and the outcome of a send Nylas queued for an Agent Account (202 Accepted is not yet a
-# sent email): `message.send_failed` (it never went out) and `message.delivered` (it did). A webhook
-# receives a trigger type only if subscribed to it; every other type would only be skipped.
-TRIGGER_TYPES = ("message.created", "message.send_failed", "message.delivered")
+# sent email): `message.send_failed` (it never went out) and `message.delivered` (it did); and the
+# grants' lives (issue 42: registered, paused, resumed, forgotten; replyonce/shell/grant_life.py). A
+# webhook receives a trigger type only if subscribed to it; every other type would only be skipped.
+TRIGGER_TYPES = (
+    "message.created",
+    "message.send_failed",
+    "message.delivered",
+    "grant.created",
+    "grant.updated",
+    "grant.expired",
+    "grant.deleted",
+)
 DESCRIPTION = "ReplyOnce"
 
 
@@ -95,8 +104,9 @@ def register_webhook(
             if missing:
                 # Registered before the replier needed them: Nylas sends it only what it subscribes to.
                 say(
-                    f"it lacks the triggers {', '.join(missing)}, which the replier needs for queued "
-                    "Agent Account sends: add them to the webhook in the Nylas dashboard (Webhooks → edit)"
+                    f"it lacks the triggers {', '.join(missing)}, which the replier needs (queued Agent "
+                    "Account sends; grants' lives): add them to the webhook in the Nylas dashboard "
+                    "(Webhooks → edit)"
                 )
             return Registration(existing.id, webhook_url, created=False)
         if existing is not None:

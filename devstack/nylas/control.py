@@ -17,6 +17,10 @@ error body whose ``message`` says what was wrong.
   :meth:`NylasEmulator.inject`, the fault built by the :class:`~devstack.nylas.faults.Fault` class
   method named by ``kind`` (``status``, ``delay``, ``lose_response``, ``provider_error``,
   ``idempotency_error``) with the other keys as its keyword arguments;
+- ``POST /_emulator/grants/{id}/{create|expire|reauthenticate|delete}`` (``create``: ``{"email",
+  "name"?, "provider"?}``): a grant's life (:mod:`devstack.nylas.grant_life`), each firing its
+  ``grant.*`` notification as Nylas does (``{"data": {"grant_id", "state"}}``; 404 for an unknown
+  grant, 409 for a deleted one's re-authentication);
 - ``GET /_emulator/queue``: the queued sends (``{"data": [{"grant_id", "idempotency_key", "draft_id",
   "message"}]}``); ``POST /_emulator/queue/release`` ``{"message_ids"?: [...], "fail"?: bool,
   "reason"?: str}``: :meth:`NylasEmulator.release_queued` (``{"data": {"released": [ids]}}``).
@@ -40,6 +44,9 @@ CONTROL_PREFIX = "/_emulator/"
 """Path prefix of the local-stack control routes (no auth, not counted in ``requests``)."""
 
 _log = logging.getLogger(__name__)
+
+GRANT_ACTIONS = ("create", "expire", "reauthenticate", "delete")
+"""The control route's actions on a grant's life."""
 
 _FAULT_KINDS = ("status", "delay", "lose_response", "provider_error", "idempotency_error")
 
@@ -80,7 +87,10 @@ class Control:
         queued: Callable[[], list[SendRecord]],
         release: Callable[..., list[str]],
         inject: Callable[[str, str, Fault, int], None],
+        grant_life: Callable[[str, str, dict[str, Any]], str] | None = None,
     ) -> None:
+        # (action, grant id, body) -> the grant's state after it: NylasEmulator.create_grant and the others.
+        self._grant_life = grant_life
         self._mailbox = mailbox
         self._announce = announce
         self._advance_clock = advance_clock
@@ -100,6 +110,14 @@ class Control:
             return json_response(200, {"data": messages})
         if method == "PUT" and len(segments) == 3 and segments[0] == "grants" and segments[2] == "aliases":
             return self._aliases(segments[1], body)
+        if (
+            method == "POST"
+            and len(segments) == 3
+            and segments[0] == "grants"
+            and segments[2] in GRANT_ACTIONS
+            and self._grant_life is not None
+        ):
+            return self._grant_route(segments[2], segments[1], body)
         if method == "POST" and segments == ["clock"]:
             return self._clock(body)
         if segments == ["modes"] and method in ("GET", "POST", "DELETE"):
@@ -133,6 +151,22 @@ class Control:
                 return error(404, "not_found_error", f"grant {grant_id!r} not found")
             self._mailbox.aliases[grant["id"]] = list(aliases)
         return json_response(200, {"data": {"grant_id": grant["id"], "email_aliases": aliases}})
+
+    def _grant_route(self, action: str, grant_id: str, body: bytes) -> Response:
+        payload, parsed = parse_json(body) if body.strip() else ({}, True)
+        if not parsed or not isinstance(payload, dict):
+            return invalid('body must be a JSON object (create: {"email": <address>, "name"?: <name>})')
+        if action == "create" and "@" not in str(payload.get("email", "")):
+            return invalid('create needs {"email": <address>}')
+        assert self._grant_life is not None
+        try:
+            state = self._grant_life(action, grant_id, payload)
+        except KeyError as exc:
+            status = 409 if "deleted" in str(exc) else 404
+            return error(
+                status, "invalid_request_error" if status == 409 else "not_found_error", str(exc.args[0])
+            )
+        return json_response(200, {"data": {"grant_id": grant_id, "state": state}})
 
     def _clock(self, body: bytes) -> Response:
         payload, parsed = parse_json(body)

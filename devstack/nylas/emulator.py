@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from devstack.nylas.control import CONTROL_PREFIX, Control
 from devstack.nylas.drafts import DraftRecord, Drafts, sent_as
 from devstack.nylas.faults import Fault, FaultQueue, Latency, Pause, fault_response
+from devstack.nylas.grant_life import DELETED, EXPIRED, GrantLives, grant_object
 from devstack.nylas.mailbox import Mailbox, folder_id
 from devstack.nylas.messages import Messages
 from devstack.nylas.modes import Modes
@@ -109,6 +110,7 @@ class NylasEmulator:
         self._faults = FaultQueue()
         self._latency = Latency()
         self._requests: list[tuple[str, str]] = []
+        self._lives = GrantLives()
         self._notifier = notifier = Notifier(self.modes, application_id)
         self._messages = Messages(mailbox, self.modes, notifier.message_updated)
         self._send = Send(mailbox, self.modes, self._faults, notifier)
@@ -122,6 +124,7 @@ class NylasEmulator:
             lambda: self.queued_sends,
             self.release_queued,
             self.inject,
+            self.grant_action,
         )
 
     # ---- lifecycle ---------------------------------------------------------------------------------
@@ -240,7 +243,100 @@ class NylasEmulator:
         """Create (or replace) a valid grant and return its object: an Agent Account (``provider``
         ``"nylas"``) by default, or a person's or team's mailbox (``"google"``, ``"microsoft"``...),
         which people also write from (``GET /v3/grants/{id}`` returns ``provider``)."""
+        self._lives.begin(grant_id, int(self.now()))
         return self._mailbox.add_grant(grant_id, email, name, provider)
+
+    # ---- a grant's life (devstack.nylas.grant_life: each behaviour with its source) -----------------
+
+    def create_grant(self, grant_id: str, email: str, name: str = "Agent", provider: str = "nylas") -> Json:
+        """A user authenticates for the first time: the grant is added and ``grant.created`` fires."""
+        grant = self.add_grant(grant_id, email, name, provider)
+        self._notifier.notify(
+            "grant.created",
+            {
+                "object": grant_object(
+                    grant, "grant.created", login_id=f"login-{grant_id}", name=name, scope=[]
+                )
+            },
+            swallow=False,
+        )
+        return grant
+
+    def expire_grant(self, grant_id: str) -> None:
+        """The grant's credentials expire: ``grant_status`` ``invalid``, its calls ``401``, its new mail
+        held un-notified, and ``grant.expired`` fires."""
+        grant = self._grant(grant_id)
+        updated_at = self._lives.expire(grant["id"])
+        with self._lock:
+            self._mailbox.grants[grant["id"]]["grant_status"] = "invalid"
+        self._notifier.notify(
+            "grant.expired",
+            {"object": grant_object(grant, "grant.expired", grant_updated_at=updated_at)},
+            swallow=False,
+        )
+
+    def reauthenticate_grant(self, grant_id: str) -> None:
+        """The user re-authenticates: the same grant id valid again, ``grant.updated`` with
+        ``reauthentication_flag`` fires, then (:attr:`Modes.reauthentication_replays`) the held mail's
+        ``message.created``."""
+        grant = self._grant(grant_id)
+        held = self._lives.reauthenticate(grant["id"], int(self.now()))
+        with self._lock:
+            self._mailbox.grants[grant["id"]]["grant_status"] = "valid"
+            replay = (
+                [copy.deepcopy(self._mailbox.messages[m].message) for m in held]
+                if self.modes.reauthentication_replays
+                else []
+            )
+        self._notifier.notify(
+            "grant.updated",
+            {"object": grant_object(grant, "grant.updated", reauthentication_flag=True)},
+            swallow=False,
+        )
+        for message in replay:
+            self._notifier.message_created(message, swallow=False)
+
+    def delete_grant(self, grant_id: str) -> None:
+        """A Delete Grant request: every call on the grant refused from now on
+        (:attr:`Modes.deleted_grant_answer`), and ``grant.deleted`` fires."""
+        grant = self._grant(grant_id)
+        self._lives.delete(grant["id"])
+        self._notifier.notify(
+            "grant.deleted", {"object": grant_object(grant, "grant.deleted")}, swallow=False
+        )
+
+    def grant_action(self, action: str, grant_id: str, body: dict[str, Any]) -> str:
+        """``create``, ``expire``, ``reauthenticate`` or ``delete`` (the control routes'): the state after it.
+
+        Raises
+        ------
+        KeyError
+            An unknown grant, or a deleted one's re-authentication.
+        """
+        if action == "create":
+            self.create_grant(
+                grant_id,
+                str(body["email"]),
+                name=str(body.get("name") or "Agent"),
+                provider=str(body.get("provider") or "nylas"),
+            )
+        else:
+            {
+                "expire": self.expire_grant,
+                "reauthenticate": self.reauthenticate_grant,
+                "delete": self.delete_grant,
+            }[action](grant_id)
+        return self.grant_state(grant_id)
+
+    def grant_state(self, grant_id: str) -> str:
+        """``valid``, ``expired`` or ``deleted``."""
+        return self._lives.state(self._grant(grant_id)["id"])
+
+    def _grant(self, grant_id: str) -> Json:
+        grant = self._mailbox.find_grant(grant_id)
+        if grant is None:
+            raise KeyError(f"unknown grant {grant_id!r}")
+        return grant
 
     def set_aliases(self, grant_id: str, aliases: Sequence[str]) -> None:
         """The grant's email aliases, returned by ``GET /v3/grants/{id}?expose_aliases=true`` as
@@ -460,9 +556,11 @@ class NylasEmulator:
             authentication=authentication_results,
             attachments=attachments,
         )
-        # Outside the lock: the callback may call back into the emulator (over HTTP or directly).
+        # Outside the lock: the callback may call back into the emulator (over HTTP or directly). An
+        # expired or deleted grant's mail is not notified (devstack.nylas.grant_life).
         for message in messages if notify else ():
-            self._notifier.message_created(message, swallow=False)
+            if not self._lives.hold(message["grant_id"], message["id"]):
+                self._notifier.message_created(message, swallow=False)
         return copy.deepcopy(messages[0])
 
     def forget_attachment(self, attachment_id: str) -> None:
@@ -524,6 +622,7 @@ class NylasEmulator:
         """
         with self._lock:
             self._mailbox.clear()
+            self._lives.clear()
             self._send.clear()
             self._drafts.clear()
             self._webhooks.clear()
@@ -656,6 +755,14 @@ class NylasEmulator:
         if grant is None:
             return error(404, "not_found_error", f"grant {segments[2]!r} not found")
         rest = segments[3:]
+        state = self._lives.state(grant["id"])
+        if state == DELETED:
+            if self.modes.deleted_grant_answer == "unauthorized":
+                return error(401, "unauthorized", f"grant {grant['id']!r} was deleted")
+            return error(404, "not_found_error", f"grant {grant['id']!r} not found")
+        if state == EXPIRED and (rest or request.method != "GET"):
+            # GET /v3/grants/{id} still answers, with grant_status "invalid"; everything on its data 401.
+            return error(401, "unauthorized", f"grant {grant['id']!r} expired: it must be re-authenticated")
         if request.method == "GET" and not rest:
             if (request.param("expose_aliases") or "").lower() == "true":
                 # https://developer.nylas.com/docs/reference/api/manage-grants/get_grant_by_id/: "the

@@ -26,6 +26,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "custom_headers": ("accept", "refuse", "drop"),
     "folder_exists": ("conflict", "invalid"),
     "message_date": ("sender", "received"),
+    "deleted_grant_answer": ("not_found", "unauthorized"),
 }
 
 
@@ -137,6 +138,16 @@ class Modes:
         while its key is in flight. Empty (default): no delay.
     latency_seed : int
         Seed of the latency draws.
+    reauthentication_replays : bool
+        A re-authenticated grant's mail that arrived while it was expired fires its ``message.created``
+        at the re-authentication (default), as "let the API replay up to 72 hours of missed
+        notifications" says (https://developer.nylas.com/docs/cookbook/email/email-sync-failures/); off:
+        it is never notified, as "Nylas loses access to the user's data and stops sending notifications"
+        (https://developer.nylas.com/docs/dev-guide/best-practices/manage-grants/) leaves open.
+    deleted_grant_answer : {"not_found", "unauthorized"}
+        What a deleted grant's API calls answer. Deleting a grant "stops all access ... immediately"
+        (https://developer.nylas.com/docs/cookbook/use-cases/build/list-revoke-grants/) without naming the
+        status: ``404 not_found_error`` as for any unknown grant (default), or ``401 unauthorized``.
     """
 
     error_spelling: str = "api"
@@ -162,6 +173,8 @@ class Modes:
     draft_send_new_id: bool = True
     latency: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     latency_seed: int = 0
+    reauthentication_replays: bool = True
+    deleted_grant_answer: str = "not_found"
 
     def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, _checked(self, name, value))
@@ -217,6 +230,7 @@ def _checked(modes: Modes, name: str, value: Any) -> Any:
         "draft_send_new_id",
         "draft_date",
         "draft_send_keeps_metadata",
+        "reauthentication_replays",
     ):
         if not isinstance(value, bool):
             raise ValueError(f"{name} must be true or false, not {value!r}")

@@ -199,6 +199,25 @@ def test_message_updated_truncated_forged_and_unknown_deliveries(serve, capsys):
     assert "Traceback" not in serve.text()
 
 
+def test_a_grants_life_from_the_emulated_nylas_reaches_the_replier(serve, capsys):
+    # Issue 42: make trigger ARGS="grant ..." has the emulator fire grant.* as Nylas does; make serve's
+    # replier registers the new grant (shadow), then pauses it by its expiry.
+    code, out, _ = run_trigger(
+        serve, capsys, "grant", "create", "--grant", "grant-trigger-0007", "--email", "desk@example.com"
+    )
+    assert code == 0
+    assert "grant grant-trigger-0007: valid; Nylas' grant.created delivered" in out
+    serve.wait_for(r"grant created: registered")
+    code, out, _ = run_trigger(serve, capsys, "grant", "expire", "--grant", "grant-trigger-0007")
+    assert code == 0
+    assert "expired" in out
+    serve.wait_for(r"grant expired: paused")
+    code, out, err = run_trigger(serve, capsys, "grant", "expire", "--grant", "grant-nobody")
+    assert code == 1
+    assert "unknown grant" in err
+    assert "Traceback" not in serve.text()
+
+
 def test_serve_prints_one_readable_line_per_event_without_metrics_or_moto(serve, capsys):
     assert run_trigger(serve, capsys, "mail", "--from", "dave@example.com")[0] == 0
     text = serve.wait_for(r"replier .* reply sent")

@@ -64,6 +64,7 @@ from devstack.events import (
     CUSTOMER_EMAIL,
     encode,
     envelope,
+    notification_envelope,
     proxy_event,
     signed_post,
 )
@@ -678,6 +679,25 @@ def test_each_function_works_with_exactly_its_template_role(enforcing_aws, nylas
     poller.drain()
     [with_file] = [s for s in nylas.sends if s.payload["reply_to_message_id"] == invoice["id"]]
     assert [base64.b64decode(a["content"]) for a in with_file.payload["attachments"]] == [CORRECTED_INVOICE]
+
+    # A grant's life (issue 42), each notification as the emulator fires it: created (its first record
+    # and change item, one transaction of Puts), expired and re-authenticated (its life read strongly
+    # consistent and written; the backfill listed at Nylas and queued), deleted (its state swept from
+    # the state table: Scan, BatchWriteItem).
+    nylas.on_notification = lambda trigger, data: webhook_queue.enqueue(
+        Notification(notification_envelope(trigger, data))
+    )
+    nylas.create_grant("grant-life-0009", "life@replyonce.example")
+    poller.drain()
+    for change in (nylas.expire_grant, nylas.reauthenticate_grant, nylas.delete_grant):
+        change(AGENT_GRANT_ID)
+        poller.drain()
+    nylas.on_notification = None
+    swept = aws.admin.client("dynamodb").get_item(
+        TableName=aws.resources.tables["StateTable"],
+        Key={"pk": {"S": message_key(AGENT_GRANT_ID, refused["id"])}},
+    )
+    assert "Item" not in swept
 
     report_and_check(aws, policies)
 

@@ -159,8 +159,16 @@ def test_register_webhook_answers_the_challenge_and_stores_the_issued_secret(aws
     [webhook] = nylas.webhooks()
     # What Nylas was asked for.
     assert webhook["webhook_url"] == gateway.url
-    # New mail, and the outcome of a send Nylas queued (Agent Accounts): the replier needs all three.
-    assert webhook["trigger_types"] == ["message.created", "message.send_failed", "message.delivered"]
+    # New mail, the outcome of a send Nylas queued (Agent Accounts) and the grants' lives (issue 42).
+    assert webhook["trigger_types"] == [
+        "message.created",
+        "message.send_failed",
+        "message.delivered",
+        "grant.created",
+        "grant.updated",
+        "grant.expired",
+        "grant.deleted",
+    ]
     assert webhook["notification_email_addresses"] == [ALERT_EMAIL]
     # Nylas' challenge reached our endpoint and was answered with the bare value.
     [challenge] = nylas.challenges
@@ -202,7 +210,10 @@ def test_register_webhook_names_the_triggers_an_older_webhook_lacks(aws, nylas, 
 
     assert run.code == 0, run.err
     assert "already registered" in run.out
-    assert "it lacks the triggers message.send_failed, message.delivered" in run.out
+    assert (
+        "it lacks the triggers message.send_failed, message.delivered, grant.created, grant.updated, "
+        "grant.expired, grant.deleted" in run.out
+    )
     assert len(nylas.webhooks()) == 1
 
 

@@ -209,3 +209,38 @@ def test_show_gives_the_daily_agent_call_cap_and_todays_count_from_the_state_tab
     # Yesterday's count is not today's.
     store.count_agent_call(AGENT_GRANT_ID, "2026-12-05", "i9", 2)
     assert "2 of 2 agent calls" in grants("show", "--grant", AGENT_GRANT_ID).out
+
+
+def test_an_expiry_whose_re_authentication_was_lost_is_lifted_by_hand_and_an_operators_pause_kept(
+    grants, stack
+):
+    # Nylas said the grant expired (the life a grant.expired writes); its grant.updated never arrived.
+    from replyonce.adapters.grant_registry import Change, read_life, write_life
+    from replyonce.rules.grant_life import GrantLife
+
+    client, table = boto3.client("dynamodb"), stack.tables["GrantRegistryTable"]
+    expired = GrantLife(expired_at=int(START) - 3600)
+    write_life(
+        client,
+        table,
+        AGENT_GRANT_ID,
+        expired,
+        None,
+        Change(AGENT_GRANT_ID, "2026-12-06T09:00:00.000000Z", "expire", "nylas:grant.expired"),
+    )
+    assert grants("pause", "--grant", AGENT_GRANT_ID).code == 0
+    listed = grants("list").out
+    assert any(AGENT_GRANT_ID in row and " expired " in row for row in listed.splitlines())
+    dry = grants("resume", "--grant", AGENT_GRANT_ID, "--expiry", "--dry-run")
+    assert "dry run, nothing written" in dry.out
+    assert read_life(client, table, AGENT_GRANT_ID).life.expired
+    lifted = grants("resume", "--grant", AGENT_GRANT_ID, "--expiry")
+    assert lifted.code == 0, lifted.err
+    assert f"--since {int(START) - 3600 - 600} --grant {AGENT_GRANT_ID} --apply" in lifted.out
+    assert not read_life(client, table, AGENT_GRANT_ID).life.expired
+    # The operator's own pause is another matter: still paused, listed so.
+    assert read_grant(client, table, AGENT_GRANT_ID).record == {"enabled": False}
+    assert any(AGENT_GRANT_ID in row and " paused " in row for row in grants("list").out.splitlines())
+    assert [c.action for c in changes_of(client, table, AGENT_GRANT_ID)][:2] == ["reauthenticate", "pause"]
+    again = grants("resume", "--grant", AGENT_GRANT_ID, "--expiry")
+    assert "not paused by an expiry" in again.out

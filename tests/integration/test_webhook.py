@@ -21,6 +21,7 @@ from botocore.exceptions import ClientError
 
 from devstack.containers import tuned_endpoint
 from devstack.events import (
+    AGENT_GRANT_ID,
     SAMPLE_EVENTS_ENV_VARS,
     event_files,
     load_event,
@@ -518,3 +519,18 @@ def test_metrics_separate_our_rejections_and_deliberate_retries(webhook, aws, se
 
 def _listify(value):
     return value if isinstance(value, list) else [value]
+
+
+def test_a_grants_lifecycle_notification_is_verified_and_queued_like_any_other(webhook, sqs, queue_url):
+    # Issue 42: grant.expired (and .created, .updated, .deleted) reach the replier, signed and queued as
+    # every notification is; the replier decides what they do (tests/integration/test_grant_life.py).
+    response = webhook(load_event("webhook-grant-expired.json"))
+    assert response["statusCode"] == 200
+    [message] = queued(sqs, queue_url)
+    body = json.loads(message["Body"])
+    assert (body["type"], body["data"]["object"]["grant_id"]) == ("grant.expired", AGENT_GRANT_ID)
+    assert message["MessageAttributes"]["notification_type"]["StringValue"] == "grant.expired"
+    forged = load_event("webhook-grant-expired.json")
+    forged["body"] = forged["body"].replace("grant.expired", "grant.deleted")
+    assert webhook(forged)["statusCode"] == 401
+    assert queued(sqs, queue_url) == []

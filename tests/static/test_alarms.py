@@ -115,6 +115,7 @@ ONE_DATAPOINT_IS_NEWS = {
     "WebhookServerErrorAlarm": "a rate over at least 5 requests; Nylas' retries end in 10-20 minutes",
     "AlertsUndeliveredAlarm": "an alarm reached nobody",
     "AgentCallCapReachedAlarm": "counted once per grant and day, when its mail starts going to people",
+    "GrantExpiredAlarm": "a grant's mail waits until its owner re-authenticates it: no retry ends it",
 }
 
 
@@ -531,3 +532,14 @@ def test_the_agent_call_cap_alarm_counts_each_grant_crossing_its_cap_once_and_is
         "GreaterThanThreshold",
     )
     assert "OKActions" not in alarm  # a ticket: the grant's day ends at 00:00 UTC, not when a period does
+
+
+def test_an_expired_grant_pages_once_per_expiry_counted_by_the_replier():
+    # One grant.expired is news: its mail waits until a person re-authenticates the grant (issue 42).
+    alarm = _alarms()["GrantExpiredAlarm"]
+    assert (alarm["Namespace"], alarm["MetricName"]) == ("ReplyOnce", "GrantExpired")
+    assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == {"service": "replyonce-replier"}
+    assert alarm["Statistic"] == "Sum"
+    assert alarm["Threshold"] == 0
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
+    assert alarm["TreatMissingData"] == "notBreaching"

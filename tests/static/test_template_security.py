@@ -266,6 +266,8 @@ SERVICE_OF_MODULE = {
     "pacing": "replyonce-replier",
     # Each grant's settings chosen per record (issue 42): shell/grants.py, the replier's.
     "grants": "replyonce-replier",
+    # A grant's lifecycle notification carried out (issue 42): shell/grant_life.py, the replier's.
+    "grant_life": "replyonce-replier",
 }
 
 
@@ -836,9 +838,14 @@ def test_the_waf_is_off_by_default_counts_per_source_ip_first_and_guards_the_web
     assert stages == ["WebhookApiv1Stage"]
 
 
-def test_the_replier_only_reads_the_grant_registry():
-    # Its one writer is the operator (`make grants`): a replier that could write it could turn a grant
-    # from shadow to send. Read by one Query of the grants' partition per cache period.
+def test_the_replier_writes_only_what_nylas_grant_notifications_ask_of_the_grant_registry():
+    # The operator writes the records (`make grants`); the replier reads them (one Query of a partition
+    # per cache period), reads one grant's life strongly consistent (GetItem) and writes lives, change
+    # items and a new grant's first record (TransactWriteItems, authorised per item as PutItem), each
+    # conditioned in replyonce/adapters/grant_registry.py. No UpdateItem, no DeleteItem: it cannot remove
+    # or edit a record in place.
     statements = _statements(load_template()["Resources"]["ReplierFunctionRole"])
     reaching = [s for s in statements if "GrantRegistryTable" in _referenced(s["Resource"])]
-    assert [_listify(s["Action"]) for s in reaching] == [["dynamodb:Query"]]
+    assert [_listify(s["Action"]) for s in reaching] == [
+        ["dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem"]
+    ]

@@ -46,6 +46,9 @@ BUILT_IN_AGENTS = ("template", "bedrock")
 AGENT_CHOICES = " or ".join([", ".join(f"'{name}'" for name in BUILT_IN_AGENTS), "'module:function'"])
 REPLY_MODES = ("send", "review", "shadow")
 """``REPLY_MODE``: send the reply; make it a draft for a person; or record it, sending nothing (shadow)."""
+NEW_GRANT_REPLY_MODES = (*REPLY_MODES, "off")
+"""``NEW_GRANT_REPLY_MODE``: the reply mode a grant Nylas creates (``grant.created``) is registered in;
+``off`` registers none (issue 42, the grant's life)."""
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,10 @@ class ReplierSettings:
     # The grant registry's table (replyonce.adapters.grant_registry): each grant's record overrides the
     # settings above for that grant; "": no registry, every grant of AGENT_GRANT_IDS runs with them.
     grant_registry_table: str = ""
+    # The reply mode a grant Nylas creates (grant.created) is registered in, unless it has a record
+    # already; "off": none is registered (replyonce.shell.grant_life). Shadow by default: a new mailbox
+    # sends nothing until an operator promotes it.
+    new_grant_reply_mode: str = "shadow"
 
     # ---- Not variables: tunings the template never changes; only a harness passes others (``tuning``) ----
     # A reply reaches the sender of every message it covers: at most this many of them.
@@ -346,6 +353,12 @@ class ReplierSettings:
         mode = env.get("REPLY_MODE", "").strip() or "send"
         if mode not in REPLY_MODES:
             raise ConfigurationError(f"REPLY_MODE must be 'send', 'review' or 'shadow', got {mode!r}")
+        new_grant_mode = env.get("NEW_GRANT_REPLY_MODE", "").strip() or _default(cls, "new_grant_reply_mode")
+        if new_grant_mode not in NEW_GRANT_REPLY_MODES:
+            raise ConfigurationError(
+                f"NEW_GRANT_REPLY_MODE must be one of {', '.join(NEW_GRANT_REPLY_MODES)}, "
+                f"got {new_grant_mode!r}"
+            )
         fence_table = env.get("ACTIVE_REGION_TABLE", "").strip()
         region = (tuning or {}).get("region") or env.get("AWS_REGION", "").strip()
         if fence_table and not region:
@@ -385,6 +398,7 @@ class ReplierSettings:
             region=region,
             reply_files_bucket=env.get("REPLY_FILES_BUCKET", "").strip(),
             grant_registry_table=registry,
+            new_grant_reply_mode=new_grant_mode,
         )
         return _tuned(cls, read, tuning)
 

@@ -47,5 +47,23 @@ class ReconcileDue:
     intent_id: str
 
 
+@dataclass(frozen=True)
+class GrantChanged:
+    """A grant's lifecycle notification (``grant.created``, ``.updated``, ``.expired``, ``.deleted``).
+
+    Not a :data:`Job` of the core: what it does to the grant is ``replyonce.rules.grant_life``'s, carried
+    out by ``replyonce.shell.grant_life``.
+    """
+
+    grant_id: str
+    kind: str
+    """The notification's ``type``."""
+    at: int
+    """The notification's ``time`` (Nylas' clock, epoch seconds): what orders a grant's notifications."""
+    reauthenticated: bool = False
+    """``grant.updated``'s ``reauthentication_flag``."""
+    notification_id: str = ""
+
+
 Job = MessageArrived | SendReported | ReconcileDue
 """One record's work: a new message, a send outcome Nylas reported, or our own reconcile."""

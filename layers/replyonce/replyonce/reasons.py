@@ -100,6 +100,9 @@ class SkipReason(StrEnum):
     """An earlier reply to this message was refused for good."""
     NOT_OUR_REPLY = "not_our_reply"
     """A send outcome (``message.delivered`` / ``message.send_failed``) for no pending reply of ours."""
+    GRANT_DELETED = "grant_deleted"
+    """Nylas deleted the grant (``grant.deleted``): nothing more is read or sent for it, and its state is
+    removed from the state table (``replyonce.shell.grant_life``)."""
 
 
 class DeferReason(StrEnum):
@@ -159,6 +162,10 @@ class DeferReason(StrEnum):
     """The grant's record in the grant registry says ``enabled: false`` (``make grants pause``): its mail
     waits, each record coming back every ``paused_retry_seconds``, and dead-letters past its receives for
     ``make redrive`` once the grant is resumed; never dropped, never answered while paused."""
+    GRANT_DELETED = "grant_deleted"
+    """The grant was deleted while the record ran (its deletion seen by the strongly consistent read before
+    the send, ``replyonce.shell.grants``): nothing is sent; the record comes back once every container's
+    cache of the registry knows, and is skipped ``grant_deleted``."""
     CONFIGURATION = "configuration"
     """The replier cannot start (a configuration error); every record returns to the queue."""
     UNEXPECTED = "unexpected"

@@ -9,8 +9,11 @@ record. Two kinds of item, keyed ``pk`` (partition) and ``sk`` (sort):
   overrides, ``replyonce.grants``), ``updated_at`` (ISO 8601, UTC), ``updated_by`` (the caller's ARN,
   from STS);
 - a change: ``pk`` ``change#{grant id}``, ``sk`` ``{updated_at}#{action}``; ``action`` (``set``,
-  ``pause``, ``resume``, ``remove``), ``by``, ``before`` and ``after`` (JSON text; absent when there was,
-  or is, no record).
+  ``pause``, ``resume``, ``remove``; from Nylas' notifications ``register``, ``expire``,
+  ``reauthenticate``, ``delete``, ``sweep``), ``by``, ``before`` and ``after`` (JSON text; absent when
+  there was, or is, no record);
+- a grant's life, from Nylas: ``pk`` ``grant``, ``sk`` ``life#{grant id}``; ``settings`` (JSON text: the
+  life, not settings), ``updated_at`` (below, "a grant's life").
 
 Why every record in one partition: the replier reads the whole registry with one ``Query`` through
 Powertools Parameters' DynamoDB provider (``get_multiple``), cached for ``registry_max_age_seconds``, so
@@ -21,11 +24,14 @@ and a change is seen by every container within the bound. The change items are t
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 import boto3
 from aws_lambda_powertools.utilities.parameters import DynamoDBProvider
+from botocore.exceptions import ClientError
+
+from replyonce.rules.grant_life import GrantLife
 
 GRANTS_PARTITION = "grant"
 CHANGE_PREFIX = "change#"
@@ -65,14 +71,18 @@ class GrantRegistry:
     def __init__(
         self, table_name: str, *, session: boto3.session.Session | None = None, max_age_seconds: int = 60
     ) -> None:
+        session = session or boto3.session.Session()
         self._provider = DynamoDBProvider(
             table_name,
             key_attr=ATTR_PK,
             sort_attr=ATTR_SK,
             value_attr=ATTR_SETTINGS,
-            boto3_session=session or boto3.session.Session(),
+            boto3_session=session,
         )
         self._max_age = max_age_seconds
+        self._table = table_name
+        # A grant's life read strongly consistent (a deleted grant's send, an expired grant's resume).
+        self._client = session.client("dynamodb")
 
     def records(self) -> dict[str, Any]:
         """Each registered grant's record (setting name → JSON value), by grant id.
@@ -83,7 +93,25 @@ class GrantRegistry:
             The table could not be read (Powertools wraps DynamoDB's error); nothing is cached then.
         """
         texts = self._provider.get_multiple(GRANTS_PARTITION, max_age=self._max_age)
-        return {grant_id: _record_of(text) for grant_id, text in texts.items()}
+        return {
+            grant_id: _record_of(text)
+            for grant_id, text in texts.items()
+            if not grant_id.startswith(LIFE_PREFIX)
+        }
+
+    def lives(self) -> dict[str, "GrantLife"]:
+        """What Nylas said of each grant (its life), from the same cached ``Query`` as the records."""
+        texts = self._provider.get_multiple(GRANTS_PARTITION, max_age=self._max_age)
+        return {
+            key.removeprefix(LIFE_PREFIX): life_of(text)
+            for key, text in texts.items()
+            if key.startswith(LIFE_PREFIX)
+        }
+
+    def life_now(self, grant_id: str) -> "GrantLife":
+        """The grant's life as last written (a strongly consistent read, one request)."""
+        stored = read_life(self._client, self._table, grant_id)
+        return stored.life if stored else GrantLife()
 
 
 # ---- the operator's reads and writes (make grants), strongly consistent ------------------------------
@@ -134,7 +162,9 @@ def list_grants(client: Any, table: str) -> list[StoredGrant]:
         ExpressionAttributeValues={":pk": {"S": GRANTS_PARTITION}},
         ConsistentRead=True,
     ):
-        grants.extend(_stored(item) for item in page["Items"])
+        grants.extend(
+            _stored(item) for item in page["Items"] if not item[ATTR_SK]["S"].startswith(LIFE_PREFIX)
+        )
     return grants
 
 
@@ -221,3 +251,135 @@ def write_change(client: Any, table: str, change: Change, read: StoredGrant | No
     client.transact_write_items(
         TransactItems=[record, {"Put": {"TableName": table, "Item": _change_item(change)}}]
     )
+
+
+# ---- a grant's life, from Nylas (issue 42): its own items, written by the replier --------------------
+#
+# A third kind of item: ``pk`` ``grant``, ``sk`` ``life#{grant id}``; ``settings`` (JSON text of what Nylas'
+# lifecycle notifications said of the grant, ``replyonce.rules.grant_life.GrantLife``: the attribute the
+# provider reads, whatever the item) and ``updated_at``. In the records' partition so the replier's one
+# cached ``Query`` reads both (no request more per cache period); an item of its own, apart from the
+# grant's record, on purpose: the operator's ``make grants set/pause/remove`` and Nylas' notifications
+# never condition on, or overwrite, each other's writes — an operator's own pause stays when Nylas says the
+# grant was re-authenticated, and an expiry stays when an operator changes the grant's mode. Each life
+# change is written with its change item (``pk`` ``change#{grant}``, ``by`` ``nylas:{type}``), so ``make
+# grants show`` lists it beside the operator's. The replier reads every life with the records' ``Query``,
+# and a single life strongly consistent where the cache is not enough (a deleted grant's send, an
+# expired grant's resume). No grant id begins with ``life#`` (Nylas' are UUIDs; ``make grants`` refuses).
+
+LIFE_PREFIX = "life#"
+ATTR_LIFE = ATTR_SETTINGS
+NYLAS_PREFIX = "nylas:"
+"""``by`` of a change Nylas' notification made (``nylas:grant.expired``): who, in ``make grants show``."""
+
+
+def life_of(text: Any) -> GrantLife:
+    """A stored life (JSON text) → :class:`GrantLife`; unreadable text reads as a life Nylas said nothing
+    of, never as a grant deleted or paused by mistake (and is logged by the caller that wrote it)."""
+    try:
+        value = json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        return GrantLife()
+    if not isinstance(value, Mapping):
+        return GrantLife()
+    known = {f.name: f.type for f in fields(GrantLife)}
+    return GrantLife(**{k: v for k, v in value.items() if k in known and isinstance(v, int | str | bool)})
+
+
+def life_text(life: GrantLife) -> str:
+    return json.dumps(asdict(life), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class StoredLife:
+    """A grant's life as stored, and its text byte for byte (what a change is conditioned on)."""
+
+    grant_id: str
+    life: GrantLife
+    text: str
+    updated_at: str = ""
+
+
+def _life_key(grant_id: str) -> dict[str, Any]:
+    return {ATTR_PK: {"S": GRANTS_PARTITION}, ATTR_SK: {"S": LIFE_PREFIX + grant_id}}
+
+
+def _stored_life(item: Mapping[str, Any]) -> StoredLife:
+    text = item.get(ATTR_LIFE, {}).get("S", "")
+    return StoredLife(
+        item[ATTR_SK]["S"].removeprefix(LIFE_PREFIX),
+        life_of(text),
+        text,
+        updated_at=item.get(ATTR_UPDATED_AT, {}).get("S", ""),
+    )
+
+
+def read_life(client: Any, table: str, grant_id: str) -> StoredLife | None:
+    """One grant's life, strongly consistent; ``None``: Nylas never told the stack of it."""
+    item = client.get_item(TableName=table, Key=_life_key(grant_id), ConsistentRead=True).get("Item")
+    return _stored_life(item) if item else None
+
+
+def list_lives(client: Any, table: str) -> dict[str, StoredLife]:
+    """Every grant's life, by grant id (consistent reads: for ``make grants list/show``)."""
+    lives: dict[str, StoredLife] = {}
+    for page in client.get_paginator("query").paginate(
+        TableName=table,
+        KeyConditionExpression="#pk = :pk AND begins_with(#sk, :life)",
+        ExpressionAttributeNames={"#pk": ATTR_PK, "#sk": ATTR_SK},
+        ExpressionAttributeValues={":pk": {"S": GRANTS_PARTITION}, ":life": {"S": LIFE_PREFIX}},
+        ConsistentRead=True,
+    ):
+        for item in page["Items"]:
+            stored = _stored_life(item)
+            lives[stored.grant_id] = stored
+    return lives
+
+
+class LifeChanged(Exception):
+    """The grant's life is no longer as it was read (another record of the grant wrote it): read again."""
+
+
+def write_life(
+    client: Any, table: str, grant_id: str, life: GrantLife, read: StoredLife | None, change: Change
+) -> None:
+    """Write the grant's new life and its change item at once, conditioned on the life as ``read``.
+
+    Raises
+    ------
+    LifeChanged
+        Another writer changed it since ``read`` (DynamoDB cancelled the transaction): nothing written.
+    """
+    item = {**_life_key(grant_id), ATTR_LIFE: {"S": life_text(life)}, ATTR_UPDATED_AT: {"S": change.at}}
+    put: dict[str, Any] = {"TableName": table, "Item": item}
+    if read is None:
+        put.update(ConditionExpression="attribute_not_exists(#pk)", ExpressionAttributeNames={"#pk": ATTR_PK})
+    else:
+        put.update(
+            ConditionExpression="#life = :before",
+            ExpressionAttributeNames={"#life": ATTR_LIFE},
+            ExpressionAttributeValues={":before": {"S": read.text}},
+        )
+    try:
+        client.transact_write_items(
+            TransactItems=[{"Put": put}, {"Put": {"TableName": table, "Item": _change_item(change)}}]
+        )
+    except ClientError as refused:
+        if refused.response.get("Error", {}).get("Code") == "TransactionCanceledException":
+            raise LifeChanged(str(refused)) from None
+        raise
+
+
+def register_new(client: Any, table: str, grant_id: str, record: Mapping[str, Any], change: Change) -> bool:
+    """Give a grant Nylas just created its first record, unless it has one; whether it was written.
+
+    Conditioned on no record (``write_change`` with nothing read): an operator's record, however it came
+    to be, is never overwritten by a notification.
+    """
+    try:
+        write_change(client, table, replace(change, before=None, after=dict(record)), None)
+    except ClientError as refused:
+        if refused.response.get("Error", {}).get("Code") == "TransactionCanceledException":
+            return False
+        raise
+    return True

@@ -9,7 +9,7 @@ its answer is returned as is and ``replyonce.answers`` decides what it means.
 import email.utils
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -292,6 +292,24 @@ class NylasMailbox:
         response = self._get(_path(grant_id, "messages"), params)
         data, cursor = self._page(response, "thread listing")
         return data, cursor, self.nylas_time(response)
+
+    def received_since(self, grant_id: str, received_after: int) -> Iterator[dict[str, Any]]:
+        """Every message the grant received after ``received_after`` (epoch seconds), page by page, as Nylas
+        answered them (with headers): a re-authenticated grant's backfill (``replyonce.shell.grant_life``).
+
+        ``GET /messages?received_after=`` (https://developer.nylas.com/docs/reference/api/messages/get-messages/).
+        """
+        params: dict[str, Any] = {
+            "received_after": received_after,
+            "limit": FOLDERS_PAGE_LIMIT,
+            **_WITH_HEADERS,
+        }
+        while True:
+            data, cursor = self._page(self._get(_path(grant_id, "messages"), params), "backfill listing")
+            yield from (m for m in data if isinstance(m, dict))
+            if cursor is None:
+                return
+            params = {**params, "page_token": cursor}
 
     def search(self, grant_id: str, kind: str, key: str, value: str) -> SearchResult:
         """``GET /{kind}?metadata_pair=key:value``; a failure is returned as *unknown*, never raised."""

@@ -74,6 +74,7 @@ from replyonce.exceptions import StoredRequestLost
 from replyonce.keys import KEY_SCHEME, LEGACY_KEY_SCHEME
 from replyonce.rules.recipients import mailbox_key
 from replyonce.state import (
+    THREAD_PREFIX,
     Intent,
     IntentKind,
     IntentState,
@@ -556,3 +557,31 @@ def shadow_record_of(item: Mapping[str, Any]) -> ShadowRecord:
         text=_string(item.get("text")),
         at=_number(item.get("at")),
     )
+
+
+# ---- a deleted grant's items (issue 42: its state removed) ----------------------------------------------
+
+
+def grant_items_filter(grant_id: str) -> dict[str, Any]:
+    """A ``Scan``'s filter for every item of one grant: its threads (leases, outboxes), its ledger, its
+    shadow records and the emails it claimed. Its request bodies are named by its threads' outboxes
+    (:func:`grant_item_keys`); recipient budgets are per address across grants and expire within hours."""
+    return {
+        "FilterExpression": (
+            "begins_with(#pk, :thread) OR begins_with(#pk, :message) OR begins_with(#pk, :shadow) "
+            "OR (begins_with(#pk, :email) AND #claimed = :grant)"
+        ),
+        "ExpressionAttributeNames": {"#pk": "pk", "#claimed": CLAIMED_BY},
+        "ExpressionAttributeValues": {
+            ":thread": {"S": f"{THREAD_PREFIX}{grant_id}#"},
+            ":message": {"S": f"{MESSAGE_PREFIX}{grant_id}#"},
+            ":shadow": {"S": f"{SHADOW_PREFIX}{grant_id}#"},
+            ":email": {"S": EMAIL_PREFIX},
+            ":grant": {"S": grant_id},
+        },
+    }
+
+
+def grant_item_keys(item: Mapping[str, Any]) -> list[str]:
+    """The keys a swept item takes with it: its own, and a thread's request bodies."""
+    return [item["pk"]["S"], *(key for ref in body_refs(item) for key in ref.item_keys())]

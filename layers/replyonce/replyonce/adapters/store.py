@@ -41,6 +41,8 @@ from replyonce.adapters.state_items import (
     body_key,
     body_refs,
     email_key,
+    grant_item_keys,
+    grant_items_filter,
     intent_attribute,
     is_legacy_outbox,
     lease_expiry_ms,
@@ -883,3 +885,72 @@ class DynamoDBStateStore:
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
         )
+
+
+# ---- a deleted grant's state, removed (issue 42) ------------------------------------------------------
+
+SWEEP_PAGE_ITEMS = 1000
+"""Items one ``Scan`` request reads at most (each page is also capped at 1 MB by DynamoDB)."""
+
+
+def sweep_grant(
+    dynamodb: Any, table: str, grant_id: str, start_after: str, keep_going: Callable[[], bool]
+) -> tuple[str, int]:
+    """Delete every item of a deleted grant from the state table, page by page; where to go on from.
+
+    A ``Scan`` of the whole table filtered to the grant's items (``state_items.grant_items_filter``): the
+    table is keyed by its items' own ids, so no index names a grant's items, and a grant is deleted rarely
+    enough that reading the table once for it (half a read unit per 4 KB, eventually consistent) is
+    cheaper than an index every write would pay for. Each item found is deleted with the request bodies
+    its outbox names (``BatchWriteItem``, 25 at a time, unprocessed ones sent again).
+
+    Parameters
+    ----------
+    start_after:
+        The last key a previous sweep read (``""``: from the start).
+    keep_going:
+        Asked before each page: ``False`` stops the sweep there (the invocation's time is running out).
+
+    Returns
+    -------
+    tuple[str, int]
+        Where to go on from (``""``: the whole table was read, the grant's state is gone) and how many
+        items were deleted.
+    """
+    deleted = 0
+    start = start_after
+    while True:
+        if not keep_going():
+            return start or _NOT_STARTED, deleted
+        params: dict[str, Any] = {
+            "TableName": table,
+            "Limit": SWEEP_PAGE_ITEMS,
+            **grant_items_filter(grant_id),
+        }
+        if start and start != _NOT_STARTED:
+            params["ExclusiveStartKey"] = {"pk": {"S": start}}
+        page = dynamodb.scan(**params)
+        keys = [key for item in page.get("Items", []) for key in grant_item_keys(item)]
+        for first in range(0, len(keys), 25):
+            _delete_all(dynamodb, table, keys[first : first + 25])
+        deleted += len(keys)
+        last = page.get("LastEvaluatedKey")
+        if not last:
+            return "", deleted
+        start = last["pk"]["S"]
+
+
+_NOT_STARTED = "#"
+"""``sweep_grant``'s answer when it stopped before its first page (no key of the table is ``#``)."""
+
+
+def _delete_all(dynamodb: Any, table: str, keys: Sequence[str]) -> None:
+    requests = [{"DeleteRequest": {"Key": {"pk": {"S": key}}}} for key in dict.fromkeys(keys)]
+    for _ in range(8):
+        if not requests:
+            return
+        answer = dynamodb.batch_write_item(RequestItems={table: requests})
+        requests = answer.get("UnprocessedItems", {}).get(table, [])
+        if requests:
+            time.sleep(0.1)
+    raise RuntimeError(f"{len(requests)} item(s) of the deleted grant not deleted after 8 tries: tried again")

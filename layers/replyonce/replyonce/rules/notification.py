@@ -10,12 +10,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from replyonce.exceptions import InvalidNotificationError
-from replyonce.jobs import MessageArrived, SendReported
+from replyonce.jobs import GrantChanged, MessageArrived, SendReported
 from replyonce.rules.coverage import INTENT_KEY, THREAD_KEY
 
 MESSAGE_CREATED = "message.created"
 MESSAGE_DELIVERED = "message.delivered"
 MESSAGE_SEND_FAILED = "message.send_failed"
+GRANT_LIFECYCLE = ("grant.created", "grant.updated", "grant.expired", "grant.deleted")
+"""The grant notifications the replier acts on (``replyonce.rules.grant_life``); ``grant.imap_sync_completed``
+and every other type stay skipped ``unsupported_type``."""
+# A notification `time` above this is milliseconds (10^11 s is the year 5138), as the webhook reads it.
+_MILLISECONDS_ABOVE = 10**11
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,15 @@ class Notification:
             data["application_id"] = application
         return Notification({**envelope, "data": data})
 
-    def job(self) -> "MessageArrived | SendReported | None":
+    @property
+    def time(self) -> int:
+        """The envelope's ``time`` in epoch seconds (milliseconds read as such); 0 when it has none."""
+        sent = self.payload.get("time")
+        if isinstance(sent, bool) or not isinstance(sent, int | float):
+            return 0
+        return int(sent / 1000 if sent > _MILLISECONDS_ABOVE else sent)
+
+    def job(self) -> "MessageArrived | SendReported | GrantChanged | None":
         """What this notification asks the replier to do; ``None`` for a type it does not handle.
 
         ``message.created`` and its variants (``.truncated``, ``.transformed``,
@@ -122,6 +135,16 @@ class Notification:
         """
         if self.is_message_created:
             return MessageArrived(self.grant_id, self.message_id, self.thread_id, self.object)
+        if self.type in GRANT_LIFECYCLE:
+            # data.object: grant_id, integration_id, provider, ...; grant.updated: reauthentication_flag
+            # (https://developer.nylas.com/docs/reference/notifications/grants/grant-updated/).
+            return GrantChanged(
+                grant_id=self.grant_id,
+                kind=self.type,
+                at=self.time,
+                reauthenticated=self.object.get("reauthentication_flag") is True,
+                notification_id=self.id,
+            )
         if self.type == MESSAGE_DELIVERED:
             # message.delivered: data.grant_id, data.object.message (id, metadata, ...), .delivered.
             sent = self.object.get("message")

@@ -18,7 +18,7 @@ from typing import Any
 
 from replyonce.adapters.queue import ATTR_TASK, reconcile_task
 from replyonce.exceptions import InvalidNotificationError
-from replyonce.jobs import MessageArrived, ReconcileDue, SendReported
+from replyonce.jobs import GrantChanged, MessageArrived, ReconcileDue, SendReported
 from replyonce.rules.notification import Notification
 
 Record = Mapping[str, Any]
@@ -34,7 +34,7 @@ def thread_of(record: Record) -> tuple[str, ...]:
     alone = ("record", str(record.get("messageId", "")))
     body = record.get("body") or ""
     try:
-        job: MessageArrived | SendReported | ReconcileDue | None
+        job: MessageArrived | SendReported | ReconcileDue | GrantChanged | None
         if ATTR_TASK in (record.get("messageAttributes") or {}):
             job = reconcile_task(body)
         else:
@@ -43,6 +43,9 @@ def thread_of(record: Record) -> tuple[str, ...]:
         return alone
     if job is None or not job.grant_id:
         return alone
+    if isinstance(job, GrantChanged):
+        # A grant's lifecycle notifications of one batch run one after the other, in queue order.
+        return ("grant", job.grant_id)
     if job.thread_id:
         return ("thread", job.grant_id, job.thread_id)
     if isinstance(job, MessageArrived) and job.message_id:

@@ -53,6 +53,7 @@ from replyonce.adapters.grant_registry import GrantRegistry
 from replyonce.adapters.nylas import NylasMailbox
 from replyonce.adapters.queue import (
     ATTR_TASK,
+    NotificationQueue,
     ReconcileQueue,
     hand_over,
     handed_over_at,
@@ -61,11 +62,12 @@ from replyonce.adapters.queue import (
 )
 from replyonce.adapters.reply_files import S3ReplyFiles
 from replyonce.adapters.secrets import NylasApiKey, bounded_provider
-from replyonce.adapters.store import DynamoDBStateStore
-from replyonce.config import ReplierSettings
+from replyonce.adapters.store import DynamoDBStateStore, sweep_grant
+from replyonce.config import QUEUE_MAX_MESSAGE_BYTES, ReplierSettings
 from replyonce.core import before_start, is_our_echo
 from replyonce.exceptions import ConfigurationError, Deferred, InvalidNotificationError
 from replyonce.grants import defaults_of
+from replyonce.jobs import GrantChanged
 from replyonce.observability import count, count_by, logger, skipped
 from replyonce.policy import policy_of
 from replyonce.ports import ActiveRegion
@@ -73,6 +75,7 @@ from replyonce.reasons import DeferReason, SkipReason
 from replyonce.rules.notification import Notification
 from replyonce.rules.redelivery import retry_delay
 from replyonce.shell.batch import thread_groups
+from replyonce.shell.grant_life import GrantLifecycle, QueueBackfill
 from replyonce.shell.grants import GrantDirectory
 from replyonce.shell.replier import SLOWEST_STEP_KEYS, Replier, deferred
 
@@ -110,8 +113,11 @@ class NotificationConsumer:
         *,
         clock: Callable[[], float] = time.time,
         sqs_in: Callable[[str], Any] | None = None,
+        grant_life: GrantLifecycle | None = None,
     ) -> None:
         self._settings = settings
+        # Nylas' grant notifications (issue 42); None: no registry, they are skipped unsupported_type.
+        self._grant_life = grant_life
         # An SQS client of another Region, for the hand-over of records to the active Region's queue.
         self._sqs_in = sqs_in or (lambda region: sqs_client)
         self._policy = policy_of(settings)
@@ -187,17 +193,23 @@ class NotificationConsumer:
         # The deployment's agent is loaded at cold start (a mistyped REPLY_AGENT stops it there); a grant's
         # own agent (its record in the grant registry) on its first record.
         agent = agent_named(settings.reply_agent)
-        grants = GrantDirectory(
-            defaults_of(settings),
-            settings.agent_grant_ids,
+        registry = (
             GrantRegistry(
                 settings.grant_registry_table, session=aws, max_age_seconds=settings.registry_max_age_seconds
             )
             if settings.grant_registry_table
-            else None,
+            else None
+        )
+        grants = GrantDirectory(
+            defaults_of(settings),
+            settings.agent_grant_ids,
+            registry,
             agent_named,
             paused_retry_seconds=settings.paused_retry_seconds,
             loaded={settings.reply_agent: agent},
+            # What Nylas said of each grant: the same registry, the same cached Query (issue 42).
+            lives=registry,
+            deleted_retry_seconds=settings.registry_max_age_seconds,
         )
         dynamodb = aws.client("dynamodb")
         sqs = aws.client("sqs")
@@ -241,7 +253,27 @@ class NotificationConsumer:
             grants=grants,
         )
         persistence = DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
-        return cls(settings, replier, persistence, sqs, sqs_in=_clients_by_region(aws))
+        grant_life = (
+            GrantLifecycle(
+                dynamodb,
+                settings.grant_registry_table,
+                grants,
+                new_grant_mode=settings.new_grant_reply_mode,
+                sweep=lambda grant, start, keep_going: sweep_grant(
+                    dynamodb, settings.state_table, grant, start, keep_going
+                ),
+                backfill=QueueBackfill(
+                    mailbox.received_since,
+                    NotificationQueue(settings.queue_url, QUEUE_MAX_MESSAGE_BYTES, sqs).enqueue,
+                    clock,
+                ),
+                seeded=settings.agent_grant_ids,
+                clock=clock,
+            )
+            if settings.grant_registry_table
+            else None
+        )
+        return cls(settings, replier, persistence, sqs, sqs_in=_clients_by_region(aws), grant_life=grant_life)
 
     def handle_batch(self, event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         """Process an SQS batch; return ``batchItemFailures`` for the records to retry."""
@@ -355,7 +387,10 @@ class NotificationConsumer:
     def _handle_notification(self, notification: dict[str, Any]) -> dict[str, Any]:
         parsed = Notification(notification)
         job = parsed.job()
-        if job is None:
+        if isinstance(job, GrantChanged) and self._grant_life is not None:
+            # A grant's life, from Nylas: deduplicated above like every notification.
+            return self._grant_life.handle(job, self._remaining)
+        if job is None or isinstance(job, GrantChanged):
             return skipped(SkipReason.UNSUPPORTED_TYPE, notification_type=parsed.type)
         record = self._current.record
         # SQS sets it on every record; an event written by hand (``sam local invoke``) may lack it.

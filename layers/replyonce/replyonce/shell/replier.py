@@ -44,7 +44,7 @@ from replyonce.observability import count, count_by, logger, skipped
 from replyonce.outgoing import digest, references
 from replyonce.policy import Policy, policy_for
 from replyonce.ports import Folder, Grant, Mailbox, RegionFence, ReplyFiles, StateStore
-from replyonce.reasons import DeferReason
+from replyonce.reasons import DeferReason, SkipReason
 from replyonce.redaction import address_digest
 from replyonce.rules.attachments import AttachmentReader, readable
 from replyonce.rules.coverage import INTENT_KEY
@@ -340,6 +340,9 @@ class Replier:
             # The grant's own settings (its record in the grant registry, else the deployment's); a paused
             # grant, or one whose record or agent cannot be used, raises Deferred here: nothing is read.
             chosen = self._grants.choose(job.grant_id)
+            if chosen.deleted:
+                # Nylas deleted the grant (grant.deleted): nothing is read or sent for it any more.
+                return skipped(SkipReason.GRANT_DELETED, **_job_fields(job))
             if chosen.settings is None:
                 policy = replace(policy, agent_grant_ids=chosen.agent_grant_ids)
             else:
@@ -519,6 +522,9 @@ class Replier:
         return files
 
     def _attempt(self, grant_id: str, intent: Any) -> Answer:
+        if self._grants is not None:
+            # A grant Nylas deleted after this record began sends nothing (a strongly consistent read).
+            self._grants.refuse_if_deleted(grant_id)
         # Files, when the intent names any, go as the port's last argument (a reply without is as before).
         files = (self._files_of(intent),) if references(intent.payload) else ()
         if intent.kind is IntentKind.DRAFT:
