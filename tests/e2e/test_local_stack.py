@@ -44,6 +44,7 @@ WEBHOOK_STATUS = {
     "webhook-previous-secret.json": 200,
     "webhook-forged-signature.json": 401,
     "webhook-missing-signature.json": 401,
+    "webhook-grant-expired.json": 200,
 }
 
 
@@ -174,6 +175,11 @@ def test_make_invoke_runs_every_event_file(event_file):
     else:
         result = invoke("ReplierFunction", event, env_vars=SAMPLE_EVENTS_ENV_VARS)
         assert result["response"] == {"batchItemFailures": []}
+        if event_file == "replier-grant-expired.json":
+            # A grant's life, not a message: the grant paused (its mail waits), nothing sent, said in a line.
+            assert result["sent"] == []
+            assert [line["paused_by"] for line in result["logs"] if "paused_by" in line] == ["expiry"]
+            return
         # Each replier event is about one customer message of the sample mailbox: one reply.
         assert len(result["sent"]) == 1
         assert result["sent"][0]["to"][0]["email"] == "customer@example.com"
