@@ -234,7 +234,7 @@ def sqs_record(
     attributes: dict[str, str] | None = None,
     message_group_id: str | None = None,
 ) -> dict[str, Any]:
-    """One SQS record of a Lambda event (``message_group_id``: its fair-queue tenant, when it was sent with one)."""
+    """One SQS record of a Lambda event (``message_group_id``: its fair-queue tenant, if sent with one)."""
     group = {"MessageGroupId": message_group_id} if message_group_id else {}
     return {
         "messageId": message_id or str(uuid.uuid4()),
