@@ -37,6 +37,7 @@ def fair_group(grant_id: str) -> dict[str, str]:
     """
     return {"MessageGroupId": grant_id} if grant_id else {}
 
+
 # Nylas waits 10 s for the webhook's 200: fail fast enough to answer 503 in time. ``total_max_attempts``
 # counts the first try (botocore's ``max_attempts`` counts retries only: 3 of them were 4 tries, 12 s of
 # reads against a queue that accepts and never answers, past the webhook's 8 s timeout).
