@@ -49,13 +49,6 @@ def _post(grant_id: str, number: int) -> dict:
     return signed_post(json.dumps(payload).encode())
 
 
-def test_the_template_queue_is_standard_so_groups_mean_tenants_not_order(aws):
-    # A FIFO queue would take MessageGroupId as an order to keep (one record of a grant at a time);
-    # on a standard queue it names the fair queue's tenant.
-    queue = aws.template["Resources"]["NotificationQueue"]["Properties"]
-    assert "FifoQueue" not in queue
-
-
 def test_the_webhook_sends_each_notification_with_its_grant_as_message_group(webhook, sqs, aws):
     for number in range(2):
         for grant_id in GRANTS:
