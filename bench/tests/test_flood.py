@@ -84,3 +84,34 @@ def test_the_registry_s_cost_per_record_at_the_run_s_hit_rate():
     assert cost.hit_rate == pytest.approx(1 - 20 / 4000)
     assert cost.requests_per_record == pytest.approx(0.005)
     assert cost.ms_per_record == pytest.approx(0.005 * 200.0 + 0.995 * 0.5)
+
+
+def test_make_bench_flood_replaces_its_own_section_and_make_bench_keeps_it():
+    from bench.flood import SECTION_BEGIN, SECTION_END, carry_over, with_section
+
+    page = "# Performance\n\nintro\n\n## Scale\n\ntable\n"
+    once = with_section(page, "## Fair\n\nfirst run\n")
+    assert once.startswith(page.rstrip())
+    assert once.count(SECTION_BEGIN) == once.count(SECTION_END) == 1
+    twice = with_section(once, "## Fair\n\nsecond run\n")
+    assert "second run" in twice
+    assert "first run" not in twice
+    assert twice.count(SECTION_BEGIN) == 1
+    regenerated = "# Performance\n\nnew intro\n\n## Scale\n\nnew table\n"
+    kept = carry_over(twice, regenerated)
+    assert "new table" in kept
+    assert "second run" in kept
+    assert carry_over(page, regenerated) == regenerated  # nothing to keep
+
+
+def test_a_grant_s_cost_from_the_registry_s_sizes_and_reads():
+    from bench.flood import grant_cost
+
+    cost = RegistryCost(1000, 235, 1, 29.0, 200.0, 0.5, records=4000, refreshes=20)
+    g = grant_cost(cost, change_item_bytes=400)
+    # (235 + 400 + 2 x 100 bytes) at $0.25 + $0.20 per GB-month.
+    assert g.at_rest_per_month == pytest.approx(835e-9 * 0.45)
+    # 43,200 refreshes a month of 29 units at $0.125 per million, shared by 1,000 grants.
+    assert g.refresh_per_container_month == pytest.approx(43_200 * 29 * 0.125e-6 / 1000)
+    # 0.005 pages per record x 29 units x $0.125 per million units, per million records.
+    assert g.registry_per_million_replies == pytest.approx(0.005 * 29 * 0.125)
