@@ -65,6 +65,7 @@ class FloodPlan:
     flood_seconds: float = 1.0
     seed: int = 42
     agent_seconds: float = 3.0
+    concurrency: int | None = None  # ReplierMaximumConcurrency for a what-if run (None: the template's)
 
     @property
     def flood_messages(self) -> int:
@@ -209,6 +210,8 @@ class Run:
     records: int = 0
     registry_queries: int = 0
     containers: int = 0
+    concurrency: int = 0
+    batch_size: int = 0
     load: str = ""
     notes: list[str] = field(default_factory=list)
 
@@ -322,6 +325,9 @@ def run_once(stack: Any, plan: FloodPlan, run: Run, progress: Callable[[str], No
         return next(numbers), handler
 
     settings = BatchingSettings.from_template(resources)
+    if plan.concurrency is not None:
+        settings.maximum_concurrency = plan.concurrency
+    run.concurrency, run.batch_size = settings.maximum_concurrency, settings.batch_size
     sender = stack.sender()
     acked: dict[str, tuple[float, int, int | None]] = {}  # message id -> (200 time, grant, status)
     run_id = time.time_ns()
@@ -538,8 +544,10 @@ def report(
         f"{plan.flood_seconds:g} s, "
         f"{plan.flood_at_fraction:.0%} of the way in. Every message goes through the real webhook over HTTP "
         "(its send carries `MessageGroupId` = the grant) to the replier in containers of its own, with the "
-        "template's event source (`BatchSize` 10, no window, `ReplierMaximumConcurrency` 5: up to 50 records "
-        f"in flight); every draft takes {plan.agent_seconds:g} s (`bench/flood_agent.py`), so what the flood "
+        f"template's event source (`BatchSize` {calm.batch_size}, no window, `ReplierMaximumConcurrency` "
+        f"{calm.concurrency}{'' if plan.concurrency is None else ', set for this run'}: up to "
+        f"{calm.batch_size * calm.concurrency} records in flight); every draft takes "
+        f"{plan.agent_seconds:g} s (`bench/flood_agent.py`), so what the flood "
         "takes from the others is the replier's concurrency, as in Lambda, more than this machine's CPU. A "
         "message's time to reply runs from the webhook's 200 to its reply in the emulator's mailbox. The "
         "runs share the quiet grants' arrivals; the ratios are each flood run's quiet p50 and p99 over the "
@@ -639,6 +647,11 @@ def main(argv: list[str] | None = None) -> int:
         "--agent-seconds", type=float, default=FloodPlan.agent_seconds, help="each draft's time"
     )
     parser.add_argument("--seed", type=int, default=FloodPlan.seed)
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        help="ReplierMaximumConcurrency for a what-if run (default: the template's)",
+    )
     parser.add_argument("--skip-unfair", action="store_true", help="no run without fair queues")
     parser.add_argument(
         "--output",
@@ -663,6 +676,7 @@ def main(argv: list[str] | None = None) -> int:
         args.seconds,
         seed=args.seed,
         agent_seconds=args.agent_seconds,
+        concurrency=args.concurrency,
     )
     machine = Machine.here()
 
