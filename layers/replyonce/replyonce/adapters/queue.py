@@ -1,5 +1,6 @@
 """The notification queue: verified notifications on SQS, never lost for size."""
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -25,6 +26,10 @@ ATTR_GRANT_ID = "grant_id"
 ATTR_BODY_OMITTED = "body_omitted"
 
 
+_GROUP_ID = re.compile(r"^[!-~]{1,128}$")
+"""What SQS takes as a ``MessageGroupId``: 1 to 128 printable ASCII characters (no spaces)."""
+
+
 def fair_group(grant_id: str) -> dict[str, str]:
     """The ``MessageGroupId`` of a record about ``grant_id``: the grant is the queue's tenant.
 
@@ -33,9 +38,15 @@ def fair_group(grant_id: str) -> dict[str, str]:
     tenant holds a disproportionate share of the in-flight records SQS hands the others' records to
     consumers first. So one grant's flood waits behind the rest, not the rest behind it. No order
     is implied on a standard queue (that is FIFO's meaning of the same field). A record that names no
-    grant gets no group: SQS counts each such record as a tenant of its own.
+    grant gets no group: SQS counts each such record as a tenant of its own. A grant id SQS would refuse
+    as a group (longer than 128 characters, or not printable ASCII: Nylas' are UUIDs) is named by its
+    SHA-256 instead, so the notification is still queued and the grant is still one tenant.
     """
-    return {"MessageGroupId": grant_id} if grant_id else {}
+    if not grant_id:
+        return {}
+    if _GROUP_ID.match(grant_id):
+        return {"MessageGroupId": grant_id}
+    return {"MessageGroupId": "grant-sha256-" + hashlib.sha256(grant_id.encode()).hexdigest()}
 
 
 # Nylas waits 10 s for the webhook's 200: fail fast enough to answer 503 in time. ``total_max_attempts``
