@@ -679,6 +679,13 @@ def main(argv: list[str] | None = None) -> int:
         concurrency=args.concurrency,
     )
     machine = Machine.here()
+    # The code this run measures: the checkout as it starts (a commit made while it runs is not in it).
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],  # noqa: S607 - the checkout's own git, for the report
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
 
     def progress(text: str) -> None:
         print(f"[bench-flood {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
@@ -705,12 +712,6 @@ def main(argv: list[str] | None = None) -> int:
         cost = RegistryCost(
             plan.grants, size, pages, units, refresh_ms, hit_ms, fair.records, fair.registry_queries
         )
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],  # noqa: S607 - the checkout's own git, for the report
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
     given = " ".join(argv if argv is not None else sys.argv[1:])
     command = "make bench-flood" + (f" ARGS='{given}'" if given else "")
     text = report(plan, runs, cost, change_size, command, commit, machine)
