@@ -20,6 +20,7 @@ and a change is seen by every container within the bound. The change items are t
 """
 
 import json
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -73,17 +74,31 @@ class GrantRegistry:
             boto3_session=session or boto3.session.Session(),
         )
         self._max_age = max_age_seconds
+        # Issue 42, fair to every mailbox: one refresh per container, and each listing parsed once.
+        self._lock = threading.Lock()
+        self._texts: dict[str, Any] | None = None
+        self._records: dict[str, Any] = {}
 
     def records(self) -> dict[str, Any]:
-        """Each registered grant's record (setting name → JSON value), by grant id.
+        """Each registered grant's record (setting name → JSON value), by grant id; not to be changed.
+
+        Why a lock: a batch's threads all ask at once, and Powertools' cache has none, so when it
+        expires each of them would read the whole registry (up to 10 ``Query``s of every record, per
+        container, a minute). One reads it; the others wait for that read and take its listing. And
+        the listing is parsed once per read, not per record: with a thousand grants that is a thousand
+        JSON documents (``make bench-flood`` measures the cost per record).
 
         Raises
         ------
         GetParameterError
             The table could not be read (Powertools wraps DynamoDB's error); nothing is cached then.
         """
-        texts = self._provider.get_multiple(GRANTS_PARTITION, max_age=self._max_age)
-        return {grant_id: _record_of(text) for grant_id, text in texts.items()}
+        with self._lock:
+            texts = self._provider.get_multiple(GRANTS_PARTITION, max_age=self._max_age)
+            if texts is not self._texts:  # Powertools hands back its cached dict until it reads again
+                self._records = {grant_id: _record_of(text) for grant_id, text in texts.items()}
+                self._texts = texts
+            return self._records
 
 
 # ---- the operator's reads and writes (make grants), strongly consistent ------------------------------
