@@ -71,11 +71,11 @@ per second, so the grant's next second."""
 class GrantHolds:
     """Per grant and kind of request: the time Nylas asked this container to wait after a ``429``.
 
-    Why per grant: Nylas' limits are a grant's (200 message requests and 200 JSON sends a second,
-    10 multipart sends), and a ``429`` with ``Retry-After`` speaks for that grant only. A grant that
-    was told to wait makes no request of that kind until the time is up — its records are deferred
-    with the time left, as the ``429`` itself would have been answered — while every other grant's
-    requests go on at once: one mailbox's throttling never slows another's replies.
+    Why per grant: Nylas' rate limits are a grant's (its message requests and its sends, each a number
+    a second: ``docs/agents.md``, "Limits"), and a ``429`` with ``Retry-After`` speaks for that grant
+    only. A grant that was told to wait makes no request of that kind until the time is up — its
+    records are deferred with the time left, as the ``429`` itself would have been answered — while
+    every other grant's requests go on at once: one mailbox's throttling never slows another's replies.
 
     Kinds (``"send"``, ``"read"``) are held apart: the Messages API and the send endpoint have limits
     of their own.
