@@ -60,11 +60,11 @@ class FloodPlan:
     grants: int = 1000
     per_grant: int = 1
     flood_factor: int = 50
-    seconds: float = 120.0
+    seconds: float = 300.0
     flood_at_fraction: float = 0.2
     flood_seconds: float = 1.0
     seed: int = 42
-    agent_seconds: float = 3.0
+    agent_seconds: float = 1.0
     concurrency: int | None = None  # ReplierMaximumConcurrency for a what-if run (None: the template's)
 
     @property
