@@ -137,6 +137,12 @@ bench: $(STAMP) ## measure and write docs/performance.md: make bench ARGS="--hel
 
 .PHONY: bench
 
+# Issue 42: one grant flooding beside many quiet ones (docs/performance.md, "Fair to every mailbox").
+bench-flood: $(STAMP) ## one grant's flood beside 1,000 quiet grants, against the same run without it: make bench-flood ARGS="--help"
+	$(BIN)/python -m bench.flood $(ARGS)
+
+.PHONY: bench-flood
+
 # ---- deploy and operate (python -m ops; runbook: docs/operations.md) ----------------------------
 
 .PHONY: deploy register-webhook rotate-secret redrive grants thread-state restore-state backfill shadow-report replay report-console failover gate export review-report

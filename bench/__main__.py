@@ -185,12 +185,19 @@ def _print_real_latency(result: real_latency.RealLatencyResult) -> None:
     print(report.budgets_section(budgets.real_latency(result)))
 
 
+def _keeping_bench_flood(page: Path, rendered: str) -> str:
+    """The new page, with the section ``make bench-flood`` wrote into the old one (a run of its own)."""
+    from bench.flood import carry_over
+
+    return carry_over(page.read_text() if page.exists() else "", rendered)
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = _arguments(argv)
     if arguments.render is not None:
         # Our own file, written by --save-run from this checkout's classes.
         saved = pickle.loads(arguments.render.read_bytes())  # noqa: S301
-        arguments.output.write_text(report.render(saved))
+        arguments.output.write_text(_keeping_bench_flood(arguments.output, report.render(saved)))
         _progress(f"rendered {arguments.output} from {arguments.render}")
         return 0
     if arguments.time_to_reply_only:
@@ -240,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.save_run is not None:
         arguments.save_run.write_bytes(pickle.dumps(run))
     arguments.output.parent.mkdir(parents=True, exist_ok=True)
-    arguments.output.write_text(report.render(run))
+    arguments.output.write_text(_keeping_bench_flood(arguments.output, report.render(run)))
     _progress(f"wrote {arguments.output} in {run.seconds:.0f} s")
     _print_real_latency(real)
     return 0

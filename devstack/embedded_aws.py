@@ -41,6 +41,9 @@ and a ``ClientRequestToken`` used again with other parameters gets
 them on demand, over the wire, exactly as DynamoDB words them, so the
 replier's handling is tested against the real client.
 
+SQS fair queues (a standard queue's ``MessageGroupId`` as its tenant) are not in moto: the
+embedded AWS models them (:mod:`devstack.fair_queue`, which says what it models and what not).
+
 Every local moto (tests, local stack, chaos) starts here, so all of them run
 the same embedded AWS.
 """
@@ -69,6 +72,8 @@ from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
 from moto.server import ThreadedMotoServer
 from moto.server import main as moto_server_main
+
+from devstack.fair_queue import fair_delivery
 
 
 def _untracked_new(cls: type, *args: object, **kwargs: object) -> object:
@@ -340,6 +345,7 @@ def start_threaded_server() -> tuple[ThreadedMotoServer, str]:
     serialize_dynamodb_requests()
     cheap_transaction_backups()
     item_size_checked_updates()
+    fair_delivery()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -367,6 +373,7 @@ def main(argv: list[str] | None = None) -> None:
     serialize_dynamodb_requests()
     cheap_transaction_backups()
     item_size_checked_updates()
+    fair_delivery()
     moto_server_main(args)
 
 

@@ -235,8 +235,10 @@ def sqs_record(
     message_id: str | None = None,
     receipt_handle: str | None = None,
     attributes: dict[str, str] | None = None,
+    message_group_id: str | None = None,
 ) -> dict[str, Any]:
-    """One SQS record of a Lambda event."""
+    """One SQS record of a Lambda event (``message_group_id``: its fair-queue tenant, if sent with one)."""
+    group = {"MessageGroupId": message_group_id} if message_group_id else {}
     return {
         "messageId": message_id or str(uuid.uuid4()),
         "receiptHandle": receipt_handle or base64.b64encode(uuid.uuid4().bytes).decode(),
@@ -246,6 +248,7 @@ def sqs_record(
             "SentTimestamp": str(int(time.time() * 1000)),
             "SenderId": "AROAEXAMPLE:replyonce-webhook",
             "ApproximateFirstReceiveTimestamp": str(int(time.time() * 1000)),
+            **group,
         },
         "messageAttributes": {
             name: {"stringValue": value, "stringListValues": [], "binaryListValues": [], "dataType": "String"}
@@ -274,6 +277,7 @@ def sqs_event_from_messages(messages: list[dict[str, Any]], queue_arn: str) -> d
             message_id=message["MessageId"],
             receipt_handle=message["ReceiptHandle"],
             attributes=attributes,
+            message_group_id=message.get("Attributes", {}).get("MessageGroupId"),
         )
         records.append(record)
     return {"Records": records}

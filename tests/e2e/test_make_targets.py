@@ -69,6 +69,7 @@ NOT_RUN_HERE = {
     "chaos": "is tests/e2e/test_chaos.py",
     "failover-drill": "is tests/e2e/test_failover_drill.py",
     "bench": "measures for minutes and writes docs/performance.md",
+    "bench-flood": "measures for minutes and writes its section of docs/performance.md",
     "build": "is sam build, minutes (tests/static checks its inputs)",
     "events": "writes events/ (tests/integration/test_webhook.py checks them against the generator)",
     "constraints": "rewrites constraints.txt",

@@ -248,3 +248,28 @@ def test_a_paused_grants_echo_of_a_reply_it_sent_before_the_pause_is_skipped_not
     assert skip_reasons(log_records) == ["own_outbound"]
     assert deferrals(log_records) == []
     assert pipeline.in_flight() == 0
+
+
+def test_a_batch_s_threads_refresh_the_registry_with_one_query_between_them(aws):
+    # Issue 42: the cache has expired (a new container) and a batch's ten threads ask at once: one
+    # Query of the whole registry serves them all, not one each.
+    import threading
+
+    put_record(aws, "g-1", {"reply_mode": "shadow"})
+    session = boto3.session.Session()
+    queries: list[str] = []
+    session.events.register("before-call.dynamodb.Query", lambda **kwargs: queries.append("Query"))
+    registry = GrantRegistry(registry_table(aws), session=session, max_age_seconds=60)
+    start, seen = threading.Barrier(10), []
+
+    def read() -> None:
+        start.wait()
+        seen.append(registry.records())
+
+    threads = [threading.Thread(target=read) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [{"g-1": {"reply_mode": "shadow"}}] * 10
+    assert queries == ["Query"]

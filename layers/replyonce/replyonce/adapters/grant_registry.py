@@ -23,6 +23,7 @@ and a change is seen by every container within the bound. The change items are t
 """
 
 import json
+import threading
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
@@ -83,30 +84,49 @@ class GrantRegistry:
         self._table = table_name
         # A grant's life read strongly consistent (a deleted grant's send, an expired grant's resume).
         self._client = session.client("dynamodb")
+        # Issue 42, fair to every mailbox: one refresh per container, and each listing parsed once.
+        self._lock = threading.Lock()
+        self._texts: dict[str, Any] | None = None
+        self._records: dict[str, Any] = {}
+        self._lives: dict[str, GrantLife] = {}
 
     def records(self) -> dict[str, Any]:
-        """Each registered grant's record (setting name → JSON value), by grant id.
+        """Each registered grant's record (setting name → JSON value), by grant id; not to be changed.
+
+        Why a lock: a batch's threads all ask at once, and Powertools' cache has none, so when it
+        expires each of them would read the whole registry (up to 10 ``Query``s of every record, per
+        container, a minute). One reads it; the others wait for that read and take its listing. And
+        the listing is parsed once per read, not per record: with a thousand grants that is a thousand
+        JSON documents (``make bench-flood`` measures the cost per record).
 
         Raises
         ------
         GetParameterError
             The table could not be read (Powertools wraps DynamoDB's error); nothing is cached then.
         """
-        texts = self._provider.get_multiple(GRANTS_PARTITION, max_age=self._max_age)
-        return {
-            grant_id: _record_of(text)
-            for grant_id, text in texts.items()
-            if not grant_id.startswith(LIFE_PREFIX)
-        }
+        return self._listing()[0]
 
     def lives(self) -> dict[str, "GrantLife"]:
         """What Nylas said of each grant (its life), from the same cached ``Query`` as the records."""
-        texts = self._provider.get_multiple(GRANTS_PARTITION, max_age=self._max_age)
-        return {
-            key.removeprefix(LIFE_PREFIX): life_of(text)
-            for key, text in texts.items()
-            if key.startswith(LIFE_PREFIX)
-        }
+        return self._listing()[1]
+
+    def _listing(self) -> tuple[dict[str, Any], dict[str, GrantLife]]:
+        """The records and the lives of the registry's one cached ``Query``, parsed once per read."""
+        with self._lock:
+            texts = self._provider.get_multiple(GRANTS_PARTITION, max_age=self._max_age)
+            if texts is not self._texts:  # Powertools hands back its cached dict until it reads again
+                self._records = {
+                    grant_id: _record_of(text)
+                    for grant_id, text in texts.items()
+                    if not grant_id.startswith(LIFE_PREFIX)
+                }
+                self._lives = {
+                    key.removeprefix(LIFE_PREFIX): life_of(text)
+                    for key, text in texts.items()
+                    if key.startswith(LIFE_PREFIX)
+                }
+                self._texts = texts
+            return self._records, self._lives
 
     def life_now(self, grant_id: str) -> "GrantLife":
         """The grant's life as last written (a strongly consistent read, one request)."""

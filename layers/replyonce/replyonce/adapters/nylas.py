@@ -11,15 +11,15 @@ import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from replyonce.adapters.pacing import GrantPacer
+from replyonce.adapters.pacing import GrantHolds, GrantPacer
 from replyonce.agent import AttachmentGone, AttachmentTooLarge, AttachmentUnavailable
-from replyonce.answers import Answer
+from replyonce.answers import Answer, Proof, proof_of
 from replyonce.config import MAX_THREAD_WINDOW
 from replyonce.exceptions import NylasPermanentError, NylasRetryableError
 from replyonce.mail import read_message, read_messages
@@ -82,6 +82,23 @@ def _path(*segments: str) -> str:
     return "/v3/grants/" + "/".join(quote(s, safe="") for s in segments)
 
 
+_GRANTS_PREFIX = "/v3/grants/"
+SEND, READ = "send", "read"
+"""The kinds of request a grant's ``429`` holds apart (``replyonce.adapters.pacing.GrantHolds``)."""
+
+
+def _grant_of(path: str) -> str:
+    """The grant a request's path is about (its first segment after ``/v3/grants/``)."""
+    if not path.startswith(_GRANTS_PREFIX):
+        return ""
+    return unquote(path.removeprefix(_GRANTS_PREFIX).split("/", 1)[0])
+
+
+def _rate_limited(status: int | None, error_type: str) -> bool:
+    """A ``429`` of a rate limit (``replyonce.answers``: nothing sent, try later), not an account limit."""
+    return status == 429 and proof_of(Answer(status, error_type=error_type)) is Proof.NOT_SENT
+
+
 class NylasMailbox:
     """:class:`replyonce.ports.Mailbox` on the Nylas v3 API.
 
@@ -100,6 +117,8 @@ class NylasMailbox:
         Stands in for Nylas' clock when an answer has no ``Date`` header (logged: Nylas always sends one).
     pacer:
         Paces multipart sends per grant (``replyonce.adapters.pacing``); one per container.
+    holds:
+        A grant's rate-limit ``429``s, held to that grant (``replyonce.adapters.pacing``); one per container.
     """
 
     def __init__(
@@ -112,9 +131,11 @@ class NylasMailbox:
         session: requests.Session | None = None,
         clock: Callable[[], float] = time.time,
         pacer: GrantPacer | None = None,
+        holds: GrantHolds | None = None,
     ) -> None:
         self._clock = clock
         self._pacer = pacer or GrantPacer()
+        self._holds = holds or GrantHolds()
         self._api_uri = api_uri.rstrip("/")
         self._api_key = api_key
         self._timeout = (_CONNECT_TIMEOUT_SECONDS, timeout_seconds)
@@ -151,12 +172,28 @@ class NylasMailbox:
             return int(self._clock())
 
     def _get(self, path: str, params: dict[str, Any] | None = None) -> requests.Response:
+        grant_id = _grant_of(path)
+        held = self._holds.held(grant_id, READ)
+        if held is not None:
+            # Nylas told this grant to wait: no request until then, and no other grant is held.
+            seconds, error_type = held
+            raise NylasRetryableError(
+                f"GET {path}: not asked; the grant's reads wait {seconds} s after Nylas' 429",
+                status=429,
+                error_type=error_type,
+                retry_after_seconds=seconds,
+            )
         try:
             response = self._session.get(
                 f"{self._api_uri}{path}", params=params, headers=self._headers(), timeout=self._timeout
             )
         except requests.RequestException as exc:
             raise NylasRetryableError(f"GET {path} failed: {exc}") from exc
+        if response.status_code == 429:
+            # urllib3 retried it (after Retry-After) and the grant is still throttled: hold its next reads.
+            error_type, _ = _error(response)
+            if _rate_limited(429, error_type):
+                self._holds.hold(grant_id, READ, _retry_after(response), error_type)
         return _succeeded(response, f"GET {path}")
 
     def _data(self, response: requests.Response) -> Any:
@@ -189,6 +226,17 @@ class NylasMailbox:
     ) -> Answer:
         """Send the stored ``request`` with its files (``replyonce.outgoing.wire``: JSON, or multipart
         form data paced per grant); the answer as it came, never raised."""
+        held = self._holds.held(grant_id, SEND)
+        if held is not None:
+            # Nylas answered this grant's send 429 with a Retry-After not yet up: the same answer, without
+            # asking (nothing sent: replyonce.answers), and the record is deferred for the time left.
+            seconds, error_type = held
+            return Answer(
+                status=429,
+                error_type=error_type,
+                detail=f"429 {error_type}: not sent; the grant's sends wait {seconds} s after Nylas' 429",
+                retry_after_seconds=seconds,
+            )
         body = wire(request, files or {}, MAX_REQUEST_BYTES)
         if body.encoding is Encoding.MULTIPART:
             self._pacer.wait_turn(grant_id)
@@ -213,6 +261,8 @@ class NylasMailbox:
             message_id = str(data.get("id", "")) if isinstance(data, dict) else ""
             return Answer(response.status_code, replayed=replayed, message_id=message_id, nylas_time=at)
         error_type, message = _error(response)
+        if _rate_limited(response.status_code, error_type) and not replayed:
+            self._holds.hold(grant_id, SEND, _retry_after(response), error_type)
         return Answer(
             status=response.status_code,
             error_type=error_type,

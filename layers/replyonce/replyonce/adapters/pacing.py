@@ -1,4 +1,4 @@
-"""Pacing per grant: at most ``limit`` requests of a kind in any ``window_seconds``, in this container.
+"""Pacing per grant: multipart sends within Nylas' per-grant limit, and a grant's ``429`` held to it.
 
 Why: Nylas allows a grant 10 ``multipart/form-data`` sends a second, a
 twentieth of its JSON sends (``docs/agents.md``, "Limits"). A container that sends files
@@ -6,8 +6,12 @@ for several threads of one grant at once waits its turn here instead of
 spending a ``429``; containers do not see each other's sends, and a ``429``
 Nylas still answers is a send that did not happen (``replyonce.answers``):
 the record comes back and the same key sends later.
+
+A ``429`` Nylas does answer holds that grant's next requests of its kind in this container until its
+``Retry-After`` is up (:class:`GrantHolds`), and no other grant's.
 """
 
+import math
 import threading
 import time
 from collections import deque
@@ -54,3 +58,52 @@ class GrantPacer:
                 pause = self._window - (now - sent[0])
             self._sleep(pause)
             waited += pause
+
+
+MAX_HOLD_SECONDS = 300
+"""The longest a ``Retry-After`` holds a grant's requests in this container (the record's own deferral
+still honours all of it): a malformed or huge header must not silence a grant for the container's life."""
+UNSTATED_HOLD_SECONDS = 1
+"""A rate limit's ``429`` without ``Retry-After`` (Nylas does not say its own carry one): its limits are
+per second, so the grant's next second."""
+
+
+class GrantHolds:
+    """Per grant and kind of request: the time Nylas asked this container to wait after a ``429``.
+
+    Why per grant: Nylas' rate limits are a grant's (its message requests and its sends, each a number
+    a second: ``docs/agents.md``, "Limits"), and a ``429`` with ``Retry-After`` speaks for that grant
+    only. A grant that was told to wait makes no request of that kind until the time is up — its
+    records are deferred with the time left, as the ``429`` itself would have been answered — while
+    every other grant's requests go on at once: one mailbox's throttling never slows another's replies.
+
+    Kinds (``"send"``, ``"read"``) are held apart: the Messages API and the send endpoint have limits
+    of their own.
+    """
+
+    def __init__(self, *, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._monotonic = monotonic
+        self._until: dict[tuple[str, str], tuple[float, str]] = {}
+        self._lock = threading.Lock()
+
+    def hold(self, grant_id: str, kind: str, retry_after_seconds: int | None, error_type: str) -> None:
+        """Nylas answered the grant's request of ``kind`` with a rate limit's ``429``: hold the next."""
+        seconds = UNSTATED_HOLD_SECONDS if retry_after_seconds is None else retry_after_seconds
+        seconds = min(max(seconds, 0), MAX_HOLD_SECONDS)
+        with self._lock:
+            until = self._monotonic() + seconds
+            previous, _ = self._until.get((grant_id, kind), (0.0, ""))
+            self._until[(grant_id, kind)] = (max(until, previous), error_type)
+        count("GrantThrottled")
+
+    def held(self, grant_id: str, kind: str) -> tuple[int, str] | None:
+        """``(whole seconds left, the 429's error type)`` while the grant's requests of ``kind`` wait;
+        ``None`` when they may go."""
+        with self._lock:
+            until, error_type = self._until.get((grant_id, kind), (0.0, ""))
+            left = until - self._monotonic()
+            if left <= 0:
+                self._until.pop((grant_id, kind), None)
+                return None
+        count("GrantHeld")
+        return math.ceil(left), error_type

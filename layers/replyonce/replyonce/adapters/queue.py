@@ -1,5 +1,6 @@
 """The notification queue: verified notifications on SQS, never lost for size."""
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -23,6 +24,30 @@ ATTR_NOTIFICATION_ID = "notification_id"
 ATTR_NOTIFICATION_TYPE = "notification_type"
 ATTR_GRANT_ID = "grant_id"
 ATTR_BODY_OMITTED = "body_omitted"
+
+
+_GROUP_ID = re.compile(r"^[!-~]{1,128}$")
+"""What SQS takes as a ``MessageGroupId``: 1 to 128 printable ASCII characters (no spaces)."""
+
+
+def fair_group(grant_id: str) -> dict[str, str]:
+    """The ``MessageGroupId`` of a record about ``grant_id``: the grant is the queue's tenant.
+
+    Why: the notification queue is a standard queue used as an SQS fair queue (AWS, July 2025:
+    "Amazon SQS fair queues"): a message group on a standard queue names its tenant, and when one
+    tenant holds a disproportionate share of the in-flight records SQS hands the others' records to
+    consumers first. So one grant's flood waits behind the rest, not the rest behind it. No order
+    is implied on a standard queue (that is FIFO's meaning of the same field). A record that names no
+    grant gets no group: SQS counts each such record as a tenant of its own. A grant id SQS would refuse
+    as a group (longer than 128 characters, or not printable ASCII: Nylas' are UUIDs) is named by its
+    SHA-256 instead, so the notification is still queued and the grant is still one tenant.
+    """
+    if not grant_id:
+        return {}
+    if _GROUP_ID.match(grant_id):
+        return {"MessageGroupId": grant_id}
+    return {"MessageGroupId": "grant-sha256-" + hashlib.sha256(grant_id.encode()).hexdigest()}
+
 
 # Nylas waits 10 s for the webhook's 200: fail fast enough to answer 503 in time. ``total_max_attempts``
 # counts the first try (botocore's ``max_attempts`` counts retries only: 3 of them were 4 tries, 12 s of
@@ -106,7 +131,10 @@ class NotificationQueue:
             )
         try:
             response = self._sqs.send_message(
-                QueueUrl=self._queue_url, MessageBody=body, MessageAttributes=attributes
+                QueueUrl=self._queue_url,
+                MessageBody=body,
+                MessageAttributes=attributes,
+                **fair_group(notification.grant_id),
             )
         except (BotoCoreError, ClientError) as exc:
             raise EnqueueError(f"SQS did not accept notification {notification.id}: {exc}") from exc
@@ -136,9 +164,11 @@ def hand_over(sqs_client: Any, queue_url: str, record: "SQSRecord", epoch: int) 
         if value.string_value is not None
     }
     attributes[ATTR_HANDED_OVER_AT_EPOCH] = {"DataType": "Number", "StringValue": str(epoch)}
-    return sqs_client.send_message(QueueUrl=queue_url, MessageBody=record.body, MessageAttributes=attributes)[
-        "MessageId"
-    ]
+    # Its tenant there as here: the group it was sent with (SQS gives it back as a system attribute).
+    group = record.attributes.message_group_id or ""
+    return sqs_client.send_message(
+        QueueUrl=queue_url, MessageBody=record.body, MessageAttributes=attributes, **fair_group(group)
+    )["MessageId"]
 
 
 _AWS_QUEUE_HOST = re.compile(
@@ -198,6 +228,7 @@ class ReconcileQueue:
             MessageBody=json.dumps(body, separators=(",", ":")),
             DelaySeconds=max(0, min(seconds, self._max_delay)),
             MessageAttributes={ATTR_TASK: {"DataType": "String", "StringValue": RECONCILE_TASK}},
+            **fair_group(due.grant_id),
         )
 
 
