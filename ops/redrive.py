@@ -25,7 +25,7 @@ import requests
 from botocore.exceptions import ClientError
 
 from ops.errors import OpsError
-from replyonce.adapters.queue import ATTR_GRANT_ID, ATTR_NOTIFICATION_ID, ATTR_NOTIFICATION_TYPE
+from replyonce.adapters.queue import ATTR_GRANT_ID, ATTR_NOTIFICATION_ID, ATTR_NOTIFICATION_TYPE, fair_group
 
 _TERMINAL_STATUSES = frozenset({"COMPLETED", "CANCELLED", "FAILED"})
 # Messages are hidden this long while the copy moves them; one that is not deleted comes back.
@@ -228,7 +228,12 @@ def copy_messages(
                 name: {k: v for k, v in value.items() if k in ("DataType", "StringValue", "BinaryValue")}
                 for name, value in message.get("MessageAttributes", {}).items()
             }
-            request: dict[str, Any] = {"QueueUrl": queues.notification_url, "MessageBody": message["Body"]}
+            request: dict[str, Any] = {
+                "QueueUrl": queues.notification_url,
+                "MessageBody": message["Body"],
+                # Back in its grant's group of the fair queue, as the webhook sent it (issue 42).
+                **fair_group(_summary(message).grant_id),
+            }
             if attributes:
                 request["MessageAttributes"] = attributes
             sqs.send_message(**request)

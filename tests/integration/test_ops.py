@@ -605,7 +605,14 @@ def test_redrive_copy_moves_every_message_back_with_its_attributes(aws, sqs, mak
     assert run.code == 0, run.err
     assert "3 message(s) on the dead-letter queue" in run.out
     assert drain(sqs, aws.queues["NotificationDeadLetterQueue"]) == []
-    moved = drain(sqs, aws.queues["NotificationQueue"])
+    moved = sqs.receive_message(
+        QueueUrl=aws.queues["NotificationQueue"],
+        MaxNumberOfMessages=10,
+        MessageAttributeNames=["All"],
+        MessageSystemAttributeNames=["MessageGroupId"],
+    )["Messages"]
+    # Each back in its grant's group of the fair queue, as the webhook sent it.
+    assert [m["Attributes"]["MessageGroupId"] for m in moved] == [AGENT_GRANT_ID] * 3
     assert sorted(m["Body"] for m in moved) == sorted(s["body"] for s in sent)
     for message in moved:
         notification_id = json.loads(message["Body"])["id"]
