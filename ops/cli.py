@@ -874,6 +874,20 @@ def _restore_state(context: Context) -> int:
 # ---- parsing ---------------------------------------------------------------------------------------
 
 
+def _review_drafts_options(p: argparse.ArgumentParser, when: str = "") -> None:
+    """``--drafts-file`` and ``--open-hours``: the review report's, and make promote's leaving review."""
+    p.add_argument(
+        "--drafts-file",
+        type=Path,
+        default=Path("review-drafts.json"),
+        metavar="FILE",
+        help=f"{when}where each draft's text is kept from when it is first seen (default review-drafts.json)",
+    )
+    p.add_argument(
+        "--open-hours", type=float, default=24.0, help=f"{when}a draft still open after this long is open"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--stack-name", help="default: stack_name in samconfig.toml")
@@ -1012,16 +1026,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--since", help="leaving shadow: the report's start (default: when the grant entered shadow)"
     )
-    p.add_argument(
-        "--drafts-file",
-        type=Path,
-        default=Path("review-drafts.json"),
-        metavar="FILE",
-        help="leaving review: the review report's followed drafts (as make review-report keeps them)",
-    )
-    p.add_argument(
-        "--open-hours", type=float, default=24.0, help="leaving review: a draft open this long is open"
-    )
+    _review_drafts_options(p, when="leaving review: ")
     p.add_argument(
         "--max-reads", type=int, default=200, help="leaving review: at most this many mailbox reads"
     )
@@ -1112,16 +1117,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="what people did with the review drafts: sent unchanged, edited, deleted, open (read-only)",
     )
     p.add_argument("--grant", action="append", help="default: the stack's AgentGrantIds")
-    p.add_argument(
-        "--drafts-file",
-        type=Path,
-        default=Path("review-drafts.json"),
-        metavar="FILE",
-        help="where each draft's text is kept from the first time it is seen (default review-drafts.json)",
-    )
-    p.add_argument(
-        "--open-hours", type=float, default=24.0, help="a draft still open after this long is open"
-    )
+    _review_drafts_options(p)
     p.add_argument("--max-reads", type=int, default=200, help="at most this many reads of the mailbox")
     p.add_argument("--most-edited", type=int, default=5, help="show this many of the most edited drafts")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
