@@ -1,4 +1,4 @@
-"""``make serve --grants N`` or ``--grants-file F``: several mailboxes in the local stack, each an agent grant.
+"""``make serve --grants N`` or ``--grants-file F``: several mailboxes in the local stack, each a grant.
 
 Each grant is a mailbox of the Nylas emulator and a record in the local stack's grant registry, written
 by ``make grants``' own code (``ops.grants.apply_change``: checked by the replier's reader, with a change
@@ -87,7 +87,7 @@ def parse_grants_file(text: str, name: str = "the grants file") -> list[LocalGra
     if not grants:
         raise GrantsFileError(f"{name} names no grant (one a line: id=G address=A [mode=M] [agent=A])")
     if len(grants) > MAX_GRANTS:
-        raise GrantsFileError(f"{name} names {len(grants)} grants; the local stack serves at most {MAX_GRANTS}")
+        raise GrantsFileError(f"{name} names {len(grants)} grants; {MAX_GRANTS} at most")
     return grants
 
 

@@ -60,7 +60,7 @@ from typing import Any
 from devstack.cli_types import port_number, run_command, whole_number
 from devstack.console import LogView, make_console, reply_panel
 from devstack.control import MailControl
-from devstack.events import AGENT_GRANT_ID
+from devstack.invariants import REPLY_DRAFTED, REPLY_SENT
 from devstack.local_grants import (
     GrantsFileError,
     LocalGrant,
@@ -68,7 +68,6 @@ from devstack.local_grants import (
     parse_grants_file,
     seed_registry,
 )
-from devstack.invariants import REPLY_DRAFTED, REPLY_SENT
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LocalStack, StackSettings
 from devstack.template import LOCAL_WEBHOOK_SECRET, declared_variables
@@ -676,7 +675,7 @@ def banner(stack: LocalStack, mode: Mode, console_url: str | None = None) -> str
             second = mode.grants[1].grant_id
             lines += [
                 f'  make mail ARGS="--grant {second} --from bob@example.com --body Hi{port_arg}"',
-                f'  make grants ARGS="list --local{local}"   (pause, resume, set --mode: effective within 1 s)',
+                f'  make grants ARGS="list --local{local}"   (pause, resume, set --mode: within 1 s)',
             ]
         lines += [
             f"  curl '{stack.webhook_url}?challenge=hello'",

@@ -339,7 +339,7 @@ def _registry(context: Context) -> _Registry:
     if local:
         session, aws = redrive.local_aws(local)
         if not aws.get("grant_registry_table"):
-            raise ConfigurationError(f"the local stack at {local} has no grant registry: restart `make serve`")
+            raise ConfigurationError(f"the stack at {local} has no grant registry: restart `make serve`")
         endpoint = aws["endpoint_url"]
         # The defaults its records override: the stack's mode and agent, as make serve runs them.
         given = {"ReplyMode": aws.get("reply_mode"), "ReplyAgent": aws.get("reply_agent")}
