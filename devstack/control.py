@@ -90,6 +90,9 @@ class MailControl:
         Signs and delivers notifications to the webhook.
     agent_grant_id, agent_email:
         The grant mail is delivered to by default, and its address.
+    agent_addresses:
+        Every agent grant's address, by grant (``make serve --grants N``): a thread read back names
+        its own grant's address as the agent's.
     logs:
         The handlers' log records, for what the replier decided about a message (``outcome``).
     aws:
@@ -107,6 +110,7 @@ class MailControl:
         agent_email: str = "",
         logs: LogCollector | None = None,
         aws: Mapping[str, str] | None = None,
+        agent_addresses: Mapping[str, str] | None = None,
     ) -> None:
         self._emulator = emulator
         self._sender = sender
@@ -114,6 +118,8 @@ class MailControl:
         self._aws = dict(aws or {})
         self._agent_grant_id = agent_grant_id
         self._agent_email = agent_email
+        # Every agent grant's address (make serve --grants): a thread's agent is its own grant's.
+        self._agent_addresses = dict(agent_addresses or {})
         # Mail put in by :meth:`mail`, by message id: the emulator announces it on its own request
         # thread, and the delivery options travel with it from here.
         self._pending: dict[str, _Pending] = {}
@@ -267,7 +273,8 @@ class MailControl:
             if error.status == 404:
                 raise ControlError(404, f"the mailbox holds no thread {thread_id}") from None
             raise
-        return {"data": messages, "agent_email": self._agent_email}
+        grant = next((m.get("grant_id") for m in messages if m.get("grant_id")), None)
+        return {"data": messages, "agent_email": self._agent_addresses.get(grant, self._agent_email)}
 
     def outcome(self, message_id: str) -> Json:
         """What the replier decided about a message so far, from its own log records.

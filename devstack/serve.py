@@ -588,6 +588,7 @@ def serve(
         agent_email=agent_email,
         logs=stack.logs,
         aws=stack.embedded_aws(),
+        agent_addresses=mode.agents,
     )
     view.mailbox = control
     stack.serve_control(control.handle)

@@ -426,6 +426,12 @@ class LocalStack:
             "grant_registry_table": self.resources.tables["GrantRegistryTable"],
             "reply_mode": os.environ.get("REPLY_MODE", ""),
             "reply_agent": os.environ.get("REPLY_AGENT", ""),
+            # How soon its replier sees a registry change and looks again at a paused grant's mail.
+            **{
+                name: str(int(self.settings.replier_tuning[name]))
+                for name in ("registry_max_age_seconds", "paused_retry_seconds")
+                if name in self.settings.replier_tuning
+            },
             "api_key_secret_id": self.resources.secrets["NylasApiKeySecret"],
             "nylas_api_uri": self.overrides["NYLAS_API_URI"],
             "agent_grant_ids": self.overrides["AGENT_GRANT_IDS"],

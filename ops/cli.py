@@ -332,6 +332,9 @@ class _Registry:
     deployment: grants.Deployment
     who: Callable[[], str]
     state_table: str
+    # The replier's cache of the registry and a paused grant's retry, as the change's lines say them.
+    cache_seconds: int = grants.CACHE_SECONDS
+    paused_retry_seconds: int = grants.PAUSED_RETRY_SECONDS
 
 
 def _registry(context: Context) -> _Registry:
@@ -351,6 +354,8 @@ def _registry(context: Context) -> _Registry:
             grants.deployment_of(parameters),
             lambda: sts.get_caller_identity()["Arn"],
             aws["state_table"],
+            int(aws.get("registry_max_age_seconds") or grants.CACHE_SECONDS),
+            int(aws.get("paused_retry_seconds") or grants.PAUSED_RETRY_SECONDS),
         )
     stack = context.stack()
     return _Registry(
@@ -404,6 +409,8 @@ def _grants(context: Context) -> int:
             who=registry.who,
             clock=context.runtime.clock,
             dry_run=args.dry_run,
+            cache_seconds=registry.cache_seconds,
+            paused_retry_seconds=registry.paused_retry_seconds,
         ).lines
     for line in lines:
         context.runtime.say(line)
@@ -446,6 +453,8 @@ def _promote(context: Context) -> int:
         who=registry.who,
         clock=context.runtime.clock,
         dry_run=args.dry_run,
+        cache_seconds=registry.cache_seconds,
+        paused_retry_seconds=registry.paused_retry_seconds,
     ).lines
     for line in lines:
         say(line)
