@@ -485,7 +485,8 @@ def main(argv: list[str] | None = None) -> int:
             mode = Mode(settings.nylas_api_uri, "from NYLAS_WEBHOOK_SECRET (not printed)", agents, real=True)
         else:
             emulator_mode_check(os.environ)
-            grants = grants or numbered_grants(1)
+            # Registered only when asked: a plain `make serve` keeps its one AGENT_GRANT_IDS grant, no record.
+            asked, grants = grants or [], grants or numbered_grants(1)
             settings = StackSettings(
                 pollers=args.pollers,
                 webhook_port=args.port,
@@ -499,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{LOCAL_WEBHOOK_SECRET} (local development secret)",
                 {grant.grant_id: grant.address for grant in grants},
                 False,
-                grants=tuple(grants),
+                grants=tuple(asked),
             )
         settings, mode = replier_choices(settings, mode, os.environ, args)
         settings.watch_dead_letters = True
@@ -578,7 +579,8 @@ def serve(
     console = view.console
     if stack.emulator is not None:
         seed_sample_mailbox(stack.emulator)
-        register_grants(stack, mode.grants)
+        if mode.grants:
+            register_grants(stack, mode.grants)
     [(agent_grant, agent_email), *_] = mode.agents.items()
     sender = stack.sender()
     control = MailControl(
