@@ -160,6 +160,11 @@ def test_make_grants_set_local_changes_one_grants_mode_and_the_console_shows_it(
     shown = ops("grants", "show", "--grant", "grant-agent-0002", "--local", serve.base_url)
     assert re.search(r"reply_mode\s+shadow\s+record", shown), shown
     assert re.search(r"set\s+by arn:aws:sts::\d+:user/\S+", shown), shown
+    # Promoted on its own shadow evidence: the one message it would have answered.
+    promoted = ops("promote", "--grant", "grant-agent-0002", "--local", serve.base_url)
+    assert "grant grant-agent-0002: shadow -> review" in promoted, promoted
+    assert re.search(r"would answer\s+1 message\(s\)", promoted), promoted
+    assert grant_row(serve, "grant-agent-0002")["mode"] == "review"
 
 
 def test_a_grants_file_serves_each_grant_in_its_own_mode(tmp_path, capsys):
