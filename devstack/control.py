@@ -47,8 +47,10 @@ from devstack.web_view import AGENT_FAILED, DEFERRED
 from devstack.webhook_sender import WebhookSender
 from ops.register_webhook import TRIGGER_TYPES
 from ops.template import load_template
+from replyonce.reasons import DeferReason
 
 CONTROL_PREFIX = "/_local"
+GRANT_PAUSED = DeferReason.GRANT_PAUSED.value
 NOTIFICATION_TYPES = ("message.created", "message.created.truncated", "message.updated")
 
 Json = dict[str, Any]
@@ -359,6 +361,26 @@ class MailControl:
             "absorbed": sum(1 for r in with_records if r.get("message") == DUPLICATE_ABSORBED),
             # Not decided, and the agent raised: what `make mail` says at once instead of waiting.
             "failure": None if decided else self.agent_failure(notification_id),
+            # Not decided, and its grant is paused: waiting for `make grants resume`, said at once too.
+            "paused": None if decided else self.paused(notification_id),
+        }
+
+    def paused(self, notification_id: str) -> Json | None:
+        """The replier's deferral of a notification whose grant is paused (``make grants pause``, or an
+        expiry at Nylas): its ``grant_id``, ``retry_in_seconds`` and who paused it; ``None``: not paused."""
+        assert self._logs is not None
+        deferrals = [
+            r
+            for r in self._logs.messages(DEFERRED)
+            if r.get("notification_id") == notification_id and r.get("reason") == GRANT_PAUSED
+        ]
+        if not deferrals:
+            return None
+        last = deferrals[-1]
+        return {
+            "grant_id": last.get("grant_id"),
+            "retry_in_seconds": last.get("retry_in_seconds"),
+            "paused_by": last.get("paused_by") or "operator",
         }
 
     # ---- helpers -------------------------------------------------------------------------------
