@@ -228,3 +228,24 @@ def test_a_grants_file_mistake_stops_make_serve_in_one_line(tmp_path):
     assert run.stderr.strip().splitlines() == [
         f"error: {grants_file}, line 1: mode must be one of send, review, shadow, not 'draft'"
     ]
+
+
+def test_nylas_expiring_then_deleting_a_grant_shows_in_its_console_row(serve, capsys):
+    def state_becomes(state: str) -> None:
+        wait_until(
+            lambda: grant_row(serve, "grant-agent-0003")["state"] == state,
+            30,
+            f"never {state}:\n{serve.text()[-3000:]}",
+        )
+
+    for action, state in (("expire", "expired"), ("delete", "deleted")):
+        capsys.readouterr()
+        code = trigger.main(["grant", action, "--grant", "grant-agent-0003", "--url", serve.base_url])
+        out = capsys.readouterr().out
+        assert code == 0, out
+        state_becomes(state)
+    # The other grants are untouched by this one's life.
+    assert [grant_row(serve, g)["state"] for g in ("grant-agent-0001", "grant-agent-0002")] == [
+        "enabled",
+        "enabled",
+    ]
