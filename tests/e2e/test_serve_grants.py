@@ -249,3 +249,17 @@ def test_nylas_expiring_then_deleting_a_grant_shows_in_its_console_row(serve, ca
         "enabled",
         "enabled",
     ]
+
+
+def test_grants_against_the_real_nylas_api_are_refused_in_one_line():
+    run = subprocess.run(
+        [sys.executable, "-m", "devstack.serve", "--port", "0", "--grants", "2"],
+        cwd=ROOT,
+        env={**ENVIRONMENT, "NYLAS_API_URI": "https://api.us.nylas.com"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    [line] = run.stderr.strip().splitlines()
+    assert line.startswith("error: --grants and --grants-file make mailboxes in the Nylas emulator"), line
