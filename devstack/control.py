@@ -47,8 +47,10 @@ from devstack.web_view import AGENT_FAILED, DEFERRED
 from devstack.webhook_sender import WebhookSender
 from ops.register_webhook import TRIGGER_TYPES
 from ops.template import load_template
+from replyonce.reasons import DeferReason
 
 CONTROL_PREFIX = "/_local"
+GRANT_PAUSED = DeferReason.GRANT_PAUSED.value
 NOTIFICATION_TYPES = ("message.created", "message.created.truncated", "message.updated")
 
 Json = dict[str, Any]
@@ -90,6 +92,9 @@ class MailControl:
         Signs and delivers notifications to the webhook.
     agent_grant_id, agent_email:
         The grant mail is delivered to by default, and its address.
+    agent_addresses:
+        Every agent grant's address, by grant (``make serve --grants N``): a thread read back names
+        its own grant's address as the agent's.
     logs:
         The handlers' log records, for what the replier decided about a message (``outcome``).
     aws:
@@ -107,6 +112,7 @@ class MailControl:
         agent_email: str = "",
         logs: LogCollector | None = None,
         aws: Mapping[str, str] | None = None,
+        agent_addresses: Mapping[str, str] | None = None,
     ) -> None:
         self._emulator = emulator
         self._sender = sender
@@ -114,6 +120,8 @@ class MailControl:
         self._aws = dict(aws or {})
         self._agent_grant_id = agent_grant_id
         self._agent_email = agent_email
+        # Every agent grant's address (make serve --grants): a thread's agent is its own grant's.
+        self._agent_addresses = dict(agent_addresses or {})
         # Mail put in by :meth:`mail`, by message id: the emulator announces it on its own request
         # thread, and the delivery options travel with it from here.
         self._pending: dict[str, _Pending] = {}
@@ -267,7 +275,8 @@ class MailControl:
             if error.status == 404:
                 raise ControlError(404, f"the mailbox holds no thread {thread_id}") from None
             raise
-        return {"data": messages, "agent_email": self._agent_email}
+        grant = next((m.get("grant_id") for m in messages if m.get("grant_id")), None)
+        return {"data": messages, "agent_email": self._agent_addresses.get(grant, self._agent_email)}
 
     def outcome(self, message_id: str) -> Json:
         """What the replier decided about a message so far, from its own log records.
@@ -352,6 +361,26 @@ class MailControl:
             "absorbed": sum(1 for r in with_records if r.get("message") == DUPLICATE_ABSORBED),
             # Not decided, and the agent raised: what `make mail` says at once instead of waiting.
             "failure": None if decided else self.agent_failure(notification_id),
+            # Not decided, and its grant is paused: waiting for `make grants resume`, said at once too.
+            "paused": None if decided else self.paused(notification_id),
+        }
+
+    def paused(self, notification_id: str) -> Json | None:
+        """The replier's deferral of a notification whose grant is paused (``make grants pause``, or an
+        expiry at Nylas): its ``grant_id``, ``retry_in_seconds`` and who paused it; ``None``: not paused."""
+        assert self._logs is not None
+        deferrals = [
+            r
+            for r in self._logs.messages(DEFERRED)
+            if r.get("notification_id") == notification_id and r.get("reason") == GRANT_PAUSED
+        ]
+        if not deferrals:
+            return None
+        last = deferrals[-1]
+        return {
+            "grant_id": last.get("grant_id"),
+            "retry_in_seconds": last.get("retry_in_seconds"),
+            "paused_by": last.get("paused_by") or "operator",
         }
 
     # ---- helpers -------------------------------------------------------------------------------

@@ -18,6 +18,14 @@ which needs all four of ``NYLAS_API_URI``, ``NYLAS_API_KEY``,
 created) and ``AGENT_GRANT_IDS``; point a tunnel at the printed URL. Without a
 webhook of your own, ``make listen`` creates one for the tunnel while it runs.
 
+``--grants N`` serves N mailboxes (``grant-agent-0001`` at ``support@replyonce.example``, then
+``grant-agent-0002`` at ``support2@replyonce.example``...), ``--grants-file F`` the ones a file names with
+their own mode and agent (``devstack/local_grants.py`` has its format): each a mailbox of the emulator and
+a record of the local grant registry, written as ``make grants`` writes one. ``make mail ARGS="--grant
+G"`` writes to one of them, ``make grants ARGS="list --local"`` (``set``, ``pause``, ``resume``) and
+``make promote ARGS="--grant G --local"`` change them, within a second here; the console shows each
+grant's mode, state and counts.
+
 ``--agent module:function`` runs the replier with your agent (``REPLY_AGENT``;
 the module in ``functions/replier/`` or the layer) and gives the replier new
 containers whenever the agent's file changes: edit it, ``make mail``, read the
@@ -43,7 +51,8 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,8 +60,14 @@ from typing import Any
 from devstack.cli_types import port_number, run_command, whole_number
 from devstack.console import LogView, make_console, reply_panel
 from devstack.control import MailControl
-from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID
 from devstack.invariants import REPLY_DRAFTED, REPLY_SENT
+from devstack.local_grants import (
+    GrantsFileError,
+    LocalGrant,
+    numbered_grants,
+    parse_grants_file,
+    seed_registry,
+)
 from devstack.sample_mailbox import seed_sample_mailbox
 from devstack.stack import LocalStack, StackSettings
 from devstack.template import LOCAL_WEBHOOK_SECRET, declared_variables
@@ -121,6 +136,8 @@ class Mode:
     reply_mode: str = ReplierSettings.reply_mode
     # The shell's values the replier runs with, ``NAME=value`` (the banner lists them).
     from_shell: tuple[str, ...] = ()
+    # The emulator's mailboxes, each registered in the local grant registry (``--grants``).
+    grants: tuple[LocalGrant, ...] = ()
 
 
 # Variables the local stack owns: the names of the resources it creates in its embedded AWS. A shell
@@ -262,7 +279,49 @@ def parser(prog: str = "python -m devstack.serve", doc: str = __doc__) -> argpar
     parser.add_argument(
         "--full", action="store_true", help="show each reply's whole body, not its first lines"
     )
+    many = parser.add_mutually_exclusive_group()
+    many.add_argument(
+        "--grants",
+        type=whole_number(1, 50),
+        metavar="N",
+        help="serve N mailboxes, each an agent grant in the local grant registry (default 1)",
+    )
+    many.add_argument(
+        "--grants-file",
+        type=Path,
+        metavar="FILE",
+        help="serve the mailboxes FILE names, one a line: id=G address=A [mode=M] [agent=module:function]",
+    )
     return parser
+
+
+# How the local stack reads the grant registry and looks again at a paused grant's mail: in seconds
+# rather than a deployed stack's minute and hour, so a `make grants --local` change shows at once and a
+# resumed grant's waiting mail is answered while you watch (paused 8 receives, 4 minutes, it dead-letters).
+LOCAL_REGISTRY_TUNING = {"registry_max_age_seconds": 1, "paused_retry_seconds": 30}
+
+
+def local_grants(args: argparse.Namespace) -> list[LocalGrant] | None:
+    """The mailboxes ``--grants`` or ``--grants-file`` asks for (``None``: neither, the one mailbox)."""
+    try:
+        if args.grants_file is not None:
+            try:
+                text = args.grants_file.read_text()
+            except OSError as error:
+                raise ServeError(f"cannot read --grants-file {args.grants_file}: {error.strerror}") from None
+            grants = parse_grants_file(text, str(args.grants_file))
+            for grant in grants:
+                if grant.agent and ":" in grant.agent:
+                    try:
+                        agent_name(grant.agent)
+                    except argparse.ArgumentTypeError as error:
+                        raise ServeError(f"{args.grants_file}: grant {grant.grant_id}: {error}") from None
+            return grants
+        if args.grants is not None:
+            return numbered_grants(args.grants)
+    except GrantsFileError as error:
+        raise ServeError(str(error)) from None
+    return None
 
 
 def console_port(args: argparse.Namespace) -> int | None:
@@ -411,7 +470,13 @@ def check_replier(environ: Mapping[str, str] = os.environ) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = name_make_target(parser(), "serve").parse_args(argv)
     try:
+        grants = local_grants(args)
         if os.environ.get("NYLAS_API_URI"):
+            if grants is not None:
+                raise ServeError(
+                    "--grants and --grants-file make mailboxes in the Nylas emulator; with NYLAS_API_URI "
+                    "the grants are AGENT_GRANT_IDS' (and your registry's: make grants)"
+                )
             settings = real_nylas_settings(os.environ, args)
             assert settings.nylas_api_uri is not None
             agents = agent_addresses(
@@ -420,9 +485,22 @@ def main(argv: list[str] | None = None) -> int:
             mode = Mode(settings.nylas_api_uri, "from NYLAS_WEBHOOK_SECRET (not printed)", agents, real=True)
         else:
             emulator_mode_check(os.environ)
-            settings = StackSettings(pollers=args.pollers, webhook_port=args.port, log_level=args.log_level)
+            # Registered only when asked: a plain `make serve` keeps its one AGENT_GRANT_IDS grant, no record.
+            asked, grants = grants or [], grants or numbered_grants(1)
+            settings = StackSettings(
+                pollers=args.pollers,
+                webhook_port=args.port,
+                log_level=args.log_level,
+                # The first grant is the AgentGrantIds seed; every one has its record in the registry.
+                agent_grant_ids=grants[0].grant_id,
+            )
+            settings.replier_tuning.update(LOCAL_REGISTRY_TUNING)
             mode = Mode(
-                "", f"{LOCAL_WEBHOOK_SECRET} (local development secret)", {AGENT_GRANT_ID: AGENT_EMAIL}, False
+                "",
+                f"{LOCAL_WEBHOOK_SECRET} (local development secret)",
+                {grant.grant_id: grant.address for grant in grants},
+                False,
+                grants=tuple(asked),
             )
         settings, mode = replier_choices(settings, mode, os.environ, args)
         settings.watch_dead_letters = True
@@ -477,6 +555,23 @@ class ServeView(LogView):
             self.console.print(reply_panel(record, sent, drafted=drafted, full=self.full), soft_wrap=False)
 
 
+def register_grants(stack: LocalStack, grants: Sequence[LocalGrant]) -> None:
+    """Each grant a mailbox of the emulator and a record of the grant registry, before any mail arrives."""
+    import boto3
+
+    from ops.grants import Deployment
+    from replyonce.grants import defaults_of
+
+    assert stack.emulator is not None
+    for number, grant in enumerate(grants, start=1):
+        stack.emulator.add_grant(grant.grant_id, grant.address, name=f"Acme Support {number}")
+    where = stack.embedded_aws()
+    dynamodb = boto3.client("dynamodb", endpoint_url=where["endpoint_url"], region_name=where["region"])
+    # The stack's own settings, as its replier reads them: the defaults a record overrides.
+    deployment = Deployment(defaults_of(ReplierSettings.from_environment()), (grants[0].grant_id,))
+    seed_registry(dynamodb, where["grant_registry_table"], grants, deployment, time.time)
+
+
 def serve(
     stack: LocalStack, view: ServeView, mode: Mode, stopped: Any, console_port: int | None = None
 ) -> None:
@@ -484,6 +579,8 @@ def serve(
     console = view.console
     if stack.emulator is not None:
         seed_sample_mailbox(stack.emulator)
+        if mode.grants:
+            register_grants(stack, mode.grants)
     [(agent_grant, agent_email), *_] = mode.agents.items()
     sender = stack.sender()
     control = MailControl(
@@ -493,6 +590,7 @@ def serve(
         agent_email=agent_email,
         logs=stack.logs,
         aws=stack.embedded_aws(),
+        agent_addresses=mode.agents,
     )
     view.mailbox = control
     stack.serve_control(control.handle)
@@ -540,6 +638,12 @@ def banner(stack: LocalStack, mode: Mode, console_url: str | None = None) -> str
     port_arg = "" if port == "3000" else f" --port {port}"
     nylas = mode.nylas or f"emulator at {stack.emulator.url if stack.emulator else '?'}"
     agents = ", ".join(f"{grant} ({address})" for grant, address in mode.agents.items())
+    if len(mode.grants) > 1:
+        agents = f"{len(mode.grants)}, each with its record in the local grant registry (make grants):\n"
+        agents += "\n".join(
+            f"    {g.grant_id:<20} {g.address:<32} {g.mode or mode.reply_mode:<7} {g.agent or mode.agent}"
+            for g in mode.grants
+        )
     lines = [
         "ReplyOnce local stack" + (", against the real Nylas API" if mode.real else ""),
         f"  webhook URL     {stack.webhook_url}" + ("  (point your tunnel here)" if mode.real else ""),
@@ -568,6 +672,15 @@ def banner(stack: LocalStack, mode: Mode, console_url: str | None = None) -> str
             "  make mail ARGS=\"--from alice@example.com --subject Hi --body 'Where is my order?'"
             + f'{port_arg}"',
             f'  make thread ARGS="--thread THREAD{port_arg}"   (make mail prints the thread id)',
+        ]
+        if len(mode.grants) > 1:
+            local = "" if port == "3000" else f" http://127.0.0.1:{port}"
+            second = mode.grants[1].grant_id
+            lines += [
+                f'  make mail ARGS="--grant {second} --from bob@example.com --body Hi{port_arg}"',
+                f'  make grants ARGS="list --local{local}"   (pause, resume, set --mode: within 1 s)',
+            ]
+        lines += [
             f"  curl '{stack.webhook_url}?challenge=hello'",
         ]
     lines.append("Ctrl-C stops it.")

@@ -412,8 +412,9 @@ class LocalStack:
 
     def embedded_aws(self) -> dict[str, str]:
         """Where the embedded AWS is, its queues, its state table and the API key's secret, and the
-        Nylas the replier reads: what ``make redrive ARGS=--local`` and ``make shadow-report
-        ARGS=--local`` work on (names only: the key stays in the secret)."""
+        Nylas the replier reads: what ``make redrive ARGS=--local``, ``make shadow-report
+        ARGS=--local`` and ``make grants ARGS="list --local"`` work on (names only: the key stays in the
+        secret)."""
         assert self.resources is not None
         return {
             "endpoint_url": os.environ["AWS_ENDPOINT_URL"],
@@ -421,6 +422,16 @@ class LocalStack:
             "notification_queue_url": self.resources.queues["NotificationQueue"],
             "dead_letter_queue_url": self.resources.queues["NotificationDeadLetterQueue"],
             "state_table": self.resources.tables["StateTable"],
+            # `make grants ARGS="list --local"`: the registry, and the defaults its records override.
+            "grant_registry_table": self.resources.tables["GrantRegistryTable"],
+            "reply_mode": os.environ.get("REPLY_MODE", ""),
+            "reply_agent": os.environ.get("REPLY_AGENT", ""),
+            # How soon its replier sees a registry change and looks again at a paused grant's mail.
+            **{
+                name: str(int(self.settings.replier_tuning[name]))
+                for name in ("registry_max_age_seconds", "paused_retry_seconds")
+                if name in self.settings.replier_tuning
+            },
             "api_key_secret_id": self.resources.secrets["NylasApiKeySecret"],
             "nylas_api_uri": self.overrides["NYLAS_API_URI"],
             "agent_grant_ids": self.overrides["AGENT_GRANT_IDS"],

@@ -103,9 +103,12 @@ class ServeClient:
                 return answer
             # The agent raised: said at once, not after the whole wait as "no decision".
             for notification_id in notification_ids:
-                failure = self.call("GET", f"decisions/{quote(notification_id, safe='')}").get("failure")
-                if failure:
-                    return {**answer, "failure": failure}
+                decision = self.call("GET", f"decisions/{quote(notification_id, safe='')}")
+                if decision.get("failure"):
+                    return {**answer, "failure": decision["failure"]}
+                # Its grant is paused (make grants pause): it waits for the resume, not for this wait.
+                if decision.get("paused"):
+                    return {**answer, "paused": decision["paused"]}
             if time.monotonic() >= deadline:
                 return None
             time.sleep(0.1)
@@ -136,6 +139,8 @@ def _describe_outcome(
         )
     if outcome.get("failure") and not outcome.get("reply") and not outcome.get("skip"):
         return _describe_failure(outcome["failure"], took)
+    if outcome.get("paused") and not outcome.get("reply") and not outcome.get("skip"):
+        return _describe_paused(outcome["paused"], took, base_url)
     if outcome.get("reply"):
         reply = outcome["reply"]
         to = ", ".join(reply.get("to") or reply.get("to_digest") or [])
@@ -155,6 +160,19 @@ def _describe_outcome(
         return f"replied after {took:.1f} s: {reply.get('reply_message_id')} to {to}, answers {answers}"
     skip = outcome["skip"]
     return f"skipped after {took:.1f} s: {_skip_words(skip)} (no reply will be sent for it)"
+
+
+def _describe_paused(paused: dict[str, Any], took: float, base_url: str) -> str:
+    """The message's grant is paused: it waits, and what answers it."""
+    grant = paused.get("grant_id") or "G"
+    if paused.get("paused_by") == "expiry":
+        why = f"grant {grant} expired at Nylas: it waits until Nylas says it was re-authenticated"
+    else:
+        why = (
+            f'grant {grant} is paused: it waits until `make grants ARGS="resume --grant {grant}'
+            f' {local_option(base_url)}"`'
+        )
+    return f"waiting after {took:.1f} s: {why} (looked at again every {paused.get('retry_in_seconds')} s)"
 
 
 def _describe_failure(failure: dict[str, Any], took: float) -> str:

@@ -99,8 +99,63 @@ class ConsoleSource:
             "notifications": web_view.notification_ways(records, deliveries, mailbox),
             "threads": web_view.conversations(mailbox, drafts, self._agents.values()),
             "invariants": web_view.invariant_status(violations, visible + in_flight, not_judged),
-            "shadow": web_view.shadow_report(self._shadow()),
+            "shadow": self._shadow_panel(),
+            "grants": web_view.grant_rows(self._grants(), records),
         }
+
+    def _grants(self) -> list[Json]:
+        """Each agent grant (the stack's, then any the registry added), its mode and state, as ``make grants
+        ARGS="list --local"`` reads them: the registry's records over the stack's settings, and what
+        Nylas' grant notifications made of it (expired, deleted)."""
+        from ops.grants import Deployment, effective
+        from replyonce.adapters.grant_registry import list_grants, list_lives
+        from replyonce.config import ReplierSettings
+        from replyonce.grants import defaults_of
+
+        where = self._stack.embedded_aws()
+        table = where.get("grant_registry_table")
+        dynamodb = self._dynamodb(where)
+        stored = {g.grant_id: g for g in list_grants(dynamodb, table)} if table else {}
+        lives = list_lives(dynamodb, table) if table else {}
+        settings = ReplierSettings.from_environment()
+        deployment = Deployment(defaults_of(settings), settings.agent_grant_ids)
+        rows = []
+        for grant_id in dict.fromkeys([*self._agents, *settings.agent_grant_ids, *stored]):
+            grant = effective(deployment, stored.get(grant_id))
+            life = lives.get(grant_id)
+            if isinstance(grant, str):  # a record the replier cannot read: its mail waits
+                mode, state = "-", "unreadable record"
+            else:
+                mode, state = grant.reply_mode, "enabled" if grant.enabled else "paused"
+            if life is not None and life.life.deleted:
+                state = "deleted"
+            elif life is not None and life.life.expired:
+                state = "expired"
+            address = self._agents.get(grant_id) or self._address(grant_id)
+            rows.append({"grant_id": grant_id, "address": address, "mode": mode, "state": state})
+        return rows
+
+    def _address(self, grant_id: str) -> str:
+        """The address Nylas gives a grant added since the start (``make trigger ARGS="grant create"``)."""
+        from ops.errors import NylasApiError
+        from ops.nylas_admin import NylasAdmin
+
+        where = self._stack.embedded_aws()
+        nylas = NylasAdmin(where["nylas_api_uri"], self._stack.settings.nylas_api_key)
+        try:
+            return nylas.grant_email(grant_id) or ""
+        except NylasApiError:
+            return ""
+
+    def _shadow_panel(self) -> Json:
+        """The shadow panel; what stopped it when Nylas refuses a read (an expired grant answers 401), so
+        the rest of the page still shows."""
+        from ops.errors import NylasApiError
+
+        try:
+            return web_view.shadow_report(self._shadow())
+        except NylasApiError as refused:
+            return {"records": [], "summary": f"the shadow report could not read the mailbox: {refused}"}
 
     def _shadow(self) -> Any:
         """The shadow report of the stack's state table, or ``None`` while it holds no shadow record.
@@ -119,7 +174,9 @@ class ConsoleSource:
         if not records:
             return None
         inbox = NylasAdmin(where["nylas_api_uri"], self._stack.settings.nylas_api_key)
-        return report_from_records(records, inbox, list(self._agents), since=None, until=None)
+        # The grants with a shadow record only: each grant costs reads, and another grant may have expired.
+        shadowed = [grant for grant in self._agents if any(r.grant_id == grant for r in records)]
+        return report_from_records(records, inbox, shadowed, since=None, until=None)
 
     def _dynamodb(self, where: Mapping[str, str]) -> Any:
         if self._dynamodb_client is None:

@@ -540,3 +540,77 @@ def compare_reports(named: Iterable[tuple[str, Mapping[str, Any]]]) -> Json:
         ],
         "messages": sorted(rows.values(), key=lambda r: (r["at"], r["message_id"])),
     }
+
+
+# ---- each grant: its mode, its state and what became of its mail (make serve --grants N, issue 42) -----
+
+# The replier's final words on a notification, by the console's column.
+_REPLIED = (REPLY_SENT, REPLY_DRAFTED, REPLY_QUEUED, REPLY_SHADOWED)
+# Mail from the mailbox itself (the agent's own replies come back as message.created): not received mail.
+OWN_OUTBOUND = "own_outbound"
+GRANT_COUNTS = ("received", "replied", "handed_off", "skipped", "deferred")
+
+
+def grant_rows(grants: Sequence[Mapping[str, Any]], records: Iterable[Mapping[str, Any]]) -> list[Json]:
+    """One row per grant: its id, address, mode and state as given, and its mail counted from the logs.
+
+    ``grants``: ``grant_id``, ``address``, ``mode`` and ``state`` (enabled, paused, expired, deleted) of
+    each grant, in the order shown. Which grant a notification is about is what the webhook logged when
+    it queued it; what became of it, the replier's first final record naming it. Counted per
+    notification of a message (never per copy: duplicates are one):
+
+    - ``received``: the grant's message notifications, but the mailbox's own sends (``own_outbound``);
+    - ``replied``: answered (sent, queued by Nylas, drafted for review, or recorded in shadow);
+    - ``handed_off``: skipped with ``handed_off`` (moved to the hand-off folder for a person);
+    - ``skipped``: any other skip with its reason (``skip_reasons``);
+    - ``deferred``: not decided yet and deferred at least once (waiting: a paused grant's mail).
+    """
+    grant_of: dict[str, str] = {}
+    decided: dict[str, Mapping[str, Any]] = {}
+    deferred: dict[str, str] = {}
+    for record in records:
+        notification = str(record.get("notification_id") or "")
+        if not notification:
+            continue
+        message = record.get("message")
+        if message == QUEUED and str(record.get("notification_type", "")).startswith("message."):
+            grant_of.setdefault(notification, str(record.get("grant_id") or ""))
+        elif message in (*_REPLIED, SKIPPED):
+            decided.setdefault(notification, record)
+        elif message == DEFERRED:
+            deferred[notification] = str(record.get("reason") or "")
+    rows = []
+    for grant in grants:
+        counts = dict.fromkeys(GRANT_COUNTS, 0)
+        reasons: dict[str, int] = defaultdict(int)
+        waiting: dict[str, int] = defaultdict(int)
+        for notification, grant_id in grant_of.items():
+            if grant_id != grant["grant_id"]:
+                continue
+            outcome = decided.get(notification)
+            if outcome is not None and outcome.get("reason") == OWN_OUTBOUND:
+                continue
+            counts["received"] += 1
+            if outcome is None:
+                if notification in deferred:
+                    counts["deferred"] += 1
+                    waiting[deferred[notification]] += 1
+            elif outcome.get("message") in _REPLIED:
+                counts["replied"] += 1
+            elif outcome.get("handed_off"):
+                counts["handed_off"] += 1
+            else:
+                counts["skipped"] += 1
+                reasons[str(outcome.get("reason"))] += 1
+        rows.append(
+            {
+                "grant_id": grant["grant_id"],
+                "address": grant.get("address", ""),
+                "mode": grant.get("mode", ""),
+                "state": grant.get("state", ""),
+                **counts,
+                "skip_reasons": ", ".join(f"{reason} x{n}" for reason, n in sorted(reasons.items())),
+                "deferred_reasons": ", ".join(f"{reason} x{n}" for reason, n in sorted(waiting.items())),
+            }
+        )
+    return rows

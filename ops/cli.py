@@ -322,12 +322,56 @@ def _thread_state(context: Context) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class _Registry:
+    """Where ``make grants`` and ``make promote`` read and write: a deployed stack's grant registry, or with
+    ``--local`` the running ``make serve``'s (its embedded AWS; the caller from its STS)."""
+
+    dynamodb: Any
+    table: str
+    deployment: grants.Deployment
+    who: Callable[[], str]
+    state_table: str
+    # The replier's cache of the registry and a paused grant's retry, as the change's lines say them.
+    cache_seconds: int = grants.CACHE_SECONDS
+    paused_retry_seconds: int = grants.PAUSED_RETRY_SECONDS
+
+
+def _registry(context: Context) -> _Registry:
+    local = getattr(context.args, "local", None)
+    if local:
+        session, aws = redrive.local_aws(local)
+        if not aws.get("grant_registry_table"):
+            raise ConfigurationError(f"the stack at {local} has no grant registry: restart `make serve`")
+        endpoint = aws["endpoint_url"]
+        # The defaults its records override: the stack's mode and agent, as make serve runs them.
+        given = {"ReplyMode": aws.get("reply_mode"), "ReplyAgent": aws.get("reply_agent")}
+        parameters = {"AgentGrantIds": aws["agent_grant_ids"], **{k: v for k, v in given.items() if v}}
+        sts = session.client("sts", endpoint_url=endpoint)
+        return _Registry(
+            session.client("dynamodb", endpoint_url=endpoint),
+            aws["grant_registry_table"],
+            grants.deployment_of(parameters),
+            lambda: sts.get_caller_identity()["Arn"],
+            aws["state_table"],
+            int(aws.get("registry_max_age_seconds") or grants.CACHE_SECONDS),
+            int(aws.get("paused_retry_seconds") or grants.PAUSED_RETRY_SECONDS),
+        )
+    stack = context.stack()
+    return _Registry(
+        context.client("dynamodb"),
+        stack.output("GrantRegistryTableName"),
+        grants.deployment_of(stack.parameters),
+        lambda: context.client("sts").get_caller_identity()["Arn"],
+        # Today's agent calls beside the cap; a stack without the output shows the cap alone.
+        stack.outputs.get("StateTableName", ""),
+    )
+
+
 def _grants(context: Context) -> int:
     args = context.args
-    stack = context.stack()
-    table = stack.output("GrantRegistryTableName")
-    dynamodb = context.client("dynamodb")
-    deployment = grants.deployment_of(stack.parameters)
+    registry = _registry(context)
+    table, dynamodb, deployment = registry.table, registry.dynamodb, registry.deployment
     if args.action == "list":
         lines = grants.list_lines(dynamodb, table, deployment)
     elif args.action == "show":
@@ -336,8 +380,7 @@ def _grants(context: Context) -> int:
             table,
             args.grant,
             deployment,
-            # Today's agent calls beside the cap; a stack without the output shows the cap alone.
-            state_table=stack.outputs.get("StateTableName", ""),
+            state_table=registry.state_table,
             now=context.runtime.clock(),
         )
     elif args.action == "resume" and args.expiry:
@@ -345,7 +388,7 @@ def _grants(context: Context) -> int:
             dynamodb,
             table,
             args.grant,
-            who=lambda: context.client("sts").get_caller_identity()["Arn"],
+            who=registry.who,
             clock=context.runtime.clock,
             dry_run=args.dry_run,
         )
@@ -363,9 +406,11 @@ def _grants(context: Context) -> int:
             args.action,
             change,
             deployment=deployment,
-            who=lambda: context.client("sts").get_caller_identity()["Arn"],
+            who=registry.who,
             clock=context.runtime.clock,
             dry_run=args.dry_run,
+            cache_seconds=registry.cache_seconds,
+            paused_retry_seconds=registry.paused_retry_seconds,
         ).lines
     for line in lines:
         context.runtime.say(line)
@@ -378,10 +423,8 @@ def _grants(context: Context) -> int:
 def _promote(context: Context) -> int:
     """``promote``: the grant one step up (shadow, review, send), its evidence first (``ops.promote``)."""
     args, say = context.args, context.runtime.say
-    stack = context.stack()
-    table = stack.output("GrantRegistryTableName")
-    dynamodb = context.client("dynamodb")
-    deployment = grants.deployment_of(stack.parameters)
+    registry = _registry(context)
+    table, dynamodb, deployment = registry.table, registry.dynamodb, registry.deployment
     stored = read_grant(dynamodb, table, args.grant)
     if stored is None and args.grant not in deployment.seeded:
         raise ConfigurationError(
@@ -394,7 +437,7 @@ def _promote(context: Context) -> int:
     # Decided before Nylas is asked anything: a refused step costs no read.
     to = promote.next_mode(current, args.to, force=args.force)
     now = context.runtime.clock()
-    count = _promotion_evidence(context, args.grant, current, now)
+    count = _promotion_evidence(context, args.grant, current, now, table)
     if count == 0 and not args.force:
         raise ConfigurationError(
             f"grant {args.grant}: no evidence from {current} to promote it on (--force to promote anyway)"
@@ -407,16 +450,18 @@ def _promote(context: Context) -> int:
         "promote",
         grants.set_record({"reply_mode": to}, (), deployment),
         deployment=deployment,
-        who=lambda: context.client("sts").get_caller_identity()["Arn"],
+        who=registry.who,
         clock=context.runtime.clock,
         dry_run=args.dry_run,
+        cache_seconds=registry.cache_seconds,
+        paused_retry_seconds=registry.paused_retry_seconds,
     ).lines
     for line in lines:
         say(line)
     return 0
 
 
-def _promotion_evidence(context: Context, grant_id: str, leaving: str, now: float) -> int:
+def _promotion_evidence(context: Context, grant_id: str, leaving: str, now: float, table: str) -> int:
     """Print the grant's evidence for the mode it leaves; how many decisions it holds (0: none)."""
     args, say = context.args, context.runtime.say
     if leaving == "send":
@@ -424,7 +469,7 @@ def _promotion_evidence(context: Context, grant_id: str, leaving: str, now: floa
     sources = _shadow_sources(context)
     inbox = context.runtime.nylas_factory(sources.api_uri, sources.api_key)
     if leaving == "shadow":
-        changes = changes_of(sources.dynamodb, context.stack().output("GrantRegistryTableName"), grant_id, 50)
+        changes = changes_of(sources.dynamodb, table, grant_id, 50)
         since = (
             int(backfill.window(args.since, None, now).received_after)
             if args.since
@@ -1011,6 +1056,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     actions.add_parser("remove", parents=[changing], help="delete the grant's record")
     for action, command in actions.choices.items():
+        _local_option(command, "grant registry")
         name_make_target(command, "grants", first=action)
     p.set_defaults(func=_grants)
 
@@ -1030,7 +1076,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max-reads", type=int, default=200, help="leaving review: at most this many mailbox reads"
     )
-    p.set_defaults(func=_promote, local=None)
+    _local_option(p, "grant registry and mailbox")
+    p.set_defaults(func=_promote)
 
     p = commands.add_parser(
         "backfill",

@@ -225,10 +225,13 @@ def apply_change(
     who: Callable[[], str],
     clock: Callable[[], float],
     dry_run: bool,
+    cache_seconds: int = CACHE_SECONDS,
+    paused_retry_seconds: int = PAUSED_RETRY_SECONDS,
 ) -> Outcome:
     """Read the grant's record, make its change, and write it with who made it (unless ``dry_run``).
 
-    ``change_record(stored)`` is the new record (``None``: remove it).
+    ``change_record(stored)`` is the new record (``None``: remove it). ``cache_seconds`` and
+    ``paused_retry_seconds``: the replier's, as the lines say them (``make serve``'s are shorter).
     """
     if grant_id.startswith(LIFE_PREFIX):
         raise ConfigurationError(f"{grant_id!r} is not a grant id (the registry keeps grants' lives so)")
@@ -244,8 +247,8 @@ def apply_change(
     if before == after and stored is not None:
         return Outcome([f"grant {grant_id}: unchanged ({_record_text(after)}); nothing written"])
     write_change(dynamodb, table, change, stored)
-    lines = [said, f"  takes effect within {CACHE_SECONDS} s (the replier's cache of the registry)"]
-    lines += _consequences(grant_id, action, deployment, after)
+    lines = [said, f"  takes effect within {cache_seconds} s (the replier's cache of the registry)"]
+    lines += _consequences(grant_id, action, deployment, after, paused_retry_seconds)
     return Outcome(lines)
 
 
@@ -255,15 +258,17 @@ def _record_text(record: Any) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(record.items())) or "(the parameters)"
 
 
-def _consequences(grant_id: str, action: str, deployment: Deployment, after: Any) -> list[str]:
+def _consequences(
+    grant_id: str, action: str, deployment: Deployment, after: Any, paused_retry_seconds: int
+) -> list[str]:
     if action == "pause":
         return [
-            f"  its mail waits (deferred grant_paused, back every {PAUSED_RETRY_SECONDS} s); a message "
+            f"  its mail waits (deferred grant_paused, back every {paused_retry_seconds} s); a message "
             f"paused through {MAX_RECEIVES} receives dead-letters: `make redrive` once it is resumed"
         ]
     if action == "resume":
         return [
-            f"  waiting records come back within {PAUSED_RETRY_SECONDS} s; any dead-lettered while paused: "
+            f"  waiting records come back within {paused_retry_seconds} s; any dead-lettered while paused: "
             "`make redrive`"
         ]
     if action == "remove":

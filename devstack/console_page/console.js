@@ -103,6 +103,30 @@ function renderInvariants(rows) {
   document.getElementById("invariants").replaceChildren(...items);
 }
 
+function withReasons(count, reasons) {
+  return reasons ? count + " (" + reasons + ")" : String(count);
+}
+
+function renderGrants(rows) {
+  const lines = (rows || []).map((grant) => {
+    const row = element("tr", null, "grant-" + grant.state.replace(" ", "-"));
+    row.dataset.grant = grant.grant_id;
+    row.append(
+      element("td", grant.grant_id, "id"),
+      element("td", grant.address || "-"),
+      element("td", grant.mode),
+      element("td", grant.state),
+      element("td", grant.received),
+      element("td", grant.replied),
+      element("td", grant.handed_off),
+      element("td", withReasons(grant.skipped, grant.skip_reasons)),
+      element("td", withReasons(grant.deferred, grant.deferred_reasons)),
+    );
+    return row;
+  });
+  document.getElementById("grants").replaceChildren(...lines);
+}
+
 function render(state) {
   const about = state.about;
   document.getElementById("about").textContent =
@@ -111,6 +135,7 @@ function render(state) {
   document.getElementById("status").textContent =
     "queue: " + queue.visible + " waiting, " + queue.in_flight + " in flight, " + queue.dead_lettered +
     " dead-lettered; updated " + new Date().toLocaleTimeString();
+  renderGrants(state.grants);
   renderNotifications(state.notifications);
   renderThreads(state.threads);
   renderInvariants(state.invariants);

@@ -295,6 +295,24 @@ def test_make_shadow_report_and_redrive_against_make_serve(stack):
     assert "dead-lettered notification(s) shown" in ran.out, str(ran)
 
 
+def test_make_grants_and_promote_against_make_serve(stack):
+    url = stack.serve.url
+    ran = succeeded(make(stack.shell, "grants", f"list --local {url}"))
+    assert re.search(r"^grant-agent-0001\s+active\s+send\s+template\s+AgentGrantIds$", ran.out, re.M), str(
+        ran
+    )
+    ran = succeeded(
+        make(stack.shell, "grants", f"set --grant grant-agent-0001 --mode shadow --dry-run --local {url}")
+    )
+    assert "dry run, nothing written: grant grant-agent-0001: set by " in ran.out, str(ran)
+    ran = succeeded(make(stack.shell, "grants", f"show --grant grant-agent-0001 --local {url}"))
+    assert re.search(r"reply_mode\s+send\s+parameter", ran.out), str(ran)
+    # Already sending: nothing to promote to, said in one line (decided before any mailbox read).
+    refused_in_one_line(
+        make(stack.shell, "promote", f"--grant grant-agent-0001 --local {url}"), "already sends"
+    )
+
+
 def test_make_report_console_serves_two_replays(stack, tmp_path):
     for name in ("before", "after"):
         succeeded(

@@ -46,10 +46,21 @@ def readme_mail_commands() -> list[list[str]]:
     return found
 
 
+def readme_serve_grants() -> list[str]:
+    """The ``--grants N`` of the README's ``make serve`` line for many mailboxes (its ``make mail --grant G``
+    example writes to one of them)."""
+    for command in make_commands("\n".join(f"```bash\n{b}```" for b in code_blocks(README, "bash"))):
+        target, variables = split_make(command)
+        words = shlex.split(variables.get("ARGS", ""))
+        if target == "serve" and "--grants" in words:
+            return words[words.index("--grants") : words.index("--grants") + 2]
+    return []
+
+
 def test_the_readmes_mail_example_gets_its_reply(tmp_path, capsys):
     examples = readme_mail_commands()
     assert examples, "the README shows no `make mail` example"
-    serve = Serve(tmp_path / "serve.log")
+    serve = Serve(tmp_path / "serve.log", *readme_serve_grants())
     try:
         for argv in examples:
             capsys.readouterr()

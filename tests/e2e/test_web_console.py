@@ -161,6 +161,29 @@ def test_mail_sent_through_the_stack_appears_in_the_open_page_with_the_agents_fu
     wait.until(lambda b: "1. at most one email per inbound message: holds" in page_text(b, "#invariants"))
     assert page_text(browser, "#shadow") == "no shadow records"
 
+    # The grant's row: its address, mode and state, and its one message received and replied (the
+    # duplicate is the same notification; the agent's own reply is not received mail).
+    def grant_row(b):
+        cells = b.execute_script(
+            """
+            const row = document.querySelector('tr[data-grant="grant-agent-0001"]');
+            return row ? [...row.cells].map((c) => c.innerText) : null;
+            """
+        )
+        return cells if cells and cells[4:6] == ["1", "1"] else None
+
+    assert wait.until(grant_row) == [
+        "grant-agent-0001",
+        AGENT_EMAIL,
+        "send",
+        "enabled",
+        "1",
+        "1",
+        "0",
+        "0",
+        "0",
+    ]
+
     screenshot = os.environ.get("CONSOLE_SCREENSHOT")
     if screenshot:
         browser.save_screenshot(screenshot)
