@@ -249,6 +249,10 @@ class History:
     # An automatic exchange is an email of ours the correspondent answered within this many seconds of
     # Nylas' time (robot speed, automatic_exchange_seconds); a slower answer is a person's.
     automatic_exchange_seconds: float = 600.0
+    # Messages no agent owes an end (issue 42): their grant was in shadow or review, created and not yet
+    # promoted, or deleted while they waited, so neither an answer nor a hand-off is due (invariant 7).
+    # What such a grant may not do is checked per grant (chaos/grant_checks.py), from its life's log.
+    unowed: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -910,7 +914,7 @@ def _no_silent_no(world: _World, found: list[str]) -> None:
     history = world.history
     handoff = history.handoff_folder
     for message_id, truth in sorted(history.truth.items()):
-        if truth.author != PERSON or truth.filed in JUNK_FOLDERS:
+        if truth.author != PERSON or truth.filed in JUNK_FOLDERS or message_id in history.unowed:
             continue
         if world.messages.get(message_id, {}).get("grant_id") not in history.agent_grants:
             continue  # mail to a person's own grant is theirs, not the agents'
@@ -995,7 +999,8 @@ def _queued_notification_ids(logs: Iterable[dict[str, Any]]) -> set[str]:
 
 
 def _outcomes_by_notification(logs: Iterable[dict[str, Any]]) -> set[str]:
-    final = {REPLY_SENT, REPLY_QUEUED, SKIPPED, DUPLICATE_ABSORBED}
+    # A review draft and a shadow record are a notification's outcome too (a grant's reply mode, issue 42).
+    final = {REPLY_SENT, REPLY_QUEUED, SKIPPED, DUPLICATE_ABSORBED, REPLY_DRAFTED, REPLY_SHADOWED}
     return {r["notification_id"] for r in logs if r.get("message") in final and r.get("notification_id")}
 
 
