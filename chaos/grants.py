@@ -54,8 +54,9 @@ SCHEDULE: tuple[tuple[float, str, str], ...] = (
     (0.60, "send", "created"),
 )
 # After the stack recorded a deletion, Nylas keeps taking the grant's calls this long (then deletes it
-# at the emulator): a record started on a cache that does not know yet meets only the send-time check.
-DELETION_LAG_SECONDS = 8.0
+# at the emulator), longer than the run's registry cache: a record started on a cache that does not know
+# yet meets only the send-time check.
+DELETION_LAG_SECONDS = 12.0
 # Messages to a grant right before its deletion is notified: in flight while it is processed.
 LAST_BURST = 10
 

@@ -616,7 +616,8 @@ def paused_skipped(patches: _Patches) -> None:
         except exceptions.Deferred as deferred:
             if deferred.reason != reasons.DeferReason.GRANT_PAUSED:
                 raise
-            return chosen(None, self.agent_grant_ids())
+            # Not an agent grant for this record: the core skips it (grant_not_agent), nothing waits.
+            return chosen(None, tuple(g for g in self.agent_grant_ids() if g != grant_id))
 
     patches.set(directory, "choose", choose)
 
