@@ -19,8 +19,8 @@ facts:
 
 The checks, numbered after the seven invariants:
 
-- **8**: an email, or a draft, of a deleted grant whose first request started after the stack had recorded
-  the deletion;
+- **8**: a send request Nylas took (``200``/``202``, not a key's replay), or a draft it made, for a deleted
+  grant, started after the stack had recorded the deletion (a retry of a draft begun before is one);
 - **9**: an email, or a draft, of a grant in shadow (created by Nylas and not yet promoted, or set to
   shadow), or an email of a grant in review, started inside the mode's window;
 - **10**: an inbound message of a re-moded grant answered twice: two of (an email to it, a draft for it);
@@ -144,20 +144,28 @@ def _windows(events: list[Any], effect: float) -> dict[str, list[tuple[float, fl
 def _after_deletion(
     history: GrantHistory, events: dict[str, list[Any]], by_grant: dict[str, list[_Out]], found: list[str]
 ) -> str:
+    """Every send request Nylas took (``200``/``202``, not a key's replay) and every draft it made: a retry
+    of a draft begun before the deletion is a send after it all the same."""
     grants, judged = 0, 0
     for grant_id, lives in events.items():
         recorded = next((e.at for e in lives if e.kind == "delete_recorded"), None)
         if recorded is None:
             continue
         grants += 1
-        for out in by_grant.get(grant_id, []):
+        taken = [
+            ("send", attempt.started)
+            for attempt in history.send_attempts
+            if attempt.grant_id == grant_id and attempt.status in (200, 202) and not attempt.replayed
+        ]
+        taken += [("draft", out.started) for out in by_grant.get(grant_id, []) if out.kind == "draft"]
+        for kind, started in taken:
             judged += 1
-            if out.started > recorded:
+            if started > recorded:
                 found.append(
-                    f"grant {grant_id}: {out.kind} answering {out.target or '?'} started "
-                    f"{out.started - recorded:.2f} s after the deletion was recorded"
+                    f"grant {grant_id}: a {kind} Nylas took, requested {started - recorded:.2f} s after the "
+                    "deletion was recorded"
                 )
-    return f"{grants} grants deleted, {judged} of their emails and drafts judged"
+    return f"{grants} grants deleted, {judged} of their sends and drafts judged"
 
 
 def _in_shadow_or_review(

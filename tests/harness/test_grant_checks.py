@@ -37,7 +37,15 @@ def history(events, inbound=(), emails=(), drafts=()) -> GrantHistory:
         sent = {"id": f"e{number}", "grant_id": G, "thread_id": thread, "folders": ["sent"]}
         mailbox.append((arrived, sent))
         sends.append(SimpleNamespace(grant_id=G, payload=payload, message=sent))
-        attempts.append(SimpleNamespace(grant_id=G, payload_digest=payload_digest(payload), started=started))
+        attempts.append(
+            SimpleNamespace(
+                grant_id=G,
+                payload_digest=payload_digest(payload),
+                started=started,
+                status=200,
+                replayed=False,
+            )
+        )
     requests = [SimpleNamespace(grant_id=G, reply_to_message_id=t, started=s, status=200) for s, t in drafts]
     return GrantHistory(
         events=[LifeEvent(G, kind, at, mode) for kind, at, mode in events],
@@ -70,6 +78,8 @@ PAUSED = [("registered", 0.0, "send"), ("pause", 10.0, ""), ("resume", 30.0, "")
         (DELETED, [(11.5, 12.0, "m1", "t1")], [], {8: 1}),
         (DELETED, [(10.5, 12.0, "m1", "t1")], [], {}),
         (DELETED, [], [(12.0, "m1")], {8: 1}),
+        # A retry of a draft first sent before the deletion is a send after it all the same.
+        (DELETED, [(10.5, 12.0, "m1", "t1"), (11.5, 12.0, "m1", "t1")], [], {8: 1}),
         # 9: shadow's window begins once the change reached every record (EFFECT) and ends at send.
         (SHADOW, [(14.0, 14.5, "m1", "t1")], [], {9: 1}),
         (SHADOW, [(12.0, 12.5, "m1", "t1")], [], {}),  # begun on the cache before the change
