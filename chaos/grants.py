@@ -57,7 +57,8 @@ SCHEDULE: tuple[tuple[float, str, str], ...] = (
 # at the emulator), longer than the run's registry cache: a record started on a cache that does not know
 # yet meets only the send-time check.
 DELETION_LAG_SECONDS = 12.0
-# Messages to a grant right before its deletion is notified: in flight while it is processed.
+# Messages to a grant right before its deletion is notified, and as many right after: in flight while it is
+# processed.
 LAST_BURST = 10
 
 
@@ -271,6 +272,12 @@ class GrantFleet:
         payload = notification_envelope("grant.deleted", {"object": grant_object(grant, "grant.deleted")})
         w.deliver(payload)
         self.log(grant_id, "delete_notified")
+        # And as many right after: queued behind the deletion, run beside it or just after it, by containers
+        # whose cache of the registry does not know yet.
+        for _ in range(LAST_BURST):
+            message = w._inbound(grant_id, f"last{uuid.uuid4().hex[:6]}@customers.example", label="customer")
+            w.features["fleet_before_deletion"] += 1
+            self.notify(message)
         deadline = time.monotonic() + 600
         while not operator.deletion_recorded(grant_id) and time.monotonic() < deadline:
             time.sleep(0.2)
