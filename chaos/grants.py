@@ -60,6 +60,8 @@ DELETION_LAG_SECONDS = 12.0
 # Messages to a grant right before its deletion is notified, and as many right after: in flight while it is
 # processed.
 LAST_BURST = 10
+# Messages to a grant once a change of its mode has reached every record (shadow, review, created).
+PROBES = 3
 
 
 def fleet_grant(index: int) -> str:
@@ -208,8 +210,13 @@ class GrantFleet:
         self._threads.append(thread)
 
     def _play(self, progress: Callable[[], float], stopped: threading.Event) -> None:
+        # Steps at least two registry bounds apart, however fast the run's mail comes: a mode's window is
+        # then longer than the margin the checker leaves on each side of a change.
+        gap, last = 2 * self.effect_seconds, 0.0
         for number, (fraction, kind, role) in enumerate(SCHEDULE):
-            while not stopped.is_set() and progress() < fraction:
+            if number and fraction != SCHEDULE[number - 1][0]:
+                last = time.monotonic()
+            while not stopped.is_set() and (progress() < fraction or time.monotonic() < last + gap):
                 time.sleep(0.2)
             if stopped.is_set():
                 return
@@ -232,9 +239,12 @@ class GrantFleet:
             address = self.created_addresses[grant_id]
             w.nylas.create_grant(grant_id, address, name=f"Fleet {grant_id[-2:]}")
             self.log(grant_id, "created", "shadow")
+            self._probe(grant_id)
         elif kind in ("shadow", "review", "send"):
             operator.set_mode(grant_id, kind, "promote" if kind == "send" else "set")
             self.log(grant_id, "mode", kind)
+            if kind != "send":
+                self._probe(grant_id)
         elif kind == "pause":
             operator.pause(grant_id)
             self.log(grant_id, "pause")
@@ -256,6 +266,16 @@ class GrantFleet:
             self.redriven += operator.redrive(grant_id)
         elif kind == "delete":
             self._delete(grant_id)
+
+    def _probe(self, grant_id: str) -> None:
+        """Once the change has reached every record, a few customers write to the grant: mail its new mode
+        must handle, however the run's other mail falls."""
+        time.sleep(self.effect_seconds)
+        w = self.workload
+        for _ in range(PROBES):
+            message = w._inbound(grant_id, f"probe{uuid.uuid4().hex[:6]}@customers.example", label="customer")
+            w.features["fleet_mode_probe"] += 1
+            self.notify(message)
 
     def _delete(self, grant_id: str) -> None:
         """``grant.deleted`` delivered while Nylas still takes the grant's calls; once the stack has

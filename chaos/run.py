@@ -439,7 +439,7 @@ class Experiment:
             workload.play()
             fuzz = plan.fuzz(self.settings.fuzz_requests)
             if fleet is not None:
-                fleet.wait(max(60.0, self.settings.timeout_seconds / 4))
+                fleet.wait(max(300.0, self.settings.timeout_seconds / 2))
             drained = self._wait(workload, started)
             plan.stop_outages()
             redriven = self._redrive_after_key_hour(workload, redrive) if drained else 0
