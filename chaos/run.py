@@ -171,6 +171,7 @@ class Experiment:
         # ahead without sleeping; (real time, seconds) of each move, for the checker.
         self.clock_offset = 0.0
         self.clock_advances: list[tuple[float, float]] = []
+        self.clock_advances_done: list[tuple[float, float]] = []
         self.mutant_pending = ""
 
     def say(self, text: str) -> None:
@@ -237,6 +238,8 @@ class Experiment:
         self.clock_advances.append((time.time(), seconds))
         self.clock_offset += seconds
         self.nylas.advance_clock(seconds)
+        # Requests the emulator answered meanwhile (its lock held) saw the clock before the jump.
+        self.clock_advances_done.append((time.time(), seconds))
 
     def _environment(self) -> dict[str, str]:
         timeout = self.settings.function_timeout_seconds
@@ -705,6 +708,7 @@ class Experiment:
             thread_reads=list(self.tap.thread_reads),
             send_attempts=list(self.tap.send_attempts),
             clock_advances=list(self.clock_advances),
+            clock_advances_done=list(self.clock_advances_done),
             notified_message_ids=notified,
             failed_sends=self.nylas.failed_sends,
             listing_order=self.nylas.modes.listing_order,

@@ -230,6 +230,10 @@ class History:
     send_attempts: list[SendAttempt] | None = None
     # (real time, seconds): the mailbox's clock jumped ahead then (``advance_clock``), not real time.
     clock_advances: list[tuple[float, float]] = field(default_factory=list)
+    # The same jumps, each at the real time its ``advance_clock`` had returned: a request between the two
+    # times (one holding the emulator's lock delays the jump) may have been answered either side of it.
+    # Empty: each jump known to the instant (``clock_advances`` serves both bounds).
+    clock_advances_done: list[tuple[float, float]] = field(default_factory=list)
     notified_message_ids: set[str] = field(default_factory=set)  # messages whose message.created was sent
     # Queued sends Nylas failed (message.send_failed): never emails; objects with grant_id, payload.
     failed_sends: list[Any] = field(default_factory=list)
@@ -423,8 +427,15 @@ class _World:
         return self.history.inboxes.get(address, address)
 
     def mailbox_time(self, real: float) -> float:
-        """The mailbox's clock at real time ``real`` (the loop guard is measured in Nylas' time)."""
+        """The mailbox's clock at real time ``real`` (the loop guard is measured in Nylas' time): at the
+        latest, a jump counted from the moment it was asked for."""
         return real + sum(seconds for at, seconds in self.history.clock_advances if at <= real)
+
+    def mailbox_time_surely(self, real: float) -> float:
+        """The mailbox's clock at real time ``real`` at the earliest: a jump counted only once its
+        ``advance_clock`` had returned, so a conviction never rests on a jump that had not happened."""
+        done = self.history.clock_advances_done or self.history.clock_advances
+        return real + sum(seconds for at, seconds in done if at <= real)
 
     def listed_before(self, newer: str, older: str) -> bool:
         """Whether the thread listing shows ``newer`` as newer than ``older`` (its order, its key)."""
@@ -721,7 +732,7 @@ def _recipient_budget_spent(world: _World, message: dict[str, Any], truth: Truth
     # email and its new reservation after).
     emails.sort(key=lambda e: e.sent_at)
     return any(
-        world.mailbox_time(last.read_lo) - world.mailbox_time(first.sent_at) < window
+        world.mailbox_time(last.read_lo) - world.mailbox_time_surely(first.sent_at) < window
         for first, last in zip(emails, emails[needed - 1 :], strict=False)
     )
 
@@ -784,7 +795,7 @@ def _recipient_budget(world: _World, found: list[str]) -> None:
     for inbox, emails in sorted(per_inbox.items()):
         emails.sort(key=lambda e: e.drafted_before)
         for first, last in zip(emails, emails[budget:], strict=False):
-            if world.mailbox_time(last.drafted_before) - world.mailbox_time(first.read_lo) < window:
+            if world.mailbox_time(last.drafted_before) - world.mailbox_time_surely(first.read_lo) < window:
                 spellings = sorted({r for e in emails for r in e.recipients if world.inbox(r) == inbox})
                 found.append(
                     f"inbox {inbox}: {budget + 1} emails within {world.history.budget_window_seconds:g} s "
