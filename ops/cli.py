@@ -336,6 +336,22 @@ class _Registry:
     cache_seconds: int = grants.CACHE_SECONDS
     paused_retry_seconds: int = grants.PAUSED_RETRY_SECONDS
 
+    def apply(self, context: Context, grant_id: str, action: str, change: Any) -> list[str]:
+        """``change`` written here by ``grants.apply_change`` (who, when, ``--dry-run``); its lines."""
+        return grants.apply_change(
+            self.dynamodb,
+            self.table,
+            grant_id,
+            action,
+            change,
+            deployment=self.deployment,
+            who=self.who,
+            clock=context.runtime.clock,
+            dry_run=context.args.dry_run,
+            cache_seconds=self.cache_seconds,
+            paused_retry_seconds=self.paused_retry_seconds,
+        ).lines
+
 
 def _registry(context: Context) -> _Registry:
     local = getattr(context.args, "local", None)
@@ -399,19 +415,7 @@ def _grants(context: Context) -> int:
             change = grants.enabled_record(args.grant, args.action == "resume", deployment)
         else:
             change = grants.removed
-        lines = grants.apply_change(
-            dynamodb,
-            table,
-            args.grant,
-            args.action,
-            change,
-            deployment=deployment,
-            who=registry.who,
-            clock=context.runtime.clock,
-            dry_run=args.dry_run,
-            cache_seconds=registry.cache_seconds,
-            paused_retry_seconds=registry.paused_retry_seconds,
-        ).lines
+        lines = registry.apply(context, args.grant, args.action, change)
     for line in lines:
         context.runtime.say(line)
     return 0
@@ -443,19 +447,9 @@ def _promote(context: Context) -> int:
             f"grant {args.grant}: no evidence from {current} to promote it on (--force to promote anyway)"
         )
     say(f"grant {args.grant}: {current} -> {to}" + (" (forced)" if args.force else ""))
-    lines = grants.apply_change(
-        dynamodb,
-        table,
-        args.grant,
-        "promote",
-        grants.set_record({"reply_mode": to}, (), deployment),
-        deployment=deployment,
-        who=registry.who,
-        clock=context.runtime.clock,
-        dry_run=args.dry_run,
-        cache_seconds=registry.cache_seconds,
-        paused_retry_seconds=registry.paused_retry_seconds,
-    ).lines
+    lines = registry.apply(
+        context, args.grant, "promote", grants.set_record({"reply_mode": to}, (), deployment)
+    )
     for line in lines:
         say(line)
     return 0
