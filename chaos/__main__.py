@@ -17,7 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from chaos.faults import ALL_FAULTS
-from chaos.mutants import MUTANT_TIMEOUT_SECONDS, MUTANTS
+from chaos.mutants import ALL_MUTANTS as MUTANTS
+from chaos.mutants import MUTANT_TIMEOUT_SECONDS
 from chaos.run import ROOT, ChaosSettings, Experiment, render
 from chaos.workload import HOSTILE_KNOBS, WorkloadSettings
 
@@ -82,6 +83,13 @@ def main(argv: list[str] | None = None) -> int:
         help="with --state-loss: the state table restored mid-run, the replier running, to a backup taken "
         "once a twentieth of the notifications were answered; drained, backfilled, redriven (issue 48)",
     )
+    parser.add_argument(
+        "--grants",
+        type=int,
+        default=0,
+        help="issue 42: this many registered grants beside the run's two, created, re-moded, paused, expired "
+        "and deleted mid-run, one flooding (chaos/grants.py); checked per grant (chaos/grant_checks.py)",
+    )
     parser.add_argument("--write", action="store_true", help="write the result to docs/reliability.md")
     parser.add_argument(
         "--logs", default="", help="write the handlers' log records to this file (JSON lines)"
@@ -137,6 +145,7 @@ def _settings(args: argparse.Namespace, clock_skew: float, default_faults: str =
         logs_path=Path(args.logs) if args.logs else None,
         state_loss=args.state_loss or args.restore_old_backup,
         restore_old_backup=args.restore_old_backup,
+        grants=args.grants,
     )
 
 

@@ -589,10 +589,101 @@ MUTANTS: dict[str, Mutant] = {
 }
 
 
+# ---- issue 42: a grant's life, caught by the chaos run's per-grant checks (chaos/grant_checks.py) ----------
+
+
+def _grant_directory() -> Any:
+    return _module("shell.grants").GrantDirectory
+
+
+def deletion_unchecked_at_send(patches: _Patches) -> None:
+    """No strongly consistent read of the grant's life before a send: only the registry's cache stops a
+    deleted grant, so a record begun on a cache that does not know yet sends after the deletion."""
+    patches.set(_grant_directory(), "refuse_if_deleted", lambda self, grant_id: None)
+
+
+def paused_skipped(patches: _Patches) -> None:
+    """A paused (or expired) grant's record is skipped as no agent grant's instead of deferred: its mail
+    is dropped, not kept waiting."""
+    directory = _grant_directory()
+    original = directory.choose
+    exceptions, reasons = _module("exceptions"), _module("reasons")
+    chosen = _module("shell.grants").Chosen
+
+    def choose(self: Any, grant_id: str) -> Any:
+        try:
+            return original(self, grant_id)
+        except exceptions.Deferred as deferred:
+            if deferred.reason != reasons.DeferReason.GRANT_PAUSED:
+                raise
+            # Not an agent grant for this record: the core skips it (grant_not_agent), nothing waits.
+            return chosen(None, tuple(g for g in self.agent_grant_ids() if g != grant_id))
+
+    patches.set(directory, "choose", choose)
+
+
+def registry_shadow_ignored(patches: _Patches) -> None:
+    """A grant's record saying ``shadow`` (the operator's, or the one ``grant.created`` writes) is read as
+    ``send``: the stack's parameter alone can put a grant in shadow."""
+    shell = _module("shell.grants")
+    original = shell.overlay
+
+    def overlay(defaults: Any, record: Any) -> Any:
+        settings = original(defaults, record)
+        if settings.reply_mode == "shadow":
+            return dataclasses.replace(settings, reply_mode="send")
+        return settings
+
+    patches.set(shell, "overlay", overlay)
+
+
+# A small multi-grant run each (chaos/grants.py): 10 grants, one of each life.
+_FLEET = {"grant_fleet": 10, "grant_share": 0.8, "draft_seconds": 1.0}
+
+GRANT_MUTANTS: dict[str, Mutant] = {
+    m.name: m
+    for m in (
+        Mutant(
+            "deletion_unchecked_at_send",
+            (8,),
+            deletion_unchecked_at_send,
+            "a grant Nylas deleted still sends from records begun before every cache knew",
+            "",
+            knobs=_FLEET,
+            notifications=200,
+            seed=42,
+        ),
+        Mutant(
+            "paused_skipped",
+            (11, 2, 7),
+            paused_skipped,
+            "a paused grant's mail is skipped instead of kept waiting: lost across the pause",
+            "",
+            knobs=_FLEET,
+            notifications=200,
+            seed=42,
+        ),
+        Mutant(
+            "registry_shadow_ignored",
+            (9,),
+            registry_shadow_ignored,
+            "a grant its record puts in shadow (set by the operator, or created by Nylas) sends",
+            "",
+            knobs=_FLEET,
+            notifications=200,
+            seed=42,
+        ),
+    )
+}
+"""Mutants of a grant's life: no interleaving scenario (``scenario`` empty); the chaos run catches them."""
+
+ALL_MUTANTS: dict[str, Mutant] = {**MUTANTS, **GRANT_MUTANTS}
+
+
 @contextlib.contextmanager
 def applied(name: str) -> Iterator[Mutant]:
     """The product with mutant ``name`` in this process, for the duration of the block."""
-    mutant = MUTANTS[name]
+    mutant = ALL_MUTANTS[name]
     patches = _Patches()
     try:
         mutant.disable(patches)
@@ -603,9 +694,9 @@ def applied(name: str) -> Iterator[Mutant]:
 
 def apply(name: str) -> None:
     """Disable one guard in this process for good (a chaos worker, before its first invocation)."""
-    if name not in MUTANTS:
-        raise SystemExit(f"unknown mutant {name!r}; known: {', '.join(MUTANTS)}")
-    MUTANTS[name].disable(_Patches())
+    if name not in ALL_MUTANTS:
+        raise SystemExit(f"unknown mutant {name!r}; known: {', '.join(ALL_MUTANTS)}")
+    ALL_MUTANTS[name].disable(_Patches())
 
 
 def nonce_agent() -> None:

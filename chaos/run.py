@@ -18,7 +18,9 @@ import boto3
 import requests
 
 from chaos.faults import SEND, FaultPlan
-from chaos.mutants import MUTANTS
+from chaos.grant_checks import GRANT_CHECKS, GrantHistory, check_grants, per_grant, unowed_messages
+from chaos.grants import GrantFleet
+from chaos.mutants import ALL_MUTANTS as MUTANTS
 from chaos.proxy import FaultProxy, Rule
 from chaos.wiretap import WireTap
 from chaos.workload import (
@@ -54,17 +56,24 @@ from devstack.template import (
 )
 from devstack.webhook_sender import WebhookSender
 from ops import backfill, redrive
+from ops import grants as operator_grants
 from ops.nylas_admin import NylasAdmin
 from ops.progress import progress_bar
 from ops.restore_state import restore_state
+from replyonce.adapters.grant_registry import read_life
 from replyonce.adapters.queue import NotificationQueue
 from replyonce.adapters.store import DynamoDBStateStore
+from replyonce.config import ReplierSettings
+from replyonce.grants import defaults_of
 
 ROOT = Path(__file__).resolve().parent.parent
 AUTOMATIC_EXCHANGES = 2  # max_automatic_exchanges of every run
 # REPLY_BUDGET_PER_RECIPIENT_PER_HOUR of every run: below the spellings one inbox writes from
 # (chaos/workload.py, SPELLINGS), above what any other correspondent of a run gets.
 RECIPIENT_BUDGET = 4
+# Issue 42: the registry's cache age in the run (the template's 60 s, scaled), and a paused grant's retry.
+REGISTRY_MAX_AGE_SECONDS = 6
+PAUSED_RETRY_SECONDS = 5
 
 
 @dataclass
@@ -94,6 +103,9 @@ class ChaosSettings:
     # table, which has no PITR, left as it is); once drained, the window is backfilled and the dead
     # letters redriven. The runbook's stop (operations.md, "Restoring the state table") is not taken.
     restore_old_backup: bool = False
+    # Issue 42: this many registered grants beside the run's two, with their lives (chaos/grants.py);
+    # 0: the workload's own setting (``WorkloadSettings.grant_fleet``).
+    grants: int = 0
     # Write the handlers' log records here (JSON lines) and the checked history beside it
     # (``<path>.history.pickle``, :class:`devstack.invariants.History`), to diagnose a run.
     logs_path: Path | None = None
@@ -124,6 +136,10 @@ class ChaosReport:
     state_items_lost: int = 0  # state-loss drill: items of the state table emptied halfway
     backfilled: int = 0  # state-loss drill: notifications the backfill queued after the restore
     workload: WorkloadSettings | None = None  # the knobs the run played (a mutant's included)
+    # Issue 42: what each per-grant check judged, the grants each violation names, the fleet's figures.
+    grant_figures: dict[int, str] = field(default_factory=dict)
+    grants_named: dict[int, set[str]] = field(default_factory=dict)
+    fleet: dict[str, int] = field(default_factory=dict)
 
     @property
     def widest_clock_gap(self) -> float:
@@ -312,6 +328,10 @@ class Experiment:
             "agent_account_queue_seconds": 3,
             "mailbox_settle_seconds": 4,
             "pending_confirm_seconds": 94,
+            # Issue 42: a registry change reaches records started 6 s after it (the template's 60 s);
+            # a paused grant's record comes back every 5 s (its 3,600 s), so a pause dead-letters.
+            "registry_max_age_seconds": REGISTRY_MAX_AGE_SECONDS,
+            "paused_retry_seconds": PAUSED_RETRY_SECONDS,
         }
 
     def _start_webhook(self) -> None:
@@ -405,6 +425,7 @@ class Experiment:
                 advance_clock=self.advance_mailbox_clock,
             )
             self.nylas.on_message_created = workload.on_message_created
+            fleet = self._fleet(workload)
             redrive = self._lose_redrive_answers(workload)
             threading.Thread(target=self._report_progress, args=(workload,), daemon=True).start()
             self.say(
@@ -420,10 +441,18 @@ class Experiment:
                 ).start()
             workload.play()
             fuzz = plan.fuzz(self.settings.fuzz_requests)
+            if fleet is not None:
+                fleet.wait(max(300.0, self.settings.timeout_seconds / 2))
             drained = self._wait(workload, started)
             plan.stop_outages()
             redriven = self._redrive_after_key_hour(workload, redrive) if drained else 0
             drained = drained and self._wait(workload, started)
+            if fleet is not None and drained:
+                # The runbook: the dead-letter alarm of a paused or expired grant, `make redrive --grant`.
+                # A deleted grant's sweep that outlived its receives goes on from where it stopped.
+                paused = fleet.role("paused") + fleet.role("expired") + fleet.role("deleted")
+                if sum(self._redrive_grant(grant) for grant in paused):
+                    drained = self._wait(workload, started)
             backfilled = 0
             if self.settings.state_loss and drained:
                 if self.settings.restore_old_backup:  # the runbook's step 5 after a restore mid-run
@@ -445,7 +474,81 @@ class Experiment:
         settings = self.settings.workload or WorkloadSettings()
         if self.settings.mutant:
             settings = replace(settings, **MUTANTS[self.settings.mutant].knobs)
+        if self.settings.grants:
+            settings = replace(settings, grant_fleet=self.settings.grants)
         return replace(settings, notifications=self.settings.notifications)
+
+    # ---- issue 42: many grants ------------------------------------------------------------------------
+
+    def effect_seconds(self) -> float:
+        """A registry change reaches every record started this long after it: the cache's age, a whole
+        invocation begun before it, and a second for the workers' clocks."""
+        return REGISTRY_MAX_AGE_SECONDS + self.settings.function_timeout_seconds + 1.0
+
+    def _fleet(self, workload: Workload) -> GrantFleet | None:
+        """The fleet's grants at Nylas and in the registry (``send``, by the operator), its lives started."""
+        s = workload.settings
+        if not s.grant_fleet:
+            return None
+        fleet = GrantFleet(s.grant_fleet, s.flood_share, workload, self, self.effect_seconds())
+        workload.fleet = fleet
+        for grant, address in fleet.grants.items():
+            self.nylas.add_grant(grant, address, name=f"Fleet {grant[-3:]}")
+            self.set_mode(grant, "send", "set")
+        fleet.registered()
+        self.say(f"{len(fleet.grants)} grants registered in send mode; the flood is {fleet.flood}")
+        target = max(1, self.settings.notifications)
+        fleet.start(lambda: len(workload.notifications) / target, self._stop)
+        return fleet
+
+    def _deployment(self) -> operator_grants.Deployment:
+        settings = ReplierSettings.from_environment(os.environ)
+        return operator_grants.Deployment(defaults_of(settings), settings.agent_grant_ids)
+
+    def _change(self, grant_id: str, action: str, change: Any) -> None:
+        operator_grants.apply_change(
+            self.admin_dynamodb,
+            self.resources.tables["GrantRegistryTable"],
+            grant_id,
+            action,
+            change,
+            deployment=self._deployment(),
+            who=lambda: "chaos-operator",
+            clock=time.time,
+            dry_run=False,
+        )
+
+    def set_mode(self, grant_id: str, mode: str, action: str) -> None:
+        """``make grants set --mode`` (or ``make promote``'s change)."""
+        self._change(
+            grant_id, action, operator_grants.set_record({"reply_mode": mode}, [], self._deployment())
+        )
+
+    def pause(self, grant_id: str) -> None:
+        self._change(grant_id, "pause", operator_grants.enabled_record(grant_id, False, self._deployment()))
+
+    def resume(self, grant_id: str) -> None:
+        self._change(grant_id, "resume", operator_grants.enabled_record(grant_id, True, self._deployment()))
+
+    def deletion_recorded(self, grant_id: str) -> bool:
+        """The registry holds the grant's deletion (the replier processed ``grant.deleted``)."""
+        stored = read_life(self.admin_dynamodb, self.resources.tables["GrantRegistryTable"], grant_id)
+        return stored is not None and stored.life.deleted
+
+    def redrive(self, grant_id: str) -> int:
+        return self._redrive_grant(grant_id)
+
+    def _redrive_grant(self, grant_id: str) -> int:
+        """``make redrive ARGS="--grant G"``: the grant's dead letters back to the queue, the others stay."""
+        queues = redrive.resolve_queues(
+            self.admin_sqs,
+            self.resources.queues["NotificationDeadLetterQueue"],
+            self.resources.queues["NotificationQueue"],
+        )
+        moved = redrive.copy_messages(self.admin_sqs, queues, say=lambda line: None, grant=grant_id)
+        if moved:
+            self.say(f"{moved} dead letters of {grant_id} redriven")
+        return moved
 
     def _lose_redrive_answers(self, workload: Workload) -> threading.Event:
         """Nylas unreachable for one reply until its record dead-letters: every answer to its send is
@@ -692,10 +795,19 @@ class Experiment:
         dead = self._dead_letters()
         # Still dead-lettered at the end: lost unless answered (invariant 2).
         logs = list(self.logs.records)
+        mailbox = self.nylas.mailbox()
+        fleet = workload.fleet
+        truth = dict(workload.truth)
+        unowed: set[str] = set()
+        if fleet is not None:
+            # Ground truth from the lives' log: what a grant in shadow, review, not yet promoted or deleted
+            # received while so may be answered, need not be (checked per grant below instead).
+            unowed = unowed_messages(fleet.events, mailbox, self.effect_seconds())
+            truth = {m: replace(t, must_answer=False) if m in unowed else t for m, t in truth.items()}
         history = History(
             agent_grants=workload.agent_grants(),
-            mailbox=self.nylas.mailbox(),
-            truth=dict(workload.truth),
+            mailbox=mailbox,
+            truth=truth,
             sends=self.nylas.sends,
             deliveries=list(sender.deliveries) + list(fuzz.deliveries),
             logs=logs,
@@ -717,6 +829,7 @@ class Experiment:
             dead_lettered_notification_ids=set(dead),
             aliases={grant: list(aliases) for grant, aliases in workload.aliases.items()},
             handoff_folder=HANDOFF_FOLDER,
+            unowed=unowed,
         )
         if self.settings.logs_path is not None:
             _record(self.settings.logs_path, history)
@@ -726,6 +839,35 @@ class Experiment:
         faults.update(plan.counts)
         faults["worker_killed"] = self.exits["killed"]
         faults["worker_timed_out"] = self.exits["timed_out"]
+        violations = check(history)
+        grant_figures: dict[int, str] = {}
+        named: dict[int, set[str]] = {}
+        fleet_figures: dict[str, int] = {}
+        if fleet is not None:
+            grant_history = GrantHistory(
+                events=list(fleet.events),
+                fleet=set(fleet.all_addresses()),
+                mailbox=mailbox,
+                truth=truth,
+                sends=self.nylas.sends,
+                send_attempts=list(self.tap.send_attempts),
+                draft_requests=list(self.tap.draft_requests),
+                effect_seconds=self.effect_seconds(),
+                handoff_folder=HANDOFF_FOLDER,
+                harness_sent_ids=set(workload.harness_sent_ids),
+            )
+            if self.settings.logs_path is not None:
+                # Beside the history: what the per-grant checks read, to check a run again.
+                path = self.settings.logs_path
+                with path.with_name(path.name + ".grants.pickle").open("wb") as out:
+                    pickle.dump(grant_history, out)
+            verdict = check_grants(grant_history)
+            violations.update(verdict.violations)
+            grant_figures = verdict.figures
+            named = per_grant(violations, mailbox)
+            fleet_figures = fleet.figures(mailbox, self.nylas.sends, set(workload.harness_sent_ids))
+            fleet_figures["messages no agent owed (shadow, review, unpromoted, deleted)"] = len(unowed)
+            fleet_figures["dead letters of paused or expired grants redriven"] = fleet.redriven
         return ChaosReport(
             settings=self.settings,
             notifications=len(workload.notifications),
@@ -736,7 +878,7 @@ class Experiment:
             skips=skips_by_reason(logs),
             dead_lettered=len(dead),
             drained=drained,
-            violations=check(history),
+            violations=violations,
             seconds=time.monotonic() - started,
             worker_skews=list(self.worker_skews),
             leases_lost=leases_lost(logs),
@@ -746,6 +888,9 @@ class Experiment:
             unsupported_knobs=sorted(workload.unsupported),
             mutant_pending=self.mutant_pending,
             clock_advanced_seconds=self.clock_offset,
+            grant_figures=grant_figures,
+            grants_named=named,
+            fleet=fleet_figures,
         )
 
     def _teardown(self) -> None:
@@ -842,13 +987,27 @@ def render(report: ChaosReport) -> str:
         "| --- | --- |",
         *[f"| {reason} | {count} |" for reason, count in sorted(report.skips.items())],
         "",
-        "| invariant | violations |",
-        "| --- | --- |",
+        *(
+            ["| many grants (issue 42) | value |", "| --- | --- |"]
+            + [f"| {name} | {value} |" for name, value in report.fleet.items()]
+            + [""]
+            if report.fleet
+            else []
+        ),
+        "| invariant | violations |" + (" grants named | judged |" if report.fleet else ""),
+        "| --- | --- |" + (" --- | --- |" if report.fleet else ""),
         *[
-            f"| {number}. {INVARIANTS[number]} | {len(found)} |"
+            f"| {number}. {({**INVARIANTS, **GRANT_CHECKS})[number]} | {len(found)} |"
+            + (_per_grant_cells(report, number) if report.fleet else "")
             for number, found in report.violations.items()
         ],
     ]
     for number, found in report.violations.items():
         lines.extend(f"- [{number}] {sentence}" for sentence in found[:10])
     return "\n".join(lines)
+
+
+def _per_grant_cells(report: ChaosReport, number: int) -> str:
+    """The grants a check's violations name, and what it judged (issue 42's run)."""
+    judged = report.grant_figures.get(number, "every grant")
+    return f" {len(report.grants_named.get(number, ()))} | {judged} |"

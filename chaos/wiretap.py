@@ -1,4 +1,4 @@
-"""What the product asked Nylas, seen on the wire: thread reads and send attempts.
+"""What the product asked Nylas, seen on the wire: thread reads, send attempts and drafts.
 
 The checker needs to know when each thread was read (a reply's draft can only
 have seen what arrived before its read) and every send request, answered or
@@ -10,6 +10,7 @@ the world's record, not the product's account of itself.
 import json
 import re
 import threading
+from dataclasses import dataclass
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from chaos.proxy import Request
@@ -17,15 +18,27 @@ from devstack.invariants import SendAttempt, ThreadRead, payload_digest
 
 _MESSAGES = re.compile(r"^/v3/grants/([^/]+)/messages$")
 _SEND = re.compile(r"^/v3/grants/([^/]+)/messages/send$")
+_DRAFTS = re.compile(r"^/v3/grants/([^/]+)/drafts$")
+
+
+@dataclass(frozen=True)
+class DraftRequest:
+    """A draft the product asked Nylas to create (review mode), answered or not: when, for which message."""
+
+    grant_id: str
+    reply_to_message_id: str
+    started: float
+    status: int | None
 
 
 class WireTap:
-    """Collects :class:`ThreadRead` and :class:`SendAttempt` records; thread-safe."""
+    """Collects :class:`ThreadRead`, :class:`SendAttempt` and :class:`DraftRequest` records; thread-safe."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.thread_reads: list[ThreadRead] = []
         self.send_attempts: list[SendAttempt] = []
+        self.draft_requests: list[DraftRequest] = []
 
     def observe(
         self, request: Request, status: int | None, headers: dict[str, str], started: float, finished: float
@@ -46,3 +59,12 @@ class WireTap:
             attempt = SendAttempt(unquote(match.group(1)), digest, started, status, replayed)
             with self._lock:
                 self.send_attempts.append(attempt)
+        elif request.method == "POST" and (match := _DRAFTS.match(parts.path)):
+            try:
+                body = json.loads(request.body or b"null")
+            except ValueError:
+                body = None
+            target = str(body.get("reply_to_message_id") or "") if isinstance(body, dict) else ""
+            draft = DraftRequest(unquote(match.group(1)), target, started, status)
+            with self._lock:
+                self.draft_requests.append(draft)

@@ -358,6 +358,11 @@ class WorkloadSettings:
     alias_sent_from: bool = True
     # Drafts without a date (modes.draft_date off: the API's draft schema has none).
     drafts_without_date: bool = True
+    # Issue 42, many grants (chaos/grants.py): this many registered grants beside the run's two (0: none),
+    # taking ``grant_share`` of the conversations, ``flood_share`` of those to one grant (the flood).
+    grant_fleet: int = 0
+    grant_share: float = 0.6
+    flood_share: float = 0.3
 
     def agent_grant_ids(self) -> list[str]:
         """The deployment's agent grants: two when agents exchange mail or share an email, else one."""
@@ -408,6 +413,8 @@ class Workload:
     advance_clock: Any = None
     # Ground truth of the grants' aliases (History.aliases): grant -> the addresses besides its own.
     aliases: dict[str, list[str]] = field(default_factory=dict)
+    # Issue 42: the fleet of registered grants and their lives (chaos.grants.GrantFleet), or None.
+    fleet: Any = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -573,7 +580,11 @@ class Workload:
         if getattr(self._person, "writing", False):
             self._from_a_person(message)
             return
-        if message["grant_id"] not in AGENT_GRANTS or "sent" not in message.get("folders", []):
+        fleet = self.fleet.all_addresses() if self.fleet is not None else {}
+        if message["grant_id"] in fleet and "sent" not in message.get("folders", []):
+            self.fleet.on_inbound_created(message)
+            return
+        if message["grant_id"] not in {**AGENT_GRANTS, **fleet} or "sent" not in message.get("folders", []):
             return
         self.features["own_outbound"] += 1
         self.deliver(envelope(message))
@@ -618,7 +629,7 @@ class Workload:
     def on_notification(self, trigger: str, data: dict[str, Any]) -> None:
         """Emulator callback for the send queue's outcomes: delivered to the webhook like any other
         notification (copies, forgeries and all); other triggers are not subscribed to."""
-        if trigger not in ("message.delivered", "message.send_failed"):
+        if trigger not in ("message.delivered", "message.send_failed") and not trigger.startswith("grant."):
             return
         self.features[trigger.replace(".", "_")] += 1
         self.deliver(notification_envelope(trigger, data))
@@ -637,7 +648,7 @@ class Workload:
             self.features["message_during_send"] += 1
             grant, customer = self._customer_threads[thread_id]
             message = self._inbound(grant, customer, thread_id=thread_id, label="during_send")
-            self.deliver(envelope(message))
+            self._deliver_new(message)
 
     def _answer(self, grant: str, thread_id: str, sender: str, reply: dict[str, Any], label: str) -> None:
         written = None
@@ -668,7 +679,15 @@ class Workload:
             with self._lock:
                 truth = self.truth[answer["id"]]
                 self.truth[answer["id"]] = replace(truth, words=written.words, quoted=written.quoted)
-        self.deliver(envelope(answer))
+        self._deliver_new(answer)
+
+    def _deliver_new(self, message: dict[str, Any]) -> None:
+        """A new message's ``message.created``, unless Nylas holds it (a fleet grant expired or deleted)."""
+        fleet = self.fleet.all_addresses() if self.fleet is not None else {}
+        if message["grant_id"] in fleet and self.nylas.grant_state(message["grant_id"]) != "valid":
+            self.features["fleet_held"] += 1
+            return
+        self.deliver(envelope(message))
 
     def _peer_answers(self, sent: dict[str, Any], peer: str, marks_lost: bool) -> None:
         """The peer deployment answers our email as ReplyOnce would: with the marks that reached it
@@ -1141,6 +1160,11 @@ class Workload:
         early = [name for name, probability in knobs if probability]
         conversation = 0
         while len(self.notifications) < s.notifications:
+            if self.fleet is not None and self._random() < s.grant_share:
+                # Issue 42: a customer of one of the fleet's grants (the flood's share to the flood).
+                self.fleet.converse()
+                self._backpressure()
+                continue
             conversation += 1
             if "provider_error_probability" not in self.unsupported and (
                 (conversation == 2 and s.provider_error_probability)
@@ -1493,7 +1517,8 @@ class Workload:
 
     def agent_grants(self) -> dict[str, str]:
         """Every agent grant of the deployment and its address."""
-        return {grant: AGENT_GRANTS[grant] for grant in self.settings.agent_grant_ids()}
+        fleet = self.fleet.all_addresses() if self.fleet is not None else {}
+        return {**{grant: AGENT_GRANTS[grant] for grant in self.settings.agent_grant_ids()}, **fleet}
 
 
 ISSUE_40_CONVERSATIONS = frozenset(

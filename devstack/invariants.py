@@ -54,6 +54,21 @@ REPLY_DRAFTED = "reply drafted for review"
 REPLY_SHADOWED = "shadow mode: reply recorded, nothing sent"
 REPLY_QUEUED = "reply queued by Nylas"  # a 202: the outcome of its notification (Nylas sends it later)
 SKIPPED = "notification skipped"
+# What a grant notification (grant.created/updated/expired/deleted) did, one of these lines (issue 42).
+GRANT_LIFE_OUTCOMES = frozenset(
+    {
+        "grant notification changed nothing",
+        "grant notification names no grant; nothing to do",
+        "grant expired: not an agent grant of this stack; nothing waits",
+        "grant expired: paused; its mail waits until Nylas says it was re-authenticated",
+        "grant re-authenticated: resumed",
+        "grant created: not registered (NewGrantReplyMode is off)",
+        "grant created: registered",
+        "grant created: it has a record already, left as it is",
+        "grant deleted: not an agent grant of this stack; no state to remove",
+        "grant deleted: nothing more is sent for it; its state is being removed",
+    }
+)
 DUPLICATE_ABSORBED = "duplicate delivery absorbed"
 LEASE_LOST = (
     "thread lease expired and was taken over before release",
@@ -253,6 +268,10 @@ class History:
     # An automatic exchange is an email of ours the correspondent answered within this many seconds of
     # Nylas' time (robot speed, automatic_exchange_seconds); a slower answer is a person's.
     automatic_exchange_seconds: float = 600.0
+    # Messages no agent owes an end (issue 42): their grant was in shadow or review, created and not yet
+    # promoted, or deleted while they waited, so neither an answer nor a hand-off is due (invariant 7).
+    # What such a grant may not do is checked per grant (chaos/grant_checks.py), from its life's log.
+    unowed: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -921,7 +940,7 @@ def _no_silent_no(world: _World, found: list[str]) -> None:
     history = world.history
     handoff = history.handoff_folder
     for message_id, truth in sorted(history.truth.items()):
-        if truth.author != PERSON or truth.filed in JUNK_FOLDERS:
+        if truth.author != PERSON or truth.filed in JUNK_FOLDERS or message_id in history.unowed:
             continue
         if world.messages.get(message_id, {}).get("grant_id") not in history.agent_grants:
             continue  # mail to a person's own grant is theirs, not the agents'
@@ -1006,7 +1025,10 @@ def _queued_notification_ids(logs: Iterable[dict[str, Any]]) -> set[str]:
 
 
 def _outcomes_by_notification(logs: Iterable[dict[str, Any]]) -> set[str]:
-    final = {REPLY_SENT, REPLY_QUEUED, SKIPPED, DUPLICATE_ABSORBED}
+    # A review draft and a shadow record are a notification's outcome too (a grant's reply mode, issue 42),
+    # and a grant notification's is what it did to the grant's life.
+    final = {REPLY_SENT, REPLY_QUEUED, SKIPPED, DUPLICATE_ABSORBED, REPLY_DRAFTED, REPLY_SHADOWED}
+    final |= GRANT_LIFE_OUTCOMES
     return {r["notification_id"] for r in logs if r.get("message") in final and r.get("notification_id")}
 
 

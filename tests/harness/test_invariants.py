@@ -1121,3 +1121,33 @@ def test_the_agents_email_from_an_alias_is_the_agents_not_a_persons():
     world.read(4.0, 4.1)
     world.email(5.0, "e2", "m1", sender=ALIAS)
     assert broken(world.history(aliases={GRANT: [ALIAS]}))[1] == ["message m1 got 2 emails"]
+
+
+def test_a_review_draft_a_shadow_record_and_a_grant_notifications_line_are_outcomes():
+    # Issue 42: a grant in review or shadow ends its notification so; a grant notification by what it did.
+    world = World()
+    world.logs += [
+        {"message": QUEUED, "notification_id": "n1"},
+        {"message": "reply drafted for review", "notification_id": "n1"},
+        {"message": QUEUED, "notification_id": "n2"},
+        {"message": "shadow mode: reply recorded, nothing sent", "notification_id": "n2"},
+        {"message": QUEUED, "notification_id": "n3"},
+        {"message": "grant re-authenticated: resumed", "notification_id": "n3"},
+    ]
+    assert broken(world.history(notified_message_ids=set())) == {}
+    world.logs.append({"message": QUEUED, "notification_id": "n4"})
+    world.logs.append(
+        {"message": "deleted grant's state: part removed, the rest in the next try", "notification_id": "n4"}
+    )
+    assert broken(world.history(notified_message_ids=set()))[5] == [
+        "notification n4 was queued but has no logged outcome"
+    ]
+
+
+def test_a_message_no_agent_owes_is_no_silent_no():
+    # Issue 42: a person's message to a grant in shadow (History.unowed, from the grant's life) needs no end.
+    world = World()
+    world.inbound(1.0, "m1")
+    world.truth["m1"] = Truth.optional("customer", CUSTOMER)
+    assert list(broken(world.history())) == [7]
+    assert broken(world.history(unowed={"m1"})) == {}
