@@ -332,6 +332,9 @@ class Experiment:
             # a paused grant's record comes back every 5 s (its 3,600 s), so a pause dead-letters.
             "registry_max_age_seconds": REGISTRY_MAX_AGE_SECONDS,
             "paused_retry_seconds": PAUSED_RETRY_SECONDS,
+            # A grant's sweep or backfill page starts only with this left (the template's 20 s): at the
+            # run's timeout none would ever start, so it is the record's own margin here.
+            "grant_page_margin_seconds": max(0.5, timeout / 5),
         }
 
     def _start_webhook(self) -> None:
@@ -827,6 +830,11 @@ class Experiment:
             forged_notification_ids=workload.forged_ids | fuzz.notification_ids,
             function_errors=self.function_errors(),
             dead_lettered_notification_ids=set(dead),
+            dead_lettered_message_ids={
+                workload.notifications[n]["data"]["object"].get("id", "")
+                for n in dead
+                if n in workload.notifications
+            },
             aliases={grant: list(aliases) for grant, aliases in workload.aliases.items()},
             handoff_folder=HANDOFF_FOLDER,
             unowed=unowed,

@@ -54,12 +54,6 @@ def main() -> int:
     # The settings no variable sets, at the run's scale (chaos.run.ChaosRun._tuning), in-process.
     tuning = json.loads(os.environ.get("CHAOS_REPLIER_TUNING", "{}"))
     tune_container(handler, tuning, clock=(lambda: time.time() + skew) if skew else None)
-    # A grant's life starts a sweep or a backfill page only with 20 s of the invocation left, a constant no
-    # setting scales (replyonce.shell.grant_life): at the run's timeout none would ever start. Scaled here
-    # to the run, as the record's own margin is (issue 42's run; docs/reliability.md says so).
-    grant_life = sys.modules.get("replyonce.shell.grant_life")
-    if grant_life is not None and hasattr(grant_life, "_MARGIN_SECONDS"):
-        grant_life._MARGIN_SECONDS = float(tuning.get("record_margin_seconds", grant_life._MARGIN_SECONDS))
 
     def invoke_within_deadline(event: dict, context: object) -> dict:
         # Lambda ends the sandbox at the deadline: so do we, mid-flight.

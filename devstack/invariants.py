@@ -260,6 +260,9 @@ class History:
     # What the webhook function raised (API Gateway's 502), one line each: never an answer of ours.
     function_errors: list[str] = field(default_factory=list)
     dead_lettered_notification_ids: set[str] = field(default_factory=set)
+    # The messages those dead letters announced (their ``message.created``): still waiting for the
+    # operator's redrive at the end, so invariant 2 names them as dead-lettered, not as never seen.
+    dead_lettered_message_ids: set[str] = field(default_factory=set)
     # Each agent grant's email aliases (ground truth: the addresses its people write from besides its
     # own, and the ones its sent copies may show).
     aliases: dict[str, list[str]] = field(default_factory=dict)
@@ -597,7 +600,12 @@ def _nothing_lost(world: _World, found: list[str]) -> None:
             continue
         if message_id in recipient_skips and _recipient_budget_spent(world, message, truth):
             continue
-        reason = "skipped (budget not spent)" if message_id in budget_skips else "never answered"
+        if message_id in budget_skips:
+            reason = "skipped (budget not spent)"
+        elif message_id in history.dead_lettered_message_ids:
+            reason = "dead-lettered (its notification waits in the dead-letter queue at the end)"
+        else:
+            reason = "never answered"
         found.append(f"message {message_id} ({truth.label}) {reason}: no email's draft could have seen it")
 
 

@@ -1043,6 +1043,18 @@ def test_a_customer_skipped_for_what_answers_nobody_is_lost(person):
     assert broken(world.history()) == {2: [_lost("m1")], 7: [_silent("m1")]}
 
 
+def test_a_customer_whose_notification_ends_dead_lettered_is_lost_and_named_so():
+    # A record that dead-lettered (its receives spent) is still lost at the end of a run, and the
+    # sentence says where it waits, so a failure reads as the queue's and not as a read that missed it.
+    world = World()
+    world.inbound(1.0, "m1")
+    history = world.history(dead_lettered_message_ids={"m1"})
+    assert broken(history)[2] == [
+        "message m1 (customer) dead-lettered (its notification waits in the dead-letter queue at the end): "
+        "no email's draft could have seen it"
+    ]
+
+
 NEWCOMER = Truth.human("stranger_joins", STRANGER, alone=True)
 
 

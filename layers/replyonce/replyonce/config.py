@@ -307,6 +307,9 @@ class ReplierSettings:
     # A paused grant's record comes back this often (the queue's visibility), one receive each time: after
     # max_receive_count of them it dead-letters, for `make redrive` once the grant is resumed.
     paused_retry_seconds: int = 3600
+    # A grant's deletion sweep and its backfill after a re-authentication go page by page; a page starts
+    # only with this much of the invocation left (the template's 260 s Timeout leaves room for many).
+    grant_page_margin_seconds: float = 20.0
     # Facts of the world the guards below compare with. Nylas' documented queue time, and the replier's
     # Timeout (derived: template.yaml): a harness that compresses time (chaos/) passes its own.
     agent_account_queue_seconds: float = AGENT_ACCOUNT_QUEUE_SECONDS

@@ -269,6 +269,7 @@ class NotificationConsumer:
                 ),
                 seeded=settings.agent_grant_ids,
                 clock=clock,
+                page_margin_seconds=settings.grant_page_margin_seconds,
             )
             if settings.grant_registry_table
             else None

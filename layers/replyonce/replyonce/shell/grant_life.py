@@ -42,8 +42,6 @@ from replyonce.shell.grants import GrantDirectory
 NEW_GRANTS_OFF = "off"
 """``NEW_GRANT_REPLY_MODE`` that registers no grant Nylas creates (an operator registers each one)."""
 _TRIES = 3
-# A sweep page, a backfill page: started only with this much of the invocation left.
-_MARGIN_SECONDS = 20.0
 
 Sweep = Callable[[str, str, Callable[[], bool]], tuple[str, int]]
 """``(grant, start_after, keep_going) -> (go on from, items deleted)``: ``adapters.store.sweep_grant``."""
@@ -69,6 +67,10 @@ class GrantLifecycle:
         only an agent grant's expiry pages, and only an agent grant's deletion sweeps the state table.
     clock:
         Wall clock for the change items' time.
+    page_margin_seconds:
+        A sweep page or a backfill page starts only with this much of the invocation left
+        (``ReplierSettings.grant_page_margin_seconds``): a page cut by the function's end is done again
+        in the record's next try, so a page that cannot finish is not begun.
     """
 
     def __init__(
@@ -82,8 +84,10 @@ class GrantLifecycle:
         backfill: Backfill,
         seeded: tuple[str, ...] = (),
         clock: Callable[[], float] = time.time,
+        page_margin_seconds: float = 20.0,
     ) -> None:
         self._seeded = seeded
+        self._page_margin_seconds = page_margin_seconds
         self._dynamodb = dynamodb
         self._table = table
         self._directory = directory
@@ -107,7 +111,7 @@ class GrantLifecycle:
             logger.warning("grant notification names no grant; nothing to do", extra=fields)
             return {"outcome": "ignored", "reason": "no_grant_id"}
         decision, life = self._apply(job, fields)
-        keep_going = lambda: remaining_seconds() > _MARGIN_SECONDS  # noqa: E731
+        keep_going = lambda: remaining_seconds() > self._page_margin_seconds  # noqa: E731
         if decision.ignored is not None:
             logger.info(
                 "grant notification changed nothing", extra={**fields, "reason": decision.ignored.value}
