@@ -555,7 +555,8 @@ class _ShadowSources:
     api_uri: str
     api_key: str
     parameters: Mapping[str, str]
-    # The grant registry's grants (a deployed stack's; none for make serve's).
+    # The grant registry (a deployed stack's, or make serve's) and its grants.
+    registry_table: str = ""
     registered: tuple[str, ...] = ()
 
     def agent_grants(self, named: Sequence[str] | None = None) -> list[str]:
@@ -578,28 +579,44 @@ def _shadow_sources(context: Context) -> _ShadowSources:
         api_key = register_webhook.require_api_key(ApiKeyStore(aws["api_key_secret_id"], secrets))
         parameters = {"AgentGrantIds": aws["agent_grant_ids"], "NylasApiUri": aws["nylas_api_uri"]}
         dynamodb = session.client("dynamodb", endpoint_url=endpoint)
-        return _ShadowSources(dynamodb, aws["state_table"], aws["nylas_api_uri"], api_key, parameters)
+        table = aws.get("grant_registry_table", "")
+        return _ShadowSources(
+            dynamodb,
+            aws["state_table"],
+            aws["nylas_api_uri"],
+            api_key,
+            parameters,
+            table,
+            _agent_grants_of(dynamodb, table, parameters),
+        )
     stack = context.stack()
     api_key = register_webhook.require_api_key(context.api_key_store(stack))
     api_uri = args.nylas_api_uri or stack.parameters.get("NylasApiUri") or DEFAULT_NYLAS_API_URI
-    registered = _stack_agent_grants(context, stack)
+    dynamodb = context.client("dynamodb")
+    table = stack.outputs.get("GrantRegistryTableName", "")
     return _ShadowSources(
-        context.client("dynamodb"),
+        dynamodb,
         stack.output("StateTableName"),
         api_uri,
         api_key,
         stack.parameters,
-        registered,
+        table,
+        _agent_grants_of(dynamodb, table, stack.parameters),
     )
 
 
 def _stack_agent_grants(context: Context, stack: StackInfo) -> tuple[str, ...]:
-    """Every agent grant of the deployed stack: ``AgentGrantIds`` first, then the grant registry's (issue
-    42), as the replier counts them (``replyonce.grants.agent_grant_ids``): what a command that works
-    over all grants works over, and ``--grant`` narrows."""
-    seeded = [g.strip() for g in stack.parameters.get("AgentGrantIds", "").split(",") if g.strip()]
-    table = stack.outputs.get("GrantRegistryTableName")
-    registered = [g.grant_id for g in list_grants(context.client("dynamodb"), table)] if table else []
+    """Every agent grant of the deployed stack (:func:`_agent_grants_of`)."""
+    table = stack.outputs.get("GrantRegistryTableName", "")
+    return _agent_grants_of(context.client("dynamodb"), table, stack.parameters)
+
+
+def _agent_grants_of(dynamodb: Any, registry_table: str, parameters: Mapping[str, str]) -> tuple[str, ...]:
+    """Every agent grant of a stack: ``AgentGrantIds`` first, then the grant registry's (issue 42), as the
+    replier counts them (``replyonce.grants.agent_grant_ids``): what a command that works over all grants
+    works over, and ``--grant`` narrows."""
+    seeded = [g.strip() for g in parameters.get("AgentGrantIds", "").split(",") if g.strip()]
+    registered = [g.grant_id for g in list_grants(dynamodb, registry_table)] if registry_table else []
     return agent_grant_ids(seeded, registered)
 
 
@@ -774,19 +791,15 @@ def _replay_sources(context: Context, frozen: Mapping[str, Any] | None) -> tuple
     api_key = sources.api_key
     mailbox = NylasMailbox(sources.api_uri, lambda: api_key, timeout_seconds=30.0, send_timeout_seconds=30.0)
     lister = context.runtime.nylas_factory(sources.api_uri, api_key)
-    return grant, mailbox, lister, _grant_policy(context, sources, grant)
+    return grant, mailbox, lister, _grant_policy(sources, grant)
 
 
-def _grant_policy(context: Context, sources: _ShadowSources, grant_id: str) -> Policy:
+def _grant_policy(sources: _ShadowSources, grant_id: str) -> Policy:
     """The policy the replier decides ``grant_id``'s mail with: the stack's, with the grant's record in the
     grant registry over it (``policy_for``, as ``replyonce.shell.grants`` chooses it) and every agent grant
     of the stack, the registry's included; the stack's alone when it has no registry or no record."""
     policy = replay.stack_policy(sources.parameters)
-    table = (
-        ""
-        if getattr(context.args, "local", None)
-        else context.stack().outputs.get("GrantRegistryTableName", "")
-    )
+    table = sources.registry_table
     stored = read_grant(sources.dynamodb, table, grant_id) if table else None
     if stored is None:
         return replace(policy, agent_grant_ids=tuple(sources.agent_grants()))

@@ -166,6 +166,9 @@ def test_make_grants_set_local_changes_one_grants_mode_and_the_console_shows_it(
     shown = ops("grants", "show", "--grant", "grant-agent-0002", "--local", serve.base_url)
     assert re.search(r"reply_mode\s+shadow\s+record", shown), shown
     assert re.search(r"set\s+by arn:aws:sts::\d+:user/\S+", shown), shown
+    # make shadow-report --local covers the registry's grants too, not only the AgentGrantIds seed.
+    report = ops("shadow-report", "--local", serve.base_url, "--since", str(int(time.time()) - 3600))
+    assert "would answer  1 message(s) in 1 reply(ies)" in report, report
     # Promoted on its own shadow evidence: the one message it would have answered.
     promoted = ops("promote", "--grant", "grant-agent-0002", "--local", serve.base_url)
     assert "grant grant-agent-0002: shadow -> review" in promoted, promoted
