@@ -471,7 +471,7 @@ def _promotion_evidence(context: Context, grant_id: str, leaving: str, now: floa
         )
         store = DynamoDBStateStore(sources.state_table, sources.dynamodb, ttl_seconds=0)
         report = shadow.report_from_records(
-            store.shadow_records(), inbox, [grant_id], since=since, until=None
+            store.shadow_records(), inbox, [grant_id], since=since, until=None, say=say
         )
         since_text = f"since {thread_state.format_epoch(since)}"
         for line in promote.evidence_lines("shadow", grant_id, len(report.items), since_text):
@@ -638,6 +638,7 @@ def _shadow_report(context: Context) -> int:
         since=window.received_after,
         until=window.received_before,
         period_seconds=args.period_hours * 3600,
+        say=context.runtime.say,
     )
     context.runtime.say(render_text(report))
     return _score_and_gate(context, report, {}, asked)

@@ -315,3 +315,63 @@ def test_the_example_agent_opens_no_ticket_in_shadow_mode_and_one_after_the_swit
     [ticket] = [r for r in log_records() if r.get("message") == "would open a ticket"]
     assert ticket["mode"] == "send"
     assert ticket["ticket_key"] == conversation_key(AGENT_GRANT_ID, live["thread_id"], (live["id"],))
+
+
+@pytest.mark.parametrize(("gone", "status"), [("expire_grant", 401), ("delete_grant", 404)])
+def test_a_grant_nylas_will_not_read_keeps_its_records_and_the_other_grants_keep_their_threads(
+    nylas, gone, status
+):
+    # A report over every registered grant must not stop at one whose user let it expire (or deleted it):
+    # its records are counted without their threads, and the line says which grant and why.
+    from ops import shadow
+    from ops.nylas_admin import NylasAdmin
+    from replyonce.state import ShadowRecord
+
+    nylas.add_grant("grant-agent-0002", "support2@replyonce.example", name="Acme Sales")
+    first = inbound(nylas, subject="Order 1042")
+    second = nylas.deliver_inbound(
+        "grant-agent-0002", from_email=CUSTOMER_EMAIL, subject="Quote", body="<p>A quote, please.</p>"
+    )
+    person = nylas.person_replies(AGENT_GRANT_ID, first["id"], "<p>It ships today. — Sam</p>")
+    now = int(time.time())
+    records = [
+        ShadowRecord(
+            m["grant_id"],
+            f"r-{m['id']}",
+            m["thread_id"],
+            m["id"],
+            (m["id"],),
+            ShadowOutcome.REPLY,
+            "",
+            "Thanks for writing.",
+            now - 60,
+        )
+        for m in (first, second)
+    ]
+    getattr(nylas, gone)("grant-agent-0002")
+    said: list[str] = []
+    inbox = NylasAdmin(nylas.url, nylas.api_key)
+
+    report = shadow.report_from_records(
+        records, inbox, [AGENT_GRANT_ID, "grant-agent-0002"], since=now - 3600, until=None, say=said.append
+    )
+
+    answered = {item.trigger_id: item.person_message_id for item in report.items}
+    assert answered == {first["id"]: person["id"], second["id"]: ""}
+    [line] = said
+    assert line.startswith(f"grant grant-agent-0002: Nylas refused to read it (Nylas answered {status} ")
+    assert line.endswith(
+        "its 1 record(s) are counted without their threads, so a person's answer there is not seen"
+    )
+
+
+def test_nylas_unreachable_stops_the_report_in_its_own_words(nylas):
+    from ops import shadow
+    from ops.errors import NylasApiError
+    from ops.nylas_admin import NylasAdmin
+
+    nylas.inject("GET", rf"^/v3/grants/{AGENT_GRANT_ID}$", Fault.status(503), times=5)
+    with pytest.raises(NylasApiError, match="answered 503"):
+        shadow.report_from_records(
+            [], NylasAdmin(nylas.url, nylas.api_key), [AGENT_GRANT_ID], since=0, until=None
+        )
