@@ -45,10 +45,11 @@ What each set expects:
   (held out, ``scripts/mail_sets.py``):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml) state no new text: their history is what earlier messages of the thread hold
-  (:func:`thread_cases`), so they count history as new and words dropped, not exact. A held-out body a tuning set
-  also holds is measured with the tuning set only. An HTML body (unquotemail's ``.html`` samples,
-  mailspring's mail, griddler's ``html:`` test) is given to the reader as it is in both forms, and the
-  checker reads it, and an HTML expectation, with its own HTML → lines (:func:`html_lines`).
+  (:func:`thread_cases`), so they count history as new and words dropped, not exact.
+  A held-out body a tuning set also holds is measured with the tuning set only. An HTML body
+  (unquotemail's ``.html`` samples, mailspring's mail, griddler's ``html:`` test) is given to the
+  reader as it is in both forms, and the checker reads it, and an HTML expectation, with its own
+  HTML → lines (:func:`html_lines`).
 
 The comparison rule: both sides are whitespace-normalised (every run of spaces,
 tabs and line breaks is one space, ends stripped); :data:`replyonce.rules.text.QUOTE_MARKER`
@@ -2111,7 +2112,9 @@ def main() -> None:
         ("sculture", "ScultureAI/email-reply-parser"),
         ("fredrikankarang", "FredrikAnkarang/EmailReplyParser"),
     ):
-        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, seventh)")
+        parser.add_argument(
+            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the eighth)"
+        )
     for name, repository in (
         ("assembl", "assembl/assembl (its tests/model_tests/test_mail.py)"),
         ("assembl-thread", "assembl/assembl (its jack_layton_fixtures_maildir)"),
