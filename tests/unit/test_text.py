@@ -684,6 +684,9 @@ HISTORY_FORMS = [
      f"Thanks, done.\n\n{ON}\n> Please complete the form.\n>\n> By replying you agree that this email is processed"
      " by Acme.\n\nBy replying you agree that this email is processed by Acme <https://acme.example/terms>.\n",
      "Thanks, done.", "By replying"),
+    ("a block whose subject is a sentence with a full stop: still a block (From, Sent, To)",
+     "Ok.\n\nFrom: Acme Support <support@acme.example>\nSent: Monday, 30 November 2026 10:02\nTo: Alice\n"
+     "Subject: Your order has left our warehouse today.\n\nYour order 1042 shipped.\n", "Ok.", "Your order 1042 shipped"),
 ]  # fmt: skip
 
 # Lines a customer types that the rules above must leave in the new text, above any doubt.
@@ -721,6 +724,13 @@ KEPT_ABOVE_THE_DOUBT = [
     ("a bottom-posted answer under the quote repeats no quoted line",
      f"See below.\n\n{ON}\n> Please confirm the delivery address for order 1042.\nIt is 5 Elm St, please confirm.\n",
      "It is 5 Elm St, please confirm."),
+    ("a sentence opening with 'From:' above a real block (ScultureAI's email_with_from_in_body)",
+     "Here is my reply.\n\nFrom: the beginning, I thought this was a good idea. I sent you an email about it.\n\n"
+     "From: support@acme.example\nSent: Monday, 30 November 2026 10:02\nTo: alice@example.com\nSubject: Order 1042\n\n"
+     "Your order shipped.\n", "From: the beginning, I thought this was a good idea."),
+    ("lower-case sentences opening 'from: / sent: / to:' (ScultureAI's email_all_lowercase_headers)",
+     "Here is my reply.\n\nfrom: the beginning, I thought this was a good idea.\nsent: you an email yesterday about this "
+     "topic.\nto: summarize what we discussed, I think we should proceed.\n", "to: summarize what we discussed"),
     ("a short line typed again under a quote that holds it ('Thanks a lot')",
      f"{ON}\n> Your mug is on its way. Thanks a lot\n> Thanks a lot\nThanks a lot\n", "Thanks a lot"),
 ]  # fmt: skip

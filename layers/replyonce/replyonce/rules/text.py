@@ -489,8 +489,17 @@ def _split_mid_line_attributions(lines: list[str]) -> list[str]:
 
 
 def _field_kind(line: str) -> str | None:
+    """The kind of header field a line is (``from``, ``sent``, …), or ``None``. A value that is a
+    sentence is no field: "From: the beginning, I thought this was a good idea." is the customer's (a
+    field's value names, dates or titles; it does not end five words or more with a full stop)."""
     field = _FIELD.match(line)
-    return _FIELD_KIND.get(field.group("name").lower()) if field else None
+    if not field:
+        return None
+    value = line[field.end() :].strip()
+    words = value.split()
+    if len(words) >= 5 and value.endswith(".") and not (_ADDRESS.search(value) or _DIGIT.search(value)):
+        return None
+    return _FIELD_KIND.get(field.group("name").lower())
 
 
 def _block_lines(lines: list[str], start: int) -> list[str]:
@@ -677,8 +686,7 @@ def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
     "Sent" or a subject among them.
     Why that much: "From: Berlin / To: Paris / Date: 1 Dec" in a customer's own words is no header block.
     """
-    match = _FIELD.match(lines[start])
-    opening = _FIELD_KIND.get(match.group("name").lower()) if match else None
+    opening = _field_kind(lines[start])
     if opening not in ("from", "sent", "date", "subject", "to", "cc"):
         return False, False
     kinds: set[str] = set()
@@ -687,7 +695,7 @@ def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
     wrapped = 0
     for line in _block_lines(lines, start):
         field = _FIELD.match(line)
-        kind = _FIELD_KIND.get(field.group("name").lower()) if field else None
+        kind = _field_kind(line)
         if kind and field:
             kinds.add(kind)
             value = line[field.end() :].strip(" *_")
