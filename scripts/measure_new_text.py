@@ -1606,6 +1606,10 @@ def kritikalfabric_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+# A quoted line: ">" or "|" first, or Supercite's initials ("LK> …").
+_QUOTED_LINE = re.compile(r"^\s*(?:[>|]|[A-Za-z]{1,4}>)")
+
+
 def _stripped(line: str) -> str:
     """A line with its quote marks taken off, whitespace-normalised: how the thread checker compares."""
     return normalised(re.sub(r"^[\s>|]+", "", line))
@@ -1650,7 +1654,7 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
     unquoted_by: dict[str, set[tuple[str, str]]] = {}
     for m in messages:
         for line in m["body"].splitlines():
-            if not line.lstrip().startswith((">", "|")) and len(_stripped(line).split()) >= 4:
+            if not _QUOTED_LINE.match(line) and len(_stripped(line).split()) >= 4:
                 unquoted_by.setdefault(_stripped(line), set()).add((m["name"], m["sender"]))
 
     def repeated(line: str, sender: str) -> bool:
@@ -1671,7 +1675,7 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
             earlier.update(_stripped(line) for line in parent["body"].splitlines())
             stack.extend(parent["parents"])
         lines = m["body"].splitlines()
-        quoted = {_stripped(line) for line in lines if line.lstrip().startswith((">", "|"))}
+        quoted = {_stripped(line) for line in lines if _QUOTED_LINE.match(line)}
         history = sorted(
             {
                 line
@@ -1681,15 +1685,23 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
                 and not repeated(line, m["sender"])
             }
         )
+        # The lines introducing a quote: the last unquoted line above it, when it ends with a colon, and the
+        # line directly above that one when it holds a date (an attribution wrapped over two lines).
+        intro: set[int] = set()
+        for q, raw in enumerate(lines):
+            if not _QUOTED_LINE.match(raw) or (q and _QUOTED_LINE.match(lines[q - 1])):
+                continue
+            j = next((k for k in range(q - 1, -1, -1) if lines[k].strip()), None)
+            if j is not None and lines[j].rstrip().endswith(":") and not _QUOTED_LINE.match(lines[j]):
+                intro.add(j)
+                if j and lines[j - 1].strip() and re.search(r"\d", lines[j - 1]):
+                    intro.add(j - 1)
         keep = []
         for i, raw in enumerate(lines):
             if raw.rstrip() == "--" or raw == "-- ":
                 break
             line = _stripped(raw)
-            if raw.lstrip().startswith((">", "|")) or len(line.split()) < 4 or line in earlier:
-                continue
-            following = next((nxt for nxt in lines[i + 1 :] if nxt.strip()), "")
-            if raw.rstrip().endswith(":") and following.lstrip().startswith(">"):
+            if _QUOTED_LINE.match(raw) or len(line.split()) < 4 or line in earlier or i in intro:
                 continue
             if repeated(line, m["sender"]) or line in keep:
                 continue
