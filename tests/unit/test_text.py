@@ -664,6 +664,29 @@ HISTORY_FORMS = [
      "-Reply message ----- From: \"Acme Support\" <\nsupport@acme.example>\nTo: <alice@example.com>\n"
      "Subject: Order 1042 Date: Mon, Nov 30, 2026 10:02 am\n\nYour order 1042 shipped.\n", "Fine by me.",
      "Your order 1042 shipped"),
+    # The eighth split: structural signs, whatever the language (tuned on the seventh split's sets, now tuning).
+    ("an address and a colon, a blank line, then the quote (Teamtailor's Croatian Gmail)",
+     f"Hvala.\n\npon, 30. stu 2026. u 10:02{SURE} napisao je:\n\n> Vaša narudžba 1042 je poslana.\n",
+     "Hvala.", "napisao je"),
+    ("an address and a colon over unquoted history, the verb unknown (Croatian)",
+     f"Hvala.\n\npon, 30. stu 2026. u 10:02{SURE} napisao je:\nVaša narudžba 1042 je poslana.\n",
+     "Hvala.", "je poslana"),
+    ("a header block whose line breaks were lost, glued to the new words (ScultureAI's email_body)",
+     "Thanks, see below.From: Acme Support Sent: Monday, 30 November 2026 10:02 AMTo: Alice Subject: Re: Order 1042\n"
+     "Your order 1042 shipped.\n", "Thanks, see below.", "Your order 1042 shipped"),
+    ("a glued header block on a line of its own, placeholders for its values (ScultureAI's dashes2)",
+     "Here is my draft.\n\nFrom: SENDER_NAME SENDER_EMAILSent: DATE TIMETo: RECIPIENT_NAMESubject: Draft\n"
+     "How about this wording for the post?\n", "Here is my draft.", "How about this wording"),
+    ("a header block in a language the field table does not hold (Indonesian)",
+     "Terima kasih.\n\nDari: Acme Support <support@acme.example>\nTanggal: Senin, 30 November 2026 10.02\n"
+     "Kepada: alice@example.com\nPerihal: Pesanan 1042\n\nPesanan 1042 sudah dikirim.\n", "Terima kasih.", "sudah dikirim"),
+    ("a relay's footer copied again under the quote, links added (Landwirtcom's email_indeed)",
+     f"Thanks, done.\n\n{ON}\n> Please complete the form.\n>\n> By replying you agree that this email is processed"
+     " by Acme.\n\nBy replying you agree that this email is processed by Acme <https://acme.example/terms>.\n",
+     "Thanks, done.", "By replying"),
+    ("a block whose subject is a sentence with a full stop: still a block (From, Sent, To)",
+     "Ok.\n\nFrom: Acme Support <support@acme.example>\nSent: Monday, 30 November 2026 10:02\nTo: Alice\n"
+     "Subject: Your order has left our warehouse today.\n\nYour order 1042 shipped.\n", "Ok.", "Your order 1042 shipped"),
 ]  # fmt: skip
 
 # Lines a customer types that the rules above must leave in the new text, above any doubt.
@@ -698,6 +721,18 @@ KEPT_ABOVE_THE_DOUBT = [
      "Ok.\n\nSent from my iPad\n\nJohn wrote:\n> Shall we deliver on Thursday?\nThursday is fine.\n", "Thursday is fine."),
     ("a lone 'On' the customer typed, above a line that is no attribution",
      "Delivery days:\nOn\nMonday and Thursday, please.\n", "Monday and Thursday, please."),
+    ("a bottom-posted answer under the quote repeats no quoted line",
+     f"See below.\n\n{ON}\n> Please confirm the delivery address for order 1042.\nIt is 5 Elm St, please confirm.\n",
+     "It is 5 Elm St, please confirm."),
+    ("a sentence opening with 'From:' above a real block (ScultureAI's email_with_from_in_body)",
+     "Here is my reply.\n\nFrom: the beginning, I thought this was a good idea. I sent you an email about it.\n\n"
+     "From: support@acme.example\nSent: Monday, 30 November 2026 10:02\nTo: alice@example.com\nSubject: Order 1042\n\n"
+     "Your order shipped.\n", "From: the beginning, I thought this was a good idea."),
+    ("lower-case sentences opening 'from: / sent: / to:' (ScultureAI's email_all_lowercase_headers)",
+     "Here is my reply.\n\nfrom: the beginning, I thought this was a good idea.\nsent: you an email yesterday about this "
+     "topic.\nto: summarize what we discussed, I think we should proceed.\n", "to: summarize what we discussed"),
+    ("a short line typed again under a quote that holds it ('Thanks a lot')",
+     f"{ON}\n> Your mug is on its way. Thanks a lot\n> Thanks a lot\nThanks a lot\n", "Thanks a lot"),
 ]  # fmt: skip
 
 # Bodies a customer types: every word reaches the agent (behind the marker where the reader doubts).
@@ -723,6 +758,10 @@ ORDINARY = [
      "Od: Jan <jan@example.com>\nWysłano: środa, 1 marca 2026 12:00\nTemat: Zamówienie 1042\n\nCześć,\nproszę o zwrot.\n"),
     ("'Am' alone above the customer's own 'Montag um 10:15 schrieb der Kurier:' (no year, no address)",
      "Hallo,\nAm\nMontag um 10:15 schrieb der Kurier:\nPaket nicht zugestellt.\nBitte erneut liefern.\n"),
+    ("order details of four fields with a date and a time (a header run's shape: in doubt, every word kept)",
+     "Hi, my order:\nOrder: 1042\nPlaced: 30 Nov 2026 10:02\nItem: blue mug\nTotal: 12.50\n\nPlease redeliver it.\n"),
+    ("a sentence naming an address and ending in a colon, the customer's text under it",
+     "Hi,\nplease forward this to my colleague bob@example.com:\nThe mug arrived broken.\n"),
 ]  # fmt: skip
 
 # The same bodies, where nothing is in doubt: every word, no marker.
@@ -749,6 +788,13 @@ WHOLE = [
      "Bitte helfen Sie mir.\nOutlook für iOS beziehen geht nicht, der Link ist kaputt."),
     ("'-Reply message ----- From: Alice' naming no address is no header's title",
      "-Reply message ----- From: Alice\nPlease redeliver order 1042."),
+    ("a pasted error with glued names but no date ('Errors: JavaScript: TypeError: …')",
+     "Hi,\nthe shop says:\nErrors: JavaScript: TypeError: basket is undefined\nPlease help me pay for order 1042."),
+    ("a contact form's fields under the customer's words, no date",
+     "Hi, here are my details.\nName: Alice Smith\nEmail: alice@example.com\nPhone: +1 555 0100\nOrder: 1042\n\n"
+     "Please call me."),
+    ("three fields with a date, no address (pasted order details)",
+     "Hi,\nOrder: 1042\nDate: 30 Nov 2026\nItem: blue mug\n\nPlease redeliver it."),
 ]  # fmt: skip
 
 # Signatures still go: the RFC 3676 delimiter "-- " whatever follows, a bare "--" above a name and a number.

@@ -81,6 +81,10 @@ _HISTORY_STARTS = re.compile(r"appendonsend|divRplyFwdMsg|OutlookMessageHeader")
 # Where Outlook's divider stood, for new_text: history from here on, unless the header says forward.
 # A private-use character: it cannot come from a real body's text.
 _HISTORY_MARK = "\ue000"
+# Where a structural sign says history may start (:func:`_mark_doubts`): the rest goes behind
+# UNSURE_MARKER. A private-use character, as the history mark is: no mail holds it as a line.
+_DOUBT_MARK = "\ue001"
+_MARKS = (_HISTORY_MARK, _DOUBT_MARK)
 # Only real markup makes a body HTML: a plain-text body is full of "<alice@example.com>".
 _LOOKS_HTML = re.compile(
     r"<(?:!doctype|html|head|body|div|p|br|span|table|tr|td|blockquote|a|b|i|u|font|meta|style|ul|ol|li|"
@@ -485,8 +489,17 @@ def _split_mid_line_attributions(lines: list[str]) -> list[str]:
 
 
 def _field_kind(line: str) -> str | None:
+    """The kind of header field a line is (``from``, ``sent``, …), or ``None``. A value that is a
+    sentence is no field: "From: the beginning, I thought this was a good idea." is the customer's (a
+    field's value names, dates or titles; it does not end five words or more with a full stop)."""
     field = _FIELD.match(line)
-    return _FIELD_KIND.get(field.group("name").lower()) if field else None
+    if not field:
+        return None
+    value = line[field.end() :].strip()
+    words = value.split()
+    if len(words) >= 5 and value.endswith(".") and not (_ADDRESS.search(value) or _DIGIT.search(value)):
+        return None
+    return _FIELD_KIND.get(field.group("name").lower())
 
 
 def _block_lines(lines: list[str], start: int) -> list[str]:
@@ -539,6 +552,119 @@ def _split_run_together_headers(lines: list[str]) -> list[str]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Structural signs of history, whatever the language (issue #41). Each round's phrase lists fitted the
+# mail measured and missed the next language; these read the shape of an older message instead. None of
+# them cuts: where one holds, the rest goes behind UNSURE_MARKER (the customer's words, if they are
+# there, still reach the agent, marked), unless the phrase rules above already know the start for sure.
+
+_WORD_COLON = re.compile(r"[^\W_]+ ?[:\uff1a](?=\s|$)")  # "Sent:", "bodyFrom:", "PMTo:", "Lähetetty:"
+_LABEL_LINE = re.compile(  # "Field: value", the field one to three words of letters, any script
+    r"^\s*[*_]{0,2}(?P<label>[^\W\d_][^\W\d_'.-]*(?: [^\W\d_][^\W\d_'.-]*){0,2})[*_]{0,2} ?[:\uff1a]"
+    r"[*_]{0,2}\s*(?P<value>\S.*)$"
+)
+_NOT_LABELS = frozenset({"http", "https", "mailto", "ftp", "tel", "re", "fw", "fwd", "aw", "wg", "sv", "vs"})
+_LINK_OR_URL = re.compile(r"\s*<[^<>]*>|\(?\b(?:https?://|www\.)\S+\)?")
+
+
+def _field_names(line: str) -> list[tuple[int, bool]]:
+    """The field-like words of a line ("Word:", capitalised, in any script): where each starts, and
+    whether it is glued to the text before it ("bodyFrom:", "PMTo:", "EMAILSent:", "below.From:"), a line
+    break lost."""
+    found = []
+    for match in _WORD_COLON.finditer(line):
+        word = match.group(0).rstrip(" :\uff1a")
+        # The name is the last capitalised run: "bodyFrom" -> "From", "EMAILSent" -> "Sent".
+        start = next(
+            (
+                i
+                for i in range(len(word) - 2, -1, -1)
+                if word[i].isupper() and word[i + 1].islower() and word[i:].isalpha()
+            ),
+            None,
+        )
+        if start is not None:
+            touching = match.start() > 0 and not line[match.start() - 1].isspace()  # "below.From:"
+            found.append((match.start() + start, start > 0 or touching))
+    return found
+
+
+def _glued_block(line: str) -> int | None:
+    """Where an older message's header block starts on a line whose breaks were lost: three field-like
+    words or more, two of them glued to the text before ("New email bodyFrom: … Sent: … PMTo: …"), and
+    a date, a time or an address among them (or four fields). A customer's sentence does not glue two
+    fields; a pasted error ("Errors: JavaScript: TypeError: …") names no date."""
+    names = _field_names(line)
+    glued = [start for start, is_glued in names if is_glued]
+    if len(names) < 3 or len(glued) < 2:
+        return None
+    if len(names) < 4 and not (_TIME.search(line) or _YEAR.search(line) or _ADDRESS.search(line)):
+        return None
+    first = names[0][0]
+    return first if line[:first].strip() else 0
+
+
+def _label_run(lines: list[str], start: int) -> int:
+    """How many "Field: value" lines in a row start at ``lines[start]`` (no blank line between)."""
+    end = start
+    while end < len(lines):
+        label = _LABEL_LINE.match(lines[end])
+        if not label or _quoted(lines[end]) or label.group("label").lower() in _NOT_LABELS:
+            break
+        if label.group("value").startswith("//"):
+            break
+        end += 1
+    return end - start
+
+
+def _header_run(lines: list[str], start: int) -> bool:
+    """Whether an older message's header block in a language the field table does not hold starts at
+    ``lines[start]``: three "Field: value" lines or more in a row, one value a date or a time, and one an
+    address (or four fields or more). Order details a customer pastes ("Date: … / Subject: Order 1042")
+    are two fields; a contact form names no date."""
+    run = _label_run(lines, start)
+    if run < 3:
+        return False
+    values = [_LABEL_LINE.match(line).group("value") for line in lines[start : start + run]]
+    dated = any(_YEAR.search(value) or _TIME.search(value) for value in values)
+    return dated and (run >= 4 or any(_ADDRESS.search(value) for value in values))
+
+
+def _colon_attribution(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` introduces older text in a language the rules do not know: it ends with
+    a colon, names an address (or a date with its time), and unquoted text follows. (Followed by a
+    quote it is an attribution: :func:`_generic_attribution`.)"""
+    line = lines[index].strip()
+    if not line.endswith((":", "\uff1a")) or len(line.split()) < 2:
+        return False
+    if not (_ADDRESS.search(line) or (_YEAR.search(line) and _TIME.search(line))):
+        return False
+    after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    return after is not None and not _quoted(lines[after])
+
+
+def _mark_doubts(lines: list[str]) -> list[str]:
+    """Lines, with :data:`_DOUBT_MARK` above the first place a structural sign says history may start:
+    a header block whose breaks were lost (split off the words before it on its line), a run of
+    "Field: value" lines with a date, a line ending in a colon that names an address or a date over
+    unquoted text. Only below words of the sender's own, and only where the phrase rules find no start
+    of their own there (they know their languages for sure)."""
+    written = False
+    for index, line in enumerate(lines):
+        if not line.strip() or line.strip() in _MARKS or _quoted(line):
+            continue
+        glued = _glued_block(line)
+        known = _history_at(lines, index) is not None or _attribution_at(lines, index) is not None
+        if glued is not None and not known and (written or glued > 0):
+            head, tail = line[:glued].rstrip(), line[glued:]
+            return [*lines[:index], *([head] if head else []), _DOUBT_MARK, tail, *lines[index + 1 :]]
+        if written and not known and (_header_run(lines, index) or _colon_attribution(lines, index)):
+            start = _history_start(lines, index)
+            return [*lines[:start], _DOUBT_MARK, *lines[start:]]
+        written = True
+    return lines
+
+
 def _header_block_sure(lines: list[str], start: int) -> bool:
     """Whether a header block found at ``lines[start]`` names a sender: a from-field with an address, or
     a from-field and a "Sent" field. Pasted order details ("Date: … / Subject: Order 1042") have neither."""
@@ -560,8 +686,7 @@ def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
     "Sent" or a subject among them.
     Why that much: "From: Berlin / To: Paris / Date: 1 Dec" in a customer's own words is no header block.
     """
-    match = _FIELD.match(lines[start])
-    opening = _FIELD_KIND.get(match.group("name").lower()) if match else None
+    opening = _field_kind(lines[start])
     if opening not in ("from", "sent", "date", "subject", "to", "cc"):
         return False, False
     kinds: set[str] = set()
@@ -570,7 +695,7 @@ def _header_block(lines: list[str], start: int) -> tuple[bool, bool]:
     wrapped = 0
     for line in _block_lines(lines, start):
         field = _FIELD.match(line)
-        kind = _FIELD_KIND.get(field.group("name").lower()) if field else None
+        kind = _field_kind(line)
         if kind and field:
             kinds.add(kind)
             value = line[field.end() :].strip(" *_")
@@ -666,6 +791,17 @@ def _history_start(lines: list[str], index: int) -> int:
     return index
 
 
+def _at_mark(lines: list[str], index: int) -> tuple[int, int | None, bool] | None:
+    """Where the live text ends at a mark line: Outlook's divider (history, or a forward when its block's
+    subject says so), or a structural sign's doubt (:func:`_mark_doubts`)."""
+    line = lines[index].strip()
+    if line == _HISTORY_MARK:
+        return index, (index + 1 if _header_subject_forwarded(lines, index + 1) else None), False
+    if line == _DOUBT_MARK:
+        return index, None, True
+    return None
+
+
 def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
     """Each line's class, where the live text ends, and where forwarded content starts (if it does).
 
@@ -679,8 +815,9 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
     index = 0
     while index < len(lines):
         line = lines[index]
-        if line.strip() == _HISTORY_MARK:
-            return kinds, index, (index + 1 if _header_subject_forwarded(lines, index + 1) else None), False
+        stop = _at_mark(lines, index)
+        if stop is not None:
+            return kinds, *stop
         if kinds[index] == "Q":
             # A forward quoted whole (">> Begin forwarded message") is forwarded content, unless an
             # attribution introduced the quote it is in (then it is history).
@@ -790,7 +927,33 @@ def _line_kinds(lines: list[str]) -> list[str]:
         )
         if ends_mid_sentence or wrapped_there:
             kinds[index] = "Q"
+    _copies_of_quote(lines, kinds)
     return kinds
+
+
+def _plain_words(line: str) -> str:
+    """A line as words only, to compare one copy of a text with another: quote marks, links and case
+    off ("… Cookie Policy <https://…>, Privacy Policy" reads as the quoted "… Cookie Policy, Privacy
+    Policy")."""
+    return " ".join(_LINK_OR_URL.sub("", re.sub(r"^[\s>]+", "", line)).split()).lower()
+
+
+def _copies_of_quote(lines: list[str], kinds: list[str]) -> None:
+    """Marks quoted (``Q``) each unquoted line under a quote that the quote already holds: the older
+    message's own lines, copied again without ``>`` (a relay appends the quoted mail's footer under the
+    quote), are history in any language. Only lines of four words or more: "Thanks a lot" may be typed
+    twice."""
+    first = next((i for i, kind in enumerate(kinds) if kind == "Q"), None)
+    if first is None:
+        return
+    quoted = {
+        words
+        for line, kind in zip(lines, kinds, strict=True)
+        if kind == "Q" and len((words := _plain_words(line)).split()) >= 4
+    }
+    for index in range(first + 1, len(lines)):
+        if kinds[index] == "T" and _plain_words(lines[index]) in quoted:
+            kinds[index] = "Q"
 
 
 def _history_at(lines: list[str], index: int) -> tuple[int, int | None, bool] | None:
@@ -839,6 +1002,11 @@ def _generic_attribution(lines: list[str], index: int) -> bool:
     it belongs to the older message the quote holds."""
     line = lines[index].strip()
     following = index + 1 < len(lines) and _quoted(lines[index + 1])
+    if not following and _ADDRESS.search(line):
+        # An address and a colon: blank lines may stand between it and the quote ("… <john@x> napisao je:"
+        # / "" / "> …"), as Gmail writes it in every language. A sentence names no address at its end.
+        after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+        following = after is not None and _quoted(lines[after])
     if not (following and line.endswith((":", "\uff1a"))):
         return False
     return bool(_ADDRESS.search(line) or _DIGIT.search(line)) or _bare_lead_in(line)
@@ -866,7 +1034,7 @@ def _signature_like(lines: list[str]) -> bool:
 def _written(lines: list[str], kinds: list[str]) -> bool:
     """Whether the live text holds words of the sender (not only quotes, attributions, blank lines)."""
     return any(
-        kind == "T" and line.strip() and line.strip() != _HISTORY_MARK
+        kind == "T" and line.strip() and line.strip() not in _MARKS
         for line, kind in zip(lines, kinds, strict=True)
     )
 
@@ -884,6 +1052,7 @@ def _new_words(text: str) -> str:
             ]
         )
     )
+    lines = _mark_doubts(lines)
     kinds, live_end, forward, unsure = _classify(lines)
     live, live_kinds = lines[:live_end], kinds[:live_end]
     delimiters = [
@@ -917,14 +1086,14 @@ def _new_words(text: str) -> str:
         elif not (line.strip() == "" and out and out[-1] == QUOTE_MARKER):
             out.append(line)
     if unsure:
-        rest = [line for line in lines[live_end:] if line.strip() != _HISTORY_MARK]
+        rest = [line for line in lines[live_end:] if line.strip() not in _MARKS]
         out.extend(["", UNSURE_MARKER, *rest])
     elif forward is not None:
         rest = lines[forward:]
         # Apple Mail quotes a forward (its marker too, in plain text): one level off.
         if all(_quoted(line) or not line.strip() for line in rest[1:]):
             rest = [_unquote(line) for line in rest]
-        out.extend(["", *(line for line in rest if line.strip() != _HISTORY_MARK)])
+        out.extend(["", *(line for line in rest if line.strip() not in _MARKS)])
     return _BLANK_LINES.sub("\n\n", "\n".join(out)).strip()
 
 
@@ -954,4 +1123,4 @@ def full_text(body: str) -> str:
     """
     body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
     text = _rendered(body, quotes=True) if _LOOKS_HTML.search(body) else html.unescape(body)
-    return "\n".join(line for line in text.splitlines() if line.strip() != _HISTORY_MARK).strip()
+    return "\n".join(line for line in text.splitlines() if line.strip() not in _MARKS).strip()
