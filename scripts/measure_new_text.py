@@ -42,8 +42,8 @@ What each set expects:
   (tuning since the sixth split), activecollab, phabricator, roundup, quotequail-tests (tuning since the
   seventh split) and landwirtcom, teamtailor, apptentive, randock, dspangenberg, team-plain, parse-reply
   (tuning since the eighth split), assembl, assembl-thread, kritikalfabric, notmuch, notmuch-lkml,
-  mitija, mu, mailpile (tuning since the ninth split), and chatmail, constable, mailstrip-go (held out,
-  ``scripts/mail_sets.py``):
+  mitija, mu, mailpile (tuning since the ninth split), and chatmail, constable, mailstrip-go,
+  jetbrains (held out, ``scripts/mail_sets.py``):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -1961,6 +1961,42 @@ def mailstrip_go_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+def jetbrains_cases(root: Path) -> list[Case]:
+    """JetBrains/email-parser (Kotlin, a quote parser trained on real, anonymised mail): each ``given``
+    block of ``src/test/kotlin/quoteParser/QuoteParser*Specs.kt`` names an ``emailNum`` of its directory
+    under ``src/test/resources/testEmls`` and the quote header its ``parse`` must find: ``QuoteHeader(
+    startIndex = K, …)`` (the outer one, where several are stated) or ``null`` (no quote). The parser
+    reads the first text/plain part, split into lines as Kotlin's ``lines()`` does; the new text is the
+    lines above ``startIndex``, or the whole text when no header is stated."""
+    cases = []
+    tests = root / "src" / "test"
+    for spec in sorted((tests / "kotlin" / "quoteParser").glob("QuoteParser*Specs.kt")):
+        source = spec.read_text(encoding="utf-8")
+        folder = re.search(r"testEmls\$\{File\.separator\}(\w+)\$", source)
+        if folder is None:
+            continue
+        for block in re.split(r"\n  given\(", source)[1:]:
+            number = re.search(r"val emailNum = (\d+)", block)
+            header = re.search(
+                r"val expectedQuoteHeader\w* = (null|QuoteHeader\(\s*startIndex = (\d+))", block
+            )
+            if number is None or header is None:
+                continue
+            path = tests / "resources" / "testEmls" / folder.group(1) / f"{number.group(1)}.eml"
+            message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+            part = next((p for p in message.walk() if p.get_content_type() == "text/plain"), None)
+            if part is None:
+                continue
+            try:
+                body = part.get_content()
+            except (LookupError, ValueError):
+                continue
+            lines = re.split(r"\r\n|\n|\r", body)
+            new = lines if header.group(1) == "null" else lines[: int(header.group(2))]
+            cases.append(Case("jetbrains", f"{folder.group(1)}/{number.group(1)}", body, "\n".join(new)))
+    return _unique(cases)
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -2286,6 +2322,8 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "chatmail": chatmail_cases,
     "constable": constable_cases,
     "mailstrip-go": mailstrip_go_cases,
+    # The ninth split, second part: recorded after that round's rules were final, before they were measured.
+    "jetbrains": jetbrains_cases,
 }
 
 
@@ -2373,6 +2411,7 @@ def main() -> None:
         ("chatmail", "chatmail/core (Delta Chat's Rust core: its mail tests)"),
         ("constable", "thoughtbot/constable"),
         ("mailstrip-go", "kvannotten/mailstrip"),
+        ("jetbrains", "JetBrains/email-parser"),
     ):
         parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, ninth)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
