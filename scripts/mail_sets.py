@@ -74,6 +74,17 @@ that no reply rule wrote. A second part was recorded after that round's rules we
 were measured (the first states a whole text for 19 bodies only): an email agent's quote remover with tests
 of its own (mitija/email_agent) and two more corpora of real mail, the mail indexer mu's test data and
 Mailpile's test maildir, read as the thread corpora are.
+
+Ninth split: the eighth split's held-out sets had their misses read (docs/reliability.md), so they are
+tuning now. Held out instead, recorded here with their adapters before any rule of that round changed and
+measured once before tuning, projects in ecosystems no round had read whose tests state the text shown:
+Delta Chat's Rust core (chatmail/core: the text its mime parser and its ``simplify`` show for a mail, in
+``mimeparser_tests.rs``, ``receive_imf_tests.rs`` and ``simplify.rs``), an Elixir app's reply parser
+(thoughtbot/constable) and a Go port of email_reply_parser with tests of its own (kvannotten/mailstrip:
+only its own fixtures; the rest are email_reply_parser's). That first part states a whole text for 28
+bodies, so a second part was recorded after that round's rules were final and before they were measured: a
+Kotlin quote parser's tests on real, anonymised mail (JetBrains/email-parser: the quote header each
+``QuoteParser*Specs.kt`` says its parser must find in an ``.eml`` of its test resources).
 """
 
 from typing import NamedTuple
@@ -246,23 +257,35 @@ SOURCES: dict[str, Source] = {
     "fredrikankarang": Source(
         "FredrikAnkarang/EmailReplyParser", "864e2d43fd8484c4b53591ed18c659858f3534ab", "tuning", "text"
     ),
-    # Held out (eighth split): projects no round had read, none of them a reply parser's fork, recorded here
-    # with their adapters before any rule of that round changed; measured once with the reader as it was
-    # (871d107) before tuning.
-    "assembl": Source("assembl/assembl", "3b421649de1dfe772038d0751a75300079ceeb55", "held-out", "text"),
-    "assembl-thread": Source(
-        "assembl/assembl", "3b421649de1dfe772038d0751a75300079ceeb55", "held-out", "text"
-    ),
+    # The eighth split's held-out sets (measured with the reader of 871d107 and of 4930f1e, then read for
+    # the notes in docs/reliability.md): tuning since the ninth split. Projects no round had read, none of
+    # them a reply parser's fork.
+    "assembl": Source("assembl/assembl", "3b421649de1dfe772038d0751a75300079ceeb55", "tuning", "text"),
+    "assembl-thread": Source("assembl/assembl", "3b421649de1dfe772038d0751a75300079ceeb55", "tuning", "text"),
     "kritikalfabric": Source(
-        "KritikalFabric/corefabric.io", "5f87579a9cd77a688d2cf910be6b350a7f997b91", "held-out", "text"
+        "KritikalFabric/corefabric.io", "5f87579a9cd77a688d2cf910be6b350a7f997b91", "tuning", "text"
     ),
-    "notmuch": Source("notmuch/notmuch", "fdc9c75388b1ed12662e1cdb73b48b6d809ef5d8", "held-out", "text"),
-    "notmuch-lkml": Source("notmuch/notmuch", "fdc9c75388b1ed12662e1cdb73b48b6d809ef5d8", "held-out", "text"),
+    "notmuch": Source("notmuch/notmuch", "fdc9c75388b1ed12662e1cdb73b48b6d809ef5d8", "tuning", "text"),
+    "notmuch-lkml": Source("notmuch/notmuch", "fdc9c75388b1ed12662e1cdb73b48b6d809ef5d8", "tuning", "text"),
     # Eighth split, second part: recorded after that round's rules were final (4930f1e) and before they were
     # measured, because the first part states a whole text for 19 bodies only.
-    "mitija": Source("mitija/email_agent", "881cb5aa36b1f87fb5b0c407c51f3cf0e15ea9ac", "held-out", "text"),
-    "mu": Source("djcb/mu", "1a99e705a3cc6303b84b47e30cd312d64d8639f6", "held-out", "text"),
-    "mailpile": Source("mailpile/Mailpile", "741e610f3e765f03bd0c452c92c6758280e7f99f", "held-out", "text"),
+    "mitija": Source("mitija/email_agent", "881cb5aa36b1f87fb5b0c407c51f3cf0e15ea9ac", "tuning", "text"),
+    "mu": Source("djcb/mu", "1a99e705a3cc6303b84b47e30cd312d64d8639f6", "tuning", "text"),
+    "mailpile": Source("mailpile/Mailpile", "741e610f3e765f03bd0c452c92c6758280e7f99f", "tuning", "text"),
+    # Held out (ninth split): recorded with their adapters before any rule of that round changed; measured
+    # once with the reader as it was (be3ed04) before tuning. The eighth split's sets above are tuning now.
+    "chatmail": Source("chatmail/core", "48888898ee148ed7b70fa825acffa6829c56c5cf", "held-out", "text"),
+    "constable": Source(
+        "thoughtbot/constable", "d2d427497ba5fa225378d1c094e54848cf5e753b", "held-out", "text"
+    ),
+    "mailstrip-go": Source(
+        "kvannotten/mailstrip", "0002f5c0467eaa183dac821f9e583dda70dde87b", "held-out", "text"
+    ),
+    # Ninth split, second part: recorded after that round's rules were final (5a26933) and before they were
+    # measured, because the first part states a whole text for 28 bodies only.
+    "jetbrains": Source(
+        "JetBrains/email-parser", "8db0eae79465d3068081f5d1284b319ea7d65881", "held-out", "text"
+    ),
 }
 
 HELD_OUT = frozenset(name for name, source in SOURCES.items() if source.split == "held-out")

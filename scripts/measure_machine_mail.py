@@ -36,7 +36,8 @@ Running it, from the repository root, on the screening of the working tree::
 
 The sets of ``scripts/mail_sets.py`` are read from ``git archive`` of the commit named there
 (``git --git-dir=MIRROR archive COMMIT | tar -x -C /tmp/mailrules_sets/NAME``); the
-held-out ones are ``--flufl-bounce``, ``--osandum`` and ``--mail-mime-parser``.
+held-out ones are ``--flufl-bounce``, ``--osandum`` and ``--mail-mime-parser`` (second round) and
+``--chatmail`` (ninth split: Delta Chat's ``test-data/message``).
 
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
@@ -291,6 +292,44 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
         ("*/broken_email_1396694612", "other", "a newsletter"),
         ("*/mailpile-1400069992.mbx", "machine", "an auto-reply (Auto-Submitted: auto-replied, X-Autoreply)"),
         ("mailpile/tests/data/Maildir/*", "person", "Mailpile's test messages written by people"),
+    ],
+    # Held out in the ninth split (scripts/mail_sets.py): Delta Chat's test messages (chatmail/core's
+    # test-data/message), each read for its class by its headers and words before it was measured.
+    "chatmail": [
+        *(
+            (f"test-data/message/{name}", "machine", why)
+            for name, why in (
+                ("*ndn*.eml", "a bounce (multipart/report or a daemon's failure notice, Return-Path: <>)"),
+                ("dsn_relayed.eml", "a successful-delivery report (multipart/report)"),
+                ("tlsrpt.eml", "an SMTP TLS report from Google's reporting address"),
+                ("ms_exchange_report_disposition_notification.eml", "a read receipt (Gelesen:, an MDN)"),
+            )
+        ),
+        *(
+            (f"test-data/message/{name}", "list", "a person's post through a list (List-Id)")
+            for name in ("mailinglist_chat_message.eml", "mailinglist_with_mimepart_footer*", "schleuder.eml")
+        ),
+        *(
+            (f"test-data/message/{name}", "other", why)
+            for name, why in (
+                ("list-from.eml", "a club's newsletter"),
+                ("mailinglist_dhl.eml", "a parcel service's notification (List-Id, noreply)"),
+                ("mailinglist_dpd.eml", "a parcel service's notification (List-Id, noreply)"),
+                ("mailinglist_ttline.eml", "a ferry line's offers"),
+                ("mailinglist_xing.eml", "a network's suggestions"),
+                ("mailinglist_xt_local_*", "a shop's and a magazine's customer mailing"),
+                ("ctext_unsigned.asc", "no headers: an armoured text"),
+                ("gmx-quote-body.eml", "no headers: a body alone"),
+                ("mailparse-0.16.0-panic.eml", "no From: a parser's crash case"),
+                ("plaintext-autocrypt-setup.txt", "no headers: an Autocrypt setup text"),
+                ("stress.txt", "no headers: a parser's stress text"),
+            )
+        ),
+        (
+            "test-data/message/*",
+            "person",
+            "test messages written as people's mail (Delta Chat, Thunderbird, GMX)",
+        ),
     ],
 }
 

@@ -41,8 +41,9 @@ What each set expects:
   the fifth split), unquotemail, mailspring, gaia, griddler, mab, erichuang, mail-extract, mailstrip
   (tuning since the sixth split), activecollab, phabricator, roundup, quotequail-tests (tuning since the
   seventh split) and landwirtcom, teamtailor, apptentive, randock, dspangenberg, team-plain, parse-reply
-  (tuning since the eighth split), and assembl, assembl-thread, kritikalfabric, notmuch, notmuch-lkml,
-  mitija, mu, mailpile (held out, ``scripts/mail_sets.py``):
+  (tuning since the eighth split), assembl, assembl-thread, kritikalfabric, notmuch, notmuch-lkml,
+  mitija, mu, mailpile (tuning since the ninth split), and chatmail, constable, mailstrip-go,
+  jetbrains (held out, ``scripts/mail_sets.py``):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -1788,6 +1789,214 @@ def _unique(cases: list[Case]) -> list[Case]:
     return list(merged.values())
 
 
+# --- the ninth split (held out) -------------------------------------------------------------------------
+
+_RUST_STRING = re.compile(
+    r'(?P<b>b?)(?:r(?P<hashes>#*)"(?P<raw>.*?)"(?P=hashes)|"(?P<cooked>(?:[^"\\]|\\.)*)")', re.S
+)
+
+
+# A Rust string literal, to embed in a larger pattern (no groups); read with _RUST_STRING.
+_RUST_ANY = r'b?(?:r##"[\s\S]*?"##|r#"[\s\S]*?"#|r"[^"]*"|"(?:[^"\\]|\\.)*")'
+
+
+def _rust_literal(match: re.Match[str]) -> str:
+    """A Rust string literal's value: raw as written, or with its escapes read (``\\u{…}``, ``\\x..``, a
+    backslash at a line's end eating the break and the next line's indent)."""
+    if match.group("raw") is not None:
+        return match.group("raw")
+    text = re.sub(r"\\\n\s*", "", match.group("cooked"))
+    escapes = {"n": "\n", "r": "\r", "t": "\t", "0": "\0", "\\": "\\", '"': '"', "'": "'"}
+    return re.sub(
+        r"\\(u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)",
+        lambda m: (
+            chr(int(m.group(1)[2:-1], 16))
+            if m.group(1).startswith("u{")
+            else chr(int(m.group(1)[1:], 16))
+            if m.group(1).startswith("x") and len(m.group(1)) == 3
+            else escapes.get(m.group(1), m.group(1))
+        ),
+        text,
+    )
+
+
+def _mime_body(raw: bytes) -> tuple[str, bool, str] | None:
+    """A raw message's text as a reader is given it (the plain part, else the HTML part: html), and its
+    Subject; None when it has neither, or several plain parts (a test of which alternative is shown)."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    if sum(part.get_content_type() == "text/plain" for part in message.walk()) > 1:
+        return None
+    for subtype, is_html in (("plain", False), ("html", True)):
+        part = message.get_body(preferencelist=(subtype,))
+        if part is not None and part.get_content_type() == f"text/{subtype}":
+            try:
+                content = part.get_content()
+            except (LookupError, ValueError):
+                continue
+            return content, is_html, str(message.get("Subject", ""))
+    return None
+
+
+def chatmail_cases(root: Path) -> list[Case]:
+    """chatmail/core (Rust; Delta Chat's mail core): each test of ``src/mimeparser/mimeparser_tests.rs`` and
+    ``src/receive_imf/receive_imf_tests.rs`` that parses one message (a byte literal, or a file of
+    ``test-data/message`` by ``include_bytes!``) and asserts the whole text shown for it
+    (``parts[0].msg``, ``.text`` or ``get_text()`` equal to a literal); Delta Chat shows a non-chat mail
+    as "Subject \N{EN DASH} text" and a cut one with " [...]": both are taken off the expectation. And each
+    ``simplify(input, false)`` of ``src/simplify.rs`` (the mail of a non-chat sender) with the ``text``
+    it asserts."""
+    cases: list[Case] = []
+    for relative in ("src/mimeparser/mimeparser_tests.rs", "src/receive_imf/receive_imf_tests.rs"):
+        source = (root / relative).read_text(encoding="utf-8")
+        for test in re.split(r"\n(?:async )?fn ", source)[1:]:
+            name = test.split("(", 1)[0]
+            raws = [
+                (root / relative).parent.joinpath(m.group(1)).resolve().read_bytes()
+                for m in re.finditer(r'include_bytes!\(\s*"([^"]+\.eml)"\s*\)', test)
+            ]
+            raws += [
+                _rust_literal(m).encode("utf-8")
+                for m in _RUST_STRING.finditer(test)
+                if m.group("b") and re.search(r"(?m)^(From|Subject|Content-Type):", _rust_literal(m))
+            ]
+            expected = {
+                _rust_literal(m)
+                for m in re.finditer(
+                    r"assert_eq!\(\s*[\w.\[\]]+(?:\.parts\[0\]\.msg|\.text|\.get_text\(\))\s*,\s*("
+                    + _RUST_ANY
+                    + r")\s*,?\s*\)",
+                    test,
+                    re.S,
+                )
+                for m in [_RUST_STRING.match(m.group(1))]
+                if m
+            }
+            if len(raws) != 1 or len(expected) != 1:
+                continue
+            read = _mime_body(raws[0])
+            if read is None:
+                continue
+            body, is_html, subject = read
+            (shown,) = expected
+            for prefix in (subject, re.sub(r"^(?:(?:Re|Fwd|Aw|Fw):\s*)+", "", subject, flags=re.I)):
+                if prefix and shown.startswith(prefix + " \N{EN DASH} "):
+                    shown = shown[len(prefix) + 3 :]
+                    break
+            shown = shown.removesuffix(" [...]").removesuffix("[...]")
+            if not body.strip():
+                continue
+            cases.append(Case("chatmail", f"{relative.split('/')[-1]}:{name}", body, shown, (), (), is_html))
+    source = (root / "src" / "simplify.rs").read_text(encoding="utf-8")
+    for test in re.split(r"\n    fn ", source)[1:]:
+        name = test.split("(", 1)[0]
+        current: str | None = None
+        pending: str | None = None
+        for m in re.finditer(
+            r"let input = (" + _RUST_ANY + r")\.to_string\(\)"
+            r"|simplify\((input|escaped)(?:\.clone\(\))?, (true|false)\)"
+            r"|assert_eq!\(\s*text\s*,\s*(input|" + _RUST_ANY + r")\s*\)",
+            test,
+            re.S,
+        ):
+            whole = m.group(0)
+            if whole.startswith("let input"):
+                current = _rust_literal(_RUST_STRING.match(m.group(1)))
+            elif whole.startswith("simplify"):
+                pending = current if whole.endswith("false)") and "escaped" not in whole else None
+            elif pending is not None:
+                value = whole[whole.index(",") + 1 :].rstrip(")").strip()
+                shown = pending if value == "input" else _rust_literal(_RUST_STRING.match(value))
+                cases.append(Case("chatmail", f"simplify.rs:{name}", pending, shown.removesuffix(" [...]")))
+                pending = None
+    return _unique(cases)
+
+
+def constable_cases(root: Path) -> list[Case]:
+    """thoughtbot/constable (Elixir, an announcements app's mail replies): ``test/constable/services/
+    email_reply_parser_test.exs`` — every heredoc of ``@possible_email_body_formats``, each asserted to
+    give ``remove_original_email(body) == "…"`` (the one expectation the test states)."""
+    source = (root / "test" / "constable" / "services" / "email_reply_parser_test.exs").read_text(
+        encoding="utf-8"
+    )
+    formats = source.split("@possible_email_body_formats [", 1)[1].split("\n  ]", 1)[0]
+    (expected,) = re.findall(r"remove_original_email\(unquote\(phrase\)\) ==\s*(" + _EX_STRING + ")", source)
+    cases = [
+        Case("constable", f"format_{number}", textwrap.dedent(body), _elixir_literal(expected[1:-1]))
+        for number, body in enumerate(re.findall(r'"""\n(.*?)\n\s*"""', formats, re.S), 1)
+    ]
+    return _unique(cases)
+
+
+def mailstrip_go_cases(root: Path) -> list[Case]:
+    """kvannotten/mailstrip (Go port of email_reply_parser, with forwards and Yahoo quotes of its own):
+    each entry of ``mailstrip_test.go``'s ``tests``: ``fixtures/X.txt``; an ``equalsString`` checker is the
+    whole reply; an ``emailStringChecker`` regexp (``(?m).*words.*``) must match the new text (kept). Only
+    the entries under "the tests below are mailstrip specific": the ones above check email_reply_parser's
+    fixtures fragment by fragment (quoted fragments too), and those bodies are a tuning set's."""
+    source = (root / "mailstrip_test.go").read_text(encoding="utf-8")
+    source = source.split("the tests below are mailstrip specific", 1)[1]
+    cases = []
+    for entry in re.finditer(r'\{\s*"([^"]*)",\s*"([^"]+)",\s*\[\]checker\{(.*?)\n\t\t\},', source, re.S):
+        _name, fixture, checks = entry.groups()
+        path = root / "fixtures" / f"{fixture}.txt"
+        if not path.exists():
+            continue
+        whole = re.findall(r"equalsString\((" + _EX_STRING + r")\)", checks)
+        keep = tuple(
+            json.loads(m).removeprefix("(?m).*").removesuffix(".*")
+            for m in re.findall(r"regexp\.MustCompile\((" + _EX_STRING + r")\)", checks)
+        )
+        if not whole and not keep:
+            continue
+        expected = json.loads(whole[0]) if whole else None
+        cases.append(
+            Case(
+                "mailstrip-go",
+                fixture,
+                path.read_text(encoding="utf-8"),
+                expected,
+                tuple(map(re.escape, keep)),
+            )
+        )
+    return _unique(cases)
+
+
+def jetbrains_cases(root: Path) -> list[Case]:
+    """JetBrains/email-parser (Kotlin, a quote parser trained on real, anonymised mail): each ``given``
+    block of ``src/test/kotlin/quoteParser/QuoteParser*Specs.kt`` names an ``emailNum`` of its directory
+    under ``src/test/resources/testEmls`` and the quote header its ``parse`` must find: ``QuoteHeader(
+    startIndex = K, …)`` (the outer one, where several are stated) or ``null`` (no quote). The parser
+    reads the first text/plain part, split into lines as Kotlin's ``lines()`` does; the new text is the
+    lines above ``startIndex``, or the whole text when no header is stated."""
+    cases = []
+    tests = root / "src" / "test"
+    for spec in sorted((tests / "kotlin" / "quoteParser").glob("QuoteParser*Specs.kt")):
+        source = spec.read_text(encoding="utf-8")
+        folder = re.search(r"testEmls\$\{File\.separator\}(\w+)\$", source)
+        if folder is None:
+            continue
+        for block in re.split(r"\n  given\(", source)[1:]:
+            number = re.search(r"val emailNum = (\d+)", block)
+            header = re.search(
+                r"val expectedQuoteHeader\w* = (null|QuoteHeader\(\s*startIndex = (\d+))", block
+            )
+            if number is None or header is None:
+                continue
+            path = tests / "resources" / "testEmls" / folder.group(1) / f"{number.group(1)}.eml"
+            message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+            part = next((p for p in message.walk() if p.get_content_type() == "text/plain"), None)
+            if part is None:
+                continue
+            try:
+                body = part.get_content()
+            except (LookupError, ValueError):
+                continue
+            lines = re.split(r"\r\n|\n|\r", body)
+            new = lines if header.group(1) == "null" else lines[: int(header.group(2))]
+            cases.append(Case("jetbrains", f"{folder.group(1)}/{number.group(1)}", body, "\n".join(new)))
+    return _unique(cases)
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -2097,7 +2306,7 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     ),
     "sculture": lambda root: python_port_cases(root, "sculture", "email_reply_parser:EmailReplyParser"),
     "fredrikankarang": lambda root: willdurand_fork_cases(root, "fredrikankarang"),
-    # The eighth split (held out): recorded before any rule of that round changed, measured once before.
+    # The eighth split (tuning since the ninth).
     "assembl": assembl_cases,
     "assembl-thread": lambda root: thread_cases(
         root / "assembl" / "tests" / "fixtures" / "jack_layton_fixtures_maildir", "assembl-thread"
@@ -2109,6 +2318,12 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "mitija": mitija_cases,
     "mu": lambda root: thread_cases(root / "testdata", "mu"),
     "mailpile": lambda root: thread_cases(root / "mailpile" / "tests" / "data" / "Maildir", "mailpile"),
+    # The ninth split (held out): recorded before any rule of that round changed, measured once before.
+    "chatmail": chatmail_cases,
+    "constable": constable_cases,
+    "mailstrip-go": mailstrip_go_cases,
+    # The ninth split, second part: recorded after that round's rules were final, before they were measured.
+    "jetbrains": jetbrains_cases,
 }
 
 
@@ -2189,7 +2404,16 @@ def main() -> None:
         ("mu", "djcb/mu (its testdata)"),
         ("mailpile", "mailpile/Mailpile (its tests/data/Maildir)"),
     ):
-        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, eighth)")
+        parser.add_argument(
+            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the ninth)"
+        )
+    for name, repository in (
+        ("chatmail", "chatmail/core (Delta Chat's Rust core: its mail tests)"),
+        ("constable", "thoughtbot/constable"),
+        ("mailstrip-go", "kvannotten/mailstrip"),
+        ("jetbrains", "JetBrains/email-parser"),
+    ):
+        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, ninth)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
     parser.add_argument("--misses", action="store_true", help="print every body that is not exact")
     parser.add_argument("--html", action="store_true", help="also measure each body as Nylas gives it, HTML")

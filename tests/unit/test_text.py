@@ -762,6 +762,8 @@ ORDINARY = [
      "Hi, my order:\nOrder: 1042\nPlaced: 30 Nov 2026 10:02\nItem: blue mug\nTotal: 12.50\n\nPlease redeliver it.\n"),
     ("a sentence naming an address and ending in a colon, the customer's text under it",
      "Hi,\nplease forward this to my colleague bob@example.com:\nThe mug arrived broken.\n"),
+    ("a list between '--' lines whose last item reads like a list's footer (in doubt, every word kept)",
+     "Hi, two things:\n--\nOrder 1042 is late\n--\nPlease unsubscribe me from the mailing list: alice@example.com\n"),
 ]  # fmt: skip
 
 # The same bodies, where nothing is in doubt: every word, no marker.
@@ -795,6 +797,22 @@ WHOLE = [
      "Please call me."),
     ("three fields with a date, no address (pasted order details)",
      "Hi,\nOrder: 1042\nDate: 30 Nov 2026\nItem: blue mug\n\nPlease redeliver it."),
+    # Plain text that holds something tag-like is still plain text (notmuch's LKML corpus: a reviewer's
+    # "<drivername>", an Acked-by's "<mel@…>" lost when the body was read as HTML).
+    ("a plain body naming a tag and a placeholder ('<b>', '<drivername>'), no line-breaking tag",
+     "Please mount it under /dev/<drivername> and tell me\nwhat <b>dmesg</b> says about order 1042."),
+    ("a plain body with a link typed as markup ('<a href=…>…</a>'), no line-breaking tag",
+     "To see the broken mug, open <a href=\"https://example.com/mug\">my photo</a>\nand tell me what you think."),
+    ("a plain body naming '<br>' and '</div>', with an address in angle brackets",
+     "The invoice shows a stray <br> after my name and </div> at the end.\n"
+     "Please send it again to Alice <alice@example.com>."),
+    ("a plain body naming '<p>' beside a placeholder no element is named",
+     "Your shop page prints <p> before <ordernumber>\nin the confirmation mail for order 1042."),
+    # Two "--" lines over words that are not a list's footer: a list, whole.
+    ("a list between '--' lines, the last item asking to unsubscribe (no list address or link)",
+     "Hi, two things:\n--\nOrder 1042 is late\n--\nPlease unsubscribe me from your mailing list, I moved."),
+    ("a list between '--' lines, the last item naming an address (no unsubscribe words)",
+     "Hi, two things:\n--\nOrder 1042 is late\n--\nPlease send the invoice to alice@example.com."),
 ]  # fmt: skip
 
 # Signatures still go: the RFC 3676 delimiter "-- " whatever follows, a bare "--" above a name and a number.
@@ -862,3 +880,61 @@ def test_a_signature_still_goes(name, body, expected):
 def test_full_text_keeps_the_quote():
     body = "<p>Yes.</p><blockquote>Your order 1042?</blockquote>"
     assert full_text(body) == "Yes.\n\n> Your order 1042?"
+
+
+# ---- issue #41, ninth split: a list's footer under a second "--", and plain text that holds a tag --------
+
+
+LIST_FOOTERS = [
+    ("LKML review: a signature, then the list's footer under a second '--' (notmuch's LKML corpus)",
+     "Looks good to me.\n\nAcked-by: Mel <mel@example.org>\n\n--\nMel\nUniversity of Limerick\n--\n"
+     "To unsubscribe, send a message with 'unsubscribe linux-mm' in\nthe body to majordomo@kvack.org.\n"
+     "Don't email: <a href=mailto:\"dont@kvack.org\"> email@kvack.org </a>\n",
+     "Looks good to me.\n\nAcked-by: Mel <mel@example.org>", "unsubscribe"),
+    ("Mailman's footer under a second '--'",
+     "Order 1042 arrived, thanks.\n--\nAlice\n--\nshop-users mailing list\nhttps://lists.example.org/listinfo/shop-users\n",
+     "Order 1042 arrived, thanks.", "listinfo"),
+    ("a list's footer, then 'On Monday you wrote:' over unquoted text (a doubt found first, further down)",
+     "Looks good to me.\n--\nMel\n--\nTo unsubscribe, send 'unsubscribe linux-mm' to majordomo@kvack.org.\n\n"
+     "On Monday you wrote:\nYour patch is applied.\n",
+     "Looks good to me.", "unsubscribe"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
+@pytest.mark.parametrize(
+    ("body", "said", "footer"), [pytest.param(b, s, f, id=i) for i, b, s, f in LIST_FOOTERS]
+)
+def test_a_list_footer_under_a_second_delimiter_is_never_the_senders_words(form, body, said, footer):
+    text = new_text(as_html(body) if form.startswith("as Nylas") else body)
+    assert above_the_doubt(text).strip() == said
+    assert footer in text  # behind the doubt: the reader drops no word it is unsure of
+
+
+# Real HTML stays HTML: its document tags, and elements written bare ("<p>", "<b>") are no plain sign.
+REAL_HTML = [
+    ("a document with no line-breaking tag", "<html><body>Thanks, that works for order 1042.</body></html>",
+     "Thanks, that works for order 1042."),
+    ("bare '<p>' and '<b>' over a blockquote",
+     "<p>Yes, <b>Thursday</b> is fine.</p><blockquote>Shall we deliver order 1042 on Thursday?</blockquote>",
+     "Yes, Thursday is fine."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("body", "expected"), rows(REAL_HTML))
+def test_real_html_is_read_as_html(body, expected):
+    assert new_text(body) == expected
+
+
+# Plain text as a customer types it, holding something tag-like and nothing else (no address, no
+# quote): every word reaches the agent, the "tags" included.
+PLAIN_WITH_TAGS = [
+    ("a link typed as markup, no line-breaking tag",
+     "To see the broken mug, open <a href=\"https://example.com/mug\">my photo</a>\nand tell me what you think."),
+    ("'<b>' around a word, no line-breaking tag", "Order 1042 is <b>still</b> missing.\nPlease check."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "body"), PLAIN_WITH_TAGS)
+def test_plain_text_holding_a_tag_reaches_the_agent_whole(name, body):
+    assert new_text(body) == body

@@ -91,6 +91,32 @@ _LOOKS_HTML = re.compile(
     r"h[1-6]|hr|pre|img|strong|em|center|o:p)(?=[\s/>])[^<>]*>|</[a-z][a-z0-9:]*\s*>",
     re.I,
 )
+# A document's own tags: a body holding one is HTML, whatever else it holds.
+_DOCUMENT_TAG = re.compile(r"<(?:!doctype|html|head|body|meta|style)(?=[\s/>])", re.I)
+# Tags that break lines: an HTML body without one has no lines to read (a plain body may name one).
+_LINE_TAG = re.compile(r"<(?:br|p|div|tr|li|table|blockquote|pre|h[1-6]|hr)(?=[\s/>])", re.I)
+# What real HTML never holds, because its writer escapes "<" as "&lt;": an address or a link in angle
+# brackets ("Acked-by: Mel <mel@csn.ul.ie>", "<https://…>"), or a bare word no HTML element is named
+# ("use <drivername> there"). A body holding one is plain text that happens to hold a tag.
+_PLAIN_SIGN = re.compile(
+    r"<[^<>\s\"'=/]+@[^<>\s\"'=]+>|<(?:https?|mailto|ftp):[^<>\s]+>|<(?P<word>[a-z][a-z0-9_-]*)>", re.I
+)
+# fmt: off
+_HTML_ELEMENTS = frozenset((
+    "a", "abbr", "address", "article", "aside", "audio", "b", "bdi", "bdo", "big", "blockquote",
+    "body", "br", "button", "caption", "center", "cite", "code", "col", "colgroup", "data", "dd",
+    "del", "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "font", "footer", "form",
+    "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hr", "html", "i", "iframe", "img", "input",
+    "ins", "kbd", "label", "legend", "li", "link", "main", "mark", "meta", "nav", "noscript", "ol",
+    "option", "p", "picture", "pre", "q", "s", "samp", "section", "select", "small", "source", "span",
+    "strike", "strong", "style", "sub", "summary", "sup", "svg", "table", "tbody", "td", "template",
+    "textarea", "tfoot", "th", "thead", "time", "title", "tr", "tt", "u", "ul", "var", "video", "wbr",
+    "xml", "script", "object", "param", "embed", "canvas", "frame", "frameset", "applet", "basefont",
+    "blink", "marquee", "nobr", "acronym", "dir", "menu", "ruby", "rt", "rp", "output", "progress",
+    "meter", "fieldset", "optgroup", "datalist", "math", "listing", "xmp", "dialog", "hgroup", "area",
+    "base", "abbr", "figure", "map", "caption", "tbody",
+))
+# fmt: on
 _BLANK_LINES = re.compile(r"\n{3,}")
 _SPACES = re.compile(r"[ \t\f\v\u00a0\u200b\u200c\u200d\ufeff]+")
 
@@ -181,6 +207,26 @@ class _Renderer(HTMLParser):
             self._text(data)
 
 
+def _is_html(body: str) -> bool:
+    """Whether a body is HTML (as Nylas gives HTML mail) rather than plain text that holds a tag.
+
+    Why: a plain-text body read as HTML loses every word in angle brackets ("<mel@csn.ul.ie>",
+    "<drivername>") and its line breaks; a list's footer with an ``<a href=…>`` line, or a developer
+    naming ``<br>``, must not make it HTML. Markup makes a body HTML only when the document's own tags
+    say so, or when it breaks lines with tags and holds nothing real HTML escapes.
+    """
+    if not _LOOKS_HTML.search(body):
+        return False
+    if _DOCUMENT_TAG.search(body):
+        return True
+    if not _LINE_TAG.search(body):
+        return False  # no tag breaks a line: its lines are the text's own (one line of HTML reads the same)
+    return not any(
+        not match.group("word") or match.group("word").lower() not in _HTML_ELEMENTS
+        for match in _PLAIN_SIGN.finditer(body)
+    )
+
+
 def _rendered(body: str, *, quotes: bool) -> str:
     renderer = _Renderer(quotes=quotes)
     renderer.feed(body)
@@ -208,7 +254,7 @@ def html_to_text(body: str) -> str:
         The text, without ``<blockquote>``, Gmail's and Apple Mail's quote containers and what follows
         Outlook's reply divider. Unlike :func:`new_text`, it does not look at the text itself.
     """
-    if not _LOOKS_HTML.search(body):
+    if not _is_html(body):
         return html.unescape(body).strip()
     return _rendered(body, quotes=False)
 
@@ -351,6 +397,10 @@ _CLIENT_SIGNATURE_WRAPPED = re.compile(r"^(?:<<(?P<a>.+)>>|\((?P<b>.+)\))$")
 _LINKS = re.compile(r"\[([^\]]*)\]\([^)]*\)|<[^>]*>|\(?\b(?:https?://|www\.)\S+\)?")
 _APOLOGY = re.compile(r"^(?:please|pls|excuse|sorry|pardon|apologies|forgive)\b", re.I)
 _MAILING_LIST = re.compile(r"mailing list\s*$", re.I)
+# A list's footer under its own "--" line (LKML's "To unsubscribe … majordomo@…", Mailman's listinfo):
+# one of these words, and the list's address or link.
+_LIST_FOOTER_WORDS = re.compile(r"\bunsubscribe\b|\bmailing list\b|/listinfo\b|\bmajordomo\b", re.I)
+_ADDRESS_OR_LINK = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+", re.I)
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 _TRACKER = "\u1427"  # "ᐧ", the alt text of a mail-tracking extension's pixel
 
@@ -1031,12 +1081,51 @@ def _signature_like(lines: list[str]) -> bool:
     return not any("?" in line or (len(line.split()) >= 4 and line.rstrip()[-1:] in ".!") for line in lines)
 
 
+def _list_footer(lines: list[str]) -> bool:
+    """Whether the lines under a ``--`` are a mailing list's footer: a few lines naming the list's
+    unsubscribe words and its address or link ("To unsubscribe, send … to majordomo@kvack.org")."""
+    text = [line for line in lines if line.strip()]
+    if not text or len(text) > 8:
+        return False
+    joined = " ".join(text)
+    return bool(_LIST_FOOTER_WORDS.search(joined) and _ADDRESS_OR_LINK.search(joined))
+
+
 def _written(lines: list[str], kinds: list[str]) -> bool:
     """Whether the live text holds words of the sender (not only quotes, attributions, blank lines)."""
     return any(
         kind == "T" and line.strip() and line.strip() not in _MARKS
         for line, kind in zip(lines, kinds, strict=True)
     )
+
+
+def _without_signature(lines: list[str], kinds: list[str]) -> tuple[list[str], list[str], int | None, bool]:
+    """The live lines without their signature, where a doubtful one starts (None: no doubt), and whether
+    that doubt stands over a list's footer (then it holds even where an earlier doubt was found).
+
+    A lone ``-- `` (RFC 3676) starts a signature; a lone bare ``--`` does when what follows reads as
+    one (:func:`_signature_like`), else it is a doubt. Two or more ``--`` lines separate a list, unless
+    the last stands over a list's footer (:func:`_list_footer`): that footer is a doubt (the list's
+    words, or a sender's who wrote like one), and the ``--`` above it is judged alone.
+    """
+    delimiters = [i for i, line in enumerate(lines) if kinds[i] == "T" and _SIGNATURE_DELIMITER.match(line)]
+    footer = None
+    if len(delimiters) >= 2:
+        after = delimiters[-1] + 1
+        stop = next((i for i in range(after, len(lines)) if kinds[i] != "T"), len(lines))
+        if _list_footer(lines[after:stop]):
+            # LKML's review: "-- / name, title / -- / To unsubscribe … majordomo@…": the footer goes behind
+            # the doubt, never above it as the reviewer's words, never dropped.
+            footer = delimiters.pop()
+    if len(delimiters) != 1:  # two or more "--" lines separate a list, not a signature
+        return lines, kinds, footer, footer is not None
+    after = delimiters[0] + 1
+    stop = next((i for i in range(after, len(lines)) if kinds[i] != "T"), len(lines))
+    below = [line for line in lines[after:stop] if line.strip() and not _client_signature(line)]
+    if lines[delimiters[0]] == _RFC_DELIMITER or (footer is None and _signature_like(below)):
+        return lines[: delimiters[0]], kinds[: delimiters[0]], footer, footer is not None
+    # A bare "--" over a footer's "--" may be one item of a list: from it on, in doubt.
+    return lines, kinds, delimiters[0], footer is not None
 
 
 def _new_words(text: str) -> str:
@@ -1055,19 +1144,11 @@ def _new_words(text: str) -> str:
     lines = _mark_doubts(lines)
     kinds, live_end, forward, unsure = _classify(lines)
     live, live_kinds = lines[:live_end], kinds[:live_end]
-    delimiters = [
-        i for i, line in enumerate(live) if live_kinds[i] == "T" and _SIGNATURE_DELIMITER.match(line)
-    ]
-    if len(delimiters) == 1:  # two or more "--" lines separate a list, not a signature
-        after = delimiters[0] + 1
-        stop = next((i for i in range(after, len(live)) if live_kinds[i] != "T"), len(live))
-        below = [line for line in live[after:stop] if line.strip() and not _client_signature(line)]
-        if live[delimiters[0]] == _RFC_DELIMITER or _signature_like(below):
-            live, live_kinds = live[: delimiters[0]], live_kinds[: delimiters[0]]
-        elif not unsure and forward is None:
-            # "--" above words a signature does not hold (a request, a list): the customer's, maybe.
-            live_end, unsure = delimiters[0], True
-            live, live_kinds = live[:live_end], live_kinds[:live_end]
+    live, live_kinds, signature_doubt, over_footer = _without_signature(live, live_kinds)
+    if signature_doubt is not None and (not unsure or over_footer) and forward is None:
+        # "--" above words a signature does not hold (a request, a list): the customer's, maybe.
+        live_end, unsure = signature_doubt, True
+        live, live_kinds = live[:live_end], live_kinds[:live_end]
     end = _trimmed_end(live, live_kinds)
     if (
         not unsure
@@ -1112,7 +1193,7 @@ def new_text(body: str) -> str:
         forwarded content after its marker; ``""`` when the body holds nothing new.
     """
     body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
-    return _new_words(_rendered(body, quotes=True) if _LOOKS_HTML.search(body) else html.unescape(body))
+    return _new_words(_rendered(body, quotes=True) if _is_html(body) else html.unescape(body))
 
 
 def full_text(body: str) -> str:
@@ -1122,5 +1203,5 @@ def full_text(body: str) -> str:
     the reader was unsure of, or cut away, and treat it as possibly quoted.
     """
     body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
-    text = _rendered(body, quotes=True) if _LOOKS_HTML.search(body) else html.unescape(body)
+    text = _rendered(body, quotes=True) if _is_html(body) else html.unescape(body)
     return "\n".join(line for line in text.splitlines() if line.strip() not in _MARKS).strip()
