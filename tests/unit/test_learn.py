@@ -39,6 +39,7 @@ from replyonce.state import (
     Intent,
     Lease,
     LedgerEntry,
+    LedgerRead,
     Settlement,
     ShadowOutcome,
     ShadowRecord,
@@ -108,12 +109,12 @@ REGION = ActiveRegion("eu-west-1", 2, 0, NOW)
         # A grant Nylas refused is missing, and has no address: the core defers its mail until it has one.
         (situation(), core.LookUpAgents(), GrantsDescribed(()), {"agents": Agents((GRANT,), {}, {}, {})}),
         (situation(), core.ReadActiveRegion(), REGION, {"active_region": REGION}),
-        (situation(), core.ReadLedger(GRANT, "m1"), None, {"ledger": None}),
+        (situation(), core.ReadLedger(GRANT, "m1"), LedgerRead(None), {"ledger": None, "table_began_ms": 0}),
         (
             situation(),
             core.ReadLedger(GRANT, "m1"),
-            LedgerEntry("m1", Status.REPLIED),
-            {"ledger": LedgerEntry("m1", Status.REPLIED)},
+            LedgerRead(LedgerEntry("m1", Status.REPLIED), NOW * 1000),
+            {"ledger": LedgerEntry("m1", Status.REPLIED), "table_began_ms": NOW * 1000},
         ),
         # Gone at Nylas is known as GONE (not "unread", which would fetch it again), and earns no count.
         (situation(), core.FetchMessage(GRANT, "m1"), None, {"fetched": core.GONE, "notices": ()}),
