@@ -45,6 +45,8 @@ GOAL_RATIO = 1.15  # issue 46: ReplyOnce's bill per reply at most 1.15x the base
 # The prices a reply's bill uses (``bench.costs.PRICES``).
 _PRICED = ("api_rest", "lambda_request", "lambda_gb_s", "sqs_request", "ddb_wru", "ddb_rru", "logs_ingest")
 _WRITES = ("PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem")
+LEDGER_READ_KEYS = 2
+"""The replier's one BatchGetItem reads two small items, strongly consistent: a read unit each."""
 
 
 # ---- counting, while the run has its stack -----------------------------------------------------------
@@ -57,7 +59,7 @@ class AttemptPaths:
     attempts: dict[str, int]
     # path -> "idempotency" / "state" -> write requests of that path's attempts to that table
     writes: dict[str, dict[str, int]]
-    reads: dict[str, int]  # path -> GetItem / Query requests
+    reads: dict[str, int]  # path -> read units: a GetItem or Query 1, a BatchGetItem 1 per key it reads
     sqs: dict[str, int]  # path -> the function's own SQS requests (visibility changes)
 
 
@@ -89,6 +91,8 @@ def attempt_paths(mix: "MixResult", idempotency: str) -> AttemptPaths:
                 writes[path]["idempotency" if idempotency in span.table.split(",") else "state"] += 1
             elif span.service == "DynamoDB" and span.operation in ("GetItem", "Query"):
                 reads[path] += 1
+            elif span.service == "DynamoDB" and span.operation == "BatchGetItem":
+                reads[path] += LEDGER_READ_KEYS  # the ledger entry and the table's beginning (issue 46)
             elif span.service == "sqs":
                 sqs[path] += 1
     return AttemptPaths(
