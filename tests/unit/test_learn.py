@@ -303,6 +303,15 @@ def test_a_busy_thread_is_waited_for_within_the_bound_then_deferred_until_its_ho
         assert step == core.WaitForLease(KEY, POLICY.lease_seconds, core.LEASE_POLL_SECONDS)
 
 
+def test_a_wait_for_the_lease_carries_the_tables_beginning_read_with_the_ledger():
+    # Issue 46: the lease taken after the wait dates a new thread item by it, as the first take would.
+    s = situation(agents=AGENTS, ledger=None, closed_folders=frozenset(), clock=100.0, table_began_ms=NOW)
+    take = next_step(s)
+    assert take == core.TakeLease(KEY, POLICY.lease_seconds, NOW)
+    refused = fold(s, take, ThreadBusy(40))
+    assert next_step(refused) == core.WaitForLease(KEY, POLICY.lease_seconds, core.LEASE_POLL_SECONDS, NOW)
+
+
 def test_the_wait_is_bounded_from_the_first_refusal_not_renewed_by_each():
     s = situation(agents=AGENTS, ledger=None, closed_folders=frozenset(), clock=100.0)
     first = fold(s, core.TakeLease(KEY, POLICY.lease_seconds), ThreadBusy(40))
