@@ -390,9 +390,11 @@ class DynamoDBStateStore:
         Why: a thread item created within ``mailbox_settle_seconds`` may stand for one a lost state
         held, whose reply may still be in flight (``core.arrival.state_settles_in``) — whether the table
         was emptied (``table#began``, which the first lease of a table without one writes), restored to
-        a backup from before the thread, or the item deleted by hand (``created``). One request, once
-        per thread: ``table#began`` read; in a table without one (its first lease, once per table) the
-        conditional put that begins it instead. The thread item gets the date with the holder's next
+        a backup from before the thread, or the item deleted by hand (``created``). A new message's
+        record read ``table#began`` with its ledger entry (:meth:`read_ledger`, issue 46) and hands it
+        to the lease; this is for a lease without it (a send outcome, a reconcile) and a table not begun
+        yet: ``table#began`` read, and in a table without one (its first lease, once per table) the
+        conditional put that begins it. The thread item gets the date with the holder's next
         write of it (:meth:`_dates`): a lease always ends in one (an intent stored, a settlement, a
         release), and a holder dead before it leaves the item dated by its lease, later than the table
         began — a longer wait, never a shorter one (issue 46: the separate update was a request and a
