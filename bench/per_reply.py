@@ -581,8 +581,9 @@ def _why(row: dict[str, Any]) -> str:
         f"bill is {row['ratio_per_notification']:.2f}x the baseline's. Per reply sent it costs "
         f"{usd(ours['usd_per_million_replies'] - theirs['usd_per_million_replies'])} more per million, "
         f"most of it: {named}. The function bills {t['billed_ms'] / t['notifications'] / 1000:.2f} s per "
-        f"notification against the baseline's {b['billed_ms'] / b['notifications'] / 1000:.2f} s: the two "
-        "thread reads, the lease waits and the DynamoDB requests, and, on a loaded machine (The run's load "
-        "average), the CPU ReplyOnce's records spend in the one process, which the baseline's barely do "
-        "and a Lambda fleet spends on CPUs of its own."
+        f"notification against the baseline's {b['billed_ms'] / b['notifications'] / 1000:.2f} s: where, "
+        "in seconds, the table after the attempts by path says (mostly the in-process waits of records "
+        "that met a busy lease); on a loaded machine (The run's load average) it also holds the CPU "
+        "ReplyOnce's records spend in the one process, which the baseline's barely do and a Lambda fleet "
+        "spends on CPUs of its own."
     )
