@@ -67,24 +67,30 @@ class ReplyWrites:
     ledger_entry: float
     ledger_entries: int  # entries the settlement writes (covered messages, and the reply's own)
     request_body: float = 0.0  # the intent's request, compressed in its body item (0: not measured)
+    grant_life: float = 300.0  # the grant's life item the intent's transaction checks (a small JSON text)
 
     def wru(self) -> int:
         """A first reply's write units, as ``tests/integration/test_budgets.py`` counts its writes.
 
         The idempotency record put and completed, the email's claim, the lease (an update of the thread
-        item), the recipient's hour, the request's body item (a request under 1 KB compressed when not
-        measured), the intent stored (the thread item names the body by its digest), the ledger entries
-        (one ``BatchWriteItem`` of plain puts, no transaction since issue 46) and the thread's update
-        conditioned on the lease (the larger of its image with the intent and after). A new thread
-        writes nothing more: its lease reads ``table#began``, and the holder's next write dates it.
+        item), the recipient's hour, the intent stored right before the send: one transaction (each item
+        twice) of the thread item (it names the body by its digest), the request's body item (a request
+        under 1 KB compressed when not measured; over 1 KB it is put by itself first, its units once) and
+        the check of the grant's life (issue 46); the ledger entries (one ``BatchWriteItem`` of plain
+        puts, no transaction since issue 46) and the thread's update conditioned on the lease (the larger
+        of its image with the intent and after). A new thread writes nothing more: ``table#began`` is
+        read with the ledger, and the holder's next write dates the item.
         """
+        body = units(max(self.request_body, 1))
+        body_writes = 2 * body if body == 1 else body
         return (
             2 * units(self.idempotency)
             + units(self.email_claim)
             + units(max(self.thread_before, 1))
             + units(self.recipient)
-            + units(max(self.request_body, 1))
-            + units(self.thread_with_intent)
+            + body_writes
+            + 2 * units(self.thread_with_intent)
+            + 2 * units(self.grant_life)
             + self.ledger_entries * units(self.ledger_entry)
             + units(max(self.thread_with_intent, self.thread_after))
         )

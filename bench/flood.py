@@ -443,8 +443,8 @@ ITEM_OVERHEAD_BYTES = 100
 REFRESHES_PER_MONTH = 30 * 24 * 60
 """A container that handles records all month refreshes the registry once per ``registry_max_age_seconds``
 (60 s)."""
-FIRST_REPLY_DYNAMODB_REQUESTS = 11
-FIRST_REPLY_WRITE_UNITS = 10
+FIRST_REPLY_DYNAMODB_REQUESTS = 9
+FIRST_REPLY_WRITE_UNITS = 14
 """A first reply's DynamoDB requests and write units (``docs/performance.md``, Budgets and Cost)."""
 
 

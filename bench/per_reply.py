@@ -45,6 +45,8 @@ GOAL_RATIO = 1.15  # issue 46: ReplyOnce's bill per reply at most 1.15x the base
 # The prices a reply's bill uses (``bench.costs.PRICES``).
 _PRICED = ("api_rest", "lambda_request", "lambda_gb_s", "sqs_request", "ddb_wru", "ddb_rru", "logs_ingest")
 _WRITES = ("PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem")
+LEDGER_READ_KEYS = 2
+"""The replier's one BatchGetItem reads two small items, strongly consistent: a read unit each."""
 
 
 # ---- counting, while the run has its stack -----------------------------------------------------------
@@ -57,7 +59,7 @@ class AttemptPaths:
     attempts: dict[str, int]
     # path -> "idempotency" / "state" -> write requests of that path's attempts to that table
     writes: dict[str, dict[str, int]]
-    reads: dict[str, int]  # path -> GetItem / Query requests
+    reads: dict[str, int]  # path -> read units: a GetItem or Query 1, a BatchGetItem 1 per key it reads
     sqs: dict[str, int]  # path -> the function's own SQS requests (visibility changes)
 
 
@@ -89,6 +91,8 @@ def attempt_paths(mix: "MixResult", idempotency: str) -> AttemptPaths:
                 writes[path]["idempotency" if idempotency in span.table.split(",") else "state"] += 1
             elif span.service == "DynamoDB" and span.operation in ("GetItem", "Query"):
                 reads[path] += 1
+            elif span.service == "DynamoDB" and span.operation == "BatchGetItem":
+                reads[path] += LEDGER_READ_KEYS  # the ledger entry and the table's beginning (issue 46)
             elif span.service == "sqs":
                 sqs[path] += 1
     return AttemptPaths(
@@ -280,6 +284,120 @@ def _saturated_traffic(run: "Run", inputs: dict[str, Any]) -> dict[str, Traffic]
     return traffic
 
 
+# Where a record attempt's time goes, as the timeline spans it (``bench.timeline``): each part's span
+# operations, and what no span covers (the sleeps between the looks at another worker's lease, and the
+# process's own CPU).
+TIME_PARTS = (
+    "agent",
+    "Nylas send",
+    "Nylas thread reads",
+    "Nylas look-ups",
+    "DynamoDB",
+    "other AWS",
+    "unspanned",
+)
+
+
+def _time_part(span: Any) -> str:
+    if span.service == "agent":
+        return "agent"
+    if span.service == "Nylas":
+        return {"send": "Nylas send", "thread read": "Nylas thread reads"}.get(
+            span.operation, "Nylas look-ups"
+        )
+    return "DynamoDB" if span.service == "DynamoDB" else "other AWS"
+
+
+def time_paths(mix: "MixResult") -> dict[str, Any]:
+    """Seconds of ReplyOnce's record attempts by path and part, and the looks at a busy lease (a
+    ``GetItem`` of the state table each, ``LEASE_POLL_SECONDS`` apart): what the function bills."""
+    seconds: dict[str, Counter[str]] = {p: Counter() for p in PATHS}
+    looks: Counter[str] = Counter()
+    for attempt in mix.attempts:
+        path = _path(attempt)
+        spanned = 0.0
+        for span in attempt.spans:
+            seconds[path][_time_part(span)] += span.ended - span.started
+            spanned += span.ended - span.started
+        seconds[path]["unspanned"] += max(0.0, (attempt.ended - attempt.started) - spanned)
+        looks[path] += sum(1 for s in attempt.spans if s.service == "DynamoDB" and s.operation == "GetItem")
+    return {
+        "notifications": mix.notifications,
+        "seconds": {p: {part: round(seconds[p][part], 3) for part in TIME_PARTS} for p in PATHS},
+        "state_reads": {p: looks[p] for p in PATHS},
+    }
+
+
+def _time_table(timed: dict[str, Any], counted: dict[str, Any], below: dict[str, Any]) -> str:
+    """Where ReplyOnce's function bills its seconds per notification, by path and part, beside the
+    baseline's (whose attempts are its agent's draft and its send, nothing else)."""
+    n = timed["notifications"]
+    rows = []
+    for p in PATHS:
+        parts = timed["seconds"][p]
+        rows.append(
+            (
+                p,
+                counted["attempts"][p],
+                *(f"{parts[part] / n:.2f}" for part in TIME_PARTS),
+                f"**{sum(parts.values()) / n:.2f}**",
+            )
+        )
+    totals = {part: sum(timed["seconds"][p][part] for p in PATHS) for part in TIME_PARTS}
+    rows.append(
+        (
+            "**all**",
+            sum(counted["attempts"].values()),
+            *(f"{totals[part] / n:.2f}" for part in TIME_PARTS),
+            f"**{sum(totals.values()) / n:.2f}**",
+        )
+    )
+    theirs = below["baseline"]["traffic"]
+    rows.append(
+        (
+            "baseline: every attempt",
+            theirs["invocations"],
+            *("" for _ in TIME_PARTS[:-1]),
+            f"{theirs['billed_ms'] / theirs['notifications'] / 1000:.2f}",
+            f"**{theirs['billed_ms'] / theirs['notifications'] / 1000:.2f}**",
+        )
+    )
+    covered, retried = timed["seconds"][COVERED], timed["seconds"][RETRIED]
+    waited = (covered["unspanned"] + retried["unspanned"]) / n
+    looks = timed["state_reads"][COVERED] + timed["state_reads"][RETRIED]
+    requests = sum(timed["seconds"][p][k] for p in PATHS for k in _REQUEST_PARTS) / n
+    ours = below["replyonce"]["traffic"]
+    ours_s, theirs_s = ours["billed_ms"] / ours["notifications"] / 1000, _billed_s(theirs)
+    return (
+        "Where the function bills its seconds, per notification of the mix (seconds of ReplyOnce's record "
+        "attempts by path, as the run's timeline spans each request; `unspanned` is what no request "
+        "covers: the sleeps between the looks at a lease another worker holds, and the process's own "
+        "CPU):\n\n"
+        + table(("path", "attempts", *TIME_PARTS, "total"), rows)
+        + f"\n\nThe function bills {ours_s:.2f} s per notification against the baseline's {theirs_s:.2f} s "
+        "(a batch holds about one record below capacity, so a record's attempt is its invocation). "
+        f"{'Most of the difference is' if waited >= (ours_s - theirs_s) / 2 else 'Part of it is'} "
+        f"waiting: the {counted['attempts'][COVERED]} covered or skipped attempts and "
+        f"the {counted['attempts'][RETRIED]} that failed and came back spent {waited:.2f} s per "
+        f"notification unspanned, looking at a busy lease {looks} times: a burst's later message waits "
+        "in-process (`lease_wait_seconds`) while the lease's holder asks the agent and sends, then finds "
+        "itself covered by that reply. The baseline asks the agent and sends for each of those messages "
+        "instead, about as long, and sends a reply each. The thread reads, the look-ups of a cold "
+        f"container and every AWS request together are {requests:.2f} s per notification. Not cut here: "
+        "a record that meets a held lease could give its record back at once instead of waiting (billed "
+        "nothing meanwhile), at the cost of the time to reply of a later message the holder's reply does "
+        "not cover (it comes back when the lease can have expired): the lease's protocol, measured, not "
+        "changed."
+    )
+
+
+_REQUEST_PARTS = ("Nylas thread reads", "Nylas look-ups", "DynamoDB", "other AWS")
+
+
+def _billed_s(traffic: dict[str, Any]) -> float:
+    return traffic["billed_ms"] / traffic["notifications"] / 1000
+
+
 FILLS = {
     "below_capacity": "(i) below capacity: the real-latency mix",
     "full_batches": "full batches of first replies (the saturation round)",
@@ -318,6 +436,7 @@ def block(run: "Run", inputs: dict[str, Any]) -> dict[str, Any]:
         fills[key] = row
     result = run.real_latency
     counted = attempt_paths(result.runs[OPTION_B], result.idempotency_table) if result else None
+    timed = time_paths(result.runs[OPTION_B]) if result else None
     return {
         "prices": {name: costs.price(name) for name in _PRICED},
         "memory_mb": memory,
@@ -333,6 +452,7 @@ def block(run: "Run", inputs: dict[str, Any]) -> dict[str, Any]:
             "per_write": _table_units(run),
         },
         "mix_paths": asdict(counted) if counted else {},
+        "time_paths": timed or {},
         "fills": fills,
     }
 
@@ -445,6 +565,8 @@ def section(run: "Run", inputs: dict[str, Any]) -> str:
             "looks free (issue 46: until then each look was a refused conditional write, which DynamoDB "
             "bills as a write)."
         )
+    if counted and data["time_paths"] and below:
+        parts.append(_time_table(data["time_paths"], counted, below))
     parts.append("```json\n" + json.dumps(data, indent=1, sort_keys=True) + "\n```")
     return "\n\n".join(parts)
 
@@ -460,8 +582,8 @@ def _why(row: dict[str, Any]) -> str:
         f"bill is {row['ratio_per_notification']:.2f}x the baseline's. Per reply sent it costs "
         f"{usd(ours['usd_per_million_replies'] - theirs['usd_per_million_replies'])} more per million, "
         f"most of it: {named}. The function bills {t['billed_ms'] / t['notifications'] / 1000:.2f} s per "
-        f"notification against the baseline's {b['billed_ms'] / b['notifications'] / 1000:.2f} s: the two "
-        "thread reads, the lease waits and the DynamoDB requests, and, on a loaded machine (The run's load "
-        "average), the CPU ReplyOnce's records spend in the one process, which the baseline's barely do "
-        "and a Lambda fleet spends on CPUs of its own."
+        f"notification against the baseline's {b['billed_ms'] / b['notifications'] / 1000:.2f} s: where, "
+        "in seconds, the table after the attempts by path says; on a loaded machine (The run's load "
+        "average) it also holds the CPU ReplyOnce's records spend in the one process, which the "
+        "baseline's barely do and a Lambda fleet spends on CPUs of its own."
     )

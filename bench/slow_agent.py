@@ -80,6 +80,12 @@ class SlowAgent:
             return replace(outcome, html=f"{outcome.html}<p>{html.escape(prose)}</p>")
         return replace(outcome, text=f"{outcome.text}\n\n{prose}")
 
+    def sharing(self, inner: Any) -> "SlowAgent":
+        """Another agent taking the same draft times, its spans filed where this one's are."""
+        other = SlowAgent(inner, self._model)
+        other._lock, other.spans = self._lock, self.spans
+        return other
+
     def take_span(self, conversation: Any) -> Span | None:
         with self._lock:
             return self.spans.pop(str(conversation.target.id), None)
@@ -94,6 +100,7 @@ def install(consumer: Any, model: LatencyModel, recorder: Recorder | None = None
         )
     agent = SlowAgent(replier._agent, model)
     replier._agent = agent
+    _slow_grant_agents(getattr(replier, "_grants", None), agent)
     ask_agent = replier._ask_agent
 
     def timed_ask_agent(conversation: Any) -> Any:
@@ -105,3 +112,25 @@ def install(consumer: Any, model: LatencyModel, recorder: Recorder | None = None
                 recorder.file(span)  # on the record's thread: filed under its attempt
 
     replier._ask_agent = timed_ask_agent
+
+
+def _slow_grant_agents(grants: Any, agent: SlowAgent) -> None:
+    """The grant directory's agents take the agent's time too (issue 42's registry: a record of a grant
+    with settings, the seeded ones included, runs with the directory's agent, not the replier's own).
+
+    Why: since the grant registry, every record of an agent grant asks the directory's agent; wrapping
+    only the replier's left ReplyOnce's drafts instant in the bench while the baseline's took their time
+    (found by issue 46's timeline of where the function's seconds go: no agent span in a run of 80
+    replies). The directory's agent of the deployment's name is this one; another name's (a grant's own
+    agent) is wrapped with the same draft times and spans as it loads.
+    """
+    if grants is None:
+        return
+    if not hasattr(grants, "_agents") or not hasattr(grants, "_load_agent"):
+        raise RuntimeError("GrantDirectory has no _agents and _load_agent: update bench/slow_agent.py")
+    inner = agent._inner
+    with grants._lock:
+        for name, loaded in list(grants._agents.items()):
+            grants._agents[name] = agent if loaded is inner else agent.sharing(loaded)
+    load = grants._load_agent
+    grants._load_agent = lambda name: agent.sharing(load(name))

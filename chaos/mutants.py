@@ -177,7 +177,7 @@ def no_ledger_owner_check(patches: _Patches) -> None:
 def no_ledger_check(patches: _Patches) -> None:
     """Our state forgets what was settled: the ledger and the thread's covered ids and outbox read empty."""
     store = _module("adapters.store")
-    patches.set(store.DynamoDBStateStore, "ledger_entry", lambda self, grant_id, message_id: None)
+    patches.set(store, "ledger_entry_of", lambda message_id, item: None)  # every ledger read finds nothing
     original = _module("adapters.state_items").thread_state_of
 
     def thread_state_of(item: Mapping[str, Any]) -> Any:

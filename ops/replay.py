@@ -47,7 +47,16 @@ from replyonce.rules.evidence import sent_folder_ids
 from replyonce.rules.plan import message_id
 from replyonce.rules.screening import sender_email
 from replyonce.shell.replier import Replier
-from replyonce.state import Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord, ThreadState
+from replyonce.state import (
+    Intent,
+    Lease,
+    LedgerEntry,
+    LedgerRead,
+    Reservation,
+    Settlement,
+    ShadowRecord,
+    ThreadState,
+)
 
 # A thread of more pages than this is replayed from its newest 1,000 messages.
 MAX_THREAD_PAGES = 5
@@ -132,7 +141,10 @@ class HistoryStore:
     def ledger_entry(self, grant_id: str, message_id_: str) -> LedgerEntry | None:
         return self.ledger.get((grant_id, message_id_))
 
-    def take_lease(self, thread_key: str, duration_ms: int) -> Lease:
+    def read_ledger(self, grant_id: str, message_id_: str) -> LedgerRead:
+        return LedgerRead(self.ledger.get((grant_id, message_id_)))
+
+    def take_lease(self, thread_key: str, duration_ms: int, table_began_ms: int = 0) -> Lease:
         token = uuid.uuid4().hex
         state = replace(self.threads.get(thread_key, ThreadState()), lease_owner=token)
         self.threads[thread_key] = state
@@ -149,7 +161,7 @@ class HistoryStore:
     def reserve(self, reservation: Reservation, intent_id: str) -> bool:
         return True  # shadow mode never reserves
 
-    def store_intent(self, lease: Lease, intent: Intent) -> bool:
+    def store_intent(self, lease: Lease, intent: Intent, *, grant_alive: str = "") -> bool:
         raise ReplayWriteRefused("a replay stores no reply to send")
 
     def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:

@@ -41,7 +41,7 @@ from replyonce.adapters.state_items import (
 )
 from replyonce.agent import AttachmentGone, AttachmentTooLarge
 from replyonce.answers import Answer
-from replyonce.exceptions import NylasPermanentError, ThreadBusyError
+from replyonce.exceptions import GrantLifeRefused, NylasPermanentError, ThreadBusyError
 from replyonce.mail import Mail, read_message, read_messages
 from replyonce.ports import ActiveRegion, Folder, Grant, SearchResult, ThreadPage
 from replyonce.state import (
@@ -49,6 +49,7 @@ from replyonce.state import (
     Intent,
     Lease,
     LedgerEntry,
+    LedgerRead,
     Reservation,
     Settlement,
     ShadowRecord,
@@ -101,12 +102,19 @@ class FakeStateStore:
         # A grant's agent calls per UTC day: (grant, day) -> the bursts counted, and the days refused.
         self.agent_calls: dict[tuple[str, str], set[str]] = {}
         self.agent_calls_refused: set[tuple[str, str]] = set()
+        # The grants whose life says Nylas deleted them (the grant registry's, which the store's check of
+        # ``store_intent(..., grant_alive=)`` reads in the same write); ``None``: no registry wired.
+        self.deleted_grants: set[str] | None = None
 
     def ledger_entry(self, grant_id: str, message_id: str) -> LedgerEntry | None:
         with self._lock:
             return self.ledger.get((grant_id, message_id))
 
-    def take_lease(self, thread_key: str, duration_ms: int) -> Lease:
+    def read_ledger(self, grant_id: str, message_id: str) -> LedgerRead:
+        with self._lock:
+            return LedgerRead(self.ledger.get((grant_id, message_id)), self.began_ms or 0)
+
+    def take_lease(self, thread_key: str, duration_ms: int, table_began_ms: int = 0) -> Lease:
         with self._lock:
             now_ms = int(self._clock() * 1000)
             state = self.threads.get(thread_key, ThreadState())
@@ -116,8 +124,9 @@ class FakeStateStore:
             expires = now_ms + max(duration_ms, 1000)
             since, created = state.since_ms, state.created_ms
             if thread_key not in self.threads:  # a new thread item: the table's beginning, and its own
-                self.began_ms = self.began_ms or now_ms
-                since, created = self.began_ms, now_ms
+                if not table_began_ms:  # not read with the ledger: read (or begun) here
+                    self.began_ms = self.began_ms or now_ms
+                since, created = table_began_ms or self.began_ms, now_ms
             state = replace(
                 state, lease_owner=token, lease_expires_at_ms=expires, since_ms=since, created_ms=created
             )
@@ -187,8 +196,11 @@ class FakeStateStore:
         assert kept == intent, "the layout must give back the intent stored"
         return kept
 
-    def store_intent(self, lease: Lease, intent: Intent) -> bool:
+    def store_intent(self, lease: Lease, intent: Intent, *, grant_alive: str = "") -> bool:
         with self._lock:
+            checked = grant_alive and self.deleted_grants is not None
+            if checked and self._owned(lease) and grant_alive in self.deleted_grants:
+                raise GrantLifeRefused(grant_alive)  # one write with the entry: nothing written
             kept = self._kept(intent)
             if not self._owned(lease):
                 return False

@@ -51,14 +51,16 @@ def _fresh(**changes) -> ReplyWrites:
     return replace(writes, **changes)
 
 
-def test_a_first_reply_writes_ten_units_at_small_sizes():
-    # idempotency put and completed 2, claim 1, lease 1, recipient 1, body item 1, intent 1, the ledger's
-    # two entries 2 (a batch of plain puts: no transaction's double units) and the thread's update 1:
-    # tests/integration/test_budgets.py counts the same 10 on the wire.
-    assert _fresh().wru() == 2 + 1 + 1 + 1 + 1 + 1 + 2 + 1
-    # A long thread: only the writes of the thread item pay for its size; a large reply, its body item.
+def test_a_first_reply_writes_fourteen_units_at_small_sizes():
+    # idempotency put and completed 2, claim 1, lease 1, recipient 1, the intent's transaction 6 (the
+    # thread item, the body item and the grant life's check, twice each), the ledger's two entries 2 (a
+    # batch of plain puts: no transaction's double units) and the thread's update 1:
+    # tests/integration/test_budgets.py counts the same 14 on the wire.
+    assert _fresh().wru() == 2 + 1 + 1 + 1 + 2 * (1 + 1 + 1) + 2 + 1
+    # A long thread: only the writes of the thread item pay for its size; a large reply, its body item,
+    # put by itself (once) when over 1 KB.
     long = _fresh(thread_before=5000, thread_with_intent=5200, thread_after=5100, request_body=3000)
-    assert long.wru() == 2 + 1 + 5 + 1 + 3 + 6 + 2 + 6
+    assert long.wru() == 2 + 1 + 5 + 1 + 3 + 2 * (6 + 1) + 2 + 6
 
 
 def _path(**changes) -> costs.PathInputs:

@@ -39,29 +39,29 @@ from tests.fakes import Clock, FakeMailbox, FakeStateStore
 class LeaseGrantedWhileHeld(FakeStateStore):
     """A lease is granted to the next caller while another worker holds it."""
 
-    def take_lease(self, thread_key: str, duration_ms: int) -> Lease:
+    def take_lease(self, thread_key: str, duration_ms: int, table_began_ms: int = 0) -> Lease:
         with self._lock:
             state = self.threads.get(thread_key)
             if state is not None:
                 self.threads[thread_key] = replace(state, lease_owner="")
-        return super().take_lease(thread_key, duration_ms)
+        return super().take_lease(thread_key, duration_ms, table_began_ms)
 
 
 class LeaseEndsAMillisecondEarly(FakeStateStore):
     """A lease is free again at its last millisecond (``>`` for ``>=`` in the condition)."""
 
-    def take_lease(self, thread_key: str, duration_ms: int) -> Lease:
+    def take_lease(self, thread_key: str, duration_ms: int, table_began_ms: int = 0) -> Lease:
         with self._lock:
             state = self.threads.get(thread_key)
             if state is not None and state.lease_expires_at_ms == int(self._clock() * 1000):
                 self.threads[thread_key] = replace(state, lease_owner="")
-        return super().take_lease(thread_key, duration_ms)
+        return super().take_lease(thread_key, duration_ms, table_began_ms)
 
 
 class IntentStoredWithoutTheLease(FakeStateStore):
     """The intent's conditional write does not condition: a holder that lost the lease still stores."""
 
-    def store_intent(self, lease: Lease, intent: Any) -> bool:
+    def store_intent(self, lease: Lease, intent: Any, *, grant_alive: str = "") -> bool:
         with self._lock:
             kept = self._kept(intent)
             state = self.threads.get(lease.key, ThreadState())

@@ -11,14 +11,19 @@ import random
 from base64 import b64encode
 from dataclasses import replace
 
+import boto3
 import pytest
 
+from replyonce.adapters.grant_registry import Change, not_deleted_check, read_life, write_life
 from replyonce.adapters.state_items import BODY_CHUNK_BYTES, stored_request
-from replyonce.exceptions import ThreadBusyError
+from replyonce.adapters.store import DynamoDBStateStore
+from replyonce.exceptions import GrantLifeRefused, ThreadBusyError
+from replyonce.rules.grant_life import GrantLife
 from replyonce.state import (
     Intent,
     IntentState,
     LedgerEntry,
+    LedgerRead,
     Reservation,
     Settlement,
     ShadowOutcome,
@@ -26,7 +31,8 @@ from replyonce.state import (
     Status,
     ThreadState,
 )
-from tests.contract.conftest import START
+from tests.contract.conftest import START, TTL_SECONDS
+from tests.fakes import FakeStateStore
 
 THREAD = "thread#g1#t1"
 NOW = int(START)
@@ -172,11 +178,84 @@ def test_a_holder_that_lost_the_lease_stores_no_intent(store, clock):
     assert thread_state(store).outbox == {}
 
 
+# ---- an intent stored right before its send, with its grant's life (issues 42 and 46) -------------------
+
+
+@pytest.fixture
+def life_checked(request, store, clock):
+    """``store`` wired to a grant registry's lives, and a function that says Nylas deleted a grant: the
+    fake's set, or the life item written as ``make``'s replier writes it (``grant_registry.write_life``)."""
+    if isinstance(store, FakeStateStore):
+        store.deleted_grants = set()
+        return store, store.deleted_grants.add
+    aws = request.getfixturevalue("aws")
+    table, client = aws.tables["GrantRegistryTable"], boto3.client("dynamodb")
+    store = DynamoDBStateStore(
+        aws.tables["StateTable"],
+        client,
+        ttl_seconds=TTL_SECONDS,
+        clock=clock,
+        grant_life=lambda grant_id: not_deleted_check(table, grant_id),
+    )
+
+    def write(grant_id: str, life: GrantLife) -> None:
+        read = read_life(client, table, grant_id)
+        write_life(client, table, grant_id, life, read, Change(grant_id, "2027-01-01", "life", "nylas:test"))
+
+    def delete(grant_id: str) -> None:
+        write(grant_id, GrantLife(created_at=NOW - 60, deleted_at=NOW))
+
+    write("g-expired", GrantLife(created_at=NOW - 60, expired_at=NOW))
+    return store, delete
+
+
+def test_an_intent_is_stored_with_its_grants_life_unless_nylas_deleted_the_grant(life_checked):
+    store, delete = life_checked
+    lease = store.take_lease(THREAD, 30_000)
+    assert store.store_intent(lease, intent(), grant_alive="g1") is True  # no life: Nylas said nothing
+    assert store.store_intent(lease, intent("intent-3"), grant_alive="g-expired") is True  # not deleted
+    delete("g1")
+    with pytest.raises(GrantLifeRefused):
+        store.store_intent(lease, intent("intent-2", covered=("m3",)), grant_alive="g1")
+    assert store.store_intent(lease, intent("intent-4", covered=("m4",))) is True  # not asked: not checked
+    store.release(lease)
+    assert set(thread_state(store).outbox) == {"intent-1", "intent-3", "intent-4"}  # nothing of the refused
+
+
+def test_a_holder_that_lost_the_lease_stores_no_intent_whatever_the_grants_life(life_checked, clock):
+    store, delete = life_checked
+    stale = store.take_lease(THREAD, 30_000)
+    current = taken_over(store, clock, stale)
+    assert store.store_intent(stale, intent(), grant_alive="g1") is False
+    delete("g1")
+    assert store.store_intent(stale, intent(), grant_alive="g1") is False  # the lease is what it lost
+    store.release(current)
+    assert thread_state(store).outbox == {}
+
+
 # ---- settling and the ledger ----------------------------------------------------------------------------
 
 
 def test_no_ledger_entry_for_a_message_never_settled(store):
     assert store.ledger_entry("g1", "m1") is None
+    assert store.read_ledger("g1", "m1") == LedgerRead(None, 0)  # nor a beginning: the table is new
+
+
+def test_the_ledger_is_read_with_the_tables_beginning_which_a_new_thread_item_is_dated_by(store, clock):
+    thread_state(store, "thread#g1#first")  # the table's first lease begins it
+    lease = store.take_lease(THREAD, 30_000)
+    reply = intent(covered=("m1",))
+    assert store.store_intent(lease, reply) is True
+    assert store.settle(lease, sent(reply), "g1") is True
+    clock.advance(600)
+    assert store.read_ledger("g1", "m1") == LedgerRead(store.ledger_entry("g1", "m1"), NOW_MS)
+    assert store.read_ledger("g1", "m2") == LedgerRead(None, NOW_MS)
+    # A lease that creates its thread item dates it by the beginning the record read (a restore may have
+    # raised it since: ``make restore-state`` stamps the thread items again), not by a read of its own.
+    later = store.take_lease("thread#g1#later", 30_000, table_began_ms=NOW_MS + 5_000)
+    assert (later.state.since_ms, later.state.created_ms) == (NOW_MS + 5_000, NOW_MS + 600_000)
+    assert store.release(later)
+    assert thread_state(store, "thread#g1#later").since_ms == NOW_MS + 5_000
 
 
 def test_a_sent_reply_settles_its_messages_records_itself_and_frees_the_thread(store):

@@ -10,11 +10,10 @@ on a path fails the build until the budget and the report are revisited.
 Budgets:
 
 - duplicate delivery: 1 DynamoDB request, 0 Nylas calls;
-- first reply: 12 DynamoDB requests on a new thread, 11 on one the table knows (issue 42: the grant's
-  life read before the send), one more to a
-  recipient answered within the hour (``FIRST_REPLY_DYNAMODB``), and their write units, 10 on a new
-  thread (``FIRST_REPLY_WRITE_UNITS``; issue 46: 16 before, in 10 requests); exactly 1 send and 2
-  thread reads (the
+- first reply: 9 DynamoDB requests, on a new thread as on one the table knows (issue 46: 12 and 11
+  before), one more to a recipient answered within the hour (``FIRST_REPLY_DYNAMODB``), and their
+  write units, 14 (``FIRST_REPLY_WRITE_UNITS``; issue 46: 10 in 12 requests before, 16 in 10 before
+  that); exactly 1 send and 2 thread reads (the
   thread is read inside the lease, with headers, to decide the burst and its
   newest message; it carries the body, so a truncated notification costs no
   extra fetch; and the look before the send, one small page of the newest
@@ -68,18 +67,24 @@ from replyonce.adapters.state_items import LEASE_EXPIRES_AT, LEASE_OWNER
 from replyonce.agent import Conversation, Reply, ReplyAttachment
 from replyonce.state import thread_key
 
-# What a first reply costs in DynamoDB, in order: idempotency record put, ledger read,
-# lease update (returns the thread state), the email's claim (a conditional put on its Message-ID),
-# the recipient's hourly budget, the intent's request (a body item, put before the intent that names it:
-# issue 46), send intent stored (the outbox), the ledger entries (one batch of plain
-# puts) and then the thread's update under the lease (issue 46: no transaction), idempotency record
-# completed; and, once per new thread, the table's beginning (``table#began`` read: ``store._table_since``,
-# issue 32; a read since issue 46, where a conditional put refused in every table in service billed a
-# write). The thread item is dated by it in the holder's next write of it, the intent stored (issue 46:
-# before, an update of its own). Right before the send, the grant's life in the grant registry, read
-# strongly consistent (issue 42: a grant Nylas deleted sends nothing after its notification, whatever
-# the registry's cache still says): the third GetItem.
-FIRST_REPLY_DYNAMODB = {"PutItem": 3, "GetItem": 3, "UpdateItem": 5, "BatchWriteItem": 1}
+# What a first reply costs in DynamoDB, in order: idempotency record put; the ledger read, with the
+# table's beginning (``table#began``, which dates a thread item the lease creates: issue 32) in the same
+# ``BatchGetItem`` (issue 46: a GetItem each, the second once per new thread); the lease update (returns
+# the thread state); the email's claim (a conditional put on its Message-ID); the recipient's hourly
+# budget; the send intent stored, right before the send, in one ``TransactWriteItems`` of three items:
+# the outbox entry (conditioned on the lease, and dating a new thread item), the intent's request in its
+# body item, and a ``ConditionCheck`` that the grant's life in the grant registry does not say deleted
+# (issue 42: a grant Nylas deleted sends nothing after its notification, whatever the registry's cache
+# says; issue 46: a strongly consistent GetItem of its own before, and the body item a put of its own);
+# the ledger entries (one batch of plain puts) and then the thread's update under the lease (no
+# transaction); the idempotency record completed. 9, on a new thread as on one the table knows.
+FIRST_REPLY_DYNAMODB = {
+    "PutItem": 2,
+    "BatchGetItem": 1,
+    "UpdateItem": 4,
+    "TransactWriteItems": 1,
+    "BatchWriteItem": 1,
+}
 # The grant registry, read whole by one Query per container and cache period (registry_max_age_seconds,
 # 60 s; issue 42): on a cold container's first record, and not again within the minute.
 REGISTRY_READ = {"Query": 1}
@@ -90,14 +95,19 @@ FIRST_REPLY_AWS = Counter(
 ) + Counter({("sqs", "ChangeMessageVisibility"): 1})
 # Its DynamoDB write units (``devstack.counting.WriteUnitCounter``: a unit per KB of the larger of an
 # item's images, a refused conditional write too, twice for an item of a transaction), by operation:
-# the idempotency record put, the email's claim and the request's body item (1 each); the lease, the
-# recipient's hour, the intent stored, the settlement's thread update and the idempotency record
-# completed (1 each: the thread item, its request elsewhere, stays under 1 KB); the ledger entry and the
-# reply's own (1 each). Before issue 46: 16, the settlement one transaction (2 x (1 + 1 + 2) = 8), the
+# the idempotency record put and the email's claim (1 each); the lease, the recipient's hour, the
+# settlement's thread update and the idempotency record completed (1 each: the thread item, its request
+# elsewhere, stays under 1 KB); the intent's transaction, 2 for each of its three items (the outbox
+# entry, the body item within 1 KB, the grant life's check: 6, where the body's put and the entry's
+# update were 1 each and the life's read a read unit); the ledger entry and the reply's own (1 each).
+# 14: fewer requests cost write units (issue 46's done-when: under 10 requests and under 20 units).
+# Before: 10 in 12 requests; 16 before that, the settlement one transaction (2 x (1 + 1 + 2) = 8), the
 # intent stored 2 (the thread item held its request and passed 1 KB), the new thread's dating an update
-# of its own (1). A larger reply adds to its body item only (a unit per KB, compressed, once), where it
-# added a unit per KB to each write of the thread item.
-FIRST_REPLY_WRITE_UNITS = Counter({"PutItem": 3, "UpdateItem": 5, "BatchWriteItem": 2})
+# of its own (1). A body over 1 KB is put by itself before the transaction (a unit per KB, once), so a
+# larger reply adds to its body item only.
+FIRST_REPLY_WRITE_UNITS = Counter(
+    {"PutItem": 2, "UpdateItem": 4, "TransactWriteItems": 6, "BatchWriteItem": 2}
+)
 
 # The thread read that plans the burst, and the look before the send (core.LookBeforeSend).
 FIRST_REPLY_NYLAS = Counter({THREAD_READ: 2, SEND: 1})
@@ -145,7 +155,7 @@ def test_first_reply_on_a_warm_container_stays_within_budget(container):
     assert not step.failed
     assert step.tally.aws == FIRST_REPLY_AWS + SAME_RECIPIENT_AGAIN  # no Secrets Manager once warm
     assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + SAME_RECIPIENT_AGAIN_UNITS
-    assert step.tally.service("dynamodb") <= 13  # 12 before issue 42's grant's life read before the send
+    assert step.tally.service("dynamodb") == 10  # 9 and the refused slot; 13 before issue 46's diet
     assert step.tally.nylas == FIRST_REPLY_NYLAS
 
 
@@ -165,6 +175,18 @@ def test_first_reply_on_a_cold_container_adds_one_grant_and_one_folders_lookup_a
     assert again.tally.nylas == FIRST_REPLY_NYLAS
     assert "Query" not in again.tally.operations("dynamodb")  # the registry as read, within its 60 s
     assert again.tally.service("secrets-manager") == 0
+
+
+def test_a_reply_on_a_thread_the_table_knows_costs_what_a_first_reply_costs(container, nylas):
+    # Issue 46: the table's beginning is read with the ledger whether or not the thread is new (no
+    # request more for a new thread, where it was a GetItem of its own), and the thread item is there.
+    message = inbound(nylas)
+    assert not container.process(envelope(message)).failed
+    step = container.process(envelope(inbound(nylas, thread_id=message["thread_id"], subject="Re: order")))
+    assert not step.failed
+    assert step.tally.aws == FIRST_REPLY_AWS + SAME_RECIPIENT_AGAIN
+    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + SAME_RECIPIENT_AGAIN_UNITS
+    assert step.tally.nylas == FIRST_REPLY_NYLAS
 
 
 def test_truncated_notification_costs_what_a_first_reply_costs(container):
@@ -193,7 +215,7 @@ def test_own_outbound_message_costs_nothing(container):
 
 def test_already_replied_message_stops_at_the_ledger(container):
     step = already_replied(container)
-    assert step.tally.operations("dynamodb") == {"GetItem": 1, "PutItem": 1, "UpdateItem": 1}
+    assert step.tally.operations("dynamodb") == {"BatchGetItem": 1, "PutItem": 1, "UpdateItem": 1}
     assert step.tally.nylas_total == 0
 
 
@@ -201,7 +223,12 @@ def test_busy_thread_fails_fast_without_calling_nylas(container, replier_env):
     step = busy_thread(container, replier_env.tables["StateTable"])
     assert step.failed
     # Idempotency put, ledger read, refused lease, idempotency record deleted so the retry can run.
-    assert step.tally.operations("dynamodb") == {"DeleteItem": 1, "GetItem": 1, "PutItem": 1, "UpdateItem": 1}
+    assert step.tally.operations("dynamodb") == {
+        "DeleteItem": 1,
+        "BatchGetItem": 1,
+        "PutItem": 1,
+        "UpdateItem": 1,
+    }
     # Held for the lease it was about to take, then made visible again in busy_retry_seconds rather
     # than after the queue's visibility timeout.
     assert step.tally.operations("sqs") == {"ChangeMessageVisibility": 2}
@@ -279,7 +306,7 @@ def answers_at_length(conversation: Conversation) -> Reply:
     ("chars", "body_units"),
     [
         (3_000, 1),  # a few KB of reply: its body item, compressed, stays within one unit
-        (8_000, 2),  # compressed past 1 KB: its body item is 2 units, written once
+        (8_000, 2),  # compressed past 1 KB: its body item is 2 units, written once, by itself
     ],
 )
 def test_a_longer_reply_costs_write_units_in_its_body_item_only(
@@ -292,8 +319,21 @@ def test_a_longer_reply_costs_write_units_in_its_body_item_only(
     reply_size["chars"] = chars
     step = first_reply(ReplierHarness(replier_env, nylas, tuning, write_units=True))
     assert not step.failed
-    assert step.tally.operations("dynamodb") == {**FIRST_REPLY_DYNAMODB, **REGISTRY_READ}  # a cold container
-    assert step.tally.write_units == FIRST_REPLY_WRITE_UNITS + Counter({"PutItem": body_units - 1})
+    put_items = FIRST_REPLY_DYNAMODB["PutItem"] + (body_units > 1)  # a body over 1 KB: put by itself
+    assert step.tally.operations("dynamodb") == {
+        **FIRST_REPLY_DYNAMODB,
+        **REGISTRY_READ,
+        "PutItem": put_items,
+    }
+    assert step.tally.write_units == longer_reply(body_units)
+
+
+def longer_reply(body_units: int) -> Counter:
+    """A first reply's write units with a body item of ``body_units``: within one unit it rides in the
+    intent's transaction (2 units there); over it, it is put by itself first (its units once)."""
+    if body_units == 1:
+        return FIRST_REPLY_WRITE_UNITS
+    return FIRST_REPLY_WRITE_UNITS + Counter({"PutItem": body_units, "TransactWriteItems": -2})
 
 
 def test_counts_are_deterministic(container, nylas):
@@ -491,15 +531,15 @@ def test_a_burst_over_the_cap_costs_its_refused_count_and_a_hand_off_and_the_fir
     put_record(replier_env, {"daily_agent_call_cap": 1})
     container = warm(ReplierHarness(replier_env, nylas, tuning, write_units=True))  # the one call
     first_over, second_over = first_reply(container), first_reply(container)
-    # Each, as a first reply up to the recipients' budget (the idempotency record, the ledger read, the
-    # lease, the new thread's table#began read, the email's claim), then the refused transaction (billed),
+    # Each, as a first reply up to the recipients' budget (the idempotency record, the ledger read with
+    # the table's beginning, the lease, the email's claim), then the refused transaction (billed),
     # then the hand-off's settlement (the ledger entries, the thread under the lease), the idempotency
     # record completed, and its move to the hand-off folder instead of a reply; the first refusal of the
     # day also marks the count (refused_at: the one log line and metric).
     handed_off = Counter(
         {
             ("dynamodb", "PutItem"): 2,
-            ("dynamodb", "GetItem"): 2,
+            ("dynamodb", "BatchGetItem"): 1,
             ("dynamodb", "UpdateItem"): 3,
             ("dynamodb", "BatchWriteItem"): 1,
             ("dynamodb", "TransactWriteItems"): 1,

@@ -18,6 +18,7 @@ import pytest
 from aws_lambda_powertools.utilities.parameters import base as parameters_base
 
 from devstack.events import envelope, notification_envelope
+from devstack.nylas import Fault
 from functions.replier import app
 from ops.grants import Deployment, render_list, render_show
 from replyonce.adapters.grant_registry import (
@@ -28,9 +29,11 @@ from replyonce.adapters.grant_registry import (
     read_grant,
     read_life,
     write_change,
+    write_life,
 )
 from replyonce.adapters.store import sweep_grant
 from replyonce.grants import GrantSettings
+from replyonce.rules.grant_life import GrantLife
 from tests.replier_harness import deferrals, new_container, skip_reasons
 
 GRANT = "grant-life-0001"
@@ -318,6 +321,28 @@ def test_a_grant_deleted_while_the_cache_is_stale_sends_nothing_after_its_notifi
     assert nylas.count("GET", f"/v3/grants/{GRANT}/") == reads
     assert sends_of(nylas, GRANT) == 1
     assert pipeline.in_flight() == 0
+
+
+def test_a_reply_stored_before_the_grants_deletion_is_not_sent_after_it(sending, nylas, log_records):
+    # The write that stores a reply right before its send checks the grant's life (issue 46); a reply an
+    # earlier record stored, whose send may have gone (a 503), is stored again with its next attempt
+    # counted before it is sent again, and that write checks the life too.
+    pipeline = sending
+    nylas.inject("POST", rf"^/v3/grants/{GRANT}/messages/send$", Fault.status(503))
+    pipeline.deliver(envelope(mail(nylas, GRANT, "cy@customer.example", "Stored")))
+    pipeline.poller().poll_once()
+    assert deferrals(log_records)[-1] == "send_retry"  # stored, and its key tried once: the same key later
+    attempts = sends_of(nylas, GRANT)
+    # Nylas' deletion, as the replier writes it from grant.deleted (the replier's cache still stale).
+    client, name = registry(), table(pipeline.resources)
+    read = read_life(client, name, GRANT)
+    deleted = GrantLife(created_at=1, deleted_at=int(time.time()))
+    write_life(
+        client, name, GRANT, deleted, read, Change(GRANT, "2026-12-06T10:00:00Z", "life", "nylas:test")
+    )
+    pipeline.poller().poll_once()
+    assert deferrals(log_records)[-1] == "grant_deleted"
+    assert sends_of(nylas, GRANT) == attempts  # no send after the deletion
 
 
 def test_a_deleted_grants_state_is_removed_and_another_grants_kept(sending, nylas, heard, log_records):

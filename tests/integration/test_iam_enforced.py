@@ -398,7 +398,7 @@ def authorisations(entry: dict[str, Any], resources: LocalResources, region: str
             for kind, spec in item.items()
         ]
     if service == "dynamodb":
-        if operation == "BatchWriteItem":
+        if operation in ("BatchWriteItem", "BatchGetItem"):
             return [AwsCall(request, table(name), request) for name in payload["RequestItems"]]
         return [AwsCall(request, table(payload["TableName"]), request)]
     if service == "sqs":

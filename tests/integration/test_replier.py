@@ -305,16 +305,20 @@ def test_a_slow_intent_write_that_eats_the_lease_sends_nothing_until_a_later_rec
     slowed = {"left": 1}
 
     def slow_outbox_write(**kwargs):
-        # The write of one outbox entry (store.store_intent), not the lease or the reservation.
-        if slowed["left"] and kwargs["params"].get("UpdateExpression", "").startswith(
-            f"SET {OUTBOX}.#intent"
+        # The write of one outbox entry (store.store_intent), not the lease or the reservation: an update,
+        # or (right before a send, issue 46) the update of a transaction with the grant life's check.
+        params = kwargs["params"]
+        updates = [params, *(item.get("Update", {}) for item in params.get("TransactItems", []))]
+        if slowed["left"] and any(
+            u.get("UpdateExpression", "").startswith(f"SET {OUTBOX}.#intent") for u in updates
         ):
             slowed["left"] -= 1
             clock.advance(2.5)  # under 2.5 s of the lease left: less than a 2 s send and its 1 s margin
 
-    container._replier._store._dynamodb.meta.events.register(
-        "before-parameter-build.dynamodb.UpdateItem", slow_outbox_write
-    )
+    for operation in ("UpdateItem", "TransactWriteItems"):
+        container._replier._store._dynamodb.meta.events.register(
+            f"before-parameter-build.dynamodb.{operation}", slow_outbox_write
+        )
     pipeline.deliver(envelope(message))
     first = pipeline.poller(container.handle_batch).poll_once()
     assert (first.failed, len(nylas.sends)) == (1, 0)

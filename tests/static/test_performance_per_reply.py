@@ -138,3 +138,22 @@ def test_the_page_leads_with_the_ratio_and_its_verdict(block):
     assert f"**The {block['goal_ratio']:g}x goal below capacity: {verdict}** ({ratio:.2f}x)" in section
     # It is the page's first section.
     assert PAGE.read_text().split("\n## ", 1)[1].startswith(HEADING[3:])
+
+
+def test_where_the_functions_seconds_go_is_re_derived_from_the_attempts_by_path(block):
+    # Issue 46: the gap to the baseline said in seconds per notification, by path and part. Each row's
+    # total is its parts' sum over the notifications, and the waits named in the text are the covered and
+    # retried attempts' seconds no request spans.
+    timed = block["time_paths"]
+    n, seconds = timed["notifications"], timed["seconds"]
+    section = _section()
+    for path, parts in seconds.items():
+        assert f"| {path} | {block['mix_paths']['attempts'][path]} |" in section
+        assert re.search(rf"\| {re.escape(path)} \|.*\| \*\*{sum(parts.values()) / n:.2f}\*\* \|", section)
+    waited = (seconds["covered or skipped"]["unspanned"] + seconds["failed, came back"]["unspanned"]) / n
+    assert f"spent {waited:.2f} s per notification unspanned" in section
+    ours = block["fills"]["below_capacity"]["replyonce"]["traffic"]
+    assert (
+        f"The function bills {ours['billed_ms'] / ours['notifications'] / 1000:.2f} s per notification"
+        in section
+    )

@@ -842,10 +842,11 @@ def test_the_replier_writes_only_what_nylas_grant_notifications_ask_of_the_grant
     # The operator writes the records (`make grants`); the replier reads them (one Query of a partition
     # per cache period), reads one grant's life strongly consistent (GetItem) and writes lives, change
     # items and a new grant's first record (TransactWriteItems, authorised per item as PutItem), each
-    # conditioned in replyonce/adapters/grant_registry.py. No UpdateItem, no DeleteItem: it cannot remove
-    # or edit a record in place.
+    # conditioned in replyonce/adapters/grant_registry.py; and checks a grant's life in the transaction
+    # that stores an intent right before its send (ConditionCheckItem, which writes nothing: issue 46).
+    # No UpdateItem, no DeleteItem: it cannot remove or edit a record in place.
     statements = _statements(load_template()["Resources"]["ReplierFunctionRole"])
     reaching = [s for s in statements if "GrantRegistryTable" in _referenced(s["Resource"])]
     assert [_listify(s["Action"]) for s in reaching] == [
-        ["dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem"]
+        ["dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"]
     ]

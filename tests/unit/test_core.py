@@ -200,6 +200,12 @@ def handed_off(step, reason):
             Situation(arrived(), POLICY, AGENTS, frozenset(), ledger=None),
             core.TakeLease(f"thread#{GRANT}#{THREAD}", POLICY.lease_seconds),
         ),
+        # The table's beginning read with the ledger goes with the lease (issue 46): a thread item the
+        # lease creates is dated by it, with no request of its own.
+        (
+            Situation(arrived(), POLICY, AGENTS, frozenset(), ledger=None, table_began_ms=1_700_000_000_000),
+            core.TakeLease(f"thread#{GRANT}#{THREAD}", POLICY.lease_seconds, 1_700_000_000_000),
+        ),
         (
             Situation(MessageArrived(GRANT, "m1", "", {}), POLICY, AGENTS, frozenset(), ledger=None),
             core.FetchMessage(GRANT, "m1"),

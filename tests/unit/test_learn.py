@@ -39,6 +39,7 @@ from replyonce.state import (
     Intent,
     Lease,
     LedgerEntry,
+    LedgerRead,
     Settlement,
     ShadowOutcome,
     ShadowRecord,
@@ -108,12 +109,12 @@ REGION = ActiveRegion("eu-west-1", 2, 0, NOW)
         # A grant Nylas refused is missing, and has no address: the core defers its mail until it has one.
         (situation(), core.LookUpAgents(), GrantsDescribed(()), {"agents": Agents((GRANT,), {}, {}, {})}),
         (situation(), core.ReadActiveRegion(), REGION, {"active_region": REGION}),
-        (situation(), core.ReadLedger(GRANT, "m1"), None, {"ledger": None}),
+        (situation(), core.ReadLedger(GRANT, "m1"), LedgerRead(None), {"ledger": None, "table_began_ms": 0}),
         (
             situation(),
             core.ReadLedger(GRANT, "m1"),
-            LedgerEntry("m1", Status.REPLIED),
-            {"ledger": LedgerEntry("m1", Status.REPLIED)},
+            LedgerRead(LedgerEntry("m1", Status.REPLIED), NOW * 1000),
+            {"ledger": LedgerEntry("m1", Status.REPLIED), "table_began_ms": NOW * 1000},
         ),
         # Gone at Nylas is known as GONE (not "unread", which would fetch it again), and earns no count.
         (situation(), core.FetchMessage(GRANT, "m1"), None, {"fetched": core.GONE, "notices": ()}),
@@ -300,6 +301,15 @@ def test_a_busy_thread_is_waited_for_within_the_bound_then_deferred_until_its_ho
         assert (step.reason, step.seconds, step.detail) == (DeferReason.THREAD_BUSY, 41, {"thread_key": KEY})
     else:
         assert step == core.WaitForLease(KEY, POLICY.lease_seconds, core.LEASE_POLL_SECONDS)
+
+
+def test_a_wait_for_the_lease_carries_the_tables_beginning_read_with_the_ledger():
+    # Issue 46: the lease taken after the wait dates a new thread item by it, as the first take would.
+    s = situation(agents=AGENTS, ledger=None, closed_folders=frozenset(), clock=100.0, table_began_ms=NOW)
+    take = next_step(s)
+    assert take == core.TakeLease(KEY, POLICY.lease_seconds, NOW)
+    refused = fold(s, take, ThreadBusy(40))
+    assert next_step(refused) == core.WaitForLease(KEY, POLICY.lease_seconds, core.LEASE_POLL_SECONDS, NOW)
 
 
 def test_the_wait_is_bounded_from_the_first_refusal_not_renewed_by_each():

@@ -135,3 +135,17 @@ class ReplyFileLost(StoredRequestLost):
     wait, dead-letter queue included). Raised rather than sending the reply
     without it.
     """
+
+
+class GrantLifeRefused(ReplyOnceError):
+    """An intent's store carried the condition that its grant's life does not say deleted, and it did not
+    hold (DynamoDB cancelled the write: nothing was stored).
+
+    Raised by the store (``StateStore.store_intent`` with ``grant_alive``); the shell then reads the life
+    strongly consistent and defers the record ``grant_deleted`` (issue 42), or, a life the condition could
+    not read as alive that is not deleted, stores without it and reads before the send as before.
+    """
+
+    def __init__(self, grant_id: str) -> None:
+        super().__init__(f"grant {grant_id}: its life does not show it alive; nothing stored")
+        self.grant_id = grant_id

@@ -15,7 +15,16 @@ from typing import Protocol
 
 from replyonce.answers import Answer
 from replyonce.mail import Mail, read_messages
-from replyonce.state import AgentCalls, Intent, Lease, LedgerEntry, Reservation, Settlement, ShadowRecord
+from replyonce.state import (
+    AgentCalls,
+    Intent,
+    Lease,
+    LedgerEntry,
+    LedgerRead,
+    Reservation,
+    Settlement,
+    ShadowRecord,
+)
 
 Message = Mail
 """A Nylas message object, read once where it enters (``replyonce.mail.read_message``)."""
@@ -118,8 +127,16 @@ class StateStore(Protocol):
         """The ledger entry of one inbound message, read consistently."""
         ...
 
-    def take_lease(self, thread_key: str, duration_ms: int) -> Lease:
-        """Take the thread's lease for ``duration_ms`` (worker clock); raise ``ThreadBusyError`` if held."""
+    def read_ledger(self, grant_id: str, message_id: str) -> LedgerRead:
+        """The ledger entry of one inbound message and the table's beginning, read consistently at once."""
+        ...
+
+    def take_lease(self, thread_key: str, duration_ms: int, table_began_ms: int = 0) -> Lease:
+        """Take the thread's lease for ``duration_ms`` (worker clock); raise ``ThreadBusyError`` if held.
+
+        ``table_began_ms``: the table's beginning as this record read it with its ledger
+        (:meth:`read_ledger`), which a thread item the lease creates is dated by; ``0``: read it here.
+        """
         ...
 
     def lease_held_for_seconds(self, thread_key: str) -> int:
@@ -150,8 +167,18 @@ class StateStore(Protocol):
         """
         ...
 
-    def store_intent(self, lease: Lease, intent: Intent) -> bool:
-        """Put ``intent`` in the outbox, conditioned on the lease; ``False`` when the lease was lost."""
+    def store_intent(self, lease: Lease, intent: Intent, *, grant_alive: str = "") -> bool:
+        """Put ``intent`` in the outbox, conditioned on the lease; ``False`` when the lease was lost.
+
+        ``grant_alive`` (a grant id): in the same write, and as its condition, the grant's life must not
+        say Nylas deleted it (issue 42: no send after a grant's deletion; the send follows this write).
+        A store wired to no grant registry checks nothing.
+
+        Raises
+        ------
+        GrantLifeRefused
+            The grant's life did not meet the condition: nothing was written.
+        """
         ...
 
     def settle(self, lease: Lease, settlement: Settlement, grant_id: str) -> bool:

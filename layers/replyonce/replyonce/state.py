@@ -248,6 +248,20 @@ class LedgerEntry:
     recorded_at: int = 0
 
 
+@dataclass(frozen=True)
+class LedgerRead:
+    """The ledger read of a new message's record: its entry (``None``: none), and when the table began
+    (``table#began``'s ``since``, ms; ``0``: the table has not begun), read in the same request.
+
+    Why together (issue 46): a new thread item is dated by the table's beginning
+    (``core.arrival.state_settles_in``); read here, in the ledger's request, the lease that creates the
+    item needs no request of its own for it.
+    """
+
+    entry: LedgerEntry | None
+    table_began_ms: int = 0
+
+
 @dataclass
 class Lease:
     """A held thread lease: the token proves ownership in every later write.

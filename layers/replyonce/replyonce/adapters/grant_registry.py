@@ -133,6 +133,10 @@ class GrantRegistry:
         stored = read_life(self._client, self._table, grant_id)
         return stored.life if stored else GrantLife()
 
+    def not_deleted_check(self, grant_id: str) -> dict[str, Any]:
+        """:func:`not_deleted_check` on this registry's table: what the state store's write carries."""
+        return not_deleted_check(self._table, grant_id)
+
 
 # ---- the operator's reads and writes (make grants), strongly consistent ------------------------------
 
@@ -338,6 +342,36 @@ def read_life(client: Any, table: str, grant_id: str) -> StoredLife | None:
     """One grant's life, strongly consistent; ``None``: Nylas never told the stack of it."""
     item = client.get_item(TableName=table, Key=_life_key(grant_id), ConsistentRead=True).get("Item")
     return _stored_life(item) if item else None
+
+
+# How a life that never said deleted reads in its text (``life_text``: sorted keys, ``deleted_at`` never the
+# last), for a condition: DynamoDB cannot parse the JSON, but it can find a substring. A string value that
+# spelt the same would be escaped (``\\"``), so only the key itself matches.
+_NEVER_DELETED = tuple(f'"deleted_at": 0{end}' for end in (",", "}"))
+
+
+def not_deleted_check(table: str, grant_id: str) -> dict[str, Any]:
+    """The grant's life as one item of a ``TransactWriteItems`` (a ``ConditionCheck``): it holds while
+    Nylas has not said the grant was deleted (no life item: Nylas never said anything of the grant).
+
+    Why (issue 46): the replier's send of a stored reply is preceded by the write that stores it; with
+    this check in it, the strongly consistent read of the life before the send (issue 42) is the same
+    request. A life text the condition cannot read as alive (written by hand, unreadable) fails it:
+    the caller reads the life then (``read_life``), which decides as before.
+    """
+    return {
+        "ConditionCheck": {
+            "TableName": table,
+            "Key": _life_key(grant_id),
+            "ConditionExpression": "attribute_not_exists(#sk) OR contains(#life, :alive) "
+            "OR contains(#life, :alive_last)",
+            "ExpressionAttributeNames": {"#sk": ATTR_SK, "#life": ATTR_LIFE},
+            "ExpressionAttributeValues": {
+                ":alive": {"S": _NEVER_DELETED[0]},
+                ":alive_last": {"S": _NEVER_DELETED[1]},
+            },
+        }
+    }
 
 
 def list_lives(client: Any, table: str) -> dict[str, StoredLife]:

@@ -280,6 +280,27 @@ class StoredRequest:
         ]
 
 
+ONE_WRITE_UNIT_BYTES = 1024
+"""The largest item one write unit writes (DynamoDB bills a write a unit per KB of the item)."""
+
+
+def item_bytes(item: Mapping[str, Any]) -> int:
+    """An item's size as DynamoDB bills it: each attribute's name and value (strings as UTF-8, binary as
+    its bytes, a number a byte per two digits and one), for the flat items this module writes."""
+    size = 0
+    for name, value in item.items():
+        size += len(name.encode())
+        if "S" in value:
+            size += len(value["S"].encode())
+        elif "B" in value:
+            size += len(value["B"])
+        elif "N" in value:
+            size += (len(value["N"].lstrip("-").replace(".", "")) + 1) // 2 + 1
+        else:
+            return ONE_WRITE_UNIT_BYTES + 1  # not flat: never counted as small
+    return size
+
+
 @functools.lru_cache(maxsize=4)
 def stored_request(request: str) -> StoredRequest:
     """The form ``request`` is kept in: zlib-compressed in body items of :data:`BODY_CHUNK_BYTES`, the

@@ -27,6 +27,7 @@ from replyonce.adapters.state_items import (
     CREATED,
     LEASE_EXPIRES_AT,
     LEASE_OWNER,
+    ONE_WRITE_UNIT_BYTES,
     OUTBOX,
     REFUSED_AT,
     REPLIES,
@@ -45,6 +46,7 @@ from replyonce.adapters.state_items import (
     grant_items_filter,
     intent_attribute,
     is_legacy_outbox,
+    item_bytes,
     lease_expiry_ms,
     ledger_entry_of,
     ledger_item,
@@ -61,7 +63,7 @@ from replyonce.adapters.state_items import (
     thread_state_of,
     with_requests,
 )
-from replyonce.exceptions import StoredRequestLost, ThreadBusyError
+from replyonce.exceptions import GrantLifeRefused, StateContended, StoredRequestLost, ThreadBusyError
 from replyonce.rules.agent_calls import day_ends_at
 from replyonce.state import (
     COVERED_MEMORY,
@@ -70,6 +72,7 @@ from replyonce.state import (
     Intent,
     Lease,
     LedgerEntry,
+    LedgerRead,
     Reservation,
     Settlement,
     ShadowRecord,
@@ -220,6 +223,10 @@ class DynamoDBStateStore:
         reply rests on it (those use Nylas' time).
     sleep:
         The wait between two tries of a contended write (``replyonce.adapters.contention``).
+    grant_life:
+        The grant registry's condition that a grant's life does not say deleted, as a transaction's
+        ``ConditionCheck`` (``GrantRegistry.not_deleted_check``: that module owns the item), for an intent
+        stored right before its send (``store_intent``'s ``grant_alive``); ``None``: no registry.
 
     Every write of a thread or ledger item — the items a settlement's
     transaction writes — is retried in place when DynamoDB answers it with
@@ -235,8 +242,10 @@ class DynamoDBStateStore:
         ttl_seconds: int,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
+        grant_life: Callable[[str], dict[str, Any]] | None = None,
     ) -> None:
         self._table = table_name
+        self._grant_life = grant_life
         self._dynamodb = dynamodb_client
         self._ttl = ttl_seconds
         self._clock = clock
@@ -267,9 +276,39 @@ class DynamoDBStateStore:
         ).get("Item")
         return ledger_entry_of(message_id, item) if item else None
 
+    def read_ledger(self, grant_id: str, message_id: str) -> LedgerRead:
+        """The message's ledger entry and ``table#began``, both read consistently in one ``BatchGetItem``.
+
+        Why both (issue 46): a new thread's lease dates its item by the table's beginning; read with the
+        ledger, that costs a read unit on every new message's record and no request, where a read of its
+        own was a request on every new thread. Read before the lease rather than in it: a beginning a
+        ``make restore-state`` raises meanwhile is stamped on the thread items again once its copy is
+        done (``ops/restore_state.py``), as for a lease that read it just before the raise.
+        """
+        entry_key = message_key(grant_id, message_id)
+        keys = [{"pk": {"S": entry_key}}, {"pk": {"S": TABLE_BEGAN_KEY}}]
+        found: dict[str, Mapping[str, Any]] = {}
+        for _ in range(8):
+            response = self._dynamodb.batch_get_item(
+                RequestItems={self._table: {"Keys": keys, "ConsistentRead": True}}
+            )
+            for item in response.get("Responses", {}).get(self._table, []):
+                found[item["pk"]["S"]] = item
+            keys = response.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
+            if not keys:
+                break
+            self._sleep(0.05)
+        else:
+            raise StateContended("the ledger's read", "unprocessed keys", 8)
+        entry = found.get(entry_key)
+        return LedgerRead(
+            ledger_entry_of(message_id, entry) if entry else None,
+            since_ms(found.get(TABLE_BEGAN_KEY) or {}),
+        )
+
     # ---- lease -----------------------------------------------------------------------------------------
 
-    def take_lease(self, thread_key: str, duration_ms: int) -> Lease:
+    def take_lease(self, thread_key: str, duration_ms: int, table_began_ms: int = 0) -> Lease:
         """Take the lease when nobody holds it or its expiry has passed; the thread state comes back with it.
 
         The state returns in the same request (``ALL_NEW``), so the checks
@@ -309,7 +348,7 @@ class DynamoDBStateStore:
         item = response["Attributes"]
         if since_ms(item) == now_ms:
             # This lease created the item: it is new state, whatever the table's beginning says.
-            began = self._table_since(now_ms)
+            began = table_began_ms or self._table_since(now_ms)
             self._undated[token] = (began, now_ms)
             if len(self._undated) > _UNDATED_KEPT:  # a holder that died before writing: forgotten in time
                 self._undated.pop(next(iter(self._undated)))
@@ -351,9 +390,11 @@ class DynamoDBStateStore:
         Why: a thread item created within ``mailbox_settle_seconds`` may stand for one a lost state
         held, whose reply may still be in flight (``core.arrival.state_settles_in``) — whether the table
         was emptied (``table#began``, which the first lease of a table without one writes), restored to
-        a backup from before the thread, or the item deleted by hand (``created``). One request, once
-        per thread: ``table#began`` read; in a table without one (its first lease, once per table) the
-        conditional put that begins it instead. The thread item gets the date with the holder's next
+        a backup from before the thread, or the item deleted by hand (``created``). A new message's
+        record read ``table#began`` with its ledger entry (:meth:`read_ledger`, issue 46) and hands it
+        to the lease; this is for a lease without it (a send outcome, a reconcile) and a table not begun
+        yet: ``table#began`` read, and in a table without one (its first lease, once per table) the
+        conditional put that begins it. The thread item gets the date with the holder's next
         write of it (:meth:`_dates`): a lease always ends in one (an intent stored, a settlement, a
         release), and a holder dead before it leaves the item dated by its lease, later than the table
         began — a longer wait, never a shorter one (issue 46: the separate update was a request and a
@@ -632,35 +673,79 @@ class DynamoDBStateStore:
 
     # ---- the outbox --------------------------------------------------------------------------------------
 
-    def store_intent(self, lease: Lease, intent: Intent) -> bool:
+    def store_intent(self, lease: Lease, intent: Intent, *, grant_alive: str = "") -> bool:
         """Set one outbox entry (a new intent, or the next state of one), conditioned on the lease.
 
-        A large request's body items are written first (:meth:`_intent_attribute`).
+        A large request's body items are written first (:meth:`_intent_attribute`). With ``grant_alive``
+        (and a registry wired: ``grant_life``), the entry is written in one ``TransactWriteItems`` with the
+        grant life's ``ConditionCheck`` and, when it is one write unit's item, the request's body item.
+
+        Why one transaction (issue 46): the store is followed by the send, which the grant's life, read
+        strongly consistent, must precede (issue 42); and the body item is written before its entry.
+        Three requests become one; a transaction bills each item twice (2 units for each, where the
+        body's put and the entry's update were 1 each, and the life's read 1 read unit), so a body over
+        one unit is still written first by itself, its units once.
+
+        Raises
+        ------
+        GrantLifeRefused
+            The grant's life failed the check (nothing was written).
         """
-        values: dict[str, Any] = {
-            ":intent": self._intent_attribute(lease, intent),
-            ":token": {"S": lease.token},
-        }
+        check = self._grant_life(grant_alive) if grant_alive and self._grant_life is not None else None
+        bodies = self._bodies_written(lease, intent, inline=check is not None)
+        values: dict[str, Any] = {":intent": intent_attribute(intent), ":token": {"S": lease.token}}
         sets = [f"{OUTBOX}.#intent = :intent", *self._dates(lease, values)]
+        update = {
+            "TableName": self._table,
+            "Key": {"pk": {"S": lease.key}},
+            "UpdateExpression": f"SET {', '.join(sets)}",
+            "ConditionExpression": f"{LEASE_OWNER} = :token",
+            "ExpressionAttributeNames": {"#intent": intent.id},
+            "ExpressionAttributeValues": values,
+        }
+        if check is None:
+            try:
+                self._write("update_item", "the outbox entry", **update)
+            except ClientError as exc:
+                if not _condition_failed(exc):
+                    raise
+                return False
+            return True
+        return self._store_checked(lease, bodies, update, check, grant_alive)
+
+    def _store_checked(
+        self,
+        lease: Lease,
+        bodies: list[dict[str, Any]],
+        update: dict[str, Any],
+        check: dict[str, Any],
+        grant_id: str,
+    ) -> bool:
+        """The outbox entry, the small body item (if any) and the grant life's check in one transaction."""
+        items = [*({"Put": {"TableName": self._table, "Item": b}} for b in bodies), {"Update": update}, check]
         try:
-            self._write(
-                "update_item",
-                "the outbox entry",
-                TableName=self._table,
-                Key={"pk": {"S": lease.key}},
-                UpdateExpression=f"SET {', '.join(sets)}",
-                ConditionExpression=f"{LEASE_OWNER} = :token",
-                ExpressionAttributeNames={"#intent": intent.id},
-                ExpressionAttributeValues=values,
-            )
+            self._transact(items, "the outbox entry", None)
         except ClientError as exc:
             if not _condition_failed(exc):
                 raise
-            return False
+            reasons = exc.response.get("CancellationReasons") or []
+            failed = [i for i, r in enumerate(reasons) if r.get("Code") == "ConditionalCheckFailed"]
+            if len(items) - 1 in failed and len(items) - 2 not in failed:
+                raise GrantLifeRefused(grant_id) from None
+            return False  # the lease was lost (the body items, unconditioned, cannot fail)
+        if bodies:
+            lease.bodies.add(bodies[0]["pk"]["S"])
         return True
 
     def _intent_attribute(self, lease: Lease, intent: Intent) -> dict[str, Any]:
-        """The intent's outbox entry, once the body items its request needs (if any) are in the table.
+        """The intent's outbox entry, once the body items its request needs (if any) are in the table."""
+        self._bodies_written(lease, intent, inline=False)
+        return intent_attribute(intent)
+
+    def _bodies_written(self, lease: Lease, intent: Intent, *, inline: bool) -> list[dict[str, Any]]:
+        """Write the body items the intent's request needs (if any) and this lease has not; the items left
+        for the entry's own transaction to write (``inline``: a body of one item within one write unit,
+        :meth:`_store_checked`, which names it in ``lease.bodies`` once written).
 
         Why before, and why by plain puts: an entry naming a body is never
         written before the body, so whoever reads the entry finds its bytes; a
@@ -671,12 +756,16 @@ class DynamoDBStateStore:
         """
         stored = stored_request(intent.request)
         first = body_key(intent.id, stored.digest, 0)
-        if stored.chunks and first not in lease.bodies:
-            expires_at = int(self._clock()) + self._ttl + BODY_TTL_GRACE_SECONDS
-            for item in stored.body_items(intent.id, expires_at):
-                self._dynamodb.put_item(TableName=self._table, Item=item)
-            lease.bodies.add(first)
-        return intent_attribute(intent)
+        if not stored.chunks or first in lease.bodies:
+            return []
+        expires_at = int(self._clock()) + self._ttl + BODY_TTL_GRACE_SECONDS
+        items = stored.body_items(intent.id, expires_at)
+        if inline and len(items) == 1 and item_bytes(items[0]) <= ONE_WRITE_UNIT_BYTES:
+            return items
+        for item in items:
+            self._dynamodb.put_item(TableName=self._table, Item=item)
+        lease.bodies.add(first)
+        return []
 
     def _write_outbox(self, lease: Lease, intents: Mapping[str, Intent]) -> None:
         for intent in intents.values():

@@ -107,7 +107,9 @@ def message_arrived(s: Situation, arrived: MessageArrived) -> Step:
         case Leased(state=state) | Planned(state=state) | Answered(state=state):
             return _under_the_lease(s, arrived, thread_id, state, agents)
         case _:
-            return TakeLease(thread_key(arrived.grant_id, thread_id), s.policy.lease_seconds)
+            return TakeLease(
+                thread_key(arrived.grant_id, thread_id), s.policy.lease_seconds, s.table_began_ms
+            )
 
 
 def is_our_echo(subject: object) -> bool:

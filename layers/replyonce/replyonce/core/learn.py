@@ -374,7 +374,7 @@ def _learn_read(
         case ReadActiveRegion():
             return replace(s, active_region=result)
         case ReadLedger():
-            return replace(s, ledger=result)
+            return replace(s, ledger=result.entry, table_began_ms=result.table_began_ms)
         case FetchMessage():
             if result is None:
                 return replace(s, fetched=GONE)

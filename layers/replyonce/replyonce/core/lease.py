@@ -39,4 +39,4 @@ def lease_wait(s: Situation, step: TakeLease) -> Step:
         return step
     if s.clock + LEASE_POLL_SECONDS > ends:
         return Defer(DeferReason.THREAD_BUSY, refused.held_for_seconds + 1, {"thread_key": step.thread_key})
-    return WaitForLease(step.thread_key, step.duration_seconds, LEASE_POLL_SECONDS)
+    return WaitForLease(step.thread_key, step.duration_seconds, LEASE_POLL_SECONDS, step.table_began_ms)

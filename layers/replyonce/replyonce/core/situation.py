@@ -54,6 +54,9 @@ class Situation:
         The receiving grant's Sent folder ids (looked up with the others): a person's answer sits there.
     ledger:
         The message's ledger entry, ``None`` (none), or :data:`UNREAD`.
+    table_began_ms:
+        When the state table began, read with the ledger (``0``: not read, or not begun): the lease dates
+        a thread item it creates by it.
     fetched:
         The message fetched by id, :data:`GONE`, or :data:`UNREAD`.
     phase:
@@ -122,6 +125,7 @@ class Situation:
     sent_folders: frozenset[str] = frozenset()
     phase: Phase = field(default_factory=Arrived)
     ledger: LedgerEntry | None = UNREAD
+    table_began_ms: int = 0
     fetched: Message | None = UNREAD
     listing: Listing | None = None
     searches: Mapping[str, SearchResult] = field(default_factory=dict)

@@ -51,8 +51,12 @@ class FetchMessage:
 
 @dataclass(frozen=True)
 class TakeLease:
+    """Take the thread's lease; ``table_began_ms``: the table's beginning the record read with its ledger
+    (``0``: not read), which dates a thread item the lease creates."""
+
     thread_key: str
     duration_seconds: float
+    table_began_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -205,6 +209,7 @@ class WaitForLease:
     thread_key: str
     duration_seconds: float
     seconds: float
+    table_began_ms: int = 0
 
 
 @dataclass(frozen=True)

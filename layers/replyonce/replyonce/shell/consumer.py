@@ -225,7 +225,11 @@ class NotificationConsumer:
         replier = Replier(
             policy_of(settings),
             DynamoDBStateStore(
-                settings.state_table, dynamodb, ttl_seconds=settings.ledger_ttl_seconds, clock=clock
+                settings.state_table,
+                dynamodb,
+                ttl_seconds=settings.ledger_ttl_seconds,
+                clock=clock,
+                grant_life=registry.not_deleted_check if registry is not None else None,
             ),
             mailbox,
             agent,

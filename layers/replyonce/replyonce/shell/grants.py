@@ -187,6 +187,12 @@ class GrantDirectory:
         """This container handled the grant's deletion: its records are skipped from now on."""
         self._deleted.add(grant_id)
 
+    @property
+    def knows_lives(self) -> bool:
+        """Whether a grant's life is read at all (a registry is wired): an intent stored right before its
+        send is then stored with the check that its grant's life is not deleted (``store_intent``)."""
+        return self._lives is not None
+
     def refuse_if_deleted(self, grant_id: str) -> None:
         """Right before a send or a draft: a strongly consistent read of the grant's life, so a grant deleted
         after the record began (the cache may be up to ``registry_max_age_seconds`` old) sends nothing.

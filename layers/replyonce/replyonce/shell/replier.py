@@ -32,6 +32,7 @@ from replyonce.answers import Answer
 from replyonce.core import Situation
 from replyonce.exceptions import (
     Deferred,
+    GrantLifeRefused,
     NylasPermanentError,
     NylasRetryableError,
     ReplyFileLost,
@@ -160,7 +161,7 @@ class Replier:
             core.LookUpAgents: lambda step, s: core.GrantsDescribed(self._described_grants(s.policy)),
             core.LookUpFolders: lambda step, s: self._grant_folders(step.grant_id, s.policy),
             core.ReadActiveRegion: lambda step, s: self._fence_record(),
-            core.ReadLedger: lambda step, s: self._store.ledger_entry(step.grant_id, step.message_id),
+            core.ReadLedger: lambda step, s: self._store.read_ledger(step.grant_id, step.message_id),
             core.FetchMessage: lambda step, s: self._mailbox.message(step.grant_id, step.message_id),
             core.TakeLease: lambda step, s: self._take_lease(step),
             core.WaitForLease: lambda step, s: self._wait_for_lease(step),
@@ -331,6 +332,8 @@ class Replier:
         self._record.hold = hold_record
         # The reply's files this record holds (kept in the bucket already), by SHA-256.
         self._record.files = {}
+        # The intent this record's last store checked the grant's life with (its send needs no read).
+        self._record.life_checked = ""
         policy, self._record.agent = self._policy, self._agent
         if self._grants is not None and core.is_our_echo(job):
             # Our own reply's echo is skipped by its payload alone, whatever its grant's state: a paused
@@ -439,7 +442,9 @@ class Replier:
 
     def _lease(self, step: core.TakeLease | core.WaitForLease) -> Lease | core.ThreadBusy:
         try:
-            return self._store.take_lease(step.thread_key, int(step.duration_seconds * 1000))
+            return self._store.take_lease(
+                step.thread_key, int(step.duration_seconds * 1000), step.table_began_ms
+            )
         except ThreadBusyError as busy:
             return core.ThreadBusy(busy.held_for_seconds)
 
@@ -504,7 +509,22 @@ class Replier:
                 if file_digest in named and file_digest not in self._record.files:
                     self._files().put(step.intent.id, bytes(file.content), file.content_type)
                     self._record.files[file_digest] = bytes(file.content)
-        return self._store.store_intent(self._lease_of(s, step), step.intent)
+        lease = self._lease_of(s, step)
+        if not (step.attempt and self._grants is not None and self._grants.knows_lives):
+            return self._store.store_intent(lease, step.intent)
+        # The send follows: the grant's life is checked in the store's own write (issue 46), where it was
+        # a strongly consistent read of its own right before the send (issue 42).
+        grant_id = s.job.grant_id
+        try:
+            stored = self._store.store_intent(lease, step.intent, grant_alive=grant_id)
+        except GrantLifeRefused:
+            # Deleted: deferred grant_deleted (nothing stored). A life the check could not read as alive
+            # but not deleted: stored without the check, and read before the send as before.
+            self._grants.refuse_if_deleted(grant_id)
+            return self._store.store_intent(lease, step.intent)
+        if stored is True:
+            self._record.life_checked = step.intent.id
+        return stored
 
     def _files(self) -> ReplyFiles:
         if self._reply_files is None:
@@ -522,8 +542,10 @@ class Replier:
         return files
 
     def _attempt(self, grant_id: str, intent: Any) -> Answer:
-        if self._grants is not None:
-            # A grant Nylas deleted after this record began sends nothing (a strongly consistent read).
+        checked, self._record.life_checked = self._record.life_checked, ""
+        if self._grants is not None and checked != intent.id:
+            # A grant Nylas deleted after this record began sends nothing (a strongly consistent read),
+            # unless the write that stored this intent, right before, checked the grant's life.
             self._grants.refuse_if_deleted(grant_id)
         # Files, when the intent names any, go as the port's last argument (a reply without is as before).
         files = (self._files_of(intent),) if references(intent.payload) else ()
