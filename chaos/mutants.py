@@ -597,8 +597,10 @@ def _grant_directory() -> Any:
 
 
 def deletion_unchecked_at_send(patches: _Patches) -> None:
-    """No strongly consistent read of the grant's life before a send: only the registry's cache stops a
-    deleted grant, so a record begun on a cache that does not know yet sends after the deletion."""
+    """No deletion check before a send: the grant's life read (``GrantDirectory.refuse_if_deleted``) lets
+    everything through, so an intent whose transaction's check found the grant deleted is stored without
+    the check and sent; only the registry's cache stops a deleted grant, and a record begun on a cache
+    that does not know yet sends after the deletion."""
     patches.set(_grant_directory(), "refuse_if_deleted", lambda self, grant_id: None)
 
 
