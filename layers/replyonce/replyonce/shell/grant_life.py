@@ -84,7 +84,7 @@ class GrantLifecycle:
         backfill: Backfill,
         seeded: tuple[str, ...] = (),
         clock: Callable[[], float] = time.time,
-        page_margin_seconds: float = 20.0,
+        page_margin_seconds: float,
     ) -> None:
         self._seeded = seeded
         self._page_margin_seconds = page_margin_seconds
