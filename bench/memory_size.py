@@ -1,4 +1,4 @@
-"""The replier's memory size by measurement: 128, 256 and 512 MB of CPU and memory, at real latency.
+"""The replier's memory size by measurement: 160, 192 and 256 MB of CPU and memory, at real latency.
 
 Lambda gives a function CPU in proportion to its memory (1,769 MB is one
 vCPU) and kills it past its memory. Here the replier runs in a process of its
@@ -38,7 +38,9 @@ from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.stack import LocalStack
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-SIZES_MB = (128, 256, 512)
+# Issue 46: the template's 256 MB and the two sizes below it worth a saving (128 MB was measured before and
+# ruled out: its CPU share stretched time to reply; 512 MB only bills more for a process that waits).
+SIZES_MB = (160, 192, 256)
 ONE_VCPU_MB = 1769
 PERIOD_US = 100_000
 CHILD = Path(__file__).resolve().parent / "memory_child.py"

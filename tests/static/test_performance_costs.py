@@ -173,7 +173,7 @@ def test_the_cost_at_each_fill_and_memory_size_is_re_derived_from_its_inputs(blo
     # A long thread's item is larger than a new thread's: its follow-up writes more units.
     assert at_fill["fills"]["long_thread"]["path"]["wru"] > 0
     sizes = {int(name.split()[0]) for name in at_fill["memory_sizes"]}
-    assert sizes == {128, 256, 512}
+    assert sizes == {160, 192, 256}  # issue 46: the two sizes below the template's 256 MB
 
 
 def test_the_lead_section_shows_the_figures_of_the_block(at_fill):
