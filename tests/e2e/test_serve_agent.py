@@ -16,7 +16,7 @@ import time
 import pytest
 
 from devstack import trigger
-from tests.e2e.test_serve_trigger import ENVIRONMENT, ROOT, Serve, agent_messages
+from tests.e2e.test_serve_trigger import ENVIRONMENT, ROOT, Serve, agent_messages, run_ops
 
 AGENT = textwrap.dedent(
     """
@@ -211,15 +211,7 @@ def test_a_record_the_agent_keeps_failing_is_said_dead_lettered_and_make_redrive
         source.write_text(AGENT.replace("{version}", "fixed"))
         os.utime(source, (time.time() + 5, time.time() + 5))
         serve.wait_for(r"team_agent\.py changed")
-        redrive = subprocess.run(  # noqa: S603 - our own interpreter and module, as make redrive runs it
-            [sys.executable, "-m", "ops", "redrive", "--local", serve.base_url],
-            cwd=ROOT,
-            env=ENVIRONMENT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert redrive.returncode == 0, redrive.stderr
+        redrive = run_ops("redrive", "--local", serve.base_url, timeout=60)
         assert "moved 1 message(s) to the notification queue" in redrive.stdout
         serve.wait_for(r"reply sent")
         [reply] = agent_messages(serve, thread)

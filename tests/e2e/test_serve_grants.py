@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from devstack import trigger
-from tests.e2e.test_serve_trigger import ENVIRONMENT, ROOT, Serve
+from tests.e2e.test_serve_trigger import ENVIRONMENT, ROOT, Serve, run_ops
 
 GRANTS = {
     "grant-agent-0001": "support@replyonce.example",
@@ -26,16 +26,7 @@ GRANTS = {
 
 def ops(*argv: str) -> str:
     """``make grants`` / ``make promote`` as a process of its own; its report."""
-    run = subprocess.run(  # noqa: S603 - our own interpreter and module, as make runs it
-        [sys.executable, "-m", "ops", *argv],
-        cwd=ROOT,
-        env=ENVIRONMENT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr
-    return run.stdout
+    return run_ops(*argv).stdout
 
 
 @pytest.fixture(scope="module")

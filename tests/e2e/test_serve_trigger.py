@@ -104,6 +104,21 @@ def run_trigger(serve: Serve, capsys, *args: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+def run_ops(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """An operator's command (``python -m ops ...``, as ``make grants``/``redrive``/``shadow-report`` run
+    it) as a process of its own against a ``make serve`` stack; it must succeed."""
+    run = subprocess.run(  # noqa: S603 - our own interpreter and module, as make runs it
+        [sys.executable, "-m", "ops", *argv],
+        cwd=ROOT,
+        env=ENVIRONMENT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert run.returncode == 0, run.stderr
+    return run
+
+
 def agent_messages(serve: Serve, thread_id: str) -> list[dict]:
     thread = trigger.ServeClient(serve.base_url).thread(thread_id)["data"]
     return [m for m in thread if m["from"][0]["email"] == AGENT_EMAIL]

@@ -7,25 +7,15 @@ operator commands as processes of their own: they find the stack through ``GET /
 
 import json
 import re
-import subprocess
-import sys
 import time
 
 from devstack import trigger
-from tests.e2e.test_serve_trigger import ENVIRONMENT, ROOT, Serve, agent_messages
+from tests.e2e.test_serve_trigger import Serve, agent_messages, run_ops
 
 
 def ops(*argv: str) -> tuple[str, str]:
     """The command's report (stdout) and what it said about the run (stderr)."""
-    run = subprocess.run(  # noqa: S603 - our own interpreter and module, as make runs it
-        [sys.executable, "-m", "ops", *argv],
-        cwd=ROOT,
-        env=ENVIRONMENT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr
+    run = run_ops(*argv)
     return run.stdout, run.stderr
 
 
