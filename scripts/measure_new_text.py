@@ -42,8 +42,8 @@ What each set expects:
   (tuning since the sixth split), activecollab, phabricator, roundup, quotequail-tests (tuning since the
   seventh split) and landwirtcom, teamtailor, apptentive, randock, dspangenberg, team-plain, parse-reply
   (tuning since the eighth split), assembl, assembl-thread, kritikalfabric, notmuch, notmuch-lkml,
-  mitija, mu, mailpile (tuning since the ninth split), and chatmail, constable, mailstrip-go,
-  jetbrains (held out, ``scripts/mail_sets.py``):
+  mitija, mu, mailpile (tuning since the ninth split), chatmail, constable, mailstrip-go, jetbrains
+  (tuning since the tenth split), and gitea, replyr (held out, ``scripts/mail_sets.py``):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -1997,6 +1997,40 @@ def jetbrains_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+def gitea_cases(root: Path) -> list[Case]:
+    """go-gitea/gitea (Go; a forge's incoming-mail handler, replies to issue mail become comments):
+    every row ``{name, input, expected}`` of ``TestExtractReply`` in ``services/mailer/incoming/
+    incoming_test.go``, each asserted ``extractReply(input) == expected`` (the whole comment text)."""
+    source = (root / "services" / "mailer" / "incoming" / "incoming_test.go").read_text(encoding="utf-8")
+    table = source.split("func TestExtractReply(", 1)[1]
+    cases = [
+        Case("gitea", json.loads(name), json.loads(body), json.loads(expected))
+        for name, body, expected in re.findall(
+            r"\{(" + _EX_STRING + r"),\s*(" + _EX_STRING + r"),\s*(" + _EX_STRING + r")\}", table
+        )
+    ]
+    return _unique(cases)
+
+
+def replyr_cases(root: Path) -> list[Case]:
+    """wegatech/replyr (Ruby; a Rails engine turning mail replies into comments, German mail): each
+    ``Replyr::Email.new(Mail.read('test/replyr/emails/X.eml'))`` of ``test/replyr/email_test.rb`` followed
+    by ``assert_equal "…", email.stripped_body``; the body is the message's text/plain part, as its
+    ``Mail`` reads it."""
+    source = (root / "test" / "replyr" / "email_test.rb").read_text(encoding="utf-8")
+    cases = []
+    for fixture, expected in re.findall(
+        r"Mail\.read\('([^']+\.eml)'\)\)\n(?:.*\n)*?\s*assert_equal (" + _EX_STRING + r"), email\.stripped_body",
+        source,
+    ):
+        message = email.message_from_bytes((root / fixture).read_bytes(), policy=email.policy.default)
+        part = next((p for p in message.walk() if p.get_content_type() == "text/plain"), None)
+        if part is None:
+            continue
+        cases.append(Case("replyr", Path(fixture).name, part.get_content(), json.loads(expected)))
+    return _unique(cases)
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -2324,6 +2358,9 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "mailstrip-go": mailstrip_go_cases,
     # The ninth split, second part: recorded after that round's rules were final, before they were measured.
     "jetbrains": jetbrains_cases,
+    # The tenth split (held out): recorded before any rule of that round changed, measured once before.
+    "gitea": gitea_cases,
+    "replyr": replyr_cases,
 }
 
 
@@ -2413,7 +2450,12 @@ def main() -> None:
         ("mailstrip-go", "kvannotten/mailstrip"),
         ("jetbrains", "JetBrains/email-parser"),
     ):
-        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, ninth)")
+        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the tenth)")
+    for name, repository in (
+        ("gitea", "go-gitea/gitea (services/mailer/incoming)"),
+        ("replyr", "wegatech/replyr"),
+    ):
+        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, tenth)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
     parser.add_argument("--misses", action="store_true", help="print every body that is not exact")
     parser.add_argument("--html", action="store_true", help="also measure each body as Nylas gives it, HTML")
