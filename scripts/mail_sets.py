@@ -284,9 +284,7 @@ SOURCES: dict[str, Source] = {
     # The ninth split's held-out sets (measured with the reader of be3ed04 and of 5a26933, then read for the
     # notes in docs/reliability.md): tuning since the tenth split.
     "chatmail": Source("chatmail/core", "48888898ee148ed7b70fa825acffa6829c56c5cf", "tuning", "text"),
-    "constable": Source(
-        "thoughtbot/constable", "d2d427497ba5fa225378d1c094e54848cf5e753b", "tuning", "text"
-    ),
+    "constable": Source("thoughtbot/constable", "d2d427497ba5fa225378d1c094e54848cf5e753b", "tuning", "text"),
     "mailstrip-go": Source(
         "kvannotten/mailstrip", "0002f5c0467eaa183dac821f9e583dda70dde87b", "tuning", "text"
     ),

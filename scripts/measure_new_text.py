@@ -2020,7 +2020,9 @@ def replyr_cases(root: Path) -> list[Case]:
     source = (root / "test" / "replyr" / "email_test.rb").read_text(encoding="utf-8")
     cases = []
     for fixture, expected in re.findall(
-        r"Mail\.read\('([^']+\.eml)'\)\)\n(?:.*\n)*?\s*assert_equal (" + _EX_STRING + r"), email\.stripped_body",
+        r"Mail\.read\('([^']+\.eml)'\)\)\n(?:.*\n)*?\s*assert_equal ("
+        + _EX_STRING
+        + r"), email\.stripped_body",
         source,
     ):
         message = email.message_from_bytes((root / fixture).read_bytes(), policy=email.policy.default)
@@ -2450,7 +2452,9 @@ def main() -> None:
         ("mailstrip-go", "kvannotten/mailstrip"),
         ("jetbrains", "JetBrains/email-parser"),
     ):
-        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the tenth)")
+        parser.add_argument(
+            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the tenth)"
+        )
     for name, repository in (
         ("gitea", "go-gitea/gitea (services/mailer/incoming)"),
         ("replyr", "wegatech/replyr"),
