@@ -74,6 +74,7 @@ import email.policy
 import email.utils
 import html
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -122,6 +123,9 @@ class Case:
     # History is stated for the whole output: a forward is no exception (the thread sets, whose history is
     # what earlier messages of the thread hold, not what a rule finds).
     whole: bool = False
+    # The message's own subject, where the set's mail has one (an .eml): the reader is given it, as the
+    # replier gives it (``replyonce.rules.conversation``), by a reader that takes it.
+    subject: str | None = None
 
 
 # --- the sets ------------------------------------------------------------------------------------------
@@ -1649,6 +1653,7 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
                 "parents": ids,
                 "sender": sender,
                 "body": body.replace("\r\n", "\n"),
+                "subject": str(message.get("Subject", "")),
             }
         )
     by_id = {m["id"]: m for m in messages if m["id"]}
@@ -1717,6 +1722,7 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
                 tuple(re.escape(line) for line in history),
                 False,
                 True,
+                m["subject"],
             )
         )
     return _unique(cases)
@@ -1993,7 +1999,15 @@ def jetbrains_cases(root: Path) -> list[Case]:
                 continue
             lines = re.split(r"\r\n|\n|\r", body)
             new = lines if header.group(1) == "null" else lines[: int(header.group(2))]
-            cases.append(Case("jetbrains", f"{folder.group(1)}/{number.group(1)}", body, "\n".join(new)))
+            cases.append(
+                Case(
+                    "jetbrains",
+                    f"{folder.group(1)}/{number.group(1)}",
+                    body,
+                    "\n".join(new),
+                    subject=message["subject"],
+                )
+            )
     return _unique(cases)
 
 
@@ -2029,7 +2043,15 @@ def replyr_cases(root: Path) -> list[Case]:
         part = next((p for p in message.walk() if p.get_content_type() == "text/plain"), None)
         if part is None:
             continue
-        cases.append(Case("replyr", Path(fixture).name, part.get_content(), json.loads(expected)))
+        cases.append(
+            Case(
+                "replyr",
+                Path(fixture).name,
+                part.get_content(),
+                json.loads(expected),
+                subject=message["subject"],
+            )
+        )
     return _unique(cases)
 
 
@@ -2485,6 +2507,7 @@ def main() -> None:
     sets = list(dict.fromkeys(case.set for case in cases))
     for spec in args.impl or ["shipped"]:
         name, new_text, reads_html = implementation(spec)
+        takes_subject = "subject" in inspect.signature(new_text).parameters
         forms = ("plain", "as HTML") if reads_html and args.html else ("plain",)
         print(f"== {name}")
         totals: dict[tuple[str, str], list[int]] = {}
@@ -2495,7 +2518,8 @@ def main() -> None:
                 figures = [0, 0, 0, 0, 0, len(mine)]  # exact, of, history as new, dropped, unsure, bodies
                 debatable: dict[str, list[str]] = {}
                 for case in mine:
-                    got = new_text(as_html(case.body) if form == "as HTML" and not case.html else case.body)
+                    given = as_html(case.body) if form == "as HTML" and not case.html else case.body
+                    got = new_text(given, case.subject) if takes_subject else new_text(given)
                     expected = expected_words(case.expected)[0] if case.expected is not None else None
                     ok = expected is not None and output_words(got) == expected
                     back = quote_back(case, certain_part(got))

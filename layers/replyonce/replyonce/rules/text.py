@@ -375,6 +375,35 @@ _FORWARD = re.compile(
     r"początek przekazywanej wiadomości:|начало переадресованного сообщения:)\s*[*_]*\s*$",
     re.I,
 )
+# A helpdesk's line over its notification ("##- Please type your reply above this line -##", "-- REPLY
+# ABOVE THIS LINE --"), alone on its line: what follows it is the message the customer answers.
+_REPLY_ABOVE = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:type|write|enter|add|put)\s+)?(?:your\s+)?(?:reply|response|answer)\s+"
+    r"above\s+this\s+line\W*$",
+    re.I,
+)
+# A title whose dashes were lost on one side ("-Original Message", "-----Original Message"), directly
+# above a sure start of history: the title of that history, not the sender's words.
+_LOOSE_ORIGINAL = re.compile(rf"^\s*(?:-+(?=\S)|-{{2,}}\s*){_ORIGINAL_TITLES}\s*-*\s*$", re.I)
+# A client's markup around a dashed title at the start of a line of plain text (Samsung mail's
+# "<div>-------- Original message --------</div><div>From: …" in a text/plain part).
+_TAGGED_TITLE = re.compile(
+    r"^(?:\s*<(?:div|p|span|font|b|br)\b[^<>]*>)+\s*(?P<title>-{2,}[^<>]{3,60}?-{2,})\s*"
+    r"(?:</?(?:div|p|span|font|b|br)\b[^<>]*>\s*)*(?P<rest>.*)$",
+    re.I,
+)
+# "On Tue, 15 Mar 2016 12:30:19 +0000": a lead word and a date as a mail program writes it (a year, and a
+# time with its seconds or its zone), nothing after it; no person ends a sentence with "12:30:19 +0000".
+_MACHINE_DATE_LEAD = re.compile(
+    rf"^(?:{_LEADS})\s+[^:]{{0,40}}?(?:19|20)\d{{2}}\b[^:]{{0,8}}?\d{{1,2}}:\d{{2}}"
+    r"(?::\d{2}(?:\s*[AaPp][Mm])?(?:\s*(?:[+-]\d{4}|\(?[A-Z]{2,5}\)?))?"
+    r"|(?:\s*[AaPp][Mm])?\s*(?:[+-]\d{4}(?:\s*\(?[A-Z]{2,5}\)?)?|\(?[A-Z]{3,5}\)?))\s*$"
+)
+_IN_REPLY_TO = re.compile(r"^\s*in reply to\s*:\s*$", re.I)
+# A subject that says its message is a reply ("RE: FW: x", "AW: x", "Odp: x"): the message's own.
+_REPLY_SUBJECT = re.compile(
+    r"^\W*(?:re|aw|sv|antw|odp|ris|rif|ynt|отв|回复|答复|回覆)(?:\[\d+\])?\s*[:\uff1a]", re.I
+)
 
 _SIGNATURE_DELIMITER = re.compile(r"^--\s?$")
 _RFC_DELIMITER = "-- "
@@ -703,16 +732,32 @@ def _mark_doubts(lines: list[str]) -> list[str]:
     for index, line in enumerate(lines):
         if not line.strip() or line.strip() in _MARKS or _quoted(line):
             continue
+        sure = _history_at(lines, index)
+        if sure is not None and sure[1] is None and not sure[2]:
+            return lines  # sure history starts here: nothing below it is the sender's, nor a doubt
         glued = _glued_block(line)
-        known = _history_at(lines, index) is not None or _attribution_at(lines, index) is not None
+        known = sure is not None or _attribution_at(lines, index) is not None
         if glued is not None and not known and (written or glued > 0):
             head, tail = line[:glued].rstrip(), line[glued:]
             return [*lines[:index], *([head] if head else []), _DOUBT_MARK, tail, *lines[index + 1 :]]
-        if written and not known and (_header_run(lines, index) or _colon_attribution(lines, index)):
+        if (
+            written
+            and not known
+            and (_header_run(lines, index) or _colon_attribution(lines, index) or _in_reply_to(lines, index))
+        ):
             start = _history_start(lines, index)
             return [*lines[:start], _DOUBT_MARK, *lines[start:]]
         written = True
     return lines
+
+
+def _in_reply_to(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is "In reply to:" alone, with unquoted text under it: a tracker's or a
+    client's lead-in to the message answered, or the customer's own ("In reply to:" / "your question
+    about the refund, …"). The reader cannot tell: the rest goes behind :data:`UNSURE_MARKER`."""
+    if not _IN_REPLY_TO.match(lines[index]):
+        return False
+    return any(line.strip() and not _quoted(line) for line in lines[index + 1 :])
 
 
 def _header_block_sure(lines: list[str], start: int) -> bool:
@@ -939,6 +984,8 @@ def _lone_sender(lines: list[str], index: int) -> bool:
 def _history_follows(lines: list[str], index: int) -> bool:
     """Whether unquoted history the rules know starts at ``lines[index]``, or below a divider there
     ("----------" above Outlook's block): then the reader is sure, not in doubt."""
+    if _history_at(lines, index) is not None:
+        return True  # "-------- Original message --------" is history's title, whatever follows it
     if _SEPARATOR_RULE.match(lines[index]) or _DASHED_TITLE.match(lines[index]):
         index = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), len(lines))
     return index < len(lines) and _history_at(lines, index) is not None
@@ -1012,6 +1059,8 @@ def _history_at(lines: list[str], index: int) -> tuple[int, int | None, bool] | 
     line = lines[index]
     if _FORWARD.match(line):
         return index, index, False
+    if _REPLY_ABOVE.match(line):
+        return _titled(lines, index), None, False
     if _ORIGINAL_MESSAGE.match(line):
         return index, (index if _header_subject_forwarded(lines, index + 1) else None), False
     found, forwarded = _header_block(lines, index)
@@ -1022,6 +1071,15 @@ def _history_at(lines: list[str], index: int) -> tuple[int, int | None, bool] | 
         sure = _header_block_sure(lines, index) or start != index  # a divider above it is Outlook's
         return start, None, not sure
     return None
+
+
+def _titled(lines: list[str], start: int) -> int:
+    """Where sure history found at ``lines[start]`` starts: above it, a title whose dashes were lost
+    ("-Original Message" over "On … wrote:"), if it stands directly above (blank lines aside)."""
+    above = start - 1
+    while above >= 0 and not lines[above].strip():
+        above -= 1
+    return above if above >= 0 and _LOOSE_ORIGINAL.match(lines[above]) else start
 
 
 def _past_attribution(lines: list[str], kinds: list[str], index: int) -> tuple[int, bool, str | None]:
@@ -1042,7 +1100,9 @@ def _past_attribution(lines: list[str], kinds: list[str], index: int) -> tuple[i
         return after, True, None
     # Unquoted text under an attribution: history when the attribution names an address; otherwise
     # the customer may have typed both ("On 3 December at 10:15 your courier wrote: …"): unsure.
-    return index, False, ("history" if _sure(" ".join(lines[index : end + 1])) else "unsure")
+    if _sure(" ".join(lines[index : end + 1])):
+        return _titled(lines, index), False, "history"
+    return index, False, "unsure"
 
 
 def _generic_attribution(lines: list[str], index: int) -> bool:
@@ -1051,6 +1111,11 @@ def _generic_attribution(lines: list[str], index: int) -> bool:
     bare lead-in, a name and the verb only ("John wrote:", "Jim Bob a écrit :"), directly above a quote:
     it belongs to the older message the quote holds."""
     line = lines[index].strip()
+    if _MACHINE_DATE_LEAD.match(line):
+        # "On Tue, 15 Mar 2016 12:30:19 +0000" over a quote (blank lines between): a client's attribution
+        # that lost its name and verb.
+        after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+        return after is not None and _quoted(lines[after])
     following = index + 1 < len(lines) and _quoted(lines[index + 1])
     if not following and _ADDRESS.search(line):
         # An address and a colon: blank lines may stand between it and the quote ("… <john@x> napisao je:"
@@ -1128,21 +1193,67 @@ def _without_signature(lines: list[str], kinds: list[str]) -> tuple[list[str], l
     return lines, kinds, delimiters[0], footer is not None
 
 
-def _new_words(text: str) -> str:
+def _unwrapped_title(line: str) -> list[str]:
+    """A line of plain text that opens with a client's markup around a dashed title, as the title and the
+    rest of the line below it ("<div>-------- Original message --------</div><div>From: …" reads as the
+    title over "From: …"); any other line as it is."""
+    tagged = _TAGGED_TITLE.match(line) if line.lstrip().startswith("<") else None
+    if tagged is None or not (_ORIGINAL_MESSAGE.match(tagged["title"]) or _FORWARD.match(tagged["title"])):
+        return [line]
+    return [tagged["title"], *([tagged["rest"]] if tagged["rest"].strip() else [])]
+
+
+def _block_subject(lines: list[str], start: int) -> str:
+    """The subject field's value of the header block at ``lines[start]`` (``""``: none)."""
+    for line in _block_lines(lines, start):
+        field = _FIELD.match(line)
+        if field and _field_kind(line) == "subject":
+            return line[field.end() :].strip(" *_")
+    return ""
+
+
+def _forward_by_subject(lines: list[str], forward: int, subject: str) -> str | None:
+    """What the message's own subject says of a header block kept as a forward because its subject says
+    "FW:": ``"history"`` when the message is a reply ("RE: FW: x": the block is the message replied to),
+    ``"unsure"`` when the message's subject is the block's own ("FW: x" over "Subject: FW: x": a reply
+    that kept the subject, or a forward of a forward), ``None`` (a forward, kept) otherwise. A forward's
+    own marker ("---------- Forwarded message ---------") is the customer's word for it: not judged."""
+    if _FORWARD.match(lines[forward]) or _quoted(lines[forward]):
+        return None
+    block = next(
+        (i for i in range(forward, min(forward + 6, len(lines))) if _header_block(lines, i)[0]), None
+    )
+    if block is None:
+        return None
+    if _REPLY_SUBJECT.match(subject):
+        return "history"
+    if " ".join(subject.split()).casefold() == " ".join(_block_subject(lines, block).split()).casefold():
+        return "unsure"
+    return None
+
+
+def _new_words(text: str, subject: str | None = None) -> str:
     """The new words of a body already rendered as text (quotes as ``>`` lines)."""
     # The RFC 3676 delimiter keeps its space ("-- "): a sure signature; a bare "--" may separate a list.
     lines = _split_mid_line_attributions(
         _split_run_together_headers(
             [
-                _RFC_DELIMITER
-                if line.startswith(_RFC_DELIMITER) and not line.strip("- \t")
-                else line.rstrip()
+                piece
                 for line in text.splitlines()
+                for piece in (
+                    [_RFC_DELIMITER]
+                    if line.startswith(_RFC_DELIMITER) and not line.strip("- \t")
+                    else _unwrapped_title(line.rstrip())
+                )
             ]
         )
     )
     lines = _mark_doubts(lines)
     kinds, live_end, forward, unsure = _classify(lines)
+    if forward is not None and subject is not None:
+        decided = _forward_by_subject(lines, forward, subject)
+        if decided is not None:
+            forward, unsure = None, decided == "unsure"
     live, live_kinds = lines[:live_end], kinds[:live_end]
     live, live_kinds, signature_doubt, over_footer = _without_signature(live, live_kinds)
     if signature_doubt is not None and (not unsure or over_footer) and forward is None:
@@ -1178,13 +1289,18 @@ def _new_words(text: str) -> str:
     return _BLANK_LINES.sub("\n\n", "\n".join(out)).strip()
 
 
-def new_text(body: str) -> str:
+def new_text(body: str, subject: str | None = None) -> str:
     """What the sender wrote in this message: their new words wherever they stand, and what they forward.
 
     Parameters
     ----------
     body
         The message body as Nylas gives it: HTML, or plain text.
+    subject
+        The message's own subject, where the caller has it. Outlook's reply and forward differ only by
+        it: an Outlook block whose Subject says "FW:" under "RE: FW: x" is the message replied to
+        (history), under a subject equal to the block's it may be either (behind
+        :data:`UNSURE_MARKER`); without a subject, such a block is kept as a forward.
 
     Returns
     -------
@@ -1193,7 +1309,7 @@ def new_text(body: str) -> str:
         forwarded content after its marker; ``""`` when the body holds nothing new.
     """
     body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
-    return _new_words(_rendered(body, quotes=True) if _is_html(body) else html.unescape(body))
+    return _new_words(_rendered(body, quotes=True) if _is_html(body) else html.unescape(body), subject)
 
 
 def full_text(body: str) -> str:
