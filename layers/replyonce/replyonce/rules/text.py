@@ -1250,7 +1250,7 @@ def _new_words(text: str, subject: str | None = None) -> str:
     )
     lines = _mark_doubts(lines)
     kinds, live_end, forward, unsure = _classify(lines)
-    if forward is not None and subject is not None:
+    if forward is not None and subject:
         decided = _forward_by_subject(lines, forward, subject)
         if decided is not None:
             forward, unsure = None, decided == "unsure"
