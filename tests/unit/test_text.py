@@ -1033,7 +1033,7 @@ def test_the_messages_own_subject_tells_a_reply_from_a_forward(form, name, subje
 
 def test_outlooks_html_divider_is_judged_by_the_subject_too():
     body = (
-        "<p>Please see below, thanks.</p><div id=\"divRplyFwdMsg\"><b>From:</b> Acme Support "
+        '<p>Please see below, thanks.</p><div id="divRplyFwdMsg"><b>From:</b> Acme Support '
         "&lt;support@acme.example&gt;<br><b>Sent:</b> Monday, November 30, 2026 10:02 AM<br><b>To:</b> Alice"
         "<br><b>Subject:</b> FW: Order 1042</div><div>Your order 1042 shipped on Friday.</div>"
     )
