@@ -973,13 +973,13 @@ TENTH = [
 # Each row: a body a person could type, that these rules must leave whole.
 TENTH_WHOLE = [
     ("'reply above this line' inside a sentence", "My reply is above this line of the form, sorry.\nOrder 1042."),
-    ("a bullet '- original message' over history under an address", "Problems:\n- original message\n- wrong mug"),
+    ("a bullet '- original message' as the last line", "Problems:\n- wrong mug\n- original message"),
     ("a dashed title of the customer's own inside '<div>' tags in plain text",
      "<div>---- Order 1042 ----</div><div>Blue mug x2</div>\nPlease redeliver it to <alice@example.com>."),
     ("'On 3 Dec 2026 at 10:15' typed alone on a line, no seconds or zone",
      "On 3 Dec 2026 at 10:15\nthe courier rang and left."),
     ("a machine date over the customer's own text, no quote", "On Mon, 30 Nov 2026 10:02:19 +0000\nthe parcel was scanned."),
-    ("'In reply to:' with words on its line", "In reply to: your question about the refund, yes please."),
+    ("'In reply to:' with words on its line", "Hi,\nIn reply to: your question about the refund, yes please."),
 ]  # fmt: skip
 
 
@@ -1044,3 +1044,8 @@ def test_outlooks_html_divider_is_judged_by_the_subject_too():
 def test_a_forward_marked_as_one_is_kept_whatever_the_subject():
     body = NOTE + "---------- Forwarded message ---------\n" + OUTLOOK_FW_BLOCK
     assert "shipped on Friday" in new_text(body, "RE: FW: Order 1042")
+
+
+def test_a_date_a_person_types_over_a_quote_stays():
+    body = "On 3 Dec 2026 at 10:15\n\n> Your parcel is out for delivery.\n\nNobody came."
+    assert new_text(body) == f"On 3 Dec 2026 at 10:15\n\n{QUOTE_MARKER}\nNobody came."
