@@ -972,7 +972,7 @@ TENTH = [
 
 # Each row: a body a person could type, that these rules must leave whole.
 TENTH_WHOLE = [
-    ("'reply above this line' inside a sentence", "My reply is above this line of the form, sorry.\nOrder 1042."),
+    ("'reply above this line' inside a sentence", "I put my reply above this line of the form, sorry.\nOrder 1042."),
     ("a bullet '- original message' as the last line", "Problems:\n- wrong mug\n- original message"),
     ("a dashed title of the customer's own inside '<div>' tags in plain text",
      "<div>---- Order 1042 ----</div><div>Blue mug x2</div>\nPlease redeliver it to <alice@example.com>."),

@@ -732,11 +732,8 @@ def _mark_doubts(lines: list[str]) -> list[str]:
     for index, line in enumerate(lines):
         if not line.strip() or line.strip() in _MARKS or _quoted(line):
             continue
-        sure = _history_at(lines, index)
-        if sure is not None and sure[1] is None and not sure[2]:
-            return lines  # sure history starts here: nothing below it is the sender's, nor a doubt
         glued = _glued_block(line)
-        known = sure is not None or _attribution_at(lines, index) is not None
+        known = _history_at(lines, index) is not None or _attribution_at(lines, index) is not None
         if glued is not None and not known and (written or glued > 0):
             head, tail = line[:glued].rstrip(), line[glued:]
             return [*lines[:index], *([head] if head else []), _DOUBT_MARK, tail, *lines[index + 1 :]]
