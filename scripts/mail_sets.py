@@ -93,7 +93,11 @@ which replaced dimiro1/reply at that commit; read from the snapshot of a fork th
 commit, gitea's own being over the size a snapshot may have) and a Rails engine turning German mail
 replies into comments (wegatech/replyr: its ``email_test.rb``). Both are held out (all of this round's
 new sources). No new machine-mail set: replyr's two bounces are mikel/mail's ``report_422.eml`` and
-``report_530.eml`` (a tuning set) again.
+``report_530.eml`` (a tuning set) again. A second part was recorded after that round's rules were final
+(7e05419) and before they were measured: a Go port of email_reply_parser with Outlook and phone mail of its
+own (recapco/emailreplyparser: the ``ParseReply`` equalities of ``email_test.go``) and a mail client's
+message preview, which leaves quotes and signatures out (thunderbird/thunderbird-android:
+``PreviewTextExtractorTest.kt``'s quote and signature tests).
 """
 
 from typing import NamedTuple
@@ -299,6 +303,14 @@ SOURCES: dict[str, Source] = {
     # own snapshot is 675 MB, over the 500 MiB a snapshot may have).
     "gitea": Source("go-gitea/gitea", "f810e882a441b7ee3780e003b16e6abe294bfa50", "held-out", "text"),
     "replyr": Source("wegatech/replyr", "2820657ba49d9a3c8bb2156b1ed9764ae6952bbc", "held-out", "text"),
+    # Tenth split, second part: recorded after that round's rules were final (7e05419) and before they were
+    # measured, because the first part states a whole text for 41 bodies only.
+    "recapco": Source(
+        "recapco/emailreplyparser", "c8d8e0a5749b6e37ea2c6a8d0817cbeb3c43dd7d", "held-out", "text"
+    ),
+    "thunderbird": Source(
+        "thunderbird/thunderbird-android", "a59bd679859d369c9a39be147e536b825ffd0a6b", "held-out", "text"
+    ),
 }
 
 HELD_OUT = frozenset(name for name, source in SOURCES.items() if source.split == "held-out")

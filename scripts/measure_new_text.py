@@ -43,7 +43,8 @@ What each set expects:
   seventh split) and landwirtcom, teamtailor, apptentive, randock, dspangenberg, team-plain, parse-reply
   (tuning since the eighth split), assembl, assembl-thread, kritikalfabric, notmuch, notmuch-lkml,
   mitija, mu, mailpile (tuning since the ninth split), chatmail, constable, mailstrip-go, jetbrains
-  (tuning since the tenth split), and gitea, replyr (held out, ``scripts/mail_sets.py``):
+  (tuning since the tenth split), and gitea, replyr, recapco, thunderbird (held out,
+  ``scripts/mail_sets.py``):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -2055,6 +2056,56 @@ def replyr_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+def recapco_cases(root: Path) -> list[Case]:
+    """recapco/emailreplyparser (Go port of email_reply_parser, with Outlook and phone mail of its own): each
+    ``b := emailBody(t, "X")`` of ``email_test.go`` whose ``ParseReply(b)`` is asserted equal to a string
+    (``test_emails/X.txt``, the whole reply). The fragment checks are email_reply_parser's (a tuning set)."""
+    source = (root / "email_test.go").read_text(encoding="utf-8")
+    cases = []
+    for fixture, expected in re.findall(
+        r'emailBody\(t, "([^"]+)"\)\s*\n\s*reply, err := ParseReply\(b\)(?:.*\n)*?\s*assert\.Equal\(t, ('
+        + _EX_STRING
+        + r"), reply\)",
+        source,
+    ):
+        body = (root / "test_emails" / f"{fixture}.txt").read_text(encoding="utf-8")
+        cases.append(Case("recapco", fixture, body, json.loads(expected)))
+    return _unique(cases)
+
+
+def thunderbird_cases(root: Path) -> list[Case]:
+    """thunderbird/thunderbird-android (Kotlin; the mail client's message preview, which leaves out quotes,
+    their headers and the signature): each test of ``legacy/core/src/test/java/com/fsck/k9/message/
+    extractors/PreviewTextExtractorTest.kt`` named for a quote or a signature, on a ``text/plain`` part,
+    with its ``assertThat(preview).isEqualTo("…")``. The preview joins lines with spaces (the checker
+    compares whitespace-normalised) and writes "[…]" where it left a quote out between answers: read as a
+    line break, as the reader's ``[quoted text]`` line is."""
+    path = root / "legacy/core/src/test/java/com/fsck/k9/message/extractors/PreviewTextExtractorTest.kt"
+    source = path.read_text(encoding="utf-8")
+    cases = []
+    for name, block in re.findall(r"\n    fun (\w+)\(\) \{\n(.*?)\n    \}\n", source, re.S):
+        if not re.search(r"(?i)quote|signature|inlinerepl", name) or '"text/plain"' not in block:
+            continue
+        raw = re.search(r'val text =\s*"""\n(.*?)"""\.trim(Indent|Margin)\(\)', block, re.S)
+        plain = re.search(r"val text = (" + _EX_STRING + r")\n", block)
+        expected = re.search(r"isEqualTo\((" + _EX_STRING + r")\)", block)
+        if expected is None or (raw is None and plain is None):
+            continue
+        if raw is None:
+            body = json.loads(plain.group(1))
+        elif raw.group(2) == "Margin":  # Kotlin's trimMargin(): each line from its "|" on
+            body = "\n".join(re.sub(r"^\s*\|", "", line) for line in raw.group(1).splitlines())
+        else:
+            body = textwrap.dedent(raw.group(1))
+        body = body.lstrip("\n").rstrip()  # the first and the last blank line go, as trimMargin/trimIndent
+        for constant, value in re.findall(r"const val (\w+) = (" + _EX_STRING + ")", source):
+            value = json.loads(value)
+            body = body.replace("${" + constant + "}", value).replace("$" + constant, value)
+        shown = json.loads(expected.group(1)).replace("[…]", "\n")
+        cases.append(Case("thunderbird", name, body, shown))
+    return _unique(cases)
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -2385,6 +2436,9 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     # The tenth split (held out): recorded before any rule of that round changed, measured once before.
     "gitea": gitea_cases,
     "replyr": replyr_cases,
+    # The tenth split, second part: recorded after that round's rules were final, before they were measured.
+    "recapco": recapco_cases,
+    "thunderbird": thunderbird_cases,
 }
 
 
@@ -2480,6 +2534,8 @@ def main() -> None:
     for name, repository in (
         ("gitea", "go-gitea/gitea (services/mailer/incoming)"),
         ("replyr", "wegatech/replyr"),
+        ("recapco", "recapco/emailreplyparser"),
+        ("thunderbird", "thunderbird/thunderbird-android (its PreviewTextExtractorTest.kt)"),
     ):
         parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, tenth)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
