@@ -92,12 +92,14 @@ incoming-mail handler (go-gitea/gitea: ``TestExtractReply``, the table of its bu
 which replaced dimiro1/reply at that commit; read from the snapshot of a fork that holds the upstream
 commit, gitea's own being over the size a snapshot may have) and a Rails engine turning German mail
 replies into comments (wegatech/replyr: its ``email_test.rb``). Both are held out (all of this round's
-new sources). No new machine-mail set: replyr's two bounces are mikel/mail's ``report_422.eml`` and
+new sources). No machine-mail set of theirs: replyr's two bounces are mikel/mail's ``report_422.eml`` and
 ``report_530.eml`` (a tuning set) again. A second part was recorded after that round's rules were final
 (7e05419) and before they were measured: a Go port of email_reply_parser with Outlook and phone mail of its
 own (recapco/emailreplyparser: the ``ParseReply`` equalities of ``email_test.go``) and a mail client's
 message preview, which leaves quotes and signatures out (thunderbird/thunderbird-android:
-``PreviewTextExtractorTest.kt``'s quote and signature tests).
+``PreviewTextExtractorTest.kt``'s quote and signature tests). A machine-mail set was then recorded before
+it was measured (the screening did not change this round): a C# bounce detector's fixtures
+(rgl/MailBounceDetector: five bounces and a system account's test message).
 """
 
 from typing import NamedTuple
@@ -310,6 +312,11 @@ SOURCES: dict[str, Source] = {
     ),
     "thunderbird": Source(
         "thunderbird/thunderbird-android", "a59bd679859d369c9a39be147e536b825ffd0a6b", "held-out", "text"
+    ),
+    # Tenth split, machine mail: recorded after the text sets were measured and before it was measured (the
+    # screening did not change this round).
+    "mailbouncedetector": Source(
+        "rgl/MailBounceDetector", "05719306a7b903c07294d89386f84caa2912cd38", "held-out", "machine"
     ),
 }
 

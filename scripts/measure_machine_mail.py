@@ -37,8 +37,8 @@ Running it, from the repository root, on the screening of the working tree::
 The sets of ``scripts/mail_sets.py`` are read from ``git archive`` of the commit named there
 (``git --git-dir=MIRROR archive COMMIT | tar -x -C /tmp/mailrules_sets/NAME``); the
 held-out ones are ``--flufl-bounce``, ``--osandum`` and ``--mail-mime-parser`` (second round) and
-``--chatmail`` (ninth split: Delta Chat's ``test-data/message``; tuning since the tenth split, whose
-new sources hold no machine mail of their own).
+``--chatmail`` (ninth split: Delta Chat's ``test-data/message``; tuning since the tenth split) and
+``--mailbouncedetector`` (tenth split: rgl/MailBounceDetector's ``MailBounceDetector.Tests/Fixtures``).
 
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
@@ -331,6 +331,21 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
             "test-data/message/*",
             "person",
             "test messages written as people's mail (Delta Chat, Thunderbird, GMX)",
+        ),
+    ],
+    # Held out in the tenth split (scripts/mail_sets.py): a C# bounce detector's fixtures
+    # (rgl/MailBounceDetector), classed by its own tests (``Assert.True(result.IsBounce)``) and headers,
+    # recorded before it was measured.
+    "mailbouncedetector": [
+        (
+            "MailBounceDetector.Tests/Fixtures/bounce_*.eml",
+            "machine",
+            "a bounce (Exchange's and Postfix's multipart/report, qmail's notices from MAILER-DAEMON)",
+        ),
+        (
+            "MailBounceDetector.Tests/Fixtures/non_bounce_postfix_hello_world.eml",
+            "other",
+            "root@test.local's 'hello world' through a test Postfix: a system account's test, no one's mail",
         ),
     ],
 }
