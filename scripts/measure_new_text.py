@@ -43,8 +43,8 @@ What each set expects:
   seventh split) and landwirtcom, teamtailor, apptentive, randock, dspangenberg, team-plain, parse-reply
   (tuning since the eighth split), assembl, assembl-thread, kritikalfabric, notmuch, notmuch-lkml,
   mitija, mu, mailpile (tuning since the ninth split), chatmail, constable, mailstrip-go, jetbrains
-  (tuning since the tenth split), and gitea, replyr, recapco, thunderbird (held out,
-  ``scripts/mail_sets.py``):
+  (tuning since the tenth split), gitea, replyr, recapco, thunderbird (tuning since the eleventh
+  split), and zimbra (held out, ``scripts/mail_sets.py``):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -2106,6 +2106,52 @@ def thunderbird_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+# --- the eleventh split (held out) ----------------------------------------------------------------------
+
+_ZIMBRA_HARNESS = r"""
+var UtZWCUtils = {};
+%s
+process.stdout.write(JSON.stringify(UtGetOriginalContent_data.map(function (o) {
+    return {html: !!o.isHtml, input: o.input, output: o.output === UtZWCUtils.SAME ? o.input : o.output};
+})));
+"""
+
+
+def zimbra_cases(root: Path) -> list[Case]:
+    """Zimbra/zm-web-client (JavaScript; a webmail client's conversation view, which shows a message's
+    original content and folds what it quotes): every entry of ``WebRoot/js/zimbraMail/unittest/
+    UtGetOriginalContent_data.js`` (evaluated by node), each asserted ``AjxStringUtil.getOriginalContent(
+    input, isHtml) == output`` (``UtZWCUtils.SAME``: the whole input) by ``UtGetOriginalContent.js``.
+
+    Exact: the output; an HTML entry's input and output are HTML, given to the reader as they are and read
+    by the checker as lines (:func:`html_lines`). The client leaves out the quoted and forwarded original
+    and nothing else, so a line of three words or more of the input that the output does not hold is
+    history (:func:`_removed_lines`)."""
+    node = shutil.which("node")
+    if not node:
+        sys.exit("zimbra's cases are a JavaScript array: apt-get install nodejs")
+    source = (root / "WebRoot/js/zimbraMail/unittest/UtGetOriginalContent_data.js").read_text(
+        encoding="utf-8"
+    )
+    source = source.replace("UtGetOriginalContent_data = [", "var UtGetOriginalContent_data = [", 1)
+    entries = json.loads(
+        subprocess.run(  # noqa: S603
+            [node, "-e", _ZIMBRA_HARNESS % source], check=True, capture_output=True, text=True
+        ).stdout
+    )
+    cases = []
+    for number, entry in enumerate(entries, 1):
+        body, shown = entry["input"], entry["output"]
+        if entry["html"]:
+            expected = html_lines(shown)
+            history = _removed_lines(html_lines(body), expected)
+        else:
+            expected = shown
+            history = _removed_lines(body, shown)
+        cases.append(Case("zimbra", f"entry {number}", body, expected, (), history, entry["html"]))
+    return _unique(cases)
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -2433,12 +2479,14 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "mailstrip-go": mailstrip_go_cases,
     # The ninth split, second part: recorded after that round's rules were final, before they were measured.
     "jetbrains": jetbrains_cases,
-    # The tenth split (held out): recorded before any rule of that round changed, measured once before.
+    # The tenth split (tuning since the eleventh).
     "gitea": gitea_cases,
     "replyr": replyr_cases,
-    # The tenth split, second part: recorded after that round's rules were final, before they were measured.
+    # The tenth split, second part (tuning since the eleventh).
     "recapco": recapco_cases,
     "thunderbird": thunderbird_cases,
+    # The eleventh split (held out): recorded before any rule of that round changed, measured once before.
+    "zimbra": zimbra_cases,
 }
 
 
@@ -2537,7 +2585,10 @@ def main() -> None:
         ("recapco", "recapco/emailreplyparser"),
         ("thunderbird", "thunderbird/thunderbird-android (its PreviewTextExtractorTest.kt)"),
     ):
-        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, tenth)")
+        parser.add_argument(
+            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the eleventh)"
+        )
+    parser.add_argument("--zimbra", type=Path, help="a checkout of Zimbra/zm-web-client (held out, eleventh)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
     parser.add_argument("--misses", action="store_true", help="print every body that is not exact")
     parser.add_argument("--html", action="store_true", help="also measure each body as Nylas gives it, HTML")
