@@ -22,18 +22,23 @@ What :func:`new_text` keeps, in the order written:
 
 Signatures go only when they are signatures: the RFC 3676 section 4.3
 delimiter line ``-- `` (``--`` too) and a mail client's trailing line ("Sent
-from my iPhone", "Von meinem iPhone gesendet", "Get Outlook for iOS") at the
-very end of the new words; "Sent from my desk, which …" in a sentence stays.
+from my iPhone", "Von meinem iPhone gesendet", "Get Outlook for iOS", and what
+phones write in other languages and scripts: "iPhoneから送信", "發自我的iPhone",
+"나의 iPhone에서 보냄", "iPhone'umdan gönderildi" …, where a sentence could begin
+the same way only with a phone's or a mail program's name) at the very end of
+the new words; "Sent from my desk, which …" in a sentence stays.
 
 How: the body becomes lines (HTML: block elements are line breaks,
 ``<blockquote>`` becomes ``>`` lines, Outlook's reply divider a history
 mark), and each line is classified: quoted, attribution (localised "On …
 wrote:" forms in English, German, French, Spanish, Italian, Dutch,
 Portuguese, Swedish, Danish, Norwegian, Polish, Russian, Ukrainian,
-Vietnamese, wrapped over up to five lines or standing after text on the same
-line), the start of unquoted history (an Outlook header block in those
-languages, "-----Original Message-----", an attribution followed by
-unquoted text), a forward marker, a signature, or new text.
+Vietnamese and more, a bare "Name wrote:" over a quote, in scripts without
+capitals too: "田中さんは書きました", "홍길동님이 작성", "张三写道"; wrapped over up
+to five lines or standing after text on the same line), the start of
+unquoted history (an Outlook header block in those languages,
+"-----Original Message-----", an attribution followed by unquoted text), a
+forward marker, a signature, or new text.
 
 Why these rules and not a library, by measurement (``scripts/measure_new_text.py``
 on the public fixture sets of talon, github/email_reply_parser and
@@ -275,7 +280,12 @@ _VERB_LAST = (
     r"geschreven|"
     r"napisał\(a\)|napisała|napisał|napisal|pisze|написал\(а\)|написала|написал|пишет|написав|пише|"  # noqa: RUF001 - Cyrillic: the words' own letters
     r"đã\s+viết|写道|kirjoitti|írta|a\s+scris|ha\s+escrit|va\s+escriure|님이\s*작성|작성|"
-    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب"  # noqa: RUF001 - Greek: the word's own letters
+    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب|"  # noqa: RUF001 - Greek: the word's own letters
+    # Other scripts and languages: Japanese (Thunderbird's "…さんは書きました:", iOS's "… <a@x>のメール:"),
+    # traditional Chinese, Croatian and Serbian, Slovak, Bulgarian, the Baltic languages, Icelandic,
+    # Galician, Albanian, Indonesian, Thai, Hindi, Persian.
+    r"書きました|寫道|のメール|napisao\s+je|napisala\s+je|je\s+napisao|je\s+napisala|napísal\(a\)|napísala|"
+    r"napísal|написа|написао|rašė|rakstīja|kirjutas|skrifaði|escribiu|shkroi|menulis|เขียนว่า|ने\s+लिखा|نوشت"
 )
 _VERB_MID = r"schrieb|schreef|skrev|skreiv|napisana\s+przez"
 # After a mid verb, the name and the date may follow, times ("11:53") included.
@@ -288,6 +298,11 @@ _ATTR_END = re.compile(
 _ANY_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST}|{_VERB_MID}|sent)(?!\w)", re.I)
 # A bare lead-in's verb, last on its line with its colon: "John wrote:" (see _bare_lead_in).
 _BARE_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*[:\uff1a]$", re.I)
+# A bare lead-in in a script without capitals, where a name cannot be told by its first letter: the
+# verb's own form names a person (an honorific, さん or 님, or the verb of a named writer, 写道).
+_CASELESS_BARE = re.compile(
+    r"(?:(?:さん)?[はが]書きました|写道|寫道|님이\s*(?:작성|씀)|כתב(?:ה)?|كتب|نوشت)\s*[:\uff1a]$"
+)
 # "On … <a@x> wrote" with the colon lost: the verb ends the line.
 _VERB_AT_END = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*$", re.I)
 # "30.11.2026 10:02, Alice <a@x>:" (Russian clients write the day and month in words first): no verb,
@@ -407,6 +422,40 @@ _REPLY_SUBJECT = re.compile(
 
 _SIGNATURE_DELIMITER = re.compile(r"^--\s?$")
 _RFC_DELIMITER = "-- "
+# A phone's, a tablet's or a mail program's name, as footers name them.
+_DEVICE = (
+    r"(?:iphone|ipad|ipod|android|galaxy|samsung|huawei|honor|xiaomi|redmi|oppo|vivo|oneplus|pixel|xperia|"
+    r"aquos|outlook|blackberry|华为|華為|荣耀|榮耀|小米|一加|魅族|갤럭시|삼성|手机|手機|携帯|ケータイ|"
+    r"スマートフォン|スマホ|스마트폰|휴대폰|모바일|モバイル|邮箱|郵箱|邮件|郵件|メール|mail|网易|網易|qq|平板)"
+)
+_DEVICE_FOOTER = (
+    # Dutch, Portuguese, Catalan, Italian, Scandinavian, Finnish, Estonian, the Slavic and Baltic
+    # languages, Greek, Vietnamese, Indonesian, Malay, Thai: "sent from" and a phone or program.
+    r"verstuurd (?:met|vanaf|vanuit|van) .+|enviado de (?:o )?meu .+|enviat des de(?:l)? .+|"
+    r"inviato dal(?:l[ao]|la)? .+|sendt fra (?:mi|mitt) .+|sendt fra \S*" + _DEVICE + r"\S*|"
+    r"lähetetty (?:minun )?\S+(?:sta|stä|lta|ltä)|saadetud (?:minu )?\S+|"
+    r"wysłano z .+|odesláno z .+|odoslané z .+|poslan[oa]? (?:s|sa|iz) .+|poslato (?:s|sa|iz) .+|"
+    r"отправлено из .+|надіслано з .+|изпратено от .+|послато са .+|išsiųsta iš .+|nosūtīts no .+|"  # noqa: RUF001
+    r"στάλθηκε από .+|εστάλη από .+|(?:được )?gửi từ .+|dikirim dari .+|dihantar dari .+|ส่งจาก .+|"
+    # Turkish, Hungarian, Hebrew, Arabic: the device's name comes first, or the verb alone means "sent".
+    r"\S*" + _DEVICE + r"(?:\S* ){0,3}\S*(?:dan|den|tan|ten) gönderildi|"
+    r"(?:az? )?\S*" + _DEVICE + r"(?:\S* ){0,3}\S*r[óő]l küldve|"
+    r"נשלח מ\S*" + _DEVICE + r".*|"
+    r"(?:أُرسلت|أرسلت|ارسلت|مرسل|أرسل)\s+من\s+(?:\S+\s+){0,2}\S*" + _DEVICE + r".*|"
+    # Japanese ("iPhoneから送信"), Korean ("나의 iPhone에서 보냄"), Chinese ("发自我的iPhone",
+    # "發自我的 iPhone", "来自网易邮箱大师", "从我的iPhone发送").
+    r"[^。\uff01\uff1f]{0,30}" + _DEVICE + r"[^。\uff01\uff1f]{0,20}から送信(?:しました|されました)?|"
+    r"[^.!?]{0,30}" + _DEVICE + r"[^.!?]{0,20}에서\s*(?:보냄|보냈습니다|전송됨|발송)|"
+    r"(?:发自|發自|寄自|来自|來自|发送自|發送自)\s*(?:我的)?\s*[^\uff0c。\uff01\uff1f,]{0,30}?"
+    + _DEVICE
+    + r"[^\uff0c。\uff01\uff1f,]{0,20}|"
+    r"(?:从|從)我的\s*\S.{0,30}?\s*(?:发送|傳送|發送)|"
+    # "Get Outlook for iOS" in other languages: the program, the system and a verb of getting, alone.
+    r"(?=[^.!?。]{0,60}$)(?=.*outlook)(?=.*(?:ios|android))"
+    r".*(?:scarica|ottieni|obter|obtenha|baixe|descarga|skaffa|hämta|hent|last ned|pobierz|загрузите|"
+    r"скачайте|получите|получить|lataa|indir|télécharger|herunterladen|downloaden|入手|받기|获取|獲取|取得|"
+    r"下载|下載).*"
+)
 # A client's footer, as the last line(s) of the new words. Why the remainder rule below: "Sent from my
 # cell, please excuse typos" is a footer, "Sent from my desk, is much easier" is a sentence.
 _CLIENT_SIGNATURE = re.compile(
@@ -419,7 +468,9 @@ _CLIENT_SIGNATURE = re.compile(
     r"trimis de pe (?:iphone|ipad|android|galaxy|samsung|mobil|telefon|outlook)\S*(?: .+)?|"
     r"(?:az? )?(?:iphone|ipad|android|galaxy|samsung|mobil|telefon|outlook)\S*r[óő]l küldve|"
     r"wysłane z .+|отправлено с .+|從我的 .+ 傳送|从我的 .+ 发送|"  # noqa: RUF001 - Cyrillic: the words' own letters
-    r"\S+ from (?:my )?(?:mobile|phone|iphone|ipad|android)|from my (?:iphone|ipad|android|mobile|phone).*)$",
+    r"\S+ from (?:my )?(?:mobile|phone|iphone|ipad|android)|from my (?:iphone|ipad|android|mobile|phone).*|"
+    # What mobile mail programs write in other languages (iOS, Samsung, Huawei, Xiaomi, Outlook's apps).
+    rf"{_DEVICE_FOOTER})$",
     re.I,
 )
 _CLIENT_SIGNATURE_WRAPPED = re.compile(r"^(?:<<(?P<a>.+)>>|\((?P<b>.+)\))$")
@@ -1128,11 +1179,22 @@ def _bare_lead_in(line: str) -> bool:
     """Whether a line is a name and an attribution's verb, nothing else: "John wrote:". Why a name only
     (one to four words, each capitalised): "Here is what John wrote:" or "Your courier wrote:"
     above a quote the customer pasted is the customer's own sentence, and stays."""
+    caseless = _CASELESS_BARE.search(line)
+    if caseless:
+        # "田中さんは書きました:", "홍길동님이 작성:", "张三写道:": a name in a script without capitals,
+        # one to four words of its letters (no sentence of Latin words: "Our team 写道:" is not a name).
+        name = line[: caseless.start()].split()
+        return 1 <= len(name) <= 4 and all(_caseless_letter(word[0]) for word in name)
     verb = _BARE_VERB.search(line)
     if not verb:
         return False
     name = line[: verb.start()].split()
     return 1 <= len(name) <= 4 and all(word[0].isupper() for word in name)
+
+
+def _caseless_letter(char: str) -> bool:
+    """A letter of a script without capitals (Chinese, Japanese, Korean, Hebrew, Arabic …)."""
+    return char.isalpha() and not char.isupper() and not char.islower()
 
 
 def _signature_like(lines: list[str]) -> bool:
