@@ -44,7 +44,7 @@ What each set expects:
   (tuning since the eighth split), assembl, assembl-thread, kritikalfabric, notmuch, notmuch-lkml,
   mitija, mu, mailpile (tuning since the ninth split), chatmail, constable, mailstrip-go, jetbrains
   (tuning since the tenth split), gitea, replyr, recapco, thunderbird (tuning since the eleventh
-  split), and zimbra (held out, ``scripts/mail_sets.py``):
+  split), and zimbra, esc-chatmail (held out, ``scripts/mail_sets.py``):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -2152,6 +2152,53 @@ def zimbra_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+def _swift_string(literal: str) -> str:
+    """A Swift string literal's text: a multi-line one (its lines less the closing delimiter's indent) or a
+    one-line one (JSON's escapes are Swift's for these tests)."""
+    if literal.startswith('"""'):
+        lines = literal[3:].split("\n")[1:]
+        indent = len(lines[-1]) - len(lines[-1].lstrip())
+        return "\n".join(line[indent:] for line in lines[:-1])
+    return json.loads(literal)
+
+
+_SWIFT_ANY = r'"""\n.*?\n[ \t]*"""|' + _EX_STRING
+
+
+def esc_chatmail_cases(root: Path) -> list[Case]:
+    """Kevinmthau/esc-chatmail (Swift; an iOS app that shows Gmail threads as chat, the new words of each
+    message only): every test of ``esc-chatmailTests/TextProcessing/PlainTextQuoteRemoverTests.swift`` that
+    calls ``PlainTextQuoteRemover.removeQuotes(from: text)`` on a body with words, with its
+    ``XCTAssertEqual(result, …)`` (the whole text shown; ``text``: the body unchanged) or its
+    ``XCTAssertTrue(result?.contains("…"))`` (words the result must hold). The tests of its
+    ``removeSignature`` are not read: a second function whose contract (sign-offs, disclaimers and list
+    footers removed) is not this reader's, decided before the set was measured."""
+    path = root / "esc-chatmailTests/TextProcessing/PlainTextQuoteRemoverTests.swift"
+    source = path.read_text(encoding="utf-8")
+    cases = []
+    for name, block in re.findall(r"\n    func (test\w+)\(\) \{\n(.*?)\n    \}\n", source, re.S):
+        if "removeQuotes(from: text)" not in block:
+            continue
+        given = re.search(r"let text = (" + _SWIFT_ANY + r")\n", block, re.S)
+        if given is None:
+            continue
+        body = _swift_string(given.group(1))
+        if not body.strip():
+            continue
+        equal = re.search(r"XCTAssertEqual\(result, (text|" + _SWIFT_ANY + r")\)", block, re.S)
+        keep = tuple(
+            re.escape(json.loads(words))
+            for words in re.findall(r"XCTAssertTrue\(result\?\.contains\((" + _EX_STRING + r")\)", block)
+        )
+        if equal is None and not keep:
+            continue
+        expected = (
+            None if equal is None else body if equal.group(1) == "text" else _swift_string(equal.group(1))
+        )
+        cases.append(Case("esc-chatmail", name, body, expected, keep))
+    return _unique(cases)
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -2487,6 +2534,8 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "thunderbird": thunderbird_cases,
     # The eleventh split (held out): recorded before any rule of that round changed, measured once before.
     "zimbra": zimbra_cases,
+    # The eleventh split, second part: recorded after that round's rules were final, before measuring them.
+    "esc-chatmail": esc_chatmail_cases,
 }
 
 
