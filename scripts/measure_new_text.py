@@ -2637,7 +2637,11 @@ def main() -> None:
         parser.add_argument(
             f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the eleventh)"
         )
-    parser.add_argument("--zimbra", type=Path, help="a checkout of Zimbra/zm-web-client (held out, eleventh)")
+    for name, repository in (
+        ("zimbra", "Zimbra/zm-web-client"),
+        ("esc-chatmail", "Kevinmthau/esc-chatmail (its PlainTextQuoteRemoverTests.swift)"),
+    ):
+        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, eleventh)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
     parser.add_argument("--misses", action="store_true", help="print every body that is not exact")
     parser.add_argument("--html", action="store_true", help="also measure each body as Nylas gives it, HTML")
