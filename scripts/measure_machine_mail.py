@@ -37,7 +37,9 @@ Running it, from the repository root, on the screening of the working tree::
 The sets of ``scripts/mail_sets.py`` are read from ``git archive`` of the commit named there
 (``git --git-dir=MIRROR archive COMMIT | tar -x -C /tmp/mailrules_sets/NAME``); the
 held-out ones are ``--flufl-bounce``, ``--osandum`` and ``--mail-mime-parser`` (second round) and
-``--chatmail`` (ninth split: Delta Chat's ``test-data/message``).
+``--chatmail`` (ninth split: Delta Chat's ``test-data/message``; tuning since the tenth split) and
+``--mailbouncedetector`` (tenth split: rgl/MailBounceDetector's ``MailBounceDetector.Tests/Fixtures``;
+tuning since the eleventh) and ``--chatwoot`` (eleventh split: chatwoot/chatwoot's ``spec/fixtures/files``).
 
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
@@ -293,8 +295,9 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
         ("*/mailpile-1400069992.mbx", "machine", "an auto-reply (Auto-Submitted: auto-replied, X-Autoreply)"),
         ("mailpile/tests/data/Maildir/*", "person", "Mailpile's test messages written by people"),
     ],
-    # Held out in the ninth split (scripts/mail_sets.py): Delta Chat's test messages (chatmail/core's
-    # test-data/message), each read for its class by its headers and words before it was measured.
+    # Held out in the ninth split, tuning since the tenth (scripts/mail_sets.py): Delta Chat's test messages
+    # (chatmail/core's test-data/message), each read for its class by its headers and words before it was
+    # measured.
     "chatmail": [
         *(
             (f"test-data/message/{name}", "machine", why)
@@ -330,6 +333,46 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
             "person",
             "test messages written as people's mail (Delta Chat, Thunderbird, GMX)",
         ),
+    ],
+    # Held out in the tenth split, tuning since the eleventh (scripts/mail_sets.py): a C# bounce detector's
+    # fixtures (rgl/MailBounceDetector), classed by its own tests (``Assert.True(result.IsBounce)``) and
+    # headers, recorded before it was measured.
+    "mailbouncedetector": [
+        (
+            "MailBounceDetector.Tests/Fixtures/bounce_*.eml",
+            "machine",
+            "a bounce (Exchange's and Postfix's multipart/report, qmail's notices from MAILER-DAEMON)",
+        ),
+        (
+            "MailBounceDetector.Tests/Fixtures/non_bounce_postfix_hello_world.eml",
+            "other",
+            "root@test.local's 'hello world' through a test Postfix: a system account's test, no one's mail",
+        ),
+    ],
+    # Held out in the eleventh split (scripts/mail_sets.py): a customer-support inbox's mail fixtures
+    # (chatwoot/chatwoot's spec/fixtures/files), classed by its own specs (``auto_reply?`` true for the two
+    # auto-reply fixtures, the IMAP spec's bounce) and their headers, recorded before it was measured.
+    "chatwoot": [
+        *(
+            (f"spec/fixtures/files/{name}", "machine", why)
+            for name, why in (
+                ("auto_reply.eml", "an auto-reply (X-Autoreply: yes; its spec: auto_reply? true)"),
+                ("auto_reply_with_auto_submitted.eml", "an auto-reply (Auto-Submitted; auto_reply? true)"),
+                ("bounced_gmail.eml", "a bounce (mailer-daemon, multipart/report; its IMAP spec: bounced)"),
+                ("bounced_with_no_from.eml", "a bounce (Mail Delivery System, no address, multipart/report)"),
+                (
+                    "non_utf_encoded_mail.eml",
+                    "an auto-reply by its headers (Precedence: bulk, X-Autoreply, Auto-Submitted)",
+                ),
+            )
+        ),
+        (
+            "spec/fixtures/files/notification.eml",
+            "other",
+            "the support inbox's own notification to an agent (a conversation assigned), sent through SES",
+        ),
+        ("spec/fixtures/files/*.eml", "person", "test messages written as customers' mail"),
+        ("*", "other", "not a message (the specs, images, attachments)"),
     ],
 }
 

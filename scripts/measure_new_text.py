@@ -42,8 +42,9 @@ What each set expects:
   (tuning since the sixth split), activecollab, phabricator, roundup, quotequail-tests (tuning since the
   seventh split) and landwirtcom, teamtailor, apptentive, randock, dspangenberg, team-plain, parse-reply
   (tuning since the eighth split), assembl, assembl-thread, kritikalfabric, notmuch, notmuch-lkml,
-  mitija, mu, mailpile (tuning since the ninth split), and chatmail, constable, mailstrip-go,
-  jetbrains (held out, ``scripts/mail_sets.py``):
+  mitija, mu, mailpile (tuning since the ninth split), chatmail, constable, mailstrip-go, jetbrains
+  (tuning since the tenth split), gitea, replyr, recapco, thunderbird (tuning since the eleventh
+  split), and zimbra, esc-chatmail (held out, ``scripts/mail_sets.py``):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -74,6 +75,7 @@ import email.policy
 import email.utils
 import html
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -122,6 +124,9 @@ class Case:
     # History is stated for the whole output: a forward is no exception (the thread sets, whose history is
     # what earlier messages of the thread hold, not what a rule finds).
     whole: bool = False
+    # The message's own subject, where the set's mail has one (an .eml): the reader is given it, as the
+    # replier gives it (``replyonce.rules.conversation``), by a reader that takes it.
+    subject: str | None = None
 
 
 # --- the sets ------------------------------------------------------------------------------------------
@@ -1649,6 +1654,7 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
                 "parents": ids,
                 "sender": sender,
                 "body": body.replace("\r\n", "\n"),
+                "subject": str(message.get("Subject", "")),
             }
         )
     by_id = {m["id"]: m for m in messages if m["id"]}
@@ -1717,6 +1723,7 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
                 tuple(re.escape(line) for line in history),
                 False,
                 True,
+                m["subject"],
             )
         )
     return _unique(cases)
@@ -1993,7 +2000,202 @@ def jetbrains_cases(root: Path) -> list[Case]:
                 continue
             lines = re.split(r"\r\n|\n|\r", body)
             new = lines if header.group(1) == "null" else lines[: int(header.group(2))]
-            cases.append(Case("jetbrains", f"{folder.group(1)}/{number.group(1)}", body, "\n".join(new)))
+            cases.append(
+                Case(
+                    "jetbrains",
+                    f"{folder.group(1)}/{number.group(1)}",
+                    body,
+                    "\n".join(new),
+                    subject=message["subject"],
+                )
+            )
+    return _unique(cases)
+
+
+def gitea_cases(root: Path) -> list[Case]:
+    """go-gitea/gitea (Go; a forge's incoming-mail handler, replies to issue mail become comments):
+    every row ``{name, input, expected}`` of ``TestExtractReply`` in ``services/mailer/incoming/
+    incoming_test.go``, each asserted ``extractReply(input) == expected`` (the whole comment text)."""
+    source = (root / "services" / "mailer" / "incoming" / "incoming_test.go").read_text(encoding="utf-8")
+    table = source.split("func TestExtractReply(", 1)[1]
+    cases = [
+        Case("gitea", json.loads(name), json.loads(body), json.loads(expected))
+        for name, body, expected in re.findall(
+            r"\{(" + _EX_STRING + r"),\s*(" + _EX_STRING + r"),\s*(" + _EX_STRING + r")\}", table
+        )
+    ]
+    return _unique(cases)
+
+
+def replyr_cases(root: Path) -> list[Case]:
+    """wegatech/replyr (Ruby; a Rails engine turning mail replies into comments, German mail): each
+    ``Replyr::Email.new(Mail.read('test/replyr/emails/X.eml'))`` of ``test/replyr/email_test.rb`` followed
+    by ``assert_equal "…", email.stripped_body``; the body is the message's text/plain part, as its
+    ``Mail`` reads it."""
+    source = (root / "test" / "replyr" / "email_test.rb").read_text(encoding="utf-8")
+    cases = []
+    for fixture, expected in re.findall(
+        r"Mail\.read\('([^']+\.eml)'\)\)\n(?:.*\n)*?\s*assert_equal ("
+        + _EX_STRING
+        + r"), email\.stripped_body",
+        source,
+    ):
+        message = email.message_from_bytes((root / fixture).read_bytes(), policy=email.policy.default)
+        part = next((p for p in message.walk() if p.get_content_type() == "text/plain"), None)
+        if part is None:
+            continue
+        cases.append(
+            Case(
+                "replyr",
+                Path(fixture).name,
+                part.get_content(),
+                json.loads(expected),
+                subject=message["subject"],
+            )
+        )
+    return _unique(cases)
+
+
+def recapco_cases(root: Path) -> list[Case]:
+    """recapco/emailreplyparser (Go port of email_reply_parser, with Outlook and phone mail of its own): each
+    ``b := emailBody(t, "X")`` of ``email_test.go`` whose ``ParseReply(b)`` is asserted equal to a string
+    (``test_emails/X.txt``, the whole reply). The fragment checks are email_reply_parser's (a tuning set)."""
+    source = (root / "email_test.go").read_text(encoding="utf-8")
+    cases = []
+    for fixture, expected in re.findall(
+        r'emailBody\(t, "([^"]+)"\)\s*\n\s*reply, err := ParseReply\(b\)(?:.*\n)*?\s*assert\.Equal\(t, ('
+        + _EX_STRING
+        + r"), reply\)",
+        source,
+    ):
+        body = (root / "test_emails" / f"{fixture}.txt").read_text(encoding="utf-8")
+        cases.append(Case("recapco", fixture, body, json.loads(expected)))
+    return _unique(cases)
+
+
+def thunderbird_cases(root: Path) -> list[Case]:
+    """thunderbird/thunderbird-android (Kotlin; the mail client's message preview, which leaves out quotes,
+    their headers and the signature): each test of ``legacy/core/src/test/java/com/fsck/k9/message/
+    extractors/PreviewTextExtractorTest.kt`` named for a quote or a signature, on a ``text/plain`` part,
+    with its ``assertThat(preview).isEqualTo("…")``. The preview joins lines with spaces (the checker
+    compares whitespace-normalised) and writes "[…]" where it left a quote out between answers: read as a
+    line break, as the reader's ``[quoted text]`` line is."""
+    path = root / "legacy/core/src/test/java/com/fsck/k9/message/extractors/PreviewTextExtractorTest.kt"
+    source = path.read_text(encoding="utf-8")
+    cases = []
+    for name, block in re.findall(r"\n    fun (\w+)\(\) \{\n(.*?)\n    \}\n", source, re.S):
+        if not re.search(r"(?i)quote|signature|inlinerepl", name) or '"text/plain"' not in block:
+            continue
+        raw = re.search(r'val text =\s*"""\n(.*?)"""\.trim(Indent|Margin)\(\)', block, re.S)
+        plain = re.search(r"val text = (" + _EX_STRING + r")\n", block)
+        expected = re.search(r"isEqualTo\((" + _EX_STRING + r")\)", block)
+        if expected is None or (raw is None and plain is None):
+            continue
+        if raw is None:
+            body = json.loads(plain.group(1))
+        elif raw.group(2) == "Margin":  # Kotlin's trimMargin(): each line from its "|" on
+            body = "\n".join(re.sub(r"^\s*\|", "", line) for line in raw.group(1).splitlines())
+        else:
+            body = textwrap.dedent(raw.group(1))
+        body = body.lstrip("\n").rstrip()  # the first and the last blank line go, as trimMargin/trimIndent
+        for constant, value in re.findall(r"const val (\w+) = (" + _EX_STRING + ")", source):
+            value = json.loads(value)
+            body = body.replace("${" + constant + "}", value).replace("$" + constant, value)
+        shown = json.loads(expected.group(1)).replace("[…]", "\n")
+        cases.append(Case("thunderbird", name, body, shown))
+    return _unique(cases)
+
+
+# --- the eleventh split (held out) ----------------------------------------------------------------------
+
+_ZIMBRA_HARNESS = r"""
+var UtZWCUtils = {};
+%s
+process.stdout.write(JSON.stringify(UtGetOriginalContent_data.map(function (o) {
+    return {html: !!o.isHtml, input: o.input, output: o.output === UtZWCUtils.SAME ? o.input : o.output};
+})));
+"""
+
+
+def zimbra_cases(root: Path) -> list[Case]:
+    """Zimbra/zm-web-client (JavaScript; a webmail client's conversation view, which shows a message's
+    original content and folds what it quotes): every entry of ``WebRoot/js/zimbraMail/unittest/
+    UtGetOriginalContent_data.js`` (evaluated by node), each asserted ``AjxStringUtil.getOriginalContent(
+    input, isHtml) == output`` (``UtZWCUtils.SAME``: the whole input) by ``UtGetOriginalContent.js``.
+
+    Exact: the output; an HTML entry's input and output are HTML, given to the reader as they are and read
+    by the checker as lines (:func:`html_lines`). The client leaves out the quoted and forwarded original
+    and nothing else, so a line of three words or more of the input that the output does not hold is
+    history (:func:`_removed_lines`)."""
+    node = shutil.which("node")
+    if not node:
+        sys.exit("zimbra's cases are a JavaScript array: apt-get install nodejs")
+    source = (root / "WebRoot/js/zimbraMail/unittest/UtGetOriginalContent_data.js").read_text(
+        encoding="utf-8"
+    )
+    source = source.replace("UtGetOriginalContent_data = [", "var UtGetOriginalContent_data = [", 1)
+    entries = json.loads(
+        subprocess.run(  # noqa: S603
+            [node, "-e", _ZIMBRA_HARNESS % source], check=True, capture_output=True, text=True
+        ).stdout
+    )
+    cases = []
+    for number, entry in enumerate(entries, 1):
+        body, shown = entry["input"], entry["output"]
+        if entry["html"]:
+            expected = html_lines(shown)
+            history = _removed_lines(html_lines(body), expected)
+        else:
+            expected = shown
+            history = _removed_lines(body, shown)
+        cases.append(Case("zimbra", f"entry {number}", body, expected, (), history, entry["html"]))
+    return _unique(cases)
+
+
+def _swift_string(literal: str) -> str:
+    """A Swift string literal's text: a multi-line one (its lines less the closing delimiter's indent) or a
+    one-line one (JSON's escapes are Swift's for these tests)."""
+    if literal.startswith('"""'):
+        lines = literal[3:].split("\n")[1:]
+        indent = len(lines[-1]) - len(lines[-1].lstrip())
+        return "\n".join(line[indent:] for line in lines[:-1])
+    return json.loads(literal)
+
+
+_SWIFT_ANY = r'"""\n.*?\n[ \t]*"""|' + _EX_STRING
+
+
+def esc_chatmail_cases(root: Path) -> list[Case]:
+    """Kevinmthau/esc-chatmail (Swift; an iOS app that shows Gmail threads as chat, the new words of each
+    message only): every test of ``esc-chatmailTests/TextProcessing/PlainTextQuoteRemoverTests.swift`` that
+    calls ``PlainTextQuoteRemover.removeQuotes(from: text)`` on a body with words, with its
+    ``XCTAssertEqual(result, …)`` (the whole text shown; ``text``: the body unchanged) or its
+    ``XCTAssertTrue(result?.contains("…"))`` (words the result must hold). The tests of its
+    ``removeSignature`` are not read: a second function whose contract (sign-offs, disclaimers and list
+    footers removed) is not this reader's, decided before the set was measured."""
+    path = root / "esc-chatmailTests/TextProcessing/PlainTextQuoteRemoverTests.swift"
+    source = path.read_text(encoding="utf-8")
+    cases = []
+    for name, block in re.findall(r"\n    func (test\w+)\(\) \{\n(.*?)\n    \}\n", source, re.S):
+        if "removeQuotes(from: text)" not in block:
+            continue
+        given = re.search(r"let text = (" + _SWIFT_ANY + r")\n", block, re.S)
+        if given is None:
+            continue
+        body = _swift_string(given.group(1))
+        if not body.strip():
+            continue
+        equal = re.search(r"XCTAssertEqual\(result, (text|" + _SWIFT_ANY + r")\)", block, re.S)
+        keep = tuple(
+            re.escape(json.loads(words))
+            for words in re.findall(r"XCTAssertTrue\(result\?\.contains\((" + _EX_STRING + r")\)", block)
+        )
+        if equal is None and not keep:
+            continue
+        expected = (
+            None if equal is None else body if equal.group(1) == "text" else _swift_string(equal.group(1))
+        )
+        cases.append(Case("esc-chatmail", name, body, expected, keep))
     return _unique(cases)
 
 
@@ -2324,6 +2526,16 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "mailstrip-go": mailstrip_go_cases,
     # The ninth split, second part: recorded after that round's rules were final, before they were measured.
     "jetbrains": jetbrains_cases,
+    # The tenth split (tuning since the eleventh).
+    "gitea": gitea_cases,
+    "replyr": replyr_cases,
+    # The tenth split, second part (tuning since the eleventh).
+    "recapco": recapco_cases,
+    "thunderbird": thunderbird_cases,
+    # The eleventh split (held out): recorded before any rule of that round changed, measured once before.
+    "zimbra": zimbra_cases,
+    # The eleventh split, second part: recorded after that round's rules were final, before measuring them.
+    "esc-chatmail": esc_chatmail_cases,
 }
 
 
@@ -2413,7 +2625,23 @@ def main() -> None:
         ("mailstrip-go", "kvannotten/mailstrip"),
         ("jetbrains", "JetBrains/email-parser"),
     ):
-        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, ninth)")
+        parser.add_argument(
+            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the tenth)"
+        )
+    for name, repository in (
+        ("gitea", "go-gitea/gitea (services/mailer/incoming)"),
+        ("replyr", "wegatech/replyr"),
+        ("recapco", "recapco/emailreplyparser"),
+        ("thunderbird", "thunderbird/thunderbird-android (its PreviewTextExtractorTest.kt)"),
+    ):
+        parser.add_argument(
+            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the eleventh)"
+        )
+    for name, repository in (
+        ("zimbra", "Zimbra/zm-web-client"),
+        ("esc-chatmail", "Kevinmthau/esc-chatmail (its PlainTextQuoteRemoverTests.swift)"),
+    ):
+        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, eleventh)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
     parser.add_argument("--misses", action="store_true", help="print every body that is not exact")
     parser.add_argument("--html", action="store_true", help="also measure each body as Nylas gives it, HTML")
@@ -2439,6 +2667,7 @@ def main() -> None:
     sets = list(dict.fromkeys(case.set for case in cases))
     for spec in args.impl or ["shipped"]:
         name, new_text, reads_html = implementation(spec)
+        takes_subject = "subject" in inspect.signature(new_text).parameters
         forms = ("plain", "as HTML") if reads_html and args.html else ("plain",)
         print(f"== {name}")
         totals: dict[tuple[str, str], list[int]] = {}
@@ -2449,7 +2678,8 @@ def main() -> None:
                 figures = [0, 0, 0, 0, 0, len(mine)]  # exact, of, history as new, dropped, unsure, bodies
                 debatable: dict[str, list[str]] = {}
                 for case in mine:
-                    got = new_text(as_html(case.body) if form == "as HTML" and not case.html else case.body)
+                    given = as_html(case.body) if form == "as HTML" and not case.html else case.body
+                    got = new_text(given, case.subject) if takes_subject else new_text(given)
                     expected = expected_words(case.expected)[0] if case.expected is not None else None
                     ok = expected is not None and output_words(got) == expected
                     back = quote_back(case, certain_part(got))

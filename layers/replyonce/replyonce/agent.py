@@ -201,7 +201,8 @@ class Message:
     text:
         What the sender wrote in this message (``replyonce.rules.text.new_text``):
         their new words, quoted history ("On … wrote:", ``>`` lines, Outlook
-        blocks) and signatures removed, forwarded content kept. Its promise:
+        blocks) and signatures removed, forwarded content kept (the message's own
+        subject tells an Outlook block under "RE: FW: …" from a forward). Its promise:
         never an older message's text as theirs. Where the reader cannot tell
         the customer's words from history, it stops being sure at a line
         ``replyonce.rules.text.UNSURE_MARKER`` and the rest of the message follows it.

@@ -26,7 +26,7 @@ def agent_message(message: Mail, agent_addresses: Collection[str]) -> Message:
         to=tuple(a.email for a in message.to if a.email),
         subject=message.subject,
         date=message.date,
-        text=new_text(html),
+        text=new_text(html, message.subject),
         html=html,
         from_agent=sender in agent_addresses,
         full_text=full_text(html),

@@ -53,7 +53,7 @@ def customer_text(record: ShadowRecord, thread: Sequence[Message]) -> str:
     """The new words of the messages ``record`` covers that the listing holds, oldest first."""
     covered = set(record.covered)
     asked = [m for m in reversed(thread) if message_id(m) in covered]
-    return "\n\n".join(new_text(m.body or "") for m in asked)
+    return "\n\n".join(new_text(m.body or "", m.subject) for m in asked)
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ def build_report(
             reason=record.reason,
             agent_text=record.text,
             person_message_id=message_id(answer) if answer is not None else "",
-            person_text=new_text(answer.body or "") if answer is not None else "",
+            person_text=new_text(answer.body or "", answer.subject) if answer is not None else "",
             customer_text=customer_text(record, thread),
         )
         items.append(item)

@@ -22,18 +22,23 @@ What :func:`new_text` keeps, in the order written:
 
 Signatures go only when they are signatures: the RFC 3676 section 4.3
 delimiter line ``-- `` (``--`` too) and a mail client's trailing line ("Sent
-from my iPhone", "Von meinem iPhone gesendet", "Get Outlook for iOS") at the
-very end of the new words; "Sent from my desk, which …" in a sentence stays.
+from my iPhone", "Von meinem iPhone gesendet", "Get Outlook for iOS", and what
+phones write in other languages and scripts: "iPhoneから送信", "發自我的iPhone",
+"나의 iPhone에서 보냄", "iPhone'umdan gönderildi" …, where a sentence could begin
+the same way only with a phone's or a mail program's name) at the very end of
+the new words; "Sent from my desk, which …" in a sentence stays.
 
 How: the body becomes lines (HTML: block elements are line breaks,
 ``<blockquote>`` becomes ``>`` lines, Outlook's reply divider a history
 mark), and each line is classified: quoted, attribution (localised "On …
 wrote:" forms in English, German, French, Spanish, Italian, Dutch,
 Portuguese, Swedish, Danish, Norwegian, Polish, Russian, Ukrainian,
-Vietnamese, wrapped over up to five lines or standing after text on the same
-line), the start of unquoted history (an Outlook header block in those
-languages, "-----Original Message-----", an attribution followed by
-unquoted text), a forward marker, a signature, or new text.
+Vietnamese and more, a bare "Name wrote:" over a quote, in scripts without
+capitals too: "田中さんは書きました", "홍길동님이 작성", "张三写道"; wrapped over up
+to five lines or standing after text on the same line), the start of
+unquoted history (an Outlook header block in those languages,
+"-----Original Message-----", an attribution followed by unquoted text), a
+forward marker, a signature, or new text.
 
 Why these rules and not a library, by measurement (``scripts/measure_new_text.py``
 on the public fixture sets of talon, github/email_reply_parser and
@@ -275,7 +280,12 @@ _VERB_LAST = (
     r"geschreven|"
     r"napisał\(a\)|napisała|napisał|napisal|pisze|написал\(а\)|написала|написал|пишет|написав|пише|"  # noqa: RUF001 - Cyrillic: the words' own letters
     r"đã\s+viết|写道|kirjoitti|írta|a\s+scris|ha\s+escrit|va\s+escriure|님이\s*작성|작성|"
-    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب"  # noqa: RUF001 - Greek: the word's own letters
+    r"napsal\(a\)|napsala|napsal|yazdı|έγραψε|כתב|كتب|"  # noqa: RUF001 - Greek: the word's own letters
+    # Other scripts and languages: Japanese (Thunderbird's "…さんは書きました:", iOS's "… <a@x>のメール:"),
+    # traditional Chinese, Croatian and Serbian, Slovak, Bulgarian, the Baltic languages, Icelandic,
+    # Galician, Albanian, Indonesian, Thai, Hindi, Persian.
+    r"書きました|寫道|のメール|napisao\s+je|napisala\s+je|je\s+napisao|je\s+napisala|napísal\(a\)|napísala|"
+    r"napísal|написа|написао|rašė|rakstīja|kirjutas|skrifaði|escribiu|shkroi|menulis|เขียนว่า|ने\s+लिखा|نوشت"
 )
 _VERB_MID = r"schrieb|schreef|skrev|skreiv|napisana\s+przez"
 # After a mid verb, the name and the date may follow, times ("11:53") included.
@@ -288,6 +298,11 @@ _ATTR_END = re.compile(
 _ANY_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST}|{_VERB_MID}|sent)(?!\w)", re.I)
 # A bare lead-in's verb, last on its line with its colon: "John wrote:" (see _bare_lead_in).
 _BARE_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*[:\uff1a]$", re.I)
+# A bare lead-in in a script without capitals, where a name cannot be told by its first letter: the
+# verb's own form names a person (an honorific, さん or 님, or the verb of a named writer, 写道).
+_CASELESS_BARE = re.compile(
+    r"(?:(?:さん)?[はが]書きました|写道|寫道|님이\s*(?:작성|씀)|כתב(?:ה)?|كتب|نوشت)\s*[:\uff1a]$"
+)
 # "On … <a@x> wrote" with the colon lost: the verb ends the line.
 _VERB_AT_END = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*$", re.I)
 # "30.11.2026 10:02, Alice <a@x>:" (Russian clients write the day and month in words first): no verb,
@@ -375,9 +390,72 @@ _FORWARD = re.compile(
     r"początek przekazywanej wiadomości:|начало переадресованного сообщения:)\s*[*_]*\s*$",
     re.I,
 )
+# A helpdesk's line over its notification ("##- Please type your reply above this line -##", "-- REPLY
+# ABOVE THIS LINE --"), alone on its line: what follows it is the message the customer answers.
+_REPLY_ABOVE = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:type|write|enter|add|put)\s+)?(?:your\s+)?(?:reply|response|answer)\s+"
+    r"above\s+this\s+line\W*$",
+    re.I,
+)
+# A title whose dashes were lost on one side ("-Original Message", "-----Original Message"), directly
+# above a sure start of history: the title of that history, not the sender's words.
+_LOOSE_ORIGINAL = re.compile(rf"^\s*(?:-+(?=\S)|-{{2,}}\s*){_ORIGINAL_TITLES}\s*-*\s*$", re.I)
+# A client's markup around a dashed title at the start of a line of plain text (Samsung mail's
+# "<div>-------- Original message --------</div><div>From: …" in a text/plain part).
+_TAGGED_TITLE = re.compile(
+    r"^(?:\s*<(?:div|p|span|font|b|br)\b[^<>]*>)+\s*(?P<title>-{2,}[^<>]{3,60}?-{2,})\s*"
+    r"(?:</?(?:div|p|span|font|b|br)\b[^<>]*>\s*)*(?P<rest>.*)$",
+    re.I,
+)
+# "On Tue, 15 Mar 2016 12:30:19 +0000": a lead word and a date as a mail program writes it (a year, and a
+# time with its seconds or its zone), nothing after it; no person ends a sentence with "12:30:19 +0000".
+_MACHINE_DATE_LEAD = re.compile(
+    rf"^(?:{_LEADS})\s+[^:]{{0,40}}?(?:19|20)\d{{2}}\b[^:]{{0,8}}?\d{{1,2}}:\d{{2}}"
+    r"(?::\d{2}(?:\s*[AaPp][Mm])?(?:\s*(?:[+-]\d{4}|\(?[A-Z]{2,5}\)?))?"
+    r"|(?:\s*[AaPp][Mm])?\s*(?:[+-]\d{4}(?:\s*\(?[A-Z]{2,5}\)?)?|\(?[A-Z]{3,5}\)?))\s*$"
+)
+_IN_REPLY_TO = re.compile(r"^\s*in reply to\s*:\s*$", re.I)
+# A subject that says its message is a reply ("RE: FW: x", "AW: x", "Odp: x"): the message's own.
+_REPLY_SUBJECT = re.compile(
+    r"^\W*(?:re|aw|sv|antw|odp|ris|rif|ynt|отв|回复|答复|回覆)(?:\[\d+\])?\s*[:\uff1a]", re.I
+)
 
 _SIGNATURE_DELIMITER = re.compile(r"^--\s?$")
 _RFC_DELIMITER = "-- "
+# A phone's, a tablet's or a mail program's name, as footers name them.
+_DEVICE = (
+    r"(?:iphone|ipad|ipod|android|galaxy|samsung|huawei|honor|xiaomi|redmi|oppo|vivo|oneplus|pixel|xperia|"
+    r"aquos|outlook|blackberry|华为|華為|荣耀|榮耀|小米|一加|魅族|갤럭시|삼성|手机|手機|携帯|ケータイ|"
+    r"スマートフォン|スマホ|스마트폰|휴대폰|모바일|モバイル|邮箱|郵箱|邮件|郵件|メール|mail|网易|網易|qq|平板)"
+)
+_DEVICE_FOOTER = (
+    # Dutch, Portuguese, Catalan, Italian, Scandinavian, Finnish, Estonian, the Slavic and Baltic
+    # languages, Greek, Vietnamese, Indonesian, Malay, Thai: "sent from" and a phone or program.
+    r"verstuurd (?:met|vanaf|vanuit|van) .+|enviado de (?:o )?meu .+|enviat des de(?:l)? .+|"
+    r"inviato dal(?:l[ao]|la)? .+|sendt fra (?:mi|mitt) .+|sendt fra \S*" + _DEVICE + r"\S*|"
+    r"lähetetty (?:minun )?\S+(?:sta|stä|lta|ltä)|saadetud (?:minu )?\S+|"
+    r"wysłano z .+|odesláno z .+|odoslané z .+|poslan[oa]? (?:s|sa|iz) .+|poslato (?:s|sa|iz) .+|"
+    r"отправлено из .+|надіслано з .+|изпратено от .+|послато са .+|išsiųsta iš .+|nosūtīts no .+|"  # noqa: RUF001
+    r"στάλθηκε από .+|εστάλη από .+|(?:được )?gửi từ .+|dikirim dari .+|dihantar dari .+|ส่งจาก .+|"
+    # Turkish, Hungarian, Hebrew, Arabic: the device's name comes first, or the verb alone means "sent".
+    r"\S*" + _DEVICE + r"(?:\S* ){0,3}\S*(?:dan|den|tan|ten) gönderildi|"
+    r"(?:az? )?\S*" + _DEVICE + r"(?:\S* ){0,3}\S*r[óő]l küldve|"
+    r"נשלח מ\S*" + _DEVICE + r".*|"
+    r"(?:أُرسلت|أرسلت|ارسلت|مرسل|أرسل)\s+من\s+(?:\S+\s+){0,2}\S*" + _DEVICE + r".*|"
+    # Japanese ("iPhoneから送信"), Korean ("나의 iPhone에서 보냄"), Chinese ("发自我的iPhone",
+    # "發自我的 iPhone", "来自网易邮箱大师", "从我的iPhone发送").
+    r"[^。\uff01\uff1f]{0,30}" + _DEVICE + r"[^。\uff01\uff1f]{0,20}から送信(?:しました|されました)?|"
+    r"[^.!?]{0,30}" + _DEVICE + r"[^.!?]{0,20}에서\s*(?:보냄|보냈습니다|전송됨|발송)|"
+    r"(?:发自|發自|寄自|来自|來自|发送自|發送自)\s*(?:我的)?\s*[^\uff0c。\uff01\uff1f,]{0,30}?"
+    + _DEVICE
+    + r"[^\uff0c。\uff01\uff1f,]{0,20}|"
+    r"(?:从|從)我的\s*\S.{0,30}?\s*(?:发送|傳送|發送)|"
+    # "Get Outlook for iOS" in other languages: the program, the system and a verb of getting, alone.
+    r"(?=[^.!?。]{0,60}$)(?=.*outlook)(?=.*(?:ios|android))"
+    r".*(?:scarica|ottieni|obter|obtenha|baixe|descarga|skaffa|hämta|hent|last ned|pobierz|загрузите|"
+    r"скачайте|получите|получить|lataa|indir|télécharger|herunterladen|downloaden|入手|받기|获取|獲取|取得|"
+    r"下载|下載).*"
+)
 # A client's footer, as the last line(s) of the new words. Why the remainder rule below: "Sent from my
 # cell, please excuse typos" is a footer, "Sent from my desk, is much easier" is a sentence.
 _CLIENT_SIGNATURE = re.compile(
@@ -390,7 +468,9 @@ _CLIENT_SIGNATURE = re.compile(
     r"trimis de pe (?:iphone|ipad|android|galaxy|samsung|mobil|telefon|outlook)\S*(?: .+)?|"
     r"(?:az? )?(?:iphone|ipad|android|galaxy|samsung|mobil|telefon|outlook)\S*r[óő]l küldve|"
     r"wysłane z .+|отправлено с .+|從我的 .+ 傳送|从我的 .+ 发送|"  # noqa: RUF001 - Cyrillic: the words' own letters
-    r"\S+ from (?:my )?(?:mobile|phone|iphone|ipad|android)|from my (?:iphone|ipad|android|mobile|phone).*)$",
+    r"\S+ from (?:my )?(?:mobile|phone|iphone|ipad|android)|from my (?:iphone|ipad|android|mobile|phone).*|"
+    # What mobile mail programs write in other languages (iOS, Samsung, Huawei, Xiaomi, Outlook's apps).
+    rf"{_DEVICE_FOOTER})$",
     re.I,
 )
 _CLIENT_SIGNATURE_WRAPPED = re.compile(r"^(?:<<(?P<a>.+)>>|\((?P<b>.+)\))$")
@@ -708,11 +788,24 @@ def _mark_doubts(lines: list[str]) -> list[str]:
         if glued is not None and not known and (written or glued > 0):
             head, tail = line[:glued].rstrip(), line[glued:]
             return [*lines[:index], *([head] if head else []), _DOUBT_MARK, tail, *lines[index + 1 :]]
-        if written and not known and (_header_run(lines, index) or _colon_attribution(lines, index)):
+        if (
+            written
+            and not known
+            and (_header_run(lines, index) or _colon_attribution(lines, index) or _in_reply_to(lines, index))
+        ):
             start = _history_start(lines, index)
             return [*lines[:start], _DOUBT_MARK, *lines[start:]]
         written = True
     return lines
+
+
+def _in_reply_to(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is "In reply to:" alone, with unquoted text under it: a tracker's or a
+    client's lead-in to the message answered, or the customer's own ("In reply to:" / "your question
+    about the refund, …"). The reader cannot tell: the rest goes behind :data:`UNSURE_MARKER`."""
+    if not _IN_REPLY_TO.match(lines[index]):
+        return False
+    return any(line.strip() and not _quoted(line) for line in lines[index + 1 :])
 
 
 def _header_block_sure(lines: list[str], start: int) -> bool:
@@ -939,6 +1032,8 @@ def _lone_sender(lines: list[str], index: int) -> bool:
 def _history_follows(lines: list[str], index: int) -> bool:
     """Whether unquoted history the rules know starts at ``lines[index]``, or below a divider there
     ("----------" above Outlook's block): then the reader is sure, not in doubt."""
+    if _history_at(lines, index) is not None:
+        return True  # "-------- Original message --------" is history's title, whatever follows it
     if _SEPARATOR_RULE.match(lines[index]) or _DASHED_TITLE.match(lines[index]):
         index = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), len(lines))
     return index < len(lines) and _history_at(lines, index) is not None
@@ -1012,6 +1107,8 @@ def _history_at(lines: list[str], index: int) -> tuple[int, int | None, bool] | 
     line = lines[index]
     if _FORWARD.match(line):
         return index, index, False
+    if _REPLY_ABOVE.match(line):
+        return _titled(lines, index), None, False
     if _ORIGINAL_MESSAGE.match(line):
         return index, (index if _header_subject_forwarded(lines, index + 1) else None), False
     found, forwarded = _header_block(lines, index)
@@ -1022,6 +1119,15 @@ def _history_at(lines: list[str], index: int) -> tuple[int, int | None, bool] | 
         sure = _header_block_sure(lines, index) or start != index  # a divider above it is Outlook's
         return start, None, not sure
     return None
+
+
+def _titled(lines: list[str], start: int) -> int:
+    """Where sure history found at ``lines[start]`` starts: above it, a title whose dashes were lost
+    ("-Original Message" over "On … wrote:"), if it stands directly above (blank lines aside)."""
+    above = start - 1
+    while above >= 0 and not lines[above].strip():
+        above -= 1
+    return above if above >= 0 and _LOOSE_ORIGINAL.match(lines[above]) else start
 
 
 def _past_attribution(lines: list[str], kinds: list[str], index: int) -> tuple[int, bool, str | None]:
@@ -1042,7 +1148,9 @@ def _past_attribution(lines: list[str], kinds: list[str], index: int) -> tuple[i
         return after, True, None
     # Unquoted text under an attribution: history when the attribution names an address; otherwise
     # the customer may have typed both ("On 3 December at 10:15 your courier wrote: …"): unsure.
-    return index, False, ("history" if _sure(" ".join(lines[index : end + 1])) else "unsure")
+    if _sure(" ".join(lines[index : end + 1])):
+        return _titled(lines, index), False, "history"
+    return index, False, "unsure"
 
 
 def _generic_attribution(lines: list[str], index: int) -> bool:
@@ -1051,6 +1159,11 @@ def _generic_attribution(lines: list[str], index: int) -> bool:
     bare lead-in, a name and the verb only ("John wrote:", "Jim Bob a écrit :"), directly above a quote:
     it belongs to the older message the quote holds."""
     line = lines[index].strip()
+    if _MACHINE_DATE_LEAD.match(line):
+        # "On Tue, 15 Mar 2016 12:30:19 +0000" over a quote (blank lines between): a client's attribution
+        # that lost its name and verb.
+        after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+        return after is not None and _quoted(lines[after])
     following = index + 1 < len(lines) and _quoted(lines[index + 1])
     if not following and _ADDRESS.search(line):
         # An address and a colon: blank lines may stand between it and the quote ("… <john@x> napisao je:"
@@ -1066,11 +1179,22 @@ def _bare_lead_in(line: str) -> bool:
     """Whether a line is a name and an attribution's verb, nothing else: "John wrote:". Why a name only
     (one to four words, each capitalised): "Here is what John wrote:" or "Your courier wrote:"
     above a quote the customer pasted is the customer's own sentence, and stays."""
+    caseless = _CASELESS_BARE.search(line)
+    if caseless:
+        # "田中さんは書きました:", "홍길동님이 작성:", "张三写道:": a name in a script without capitals,
+        # one to four words of its letters (no sentence of Latin words: "Our team 写道:" is not a name).
+        name = line[: caseless.start()].split()
+        return 1 <= len(name) <= 4 and all(_caseless_letter(word[0]) for word in name)
     verb = _BARE_VERB.search(line)
     if not verb:
         return False
     name = line[: verb.start()].split()
     return 1 <= len(name) <= 4 and all(word[0].isupper() for word in name)
+
+
+def _caseless_letter(char: str) -> bool:
+    """A letter of a script without capitals (Chinese, Japanese, Korean, Hebrew, Arabic …)."""
+    return char.isalpha() and not char.isupper() and not char.islower()
 
 
 def _signature_like(lines: list[str]) -> bool:
@@ -1128,21 +1252,67 @@ def _without_signature(lines: list[str], kinds: list[str]) -> tuple[list[str], l
     return lines, kinds, delimiters[0], footer is not None
 
 
-def _new_words(text: str) -> str:
+def _unwrapped_title(line: str) -> list[str]:
+    """A line of plain text that opens with a client's markup around a dashed title, as the title and the
+    rest of the line below it ("<div>-------- Original message --------</div><div>From: …" reads as the
+    title over "From: …"); any other line as it is."""
+    tagged = _TAGGED_TITLE.match(line) if line.lstrip().startswith("<") else None
+    if tagged is None or not (_ORIGINAL_MESSAGE.match(tagged["title"]) or _FORWARD.match(tagged["title"])):
+        return [line]
+    return [tagged["title"], *([tagged["rest"]] if tagged["rest"].strip() else [])]
+
+
+def _block_subject(lines: list[str], start: int) -> str:
+    """The subject field's value of the header block at ``lines[start]`` (``""``: none)."""
+    for line in _block_lines(lines, start):
+        field = _FIELD.match(line)
+        if field and _field_kind(line) == "subject":
+            return line[field.end() :].strip(" *_")
+    return ""
+
+
+def _forward_by_subject(lines: list[str], forward: int, subject: str) -> str | None:
+    """What the message's own subject says of a header block kept as a forward because its subject says
+    "FW:": ``"history"`` when the message is a reply ("RE: FW: x": the block is the message replied to),
+    ``"unsure"`` when the message's subject is the block's own ("FW: x" over "Subject: FW: x": a reply
+    that kept the subject, or a forward of a forward), ``None`` (a forward, kept) otherwise. A forward's
+    own marker ("---------- Forwarded message ---------") is the customer's word for it: not judged."""
+    if _FORWARD.match(lines[forward]) or _quoted(lines[forward]):
+        return None
+    block = next(
+        (i for i in range(forward, min(forward + 6, len(lines))) if _header_block(lines, i)[0]), None
+    )
+    if block is None:
+        return None
+    if _REPLY_SUBJECT.match(subject):
+        return "history"
+    if " ".join(subject.split()).casefold() == " ".join(_block_subject(lines, block).split()).casefold():
+        return "unsure"
+    return None
+
+
+def _new_words(text: str, subject: str | None = None) -> str:
     """The new words of a body already rendered as text (quotes as ``>`` lines)."""
     # The RFC 3676 delimiter keeps its space ("-- "): a sure signature; a bare "--" may separate a list.
     lines = _split_mid_line_attributions(
         _split_run_together_headers(
             [
-                _RFC_DELIMITER
-                if line.startswith(_RFC_DELIMITER) and not line.strip("- \t")
-                else line.rstrip()
+                piece
                 for line in text.splitlines()
+                for piece in (
+                    [_RFC_DELIMITER]
+                    if line.startswith(_RFC_DELIMITER) and not line.strip("- \t")
+                    else _unwrapped_title(line.rstrip())
+                )
             ]
         )
     )
     lines = _mark_doubts(lines)
     kinds, live_end, forward, unsure = _classify(lines)
+    if forward is not None and subject:
+        decided = _forward_by_subject(lines, forward, subject)
+        if decided is not None:
+            forward, unsure = None, decided == "unsure"
     live, live_kinds = lines[:live_end], kinds[:live_end]
     live, live_kinds, signature_doubt, over_footer = _without_signature(live, live_kinds)
     if signature_doubt is not None and (not unsure or over_footer) and forward is None:
@@ -1178,13 +1348,18 @@ def _new_words(text: str) -> str:
     return _BLANK_LINES.sub("\n\n", "\n".join(out)).strip()
 
 
-def new_text(body: str) -> str:
+def new_text(body: str, subject: str | None = None) -> str:
     """What the sender wrote in this message: their new words wherever they stand, and what they forward.
 
     Parameters
     ----------
     body
         The message body as Nylas gives it: HTML, or plain text.
+    subject
+        The message's own subject, where the caller has it. Outlook's reply and forward differ only by
+        it: an Outlook block whose Subject says "FW:" under "RE: FW: x" is the message replied to
+        (history), under a subject equal to the block's it may be either (behind
+        :data:`UNSURE_MARKER`); without a subject, such a block is kept as a forward.
 
     Returns
     -------
@@ -1193,7 +1368,7 @@ def new_text(body: str) -> str:
         forwarded content after its marker; ``""`` when the body holds nothing new.
     """
     body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
-    return _new_words(_rendered(body, quotes=True) if _is_html(body) else html.unescape(body))
+    return _new_words(_rendered(body, quotes=True) if _is_html(body) else html.unescape(body), subject)
 
 
 def full_text(body: str) -> str:
