@@ -55,6 +55,7 @@ Outlook blocks and a Polish or Russian attribution over unquoted history
 (rows in ``tests/unit/test_text.py``). So nothing here imports either.
 """
 
+import functools
 import html
 import itertools
 import re
@@ -557,11 +558,22 @@ def _starts(line: str) -> bool:
     return bool(_LEAD.match(bare) or _LONE_LEAD.match(bare) or _DATE_START.match(bare))
 
 
+@functools.lru_cache(maxsize=4096)
+def _may_end_attribution(line: str) -> bool:
+    """Whether a line ends as an attribution can: a verb ("wrote", "schrieb" …) or an address and a colon.
+
+    Why cached: every line is looked at from each start within reach of it, in each pass over the body,
+    and the verb pattern is an alternation of a hundred words in many scripts tried at every position of
+    the line: a 500 KB email's thousands of lines took over half a second of CPU (seconds at a Lambda
+    size's share of a vCPU), most of it here. A line's answer depends on the line alone."""
+    return bool(_VERB_AT_END.search(line) or ("@" in line and _ADDRESS_LAST.search(line.rstrip())))
+
+
 def _ends_within(lines: list[str], start: int) -> bool:
     """Whether an attribution could end within reach of ``start``: a line ending in a colon or dashes,
     and a verb ("wrote", "schrieb" …) on the way. Cheap, so a long body is not searched line by line."""
     window = lines[start : start + _MAX_ATTR_LINES]
-    if any(_VERB_AT_END.search(line) or _ADDRESS_LAST.search(line.rstrip()) for line in window):
+    if any(_may_end_attribution(line) for line in window):
         return True
     return any(line.rstrip()[-1:] in (":", "-", "\uff1a") for line in window) and bool(
         _ANY_VERB.search(" ".join(window))
