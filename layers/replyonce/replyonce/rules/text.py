@@ -1287,8 +1287,9 @@ def _forward_by_subject(lines: list[str], forward: int, subject: str) -> str | N
     """What the message's own subject says of a header block kept as a forward because its subject says
     "FW:": ``"history"`` when the message is a reply ("RE: FW: x": the block is the message replied to),
     ``"unsure"`` when the message's subject is the block's own ("FW: x" over "Subject: FW: x": a reply
-    that kept the subject, or a forward of a forward), ``None`` (a forward, kept) otherwise. A forward's
-    own marker ("---------- Forwarded message ---------") is the customer's word for it: not judged."""
+    that kept the subject, or a forward of a forward) or empty, ``None`` (a forward, kept) otherwise. A
+    forward's own marker ("---------- Forwarded message ---------") is the customer's word for it: not
+    judged."""
     if _FORWARD.match(lines[forward]) or _quoted(lines[forward]):
         return None
     block = next(
@@ -1296,6 +1297,10 @@ def _forward_by_subject(lines: list[str], forward: int, subject: str) -> str | N
     )
     if block is None:
         return None
+    if not subject:
+        # No subject known (an empty one, or a caller without it): nothing tells the two apart, and a
+        # block kept as a sure forward was the message replied to there (issue 41, eleventh split).
+        return "unsure"
     if _REPLY_SUBJECT.match(subject):
         return "history"
     if " ".join(subject.split()).casefold() == " ".join(_block_subject(lines, block).split()).casefold():
@@ -1321,8 +1326,8 @@ def _new_words(text: str, subject: str | None = None) -> str:
     )
     lines = _mark_doubts(lines)
     kinds, live_end, forward, unsure = _classify(lines)
-    if forward is not None and subject:
-        decided = _forward_by_subject(lines, forward, subject)
+    if forward is not None:
+        decided = _forward_by_subject(lines, forward, subject or "")
         if decided is not None:
             forward, unsure = None, decided == "unsure"
     live, live_kinds = lines[:live_end], kinds[:live_end]
@@ -1370,8 +1375,8 @@ def new_text(body: str, subject: str | None = None) -> str:
     subject
         The message's own subject, where the caller has it. Outlook's reply and forward differ only by
         it: an Outlook block whose Subject says "FW:" under "RE: FW: x" is the message replied to
-        (history), under a subject equal to the block's it may be either (behind
-        :data:`UNSURE_MARKER`); without a subject, such a block is kept as a forward.
+        (history), under a subject equal to the block's, or with no subject, it may be either (behind
+        :data:`UNSURE_MARKER`); under any other subject it is a forward, kept.
 
     Returns
     -------
