@@ -433,6 +433,7 @@ def block(run: "Run", inputs: dict[str, Any]) -> dict[str, Any]:
             row["replyonce"]["usd_per_million_notifications"]
             / row["baseline"]["usd_per_million_notifications"]
         )
+        row["floor"] = floor(row["baseline"], traffic[OPTION_B])
         fills[key] = row
     result = run.real_latency
     counted = attempt_paths(result.runs[OPTION_B], result.idempotency_table) if result else None
@@ -454,6 +455,33 @@ def block(run: "Run", inputs: dict[str, Any]) -> dict[str, Any]:
         "mix_paths": asdict(counted) if counted else {},
         "time_paths": timed or {},
         "fills": fills,
+    }
+
+
+ECHO = "the echo (its message.created, skipped)"
+FUNCTION = "Lambda GB-s, function"
+
+
+def floor(baseline: dict[str, Any], ours: Traffic) -> dict[str, float]:
+    """The least a pipeline that answered as ReplyOnce did can bill per million replies, its state free.
+
+    Why: per reply sent, ReplyOnce's ratio is not only the price of its state. It answers a
+    redelivery and a burst once, so its every notification's webhook request, queue messages and
+    invocation are spread over fewer replies than the baseline's, and that part no design of exactly
+    once removes. This pipeline pays the baseline's own costs: per notification the baseline's bill
+    without its function's time and its echoes, per reply the baseline's function time per attempt
+    (the agent's draft and the send) and an echo. What ReplyOnce bills above it is what its state,
+    lease and waits cost.
+    """
+    lines_, t = baseline["lines"], baseline["traffic"]
+    per_attempt = t["replies"] / t["notifications"]  # a baseline line per reply, as one per notification
+    fixed = sum(v for n, v in lines_.items() if n not in (ECHO, FUNCTION)) * per_attempt
+    work = lines_[FUNCTION] * per_attempt
+    usd = fixed * ours.notifications / ours.replies + work + lines_[ECHO]
+    return {
+        "usd_per_million_replies": usd,
+        "ratio": usd / baseline["usd_per_million_replies"],
+        "goal_leaves_usd": GOAL_RATIO * baseline["usd_per_million_replies"] - usd,
     }
 
 
@@ -518,6 +546,7 @@ def section(run: "Run", inputs: dict[str, Any]) -> str:
         ratio = below["ratio"]
         verdict = "met" if ratio <= GOAL_RATIO else "not met"
         parts.append(f"**The {GOAL_RATIO:g}x goal below capacity: {verdict}** ({ratio:.2f}x). " + _why(below))
+        parts.append(_floor_text(below, data["units"], data["prices"]))
         names = list(below["replyonce"]["lines"])
         parts.append(
             "Bill lines per million replies sent, below capacity:\n\n"
@@ -586,4 +615,22 @@ def _why(row: dict[str, Any]) -> str:
         "in seconds, the table after the attempts by path says; on a loaded machine (The run's load "
         "average) it also holds the CPU ReplyOnce's records spend in the one process, which the "
         "baseline's barely do and a Lambda fleet spends on CPUs of its own."
+    )
+
+
+def _floor_text(row: dict[str, Any], units: dict[str, Any], prices: dict[str, float]) -> str:
+    """What the goal leaves for exactly once, against the least a pipeline answering as ReplyOnce can bill."""
+    f, ours = row["floor"], row["replyonce"]
+    reply_writes = units["reply_wru"] * prices["ddb_wru"]
+    return (
+        "**What the goal leaves for exactly once.** A pipeline that answered the mix as ReplyOnce did "
+        f"({ours['traffic']['replies']} replies for {ours['traffic']['notifications']} notifications) with "
+        "its state free would still bill "
+        f"**{usd(f['usd_per_million_replies'])}** per million replies sent, **{f['ratio']:.2f}x** the "
+        "baseline: the baseline's own costs per notification (webhook, queue, invocation, logs) spread over "
+        "fewer replies, and per reply the baseline's draft-and-send time and an echo (`bench.per_reply."
+        f"floor`). The {GOAL_RATIO:g}x goal leaves {usd(f['goal_leaves_usd'])} per million replies above "
+        "that for every cost of exactly once: the state, the lease, the waits. A first reply's "
+        f"{units['reply_wru']:g} DynamoDB write units alone are {usd(reply_writes)}; ReplyOnce bills "
+        f"{usd(ours['usd_per_million_replies'] - f['usd_per_million_replies'])} above it."
     )

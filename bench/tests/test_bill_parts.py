@@ -167,9 +167,22 @@ def test_long_emails_rule_a_size_out_by_its_memory_not_by_a_failure_with_memory_
     runs = [
         _size(128, batch_s=10.0, single_s=6.0, peak=82, heavy_peak=124, heavy_failed=6),
         _size(256, batch_s=10.0, single_s=6.0, peak=82, heavy_peak=123, heavy_failed=1),
-        _size(512, batch_s=10.0, single_s=6.0, peak=82, heavy_peak=124),
+        _size(512, batch_s=10.0, single_s=6.0, peak=82, heavy_peak=124, heavy_failed=1),
     ]
     chosen, verdicts = bill_report.choose(runs)
     assert chosen == 256
     assert "peaks at 124 MB, 97% of the size" in verdicts[128]
     assert verdicts[256].startswith("fits; the batch of long emails sent 1 of 10")
+
+
+def test_a_size_that_answers_fewer_long_emails_than_the_largest_is_ruled_out():
+    # Issue 46's run: 192 MB kept its memory's quarter free, yet answered none of the batch of long
+    # emails on the first try where 256 MB answered 4: CPU, not memory, and a customer's wait all the same.
+    runs = [
+        _size(160, batch_s=10.0, single_s=6.0, peak=90, heavy_peak=142, heavy_failed=10),
+        _size(192, batch_s=10.0, single_s=6.0, peak=90, heavy_peak=137, heavy_failed=10),
+        _size(256, batch_s=10.0, single_s=6.0, peak=90, heavy_peak=133, heavy_failed=6),
+    ]
+    chosen, verdicts = bill_report.choose(runs)
+    assert chosen == 256
+    assert "answered 0 of 10 on the first try against 4 at 256 MB" in verdicts[192]

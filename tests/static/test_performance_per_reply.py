@@ -157,3 +157,36 @@ def test_where_the_functions_seconds_go_is_re_derived_from_the_attempts_by_path(
         f"The function bills {ours['billed_ms'] / ours['notifications'] / 1000:.2f} s per notification"
         in section
     )
+
+
+def test_what_the_goal_leaves_for_exactly_once_is_re_derived_from_the_baselines_bill(block):
+    # Issue 46: the ratio per reply sent is partly the unit's. A pipeline that answers as ReplyOnce did
+    # (fewer replies than notifications) with its state free still spreads every notification's webhook,
+    # queue and invocation over fewer replies. Re-derived here from the baseline's traffic, in USD of the
+    # run: its costs without its function's time, per notification; its function's time, per attempt.
+    below = block["fills"]["below_capacity"]
+    theirs, ours = below["baseline"]["traffic"], below["replyonce"]["traffic"]
+    _, baseline_per_notification = _usd_per_million_replies(theirs, block)
+    mb, price = block["memory_mb"], block["prices"]
+    work = (
+        theirs["billed_ms"]
+        / 1000
+        * mb["function"]
+        / 1024
+        * price["lambda_gb_s"]
+        * 1e6
+        / theirs["notifications"]
+    )
+    fixed = baseline_per_notification - work
+    baseline_per_reply = below["baseline"]["usd_per_million_replies"]
+    echo = baseline_per_reply - baseline_per_notification * theirs["notifications"] / theirs["replies"]
+    floor = fixed * ours["notifications"] / ours["replies"] + work + echo
+    assert _close(floor, below["floor"]["usd_per_million_replies"])
+    assert _close(floor / baseline_per_reply, below["floor"]["ratio"])
+    # A pipeline that answers once cannot be cheaper per notification than one that answers each: the
+    # floor is above the baseline per reply, and ReplyOnce, whose state is not free, above the floor.
+    assert 1 < below["floor"]["ratio"] < below["ratio"]
+    section = _section()
+    assert f"**{below['floor']['ratio']:.2f}x** the baseline" in section
+    left = block["goal_ratio"] * baseline_per_reply - floor
+    assert f"leaves ${left:,.2f} per million replies" in section
