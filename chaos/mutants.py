@@ -315,7 +315,7 @@ def quote_cut(patches: _Patches) -> None:
     text = _module("rules.text")
     conversation = _module("rules.conversation")
 
-    def above_the_quote(body: str) -> str:
+    def above_the_quote(body: str, subject: str | None = None) -> str:  # new_text's signature
         kept: list[str] = []
         for line in text.html_to_text(body).splitlines():
             if line.lstrip().startswith(">") or line.rstrip().endswith(("wrote:", "schrieb:", "a écrit :")):

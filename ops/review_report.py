@@ -110,7 +110,7 @@ def seen_draft(grant_id: str, draft: Mapping[str, Any], now: int) -> TrackedDraf
         draft_id=message_id(draft),
         intent_id=str(metadata_of(draft).get(INTENT_KEY) or ""),
         thread_id=draft.thread_id,
-        drafted_text=new_text(draft.body or ""),
+        drafted_text=new_text(draft.body or "", draft.subject),
         created_at=min(created, now),
         first_seen=now,
     )
@@ -137,7 +137,7 @@ def fate_after_drafts(
         sent_message, how = by_thread[-1], "thread"  # the oldest after the draft: the listing is newest first
     else:
         return replace(tracked, fate="deleted")
-    text = new_text(sent_message.body or "")
+    text = new_text(sent_message.body or "", sent_message.subject)
     distance = normalised_edit_distance(tracked.drafted_text, text)
     return replace(
         tracked,
