@@ -2324,6 +2324,37 @@ def alga_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+def gitlab_cases(root: Path) -> list[Case]:
+    """GitLab (Ruby; a forge's reply-by-email, ``Gitlab::Email::ReplyParser``, "inspired in great part by
+    Discourse's Email::Receiver", which trims with email_reply_trimmer): every test of
+    ``spec/lib/gitlab/email/reply_parser_spec.rb`` that gives ``test_parse_body`` a fixture of
+    ``spec/fixtures/emails`` and states the whole text (``to eq("…")`` or a ``<<-BODY.strip_heredoc.chomp``
+    heredoc). The reader is given the fixture's text part, else its HTML part, as GitLab selects it. GitLab
+    renders an HTML-only mail as Markdown; its expectation is compared as it is (no declared difference
+    covers markup)."""
+    spec = (root / "spec/lib/gitlab/email/reply_parser_spec.rb").read_text(encoding="utf-8")
+    cases = []
+    for name, block in re.findall(r'\n    it "([^"]+)" do\n(.*?)\n    end\n', spec, re.S):
+        fixture = re.search(r'test_parse_body\(fixture_file\("emails/([^"]+)"\)\)', block)
+        if fixture is None:
+            continue
+        heredoc = re.search(r"<<-BODY\.strip_heredoc\.chomp\n(.*?)\n\s*BODY\n", block, re.S)
+        literal = re.search(r'\.to eq\(("(?:[^"\\]|\\.)*")\)', block)
+        if heredoc:
+            expected = textwrap.dedent(heredoc.group(1)).rstrip("\n")
+        elif literal:
+            expected = json.loads(literal.group(1))
+        else:
+            continue
+        # Most fixtures open with an empty line, which Ruby's Mail skips: the headers follow it.
+        found = _mime_body((root / "spec/fixtures/emails" / fixture.group(1)).read_bytes().lstrip())
+        if found is None:
+            continue
+        body, is_html, subject = found
+        cases.append(Case("gitlab", name, body, expected, (), (), is_html, subject=subject or None))
+    return _unique(cases)
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -2752,6 +2783,8 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "askbot": askbot_cases,
     "alga-psa": alga_cases,
     "clearfeed": clearfeed_cases,
+    # The twelfth split, second part: recorded after the first part was measured, before it was measured.
+    "gitlab": gitlab_cases,
 }
 
 
@@ -2864,6 +2897,7 @@ def main() -> None:
         ("askbot", "ASKBOT/askbot-devel (its askbot/tests/test_email_parsing.py)"),
         ("alga-psa", "Nine-Minds/alga-psa (its shared/lib/email)"),
         ("clearfeed", "clearfeed/email-reply-parser"),
+        ("gitlab", "GitLab (its reply_parser_spec.rb and spec/fixtures/emails)"),
     ):
         parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, twelfth)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
