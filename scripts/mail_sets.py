@@ -115,6 +115,26 @@ second part was recorded after that round's rules were final (ce5c80c) and befor
 iOS app showing Gmail threads as chat, the new words of each message only (Kevinmthau/esc-chatmail: the
 ``removeQuotes`` tests of ``PlainTextQuoteRemoverTests.swift``; its ``removeSignature`` tests are left out,
 a second function whose contract, sign-offs and disclaimers removed, is not the reader's).
+
+Twelfth split: the eleventh split's held-out sets (zimbra, esc-chatmail, chatwoot) had their misses read
+(docs/reliability.md), so they are tuning now. Most of those misses were places where the peer's expected
+text follows another contract than ours, so from this split on each source's adapter DECLARES, when it is
+recorded and from the source's own README, tests or code (never from our reader's output on it), where its
+contract differs from ours (``CONTRACT_DIFFERENCES`` below, each with the place the source states it);
+``scripts/measure_new_text.py`` prints, beside the raw exact figure, "exact under our contract": the
+comparison after only those declared differences are applied. Held out, recorded with their adapters and
+declarations before they were measured, three projects no round had read whose tests state the text a reply
+reader should show: a Q&A forum that takes answers by mail (ASKBOT/askbot-devel: its
+``test_email_parsing.py``), a helpdesk/PSA turning mail replies into ticket comments (Nine-Minds/alga-psa:
+its ``replyParser`` tests and fixtures) and a fork of crisp's parser (clearfeed/email-reply-parser: its
+``test.js``; most of its bodies are crisp's and dspangenberg's, measured with them). That is 20 bodies,
+under the 50 aimed for (loomio's and zulip's snapshots are over the size a snapshot may have;
+JayDaley/email-reply-extractor's cannot be had). So a second part was recorded after the first was measured
+once and before it was measured: GitLab's reply-by-email parser (``Gitlab::Email::ReplyParser``, "inspired
+in great part by Discourse's Email::Receiver": its ``reply_parser_spec.rb`` on its
+``spec/fixtures/emails``), read from xinminlabs/gitlabhq's snapshot, a fork holding GitLab's history to
+December 2017 (GitLab's own snapshots are over the size a snapshot may have): 12 bodies, 32 in all, still
+under the 50 aimed for.
 """
 
 from typing import NamedTuple
@@ -333,20 +353,69 @@ SOURCES: dict[str, Source] = {
     "mailbouncedetector": Source(
         "rgl/MailBounceDetector", "05719306a7b903c07294d89386f84caa2912cd38", "tuning", "machine"
     ),
-    # Held out (eleventh split): recorded with their adapters before any rule of that round changed; measured
-    # once with the reader and the screening as they were before tuning. Zimbra's commit is its snapshot's
+    # The eleventh split (tuning since the twelfth, its misses read): recorded with their adapters before
+    # any rule of that round changed; measured once with the reader and the screening as they were before
+    # tuning. Zimbra's commit is its snapshot's
     # newest. chatwoot's commit 02ab8565 is upstream's (the last to touch its mail fixtures and mailbox specs,
     # "include headers from incoming emails", #13139), read from md-riaz/chatwoot's snapshot, which holds it
     # (chatwoot's own snapshot is 1 GB, over the 500 MiB a snapshot may have).
-    "zimbra": Source("Zimbra/zm-web-client", "518cc8b4d25c0e5d2efc57e31d366400fa05d943", "held-out", "text"),
-    "chatwoot": Source(
-        "chatwoot/chatwoot", "02ab856520e7246cbfbaede557601e0adb3e64a3", "held-out", "machine"
-    ),
+    "zimbra": Source("Zimbra/zm-web-client", "518cc8b4d25c0e5d2efc57e31d366400fa05d943", "tuning", "text"),
+    "chatwoot": Source("chatwoot/chatwoot", "02ab856520e7246cbfbaede557601e0adb3e64a3", "tuning", "machine"),
     # Eleventh split, second part: recorded after that round's rules were final (ce5c80c) and before they were
     # measured, because the first part states a whole text for 32 bodies only.
     "esc-chatmail": Source(
-        "Kevinmthau/esc-chatmail", "07ad1383f6f98eca4758e41c9d5bd896c71d77d0", "held-out", "text"
+        "Kevinmthau/esc-chatmail", "07ad1383f6f98eca4758e41c9d5bd896c71d77d0", "tuning", "text"
     ),
+    # Held out (twelfth split): recorded with their adapters and their declared contract differences before
+    # they were measured. askbot's commit is its snapshot's newest (release 0.13.0); alga-psa's too (only
+    # shared/lib/email and docs/inbound-email read); clearfeed's is its newest (#2).
+    "askbot": Source("ASKBOT/askbot-devel", "60ab07ffc56175b76b5a8159c23942182e81f874", "held-out", "text"),
+    "alga-psa": Source("Nine-Minds/alga-psa", "432f5f5887b089e9179655e2c856fd34d0912295", "held-out", "text"),
+    "clearfeed": Source(
+        "clearfeed/email-reply-parser", "63f7174791c0a223d0b90a742ca476c0f795b62f", "held-out", "text"
+    ),
+    # Twelfth split, second part: recorded after the first part was measured once (20 bodies), before it was
+    # measured. The commit is xinminlabs/gitlabhq's newest (its own "trigger awesomecode.io notification"
+    # over GitLab's history of December 2017); only the spec, its fixtures and the parser were read.
+    "gitlab": Source("xinminlabs/gitlabhq", "5e2042ac81b2bbbc3e37daf9acac362317db0d04", "held-out", "text"),
+}
+
+# Where a source's contract differs from ours, declared from the source's own README, tests or code: the
+# names are scripts/measure_new_text.py's DIFFERENCES. Held-out sources are declared when recorded, before
+# they are measured. The tuning sources' declarations were written in the twelfth split, after their misses
+# had been read in earlier rounds: on them the contract figure shows what the declarations change, it is no
+# evidence. A source not named here declares nothing (its contract figure is its raw one).
+CONTRACT_DIFFERENCES: dict[str, tuple[str, ...]] = {
+    # Held out, twelfth split.
+    # alga-psa: docs/inbound-email/reference/reply-parsing.md, "Signature trimming - strips common signatures
+    # (`Thanks,`, `Best regards,`, `Sent from …`) within the trailing 12 lines" and "Microsoft Graph |
+    # Forwarded chains (`Forwarded message`) … forwarded header breakpoints"; replyParser.test.ts, "keeps user
+    # preface while discarding forwarded chains" and "strips signatures and confidentiality footers".
+    "alga-psa": ("hides_forwards", "strips_signoff"),
+    # clearfeed: README.md, "Removes signatures like `Best wishes`" and its example, whose output drops
+    # "Thanks!"; test.js test_resetSignatureRegexes_to_defaults, '"Best regards" should still be hidden by
+    # default'.
+    "clearfeed": ("strips_signoff",),
+    # gitlab: spec/lib/gitlab/email/reply_parser_spec.rb, "handles inline reply": the expected text keeps
+    # the quote (its ">" lines) above the answer. (Its parser trims with email_reply_trimmer; nothing else of
+    # the trimmer's contract is declared here: these tests state no forward and no sign-off.)
+    "gitlab": ("keeps_inline_quotes",),
+    # askbot: none. Its extract_reply keeps "the part above the separator"; the user's own signature is
+    # removed by a second function (extract_user_signature), which these tests do not call.
+    # Tuning (declared in the twelfth split, after their misses were read).
+    # crisp, dspangenberg: README.md, "Removes signatures like `Best wishes`"; its example's output drops
+    # "Best regards,\nJohn".
+    "crisp": ("strips_signoff",),
+    "dspangenberg": ("strips_signoff",),
+    # esc-chatmail: PlainTextQuoteRemoverTests.swift, "MARK: - Quote Removal - Forwarded Messages",
+    # testRemoveQuotes_forwardedMessageMarker_truncates and …_forwardedMessageDashes_truncates.
+    "esc-chatmail": ("hides_forwards",),
+    # zimbra: UtGetOriginalContent_data.js, entries 20 ('"Forwarded Message" delimiter', HTML: U OS H U)
+    # and 31 ('Alternative delimiter, same meaning as "----- Forwarded Message -----"'): the forward is left
+    # out; entries 10, 22, 28, 29 ("Inline reply", "Middle posting": W Q U Q kept whole); entry 12
+    # ("Bugzilla mail - make sure first few lines survive", Text: U: all of it original content, its "-- "
+    # signature with it).
+    "zimbra": ("hides_forwards", "keeps_inline_quotes", "keeps_rfc_signature"),
 }
 
 HELD_OUT = frozenset(name for name, source in SOURCES.items() if source.split == "held-out")
