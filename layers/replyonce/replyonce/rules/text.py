@@ -1384,8 +1384,7 @@ def new_text(body: str, subject: str | None = None) -> str:
         The new words in the order written, quoted blocks between them as :data:`QUOTE_MARKER` lines,
         forwarded content after its marker; ``""`` when the body holds nothing new.
     """
-    body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
-    return _new_words(_rendered(body, quotes=True) if _is_html(body) else html.unescape(body), subject)
+    return _new_words(_plain(body), subject)
 
 
 def full_text(body: str) -> str:
@@ -1394,6 +1393,14 @@ def full_text(body: str) -> str:
     What :attr:`replyonce.agent.Message.full_text` holds beside the new text: the agent can read what
     the reader was unsure of, or cut away, and treat it as possibly quoted.
     """
+    return "\n".join(line for line in _plain(body).splitlines() if line.strip() not in _MARKS).strip()
+
+
+@functools.lru_cache(maxsize=4)
+def _plain(body: str) -> str:
+    """A body as the reader reads it: plain text, HTML rendered (``<blockquote>`` as ``>`` lines).
+
+    Cached for the few bodies last read: the agent's view reads each message twice (:func:`new_text`
+    and :func:`full_text`), and rendering a long HTML email is a good part of reading it."""
     body = (body or "").replace("\r\n", "\n").replace("\r", "\n")
-    text = _rendered(body, quotes=True) if _is_html(body) else html.unescape(body)
-    return "\n".join(line for line in text.splitlines() if line.strip() not in _MARKS).strip()
+    return _rendered(body, quotes=True) if _is_html(body) else html.unescape(body)
