@@ -18,86 +18,85 @@ import measure_new_text as m
 FORWARD = "Please see below.\n\n---------- Forwarded message ---------\nFrom: A <a@x.org>\n\nOld words."
 
 
-@pytest.mark.parametrize(
-    ("expected", "ours", "result"),
-    [
-        # The peer stops at the forward; ours keeps it: ours is compared up to the marker.
-        ("Please see below.", FORWARD, ("Please see below.", "Please see below.\n\n")),
-        ("See it.", "See it.\nBegin forwarded message:\n\nOld.", ("See it.", "See it.\n")),
-        ("Look.", "Look.\n-------- Forwarded Message --------\nOld.", ("Look.", "Look.\n")),
-        # The peer keeps the forward too: nothing changes.
-        (FORWARD, FORWARD, (FORWARD, FORWARD)),
-        # No forward in ours: nothing changes.
-        ("Hi.", "Hi.\nThanks,\nJane", ("Hi.", "Hi.\nThanks,\nJane")),
-        # A reply's "Original Message" is no forward.
-        ("Hi.", "Hi.\n-----Original Message-----\nOld", ("Hi.", "Hi.\n-----Original Message-----\nOld")),
-        # Words about a forward in a sentence are no marker.
-        ("I forwarded message 3 to you.", "I forwarded message 3 to you.", None),
-    ],
-)
-def test_hides_forwards_cuts_ours_only_at_a_forward_marker_the_peer_does_not_keep(expected, ours, result):
-    assert m.hides_forwards(expected, ours) == (result or (expected, ours))
+# hides_forwards: cuts ours only at a forward marker the peer does not keep.
+HIDES_FORWARDS = [
+    # The peer stops at the forward; ours keeps it: ours is compared up to the marker.
+    ("Please see below.", FORWARD, ("Please see below.", "Please see below.\n\n")),
+    ("See it.", "See it.\nBegin forwarded message:\n\nOld.", ("See it.", "See it.\n")),
+    ("Look.", "Look.\n-------- Forwarded Message --------\nOld.", ("Look.", "Look.\n")),
+    # The peer keeps the forward too: nothing changes.
+    (FORWARD, FORWARD, (FORWARD, FORWARD)),
+    # No forward in ours: nothing changes.
+    ("Hi.", "Hi.\nThanks,\nJane", ("Hi.", "Hi.\nThanks,\nJane")),
+    # A reply's "Original Message" is no forward.
+    ("Hi.", "Hi.\n-----Original Message-----\nOld", ("Hi.", "Hi.\n-----Original Message-----\nOld")),
+    # Words about a forward in a sentence are no marker.
+    ("I forwarded message 3 to you.", "I forwarded message 3 to you.", None),
+]
+
+# strips_signoff: cuts ours only at a closing line the peer does not keep.
+STRIPS_SIGNOFF = [
+    # The peer drops "Thanks,\nJane"; ours keeps it: ours is compared up to the sign-off.
+    ("Hi,\n\nIt works.", "Hi,\n\nIt works.\n\nThanks,\nJane", ("Hi,\n\nIt works.", "Hi,\n\nIt works.\n")),
+    ("It works.", "It works.\nBest regards,\nJohn\nACME", ("It works.", "It works.")),
+    ("Fine.", "Fine.\n\nCheers!\nBo", ("Fine.", "Fine.\n")),
+    # The peer keeps the sign-off: nothing changes.
+    ("It works.\nThanks,\nJane", "It works.\nThanks,\nJane", None),
+    # "Thanks" inside a sentence is no sign-off.
+    ("Thanks for the fix, it works.", "Thanks for the fix, it works.", None),
+    ("A.", "A.\nThanks for the fix, it works.", None),
+    # A closing word above the last twelve lines is not looked at.
+    ("Thanks,", "Thanks,\n" + "\n".join(f"line {i}" for i in range(12)), None),
+]
+
+# keeps_inline_quotes: drops only an attribution over a quote from the expected.
+KEEPS_INLINE_QUOTES = [
+    # The peer keeps an attribution over an inline quote; ours writes the marker: the line goes.
+    (
+        "On May 8, 2012, at 12:13 PM, Andy wrote:\n> Ready?\nYes.",
+        "[quoted text]\nYes.",
+        ("> Ready?\nYes.", "[quoted text]\nYes."),
+    ),
+    (
+        "Hi\n----- 'Jo' <jo@x.org> wrote:\n\n> Q1\nA1",
+        "Hi\nA1",
+        ("Hi\n\n> Q1\nA1", "Hi\nA1"),
+    ),
+    # "wrote:" over unquoted text is not an inline quote's attribution: nothing changes.
+    ("I wrote:\nthe list below", "I wrote:\nthe list below", None),
+    # No quote at all: nothing changes.
+    ("Plain reply.", "Plain reply.", None),
+]
+
+# keeps_rfc_signature: cuts the expected only at the delimiter ours lacks.
+KEEPS_RFC_SIGNATURE = [
+    # The peer keeps "-- \nsig"; ours cuts it: the expectation is compared up to the delimiter.
+    ("Done.\n-- \nConfigure bugmail: x", "Done.", ("Done.", "Done.")),
+    ("Done.\n--\nBob", "Done.", ("Done.", "Done.")),
+    # Ours keeps a "--" line too: nothing changes.
+    ("Done.\n-- \nBob", "Done.\n-- \nBob", None),
+    # "---" and "-- x" are not the delimiter: nothing changes.
+    ("Done.\n---\nBob", "Done.", None),
+    ("Done.\n-- x\nBob", "Done.", None),
+]
 
 
 @pytest.mark.parametrize(
-    ("expected", "ours", "result"),
+    ("difference", "expected", "ours", "result"),
     [
-        # The peer drops "Thanks,\nJane"; ours keeps it: ours is compared up to the sign-off.
-        ("Hi,\n\nIt works.", "Hi,\n\nIt works.\n\nThanks,\nJane", ("Hi,\n\nIt works.", "Hi,\n\nIt works.\n")),
-        ("It works.", "It works.\nBest regards,\nJohn\nACME", ("It works.", "It works.")),
-        ("Fine.", "Fine.\n\nCheers!\nBo", ("Fine.", "Fine.\n")),
-        # The peer keeps the sign-off: nothing changes.
-        ("It works.\nThanks,\nJane", "It works.\nThanks,\nJane", None),
-        # "Thanks" inside a sentence is no sign-off.
-        ("Thanks for the fix, it works.", "Thanks for the fix, it works.", None),
-        ("A.", "A.\nThanks for the fix, it works.", None),
-        # A closing word above the last twelve lines is not looked at.
-        ("Thanks,", "Thanks,\n" + "\n".join(f"line {i}" for i in range(12)), None),
+        (name, *row)
+        for name, table in (
+            ("hides_forwards", HIDES_FORWARDS),
+            ("strips_signoff", STRIPS_SIGNOFF),
+            ("keeps_inline_quotes", KEEPS_INLINE_QUOTES),
+            ("keeps_rfc_signature", KEEPS_RFC_SIGNATURE),
+        )
+        for row in table
     ],
 )
-def test_strips_signoff_cuts_ours_only_at_a_closing_line_the_peer_does_not_keep(expected, ours, result):
-    assert m.strips_signoff(expected, ours) == (result or (expected, ours))
-
-
-@pytest.mark.parametrize(
-    ("expected", "ours", "result"),
-    [
-        # The peer keeps an attribution over an inline quote; ours writes the marker: the line goes.
-        (
-            "On May 8, 2012, at 12:13 PM, Andy wrote:\n> Ready?\nYes.",
-            "[quoted text]\nYes.",
-            ("> Ready?\nYes.", "[quoted text]\nYes."),
-        ),
-        (
-            "Hi\n----- 'Jo' <jo@x.org> wrote:\n\n> Q1\nA1",
-            "Hi\nA1",
-            ("Hi\n\n> Q1\nA1", "Hi\nA1"),
-        ),
-        # "wrote:" over unquoted text is not an inline quote's attribution: nothing changes.
-        ("I wrote:\nthe list below", "I wrote:\nthe list below", None),
-        # No quote at all: nothing changes.
-        ("Plain reply.", "Plain reply.", None),
-    ],
-)
-def test_keeps_inline_quotes_drops_only_an_attribution_over_a_quote_from_the_expected(expected, ours, result):
-    assert m.keeps_inline_quotes(expected, ours) == (result or (expected, ours))
-
-
-@pytest.mark.parametrize(
-    ("expected", "ours", "result"),
-    [
-        # The peer keeps "-- \nsig"; ours cuts it: the expectation is compared up to the delimiter.
-        ("Done.\n-- \nConfigure bugmail: x", "Done.", ("Done.", "Done.")),
-        ("Done.\n--\nBob", "Done.", ("Done.", "Done.")),
-        # Ours keeps a "--" line too: nothing changes.
-        ("Done.\n-- \nBob", "Done.\n-- \nBob", None),
-        # "---" and "-- x" are not the delimiter: nothing changes.
-        ("Done.\n---\nBob", "Done.", None),
-        ("Done.\n-- x\nBob", "Done.", None),
-    ],
-)
-def test_keeps_rfc_signature_cuts_the_expected_only_at_the_delimiter_ours_lacks(expected, ours, result):
-    assert m.keeps_rfc_signature(expected, ours) == (result or (expected, ours))
+def test_a_declared_difference_changes_only_what_its_name_says(difference, expected, ours, result):
+    # ``result`` None: the difference does not apply, and both texts stay as they were.
+    assert m.DIFFERENCES[difference](expected, ours) == (result or (expected, ours))
 
 
 def test_each_declared_difference_is_one_the_scorer_knows():

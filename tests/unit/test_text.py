@@ -986,19 +986,6 @@ TENTH_WHOLE = [
 
 
 @pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
-@pytest.mark.parametrize(("body", "expected"), rows(TENTH))
-def test_tenth_split_history_forms_are_cut(form, body, expected):
-    assert new_text(as_html(body) if form.startswith("as Nylas") else body) == expected
-
-
-@pytest.mark.parametrize(("name", "body"), TENTH_WHOLE)
-def test_tenth_split_rules_leave_a_persons_body_whole(name, body):
-    unquoted = "\n\nOn Mon, 30 Nov 2026 at 10:02, Acme Support <support@acme.example> wrote:\nOlder words.\n"
-    assert new_text(body) == body
-    assert new_text(body + unquoted) == body
-
-
-@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
 def test_in_reply_to_over_text_is_a_doubt(form):
     body = "Still waiting.\n\nIn reply to:\n\nYour order 1042 shipped on Friday.\n"
     text = new_text(as_html(body) if form.startswith("as Nylas") else body)
@@ -1114,13 +1101,24 @@ ELEVENTH_WHOLE = [
 
 
 @pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
-@pytest.mark.parametrize(("body", "expected"), rows(ELEVENTH))
-def test_eleventh_split_footers_and_lead_ins_are_cut(form, body, expected):
+@pytest.mark.parametrize(("body", "expected"), rows(TENTH + ELEVENTH))
+def test_the_tenth_and_eleventh_splits_forms_are_cut(form, body, expected):
     assert new_text(as_html(body) if form.startswith("as Nylas") else body) == expected
 
 
-@pytest.mark.parametrize(("name", "body"), ELEVENTH_WHOLE)
-def test_eleventh_split_rules_leave_a_persons_body_whole(name, body):
-    quoted = "\n> Older words the customer pasted.\n"
+# Each person's body of those splits, whole alone and above the history its split's rules met: the tenth's
+# unquoted (an attribution and older words), the eleventh's quoted.
+UNQUOTED_HISTORY = (
+    "\n\nOn Mon, 30 Nov 2026 at 10:02, Acme Support <support@acme.example> wrote:\nOlder words.\n"
+)
+QUOTED_HISTORY = "\n> Older words the customer pasted.\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "history"),
+    [(name, body, UNQUOTED_HISTORY) for name, body in TENTH_WHOLE]
+    + [(name, body, QUOTED_HISTORY) for name, body in ELEVENTH_WHOLE],
+)
+def test_the_tenth_and_eleventh_splits_rules_leave_a_persons_body_whole(name, body, history):
     assert new_text(body) == body
-    assert new_text(body + quoted) == body
+    assert new_text(body + history) == body
