@@ -96,7 +96,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mail_sets import CONTRACT_DIFFERENCES, HELD_OUT
+from mail_sets import CONTRACT_DIFFERENCES, HELD_OUT, SOURCES
 
 # Where a peer's expectation conflicts with the contract, in our judgement: counted as misses, shown apart.
 DEBATABLE = {
@@ -2790,116 +2790,11 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--talon", type=Path, help="a checkout of mailgun/talon")
-    parser.add_argument("--erp", type=Path, help="a checkout of github/email_reply_parser")
-    parser.add_argument("--trimmer", type=Path, help="a checkout of discourse/email_reply_trimmer")
-    parser.add_argument("--crisp", type=Path, help="a checkout of crisp-oss/email-reply-parser")
-    parser.add_argument("--mpr", type=Path, help="a checkout of alfonsrv/mail-parser-reply")
-    parser.add_argument("--edgetier", type=Path, help="a checkout of EdgeTier/email-reply-parser")
-    parser.add_argument("--extended-erp", type=Path, help="a checkout of fiedl/extended_email_reply_parser")
-    parser.add_argument("--t2bot", type=Path, help="a checkout of t2bot/node-email-reply-parser")
-    parser.add_argument("--huan086", type=Path, help="a checkout of huan086/EmailReplyParser")
-    parser.add_argument(
-        "--hellogustav",
-        type=Path,
-        help="a checkout of hellogustav/elixir_email_reply_parser (tuning since the fifth)",
-    )
-    parser.add_argument(
-        "--web-ridge", type=Path, help="a checkout of web-ridge/email-reply-parser (tuning since the fifth)"
-    )
-    parser.add_argument(
-        "--bluee", type=Path, help="a checkout of bluee/EmailReplyParser (tuning since the fifth)"
-    )
-    parser.add_argument(
-        "--flutter",
-        type=Path,
-        help="a checkout of krishnaSoni2113/flutter-email-reply-parser (tuning since the fifth)",
-    )
-    for name, repository in (
-        ("unquotemail", "Crsk/unquotemail"),
-        ("mailspring", "Foundry376/Mailspring"),
-        ("gaia", "mozilla-b2g/gaia-email-libs-and-more"),
-        ("griddler", "thoughtbot/griddler"),
-        ("mab", "markashleybell/MAB.EmailReplyParser"),
-        ("erichuang", "EricJWHuang/EmailReplyParser"),
-        ("mail-extract", "sosedoff/mail_extract"),
-        ("mailstrip", "pgherveou/mailstrip"),
-    ):
+    for name in LOADERS:  # each set's checkout: scripts/mail_sets.py names its project and its split
+        source = SOURCES[name]
         parser.add_argument(
-            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the sixth)"
+            f"--{name}", type=Path, help=f"a checkout of {source.repository} ({source.split})"
         )
-    for name, repository in (
-        ("activecollab", "activecollab/EmailReplyExtractor"),
-        ("phabricator", "phacility/phabricator"),
-        ("roundup", "roundup-tracker/roundup"),
-        ("quotequail-tests", "closeio/quotequail (its tests, not the library)"),
-    ):
-        parser.add_argument(
-            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the seventh)"
-        )
-    for name, repository in (
-        ("landwirtcom", "Landwirtcom/emailreplyparser"),
-        ("teamtailor", "Teamtailor/email_reply_parser"),
-        ("apptentive", "apptentive-engineering/email_reply_parser"),
-        ("randock", "randock/EmailReplyParser"),
-        ("dspangenberg", "dspangenberg/email-reply-parser"),
-        ("team-plain", "team-plain/node-email-reply-parser"),
-        ("parse-reply", "Like-Falling-Leaves/parse-reply"),
-        ("rudirocks", "rudirocks/email_reply_parser"),
-        ("unloved", "unloved/email_reply_parser"),
-        ("vu0tran", "vu0tran/emailreplyparser"),
-        ("jakul", "jakul/email-reply-parser"),
-        ("sculture", "ScultureAI/email-reply-parser"),
-        ("fredrikankarang", "FredrikAnkarang/EmailReplyParser"),
-    ):
-        parser.add_argument(
-            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the eighth)"
-        )
-    for name, repository in (
-        ("assembl", "assembl/assembl (its tests/model_tests/test_mail.py)"),
-        ("assembl-thread", "assembl/assembl (its jack_layton_fixtures_maildir)"),
-        ("kritikalfabric", "KritikalFabric/corefabric.io"),
-        ("notmuch", "notmuch/notmuch (test/corpora/default)"),
-        ("notmuch-lkml", "notmuch/notmuch (test/corpora/lkml)"),
-        ("mitija", "mitija/email_agent"),
-        ("mu", "djcb/mu (its testdata)"),
-        ("mailpile", "mailpile/Mailpile (its tests/data/Maildir)"),
-    ):
-        parser.add_argument(
-            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the ninth)"
-        )
-    for name, repository in (
-        ("chatmail", "chatmail/core (Delta Chat's Rust core: its mail tests)"),
-        ("constable", "thoughtbot/constable"),
-        ("mailstrip-go", "kvannotten/mailstrip"),
-        ("jetbrains", "JetBrains/email-parser"),
-    ):
-        parser.add_argument(
-            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the tenth)"
-        )
-    for name, repository in (
-        ("gitea", "go-gitea/gitea (services/mailer/incoming)"),
-        ("replyr", "wegatech/replyr"),
-        ("recapco", "recapco/emailreplyparser"),
-        ("thunderbird", "thunderbird/thunderbird-android (its PreviewTextExtractorTest.kt)"),
-    ):
-        parser.add_argument(
-            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the eleventh)"
-        )
-    for name, repository in (
-        ("zimbra", "Zimbra/zm-web-client"),
-        ("esc-chatmail", "Kevinmthau/esc-chatmail (its PlainTextQuoteRemoverTests.swift)"),
-    ):
-        parser.add_argument(
-            f"--{name}", type=Path, help=f"a checkout of {repository} (tuning since the twelfth)"
-        )
-    for name, repository in (
-        ("askbot", "ASKBOT/askbot-devel (its askbot/tests/test_email_parsing.py)"),
-        ("alga-psa", "Nine-Minds/alga-psa (its shared/lib/email)"),
-        ("clearfeed", "clearfeed/email-reply-parser"),
-        ("gitlab", "GitLab (its reply_parser_spec.rb and spec/fixtures/emails)"),
-    ):
-        parser.add_argument(f"--{name}", type=Path, help=f"a checkout of {repository} (held out, twelfth)")
     parser.add_argument("--impl", action="append", help="what to measure (repeatable); default: shipped")
     parser.add_argument("--misses", action="store_true", help="print every body that is not exact")
     parser.add_argument("--html", action="store_true", help="also measure each body as Nylas gives it, HTML")
