@@ -101,6 +101,9 @@ _LOOKS_HTML = re.compile(
 _DOCUMENT_TAG = re.compile(r"<(?:!doctype|html|head|body|meta|style)(?=[\s/>])", re.I)
 # Tags that break lines: an HTML body without one has no lines to read (a plain body may name one).
 _LINE_TAG = re.compile(r"<(?:br|p|div|tr|li|table|blockquote|pre|h[1-6]|hr)(?=[\s/>])", re.I)
+# Outlook's and Word's bookmarks ("<a name=\"_MailEndCompose\">", "<a name=\"OLE_LINK1\">"): anchors no
+# reader sees, that only a mail program writes. A body holding one is HTML, a fragment without its document.
+_BOOKMARK = re.compile(r"<a\s+name=[\"']?(?:_Mail[A-Za-z]+|OLE_LINK\d+)[\"']?\s*>", re.I)
 # What real HTML never holds, because its writer escapes "<" as "&lt;": an address or a link in angle
 # brackets ("Acked-by: Mel <mel@csn.ul.ie>", "<https://…>"), or a bare word no HTML element is named
 # ("use <drivername> there"). A body holding one is plain text that happens to hold a tag.
@@ -223,7 +226,7 @@ def _is_html(body: str) -> bool:
     """
     if not _LOOKS_HTML.search(body):
         return False
-    if _DOCUMENT_TAG.search(body):
+    if _DOCUMENT_TAG.search(body) or _BOOKMARK.search(body):
         return True
     if not _LINE_TAG.search(body):
         return False  # no tag breaks a line: its lines are the text's own (one line of HTML reads the same)
@@ -380,17 +383,23 @@ _ORIGINAL_MESSAGE = re.compile(
 )
 # That title with the block's first field run together on its line ("-Reply message ----- From: …").
 _ORIGINAL_THEN_FIELD = re.compile(rf"^(\s*[*_]*\s*-+\s*{_ORIGINAL_TITLES}\s*-{{3,}}[*_]*)[ \t]*(\S.*)$", re.I)
-_FORWARD = re.compile(
-    r"^\s*[*_]*\s*(?:-{2,}\s*(?:forwarded message|weitergeleitete nachricht|message transféré|"
+_FORWARD_TITLES = (
+    r"forwarded message|weitergeleitete nachricht|message transféré|"
     r"mensaje reenviado|messaggio inoltrato|doorgestuurd bericht|mensagem encaminhada|"
     r"videresendt meddelelse|vidarebefordrat meddelande|videresendt melding|przekazana wiadomość|"
-    r"wiadomość przekazana|пересылаемое сообщение|forwarded message from.*)\s*-{2,}|"
+    r"wiadomość przekazana|пересылаемое сообщение|forwarded message from.*"
+)
+_FORWARD = re.compile(
+    rf"^\s*[*_]*\s*(?:-{{2,}}\s*(?:{_FORWARD_TITLES})\s*-{{2,}}|"
     r"begin forwarded message:|début du message réexpédié\s?:|anfang der weitergeleiteten nachricht:|"
     r"inicio del mensaje reenviado:|inizio messaggio inoltrato:|begin doorgestuurd bericht:|"
     r"início da mensagem reencaminhada:|vidarebefordrat brev:|videresendt besked:|"
     r"początek przekazywanej wiadomości:|начало переадресованного сообщения:)\s*[*_]*\s*$",
     re.I,
 )
+# The same title without its dashes ("Forwarded message" alone on its line, as a webmail or a helpdesk's
+# converter leaves it): a forward's title only directly above the forwarded header block.
+_BARE_FORWARD = re.compile(rf"^\s*[*_]*\s*(?:{_FORWARD_TITLES})\s*:?\s*[*_]*\s*$", re.I)
 # A helpdesk's line over its notification ("##- Please type your reply above this line -##", "-- REPLY
 # ABOVE THIS LINE --"), alone on its line: what follows it is the message the customer answers.
 _REPLY_ABOVE = re.compile(
@@ -398,6 +407,9 @@ _REPLY_ABOVE = re.compile(
     r"above\s+this\s+line\W*$",
     re.I,
 )
+# A line in square brackets and nothing else: directly above a helpdesk's "reply above this line", the
+# token that helpdesk hides there to find its ticket ("[ALGA-REPLY-TOKEN GHFTK-123 ticketId=…]").
+_BRACKETED = re.compile(r"^\s*\[[^\[\]]+\]\s*$")
 # A title whose dashes were lost on one side ("-Original Message", "-----Original Message"), directly
 # above a sure start of history: the title of that history, not the sender's words.
 _LOOSE_ORIGINAL = re.compile(rf"^\s*(?:-+(?=\S)|-{{2,}}\s*){_ORIGINAL_TITLES}\s*-*\s*$", re.I)
@@ -1117,9 +1129,9 @@ def _history_at(lines: list[str], index: int) -> tuple[int, int | None, bool] | 
     """Where unquoted history starts, and forwarded content (if any), when the text line at ``index``
     begins it: a forward marker, "-----Original Message-----", a header block. ``None``: it does not."""
     line = lines[index]
-    if _FORWARD.match(line):
+    if _FORWARD.match(line) or (_BARE_FORWARD.match(line) and _block_under(lines, index)):
         return index, index, False
-    if _REPLY_ABOVE.match(line):
+    if _reply_above_at(lines, index):
         return _titled(lines, index), None, False
     if _ORIGINAL_MESSAGE.match(line):
         return index, (index if _header_subject_forwarded(lines, index + 1) else None), False
@@ -1131,6 +1143,20 @@ def _history_at(lines: list[str], index: int) -> tuple[int, int | None, bool] | 
         sure = _header_block_sure(lines, index) or start != index  # a divider above it is Outlook's
         return start, None, not sure
     return None
+
+
+def _reply_above_at(lines: list[str], index: int) -> bool:
+    """Whether a helpdesk's "reply above this line" stands at ``lines[index]``, or directly under the
+    square-bracketed tokens that start there ("[ALGA-REPLY-TOKEN …]": the helpdesk's, not the sender's)."""
+    while index < len(lines) and _BRACKETED.match(lines[index]):
+        index += 1
+    return index < len(lines) and bool(_REPLY_ABOVE.match(lines[index]))
+
+
+def _block_under(lines: list[str], index: int) -> bool:
+    """Whether a header block starts on the first line under ``lines[index]`` that holds anything."""
+    after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    return after is not None and _header_block(lines, after)[0]
 
 
 def _titled(lines: list[str], start: int) -> int:
@@ -1290,7 +1316,7 @@ def _forward_by_subject(lines: list[str], forward: int, subject: str) -> str | N
     that kept the subject, or a forward of a forward) or empty, ``None`` (a forward, kept) otherwise. A
     forward's own marker ("---------- Forwarded message ---------") is the customer's word for it: not
     judged."""
-    if _FORWARD.match(lines[forward]) or _quoted(lines[forward]):
+    if _FORWARD.match(lines[forward]) or _BARE_FORWARD.match(lines[forward]) or _quoted(lines[forward]):
         return None
     block = next(
         (i for i in range(forward, min(forward + 6, len(lines))) if _header_block(lines, i)[0]), None
