@@ -44,8 +44,8 @@ What each set expects:
   (tuning since the eighth split), assembl, assembl-thread, kritikalfabric, notmuch, notmuch-lkml,
   mitija, mu, mailpile (tuning since the ninth split), chatmail, constable, mailstrip-go, jetbrains
   (tuning since the tenth split), gitea, replyr, recapco, thunderbird (tuning since the eleventh
-  split), zimbra, esc-chatmail (tuning since the twelfth split), and askbot, alga-psa, clearfeed (held
-  out, ``scripts/mail_sets.py``):
+  split), zimbra, esc-chatmail (tuning since the twelfth split), askbot, alga-psa, clearfeed, gitlab (held
+  out, twelfth split) and freegle, chiliproject, tempo (held out, thirteenth split; ``scripts/mail_sets.py``):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -2355,6 +2355,219 @@ def gitlab_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+# --- the thirteenth split (held out) ---------------------------------------------------------------------
+
+_FREEGLE_USER_SITE = "www.ilovefreegle.org"  # iznik-server's install/iznik.conf.php: define('USER_SITE', …)
+
+
+def freegle_cases(root: Path) -> list[Case]:
+    """Freegle/iznik-server (PHP; the reuse network Freegle's server, which turns people's mail replies to
+    a post into chat messages): every ``$m->stripQuoted()`` of ``testStripQuoted`` in
+    ``test/ut/php/include/MessageTest.php`` — a message of ``test/ut/php/msgs/notif_reply_text*`` parsed,
+    its stripped text ``assertEquals`` to a literal (the whole text). ``USER_SITE``, which the test writes
+    into one message and its expectation, is the constant of ``install/iznik.conf.php``. The reader is
+    given the message's text part, else its HTML part, as iznik-server's ``parse`` takes it (the text part,
+    else the HTML one made text)."""
+    test = (root / "test/ut/php/include/MessageTest.php").read_text(encoding="utf-8")
+    block = re.search(r"public function testStripQuoted\(\) \{\n(.*?)\n    \}\n", test, re.S)
+    cases: dict[str, Case] = {}
+    for name, setup, wanted in re.findall(
+        r"msgs/(notif_reply_text\d*)'\)\);\n(.*?)\$this->assertEquals\((.*?), \$stripped\);",
+        block.group(1) if block else "",
+        re.S,
+    ):
+        parts = re.findall(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|USER_SITE""", wanted)
+        expected = "".join(
+            _FREEGLE_USER_SITE if part == "USER_SITE" else _php_literal(part, "") for part in parts
+        )
+        raw = (root / "test/ut/php/msgs" / name).read_bytes()
+        if "str_replace('USER_SITE', USER_SITE" in setup:
+            raw = raw.replace(b"USER_SITE", _FREEGLE_USER_SITE.encode())
+        found = _mime_body(raw)
+        if found is None:
+            continue
+        body, is_html, subject = found
+        if body not in cases:  # notif_reply_text16 is asserted twice, the same
+            cases[body] = Case("freegle", name, body, expected, (), (), is_html, subject=subject or None)
+    return list(cases.values())
+
+
+# ChiliProject's enhanced incoming mail plugin: each ``remove_thread!`` test of its ``test/unit`` files, as
+# (test file, test, sample, what it says the reply keeps, what it says is gone). Written from the tests'
+# ``assert_match``/``assert_no_match`` (and one ``include?``): the words of each pattern, its markup
+# delimiters (">…<", "<p>…</p>", "<br>") and the quoted-printable soft break of ``first=\r?\n reply``
+# left out, a space run read as any space; "> Status: New" is read as its words, the reader being given
+# the HTML part (where the quote is a blockquote, not ">" lines). Two patterns end in a period their
+# sample's sentence does not ("…from the reply" in gmail_reply, "THIS SHOULD BE REMOVED it." in
+# outlook_mac_reply), so they would match nothing: read without it.
+_CHILI_THREAD_TESTS = (
+    (
+        "normalized_generic_email_test.rb",
+        "test_remove_reply_thread",
+        "thunderbird_reply",
+        ("First comment",),
+        ("Priority: Normal",),
+    ),
+    (
+        "normalized_thunderbird_email_test.rb",
+        "test_remove_reply_thread",
+        "thunderbird_reply",
+        ("First comment",),
+        ("2012 09:23 AM", "Priority: Normal"),
+    ),
+    (
+        "normalized_gmail_email_test.rb",
+        "test_remove_reply_thread",
+        "gmail_reply",
+        ("This is the REPLY text and must be included in the comment.",),
+        (
+            "This is the ORIGINAL email, to be removed from the reply",
+            "You have received this notification because you have either subscribed",
+        ),
+    ),
+    (
+        "normalized_gmail_email_test.rb",
+        "test_properly_process_fw_mail_content",
+        "gmail_fw",
+        ("This is the content", "Some content FW"),
+        (),
+    ),
+    (
+        "normalized_mac_mail_email_test.rb",
+        "test_remove_reply_thread",
+        "macmail_reply",
+        ("New comment added from Mac Mail",),
+        ("REMOVED",),
+    ),
+    (
+        "normalized_mac_mail_email_test.rb",
+        "test_remove_reply_thread_2",
+        "macmail_reply_2",
+        ("What about this one.  How is it going",),
+        ("Status: New",),
+    ),
+    (
+        "normalized_mac_mail_email_test.rb",
+        "test_remove_reply_thread_3",
+        "macmail_reply_3",
+        ("Repying to see how this thing works",),
+        ("Status: New",),
+    ),
+    (
+        "normalized_mac_mail_email_test.rb",
+        "test_remove_reply_thread_jimmy",
+        "jimmy_mac_reply",
+        ("first reply from MacMail",),
+        (),
+    ),
+    (
+        "normalized_outlook_email_test.rb",
+        "test_remove_reply_thread",
+        "outlook_reply",
+        ("This is the REPLY message.",),
+        (
+            "This is the ORIGINAL email, to be removed.",
+            "You have received this notification because you have either subscribed",
+        ),
+    ),
+    (
+        "normalized_outlook_email_test.rb",
+        "test_remove_reply_thread_from_outlook_for_mac",
+        "outlook_mac_reply",
+        ("better",),
+        ("THIS SHOULD BE REMOVED",),
+    ),
+    (
+        "normalized_postbox_email_test.rb",
+        "test_remove_reply_thread",
+        "postbox_reply",
+        ("This is the REPLY text and must be included in the comment.",),
+        ("This is the ORIGINAL email, to be removed from the reply",),
+    ),
+    (
+        "normalized_zimbra_email_test.rb",
+        "test_remove_reply_thread_version_7_2_0",
+        "zimbra_7_2_0_reply",
+        ("Reply from Zimbra",),
+        ("Status: New",),
+    ),
+    (
+        "normalized_zimbra_email_test.rb",
+        "test_remove_reply_thread_version_8_0_6",
+        "zimbra_8_0_6_reply",
+        ("I'm still seeing some instances where",),
+        ("Assignee: JP Maxwell",),
+    ),
+)
+
+
+def _words_pattern(words: str) -> str:
+    """A regex for a test's words: each run of spaces any run of white space."""
+    return r"\s+".join(re.escape(word) for word in words.split())
+
+
+def chiliproject_cases(root: Path) -> list[Case]:
+    """tipitnet/chiliproject (Ruby; a ChiliProject/Redmine issue tracker's plugin that turns mail replies
+    into issue comments, ``vendor/plugins/chiliproject_enhanced_incoming_mail``): each ``remove_thread!``
+    test of its ``test/unit/normalized_*_email_test.rb`` on a reply of ``test/resources`` (Gmail, Mac
+    Mail, Outlook, Outlook for Mac, Postbox, Thunderbird, Zimbra), as listed in ``_CHILI_THREAD_TESTS``
+    (the table's comment says how each pattern was read). The tests state no whole text: what the
+    comment must keep and what must be gone. The reader is given the message's HTML part, which the plugin
+    strips (its ``remove_nonhtml_text!`` drops the text part), else its text part; the test files are
+    checked to hold each test and sample named."""
+    plugin = root / "vendor/plugins/chiliproject_enhanced_incoming_mail"
+    cases: dict[str, Case] = {}
+    for test_file, test, sample, keep, history in _CHILI_THREAD_TESTS:
+        source = (plugin / "test/unit" / test_file).read_text(encoding="utf-8")
+        if f"def {test}\n" not in source or f":{sample}\n" not in source:
+            raise ValueError(f"chiliproject: {test_file} has no {test} on {sample}")
+        raw = (plugin / "test/resources" / f"{sample}.eml").read_bytes()
+        message = email.message_from_bytes(raw, policy=email.policy.default)
+        part = message.get_body(preferencelist=("html", "plain"))
+        if part is None:
+            continue
+        body = part.get_content()
+        is_html = part.get_content_type() == "text/html"
+        keeps = tuple(_words_pattern(words) for words in keep)
+        histories = tuple(_words_pattern(words) for words in history)
+        seen = cases.get(body)
+        if seen is not None:
+            keeps = tuple(dict.fromkeys(seen.keep + keeps))
+            histories = tuple(dict.fromkeys(seen.history + histories))
+        name = seen.name if seen is not None else f"{sample}.eml"
+        subject = str(message.get("Subject", "")) or None
+        cases[body] = Case("chiliproject", name, body, None, keeps, histories, is_html, subject=subject)
+    return list(cases.values())
+
+
+def tempo_cases(root: Path) -> list[Case]:
+    """yourtempo/tempo-email-parser (TypeScript; the Tempo mail app's "extract main message from an HTML
+    email": quotations and signatures out): each fixture of ``src/tests/prepareMessage`` with an
+    ``X.output-message.html`` (``prepareMessage(X.input.html, {noQuotations: true, …}).messageHtml``,
+    compared after prettier), and each test of ``src/tests/removeQuotations.test.ts`` (its ``const email``
+    template and the ``expectHtml(actual, …)`` one). HTML bodies, given to the reader as they are; each
+    expectation read as its lines."""
+    cases: dict[str, Case] = {}
+    fixtures = root / "src/tests/prepareMessage"
+    for output in sorted(fixtures.glob("*.output-message.html")):
+        name = output.name.removesuffix(".output-message.html")
+        source = fixtures / f"{name}.input.html"
+        if not source.is_file():
+            continue
+        body = source.read_text(encoding="utf-8")
+        expected = html_lines(output.read_text(encoding="utf-8"))
+        cases.setdefault(body, Case("tempo", f"{name}.input.html", body, expected, (), (), True))
+    spec = (root / "src/tests/removeQuotations.test.ts").read_text(encoding="utf-8")
+    for name, block in re.findall(r"\n\tit\('([^']+)', \(\) => \{\n(.*?)\n\t\}\);", spec, re.S):
+        given = re.search(r"const email = `([^`]*)`;", block)
+        wanted = re.search(r"expectHtml\(\s*actual,\s*`([^`]*)`\s*\)", block)
+        if given is None or wanted is None:
+            continue
+        body = given.group(1)
+        cases.setdefault(body, Case("tempo", name, body, html_lines(wanted.group(1)), (), (), True))
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -2785,6 +2998,11 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "clearfeed": clearfeed_cases,
     # The twelfth split, second part: recorded after the first part was measured, before it was measured.
     "gitlab": gitlab_cases,
+    # The thirteenth split (held out): recorded before any rule of that round changed, with each source's
+    # declared contract, before it was measured.
+    "freegle": freegle_cases,
+    "chiliproject": chiliproject_cases,
+    "tempo": tempo_cases,
 }
 
 
