@@ -82,6 +82,7 @@ _VOID_TAGS = frozenset({"br", "hr", "img", "meta", "link", "input", "wbr", "col"
 _DROPPED_TAGS = frozenset({"script", "style", "head", "title"})
 # Markup of quoted history for html_to_text: containers whose content is the quote (Gmail, Apple Mail),
 # and markers after which everything is (Outlook's reply divider).
+_PRE_STYLE = re.compile(r"white-space\s*:\s*pre", re.I)  # pre, pre-wrap, pre-line: the source's breaks show
 _QUOTE_MARKERS = re.compile(r"gmail_quote|AppleMailQuote")
 _HISTORY_STARTS = re.compile(r"appendonsend|divRplyFwdMsg|OutlookMessageHeader")
 # Where Outlook's divider stood, for new_text: history from here on, unless the header says forward.
@@ -133,6 +134,10 @@ _SPACES = re.compile(r"[ \t\f\v\u00a0\u200b\u200c\u200d\ufeff]+")
 class _Renderer(HTMLParser):
     """HTML → lines, each with how deeply it is quoted (open ``<blockquote>`` elements).
 
+    A line break in the HTML source is a space, as a browser shows it, except inside ``<pre>`` or an
+    element styled ``white-space: pre…`` (a program that formats its source, or wraps it at 76 columns,
+    would otherwise cut a sentence, or a footer from the program it names, in two).
+
     ``quotes=False`` is :func:`html_to_text`: quoted containers and everything after Outlook's divider
     are dropped. ``quotes=True`` is :func:`new_text`: a blockquote's lines are kept as quoted lines and
     Outlook's divider becomes :data:`_HISTORY_MARK`, because the line rules decide what is new — a
@@ -148,6 +153,7 @@ class _Renderer(HTMLParser):
         self._depth = 0
         self._skipping: list[str] = []  # the open tags whose content is dropped
         self._history = False  # past a marker after which everything is quoted history (quotes=False)
+        self._pre: list[str] = []  # open <pre> (or white-space: pre) elements: the source breaks lines
 
     def _break(self) -> None:
         self.lines.append((self._line_depth, "".join(self._line)))
@@ -160,7 +166,9 @@ class _Renderer(HTMLParser):
         if self._line:
             self._break()
 
-    def _text(self, data: str) -> None:
+    def _text(self, data: str, *, source: bool = False) -> None:
+        if source and not self._pre:
+            data = data.replace("\n", " ")  # a line break in HTML's source is a space, as a browser shows it
         for index, piece in enumerate(data.split("\n")):
             if index:
                 self._break()
@@ -187,6 +195,9 @@ class _Renderer(HTMLParser):
         if tag in _DROPPED_TAGS or (quote and not self._quotes):
             self._skipping.append(tag)
             return
+        style = " ".join(value or "" for name, value in attrs if name == "style")
+        if (tag == "pre" or _PRE_STYLE.search(style)) and tag not in _VOID_TAGS:
+            self._pre.append(tag)
         if tag == "br":
             self._break()
         elif tag in _BLOCK_TAGS or tag == "blockquote":
@@ -203,6 +214,8 @@ class _Renderer(HTMLParser):
                 while self._skipping and self._skipping.pop() != tag:
                     pass
             return
+        if self._pre and self._pre[-1] == tag:
+            self._pre.pop()
         if tag in _BLOCK_TAGS or tag == "blockquote":
             self._end_line()
             if tag == "p":
@@ -213,7 +226,7 @@ class _Renderer(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if not self._skipping and not self._history:
-            self._text(data)
+            self._text(data, source=True)
 
 
 def _is_html(body: str) -> bool:
@@ -222,7 +235,8 @@ def _is_html(body: str) -> bool:
     Why: a plain-text body read as HTML loses every word in angle brackets ("<mel@csn.ul.ie>",
     "<drivername>") and its line breaks; a list's footer with an ``<a href=…>`` line, or a developer
     naming ``<br>``, must not make it HTML. Markup makes a body HTML only when the document's own tags
-    say so, or when it breaks lines with tags and holds nothing real HTML escapes.
+    say so (or a mail program's bookmark, :data:`_BOOKMARK`), or when it breaks lines with tags and holds
+    nothing real HTML escapes.
     """
     if not _LOOKS_HTML.search(body):
         return False
@@ -482,12 +496,17 @@ _CLIENT_SIGNATURE = re.compile(
     r"(?:az? )?(?:iphone|ipad|android|galaxy|samsung|mobil|telefon|outlook)\S*r[óő]l küldve|"
     r"wysłane z .+|отправлено с .+|從我的 .+ 傳送|从我的 .+ 发送|"  # noqa: RUF001 - Cyrillic: the words' own letters
     r"\S+ from (?:my )?(?:mobile|phone|iphone|ipad|android)|from my (?:iphone|ipad|android|mobile|phone).*|"
+    # An antivirus program's line under what it scanned ("… checked for viruses by Avast antivirus software").
+    r"this (?:e-?mail|message) has been (?:checked|scanned) for viruses(?: and malware)? by .{1,60}|"
     # What mobile mail programs write in other languages (iOS, Samsung, Huawei, Xiaomi, Outlook's apps).
     rf"{_DEVICE_FOOTER})$",
     re.I,
 )
 _CLIENT_SIGNATURE_WRAPPED = re.compile(r"^(?:<<(?P<a>.+)>>|\((?P<b>.+)\))$")
 _LINKS = re.compile(r"\[([^\]]*)\]\([^)]*\)|<[^>]*>|\(?\b(?:https?://|www\.)\S+\)?")
+# A program's slogan after its name ("Sent from Mailspring, the extensible, open source mail client"),
+# ending the line: "Sent from my office, the mail app keeps crashing" does not end with the program.
+_TAGLINE = re.compile(r"^the\b[^.!?]{0,60}\b(?:e-?mail|mail)\s+(?:client|app|application|program)\s*$", re.I)
 _APOLOGY = re.compile(r"^(?:please|pls|excuse|sorry|pardon|apologies|forgive)\b", re.I)
 _MAILING_LIST = re.compile(r"mailing list\s*$", re.I)
 # A list's footer under its own "--" line (LKML's "To unsubscribe … majordomo@…", Mailman's listinfo):
@@ -912,7 +931,18 @@ def _client_signature(line: str) -> bool:
     head, *rest = re.split(r"[,.;:!]\s", text + " ", maxsplit=1)
     if len(head.split()) > 8 and text[:5].lower() == "sent ":
         return False  # "Sent from my phone the photo would not upload" is a sentence
-    return not rest or not rest[0].strip() or bool(_APOLOGY.match(rest[0].strip()))
+    return not rest or not rest[0].strip() or bool(_APOLOGY.match(rest[0].strip()) or _TAGLINE.match(rest[0]))
+
+
+def _footer_link(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is a link alone, directly under a client's footer: the footer's own
+    ("This email has been checked for viruses by Avast antivirus software." / "https://www.avast.com/…")."""
+    return (
+        index > 0
+        and bool(lines[index].strip())
+        and not _LINKS.sub("", lines[index]).strip()
+        and _client_signature(lines[index - 1])
+    )
 
 
 def _decoration(line: str) -> bool:
@@ -933,7 +963,13 @@ def _trimmed_end(lines: list[str], kinds: list[str]) -> int:
     end = len(lines)
     while end:
         line = lines[end - 1].strip()
-        if not line or kinds[end - 1] in ("Q", "A") or _client_signature(line) or _decoration(line):
+        if (
+            not line
+            or kinds[end - 1] in ("Q", "A")
+            or _client_signature(line)
+            or _decoration(line)
+            or _footer_link(lines, end - 1)
+        ):
             end -= 1
             continue
         footer = _mailing_list_footer(lines[:end])
@@ -1007,7 +1043,7 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
                 (
                     i
                     for i in range(index + 1, len(lines))
-                    if lines[i].strip() and not _client_signature(lines[i])
+                    if lines[i].strip() and not _client_signature(lines[i]) and not _footer_link(lines, i)
                 ),
                 None,
             )
@@ -1044,13 +1080,15 @@ def _tail_in_quote(lines: list[str], kinds: list[str], index: int) -> bool:
 
 def _lone_sender(lines: list[str], index: int) -> bool:
     """Whether ``lines[index]`` is a from-field naming an address, alone ("From: a@x"), with more under
-    it: a client's remnant of an older message's header, or what the customer typed ("From:
+    it or as a paragraph of its own at the end (Yahoo's "From: …-noreply@yahoogroups.com" under a blank
+    line): a client's remnant of an older message's header, or what the customer typed ("From:
     scam@example.com" above their own account of it). One field is no header block, so the reader cannot
-    tell: the rest goes behind :data:`UNSURE_MARKER`. "From: Berlin" names no address and stays."""
+    tell: the rest goes behind :data:`UNSURE_MARKER`. "From: Berlin" names no address and stays, and so
+    does a last line that ends the customer's paragraph ("Please write back to me at" / "From: a@x")."""
     line = lines[index]
     if _field_kind(line) != "from" or not _ADDRESS.search(line):
         return False
-    return any(line.strip() for line in lines[index + 1 :])
+    return any(line.strip() for line in lines[index + 1 :]) or (index > 0 and not lines[index - 1].strip())
 
 
 def _history_follows(lines: list[str], index: int) -> bool:
