@@ -80,9 +80,9 @@ _BLOCK_TAGS = frozenset(
 )
 _VOID_TAGS = frozenset({"br", "hr", "img", "meta", "link", "input", "wbr", "col", "area", "base", "source"})
 _DROPPED_TAGS = frozenset({"script", "style", "head", "title"})
+_PRE_STYLE = re.compile(r"white-space\s*:\s*pre", re.I)  # pre, pre-wrap, pre-line: the source's breaks show
 # Markup of quoted history for html_to_text: containers whose content is the quote (Gmail, Apple Mail),
 # and markers after which everything is (Outlook's reply divider).
-_PRE_STYLE = re.compile(r"white-space\s*:\s*pre", re.I)  # pre, pre-wrap, pre-line: the source's breaks show
 _QUOTE_MARKERS = re.compile(r"gmail_quote|AppleMailQuote")
 _HISTORY_STARTS = re.compile(r"appendonsend|divRplyFwdMsg|OutlookMessageHeader")
 # Where Outlook's divider stood, for new_text: history from here on, unless the header says forward.
@@ -166,9 +166,7 @@ class _Renderer(HTMLParser):
         if self._line:
             self._break()
 
-    def _text(self, data: str, *, source: bool = False) -> None:
-        if source and not self._pre:
-            data = data.replace("\n", " ")  # a line break in HTML's source is a space, as a browser shows it
+    def _text(self, data: str) -> None:
         for index, piece in enumerate(data.split("\n")):
             if index:
                 self._break()
@@ -226,7 +224,8 @@ class _Renderer(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if not self._skipping and not self._history:
-            self._text(data, source=True)
+            # A line break in HTML's source is a space, as a browser shows it (not in <pre>).
+            self._text(data if self._pre else data.replace("\n", " "))
 
 
 def _is_html(body: str) -> bool:
