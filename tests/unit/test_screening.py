@@ -395,6 +395,24 @@ MACHINE_MAIL = [
         Sign.COMPLAINT_REPORT,
     ),
     machine(
+        "a DMARC aggregate report: RFC 7489's subject, Microsoft's '[Preview]' before it (mox, mail-auth)",
+        message(
+            "dmarcreport@microsoft.com",
+            subject="[Preview] Report Domain: shop.example Submitter: protection.outlook.com Report-ID: 8be4",
+        ),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.AGGREGATE_REPORT,
+    ),
+    machine(
+        "an SMTP TLS report: RFC 8460's subject, the same three fields",
+        message(
+            "tlsrpt@mail.example",
+            subject="Report Domain: shop.example Submitter: mail.example Report-ID: <2026.12.06@mail.test>",
+        ),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.AGGREGATE_REPORT,
+    ),
+    machine(
         "Lotus Notes out-of-office: 'AUTO:' subject, no In-Reply-To",
         message(
             "carol@corp.example", subject="AUTO: Carol Jones is out of the office (returning 07/12/2026)"
@@ -525,6 +543,22 @@ PEOPLE = [
         message(
             subject="Auto: Kaufvertrag", body="I will be out of the office next week, can we sign today?"
         ),
+    ),
+    person(
+        "a customer forwarding a DMARC report to ask about it: 'Fwd:' before the report's subject (#41)",
+        message(subject="Fwd: Report Domain: shop.example Submitter: google.com Report-ID: 1234"),
+    ),
+    person(
+        "a web form's 'Report domain: … Submitter: <name>' with no Report-ID (#41)",
+        message(subject="Report domain: shop.example Submitter: Alice Smith"),
+    ),
+    person(
+        "a customer's question naming the report's fields in another order (#41)",
+        message(subject="DMARC report: which Submitter: is google.com? Report Domain: shop.example"),
+    ),
+    person(
+        "an empty 'X-Autoreply:' on a form system's letter a person wrote (froide test_mail_05)",
+        message("reidt.a@broadcaster.example", [("X-Autoreply", ""), ("X-Mailer", "MIME::Lite 3.027")]),
     ),
     person(
         "a person whose mail mentions TMDA and Boxbe in the body only (#41)",

@@ -103,6 +103,7 @@ class Sign(StrEnum):
     GATEWAY_BOUNCE = "gateway_bounce"
     COMPLAINT_REPORT = "complaint_report"
     NOTES_OUT_OF_OFFICE = "notes_out_of_office"
+    AGGREGATE_REPORT = "aggregate_report"
 
     @property
     def reason(self) -> SkipReason:
@@ -140,7 +141,8 @@ _MACHINE_LOCAL_PART = re.compile(rf"(?:^|[-_.+])(?:{'|'.join(_MACHINE_WORDS)})(?
 # Precedence values (RFC 2076): of list and bulk mail, and of autoresponders.
 _BULK_PRECEDENCE = frozenset({"bulk", "junk", "list"})
 _AUTO_REPLY_PRECEDENCE = "auto_reply"
-# Vendor headers of autoresponders that predate RFC 3834 (presence decides: no one writes "no" in them).
+# Vendor headers of autoresponders that predate RFC 3834 (any value but an empty one: no one writes "no" in
+# them, and MIME::Lite's empty "X-Autoreply:" stands on a form system's letters that people write).
 _AUTORESPONDER_HEADERS = frozenset({"x-autoreply", "x-autorespond", "x-autoresponder", "x-autoresponse"})
 # Headers only mailing lists and newsletters carry: RFC 2919, RFC 2369, RFC 8058; ezmlm, vger, fml.
 _LIST_HEADERS = frozenset(
@@ -278,6 +280,13 @@ _COMPLAINT_SUBJECT = re.compile(
     r"^\s*complaint about message from \d{1,3}\.\d{1,3}\.\d{1,3}\.(?:\d{1,3}|x+)\s*$", re.IGNORECASE
 )
 _COMPLAINT_DOMAINS = frozenset({"hotmail.com", "msn.com", "live.com", "outlook.com"})
+# The subject RFC 7489 §7.2.1.1 (DMARC aggregate reports) and RFC 8460 §5.3 (SMTP TLS reports) fix:
+# "Report Domain: <domain> Submitter: <submitter> Report-ID: <id>", a receiver's tag before it at most
+# (Microsoft's "[Preview]"). Three labelled fields in that order no person types; a forward says "Fwd:".
+_AGGREGATE_REPORT_SUBJECT = re.compile(
+    r"^\s*(?:\[[^\]]{1,30}\]\s*)?report\s+domain\s*:\s*\S+\s+submitter\s*:\s*\S+\s+report-id\s*:",
+    re.IGNORECASE,
+)
 # Lotus Notes' out-of-office reply: "AUTO: Alice is out of the office (returning 01/05/2026)" with no
 # In-Reply-To, and its fixed body "I will be out of the office starting … and will not return until …".
 _NOTES_SUBJECT = re.compile(r"^\s*auto\s*:.*\bis out of (?:the )?office\b", re.IGNORECASE)
@@ -430,7 +439,10 @@ _HEADER_SIGNS: tuple[tuple[Sign, Callable[[Mail, Collection[str]], bool]], ...] 
         Sign.X_AUTO_RESPONSE_SUPPRESS_ALL,
         lambda m, names: any(_suppresses_all(v) for v in header_values(m, "x-auto-response-suppress")),
     ),
-    (Sign.AUTORESPONDER_HEADER, lambda m, names: bool(set(names) & _AUTORESPONDER_HEADERS)),
+    (
+        Sign.AUTORESPONDER_HEADER,
+        lambda m, names: any(v.strip() for name in _AUTORESPONDER_HEADERS for v in header_values(m, name)),
+    ),
     (Sign.PRECEDENCE_AUTO_REPLY, lambda m, names: _AUTO_REPLY_PRECEDENCE in _keywords(m, "precedence")),
     (Sign.X_LOOP, lambda m, names: "x-loop" in names),
     (Sign.AUTO_REPLY_SUBJECT, _has_auto_reply_subject),
@@ -463,15 +475,19 @@ def _body_text(message: Mail) -> str:
 def _content_sign(message: Mail, names: Collection[str]) -> Sign | None:
     """A machine sign in the subject and body together, where the headers carry none.
 
-    Each rule needs both: the subject alone is what people write too ("Delivery failure",
-    "Auto: …"); the body holds what only the machine writes (a status code, a mailbox that does
-    not exist, Notes' fixed out-of-office sentence).
+    Each rule needs two signs: the subject alone is what people write too ("Delivery failure",
+    "Auto: …"); the body, or the sender's domain, holds what only the machine writes (a status
+    code, a mailbox that does not exist, Notes' fixed out-of-office sentence, Hotmail's staff
+    address). One subject is enough alone: the form RFC 7489 and RFC 8460 fix for reports
+    ("Report Domain: … Submitter: … Report-ID: …"), three labelled fields no person types.
     """
     subject = message.subject
     if not subject.strip():
         return None
     if _COMPLAINT_SUBJECT.match(subject) and sender_email(message).rpartition("@")[2] in _COMPLAINT_DOMAINS:
         return Sign.COMPLAINT_REPORT
+    if _AGGREGATE_REPORT_SUBJECT.match(subject):
+        return Sign.AGGREGATE_REPORT
     if _BOUNCE_SUBJECT.match(subject) and _BOUNCE_BODY.search(_body_text(message)):
         return Sign.GATEWAY_BOUNCE
     if _EXCHANGE_OUT_OF_OFFICE.match(subject):
