@@ -934,6 +934,14 @@ REAL_HTML = [
     ("a footer link split over source lines (Mailspring's, as tempo's fixture holds it)",
      '<html><body>and again<br><br><signature>Sent from\n<a href="https://example.com/n1">\nMailspring</a\n>, '
      "the extensible, open source mail client.</signature></body></html>", "and again"),
+    # Fourteenth split (inbox-zero): Outlook's signature container is the program's word that a signature
+    # starts there; the customer's words above it stay.
+    ("Outlook's <div id=\"Signature\"> under the new words",
+     '<html><body><div>Thursday is fine.</div><br><div id="Signature"><div>Jane Doe</div>'
+     "<div>Acme Inc. | 555-0100</div></div></body></html>", "Thursday is fine."),
+    ("a div whose id only holds the word ('OrderSignatureNeeded')",
+     '<html><body><div>Thursday is fine.</div><div id="OrderSignatureNeeded">Please sign for order 1042.</div>'
+     "</body></html>", "Thursday is fine.\nPlease sign for order 1042."),
     # Twelfth split's miss (gitlab): a fragment without its document, but for Outlook's bookmark.
     ("Outlook's bookmark anchor around the text, no document", '<a name="_MailEndCompose">Thursday is fine.</a>',
      "Thursday is fine."),
@@ -1147,6 +1155,15 @@ FOURTEENTH = [
      "https://www.avast.com/antivirus\n", "Ok, here's a reply"),
 ]  # fmt: skip
 
+FOURTEENTH += [
+    ("'Original Message' without its dashes over a from-field (inbox-zero's 'Outlook-style' forward)",
+     "My comments\n\nOriginal Message\nFrom: sender@example.com\n", "My comments"),
+    ("'Original Message' without its dashes over a header block",
+     "Thursday is fine.\n\nOriginal Message\nFrom: Acme Support <support@acme.example>\n"
+     "Sent: Monday, November 30, 2026 10:02 AM\nTo: Alice <alice@example.com>\nSubject: Order 1042\n\n"
+     "When can we deliver order 1042?\n", "Thursday is fine."),
+]  # fmt: skip
+
 # Each row: a body a person could type, that the thirteenth and fourteenth rounds' rules must leave whole (and
 # whole above a quote).
 THIRTEENTH_WHOLE = [
@@ -1154,6 +1171,8 @@ THIRTEENTH_WHOLE = [
     ("a line in square brackets typed above the request", "[urgent]\nOrder 1042 is missing."),
     ("a token-like line with no helpdesk line under it", "Thursday is fine.\n[REF-1042 id=42]\nSee you then."),
     ("'Sent from my office,' and a complaint about a mail app", "Sent from my office, the mail app keeps crashing"),
+    ("'Original message' typed over the customer's words, no sender under it",
+     "Problems:\nOriginal message\nwas lost, please resend order 1042."),
     ("a sentence on a virus check, then a request",
      "Hi,\nThis email has been checked for viruses by our IT team, it is safe. Please open the invoice."),
 ]  # fmt: skip

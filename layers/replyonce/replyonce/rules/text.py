@@ -80,6 +80,9 @@ _BLOCK_TAGS = frozenset(
 )
 _VOID_TAGS = frozenset({"br", "hr", "img", "meta", "link", "input", "wbr", "col", "area", "base", "source"})
 _DROPPED_TAGS = frozenset({"script", "style", "head", "title"})
+# Outlook's container of the sender's signature (<div id="Signature">, "x_Signature" once quoted): the
+# program's own word that a signature starts there, written as the "-- " line (RFC 3676 §4.3) it stands for.
+_SIGNATURE_BLOCK = re.compile(r"(?:^|\s)(?:x_)?Signature(?:-\w+)?(?=\s|$)")
 _PRE_STYLE = re.compile(r"white-space\s*:\s*pre", re.I)  # pre, pre-wrap, pre-line: the source's breaks show
 # Markup of quoted history for html_to_text: containers whose content is the quote (Gmail, Apple Mail),
 # and markers after which everything is (Outlook's reply divider).
@@ -175,14 +178,24 @@ class _Renderer(HTMLParser):
                     self._line_depth = self._depth
                 self._line.append(piece)
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        markers = " ".join(value or "" for name, value in attrs if name in ("class", "id"))
-        if not self._skipping and _HISTORY_STARTS.search(markers):
+    def _mark(self, markers: str) -> None:
+        """What a program's class or id marks at this element: Outlook's reply divider (history from here
+        on), or its signature container (written as the RFC 3676 "-- " line the line rules know)."""
+        if self._skipping:
+            return
+        if _HISTORY_STARTS.search(markers):
             if not self._quotes:
                 self._history = True
             elif not self._depth:
                 self._end_line()
                 self._text(_HISTORY_MARK + "\n")
+        if not self._history and not self._depth and _SIGNATURE_BLOCK.search(markers):
+            self._end_line()
+            self._text("-- \n")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        markers = " ".join(value or "" for name, value in attrs if name in ("class", "id"))
+        self._mark(markers)
         if self._history:
             return
         if self._skipping:
@@ -420,6 +433,9 @@ _REPLY_ABOVE = re.compile(
     r"above\s+this\s+line\W*$",
     re.I,
 )
+# "Original Message" alone, its dashes lost (as a webmail or a converter leaves it): history's title when a
+# from-field naming an address stands directly under it (alone, or the first of a header block).
+_BARE_ORIGINAL = re.compile(rf"^\s*[*_]*\s*{_ORIGINAL_TITLES}\s*:?\s*[*_]*\s*$", re.I)
 # A line in square brackets and nothing else: directly above a helpdesk's "reply above this line", the
 # token that helpdesk hides there to find its ticket ("[ALGA-REPLY-TOKEN GHFTK-123 ticketId=…]").
 _BRACKETED = re.compile(r"^\s*\[[^\[\]]+\]\s*$")
@@ -1172,6 +1188,8 @@ def _history_at(lines: list[str], index: int) -> tuple[int, int | None, bool] | 
         return _titled(lines, index), None, False
     if _ORIGINAL_MESSAGE.match(line):
         return index, (index if _header_subject_forwarded(lines, index + 1) else None), False
+    if _BARE_ORIGINAL.match(line) and _sender_under(lines, index):
+        return index, None, False
     found, forwarded = _header_block(lines, index)
     if found:
         start = _history_start(lines, index)
@@ -1188,6 +1206,13 @@ def _reply_above_at(lines: list[str], index: int) -> bool:
     while index < len(lines) and _BRACKETED.match(lines[index]):
         index += 1
     return index < len(lines) and bool(_REPLY_ABOVE.match(lines[index]))
+
+
+def _sender_under(lines: list[str], index: int) -> bool:
+    """Whether the first line under ``lines[index]`` that holds anything is a from-field naming an address
+    (an older message's header, or its remnant, starts there)."""
+    after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    return after is not None and _field_kind(lines[after]) == "from" and bool(_ADDRESS.search(lines[after]))
 
 
 def _block_under(lines: list[str], index: int) -> bool:
