@@ -47,7 +47,7 @@ What each set expects:
   split), zimbra, esc-chatmail (tuning since the twelfth split), askbot, alga-psa, clearfeed, gitlab (the
   twelfth split) and freegle, chiliproject, tempo (the thirteenth; tuning since their misses were read, as
   ``scripts/mail_sets.py`` records), inbox-zero, lobsters, thunderbird-conversations, freescout (the
-  fourteenth, held out):
+  fourteenth; tuning since, likewise) and dreamwidth, triage, alaveteli (the fifteenth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -2825,6 +2825,82 @@ def freescout_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+# --- the fifteenth split (held out) ----------------------------------------------------------------------
+
+
+def dreamwidth_cases(root: Path) -> list[Case]:
+    """dreamwidth/dreamwidth (Perl; the journal site, where a reply by mail to a comment notification
+    becomes a comment): each ``DW::CleanEmail->nonquoted_text`` test of ``t/cleaner-email.t``, the ``q{…}``
+    (or ``qq{…}``) it is given the body and the ``q{…}`` its ``is`` compares with the text (in ``qq{…}``,
+    ``$LJ::BOGUS_EMAIL`` is the address the test sets, ``\\@`` an ``@``). Left out: "'On wrote...' separator
+    too many lines back - don't count as end of the message", which states a limit of its matcher (an
+    attribution more than three lines above the end is kept, with the lines under it), not the text a reply
+    holds."""
+    source = (root / "t/cleaner-email.t").read_text(encoding="utf-8")
+    found = re.search(r"local \$LJ::BOGUS_EMAIL = '([^']+)'", source)
+    bogus = found.group(1) if found else ""
+    cases = []
+    for kind, given, wanted, name in re.findall(
+        r"nonquoted_text\(\s*(qq?)\{(.*?)\}\s*\);\s*is\(\s*\$nonquoted,\s*q\{(.*?)\},\s*\"((?:[^\"\\]|\\.)*)\"",
+        source,
+        re.S,
+    ):
+        name = name.replace("\\$", "$")
+        if name.startswith("'On wrote...' separator too many lines back"):
+            continue
+        body = given.replace("$LJ::BOGUS_EMAIL", bogus).replace("\\@", "@") if kind == "qq" else given
+        cases.append(Case("dreamwidth", name, body, wanted))
+    return _unique(cases)
+
+
+def triage_cases(root: Path) -> list[Case]:
+    """mpaddock/Triage (CoffeeScript; the University of Kentucky's help-desk app, where a mail reply to a
+    ticket becomes a note): ``packages/hive:email-ingestion/email-ingestion-tests.coffee``, each entry of
+    its ``testFiles`` (a message of its ``emails``, the ``expected`` text ``extractReplyFromBody`` must leave
+    of the message's text part) and each of its ``bad`` strings (body text that looks like a quote's opening,
+    which must come back whole). Its ``good`` strings (an attribution alone, an Outlook rule over "From:"
+    alone, which must leave nothing) are left out: they hold no new text to compare, as an empty expectation
+    is left out elsewhere."""
+    base = root / "packages/hive:email-ingestion"
+    source = (base / "email-ingestion-tests.coffee").read_text(encoding="utf-8")
+    joined = _TS_STRING + r"(?:\s*\+\s*" + _TS_STRING + r")*"
+    cases = []
+    for file, wanted in re.findall(
+        r"file:\s*(" + _TS_STRING + r"),?\s*\n\s*expected:\s*(" + joined + r")", source, re.S
+    ):
+        name = _ts_literal(file)
+        found = _mime_body((base / "emails" / name).read_bytes())
+        if found is None or found[1]:
+            continue
+        body, _is_html, subject = found
+        cases.append(Case("triage", name, body, _ts_joined(wanted), subject=subject or None))
+    bad = re.search(r"\n\s*bad = \[\n(.*?)\n\s*\]", source, re.S)
+    for number, text in enumerate(re.findall(_TS_STRING, bad.group(1) if bad else ""), 1):
+        body = _ts_literal(text)
+        cases.append(Case("triage", f"quoted-text marker strings: bad {number}", body, body))
+    return _unique(cases)
+
+
+def alaveteli_cases(root: Path) -> list[Case]:
+    """mysociety/alaveteli (Ruby; the freedom-of-information request site behind WhatDoTheyKnow, which
+    publishes a public body's mail reply with its quoted sections folded): each
+    ``spec/fixtures/files/email-folding-example-N.txt`` that "should correctly fold various types of footer"
+    (``spec/models/incoming_message_spec.rb``) gives ``IncomingMessage.remove_quoted_sections``, the
+    ``.expected`` beside it its text with each ``FOLDED_QUOTED_SECTION`` (what it folds: ``>`` quotes,
+    attributions, an original or forwarded message and what follows it, legal footers between rule lines)
+    taken out; the spec compares them modulo whitespace, as the checker does. Left out: "should fold multiline
+    sections", whose rows are a word under rule lines ("foo\\n--------\\nconfidential"), not mail."""
+    base = root / "spec/fixtures/files"
+    cases = []
+    for path in sorted(
+        base.glob("email-folding-example-*.txt"), key=lambda path: int(re.sub(r"\D", "", path.name))
+    ):
+        expected = (base / f"{path.name}.expected").read_text(encoding="utf-8")
+        body = path.read_text(encoding="utf-8")
+        cases.append(Case("alaveteli", path.name, body, expected.replace("FOLDED_QUOTED_SECTION", "")))
+    return _unique(cases)
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -3087,11 +3163,51 @@ def keeps_rfc_signature(expected: str, ours: str) -> tuple[str, str]:
     return "\n".join(lines[:cut]), ours
 
 
+# A rule line: eight or more of one of - _ * #, spaces between them allowed ("- - - - - - - -").
+_RULE_LINE = re.compile(r"^\s*([-_*#])(?:\s*\1){7,}\s*$")
+# What makes the text under a rule line a legal footer, in the words of the peer's own fold (Alaveteli's
+# IncomingMessage.remove_quoted_sections).
+_FOOTER_WORDS = re.compile(
+    r"disclaimer:\n|confidential|received\s+this\s+email\s+in\s+error|virus|intended\s+recipient"
+    r"|monitored\s+centrally|intended\s+(?:for\s+|only\s+for\s+use\s+by\s+)the\s+addressee"
+    r"|routinely\s+monitored|messagelabs|unauthorised\s+use",
+    re.I,
+)
+
+
+def folds_disclaimers(expected: str, ours: str) -> tuple[str, str]:
+    """The peer folds a legal footer (the text from a rule line to the next rule line, or to the end, that
+    calls the mail confidential, meant for its recipient only, monitored, or swept for viruses); ours keeps
+    it. Ours is compared without each such footer none of whose lines the expectation holds: its opening
+    rule line, its text, and the rule lines that close it (blank lines between them)."""
+    held = {normalised(line) for line in expected.splitlines() if line.strip()}
+    lines = ours.splitlines()
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        if _RULE_LINE.match(lines[i]):
+            end = next((j for j in range(i + 1, len(lines)) if _RULE_LINE.match(lines[j])), len(lines))
+            text = [line for line in lines[i + 1 : end] if line.strip()]
+            if (
+                text
+                and _FOOTER_WORDS.search("\n".join(lines[i + 1 : end]) + "\n")
+                and not any(normalised(line) in held for line in text)
+            ):
+                i = end
+                while i < len(lines) and (not lines[i].strip() or _RULE_LINE.match(lines[i])):
+                    i += 1
+                continue
+        kept.append(lines[i])
+        i += 1
+    return expected, "\n".join(kept) if kept != lines else ours
+
+
 DIFFERENCES: dict[str, Callable[[str, str], tuple[str, str]]] = {
     "hides_forwards": hides_forwards,
     "strips_signoff": strips_signoff,
     "keeps_inline_quotes": keeps_inline_quotes,
     "keeps_rfc_signature": keeps_rfc_signature,
+    "folds_disclaimers": folds_disclaimers,
 }
 
 
@@ -3265,6 +3381,10 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "lobsters": lobsters_cases,
     "thunderbird-conversations": thunderbird_conversations_cases,
     "freescout": freescout_cases,
+    # The fifteenth split (held out): recorded before it was measured
+    "dreamwidth": dreamwidth_cases,
+    "triage": triage_cases,
+    "alaveteli": alaveteli_cases,
 }
 
 

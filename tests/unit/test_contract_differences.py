@@ -80,6 +80,27 @@ KEEPS_RFC_SIGNATURE = [
     ("Done.\n-- x\nBob", "Done.", None),
 ]
 
+# folds_disclaimers: takes out of ours only a legal footer between rule lines that the peer does not keep.
+FOOTER = "*" * 20 + "\nThis email is confidential and intended solely for the addressee.\n" + "*" * 20
+FOLDS_DISCLAIMERS = [
+    # The peer folds the footer; ours keeps it: ours is compared without it and its rule lines.
+    (
+        "Please see attached.",
+        "Please see attached.\n\n" + FOOTER,
+        ("Please see attached.", "Please see attached.\n"),
+    ),
+    # A footer with no closing rule runs to the end; a rule of spaced dashes is a rule too.
+    ("Reply.", "Reply.\n- - - - - - - -\nScanned for viruses by X.", ("Reply.", "Reply.")),
+    # Text after the closing rule stays.
+    ("A.\nrest", "A.\n--------\nconfidential\n--------\nrest", ("A.\nrest", "A.\nrest")),
+    # The peer keeps the footer: nothing changes.
+    ("Hi.\n" + FOOTER, "Hi.\n" + FOOTER, None),
+    # A rule over ordinary words is no footer: nothing changes.
+    ("Hi.\n--------\nMeeting notes below.", "Hi.\n--------\nMeeting notes below.", None),
+    # "Confidential" with no rule line above it is not folded: nothing changes.
+    ("Hi.", "Hi.\nThis is confidential.", None),
+]
+
 
 @pytest.mark.parametrize(
     ("difference", "expected", "ours", "result"),
@@ -90,6 +111,7 @@ KEEPS_RFC_SIGNATURE = [
             ("strips_signoff", STRIPS_SIGNOFF),
             ("keeps_inline_quotes", KEEPS_INLINE_QUOTES),
             ("keeps_rfc_signature", KEEPS_RFC_SIGNATURE),
+            ("folds_disclaimers", FOLDS_DISCLAIMERS),
         )
         for row in table
     ],
