@@ -1164,6 +1164,35 @@ FOURTEENTH += [
      "When can we deliver order 1042?\n", "Thursday is fine."),
 ]  # fmt: skip
 
+# Fifteenth split (triage): a body that reads as an attribution and nothing else, no quote anywhere. Naming no
+# address it may be the customer's sentence: handed over behind the marker, never dropped; naming an address
+# it is a mail program's lead-in whose quote was cut off: nothing new.
+ATTRIBUTION_ALONE = [
+    ("a sentence that ends in a line 'wrote:' (triage's 'bad' string)",
+     "On or around May 26th, I did something.\nwrote:\n", "On or around May 26th, I did something."),
+    ("'On Monday you wrote:' alone", "On Monday you wrote:\n", "On Monday you wrote:"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
+@pytest.mark.parametrize(("body", "words"), rows(ATTRIBUTION_ALONE))
+def test_an_attribution_alone_naming_no_address_is_handed_over(form, body, words):
+    text = new_text(as_html(body) if form.startswith("as Nylas") else body)
+    assert above_the_doubt(text).strip() == ""
+    assert words in text
+
+
+# Nothing new, as before: a program's attribution (it names an address) whose quote was cut off, and any
+# attribution over a quote with nothing written (a reply sent without writing).
+NOTHING_NEW = [f"{ON}\n", "On Monday you wrote:\n> When can we deliver order 1042?\n"]
+
+
+@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
+@pytest.mark.parametrize("body", NOTHING_NEW)
+def test_an_attribution_a_program_wrote_or_over_a_quote_is_nothing_new(form, body):
+    assert new_text(as_html(body) if form.startswith("as Nylas") else body) == ""
+
+
 # Each row: a body a person could type, that the thirteenth and fourteenth rounds' rules must leave whole (and
 # whole above a quote).
 THIRTEENTH_WHOLE = [

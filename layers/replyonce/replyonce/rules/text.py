@@ -1396,6 +1396,35 @@ def _forward_by_subject(lines: list[str], forward: int, subject: str) -> str | N
     return None
 
 
+def _with_quote_markers(lines: list[str], kinds: list[str]) -> list[str]:
+    """The live lines as handed over: each run of quoted lines and attributions one :data:`QUOTE_MARKER`."""
+    out: list[str] = []
+    for line, kind in zip(lines, kinds, strict=True):
+        if kind in ("Q", "A"):
+            if not out or out[-1] != QUOTE_MARKER:
+                out.append(QUOTE_MARKER)
+        elif not (line.strip() == "" and out and out[-1] == QUOTE_MARKER):
+            out.append(line)
+    return out
+
+
+def _nothing_written(lines: list[str], kinds: list[str], live_end: int) -> int | None:
+    """Where the rest goes behind :data:`UNSURE_MARKER` when the live text holds nothing written: the
+    customer's words are there or nowhere, so they are handed over, never dropped. ``None``: nothing to
+    hand over (a reply sent without writing, above a quote)."""
+    if any(kinds[i] == "T" and lines[i].strip() for i in range(live_end, len(lines))):
+        # Nothing new above unquoted history ("On … wrote:" or a header block as the body's first line,
+        # text below with no ">").
+        return live_end
+    lead_in = [i for i, kind in enumerate(kinds) if kind == "A"]
+    if lead_in and "Q" not in kinds and not _sure(" ".join(lines[i] for i in lead_in)):
+        # An attribution naming no address and nothing else, no quote anywhere ("On or around May 26th, I
+        # did something." / "wrote:"): a lead-in whose quote was cut off, or the customer's own sentence. One
+        # naming an address is a mail program's, its quote cut off: nothing new.
+        return lead_in[0]
+    return None
+
+
 def _new_words(text: str, subject: str | None = None) -> str:
     """The new words of a body already rendered as text (quotes as ``>`` lines)."""
     # The RFC 3676 delimiter keeps its space ("-- "): a sure signature; a bare "--" may separate a list.
@@ -1425,22 +1454,11 @@ def _new_words(text: str, subject: str | None = None) -> str:
         live_end, unsure = signature_doubt, True
         live, live_kinds = live[:live_end], live_kinds[:live_end]
     end = _trimmed_end(live, live_kinds)
-    if (
-        not unsure
-        and forward is None
-        and live_end < len(lines)
-        and not _written(live[:end], live_kinds[:end])
-    ):
-        # Nothing new above unquoted history ("On … wrote:" or a header block as the body's first line,
-        # text below with no ">"): the customer's words are there or nowhere. Handed over, not dropped.
-        unsure = any(kinds[i] == "T" and lines[i].strip() for i in range(live_end, len(lines)))
-    out: list[str] = []
-    for line, kind in zip(live[:end], live_kinds[:end], strict=True):
-        if kind in ("Q", "A"):
-            if not out or out[-1] != QUOTE_MARKER:
-                out.append(QUOTE_MARKER)
-        elif not (line.strip() == "" and out and out[-1] == QUOTE_MARKER):
-            out.append(line)
+    if not unsure and forward is None and not _written(live[:end], live_kinds[:end]):
+        doubt = _nothing_written(lines, kinds, live_end)
+        if doubt is not None:
+            live_end, unsure = doubt, True
+    out = _with_quote_markers(live[:end], live_kinds[:end])
     if unsure:
         rest = [line for line in lines[live_end:] if line.strip() not in _MARKS]
         out.extend(["", UNSURE_MARKER, *rest])
