@@ -827,7 +827,7 @@ def _colon_attribution(lines: list[str], index: int) -> bool:
         return False
     if not (_ADDRESS.search(line) or (_YEAR.search(line) and _TIME.search(line))):
         return False
-    after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    after = _line_under(lines, index)
     return after is not None and not _quoted(lines[after])
 
 
@@ -1112,8 +1112,9 @@ def _history_follows(lines: list[str], index: int) -> bool:
     if _history_at(lines, index) is not None:
         return True  # "-------- Original message --------" is history's title, whatever follows it
     if _SEPARATOR_RULE.match(lines[index]) or _DASHED_TITLE.match(lines[index]):
-        index = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), len(lines))
-    return index < len(lines) and _history_at(lines, index) is not None
+        under = _line_under(lines, index)
+        return under is not None and _history_at(lines, under) is not None
+    return False
 
 
 def _line_kinds(lines: list[str]) -> list[str]:
@@ -1208,16 +1209,21 @@ def _reply_above_at(lines: list[str], index: int) -> bool:
     return index < len(lines) and bool(_REPLY_ABOVE.match(lines[index]))
 
 
+def _line_under(lines: list[str], index: int) -> int | None:
+    """The first line under ``lines[index]`` that holds anything; ``None`` when only blank lines follow."""
+    return next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+
+
 def _sender_under(lines: list[str], index: int) -> bool:
     """Whether the first line under ``lines[index]`` that holds anything is a from-field naming an address
     (an older message's header, or its remnant, starts there)."""
-    after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    after = _line_under(lines, index)
     return after is not None and _field_kind(lines[after]) == "from" and bool(_ADDRESS.search(lines[after]))
 
 
 def _block_under(lines: list[str], index: int) -> bool:
     """Whether a header block starts on the first line under ``lines[index]`` that holds anything."""
-    after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    after = _line_under(lines, index)
     return after is not None and _header_block(lines, after)[0]
 
 
@@ -1262,13 +1268,13 @@ def _generic_attribution(lines: list[str], index: int) -> bool:
     if _MACHINE_DATE_LEAD.match(line):
         # "On Tue, 15 Mar 2016 12:30:19 +0000" over a quote (blank lines between): a client's attribution
         # that lost its name and verb.
-        after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+        after = _line_under(lines, index)
         return after is not None and _quoted(lines[after])
     following = index + 1 < len(lines) and _quoted(lines[index + 1])
     if not following and _ADDRESS.search(line):
         # An address and a colon: blank lines may stand between it and the quote ("… <john@x> napisao je:"
         # / "" / "> …"), as Gmail writes it in every language. A sentence names no address at its end.
-        after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+        after = _line_under(lines, index)
         following = after is not None and _quoted(lines[after])
     if not (following and line.endswith((":", "\uff1a"))):
         return False
