@@ -78,6 +78,7 @@ target is judged on; history as new and words dropped are computed as before.
 """
 
 import argparse
+import ast
 import codecs
 import email
 import email.iterators
@@ -346,14 +347,28 @@ def crisp_cases(root: Path, set_name: str = "crisp", source: str | None = None) 
     return _unique(cases)
 
 
+def _python_tests(path: Path, prefix: str) -> Iterator[ast.FunctionDef]:
+    """Each test function of a Python test file (its name starts with ``prefix``), read with ``ast``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return (
+        node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name.startswith(prefix)
+    )
+
+
+def _method_calls(function: ast.AST, method: str) -> Iterator[ast.Call]:
+    """Each call of ``….method(…)`` inside ``function``, in the order ``ast.walk`` meets them."""
+    return (
+        node
+        for node in ast.walk(function)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method
+    )
+
+
 def mpr_cases(root: Path) -> list[Case]:
     """alfonsrv/mail-parser-reply: ``test/test_email_reply_parser.py`` read for its assertions.
 
     Exact: ``"…" == mail.replies[0].body``. Checks: ``"…" in mail.replies[0].body`` (kept);
     ``"…" in mail.replies[N]`` for a later reply N (history)."""
-    import ast
-
-    tree = ast.parse((root / "test" / "test_email_reply_parser.py").read_text(encoding="utf-8"))
     cases = []
 
     def reply_index(node: ast.AST) -> tuple[int, str] | None:
@@ -365,19 +380,15 @@ def mpr_cases(root: Path) -> list[Case]:
                 return sub.slice.value, node.attr
         return None
 
-    for function in ast.walk(tree):
-        if not (isinstance(function, ast.FunctionDef) and function.name.startswith("test_")):
-            continue
-        fixture = None
-        for node in ast.walk(function):
-            if (
-                isinstance(node, ast.Call)
-                and getattr(node.func, "attr", "") == "get_email"
-                and node.args
-                and isinstance(node.args[0], ast.Constant)
-            ):
-                fixture = node.args[0].value
-                break
+    for function in _python_tests(root / "test" / "test_email_reply_parser.py", "test_"):
+        fixture = next(
+            (
+                call.args[0].value
+                for call in _method_calls(function, "get_email")
+                if call.args and isinstance(call.args[0], ast.Constant)
+            ),
+            None,
+        )
         if fixture is None:
             continue
         exact, keep, history = None, [], []
@@ -506,8 +517,6 @@ def _recorded(set_name: str, bodies: list[str], records: list[tuple[object, obje
 
 
 def _literal(text: str) -> str:
-    import ast
-
     return str(ast.literal_eval(text))
 
 
@@ -2227,26 +2236,16 @@ def askbot_cases(root: Path) -> list[Case]:
     ``askbot/tests/test_email_parsing.py`` that asserts ``mail.extract_reply(text)`` equal to a literal
     (the text kept as the post; its docstring: "take the part above the separator"), read with ``ast``.
     The tests of the forum's own welcome mail (``setUp``'s rendered template) are not read: no reply."""
-    import ast
-
-    tree = ast.parse((root / "askbot/tests/test_email_parsing.py").read_text(encoding="utf-8"))
     cases = []
-    for function in ast.walk(tree):
-        if not isinstance(function, ast.FunctionDef) or not function.name.startswith("test_"):
-            continue
+    for function in _python_tests(root / "askbot/tests/test_email_parsing.py", "test_"):
         values: dict[str, str] = {}
         for node in ast.walk(function):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
                 for target in node.targets:
                     if isinstance(target, ast.Name) and isinstance(node.value.value, str):
                         values[target.id] = node.value.value
-        for node in ast.walk(function):
-            if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "assertEqual"
-                and len(node.args) == 2
-            ):
+        for node in _method_calls(function, "assertEqual"):
+            if len(node.args) != 2:
                 continue
             call, wanted = node.args
             if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "mail.extract_reply"):
@@ -2920,22 +2919,11 @@ def monorail_cases(root: Path) -> list[Case]:
     ``appengine/monorail/framework/test/emailfmt_test.py``, the text ``emailfmt.StripQuotedText`` must leave
     of the input (Python 2 literals: the UTF-8 bytes of "a écrit" read as the characters they are). Those
     expecting nothing (empty or blank input) are left out, as an empty expectation is left out elsewhere."""
-    import ast
-
-    path = root / "appengine/monorail/framework/test/emailfmt_test.py"
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     cases = []
-    for test in ast.walk(tree):
-        if not isinstance(test, ast.FunctionDef) or not test.name.startswith("test"):
-            continue
+    for test in _python_tests(root / "appengine/monorail/framework/test/emailfmt_test.py", "test"):
         number = 0
-        for call in ast.walk(test):
-            if not (
-                isinstance(call, ast.Call)
-                and isinstance(call.func, ast.Attribute)
-                and call.func.attr == "CheckExpected"
-                and len(call.args) == 2
-            ):
+        for call in _method_calls(test, "CheckExpected"):
+            if len(call.args) != 2:
                 continue
             wanted, given = (_py2_bytes_text(ast.literal_eval(argument)) for argument in call.args)
             number += 1
