@@ -43,7 +43,8 @@ first, in this order.
     mail carries ``DR, RN, NRN, OOF, AutoReply``.
 ``autoresponder_header`` → AUTO_SUBMITTED
     ``X-Autoreply``, ``X-Autorespond``, ``X-Autoresponder``,
-    ``X-Autoresponse``: responders older than RFC 3834.
+    ``X-Autoresponse`` with a value: responders older than RFC 3834 (an
+    empty one claims nothing).
 ``precedence_auto_reply`` → AUTO_SUBMITTED
     ``Precedence: auto_reply`` (the convention RFC 2076 records).
 ``x_loop`` → AUTO_SUBMITTED
@@ -63,6 +64,26 @@ first, in this order.
 ``bulk_sender_header`` → BULK_MAIL
     ``X-CSA-Complaints``: a sender certified for bulk mail (Certified
     Senders Alliance).
+``challenge_response`` → AUTO_SUBMITTED
+    A challenge-response system's request to confirm a sender: its vendor
+    headers, TMDA's ``-tmda-confirm`` Message-Id, or the ``Precedence: spam``
+    such systems set.
+
+Signs read from the subject with a second sign (:func:`_content_sign`, where
+the headers carry none):
+
+``gateway_bounce`` → AUTO_SUBMITTED
+    A bounce's subject ("Undeliverable", "failure notice", ...) over a body
+    only a mail system writes (a status code, "user unknown", ...).
+``complaint_report`` → AUTO_SUBMITTED
+    Hotmail's "complaint about message from <IP>" from its own domains.
+``notes_out_of_office`` → AUTO_SUBMITTED
+    Lotus Notes' "AUTO: … is out of the office" with no ``In-Reply-To``, or
+    its fixed out-of-office sentence under an "AUTO:" subject.
+``aggregate_report`` → AUTO_SUBMITTED
+    The subject RFC 7489 §7.2.1.1 and RFC 8460 §5.3 fix for DMARC and SMTP
+    TLS reports, "Report Domain: … Submitter: … Report-ID: …", alone: three
+    labelled fields no person types.
 
 Measured and left out (``scripts/measure_machine_mail.py``): a subject
 marker alone (a person writes "Out of office question" or "Auto:
