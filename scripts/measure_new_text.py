@@ -3401,6 +3401,47 @@ def certain_part(got: str) -> str:
     return "\n".join(lines[:cut])
 
 
+LABELS = Path(__file__).resolve().parent / "labels"
+"""Per held-out set, ``<set>.json``: each body's new text as labelled to our contract (docs/agents.md,
+"The contract in one paragraph") by someone who saw only the bodies and that paragraph, never the
+reader's output nor the peer's expectation. A label names lines of the body, so no fixture is copied:
+``{"new": [[first, last], ...], "partial": [{"line": n, "start": a, "end": b}], "confidence": ...}``."""
+
+
+def labelled_text(case: Case, label: dict) -> str:
+    """The body's lines (and parts of lines) its label names as the customer's new text."""
+    lines = case.body.replace("\r\n", "\n").split("\n")
+    chosen = [(n, lines[n - 1]) for first, last in label["new"] for n in range(first, last + 1)]
+    chosen += [
+        (part["line"], lines[part["line"] - 1][part["start"] : part["end"]]) for part in label["partial"]
+    ]
+    return "\n".join(text for _, text in sorted(chosen, key=lambda item: item[0]))
+
+
+def against_label(case: Case, label: dict, got: str) -> tuple[bool, bool, bool]:
+    """Exact, history passed as new, words dropped: the reader's output against the label alone.
+
+    History passed as new: a line of three words or more the label leaves out (and the new text does not
+    hold) stands above the unsure marker. Words dropped: a line of the new text is missing from the
+    whole output, the part behind the marker included."""
+    new = labelled_text(case, label)
+    words = output_words(got)
+    wanted = normalised(new)
+    body = case.body.replace("\r\n", "\n").split("\n")
+    kept = {n for first, last in label["new"] for n in range(first, last + 1)}
+    kept |= {part["line"] for part in label["partial"]}
+    left_out = {normalised(line.lstrip(" >")) for n, line in enumerate(body, 1) if n not in kept}
+    left_out = {line for line in left_out if len(line.split()) >= 3 and line not in wanted}
+    history = any(normalised(line.lstrip(" >")) in left_out for line in certain_part(got).splitlines())
+    lost = any(normalised(line) and normalised(line) not in words for line in new.splitlines())
+    return words == wanted, history, lost
+
+
+def labels(set_name: str) -> dict[str, dict]:
+    path = LABELS / f"{set_name}.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
 LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "talon": talon_cases,
     "erp": erp_cases,
@@ -3541,6 +3582,8 @@ def main() -> None:
             for form in forms:
                 # exact, of, history as new, dropped, unsure, bodies, exact under our contract
                 figures = [0, 0, 0, 0, 0, len(mine), 0]
+                labelled = [0, 0, 0, 0]  # against the labels: exact, of, history as new, dropped
+                set_labels = labels(set_name)
                 debatable: dict[str, list[str]] = {}
                 for case in mine:
                     given = as_html(case.body) if form == "as HTML" and not case.html else case.body
@@ -3559,6 +3602,12 @@ def main() -> None:
                     figures[3] += lost
                     figures[4] += any(line.strip() == _UNSURE for line in got.splitlines())
                     figures[6] += contract_ok
+                    if case.name in set_labels:
+                        verdict = against_label(case, set_labels[case.name], got)
+                        labelled[0] += verdict[0]
+                        labelled[1] += 1
+                        labelled[2] += verdict[1]
+                        labelled[3] += verdict[2]
                     reason = DEBATABLE.get((case.set, case.name))
                     if expected is not None and not ok and reason:
                         debatable.setdefault(reason, []).append(case.name)
@@ -3578,8 +3627,8 @@ def main() -> None:
                         print(f"    got:      {got[:400]!r}")
                         expected_text = (case.expected or "")[:400]
                         print(f"    expected: {expected_text!r} keep={case.keep} history={case.history}")
-                total = totals.setdefault((split, form), [0] * 7)
-                for i, value in enumerate(figures):
+                total = totals.setdefault((split, form), [0] * 11)
+                for i, value in enumerate(figures + labelled):
                     total[i] += value
                 print(
                     f"{set_name:8} {split:8} {form:7} exact {figures[0]:3}/{figures[1]:<3} "
@@ -3588,6 +3637,8 @@ def main() -> None:
                     f"behind the unsure marker {figures[4]:2}  (bodies {figures[5]})"
                     + (f"; debatable misses {sum(map(len, debatable.values()))}" if debatable else "")
                 )
+                if labelled[1]:
+                    print(f"{'':26}against the labels: {_labelled_figures(labelled)}")
         for (split, form), t in sorted(totals.items()):
             share = f"{100 * t[0] / t[1]:.0f} %" if t[1] else "-"
             print(
@@ -3595,6 +3646,13 @@ def main() -> None:
                 f"({100 * t[6] / t[1] if t[1] else 0:.0f} %); history as new {t[2]}; "
                 f"words dropped {t[3]}; behind the unsure marker {t[4]}; bodies {t[5]}"
             )
+            if t[8]:
+                print(f"{'':17}against the labels: {_labelled_figures(t[7:])}")
+
+
+def _labelled_figures(figures: list[int]) -> str:
+    exact, of, history, lost = figures
+    return f"exact {exact}/{of} ({100 * exact / of:.0f} %); history as new {history}; words dropped {lost}"
 
 
 if __name__ == "__main__":
