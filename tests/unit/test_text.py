@@ -945,7 +945,33 @@ REAL_HTML = [
     # Twelfth split's miss (gitlab): a fragment without its document, but for Outlook's bookmark.
     ("Outlook's bookmark anchor around the text, no document", '<a name="_MailEndCompose">Thursday is fine.</a>',
      "Thursday is fine."),
+    # Sixteenth split's miss (write-it, as HTML): "-- <br>" is the RFC 3676 delimiter; a browser hides its
+    # space, the source holds it. The signature under it holds a sentence, so only the delimiter cuts it.
+    ("'-- <br>' over a signature holding a sentence",
+     "<div>Thursday is fine.<br><br>-- <br>Jane Doe<br>Ask me anything, I will answer it for you.</div>",
+     "Thursday is fine."),
+    ("Gmail's '--&nbsp;' signature prefix",
+     '<div dir="ltr">Thursday is fine.<br><span class="gmail_signature_prefix">--&nbsp;</span><br>'
+     "<div>Jane Doe<br>Ask me anything, I will answer it for you.</div></div>", "Thursday is fine."),
 ]  # fmt: skip
+
+# The same lines as HTML and as plain text are read alike: a "--" line is the delimiter in HTML only where
+# the sender's program wrote its space, never where a line break of the source follows the dashes.
+DELIMITER_AS_PLAIN = [
+    ("'-- <br>'", "<div>Thursday is fine.<br>-- <br>Jane Doe<br>Ask me anything, I will answer it.</div>",
+     "Thursday is fine.\n-- \nJane Doe\nAsk me anything, I will answer it."),
+    ("'--<br>', a bare separator the customer typed",
+     "<div>Thursday is fine.<br>--<br>Jane Doe<br>Ask me anything, I will answer it.</div>",
+     "Thursday is fine.\n--\nJane Doe\nAsk me anything, I will answer it."),
+    ("'--' with a line break of the source after it",
+     "<div>Thursday is fine.<br>--\n<br>Jane Doe<br>Ask me anything, I will answer it.</div>",
+     "Thursday is fine.\n--\nJane Doe\nAsk me anything, I will answer it."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "markup", "plain"), DELIMITER_AS_PLAIN)
+def test_a_dashed_line_reads_in_html_as_in_plain_text(name, markup, plain):
+    assert new_text(markup) == new_text(plain)
 
 
 @pytest.mark.parametrize(("body", "expected"), rows(REAL_HTML))

@@ -132,6 +132,7 @@ _HTML_ELEMENTS = frozenset((
 # fmt: on
 _BLANK_LINES = re.compile(r"\n{3,}")
 _SPACES = re.compile(r"[ \t\f\v\u00a0\u200b\u200c\u200d\ufeff]+")
+_HTML_DELIMITER = re.compile(r"[\t ]*--[ \u00a0][ \t\u00a0]*")  # a source's line break is a tab (_Renderer)
 
 
 class _Renderer(HTMLParser):
@@ -237,8 +238,9 @@ class _Renderer(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if not self._skipping and not self._history:
-            # A line break in HTML's source is a space, as a browser shows it (not in <pre>).
-            self._text(data if self._pre else data.replace("\n", " "))
+            # A line break in HTML's source is white space, as a browser shows it (not in <pre>); a tab, so
+            # that a space the sender's program wrote stays apart from one the source's layout made.
+            self._text(data if self._pre else data.replace("\n", "\t"))
 
 
 def _is_html(body: str) -> bool:
@@ -269,7 +271,10 @@ def _rendered(body: str, *, quotes: bool) -> str:
     renderer._end_line()
     lines = []
     for depth, line in renderer.lines:
-        line = _SPACES.sub(" ", line).strip()
+        # "-- <br>" (or Gmail's "--&nbsp;") is the RFC 3676 delimiter the sender's program wrote: a browser
+        # does not show its space, but the space is there, and the line rules cut at "-- " as in plain text.
+        delimiter = not depth and _HTML_DELIMITER.fullmatch(line)
+        line = _RFC_DELIMITER if delimiter else _SPACES.sub(" ", line).strip()
         lines.append((">" * depth + " " + line).rstrip() if depth else line)
     return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
 
