@@ -746,6 +746,12 @@ def judge(
     return verdicts
 
 
+HANDED_TO_A_PERSON = frozenset({"bulk_unconfirmed"})
+"""The screening's reasons the replier hands to a person (moved to the hand-off folder) rather than skips:
+stated here, not imported, and shown end to end in tests/integration/test_hand_off.py. A person's message
+refused for one of these is not answered by the agent, but a person of the mailbox sees it."""
+
+
 def basis(verdict: Verdict) -> str:
     """What a refusal rests on: the local part alone, a header sign, or no sender address."""
     if verdict.header_sign:
@@ -772,9 +778,13 @@ def report(set_name: str, verdicts: list[Verdict], shadow: list[Verdict]) -> Non
     print(f"  machine answered: {share(len(answered), len(machine))}")
     for v in answered:
         print(f"    answered  {v.path}")
-    print(f"  people refused:   {share(len(refused_people), len(people))}")
+    handed = [v for v in refused_people if v.reason in HANDED_TO_A_PERSON]
+    print(f"  people refused:   {share(len(refused_people), len(people))}, handed to a person {len(handed)}")
     for v in refused_people:
         print(f"    refused   {v.path}  {v.reason} {v.sign or ''}")
+    machine_handed = [v for v in refusals if v.reason in HANDED_TO_A_PERSON]
+    if machine_handed:
+        print(f"  machine mail handed to a person: {share(len(machine_handed), len(machine))}")
     print(f"  machine refusals decided by: {dict(Counter(v.reason for v in refusals))}")
     print(f"  machine refusals rest on: {dict(Counter(basis(v) for v in refusals))}")
     signs = Counter(v.sign for v in refusals if v.sign)
@@ -824,17 +834,23 @@ def main(argv: list[str] | None = None) -> int:
         verdicts = judge(screening, root, name, args.from_null_as, args.classifier)
         report(name, verdicts, judge(screening, root, name, other_null, args.classifier))
         split = "held-out" if name in HELD_OUT else "tuning"
-        figures = splits.setdefault(split, [0, 0, 0, 0])
+        figures = splits.setdefault(split, [0, 0, 0, 0, 0, 0])
         figures[0] += sum(v.kind == "machine" and v.reason is None for v in verdicts)
         figures[1] += sum(v.kind == "machine" for v in verdicts)
         figures[2] += sum(v.kind == "person" and v.reason is not None for v in verdicts)
         figures[3] += sum(v.kind == "person" for v in verdicts)
+        figures[4] += sum(v.kind == "person" and v.reason in HANDED_TO_A_PERSON for v in verdicts)
+        figures[5] += sum(v.kind == "machine" and v.reason in HANDED_TO_A_PERSON for v in verdicts)
         total_answered += sum(v.kind == "machine" and v.reason is None for v in verdicts)
         total_people_refused += sum(v.kind == "person" and v.reason is not None for v in verdicts)
     print(f"== all sets: machine answered {total_answered}, people refused {total_people_refused}")
-    for split, (answered, machine, refused, people) in sorted(splits.items()):
+    for split, (answered, machine, refused, people, handed, machine_handed) in sorted(splits.items()):
         answered_share, refused_share = share(answered, machine), share(refused, people)
-        print(f"== {split} sets: machine answered {answered_share}, people refused {refused_share}")
+        print(
+            f"== {split} sets: machine answered {answered_share}, people refused {refused_share} "
+            f"(handed to a person {handed}, silently {refused - handed}); machine mail handed to a person "
+            f"{share(machine_handed, machine)}"
+        )
     return 0
 
 

@@ -158,3 +158,30 @@ def test_a_persons_draft_that_stays_hands_the_message_off_on_its_last_receive(
     assert "HandedOff" in counted(capsys)
     assert pipeline.dead_letters() == []
     assert pipeline.in_flight() == 0
+
+
+def test_a_persons_mail_a_forwarder_stamped_bulk_is_handed_off_not_dropped(
+    pipeline, nylas, log_records, capsys
+):
+    # GoDaddy's forwarder stamps "Precedence: bulk" on the personal mail it passes on (django-mailbox's
+    # fixtures). RFC 3834 §2: an automatic responder does not answer it; alone, it is no proof of a
+    # machine, so a person sees the message. A newsletter's (List-Unsubscribe beside it) stays a skip.
+    stamped = inbound(nylas, headers=[{"name": "Precedence", "value": "bulk"}])
+    newsletter = inbound(
+        nylas,
+        from_email="news@shop.example",
+        headers=[
+            {"name": "Precedence", "value": "bulk"},
+            {"name": "List-Unsubscribe", "value": "<https://shop.example/unsubscribe>"},
+        ],
+    )
+    for message in (stamped, newsletter):
+        pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.drain()
+    assert nylas.sends == []
+    assert handed_off(log_records, "bulk_unconfirmed")
+    assert folders_of(nylas, stamped["id"]) == [HANDOFF_FOLDER]
+    assert folders_of(nylas, newsletter["id"]) != [HANDOFF_FOLDER]
+    assert "bulk_mail" in skip_reasons(log_records)
+    assert "HandedOff" in counted(capsys)
+    assert pipeline.dead_letters() == []

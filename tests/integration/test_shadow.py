@@ -171,7 +171,10 @@ def test_the_report_counts_each_outcome_and_skip_and_matches_a_persons_later_rep
         nylas,
         from_email="news@example.com",
         subject="Weekly",
-        headers=[{"name": "Precedence", "value": "bulk"}],
+        headers=[
+            {"name": "Precedence", "value": "bulk"},
+            {"name": "List-Unsubscribe", "value": "<https://example.com/unsubscribe>"},
+        ],
     )
     before_the_agent = inbound(nylas, from_email="bob@example.com", subject="Return label")
     nylas.person_replies(AGENT_GRANT_ID, before_the_agent["id"], "<p>Label attached. — Sam</p>")

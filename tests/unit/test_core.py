@@ -1167,7 +1167,10 @@ def test_shadow_mode_asks_no_recipient_budget():
             leased(job=arrived(payload={"from": [{"email": "no-reply@shop.example"}]})),
             SkipReason.AUTOMATED_SENDER,
         ),
-        (leased(listing=listing(inbound("m1", headers=[("Precedence", "bulk")]))), SkipReason.BULK_MAIL),
+        (
+            leased(listing=listing(inbound("m1", headers=[("List-Id", "<news.shop.example>")]))),
+            SkipReason.BULK_MAIL,
+        ),
     ],
 )
 def test_shadow_mode_records_a_rules_skip_once_by_message_then_skips(s, reason):

@@ -70,7 +70,14 @@ def test_non_agent_grant_gets_no_reply():
         ("no-reply@shop.example", None, "automated_sender"),
         ("MAILER-DAEMON@mx.example", None, "automated_sender"),
         ("alice@example.com", [{"name": "Auto-Submitted", "value": "auto-replied"}], "auto_submitted"),
-        ("news@example.com", [{"name": "Precedence", "value": "bulk"}], "bulk_mail"),
+        (
+            "news@example.com",
+            [
+                {"name": "Precedence", "value": "bulk"},
+                {"name": "List-Unsubscribe", "value": "<mailto:u@ex.com>"},
+            ],
+            "bulk_mail",
+        ),
         ("anna@shop.example", [{"name": "List-Unsubscribe", "value": "<mailto:u@shop.ex>"}], "bulk_mail"),
     ],
 )

@@ -165,22 +165,40 @@ MACHINE_MAIL = [
     ),
     # -- Precedence ----------------------------------------------------------------------------------
     machine(
-        "Precedence: bulk with a comment (today: answered)",
-        message("news@shop.example", [("Precedence", "Bulk (newsletter)")]),
+        "Precedence: bulk with a comment, over List-Unsubscribe (today: answered)",
+        message(
+            "news@shop.example",
+            [("Precedence", "Bulk (newsletter)"), ("List-Unsubscribe", "<https://shop.example/u>")],
+        ),
         SkipReason.BULK_MAIL,
         Sign.PRECEDENCE_BULK,
     ),
     machine(
-        "Precedence: junk (mikel/mail: spam)",
+        "Precedence: bulk over a bulk sender's X-CSA-Complaints",
+        message("news@shop.example", [("Precedence", "bulk"), ("X-CSA-Complaints", "csa-complaints@eco.de")]),
+        SkipReason.BULK_MAIL,
+        Sign.PRECEDENCE_BULK,
+    ),
+    # Alone, a precedence is not answered (RFC 3834 §2) but handed to a person (core.arrival's
+    # HANDED_OFF_SKIPS): GoDaddy's forwarder stamps "Precedence: bulk" on a person's mail it passes on
+    # (django-mailbox's fixtures, the fifteenth split's two people refused).
+    machine(
+        "Precedence: bulk alone (a forwarder's stamp, or an old newsletter)",
+        message("anna@example.com", [("Precedence", "bulk")]),
+        SkipReason.BULK_UNCONFIRMED,
+        Sign.PRECEDENCE_ALONE,
+    ),
+    machine(
+        "Precedence: junk alone (mikel/mail: spam)",
         message("infoz@outpost.example", [("Precedence", "junk")]),
-        SkipReason.BULK_MAIL,
-        Sign.PRECEDENCE_BULK,
+        SkipReason.BULK_UNCONFIRMED,
+        Sign.PRECEDENCE_ALONE,
     ),
     machine(
-        "Precedence: list among several (discourse: auto_generated_precedence)",
+        "Precedence: list among several, alone (discourse: auto_generated_precedence)",
         message("foo@bar.example", [("Precedence", "first-class"), ("Precedence", "list")]),
-        SkipReason.BULK_MAIL,
-        Sign.PRECEDENCE_BULK,
+        SkipReason.BULK_UNCONFIRMED,
+        Sign.PRECEDENCE_ALONE,
     ),
     machine(
         "Precedence: auto_reply",

@@ -36,7 +36,10 @@ class SkipReason(StrEnum):
     AUTO_SUBMITTED = "auto_submitted"
     """RFC 3834 ``Auto-Submitted`` other than ``no``, or an autoresponder's header."""
     BULK_MAIL = "bulk_mail"
-    """A list or newsletter: ``Precedence: bulk|junk|list``, ``List-Id``, ``List-Unsubscribe``."""
+    """A list or newsletter: ``List-Id``, ``List-Unsubscribe`` (with ``Precedence: bulk|junk|list`` or not)."""
+    BULK_UNCONFIRMED = "bulk_unconfirmed"
+    """``Precedence: bulk|junk|list`` and no list's header beside it: not answered (RFC 3834 §2), handed to a
+    person, since a forwarder (GoDaddy's) stamps it on a person's mail too."""
     JUNK_OR_TRASH = "junk_or_trash"
     """Filed in the mailbox's junk or trash folder: answering spam feeds the complaint rate."""
     ANSWERED_BY_OTHER_AGENT = "answered_by_other_agent"

@@ -209,6 +209,7 @@ HANDED_OFF_SKIPS = frozenset(
         SkipReason.RELAY_UNVERIFIED,
         SkipReason.PERSON_DRAFTING,
         SkipReason.AGENT_CALL_CAP,
+        SkipReason.BULK_UNCONFIRMED,
     }
 )
 """The rules' "no" to a person's message: each is handed to a person (invariant 7). Every other skip of the

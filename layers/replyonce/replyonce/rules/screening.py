@@ -55,7 +55,13 @@ first, in this order.
     "Abwesenheitsnotiz:", "Réponse automatique :", ... on a reply
     (``In-Reply-To`` or ``References``; RFC 3834 §3).
 ``precedence_bulk`` → BULK_MAIL
-    ``Precedence: bulk|junk|list`` (RFC 2076; RFC 3834 §2).
+    ``Precedence: bulk|junk|list`` (RFC 2076; RFC 3834 §2) with a list's or
+    a bulk sender's header below.
+``precedence_alone`` → BULK_UNCONFIRMED
+    ``Precedence: bulk|junk|list`` and nothing else a list or a machine
+    writes: not answered (RFC 3834 §2), but handed to a person — a
+    forwarder (GoDaddy's) stamps it on the personal mail it passes on, and a
+    newsletter today carries ``List-Unsubscribe`` (RFC 8058) too.
 ``list_headers`` → BULK_MAIL
     ``List-Id`` (RFC 2919), ``List-Unsubscribe``, ``-Post``, ``-Help``,
     ``-Subscribe``, ``-Owner``, ``-Archive`` (RFC 2369, RFC 8058), ezmlm's
@@ -118,6 +124,7 @@ class Sign(StrEnum):
     X_LOOP = "x_loop"
     AUTO_REPLY_SUBJECT = "auto_reply_subject"
     PRECEDENCE_BULK = "precedence_bulk"
+    PRECEDENCE_ALONE = "precedence_alone"
     LIST_HEADERS = "list_headers"
     BULK_SENDER_HEADER = "bulk_sender_header"
     CHALLENGE_RESPONSE = "challenge_response"
@@ -135,6 +142,8 @@ class Sign(StrEnum):
             return SkipReason.AUTOMATED_SENDER
         if self in _BULK_SIGNS:
             return SkipReason.BULK_MAIL
+        if self is Sign.PRECEDENCE_ALONE:
+            return SkipReason.BULK_UNCONFIRMED
         return SkipReason.AUTO_SUBMITTED
 
 
@@ -426,9 +435,11 @@ def bulk_sign(message: Mail, trusted_lists: Collection[str] = ()) -> Sign | None
     """
     if relayed_by_trusted_list(message, trusted_lists):
         return None
-    if _keywords(message, "precedence") & _BULK_PRECEDENCE:
-        return Sign.PRECEDENCE_BULK
     names = message.header_names
+    listed = names & (_LIST_HEADERS | _BULK_SENDER_HEADERS)
+    if _keywords(message, "precedence") & _BULK_PRECEDENCE:
+        # Alone, the precedence is a claim a forwarder makes of a person's mail too: a person decides.
+        return Sign.PRECEDENCE_BULK if listed else Sign.PRECEDENCE_ALONE
     if names & _LIST_HEADERS:
         return Sign.LIST_HEADERS
     if names & _BULK_SENDER_HEADERS:
