@@ -36,7 +36,7 @@ class SkipReason(StrEnum):
     AUTO_SUBMITTED = "auto_submitted"
     """RFC 3834 ``Auto-Submitted`` other than ``no``, or an autoresponder's header."""
     BULK_MAIL = "bulk_mail"
-    """A list or newsletter: ``List-Id``, ``List-Unsubscribe`` (with ``Precedence: bulk|junk|list`` or not)."""
+    """A list or newsletter: ``List-Id``, ``List-Unsubscribe`` (a ``Precedence: bulk`` beside them or not)."""
     BULK_UNCONFIRMED = "bulk_unconfirmed"
     """``Precedence: bulk|junk|list`` and no list's header beside it: not answered (RFC 3834 §2), handed to a
     person, since a forwarder (GoDaddy's) stamps it on a person's mail too."""
