@@ -47,8 +47,9 @@ What each set expects:
   split), zimbra, esc-chatmail (tuning since the twelfth split), askbot, alga-psa, clearfeed, gitlab (the
   twelfth split) and freegle, chiliproject, tempo (the thirteenth; tuning since their misses were read, as
   ``scripts/mail_sets.py`` records), inbox-zero, lobsters, thunderbird-conversations, freescout (the
-  fourteenth; tuning since, likewise), dreamwidth, triage, alaveteli (the fifteenth; likewise) and
-  monorail, write-it, gala (the sixteenth, held out):
+  fourteenth; tuning since, likewise), dreamwidth, triage, alaveteli (the fifteenth; likewise),
+  monorail, write-it, gala (the sixteenth, held out) and odoo, moodle, comrade, reply-parser (the
+  seventeenth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -3008,6 +3009,187 @@ def gala_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+# --- the seventeenth split (held out) -------------------------------------------------------------------
+
+
+# The strings of an Odoo ``_OUT`` list that are the reply's own signature, not an older message: left out of
+# its history (Odoo removes them as a signature, which a history check does not measure).
+_ODOO_OWN_SIGNATURE = {
+    "TEXT_1": ("--\nMySignature",),
+    "HTML_1": ("--\nMySignature",),
+    "THUNDERBIRD_1": ("Raoul Grosbedon",),
+}
+
+
+def odoo_cases(root: Path) -> list[Case]:
+    """Odoo 8.0 (OpenERP; Python: the ERP's mail gateway, whose chatter shows a mail reply with its quotes and
+    signature cut, ``openerp.tools.mail.html_email_clean(…, remove=True)``), as aimas/TuniErp-8.0 holds it:
+    each test of ``TestCleaner`` in ``openerp/addons/base/tests/test_mail.py`` that cleans a message with
+    ``remove=True`` and no ``shorten`` (its ``shorten``/"read more" tests cut by length, not at a quote),
+    on a message of ``test_mail_examples.py`` (``X``) with what must stay (``X_IN``, ``assertIn``: kept) and
+    what must be gone (``X_OUT``, ``assertNotIn``: history), and each row of ``test_00_basic_text``'s
+    ``test_data`` (a message, its kept strings, its gone strings). The tests state no whole text. A gone
+    string that is the reply's own signature (``_ODOO_OWN_SIGNATURE``; in ``test_00_basic_text``, one not on
+    a ``>`` line) is not history and is left out; a row with nothing left to check is left out. A message
+    that opens with a tag is HTML, as Odoo stores it; a kept string's tags are taken out."""
+    tests = root / "openerp/addons/base/tests"
+    examples: dict[str, object] = {}
+    for node in ast.parse((tests / "test_mail_examples.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            examples[node.targets[0].id] = ast.literal_eval(node.value)
+    rows: list[tuple[str, str, list[str], list[str]]] = []
+    for test in _python_tests(tests / "test_mail.py", "test_"):
+        for call in (node for node in ast.walk(test) if isinstance(node, ast.Call)):
+            if not (isinstance(call.func, ast.Name) and call.func.id == "html_email_clean" and call.args):
+                continue
+            options = {keyword.arg: keyword.value for keyword in call.keywords}
+            argument = call.args[0]
+            if "shorten" in options or not (
+                isinstance(options.get("remove"), ast.Constant) and options["remove"].value is True
+            ):
+                continue
+            if isinstance(argument, ast.Attribute) and argument.attr in examples:
+                name = argument.attr
+                prefix = "BUG_" + name[3:] if name.startswith("BUG") else name
+                kept = examples.get(f"{prefix}_IN", [])
+                gone = examples.get(f"{prefix}_OUT", [])
+                gone = [text for text in gone if text not in _ODOO_OWN_SIGNATURE.get(name, ())]
+                rows.append((f"{test.name}:{name}", str(examples[name]), list(kept), gone))
+        for node in ast.walk(test):
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "test_data":
+                for number, (body, kept, gone) in enumerate(ast.literal_eval(node.value), 1):
+                    quoted = [
+                        line.lstrip(" >") for line in body.splitlines() if line.lstrip().startswith(">")
+                    ]
+                    gone = [text for text in gone if any(text in line for line in quoted)]
+                    rows.append((f"{test.name} {number}", body, list(kept), gone))
+    cases = []
+    for name, body, kept, gone in rows:
+        if not kept and not gone:
+            continue
+        is_html = body.lstrip().startswith("<")
+        keep = tuple(_words_pattern(_tags_out(text) if is_html else text) for text in kept)
+        history = tuple(_words_pattern(text) for text in gone)
+        cases.append(Case("odoo", name, body, None, keep, history, is_html))
+    return _unique(cases)
+
+
+def moodle_cases(root: Path) -> list[Case]:
+    """Moodle (PHP; the learning platform, whose inbound message handlers turn a mail reply to a forum post
+    into a reply post): each ``lib/tests/fixtures/messageinbound/*.test`` that ``lib/tests/
+    messageinbound_test.php`` reads, a real reply (``FULLSOURCE``; Evolution, Gmail, iOS Mail, Outlook 2013)
+    and the text ``\\core\\message\\inbound\\handler::remove_quoted_text`` must leave of its plain part
+    (``EXPECTEDPLAIN``) and of its HTML part (``EXPECTEDHTML``, once ``html_to_text`` has made it text), as
+    the test gives it each part in turn (Horde's ``findBody``: the first of each type). The plain part is
+    measured against the first, the HTML part (as HTML) against the second, with the link references its
+    ``html_to_text`` writes after a link's text (`` [10]``) taken out: they are its rendering of a link, not
+    words of the reply. A part whose expectation is empty is left out."""
+    base = root / "lib/tests/fixtures/messageinbound"
+    cases = []
+    for path in sorted(base.glob("*.test")):
+        content = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+        parts = re.split(r"(?:^|\n*)----([A-Z]+)----\n", content)
+        sections = dict(zip(parts[1::2], parts[2::2], strict=True))
+        message = email.message_from_bytes(
+            sections["FULLSOURCE"].encode("utf-8"), policy=email.policy.default
+        )
+        subject = str(message.get("Subject", "")) or None
+        for subtype, wanted in (("plain", sections["EXPECTEDPLAIN"]), ("html", sections["EXPECTEDHTML"])):
+            part = next((p for p in message.walk() if p.get_content_type() == f"text/{subtype}"), None)
+            if part is None or not wanted.strip():
+                continue
+            if subtype == "html":
+                wanted = re.sub(r" \[\d+\]", "", wanted)
+            cases.append(
+                Case(
+                    "moodle",
+                    f"{path.name} ({subtype})",
+                    part.get_content(),
+                    wanted,
+                    (),
+                    (),
+                    subtype == "html",
+                    subject=subject,
+                )
+            )
+    return _unique(cases)
+
+
+def comrade_cases(root: Path) -> list[Case]:
+    """bueda/django-comrade (Python; Bueda's Django toolkit, whose mail module cuts a mail reply's inline
+    quote and signature, ``comrade.mail.filters``): each test of ``SignatureStripTest`` and
+    ``QuotedStripTest`` in ``comrade/mail/tests.py``, the message its ``_check_for_signature`` /
+    ``_check_for_quoted`` builds (``self.prefix + marker + self.postfix``, both set in its ``setUp``): the
+    prefix must stay (``startswith``: kept), and, for a quote's marker, the marker and the text under it
+    must be gone (history); under a signature's marker the text is the signature, not an older message, and
+    is not history. ``test_no_signature`` (prefix and postfix, nothing cut) keeps both."""
+    tree = ast.parse((root / "comrade/mail/tests.py").read_text(encoding="utf-8"))
+    cases = []
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        strings: dict[str, str] = {}
+        for node in ast.walk(cls):
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.targets[0], ast.Attribute)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            ):
+                strings[node.targets[0].attr] = node.value.value
+        prefix, postfix = strings["prefix"], strings["postfix"]
+        for test in (node for node in cls.body if isinstance(node, ast.FunctionDef)):
+            if not test.name.startswith("test_"):
+                continue
+            checks = list(_method_calls(test, "_check_for_signature")) + list(
+                _method_calls(test, "_check_for_quoted")
+            )
+            if not checks:  # test_no_signature: nothing is cut
+                body = prefix + postfix
+                keep = (_words_pattern(prefix), _words_pattern(postfix))
+                cases.append(Case("comrade", f"{cls.name}.{test.name}", body, None, keep))
+                continue
+            for call in checks:
+                marker = ast.literal_eval(call.args[0])
+                history = (
+                    (_words_pattern(marker), _words_pattern(postfix))
+                    if call.func.attr == "_check_for_quoted"
+                    else ()
+                )
+                body = prefix + marker + postfix
+                cases.append(
+                    Case("comrade", f"{cls.name}.{test.name}", body, None, (_words_pattern(prefix),), history)
+                )
+    return _unique(cases)
+
+
+def reply_parser_cases(root: Path) -> list[Case]:
+    """excid3/reply_parser (Ruby; "A Rails 4.0 email reply parser for incoming emails", a gem): each
+    ``ReplyParser.sanitize(…).should eq(…)`` of ``spec/reply_parser_spec.rb`` (Ruby string literals; three
+    double quotes on each side are an empty string, the string between them and an empty one), the text it
+    must leave of the body: its tags taken out (Rails' full sanitizer), then what is above an "On … wrote:"
+    line or a line ending "Reply ABOVE THIS LINE". A body with a tag or an entity is HTML. The empty body
+    (an empty expectation) is left out."""
+    source = (root / "spec/reply_parser_spec.rb").read_text(encoding="utf-8")
+    literal = r'"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\]|\\.)*"'
+
+    def value(text: str) -> str:
+        return text[3:-3] if text.startswith('"""') else json.loads(text)
+
+    cases = []
+    for number, (given, wanted) in enumerate(
+        re.findall(
+            r"ReplyParser\.sanitize\(\s*(" + literal + r")\s*\)\s*\.should eq\(\s*(" + literal + r")\s*\)",
+            source,
+        ),
+        1,
+    ):
+        body, expected = value(given), value(wanted)
+        if not expected.strip():
+            continue
+        is_html = bool(re.search(r"<[a-z][^>]*>|&[a-z]+;", body))
+        cases.append(Case("reply-parser", f"reply_parser_spec {number}", body, expected, (), (), is_html))
+    return _unique(cases)
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -3537,6 +3719,11 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "monorail": monorail_cases,
     "write-it": write_it_cases,
     "gala": gala_cases,
+    # The seventeenth split (held out): recorded before it was measured
+    "odoo": odoo_cases,
+    "moodle": moodle_cases,
+    "comrade": comrade_cases,
+    "reply-parser": reply_parser_cases,
 }
 
 
