@@ -95,6 +95,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -348,9 +349,16 @@ def crisp_cases(root: Path, set_name: str = "crisp", source: str | None = None) 
     return _unique(cases)
 
 
+def _python_source(path: Path) -> ast.Module:
+    """A peer's Python file read with ``ast``: Python 2 sources' escapes (``"\\>"``) warn, and say nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _python_tests(path: Path, prefix: str) -> Iterator[ast.FunctionDef]:
     """Each test function of a Python test file (its name starts with ``prefix``), read with ``ast``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _python_source(path)
     return (
         node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name.startswith(prefix)
     )
@@ -3034,7 +3042,7 @@ def odoo_cases(root: Path) -> list[Case]:
     that opens with a tag is HTML, as Odoo stores it; a kept string's tags are taken out."""
     tests = root / "openerp/addons/base/tests"
     examples: dict[str, object] = {}
-    for node in ast.parse((tests / "test_mail_examples.py").read_text(encoding="utf-8")).body:
+    for node in _python_source(tests / "test_mail_examples.py").body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             examples[node.targets[0].id] = ast.literal_eval(node.value)
     rows: list[tuple[str, str, list[str], list[str]]] = []
@@ -3123,7 +3131,7 @@ def comrade_cases(root: Path) -> list[Case]:
     prefix must stay (``startswith``: kept), and, for a quote's marker, the marker and the text under it
     must be gone (history); under a signature's marker the text is the signature, not an older message, and
     is not history. ``test_no_signature`` (prefix and postfix, nothing cut) keeps both."""
-    tree = ast.parse((root / "comrade/mail/tests.py").read_text(encoding="utf-8"))
+    tree = _python_source(root / "comrade/mail/tests.py")
     cases = []
     for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
         strings: dict[str, str] = {}
