@@ -1200,6 +1200,40 @@ ATTRIBUTION_ALONE = [
 ]  # fmt: skip
 
 
+# Seventeenth split (comrade's test_outlook_alternative): Outlook's divider, 32 underscores, over sentences and
+# no header block: the message replied to, its header lost, or more of the customer's words. Behind the
+# marker, never handed over as theirs, never dropped.
+DIVIDER = "_" * 32
+DIVIDER_ALONE = [
+    ("Outlook's divider over an older message's sentences, its header lost",
+     f"Thursday is fine.\n\n{DIVIDER}\nWe shipped your order on Monday. It should arrive by Friday.\n",
+     "Thursday is fine.", "We shipped your order on Monday."),
+]  # fmt: skip
+
+# Under the same divider, a few short lines are a signature drawn so (unloved's, edgetier's): they stay as they
+# were; a shorter rule a person draws between their own sentences stays too; over a header block it is history.
+DIVIDER_KEPT = [
+    ("a signature under Outlook's divider", f"Thanks,\nPerrin Aybara\n\n{DIVIDER}\nperrin@example.com\n+1 555 0100"),
+    ("a person's rule of 15 underscores between their sentences",
+     "Thursday is fine.\n_______________\nPlease send it to the back door. I will be home after six."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
+@pytest.mark.parametrize(
+    ("body", "said", "history"), [pytest.param(b, s, h, id=i) for i, b, s, h in DIVIDER_ALONE]
+)
+def test_outlooks_divider_over_sentences_puts_them_behind_the_marker(form, body, said, history):
+    text = new_text(as_html(body) if form.startswith("as Nylas") else body)
+    assert above_the_doubt(text).strip() == said
+    assert history in text.split(UNSURE_MARKER)[1]
+
+
+@pytest.mark.parametrize(("name", "body"), DIVIDER_KEPT)
+def test_a_signature_or_a_short_rule_under_a_divider_stays(name, body):
+    assert new_text(body) == body
+
+
 @pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
 @pytest.mark.parametrize(("body", "words"), rows(ATTRIBUTION_ALONE))
 def test_an_attribution_alone_naming_no_address_is_handed_over(form, body, words):

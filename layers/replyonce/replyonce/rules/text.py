@@ -462,6 +462,9 @@ _MACHINE_DATE_LEAD = re.compile(
     r"|(?:\s*[AaPp][Mm])?\s*(?:[+-]\d{4}(?:\s*\(?[A-Z]{2,5}\)?)?|\(?[A-Z]{3,5}\)?))\s*$"
 )
 _IN_REPLY_TO = re.compile(r"^\s*in reply to\s*:\s*$", re.I)
+# Outlook's reply divider in plain text: a line of 32 underscores (30 or more), longer than the rules people
+# and signature programs draw under their words ("_______________").
+_OUTLOOK_DIVIDER = re.compile(r"^\s*_{30,}\s*$")
 # A subject that says its message is a reply ("RE: FW: x", "AW: x", "Odp: x"): the message's own.
 _REPLY_SUBJECT = re.compile(
     r"^\W*(?:re|aw|sv|antw|odp|ris|rif|ynt|отв|回复|答复|回覆)(?:\[\d+\])?\s*[:\uff1a]", re.I
@@ -854,7 +857,12 @@ def _mark_doubts(lines: list[str]) -> list[str]:
         if (
             written
             and not known
-            and (_header_run(lines, index) or _colon_attribution(lines, index) or _in_reply_to(lines, index))
+            and (
+                _header_run(lines, index)
+                or _colon_attribution(lines, index)
+                or _in_reply_to(lines, index)
+                or _divider_alone(lines, index)
+            )
         ):
             start = _history_start(lines, index)
             return [*lines[:start], _DOUBT_MARK, *lines[start:]]
@@ -869,6 +877,22 @@ def _in_reply_to(lines: list[str], index: int) -> bool:
     if not _IN_REPLY_TO.match(lines[index]):
         return False
     return any(line.strip() and not _quoted(line) for line in lines[index + 1 :])
+
+
+def _divider_alone(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is Outlook's reply divider over sentences, with no header block (the
+    phrase rules find those): the message replied to, its header lost (a relay, a copy), or the
+    customer's own rule over more of their words. The reader cannot tell: the rest goes behind
+    :data:`UNSURE_MARKER`. A few short lines under it (a name, a number, a link, a webmail's ad) are a
+    signature or a footer drawn so, and stay as they are."""
+    if not _OUTLOOK_DIVIDER.match(lines[index]):
+        return False
+    under = _line_under(lines, index)
+    if under is None or _quoted(lines[under]) or _MAILING_LIST.search(lines[under]):
+        return False
+    if _history_at(lines, under) is not None or _attribution_at(lines, under) is not None:
+        return False
+    return not _signature_like([line for line in lines[under:] if line.strip() and not _quoted(line)])
 
 
 def _header_block_sure(lines: list[str], start: int) -> bool:
