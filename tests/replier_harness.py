@@ -122,14 +122,16 @@ def container_recording_visibility(**kwargs) -> tuple[NotificationConsumer, list
     return new_container(aws=session, **kwargs), visibility
 
 
-def hold_lease(replier, message: dict, *, owner: str, for_ms: int) -> None:
-    """Another worker's lease on the message's thread, ending ``for_ms`` from now (negative: expired)."""
+def hold_lease(replier, message: dict, *, owner: str, for_ms: int, now: float | None = None) -> None:
+    """Another worker's lease on the message's thread, ending ``for_ms`` after ``now`` (the wall clock by
+    default; a test's :class:`tests.fakes.Clock` for a verdict that does not move with the machine's load;
+    negative: expired)."""
     boto3.client("dynamodb").put_item(
         TableName=replier.tables["StateTable"],
         Item={
             "pk": {"S": thread_key(AGENT_GRANT_ID, message["thread_id"])},
             "lease_owner": {"S": owner},
-            "lease_expires_at": {"N": str(int(time.time() * 1000) + for_ms)},
+            "lease_expires_at": {"N": str(int((time.time() if now is None else now) * 1000) + for_ms)},
         },
     )
 

@@ -543,10 +543,12 @@ def test_agent_grant_address_is_looked_up_once_per_container(pipeline, nylas):
 @pytest.mark.parametrize(
     ("receives", "expected_delay"),
     [
-        (1, 9),  # the doubling's 2 s is sooner than the lease's 61 s spread over the 7 receives left
-        (3, 13),  # 61 s over 5 receives left
+        # The lease's 60 s are told as 61 (whole seconds, rounded up past its end) and the record waits a
+        # second past that: 62.
+        (1, 9),  # the doubling's 2 s is sooner than the 62 s spread over the 7 receives left
+        (3, 13),  # 62 s over 5 receives left
         (5, 32),  # the doubling is later than the spread
-        (10, 61),  # past maxReceiveCount's spread: never past the lease's end
+        (10, 62),  # past maxReceiveCount's spread: never past the lease's end
     ],
 )
 def test_busy_record_backs_off_by_receive_count_but_not_past_the_lease(
@@ -558,8 +560,11 @@ def test_busy_record_backs_off_by_receive_count_but_not_past_the_lease(
     tuning["busy_retry_seconds"] = 2
     tuning["retry_max_seconds"] = 900
     message = inbound(nylas)
-    hold_lease(replier, message, owner="crashed-worker", for_ms=60_000)
-    container, delays = container_recording_visibility()
+    # The lease's end and the container's clock are one clock, so the lease left is 60 s however long the
+    # steps between take (on the wall clock it was 59.x s, or under CI's load 59: delays of 61, or 60).
+    clock = Clock(time.time())
+    hold_lease(replier, message, owner="crashed-worker", for_ms=60_000, now=clock())
+    container, delays = container_recording_visibility(clock=clock)
     event = sqs_event([envelope(message)], receive_count=receives)
     response = container.handle_batch(event, LocalLambdaContext("ReplierFunction"))
     assert len(response["batchItemFailures"]) == 1
