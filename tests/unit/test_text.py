@@ -905,14 +905,25 @@ LIST_FOOTERS = [
 ]  # fmt: skip
 
 
+# Seventeenth split (comrade's test_outlook_alternative): Outlook's divider, 32 underscores, over sentences and
+# no header block: the message replied to, its header lost, or more of the customer's words. Behind the
+# marker, never handed over as theirs, never dropped.
+DIVIDER = "_" * 32
+DIVIDER_ALONE = [
+    ("Outlook's divider over an older message's sentences, its header lost",
+     f"Thursday is fine.\n\n{DIVIDER}\nWe shipped your order on Monday. It should arrive by Friday.\n",
+     "Thursday is fine.", "We shipped your order on Monday."),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
 @pytest.mark.parametrize(
-    ("body", "said", "footer"), [pytest.param(b, s, f, id=i) for i, b, s, f in LIST_FOOTERS]
+    ("body", "said", "rest"), [pytest.param(b, s, r, id=i) for i, b, s, r in LIST_FOOTERS + DIVIDER_ALONE]
 )
-def test_a_list_footer_under_a_second_delimiter_is_never_the_senders_words(form, body, said, footer):
+def test_a_list_footer_or_sentences_under_a_divider_are_never_the_senders_words(form, body, said, rest):
     text = new_text(as_html(body) if form.startswith("as Nylas") else body)
     assert above_the_doubt(text).strip() == said
-    assert footer in text  # behind the doubt: the reader drops no word it is unsure of
+    assert rest in text.split(UNSURE_MARKER)[1]  # behind the doubt: the reader drops no word it is unsure of
 
 
 # Real HTML stays HTML: its document tags, and elements written bare ("<p>", "<b>") are no plain sign.
@@ -1200,33 +1211,13 @@ ATTRIBUTION_ALONE = [
 ]  # fmt: skip
 
 
-# Seventeenth split (comrade's test_outlook_alternative): Outlook's divider, 32 underscores, over sentences and
-# no header block: the message replied to, its header lost, or more of the customer's words. Behind the
-# marker, never handed over as theirs, never dropped.
-DIVIDER = "_" * 32
-DIVIDER_ALONE = [
-    ("Outlook's divider over an older message's sentences, its header lost",
-     f"Thursday is fine.\n\n{DIVIDER}\nWe shipped your order on Monday. It should arrive by Friday.\n",
-     "Thursday is fine.", "We shipped your order on Monday."),
-]  # fmt: skip
-
 # Under the same divider, a few short lines are a signature drawn so (unloved's, edgetier's): they stay as they
-# were; a shorter rule a person draws between their own sentences stays too; over a header block it is history.
+# were; a shorter rule a person draws between their own sentences stays too.
 DIVIDER_KEPT = [
     ("a signature under Outlook's divider", f"Thanks,\nPerrin Aybara\n\n{DIVIDER}\nperrin@example.com\n+1 555 0100"),
     ("a person's rule of 15 underscores between their sentences",
      "Thursday is fine.\n_______________\nPlease send it to the back door. I will be home after six."),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
-@pytest.mark.parametrize(
-    ("body", "said", "history"), [pytest.param(b, s, h, id=i) for i, b, s, h in DIVIDER_ALONE]
-)
-def test_outlooks_divider_over_sentences_puts_them_behind_the_marker(form, body, said, history):
-    text = new_text(as_html(body) if form.startswith("as Nylas") else body)
-    assert above_the_doubt(text).strip() == said
-    assert history in text.split(UNSURE_MARKER)[1]
 
 
 @pytest.mark.parametrize(("name", "body"), DIVIDER_KEPT)
