@@ -397,6 +397,9 @@ _GLUED_FIELD = re.compile(
 )
 _FORWARDED_SUBJECT = re.compile(r"^\W*(?:fwd?|wg|tr|rv|i|vs|vb|pd|enc|doorst|trs|пересл|fw)\s*:", re.I)
 _SEPARATOR_RULE = re.compile(r"^\s*(?:[-_]{10,}|\*?-{10,}\*?)\s*$")  # Outlook's divider above its block
+# Outlook's reply divider in plain text: a line of 32 underscores (30 or more), longer than the rules people
+# and signature programs draw under their words ("_______________").
+_OUTLOOK_DIVIDER = re.compile(r"^\s*_{30,}\s*$")
 # A dashed title above a header block, in any language ("-------- Oprindelig besked --------").
 _DASHED_TITLE = re.compile(r"^\s*[*_]*-{3,}\s*[^\W\d_][^-]{2,40}?\s*-{3,}[*_]*\s*$")
 _ORIGINAL_TITLES = (
@@ -462,9 +465,6 @@ _MACHINE_DATE_LEAD = re.compile(
     r"|(?:\s*[AaPp][Mm])?\s*(?:[+-]\d{4}(?:\s*\(?[A-Z]{2,5}\)?)?|\(?[A-Z]{3,5}\)?))\s*$"
 )
 _IN_REPLY_TO = re.compile(r"^\s*in reply to\s*:\s*$", re.I)
-# Outlook's reply divider in plain text: a line of 32 underscores (30 or more), longer than the rules people
-# and signature programs draw under their words ("_______________").
-_OUTLOOK_DIVIDER = re.compile(r"^\s*_{30,}\s*$")
 # A subject that says its message is a reply ("RE: FW: x", "AW: x", "Odp: x"): the message's own.
 _REPLY_SUBJECT = re.compile(
     r"^\W*(?:re|aw|sv|antw|odp|ris|rif|ynt|отв|回复|答复|回覆)(?:\[\d+\])?\s*[:\uff1a]", re.I
@@ -890,7 +890,7 @@ def _divider_alone(lines: list[str], index: int) -> bool:
     under = _line_under(lines, index)
     if under is None or _quoted(lines[under]) or _MAILING_LIST.search(lines[under]):
         return False
-    if _history_at(lines, under) is not None or _attribution_at(lines, under) is not None:
+    if _history_follows(lines, index) or _attribution_at(lines, under) is not None:
         return False
     return not _signature_like([line for line in lines[under:] if line.strip() and not _quoted(line)])
 
