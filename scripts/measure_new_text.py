@@ -3598,14 +3598,25 @@ reader's output nor the peer's expectation. A label names lines of the body, so 
 ``{"new": [[first, last], ...], "partial": [{"line": n, "start": a, "end": b}], "confidence": ...}``."""
 
 
+def _body_lines(case: Case) -> list[str]:
+    """The body's lines as a label numbers them (from 1)."""
+    return case.body.replace("\r\n", "\n").split("\n")
+
+
+def _labelled_lines(label: dict) -> set[int]:
+    """The numbers of the lines a label names, whole or in part."""
+    whole = {n for first, last in label["new"] for n in range(first, last + 1)}
+    return whole | {part["line"] for part in label["partial"]}
+
+
 def labelled_text(case: Case, label: dict) -> str:
     """The body's lines (and parts of lines) its label names as the customer's new text."""
-    lines = case.body.replace("\r\n", "\n").split("\n")
-    chosen = [(n, lines[n - 1]) for first, last in label["new"] for n in range(first, last + 1)]
-    chosen += [
-        (part["line"], lines[part["line"] - 1][part["start"] : part["end"]]) for part in label["partial"]
-    ]
-    return "\n".join(text for _, text in sorted(chosen, key=lambda item: item[0]))
+    lines = _body_lines(case)
+    parts = {part["line"]: part for part in label["partial"]}
+    return "\n".join(
+        lines[n - 1][parts[n]["start"] : parts[n]["end"]] if n in parts else lines[n - 1]
+        for n in sorted(_labelled_lines(label))
+    )
 
 
 def against_label(case: Case, label: dict, got: str) -> tuple[bool, bool, bool]:
@@ -3617,10 +3628,8 @@ def against_label(case: Case, label: dict, got: str) -> tuple[bool, bool, bool]:
     new = labelled_text(case, label)
     words = output_words(got)
     wanted = normalised(new)
-    body = case.body.replace("\r\n", "\n").split("\n")
-    kept = {n for first, last in label["new"] for n in range(first, last + 1)}
-    kept |= {part["line"] for part in label["partial"]}
-    left_out = {normalised(line.lstrip(" >")) for n, line in enumerate(body, 1) if n not in kept}
+    kept = _labelled_lines(label)
+    left_out = {normalised(line.lstrip(" >")) for n, line in enumerate(_body_lines(case), 1) if n not in kept}
     left_out = {line for line in left_out if len(line.split()) >= 3 and line not in wanted}
     history = any(normalised(line.lstrip(" >")) in left_out for line in certain_part(got).splitlines())
     lost = any(normalised(line) and normalised(line) not in words for line in new.splitlines())
