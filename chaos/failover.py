@@ -53,7 +53,7 @@ import boto3
 
 from chaos.faults import FuzzResult
 from chaos.proxy import FaultProxy, Request, Rule
-from chaos.run import ChaosReport, ChaosSettings, Experiment, render
+from chaos.run import DELAYED, IN_FLIGHT, VISIBLE, ChaosReport, ChaosSettings, Experiment, render
 from chaos.workload import TRUSTED_LIST_ID, Workload
 from devstack.containers import load_handler
 from devstack.gateway import ApiGatewayStandIn
@@ -547,21 +547,10 @@ class FailoverDrill(Experiment):
         ]
 
     def _depth(self) -> int:
-        names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
-        total = 0
-        for url in self._queues("NotificationQueue"):
-            attributes = self.admin_sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
-            total += sum(int(attributes[name]) for name in names)
-        return total
+        return sum(self._messages(url, VISIBLE, IN_FLIGHT) for url in self._queues("NotificationQueue"))
 
     def _delayed(self) -> int:
-        total = 0
-        for url in self._queues("NotificationQueue"):
-            attributes = self.admin_sqs.get_queue_attributes(
-                QueueUrl=url, AttributeNames=["ApproximateNumberOfMessagesDelayed"]
-            )["Attributes"]
-            total += int(attributes["ApproximateNumberOfMessagesDelayed"])
-        return total
+        return sum(self._messages(url, DELAYED) for url in self._queues("NotificationQueue"))
 
     def _dead_letters(self) -> list[str]:
         """Every Region's dead letters, and what the old Region's queue still held when it was gone."""
@@ -588,10 +577,7 @@ class FailoverDrill(Experiment):
     def _until_visible(self, url: str) -> None:
         deadline = time.monotonic() + 6 * self.settings.function_timeout_seconds + 5
         while time.monotonic() < deadline:
-            attributes = self.admin_sqs.get_queue_attributes(
-                QueueUrl=url, AttributeNames=["ApproximateNumberOfMessagesNotVisible"]
-            )["Attributes"]
-            if int(attributes["ApproximateNumberOfMessagesNotVisible"]) == 0:
+            if self._messages(url, IN_FLIGHT) == 0:
                 return
             time.sleep(0.5)
 
@@ -701,15 +687,9 @@ class FailoverDrill(Experiment):
         (the mutant), dead-lettered or deferred and taken up again; the run's timeout bounds the wait.
         """
         url = self.regions[0].queues["NotificationQueue"]
-        names = [
-            "ApproximateNumberOfMessages",
-            "ApproximateNumberOfMessagesNotVisible",
-            "ApproximateNumberOfMessagesDelayed",
-        ]
         deadline = time.monotonic() + self.settings.timeout_seconds
         while not self._stop.is_set() and time.monotonic() < deadline:
-            attributes = self.admin_sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
-            if sum(int(attributes[name]) for name in names) == 0:
+            if self._messages(url, VISIBLE, IN_FLIGHT, DELAYED) == 0:
                 return
             self._stop.wait(0.5)
         self.say(f"{REGIONS[0]} retired with records still in its queue (the run's timeout)")

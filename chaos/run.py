@@ -168,6 +168,12 @@ def _wait_for(url: str, seconds: float = 20.0) -> None:
     raise RuntimeError(f"{url} did not come up")
 
 
+# SQS' approximate counts of a queue's messages (GetQueueAttributes).
+VISIBLE = "ApproximateNumberOfMessages"
+IN_FLIGHT = "ApproximateNumberOfMessagesNotVisible"
+DELAYED = "ApproximateNumberOfMessagesDelayed"
+
+
 class Experiment:
     """Everything one run needs; ``run()`` returns the report."""
 
@@ -699,12 +705,16 @@ class Experiment:
         self.say(f"{len(plan.to_enqueue)} backfilled, {moved} redriven")
         return len(plan.to_enqueue)
 
-    def _depth(self) -> int:
-        names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
-        attributes = self.admin_sqs.get_queue_attributes(
-            QueueUrl=self.resources.queues["NotificationQueue"], AttributeNames=names
-        )["Attributes"]
+    def _messages(self, url: str, *names: str) -> int:
+        """The queue's approximate counts of ``names`` (:data:`VISIBLE`, :data:`IN_FLIGHT`,
+        :data:`DELAYED`), added up."""
+        attributes = self.admin_sqs.get_queue_attributes(QueueUrl=url, AttributeNames=list(names))[
+            "Attributes"
+        ]
         return sum(int(attributes[name]) for name in names)
+
+    def _depth(self) -> int:
+        return self._messages(self.resources.queues["NotificationQueue"], VISIBLE, IN_FLIGHT)
 
     def _report_progress(self, workload: Workload) -> None:
         bar = progress_bar(make_console(self._progress)) if self._progress is not None else None
@@ -751,11 +761,7 @@ class Experiment:
         return False
 
     def _delayed(self) -> int:
-        attributes = self.admin_sqs.get_queue_attributes(
-            QueueUrl=self.resources.queues["NotificationQueue"],
-            AttributeNames=["ApproximateNumberOfMessagesDelayed"],
-        )["Attributes"]
-        return int(attributes["ApproximateNumberOfMessagesDelayed"])
+        return self._messages(self.resources.queues["NotificationQueue"], DELAYED)
 
     def _failed_replies_outstanding(self) -> bool:
         """A reply (by the intent id in its metadata) that Nylas failed once and that has neither gone
