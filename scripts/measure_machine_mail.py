@@ -746,7 +746,7 @@ def judge(
     return verdicts
 
 
-HANDED_TO_A_PERSON = frozenset({"bulk_unconfirmed"})
+HANDED_TO_A_PERSON = frozenset({"bulk_unconfirmed", "no_sender"})
 """The screening's reasons the replier hands to a person (moved to the hand-off folder) rather than skips:
 stated here, not imported, and shown end to end in tests/integration/test_hand_off.py. A person's message
 refused for one of these is not answered by the agent, but a person of the mailbox sees it."""

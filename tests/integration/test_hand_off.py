@@ -185,3 +185,29 @@ def test_a_persons_mail_a_forwarder_stamped_bulk_is_handed_off_not_dropped(
     assert "bulk_mail" in skip_reasons(log_records)
     assert "HandedOff" in counted(capsys)
     assert pipeline.dead_letters() == []
+
+
+def test_a_message_with_no_sender_address_is_handed_off_and_a_bounce_is_not(
+    pipeline, nylas, log_records, capsys
+):
+    # A person's mail whose From the provider could not read (MimeKit's issue358: a bare "@" in the display
+    # name leaves no address) cannot be answered, but nothing says it is a machine's: a person sees it. A
+    # bounce's null path comes with its sign (Return-Path: <>) and stays a skip nobody is shown.
+    unreadable = inbound(nylas, from_email="", from_name="jang.abcdef@xyzlinu")
+    bounce = inbound(
+        nylas,
+        from_email="",
+        from_name="MAILER-DAEMON",
+        subject="Undelivered Mail Returned to Sender",
+        headers=[{"name": "Return-Path", "value": "<>"}],
+    )
+    for message in (unreadable, bounce):
+        pipeline.deliver(as_nylas_sends_it(message))
+    pipeline.drain()
+    assert nylas.sends == []
+    assert handed_off(log_records, "no_sender")
+    assert folders_of(nylas, unreadable["id"]) == [HANDOFF_FOLDER]
+    assert folders_of(nylas, bounce["id"]) != [HANDOFF_FOLDER]
+    assert "auto_submitted" in skip_reasons(log_records)
+    assert "HandedOff" in counted(capsys)
+    assert pipeline.dead_letters() == []

@@ -21,6 +21,7 @@ from replyonce.rules.screening import (
     is_machine_address,
     machine_sign,
     reason_not_to_answer,
+    sender_email,
 )
 
 AGENTS = Agents(
@@ -366,9 +367,23 @@ MACHINE_MAIL = [
     ),
     machine(
         "From: <> as ' <> ' (zammad: spam from a name and <>; today: answered)",
-        message(from_=[{"name": "我", "email": " <> "}], headers=[("Return-Path", "<>")]),
+        message(from_=[{"name": "我", "email": " <> "}]),
         SkipReason.NO_SENDER,
         Sign.EMPTY_FROM_ADDRESS,
+    ),
+    # No address and a machine's sign in the headers: the sign decides (a machine's, skipped, not handed
+    # to a person); with no sign, NO_SENDER, which the replier hands to a person (see test_hand_off.py).
+    machine(
+        "From: <> beside Return-Path: <> (zammad's spam): the null path decides",
+        message(from_=[{"name": "我", "email": " <> "}], headers=[("Return-Path", "<>")]),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.NULL_RETURN_PATH,
+    ),
+    machine(
+        "no From at all, a delivery report: the report decides",
+        message(from_=[], headers=[("Content-Type", "multipart/report; report-type=delivery-status")]),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.MULTIPART_REPORT,
     ),
     machine(
         "From: a name with no email",
@@ -614,8 +629,9 @@ def test_the_machine_filter_is_the_two_functions_the_chaos_mutant_patches():
 
     with applied("no_automaton_filter"):
         for row in MACHINE_MAIL:
-            m, skip, _sign = row.values
-            assert reason(m) is (SkipReason.NO_SENDER if skip is SkipReason.NO_SENDER else None), row.id
+            m, _skip, _sign = row.values
+            # What is left is no address to answer (NO_SENDER): no machine sign is read any more.
+            assert reason(m) is (SkipReason.NO_SENDER if not sender_email(m) else None), row.id
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,9 @@ class SkipReason(StrEnum):
     OWN_OUTBOUND = "own_outbound"
     """Sent by an agent grant of this deployment (its sends fire ``message.created`` too)."""
     NO_SENDER = "no_sender"
-    """The message has no ``from``."""
+    """The message has no ``from`` address and no machine's sign: nobody to answer, handed to a person
+    (a person's mail whose ``From`` the provider could not read comes so; a bounce's null path carries a
+    sign)."""
     AUTOMATED_SENDER = "automated_sender"
     """A machine's address: no-reply, mailer-daemon, postmaster, bounces, notifications."""
     AUTO_SUBMITTED = "auto_submitted"

@@ -210,6 +210,7 @@ HANDED_OFF_SKIPS = frozenset(
         SkipReason.PERSON_DRAFTING,
         SkipReason.AGENT_CALL_CAP,
         SkipReason.BULK_UNCONFIRMED,
+        SkipReason.NO_SENDER,
     }
 )
 """The rules' "no" to a person's message: each is handed to a person (invariant 7). Every other skip of the

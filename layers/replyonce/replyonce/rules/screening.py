@@ -15,10 +15,6 @@ defines it and the :class:`~replyonce.reasons.SkipReason` it is counted
 under. Any one sign refuses the message; :func:`machine_sign` names the
 first, in this order.
 
-``empty_from_address`` → NO_SENDER
-    ``From`` with no address: ``MAILER-DAEMON <>`` as an empty or missing
-    email, as ``"<>"``, a name alone, no participant (RFC 5321 §4.5.5: the
-    null path is no mailbox).
 ``machine_local_part`` → AUTOMATED_SENDER
     mailer-daemon, postmaster, no-reply, do-not-reply, bounce(s),
     notification(s) as a word of the local part, with any of ``- _ . +`` or
@@ -90,6 +86,16 @@ the headers carry none):
     The subject RFC 7489 §7.2.1.1 and RFC 8460 §5.3 fix for DMARC and SMTP
     TLS reports, "Report Domain: … Submitter: … Report-ID: …", alone: three
     labelled fields no person types.
+
+Last, when nothing above is found:
+
+``empty_from_address`` → NO_SENDER
+    ``From`` with no address: ``MAILER-DAEMON <>`` as an empty or missing
+    email, as ``"<>"``, a name alone, no participant (RFC 5321 §4.5.5: the
+    null path is no mailbox). Nobody to answer, and handed to a person: with
+    no machine sign in the headers this is not known to be a machine's (a
+    person's mail whose ``From`` the provider could not read comes so; a
+    bounce's null path comes with ``Return-Path: <>`` or a report).
 
 Measured and left out (``scripts/measure_machine_mail.py``): a subject
 marker alone (a person writes "Out of office question" or "Auto:
@@ -543,12 +549,11 @@ def _sender_sign(message: Mail, trusted_senders: Collection[str] = ()) -> Sign |
     """The machine sign of the ``From`` address alone (no headers needed), or ``None``.
 
     ``trusted_senders`` (``REPLY_TO_TRUSTED_SENDERS``) vouch for a machine's
-    address, a contact form's no-reply for one; never for an empty one.
+    address, a contact form's no-reply for one. An empty address is no sign
+    here: what the headers say decides first (:func:`machine_sign`).
     """
     sender = sender_email(message)
-    if not sender:
-        return Sign.EMPTY_FROM_ADDRESS
-    if sender not in trusted_senders and is_machine_address(sender):
+    if sender and sender not in trusted_senders and is_machine_address(sender):
         return Sign.MACHINE_LOCAL_PART
     return None
 
@@ -563,7 +568,8 @@ def machine_sign(
     ``NO_SENDER``, ``AUTOMATED_SENDER``, ``AUTO_SUBMITTED`` or ``BULK_MAIL``
     this names the sign behind it (``machine_sign(m).reason`` is that reason).
     """
-    return _sender_sign(message, trusted_senders) or _header_sign(message, trusted_lists)
+    found = _sender_sign(message, trusted_senders) or _header_sign(message, trusted_lists)
+    return found or (Sign.EMPTY_FROM_ADDRESS if not sender_email(message) else None)
 
 
 def in_closed_folder(message: Mail, closed_folder_ids: Collection[str]) -> bool:
@@ -647,11 +653,12 @@ def reason_not_to_answer(
 ) -> SkipReason | None:
     """Why the agent must not answer ``message`` received by ``grant_id``, or ``None`` (invariant 4).
 
-    In order: the sender (no address, own mail, a machine's address —
+    In order: the sender (own mail, a machine's address —
     ``REPLY_TO_TRUSTED_SENDERS`` vouches for a contact form's no-reply
     address), the folder (junk, trash), the headers (every machine sign of
     the module's table; :func:`machine_sign` names the one behind a skip),
-    then which of several addressed agents answers.
+    no address to answer (``NO_SENDER``, a hand-off: no sign said it is a
+    machine's), then which of several addressed agents answers.
     """
     reason = sender_reason(message, agents, trusted_senders)
     if reason:
@@ -661,6 +668,8 @@ def reason_not_to_answer(
     reason = header_reason(message, trusted_lists)
     if reason:
         return reason
+    if not sender_email(message):
+        return SkipReason.NO_SENDER
     if agents.answering(message, grant_id) != grant_id:
         return SkipReason.ANSWERED_BY_OTHER_AGENT
     return None
