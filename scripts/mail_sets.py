@@ -218,6 +218,16 @@ the message of the commit that recorded them (834a0e1). Measured once at the rea
 (12/14 under our contract), history as new 3 (comrade's built bodies), words dropped 1; as HTML 12/14
 (12/14), history as new 4. Measured against labels of our own contract before its misses were read: 12/20,
 history as new 3. Its misses were read then (stop 57): tuning since.
+
+Eighteenth split, its first part (k9-locales): a mail client's own words in every language it ships, recorded
+with its adapter before it was measured. Each reply a person writes with K-9 Mail (Thunderbird for Android) is
+built as its code builds it (``TextQuoteCreator``, ``TextBodyBuilder``), in each language of its string
+resources: the attribution line ("On <date>, <sender> wrote:") and the Outlook-style header block (the
+separator, From, Sent, To, Subject) in the language, the date as Java writes it for the language. The reply
+and the message answered are ours and the same in every language; the words around them are the client's
+translators', which no round read (thunderbird's set is its preview tests). The project is a tuning set's, so
+this part is held out by its files, not by its project: a measure of the reader on languages, not on new
+mail. Where the header block's history is left in, the reader passes history as new.
 """
 
 from typing import NamedTuple
@@ -663,6 +673,14 @@ SOURCES: dict[str, Source] = {
     "reply-parser": Source(
         "excid3/reply_parser", "7490a7011750c77c5b5a0b567d1046b7a66622b2", "tuning", "text"
     ),
+    # The eighteenth split (held out), its first part: recorded with its adapter before it was measured. The
+    # commit is the thunderbird set's (that snapshot's newest); only legacy/ui/legacy/src/main/res/values*/
+    # strings.xml and the code the adapter cites (TextQuoteCreator, TextBodyBuilder, QuoteDateFormatter,
+    # AccountDefaultsProvider's DEFAULT_QUOTE_PREFIX, DEFAULT_QUOTE_STYLE and DEFAULT_REPLY_AFTER_QUOTE)
+    # were read. Its archive is the thunderbird set's (--k9-locales may name the same directory).
+    "k9-locales": Source(
+        "thunderbird/thunderbird-android", "a59bd679859d369c9a39be147e536b825ffd0a6b", "held-out", "text"
+    ),
 }
 
 # Where a source's contract differs from ours, declared from the source's own README, tests or code: the
@@ -768,6 +786,8 @@ CONTRACT_DIFFERENCES: dict[str, tuple[str, ...]] = {
     # "From: " and a ">" line, keeping what is above.
     # reply-parser: none. lib/reply_parser.rb keeps what is above "On … wrote:" or a "Reply ABOVE THIS LINE"
     # line, its tags taken out; its spec states no forward, sign-off or signature.
+    # Held out, eighteenth split. k9-locales: none. Its bodies are built (the adapter's docstring): what the
+    # person wrote is the whole new text, and the bodies hold no forward, sign-off or signature.
     # Tuning (declared in the twelfth split, after their misses were read).
     # crisp, dspangenberg: README.md, "Removes signatures like `Best wishes`"; its example's output drops
     # "Best regards,\nJohn".

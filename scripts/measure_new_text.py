@@ -94,8 +94,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import warnings
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -3198,6 +3200,132 @@ def reply_parser_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+# --- the eighteenth split (held out): a mail client's own words in every language it ships ---------------
+
+_K9_RES = "legacy/ui/legacy/src/main/res"
+_K9_STRINGS = (
+    "message_compose_reply_header_fmt",
+    "message_compose_reply_header_fmt_with_date",
+    "message_compose_quote_header_separator",
+    "message_compose_quote_header_from",
+    "message_compose_quote_header_send_date",
+    "message_compose_quote_header_to",
+    "message_compose_quote_header_subject",
+)
+# Java's DateFormat.getDateTimeInstance(LONG, LONG, locale), what K-9's QuoteDateFormatter writes, for one
+# instant in UTC (its "hide time zone" setting), per language tag given.
+_JAVA_DATES = """
+import java.text.DateFormat; import java.util.*;
+public class QuoteDates { public static void main(String[] tags) {
+  for (String tag : tags) {
+    Locale locale = Locale.forLanguageTag(tag);
+    DateFormat f = DateFormat.getDateTimeInstance(DateFormat.LONG, DateFormat.LONG, locale);
+    f.setTimeZone(TimeZone.getTimeZone("UTC"));
+    System.out.println(tag + "\\t" + f.format(new Date(1764583500000L)));
+  } } }
+"""
+# What the person writes, whom they answer, and the message answered: the same in every language, so that
+# only the client's words (and the date in the language's form) differ from one body to the next.
+_K9_REPLY = "Thanks, the parcel arrived today.\r\nOrder 1042 is complete now."
+_K9_SENDER = "Alice Example <alice@shop.example>"
+_K9_TO = "Bob Customer <bob@home.example>"
+_K9_SUBJECT = "Your order 1042 has shipped"
+_K9_ORIGINAL = (
+    "Hello Bob,\r\nyour order 1042 has shipped today.\r\nIt should arrive within three days.\r\n\r\nAlice"
+)
+
+
+def _android_string(element: ET.Element) -> str:
+    """An Android string resource's text: its ``xliff:g`` placeholders inlined, quotes and escapes read."""
+    text = "".join(element.itertext()).strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        text = text[1:-1]
+    escapes = {"n": "\n", "t": "\t"}
+    return re.sub(
+        r"\\(u[0-9a-fA-F]{4}|.)",
+        lambda m: chr(int(m[1][1:], 16)) if len(m[1]) == 5 else escapes.get(m[1], m[1]),
+        text,
+    )
+
+
+def _k9_strings(values: Path) -> dict[str, str]:
+    path = values / "strings.xml"
+    if not path.is_file():
+        return {}
+    found = {}
+    for element in ET.parse(path).getroot().iter("string"):  # noqa: S314 - the project's own resource file
+        if element.get("name") in _K9_STRINGS:
+            found[element.get("name")] = _android_string(element)
+    return found
+
+
+def _language_tag(qualifier: str) -> str | None:
+    """``values-pt-rBR`` → ``pt-BR``; ``iw`` and ``in`` are Android's old codes of ``he`` and ``id``; a
+    qualifier that is no language (``w360dp``) → ``None``."""
+    parts = qualifier.split("-")[1:]
+    if not parts or not re.fullmatch(r"[a-z]{2,3}", parts[0]):
+        return None
+    language = {"iw": "he", "in": "id"}.get(parts[0], parts[0])
+    region = [p[1:] for p in parts[1:] if re.fullmatch(r"r[A-Z]{2}", p)]
+    return "-".join([language, *region])
+
+
+def _android_format(pattern: str, *values: str) -> str:
+    """``%s``, ``%1$s``, ``%2$s`` filled as Java's String.format fills them."""
+    ordered = iter(values)
+    return re.sub(r"%(?:(\d)\$)?s", lambda m: values[int(m[1]) - 1] if m[1] else next(ordered), pattern)
+
+
+def k9_locales_cases(root: Path) -> list[Case]:
+    """thunderbird/thunderbird-android (K-9 Mail; Kotlin and Java): the reply a person writes with it in each
+    language it ships, built as its ``TextQuoteCreator`` and ``TextBodyBuilder.buildTextPlain`` build it,
+    from the strings of ``legacy/ui/legacy/src/main/res/values*/strings.xml`` (a language lacking one takes
+    the default's, as Android does) and the date as Java's ``DateFormat`` LONG/LONG writes it for the
+    language (``QuoteDateFormatter``). Two bodies per language, the person's text above the quote
+    (K-9's default): the "prefix" quote style (``replyHeader(sender, sentDate)``, then the message with
+    ">" before each line, its default prefix) and the "header" style (a blank line, the separator,
+    ``From:``, ``Sent:``, ``To:``, ``Subject:`` in the language, a blank line, the message unquoted, as
+    Outlook quotes). The new text is what the person wrote; every line of the message answered is
+    history. A language whose strings equal another's gives the same bodies, measured once."""
+    res = root / _K9_RES
+    default = _k9_strings(res / "values")
+    languages = {}
+    for values in sorted(res.glob("values-*")):
+        tag = _language_tag(values.name)
+        if tag is not None and _k9_strings(values):
+            languages[tag] = {**default, **_k9_strings(values)}
+    java = shutil.which("java")
+    if java is None:
+        sys.exit("k9-locales writes each language's date as Java does: apt-get install default-jdk-headless")
+    with tempfile.TemporaryDirectory() as scratch:
+        program = Path(scratch) / "QuoteDates.java"
+        program.write_text(_JAVA_DATES, encoding="utf-8")
+        printed = subprocess.run(  # noqa: S603 - Java's own date formats, for the languages K-9 ships
+            [java, str(program), "en", *languages], capture_output=True, text=True, check=True
+        ).stdout
+    dates = dict(line.split("\t", 1) for line in printed.splitlines())
+    history = tuple(re.escape(line) for line in _K9_ORIGINAL.split("\r\n") if len(line) > 8)
+    cases = []
+    for tag, words in {"en": default, **languages}.items():
+        header = _android_format(words["message_compose_reply_header_fmt_with_date"], dates[tag], _K9_SENDER)
+        quoted = re.sub(r"(?m)^", ">", _K9_ORIGINAL)  # DEFAULT_QUOTE_PREFIX
+        prefix = f"{_K9_REPLY}\r\n\r\n{header}\r\n{quoted}"
+        block = "".join(
+            f"{words[name]} {value}\r\n"
+            for name, value in (
+                ("message_compose_quote_header_from", _K9_SENDER),
+                ("message_compose_quote_header_send_date", dates[tag]),
+                ("message_compose_quote_header_to", _K9_TO),
+                ("message_compose_quote_header_subject", _K9_SUBJECT),
+            )
+        )
+        separator = words["message_compose_quote_header_separator"]
+        outlook = f"{_K9_REPLY}\r\n\r\n\r\n{separator}\r\n{block}\r\n{_K9_ORIGINAL}"
+        for style, body in (("prefix", prefix), ("header", outlook)):
+            cases.append(Case("k9-locales", f"{tag} {style}", body, _K9_REPLY, (), history))
+    return _unique(cases)
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -3741,6 +3869,7 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "moodle": moodle_cases,
     "comrade": comrade_cases,
     "reply-parser": reply_parser_cases,
+    "k9-locales": k9_locales_cases,
 }
 
 
