@@ -48,8 +48,8 @@ What each set expects:
   twelfth split) and freegle, chiliproject, tempo (the thirteenth; tuning since their misses were read, as
   ``scripts/mail_sets.py`` records), inbox-zero, lobsters, thunderbird-conversations, freescout (the
   fourteenth; tuning since, likewise), dreamwidth, triage, alaveteli (the fifteenth; likewise),
-  monorail, write-it, gala (the sixteenth, held out) and odoo, moodle, comrade, reply-parser (the
-  seventeenth, held out):
+  monorail, write-it, gala (the sixteenth; likewise), odoo, moodle, comrade, reply-parser (the
+  seventeenth; likewise) and pinenlime, zapship, tachikoma (the eighteenth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -3323,6 +3323,137 @@ def k9_locales_cases(root: Path) -> list[Case]:
         outlook = f"{_K9_REPLY}\r\n\r\n\r\n{separator}\r\n{block}\r\n{_K9_ORIGINAL}"
         for style, body in (("prefix", prefix), ("header", outlook)):
             cases.append(Case("k9-locales", f"{tag} {style}", body, _K9_REPLY, (), history))
+
+
+# --- the eighteenth split (held out) --------------------------------------------------------------------
+
+# What a Pine-Lime test reads as the new text (its default parser's; ``parserWithFooters`` is built with the
+# option the constructor defaults to), and what it reads as the quote.
+_PINENLIME_VISIBLE = (
+    r"(?:cleanEmailContent\(input\)|email\.getVisibleText\(\)"
+    r"|(?:parser|parserWithFooters)\.parseReply\(input\))"
+)
+_PINENLIME_QUOTED = r"(?:email\.getQuotedText\(\)|quoted)"
+
+
+def pinenlime_cases(root: Path) -> list[Case]:
+    """Pine-Lime/email-body-parser (TypeScript; the npm package email-body-parser, "removes quotes,
+    auto-signatures, and mailing list footers while preserving human signatures"): each test of
+    ``tests/cleaner.test.ts`` and ``tests/parser.test.ts`` that gives a ``const input`` and states what
+    ``cleanEmailContent(input)`` or the default parser's visible text (``getVisibleText()``, ``parseReply``)
+    must be (``toBe``: the whole text; ``toBe(input)``: the body unchanged) or hold (``toContain``: kept), and
+    what its quoted text holds (``getQuotedText()`` or ``parseReplied``, ``toContain``: history, its ``>``
+    marks off). A test that states nothing of the text (the fragments' flags only, or an image placeholder's
+    ``not.toContain``) is left out, as is the empty input and the ``removeMailingListFooters: false``
+    parser's expectation (not the default). And the README's usage example (``rawEmail`` and the
+    ``// Output:`` lines under it)."""
+    cases = []
+    for relative in ("tests/cleaner.test.ts", "tests/parser.test.ts"):
+        source = (root / relative).read_text(encoding="utf-8")
+        for name, block in _ts_tests(source):
+            given = re.search(r"const input = (" + _TS_STRING + r");", block, re.S)
+            if given is None:
+                continue
+            body = _ts_literal(given.group(1))
+            if not body.strip():
+                continue
+            expected = None
+            whole = re.search(
+                r"expect\(" + _PINENLIME_VISIBLE + r"\)\.toBe\((" + _TS_STRING + r"|input)\)", block, re.S
+            )
+            if whole is not None:
+                expected = body if whole.group(1) == "input" else _ts_literal(whole.group(1))
+            keep = tuple(
+                _words_pattern(_ts_literal(text))
+                for text in re.findall(
+                    r"expect\(" + _PINENLIME_VISIBLE + r"\)\.toContain\((" + _TS_STRING + r")\)", block
+                )
+            )
+            history = tuple(
+                _words_pattern(_ts_literal(text).lstrip(" >"))
+                for text in re.findall(
+                    r"expect\(" + _PINENLIME_QUOTED + r"\)\.toContain\((" + _TS_STRING + r")\)", block
+                )
+            )
+            if expected is None and not keep and not history:
+                continue
+            cases.append(Case("pinenlime", f"{relative}: {name}", body, expected, keep, history))
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"const rawEmail = `([^`]*)`;.*?// Output:\n((?://.*\n)+)", readme, re.S)
+    if example is not None:
+        wanted = "\n".join(line[3:] for line in example.group(2).splitlines())
+        cases.append(Case("pinenlime", "README.md: usage example", example.group(1), wanted))
+    return _unique(cases)
+
+
+def zapship_cases(root: Path) -> list[Case]:
+    """Zapship/email_parser (Ruby; a gem, "EmailParser", that parses a raw message for an app and gives its
+    ``stripped_text`` and ``stripped_html``, the reply without quotes and signature): each test of
+    ``spec/email_parser_spec.rb`` that reads a message of ``spec/data/stripped_text`` or
+    ``spec/data/stripped_html`` and states ``stripped_text`` (the text of its plain part) or ``stripped_html``
+    (the HTML part's body, as Nokogiri writes it) with ``to eq``. The plain part is measured against the
+    first; the HTML part, as HTML, against the second read as lines."""
+    spec = (root / "spec/email_parser_spec.rb").read_text(encoding="utf-8")
+    cases = []
+    for path, field, wanted in re.findall(
+        r"get_message\('(stripped_(?:text|html)/[^']+)'\)\s*\n\s*\w+ = EmailParser\.parse\(message\)"
+        r"\[:(stripped_text|stripped_html)\]\s*\n\s*expect\(.*?\)\.?\s*"
+        r"to eq\(\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)\)",
+        spec,
+        re.S,
+    ):
+        raw = (root / "spec/data" / path).read_bytes()
+        message = email.message_from_bytes(raw, policy=email.policy.default)
+        subtype = "html" if field == "stripped_html" else "plain"
+        part = message.get_body(preferencelist=(subtype,))
+        if part is None:
+            continue
+        expected = _ruby_joined(wanted)
+        is_html = subtype == "html"
+        cases.append(
+            Case(
+                "zapship",
+                f"{path} ({field})",
+                part.get_content(),
+                html_lines(expected) if is_html else expected,
+                (),
+                (),
+                is_html,
+                subject=str(message.get("Subject", "")) or None,
+            )
+        )
+    return _unique(cases)
+
+
+def _trim_margin(text: str) -> str:
+    """A Kotlin raw string's ``trimMargin()``: its first and last blank lines out, each line's white space
+    and ``|`` before its text taken off."""
+    lines = text.split("\n")
+    if lines and not lines[0].strip():
+        lines = lines[1:]
+    if lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return "\n".join(line.lstrip()[1:] if line.lstrip().startswith("|") else line for line in lines)
+
+
+def tachikoma_cases(root: Path) -> list[Case]:
+    """SourceForgery/tachikoma (Kotlin; Tachikoma ESP, an email service provider whose incoming mail is cut
+    to the reply, ``extractBodyFromPlaintextEmail``): each test of ``tachikoma-grpc/src/test/kotlin/com/
+    sourceforgery/tachikoma/maildelivery/ExtractBodyKtTest.kt``, its ``val email`` and the text
+    ``assertEquals`` states for it (Kotlin raw strings, ``trimMargin()``)."""
+    path = (
+        root / "tachikoma-grpc/src/test/kotlin/com/sourceforgery/tachikoma/maildelivery/ExtractBodyKtTest.kt"
+    )
+    source = path.read_text(encoding="utf-8")
+    cases = []
+    for name, block in re.findall(r"fun `([^`]+)`\(\) \{\n(.*?)\n    \}\n", source, re.S):
+        given = re.search(r'val email =\s*"""(.*?)"""\.trimMargin\(\)', block, re.S)
+        wanted = re.search(
+            r'assertEquals\(\s*"""(.*?)"""\.trimMargin\(\),\s*extractBodyFromPlaintextEmail', block, re.S
+        )
+        if given is None or wanted is None:
+            continue
+        cases.append(Case("tachikoma", name, _trim_margin(given.group(1)), _trim_margin(wanted.group(1))))
     return _unique(cases)
 
 
@@ -3870,6 +4001,10 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "comrade": comrade_cases,
     "reply-parser": reply_parser_cases,
     "k9-locales": k9_locales_cases,
+    # The eighteenth split (held out): recorded before it was measured
+    "pinenlime": pinenlime_cases,
+    "zapship": zapship_cases,
+    "tachikoma": tachikoma_cases,
 }
 
 
