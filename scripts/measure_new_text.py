@@ -3323,6 +3323,7 @@ def k9_locales_cases(root: Path) -> list[Case]:
         outlook = f"{_K9_REPLY}\r\n\r\n\r\n{separator}\r\n{block}\r\n{_K9_ORIGINAL}"
         for style, body in (("prefix", prefix), ("header", outlook)):
             cases.append(Case("k9-locales", f"{tag} {style}", body, _K9_REPLY, (), history))
+    return _unique(cases)
 
 
 # --- the eighteenth split (held out) --------------------------------------------------------------------
