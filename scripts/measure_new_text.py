@@ -3286,7 +3286,8 @@ def k9_locales_cases(root: Path) -> list[Case]:
     ">" before each line, its default prefix) and the "header" style (a blank line, the separator,
     ``From:``, ``Sent:``, ``To:``, ``Subject:`` in the language, a blank line, the message unquoted, as
     Outlook quotes). The new text is what the person wrote; every line of the message answered is
-    history. A language whose strings equal another's gives the same bodies, measured once."""
+    history. A language whose strings equal another's gives the same bodies, measured once. The subject
+    is the one K-9 gives a reply ("Re: " and the subject answered), as the replier passes it."""
     res = root / _K9_RES
     default = _k9_strings(res / "values")
     languages = {}
@@ -3322,7 +3323,9 @@ def k9_locales_cases(root: Path) -> list[Case]:
         separator = words["message_compose_quote_header_separator"]
         outlook = f"{_K9_REPLY}\r\n\r\n\r\n{separator}\r\n{block}\r\n{_K9_ORIGINAL}"
         for style, body in (("prefix", prefix), ("header", outlook)):
-            cases.append(Case("k9-locales", f"{tag} {style}", body, _K9_REPLY, (), history))
+            # The reply's own subject, as MessageCompose.processMessageToReplyTo writes it in every language.
+            subject = f"Re: {_K9_SUBJECT}"
+            cases.append(Case("k9-locales", f"{tag} {style}", body, _K9_REPLY, (), history, subject=subject))
     return _unique(cases)
 
 
