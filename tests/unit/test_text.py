@@ -691,6 +691,23 @@ HISTORY_FORMS = [
     ("a block whose subject is a sentence with a full stop: still a block (From, Sent, To)",
      "Ok.\n\nFrom: Acme Support <support@acme.example>\nSent: Monday, 30 November 2026 10:02\nTo: Alice\n"
      "Subject: Your order has left our warehouse today.\n\nYour order 1042 shipped.\n", "Ok.", "Your order 1042 shipped"),
+    # The eighteenth split (k9-locales: K-9 Mail's own words in its languages, read after its one measurement).
+    ("a block whose field names hold combining marks (Hindi vowel signs)",
+     "धन्यवाद।\n\n-------- पुराना मैसेज--------\nसे: Acme Support <support@acme.example>\nतारीख: 30 नवंबर 2026 को 10:02\n"
+     "को: alice@example.com\nसबजेक्ट: ऑर्डर 1042\n\nआपका ऑर्डर 1042 भेज दिया गया है।\n", "धन्यवाद।", "भेज दिया"),
+    ("a field name whose caron was typed apart from its letter (Lithuanian 'Išsiųsta', decomposed)",
+     "Ačiū.\n\nNuo: Acme <support@acme.example>\nIs\u030ciu\u0328sta: 2026 m. lapkričio 30 d. 10:02\n"
+     "Kam: alice@example.com\nTema: Užsakymas 1042\n\nUžsakymas 1042 jau išsiųstas.\n", "Ačiū.", "jau išsiųstas"),
+    ("field names marked with Armenian's own sign, not a colon",
+     "Շնորհակալություն\n\nՈւմից\u055d Acme <support@acme.example>\nՈւղարկուած\u055d 30 նոյեմբերի 2026, 10:02\n"  # noqa: RUF001
+     "Ում\u055d alice@example.com\nՎերնագիր\u055d Պատվեր 1042\n\nՊատվերը ճանապարհին է\n",  # noqa: RUF001
+     "Շնորհակալություն", "ճանապարհին"),
+    ("a hyphenated field name (Breton 'A-berzh')",
+     "Trugarez.\n\nA-berzh: Acme <support@acme.example>\nKaset: 30 Du 2026 10:02\nDanvez: Urzh 1042\n\n"
+     "Kaset eo bet hoc'h urzh.\n", "Trugarez.", "Kaset eo bet"),
+    ("an address, a year and a time over the quote, no colon at the end (Malayalam's verb last)",
+     "നന്ദി.\n\n2026, നവംബർ 30 10:02 AM, Acme Support <support@acme.example>ൽ എഴുതി\n> Your order 1042 shipped.\n",
+     "നന്ദി.", "എഴുതി"),
 ]  # fmt: skip
 
 # Lines a customer types that the rules above must leave in the new text, above any doubt.
@@ -1100,6 +1117,41 @@ def test_outlooks_html_divider_is_judged_by_the_subject_too():
 def test_a_forward_marked_as_one_is_kept_whatever_the_subject():
     body = NOTE + "---------- Forwarded message ---------\n" + OUTLOOK_FW_BLOCK
     assert "shipped on Friday" in new_text(body, "RE: FW: Order 1042")
+
+
+# Eighteenth split (k9-locales): a header block in a language the field table does not hold is in doubt, unless
+# the message's own subject says it is a reply and the block names the subject it answers: then it is the
+# message answered, cut for sure. A known title above such a block decides alone.
+UNKNOWN_BLOCK = (
+    "-------- Originalna poruka --------\nOd: Acme Support <support@acme.example>\n"
+    "Poslano: 30. studenoga 2026. u 10:02\nZa: alice@example.com\nPredmet: Order 1042\n\n"
+    "Your order 1042 shipped on Friday.\n"
+)
+UNKNOWN_BY_SUBJECT = [
+    ("a reply to it ('Re:' and its subject): history", "Re: Order 1042", "history"),
+    ("a reply in German ('AW:') to it: history", "AW: Order 1042", "history"),
+    ("a reply to another message: in doubt", "Re: Order 1041", "unsure"),
+    ("its own subject, no reply's prefix: in doubt", "Order 1042", "unsure"),
+    ("a forward of it: in doubt", "Fwd: Order 1042", "unsure"),
+    ("no subject known: in doubt", None, "unsure"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
+@pytest.mark.parametrize(("name", "subject", "kind"), UNKNOWN_BY_SUBJECT)
+def test_a_block_in_an_unknown_language_is_history_when_the_subject_answers_it(form, name, subject, kind):
+    body = NOTE + UNKNOWN_BLOCK
+    text = new_text(as_html(body) if form.startswith("as Nylas") else body, subject)
+    if kind == "history":
+        assert text == "Please see below, thanks."
+    else:
+        assert above_the_doubt(text).strip() == "Please see below, thanks."
+        assert "shipped on Friday" in text
+
+
+def test_a_known_title_over_fields_in_another_language_is_history_for_sure():
+    body = NOTE + UNKNOWN_BLOCK.replace("Originalna poruka", "Original Message")
+    assert new_text(body) == "Please see below, thanks."
 
 
 def test_a_date_a_person_types_over_a_quote_stays():

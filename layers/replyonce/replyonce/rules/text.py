@@ -59,6 +59,7 @@ import functools
 import html
 import itertools
 import re
+import unicodedata
 from html.parser import HTMLParser
 
 QUOTE_MARKER = "[quoted text]"
@@ -755,10 +756,11 @@ def _split_run_together_headers(lines: list[str]) -> list[str]:
 # there, still reach the agent, marked), unless the phrase rules above already know the start for sure.
 
 _WORD_COLON = re.compile(r"[^\W_]+ ?[:\uff1a](?=\s|$)")  # "Sent:", "bodyFrom:", "PMTo:", "Lähetetty:"
-_LABEL_LINE = re.compile(  # "Field: value", the field one to three words of letters, any script
-    r"^\s*[*_]{0,2}(?P<label>[^\W\d_][^\W\d_'.-]*(?: [^\W\d_][^\W\d_'.-]*){0,2})[*_]{0,2} ?[:\uff1a]"
+_LABEL_LINE = re.compile(  # "Field: value", the field one to three words of letters ("A-berzh"), any script
+    r"^\s*[*_]{0,2}(?P<label>[^\W\d_]+(?:-[^\W\d_]+)*(?: [^\W\d_]+(?:-[^\W\d_]+)*){0,2})[*_]{0,2} ?"
+    r"[:\uff1a\u055d]"
     r"[*_]{0,2}\s*(?P<value>\S.*)$"
-)
+)  # Armenian marks a label with its own sign (U+055D, after "Ումից"), where others write a colon.
 _NOT_LABELS = frozenset({"http", "https", "mailto", "ftp", "tel", "re", "fw", "fwd", "aw", "wg", "sv", "vs"})
 _LINK_OR_URL = re.compile(r"\s*<[^<>]*>|\(?\b(?:https?://|www\.)\S+\)?")
 
@@ -800,11 +802,30 @@ def _glued_block(line: str) -> int | None:
     return first if line[:first].strip() else 0
 
 
+@functools.lru_cache(maxsize=4096)
+def _letters(line: str) -> str:
+    """A line as a pattern of letters reads it: composed (NFC), its remaining combining marks left out.
+
+    Why: a combining mark is no letter to a pattern. A vowel sign of Devanagari, Tamil or Malayalam, an
+    Arabic vowel mark, a caron a translator typed apart from its "s" ("Išsiųsta") would end a field's
+    name mid-word, and the block under it would pass as the customer's words.
+    """
+    if line.isascii():
+        return line
+    composed = unicodedata.normalize("NFC", line)
+    return "".join(c for c in composed if not unicodedata.category(c).startswith("M"))
+
+
+def _label_line(line: str) -> re.Match[str] | None:
+    """``line`` as a "Field: value" line (:data:`_LABEL_LINE`), its letters read by :func:`_letters`."""
+    return _LABEL_LINE.match(_letters(line))
+
+
 def _label_run(lines: list[str], start: int) -> int:
     """How many "Field: value" lines in a row start at ``lines[start]`` (no blank line between)."""
     end = start
     while end < len(lines):
-        label = _LABEL_LINE.match(lines[end])
+        label = _label_line(lines[end])
         if not label or _quoted(lines[end]) or label.group("label").lower() in _NOT_LABELS:
             break
         if label.group("value").startswith("//"):
@@ -821,9 +842,24 @@ def _header_run(lines: list[str], start: int) -> bool:
     run = _label_run(lines, start)
     if run < 3:
         return False
-    values = [_LABEL_LINE.match(line).group("value") for line in lines[start : start + run]]
+    values = [_label_line(line).group("value") for line in lines[start : start + run]]
     dated = any(_YEAR.search(value) or _TIME.search(value) for value in values)
     return dated and (run >= 4 or any(_ADDRESS.search(value) for value in values))
+
+
+def _answered_block(lines: list[str], start: int, subject: str) -> bool:
+    """Whether the "Field: value" run at ``lines[start]`` heads the message this one answers: the message's
+    own subject says it is a reply ("Re: x", "AW: x") and a value of the run is the subject it answers
+    ("x"). A run in a language the field table does not hold is then history for sure: a forward's
+    subject says "Fwd:", and order details a customer pastes do not repeat the subject they answer."""
+    answered = subject
+    while _REPLY_SUBJECT.match(answered):
+        answered = answered[_REPLY_SUBJECT.match(answered).end() :]
+    if answered == subject or not answered.strip():
+        return False
+    key = " ".join(_letters(answered).split()).casefold()
+    values = (_label_line(line).group("value") for line in lines[start : start + _label_run(lines, start)])
+    return any(" ".join(value.strip(" *_").split()).casefold() == key for value in values)
 
 
 def _colon_attribution(lines: list[str], index: int) -> bool:
@@ -839,18 +875,23 @@ def _colon_attribution(lines: list[str], index: int) -> bool:
     return after is not None and not _quoted(lines[after])
 
 
-def _mark_doubts(lines: list[str]) -> list[str]:
+def _mark_doubts(lines: list[str], subject: str = "") -> list[str]:
     """Lines, with :data:`_DOUBT_MARK` above the first place a structural sign says history may start:
     a header block whose breaks were lost (split off the words before it on its line), a run of
     "Field: value" lines with a date, a line ending in a colon that names an address or a date over
     unquoted text. Only below words of the sender's own, and only where the phrase rules find no start
-    of their own there (they know their languages for sure)."""
+    of their own there (they know their languages for sure). A run that names the subject the message
+    answers (:func:`_answered_block`) is history for sure: :data:`_HISTORY_MARK` instead."""
     written = False
     for index, line in enumerate(lines):
         if not line.strip() or line.strip() in _MARKS or _quoted(line):
             continue
+        if _history_at(lines, index) is not None:
+            # Unquoted history the phrase rules know starts here ("-----Original Message-----" over fields in
+            # another language, a block of known fields over unknown ones): all below it is history.
+            return lines
         glued = _glued_block(line)
-        known = _history_at(lines, index) is not None or _attribution_at(lines, index) is not None
+        known = _attribution_at(lines, index) is not None
         if glued is not None and not known and (written or glued > 0):
             head, tail = line[:glued].rstrip(), line[glued:]
             return [*lines[:index], *([head] if head else []), _DOUBT_MARK, tail, *lines[index + 1 :]]
@@ -865,7 +906,8 @@ def _mark_doubts(lines: list[str]) -> list[str]:
             )
         ):
             start = _history_start(lines, index)
-            return [*lines[:start], _DOUBT_MARK, *lines[start:]]
+            sure = _header_run(lines, index) and _answered_block(lines, index, subject)
+            return [*lines[:start], _HISTORY_MARK if sure else _DOUBT_MARK, *lines[start:]]
         written = True
     return lines
 
@@ -1300,6 +1342,12 @@ def _generic_attribution(lines: list[str], index: int) -> bool:
         after = _line_under(lines, index)
         return after is not None and _quoted(lines[after])
     following = index + 1 < len(lines) and _quoted(lines[index + 1])
+    if following and _ADDRESS.search(line) and _YEAR.search(line) and _TIME.search(line):
+        # An address, a year and a time of day directly over the quote, however the line ends (Armenian
+        # ends on its own sign, Malayalam on its verb after the address, no colon): a mail program's
+        # attribution in a language not listed. A customer's sentence above a quote names no sender's
+        # address and the time the quoted message was sent.
+        return True
     if not following and _ADDRESS.search(line):
         # An address and a colon: blank lines may stand between it and the quote ("… <john@x> napisao je:"
         # / "" / "> …"), as Gmail writes it in every language. A sentence names no address at its end.
@@ -1476,7 +1524,7 @@ def _new_words(text: str, subject: str | None = None) -> str:
             ]
         )
     )
-    lines = _mark_doubts(lines)
+    lines = _mark_doubts(lines, subject or "")
     kinds, live_end, forward, unsure = _classify(lines)
     if forward is not None:
         decided = _forward_by_subject(lines, forward, subject or "")
