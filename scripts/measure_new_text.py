@@ -3383,7 +3383,7 @@ def pinenlime_cases(root: Path) -> list[Case]:
                 continue
             cases.append(Case("pinenlime", f"{relative}: {name}", body, expected, keep, history))
     readme = (root / "README.md").read_text(encoding="utf-8")
-    example = re.search(r"const rawEmail = `([^`]*)`;.*?// Output:\n((?://.*\n)+)", readme, re.S)
+    example = re.search(r"const rawEmail = `([^`]*)`;.*?// Output:\n((?://[^\n]*\n)+)", readme, re.S)
     if example is not None:
         wanted = "\n".join(line[3:] for line in example.group(2).splitlines())
         cases.append(Case("pinenlime", "README.md: usage example", example.group(1), wanted))
