@@ -705,6 +705,9 @@ HISTORY_FORMS = [
     ("a hyphenated field name (Breton 'A-berzh')",
      "Trugarez.\n\nA-berzh: Acme <support@acme.example>\nKaset: 30 Du 2026 10:02\nDanvez: Urzh 1042\n\n"
      "Kaset eo bet hoc'h urzh.\n", "Trugarez.", "Kaset eo bet"),
+    ("the sender's name and address alone on the line above the fields (tachikoma's Swedish helpdesk)",
+     "Thanks.\n\nAcme Support <support@acme.example>\nÄrende: 1042\nSkickat: 2026-11-30, 10:02\n"
+     "Till: Alice <alice@example.com>\n\nYour order shipped.\n", "Thanks.", "Acme Support"),
     ("an address, a year and a time over the quote, no colon at the end (Malayalam's verb last)",
      "നന്ദി.\n\n2026, നവംബർ 30 10:02 AM, Acme Support <support@acme.example>ൽ എഴുതി\n> Your order 1042 shipped.\n",
      "നന്ദി.", "എഴുതി"),
@@ -1154,6 +1157,11 @@ def test_a_known_title_over_fields_in_another_language_is_history_for_sure():
     assert new_text(body) == "Please see below, thanks."
 
 
+def test_a_customer_who_quotes_the_groups_sentence_keeps_it():
+    body = "Why this mail?\n\nYou received this message because you are subscribed, the courier said.\n"
+    assert new_text(body) == body.strip()
+
+
 def test_a_date_a_person_types_over_a_quote_stays():
     body = "On 3 Dec 2026 at 10:15\n\n> Your parcel is out for delivery.\n\nNobody came."
     assert new_text(body) == f"On 3 Dec 2026 at 10:15\n\n{QUOTE_MARKER}\nNobody came."
@@ -1310,8 +1318,20 @@ THIRTEENTH_WHOLE = [
 ]  # fmt: skip
 
 
+# Eighteenth split (pinenlime, tachikoma: read after its one measurement).
+EIGHTEENTH = [
+    ("Outlook's compressed block: from, date, to and subject glued around an address (pinenlime)",
+     "Can you help with this?\n\nFrom: support@acme.exampleDate: Monday, November 30, 2026To: alice@example.com"
+     "Subject: Order 1042\nYour order 1042 shipped.\n", "Can you help with this?"),
+    ("Google Groups' footer under the new words, no delimiter above it (pinenlime)",
+     "Thanks for the update.\n\nYou received this message because you are subscribed to the Google Groups \"team\" group.\n"
+     "To unsubscribe from this group and stop receiving emails from it, send an email to team+unsubscribe@example.com.\n",
+     "Thanks for the update."),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
-@pytest.mark.parametrize(("body", "expected"), rows(TENTH + ELEVENTH + THIRTEENTH + FOURTEENTH))
+@pytest.mark.parametrize(("body", "expected"), rows(TENTH + ELEVENTH + THIRTEENTH + FOURTEENTH + EIGHTEENTH))
 def test_each_rounds_forms_are_cut(form, body, expected):
     assert new_text(as_html(body) if form.startswith("as Nylas") else body) == expected
 

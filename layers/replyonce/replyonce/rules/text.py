@@ -535,6 +535,13 @@ _APOLOGY = re.compile(r"^(?:please|pls|excuse|sorry|pardon|apologies|forgive)\b"
 _MAILING_LIST = re.compile(r"mailing list\s*$", re.I)
 # A list's footer under its own "--" line (LKML's "To unsubscribe … majordomo@…", Mailman's listinfo):
 # one of these words, and the list's address or link.
+# Google Groups' footer under a post ("You received this message because you are subscribed to the Google
+# Groups …" / "To unsubscribe from this group …"): a list's words, never the sender's.
+_GROUPS_FOOTER = re.compile(r"^\s*you received this (?:message|email) because you are subscribed\b", re.I)
+_GROUPS_FOOTER_WORDS = re.compile(r"\bgoogle groups\b|\bunsubscribe\b", re.I)
+# A sender's name and address alone on a line ("Alice Example <alice@x.example>"), as some clients write
+# the sender above the fields of the message they quote.
+_SENDER_LINE = re.compile(r"^\s*[*_]*[^\s<>@:*_][^<>@:]{0,60}<[\w.+-]+@[\w-]+\.[\w.-]+>[*_]*\s*$")
 _LIST_FOOTER_WORDS = re.compile(r"\bunsubscribe\b|\bmailing list\b|/listinfo\b|\bmajordomo\b", re.I)
 _ADDRESS_OR_LINK = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+", re.I)
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
@@ -821,6 +828,15 @@ def _label_line(line: str) -> re.Match[str] | None:
     return _LABEL_LINE.match(_letters(line))
 
 
+def _glued_block_sure(text: str) -> bool:
+    """Whether a header block whose breaks were lost names a sender for sure: a from-field, two more fields
+    of other kinds the table knows, and an address ("From: a@x.exampleDate: …To: …Subject: …", Outlook's
+    compressed block). A customer's sentence glues no three known fields around an address."""
+    names = (text[start:].split(":", 1)[0].strip().lower() for start, _ in _field_names(text))
+    kinds = {_FIELD_KIND[name] for name in names if name in _FIELD_KIND}
+    return "from" in kinds and len(kinds) >= 3 and bool(_ADDRESS.search(text))
+
+
 def _label_run(lines: list[str], start: int) -> int:
     """How many "Field: value" lines in a row start at ``lines[start]`` (no blank line between)."""
     end = start
@@ -894,7 +910,8 @@ def _mark_doubts(lines: list[str], subject: str = "") -> list[str]:
         known = _attribution_at(lines, index) is not None
         if glued is not None and not known and (written or glued > 0):
             head, tail = line[:glued].rstrip(), line[glued:]
-            return [*lines[:index], *([head] if head else []), _DOUBT_MARK, tail, *lines[index + 1 :]]
+            mark = _HISTORY_MARK if _glued_block_sure(tail) else _DOUBT_MARK
+            return [*lines[:index], *([head] if head else []), mark, tail, *lines[index + 1 :]]
         if (
             written
             and not known
@@ -1037,9 +1054,14 @@ def _decoration(line: str) -> bool:
 
 
 def _mailing_list_footer(lines: list[str]) -> int | None:
-    """Where a trailing mailing-list footer ("____ / riak-users mailing list / …") starts, if any."""
-    for index in range(max(0, len(lines) - 8), len(lines) - 1):
-        if re.match(r"^_{2,}$", lines[index].strip()) and _MAILING_LIST.search(lines[index + 1]):
+    """Where a trailing mailing-list footer ("____ / riak-users mailing list / …", Google Groups' "You
+    received this message because you are subscribed to …") starts, if any."""
+    for index in range(max(0, len(lines) - 8), len(lines)):
+        footer = " ".join(lines[index : index + 3])
+        if _GROUPS_FOOTER.match(lines[index]) and _GROUPS_FOOTER_WORDS.search(footer):
+            return index
+        ruled = index + 1 < len(lines) and re.match(r"^_{2,}$", lines[index].strip())
+        if ruled and _MAILING_LIST.search(lines[index + 1]):
             return index
     return None
 
@@ -1067,7 +1089,10 @@ def _trimmed_end(lines: list[str], kinds: list[str]) -> int:
 
 
 def _history_start(lines: list[str], index: int) -> int:
-    """Where unquoted history found at ``lines[index]`` starts: above it, Outlook's divider if any."""
+    """Where unquoted history found at ``lines[index]`` starts: above it, the sender's name and address
+    alone on the line directly above the fields, and Outlook's divider if any."""
+    if index > 0 and _SENDER_LINE.match(lines[index - 1]):
+        index -= 1
     above = index - 1
     while above >= 0 and not lines[above].strip():
         above -= 1
