@@ -533,8 +533,6 @@ _LINKS = re.compile(r"\[([^\]]*)\]\([^)]*\)|<[^>]*>|\(?\b(?:https?://|www\.)\S+\
 _TAGLINE = re.compile(r"^the\b[^.!?]{0,60}\b(?:e-?mail|mail)\s+(?:client|app|application|program)\s*$", re.I)
 _APOLOGY = re.compile(r"^(?:please|pls|excuse|sorry|pardon|apologies|forgive)\b", re.I)
 _MAILING_LIST = re.compile(r"mailing list\s*$", re.I)
-# A list's footer under its own "--" line (LKML's "To unsubscribe … majordomo@…", Mailman's listinfo):
-# one of these words, and the list's address or link.
 # Google Groups' footer under a post ("You received this message because you are subscribed to the Google
 # Groups …" / "To unsubscribe from this group …"): a list's words, never the sender's.
 _GROUPS_FOOTER = re.compile(r"^\s*you received this (?:message|email) because you are subscribed\b", re.I)
@@ -542,6 +540,8 @@ _GROUPS_FOOTER_WORDS = re.compile(r"\bgoogle groups\b|\bunsubscribe\b", re.I)
 # A sender's name and address alone on a line ("Alice Example <alice@x.example>"), as some clients write
 # the sender above the fields of the message they quote.
 _SENDER_LINE = re.compile(r"^\s*[*_]*[^\s<>@:*_][^<>@:]{0,60}<[\w.+-]+@[\w-]+\.[\w.-]+>[*_]*\s*$")
+# A list's footer under its own "--" line (LKML's "To unsubscribe … majordomo@…", Mailman's listinfo):
+# one of these words, and the list's address or link.
 _LIST_FOOTER_WORDS = re.compile(r"\bunsubscribe\b|\bmailing list\b|/listinfo\b|\bmajordomo\b", re.I)
 _ADDRESS_OR_LINK = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+", re.I)
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
@@ -765,8 +765,7 @@ def _split_run_together_headers(lines: list[str]) -> list[str]:
 _WORD_COLON = re.compile(r"[^\W_]+ ?[:\uff1a](?=\s|$)")  # "Sent:", "bodyFrom:", "PMTo:", "Lähetetty:"
 _LABEL_LINE = re.compile(  # "Field: value", the field one to three words of letters ("A-berzh"), any script
     r"^\s*[*_]{0,2}(?P<label>[^\W\d_]+(?:-[^\W\d_]+)*(?: [^\W\d_]+(?:-[^\W\d_]+)*){0,2})[*_]{0,2} ?"
-    r"[:\uff1a\u055d]"
-    r"[*_]{0,2}\s*(?P<value>\S.*)$"
+    r"[:\uff1a\u055d][*_]{0,2}\s*(?P<value>\S.*)$"
 )  # Armenian marks a label with its own sign (U+055D, after "Ումից"), where others write a colon.
 _NOT_LABELS = frozenset({"http", "https", "mailto", "ftp", "tel", "re", "fw", "fwd", "aw", "wg", "sv", "vs"})
 _LINK_OR_URL = re.compile(r"\s*<[^<>]*>|\(?\b(?:https?://|www\.)\S+\)?")
@@ -869,8 +868,8 @@ def _answered_block(lines: list[str], start: int, subject: str) -> bool:
     ("x"). A run in a language the field table does not hold is then history for sure: a forward's
     subject says "Fwd:", and order details a customer pastes do not repeat the subject they answer."""
     answered = subject
-    while _REPLY_SUBJECT.match(answered):
-        answered = answered[_REPLY_SUBJECT.match(answered).end() :]
+    while prefix := _REPLY_SUBJECT.match(answered):
+        answered = answered[prefix.end() :]
     if answered == subject or not answered.strip():
         return False
     key = " ".join(_letters(answered).split()).casefold()
