@@ -167,6 +167,10 @@ def test_a_persons_mail_a_forwarder_stamped_bulk_is_handed_off_not_dropped(
     # fixtures). RFC 3834 §2: an automatic responder does not answer it; alone, it is no proof of a
     # machine, so a person sees the message. A newsletter's (List-Unsubscribe beside it) stays a skip.
     stamped = inbound(nylas, headers=[{"name": "Precedence", "value": "bulk"}])
+    # List-Unsubscribe alone is one header a sender typed too (Drupal Inmail's person's test message).
+    unsubscribe_only = inbound(
+        nylas, headers=[{"name": "List-Unsubscribe", "value": "<mailto:u@lists.example>"}]
+    )
     newsletter = inbound(
         nylas,
         from_email="news@shop.example",
@@ -175,12 +179,13 @@ def test_a_persons_mail_a_forwarder_stamped_bulk_is_handed_off_not_dropped(
             {"name": "List-Unsubscribe", "value": "<https://shop.example/unsubscribe>"},
         ],
     )
-    for message in (stamped, newsletter):
+    for message in (stamped, unsubscribe_only, newsletter):
         pipeline.deliver(as_nylas_sends_it(message))
     pipeline.drain()
     assert nylas.sends == []
     assert handed_off(log_records, "bulk_unconfirmed")
     assert folders_of(nylas, stamped["id"]) == [HANDOFF_FOLDER]
+    assert folders_of(nylas, unsubscribe_only["id"]) == [HANDOFF_FOLDER]
     assert folders_of(nylas, newsletter["id"]) != [HANDOFF_FOLDER]
     assert "bulk_mail" in skip_reasons(log_records)
     assert "HandedOff" in counted(capsys)

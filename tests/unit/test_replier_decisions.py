@@ -78,7 +78,20 @@ def test_non_agent_grant_gets_no_reply():
             ],
             "bulk_mail",
         ),
-        ("anna@shop.example", [{"name": "List-Unsubscribe", "value": "<mailto:u@shop.ex>"}], "bulk_mail"),
+        (
+            "anna@shop.example",
+            [
+                {"name": "List-Unsubscribe", "value": "<mailto:u@shop.ex>"},
+                {"name": "List-Unsubscribe-Post", "value": "List-Unsubscribe=One-Click"},
+            ],
+            "bulk_mail",
+        ),
+        # Alone, List-Unsubscribe is not answered either, but a person sees it (a hand-off).
+        (
+            "anna@shop.example",
+            [{"name": "List-Unsubscribe", "value": "<mailto:u@shop.ex>"}],
+            "bulk_unconfirmed",
+        ),
     ],
 )
 def test_machines_get_no_reply(sender, headers, reason):

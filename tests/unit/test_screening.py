@@ -202,6 +202,30 @@ MACHINE_MAIL = [
         Sign.PRECEDENCE_ALONE,
     ),
     machine(
+        "List-Unsubscribe alone (Drupal Inmail's forwarded test message: a person's)",
+        message("arild@example.com", [("List-Unsubscribe", "<mailto:unsubscribe-espc-tech@domain.example>")]),
+        SkipReason.BULK_UNCONFIRMED,
+        Sign.UNSUBSCRIBE_ALONE,
+    ),
+    machine(
+        "List-Unsubscribe with RFC 8058's List-Unsubscribe-Post: a bulk sender's",
+        message(
+            "news@shop.example",
+            [
+                ("List-Unsubscribe", "<https://shop.example/u>"),
+                ("List-Unsubscribe-Post", "List-Unsubscribe=One-Click"),
+            ],
+        ),
+        SkipReason.BULK_MAIL,
+        Sign.LIST_HEADERS,
+    ),
+    machine(
+        "MDaemon's plain-text DSN, marked X-MDDSN-Message (Stalwart's antispam bounce test)",
+        message("dm@domain.example", [("X-MDDSN-Message", "True")], subject="Something went wrong"),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.MULTIPART_REPORT,
+    ),
+    machine(
         "Precedence: auto_reply",
         message("away@example.com", [("Precedence", "auto_reply")]),
         SkipReason.AUTO_SUBMITTED,
@@ -720,7 +744,16 @@ def test_auto_submitted_is_compared_on_its_keyword(value, keyword):
             message(headers=[("Auto-Submitted", "no"), ("Auto-Submitted", "auto-generated")]),
             SkipReason.AUTO_SUBMITTED,
         ),
-        (message(headers=[("List-Unsubscribe", "<mailto:x@y>")]), SkipReason.BULK_MAIL),
+        (message(headers=[("List-Unsubscribe", "<mailto:x@y>")]), SkipReason.BULK_UNCONFIRMED),
+        (
+            message(
+                headers=[
+                    ("List-Unsubscribe", "<mailto:x@y>"),
+                    ("List-Unsubscribe-Post", "List-Unsubscribe=One-Click"),
+                ]
+            ),
+            SkipReason.BULK_MAIL,
+        ),
         (message(headers=[("list-id", "news.example")]), SkipReason.BULK_MAIL),
         (message(folders=["folder-junk"]), SkipReason.JUNK_OR_TRASH),
         (message(folders=["folder-trash"]), SkipReason.JUNK_OR_TRASH),

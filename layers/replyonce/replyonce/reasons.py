@@ -40,8 +40,9 @@ class SkipReason(StrEnum):
     BULK_MAIL = "bulk_mail"
     """A list or newsletter: ``List-Id``, ``List-Unsubscribe`` (a ``Precedence: bulk`` beside them or not)."""
     BULK_UNCONFIRMED = "bulk_unconfirmed"
-    """``Precedence: bulk|junk|list`` and no list's header beside it: not answered (RFC 3834 §2), handed to a
-    person, since a forwarder (GoDaddy's) stamps it on a person's mail too."""
+    """``Precedence: bulk|junk|list``, or ``List-Unsubscribe``, alone (no other list's or bulk sender's
+    header beside it): not answered (RFC 3834 §2), handed to a person, since a forwarder (GoDaddy's) stamps
+    the precedence on a person's mail too, and one header a sender typed is no proof."""
     JUNK_OR_TRASH = "junk_or_trash"
     """Filed in the mailbox's junk or trash folder: answering spam feeds the complaint rate."""
     ANSWERED_BY_OTHER_AGENT = "answered_by_other_agent"

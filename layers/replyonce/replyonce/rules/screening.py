@@ -28,7 +28,9 @@ first, in this order.
 ``multipart_report`` → AUTO_SUBMITTED
     ``Content-Type: multipart/report`` of any report-type (RFC 6522): DSN
     (RFC 3464, RFC 6533), MDN and read receipts (RFC 8098), ARF abuse
-    reports (RFC 5965); or one of their report parts sent bare.
+    reports (RFC 5965); or one of their report parts sent bare; or a mail
+    server's own mark on the DSN it writes in plain text (MDaemon's
+    ``X-MDDSN-Message``).
 ``null_return_path`` → AUTO_SUBMITTED
     ``Return-Path: <>``, spaces tolerated, and IIS's ``<<>>``: a bounce or a
     notification (RFC 5321 §4.5.5; RFC 3834 §2: never respond to it).
@@ -58,6 +60,13 @@ first, in this order.
     writes: not answered (RFC 3834 §2), but handed to a person — a
     forwarder (GoDaddy's) stamps it on the personal mail it passes on, and a
     newsletter today carries ``List-Unsubscribe`` (RFC 8058) too.
+``unsubscribe_alone`` → BULK_UNCONFIRMED
+    ``List-Unsubscribe`` and no other list's header, precedence or bulk
+    sender's header beside it: not answered, handed to a person, as the
+    precedence alone is. A list post carries ``List-Id`` too, a bulk sender
+    today ``List-Unsubscribe-Post`` (RFC 8058) as well; one header a sender
+    typed is no proof the mail is no person's (Drupal Inmail's forwarded
+    test message carries it).
 ``list_headers`` → BULK_MAIL
     ``List-Id`` (RFC 2919), ``List-Unsubscribe``, ``-Post``, ``-Help``,
     ``-Subscribe``, ``-Owner``, ``-Archive`` (RFC 2369, RFC 8058), ezmlm's
@@ -131,6 +140,7 @@ class Sign(StrEnum):
     AUTO_REPLY_SUBJECT = "auto_reply_subject"
     PRECEDENCE_BULK = "precedence_bulk"
     PRECEDENCE_ALONE = "precedence_alone"
+    UNSUBSCRIBE_ALONE = "unsubscribe_alone"
     LIST_HEADERS = "list_headers"
     BULK_SENDER_HEADER = "bulk_sender_header"
     CHALLENGE_RESPONSE = "challenge_response"
@@ -148,7 +158,7 @@ class Sign(StrEnum):
             return SkipReason.AUTOMATED_SENDER
         if self in _BULK_SIGNS:
             return SkipReason.BULK_MAIL
-        if self is Sign.PRECEDENCE_ALONE:
+        if self in (Sign.PRECEDENCE_ALONE, Sign.UNSUBSCRIBE_ALONE):
             return SkipReason.BULK_UNCONFIRMED
         return SkipReason.AUTO_SUBMITTED
 
@@ -199,6 +209,9 @@ _LIST_HEADERS = frozenset(
 )
 # Headers of senders certified for bulk mail (the Certified Senders Alliance).
 _BULK_SENDER_HEADERS = frozenset({"x-csa-complaints"})
+# A mail server's own header on the delivery report it writes in plain text (MDaemon: "X-MDDSN-Message:
+# True"), only ever on that report.
+_DSN_VENDOR_HEADERS = frozenset({"x-mddsn-message"})
 # Media types of machine reports (RFC 6522 multipart/report; a report part sent bare: RFC 3464, 6533, 8098,
 # 5965). Why any report-type: every one of them is a machine speaking (DSN, MDN, ARF), none a person.
 _REPORT_TYPES = frozenset(
@@ -446,6 +459,9 @@ def bulk_sign(message: Mail, trusted_lists: Collection[str] = ()) -> Sign | None
     if _keywords(message, "precedence") & _BULK_PRECEDENCE:
         # Alone, the precedence is a claim a forwarder makes of a person's mail too: a person decides.
         return Sign.PRECEDENCE_BULK if listed else Sign.PRECEDENCE_ALONE
+    if listed == {"list-unsubscribe"}:
+        # Alone, one header a sender types: not answered, and a person decides (a list post says List-Id too).
+        return Sign.UNSUBSCRIBE_ALONE
     if names & _LIST_HEADERS:
         return Sign.LIST_HEADERS
     if names & _BULK_SENDER_HEADERS:
@@ -471,7 +487,13 @@ _HEADER_SIGNS: tuple[tuple[Sign, Callable[[Mail, Collection[str]], bool]], ...] 
         Sign.AUTO_SUBMITTED,
         lambda m, names: any(auto_submitted_keyword(v) != "no" for v in header_values(m, "auto-submitted")),
     ),
-    (Sign.MULTIPART_REPORT, lambda m, names: any(_is_report(v) for v in header_values(m, "content-type"))),
+    (
+        Sign.MULTIPART_REPORT,
+        lambda m, names: (
+            any(_is_report(v) for v in header_values(m, "content-type"))
+            or bool(set(names) & _DSN_VENDOR_HEADERS)
+        ),
+    ),
     (Sign.NULL_RETURN_PATH, lambda m, names: any(_is_null_path(v) for v in header_values(m, "return-path"))),
     (
         Sign.X_AUTO_RESPONSE_SUPPRESS_ALL,
