@@ -49,7 +49,8 @@ What each set expects:
   ``scripts/mail_sets.py`` records), inbox-zero, lobsters, thunderbird-conversations, freescout (the
   fourteenth; tuning since, likewise), dreamwidth, triage, alaveteli (the fifteenth; likewise),
   monorail, write-it, gala (the sixteenth; likewise), odoo, moodle, comrade, reply-parser (the
-  seventeenth; likewise) and pinenlime, zapship, tachikoma (the eighteenth, held out):
+  seventeenth; likewise), pinenlime, zapship, tachikoma (the eighteenth, held out) and
+  roundcube-locales (the nineteenth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -3461,6 +3462,82 @@ def tachikoma_cases(root: Path) -> list[Case]:
     return _unique(cases)
 
 
+# --- the nineteenth split (held out): other mail clients' own words in every language they ship -----------
+
+# Roundcube's labels a plain-text reply is written with (program/localization/<language>/labels.inc).
+_RC_LABELS = ("mailreplyintro", "originalmessage", "subject", "date", "from", "to")
+# The instant K-9's bodies answer (1764583500 s, 2025-12-01 10:05 UTC), written as Roundcube's
+# rcmail::format_date writes it with its default ``date_long`` ('Y-m-d H:i'): digits only, so the same in
+# every language (only the D, l, M and F letters take the language's words; the default has none).
+_RC_DATE = "2025-12-01 10:05"
+
+
+def _php_labels(path: Path) -> dict[str, str]:
+    """The ``$labels['name'] = '…';`` lines of a Roundcube localization file, its single-quoted PHP strings
+    read (``\\'`` and ``\\\\``), a literal ``\\n`` a line break as ``rcube::gettext`` makes it."""
+    found = {}
+    pattern = re.compile(r"^\$labels\['(\w+)'\]\s*=\s*'((?:[^'\\]|\\.)*)';", re.M)
+    for name, value in pattern.findall(path.read_text(encoding="utf-8")):
+        found[name] = re.sub(r"\\([\\'])", r"\1", value).replace("\\n", "\n")
+    return found
+
+
+def roundcube_locales_cases(root: Path) -> list[Case]:
+    """roundcube/roundcubemail (PHP webmail): the reply a person writes with it in plain text, in each
+    language of ``program/localization/index.inc`` that has a directory, built as
+    ``program/actions/mail/compose.php`` builds it (``create_reply_body``, ``get_reply_header``,
+    ``get_forward_header``, ``quote_text``) from the labels of ``program/localization/<language>/labels.inc``
+    over ``en_US``'s (``rcube::load_language``: a label a language lacks is English). The date is
+    ``rcmail::format_date`` with the default ``date_long`` 'Y-m-d H:i' in UTC, digits the same in every
+    language, so no PHP is run. Three bodies per language, one per ``reply_mode``: 0, the default, the
+    quote first ("On $date, $sender wrote:" with the sender's name, a line break, each line of the message
+    behind "> ", a line break) and the person's text where ``app.js`` puts the caret, at the end; 1, the
+    person's text at the top, then three line breaks and the same quote; 2 (top posting without indent),
+    the person's text, three line breaks, then the header block ``get_forward_header(…, false)`` writes
+    (three line breaks, "-------- Original Message --------", Subject, Date, From, To in the language, a
+    blank line) and the message unquoted. Lines end CRLF as the message is sent (``format_flowed`` leaves
+    these short lines as they are). The reply and the message answered are k9-locales' (the same in every
+    language); the new text is what the person wrote, every line of the message answered is history. The
+    subject is ``rcmail_sendmail::reply_subject``'s ('Re:' and the subject answered). A language whose
+    labels equal another's gives the same bodies, measured once (the first language's, its subject kept)."""
+    localization = root / "program/localization"
+    index = (localization / "index.inc").read_text(encoding="utf-8")
+    listed = re.search(r"\$rcube_languages = \[(.*?)\];", index, re.S)
+    codes = re.findall(r"'(\w+)'\s*=>", listed[1]) if listed else []
+    english = _php_labels(localization / "en_US/labels.inc")
+    languages = {"en_US": english}
+    for code in codes:
+        labels = localization / code / "labels.inc"
+        if code != "en_US" and labels.is_file():
+            languages[code] = {**english, **_php_labels(labels)}
+    original = _K9_ORIGINAL.replace("\r\n", "\n")
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    sender_name = _K9_SENDER.split(" <")[0]  # get_reply_header: the sender's name where the From has one
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    quoted = "\n".join(
+        f"> {line}" if not line.startswith(">") else f">{line}" for line in original.split("\n")
+    )
+    cases: dict[str, Case] = {}  # by body: a language whose labels equal another's is measured once
+    for code, words in languages.items():
+        intro = words["mailreplyintro"].replace("$date", _RC_DATE).replace("$sender", sender_name)
+        block = (
+            f"\n\n\n-------- {words['originalmessage']} --------\n"
+            f"{words['subject']}: {_K9_SUBJECT}\n{words['date']}: {_RC_DATE}\n"
+            f"{words['from']}: {_K9_SENDER}\n{words['to']}: {_K9_TO}\n\n"
+        )
+        bodies = (
+            ("bottom", f"{intro}\n{quoted}\n{reply}"),
+            ("top", f"{reply}\n\n\n{intro}\n{quoted}"),
+            ("top no indent", f"{reply}\n\n\n{block}{original}"),
+        )
+        for mode, body in bodies:
+            subject = f"Re: {_K9_SUBJECT}"  # rcmail_sendmail::reply_subject, response_prefix 'Re:'
+            crlf = body.replace("\n", "\r\n")
+            case = Case("roundcube-locales", f"{code} {mode}", crlf, reply, (), history, subject=subject)
+            cases.setdefault(crlf, case)
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -4009,6 +4086,8 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "pinenlime": pinenlime_cases,
     "zapship": zapship_cases,
     "tachikoma": tachikoma_cases,
+    # The nineteenth split (held out): recorded before it was measured
+    "roundcube-locales": roundcube_locales_cases,
 }
 
 
