@@ -50,7 +50,7 @@ What each set expects:
   fourteenth; tuning since, likewise), dreamwidth, triage, alaveteli (the fifteenth; likewise),
   monorail, write-it, gala (the sixteenth; likewise), odoo, moodle, comrade, reply-parser (the
   seventeenth; likewise), pinenlime, zapship, tachikoma (the eighteenth, held out) and
-  roundcube-locales (the nineteenth, held out):
+  roundcube-locales, thunderbird-locales (the nineteenth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -3538,6 +3538,125 @@ def roundcube_locales_cases(root: Path) -> list[Case]:
     return list(cases.values())
 
 
+_TB_COMPOSE = "mail/chrome/messenger/messengercompose/composeMsgs.properties"
+_TB_ENGLISH = "comm-central/mail/locales/en-US/chrome/messenger/messengercompose/composeMsgs.properties"
+_TB_STRINGS = (
+    "mailnews.reply_header_authorwrotesingle",
+    "mailnews.reply_header_ondateauthorwrote",
+    "mailnews.reply_header_authorwroteondate",
+    "mailnews.reply_header_originalmessage",
+)
+# Java's DateFormat SHORT date and SHORT time (CLDR data, Java 17's default provider) for one instant in UTC,
+# per language tag given: the stand-in for Thunderbird's AppDateTimeFormat (ICU, CLDR data too), whose
+# date style Short and time style Short fill a reply header's #2 and #3.
+_JAVA_SHORT_DATES = """
+import java.text.DateFormat; import java.util.*;
+public class ShortDates { public static void main(String[] tags) {
+  for (String tag : tags) {
+    Locale locale = Locale.forLanguageTag(tag);
+    DateFormat d = DateFormat.getDateInstance(DateFormat.SHORT, locale);
+    DateFormat t = DateFormat.getTimeInstance(DateFormat.SHORT, locale);
+    d.setTimeZone(TimeZone.getTimeZone("UTC"));
+    t.setTimeZone(TimeZone.getTimeZone("UTC"));
+    Date when = new Date(1764583500000L);
+    System.out.println(tag + "\\t" + d.format(when) + "\\t" + t.format(when));
+  } } }
+"""
+
+
+def _mozilla_properties(path: Path) -> dict[str, str]:
+    """A Mozilla ``.properties`` file's ``key = value`` lines (``#`` and ``!`` lines are comments), the
+    white space around ``=`` and at the line's end dropped, ``\\uXXXX`` and ``\\`` escapes read."""
+    found = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.lstrip()[0] in "#!" or "=" not in line:
+            continue
+        key, value = line.split("=", 1)
+        found[key.strip()] = re.sub(
+            r"\\(u[0-9a-fA-F]{4}|.)",
+            lambda m: chr(int(m[1][1:], 16)) if len(m[1]) == 5 else {"n": "\n", "t": "\t"}.get(m[1], m[1]),
+            value.strip(),
+        )
+    return found
+
+
+def thunderbird_locales_cases(root: Path) -> list[Case]:
+    """thunderbird/thunderbird-l10n (Thunderbird desktop's translations) with mozilla/releases-comm-central
+    (its code, and its en-US strings under ``comm-central/``): the plain-text reply a person writes with
+    Thunderbird in each language it ships, the header built as ``QuotingOutputStreamListener``'s constructor
+    in ``mailnews/compose/src/nsMsgCompose.cpp`` builds it from ``mail/chrome/messenger/messengercompose/
+    composeMsgs.properties`` (a string a language lacks is en-US's, as a language pack is merged): for each
+    ``mailnews.reply_header_type``, 1 (``mailnews.js``'s default: "#1 wrote:", the sender's name), 2
+    ("On #2 #3, #1 wrote:"), 3 ("#1 wrote on #2 #3:") and 0 (the "-------- Original Message --------"
+    line), each placeholder's first occurrence replaced, #2 then #3 then #1, as ``Replace`` does. #2 is
+    the date in style Short, #3 the time in style Short (``AppDateTimeFormat``, ICU): written here by
+    Java's ``DateFormat`` SHORT (Java 17, CLDR data) for the language tag, in UTC, which may differ from
+    ICU's in a language's details (a space, a period). ``ConvertAndLoadComposeWindow`` puts the header
+    on its own line over the message quoted ("> " before each line, ">" alone for an empty one, as
+    Mozilla's plain-text serializer strips a quote's trailing space on an empty line). Two bodies per header
+    type: ``reply_on_top`` 0 (the default), the person's text a blank line below the quote, and 1, the
+    person's text at the top, where the two line breaks inserted above the header leave the caret (one
+    blank line above the header). The reply and the message answered are k9-locales' (the same in every
+    language); the new text is what the person wrote, every line of the message answered is history. The
+    subject is the one Thunderbird writes ("Re: " and the subject answered, in every language:
+    ``nsMsgCompose::CreateMessage``). A language whose bodies equal another's is measured once (the
+    first's)."""
+    english = _mozilla_properties(root / _TB_ENGLISH)
+    languages = {"en-US": {name: english[name] for name in _TB_STRINGS}}
+    for folder in sorted(path for path in root.iterdir() if path.is_dir() and path.name != "comm-central"):
+        compose = folder / _TB_COMPOSE
+        if compose.is_file():
+            own = _mozilla_properties(compose)
+            languages[folder.name] = {name: own.get(name, english[name]) for name in _TB_STRINGS}
+    java = shutil.which("java")
+    if java is None:
+        sys.exit(
+            "thunderbird-locales writes each language's date as Java does: "
+            "apt-get install default-jdk-headless"
+        )
+    with tempfile.TemporaryDirectory() as scratch:
+        program = Path(scratch) / "ShortDates.java"
+        program.write_text(_JAVA_SHORT_DATES, encoding="utf-8")
+        printed = subprocess.run(  # noqa: S603 - Java's own date formats, for the languages Thunderbird ships
+            [java, str(program), *languages], capture_output=True, text=True, check=True
+        ).stdout
+    dates = {tag: (date, time) for tag, date, time in (line.split("\t") for line in printed.splitlines())}
+    original = _K9_ORIGINAL.replace("\r\n", "\n")
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    sender_name = _K9_SENDER.split(" <")[0]  # ExtractName of the author
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    quoted = "\n".join(f"> {line}" if line else ">" for line in original.split("\n"))
+    cases: dict[str, Case] = {}
+    for tag, words in languages.items():
+        date, time = dates[tag]
+        for header_type, name in (
+            (1, "mailnews.reply_header_authorwrotesingle"),
+            (2, "mailnews.reply_header_ondateauthorwrote"),
+            (3, "mailnews.reply_header_authorwroteondate"),
+            (0, "mailnews.reply_header_originalmessage"),
+        ):
+            header = words[name]
+            if header_type in (2, 3):
+                header = header.replace("#2", date, 1).replace("#3", time, 1)
+            if header_type != 0:
+                header = header.replace("#1", sender_name, 1)
+            bodies = (("bottom", f"{header}\n{quoted}\n\n{reply}"), ("top", f"{reply}\n\n{header}\n{quoted}"))
+            for posting, body in bodies:
+                crlf = body.replace("\n", "\r\n")
+                subject = f"Re: {_K9_SUBJECT}"
+                case = Case(
+                    "thunderbird-locales",
+                    f"{tag} type {header_type} {posting}",
+                    crlf,
+                    reply,
+                    (),
+                    history,
+                    subject=subject,
+                )
+                cases.setdefault(crlf, case)
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -4088,6 +4207,7 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "tachikoma": tachikoma_cases,
     # The nineteenth split (held out): recorded before it was measured
     "roundcube-locales": roundcube_locales_cases,
+    "thunderbird-locales": thunderbird_locales_cases,
 }
 
 
