@@ -50,7 +50,7 @@ What each set expects:
   fourteenth; tuning since, likewise), dreamwidth, triage, alaveteli (the fifteenth; likewise),
   monorail, write-it, gala (the sixteenth; likewise), odoo, moodle, comrade, reply-parser (the
   seventeenth; likewise), pinenlime, zapship, tachikoma (the eighteenth, held out) and
-  roundcube-locales, thunderbird-locales (the nineteenth, held out):
+  roundcube-locales, thunderbird-locales, claws-locales (the nineteenth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -82,6 +82,7 @@ target is judged on; history as new and words dropped are computed as before.
 import argparse
 import ast
 import codecs
+import datetime
 import email
 import email.iterators
 import email.policy
@@ -3657,6 +3658,97 @@ def thunderbird_locales_cases(root: Path) -> list[Case]:
     return list(cases.values())
 
 
+# Claws Mail's reply template (src/prefs_common.c, reply_quote_format), the msgid its translators translate.
+_CLAWS_TEMPLATE = "On %d\\n%f wrote:\\n\\n%q\\n%X"
+# The answered message's Date header as its sender wrote it (K-9's instant, RFC 5322): Claws' %d inserts the
+# header as it is, so it is the same in every language; %D{format} is strftime on the date as the header
+# gives it (its own zone, +0000 here).
+_CLAWS_DATE = "Mon, 01 Dec 2025 10:05:00 +0000"
+
+
+def _po_translations(path: Path) -> dict[str, str]:
+    """A gettext ``.po`` file's translations as the compiled catalogue holds them (read in the charset its
+    header names): msgid → msgstr, the quoted pieces joined and their C escapes read; a fuzzy, obsolete
+    or empty translation left out (msgfmt leaves it out, so gettext answers the msgid)."""
+    raw = path.read_bytes()
+    charset = re.search(rb"charset=([\w-]+)", raw)
+    found = {}
+    for entry in re.split(r"\n\s*\n", raw.decode(charset[1].decode() if charset else "utf-8")):
+        lines = [line for line in entry.splitlines() if not line.startswith("#~")]
+        if any(line.startswith("#,") and "fuzzy" in line for line in lines):
+            continue
+        fields: dict[str, str] = {}
+        current = None
+        for line in lines:
+            keyword = re.match(r"(msgid|msgstr)\s+(\".*\")\s*$", line)
+            if keyword:
+                current = keyword[1]
+                fields[current] = ""
+                line = keyword[2]
+            elif not line.startswith('"') or current is None:
+                current = None if not line.startswith('"') else current
+                continue
+            fields[current] += re.sub(
+                r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), line.strip()[1:-1]
+            )
+        if fields.get("msgid") and fields.get("msgstr"):
+            found[fields["msgid"]] = fields["msgstr"]
+    return found
+
+
+def _claws_expand(template: str, reply: str, original: str) -> str:
+    """A reply template as ``compose_quote_fmt`` fills it: ``pref_get_unescaped_pref`` first (``\\n``,
+    ``\\t``, ``\\\\``), then the quote_fmt tokens the translations use: %d the Date header, %f the From
+    header, %s the subject, %D{format} strftime of the header's date, %q each line of the message behind
+    "> " (the default quote mark), %X where the cursor is put (the person's text is typed there). Any other
+    token is refused, so that a template this does not know is never built wrong."""
+    text = re.sub(r"\\([nt\\])", lambda m: {"n": "\n", "t": "\t", "\\": "\\"}[m[1]], template)
+    sent = datetime.datetime.fromtimestamp(1764583500, datetime.UTC)
+    values = {"d": _CLAWS_DATE, "f": _K9_SENDER, "s": _K9_SUBJECT, "X": reply}
+    values["q"] = "".join(f"> {line}" for line in original.splitlines(keepends=True))  # fgets' lines
+    out = []
+    for token in re.finditer(r"%D\{([^}]*)\}|%(.)|[?!|][A-Za-z]|\\.|([^%?!|\\])", text, re.S):
+        date_format, letter, plain = token.groups()
+        if date_format is not None:
+            out.append(sent.strftime(date_format))
+        elif letter is not None and letter in values:
+            out.append(values[letter])
+        elif plain is not None:
+            out.append(plain)
+        else:
+            raise ValueError(f"a Claws template token this adapter does not build: {token[0]!r}")
+    return "".join(out)
+
+
+def claws_locales_cases(root: Path) -> list[Case]:
+    """eworm-de/claws-mail (a mirror of Claws Mail's git; C, GTK): the reply a person writes with it in
+    each language it ships, built as ``compose_reply`` builds it: the template is the default
+    ``reply_quote_format`` ("On %d\\n%f wrote:\\n\\n%q\\n%X", ``src/prefs_common.c``) passed through
+    ``gettext`` (``body_fmt = gettext(prefs_common.quotefmt)``), so in each ``po/<language>.po`` its
+    msgstr (English where the translation is empty or fuzzy), then filled as ``compose_quote_fmt`` fills
+    it (:func:`_claws_expand`; ``src/quote_fmt_lex.l``, ``src/quote_fmt_parse.y``): the Date header as it
+    is, the From header, each line of the message with "> " (an empty line "> ", as ``quote_fmt_show_msg``
+    writes the mark before every line) and the person's text where %X puts the cursor. An account without
+    a signature (nothing is inserted after). One body per language, plus English (the msgid). The reply
+    and the message answered are k9-locales' (the message ending in a line break, as a mail's text does);
+    the new text is what the person wrote, every line of the message answered is history. The subject is
+    ``compose_reply_set_subject``'s ("Re: " and the subject answered, in every language). No date is
+    formatted by a locale: %d is the header's text, and the one %D a translation uses (pl: %F, %T) is
+    numeric. A language whose body equals another's is measured once (the first's)."""
+    original = _K9_ORIGINAL.replace("\r\n", "\n")
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    templates = {"en": _CLAWS_TEMPLATE}
+    for po in sorted((root / "po").glob("*.po")):
+        templates[po.stem] = _po_translations(po).get(_CLAWS_TEMPLATE, _CLAWS_TEMPLATE)
+    cases: dict[str, Case] = {}
+    for language, template in templates.items():
+        body = _claws_expand(template, reply, f"{original}\n").replace("\n", "\r\n")
+        subject = f"Re: {_K9_SUBJECT}"
+        cases.setdefault(body, Case("claws-locales", language, body, reply, (), history, subject=subject))
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -4208,6 +4300,7 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     # The nineteenth split (held out): recorded before it was measured
     "roundcube-locales": roundcube_locales_cases,
     "thunderbird-locales": thunderbird_locales_cases,
+    "claws-locales": claws_locales_cases,
 }
 
 
