@@ -297,7 +297,11 @@ the "> " quote, the person's text at the cursor): 36 languages (English among th
 another language gives already is left out. The reply and the message answered are k9-locales' and the same
 in every language. No round read these projects' translations or composition code (the thunderbird set is
 thunderbird-android's preview tests). What was looked at and not kept, and why, is in the messages of the
-commits that recorded them.
+commits that recorded them. Measured once at the reader of 5be8aa3 (the shipped one), before any body's
+output was read: roundcube-locales 192/208 exact, history as new 1 (as HTML 193/208, 0); thunderbird-locales
+314/498, history as new 6 (six of its bodies are ones a tuning set holds, measured with it); claws-locales
+24/29, history as new 0; held out 530/735 (72 %), history as new 7, words dropped 0, 11 behind the unsure
+marker (as HTML 531/735, 6).
 """
 
 from typing import NamedTuple
