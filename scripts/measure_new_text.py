@@ -4114,7 +4114,12 @@ def quote_back(case: Case, got: str) -> bool:
         # "wrote:", "-----Original"), a line of words the peer's expectation does not hold.
         opened = next((i for i, line in enumerate(out[:forward]) if _INTRODUCES.search(line)), None)
         if opened is not None and normalised(out[opened]) not in expected:
-            below = [normalised(line) for line in out[opened + 1 : forward] if len(line.split()) >= 2]
+            # The reader's own "[quoted text]" line under a leftover attribution is no older message's words.
+            below = [
+                normalised(line)
+                for line in out[opened + 1 : forward]
+                if len(line.split()) >= 2 and line.strip() != "[quoted text]"
+            ]
             if any(line not in expected for line in below):
                 return True
     text = "\n".join(out[:forward])
