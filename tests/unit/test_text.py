@@ -708,6 +708,9 @@ HISTORY_FORMS = [
     ("the sender's name and address alone on the line above the fields (tachikoma's Swedish helpdesk)",
      "Thanks.\n\nAcme Support <support@acme.example>\nÄrende: 1042\nSkickat: 2026-11-30, 10:02\n"
      "Till: Alice <alice@example.com>\n\nYour order shipped.\n", "Thanks.", "Acme Support"),
+    ("a field name holding a zero-width joiner (Malayalam, Roundcube's translators)",
+     "നന്ദി.\n\nവിഷയം: Order 1042\nതീയതി: 2025-12-01 10:05\nപ്രേഷിതന്\u200d: Acme <support@acme.example>\n"  # noqa: RUF001
+     "സ്വീകര്\u200dത്താവ്: Bob <bob@home.example>\n\nYour order 1042 shipped on Friday.\n", "നന്ദി.", "shipped on Friday"),
     ("an address, a year and a time over the quote, no colon at the end (Malayalam's verb last)",
      "നന്ദി.\n\n2026, നവംബർ 30 10:02 AM, Acme Support <support@acme.example>ൽ എഴുതി\n> Your order 1042 shipped.\n",
      "നന്ദി.", "എഴുതി"),
@@ -1152,6 +1155,12 @@ def test_a_known_title_over_fields_in_another_language_is_history_for_sure():
     assert new_text(body) == "Please see below, thanks."
 
 
+def test_a_customers_date_and_heading_over_a_quote_without_a_writer_stay():
+    # A date and a time alone name no writer; "Your courier schrieb:" is no name's lead-in.
+    for line in ("On 3 Dec 2026 at 10:15", "Your courier schrieb:"):
+        assert new_text(f"{line}\n> Delivered.\nIt was not.") == f"{line}\n{QUOTE_MARKER}\nIt was not."
+
+
 def test_a_customer_who_quotes_the_groups_sentence_keeps_it():
     body = "Why this mail?\n\nYou received this message because you are subscribed, the courier said.\n"
     assert new_text(body) == body.strip()
@@ -1325,8 +1334,40 @@ EIGHTEENTH = [
 ]  # fmt: skip
 
 
+# Nineteenth split (other clients' own words in their languages: Roundcube, Thunderbird, Claws Mail; read
+# after its one measurement). Q is the quote every row's attribution stands over.
+Q = "\n> Your order 1042 shipped today.\n"
+NINETEENTH = [
+    ("'Name schrieb:', a verb that may also stand mid-line (Thunderbird's German default)",
+     f"Thanks.\n\nAlice Example schrieb:{Q}", "Thanks."),
+    ("a verb of Thunderbird's translators' not listed before (Belarusian)", f"Thanks.\n\nAlice Example напісаў:{Q}", "Thanks."),
+    ("the verb before the name (Welsh)", f"Thanks.\n\nYsgrifennodd Alice Example:{Q}", "Thanks."),
+    ("the verb before the name, a phrase after it (Scottish Gaelic)", f"Thanks.\n\nSgrìobh Alice Example na leanas:{Q}", "Thanks."),
+    ("a Latin name before a verb of a script without capitals", f"Thanks.\n\nAlice Example 写道:{Q}", "Thanks."),
+    ("Khmer's own sign for the colon", f"Thanks.\n\nAlice Example បាន\u200bសរសេរ៖{Q}", "Thanks."),
+    ("Korean's Thunderbird: no colon", f"Thanks.\n\nAlice Example 이(가) 쓴 글{Q}", "Thanks."),
+    ("a title between dashes over the quote, dashes inside it (Slovak)",
+     f"Thanks.\n\n-------- Pôvodná správa --- Original Message --------{Q}", "Thanks."),
+    ("a known title over the quote, the answer under it",
+     f"-------- Original Message --------{Q}\nThanks.", f"{QUOTE_MARKER}\nThanks."),
+    ("a date in digits, a time and a known verb, no colon (Malay)",
+     f"Thanks.\n\nPada 2025-12-01 10:05, Alice Example menulis{Q}", "Thanks."),
+    ("a two-digit year's date, a time and a verb (Khmer)",
+     f"Thanks.\n\nនៅ\u200bលើ 1/12/25 10:05 AM, Alice Example បាន\u200bសរសេរ៖{Q}", "Thanks."),
+    ("a Date header's value on its own line over the attribution (Claws Mail's 'On %d' / '%f wrote:', Catalan)",
+     f"Thanks.\n\nEl Mon, 01 Dec 2025 10:05:00 +0000\nAlice Example <alice@shop.example> va escriure el següent:\n{Q}",
+     "Thanks."),
+    ("another verb of Thunderbird's translators' (Malay)", f"Thanks.\n\nAlice Example membalas:{Q}", "Thanks."),
+    ("a hyphenated title over a header block (Roundcube's Luxembourgish)",
+     "Thanks.\n\n-------- Original-Message --------\nSujet: Order 1042\nDatum: 2025-12-01 10:05\n"
+     "Vun: Alice Example <alice@shop.example>\nUn: Bob <bob@home.example>\n\nYour order 1042 shipped today.\n", "Thanks."),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
-@pytest.mark.parametrize(("body", "expected"), rows(TENTH + ELEVENTH + THIRTEENTH + FOURTEENTH + EIGHTEENTH))
+@pytest.mark.parametrize(
+    ("body", "expected"), rows(TENTH + ELEVENTH + THIRTEENTH + FOURTEENTH + EIGHTEENTH + NINETEENTH)
+)
 def test_each_rounds_forms_are_cut(form, body, expected):
     assert new_text(as_html(body) if form.startswith("as Nylas") else body) == expected
 

@@ -321,8 +321,17 @@ _VERB_LAST = (
     # traditional Chinese, Croatian and Serbian, Slovak, Bulgarian, the Baltic languages, Icelandic,
     # Galician, Albanian, Indonesian, Thai, Hindi, Persian.
     r"書きました|寫道|のメール|napisao\s+je|napisala\s+je|je\s+napisao|je\s+napisala|napísal\(a\)|napísala|"
-    r"napísal|написа|написао|rašė|rakstīja|kirjutas|skrifaði|escribiu|shkroi|menulis|เขียนว่า|ने\s+लिखा|نوشت"
+    r"napísal|написа|написао|rašė|rakstīja|kirjutas|skrifaði|escribiu|shkroi|menulis|เขียนว่า|ने\s+लिखा|نوشت|"
+    # Thunderbird's "#1 wrote:" as its translators write it (thunderbird-l10n's composeMsgs.properties):
+    # Interlingua, Friulian, Slovenian, Bosnian, Lower Sorbian, Malay, Macedonian, Romansh, Uzbek, Quechua,
+    # Kazakh, Belarusian, Georgian, Kaqchikel, Basque, Khmer.
+    r"ha\s+scribite|ha\s+scrit|je\s+napisal\(a\)|je\s+napisao/la|jo\s+napisał|membalas|napisa|piše|skreau|"
+    r"yozdi|yura|жазған|напісаў|წერს|xutz'ib'aj|idatzi\s+zuen|បាន[\u200b\s]?សរសេរ|գրել\s+է|գրեց"
 )
+# The verb before the name ("Ysgrifennodd Alice:", "كتب Alice:"): Irish, Scottish Gaelic, Breton, Welsh,
+# Norwegian Nynorsk, Hebrew, Arabic (Thunderbird's translators again).
+_VERB_FIRST = r"Scríobh|Sgrìobh|Skrivet\s+eo\s+bet\s+gant|Ysgrifennodd|skrev|נכתב\s+על\s+ידי|كتب"
+_BARE_VERB_FIRST = re.compile(rf"^(?:{_VERB_FIRST})\s+(?P<name>[^:\uff1a]+?)(?:\s+na\s+leanas)?\s*[:\uff1a]$")
 _VERB_MID = r"schrieb|schreef|skrev|skreiv|napisana\s+przez"
 # After a mid verb, the name and the date may follow, times ("11:53") included.
 _ATTR_END = re.compile(
@@ -333,7 +342,11 @@ _ATTR_END = re.compile(
 )
 _ANY_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST}|{_VERB_MID}|sent)(?!\w)", re.I)
 # A bare lead-in's verb, last on its line with its colon: "John wrote:" (see _bare_lead_in).
-_BARE_VERB = re.compile(rf"(?<!\w)(?:{_VERB_LAST})\s*[:\uff1a]$", re.I)
+# Khmer ends it on its own sign (U+17D6); Korean's Thunderbird writes no colon, Armenian's a full stop.
+_BARE_VERB = re.compile(
+    rf"(?<!\w)(?:(?:{_VERB_LAST}|{_VERB_MID})\s*[:\uff1a\u17d6]|이\(가\)\s*쓴\s*글\s*:?|գրել\s+է\s*[.:\u0589])$",
+    re.I,
+)
 # A bare lead-in in a script without capitals, where a name cannot be told by its first letter: the
 # verb's own form names a person (an honorific, さん or 님, or the verb of a named writer, 写道).
 _CASELESS_BARE = re.compile(
@@ -356,6 +369,13 @@ _DATE_FIRST = re.compile(
 _DATE_START = re.compile(r"^\d{1,4}(?:[-/.]|\s)")  # "02.04.2012 …", "20 окт. 2016 …", not "416ffd…@"
 _TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\b")
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|mailto:")
+# A date in digits ("2025-12-01", "1/12/25", "01.12.25"), as a client writes the quoted message's.
+_NUMERIC_DATE = re.compile(r"(?<!\d)\d{1,4}[./-]\d{1,2}[./-]\d{2,4}(?!\d)")
+# A date as a mail program writes a Date header (RFC 5322 §3.3): "Mon, 01 Dec 2025 10:05:00 +0000".
+_MAIL_DATE = re.compile(
+    r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s+\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+"
+    r"\d{4}\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:[+-]\d{4}|\(?[A-Z]{2,5}\)?))*"
+)
 _DIGIT = re.compile(r"\d")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _MAX_ATTR_LINES = 5
@@ -401,8 +421,9 @@ _SEPARATOR_RULE = re.compile(r"^\s*(?:[-_]{10,}|\*?-{10,}\*?)\s*$")  # Outlook's
 # Outlook's reply divider in plain text: a line of 32 underscores (30 or more), longer than the rules people
 # and signature programs draw under their words ("_______________").
 _OUTLOOK_DIVIDER = re.compile(r"^\s*_{30,}\s*$")
-# A dashed title above a header block, in any language ("-------- Oprindelig besked --------").
-_DASHED_TITLE = re.compile(r"^\s*[*_]*-{3,}\s*[^\W\d_][^-]{2,40}?\s*-{3,}[*_]*\s*$")
+# A dashed title above a header block or a quote, in any words ("-------- Oprindelig besked --------",
+# "-------- Original-Message --------", "-------- Pôvodná správa --- Original Message --------").
+_DASHED_TITLE = re.compile(r"^\s*[*_]*-{3,}\s*[^\W\d_].{1,80}?\s*-{3,}[*_]*\s*$")
 _ORIGINAL_TITLES = (
     r"(?:original message|reply message|ursprüngliche nachricht|original-nachricht|"
     r"antwort nachricht|oprindelig meddelelse|mensaje original|message d'origine|messaggio originale|"
@@ -808,18 +829,22 @@ def _glued_block(line: str) -> int | None:
     return first if line[:first].strip() else 0
 
 
+# Zero-width space, non-joiner, joiner, word joiner, soft hyphen: invisible inside a word.
+_JOINERS = frozenset("\u200b\u200c\u200d\u2060\u00ad")
+
+
 @functools.lru_cache(maxsize=4096)
 def _letters(line: str) -> str:
-    """A line as a pattern of letters reads it: composed (NFC), its remaining combining marks left out.
+    """A line as a pattern of letters reads it: composed (NFC), its combining marks and joiners left out.
 
     Why: a combining mark is no letter to a pattern. A vowel sign of Devanagari, Tamil or Malayalam, an
-    Arabic vowel mark, a caron a translator typed apart from its "s" ("Išsiųsta") would end a field's
-    name mid-word, and the block under it would pass as the customer's words.
+    Arabic vowel mark, a caron a translator typed apart from its "s" ("Išsiųsta"), Malayalam's zero-width
+    joiner would end a field's name mid-word, and the block under it would pass as the customer's words.
     """
     if line.isascii():
         return line
     composed = unicodedata.normalize("NFC", line)
-    return "".join(c for c in composed if not unicodedata.category(c).startswith("M"))
+    return "".join(c for c in composed if not unicodedata.category(c).startswith("M") and c not in _JOINERS)
 
 
 def _label_line(line: str) -> re.Match[str] | None:
@@ -1176,6 +1201,16 @@ def _classify(lines: list[str]) -> tuple[list[str], int, int | None, bool]:
     return kinds, len(lines), None, False
 
 
+def _titles_a_quote(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is a title between dashes directly over a quote (blank lines between): the
+    quote's own title, as an attribution is ("-------- Original Message --------" / "> …", Thunderbird's
+    reply header as its translators write it). A forward's title is not: what it forwards is kept."""
+    if not _DASHED_TITLE.match(lines[index]) or _FORWARD.match(lines[index]):
+        return False
+    under = _line_under(lines, index)
+    return under is not None and _quoted(lines[under])
+
+
 def _tail_in_quote(lines: list[str], kinds: list[str], index: int) -> bool:
     """Whether ``lines[index]`` is a piece in lower case between two lines of one quote, under a long
     quoted line that ends a clause: a quoted line's tail that lost its ``>`` although it would have fitted
@@ -1278,6 +1313,8 @@ def _history_at(lines: list[str], index: int) -> tuple[int, int | None, bool] | 
     """Where unquoted history starts, and forwarded content (if any), when the text line at ``index``
     begins it: a forward marker, "-----Original Message-----", a header block. ``None``: it does not."""
     line = lines[index]
+    if _titles_a_quote(lines, index):
+        return None  # the quote's own title, read as its attribution (_generic_attribution)
     if _FORWARD.match(line) or (_BARE_FORWARD.match(line) and _block_under(lines, index)):
         return index, index, False
     if _reply_above_at(lines, index):
@@ -1360,26 +1397,47 @@ def _generic_attribution(lines: list[str], index: int) -> bool:
     bare lead-in, a name and the verb only ("John wrote:", "Jim Bob a écrit :"), directly above a quote:
     it belongs to the older message the quote holds."""
     line = lines[index].strip()
+    if _titles_a_quote(lines, index) or _mail_date_lead(lines, index):
+        return True
     if _MACHINE_DATE_LEAD.match(line):
         # "On Tue, 15 Mar 2016 12:30:19 +0000" over a quote (blank lines between): a client's attribution
         # that lost its name and verb.
         after = _line_under(lines, index)
         return after is not None and _quoted(lines[after])
     following = index + 1 < len(lines) and _quoted(lines[index + 1])
-    if following and _ADDRESS.search(line) and _YEAR.search(line) and _TIME.search(line):
-        # An address, a year and a time of day directly over the quote, however the line ends (Armenian
-        # ends on its own sign, Malayalam on its verb after the address, no colon): a mail program's
-        # attribution in a language not listed. A customer's sentence above a quote names no sender's
-        # address and the time the quoted message was sent.
+    if following and _dated(line) and (_ADDRESS.search(line) or _ANY_VERB.search(line)):
+        # A date with its time of day and an address, or an attribution's verb, directly over the quote,
+        # however the line ends (Armenian ends on its own sign or a full stop, Malayalam on its verb after
+        # the address, Malay and Slovenian with no colon, Hebrew with it first): a mail program's
+        # attribution. A customer's sentence above a quote names no sender's address and the time the
+        # quoted message was sent; "On 3 Dec 2026 at 10:15" alone names no writer and stays.
         return True
     if not following and _ADDRESS.search(line):
         # An address and a colon: blank lines may stand between it and the quote ("… <john@x> napisao je:"
         # / "" / "> …"), as Gmail writes it in every language. A sentence names no address at its end.
         after = _line_under(lines, index)
         following = after is not None and _quoted(lines[after])
-    if not (following and line.endswith((":", "\uff1a"))):
+    if not following:
         return False
-    return bool(_ADDRESS.search(line) or _DIGIT.search(line)) or _bare_lead_in(line)
+    if line.endswith((":", "\uff1a")) and (_ADDRESS.search(line) or _DIGIT.search(line)):
+        return True
+    return _bare_lead_in(line)  # its verb's own ending: a colon, or a language's own sign
+
+
+def _dated(line: str) -> bool:
+    """Whether a line names a date (a year, or a date in digits) and a time of day."""
+    return bool(_TIME.search(line) and (_YEAR.search(line) or _NUMERIC_DATE.search(line)))
+
+
+def _mail_date_lead(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is a Date header's value with a word or two before it ("El Mon, 01 Dec 2025
+    10:05:00 +0000"), directly over an attribution or a quote: the first line of Claws Mail's "On %d" /
+    "%f wrote:" in any language. No person types a date as a mail program writes it."""
+    date = _MAIL_DATE.search(lines[index])
+    if not date or len((lines[index][: date.start()] + lines[index][date.end() :]).split()) > 3:
+        return False
+    under = _line_under(lines, index)
+    return under is not None and (_quoted(lines[under]) or _generic_attribution(lines, under))
 
 
 def _bare_lead_in(line: str) -> bool:
@@ -1391,12 +1449,20 @@ def _bare_lead_in(line: str) -> bool:
         # "田中さんは書きました:", "홍길동님이 작성:", "张三写道:": a name in a script without capitals,
         # one to four words of its letters (no sentence of Latin words: "Our team 写道:" is not a name).
         name = line[: caseless.start()].split()
-        return 1 <= len(name) <= 4 and all(_caseless_letter(word[0]) for word in name)
+        if 1 <= len(name) <= 4 and all(_caseless_letter(word[0]) for word in name):
+            return True
+    first = _BARE_VERB_FIRST.match(line.strip())
+    if first:
+        return _a_name(first.group("name").split())
     verb = _BARE_VERB.search(line)
     if not verb:
         return False
-    name = line[: verb.start()].split()
-    return 1 <= len(name) <= 4 and all(word[0].isupper() for word in name)
+    return _a_name(line[: verb.start()].split())
+
+
+def _a_name(words: list[str]) -> bool:
+    """One to four words, each capitalised or of a script without capitals: a name, not a sentence."""
+    return 1 <= len(words) <= 4 and all(word[0].isupper() or _caseless_letter(word[0]) for word in words)
 
 
 def _caseless_letter(char: str) -> bool:
