@@ -127,12 +127,12 @@ file of its own set. Classed by their projects' own tests, fixture names and hea
 out-of-office reply), 24 people's, no list post, 92 other (copies, fragments, test messages whose class no
 test states).
 
-Twentieth split (machine mail): one project no round had read for machine mail, held out, recorded with its
-rows below before it is measured: ``--comm-central`` (Thunderbird's own test messages). The set is the ``git
-archive`` of the commit in ``scripts/mail_sets.py`` restricted to ``mailnews/test/data`` (less its ``smime``,
-``smime-manual`` and ``db-tinderbox-invalid``),
-``mailnews/extensions/bayesian-spam-filter/test/unit/resources``,
-``mailnews/local/test/unit/data``, ``mailnews/compose/test/unit/data``, ``mailnews/news/test/unit/postings``,
+Twentieth split (machine mail): two projects no round had read for machine mail, held out, recorded with their
+rows below before they are measured: ``--comm-central`` (Thunderbird's own test messages). The set is the
+``git archive`` of the commit in ``scripts/mail_sets.py`` restricted to ``mailnews/test/data`` (less its
+``smime``, ``smime-manual`` and ``db-tinderbox-invalid``),
+``mailnews/extensions/bayesian-spam-filter/test/unit/resources``, ``mailnews/local/test/unit/data``,
+``mailnews/compose/test/unit/data``, ``mailnews/news/test/unit/postings``,
 ``mail/test/browser/{message-reader,message-window,composition,attachment}/data``,
 ``mail/test/browser/openpgp/data/eml`` and ``mail/components/extensions/test/xpcshell/messages``. Files no row
 names are not read: mboxes of several messages (``mbox_*``, ``movemailspool``), header-less MIME fragments
@@ -140,8 +140,23 @@ names are not read: mboxes of several messages (``mbox_*``, ``movemailspool``), 
 Classed by Thunderbird's tests, fixture names and headers: 4 machine (3 Bugzilla notifications, a feed item),
 42 people's (messages written in Thunderbird, by its User-Agent, and one in IncrediMail), 1 list post (a
 digest, Precedence: list), 234 other (copies of a file read before it, by Message-ID, Date+Subject or
-contents; mail-mime-parser's and flanker's messages again; drafts, templates, spoofing tests, display,
-MIME, compose, news and junk-filter test messages whose class no test states).
+contents; mail-mime-parser's and flanker's messages again; drafts, templates, spoofing tests, display, MIME,
+compose, news and junk-filter test messages whose class no test states).
+
+And ``--otobo``: OTOBO's test messages (RotherOSS/otobo, the OTRS fork; no round had read OTRS or its forks).
+The set is the ``git archive`` of the commit in ``scripts/mail_sets.py`` restricted to
+``scripts/test/sample/PostMaster``, ``scripts/test/sample/EmailParser``, ``scripts/test/sample/PGP``,
+``scripts/test/sample/SMIME/SMIME-Test.eml`` and ``scripts/test/PostMaster/LoopDetection.t``, with the
+messages of ``LoopDetection.t`` written out as its test reads them: each test's ``Email`` (the single-quoted
+string after ``Email =>``, following its ``Name``) as it stands, the ``I``-th (from 1) written as
+``scripts/test/PostMaster/LoopDetection/loop.I.eml`` (the ``.t`` file itself is no row's, nor is
+``SendmailTest.sh``). Classed by its tests and headers: 7 machine (six messages LoopDetection.t expects
+to be a loop, X-OTOBO-Loop 'yes': Precedence: bulk, X-Loop, X-No-Loop, X-OTOBO-Loop, Auto-Submitted
+auto-generated and auto-replied; Postfix's bounce), 18 people's (the two LoopDetection.t expects to be
+answered; messages written in Thunderbird, mutt-ng, Outlook, GroupWise, Apple Mail or Mozilla, by their
+X-Mailer or User-Agent), 1 list post (Precedence: list, List-ID), 60 other (copies of a file read before
+it: ``PostMaster`` repeats ``EmailParser``; fax gateways, spam, a newsletter, a Forefront notice without
+From, test messages whose class no test states).
 
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
@@ -1157,6 +1172,74 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
                 "mailnews/test/data/bug[0-9]*",
                 "mailnews/test/data/mail-without-from",
                 "mailnews/test/data/multipartmalt-detach",
+            )
+        ),
+    ],
+    # Held out in the twentieth split: OTOBO's test messages (scripts/test/sample) and the messages of its
+    # LoopDetection.t written out as files (the docstring says how), classed by its tests, fixture names
+    # and headers, recorded before they were measured. A file that copies another file of its own set read
+    # before it (path order) is not scored; none copies a set already measured.
+    "otobo": [
+        *(
+            (f"scripts/test/PostMaster/LoopDetection/loop.{name}.eml", kind, why)
+            for name, kind, why in (
+                ("1", "person", "LoopDetection.t's 'Regular mail': X-OTOBO-Loop '', auto-responded to"),
+                ("2", "machine", "LoopDetection.t's 'Precedence' (bulk): X-OTOBO-Loop 'yes', not answered"),
+                ("3", "machine", "LoopDetection.t's 'X-Loop': X-OTOBO-Loop 'yes', not answered"),
+                ("4", "machine", "LoopDetection.t's 'X-No-Loop': X-OTOBO-Loop 'yes', not answered"),
+                ("5", "machine", "LoopDetection.t's 'X-OTOBO-Loop': its own loop header, not answered"),
+                ("6", "machine", "LoopDetection.t's 'Auto-submitted: auto-generated': not answered"),
+                ("7", "machine", "LoopDetection.t's 'Auto-Submitted: auto-replied': not answered"),
+                ("8", "person", "LoopDetection.t's 'Auto-submitted: no': X-OTOBO-Loop '', auto-responded to"),
+            )
+        ),
+        *(
+            (f"scripts/test/sample/{name}", kind, why)
+            for name, kind, why in (
+                (
+                    "EmailParser/PostMaster-Test10.box",
+                    "machine",
+                    "Postfix's bounce (MAILER-DAEMON, Return-Path <>, multipart/report delivery-status)",
+                ),
+                (
+                    "EmailParser/UTF8Filename.box",
+                    "list",
+                    "a list post (Precedence: list, List-ID, List-Post, List-Unsubscribe)",
+                ),
+                *(
+                    (
+                        path,
+                        "person",
+                        "a message written in a person's mail client (its X-Mailer/User-Agent: "
+                        + client
+                        + ")",
+                    )
+                    for path, client in (
+                        ("EmailParser/PostMaster-Test3.box", "Thunderbird"),
+                        ("EmailParser/PostMaster-Test5.box", "mutt-ng"),
+                        ("EmailParser/PostMaster-Test6.box", "Outlook 12"),
+                        ("EmailParser/PostMaster-Test7.box", "Outlook 12"),
+                        ("EmailParser/PostMaster-Test9.box", "GroupWise"),
+                        ("EmailParser/PostMaster-Test12.box", "Apple Mail"),
+                        ("EmailParser/PostMaster-Test16.box", "Apple Mail"),
+                        ("EmailParser/MultipartMixedHTML.eml", "Apple Mail"),
+                        ("EmailParser/MultipartMixedPlain.eml", "Apple Mail"),
+                        ("EmailParser/NestedMessage-Test1.box", "Outlook 12"),
+                        ("EmailParser/DuplicateFilenameSpecialCharacters.box", "Mozilla/Gecko"),
+                        ("PostMaster/Disposition1.box", "Mozilla/Gecko"),
+                        ("PostMaster/PostMaster-Test26.box", "Apple Mail"),
+                        ("PGP/PGP_Test_2013-07-02-1977-[123].eml", "Mozilla/Gecko"),
+                    )
+                ),
+                *(
+                    (
+                        pattern,
+                        "other",
+                        "a parser or PostMaster test message whose class no test states (fax gateways,"
+                        " spam, a newsletter, Forefront's notice without From, its S/MIME test), or a copy",
+                    )
+                    for pattern in ("*.box", "*.eml")
+                ),
             )
         ),
     ],
