@@ -200,8 +200,11 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
             "--body 'The mail system could not deliver your message.'",
             "auto_submitted": "--from bob@example.com --subject 'Out of office' --body 'I am away.' "
             "--header Auto-Submitted:auto-replied",
+            # A newsletter as bulk senders send it today: List-Unsubscribe with RFC 8058's -Post beside it
+            # (List-Unsubscribe alone is a person's hand-off, bulk_unconfirmed).
             "bulk_mail": "--from news@example.com --subject 'Our newsletter' --body 'Big sale.' "
-            "--header 'List-Unsubscribe:<mailto:leave@example.com>'",
+            "--header 'List-Unsubscribe:<mailto:leave@example.com>' "
+            "--header 'List-Unsubscribe-Post:List-Unsubscribe=One-Click'",
             # A person of the mailbox answering in the customer's thread, from the mailbox's own address.
             "own_outbound": f"--from {AGENT_EMAIL} --thread {thread} --body 'I will see to it. — Sam'",
         }.items():
