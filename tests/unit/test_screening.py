@@ -159,6 +159,34 @@ MACHINE_MAIL = [
         Sign.X_LOOP,
     ),
     machine(
+        "X-No-Loop: yes (OTOBO's LoopDetection.t: not answered)",
+        message("test@home.example", [("X-No-Loop", "yes")], subject="Testmail"),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.X_LOOP,
+    ),
+    machine(
+        "X-OTOBO-Loop: yes (OTOBO's own mark on its output)",
+        message("test@home.example", [("X-OTOBO-Loop", "yes")], subject="Testmail"),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.X_LOOP,
+    ),
+    machine(
+        "a tracker's notice by its own header (Bugzilla's X-Bugzilla-Reason, from a person's address)",
+        message(
+            "kent@example.com", [("X-Bugzilla-Reason", "AssignedTo Reporter")], subject="[Bug 436880] IMAP"
+        ),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.TRACKER_NOTIFICATION,
+    ),
+    machine(
+        "a forge's notice by its own header (GitHub's X-GitHub-Reason)",
+        message(
+            "octocat@example.com", [("X-GitHub-Reason", "mention")], subject="Re: [acme/app] Fix login (#12)"
+        ),
+        SkipReason.AUTO_SUBMITTED,
+        Sign.TRACKER_NOTIFICATION,
+    ),
+    machine(
         "X-Loop with an empty value (sisimai: ARF reports carry X-Loop; today: answered)",
         message("kijitora@example.co.jp", [("X-Loop", "")], subject="Email Feedback Report for IP 192.0.2.1"),
         SkipReason.AUTO_SUBMITTED,
@@ -674,6 +702,7 @@ def test_the_machine_filter_is_the_two_functions_the_chaos_mutant_patches():
         ("MAILER-DAEMON@mx.example", True),
         ("mailer_daemon@mx.example", True),
         ("mailerdaemon@mx.example", True),
+        ("bugzilla-daemon@mozilla.example", True),  # comm-central's bugmail: a program's own name
         ("postmaster@mx.example", True),
         ("post_master@mx.example", True),
         ("post-master@mx.example", True),
@@ -686,6 +715,7 @@ def test_the_machine_filter_is_the_two_functions_the_chaos_mutant_patches():
         ("notifications-team@saas.example", True),
         ("alice@example.com", False),
         ("noreen@example.com", False),
+        ("daemonica@example.com", False),
         ("nobounce@example.com", False),
         ("replyguy@example.com", False),
         ("postmasters-fan@example.com", False),

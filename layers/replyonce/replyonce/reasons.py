@@ -34,7 +34,7 @@ class SkipReason(StrEnum):
     (a person's mail whose ``From`` the provider could not read comes so; a bounce's null path carries a
     sign)."""
     AUTOMATED_SENDER = "automated_sender"
-    """A machine's address: no-reply, mailer-daemon, postmaster, bounces, notifications."""
+    """A machine's address: no-reply, mailer-daemon (a daemon), postmaster, bounces, notifications."""
     AUTO_SUBMITTED = "auto_submitted"
     """RFC 3834 ``Auto-Submitted`` other than ``no``, or an autoresponder's header."""
     BULK_MAIL = "bulk_mail"

@@ -16,9 +16,10 @@ under. Any one sign refuses the message; :func:`machine_sign` names the
 first, in this order.
 
 ``machine_local_part`` → AUTOMATED_SENDER
-    mailer-daemon, postmaster, no-reply, do-not-reply, bounce(s),
-    notification(s) as a word of the local part, with any of ``- _ . +`` or
-    nothing between and around its parts (RFC 3834 §2, RFC 2142 §5).
+    mailer-daemon (any program's daemon: bugzilla-daemon), postmaster,
+    no-reply, do-not-reply, bounce(s), notification(s) as a word of the local
+    part, with any of ``- _ . +`` or nothing between and around its parts
+    (RFC 3834 §2, RFC 2142 §5).
 ``replyonce_mark`` → AUTO_SUBMITTED
     ``X-ReplyOnce``: a reply of a ReplyOnce deployment, this one or another
     (every reply carries it beside ``Auto-Submitted``, which Microsoft Graph
@@ -47,7 +48,15 @@ first, in this order.
     ``Precedence: auto_reply`` (the convention RFC 2076 records).
 ``x_loop`` → AUTO_SUBMITTED
     ``X-Loop``, any value: a responder or list marking its own output so it
-    never answers it (procmail, fml, feedback loops).
+    never answers it (procmail, fml, feedback loops); ``X-No-Loop`` and the
+    OTRS family's ``X-OTRS-Loop``, ``X-OTOBO-Loop`` (its loop-protection
+    test: ``LoopDetection.t``) likewise.
+``tracker_notification`` → AUTO_SUBMITTED
+    A tracker's or forge's own header on the notices it sends
+    (``X-Bugzilla-Reason``, ``X-GitHub-Reason``, ``X-GitLab-Project``,
+    ``X-Redmine-Project``, ``X-Launchpad-Notification-Type``,
+    ``X-Phabricator-Sent-This-Message``): a reply to one posts a comment
+    where the tracker takes mail in, so it is never answered.
 ``auto_reply_subject`` → AUTO_SUBMITTED
     A subject opening "Automatic reply:", "Out of Office:",
     "Abwesenheitsnotiz:", "Réponse automatique :", ... on a reply
@@ -137,6 +146,7 @@ class Sign(StrEnum):
     AUTORESPONDER_HEADER = "autoresponder_header"
     PRECEDENCE_AUTO_REPLY = "precedence_auto_reply"
     X_LOOP = "x_loop"
+    TRACKER_NOTIFICATION = "tracker_notification"
     AUTO_REPLY_SUBJECT = "auto_reply_subject"
     PRECEDENCE_BULK = "precedence_bulk"
     PRECEDENCE_ALONE = "precedence_alone"
@@ -178,7 +188,7 @@ _SEP = r"[-_.+]?"
 _MACHINE_WORDS = (
     rf"no{_SEP}reply",
     rf"do{_SEP}not{_SEP}reply",
-    rf"mailer{_SEP}daemon",
+    rf"(?:mailer{_SEP})?daemon",  # mailer-daemon, bugzilla-daemon: a program's own name
     rf"post{_SEP}master",
     r"bounces?",
     r"notifications?",
@@ -209,6 +219,22 @@ _LIST_HEADERS = frozenset(
 )
 # Headers of senders certified for bulk mail (the Certified Senders Alliance).
 _BULK_SENDER_HEADERS = frozenset({"x-csa-complaints"})
+# A responder's or ticket system's mark on its own output, against loops (procmail's and fml's X-Loop; OTRS,
+# Znuny and OTOBO's loop protection reads X-No-Loop and writes its own).
+_LOOP_HEADERS = frozenset({"x-loop", "x-no-loop", "x-otrs-loop", "x-otobo-loop"})
+# Headers trackers and forges put on their notices (Bugzilla, GitHub, GitLab, Redmine, Launchpad,
+# Phabricator): only their own mail carries them.
+_TRACKER_HEADERS = frozenset(
+    {
+        "x-bugzilla-reason",
+        "x-bugzilla-type",
+        "x-github-reason",
+        "x-gitlab-project",
+        "x-redmine-project",
+        "x-launchpad-notification-type",
+        "x-phabricator-sent-this-message",
+    }
+)
 # A mail server's own header on the delivery report it writes in plain text (MDaemon: "X-MDDSN-Message:
 # True"), only ever on that report.
 _DSN_VENDOR_HEADERS = frozenset({"x-mddsn-message"})
@@ -504,7 +530,8 @@ _HEADER_SIGNS: tuple[tuple[Sign, Callable[[Mail, Collection[str]], bool]], ...] 
         lambda m, names: any(v.strip() for name in _AUTORESPONDER_HEADERS for v in header_values(m, name)),
     ),
     (Sign.PRECEDENCE_AUTO_REPLY, lambda m, names: _AUTO_REPLY_PRECEDENCE in _keywords(m, "precedence")),
-    (Sign.X_LOOP, lambda m, names: "x-loop" in names),
+    (Sign.X_LOOP, lambda m, names: bool(set(names) & _LOOP_HEADERS)),
+    (Sign.TRACKER_NOTIFICATION, lambda m, names: bool(set(names) & _TRACKER_HEADERS)),
     (Sign.AUTO_REPLY_SUBJECT, _has_auto_reply_subject),
     (Sign.CHALLENGE_RESPONSE, _challenge_response),
 )
