@@ -50,7 +50,8 @@ What each set expects:
   fourteenth; tuning since, likewise), dreamwidth, triage, alaveteli (the fifteenth; likewise),
   monorail, write-it, gala (the sixteenth; likewise), odoo, moodle, comrade, reply-parser (the
   seventeenth; likewise), pinenlime, zapship, tachikoma (the eighteenth, held out) and
-  roundcube-locales, thunderbird-locales, claws-locales (the nineteenth, held out):
+  roundcube-locales, thunderbird-locales, claws-locales (the nineteenth; likewise) and sogo-locales (the
+  twentieth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -3749,6 +3750,153 @@ def claws_locales_cases(root: Path) -> list[Case]:
     return list(cases.values())
 
 
+# --- the twentieth split (held out): other mail clients' own words in every language they ship ------------
+
+# SOGo's reply templates (SoObjects/Mailer/SOGoMail<Language>Reply.wo/SOGoMail<Language>Reply.html) and the
+# date formats its defaults give every user (SoObjects/SOGo/SOGoDefaults.plist): SOGoLongDateFormat
+# "%A, %B %d, %Y" and SOGoTimeFormat "%H:%M", which SOGoDateFormatter's formattedDateAndTime joins as
+# "<long date> <time> %Z", in SOGoTimeZone "UTC", the names of days and months the language's
+# UI/MainUI/<Language>.lproj/Locale gives.
+_SOGO_DEFAULTS = "SoObjects/SOGo/SOGoDefaults.plist"
+
+
+def _openstep_list(text: str, key: str) -> list[str]:
+    """``KEY = (a, "b c", …);`` of an OpenStep property list (a SOGo ``Locale`` or its defaults): the items,
+    bare or double-quoted (no SOGo ``Locale`` or the defaults' language list has an escape in them)."""
+    found = re.search(rf"\b{key}\s*=\s*\((.*?)\)\s*;", text, re.S)
+    if not found:
+        return []
+    return [quoted or bare for quoted, bare in re.findall(r'"([^"]*)"|([^\s,"]+)', found[1])]
+
+
+def _sogo_fill(template: str, values: dict[str, str], conditions: dict[str, bool]) -> str:
+    """A SOGo ``.wo`` reply template as WebObjects fills it: ``<#name/>`` is its WOString's value (every one
+    ``escapeHTML = NO``), ``<#name>…</#name>`` its WOConditional's content when the condition holds (the
+    ``.wod`` of every language binds the same names: ``standardMode`` is ``outlookMode`` negated,
+    ``replyPlacementOnBottom`` and ``signaturePlacementOnBottom`` the ``…OnTop`` negated). White space
+    inside a tag (``<#newLine\\n/>``) is the tag's; text between tags, line breaks too, is kept as it is
+    (SOPE's ``WOHTMLParser`` makes it a static element from the buffer as it stands). An element this does
+    not know is refused, so that a template it cannot fill is never built wrong."""
+    out: list[str] = []
+    stack: list[bool] = []
+    for token in re.finditer(r"<(/?)#(\w+)\s*(/?)>|([^<]+|<)", template):
+        closing, name, empty, text = token.groups()
+        showing = all(stack)
+        if text is not None:
+            if showing:
+                out.append(text)
+        elif closing:
+            stack.pop()
+        elif empty:
+            if name not in values:
+                raise ValueError(f"a SOGo template element this adapter does not fill: {name}")
+            if showing:
+                out.append(values[name])
+        else:
+            if name not in conditions:
+                raise ValueError(f"a SOGo template condition this adapter does not know: {name}")
+            stack.append(conditions[name])
+    if stack:
+        raise ValueError("a SOGo template condition is left open")
+    return "".join(out)
+
+
+def sogo_locales_cases(root: Path) -> list[Case]:
+    """Alinto/sogo (SOGo groupware's webmail; Objective-C, GNUstep and SOPE): the plain-text reply a person
+    writes with it in each language of ``SOGoSupportedLanguages`` (``SoObjects/SOGo/SOGoDefaults.plist``),
+    built as ``SOGoMailObject+Draft.m``'s ``contentForReply`` builds it: the page ``SOGoMail<Language>Reply``
+    (``SoObjects/Mailer/SOGoMail<Language>Reply.wo``: the language's own template, filled by
+    :func:`_sogo_fill`) with the user's ``mailUseOutlookStyleReplies`` and ``mailReplyPlacement``. Its
+    values are ``SOGoMailReply.m``'s and ``SOGoMailForward.m``'s in plain-text composition
+    (``SOGoMailComposeMessageType`` "text"; the default is "html", whose body SOGo's CKEditor rewrites in
+    the browser, so it is not built): ``newLine`` a line break, ``from`` and ``to`` the answered message's
+    From and To headers, ``subject`` its subject, ``date`` ``SOGoDateFormatter``'s
+    ``formattedDateAndTime`` (``SOGoUser``'s ``dateFormatterInContext``: the defaults' long date format
+    "%A, %B %d, %Y" and time format "%H:%M", then " %Z", written with the language's ``Locale`` of
+    ``UI/MainUI/<Language>.lproj``, in the default time zone UTC), ``messageBody`` the message's text with
+    "> " before each line (SOPE's ``stringByApplyingMailQuoting``: an empty line is "> ", the text's last
+    line break is not followed by one), ``signature`` empty (an identity without a signature); no
+    Reply-To, Organization, Cc, Newsgroups or References header in the answered message. Four bodies per
+    language: the standard attribution ("On <date>, <from> wrote:" in the language) and the Outlook-style
+    block ("-------- Original Message --------", Subject, Date, From, To in the language), each with the
+    reply below the quote (``SOGoMailReplyPlacement`` "below", the default) and above it. The person's
+    text is typed where ``MessageEditorController.js`` puts the caret in the plain-text editor: at 0 when
+    the reply goes above, at the end of the text otherwise (no signature). The reply and the message
+    answered are k9-locales' (the message's text ending in a line break, as a mail's text does); the new
+    text is what the person wrote, every line of the message answered is history. The subject is
+    ``subjectForReply``'s ("Re: " and the subject answered, in every language). The date is built here
+    from the ``Locale`` files (GNUstep's ``descriptionWithCalendarFormat:locale:``: %A
+    ``NSWeekDayNameArray``, %B ``NSMonthNameArray``, %d two digits; %Z the zone's abbreviation, taken to
+    be "UTC"); no GNUstep was run. The templates are read as UTF-8 (SOGo's parsers are taken to run with
+    ``WOParsersUseUTF8``). Lines end CRLF as the message is sent. A language whose bodies equal another's is
+    measured once (the first's)."""
+    defaults = (root / _SOGO_DEFAULTS).read_text(encoding="utf-8")
+    languages = _openstep_list(defaults, "SOGoSupportedLanguages")
+    long_date = re.search(r'SOGoLongDateFormat\s*=\s*"([^"]*)"', defaults)
+    time_format = re.search(r'SOGoTimeFormat\s*=\s*"([^"]*)"', defaults)
+    if not languages or not long_date or not time_format or "%Z" in long_date[1] + time_format[1]:
+        sys.exit("sogo-locales: SOGoDefaults.plist lacks the languages or date formats this adapter reads")
+    date_format = f"{long_date[1]} {time_format[1]} %Z"  # SOGoDateFormatter formattedDateAndTime
+    sent = datetime.datetime.fromtimestamp(1764583500, datetime.UTC)  # K-9's instant, in SOGoTimeZone UTC
+    original = _K9_ORIGINAL.replace("\r\n", "\n") + "\n"
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    quoted = "> " + re.sub(r"\n(?=.)", "\n> ", original, flags=re.S)  # stringByApplyingMailQuoting
+    cases: dict[str, Case] = {}
+    for language in languages:
+        page = f"SOGoMail{language}Reply"
+        template = (root / f"SoObjects/Mailer/{page}.wo/{page}.html").read_text(encoding="utf-8")
+        locale = (root / f"UI/MainUI/{language}.lproj/Locale").read_text(encoding="utf-8")
+        days = _openstep_list(locale, "NSWeekDayNameArray")  # Sunday first
+        months = _openstep_list(locale, "NSMonthNameArray")
+        names = {
+            "A": days[(sent.weekday() + 1) % 7],
+            "B": months[sent.month - 1],
+            "d": f"{sent.day:02d}",
+            "Y": f"{sent.year}",
+            "H": f"{sent.hour:02d}",
+            "M": f"{sent.minute:02d}",
+            "Z": "UTC",
+        }
+        date = re.sub(r"%(.)", lambda m, known=names: known[m[1]], date_format)
+        values = {
+            "newLine": "\n",
+            "subject": _K9_SUBJECT,
+            "date": date,
+            "from": _K9_SENDER,
+            "to": _K9_TO,
+            "messageBody": quoted,
+            "signature": "",
+            "replyTo": "",
+            "organization": "",
+            "cc": "",
+            "newsgroups": "",
+            "references": "",
+        }
+        for outlook in (False, True):
+            for above in (False, True):
+                conditions = {
+                    "outlookMode": outlook,
+                    "standardMode": not outlook,
+                    "replyPlacementOnTop": above,
+                    "replyPlacementOnBottom": not above,
+                    "signaturePlacementOnTop": False,
+                    "signaturePlacementOnBottom": True,
+                    "hasReplyTo": False,
+                    "hasOrganization": False,
+                    "hasCc": False,
+                    "hasNewsGroups": False,
+                    "hasReferences": False,
+                }
+                text = _sogo_fill(template, values, conditions)
+                body = f"{reply}{text}" if above else f"{text}{reply}"
+                crlf = body.replace("\n", "\r\n")
+                name = f"{language} {'outlook' if outlook else 'standard'} {'top' if above else 'bottom'}"
+                subject = f"Re: {_K9_SUBJECT}"  # subjectForReply
+                cases.setdefault(crlf, Case("sogo-locales", name, crlf, reply, (), history, subject=subject))
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -4306,6 +4454,8 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "roundcube-locales": roundcube_locales_cases,
     "thunderbird-locales": thunderbird_locales_cases,
     "claws-locales": claws_locales_cases,
+    # The twentieth split (held out): recorded before it was measured
+    "sogo-locales": sogo_locales_cases,
 }
 
 
