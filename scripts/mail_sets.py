@@ -305,17 +305,23 @@ marker (as HTML 531/735, 6). Reading the misses found six of the seven "history 
 (b568b6e: the reader's "[quoted text]" line under a leftover attribution; at the same reader 530/735, 1).
 Its misses were then tuned on (3956a36): 729/735, history as new 0. Tuning since.
 
-Twentieth split (sogo-locales), recorded with its adapter before it was measured: another mail client's own
-words in every language it ships, built as the nineteenth split's are. Each plain-text reply a person writes
-with SOGo's webmail (Alinto/sogo) is built as its ``SOGoMailObject+Draft.m`` builds it: the language's own
-reply template (``SoObjects/Mailer/SOGoMail<Language>Reply.wo``) filled as WebObjects fills it, with the
-standard attribution ("On <date>, <from> wrote:" in the language) or the Outlook-style block
-("-------- Original Message --------", Subject, Date, From, To in the language) over the "> " quote, the
-reply below it (the default) and above it, the date as its default long date and time formats write it with
-the language's ``Locale`` names of days and months: 47 languages (English among them), 188 bodies built, 178
-once a body another language gives already is left out. The reply and the message answered are k9-locales'
-and the same in every language. No round read SOGo's translations or composition code. What was looked at
-and not kept, and why, is in the message of the commit that recorded it.
+Twentieth split (sogo-locales, imp-locales), recorded with their adapters before they were measured: other
+mail clients' own words in every language they ship, built as the nineteenth split's are. Each plain-text
+reply a person writes with SOGo's webmail (Alinto/sogo) is built as its ``SOGoMailObject+Draft.m`` builds it:
+the language's own reply template (``SoObjects/Mailer/SOGoMail<Language>Reply.wo``) filled as WebObjects fills
+it, with the standard attribution ("On <date>, <from> wrote:" in the language) or the Outlook-style block
+("-------- Original Message --------", Subject, Date, From, To in the language) over the "> " quote, the reply
+below it (the default) and above it, the date as its default long date and time formats write it with the
+language's ``Locale`` names of days and months: 47 languages (English among them), 188 bodies built, 178 once
+a body another language gives already is left out. Each plain-text reply a person writes with Horde IMP
+(horde/imp) is built as its ``IMP_Compose::replyMessageText`` builds it, in each language of its ``locale``
+catalogues: the default attribution ("Quoting %f:" as the language translates it) or, with its "brief summary
+of the original message's header" option, the "----- Message from <sender> ---------" block (Date, From,
+Subject, To in the language, the Date header as it is) and its "----- End message from …" line, over the "> "
+quote, the caret at the top (its default) or the bottom: 45 languages (English among them), 180 bodies built,
+154 kept. The reply and the message answered are k9-locales' and the same in every language. No round read
+these projects' translations or composition code. What was looked at and not kept, and why, is in the messages
+of the commits that recorded them.
 """
 
 from typing import NamedTuple
@@ -885,6 +891,11 @@ SOURCES: dict[str, Source] = {
     # the index holds Alinto/sope. An earlier round looked for SOGo tests and read none; its translations
     # and composition code were not read before.
     "sogo-locales": Source("Alinto/sogo", "ee2ebbb81cc0538626988e47d70ce4c0d4195377", "held-out", "text"),
+    # Only locale/*/LC_MESSAGES/imp.mo (and their .po, to read them), config/prefs.php, lib/Compose.php,
+    # lib/Prefs/AttribText.php, js/compose.js and lib/Dynamic/Compose/Common.php were read, with
+    # horde/Text_Flowed's lib/Horde/Text/Flowed.php as the index holds it. An earlier round looked for Horde
+    # IMP tests that state a reply's text and found none; its translations and composition were not read.
+    "imp-locales": Source("horde/imp", "fd9212ca3b72ff834504af4886f7d95138619bd4", "held-out", "text"),
 }
 
 # Where a source's contract differs from ours, declared from the source's own README, tests or code: the
@@ -1018,8 +1029,9 @@ CONTRACT_DIFFERENCES: dict[str, tuple[str, ...]] = {
     # Held out, nineteenth split. roundcube-locales, thunderbird-locales, claws-locales: none declared. Their
     # bodies are built (each adapter's docstring): what the person wrote is the whole new text, and the
     # bodies hold no forward, sign-off or signature.
-    # Held out, twentieth split. sogo-locales: none declared. Its bodies are built (the adapter's docstring):
-    # what the person wrote is the whole new text, and the bodies hold no forward, sign-off or signature.
+    # Held out, twentieth split. sogo-locales, imp-locales: none declared. Their bodies are built (each
+    # adapter's docstring): what the person wrote is the whole new text, and the bodies hold no forward,
+    # sign-off or signature.
     # Tuning (declared in the twelfth split, after their misses were read).
     # crisp, dspangenberg: README.md, "Removes signatures like `Best wishes`"; its example's output drops
     # "Best regards,\nJohn".

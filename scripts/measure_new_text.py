@@ -49,9 +49,9 @@ What each set expects:
   ``scripts/mail_sets.py`` records), inbox-zero, lobsters, thunderbird-conversations, freescout (the
   fourteenth; tuning since, likewise), dreamwidth, triage, alaveteli (the fifteenth; likewise),
   monorail, write-it, gala (the sixteenth; likewise), odoo, moodle, comrade, reply-parser (the
-  seventeenth; likewise), pinenlime, zapship, tachikoma (the eighteenth, held out) and
-  roundcube-locales, thunderbird-locales, claws-locales (the nineteenth; likewise) and sogo-locales (the
-  twentieth, held out):
+  seventeenth; likewise), pinenlime, zapship, tachikoma (the eighteenth, held out),
+  roundcube-locales, thunderbird-locales, claws-locales (the nineteenth; likewise) and sogo-locales,
+  imp-locales (the twentieth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -88,6 +88,7 @@ import email
 import email.iterators
 import email.policy
 import email.utils
+import gettext
 import html
 import importlib.util
 import inspect
@@ -3897,6 +3898,92 @@ def sogo_locales_cases(root: Path) -> list[Case]:
     return list(cases.values())
 
 
+# The answered message's Date header as its sender wrote it (K-9's instant): Horde IMP's reply header block
+# writes the header's value as it is, so it is the same in every language.
+_IMP_DATE = "Mon, 01 Dec 2025 10:05:00 +0000"
+
+
+def _imp_attribution(template: str, sender: str) -> str:
+    """An IMP attribution as ``IMP_Prefs_AttribText`` expands it (``lib/Prefs/AttribText.php``): %n a line
+    break, %% a percent sign, %f the sender's name and address (``writeAddress`` with ``noquote``), %a the
+    address, %p the name, %r the Date header, %s the subject, any other letter nothing. The date letters
+    written by the C library's locale (%d, %c, %x) are refused, so that a translation using one is never
+    built with a wrong date (none of IMP's does)."""
+    name, address = sender[:-1].split(" <")
+    values = {"n": "\n", "%": "%", "f": sender, "a": address, "p": name, "r": _IMP_DATE, "s": _K9_SUBJECT}
+
+    def expand(token: re.Match[str]) -> str:
+        if token[1] in "dcx":
+            raise ValueError(f"an IMP attribution token this adapter does not build: {token[0]!r}")
+        return values.get(token[1], "")
+
+    return re.sub(r"%(.)", expand, template, flags=re.S)
+
+
+def imp_locales_cases(root: Path) -> list[Case]:
+    """horde/imp (Horde's webmail; PHP): the plain-text reply a person writes with it in each language it
+    ships (``locale/<language>/LC_MESSAGES/imp.mo``, read as gettext reads it: a string it lacks is the
+    English msgid; English itself is the msgids), built as ``IMP_Compose::replyMessageText``
+    (``lib/Compose.php``) builds the body in plain text (``compose_html`` 0 and ``reply_format`` 0, the
+    defaults): the attribution, the default ``attrib_text`` ``_("Quoting %f:")`` (``config/prefs.php``) as
+    :func:`_imp_attribution` expands it, a blank line, the message's text trimmed and quoted by
+    ``Horde_Text_Flowed::toFlowed(true)`` ("> " before each line, ">" alone for an empty one, every line
+    ending in a line break), then one more line break. With ``reply_headers`` on (off by default) the
+    attribution is the block "----- Message from <sender> ---------" and ``_getMsgHeaders``' lines (Date,
+    From, Subject, To in the language, each label with its ": " padded on the left to the longest, the
+    headers' values as they are), and the quote is followed by a blank line and "----- End message from
+    <sender> -----". The compose page (``js/compose.js``, ``setBodyText``/``setCursorPosition``) puts the
+    body in the text area and the caret where ``compose_cursor`` says: "top" (the default) adds a line break
+    before the body and puts the caret at 0, "bottom" at the end. The signature is a field of its own in
+    IMP 6's compose page, not in the body. Four bodies per language (the attribution or the header block,
+    caret at top or bottom). The reply and the message answered are k9-locales'; the new text is what the
+    person wrote, every line of the message answered is history. The subject is ``replyMessage``'s ("Re: "
+    and the subject answered, in every language). The answered message's Date header is written as its
+    sender wrote it, no date is formatted by a locale. Assumed (the code read does not say): the prefs'
+    default ``_("Quoting %f:")`` is translated in the user's language, the text area's text is sent as it
+    is (short lines, no rewrapping), lines CRLF. A language whose bodies equal another's is measured once
+    (the first's)."""
+    catalogues = {"en": None}
+    for mo in sorted((root / "locale").glob("*/LC_MESSAGES/imp.mo")):
+        catalogues[mo.parent.parent.name] = mo
+    original = _K9_ORIGINAL.replace("\r\n", "\n")
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    quoted = "".join(f"> {line}\n" if line else ">\n" for line in original.strip().split("\n"))
+    cases: dict[str, Case] = {}
+    for language, mo in catalogues.items():
+        if mo is None:
+            words: gettext.NullTranslations = gettext.NullTranslations()
+        else:
+            with mo.open("rb") as catalogue:
+                words = gettext.GNUTranslations(catalogue)
+        say = words.gettext
+        attribution = _imp_attribution(say("Quoting %f:"), _K9_SENDER)
+        labels = {
+            say("Date"): _IMP_DATE,
+            say("From"): _K9_SENDER,
+            say("Subject"): _K9_SUBJECT,
+            say("To"): _K9_TO,
+        }
+        width = max(len(label) for label in labels) + 2
+        headers = "".join(f"{label}: ".rjust(width) + f"{value}\n" for label, value in labels.items())
+        block = f"----- {say('Message from %s') % _K9_SENDER} ---------\n{headers}"
+        end = f"\n\n----- {say('End message from %s') % _K9_SENDER} -----\n"
+        bodies = {
+            "attribution": f"{attribution}\n\n{quoted}\n",
+            "headers": f"{block}\n\n{quoted}{end}\n",
+        }
+        for style, text in bodies.items():
+            for cursor, body in (("top", f"{reply}\n{text}"), ("bottom", f"{text}{reply}")):
+                crlf = body.replace("\n", "\r\n")
+                subject = f"Re: {_K9_SUBJECT}"  # replyMessage
+                case = Case(
+                    "imp-locales", f"{language} {style} {cursor}", crlf, reply, (), history, subject=subject
+                )
+                cases.setdefault(crlf, case)
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -4456,6 +4543,7 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "claws-locales": claws_locales_cases,
     # The twentieth split (held out): recorded before it was measured
     "sogo-locales": sogo_locales_cases,
+    "imp-locales": imp_locales_cases,
 }
 
 
