@@ -51,7 +51,7 @@ What each set expects:
   monorail, write-it, gala (the sixteenth; likewise), odoo, moodle, comrade, reply-parser (the
   seventeenth; likewise), pinenlime, zapship, tachikoma (the eighteenth, held out),
   roundcube-locales, thunderbird-locales, claws-locales (the nineteenth; likewise) and sogo-locales,
-  imp-locales (the twentieth, held out):
+  imp-locales, cypht-locales (the twentieth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
@@ -3984,6 +3984,49 @@ def imp_locales_cases(root: Path) -> list[Case]:
     return list(cases.values())
 
 
+def cypht_locales_cases(root: Path) -> list[Case]:
+    """cypht-org/cypht (webmail; PHP and JavaScript): the plain-text reply a person writes with it in each
+    interface language (``language/<language>.php``, the languages ``interface_langs`` lists), built as
+    ``Hm_Output_compose_form_content`` builds it through ``format_reply_fields``
+    (``modules/core/message_functions.php``) with the default compose type 0 (plain text): the lead-in
+    ``sprintf(trans('On %s %s said') . "\\n\\n", Date, to)`` (``reply_lead_in``: the Date header as it is,
+    the address the reply goes to as ``format_reply_address`` writes it, the name then the bare address;
+    ``Hm_Module::trans``: the language's string, the English one where it is ``false`` or missing), then
+    ``format_reply_text`` of the message's text ("> " before each line, split at "\\n"). The text is the
+    fetched part as it is, taken to end in a line break (as a mail's text does), so its last, empty, line
+    is quoted as "> " too. The page puts it in the text area and ``replace_cursor_positon``
+    (``modules/smtp/site.js``, called for every reply) adds three line breaks before it and puts the caret
+    at 0, where the person types: one body per language. The reply and the message answered are
+    k9-locales'; the new text is what the person wrote, every line of the message answered is history. The
+    subject is ``reply_to_subject``'s ("Re: " and the subject answered, every language). No date is
+    formatted by a locale. Assumed (the code read does not say): the text area's text is sent as it is
+    (short lines), lines CRLF. A language whose body equals another's is measured once (the first's)."""
+    original = _K9_ORIGINAL.replace("\r\n", "\n") + "\n"
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    name, address = _K9_SENDER[:-1].split(" <")
+    to = f"{name} {address}"  # format_reply_address: the label, a space, the address
+    quoted = "\n".join(f"> {line}" for line in original.split("\n"))  # format_reply_text
+    listed = (root / "modules/core/functions.php").read_text(encoding="utf-8")
+    languages = re.findall(
+        r"'([\w-]+)' => '[^']*',", listed.split("function interface_langs()")[1].split("}")[0]
+    )
+    cases: dict[str, Case] = {}
+    for language in languages:
+        strings = (root / f"language/{language}.php").read_text(encoding="utf-8")
+        found = re.search(r"^\s*'On %s %s said' => '((?:[^'\\]|\\.)*)',", strings, re.M)
+        said = re.sub(r"\\([\\'])", r"\1", found[1]) if found else "On %s %s said"
+        said = re.sub(r"<[^>]*>", "", said)  # trans: strip_tags
+        lead_in = said.replace("%s", _IMP_DATE, 1).replace("%s", to, 1) + "\n\n"
+        if "%" in said.replace("%s", "", 2):
+            raise ValueError(f"a Cypht lead-in this adapter does not build: {said!r}")
+        body = f"{reply}\n\n\n{lead_in}{quoted}"
+        crlf = body.replace("\n", "\r\n")
+        subject = f"Re: {_K9_SUBJECT}"  # reply_to_subject
+        cases.setdefault(crlf, Case("cypht-locales", language, crlf, reply, (), history, subject=subject))
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -4544,6 +4587,7 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     # The twentieth split (held out): recorded before it was measured
     "sogo-locales": sogo_locales_cases,
     "imp-locales": imp_locales_cases,
+    "cypht-locales": cypht_locales_cases,
 }
 
 
