@@ -340,7 +340,9 @@ message from …" line, over the "> " quote, the caret at the top (its default) 
 over the "> " quote, the person's text at the top where its compose page puts the caret: 18 languages (English
 among them), one body each, 17 kept. The reply and the message answered are k9-locales' and the same in every
 language. No round read these projects' translations or composition code. What was looked at and not kept, and
-why, is in the messages of the commits that recorded them.
+why, is in the messages of the commits that recorded them. Measured once at the reader of 3956a36 (the shipped
+one), before any body's output was read: sogo-locales 132/176, imp-locales 105/154, cypht-locales 5/17; held
+out 242/347 (70 %), history as new 0, words dropped 0, 89 behind the unsure marker (as HTML the same).
 """
 
 from typing import NamedTuple
