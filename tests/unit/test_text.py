@@ -1155,6 +1155,15 @@ def test_a_known_title_over_fields_in_another_language_is_history_for_sure():
     assert new_text(body) == "Please see below, thanks."
 
 
+def test_a_field_naming_an_address_over_a_quote_stays():
+    # A patch's trailer over the quote its writer answers is the writer's (notmuch's LKML threads).
+    body = "Looks good.\nSigned-off-by: Alice Example <alice@shop.example>\n\n> Fix the parser.\nThanks."
+    assert (
+        new_text(body)
+        == f"Looks good.\nSigned-off-by: Alice Example <alice@shop.example>\n\n{QUOTE_MARKER}\nThanks."
+    )
+
+
 def test_a_customers_date_and_heading_over_a_quote_without_a_writer_stay():
     # A date and a time alone name no writer; "Your courier schrieb:" is no name's lead-in.
     for line in ("On 3 Dec 2026 at 10:15", "Your courier schrieb:"):
@@ -1358,6 +1367,13 @@ NINETEENTH = [
      f"Thanks.\n\nEl Mon, 01 Dec 2025 10:05:00 +0000\nAlice Example <alice@shop.example> va escriure el següent:\n{Q}",
      "Thanks."),
     ("another verb of Thunderbird's translators' (Malay)", f"Thanks.\n\nAlice Example membalas:{Q}", "Thanks."),
+    # Twentieth split (SOGo's, Horde IMP's and Cypht's words), read after its one measurement.
+    ("a date, its time and an address, no colon, a blank line before the quote (Cypht's Italian)",
+     f"Thanks.\n\nIn data Mon, 01 Dec 2025 10:05:00 +0000Alice Example alice@shop.example ha scritto\n{Q}", "Thanks."),
+    ("a word and the sender's 'Name <address>' last, a blank line before the quote (Horde IMP's Turkish)",
+     f"Thanks.\nAlinti Alice Example <alice@shop.example>\n{Q}", "Thanks."),
+    ("the same with Khmer's own colon (Horde IMP's Khmer)",
+     f"Thanks.\nសម្រង់ Alice Example <alice@shop.example>\u00a0៖\n{Q}", "Thanks."),
     ("a hyphenated title over a header block (Roundcube's Luxembourgish)",
      "Thanks.\n\n-------- Original-Message --------\nSujet: Order 1042\nDatum: 2025-12-01 10:05\n"
      "Vun: Alice Example <alice@shop.example>\nUn: Bob <bob@home.example>\n\nYour order 1042 shipped today.\n", "Thanks."),

@@ -558,6 +558,8 @@ _MAILING_LIST = re.compile(r"mailing list\s*$", re.I)
 # Groups …" / "To unsubscribe from this group …"): a list's words, never the sender's.
 _GROUPS_FOOTER = re.compile(r"^\s*you received this (?:message|email) because you are subscribed\b", re.I)
 _GROUPS_FOOTER_WORDS = re.compile(r"\bgoogle groups\b|\bunsubscribe\b", re.I)
+# A line that ends on the sender's address in angle brackets, a colon of any script or none after it.
+_SENDER_LAST = re.compile(r"<[\w.+-]+@[\w-]+\.[\w.-]+>\s*[:\uff1a\u17d6]?\s*$")
 # A sender's name and address alone on a line ("Alice Example <alice@x.example>"), as some clients write
 # the sender above the fields of the message they quote.
 _SENDER_LINE = re.compile(r"^\s*[*_]*[^\s<>@:*_][^<>@:]{0,60}<[\w.+-]+@[\w-]+\.[\w.-]+>[*_]*\s*$")
@@ -1405,18 +1407,24 @@ def _generic_attribution(lines: list[str], index: int) -> bool:
         after = _line_under(lines, index)
         return after is not None and _quoted(lines[after])
     following = index + 1 < len(lines) and _quoted(lines[index + 1])
-    if following and _dated(line) and (_ADDRESS.search(line) or _ANY_VERB.search(line)):
+    under = _line_under(lines, index)
+    quote_under = under is not None and _quoted(lines[under])
+    if _dated(line) and ((quote_under and _ADDRESS.search(line)) or (following and _ANY_VERB.search(line))):
         # A date with its time of day and an address, or an attribution's verb, directly over the quote,
         # however the line ends (Armenian ends on its own sign or a full stop, Malayalam on its verb after
         # the address, Malay and Slovenian with no colon, Hebrew with it first): a mail program's
         # attribution. A customer's sentence above a quote names no sender's address and the time the
         # quoted message was sent; "On 3 Dec 2026 at 10:15" alone names no writer and stays.
         return True
+    if quote_under and len(line.split()) <= 8 and _SENDER_LAST.search(line) and not _label_line(line):
+        # A word or two and the sender's "Name <address>" last over the quote, a colon of any script or none
+        # (Horde IMP's "Quoting %f:" as its translators write it: "Alinti Alice <a@x>", "សម្រង់ Alice <a@x> ៖").
+        # Not a field ("Signed-off-by: Alice <a@x>" over the quote a patch's writer answers).
+        return True
     if not following and _ADDRESS.search(line):
         # An address and a colon: blank lines may stand between it and the quote ("… <john@x> napisao je:"
         # / "" / "> …"), as Gmail writes it in every language. A sentence names no address at its end.
-        after = _line_under(lines, index)
-        following = after is not None and _quoted(lines[after])
+        following = quote_under
     if not following:
         return False
     if line.endswith((":", "\uff1a")) and (_ADDRESS.search(line) or _DIGIT.search(line)):
