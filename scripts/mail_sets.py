@@ -949,9 +949,7 @@ SOURCES: dict[str, Source] = {
     # modules/smtp/site.js and js_modules/route_handlers.js (the caret), lib/module.php (trans) and
     # lib/environment.php (the default compose type) were read. An earlier round listed Cypht among the
     # clients not looked at; none of its files was read before.
-    "cypht-locales": Source(
-        "cypht-org/cypht", "da5c9651a6cf8606f32e410ad99a5ee50b7788db", "tuning", "text"
-    ),
+    "cypht-locales": Source("cypht-org/cypht", "da5c9651a6cf8606f32e410ad99a5ee50b7788db", "tuning", "text"),
 }
 
 # Where a source's contract differs from ours, declared from the source's own README, tests or code: the
