@@ -102,7 +102,7 @@ import tempfile
 import textwrap
 import warnings
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -3216,18 +3216,54 @@ _K9_STRINGS = (
     "message_compose_quote_header_to",
     "message_compose_quote_header_subject",
 )
-# Java's DateFormat.getDateTimeInstance(LONG, LONG, locale), what K-9's QuoteDateFormatter writes, for one
-# instant in UTC (its "hide time zone" setting), per language tag given.
+# Java's DateFormat for one instant in UTC, per language tag given: LONG date and time together (what K-9's
+# QuoteDateFormatter writes, its "hide time zone" setting on), then the SHORT date and the SHORT time apart
+# (the stand-in for Thunderbird's AppDateTimeFormat: ICU, CLDR data, as Java 17's default provider).
 _JAVA_DATES = """
 import java.text.DateFormat; import java.util.*;
 public class QuoteDates { public static void main(String[] tags) {
   for (String tag : tags) {
     Locale locale = Locale.forLanguageTag(tag);
-    DateFormat f = DateFormat.getDateTimeInstance(DateFormat.LONG, DateFormat.LONG, locale);
-    f.setTimeZone(TimeZone.getTimeZone("UTC"));
-    System.out.println(tag + "\\t" + f.format(new Date(1764583500000L)));
+    DateFormat[] formats = {
+      DateFormat.getDateTimeInstance(DateFormat.LONG, DateFormat.LONG, locale),
+      DateFormat.getDateInstance(DateFormat.SHORT, locale),
+      DateFormat.getTimeInstance(DateFormat.SHORT, locale)};
+    StringBuilder line = new StringBuilder(tag);
+    for (DateFormat f : formats) {
+      f.setTimeZone(TimeZone.getTimeZone("UTC"));
+      line.append("\\t").append(f.format(new Date(1764583500000L)));
+    }
+    System.out.println(line);
   } } }
 """
+
+
+def _java_dates(set_name: str, tags: Iterable[str]) -> dict[str, tuple[str, str, str]]:
+    """Each language tag's LONG date and time, SHORT date and SHORT time, as Java writes them."""
+    java = shutil.which("java")
+    if java is None:
+        sys.exit(f"{set_name} writes each language's date as Java does: apt-get install default-jdk-headless")
+    with tempfile.TemporaryDirectory() as scratch:
+        program = Path(scratch) / "QuoteDates.java"
+        program.write_text(_JAVA_DATES, encoding="utf-8")
+        printed = subprocess.run(  # noqa: S603 - Java's own date formats, for the languages a client ships
+            [java, str(program), *tags], capture_output=True, text=True, check=True
+        ).stdout
+    rows = (line.split("\t") for line in printed.splitlines())
+    return {tag: (long, short_date, short_time) for tag, long, short_date, short_time in rows}
+
+
+def _unescaped(text: str) -> str:
+    """``\\uXXXX``, ``\\n``, ``\\t`` and a backslash before any other character read, as Java's
+    ``.properties`` and Android's string resources write them."""
+    escapes = {"n": "\n", "t": "\t"}
+    return re.sub(
+        r"\\(u[0-9a-fA-F]{4}|.)",
+        lambda m: chr(int(m[1][1:], 16)) if len(m[1]) == 5 else escapes.get(m[1], m[1]),
+        text,
+    )
+
+
 # What the person writes, whom they answer, and the message answered: the same in every language, so that
 # only the client's words (and the date in the language's form) differ from one body to the next.
 _K9_REPLY = "Thanks, the parcel arrived today.\r\nOrder 1042 is complete now."
@@ -3244,12 +3280,7 @@ def _android_string(element: ET.Element) -> str:
     text = "".join(element.itertext()).strip()
     if len(text) >= 2 and text[0] == text[-1] == '"':
         text = text[1:-1]
-    escapes = {"n": "\n", "t": "\t"}
-    return re.sub(
-        r"\\(u[0-9a-fA-F]{4}|.)",
-        lambda m: chr(int(m[1][1:], 16)) if len(m[1]) == 5 else escapes.get(m[1], m[1]),
-        text,
-    )
+    return _unescaped(text)
 
 
 def _k9_strings(values: Path) -> dict[str, str]:
@@ -3299,16 +3330,7 @@ def k9_locales_cases(root: Path) -> list[Case]:
         tag = _language_tag(values.name)
         if tag is not None and _k9_strings(values):
             languages[tag] = {**default, **_k9_strings(values)}
-    java = shutil.which("java")
-    if java is None:
-        sys.exit("k9-locales writes each language's date as Java does: apt-get install default-jdk-headless")
-    with tempfile.TemporaryDirectory() as scratch:
-        program = Path(scratch) / "QuoteDates.java"
-        program.write_text(_JAVA_DATES, encoding="utf-8")
-        printed = subprocess.run(  # noqa: S603 - Java's own date formats, for the languages K-9 ships
-            [java, str(program), "en", *languages], capture_output=True, text=True, check=True
-        ).stdout
-    dates = dict(line.split("\t", 1) for line in printed.splitlines())
+    dates = {tag: long for tag, (long, _, _) in _java_dates("k9-locales", ["en", *languages]).items()}
     history = tuple(re.escape(line) for line in _K9_ORIGINAL.split("\r\n") if len(line) > 8)
     cases = []
     for tag, words in {"en": default, **languages}.items():
@@ -3549,22 +3571,6 @@ _TB_STRINGS = (
     "mailnews.reply_header_authorwroteondate",
     "mailnews.reply_header_originalmessage",
 )
-# Java's DateFormat SHORT date and SHORT time (CLDR data, Java 17's default provider) for one instant in UTC,
-# per language tag given: the stand-in for Thunderbird's AppDateTimeFormat (ICU, CLDR data too), whose
-# date style Short and time style Short fill a reply header's #2 and #3.
-_JAVA_SHORT_DATES = """
-import java.text.DateFormat; import java.util.*;
-public class ShortDates { public static void main(String[] tags) {
-  for (String tag : tags) {
-    Locale locale = Locale.forLanguageTag(tag);
-    DateFormat d = DateFormat.getDateInstance(DateFormat.SHORT, locale);
-    DateFormat t = DateFormat.getTimeInstance(DateFormat.SHORT, locale);
-    d.setTimeZone(TimeZone.getTimeZone("UTC"));
-    t.setTimeZone(TimeZone.getTimeZone("UTC"));
-    Date when = new Date(1764583500000L);
-    System.out.println(tag + "\\t" + d.format(when) + "\\t" + t.format(when));
-  } } }
-"""
 
 
 def _mozilla_properties(path: Path) -> dict[str, str]:
@@ -3575,11 +3581,7 @@ def _mozilla_properties(path: Path) -> dict[str, str]:
         if not line.strip() or line.lstrip()[0] in "#!" or "=" not in line:
             continue
         key, value = line.split("=", 1)
-        found[key.strip()] = re.sub(
-            r"\\(u[0-9a-fA-F]{4}|.)",
-            lambda m: chr(int(m[1][1:], 16)) if len(m[1]) == 5 else {"n": "\n", "t": "\t"}.get(m[1], m[1]),
-            value.strip(),
-        )
+        found[key.strip()] = _unescaped(value.strip())
     return found
 
 
@@ -3611,19 +3613,9 @@ def thunderbird_locales_cases(root: Path) -> list[Case]:
         if compose.is_file():
             own = _mozilla_properties(compose)
             languages[folder.name] = {name: own.get(name, english[name]) for name in _TB_STRINGS}
-    java = shutil.which("java")
-    if java is None:
-        sys.exit(
-            "thunderbird-locales writes each language's date as Java does: "
-            "apt-get install default-jdk-headless"
-        )
-    with tempfile.TemporaryDirectory() as scratch:
-        program = Path(scratch) / "ShortDates.java"
-        program.write_text(_JAVA_SHORT_DATES, encoding="utf-8")
-        printed = subprocess.run(  # noqa: S603 - Java's own date formats, for the languages Thunderbird ships
-            [java, str(program), *languages], capture_output=True, text=True, check=True
-        ).stdout
-    dates = {tag: (date, time) for tag, date, time in (line.split("\t") for line in printed.splitlines())}
+    dates = {
+        tag: (date, time) for tag, (_, date, time) in _java_dates("thunderbird-locales", languages).items()
+    }
     original = _K9_ORIGINAL.replace("\r\n", "\n")
     reply = _K9_REPLY.replace("\r\n", "\n")
     sender_name = _K9_SENDER.split(" <")[0]  # ExtractName of the author
