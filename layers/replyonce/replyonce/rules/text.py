@@ -568,6 +568,8 @@ _SENDER_LINE = re.compile(r"^\s*[*_]*[^\s<>@:*_][^<>@:]{0,60}<[\w.+-]+@[\w-]+\.[
 _LIST_FOOTER_WORDS = re.compile(r"\bunsubscribe\b|\bmailing list\b|/listinfo\b|\bmajordomo\b", re.I)
 _ADDRESS_OR_LINK = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+", re.I)
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+# Zero-width space, non-joiner, joiner, word joiner, soft hyphen: invisible inside a word.
+_JOINERS = frozenset("\u200b\u200c\u200d\u2060\u00ad")
 _TRACKER = "\u1427"  # "ᐧ", the alt text of a mail-tracking extension's pixel
 
 
@@ -829,10 +831,6 @@ def _glued_block(line: str) -> int | None:
         return None
     first = names[0][0]
     return first if line[:first].strip() else 0
-
-
-# Zero-width space, non-joiner, joiner, word joiner, soft hyphen: invisible inside a word.
-_JOINERS = frozenset("\u200b\u200c\u200d\u2060\u00ad")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1449,9 +1447,10 @@ def _mail_date_lead(lines: list[str], index: int) -> bool:
 
 
 def _bare_lead_in(line: str) -> bool:
-    """Whether a line is a name and an attribution's verb, nothing else: "John wrote:". Why a name only
-    (one to four words, each capitalised): "Here is what John wrote:" or "Your courier wrote:"
-    above a quote the customer pasted is the customer's own sentence, and stays."""
+    """Whether a line is a name and an attribution's verb, nothing else: "John wrote:", "Ysgrifennodd
+    John:" (the verb first). Why a name only (one to four words, each capitalised or of a script without
+    capitals): "Here is what John wrote:" or "Your courier wrote:" above a quote the customer pasted is
+    the customer's own sentence, and stays."""
     caseless = _CASELESS_BARE.search(line)
     if caseless:
         # "田中さんは書きました:", "홍길동님이 작성:", "张三写道:": a name in a script without capitals,
