@@ -149,8 +149,9 @@ def _what_the_payload_shows(s: Situation, arrived: MessageArrived) -> Step | Age
         return Defer(DeferReason.CONFIGURATION, None, unknown)
     if s.closed_folders is None:
         return LookUpFolders(arrived.grant_id)
-    # What the payload alone shows (its sender, its folder): no lease, no read. Headers come with the read.
-    reason = sender_reason(arrived.payload, agents, policy.trusted_senders) if arrived.payload.from_ else None
+    # What the payload alone shows (its sender, its folder): no lease, no read. Headers come with the read,
+    # and so does the decision on a sender with no address (sender_reason leaves it to them).
+    reason = sender_reason(arrived.payload, agents, policy.trusted_senders)
     if reason is not None:
         return Skip(reason, sign_detail(reason, arrived.payload, policy))
     if is_our_reply(arrived.payload):
