@@ -4094,7 +4094,10 @@ def _doubted(first: Callable[[str], str], second: Callable[[str], str]) -> Calla
 def implementation(spec: str) -> tuple[str, Callable[[str], str], bool]:
     """What ``spec`` names, and whether it reads HTML.
 
-    ``NAME=PATH`` (a text.py), ``shipped``, ``quotequail`` or ``mail-parser-reply``.
+    ``NAME=PATH`` (one file: the reader before it became the package ``rules/text/``, as ``git show
+    REV:layers/replyonce/replyonce/rules/text.py`` writes it), ``shipped``, ``quotequail`` or
+    ``mail-parser-reply``. A reader of the package is measured as ``shipped`` with PYTHONPATH naming
+    that checkout's ``layers/replyonce`` (a ``git worktree`` of its commit).
     """
     name, _, path = spec.partition("=")
     if path:
