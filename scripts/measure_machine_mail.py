@@ -165,21 +165,23 @@ mattwire/civicrm-core's snapshot, which holds upstream's commit, civicrm-core's 
 snapshot may have), ``--lamson`` (Zed Shaw's Lamson mail server: ``tests/bounce.msg``, ``borked.msg``,
 ``signed.msg`` and the librelist and osb examples' test messages), ``--mail-box`` (Perl's Mail::Box:
 ``t/folders/mbox.src``, a real mailbox of 1999 and 2000, its tests' folder) and ``--mail-listdetector``
-(Perl's Mail::ListDetector as gitpan/Mail-ListDetector holds its CPAN release: the message of each ``t/*.t``,
-and ``t/fml-match``). Each set is the ``git archive`` of the commit in ``scripts/mail_sets.py`` restricted to
-those paths (CiviCRM's is the archive of the tree ``COMMIT:tests/phpunit/CRM/Utils/Mail/data`` with that
-prefix, the snapshot lacking files it does not need), with files written: Mail::Box's ``mbox.src`` split into
-its messages by Python's ``mailbox.mbox``, the ``I``-th (from 1) as ``get_bytes`` gives it (without its
-``From_`` line) written as ``t/folders/mbox-split/mbox.src.I.eml`` (``mbox.src`` itself is no row's;
-``mbox.cpy`` and ``mbox.win`` are copies of it, not archived); the text after the ``__DATA__`` line of each
-Mail::ListDetector test ``t/NAME.t``, less a first ``From_`` line, written as ``t/messages/NAME.eml`` (the
-``.t`` files are no row's). Lamson's own ``tests/spam`` (an mbox of spam) is not archived. Classed by their
-projects' own tests, fixture names and headers: 9 machine (CiviCRM's 3 DSNs and a vacation reply; Lamson's
-bounce; Mail::Box's bug-tracker acknowledgement and Majordomo's confirmation and welcome; Mail::ListDetector's
-innwatch warning from root), 25 people's (CiviCRM's 4 inbound messages; Mail::Box's 21 direct messages), 58
-list posts (Mail::Box's 21 ImageMagick list posts; Mail::ListDetector's 36, Mailman, Majordomo, ezmlm,
-SmartList, Sympa, Listar, Yahoo Groups, LISTSERV, Lyris, CommuniGate, Google Groups and others; Lamson's Lua
-list post), 8 other (templates, a MIME library's sample, an S/MIME test message, copies within the set, spam).
+(Perl's Mail::ListDetector as gitpan/Mail-ListDetector holds its CPAN release: the message of each
+``t/*.t``, and ``t/fml-match``). Each set is the ``git archive`` of the commit in ``scripts/mail_sets.py``
+restricted to those paths (CiviCRM's is the archive of the tree ``COMMIT:tests/phpunit/CRM/Utils/Mail/data``
+with that prefix, the snapshot lacking files it does not need); two sets hold their messages inside one
+file, and the script writes them out in the scratch directory before it reads the rows (``WRITTEN_OUT``):
+Mail::Box's ``mbox.src`` split into its messages by Python's ``mailbox.mbox``, the ``I``-th (from 1) as
+``get_bytes`` gives it (without its ``From_`` line) written as ``t/folders/mbox-split/mbox.src.I.eml``
+(``mbox.src`` itself is no row's; ``mbox.cpy`` and ``mbox.win`` are copies of it, not archived); the text
+after the ``__DATA__`` line of each Mail::ListDetector test ``t/NAME.t``, less a first ``From_`` line,
+written as ``t/messages/NAME.eml`` (the ``.t`` files are no row's). Lamson's own ``tests/spam`` (an mbox of
+spam) is not archived. Classed by their projects' own tests, fixture names and headers: 9 machine (CiviCRM's
+3 DSNs and a vacation reply; Lamson's bounce; Mail::Box's bug-tracker acknowledgement and Majordomo's
+confirmation and welcome; Mail::ListDetector's innwatch warning from root), 25 people's (CiviCRM's 4 inbound
+messages; Mail::Box's 21 direct messages), 58 list posts (Mail::Box's 21 ImageMagick list posts;
+Mail::ListDetector's 36, Mailman, Majordomo, ezmlm, SmartList, Sympa, Listar, Yahoo Groups, LISTSERV, Lyris,
+CommuniGate, Google Groups and others; Lamson's Lua list post), 8 other (templates, a MIME library's sample,
+an S/MIME test message, copies within the set, spam).
 
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
@@ -206,9 +208,10 @@ participant at all (``--from-null-as none``).
 import argparse
 import fnmatch
 import importlib.util
+import mailbox
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from email import message_from_bytes
 from email.header import decode_header, make_header
@@ -1491,6 +1494,40 @@ def load_screening(path: str | None) -> ModuleType:
     return module
 
 
+def _split_mbox(root: Path) -> None:
+    """Mail::Box's ``t/folders/mbox.src``: each message (``mailbox.mbox``, its ``From_`` line left out) as
+    ``t/folders/mbox-split/mbox.src.I.eml``, ``I`` from 1, as the mail-box rows name them."""
+    into = root / "t" / "folders" / "mbox-split"
+    into.mkdir(exist_ok=True)
+    box = mailbox.mbox(root / "t" / "folders" / "mbox.src", create=False)
+    for number, key in enumerate(box.keys(), start=1):
+        (into / f"mbox.src.{number}.eml").write_bytes(box.get_bytes(key))
+
+
+def _data_messages(root: Path) -> None:
+    """Mail::ListDetector's tests: the text after the ``__DATA__`` line of each ``t/NAME.t`` (a first
+    ``From_`` line left out) as ``t/messages/NAME.eml``, as the mail-listdetector rows name them."""
+    into = root / "t" / "messages"
+    into.mkdir(exist_ok=True)
+    for test in sorted((root / "t").glob("*.t")):
+        text = test.read_bytes()
+        _, found, message = text.partition(b"\n__DATA__\n")
+        if not found:
+            continue
+        if message.startswith(b"From "):
+            message = message.split(b"\n", 1)[1]
+        (into / f"{test.stem}.eml").write_bytes(message)
+
+
+# Sets whose messages sit inside one file of the archive (an mbox, a test's __DATA__): written out as files,
+# in the scratch directory given, before the rows are matched, so that the command reproduces from the
+# archive alone.
+WRITTEN_OUT: Mapping[str, Callable[[Path], None]] = {
+    "mail-box": _split_mbox,
+    "mail-listdetector": _data_messages,
+}
+
+
 def classified(root: Path, rows: Iterable[tuple[str, str, str]]) -> Iterator[tuple[str, str]]:
     """``(relative path, class)`` of every file a row of the set matches, in path order."""
     rows = list(rows)
@@ -1638,6 +1675,8 @@ def main(argv: list[str] | None = None) -> int:
         root = getattr(args, name.replace("-", "_"))
         if root is None:
             continue
+        if name in WRITTEN_OUT:
+            WRITTEN_OUT[name](root)
         verdicts = judge(screening, root, name, args.from_null_as, args.classifier)
         report(name, verdicts, judge(screening, root, name, other_null, args.classifier))
         split = "held-out" if name in HELD_OUT else "tuning"
