@@ -341,6 +341,12 @@ MACHINE_MAIL = [
         Sign.LIST_HEADERS,
     ),
     machine(
+        "X-ListServer: CommuniGate List 1.4 (Mail::ListDetector's test: a list's post; today: answered)",
+        message("test@example.com", [("X-ListServer", "CommuniGate List 1.4")]),
+        SkipReason.BULK_MAIL,
+        Sign.LIST_HEADERS,
+    ),
+    machine(
         "List-Post alone (today: answered)",
         message("bob@example.com", [("List-Post", "<mailto:users@lists.example>")]),
         SkipReason.BULK_MAIL,
@@ -703,6 +709,9 @@ def test_the_machine_filter_is_the_two_functions_the_chaos_mutant_patches():
         ("mailer_daemon@mx.example", True),
         ("mailerdaemon@mx.example", True),
         ("bugzilla-daemon@mozilla.example", True),  # comm-central's bugmail: a program's own name
+        ("Majordomo@imagemagick.example", True),  # a list manager's command address (Mail::Box's mailbox)
+        ("LISTSERV@lists.example", True),
+        ("listservices@example.com", False),  # a word that starts like one: a team's shared mailbox
         ("postmaster@mx.example", True),
         ("post_master@mx.example", True),
         ("post-master@mx.example", True),

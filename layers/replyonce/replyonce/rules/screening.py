@@ -192,6 +192,10 @@ _MACHINE_WORDS = (
     rf"post{_SEP}master",
     r"bounces?",
     r"notifications?",
+    # A list manager's command address, whose program answers subscriptions and commands itself (Majordomo's
+    # "Majordomo@", L-Soft's "LISTSERV@"): Mail::Box's mailbox holds Majordomo's confirmation and welcome.
+    r"majordomo",
+    r"listserv",
 )
 _MACHINE_LOCAL_PART = re.compile(rf"(?:^|[-_.+])(?:{'|'.join(_MACHINE_WORDS)})(?:[-_.+]|$)")
 # Precedence values (RFC 2076): of list and bulk mail, and of autoresponders.
@@ -200,7 +204,8 @@ _AUTO_REPLY_PRECEDENCE = "auto_reply"
 # Vendor headers of autoresponders that predate RFC 3834 (any value but an empty one: no one writes "no" in
 # them, and MIME::Lite's empty "X-Autoreply:" stands on a form system's letters that people write).
 _AUTORESPONDER_HEADERS = frozenset({"x-autoreply", "x-autorespond", "x-autoresponder", "x-autoresponse"})
-# Headers only mailing lists and newsletters carry: RFC 2919, RFC 2369, RFC 8058; ezmlm, vger, fml.
+# Headers only mailing lists and newsletters carry: RFC 2919, RFC 2369, RFC 8058; ezmlm, vger, fml, older list
+# managers.
 _LIST_HEADERS = frozenset(
     {
         "list-id",
@@ -215,6 +220,9 @@ _LIST_HEADERS = frozenset(
         "x-mailing-list",
         "x-ml-name",
         "x-mlserver",
+        # The list manager naming itself on its posts, before RFC 2369 (CommuniGate's "X-ListServer:",
+        # ListSTAR's "X-Listserver:", as Mail::ListDetector's tests hold them).
+        "x-listserver",
     }
 )
 # Headers of senders certified for bulk mail (the Certified Senders Alliance).
