@@ -385,7 +385,9 @@ docstring): a message held twice is read once; only the messages whose history t
 (one whose parent it holds, or one that answers nothing); a line the earlier messages' text holds run together
 is history too, and a signature is what a sender repeats above the quoted part only; under the first header
 block nothing is expected kept. The checks read the messages' headers and the thread, never the reader. What
-was looked at and not kept, and why, is in the message of the commit that recorded them.
+was looked at and not kept, and why, is in the message of the commit that recorded them. Measured once at the
+reader of 843a5ca (the shipped one), before any body's output was read: 172 bodies (bigbang 160, ponymail 12),
+history as new 4 (bigbang 4, ponymail 0), words dropped 6 (as HTML 7), 3 behind the unsure marker.
 """
 
 from typing import NamedTuple
