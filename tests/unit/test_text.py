@@ -1377,6 +1377,15 @@ NINETEENTH = [
     ("a hyphenated title over a header block (Roundcube's Luxembourgish)",
      "Thanks.\n\n-------- Original-Message --------\nSujet: Order 1042\nDatum: 2025-12-01 10:05\n"
      "Vun: Alice Example <alice@shop.example>\nUn: Bob <bob@home.example>\n\nYour order 1042 shipped today.\n", "Thanks."),
+    # Twenty-first split (real lists' mail: BigBang's 3GPP and Numpy lists), read after its one measurement.
+    ("a name in double quotes before the verb (Netscape's German, the Numpy list)",
+     f"Thanks.\n\n\"Alice Example\" schrieb:{Q}", "Thanks."),
+    ("LISTSERV's footer under the new words: a rule of '#', the unsubscribe line and its link (3GPP's lists)",
+     "Thanks for the note.\n\nBest regards,\nStefan\n\n" + "#" * 72 + "\n\nTo unsubscribe from the EVS list, click the "
+     "following link:\nhttps://list.example.org/scripts/wa.exe?SUBED1=EVS&A=1\n", "Thanks for the note.\n\nBest regards,\nStefan"),
+    ("a rule of '#' a person draws over words of their own stays, an address under them",
+     "Thanks.\n\n" + "#" * 30 + "\nPlease unsubscribe me from the list, this address:\nalice@example.com\n",
+     "Thanks.\n\n" + "#" * 30 + "\nPlease unsubscribe me from the list, this address:\nalice@example.com"),
 ]  # fmt: skip
 
 

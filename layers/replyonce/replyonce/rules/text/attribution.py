@@ -335,7 +335,10 @@ def _bare_lead_in(line: str) -> bool:
     verb = _BARE_VERB.search(line)
     if not verb:
         return False
-    return _a_name(line[: verb.start()].split())
+    name = line[: verb.start()].strip()
+    if len(name) > 2 and name[0] == name[-1] == '"':  # '"Paul F. Dubois" schrieb:' (Netscape's German)
+        name = name[1:-1]
+    return _a_name(name.split())
 
 
 def _a_name(words: list[str]) -> bool:

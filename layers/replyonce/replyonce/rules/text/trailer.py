@@ -77,6 +77,9 @@ _GROUPS_FOOTER_WORDS = re.compile(r"\bgoogle groups\b|\bunsubscribe\b", re.I)
 # A list's footer under its own "--" line (LKML's "To unsubscribe … majordomo@…", Mailman's listinfo):
 # one of these words, and the list's address or link.
 _LIST_FOOTER_WORDS = re.compile(r"\bunsubscribe\b|\bmailing list\b|/listinfo\b|\bmajordomo\b", re.I)
+# LISTSERV's rule over the footer it appends to a list's posts (72 "#"), and longer rules of "#".
+_LIST_RULE = re.compile(r"^\s*#{20,}\s*$")
+_LISTSERV_UNSUBSCRIBE = re.compile(r"^to unsubscribe from the \S+ list, click the following link:", re.I)
 _ADDRESS_OR_LINK = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+", re.I)
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 _TRACKER = "\u1427"  # "ᐧ", the alt text of a mail-tracking extension's pixel
@@ -115,7 +118,8 @@ def _decoration(line: str) -> bool:
 
 def _mailing_list_footer(lines: list[str]) -> int | None:
     """Where a trailing mailing-list footer ("____ / riak-users mailing list / …", Google Groups' "You
-    received this message because you are subscribed to …") starts, if any."""
+    received this message because you are subscribed to …", LISTSERV's "#####…" rule over "To unsubscribe
+    from the … list, click the following link:" and its link) starts, if any."""
     for index in range(max(0, len(lines) - 8), len(lines)):
         footer = " ".join(lines[index : index + 3])
         if _GROUPS_FOOTER.match(lines[index]) and _GROUPS_FOOTER_WORDS.search(footer):
@@ -123,7 +127,21 @@ def _mailing_list_footer(lines: list[str]) -> int | None:
         ruled = index + 1 < len(lines) and re.match(r"^_{2,}$", lines[index].strip())
         if ruled and MAILING_LIST.search(lines[index + 1]):
             return index
+        if _LIST_RULE.match(lines[index]) and _listserv_footer(lines[index + 1 :]):
+            return index
     return None
+
+
+def _listserv_footer(lines: list[str]) -> bool:
+    """Whether the lines under a rule of "#" are LISTSERV's footer and nothing else: "To unsubscribe from
+    the … list, click the following link:" and the link. Why its own words and not any unsubscribe line:
+    a rule is also what people draw between their words, and "To unsubscribe me, …" is a customer's."""
+    text = [line.strip() for line in lines if line.strip()]
+    return (
+        1 <= len(text) <= 3
+        and bool(_LISTSERV_UNSUBSCRIBE.match(text[0]))
+        and all(_ADDRESS_OR_LINK.search(line) for line in text[1:])
+    )
 
 
 def trimmed_end(lines: list[str], kinds: list[str]) -> int:
