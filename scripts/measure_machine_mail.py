@@ -1675,6 +1675,8 @@ def main(argv: list[str] | None = None) -> int:
         root = getattr(args, name.replace("-", "_"))
         if root is None:
             continue
+        if not root.is_dir():  # a set named but not there would count as a set with no files
+            parser.error(f"--{name} {root}: no such directory (a git archive of the commit in mail_sets.py)")
         if name in WRITTEN_OUT:
             WRITTEN_OUT[name](root)
         verdicts = judge(screening, root, name, args.from_null_as, args.classifier)

@@ -4856,6 +4856,8 @@ def main() -> None:
     cases: list[Case] = []
     for name, loader in LOADERS.items():
         root = getattr(args, name.replace("-", "_"))
+        if root and not root.is_dir():  # a set named but not there would count as a set with no bodies
+            parser.error(f"--{name} {root}: no such directory (a git archive of the commit in mail_sets.py)")
         if root:
             cases.extend(loader(root))
     # A body a held-out set shares with a tuning set (the ports copy fixtures) is measured with the
