@@ -98,3 +98,37 @@ def test_a_heredoc_message_keeps_both_its_precedence_headers(tmp_path):
     assert written == (
         "From: somebody@example.com\nPrecedence: never-bounce\nPrecedence: bulk\n\nI am bulk mail.\n"
     )
+
+
+def test_a_stalwart_test_files_messages_follow_their_parameters(tmp_path):
+    tests = tmp_path / "tests" / "resources" / "smtp" / "antispam"
+    tests.mkdir(parents=True)
+    source = (
+        "expect SUBJ_BOUNCE_WORDS\n\nSubject: Delivery Status Notification (Failure)\n\nTest\n"
+        "<!-- NEXT TEST -->\nenvelope_from spammer@domain.com\nexpect IS_DSN\n\nMIME-Version: 1.0\n\nBody\n"
+    )
+    (tests / "bounce.test").write_text(source, encoding="utf-8")
+    measure_machine_mail.WRITTEN_OUT["stalwart"](tmp_path)
+    messages = tests / "messages"
+    assert (messages / "bounce.1.eml").read_bytes() == (
+        b"Subject: Delivery Status Notification (Failure)\r\n\r\nTest\r\n"
+    )
+    assert (messages / "bounce.2.eml").read_bytes() == b"MIME-Version: 1.0\r\n\r\nBody\r\n"
+
+
+def test_an_otobo_tests_emails_are_written_as_they_stand(tmp_path):
+    test = tmp_path / "scripts" / "test" / "PostMaster" / "LoopDetection.t"
+    test.parent.mkdir(parents=True)
+    source = (
+        "my @Tests = (\n    {\n        Name  => 'Regular mail',\n        Email =>\n"
+        "            'From: test@home.com\nSubject: Testmail\n\nBody\n',\n    },\n"
+        "    {\n        Name  => 'X-Loop',\n        Email =>\n"
+        "            'From: test@home.com\nX-Loop: yes\n\nBody\n',\n"
+        "        EmailParams => { From => 'test@home.com' },\n    },\n);\n"
+    )
+    test.write_text(source, encoding="utf-8")
+    measure_machine_mail.WRITTEN_OUT["otobo"](tmp_path)
+    written = test.parent / "LoopDetection"
+    assert (written / "loop.1.eml").read_text() == "From: test@home.com\nSubject: Testmail\n\nBody\n"
+    assert (written / "loop.2.eml").read_text() == "From: test@home.com\nX-Loop: yes\n\nBody\n"
+    assert sorted(p.name for p in written.iterdir()) == ["loop.1.eml", "loop.2.eml"]
