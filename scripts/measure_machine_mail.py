@@ -237,6 +237,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from email import message_from_bytes
+from email.errors import HeaderParseError
 from email.header import decode_header, make_header
 from email.message import Message
 from email.utils import getaddresses
@@ -1703,7 +1704,7 @@ def decoded(value: Any) -> str:
     raw = str(value)
     try:
         text = str(make_header(decode_header(raw)))
-    except (LookupError, UnicodeError, ValueError):
+    except (LookupError, UnicodeError, ValueError, HeaderParseError):  # a broken encoded word, as mail holds
         text = raw
     return " ".join(text.split())
 
