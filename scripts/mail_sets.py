@@ -412,7 +412,9 @@ bounce is OTOBO's BounceEmail.t's again) and Webklex/php-imap, a PHP IMAP librar
 Exim DSN, a DMARC report, a GitHub notification, people's Outlook and Roundcube messages among test messages
 whose class no test states). 176 files: 39 machine, 19 people's, 3 list posts, 115 other (copies within a set
 by Message-ID, one copy of a set already read, test messages whose class no test states, newsletters, spam).
-What was looked at and not kept, and why, is in the message of the commit that recorded them.
+What was looked at and not kept, and why, is in the message of the commit that recorded them. Measured once at
+the screening of 843a5ca (the shipped one), before any verdict was read: machine answered 4/39 (modoboa 0/6,
+james 1/7, baunsu 0/14, gmail3 2/7, espocrm 1/2, webklex 0/3), people refused 0/19.
 """
 
 from typing import NamedTuple
