@@ -1658,6 +1658,43 @@ def _stripped(line: str) -> str:
     return normalised(re.sub(r"^[\s>|]+", "", line))
 
 
+def _earlier_messages(m: dict, by_id: dict[str, dict]) -> list[dict]:
+    """The earlier messages of ``m``'s thread the corpus holds: its ``In-Reply-To`` and ``References``
+    followed, and theirs, each message once."""
+    found: list[dict] = []
+    seen: set[str] = set()
+    stack = list(m["parents"])
+    while stack:
+        parent = by_id.get(stack.pop())
+        if parent is None or parent["id"] in seen or parent is m:
+            continue
+        seen.add(parent["id"])
+        found.append(parent)
+        stack.extend(parent["parents"])
+    return found
+
+
+def _quote_intros(lines: list[str]) -> set[int]:
+    """The lines introducing a quote: the last unquoted line above it, when it ends with a colon, and the
+    line directly above that one when it holds a date (an attribution wrapped over two lines)."""
+    intro: set[int] = set()
+    for q, raw in enumerate(lines):
+        if not _QUOTED_LINE.match(raw) or (q and _QUOTED_LINE.match(lines[q - 1])):
+            continue
+        j = next((k for k in range(q - 1, -1, -1) if lines[k].strip()), None)
+        if j is not None and lines[j].rstrip().endswith(":") and not _QUOTED_LINE.match(lines[j]):
+            intro.add(j)
+            if j and lines[j - 1].strip() and re.search(r"\d", lines[j - 1]):
+                intro.add(j - 1)
+    return intro
+
+
+def _thread_case(set_name: str, m: dict, keep: Iterable[str], history: Iterable[str]) -> Case:
+    """A thread corpus's case: no whole text, the lines it keeps and the history its thread holds."""
+    escaped = (tuple(re.escape(line) for line in lines) for lines in (keep, history))
+    return Case(set_name, m["name"], m["body"], None, *escaped, False, True, m["subject"])
+
+
 def thread_cases(root: Path, set_name: str) -> list[Case]:
     """Real mail in threads, whose history the thread states (no peer's expectation): every message of a
     corpus (a maildir or a directory of messages) with a text part, its ``In-Reply-To`` and
@@ -1708,16 +1745,9 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
 
     cases = []
     for m in messages:
-        earlier: set[str] = set()
-        seen: set[str] = set()
-        stack = list(m["parents"])
-        while stack:
-            parent = by_id.get(stack.pop())
-            if parent is None or parent["id"] in seen or parent is m:
-                continue
-            seen.add(parent["id"])
-            earlier.update(_stripped(line) for line in parent["body"].splitlines())
-            stack.extend(parent["parents"])
+        earlier = {
+            _stripped(line) for parent in _earlier_messages(m, by_id) for line in parent["body"].splitlines()
+        }
         lines = m["body"].splitlines()
         quoted = {_stripped(line) for line in lines if _QUOTED_LINE.match(line)}
         history = sorted(
@@ -1729,17 +1759,7 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
                 and not repeated(line, m["sender"])
             }
         )
-        # The lines introducing a quote: the last unquoted line above it, when it ends with a colon, and the
-        # line directly above that one when it holds a date (an attribution wrapped over two lines).
-        intro: set[int] = set()
-        for q, raw in enumerate(lines):
-            if not _QUOTED_LINE.match(raw) or (q and _QUOTED_LINE.match(lines[q - 1])):
-                continue
-            j = next((k for k in range(q - 1, -1, -1) if lines[k].strip()), None)
-            if j is not None and lines[j].rstrip().endswith(":") and not _QUOTED_LINE.match(lines[j]):
-                intro.add(j)
-                if j and lines[j - 1].strip() and re.search(r"\d", lines[j - 1]):
-                    intro.add(j - 1)
+        intro = _quote_intros(lines)
         keep = []
         for i, raw in enumerate(lines):
             if raw.rstrip() == "--" or raw == "-- ":
@@ -1750,19 +1770,7 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
             if repeated(line, m["sender"]) or line in keep:
                 continue
             keep.append(line)
-        cases.append(
-            Case(
-                set_name,
-                m["name"],
-                m["body"],
-                None,
-                tuple(re.escape(line) for line in keep),
-                tuple(re.escape(line) for line in history),
-                False,
-                True,
-                m["subject"],
-            )
-        )
+        cases.append(_thread_case(set_name, m, keep, history))
     return _unique(cases)
 
 
@@ -4149,20 +4157,9 @@ def _sampled_thread_cases(files: list[tuple[str, bytes]], set_name: str) -> list
         if m["body"] in seen_bodies:
             continue
         seen_bodies.add(m["body"])
-        earlier: set[str] = set()
-        texts: list[str] = []
-        seen: set[str] = set()
-        stack = list(m["parents"])
-        while stack:
-            parent = by_id.get(stack.pop())
-            if parent is None or parent["id"] in seen or parent is m:
-                continue
-            seen.add(parent["id"])
-            stripped = [_stripped(line) for line in parent["lines"]]
-            earlier.update(stripped)
-            texts.extend(line for line in stripped if line)
-            stack.extend(parent["parents"])
-        run = f" {' '.join(texts)} "
+        texts = [_stripped(line) for parent in _earlier_messages(m, by_id) for line in parent["lines"]]
+        earlier = set(texts)
+        run = f" {' '.join(line for line in texts if line)} "
 
         lines = m["lines"]
         quoted = {_stripped(line) for line in lines if _QUOTED_LINE.match(line)}
@@ -4174,15 +4171,7 @@ def _sampled_thread_cases(files: list[tuple[str, bytes]], set_name: str) -> list
                 continue
             if i >= m["opening"] or not repeated(line, m["sender"]):
                 history.append(line)
-        intro: set[int] = set()
-        for q, raw_line in enumerate(lines):
-            if not _QUOTED_LINE.match(raw_line) or (q and _QUOTED_LINE.match(lines[q - 1])):
-                continue
-            j = next((k for k in range(q - 1, -1, -1) if lines[k].strip()), None)
-            if j is not None and lines[j].rstrip().endswith(":") and not _QUOTED_LINE.match(lines[j]):
-                intro.add(j)
-                if j and lines[j - 1].strip() and re.search(r"\d", lines[j - 1]):
-                    intro.add(j - 1)
+        intro = _quote_intros(lines)
         nonempty = [i for i, line in enumerate(lines) if line.strip()]
         for i, following in itertools.pairwise(nonempty):
             if _ATTRIBUTION_END.search(lines[following]):
@@ -4202,19 +4191,7 @@ def _sampled_thread_cases(files: list[tuple[str, bytes]], set_name: str) -> list
             if repeated(line, m["sender"]) or line in keep:
                 continue
             keep.append(line)
-        cases.append(
-            Case(
-                set_name,
-                m["name"],
-                m["body"],
-                None,
-                tuple(re.escape(line) for line in keep),
-                tuple(re.escape(line) for line in dict.fromkeys(history)),
-                False,
-                True,
-                m["subject"],
-            )
-        )
+        cases.append(_thread_case(set_name, m, keep, dict.fromkeys(history)))
     return cases
 
 
