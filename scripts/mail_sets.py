@@ -414,7 +414,10 @@ whose class no test states). 176 files: 39 machine, 19 people's, 3 list posts, 1
 by Message-ID, one copy of a set already read, test messages whose class no test states, newsletters, spam).
 What was looked at and not kept, and why, is in the message of the commit that recorded them. Measured once at
 the screening of 843a5ca (the shipped one), before any verdict was read: machine answered 4/39 (modoboa 0/6,
-james 1/7, baunsu 0/14, gmail3 2/7, espocrm 1/2, webklex 0/3), people refused 0/19.
+james 1/7, baunsu 0/14, gmail3 2/7, espocrm 1/2, webklex 0/3), people refused 0/19. Its misses were read then
+(stop 59): an OpenPaaS calendar notice from a person's address, two of Prolexic's maintenance notices (PHP's
+X-PHP-Originating-Script and a system account's Return-Path, which a contact form relaying a customer's words
+carries too) and EspoCRM's RFC 3464 example with broken header lines; no rule written. Tuning since.
 """
 
 from typing import NamedTuple
@@ -1058,16 +1061,14 @@ SOURCES: dict[str, Source] = {
     # lacks a test jar of 4 MiB or more: git archive of the whole tree fails, of these paths it does not).
     # baunsu: tests/emails. gmail3: test/fixtures. espocrm: tests/unit/testData/Core/Mail. webklex:
     # tests/messages.
-    "modoboa": Source("modoboa/modoboa", "9ec749703cde97636ea5a9db95f4accea63b8a87", "held-out", "machine"),
-    "james": Source(
-        "apache/james-project", "20bf8083e39be4a750f606e576a162087bb3f18a", "held-out", "machine"
-    ),
+    "modoboa": Source("modoboa/modoboa", "9ec749703cde97636ea5a9db95f4accea63b8a87", "tuning", "machine"),
+    "james": Source("apache/james-project", "20bf8083e39be4a750f606e576a162087bb3f18a", "tuning", "machine"),
     "baunsu": Source(
-        "ardiesaeidi/node-baunsu", "741bc21bce7b46005e3247845058e583f5228a0f", "held-out", "machine"
+        "ardiesaeidi/node-baunsu", "741bc21bce7b46005e3247845058e583f5228a0f", "tuning", "machine"
     ),
-    "gmail3": Source("lollipopman/gmail3", "81595b7fbe1280a67264b0f2e19f2e846757636e", "held-out", "machine"),
-    "espocrm": Source("espocrm/espocrm", "2cde9d980f84cfc3caa1adf3275a0817e1e49bfa", "held-out", "machine"),
-    "webklex": Source("Webklex/php-imap", "5656386a3597dacf93f8887d2016ed3cea2adbb7", "held-out", "machine"),
+    "gmail3": Source("lollipopman/gmail3", "81595b7fbe1280a67264b0f2e19f2e846757636e", "tuning", "machine"),
+    "espocrm": Source("espocrm/espocrm", "2cde9d980f84cfc3caa1adf3275a0817e1e49bfa", "tuning", "machine"),
+    "webklex": Source("Webklex/php-imap", "5656386a3597dacf93f8887d2016ed3cea2adbb7", "tuning", "machine"),
 }
 
 # Where a source's contract differs from ours, declared from the source's own README, tests or code: the
