@@ -84,6 +84,7 @@ target is judged on; history as new and words dropped are computed as before.
 import argparse
 import ast
 import codecs
+import concurrent.futures
 import datetime
 import email
 import email.iterators
@@ -4249,6 +4250,489 @@ def ponymail_cases(root: Path) -> list[Case]:
     return _sampled_thread_cases(files, "ponymail")
 
 
+# --- the twenty-second split (held out): other mail clients' own words in every language they ship --------
+
+# The C library's strftime of K-9's instant in one locale, run in a child Python whose LOCPATH holds the
+# locales compiled here: each request is (locale name, format); the answer is None where setlocale fails.
+_STRFTIME = """
+import json, locale, sys, time
+answers = []
+for name, pattern in json.loads(sys.argv[1]):
+    try:
+        locale.setlocale(locale.LC_TIME, name)
+    except locale.Error:
+        answers.append(None)
+        continue
+    answers.append(time.strftime(pattern, time.gmtime(1764583500)))
+    locale.setlocale(locale.LC_TIME, "C")
+print(json.dumps(answers))
+"""
+_GLIBC_LOCALES = Path("/usr/share/i18n/locales")
+
+
+def _glibc_strftime(set_name: str, requests: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
+    """Each (locale, format) request's ``strftime`` of K-9's instant (2025-12-01 10:05 UTC, the zone UTC) as
+    the C library writes it in that locale: every locale named (``de_DE.UTF-8``, ``sr_RS.UTF-8@latin``) is
+    compiled by ``localedef`` from glibc's own sources (``/usr/share/i18n/locales``) into a scratch
+    ``LOCPATH``, and a child Python sets it (``setlocale(LC_TIME, …)``) and calls ``time.strftime``, the C
+    library's. None where no such locale can be had (glibc has no source of that name, or ``setlocale``
+    fails), as ``setlocale`` returns false on a server lacking it."""
+    requests = list(dict.fromkeys(requests))
+    localedef = shutil.which("localedef")
+    if localedef is None or not _GLIBC_LOCALES.is_dir():
+        sys.exit(f"{set_name} writes each language's date as the C library does: apt-get install locales")
+    with tempfile.TemporaryDirectory() as scratch:
+        compiling = []
+        for name in dict.fromkeys(name for name, _ in requests):
+            found = re.fullmatch(r"([a-z]{2,3}_[A-Z]{2})\.(UTF-8|utf8)(@\w+)?", name)
+            if found is not None and (_GLIBC_LOCALES / f"{found[1]}{found[3] or ''}").is_file():
+                source = f"{found[1]}{found[3] or ''}"
+                compiling.append([localedef, "-c", "-i", source, "-f", "UTF-8", str(Path(scratch) / name)])
+
+        def compile_one(command: list[str]) -> None:
+            # glibc's own locale sources, compiled into the scratch directory
+            subprocess.run(command, capture_output=True, check=False)  # noqa: S603
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            list(pool.map(compile_one, compiling))
+        printed = subprocess.run(  # noqa: S603 - this Python, the C library's strftime in those locales
+            [sys.executable, "-c", _STRFTIME, json.dumps(requests)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "LOCPATH": scratch, "TZ": "UTC", "LC_ALL": ""},
+        ).stdout
+    return dict(zip(requests, json.loads(printed), strict=True))
+
+
+def _c_format(pattern: str, *values: str) -> str:
+    """``%s``, ``%1$s``, ``%2$s`` and ``%%`` filled as C's printf fills them; any other conversion is
+    refused, so that a translation this does not know is never built wrong."""
+
+    ordered = iter(values)
+
+    def fill(m: re.Match[str]) -> str:
+        if m[0] == "%%":
+            return "%"
+        if m[2] != "s":
+            raise ValueError(f"a printf conversion this adapter does not build: {m[0]!r}")
+        return values[int(m[1]) - 1] if m[1] else next(ordered)
+
+    return re.sub(r"%%|%(?:(\d)\$)?(.)", fill, pattern)
+
+
+# The territory CLDR's likely subtags give a language where glibc has no ``xx_XX`` locale and the first
+# ``xx_*`` its SUPPORTED list names is another (ar_AE, ca_AD, sr_ME, sv_FI).
+_LIKELY_TERRITORY = {"ar": "EG", "ca": "ES", "sr": "RS", "sv": "SE"}
+
+
+def _balsa_locale(language: str, supported: list[str]) -> str | None:
+    """The C library locale a Balsa user of a ``po`` language runs in (the catalogue gettext picks for it):
+    ``xx_YY`` itself, ``xx`` the locale ``xx_XX`` where glibc has one (de_DE, fr_FR), else the likely
+    territory's (:data:`_LIKELY_TERRITORY`), else the first ``xx_*`` glibc's ``SUPPORTED`` list names (am_ET,
+    ja_JP), a ``@modifier`` kept (sr@latin: sr_RS@latin); UTF-8. None where glibc has none (ie)."""
+    base, _, modifier = language.partition("@")
+    suffix = f"@{modifier}" if modifier else ""
+    if "_" in base:
+        candidates = [base]
+    else:
+        likely = [f"{base}_{_LIKELY_TERRITORY[base]}"] if base in _LIKELY_TERRITORY else []
+        candidates = [f"{base}_{base.upper()}", *likely] + [
+            name for name in supported if name.split("_")[0] == base
+        ]
+    for candidate in candidates:
+        if f"{candidate}{suffix}" in supported:
+            return f"{candidate}.UTF-8{suffix}"
+    return None
+
+
+def balsa_locales_cases(root: Path) -> list[Case]:
+    """GNOME/balsa (a GTK mail client; C): the plain-text reply a person writes with it in each language of
+    ``po/*.po`` and in English (the msgids), built as ``sendmsg_window_reply`` builds it (``src/
+    sendmsg-window.c``) with ``autoquote`` on (its default): ``quote_body`` writes the attribution
+    ``_("On %s, %s wrote:\\n")`` (English where the translation is missing or fuzzy) with the answered
+    message's date as ``libbalsa_message_headers_date_to_utf8`` writes it in the default ``DateFormat``
+    "%x %X" (``DEFAULT_DATE_FORMAT``, ``src/balsa-app.h``: the C library's strftime in the user's locale,
+    here :func:`_glibc_strftime` in the locale :func:`_balsa_locale` gives the language) and the sender's
+    name (``libbalsa_address_get_name_from_list``), then ``collect_for_quote``/``process_mime_part``
+    (``libbalsa/mime.c``) on the one text part of a format=fixed message: each line of its text behind the
+    default ``QuoteString`` "> " (trailing spaces trimmed, as a flowed reply does), every line, the empty
+    one after the text's last line break too, ending in a line break; ``fill_body_from_part`` then adds one
+    more line break (its test reads ``body->str[body->len]``, the string's end, which is never a line
+    break) and puts the cursor at the start of the buffer, where the person types: their text and a blank
+    line above the attribution. The identity has no signature (nothing is inserted). One body per
+    language. The reply and the message answered are k9-locales' (the message's text ending in a line
+    break, as a mail's text does); the new text is what the person wrote, every line of the message
+    answered is history. The subject is the identity's ``reply_string`` (``_("Re:")`` in the language the
+    identity was first made in, ``libbalsa/identity.c``), a space and the subject answered. A language no
+    glibc locale is found for is left out (no date could be written for it). Assumed (the code read does
+    not say): the person types a blank line between their text and the attribution, the text area's text
+    is sent as it is (short lines, format=flowed leaves them), lines CRLF. A language whose body equals
+    another's is measured once (the first's)."""
+    attribution = "On %s, %s wrote:\n"
+    languages: dict[str, dict[str, str]] = {"en_US": {}}
+    for po in sorted((root / "po").glob("*.po")):
+        languages[po.stem] = _po_translations(po)
+    supported = [
+        line.split()[0].replace(".UTF-8", "")
+        for line in (_GLIBC_LOCALES.parent / "SUPPORTED").read_text(encoding="utf-8").splitlines()
+        if line.split()[-1:] == ["UTF-8"]
+    ]
+    locales = {language: _balsa_locale(language, supported) for language in languages}
+    dates = _glibc_strftime("balsa-locales", [(name, "%x %X") for name in locales.values() if name])
+    original = _K9_ORIGINAL.replace("\r\n", "\n") + "\n"
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    sender_name = _K9_SENDER.split(" <")[0]
+    quoted = "".join(f"> {line.rstrip(' ')}\n" for line in original.split("\n"))
+    cases: dict[str, Case] = {}
+    for language, words in languages.items():
+        date = dates.get((locales[language], "%x %X")) if locales[language] else None
+        if date is None:
+            continue
+        header = _c_format(words.get(attribution, attribution), date, sender_name)
+        body = f"{reply}\n\n{header}{quoted}\n".replace("\n", "\r\n")
+        subject = f"{words.get('Re:', 'Re:')} {_K9_SUBJECT}"
+        cases.setdefault(body, Case("balsa-locales", language, body, reply, (), history, subject=subject))
+    return list(cases.values())
+
+
+def _php_variables(path: Path) -> dict[str, str]:
+    """The ``$name = '…';`` (and ``"…"``) lines of a PHP language file: single-quoted strings read (``\\'``
+    and ``\\\\``), double-quoted ones with their escapes (a ``$`` in one is refused: no interpolation is
+    built)."""
+    found = {}
+    text = path.read_text(encoding="utf-8")
+    for name, single, double in re.findall(
+        r"^\$(\w+)\s*=\s*(?:'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\")\s*;", text, re.M | re.S
+    ):
+        if double:
+            if re.search(r"(?<!\\)\$", double):
+                raise ValueError(f"{path.name}: ${name} interpolates a variable")
+            found[name] = re.sub(
+                r"\\(.)", lambda m: {"n": "\n", "r": "\r", "t": "\t"}.get(m[1], m[1]), double
+            )
+        else:
+            found[name] = re.sub(r"\\([\\'])", r"\1", single)
+    return found
+
+
+def nocc_locales_cases(root: Path) -> list[Case]:
+    """jespersgaard/NOCC (NOCC, a PHP webmail; its translations from translatewiki.net): the plain-text reply
+    a person writes with it in each language ``config/conf_lang.php`` offers, built as ``action.php``'s
+    ``reply`` action builds it (``add_quoting``, ``add_signature``; ``utils/functions.php``'s
+    ``mailquote``, ``aff_mail``, ``format_date``, ``format_time``) from ``lang/<language>.php`` read over
+    ``lang/en.php`` (``common.php`` requires English first, then the language). The answered message's
+    text is its plain part as ``aff_mail`` shows it (``htmlspecialchars``, ``nl2br``) and
+    ``convertHtmlToPlainText`` reads it back (the text again); ``From`` is the header as
+    ``imap_headerinfo``'s ``fromaddress`` gives it. Two quoting styles: the default (``outlook_quoting``
+    off, ``wrap_msg`` 0): ``mailquote``'s ``$from . ' ' . $html_wrote . " :\\n\\n"`` (the From with its
+    double quotes taken out and ``ucwords``: "Alice Example <alice@shop.example>", its ``&lt;…&gt;``
+    pattern not matching a raw address) over the trimmed text with "> " before each line (``"> " .
+    preg_replace("|\\n|", "\\n> ", trim($body))``); and, with ``outlook_quoting`` on, ``$original_msg``,
+    then ``$html_from_label``, ``$html_to_label``, ``$html_sent_label`` and ``$html_subject_label`` each
+    with its value (the Sent date ``complete_date``: ``strftime($default_date_format)`` in
+    ``$lang_locale``, or ``$no_locale_date_format`` where that locale cannot be set, a space,
+    ``strftime($default_time_format)``: :func:`_glibc_strftime`), a blank line and the text unquoted. No
+    signature (``add_signature`` adds none when it is empty, the default). The page puts the body in the
+    text area and no caret in it (its script focuses the To field), so the person's text is built both
+    above the body and below it, one blank line between them. Four bodies per language. The reply and the
+    message answered are k9-locales'; the new text is what the person wrote, every line of the message
+    answered is history. The subject is ``add_reply_to_subject``'s: the language's ``$html_reply_short``,
+    a space and the subject answered. Assumed (the code read does not say): the server has the C library's
+    locale of each ``$lang_locale`` that glibc's sources hold, its zone is UTC, the text area's text is
+    sent as it is (short lines), lines CRLF. A language whose bodies equal another's is measured once (the
+    first's)."""
+    offered = re.findall(
+        r"->filename = '([\w-]+)';", (root / "config/conf_lang.php").read_text(encoding="utf-8")
+    )
+    english = _php_variables(root / "lang/en.php")
+    languages = {"en": english}
+    for language in offered:  # "no" is offered without a file (common.php's require would fail): left out
+        if (root / f"lang/{language}.php").is_file():
+            languages.setdefault(language, {**english, **_php_variables(root / f"lang/{language}.php")})
+    requests = []
+    for words in languages.values():
+        requests += [
+            (words["lang_locale"], words["default_date_format"]),
+            (words["lang_locale"], words["default_time_format"]),
+            ("C", words["no_locale_date_format"]),
+            ("C", words["default_time_format"]),
+        ]
+    dates = _glibc_strftime("nocc-locales", requests)
+    original = _K9_ORIGINAL.replace("\r\n", "\n") + "\n"
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    sender = _K9_SENDER.replace('"', "")
+    sender = " ".join(word[:1].upper() + word[1:] for word in sender.strip().split(" "))  # ucwords
+    quoted = "> " + original.strip().replace("\n", "\n> ")
+    cases: dict[str, Case] = {}
+    for language, words in languages.items():
+        locale_name = words["lang_locale"]
+        day = dates[(locale_name, words["default_date_format"])]
+        if day is None:  # format_date: setlocale failed, the default for no locale
+            day = dates[("C", words["no_locale_date_format"])]
+            time = dates[("C", words["default_time_format"])]
+        else:
+            time = dates[(locale_name, words["default_time_format"])]
+        outlook = (
+            f"{words['original_msg']}\n{words['html_from_label']} {_K9_SENDER}\n"
+            f"{words['html_to_label']} {_K9_TO}\n{words['html_sent_label']} {day} {time}\n"
+            f"{words['html_subject_label']} {_K9_SUBJECT}\n\n{original}"
+        )
+        bodies = {"wrote": f"{sender} {words['html_wrote']} :\n\n{quoted}", "outlook": outlook}
+        for style, text in bodies.items():
+            below = f"{text}\n{reply}" if text.endswith("\n\n") else f"{text.rstrip(chr(10))}\n\n{reply}"
+            for place, body in (("top", f"{reply}\n\n{text}"), ("bottom", below)):
+                crlf = body.replace("\r\n", "\n").replace("\n", "\r\n")
+                subject = f"{words['html_reply_short']} {_K9_SUBJECT}"  # add_reply_to_subject
+                name = f"{language} {style} {place}"
+                cases.setdefault(crlf, Case("nocc-locales", name, crlf, reply, (), history, subject=subject))
+    return list(cases.values())
+
+
+def _php_date(pattern: str, when: datetime.datetime) -> str:
+    """PHP's ``date()`` of an instant for the letters SquirrelMail's translated formats use (a backslash
+    makes the next character literal, any character that is no letter is itself); a letter this does not
+    know is refused, so that a format is never built wrong."""
+    letters = {
+        "d": f"{when.day:02d}",
+        "j": str(when.day),
+        "m": f"{when.month:02d}",
+        "n": str(when.month),
+        "Y": str(when.year),
+        "y": f"{when.year % 100:02d}",
+        "H": f"{when.hour:02d}",
+        "G": str(when.hour),
+        "h": f"{(when.hour - 1) % 12 + 1:02d}",
+        "g": str((when.hour - 1) % 12 + 1),
+        "i": f"{when.minute:02d}",
+        "s": f"{when.second:02d}",
+        "a": "am" if when.hour < 12 else "pm",
+        "A": "AM" if when.hour < 12 else "PM",
+        "w": str((when.weekday() + 1) % 7),
+    }
+    out = []
+    characters = iter(pattern)
+    for character in characters:
+        if character == "\\":
+            out.append(next(characters, ""))
+        elif character in letters:
+            out.append(letters[character])
+        elif character.isascii() and character.isalpha():
+            raise ValueError(f"a PHP date letter this adapter does not build: {character!r} in {pattern!r}")
+        else:
+            out.append(character)
+    return "".join(out)
+
+
+def _php_substr(text: str, start: int, length: int | None = None) -> str:
+    """PHP's ``substr`` (a negative length leaves that many characters off the end; past the end, "")."""
+    if start >= len(text):
+        return ""
+    if length is None:
+        return text[start:]
+    return text[start : len(text) + length] if length < 0 else text[start : start + length]
+
+
+def _sm_body_wrap(body: str, wrap: int) -> str:
+    """SquirrelMail's ``sqBodyWrap`` (``functions/strings.php``, "rewrap the body to clean up quotations and
+    line lengths"), line for line: a quoted line is joined to the next unless its own first word (up to
+    the next space, which may be on the next line) starts with "-", "+", "*" or a character equal to its
+    upper case (a capital, a digit, punctuation) or holds a ":" after its first character (PHP reads the
+    word at the line's own start, ``$mypos = $pos``, though its comment says the first word is checked);
+    quoted text is wrapped at ``wrap`` less the cite level, a blank line kept as the cite marks alone;
+    unquoted lines are left as they are."""
+
+    def space(character: str) -> bool:  # ctype_space
+        return character != "" and character in " \t\n\r\v\f"
+
+    def cite(level: int) -> str:  # sqMakeCite
+        return ">" * level + (" " if level else "")
+
+    out = ""
+    column = 0
+    length = len(body)
+    pos = 0
+    cite_level = 0
+    while pos < length:
+        new_level = 0
+        while pos < length and body[pos] == ">":
+            new_level += 1
+            pos += 1
+            while pos < length and body[pos] == " ":
+                pos += 1
+            if pos >= length:
+                break
+        if _php_substr(body, pos, 1) == "\n" and out:
+            if out[-1] != "\n":
+                out += "\n"
+            out += cite(new_level) + "\n"
+            pos += 1
+            column = 0
+            continue
+        if cite_level != new_level and pos > new_level + 1 and column != 0:
+            out += "\n"  # sqMakeNewLine at cite level 0
+            column = 0
+        cite_level = new_level
+        if column == 0:
+            out += cite(cite_level)
+            column = cite_level + (1 if cite_level else 0)
+        elif column > cite_level:
+            out += " "
+            column += 1
+        next_newline = body.find("\n", pos)
+        if next_newline == -1:
+            next_newline = length
+        if cite_level == 0:
+            out += body[pos:next_newline]
+            column = next_newline - pos
+            if next_newline != length:
+                out += "\n"
+                column = 0
+            pos = next_newline + 1
+            continue
+        while pos < next_newline:
+            while pos < next_newline and space(_php_substr(body, pos, 1)):
+                pos += 1
+            if column + next_newline - pos <= wrap - cite_level - 1:
+                if next_newline + 1 == length and _php_substr(body, next_newline, 1) == "\n":
+                    next_newline += 1
+                last = next_newline
+                while last > pos and last < length and space(_php_substr(body, last, 1)):
+                    last -= 1
+                if next_newline < length and _php_substr(body, next_newline, 1) == "\n":
+                    mypos = pos
+                    while mypos < length and body[mypos] == ">":
+                        mypos += 1
+                        while mypos < length and body[mypos] == " ":
+                            mypos += 1
+                    space_at = body.find(" ", mypos)
+                    first = _php_substr(body, mypos, (space_at if space_at != -1 else 0) - mypos)
+                    head = first[:1]
+                    if first not in ("", "0") and (
+                        head in "-+*" or head == head.upper() or first.find(":") > 0
+                    ):
+                        out += _php_substr(body, pos, last - pos + 1)
+                        column += last - pos
+                        out += "\n" + cite(cite_level)  # sqMakeNewLine
+                        column = cite_level + 1
+                        next_newline += 1
+                        pos = next_newline
+                        column -= 1
+                        continue
+                out += _php_substr(body, pos, last - pos + 1)
+                column += last - pos
+                pos = next_newline + 1
+                continue
+            eol = pos + wrap - cite_level - column
+            if eol <= pos:
+                out += "\n" + cite(cite_level)
+                column = cite_level + 1
+                continue
+            breakpoint = eol
+            while breakpoint > pos and not space(_php_substr(body, breakpoint, 1)):
+                breakpoint -= 1
+            if breakpoint == pos:
+                if column > cite_level + 1:
+                    out += "\n" + cite(cite_level)
+                    column = cite_level + 1
+                    continue
+                breakpoint = eol
+            if column + (breakpoint - pos) > wrap + 6 and column > cite_level + 1:
+                out += "\n" + cite(cite_level)
+                column = cite_level + 1
+                continue
+            piece = body[pos:breakpoint].rstrip(" \t\n\r\0\x0b")
+            out += piece
+            column += len(piece)
+            pos = breakpoint
+            while pos < length and space(body[pos]):
+                pos += 1
+            if pos < length:
+                out += "\n" + cite(cite_level)
+                column = cite_level + 1
+    return out
+
+
+def squirrelmail_locales_cases(root: Path) -> list[Case]:
+    """SquirrelMail (its Subversion tree as sitle/squirrelmail-src mirrors it: 1.5.2's ``squirrelmail/``
+    and its translations, ``locales/locale/<language>/LC_MESSAGES/squirrelmail.po``): the plain-text reply
+    a person writes with it in each language of its translations and in English (the msgids), built as
+    ``src/compose.php`` builds it for the ``reply`` action: each line of the answered text part (split at
+    "\\n", its "\\r" trimmed, the empty line after its last line break too) behind the default
+    ``body_quote`` ">" and a space, the whole rewrapped by ``sqBodyWrap`` at the default ``editor_size`` 76
+    (:func:`_sm_body_wrap`: it joins a quoted line to the next one that starts with a lower-case word),
+    then ``getReplyCitation`` with the default ``reply_citation_style`` "date_time_author" above it:
+    ``sprintf(_("On %s, %s wrote:"), getLongDateString(date), name)`` and a line break, the name the
+    sender's (``getAddress(false)``), the date ``date_intl(_("D, F j, Y g:i a"))`` (the default
+    ``hour_format`` is 12 hours): the format's D, F, l, M replaced by the language's ``_("Mon")``,
+    ``_("December")``, ``_("Monday")``, ``_("Dec")`` around PHP's ``date()`` of the rest (:func:`_php_date`,
+    in UTC). With no signature the text area holds that body as it is (``showInputForm``). The default
+    ``reply_focus`` puts the caret in the To field, not the body, so the person's text is built both above
+    the body and below it, one blank line between them: two bodies per language. A string a language lacks
+    (or has fuzzy) is English, as gettext gives it. The reply and the message answered are k9-locales'
+    (the message's text ending in a line break, as a mail's text does); the new text is what the person
+    wrote; history is the message answered as the rewrapped quote holds it (each of its lines, its
+    "> " taken off). The subject is ``'Re: '`` and the subject answered (not translated). Assumed (the
+    code read does not say): the server's zone is UTC, the text area's text is sent as it is, lines CRLF.
+    A language whose bodies equal another's is measured once (the first's)."""
+    catalogues = {"en_US": {}} | {
+        po.parts[-3]: _po_translations(po)
+        for po in sorted((root / "locales/locale").glob("*/LC_MESSAGES/squirrelmail.po"))
+    }
+    sent = datetime.datetime.fromtimestamp(1764583500, datetime.UTC)
+    original = _K9_ORIGINAL  # the text part as fetched, CRLF
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    sender_name = _K9_SENDER.split(" <")[0]
+    quoted = "".join(f"> {line.rstrip()}\n" for line in f"{original}\r\n".split("\n"))
+    wrapped = _sm_body_wrap(quoted, 76)
+    history = tuple(
+        re.escape(line[2:]) for line in wrapped.split("\n") if line.startswith("> ") and len(line[2:]) > 8
+    )
+    days = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+    months = (
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    )
+    cases: dict[str, Case] = {}
+    for language, words in catalogues.items():
+        say = lambda text, words=words: words.get(text, text)  # noqa: E731 - gettext's answer
+        pattern = say("D, F j, Y g:i a")
+        for letter, mark in (("D", "$1"), ("F", "$2"), ("l", "$3"), ("M", "$4")):
+            pattern = pattern.replace(letter, mark)
+        weekday, month, rest = _php_date(f"w#m#{pattern}", sent).split("#")[:3]
+        day_name, month_name = days[int(weekday)], months[int(month) - 1]
+        for mark, value in (
+            ("$1", say(day_name[:3])),
+            ("$4", say(month_name[:3])),
+            ("$2", say(month_name)),
+            ("$3", say(day_name)),
+        ):
+            rest = rest.replace(mark, value)
+        citation = _c_format(say("On %s, %s wrote:"), rest, sender_name) + "\n"
+        text = citation + wrapped
+        below = f"{text}\n{reply}" if text.endswith("\n\n") else f"{text.rstrip(chr(10))}\n\n{reply}"
+        for place, body in (("top", f"{reply}\n\n{text}"), ("bottom", below)):
+            crlf = body.replace("\n", "\r\n")
+            subject = f"Re: {_K9_SUBJECT}"
+            name = f"{language} {place}"
+            cases.setdefault(
+                crlf, Case("squirrelmail-locales", name, crlf, reply, (), history, subject=subject)
+            )
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -4816,6 +5300,10 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     # The twenty-first split (held out): recorded before it was measured
     "bigbang": bigbang_cases,
     "ponymail": ponymail_cases,
+    # The twenty-second split (held out): recorded before it was measured
+    "balsa-locales": balsa_locales_cases,
+    "nocc-locales": nocc_locales_cases,
+    "squirrelmail-locales": squirrelmail_locales_cases,
 }
 
 
