@@ -425,9 +425,9 @@ twentieth splits' are. Each plain-text reply a person writes with Balsa (GNOME/b
 built as its ``sendmsg-window.c`` builds it: the attribution ``_("On %s, %s wrote:\\n")`` as each ``po`` file
 translates it, the date in its default ``DateFormat`` "%x %X" as the C library writes it in the language's
 glibc locale (compiled here by ``localedef`` from glibc's sources), the sender's name, each line of the
-message behind its default "> " (the empty line after the text's last line break too) and one more line
-break, the person's text where it puts the cursor, at the top: 61 languages (English among them), 60 bodies
-built (Interlingue has no glibc locale), 57 kept. Each plain-text reply a person writes with NOCC
+message behind its default "> " (the empty line after the text's last line break too) and one more line break,
+the person's text where it puts the cursor, at the top: 61 languages (English among them), 60 bodies built
+(Interlingue has no glibc locale), 57 kept. Each plain-text reply a person writes with NOCC
 (jespersgaard/NOCC, a PHP webmail translated at translatewiki.net) is built as its ``action.php`` and
 ``mailquote`` build it, in each language its ``config/conf_lang.php`` offers: the default "<From> wrote :"
 (``$html_wrote`` in the language) over the "> " quote, and its Outlook-style block ("-- Original Message --",
@@ -436,13 +436,15 @@ From, To, Sent, Subject in the language, the Sent date ``strftime`` of the langu
 person's text above and below (it puts no caret in the body): 64 languages (English among them), 256 bodies
 built, 232 kept. Each plain-text reply a person writes with SquirrelMail (1.5.2's Subversion tree and its
 translations, as sitle/squirrelmail-src mirrors them) is built as its ``compose.php`` builds it: each line
-behind its default ">" and a space, the whole rewrapped by its ``sqBodyWrap`` at 76 columns, under its
-default "date_time_author" citation ("On %s, %s wrote:" in the language, the date ``date_intl`` of the
-translated "D, F j, Y g:i a" with the language's day and month names), the person's text above and below (its
-default caret is in the To field): 57 languages (English among them), 114 bodies built, 110 kept. The reply
-and the message answered are k9-locales' and the same in every language. No round read these projects'
-translations or composition code. What was looked at and not kept, and why, is in the message of the commit
-that recorded them.
+behind its default ">" and a space, the whole rewrapped by its ``sqBodyWrap`` at 76 columns, under its default
+"date_time_author" citation ("On %s, %s wrote:" in the language, the date ``date_intl`` of the translated "D,
+F j, Y g:i a" with the language's day and month names), the person's text above and below (its default caret
+is in the To field): 57 languages (English among them), 114 bodies built, 110 kept. The reply and the message
+answered are k9-locales' and the same in every language. No round read these projects' translations or
+composition code. What was looked at and not kept, and why, is in the message of the commit that recorded
+them. Measured once at the reader of 1360a29 (the shipped one), before any body's output was read:
+balsa-locales 57/57, nocc-locales 116/230 (history as new 8, as HTML 6; words dropped 28; 50 behind the unsure
+marker), squirrelmail-locales 110/110; held out 283/397 (71 %), history as new 8, words dropped 28.
 """
 
 from typing import NamedTuple
