@@ -1413,3 +1413,46 @@ QUOTED_HISTORY = "\n> Older words the customer pasted.\n"
 def test_each_rounds_rules_leave_a_persons_body_whole(name, body, history):
     assert new_text(body) == body
     assert new_text(body + history) == body
+
+
+# Twenty-second split (NOCC's own words in its languages: its reply with the older message unquoted under a
+# title between dashes and its fields), read after its one measurement. A title between dashes (one dash or
+# more each side) over a sender's field ("Field: Name <address>") in a language the field table does not
+# hold is an older message's start: for sure when its fields name the subject the message answers, else the
+# rest goes behind the marker. Each row: the subject the message carries, the body, what the agent is handed.
+PERSIAN = "--\u067e\u06cc\u0627\u0645 \u0627\u0635\u0644\u06cc--"  # "--پیام اصلی--", NOCC's Persian title
+ARABIC = "--  \u0627\u0644\u0631\u0633\u0627\u0644\u0629 \u0627\u0644\u0623\u0635\u0644\u064a\u0629  --"  # Arabic's, spaced
+FROM, TO, SUBJECT = "\u0627\u0632:", "\u0628\u0647:", "\u0645\u0648\u0636\u0648\u0639:"  # Persian's labels
+OLDER = (
+    f"{FROM} Alice Example <alice@shop.example>\n{TO} Bob Customer <bob@home.example>\n"
+    f"{SUBJECT} Your order 1042 has shipped\n\nHello Bob,\nyour order 1042 has shipped today.\n"
+)
+ANSWERED = "Re: Your order 1042 has shipped"
+TWENTY_SECOND = [
+    pytest.param(ANSWERED, f"Thanks, it arrived.\n\n{PERSIAN}\n{OLDER}", "Thanks, it arrived.",
+                 id="its fields name the subject answered: cut (Persian)"),
+    pytest.param(ANSWERED, f"Thanks, it arrived.\n\n{ARABIC}\n\n{OLDER}", "Thanks, it arrived.",
+                 id="spaces inside the dashes, a blank line under the title (Arabic)"),
+    pytest.param("Your order 1042 has shipped", f"Thanks, it arrived.\n\n{PERSIAN}\n{OLDER}",
+                 f"Thanks, it arrived.\n\n{UNSURE_MARKER}\n{PERSIAN}\n{OLDER.rstrip()}",
+                 id="no subject saying what it answers: the older message behind the marker, never as new"),
+    pytest.param(ANSWERED, f"{PERSIAN}\n{OLDER}\nThanks, it arrived.\n",
+                 f"{UNSURE_MARKER}\n{PERSIAN}\n{OLDER}\nThanks, it arrived.",
+                 id="bottom-posted under it: everything behind the marker, the answer not dropped"),
+    pytest.param("Your order 1042 has shipped",
+                 "Thanks, it arrived.\n\n-- Original Nachricht --\nVon: Alice Example <alice@shop.example>\n"
+                 "An: Bob <bob@home.example>\nGesendet: 01.12.2025 10:05\nBetreff: Your order 1042 has shipped\n\nHi.\n",
+                 "Thanks, it arrived.", id="a known block under a two-dash title: the title goes with it (German)"),
+    pytest.param("Order 1042",
+                 "Please change my delivery.\n\n--Shipping details--\nEmail: bob@home.example\nStreet: 1 High St\n",
+                 f"Please change my delivery.\n\n{UNSURE_MARKER}\n--Shipping details--\nEmail: bob@home.example\n"
+                 "Street: 1 High St", id="a customer's own title over an address field: kept, behind the marker"),
+    pytest.param("Order 1042", "Please change my delivery.\n\n--Notes--\nDoor: the blue one\n",
+                 "Please change my delivery.\n\n--Notes--\nDoor: the blue one",
+                 id="a title over a field naming no address: the customer's, as written"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("subject", "body", "expected"), TWENTY_SECOND)
+def test_a_title_over_an_older_messages_sender_starts_its_history(subject, body, expected):
+    assert new_text(body, subject) == expected

@@ -18,14 +18,16 @@ from replyonce.rules.text.header_block import (
     header_block_sure,
     header_run,
     header_subject_forwarded,
+    label_line,
     sender_under,
 )
-from replyonce.rules.text.lines import DOUBT_MARK, HISTORY_MARK, MARKS, line_under, quoted
+from replyonce.rules.text.lines import ADDRESS, DOUBT_MARK, HISTORY_MARK, MARKS, line_under, quoted
 from replyonce.rules.text.titles import (
     BARE_FORWARD,
     BARE_ORIGINAL,
     DASHED_TITLE,
     FORWARD,
+    LOOSE_DASHED_TITLE,
     ORIGINAL_MESSAGE,
     OUTLOOK_DIVIDER,
     SEPARATOR_RULE,
@@ -59,6 +61,13 @@ def mark_doubts(lines: list[str], subject: str = "") -> list[str]:
             head, tail = line[:glued].rstrip(), line[glued:]
             mark = HISTORY_MARK if glued_block_sure(tail) else DOUBT_MARK
             return [*lines[:index], *([head] if head else []), mark, tail, *lines[index + 1 :]]
+        fields = _fields_under_title(lines, index)
+        if fields is not None and not known and history_at(lines, fields) is None:
+            # Fields the phrase rules do not know (they decide the ones they know, a line further down).
+            # Whether or not words of the sender's stand above: an older message's title over its sender's
+            # field is history's start however the reply is written (bottom-posted, it opens the body).
+            sure = answered_block(lines, fields, subject)
+            return [*lines[:index], HISTORY_MARK if sure else DOUBT_MARK, *lines[index:]]
         if (
             written
             and not known
@@ -74,6 +83,21 @@ def mark_doubts(lines: list[str], subject: str = "") -> list[str]:
             return [*lines[:start], HISTORY_MARK if sure else DOUBT_MARK, *lines[start:]]
         written = True
     return lines
+
+
+def _fields_under_title(lines: list[str], index: int) -> int | None:
+    """Where the fields start when ``lines[index]`` is a title between dashes (any words, one dash or more
+    each side) over a sender's field in any language ("Field: Name <address>", blank lines between): an
+    older message's header, as a mail program writes it over the message quoted unquoted. ``None`` if
+    not. A customer's own "--Shipping details-- / Email: bob@home.example" has the same shape: the sign
+    only ever puts the rest behind the marker, unless the fields name the subject this message answers."""
+    if not LOOSE_DASHED_TITLE.match(lines[index]):
+        return None
+    below = line_under(lines, index)
+    if below is None or quoted(lines[below]):
+        return None
+    field = label_line(lines[below])
+    return below if field and ADDRESS.search(field.group("value")) else None
 
 
 def _divider_alone(lines: list[str], index: int) -> bool:

@@ -16,6 +16,9 @@ OUTLOOK_DIVIDER = re.compile(r"^\s*_{30,}\s*$")
 # A dashed title above a header block or a quote, in any words ("-------- Oprindelig besked --------",
 # "-------- Original-Message --------", "-------- Pôvodná správa --- Original Message --------").
 DASHED_TITLE = re.compile(r"^\s*[*_]*-{3,}\s*[^\W\d_].{1,80}?\s*-{3,}[*_]*\s*$")
+# The same with fewer dashes ("-- Original Nachricht --", "--پیام اصلی--", "- Die oorspronklike boodskap --",
+# as NOCC's translators write its title): a title only where an older message's fields stand under it.
+LOOSE_DASHED_TITLE = re.compile(r"^\s*[*_]*-+\s*[^\W\d_].{1,80}?\s*-+[*_]*\s*$")
 _ORIGINAL_TITLES = (
     r"(?:original message|reply message|ursprüngliche nachricht|original-nachricht|"
     r"antwort nachricht|oprindelig meddelelse|mensaje original|message d'origine|messaggio originale|"
@@ -97,7 +100,7 @@ def history_start(lines: list[str], index: int) -> int:
     if above >= 0 and (
         SEPARATOR_RULE.match(lines[above])
         or ORIGINAL_MESSAGE.match(lines[above])
-        or DASHED_TITLE.match(lines[above])
+        or LOOSE_DASHED_TITLE.match(lines[above])
     ):
         return above
     return index
