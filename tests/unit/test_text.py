@@ -1447,6 +1447,14 @@ TWENTY_SECOND = [
                  "Please change my delivery.\n\n--Shipping details--\nEmail: bob@home.example\nStreet: 1 High St\n",
                  f"Please change my delivery.\n\n{UNSURE_MARKER}\n--Shipping details--\nEmail: bob@home.example\n"
                  "Street: 1 High St", id="a customer's own title over an address field: kept, behind the marker"),
+    pytest.param("\u0631\u062f: Your order 1042 has shipped", f"Thanks, it arrived.\n\n{ARABIC}\n\n{OLDER}",
+                 "Thanks, it arrived.", id="the reply's prefix as the language writes it (Arabic): cut"),
+    pytest.param("Odg: Your order 1042 has shipped",
+                 "\u2013 izvorna poruka \u2013\nOd: Alice Example <alice@shop.example>\nZa: Bob <bob@home.example>\n"
+                 "Predmet: Your order 1042 has shipped\n\nHello Bob.\n\nThanks, it arrived.\n",
+                 f"{UNSURE_MARKER}\n\u2013 izvorna poruka \u2013\nOd: Alice Example <alice@shop.example>\n"
+                 "Za: Bob <bob@home.example>\nPredmet: Your order 1042 has shipped\n\nHello Bob.\n\nThanks, it arrived.",
+                 id="an en dash's title opening the body, its subject answered: behind the marker, never cut (Serbian)"),
     pytest.param("Order 1042", "Please change my delivery.\n\n--Notes--\nDoor: the blue one\n",
                  "Please change my delivery.\n\n--Notes--\nDoor: the blue one",
                  id="a title over a field naming no address: the customer's, as written"),

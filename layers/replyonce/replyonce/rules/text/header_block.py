@@ -51,9 +51,14 @@ _GLUED_FIELD = re.compile(
     re.I,
 )
 _FORWARDED_SUBJECT = re.compile(r"^\W*(?:fwd?|wg|tr|rv|i|vs|vb|pd|enc|doorst|trs|пересл|fw)\s*:", re.I)
-# A subject that says its message is a reply ("RE: FW: x", "AW: x", "Odp: x"): the message's own.
+# A subject that says its message is a reply ("RE: FW: x", "AW: x", "Odp: x"): the message's own. The
+# prefixes mail programs' translators write for "Re:" (NOCC's among them): Arabic, Persian, Hebrew,
+# Bulgarian, Serbian and Croatian, Ukrainian, Brazilian Portuguese, Turkish, Italian, Korean, Japanese,
+# Tamil, Greek.
 REPLY_SUBJECT = re.compile(
-    r"^\W*(?:re|aw|sv|antw|odp|ris|rif|ynt|отв|回复|答复|回覆)(?:\[\d+\])?\s*[:\uff1a]", re.I
+    r"^\W*(?:re|aw|sv|antw|odp|ris|rif|ynt|отв|回复|答复|回覆"
+    r"|رد|پاسخ|תגובה|отг|одг|odg|відп|res|yanıt|risposta|회신|返信|பதில்|απ|σχετ)(?:\[\d+\])?\s*[:\uff1a]",  # noqa: RUF001
+    re.I,
 )
 # Zero-width space, non-joiner, joiner, word joiner, soft hyphen: invisible inside a word.
 _JOINERS = frozenset("\u200b\u200c\u200d\u2060\u00ad")

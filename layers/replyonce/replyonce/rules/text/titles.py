@@ -17,8 +17,9 @@ OUTLOOK_DIVIDER = re.compile(r"^\s*_{30,}\s*$")
 # "-------- Original-Message --------", "-------- Pôvodná správa --- Original Message --------").
 DASHED_TITLE = re.compile(r"^\s*[*_]*-{3,}\s*[^\W\d_].{1,80}?\s*-{3,}[*_]*\s*$")
 # The same with fewer dashes ("-- Original Nachricht --", "--پیام اصلی--", "- Die oorspronklike boodskap --",
-# as NOCC's translators write its title): a title only where an older message's fields stand under it.
-LOOSE_DASHED_TITLE = re.compile(r"^\s*[*_]*-+\s*[^\W\d_].{1,80}?\s*-+[*_]*\s*$")
+# as NOCC's translators write its title; en or em dashes too, as its Serbian one): a title only where an
+# older message's fields stand under it.
+LOOSE_DASHED_TITLE = re.compile(r"^\s*[*_]*[-\u2013\u2014]+\s*[^\W\d_].{1,80}?\s*[-\u2013\u2014]+[*_]*\s*$")
 _ORIGINAL_TITLES = (
     r"(?:original message|reply message|ursprüngliche nachricht|original-nachricht|"
     r"antwort nachricht|oprindelig meddelelse|mensaje original|message d'origine|messaggio originale|"
