@@ -448,6 +448,21 @@ marker), squirrelmail-locales 110/110; held out 283/397 (71 %), history as new 8
 were read then (stop 59) and tuned on (8c7ec13): a title between dashes, one dash or more each side, over a
 sender's field in any language is an older message's start; nocc-locales 144/230, history as new 0, words
 dropped 0 (the split 311/397). Tuning since; no set is held out until the next is recorded.
+
+Twenty-third split (trojita-locales), recorded with its adapter before it is measured: another mail client's
+own words in every language it ships, built as the nineteenth, twentieth and twenty-second splits' are. Each
+plain-text reply a person writes with Trojitá (jktjkt/trojita, a Qt IMAP client; its translations are KDE's,
+``po/<language>/trojita_common.po``) is built as its ``MessageView::quoteText`` builds it: the attribution
+``tr("On %1, %2 wrote:\\n")`` as each language translates it, the answered message's date as Qt 5's
+``QLocale::toString(…, QLocale::LongFormat)`` writes it in the language (Debian's PyQt5, Qt 5.15, the Qt it
+builds with), the sender's name, then ``Composer::quoteText``'s "> " before each line (">" before an empty
+one) and one empty line more; the editor gets that as its whole text with no caret in the body, so the
+person's text is built at the top and at the bottom, and the text is sent through its ``wrapFormatFlowed`` (a
+line over 75 characters cut after a space: five languages' attributions), lines CRLF: 42 languages (English
+among them; the nine with no translation of it, ia, ja, ka, lt, mr, nds, ro, ug and zh_CN, give English words
+around their own date), 84 bodies, none another language gives already. The reply and the message answered are
+k9-locales' and the same in every language. No round read Trojitá's translations or composition code. What was
+looked at and not kept, and why, is in the message of the commit that recorded it.
 """
 
 from typing import NamedTuple
@@ -1118,6 +1133,16 @@ SOURCES: dict[str, Source] = {
     "squirrelmail-locales": Source(
         "sitle/squirrelmail-src", "0c6230fec84a2a48332799e75feb88c872894e50", "tuning", "text"
     ),
+    # The twenty-third split (held out): recorded with its adapter before it is measured. The commit is the
+    # snapshot's newest (2024-09-06, "GIT_SILENT Sync po/docbooks with svn"). Only po/*/trojita_common.po
+    # (the attribution's msgstr) and src/Gui/MessageView.cpp (quoteText, reply), src/Composer/QuoteText.cpp,
+    # src/Composer/SubjectMangling.cpp (replySubject), src/Gui/SimplePartWidget.cpp (quoteMe),
+    # src/Gui/ComposeWidget.cpp (createReply, setResponseData), src/Composer/MessageComposer.cpp (the
+    # format=flowed part) and src/Imap/Encoders.cpp (wrapFormatFlowed) were read, with its CMakeLists.txt's
+    # Qt 5.15. No round read Trojitá's translations or composition code.
+    "trojita-locales": Source(
+        "jktjkt/trojita", "d6600a058db5a9a224ce47b41dee320df0c75e56", "held-out", "text"
+    ),
 }
 
 # Where a source's contract differs from ours, declared from the source's own README, tests or code: the
@@ -1257,6 +1282,9 @@ CONTRACT_DIFFERENCES: dict[str, tuple[str, ...]] = {
     # Held out, twenty-second split. balsa-locales, nocc-locales, squirrelmail-locales: none declared. Their
     # bodies are built (each adapter's docstring): what the person wrote is the whole new text, and the
     # bodies hold no forward, sign-off or signature.
+    # Held out, twenty-third split. trojita-locales: none declared. Its bodies are built (the adapter's
+    # docstring): what the person wrote is the whole new text, and the bodies hold no forward, sign-off or
+    # signature.
     # Held out, twenty-first split. bigbang, ponymail: none declared. Thread corpora: no peer states a text
     # (their history is what the thread's earlier messages hold), so there is no contract of theirs to
     # differ from ours; no exact figure is computed on them.

@@ -51,7 +51,9 @@ What each set expects:
   monorail, write-it, gala (the sixteenth; likewise), odoo, moodle, comrade, reply-parser (the
   seventeenth; likewise), pinenlime, zapship, tachikoma (the eighteenth, held out),
   roundcube-locales, thunderbird-locales, claws-locales (the nineteenth; likewise), sogo-locales,
-  imp-locales, cypht-locales (the twentieth; likewise) and bigbang, ponymail (the twenty-first, held out):
+  imp-locales, cypht-locales (the twentieth; likewise), bigbang, ponymail (the twenty-first; likewise),
+  balsa-locales, nocc-locales, squirrelmail-locales (the twenty-second; likewise) and trojita-locales (the
+  twenty-third, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile; bigbang and ponymail, samples of lists, read by
   :func:`_sampled_thread_cases`) state no new text: their history is what earlier messages of the
@@ -4733,6 +4735,122 @@ def squirrelmail_locales_cases(root: Path) -> list[Case]:
     return list(cases.values())
 
 
+# --- the twenty-third split (held out): other mail clients' own words in every language they ship ---------
+
+# Qt 5's ``QLocale::toString(QDateTime, QLocale::LongFormat)`` of K-9's instant in each locale, run by the
+# system's Python with PyQt5 (Debian's python3-pyqt5: Qt 5.15, the Qt Trojitá builds with) and the zone UTC.
+_QT_LONG_DATES = """
+import json, sys
+from PyQt5.QtCore import QDateTime, QLocale, Qt
+sent = QDateTime.fromSecsSinceEpoch(1764583500, Qt.UTC).toLocalTime()
+names = json.loads(sys.argv[1])
+print(json.dumps({name: QLocale(name).toString(sent, QLocale.LongFormat) for name in names}))
+"""
+
+
+def _qt_long_dates(set_name: str, names: Iterable[str]) -> dict[str, str]:
+    """Each locale name's long date and time of K-9's instant (2025-12-01 10:05 UTC) as Qt 5 writes it."""
+    python = Path("/usr/bin/python3")
+    probe = subprocess.run(  # noqa: S603 - the system's Python, asked whether it has Qt 5
+        [python, "-c", "import PyQt5.QtCore"], capture_output=True, check=False
+    )
+    if probe.returncode != 0:
+        sys.exit(f"{set_name} writes each language's date as Qt 5 does: apt-get install python3-pyqt5")
+    printed = subprocess.run(  # noqa: S603 - Qt's own date formats, for the languages a client ships
+        [python, "-c", _QT_LONG_DATES, json.dumps(list(names))],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "TZ": "UTC"},
+    ).stdout
+    return json.loads(printed)
+
+
+def _qt_arg(pattern: str, *values: str) -> str:
+    """``QString::arg(a, b)``: %1 takes the first value, %2 the second; any other marker is refused, so that
+    a translation this does not know is never built wrong."""
+
+    def fill(m: re.Match[str]) -> str:
+        if not 1 <= int(m[1]) <= len(values):
+            raise ValueError(f"a QString::arg marker this adapter does not build: {m[0]!r}")
+        return values[int(m[1]) - 1]
+
+    return re.sub(r"%(\d+)", fill, pattern)
+
+
+def _trojita_flowed(text: str) -> str:
+    """``Imap::wrapFormatFlowed`` (``src/Imap/Encoders.cpp``): each line that does not start with ">" cut
+    after a space so that a piece is at most 76 characters with its trailing space; lines joined CRLF."""
+    cutoff = 75
+    out = []
+    for line in text.split("\n"):
+        line = line.replace("\r", "")
+        if not line or line.startswith(">"):
+            out.append(line)
+            continue
+        previous = 0
+        while previous < len(line):
+            size = cutoff
+            if len(line) <= previous + size or line[previous + size] == " ":
+                pass
+            else:
+                while size > 0 and line[previous + size] != " ":
+                    size -= 1
+                if size == 0:
+                    size = cutoff
+                    while previous + size < len(line) and line[previous + size] != " ":
+                        size += 1
+            size += 1
+            out.append(line[previous : previous + size])
+            previous += size
+    return "\r\n".join(out)
+
+
+def trojita_locales_cases(root: Path) -> list[Case]:
+    """Trojitá (jktjkt/trojita, a Qt IMAP mail client; C++; its translations are KDE's, in
+    ``po/<language>/trojita_common.po``): the plain-text reply a person writes with it in each language
+    of ``po`` and in English (the msgid), built as ``MessageView::quoteText`` builds it (``src/Gui/
+    MessageView.cpp``): ``tr("On %1, %2 wrote:\\n")`` (English where the translation is missing or fuzzy)
+    filled by ``QString::arg`` with the answered message's date as ``QLocale::system().toString(date,
+    QLocale::LongFormat)`` writes it (:func:`_qt_long_dates`, Qt 5, the locale of the language; a
+    ``@modifier`` dropped, as a system locale ``ca_ES@valencia`` gives Qt ``ca_ES``) and the sender's name
+    (``prettyName(FORMAT_JUST_NAME)``), then ``Composer::quoteText`` (``src/Composer/QuoteText.cpp``) on
+    the lines of the message's plain text (``SimplePartWidget::quoteMe``, the frame's text): a short line
+    behind "> ", an empty one behind ">", and one more empty line after them, joined by line breaks (so the
+    text ends in a line break). ``ComposeWidget::setResponseData`` sets that as the editor's whole text and
+    puts focus on the recipients, no caret in the body: the person's text is built at the top (their text
+    and a blank line above the attribution) and at the bottom (on the empty line the quote ends with). The
+    editor's text is sent through ``Imap::wrapFormatFlowed`` (``src/Imap/Encoders.cpp``,
+    :func:`_trojita_flowed`; ``MessageComposer``: format=flowed), which cuts a line longer than 75
+    characters after a space (a long attribution) and leaves quoted lines alone; lines CRLF. The identity
+    has no signature. The reply and the message answered are k9-locales' (the frame's text taken to be
+    the message's lines without a last line break, assumed: the code read does not say what QtWebKit's
+    ``toPlainText`` gives); the new text is what the person wrote, every line of the message answered is
+    history. The subject is ``Composer::Util::replySubject``'s ("Re: " and the subject answered, never a
+    translated prefix). A language whose body equals another's is measured once (the first's)."""
+    attribution = "On %1, %2 wrote:\n"
+    catalogues: dict[str, dict[str, str]] = {"en_US": {}}
+    for po in sorted((root / "po").glob("*/trojita_common.po")):
+        catalogues[po.parent.name] = _po_translations(po)
+    qt_names = {language: language.partition("@")[0] for language in catalogues}
+    dates = _qt_long_dates("trojita-locales", sorted(set(qt_names.values())))
+    original = _K9_ORIGINAL.replace("\r\n", "\n")
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    sender_name = _K9_SENDER.split(" <")[0]
+    quote = [f">{line}" if not line or line.startswith(">") else f"> {line}" for line in original.split("\n")]
+    quoted = "\n".join([*quote, ""])
+    cases: dict[str, Case] = {}
+    for language, words in catalogues.items():
+        text = _qt_arg(words.get(attribution, attribution), dates[qt_names[language]], sender_name) + quoted
+        for place, body in (("top", f"{reply}\n\n{text}"), ("bottom", f"{text}{reply}")):
+            crlf = _trojita_flowed(body)
+            subject = f"Re: {_K9_SUBJECT}"
+            name = f"{language} {place}"
+            cases.setdefault(crlf, Case("trojita-locales", name, crlf, reply, (), history, subject=subject))
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -5304,6 +5422,8 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "balsa-locales": balsa_locales_cases,
     "nocc-locales": nocc_locales_cases,
     "squirrelmail-locales": squirrelmail_locales_cases,
+    # The twenty-third split (held out): recorded before it is measured
+    "trojita-locales": trojita_locales_cases,
 }
 
 
