@@ -462,7 +462,9 @@ line over 75 characters cut after a space: five languages' attributions), lines 
 among them; the nine with no translation of it, ia, ja, ka, lt, mr, nds, ro, ug and zh_CN, give English words
 around their own date), 84 bodies, none another language gives already. The reply and the message answered are
 k9-locales' and the same in every language. No round read Trojitá's translations or composition code. What was
-looked at and not kept, and why, is in the message of the commit that recorded it.
+looked at and not kept, and why, is in the message of the commit that recorded it. Measured once at the reader
+of cb7a4ca (the shipped one), before any body's output was read: trojita-locales 82/84 (98 %), history as new
+0, words dropped 0, none behind the unsure marker (as HTML the same).
 """
 
 from typing import NamedTuple
