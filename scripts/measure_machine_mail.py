@@ -205,6 +205,25 @@ Roundcube, Twake Mail or Apple Mail by their User-Agent or X-Mailer, an Enron em
 forward, a forwarded invitation; Webklex's 4 Outlook and Roundcube messages), 3 list posts (James's), 115
 other (copies, newsletters, spam, test messages whose class no test states).
 
+Twenty-third split (machine mail): three projects no round had read, held out, recorded with their rows below
+before they are measured: ``--dada-mail`` (Dada Mail's ``app/dada/t/corpus/email_messages``: the bounces and
+the Amazon SES complaint its DADA_App_BounceHandler_MessageParser.t reads, a Hotmail complaint notice, the
+list owner's Apple Mail messages its bridge plugin's test sends, its templates), ``--abuseio`` (AbuseIO's
+``extra/notifier-samples``: the automated notices its parsers read, ARF feedback-loop reports, scan, takedown,
+infringement and blocklist reports; its README and runall scripts are no row's) and ``--patchwork``
+(Patchwork's ``patchwork/tests/data``: the single messages of ``mail``, read as its test_parser.py reads them,
+whole, and the mboxes of ``series``). Each set is the ``git archive`` of the commit in
+``scripts/mail_sets.py`` restricted to those paths; Patchwork's series sit inside mboxes and are written out
+(``WRITTEN_OUT``) as its test_series.py reads them, ``mailbox.mbox``, the ``I``-th (from 1) message of
+``F.mbox`` as ``patchwork/tests/data/series-split/F.I.eml`` (the ``.mbox`` files themselves and the
+``.mbox.template`` files its tests fill in first are no row's). A file that copies another file of its own set
+read before it (path order, by Message-ID) is not scored; none was found in a set already read. Classed by
+their projects' own tests, fixture names and headers: 95 machine (Dada Mail's 19 bounces and complaints;
+AbuseIO's 76 notices), 36 people's (Dada Mail's 2 Apple Mail messages; Patchwork's 34 patches, pull requests
+and replies with no list header, sent with git send-email, Mercurial's patchbomb, Thunderbird or by hand), 27
+list posts (Patchwork's, List-Id or a list's Sender), 93 other (80 copies, templates, header fragments,
+format-patch output for tests).
+
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
     git show HEAD:layers/replyonce/replyonce/rules/screening.py > /tmp/screening_before.py
@@ -1680,6 +1699,164 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
             )
         ),
     ],
+    # Twenty-third split (machine mail): Dada Mail's bounce-handler corpus, AbuseIO's notifier samples and
+    # Patchwork's parser and series test mail, classed by each project's tests, fixture names and headers,
+    # recorded before they are measured. A file that copies another file of its own set read before it (path
+    # order, by Message-ID) is not scored ("other"); none was found in a set already read (Message-ID).
+    "dada-mail": [
+        *(
+            (f"app/dada/t/corpus/email_messages/{name}", kind, why)
+            for name, kind, why in (
+                (
+                    "bounc*",
+                    "machine",
+                    "a bounce (MAILER-DAEMON or the Mail Delivery System: Postfix's, Exim's, qmail's,"
+                    " Amazon SES's and GoDaddy's): DADA_App_BounceHandler_MessageParser.t finds the"
+                    " bouncing address and the rule of each (bounce-cox_500_5.1.1, a Postfix DSN no test"
+                    " reads, by its name and headers); bouncing_email_with_brackets.eml's header lines are"
+                    " broken (plugins-bounce_handler.t)",
+                ),
+                (
+                    "mailbox_not_found-*.eml",
+                    "machine",
+                    "a Postfix DSN (multipart/report, 'Undelivered Mail Returned to Sender'; its top header"
+                    " edited to the list's own): the MessageParser test's delivery_error_550",
+                ),
+                (
+                    "permanent_error.eml",
+                    "machine",
+                    "Yahoo's DSN (MAILER-DAEMON@yahoo.com, 'Failure Notice'): the MessageParser test's"
+                    " permanent_error",
+                ),
+                (
+                    "hotmail_notification.txt",
+                    "machine",
+                    "Hotmail's complaint notice (staff@hotmail.com, 'complaint about message from <IP>'),"
+                    " by its name and headers: no test reads it",
+                ),
+                (
+                    "simple_utf8_msg*.eml",
+                    "person",
+                    "the list owner's own message to the list address, written in Apple Mail (X-Mailer, Apple"
+                    " Message-ID; plugins-bridge.t sends simple_utf8_msg.eml through the list)",
+                ),
+                (
+                    "*",
+                    "other",
+                    "a template or test message no test classes: DADA_App_FormatMessages.t's templates"
+                    " (tmpl_var placeholders), plugins-bridge.t's spoofed From and its UTF-8 subject test",
+                ),
+            )
+        ),
+    ],
+    "abuseio": [
+        *(
+            (
+                f"extra/notifier-samples/{name}",
+                "other",
+                "a copy of a file read before it (Message-ID): " + why,
+            )
+            for name, why in (
+                ("abusehub/Abusehub_Example_2.eml", "Example_1 with an IPv6 address"),
+                ("blocklistde/Blocklistde_Example_2.eml", "Example_1 with an IPv6 address"),
+                ("cleanmx/Cleanmx_Example_3.eml", "Example_1 with an IPv6 address"),
+                ("cleanmx/Cleanmx_Example_4.eml", "Example_2 with an IPv6 address"),
+                ("copyrightcompliance/Copyrightcompliance_Example_2.eml", "Example_1 with an IPv6 address"),
+                ("cyscon/Cyscon_Example_2.eml", "Example_1 with an IPv6 address"),
+                ("google/Safe_Browsing_Report_2.eml", "Report_1 with an IPv6 address"),
+                ("ip-echelon/ip-echelon_sample16.eml", "sample10"),
+                ("ip-echelon/ip-echelon_sample9.eml", "sample15"),
+                ("netcraft/Netcraft_Example_[234].eml", "Example_1 edited"),
+                ("projecthoneypot/Projecthoneypot_Example_*_2.eml", "its _1 with an IPv6 address"),
+                ("shadowserver/2019-10-15-*.eml", "dns_openresolver's message with another report"),
+                ("spamexperts/11.eml", "10.eml"),
+                ("webiron/Webiron_Example_3.eml", "Example_2 with an IPv6 address"),
+            )
+        ),
+        (
+            "extra/notifier-samples/*/*.eml",
+            "machine",
+            "an automated notice AbuseIO's parser of that notifier reads (its runall feeds each to 'artisan"
+            " email:receive'): feedback-loop ARF reports (AOL, Comcast, Cox, Yahoo, Zoho …), SpamExperts'"
+            " ARF reports, Shadowserver's scan reports, blocklist.de's, Clean-MX's, C-SIRT's, Netcraft's"
+            " takedown and IP-Echelon's infringement notices (Auto-Submitted), Google Safe"
+            " Browsing's, Project Honey Pot's, AbuseHUB's, Copyright Compliance's and WebIron's reports",
+        ),
+    ],
+    "patchwork": [
+        *(
+            (f"patchwork/tests/data/{name}", "other", "a copy of a message read before it (Message-ID)")
+            for name in (
+                "mail/000[2-6]-*.mbox",
+                "mail/001[45]-*.mbox",
+                "series-split/base-deep-threaded.*.eml",
+                "series-split/base-extra-patches.[123].eml",
+                "series-split/base-incomplete.*.eml",
+                "series-split/base-out-of-order.*.eml",
+                "series-split/base-single-patch.*.eml",
+                "series-split/bugs-mixed-versions.1.eml",
+                "series-split/bugs-nocover-noversion.[124].eml",
+                "series-split/bugs-nocover.*.eml",
+                "series-split/bugs-unnumbered.*.eml",
+                "series-split/revision-basic.[123].eml",
+                "series-split/revision-no-cover-letter.*.eml",
+                "series-split/revision-out-of-order.[123].eml",
+                "series-split/revision-threaded-to-cover.[12356].eml",
+                "series-split/revision-threaded-to-patch.*.eml",
+                "series-split/revision-threaded-to-single-patch.*.eml",
+                "series-split/revision-unlabeled-noreferences.[12].eml",
+                "series-split/revision-unlabeled.[123].eml",
+            )
+        ),
+        *(
+            (f"patchwork/tests/data/{name}", "list", why)
+            for name, why in (
+                ("mail/0001-git-pull-request.mbox", "a pull request through linuxppc-dev (List-Id)"),
+                ("mail/0007-cvs-format-diff.mbox", "a patch through binutils (Precedence, Sender; ECARTIS)"),
+                ("mail/0010-invalid-charset.mbox", "a patch through libc-alpha (List-Id, Mailing-List)"),
+                ("mail/0012-invalid-header-char.mbox", "a patch through dpdk-dev (List-Id)"),
+                (
+                    "mail/0017-git-pull-request-git-2-14-3.mbox",
+                    "a pull request through netdev (Sender -owner)",
+                ),
+                ("series-split/base-different-versions.*.eml", "a series through netdev (List-ID)"),
+                ("series-split/base-no-references*.eml", "patches through netdev, linuxppc-dev (List-ID)"),
+                (
+                    "series-split/bugs-multiple-*.eml",
+                    "patches and a reply through netdev, linux-pm (List-ID)",
+                ),
+                ("series-split/bugs-spamming.*.eml", "patches through the patchwork list (List-Id)"),
+                ("series-split/revision-unlabeled-noreferences.*.eml", "patches through netdev (List-Id)"),
+            )
+        ),
+        *(
+            (f"patchwork/tests/data/mail/{name}", "other", why)
+            for name, why in (
+                (
+                    "000[89]-*.mbox",
+                    "a Buildroot post cut to From, Subject and Date (no To) for the diff tests",
+                ),
+                (
+                    "0016-no-subject.mbox",
+                    "the same post, its Subject emptied (test_parser's no-subject test)",
+                ),
+                ("002[567]-*.mbox", "git format-patch output to foo@example.com for the binary-diff tests"),
+            )
+        ),
+        (
+            "patchwork/tests/data/mail/*.mbox",
+            "person",
+            "a developer's patch, pull request or reply to people, no list header: written with git"
+            " send-email, Thunderbird (User-Agent) or by hand (Rafał Miłecki, Greg Kurz, Yuri Volchkov,"
+            " Stephen Finucane, Andrew Donnellan, Petr Vorel, Matthias Brugger, an anonymised sender)",
+        ),
+        (
+            "patchwork/tests/data/series-split/*.eml",
+            "person",
+            "a developer's series, no list header: Stephen Finucane's sent with git send-email (X-Mailer),"
+            " Andrew Shadura's with Mercurial's patchbomb, Adam Hassick's",
+        ),
+    ],
 }
 
 SETS = tuple(CLASSES)
@@ -1866,6 +2043,20 @@ def _otobo_loop_tests(root: Path) -> None:
         (into / f"loop.{number}.eml").write_text(email, encoding="utf-8")
 
 
+def _patchwork_series(root: Path) -> None:
+    """Patchwork's ``patchwork/tests/data/series/*.mbox``, read as its ``test_series.py`` reads them
+    (``mailbox.mbox``): each message (its ``From_`` line left out), the ``I``-th (from 1) of ``F.mbox`` as
+    ``patchwork/tests/data/series-split/F.I.eml``, as the patchwork rows name them (the ``.mbox.template``
+    files, which its tests fill in first, are not split)."""
+    series = root / "patchwork" / "tests" / "data" / "series"
+    into = series.parent / "series-split"
+    into.mkdir(exist_ok=True)
+    for path in sorted(series.glob("*.mbox")):
+        box = mailbox.mbox(path, create=False)
+        for number, key in enumerate(box.keys(), start=1):
+            (into / f"{path.stem}.{number}.eml").write_bytes(box.get_bytes(key))
+
+
 # Sets whose messages sit inside one file of the archive (an mbox, a test's __DATA__): written out as files,
 # in the scratch directory given, before the rows are matched, so that the command reproduces from the
 # archive alone. Exim's, Pigeonhole's, RT's, Stalwart's and OTOBO's (the fifteenth, eighteenth, nineteenth and
@@ -1879,6 +2070,7 @@ WRITTEN_OUT: Mapping[str, Callable[[Path], None]] = {
     "otobo": _otobo_loop_tests,
     "mail-box": _split_mbox,
     "mail-listdetector": _data_messages,
+    "patchwork": _patchwork_series,
 }
 
 

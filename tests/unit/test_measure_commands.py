@@ -132,3 +132,18 @@ def test_an_otobo_tests_emails_are_written_as_they_stand(tmp_path):
     assert (written / "loop.1.eml").read_text() == "From: test@home.com\nSubject: Testmail\n\nBody\n"
     assert (written / "loop.2.eml").read_text() == "From: test@home.com\nX-Loop: yes\n\nBody\n"
     assert sorted(p.name for p in written.iterdir()) == ["loop.1.eml", "loop.2.eml"]
+
+
+def test_a_patchwork_series_is_written_out_one_message_a_file_and_its_templates_are_not(tmp_path):
+    series = tmp_path / "patchwork" / "tests" / "data" / "series"
+    series.mkdir(parents=True)
+    (series / "base-cover-letter.mbox").write_bytes(MBOX)
+    (series / "dependency-multi.mbox.template").write_bytes(MBOX)  # filled in by its tests first: not split
+    measure_machine_mail.WRITTEN_OUT["patchwork"](tmp_path)
+    split = series.parent / "series-split"
+    assert sorted(p.name for p in split.iterdir()) == [
+        "base-cover-letter.1.eml",
+        "base-cover-letter.2.eml",
+        "base-cover-letter.3.eml",
+    ]
+    assert b"Subject: Test\n" in (split / "base-cover-letter.3.eml").read_bytes()
