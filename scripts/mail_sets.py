@@ -484,7 +484,9 @@ pull requests and replies, through a list or to people, sent with git send-email
 Evolution, Thunderbird or by hand). 251 files: 95 machine (Dada Mail's 19, AbuseIO's 76), 36 people's (Dada
 Mail's 2, Patchwork's 34), 27 list posts (Patchwork's), 93 other (copies within a set by Message-ID, 80 of
 them; templates, header fragments, test output). None was found in a set already read (Message-ID). What was
-looked at and not kept, and why, is in the message of the commit that recorded them.
+looked at and not kept, and why, is in the message of the commit that recorded them. Measured once at the
+screening of 843a5ca (the shipped one), before any verdict was read: machine answered 18/95 (dada-mail 0/19,
+abuseio 18/76), people refused 0/36 (dada-mail 0/2, patchwork 0/34); list posts answered 1/27.
 """
 
 from typing import NamedTuple
