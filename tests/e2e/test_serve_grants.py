@@ -1,9 +1,11 @@
-"""``make serve ARGS="--grants 3"``: three mailboxes in one stack, each changed by ``make grants --local``.
+"""``make serve ARGS="--grants 5"``: five mailboxes in one stack, each changed by ``make grants --local``.
 
-One real ``make serve`` process with three grants (each a mailbox of the Nylas emulator and a record of the
+One real ``make serve`` process with five grants (each a mailbox of the Nylas emulator and a record of the
 local grant registry), ``make mail --grant G`` and ``make grants ARGS="... --local URL"`` as processes of
 their own, and the console's ``GET /state`` read as the page reads it. What is asserted is counted: the
-replies each mailbox sent, the records the registry holds, the console's per-grant counts.
+replies each mailbox sent, the records the registry holds, the console's per-grant counts. Each test that
+changes a grant's life or mode has a grant of its own (0003 paused, 0004 set to shadow and promoted, 0005
+expired and deleted): the tests share one ``make serve`` per xdist worker and may run in any order.
 """
 
 import re
@@ -21,6 +23,8 @@ GRANTS = {
     "grant-agent-0001": "support@replyonce.example",
     "grant-agent-0002": "support2@replyonce.example",
     "grant-agent-0003": "support3@replyonce.example",
+    "grant-agent-0004": "support4@replyonce.example",
+    "grant-agent-0005": "support5@replyonce.example",
 }
 
 
@@ -31,7 +35,7 @@ def ops(*argv: str) -> str:
 
 @pytest.fixture(scope="module")
 def serve(tmp_path_factory):
-    running = Serve(tmp_path_factory.mktemp("serve") / "serve.log", "--grants", "3")
+    running = Serve(tmp_path_factory.mktemp("serve") / "serve.log", "--grants", str(len(GRANTS)))
     yield running
     running.stop()
 
@@ -91,9 +95,10 @@ def test_each_grant_is_a_mailbox_and_a_record_of_the_registry_written_as_make_gr
     listed = ops("grants", "list", "--local", serve.base_url)
     rows = [line for line in listed.splitlines() if line.startswith("grant-agent-")]
     assert [row.split()[0] for row in rows] == list(GRANTS)
-    assert all("record by make serve (local stack)" in row for row in rows), listed
+    # The grants no other test changes still hold make serve's records (the others' hold who changed them).
+    assert all("record by make serve (local stack)" in row for row in rows[:2]), listed
     # The first is the AgentGrantIds seed, as a deployed stack's; the others the registry's alone.
-    assert ["AgentGrantIds" in row for row in rows] == [True, False, False], listed
+    assert ["AgentGrantIds" in row for row in rows] == [True, False, False, False, False], listed
 
 
 def test_a_message_to_the_second_grant_is_answered_once_from_its_own_address(serve, capsys):
@@ -145,26 +150,26 @@ def test_a_grant_paused_by_make_grants_local_keeps_its_next_message_waiting_then
 
 def test_make_grants_set_local_changes_one_grants_mode_and_the_console_shows_it(serve, capsys):
     changed = ops(
-        "grants", "set", "--grant", "grant-agent-0002", "--mode", "shadow", "--local", serve.base_url
+        "grants", "set", "--grant", "grant-agent-0004", "--mode", "shadow", "--local", serve.base_url
     )
     assert "reply_mode=shadow" in changed, changed
-    assert grant_row(serve, "grant-agent-0002")["mode"] == "shadow"
+    assert grant_row(serve, "grant-agent-0004")["mode"] == "shadow"
     time.sleep(1.5)
-    out, thread = mail(serve, capsys, "grant-agent-0002", "erin@example.com")
+    out, thread = mail(serve, capsys, "grant-agent-0004", "erin@example.com")
     assert "recorded in shadow mode after" in out, out
     assert replies_from(serve, thread) == []  # shadow: nothing sent or drafted
     assert grant_row(serve, "grant-agent-0001")["mode"] == "send"  # the others keep theirs
-    shown = ops("grants", "show", "--grant", "grant-agent-0002", "--local", serve.base_url)
+    shown = ops("grants", "show", "--grant", "grant-agent-0004", "--local", serve.base_url)
     assert re.search(r"reply_mode\s+shadow\s+record", shown), shown
     assert re.search(r"set\s+by arn:aws:sts::\d+:user/\S+", shown), shown
     # make shadow-report --local covers the registry's grants too, not only the AgentGrantIds seed.
     report = ops("shadow-report", "--local", serve.base_url, "--since", str(int(time.time()) - 3600))
     assert "would answer  1 message(s) in 1 reply(ies)" in report, report
     # Promoted on its own shadow evidence: the one message it would have answered.
-    promoted = ops("promote", "--grant", "grant-agent-0002", "--local", serve.base_url)
-    assert "grant grant-agent-0002: shadow -> review" in promoted, promoted
+    promoted = ops("promote", "--grant", "grant-agent-0004", "--local", serve.base_url)
+    assert "grant grant-agent-0004: shadow -> review" in promoted, promoted
     assert re.search(r"would answer\s+1 message\(s\)", promoted), promoted
-    assert grant_row(serve, "grant-agent-0002")["mode"] == "review"
+    assert grant_row(serve, "grant-agent-0004")["mode"] == "review"
 
 
 def test_a_grants_file_serves_each_grant_in_its_own_mode(tmp_path, capsys):
@@ -227,14 +232,14 @@ def test_a_grants_file_mistake_stops_make_serve_in_one_line(tmp_path):
 def test_nylas_expiring_then_deleting_a_grant_shows_in_its_console_row(serve, capsys):
     def state_becomes(state: str) -> None:
         wait_until(
-            lambda: grant_row(serve, "grant-agent-0003")["state"] == state,
+            lambda: grant_row(serve, "grant-agent-0005")["state"] == state,
             30,
             f"never {state}:\n{serve.text()[-3000:]}",
         )
 
     for action, state in (("expire", "expired"), ("delete", "deleted")):
         capsys.readouterr()
-        code = trigger.main(["grant", action, "--grant", "grant-agent-0003", "--url", serve.base_url])
+        code = trigger.main(["grant", action, "--grant", "grant-agent-0005", "--url", serve.base_url])
         out = capsys.readouterr().out
         assert code == 0, out
         state_becomes(state)
