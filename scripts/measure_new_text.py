@@ -1677,6 +1677,26 @@ def _earlier_messages(m: dict, by_id: dict[str, dict]) -> list[dict]:
     return found
 
 
+def _sender_repeats(
+    messages: list[dict], lines_of: Callable[[dict], list[str]]
+) -> Callable[[str, str], bool]:
+    """Whether a line is its sender's repeated text (two of the sender's messages or more hold it
+    unquoted, among the lines ``lines_of`` gives: a signature) or a list's footer (three messages or more
+    from two senders or more)."""
+    held_by: dict[str, set[tuple[str, str]]] = {}
+    for m in messages:
+        for line in lines_of(m):
+            if not _QUOTED_LINE.match(line) and len(_stripped(line).split()) >= 4:
+                held_by.setdefault(_stripped(line), set()).add((m["name"], m["sender"]))
+
+    def repeated(line: str, sender: str) -> bool:
+        held = held_by.get(line, set())
+        mine = [name for name, who in held if who == sender]
+        return len(mine) >= 2 or (len(held) >= 3 and len({who for _, who in held}) >= 2)
+
+    return repeated
+
+
 def _quote_intros(lines: list[str]) -> set[int]:
     """The lines introducing a quote: the last unquoted line above it, when it ends with a colon, and the
     line directly above that one when it holds a date (an attribution wrapped over two lines)."""
@@ -1735,17 +1755,7 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
             }
         )
     by_id = {m["id"]: m for m in messages if m["id"]}
-    unquoted_by: dict[str, set[tuple[str, str]]] = {}
-    for m in messages:
-        for line in m["body"].splitlines():
-            if not _QUOTED_LINE.match(line) and len(_stripped(line).split()) >= 4:
-                unquoted_by.setdefault(_stripped(line), set()).add((m["name"], m["sender"]))
-
-    def repeated(line: str, sender: str) -> bool:
-        held = unquoted_by.get(line, set())
-        mine = [name for name, who in held if who == sender]
-        return len(mine) >= 2 or (len(held) >= 3 and len({who for _, who in held}) >= 2)
-
+    repeated = _sender_repeats(messages, lambda m: m["body"].splitlines())
     cases = []
     for m in messages:
         earlier = {
@@ -4140,17 +4150,7 @@ def _sampled_thread_cases(files: list[tuple[str, bytes]], set_name: str) -> list
             }
         )
     by_id = {m["id"]: m for m in messages if m["id"]}
-    above: dict[str, set[tuple[str, str]]] = {}
-    for m in messages:
-        for line in m["lines"][: m["opening"]]:
-            if not _QUOTED_LINE.match(line) and len(_stripped(line).split()) >= 4:
-                above.setdefault(_stripped(line), set()).add((m["name"], m["sender"]))
-
-    def repeated(line: str, sender: str) -> bool:
-        held = above.get(line, set())
-        mine = [name for name, who in held if who == sender]
-        return len(mine) >= 2 or (len(held) >= 3 and len({who for _, who in held}) >= 2)
-
+    repeated = _sender_repeats(messages, lambda m: m["lines"][: m["opening"]])
     cases = []
     seen_bodies: set[str] = set()
     for m in messages:
