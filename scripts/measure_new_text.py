@@ -109,6 +109,7 @@ import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from email.message import EmailMessage
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -1661,6 +1662,33 @@ def _stripped(line: str) -> str:
     return normalised(re.sub(r"^[\s>|]+", "", line))
 
 
+def _parsed(raw: bytes) -> EmailMessage:
+    return email.message_from_bytes(raw, policy=email.policy.default)
+
+
+def _thread_message(name: str, message: EmailMessage) -> dict | None:
+    """A message of a thread corpus as the thread checkers read it: its name, ``Message-ID``, the ids its
+    ``References`` and ``In-Reply-To`` name, its sender's address, subject and plain-text body (line ends
+    as ``\\n``). ``None`` when it has no plain-text part that decodes."""
+    part = message.get_body(preferencelist=("plain",))
+    if part is None:
+        return None
+    try:
+        body = part.get_content()
+    except (LookupError, UnicodeError):
+        return None
+    return {
+        "name": name,
+        "id": str(message.get("Message-ID", "")).strip(),
+        "parents": re.findall(
+            r"<[^<>\s]+>", str(message.get("References", "")) + " " + str(message.get("In-Reply-To", ""))
+        ),
+        "sender": email.utils.parseaddr(str(message.get("From", "")))[1].lower(),
+        "subject": str(message.get("Subject", "")),
+        "body": body.replace("\r\n", "\n"),
+    }
+
+
 def _earlier_messages(m: dict, by_id: dict[str, dict]) -> list[dict]:
     """The earlier messages of ``m``'s thread the corpus holds: its ``In-Reply-To`` and ``References``
     followed, and theirs, each message once."""
@@ -1730,30 +1758,11 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
     four words or more above a ``-- `` signature line that no earlier message of the thread holds and
     that is neither the sender's repeated text nor a footer, nor the line introducing a quote (ending
     with a colon, a quoted line next). No whole text is stated: exact is not measured."""
-    messages = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-        part = message.get_body(preferencelist=("plain",))
-        if part is None:
-            continue
-        try:
-            body = part.get_content()
-        except (LookupError, UnicodeError):
-            continue
-        ids = re.findall(
-            r"<[^<>\s]+>", str(message.get("References", "")) + " " + str(message.get("In-Reply-To", ""))
-        )
-        sender = email.utils.parseaddr(str(message.get("From", "")))[1].lower()
-        messages.append(
-            {
-                "name": str(path.relative_to(root)),
-                "id": str(message.get("Message-ID", "")).strip(),
-                "parents": ids,
-                "sender": sender,
-                "body": body.replace("\r\n", "\n"),
-                "subject": str(message.get("Subject", "")),
-            }
-        )
+    messages = [
+        m
+        for path in sorted(p for p in root.rglob("*") if p.is_file())
+        if (m := _thread_message(str(path.relative_to(root)), _parsed(path.read_bytes()))) is not None
+    ]
     by_id = {m["id"]: m for m in messages if m["id"]}
     repeated = _sender_repeats(messages, lambda m: m["body"].splitlines())
     cases = []
@@ -4098,21 +4107,16 @@ def _sampled_thread_cases(files: list[tuple[str, bytes]], set_name: str) -> list
       thread holds (as a line, or within their text) and that is neither the sender's repeated text nor
       a footer, nor the line introducing a quote (ending with a colon, a quoted line next; or an
       attribution's first line, its next line ending "wrote:")."""
-    once: dict[str, tuple[str, bytes]] = {}
+    once: dict[str, tuple[str, EmailMessage]] = {}
     for name, raw in files:
-        message_id = str(email.message_from_bytes(raw, policy=email.policy.default).get("Message-ID", ""))
-        once.setdefault(message_id.strip() or name, (name, raw))
+        message = _parsed(raw)
+        once.setdefault(str(message.get("Message-ID", "")).strip() or name, (name, message))
     messages = []
-    for name, raw in once.values():
-        message = email.message_from_bytes(raw, policy=email.policy.default)
-        part = message.get_body(preferencelist=("plain",))
-        if part is None:
+    for name, message in once.values():
+        m = _thread_message(name, message)
+        if m is None:
             continue
-        try:
-            body = part.get_content()
-        except (LookupError, UnicodeError):
-            continue
-        body = body.replace("\r\n", "\n")
+        body = m["body"]
         lines = body.splitlines()
         fields = header_block_lines(body)
         headed = next(
@@ -4132,23 +4136,7 @@ def _sampled_thread_cases(files: list[tuple[str, bytes]], set_name: str) -> list
             ),
             headed,
         )
-        messages.append(
-            {
-                "name": name,
-                "id": str(message.get("Message-ID", "")).strip(),
-                "parents": re.findall(
-                    r"<[^<>\s]+>",
-                    str(message.get("References", "")) + " " + str(message.get("In-Reply-To", "")),
-                ),
-                "sender": email.utils.parseaddr(str(message.get("From", "")))[1].lower(),
-                "subject": str(message.get("Subject", "")),
-                "body": body,
-                "lines": lines,
-                "fields": fields,
-                "opening": opening,
-                "headed": headed,
-            }
-        )
+        messages.append({**m, "lines": lines, "fields": fields, "opening": opening, "headed": headed})
     by_id = {m["id"]: m for m in messages if m["id"]}
     repeated = _sender_repeats(messages, lambda m: m["lines"][: m["opening"]])
     cases = []
