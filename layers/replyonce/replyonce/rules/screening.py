@@ -17,9 +17,10 @@ first, in this order.
 
 ``machine_local_part`` → AUTOMATED_SENDER
     mailer-daemon (any program's daemon: bugzilla-daemon), postmaster,
-    no-reply, do-not-reply, bounce(s), notification(s) as a word of the local
-    part, with any of ``- _ . +`` or nothing between and around its parts
-    (RFC 3834 §2, RFC 2142 §5).
+    no-reply, do-not-reply, bounce(s), notification(s), a list manager's
+    command address (majordomo, listserv) as a word of the local part, with
+    any of ``- _ . +`` or nothing between and around its parts (RFC 3834 §2,
+    RFC 2142 §5).
 ``replyonce_mark`` → AUTO_SUBMITTED
     ``X-ReplyOnce``: a reply of a ReplyOnce deployment, this one or another
     (every reply carries it beside ``Auto-Submitted``, which Microsoft Graph
@@ -80,7 +81,8 @@ first, in this order.
     ``List-Id`` (RFC 2919), ``List-Unsubscribe``, ``-Post``, ``-Help``,
     ``-Subscribe``, ``-Owner``, ``-Archive`` (RFC 2369, RFC 8058), ezmlm's
     ``Mailing-List``, vger's ``X-Mailing-List``, fml's ``X-ML-Name`` and
-    ``X-MLServer``.
+    ``X-MLServer``, an older list manager's ``X-ListServer`` (CommuniGate,
+    ListSTAR).
 ``bulk_sender_header`` → BULK_MAIL
     ``X-CSA-Complaints``: a sender certified for bulk mail (Certified
     Senders Alliance).
