@@ -55,7 +55,8 @@ What each set expects:
   balsa-locales, nocc-locales, squirrelmail-locales (the twenty-second; likewise) and trojita-locales (the
   twenty-third, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
-  notmuch, notmuch-lkml, mu, mailpile; bigbang and ponymail, samples of lists, read by
+  notmuch, notmuch-lkml, mu, mailpile; bigbang and ponymail, and jwzthreading and mail-thread (the
+  twenty-fourth split's second part, held out), samples of lists, read by
   :func:`_sampled_thread_cases`) state no new text: their history is what earlier messages of the
   thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
   A held-out body a tuning set also holds is measured with the tuning set only. An HTML body
@@ -4240,6 +4241,46 @@ def ponymail_cases(root: Path) -> list[Case]:
     return _sampled_thread_cases(files, "ponymail")
 
 
+# --- the twenty-fourth split (held out): real lists' mail ------------------------------------------------
+# Corpora of real mail kept in other projects' tests, read as the twenty-first split's are
+# (:func:`_sampled_thread_cases`): no whole text is stated, the history is what the thread's earlier
+# messages hold.
+
+
+def jwzthreading_cases(root: Path) -> list[Case]:
+    """rth/jwzthreading (FreeDiscovery's fork of A. M. Kuchling's Python implementation of Jamie
+    Zawinski's threading algorithm): the mail of its tests' data, ``jwzthreading/tests/data/
+    fedora-devel-mailman/2010-January.txt.gz``, the fedora-devel-list month of January 2010 as Red Hat's
+    list archive gives it for download (its ``README`` says where it was taken from; the messages' headers
+    are whole), read by :func:`_sampled_thread_cases` (the file is read decompressed, each message named by
+    its place in it). The thread page its tests compare with (``2010-January_thread.html``) is not read."""
+    import gzip
+    import mailbox
+    import tempfile
+
+    path = root / "jwzthreading" / "tests" / "data" / "fedora-devel-mailman" / "2010-January.txt.gz"
+    name = str(path.relative_to(root))
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / "2010-January.txt"
+        plain.write_bytes(gzip.decompress(path.read_bytes()))
+        box = mailbox.mbox(plain, create=False)
+        files = [(f"{name}#{n}", box.get_bytes(key)) for n, key in enumerate(box.keys(), 1)]
+    return _sampled_thread_cases(files, "jwzthreading")
+
+
+def mail_thread_cases(root: Path) -> list[Case]:
+    """Mail::Thread (Simon Cozens's, then Tony Bowden's Perl implementation of Jamie Zawinski's threading
+    algorithm; its CPAN releases as gitpan/Mail-Thread holds them, 2.55 the last): the mailboxes its tests
+    thread, ``t/testbox`` to ``t/testbox-9``, real lists' mail of 2000 to 2003 (a Yahoo group's, p5ml,
+    rt-users, Belfast.pm's and London.pm's lists, perl.org's fwp and bootstrap, the Aegis users' list, the
+    Austin Group's; Mutt, Outlook, Eudora, Gnus, slrn, KMail, Evolution, Apple Mail …), read by
+    :func:`_sampled_thread_cases`. In ``t/testbox-5`` (four London.pm messages) the test's author rewrote
+    the ``Message-ID``, ``In-Reply-To``, ``References`` and ``Subject`` headers ("(1) Foo", "Re(2): Foo" …)
+    and kept the order of the replies, each answering the message it quotes; the bodies are the list's."""
+    files = [f for path in sorted((root / "t").glob("testbox*")) for f in _mbox_files(path, root)]
+    return _sampled_thread_cases(files, "mail-thread")
+
+
 # --- the twenty-second split (held out): other mail clients' own words in every language they ship --------
 
 # The C library's strftime of K-9's instant in one locale, run in a child Python whose LOCPATH holds the
@@ -5406,6 +5447,9 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     # The twenty-first split (held out): recorded before it was measured
     "bigbang": bigbang_cases,
     "ponymail": ponymail_cases,
+    # The twenty-fourth split, second part (held out): recorded before it is measured
+    "jwzthreading": jwzthreading_cases,
+    "mail-thread": mail_thread_cases,
     # The twenty-second split (held out): recorded before it was measured
     "balsa-locales": balsa_locales_cases,
     "nocc-locales": nocc_locales_cases,
