@@ -492,6 +492,24 @@ abuseio 18/76), people refused 0/36 (dada-mail 0/2, patchwork 0/34); list posts 
 read then (stop 59): all 18 are AbuseIO's abuse reports with no sign a person's mail lacks; no rule written.
 Tuning since.
 
+Twenty-fourth split (text; grommunio-locales), recorded with its adapter before it is measured: a webmail
+client's own words in every language it ships, built as the nineteenth to twenty-third splits' are. Each
+plain-text reply a person writes with grommunio-web (grommunio/grommunio-web, the groupware's webmail, a fork
+of Kopano WebApp; translations in ``server/language/<language>.UTF-8/LC_MESSAGES/grommunio_web.po``), with the
+plain-text editor chosen (the default editor is HTML, sent as HTML alone: not built), is built as its
+``MailContextModel.initRecordBody`` builds it from ``Templates.plaintextQuotedTemplate``: two line breaks, an
+Outlook-style block, "--------------------" and the translated "Original message" between twenty dashes each
+side, then "> " before the translated From, Sent, To and Subject labels and their values (the date by the
+translated Ext JS format "l jS F Y {0}" with the default time format "G:i", the translated day and month names
+and Ext's English "S" suffix), "> " alone, and the answered text with "> " before each line (a line over 72
+characters cut at a space); the browser's ``_()`` HTML-encodes every translation. The caret is put at the
+start, so the person's text is at the top (the client offers no other place); lines CRLF: the 94 languages of
+``ENABLED_LANGUAGES`` (English among them, en_US and en_GB, each with its own date format), 94 bodies built,
+34 kept: the 60 languages that translate none of these words (16 ship no ``.po`` at all) give the same English
+body, the first of them (af_ZA) kept, and de_DE gives de_CH's. The reply and the message answered are
+k9-locales' and the same in every language. No round read grommunio-web's or Kopano WebApp's translations or
+composition code. What was looked at and not kept, and why, is in the message of the commit that recorded it.
+
 Twenty-fourth split (text, second part: jwzthreading, mail-thread), recorded with their adapters before they
 are measured: real mail of public lists that two more projects keep in their tests, read as the twenty-first
 split's bigbang and ponymail are (``_sampled_thread_cases``: no whole text is stated, the history is what the
@@ -1213,6 +1231,22 @@ SOURCES: dict[str, Source] = {
     "patchwork": Source(
         "getpatchwork/patchwork", "644cef7cd369abd39eba9523f8ecbc16d2ea4206", "tuning", "machine"
     ),
+    # The twenty-fourth split (text, held out): recorded with its adapter before it is measured. The commit is
+    # the snapshot's newest (2026-08-21, "Merge branch 'master' into 'master'"). Only
+    # server/language/*/LC_MESSAGES/grommunio_web.po (the labels', date format's and day and month names'
+    # msgstr), defaults.php (ENABLED_LANGUAGES) and the files its adapter cites were read:
+    # client/zarafa/mail/data/Templates.js (plaintextQuotedTemplate), client/zarafa/mail/MailContextModel.js
+    # (initRecordBody, initRecordSubject, getSignatureData), client/zarafa/Date.js (formatDefaultTime),
+    # client/extjs-mod/Translations.js, client/extjs/ext-all-debug.js (Date.format, htmlEncode, XTemplate),
+    # client/zarafa/settings/data/SettingsDefaultValues.js, client/zarafa/mail/dialogs/MailCreatePanel.js
+    # (update), client/zarafa/common/form/TextArea.js (setCursorLocation),
+    # client/zarafa/core/data/IPMRecipientRecord.js (formatRecipient), client/zarafa/core/data/IPMRecord.js
+    # (getBody, setBody), server/includes/translations.js.php (_), server/includes/core/class.language.php,
+    # class.conversion.php (mapXML2MAPI) and class.operations.php (getMessageBody, saveMessage). No round read
+    # grommunio-web's or Kopano WebApp's translations or composition code.
+    "grommunio-locales": Source(
+        "grommunio/grommunio-web", "353ea1ae0217aae4ec58af21496ca080ec32fbcf", "held-out", "text"
+    ),
 }
 
 # Where a source's contract differs from ours, declared from the source's own README, tests or code: the
@@ -1353,6 +1387,9 @@ CONTRACT_DIFFERENCES: dict[str, tuple[str, ...]] = {
     # bodies are built (each adapter's docstring): what the person wrote is the whole new text, and the
     # bodies hold no forward, sign-off or signature.
     # Held out, twenty-third split. trojita-locales: none declared. Its bodies are built (the adapter's
+    # docstring): what the person wrote is the whole new text, and the bodies hold no forward, sign-off or
+    # signature.
+    # Held out, twenty-fourth split. grommunio-locales: none declared. Its bodies are built (the adapter's
     # docstring): what the person wrote is the whole new text, and the bodies hold no forward, sign-off or
     # signature.
     # Held out, twenty-first split. bigbang, ponymail: none declared. Thread corpora: no peer states a text

@@ -52,8 +52,8 @@ What each set expects:
   seventeenth; likewise), pinenlime, zapship, tachikoma (the eighteenth, held out),
   roundcube-locales, thunderbird-locales, claws-locales (the nineteenth; likewise), sogo-locales,
   imp-locales, cypht-locales (the twentieth; likewise), bigbang, ponymail (the twenty-first; likewise),
-  balsa-locales, nocc-locales, squirrelmail-locales (the twenty-second; likewise) and trojita-locales (the
-  twenty-third, held out):
+  balsa-locales, nocc-locales, squirrelmail-locales (the twenty-second; likewise), trojita-locales (the
+  twenty-third; likewise) and grommunio-locales (the twenty-fourth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile; bigbang and ponymail, and jwzthreading and mail-thread (the
   twenty-fourth split's second part, held out), samples of lists, read by
@@ -4880,6 +4880,241 @@ def trojita_locales_cases(root: Path) -> list[Case]:
     return list(cases.values())
 
 
+# --- the twenty-fourth split (held out): webmail clients' own words ---------------------------------------
+
+# grommunio-web's plain-text reply template (``client/zarafa/mail/data/Templates.js``,
+# ``plaintextQuotedTemplate``) and quoting loop (``client/zarafa/mail/MailContextModel.js``,
+# ``initRecordBody``) as the source writes them: the adapter refuses a checkout whose files lack any of these
+# lines, so that a template it does not build is never built wrong.
+_GROMMUNIO_TEMPLATE_LINES = (
+    "'<tpl if=\"!Ext.isEmpty(values.signatureData)\">' +",
+    "'{signatureData}\\n' +",
+    "'\\n\\n' +",
+    "'--------------------' + _('Original message') + '--------------------\\n' +",
+    "'> ' + _('From') + ': {sent_representing_name:htmlEncode} ' +",
+    "'<{sent_representing_email_address:htmlEncode}>' +",
+    "'> ' + _('Sent') + ': {message_delivery_time:formatDefaultTimeString("
+    '"\' + _("l jS F Y {0}") + \'")}\\n\' +',
+    "'> ' + _('To') + ': {display_to}\\n' +",
+    "'> ' + _('Cc') + ': {display_cc}\\n' +",
+    "'> ' + _('Subject') + ': {subject:htmlEncode}\\n' +",
+    "'> \\n' +",
+    "'{body}',",
+)
+_GROMMUNIO_QUOTE_LINES = (
+    'let newText = "> ";',
+    'if ((text[i] === " " && count > 72) || text[i] === "\\n") {',
+    'newText += "\\n> ";',
+    "subjectPrefix = ('Re') + ': ';",
+)
+# Ext JS 3.4's Date.formatCodes (``client/extjs/ext-all-debug.js``) this adapter writes; any other code
+# letter in a translated format is refused.
+_EXT_DATE_CODES = frozenset("djlNSwFmnYyaAgGhHis")
+_EXT_DATE_REFUSED = frozenset("DzWtLouOPTZcUM")
+# The msgids client/extjs-mod/Translations.js gives Date.dayNames (Sunday first) and Date.monthNames.
+_EXT_DAY_NAMES = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+_EXT_MONTH_NAMES = (
+    *("January", "February", "March", "April", "May", "June"),
+    *("July", "August", "September", "October", "November", "December"),
+)
+
+
+def _gettext_catalogue(path: Path) -> dict[str, str]:
+    """A gettext ``.po`` file as ``msgfmt`` compiles it and grommunio-web's ``class.language.php`` and
+    ``translations.js.php`` hand it to the browser: msgid → msgstr, an entry with a ``msgctxt`` keyed
+    "context\\x04msgid" (so that ``_()``, which asks without a context, never gets it), the quoted pieces
+    joined and their C escapes read; a fuzzy, obsolete, plural or empty translation left out (``_()``
+    answers the msgid)."""
+    raw = path.read_bytes()
+    charset = re.search(rb"charset=([\w-]+)", raw)
+    found = {}
+    for entry in re.split(r"\n\s*\n", raw.decode(charset[1].decode() if charset else "utf-8")):
+        lines = [line for line in entry.splitlines() if not line.startswith("#~")]
+        if any(line.startswith("#,") and "fuzzy" in line for line in lines):
+            continue
+        fields: dict[str, str] = {}
+        current = None
+        for line in lines:
+            keyword = re.match(r"(msgctxt|msgid|msgstr)\s+(\".*\")\s*$", line)
+            if keyword:
+                current = keyword[1]
+                fields[current] = ""
+                line = keyword[2]
+            elif not line.startswith('"') or current is None:
+                current = None if not line.startswith('"') else current
+                continue
+            fields[current] += re.sub(
+                r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), line.strip()[1:-1]
+            )
+        if fields.get("msgid") and fields.get("msgstr"):
+            key = fields["msgid"] if "msgctxt" not in fields else f"{fields['msgctxt']}\x04{fields['msgid']}"
+            found[key] = fields["msgstr"]
+    return found
+
+
+def _ext_html_encode(text: str) -> str:
+    """Ext JS 3.4's ``Ext.util.Format.htmlEncode``: &, >, < and " as entities (the order it replaces them)."""
+    return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").replace('"', "&quot;")
+
+
+def _ext_date(pattern: str, when: datetime.datetime, days: list[str], months: list[str]) -> str:
+    """Ext JS 3.4's ``Date.prototype.format`` (``createFormat``, ``formatCodes``, ``getSuffix``): a backslash
+    makes the next character a literal, a code letter is the date's field, any other character is itself.
+    ``l`` and ``F`` are the day and month names grommunio-web's ``Translations.js`` sets from ``_()``; ``S``
+    is Ext's English suffix. A code this adapter does not write is refused."""
+    suffix = {1: "st", 21: "st", 31: "st", 2: "nd", 22: "nd", 3: "rd", 23: "rd"}.get(when.day, "th")
+    hour12 = when.hour % 12 or 12
+    fields = {
+        "d": f"{when.day:02d}",
+        "j": f"{when.day}",
+        "l": days[(when.weekday() + 1) % 7],
+        "N": f"{when.isoweekday()}",
+        "S": suffix,
+        "w": f"{(when.weekday() + 1) % 7}",
+        "F": months[when.month - 1],
+        "m": f"{when.month:02d}",
+        "n": f"{when.month}",
+        "Y": f"{when.year:04d}",
+        "y": f"{when.year}"[2:4],
+        "a": "am" if when.hour < 12 else "pm",
+        "A": "AM" if when.hour < 12 else "PM",
+        "g": f"{hour12}",
+        "G": f"{when.hour}",
+        "h": f"{hour12:02d}",
+        "H": f"{when.hour:02d}",
+        "i": f"{when.minute:02d}",
+        "s": f"{when.second:02d}",
+    }
+    out = []
+    special = False
+    for ch in pattern:
+        if not special and ch == "\\":
+            special = True
+        elif special:
+            special = False
+            out.append(ch)
+        elif ch in _EXT_DATE_REFUSED:
+            raise ValueError(f"an Ext date code this adapter does not write: {ch!r} in {pattern!r}")
+        else:
+            out.append(fields[ch] if ch in _EXT_DATE_CODES else ch)
+    return "".join(out)
+
+
+def _grommunio_quote(text: str) -> str:
+    """``MailContextModel.initRecordBody``'s quoting of the answered message's plain text: "> " first, then
+    each character, a line break (or a space once the line holds more than 72 characters) written as a
+    line break and "> "."""
+    out = "> "
+    count = 0
+    for ch in text:
+        if (ch == " " and count > 72) or ch == "\n":
+            out += "\n> "
+            count = 0
+        else:
+            out += ch
+            count += 1
+    return out
+
+
+def grommunio_locales_cases(root: Path) -> list[Case]:
+    """grommunio/grommunio-web (the groupware's webmail, a fork of Kopano WebApp; Ext JS 3.4 in the browser,
+    PHP on the server): the plain-text reply a person writes with it in each language of
+    ``ENABLED_LANGUAGES`` (``defaults.php``) that ``server/language/<language>.UTF-8`` ships (English among
+    them, en_US and en_GB), built as the browser builds it when the user has chosen the plain-text editor
+    (``zarafa/v1/contexts/mail/dialogs/mailcreate/use_html_editor`` false; the default, true, gives an HTML
+    body edited by TinyMCE and sent as HTML alone, whose plain text the mail server makes, not built here).
+    ``MailContextModel.initRecordBody`` (``client/zarafa/mail/MailContextModel.js``) quotes the answered
+    message's plain text (``getRecordPlainBody``: its PR_BODY as ``Operations::getMessageBody`` gives it;
+    :func:`_grommunio_quote`) and fills ``Templates.plaintextQuotedTemplate``
+    (``client/zarafa/mail/data/Templates.js``; its lines are checked, :data:`_GROMMUNIO_TEMPLATE_LINES`):
+    the signature (none: ``getSignatureData`` gives ''), two line breaks, "--------------------" +
+    _('Original message') + "--------------------", then "> " + _('From') + ": " the sender's name, a space
+    and "<address>"; "> " + _('Sent') + ": " the delivery time as ``Date.formatDefaultTime`` writes it
+    (``client/zarafa/Date.js``: ``String.format(_("l jS F Y {0}"), datetime_time_format)``, the setting's
+    default "G:i" from ``client/zarafa/settings/data/SettingsDefaultValues.js``, then Ext's
+    ``Date.format``, :func:`_ext_date`, with the day and month names ``client/extjs-mod/Translations.js``
+    translates and Ext's English ordinal suffix for "S", so "1st" where a translation keeps "jS"); "> " +
+    _('To') + ": " the recipients as ``IPMRecipientRecord.formatRecipient`` writes them
+    ("Name <address>", joined "; "); no Cc line (none); "> " + _('Subject') + ": " the subject; "> " alone;
+    the quoted text. Each ``_()`` is ``translations.js.php``'s: the language's ``grommunio_web.po`` as
+    ``msgfmt`` compiles it (:func:`_gettext_catalogue`; the msgid where it has no translation, and every
+    msgid for a language offered with no ``.po``, whose ``parseLanguage`` finds no ``.mo``) and the
+    answer passed through ``Ext.util.Format.htmlEncode`` (:func:`_ext_html_encode`), in the plain text too;
+    the translated labels become text of the ``Ext.XTemplate`` (a label with "{" or a backslash, or a date
+    format with a backslash, is refused: none has one).
+    The editor (``MailCreatePanel.update``: ``record.getBody(false)`` into the text area) gets that text and
+    ``TextArea.setCursorLocation`` puts the caret at 0, so the person's text is above it, followed by the
+    template's two line breaks: one body per language (the client offers no other place). The text area's
+    value is saved as it is (``IPMRecord.setBody``; ``Conversion::mapXML2MAPI`` makes it PR_BODY, isHTML
+    false). The reply and the message answered are k9-locales'; the message's plain text is taken to end in
+    a line break, as a mail's text does (so the quote ends in a line "> "), the sender's address is its SMTP
+    address, the browser's time zone is UTC (K-9's instant, 2025-12-01 10:05). The new text is what the
+    person wrote, every line of the message answered is history. The subject is ``initRecordSubject``'s:
+    "Re: " and the subject answered (``use_english_abbreviations`` true by default). Assumed (the code read
+    does not say): the server sends PR_BODY as it is, lines CRLF. A language whose body equals another's is
+    measured once (the first's)."""
+    templates = (root / "client/zarafa/mail/data/Templates.js").read_text(encoding="utf-8")
+    model = (root / "client/zarafa/mail/MailContextModel.js").read_text(encoding="utf-8")
+    missing = [line for line in _GROMMUNIO_TEMPLATE_LINES if line not in templates]
+    missing += [line for line in _GROMMUNIO_QUOTE_LINES if line not in model]
+    if missing:
+        sys.exit(f"grommunio-locales: the reply this adapter builds is not the checkout's: {missing}")
+    enabled = re.search(
+        r'define\(\s*"ENABLED_LANGUAGES",\s*((?:"[^"]*"\s*\.?\s*)+)\)',
+        (root / "defaults.php").read_text(encoding="utf-8"),
+    )
+    defaults = (root / "client/zarafa/settings/data/SettingsDefaultValues.js").read_text(encoding="utf-8")
+    time_format = re.search(r"'datetime_time_format':\s*'([^']*)'", defaults)
+    if not enabled or not time_format:
+        sys.exit("grommunio-locales: defaults.php or SettingsDefaultValues.js lacks what this adapter reads")
+    codes = set("".join(re.findall(r'"([^"]*)"', enabled[1])).split(";"))
+    sent = datetime.datetime.fromtimestamp(1764583500, datetime.UTC)  # K-9's instant, the browser in UTC
+    original = _K9_ORIGINAL.replace("\r\n", "\n") + "\n"
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    sender_name, sender_address = _K9_SENDER[:-1].split(" <")
+    cases: dict[str, Case] = {}
+    for folder in sorted((root / "server/language").iterdir()):
+        language = folder.name.replace(".UTF-8", "")  # loadLanguages' str_ireplace
+        if (
+            language not in codes
+            or not (folder / "LC_MESSAGES").is_dir()
+            or not (folder / "language.txt").is_file()
+        ):
+            continue  # loadLanguages: an enabled language, with LC_MESSAGES and language.txt
+        po = folder / "LC_MESSAGES/grommunio_web.po"  # none: no .mo, no translations, the msgids
+        words = _gettext_catalogue(po) if po.is_file() else {}
+
+        def say(msgid: str, words: dict[str, str] = words) -> str:
+            return _ext_html_encode(words.get(msgid, msgid))
+
+        days = [say(day) for day in _EXT_DAY_NAMES]  # Translations.js: Date.dayNames
+        months = [say(month) for month in _EXT_MONTH_NAMES]  # Date.monthNames
+        date_format = say("l jS F Y {0}")
+        labels = [say(msgid) for msgid in ("Original message", "From", "Sent", "To", "Subject")]
+        if any("{" in label or "\\" in label for label in labels) or "\\" in date_format:
+            raise ValueError(f"a translation this adapter does not put in an XTemplate: {language}")
+        if set(re.findall(r"\{(\d+)\}", date_format)) - {"0"}:
+            raise ValueError(f"a String.format index this adapter does not fill: {date_format!r}")
+        date = _ext_date(date_format.replace("{0}", time_format[1]), sent, days, months)
+        heading, sender, when, to, subject_label = labels
+        text = (
+            f"\n\n{'-' * 20}{heading}{'-' * 20}\n"
+            f"> {sender}: {sender_name} <{sender_address}>\n"
+            f"> {when}: {date}\n"
+            f"> {to}: {_K9_TO}\n"
+            f"> {subject_label}: {_K9_SUBJECT}\n"
+            "> \n"
+            f"{_grommunio_quote(original)}"
+        )
+        crlf = f"{reply}{text}".replace("\n", "\r\n")
+        subject = f"Re: {_K9_SUBJECT}"  # initRecordSubject, use_english_abbreviations
+        cases.setdefault(
+            crlf, Case("grommunio-locales", f"{language} top", crlf, reply, (), history, subject=subject)
+        )
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -5456,6 +5691,8 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "squirrelmail-locales": squirrelmail_locales_cases,
     # The twenty-third split (held out): recorded before it is measured
     "trojita-locales": trojita_locales_cases,
+    # The twenty-fourth split (held out): recorded before it is measured
+    "grommunio-locales": grommunio_locales_cases,
 }
 
 
