@@ -224,6 +224,22 @@ and replies with no list header, sent with git send-email, Mercurial's patchbomb
 list posts (Patchwork's, List-Id or a list's Sender), 93 other (80 copies, templates, header fragments,
 format-patch output for tests).
 
+Twenty-fourth split (machine mail): three projects no round had read, held out, recorded with their rows below
+before they are measured: ``--mw-bouncehandler`` (MediaWiki's BounceHandler extension,
+``tests/phpunit/bounce_emails``: the Exim and Hotmail bounces and the delayed-mail notice its
+ApiBounceHandlerTest and ProcessBounceWithRegexTest read), ``--hyperkitty`` (HyperKitty, Mailman 3's archiver,
+``hyperkitty/tests/testdata``: the Fedora, EELV and Mailman test-list posts its scrubber and incoming tests
+archive, Pipermail extracts and its dummy test message) and ``--private-relay`` (Firefox Relay,
+``emails/tests/fixtures/*_incoming.email``: the raw mail to a Relay mask its views tests forward or refuse).
+Each set is the ``git archive`` of the commit in ``scripts/mail_sets.py`` restricted to those paths and the
+tests the rows cite (the ``.php``, ``.py`` and ``README.md`` files are no row's). A file that copies another
+file of its own set read before it (path order, by Message-ID) is not scored; none was found in a set already
+read. Classed by their projects' own tests, fixture names and headers: 5 machine (BounceHandler's 4 bounces
+and delay notice; Relay's service welcome notice), 3 people's (Relay's: a friend's message exported from a
+mail client, Emperor Norton's proclamation, a user's note), 6 list posts (HyperKitty's, List-Id and
+Precedence: list), 14 other (7 copies, a template with a placeholder address, Pipermail extracts, test
+messages, spam).
+
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
     git show HEAD:layers/replyonce/replyonce/rules/screening.py > /tmp/screening_before.py
@@ -1855,6 +1871,139 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
             "person",
             "a developer's series, no list header: Stephen Finucane's sent with git send-email (X-Mailer),"
             " Andrew Shadura's with Mercurial's patchbomb, Adam Hassick's",
+        ),
+    ],
+    # Twenty-fourth split (machine mail): MediaWiki BounceHandler's bounces, HyperKitty's archiver test mail
+    # and Firefox Relay's incoming test mail, classed by each project's tests, fixture names and headers,
+    # recorded before they are measured. A file that copies another file of its own set read before it
+    # (path order, by Message-ID) is not scored ("other"); none was found in a set already read (Message-ID).
+    "mw-bouncehandler": [
+        *(
+            (f"tests/phpunit/bounce_emails/{name}", kind, why)
+            for name, kind, why in (
+                (
+                    "email1",
+                    "other",
+                    "a template: its To is the placeholder {VERP_ADDRESS} ApiBounceHandlerTest fills in with"
+                    " the VERP address it generates before posting the bounce (email2 is the same bounce,"
+                    " the address filled in)",
+                ),
+                (
+                    "emailStatus3",
+                    "other",
+                    "a copy of emailStatus1 (Message-ID), its X-Failed-Recipients left out:"
+                    " ProcessBounceWithRegexTest reads the 550 code from it",
+                ),
+                (
+                    "email2",
+                    "machine",
+                    "Exim's bounce (Mailer-Daemon, Auto-Submitted: auto-replied, Return-path <>, 'Mail"
+                    " delivery failed: returning message to sender') to a wiki's VERP address: email1 with"
+                    " the address filled in (no test reads it)",
+                ),
+                (
+                    "emailStatus[12]",
+                    "machine",
+                    "a bounce ProcessBounceWithRegexTest extracts the failed recipient or status from:"
+                    " Exim's (Mailer-Daemon, Auto-Submitted, X-Failed-Recipients) and Hotmail's postmaster"
+                    " DSN (multipart/report, 'Delivery Status Notification (Failure)', status 5.5.0)",
+                ),
+                (
+                    "oracle7",
+                    "machine",
+                    "the Mail Delivery System's delay notice (Mailer-Daemon, 'Delayed Mail (still being"
+                    " retried)'): ProcessBounceWithRegexTest reads its 421 code",
+                ),
+            )
+        ),
+    ],
+    "hyperkitty": [
+        *(
+            (f"hyperkitty/tests/testdata/{name}", kind, why)
+            for name, kind, why in (
+                (
+                    "html-email-2.txt",
+                    "other",
+                    "a copy of html-email-1.txt (Message-ID), its HTML part changed for test_scrub.py",
+                ),
+                (
+                    "payload-*.txt",
+                    "other",
+                    "test_scrub.py's dummy message in one charset or another ('Dummy Person', 'Dummy"
+                    " subject', test at example.com): a test message no test classes (the later ones copies"
+                    " of payload-iso8859.txt by Message-ID)",
+                ),
+                (
+                    "*-in-reply-to-header.txt",
+                    "other",
+                    "test_utils.py's dummy message with a broken In-Reply-To: a copy of payload-iso8859.txt"
+                    " (Message-ID)",
+                ),
+                (
+                    "non-ascii-headers.txt",
+                    "other",
+                    "a Fedora-packaging post as a Pipermail archive gives it back (From 'x at y', Date,"
+                    " Subject, Message-ID only): an extract of a post, cut to the archive's headers",
+                ),
+                ("pipermail_nextpart.txt", "other", "a copy of non-ascii-headers.txt (Message-ID)"),
+                (
+                    "attachment-*.txt",
+                    "list",
+                    "a post through a Mailman list (List-Id, Precedence: list, the list's -bounces or"
+                    " -owner Return-Path): Fedora devel's, EELV's ecologeeks, the mm3test list1;"
+                    " test_scrub.py and test_incoming.py archive them",
+                ),
+                (
+                    "html-email-1.txt",
+                    "list",
+                    "a post through the ecologeeks list (List-Id, Precedence: list, Sender -request), written"
+                    " in Outlook (X-Mailer); test_scrub.py archives it",
+                ),
+            )
+        ),
+    ],
+    "private-relay": [
+        *(
+            (f"emails/tests/fixtures/{name}_incoming.email", kind, why)
+            for name, kind, why in (
+                (
+                    "inline_image",
+                    "person",
+                    "'Your Friend''s message with an inline image to a Relay mask (a Gmail Message-ID;"
+                    " the README: exported from a mail client); views_tests forwards it",
+                ),
+                (
+                    "emperor_norton",
+                    "person",
+                    "Norton I.'s proclamation to a Relay mask, his name with unquoted commas in From;"
+                    " views_tests forwards it",
+                ),
+                (
+                    "message_id_in_brackets",
+                    "person",
+                    "'A concerned user''s note on Message-ID syntax to a Relay mask; views_tests forwards"
+                    " it in spite of its invalid Message-ID",
+                ),
+                (
+                    "nested_brackets_service",
+                    "machine",
+                    "a service's welcome notice ('Welcome to our service! Please login at', From 'The"
+                    " Service' hello@): views_tests reads its From with nested brackets as an error",
+                ),
+                (
+                    "russian_spam",
+                    "other",
+                    "spam (its name; bulk headers, List-Unsubscribe; the README: overlaps the spamVerdict"
+                    " FAIL fixture); views_tests forwards it, no test states its class",
+                ),
+                (
+                    "*",
+                    "other",
+                    "a test message no test classes: 'A server' root@'s text-only email and its copy with"
+                    " two MIME-Version headers (SES rejects it), 'New Line Trouble''s encoded newline in"
+                    " the Subject",
+                ),
+            )
         ),
     ],
 }
