@@ -509,6 +509,8 @@ start, so the person's text is at the top (the client offers no other place); li
 body, the first of them (af_ZA) kept, and de_DE gives de_CH's. The reply and the message answered are
 k9-locales' and the same in every language. No round read grommunio-web's or Kopano WebApp's translations or
 composition code. What was looked at and not kept, and why, is in the message of the commit that recorded it.
+Measured once at the reader of c433f7c (the shipped one), before any body's output was read: 34/34 exact
+(100 %), history as new 0, words dropped 0, none behind the marker (as HTML the same).
 
 Twenty-fourth split (text, second part: jwzthreading, mail-thread), recorded with their adapters before they
 are measured: real mail of public lists that two more projects keep in their tests, read as the twenty-first
@@ -527,7 +529,10 @@ identifiers and subjects, the order of the replies kept): 32 cases, 26 with hist
 messages a case leaves out are replies whose parent the corpus lacks (13 and 8), messages with no parent
 header whose subject answers another (1 and 3) and a body held twice (1, jwzthreading). No Message-ID of
 theirs is in a set already read. The checks read the messages' headers and the thread, never the reader.
-What was looked at and not kept, and why, is in the message of the commit that recorded them.
+What was looked at and not kept, and why, is in the message of the commit that recorded them. Measured once
+at the reader of c433f7c (the shipped one), before any body's output was read: history as new 4 of 309
+bodies (jwzthreading 2 of 277, mail-thread 2 of 32), words dropped 2 (mail-thread), 6 behind the marker (as
+HTML the same).
 
 Twenty-fourth split (machine): recorded with their rows in scripts/measure_machine_mail.py before they are
 measured, three projects no round had read, each set's messages classed machine, person, list or other from
@@ -542,7 +547,10 @@ extracts and a dummy test message) and Firefox Relay, Mozilla's forwarder of mai
 views tests forward to the mask's owner or refuse). 28 files: 5 machine (BounceHandler's 4, Relay's 1), 3
 people's (Relay's), 6 list posts (HyperKitty's), 14 other (copies within a set by Message-ID, 7 of them; a
 template, Pipermail extracts, test messages, spam). None was found in a set already read (Message-ID). What
-was looked at and not kept, and why, is in the message of the commit that recorded them.
+was looked at and not kept, and why, is in the message of the commit that recorded them. Measured once at the
+screening of c433f7c (the shipped one), before any verdict was read: machine answered 0/5 (mw-bouncehandler
+0/4, private-relay 0/1; that one handed to a person), people refused 0/3 (private-relay); list posts
+answered 0/6 (hyperkitty).
 """
 
 from typing import NamedTuple
