@@ -1747,6 +1747,32 @@ def _thread_case(set_name: str, m: dict, keep: Iterable[str], history: Iterable[
     return Case(set_name, m["name"], m["body"], None, *escaped, False, True, m["subject"])
 
 
+def _pgp_armor(lines: list[str]) -> set[int]:
+    """The indexes of a clear-signed message's armor (RFC 4880 §7), read here without the reader's code:
+    an unquoted "-----BEGIN PGP SIGNED MESSAGE-----" line and the armor header lines under it down to a
+    blank line, and each unquoted "-----BEGIN PGP SIGNATURE-----" to "-----END PGP SIGNATURE-----" block.
+    Neither the sender's words nor an older message's: a thread case neither keeps nor counts them (the
+    block's "Version:" and "Comment:" lines are the same in every message one program signs)."""
+    armor: set[int] = set()
+    index = 0
+    while index < len(lines):
+        line = lines[index].strip()
+        if line == "-----BEGIN PGP SIGNED MESSAGE-----":
+            armor.add(index)
+            index += 1
+            while index < len(lines) and lines[index].strip():
+                armor.add(index)
+                index += 1
+        elif line == "-----BEGIN PGP SIGNATURE-----":
+            while index < len(lines):
+                armor.add(index)
+                if lines[index].strip() == "-----END PGP SIGNATURE-----":
+                    break
+                index += 1
+        index += 1
+    return armor
+
+
 def thread_cases(root: Path, set_name: str) -> list[Case]:
     """Real mail in threads, whose history the thread states (no peer's expectation): every message of a
     corpus (a maildir or a directory of messages) with a text part, its ``In-Reply-To`` and
@@ -1772,11 +1798,12 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
             _stripped(line) for parent in _earlier_messages(m, by_id) for line in parent["body"].splitlines()
         }
         lines = m["body"].splitlines()
+        armor = _pgp_armor(lines)
         quoted = {_stripped(line) for line in lines if _QUOTED_LINE.match(line)}
         history = sorted(
             {
                 line
-                for line in (_stripped(raw) for raw in lines)
+                for line in (_stripped(raw) for i, raw in enumerate(lines) if i not in armor)
                 if line in earlier
                 and (len(line.split()) >= 6 or (len(line.split()) >= 4 and line in quoted))
                 and not repeated(line, m["sender"])
@@ -1788,7 +1815,7 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
             if raw.rstrip() == "--" or raw == "-- ":
                 break
             line = _stripped(raw)
-            if _QUOTED_LINE.match(raw) or len(line.split()) < 4 or line in earlier or i in intro:
+            if _QUOTED_LINE.match(raw) or len(line.split()) < 4 or line in earlier or i in intro | armor:
                 continue
             if repeated(line, m["sender"]) or line in keep:
                 continue
@@ -4154,9 +4181,12 @@ def _sampled_thread_cases(files: list[tuple[str, bytes]], set_name: str) -> list
         run = f" {' '.join(line for line in texts if line)} "
 
         lines = m["lines"]
+        armor = _pgp_armor(lines)
         quoted = {_stripped(line) for line in lines if _QUOTED_LINE.match(line)}
         history = []
         for i, raw_line in enumerate(lines):
+            if i in armor:
+                continue
             line = _stripped(raw_line)
             words = len(line.split())
             if not (words >= 6 or (words >= 4 and line in quoted)) or not _held(line, earlier, run):
@@ -4178,6 +4208,7 @@ def _sampled_thread_cases(files: list[tuple[str, bytes]], set_name: str) -> list
                 or len(line.split()) < 4
                 or _held(line, earlier, run)
                 or i in intro
+                or i in armor
             ):
                 continue
             if repeated(line, m["sender"]) or line in keep:

@@ -791,6 +791,10 @@ ORDINARY = [
      "Hi,\nplease forward this to my colleague bob@example.com:\nThe mug arrived broken.\n"),
     ("a list between '--' lines whose last item reads like a list's footer (in doubt, every word kept)",
      "Hi, two things:\n--\nOrder 1042 is late\n--\nPlease unsubscribe me from the mailing list: alice@example.com\n"),
+    ("a pasted table whose rows open with '|', one cell opening with '>' (a table, not a quote written with '|')",
+     "Your rates:\n| Weight | Price |\n| >5 kg | 12.50 |\nWhich one applies to order 1042?\n"),
+    ("a pasted log whose lines open with '| ' (no quote's sign: no '| >', no 'wrote:')",
+     "The tracking page says:\n| 30 Nov: parcel sorted\n| 1 Dec: delivery failed\nPlease redeliver order 1042.\n"),
 ]  # fmt: skip
 
 # The same bodies, where nothing is in doubt: every word, no marker.
@@ -926,6 +930,46 @@ LIST_FOOTERS = [
      "On Monday you wrote:\nYour patch is applied.\n",
      "Looks good to me.", "unsubscribe"),
 ]  # fmt: skip
+
+
+# Twenty-fourth split (real lists' mail, jwzthreading and mail-thread): a clear-signed reply (RFC 4880 §7,
+# Enigmail's armor, whose "Comment:" line every message it signs repeats) and a quote written with "|" for
+# ">" (an indent string Mutt and Gnus let a user set). The armor is no one's words; the "|" quote is a quote.
+SIGNED = "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA1\n\n"
+SIGNATURE_BLOCK = (
+    "-----BEGIN PGP SIGNATURE-----\nVersion: GnuPG v1.4.10 (GNU/Linux)\n"
+    "Comment: Using GnuPG with Fedora - http://enigmail.mozdev.org/\n\niEYEARECAAYFAktB\n=Xy1Z\n"
+    "-----END PGP SIGNATURE-----\n"
+)
+ARMOR_AND_BAR_QUOTES = [
+    ("a clear-signed reply above a quote: the armor headers and the signature block go",
+     f"{SIGNED}Thanks, order 1042 arrived.\n\n{ON}\n> Your order 1042 shipped.\n{SIGNATURE_BLOCK}",
+     "Thanks, order 1042 arrived."),
+    ("a clear-signed reply whose dash-escaped lines ('- - Alex') are read unescaped",
+     f"{SIGNED}> Your order 1042 shipped.\n\nIt has not arrived yet.\n\n- - Alex\n{SIGNATURE_BLOCK}",
+     f"{QUOTE_MARKER}\nIt has not arrived yet.\n\n- Alex"),
+    ("a quoted clear-signed message stays the quote's; the answer under it is the new text",
+     f"{ON}\n> -----BEGIN PGP SIGNED MESSAGE-----\n> Hash: SHA1\n>\n> Your order 1042 shipped.\n\n"
+     "Thanks, it arrived.\n",
+     f"{QUOTE_MARKER}\nThanks, it arrived."),
+    ("a quote written with '|', quoting in turn ('| >'), the answer under it",
+     "* Acme Support\n| > Where is my order 1042?\n|\n| Your order 1042 shipped on Monday.\n\n"
+     "It has not arrived yet.\n",
+     f"* Acme Support\n{QUOTE_MARKER}\nIt has not arrived yet."),
+    ("a quote written with '|', answered in between: a one-line run is a quote too once one run is sure",
+     "| > Where is my order 1042?\n| Your order 1042 shipped on Monday.\n\nIt has not arrived yet.\n\n"
+     "| Did you ask your neighbours?\n\nYes, nobody has it.\n",
+     f"{QUOTE_MARKER}\nIt has not arrived yet.\n\n{QUOTE_MARKER}\nYes, nobody has it."),
+    ("a quote written with '|' that holds its own attribution, the answer under it (mail-thread's testbox-6)",
+     f"| {ACME} wrote:\n| Your order 1042 shipped on Monday.\n\nIt has not arrived yet.\nPlease check.\n",
+     f"{QUOTE_MARKER}\nIt has not arrived yet.\nPlease check."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("form", ["as Nylas gives it (HTML)", "plain text"])
+@pytest.mark.parametrize(("body", "expected"), [pytest.param(b, e, id=i) for i, b, e in ARMOR_AND_BAR_QUOTES])
+def test_a_signatures_armor_is_no_ones_words_and_a_bar_quote_is_a_quote(form, body, expected):
+    assert new_text(as_html(body) if form.startswith("as Nylas") else body) == expected
 
 
 # Seventeenth split (comrade's test_outlook_alternative): Outlook's divider, 32 underscores, over sentences and

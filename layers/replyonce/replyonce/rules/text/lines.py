@@ -27,6 +27,10 @@ MARKS = (HISTORY_MARK, DOUBT_MARK)
 BLANK_LINES = re.compile(r"\n{3,}")
 _QUOTED = re.compile(r"^\s*(?:>|[A-Z][A-Za-z]{0,9}>(?=\s|$))")  # "> …", and Supercite's "Bob> …"
 _ONE_LEVEL = re.compile(r"^(\s*)> ?")
+# A quote written with "|" for ">" (Mutt's or Gnus's indent string set to "| "): its lines, and the signs
+# that make a run of them a quote rather than a table or a log the customer pasted.
+_BAR_LINE = re.compile(r"^\|(?: |$)")
+_BAR_QUOTE_SIGN = re.compile(r"^\|\s*>|wrote:\s*$")
 TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\b")
 ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|mailto:")
 DIGIT = re.compile(r"\d")
@@ -36,6 +40,35 @@ RFC_DELIMITER = "-- "
 
 def quoted(line: str) -> bool:
     return bool(_QUOTED.match(line))
+
+
+def bar_quotes(lines: list[str]) -> list[str]:
+    """``lines`` with each quote written with "|" instead of ">" written with ">".
+
+    A run of lines opening with "| " (or a bare "|") is a quote when it quotes in turn ("| > …") or holds
+    the attribution of what it quotes ("| Bob <bob@…> wrote:"): a mail program's quote with another
+    indent string. Once one run of a body is such a quote, every other run of it is one too (an answer
+    between two quoted lines: "| Why?" alone): a program quotes with one indent string. Why not every
+    such run: a customer pastes tables ("| Weight | Price |", each row closed by "|") and logs whose lines
+    open with "|"; a run with a row closed by "|" stays as it is.
+    """
+    runs = []
+    start = 0
+    while start < len(lines):
+        end = start
+        while end < len(lines) and _BAR_LINE.match(lines[end]):
+            end += 1
+        if end > start:
+            run = lines[start:end]
+            if not any(line.rstrip().endswith("|") and line.strip() != "|" for line in run):
+                runs.append((start, end, any(_BAR_QUOTE_SIGN.search(line) for line in run)))
+        start = max(end, start + 1)
+    if not any(sure for _, _, sure in runs):
+        return lines
+    out = list(lines)
+    for start, end, _ in runs:
+        out[start:end] = [">" + line[1:] for line in lines[start:end]]
+    return out
 
 
 def unquote(line: str) -> str:

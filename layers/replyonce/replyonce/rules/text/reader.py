@@ -2,13 +2,14 @@
 forward, signature, new text), and the new words kept in the order written with
 :data:`~replyonce.rules.text.lines.QUOTE_MARKER` where a quote stood before them.
 
-The rules each pass reads live in their own modules (markup, titles, header_block, attribution,
-trailer, history); this module decides only how their answers combine."""
+The rules each pass reads live in their own modules (markup, armor, titles, header_block,
+attribution, trailer, history); this module decides only how their answers combine."""
 
 import functools
 import html
 import re
 
+from replyonce.rules.text.armor import without_armor
 from replyonce.rules.text.attribution import (
     attribution_at,
     generic_attribution,
@@ -24,6 +25,7 @@ from replyonce.rules.text.lines import (
     QUOTE_MARKER,
     RFC_DELIMITER,
     UNSURE_MARKER,
+    bar_quotes,
     quoted,
     unquote,
 )
@@ -215,7 +217,7 @@ def _new_words(text: str, subject: str | None = None) -> str:
         split_run_together_headers(
             [
                 piece
-                for line in text.splitlines()
+                for line in bar_quotes(without_armor(text.splitlines()))
                 for piece in (
                     [RFC_DELIMITER]
                     if line.startswith(RFC_DELIMITER) and not line.strip("- \t")
