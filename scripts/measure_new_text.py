@@ -1773,6 +1773,24 @@ def _pgp_armor(lines: list[str]) -> set[int]:
     return armor
 
 
+def _signed_lines(body: str) -> list[str]:
+    """A body's lines with the dash-escape of a clear-signed part undone (RFC 4880 §7.1: inside it, a line
+    that opens with "-" is sent as "- -…"), read here without the reader's code: the signed text as its
+    writer typed it ("- -- " their signature's delimiter, "- - Pro:" their list). The armor lines stay
+    (:func:`_pgp_armor` finds them)."""
+    lines = body.splitlines()
+    signed = False
+    for index, line in enumerate(lines):
+        mark = line.strip()
+        if mark == "-----BEGIN PGP SIGNED MESSAGE-----":
+            signed = True
+        elif mark == "-----BEGIN PGP SIGNATURE-----":
+            signed = False
+        elif signed and line.startswith("- -"):
+            lines[index] = line[2:]
+    return lines
+
+
 def thread_cases(root: Path, set_name: str) -> list[Case]:
     """Real mail in threads, whose history the thread states (no peer's expectation): every message of a
     corpus (a maildir or a directory of messages) with a text part, its ``In-Reply-To`` and
@@ -1795,9 +1813,11 @@ def thread_cases(root: Path, set_name: str) -> list[Case]:
     cases = []
     for m in messages:
         earlier = {
-            _stripped(line) for parent in _earlier_messages(m, by_id) for line in parent["body"].splitlines()
+            _stripped(line)
+            for parent in _earlier_messages(m, by_id)
+            for line in _signed_lines(parent["body"])
         }
-        lines = m["body"].splitlines()
+        lines = _signed_lines(m["body"])
         armor = _pgp_armor(lines)
         quoted = {_stripped(line) for line in lines if _QUOTED_LINE.match(line)}
         history = sorted(
@@ -4145,7 +4165,7 @@ def _sampled_thread_cases(files: list[tuple[str, bytes]], set_name: str) -> list
         if m is None:
             continue
         body = m["body"]
-        lines = body.splitlines()
+        lines = _signed_lines(body)
         fields = header_block_lines(body)
         headed = next(
             (

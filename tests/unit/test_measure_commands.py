@@ -147,3 +147,29 @@ def test_a_patchwork_series_is_written_out_one_message_a_file_and_its_templates_
         "base-cover-letter.3.eml",
     ]
     assert b"Subject: Test\n" in (split / "base-cover-letter.3.eml").read_bytes()
+
+
+# The thread checkers read a clear-signed message (RFC 4880 §7) as its writer typed it, with their own code:
+# the armor is neither the sender's words nor an older message's, and the dash-escape is undone.
+SIGNED_BODY = (
+    "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA1\n\n> Is order 1042 on its way?\n\nIt left on Monday.\n"
+    "- - Pro: faster\n- -- \nAlex\n-----BEGIN PGP SIGNATURE-----\nVersion: GnuPG v1.4.10 (GNU/Linux)\n"
+    "Comment: Using GnuPG with Fedora - http://enigmail.mozdev.org/\n\niEYEARECAAYFAktB\n=Xy1Z\n"
+    "-----END PGP SIGNATURE-----\nA list's footer under the signature.\n"
+)
+
+
+def test_the_thread_checkers_read_a_clear_signed_message_as_its_writer_typed_it():
+    lines = measure_new_text._signed_lines(SIGNED_BODY)
+    armor = measure_new_text._pgp_armor(lines)
+    typed = [line for i, line in enumerate(lines) if i not in armor]
+    assert typed == [
+        "",
+        "> Is order 1042 on its way?",
+        "",
+        "It left on Monday.",
+        "- Pro: faster",
+        "-- ",
+        "Alex",
+        "A list's footer under the signature.",
+    ]
