@@ -3740,10 +3740,15 @@ _CLAWS_TEMPLATE = "On %d\\n%f wrote:\\n\\n%q\\n%X"
 _CLAWS_DATE = "Mon, 01 Dec 2025 10:05:00 +0000"
 
 
-def _po_translations(path: Path) -> dict[str, str]:
+def _po_translations(path: Path, *, by_context: bool = False) -> dict[str, str]:
     """A gettext ``.po`` file's translations as the compiled catalogue holds them (read in the charset its
-    header names): msgid → msgstr, the quoted pieces joined and their C escapes read; a fuzzy, obsolete
-    or empty translation left out (msgfmt leaves it out, so gettext answers the msgid)."""
+    header names): msgid → msgstr, the quoted pieces joined and their C escapes read; a fuzzy, obsolete,
+    plural or empty translation left out (msgfmt leaves it out, so gettext answers the msgid).
+
+    ``by_context``: an entry with a ``msgctxt`` keyed "context\\x04msgid", as msgfmt compiles it, so that a
+    lookup without a context never gets it (grommunio-web's ``_()``: its German "To" of a date range,
+    "Bis", is another entry than the recipient's "An"). Without it, the context is not read and the entry
+    is keyed by its msgid, as the clients that never ask with a context find it."""
     raw = path.read_bytes()
     charset = re.search(rb"charset=([\w-]+)", raw)
     found = {}
@@ -3754,7 +3759,7 @@ def _po_translations(path: Path) -> dict[str, str]:
         fields: dict[str, str] = {}
         current = None
         for line in lines:
-            keyword = re.match(r"(msgid|msgstr)\s+(\".*\")\s*$", line)
+            keyword = re.match(r"(msgctxt|msgid|msgstr)\s+(\".*\")\s*$", line)
             if keyword:
                 current = keyword[1]
                 fields[current] = ""
@@ -3766,7 +3771,9 @@ def _po_translations(path: Path) -> dict[str, str]:
                 r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), line.strip()[1:-1]
             )
         if fields.get("msgid") and fields.get("msgstr"):
-            found[fields["msgid"]] = fields["msgstr"]
+            context = fields.get("msgctxt") if by_context else None
+            key = fields["msgid"] if context is None else f"{context}\x04{fields['msgid']}"
+            found[key] = fields["msgstr"]
     return found
 
 
@@ -4970,39 +4977,6 @@ _EXT_MONTH_NAMES = (
 )
 
 
-def _gettext_catalogue(path: Path) -> dict[str, str]:
-    """A gettext ``.po`` file as ``msgfmt`` compiles it and grommunio-web's ``class.language.php`` and
-    ``translations.js.php`` hand it to the browser: msgid → msgstr, an entry with a ``msgctxt`` keyed
-    "context\\x04msgid" (so that ``_()``, which asks without a context, never gets it), the quoted pieces
-    joined and their C escapes read; a fuzzy, obsolete, plural or empty translation left out (``_()``
-    answers the msgid)."""
-    raw = path.read_bytes()
-    charset = re.search(rb"charset=([\w-]+)", raw)
-    found = {}
-    for entry in re.split(r"\n\s*\n", raw.decode(charset[1].decode() if charset else "utf-8")):
-        lines = [line for line in entry.splitlines() if not line.startswith("#~")]
-        if any(line.startswith("#,") and "fuzzy" in line for line in lines):
-            continue
-        fields: dict[str, str] = {}
-        current = None
-        for line in lines:
-            keyword = re.match(r"(msgctxt|msgid|msgstr)\s+(\".*\")\s*$", line)
-            if keyword:
-                current = keyword[1]
-                fields[current] = ""
-                line = keyword[2]
-            elif not line.startswith('"') or current is None:
-                current = None if not line.startswith('"') else current
-                continue
-            fields[current] += re.sub(
-                r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), line.strip()[1:-1]
-            )
-        if fields.get("msgid") and fields.get("msgstr"):
-            key = fields["msgid"] if "msgctxt" not in fields else f"{fields['msgctxt']}\x04{fields['msgid']}"
-            found[key] = fields["msgstr"]
-    return found
-
-
 def _ext_html_encode(text: str) -> str:
     """Ext JS 3.4's ``Ext.util.Format.htmlEncode``: &, >, < and " as entities (the order it replaces them)."""
     return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").replace('"', "&quot;")
@@ -5088,8 +5062,8 @@ def grommunio_locales_cases(root: Path) -> list[Case]:
     _('To') + ": " the recipients as ``IPMRecipientRecord.formatRecipient`` writes them
     ("Name <address>", joined "; "); no Cc line (none); "> " + _('Subject') + ": " the subject; "> " alone;
     the quoted text. Each ``_()`` is ``translations.js.php``'s: the language's ``grommunio_web.po`` as
-    ``msgfmt`` compiles it (:func:`_gettext_catalogue`; the msgid where it has no translation, and every
-    msgid for a language offered with no ``.po``, whose ``parseLanguage`` finds no ``.mo``) and the
+    ``msgfmt`` compiles it (:func:`_po_translations` by context; the msgid where it has no translation, and
+    every msgid for a language offered with no ``.po``, whose ``parseLanguage`` finds no ``.mo``) and the
     answer passed through ``Ext.util.Format.htmlEncode`` (:func:`_ext_html_encode`), in the plain text too;
     the translated labels become text of the ``Ext.XTemplate`` (a label with "{" or a backslash, or a date
     format with a backslash, is refused: none has one).
@@ -5134,7 +5108,7 @@ def grommunio_locales_cases(root: Path) -> list[Case]:
         ):
             continue  # loadLanguages: an enabled language, with LC_MESSAGES and language.txt
         po = folder / "LC_MESSAGES/grommunio_web.po"  # none: no .mo, no translations, the msgids
-        words = _gettext_catalogue(po) if po.is_file() else {}
+        words = _po_translations(po, by_context=True) if po.is_file() else {}
 
         def say(msgid: str, words: dict[str, str] = words) -> str:
             return _ext_html_encode(words.get(msgid, msgid))
