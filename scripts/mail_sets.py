@@ -553,6 +553,21 @@ screening of c433f7c (the shipped one), before any verdict was read: machine ans
 answered 0/6 (hyperkitty). Its misses, text and machine, were read then (stop 60): the lists' history as
 new was the checker's (a clear-signed message's armor) or a quote written with "|" (106ea2c), the machine
 part had none; tuning since, and no set is held out until the next is recorded.
+
+Twenty-fifth split (text; rainloop-locales), recorded with its adapter before it is measured: a webmail
+client's own words in every language it ships, built as the nineteenth to twenty-fourth splits' are. Each
+plain-text reply a person writes with RainLoop (RainLoop/rainloop-webmail, the webmail SnappyMail forked;
+translations in ``rainloop/v/0.0.0/app/localization/webmail/<language>.yml``) to a plain-text message (its
+editor then switches to plain text) is built as its ``ComposePopupView.initOnShow`` builds it: two line
+breaks, the translated ``COMPOSE/REPLY_MESSAGE_TITLE`` ("%DATETIME%, %EMAIL% wrote", with the date by moment
+2.29.1's "LLL" in the moment locale RainLoop's server loads for the language, and the sender as '"Name"
+<address>'), ":", two line breaks and the answered text in a blockquote, all made plain text by the plain
+editor's ``htmlToPlain`` ("> " before each line), then two line breaks the signature command adds with no
+signature. The caret is put at the start, so the person's text is at the top (the client offers no other
+place); lines CRLF: 38 languages (English among them, en_US and en_GB), 38 bodies built, 35 kept (ca_ES
+gives ca's, en_US en_GB's, pt_PT pt_BR's). The reply and the message answered are k9-locales' and the same in
+every language. No round read RainLoop's or SnappyMail's translations or composition code. What was looked
+at and not kept, and why, is in the message of the commit that recorded it.
 """
 
 from typing import NamedTuple
@@ -1286,6 +1301,19 @@ SOURCES: dict[str, Source] = {
     "private-relay": Source(
         "mozilla/fx-private-relay", "978af78f8146ca244f5532255d3e8c399d27c052", "tuning", "machine"
     ),
+    # The twenty-fifth split (text, held out): recorded with its adapter before it is measured. The commit is
+    # the snapshot's newest (2022-09-01). Only rainloop/v/0.0.0/app/localization/webmail/*.yml (the reply
+    # title's translations) and the files its adapter cites were read: dev/View/Popup/Compose.js (initOnShow,
+    # setSignatureFromIdentity), dev/Common/Utils.js (htmlToPlain, plainToHtml, splitPlainText,
+    # replySubjectAdd), dev/Common/HtmlEditor.js, dev/Common/Momentor.js, dev/Common/Translator.js,
+    # dev/Model/Email.js (toLine), dev/Stores/User/Message.js (setMessage), vendors/ckeditor-plugins/plain and
+    # signature, vendors/ckeditor/build-config.js and ckeditor.js (its basicWriter), ServiceActions.php
+    # (compileLanguage), Actions.php (GetLanguages, DoSendMessage), Utils.php (ReadAndAddLang),
+    # tasks/vendors.js and package.json (moment 2.29.1: its npm package, unpacked into node_modules/moment of
+    # the set, writes the dates). No round read RainLoop's or SnappyMail's translations or composition code.
+    "rainloop-locales": Source(
+        "RainLoop/rainloop-webmail", "9bf8fa5b63d7e6871ee533126a7e1b1c85ee45b5", "held-out", "text"
+    ),
 }
 
 # Where a source's contract differs from ours, declared from the source's own README, tests or code: the
@@ -1429,6 +1457,9 @@ CONTRACT_DIFFERENCES: dict[str, tuple[str, ...]] = {
     # docstring): what the person wrote is the whole new text, and the bodies hold no forward, sign-off or
     # signature.
     # Held out, twenty-fourth split. grommunio-locales: none declared. Its bodies are built (the adapter's
+    # docstring): what the person wrote is the whole new text, and the bodies hold no forward, sign-off or
+    # signature.
+    # Held out, twenty-fifth split. rainloop-locales: none declared. Its bodies are built (the adapter's
     # docstring): what the person wrote is the whole new text, and the bodies hold no forward, sign-off or
     # signature.
     # Held out, twenty-first split. bigbang, ponymail: none declared. Thread corpora: no peer states a text

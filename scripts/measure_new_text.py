@@ -53,7 +53,8 @@ What each set expects:
   roundcube-locales, thunderbird-locales, claws-locales (the nineteenth; likewise), sogo-locales,
   imp-locales, cypht-locales (the twentieth; likewise), bigbang, ponymail (the twenty-first; likewise),
   balsa-locales, nocc-locales, squirrelmail-locales (the twenty-second; likewise), trojita-locales (the
-  twenty-third; likewise) and grommunio-locales (the twenty-fourth, held out):
+  twenty-third; likewise), grommunio-locales (the twenty-fourth; likewise) and rainloop-locales (the
+  twenty-fifth, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile; bigbang and ponymail, and jwzthreading and mail-thread (the
   twenty-fourth split's second part, held out), samples of lists, read by
@@ -5140,6 +5141,305 @@ def grommunio_locales_cases(root: Path) -> list[Case]:
     return list(cases.values())
 
 
+# --- the twenty-fifth split (held out): webmail clients' own words -----------------------------------------
+
+# RainLoop's reply as its source writes it (``dev/View/Popup/Compose.js``, ``initOnShow``), its plain editor
+# (``vendors/ckeditor-plugins/plain/plugin.js``), its signature command
+# (``vendors/ckeditor-plugins/signature/plugin.js``) and its ``htmlToPlain`` (``dev/Common/Utils.js``): the
+# adapter refuses a checkout whose files lack any of these lines, so that a reply it does not build is never
+# built wrong.
+_RAINLOOP_LINES = {
+    "dev/View/Popup/Compose.js": (
+        "sDate = momentorFormat(message.dateTimeStampInUTC(), 'FULL');",
+        "sFrom = message.fromToLine(false, true);",
+        "sText = '<br /><br />' + sReplyTitle + ':' + '<br /><br />' + '<blockquote>' + trim(sText) + "
+        "'</blockquote>';",
+        "editor.setHtml(sText, false);",
+        "(!message.isHtml() && EditorDefaultType.HtmlForced !== this.editorDefaultType())",
+        "editor.modeToggle(false);",
+        "this.setSignatureFromIdentity(identity);",
+        "editor.setSignature(this.converSignature(signature), isHtml, !!identity.signatureInsertBefore());",
+    ),
+    "dev/Common/Momentor.js": ("result = m.format('LLL');",),
+    "dev/Common/HtmlEditor.js": ("html = html.replace(/<p[^>]*><\\/p>/gi, '');",),
+    "vendors/ckeditor-plugins/plain/plugin.js": (
+        "editable.setData(editor.getData(1));",
+        "this.setValue(this.editor.__textUtils.htmlToPlain(data));",
+        "toTop(editor.__textarea);",
+    ),
+    "vendors/ckeditor-plugins/signature/plugin.js": (
+        "newLine = (isHtml ? '<br />' : \"\\n\"),",
+        "signature = newLine + newLine + (isHtml ? '<signature>' : '') + signature + "
+        "(isHtml ? '</signature>' : '');",
+        "text = insertBefore ? signature + text : text + signature;",
+    ),
+    "dev/Common/Utils.js": (
+        ".replace(/<pre[^>]*>([\\s\\S\\r\\n\\t]*)<\\/pre>/gim, convertPre)",
+        ".replace(/<blockquote[^>]*>/gim, '\\n__bq__start__\\n')",
+        ".replace(/<\\/blockquote>/gim, '\\n__bq__end__\\n')",
+        "blockquoteText = '> ' + trim(blockquoteText).replace(/\\n/gm, '\\n> ');",
+        "text = splitPlainText(text);",
+    ),
+    "dev/Stores/User/Message.js": ("resultHtml = '<pre>' + resultHtml + '</pre>';",),
+}
+# JavaScript's \s (ECMA-262 WhiteSpace and LineTerminator), which Python's \s does not equal.
+_JS_SPACE = "[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+# Underscore's _.escape (RainLoop's encodeHtml): & < > " ' ` as entities.
+_UNDERSCORE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", "`": "&#x60;"}
+# moment's own formatting, run by node on moment 2.29.1 (RainLoop's package.json) and the locale files its
+# build copies (tasks/vendors.js): each file as ServiceActions::compileLanguage sends it (its "//" comments
+# cut), run as the browser runs it (``factory(global.moment)``, which defines the locale and makes it the
+# global one), then ``moment.unix(instant).format('LLL')`` in that locale; "en" where no file is found.
+_MOMENT_HARNESS = r"""
+const fs = require('fs'), path = require('path');
+const [root, instant, ...names] = process.argv.slice(1);
+global.moment = require(path.join(root, 'node_modules/moment/moment.js'));
+const out = {};
+for (const name of names) {
+  const file = path.join(root, 'node_modules/moment/locale', name + '.js');
+  if (fs.existsSync(file)) {
+    const code = fs.readFileSync(file, 'utf8').replace(/\/\/[^\n]+\n/g, '');
+    new Function('exports', 'module', 'require', 'define', code).call(global);  // a browser's script
+    global.moment.locale(name);
+  } else {
+    global.moment.locale('en');
+  }
+  out[name] = [global.moment.locale(), global.moment.unix(Number(instant)).format('LLL')];
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def _rainloop_moment_name(language: str) -> str:
+    """``ServiceActions::convertLanguageNameToMomentLanguageName``: its table's keys are lower case, so a
+    language file's name (de_DE, en_GB) never matches one and its first two letters name the moment
+    locale (en_GB "en", pt_BR "pt", zh_CN "zh", uk_UA "uk")."""
+    helper = {"en_gb": "en-gb", "fr_ca": "fr-ca", "pt_br": "pt-br", "uk_ua": "ua", "zh_cn": "zh-cn"}
+    helper |= {"zh_tw": "zh-tw", "fa_ir": "fa"}
+    return helper.get(language, language[:2])
+
+
+def _rainloop_split_plain_text(text: str, length: int = 100) -> str:
+    """``splitPlainText`` (``dev/Common/Utils.js``): a text over ``length`` characters cut at its last
+    line break, else last space, within the first ``length``, and so on."""
+    prefix = ""
+    while len(text) > length:
+        sub = text[:length]
+        cut = sub.rfind(" ")
+        if sub.rfind("\n") != -1:
+            cut = sub.rfind("\n")
+        if cut == -1:
+            cut = length
+        prefix += sub[:cut] + "\n"
+        text = text[cut + 1 :]
+    return prefix + text
+
+
+def _rainloop_html_to_plain(source: str) -> str:
+    """``htmlToPlain`` (``dev/Common/Utils.js``), step by step: its regular expressions in their order (JS's
+    \\s as :data:`_JS_SPACE`, jQuery's ``trim`` as ``strip`` of that class), ``$div.html(text).text()`` as
+    :func:`html.unescape` (no tag is left by then: the text's character references are read as an HTML
+    parser reads them), ``splitPlainText``, then the ``__bq__start__``/``__bq__end__`` loop and
+    ``convertBlockquote``."""
+    space = _JS_SPACE
+
+    def trim(text: str) -> str:
+        return re.sub(f"^{space}+|{space}+$", "", text)
+
+    def convert_divs(match: re.Match[str]) -> str:
+        text = trim(match[1])
+        if text:
+            text = re.sub(r"<div[^>]*>([\s\S]*)</div>", convert_divs, text, flags=re.I)
+            text = "\n" + trim(text) + "\n"
+        return text
+
+    def convert_blockquote(text: str) -> str:
+        text = "> " + trim(text).replace("\n", "\n> ")
+        return re.sub(
+            r"(^|\n)([> ]+)", lambda m: m[1] + trim(re.sub(space, "", m[2])) + " ", text, flags=re.M
+        )
+
+    text = re.sub(r"<p[^>]*></p>", "", source, flags=re.I)
+    text = re.sub(
+        r"<pre[^>]*>([\s\S]*)</pre>",
+        lambda m: m[1].replace("\n", "<br />").replace("\r", ""),
+        text,
+        flags=re.I | re.M,
+    )
+    text = re.sub(f"{space}+", " ", text)
+    text = re.sub(
+        r"((?:href|data)\s?=\s?)(\"[^\"]+?\"|'[^']+?')",
+        lambda m: m[1] + "".join(_UNDERSCORE_ESCAPES.get(ch, ch) for ch in m[2]),
+        text,
+        flags=re.I | re.M,
+    )
+    for pattern, replacement in (
+        (r"<br[^>]*>", "\n"),
+        (r"</h[\d]>", "\n"),
+        (r"</p>", "\n\n"),
+        (r"<ul[^>]*>", "\n"),
+        (r"</ul>", "\n"),
+        (r"<li[^>]*>", " * "),
+        (r"</li>", "\n"),
+        (r"</td>", "\n"),
+        (r"</tr>", "\n"),
+        (r"<hr[^>]*>", "\n_______________________________\n\n"),
+    ):
+        text = re.sub(pattern, replacement, text, flags=re.I)
+    text = re.sub(r"<div[^>]*>([\s\S]*)</div>", convert_divs, text, flags=re.I)
+    text = re.sub(r"<blockquote[^>]*>", "\n__bq__start__\n", text, flags=re.I)
+    text = re.sub(r"</blockquote>", "\n__bq__end__\n", text, flags=re.I)
+    text = re.sub(r"<a [^>]*>([\s\S]*?)</a>", lambda m: trim(m[1]), text, flags=re.I)
+    text = re.sub(r"</div>", "\n", text, flags=re.I)
+    text = re.sub(r"&nbsp;", " ", text, flags=re.I)
+    text = re.sub(r"&quot;", '"', text, flags=re.I)
+    text = re.sub(r"<[^>]*>", "", text)
+    text = html.unescape(text)  # $div.html(text).text()
+    text = re.sub(r"\n[ \t]+", "\n", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    text = re.sub(r"&gt;", ">", text, flags=re.I)
+    text = re.sub(r"&lt;", "<", text, flags=re.I)
+    text = re.sub(r"&amp;", "&", text, flags=re.I)
+    text = _rainloop_split_plain_text(text)
+    position, limit = 0, 800
+    while limit > 0:
+        limit -= 1
+        start = text.find("__bq__start__", position)
+        if start == -1:
+            break
+        inner = text.find("__bq__start__", start + 5)
+        end = text.find("__bq__end__", start + 5)
+        if (inner == -1 or end < inner) and start < end:
+            text = text[:start] + convert_blockquote(text[start + 13 : end]) + text[end + 11 :]
+            position = 0
+        elif inner > -1 and inner < end:
+            position = inner - 1
+        else:
+            position = 0
+    return text.replace("__bq__start__", "").replace("__bq__end__", "")
+
+
+def rainloop_locales_cases(root: Path) -> list[Case]:
+    """RainLoop/rainloop-webmail (the webmail SnappyMail forked; JavaScript in the browser with CKEditor
+    4.6, PHP on the server): the plain-text reply a person writes with it, in each language of
+    ``rainloop/v/0.0.0/app/localization/webmail/`` (``Actions::GetLanguages``: every ``.yml`` but
+    ``_source.en.yml``; English among them, en_US and en_GB), to a plain-text message. Built as
+    ``ComposePopupView.initOnShow`` (``dev/View/Popup/Compose.js``; its lines are checked,
+    :data:`_RAINLOOP_LINES`) builds it:
+
+    - the message shown: ``MessageStore.setMessage`` (``dev/Stores/User/Message.js``) makes the server's
+      ``Plain`` ``'<pre>' + plainToHtml(plain, false) + '</pre>'`` (``dev/Common/Utils.js``: & > < as
+      entities, each line break ``<br />``; the answered text has no line starting ">"), and
+      ``findEmailAndLinks`` (Autolinker) finds no address or link in it; ``$(message.body).clone().html()``
+      is the browser's serialization (``<br>``).
+    - the HTML given to the editor: ``'<br /><br />' + sReplyTitle + ':' + '<br /><br />' + '<blockquote>'
+      + trim(that) + '</blockquote>'``, where ``sReplyTitle`` is ``i18n('COMPOSE/REPLY_MESSAGE_TITLE',
+      {DATETIME, EMAIL})`` (``dev/Common/Translator.js``: the language's ``.yml`` over ``_source.en.yml``,
+      merged as ``Utils::ReadAndAddLang`` merges them; each ``%NAME%`` replaced
+      once), DATETIME ``momentorFormat(date, 'FULL')`` (``dev/Common/Momentor.js``: moment's ``LLL``,
+      :data:`_MOMENT_HARNESS`, in the moment locale :func:`_rainloop_moment_name` names; so en_GB, pt_BR,
+      zh_CN and zh_TW write the moment locale of their first two letters, "en", "pt" and, where moment has
+      no such file, English), EMAIL ``message.fromToLine(false, true)`` (``dev/Model/Email.js``,
+      ``toLine``: ``encodeHtml('"' + name + '" <')``, a ``mailto:`` link on the address,
+      ``encodeHtml('>')``).
+    - the editor: ``HtmlEditor.setHtml`` (``dev/Common/HtmlEditor.js``) puts the HTML in CKEditor (enter
+      mode BR); the message being plain text and the editor setting not HtmlForced (the server's default
+      is Plain), ``modeToggle(false)`` switches to the plain mode of ``vendors/ckeditor-plugins/plain``,
+      whose text area gets ``htmlToPlain(editor.getData(1))`` (:func:`_rainloop_html_to_plain`); the
+      signature command then appends its new line twice and the signature (none: "") to the text area's
+      text (``vendors/ckeditor-plugins/signature/plugin.js``, ``rl_signature_replacer``, the cache cleared
+      by ``setHtml``), the identity being the account's first; and the mode change puts the caret at 0
+      (``toTop``), so the person's text is at the top, the only place.
+
+    Assumed (the code read does not say, or it is CKEditor's, not read line by line): CKEditor's round
+    trip (``setData``, then ``getData``, its build having no htmlwriter plugin, ``vendors/ckeditor/
+    build-config.js``, so its basicWriter writes no whitespace) gives back the same elements and text,
+    ``<br>`` written ``<br />``, characters perhaps as entities (which ``htmlToPlain`` reads back), a last
+    ``<br>`` in the ``pre`` perhaps dropped (which ``convertBlockquote``'s trim drops anyway); the browser
+    is in UTC; the text area's text is what the server sends (``Actions::DoSendMessage``: ``AddText``,
+    not HTML), lines CRLF. The reply and the message answered are k9-locales', the message's text taken to
+    end in a line break. The new text is what the person wrote; every line of the message answered is
+    history. The subject is ``replySubjectAdd('Re', subject)``'s: "Re: " and the subject. A language whose
+    body equals another's is measured once (the first's)."""
+    missing = [
+        f"{name}: {line}"
+        for name, lines in _RAINLOOP_LINES.items()
+        for line in lines
+        if line not in (root / name).read_text(encoding="utf-8")
+    ]
+    if missing:
+        sys.exit(f"rainloop-locales: the reply this adapter builds is not the checkout's: {missing}")
+    node = shutil.which("node")
+    if not node:
+        sys.exit("rainloop-locales' dates are moment's, run by node: apt-get install nodejs")
+    folder = root / "rainloop/v/0.0.0/app/localization/webmail"
+    languages = sorted(
+        path.stem for path in folder.glob("*.yml") if path.stem not in {"_source.en", "always"}
+    )
+
+    def titles(path: Path) -> dict[str, str]:
+        """The file's ``COMPOSE`` section's ``REPLY_MESSAGE_TITLE``, a double-quoted YAML scalar (spyc's
+        reading of it: the text between the quotes; one with a backslash or a quote inside is refused)."""
+        section = re.search(r"^  COMPOSE:\n((?:    .*\n|\s*\n)*)", path.read_text(encoding="utf-8"), re.M)
+        found = section and re.search(r'^    REPLY_MESSAGE_TITLE: "(.*)"\s*$', section[1], re.M)
+        if not found:
+            return {}
+        if "\\" in found[1] or '"' in found[1]:
+            raise ValueError(f"a YAML scalar this adapter does not read: {found[1]!r}")
+        return {"COMPOSE/REPLY_MESSAGE_TITLE": found[1]}
+
+    source = titles(folder / "_source.en.yml")
+    instant = 1764583500  # K-9's instant, 2025-12-01 10:05 UTC
+    names = sorted({_rainloop_moment_name(language) for language in languages})
+    dates = json.loads(
+        subprocess.run(  # noqa: S603 - moment's own formatting, in the locales RainLoop's build ships
+            [node, "-e", _MOMENT_HARNESS, str(root), str(instant), *names],
+            check=True,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TZ": "UTC"},
+        ).stdout
+    )
+    original = _K9_ORIGINAL.replace("\r\n", "\n") + "\n"
+    if any(line.startswith(">") for line in original.split("\n")) or "@" in original or "://" in original:
+        sys.exit("rainloop-locales: an answered text this adapter does not quote (a '>' line, a link)")
+    reply = _K9_REPLY.replace("\r\n", "\n")
+    history = tuple(re.escape(line) for line in original.split("\n") if len(line) > 8)
+    name, address = _K9_SENDER[:-1].split(" <")
+
+    def escape(text: str) -> str:
+        return "".join(_UNDERSCORE_ESCAPES.get(ch, ch) for ch in text)
+
+    sender = (
+        escape(f'"{name}" <')
+        + f'<a href="mailto:{escape(address)}?to={escape(f"{chr(34)}{name}{chr(34)} <{address}>")}"'
+        + f' target="_blank" tabindex="-1">{escape(address)}</a>'
+        + escape(">")
+    )
+    shown = "<pre>" + original.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+    shown = shown.replace("\n", "<br>") + "</pre>"  # plainToHtml's <br />, as the browser writes it back
+    cases: dict[str, Case] = {}
+    for language in languages:
+        words = source | titles(folder / f"{language}.yml")
+        date = dates[_rainloop_moment_name(language)][1]
+        title = words.get("COMPOSE/REPLY_MESSAGE_TITLE", "COMPOSE/REPLY_MESSAGE_TITLE")
+        if "$" in date or "$" in sender:
+            raise ValueError(f"a replacement String.replace would read: {date!r}")
+        title = title.replace("%DATETIME%", date, 1).replace("%EMAIL%", sender, 1)
+        sent = (
+            "<br /><br />" + title + ":" + "<br /><br />" + "<blockquote>" + shown.strip() + "</blockquote>"
+        )
+        sent = re.sub(r"<p[^>]*></p>", "", sent, flags=re.I)  # HtmlEditor.setHtml
+        sent = re.sub(r"<br>", "<br />", sent)  # CKEditor's basicWriter
+        area = _rainloop_html_to_plain(sent) + "\n\n"  # the plain mode, then the empty signature
+        crlf = f"{reply}{area}".replace("\n", "\r\n")
+        subject = f"Re: {_K9_SUBJECT}"
+        cases.setdefault(
+            crlf, Case("rainloop-locales", f"{language} top", crlf, reply, (), history, subject=subject)
+        )
+    return list(cases.values())
+
+
 # --- what is measured -----------------------------------------------------------------------------------
 
 
@@ -5718,6 +6018,8 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "trojita-locales": trojita_locales_cases,
     # The twenty-fourth split (held out): recorded before it is measured
     "grommunio-locales": grommunio_locales_cases,
+    # The twenty-fifth split (held out): recorded before it is measured
+    "rainloop-locales": rainloop_locales_cases,
 }
 
 
