@@ -5372,6 +5372,12 @@ def rainloop_locales_cases(root: Path) -> list[Case]:
     node = shutil.which("node")
     if not node:
         sys.exit("rainloop-locales' dates are moment's, run by node: apt-get install nodejs")
+    if not (root / "node_modules" / "moment" / "moment.js").is_file():
+        sys.exit(
+            f"rainloop-locales' dates are moment 2.29.1's (RainLoop's package.json): npm pack moment@2.29.1 "
+            f"&& mkdir -p {root}/node_modules/moment && tar -xzf moment-2.29.1.tgz --strip-components 1 "
+            f"-C {root}/node_modules/moment"
+        )
     folder = root / "rainloop/v/0.0.0/app/localization/webmail"
     languages = sorted(
         path.stem for path in folder.glob("*.yml") if path.stem not in {"_source.en", "always"}
