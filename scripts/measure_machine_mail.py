@@ -257,6 +257,23 @@ in Sup or Zimbra; Astroid's 1, a Mutt forward), 8 list posts (List-Id or a list'
 Bugzilla's notice, GitHub's notification), 72 other (28 copies, test messages written for the tests, cut or
 anonymised headers, spam, newsletters, calendar invitations).
 
+Twenty-fifth split (machine mail): three projects no round had read, held out, recorded with their rows below
+before they are measured: ``--mail-and-packages`` (Home Assistant's Mail and Packages integration,
+``tests/test_emails``: the carriers' and Amazon's delivery notices and USPS's Informed Delivery digests its
+conftest serves from a mock mailbox), ``--combodo-email-synchro`` (iTop's mail-to-ticket extension,
+``tests/php-unit-tests/resources/email-samples``: the mail of real ticket mailboxes its sanitizer and parser
+tests read) and ``--simplelogin`` (SimpleLogin's ``tests/example_emls`` and ``local_data/email_tests``: a
+Postfix bounce, complaint templates, swaks test messages). Each set is the ``git archive`` of the commit in
+``scripts/mail_sets.py`` restricted to those paths and the tests the rows cite (the ``.py``, ``.php`` and
+``readme.txt`` files are no row's; Combodo's ``TEST failure notice.eml`` is not in the snapshot and is
+excluded from the archive). A file that copies another file of its own set read before it (path order, by
+Message-ID, or the same notice edited for a test) is not scored; none was found in a set already read.
+Classed by their projects' own tests, fixture names and headers: 40 machine (Mail and Packages' 31 delivery
+notices; Combodo's 8: iTop's and another helpdesk's ticket notifications, a cron-apt report, two remittance
+advices, three vacation replies; SimpleLogin's bounce), 81 people's (Combodo's 80: customers', prospects' and
+developers' own messages; a person's forward of an Amazon notice), 98 other (48 web form relays, 14
+newsletters and offers, templates, test messages and their variants, extracts, an empty file, a copy).
+
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
     git show HEAD:layers/replyonce/replyonce/rules/screening.py > /tmp/screening_before.py
@@ -2314,6 +2331,219 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
             "other",
             "a test message no test classes (tst@asfdasas.sdf, 'Dater', 'Charlie Root', asdf@asdf …)"
             " or spam (isspace-fail-utf-8)",
+        ),
+    ],
+    # Twenty-fifth split (machine mail): Home Assistant Mail and Packages' carrier notices, Combodo's
+    # email-synchro samples (the mail of iTop's ticket mailboxes) and SimpleLogin's test mail, classed by
+    # each project's tests, fixture names and headers, recorded before they are measured. A file that copies
+    # another file of its own set read before it (path order, by Message-ID, or the same notice edited for a
+    # test) is not scored ("other"); none was found in a set already read (Message-ID).
+    "mail-and-packages": [
+        *(
+            (f"tests/test_emails/{name}", kind, why)
+            for name, kind, why in (
+                *(
+                    (
+                        f"amazon_shipped_{variant}.eml",
+                        "other",
+                        "amazon_shipped.eml edited for a test (the arrival line's wording, or its time format"
+                        " and the order number; same From, Date and notice); amazon_shipped_alt_2.eml,"
+                        " another notice, is the last row's",
+                    )
+                    for variant in ("alt", "alt_timeformat")
+                ),
+                (
+                    "inpost_pl_out_for_delivery.eml",
+                    "other",
+                    "an empty file (0 bytes) conftest's mock mailbox serves for InPost's out-for-delivery"
+                    " test",
+                ),
+                (
+                    "inpost_pl_delivered.eml",
+                    "other",
+                    "an extract of InPost's notice (via Allegro): headers cut to From and Subject, its"
+                    " multipart body left without a Content-Type",
+                ),
+                (
+                    "poczta_polska_delivering.eml",
+                    "other",
+                    "an extract of Poczta Polska's eINFO notice: headers cut to From and Subject, its"
+                    " multipart body left without a Content-Type",
+                ),
+                (
+                    "amazon_fwd.eml",
+                    "person",
+                    "a person's forward of Amazon's order confirmation to himself (Test User, Apple Mail,"
+                    " 'Fwd:', 'Begin forwarded message:'); test_amazon_shipped_fwd reads the order number"
+                    " from it (the integration's forwarding addresses option)",
+                ),
+                (
+                    "*.eml",
+                    "machine",
+                    "a carrier's or shop's delivery notice the tests read as one (conftest's mock IMAP serves"
+                    " it, test_helpers asserts the packages, tracking numbers or mail images found): Amazon's"
+                    " shipped, delivered, exception and hub notices (order-update@, shipment-tracking@),"
+                    " UPS My Choice, FedEx Delivery Manager, USPS (auto-reply@) and its Informed Delivery"
+                    " digests, DHL On Demand Delivery, Royal Mail, Hermes, Australia Post, GLS, DPD via"
+                    " Allegro; most with headers trimmed to From, To, Subject, Date and MIME. Six no test"
+                    " reads (gls_*, hermes_delivered, royal_mail_uk_delivered, amazon_uk_delivered,"
+                    " amazon_uk_out_for_delivery): by name and sender, a carrier's notice each",
+                ),
+            )
+        ),
+    ],
+    "combodo-email-synchro": [
+        *(
+            (f"tests/php-unit-tests/resources/email-samples/{name}", kind, why)
+            for name, kind, why in (
+                ("email_016.eml", "other", "a copy of email_015.eml (Message-ID)"),
+                (
+                    "email_13[456]_messageid_*.eml",
+                    "other",
+                    "a Combodo product manager's one-word 'Test' message with its Message-ID lengthened,"
+                    " emptied or removed for RawEmailMessageTest's truncation test (the three the same"
+                    " message)",
+                ),
+                (
+                    "email_133_kb4170_multiple_lines_encoded_data.eml",
+                    "other",
+                    "a test message ('FW: ⚠ This is a test with an emoji in the subject…', to and from one"
+                    " censored address); readme.txt: a multi-line Subject in several MIME encodings",
+                ),
+                (
+                    "email_130.eml",
+                    "other",
+                    "'TEST GLA : Caractere bizarre': a Combodo developer's test, a customer's message"
+                    " forwarded to the test mailbox for its characters",
+                ),
+                (
+                    "multi_lines_header_parsing.eml",
+                    "other",
+                    "a test of a folded Subject: From and To replaced by test@combodo.com, body 'Test long"
+                    " titre'",
+                ),
+                (
+                    "IEWebmail.eml",
+                    "other",
+                    "a Nagios PROBLEM alert's text sent from a person's Exchange mailbox a day after the"
+                    " alert (Outlook Web Access in IE, the fixture's name): neither the program's own"
+                    " message nor the person's words",
+                ),
+                (
+                    "6221_attachment_no_semicolon.eml",
+                    "other",
+                    "a web portal's relay of a support-request form (NoReply@guichetunique.ch, 'une demande"
+                    " de support a été saisie par le biais du Guichet unique', the form's fields)",
+                ),
+                *(
+                    (
+                        f"email_{number:03}.eml",
+                        "other",
+                        "a newsletter, advertising or an unsolicited offer: trade-fair and stand rentals'"
+                        " mailings, Actimodul's, Otto Office's, Printyway's, Boxnet's and Visiplus's"
+                        " mailings, Grilog's members' reminder, link-exchange and translation, training"
+                        " and partnership offers",
+                    )
+                    for number in (41, 42, 44, 45, 63, 74, 75, 77, 80, 83, 87, 101, 120, 121)
+                ),
+                *(
+                    (
+                        f"email_{number:03}.eml",
+                        "other",
+                        "a web form relay: combodo.com's contact, support-request or registration form as"
+                        " its site mails it (From 'x@y (x at y)', Return-Path bounce-id@…ovh.net, the"
+                        " form's fields: Nom, Prenom, Societe, … Message)",
+                    )
+                    for numbers in (
+                        (0, 2, 7, 8, 9, 21, 25, 26, 27, 28, 30, 35, 40, 43, 47, 48, 49, 50, 51, 54, 57, 59),
+                        (60, 62, 66, 67, 68, 70, 71, 72, 73, 76, 78, 88, 92, 93, 96, 97, 100, 105, 108),
+                        (109, 113, 114, 115, 116, 118, 124),
+                    )
+                    for number in numbers
+                ),
+                (
+                    "test@combodo.com_*.eml",
+                    "machine",
+                    "Erwan Taloc's vacation auto-reply ('I'm on vacation until November 4th 2013 …') to"
+                    " iTop's approval requests ('Re: Votre approbation est attendue : R-0000NN'), three"
+                    " minutes apart, each its own Message-ID; the file names are the test mailbox's maildir"
+                    " entries",
+                ),
+                (
+                    "email_058.eml",
+                    "machine",
+                    "iTop's notification 'The ticket I-000044, priority Medium has been assigned to the"
+                    " workgroup Hardware support' (for more information on this ticket, click here)",
+                ),
+                (
+                    "INCIDENT.eml",
+                    "machine",
+                    "another helpdesk's ticket notification ('INCIDENT - The ticket n°1020480 with"
+                    " priority 3 has been assigned to HELPDESK_DBFACTORY', helpdesk-france@, HTML only)",
+                ),
+                (
+                    "email_128.eml",
+                    "machine",
+                    "cron-apt's report mailed by root ('CRON-APT completed on ns313208.ovh.net')",
+                ),
+                (
+                    "email_131.eml",
+                    "machine",
+                    "a council's remittance advice ('This is an automated email …', 'Automated mail message"
+                    " produced by DbMail', PLSUPPLIER@)",
+                ),
+                (
+                    "email_132.eml",
+                    "machine",
+                    "a remittance advice sent by Print Manager (X-Mailer; 'Please see attached"
+                    " remittance.', autolineuk@)",
+                ),
+                (
+                    "*.eml",
+                    "person",
+                    "a person's message to a support, contact or test mailbox, no automatic or list header:"
+                    " customers' and prospects' questions to Combodo (two tagged '*** PROBABLY SPAM ***' by"
+                    " a filter, questions all the same), replies and forwards with a note in a ticket's"
+                    " thread, Combodo developers' own test messages written in Thunderbird, Outlook, Lotus"
+                    " Notes or Gmail; the fixtures HTMLDOMSanitizerTest and ValidateEmlFilesTest read",
+                ),
+            )
+        ),
+    ],
+    "simplelogin": [
+        (
+            "local_data/email_tests/bounce.eml",
+            "machine",
+            "Postfix's bounce to SimpleLogin's bounce address (mailer-daemon, Auto-Submitted: auto-replied,"
+            " multipart/report, 'Undelivered Mail Returned to Sender'); test_email_utils reads the original"
+            " message and the Final-Recipient from it",
+        ),
+        (
+            "local_data/email_tests/2.eml",
+            "other",
+            "a local-development sample no test reads ('Hey hey' from hey@google.com, its body SimpleLogin's"
+            " signature only)",
+        ),
+        *(
+            (f"tests/example_emls/{name}", "other", why)
+            for name, why in (
+                (
+                    "*_complaint.eml",
+                    "a template: Hotmail's complaint and Yahoo's ARF report with To, the original's"
+                    " addresses and Return-Path as {{ placeholders }} test_provider_complaints fills in",
+                ),
+                (
+                    "bad_base64format.eml",
+                    "a test reply through a reverse alias (X-SimpleLogin-Type: Reply, body 'adsfasdf' over"
+                    " a thread of 'asdfdsf'); test_message_utils checks its base64 line lengths",
+                ),
+                (
+                    "*",
+                    "a test message or template: swaks messages with To {{ alias_email }} and a spam or"
+                    " DMARC result header per test, Front messages with {{ placeholders }}, a PGP template,"
+                    " a body part with no headers, foo@example.org's multipart sample",
+                ),
+            )
         ),
     ],
 }
