@@ -38,6 +38,7 @@ def message(
     subject="Order 1234",
     from_=None,
     body=None,
+    reply_to=(),
 ):
     """A Nylas message as the replier reads it (``fields=include_headers``); ``from_`` replaces ``from``."""
     return read_message(
@@ -48,6 +49,7 @@ def message(
             "folders": list(folders),
             "to": [{"email": a} for a in to],
             "cc": [{"email": a} for a in cc],
+            "reply_to": [{"email": a} for a in reply_to],
         }
         | ({"body": body} if body is not None else {})
     )
@@ -394,6 +396,21 @@ MACHINE_MAIL = [
         Sign.MACHINE_LOCAL_PART,
     ),
     machine(
+        "auto-reply@ (Home Assistant Mail and Packages: USPS's delivery exception notice; today: answered)",
+        message("auto-reply@usps.example", subject="USPS Delivery Exception 9274890241063"),
+        SkipReason.AUTOMATED_SENDER,
+        Sign.MACHINE_LOCAL_PART,
+    ),
+    machine(
+        "Reply-To: no-reply@ under a notice's own address (Mail and Packages: Amazon's order-update@; "
+        "today: answered)",
+        message(
+            "order-update@shop.example", reply_to=("no-reply@shop.example",), subject="Delivered: order 1042"
+        ),
+        SkipReason.AUTOMATED_SENDER,
+        Sign.REPLY_TO_MACHINE,
+    ),
+    machine(
         "no+reply@ (today: answered)",
         message("no+reply@shop.example"),
         SkipReason.AUTOMATED_SENDER,
@@ -560,6 +577,14 @@ def person(row_id, m):
 # Mail from people that carries what a careless filter takes for a machine's mark: all answered.
 PEOPLE = [
     person(
+        "Reply-To a colleague (a person sends replies to their team)",
+        message(reply_to=("bob@example.com",)),
+    ),
+    person(
+        "Reply-To a no-reply address and a person: a reply reaches the person",
+        message(reply_to=("no-reply@example.com", "alice@example.com")),
+    ),
+    person(
         "Outlook: X-Auto-Response-Suppress: DR, RN, NRN, OOF, AutoReply (discourse: quirks_exchange_xars)",
         message("foo.bar@example.com", [("X-Auto-Response-Suppress", "DR, RN, NRN, OOF, AutoReply")]),
     ),
@@ -705,6 +730,12 @@ def test_the_machine_filter_is_the_two_functions_the_chaos_mutant_patches():
         ("donotreply@shop.example", True),
         ("do_not_reply@shop.example", True),
         ("do+not+reply@shop.example", True),
+        ("auto-reply@usps.example", True),  # an autoresponder's own address (Mail and Packages' USPS notice)
+        ("autoreply@mx.example", True),
+        ("auto_responder@shop.example", True),
+        ("autoresponse@shop.example", True),
+        ("autohaus-meier@example.de", False),  # a car dealer: "auto" alone is no word of a machine's
+        ("autor@verlag.example", False),
         ("MAILER-DAEMON@mx.example", True),
         ("mailer_daemon@mx.example", True),
         ("mailerdaemon@mx.example", True),

@@ -17,10 +17,15 @@ first, in this order.
 
 ``machine_local_part`` → AUTOMATED_SENDER
     mailer-daemon (any program's daemon: bugzilla-daemon), postmaster,
-    no-reply, do-not-reply, bounce(s), notification(s), a list manager's
+    no-reply, do-not-reply, auto-reply, autoresponder, bounce(s),
+    notification(s), a list manager's
     command address (majordomo, listserv) as a word of the local part, with
     any of ``- _ . +`` or nothing between and around its parts (RFC 3834 §2,
     RFC 2142 §5).
+``reply_to_machine`` → AUTOMATED_SENDER
+    ``Reply-To`` naming only machine addresses (the words above: Amazon's
+    ``order-update@`` notices say ``Reply-To: no-reply@``): the sender
+    itself says a reply reaches no one.
 ``replyonce_mark`` → AUTO_SUBMITTED
     ``X-ReplyOnce``: a reply of a ReplyOnce deployment, this one or another
     (every reply carries it beside ``Auto-Submitted``, which Microsoft Graph
@@ -140,6 +145,7 @@ class Sign(StrEnum):
 
     EMPTY_FROM_ADDRESS = "empty_from_address"
     MACHINE_LOCAL_PART = "machine_local_part"
+    REPLY_TO_MACHINE = "reply_to_machine"
     REPLYONCE_MARK = "replyonce_mark"
     AUTO_SUBMITTED = "auto_submitted"
     MULTIPART_REPORT = "multipart_report"
@@ -166,7 +172,7 @@ class Sign(StrEnum):
         """The skip reason this sign is counted under (the list in the module docstring)."""
         if self is Sign.EMPTY_FROM_ADDRESS:
             return SkipReason.NO_SENDER
-        if self is Sign.MACHINE_LOCAL_PART:
+        if self in (Sign.MACHINE_LOCAL_PART, Sign.REPLY_TO_MACHINE):
             return SkipReason.AUTOMATED_SENDER
         if self in _BULK_SIGNS:
             return SkipReason.BULK_MAIL
@@ -190,6 +196,8 @@ _SEP = r"[-_.+]?"
 _MACHINE_WORDS = (
     rf"no{_SEP}reply",
     rf"do{_SEP}not{_SEP}reply",
+    # An autoresponder's own address (USPS's "auto-reply@" delivery notices), RFC 3834's automatic responses.
+    rf"auto{_SEP}(?:reply|respon(?:der|se))",
     rf"(?:mailer{_SEP})?daemon",  # mailer-daemon, bugzilla-daemon: a program's own name
     rf"post{_SEP}master",
     r"bounces?",
@@ -605,7 +613,8 @@ def header_reason(message: Mail, trusted_lists: Collection[str] = ()) -> SkipRea
 
 
 def _sender_sign(message: Mail, trusted_senders: Collection[str] = ()) -> Sign | None:
-    """The machine sign of the ``From`` address alone (no headers needed), or ``None``.
+    """The machine sign of the ``From`` and ``Reply-To`` addresses (no headers needed: Nylas gives both
+    on every message), or ``None``.
 
     ``trusted_senders`` (``REPLY_TO_TRUSTED_SENDERS``) vouch for a machine's
     address, a contact form's no-reply for one. An empty address is no sign
@@ -614,6 +623,11 @@ def _sender_sign(message: Mail, trusted_senders: Collection[str] = ()) -> Sign |
     sender = sender_email(message)
     if sender and sender not in trusted_senders and is_machine_address(sender):
         return Sign.MACHINE_LOCAL_PART
+    # Where replies go, by the sender's own word: only machine addresses there, and no reply reaches anyone
+    # (a contact form's Reply-To names the customer; a person never sends replies to no-reply@).
+    replies = [a.email for a in message.addresses("reply_to") if a.email]
+    if replies and all(r not in trusted_senders and is_machine_address(r) for r in replies):
+        return Sign.REPLY_TO_MACHINE
     return None
 
 
