@@ -568,6 +568,9 @@ place); lines CRLF: 38 languages (English among them, en_US and en_GB), 38 bodie
 gives ca's, en_US en_GB's, pt_PT pt_BR's). The reply and the message answered are k9-locales' and the same in
 every language. No round read RainLoop's or SnappyMail's translations or composition code. What was looked
 at and not kept, and why, is in the message of the commit that recorded it.
+Measured once at the reader of 106ea2c (the shipped one), before any body's output was read: 35/35 exact
+(100 %), history as new 0, words dropped 0, none behind the marker (as HTML the same). Nothing to read;
+tuning since.
 
 Twenty-fifth split (people's mail): recorded with their rows in scripts/measure_machine_mail.py before they
 are measured, three mail clients' test mail no round had read, so that "no person refused" is judged on more
@@ -607,7 +610,12 @@ relays, newsletters and offers, templates, test messages and test variants, extr
 None was found in a set already read (Message-ID). What was looked at and not kept, and why, is in the message
 of the commit that recorded them. Measured once at the screening of 106ea2c (the shipped one), before any
 verdict was read: machine answered 30/40 (mail-and-packages 22/31, combodo-email-synchro 8/8, simplelogin
-0/1), people refused 0/81 (combodo-email-synchro 0/80, mail-and-packages 0/1); none handed to a person.
+0/1), people refused 0/81 (combodo-email-synchro 0/80, mail-and-packages 0/1); none handed to a person. Its
+misses were read then (stop 60): Amazon's notices say Reply-To no-reply@, USPS's come from auto-reply@ (the
+rule of 3e6dce9: 17/42 answered after); the rest carry no sign a person's mail lacks (FedEx's, UPS's, USPS
+Informed Delivery's and DPD's notices from their own addresses, iTop's ticket notices, a cron-apt report
+from root@, two remittance advices, three vacation replies whose only mark is OVH's "Delivered-To:
+Autoresponder"). Tuning since, with the people's part; no set is held out until the next is recorded.
 """
 
 from typing import NamedTuple
@@ -1352,7 +1360,7 @@ SOURCES: dict[str, Source] = {
     # tasks/vendors.js and package.json (moment 2.29.1: its npm package, unpacked into node_modules/moment of
     # the set, writes the dates). No round read RainLoop's or SnappyMail's translations or composition code.
     "rainloop-locales": Source(
-        "RainLoop/rainloop-webmail", "9bf8fa5b63d7e6871ee533126a7e1b1c85ee45b5", "held-out", "text"
+        "RainLoop/rainloop-webmail", "9bf8fa5b63d7e6871ee533126a7e1b1c85ee45b5", "tuning", "text"
     ),
     # Twenty-fifth split (people's mail): recorded before it is measured, held out. Each set's messages
     # classed person/list/machine/other from the project's own tests, fixture names and headers (never by the
@@ -1362,12 +1370,10 @@ SOURCES: dict[str, Source] = {
     # test/unit/test_rmail_message.rb. astroid: only tests/mail/test_mail, tests/mail/test_out_of_sync.eml and
     # the tests/test_*.cc that read them.
     "mimetreeparser": Source(
-        "KDE/mimetreeparser", "d0c21474fbebabc1ce5babb42216ecfdb9c1f54a", "held-out", "machine"
+        "KDE/mimetreeparser", "d0c21474fbebabc1ce5babb42216ecfdb9c1f54a", "tuning", "machine"
     ),
-    "sup": Source("sup-heliotrope/sup", "246af74692a1470b2d484fbd3ef7eed757e2a876", "held-out", "machine"),
-    "astroid": Source(
-        "astroidmail/astroid", "e3cf51f9e9dba69a4b7dea6a6d18f10b2e86d6d3", "held-out", "machine"
-    ),
+    "sup": Source("sup-heliotrope/sup", "246af74692a1470b2d484fbd3ef7eed757e2a876", "tuning", "machine"),
+    "astroid": Source("astroidmail/astroid", "e3cf51f9e9dba69a4b7dea6a6d18f10b2e86d6d3", "tuning", "machine"),
     # Twenty-fifth split (machine): recorded before it is measured, held out. Each set's messages classed
     # machine/person/list/other from the project's own tests, fixture names and headers (never by the
     # screening), with its rows in scripts/measure_machine_mail.py; each commit is its snapshot's newest.
@@ -1381,14 +1387,14 @@ SOURCES: dict[str, Source] = {
     "mail-and-packages": Source(
         "moralmunky/Home-Assistant-Mail-And-Packages",
         "f2a8ecfedb5627a8e7a1871ce7948e50c77e1142",
-        "held-out",
+        "tuning",
         "machine",
     ),
     "combodo-email-synchro": Source(
-        "Combodo/combodo-email-synchro", "43af84848cc0a10a01513b3497c40dd918efc41f", "held-out", "machine"
+        "Combodo/combodo-email-synchro", "43af84848cc0a10a01513b3497c40dd918efc41f", "tuning", "machine"
     ),
     "simplelogin": Source(
-        "simple-login/app", "dbc45fcce4e8e6b4fa615cc729ca95a67bf75266", "held-out", "machine"
+        "simple-login/app", "dbc45fcce4e8e6b4fa615cc729ca95a67bf75266", "tuning", "machine"
     ),
 }
 
