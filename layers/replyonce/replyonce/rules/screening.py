@@ -18,14 +18,13 @@ first, in this order.
 ``machine_local_part`` → AUTOMATED_SENDER
     mailer-daemon (any program's daemon: bugzilla-daemon), postmaster,
     no-reply, do-not-reply, auto-reply, autoresponder, bounce(s),
-    notification(s), a list manager's
-    command address (majordomo, listserv) as a word of the local part, with
-    any of ``- _ . +`` or nothing between and around its parts (RFC 3834 §2,
-    RFC 2142 §5).
+    notification(s), a list manager's command address (majordomo,
+    listserv) as a word of the local part, with any of ``- _ . +`` or
+    nothing between and around its parts (RFC 3834 §2, RFC 2142 §5).
 ``reply_to_machine`` → AUTOMATED_SENDER
-    ``Reply-To`` naming only machine addresses (the words above: Amazon's
-    ``order-update@`` notices say ``Reply-To: no-reply@``): the sender
-    itself says a reply reaches no one.
+    ``Reply-To`` naming only machine addresses (by the words above:
+    Amazon's ``order-update@`` notices say ``Reply-To: no-reply@``): the
+    sender itself says a reply reaches no one.
 ``replyonce_mark`` → AUTO_SUBMITTED
     ``X-ReplyOnce``: a reply of a ReplyOnce deployment, this one or another
     (every reply carries it beside ``Auto-Submitted``, which Microsoft Graph
