@@ -39,7 +39,9 @@ from devstack.nylas import NylasEmulator
 from devstack.nylas.mailbox import authentication_results
 from devstack.webhook_sender import WebhookSender
 
-BOT_EMAIL = "autoresponder@other-bot.example"
+# An automaton that does not say so (no machine word in its address, no header): the loop guard must stop
+# it. Its address carried "autoresponder" until the screening learned that word (stop 60) and refused it.
+BOT_EMAIL = "concierge@other-bot.example"
 # A second agent grant of the same deployment: its mailbox and the first one's exchange mail.
 SECOND_AGENT_GRANT_ID = "grant-agent-0003"
 SECOND_AGENT_EMAIL = "sales@replyonce.example"
