@@ -4315,7 +4315,6 @@ def jwzthreading_cases(root: Path) -> list[Case]:
     its place in it). The thread page its tests compare with (``2010-January_thread.html``) is not read."""
     import gzip
     import mailbox
-    import tempfile
 
     path = root / "jwzthreading" / "tests" / "data" / "fedora-devel-mailman" / "2010-January.txt.gz"
     name = str(path.relative_to(root))
