@@ -391,6 +391,32 @@ class WorkloadSettings:
         return replace(self, **off)
 
 
+class SendQueueSwitch:
+    """Nylas' send queue (``modes.send_queue``), on while anyone holds it.
+
+    Why: the workload's send-queue windows and the failover drill's held send (``chaos/failover.py``)
+    each switch the queue on for their own reasons, and each used to set the mode back as it wished
+    when done: a window closing while the drill held its send switched the queue off under it.
+    """
+
+    def __init__(self, modes: Any) -> None:
+        self._modes = modes
+        self._lock = threading.Lock()
+        self._holders: Counter[str] = Counter()
+
+    def hold(self, holder: str) -> None:
+        with self._lock:
+            self._holders[holder] += 1
+            self._modes.send_queue = True
+
+    def let_go(self, holder: str) -> None:
+        with self._lock:
+            self._holders[holder] -= 1
+            if self._holders[holder] <= 0:
+                del self._holders[holder]
+            self._modes.send_queue = bool(self._holders)
+
+
 @dataclass
 class Workload:
     """Generates conversations in the emulator and delivers their notifications through the webhook."""
@@ -440,6 +466,7 @@ class Workload:
         self._peer_threads: dict[str, tuple[str, bool]] = {}
         self._sequence = 0
         self._open_windows: set[str] = set()  # Nylas behaviours switched on for a while right now
+        self.send_queue = SendQueueSwitch(self.nylas.modes)
         self._sends_started = 0
         if self.advance_clock is None:
             self.advance_clock = self.nylas.advance_clock
@@ -1010,7 +1037,6 @@ class Workload:
         self._submit(close)
 
     def _send_queue_window(self) -> None:
-        modes = self.nylas.modes
         seconds = 5.0 + 5.0 * self._random()
 
         def end() -> None:
@@ -1025,9 +1051,9 @@ class Workload:
             deadline = time.monotonic() + QUEUE_WINDOW_MAX_EXTRA_SECONDS
             while time.monotonic() < deadline and not all(self.features[kind] for kind in wanted):
                 time.sleep(0.2)
-            modes.send_queue = False
+            self.send_queue.let_go("window")
 
-        self._window("send_queue", seconds, lambda: setattr(modes, "send_queue", True), end)
+        self._window("send_queue", seconds, lambda: self.send_queue.hold("window"), end)
 
     def _drop_headers_window(self) -> None:
         modes = self.nylas.modes

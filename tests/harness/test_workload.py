@@ -18,6 +18,7 @@ from chaos.workload import (
     TRUSTED_LIST_ID,
     TRUSTED_LISTS,
     WAREHOUSE,
+    SendQueueSwitch,
     Workload,
     WorkloadSettings,
 )
@@ -223,3 +224,16 @@ def test_the_checker_holds_a_silent_product_to_every_person_of_issue_40(workload
     people = {m for m, t in truth.items() if t.author == PERSON and t.filed == "inbox"}
     assert len(silent) == len(people) >= 4  # a customer may have answered the forward too
     assert all(any(m in line for line in silent) for m in people)
+
+
+def test_the_send_queue_stays_on_while_anyone_still_holds_it():
+    # The failover drill holds the queue for its slow send while a workload window opens and closes:
+    # the window's end must not switch the queue off under the held send.
+    with NylasEmulator() as nylas:
+        switch = SendQueueSwitch(nylas.modes)
+        switch.hold("held send")
+        switch.hold("window")
+        switch.let_go("window")
+        assert nylas.modes.send_queue is True
+        switch.let_go("held send")
+        assert nylas.modes.send_queue is False
