@@ -17,10 +17,12 @@ first, in this order.
 
 ``machine_local_part`` → AUTOMATED_SENDER
     mailer-daemon (any program's daemon: bugzilla-daemon), postmaster,
-    no-reply, do-not-reply, auto-reply, autoresponder, bounce(s),
-    notification(s), a list manager's command address (majordomo,
-    listserv) as a word of the local part, with any of ``- _ . +`` or
-    nothing between and around its parts (RFC 3834 §2, RFC 2142 §5).
+    no-reply, do-not-reply, auto-reply, autoresponder, autoreports,
+    bounce(s), notification(s) (and Benachrichtigung(en), notificación(es),
+    notificações, notifiche, notificaties, powiadomienia), a list
+    manager's command address (majordomo, listserv) as a word of the
+    local part, with any of ``- _ . +`` or nothing between and around its
+    parts (RFC 3834 §2, RFC 2142 §5).
 ``reply_to_machine`` → AUTOMATED_SENDER
     ``Reply-To`` naming only machine addresses (by the words above:
     Amazon's ``order-update@`` notices say ``Reply-To: no-reply@``): the
@@ -195,12 +197,21 @@ _SEP = r"[-_.+]?"
 _MACHINE_WORDS = (
     rf"no{_SEP}reply",
     rf"do{_SEP}not{_SEP}reply",
-    # An autoresponder's own address (USPS's "auto-reply@" delivery notices), RFC 3834's automatic responses.
-    rf"auto{_SEP}(?:reply|respon(?:der|se))",
+    # An autoresponder's own address (USPS's "auto-reply@" delivery notices), RFC 3834's automatic responses,
+    # and a reporting robot's (Shadowserver's "autoreports@").
+    rf"auto{_SEP}(?:reply|respon(?:der|se)|reports?)",
     rf"(?:mailer{_SEP})?daemon",  # mailer-daemon, bugzilla-daemon: a program's own name
     rf"post{_SEP}master",
     r"bounces?",
+    # "notification(s)" and the same word in the languages of Europe's large mail senders (Allegro's
+    # "powiadomienia@" carrier notices): a word naming what the address sends, not who writes.
     r"notifications?",
+    r"benachrichtigung(?:en)?",
+    r"notificaci(?:on|ones)",
+    r"notifica(?:cao|coes)",
+    r"notifiche",
+    r"notificaties?",
+    r"powiadomienia",
     # A list manager's command address, whose program answers subscriptions and commands itself (Majordomo's
     # "Majordomo@", L-Soft's "LISTSERV@"): Mail::Box's mailbox holds Majordomo's confirmation and welcome.
     r"majordomo",
