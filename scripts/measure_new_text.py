@@ -54,12 +54,13 @@ What each set expects:
   imp-locales, cypht-locales (the twentieth; likewise), bigbang, ponymail (the twenty-first; likewise),
   balsa-locales, nocc-locales, squirrelmail-locales (the twenty-second; likewise), trojita-locales (the
   twenty-third; likewise), grommunio-locales (the twenty-fourth; likewise) and rainloop-locales (the
-  twenty-fifth, held out):
+  twenty-fifth; likewise):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
-  notmuch, notmuch-lkml, mu, mailpile; bigbang and ponymail, and jwzthreading and mail-thread (the
-  twenty-fourth split's second part, held out), samples of lists, read by
-  :func:`_sampled_thread_cases`) state no new text: their history is what earlier messages of the
-  thread hold (:func:`thread_cases`), so they count history as new and words dropped, not exact.
+  notmuch, notmuch-lkml, mu, mailpile; bigbang and ponymail, jwzthreading and mail-thread (the
+  twenty-fourth split's second part), and meli and emailthreads (the twenty-sixth split, held out),
+  samples of lists or whole threads, read by :func:`_sampled_thread_cases`) state no new text: their
+  history is what earlier messages of the thread hold (:func:`thread_cases`), so they count history as
+  new and words dropped, not exact.
   A held-out body a tuning set also holds is measured with the tuning set only. An HTML body
   (unquotemail's ``.html`` samples, mailspring's mail, griddler's ``html:`` test) is given to the
   reader as it is in both forms, and the checker reads it, and an HTML expectation, with its own
@@ -4339,6 +4340,51 @@ def mail_thread_cases(root: Path) -> list[Case]:
     return _sampled_thread_cases(files, "mail-thread")
 
 
+# --- the twenty-sixth split (held out): whole threads of real lists' mail -----------------------------------
+# Threads of public lists kept whole in other projects' tests, read as the twenty-first and twenty-fourth
+# splits' corpora are (:func:`_sampled_thread_cases`): no whole text is stated, the history is what the
+# thread's earlier messages hold, and here every reply's parent is in the corpus.
+
+
+def meli_cases(root: Path) -> list[Case]:
+    """meli (meli/meli, the terminal mail client in Rust; its library melib): the two mailboxes its mbox
+    parser's test reads (``melib/tests/integration/mbox_parse.rs``), ``melib/tests/data/
+    PATCH-Put-sha1dc-on-a-diet.mbox.gz`` and ``git-am-breakage-with-MIME-decoding.mbox.gz``: two whole
+    threads of the Git list as its archive exports them (mboxrd), March 2017 (36 messages: Linus Torvalds's
+    patch and the replies of Junio C Hamano, Jeff King, Johannes Schindelin, Duy Nguyen, Jeff Hostetler, Dan
+    Shumow (Outlook, "RE:") and Marc Stevens (Zimbra, Thunderbird)) and July 2008 (7 messages: Linus
+    Torvalds, Don Zickus, Junio C Hamano), with the ``_op`` mailboxes the test compares their first messages
+    with (the same messages: read once, by their ``Message-ID``). Each file is read decompressed, each message
+    named by the file and its place in it, by :func:`_sampled_thread_cases`. No line of these mailboxes opens
+    with an escaped ">From ", so mboxrd and mboxo read them alike."""
+    import gzip
+    import mailbox
+
+    files = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in sorted((root / "melib" / "tests" / "data").glob("*.mbox.gz")):
+            plain = Path(tmp) / path.name.removesuffix(".gz")
+            plain.write_bytes(gzip.decompress(path.read_bytes()))
+            box = mailbox.mbox(plain, create=False)
+            name = str(path.relative_to(root))
+            files += [(f"{name}#{n}", box.get_bytes(key)) for n, key in enumerate(box.keys(), 1)]
+    return _sampled_thread_cases(files, "meli")
+
+
+def emailthreads_cases(root: Path) -> list[Case]:
+    """emailthreads (emersion/python-emailthreads, Simon Ser's library that builds the tree of a thread's
+    answers for sourcehut's lists): the messages its ``test/test_parse.py`` parses, ``test/data/
+    multiple-replies/*.eml`` (a wayland-devel review thread of May 2018 as its Pipermail archive gives it:
+    Marius Vlad's protocol patch, Pekka Paalanen's inline review, Marius's answer and Pekka's answer to it)
+    and ``test/data/scissor/*.eml`` (a todo.sr.ht patch of June 2018 and Drew DeVault's inline review, the
+    addresses changed to example.com, the patch's own headers cut to its subject, date and identifier),
+    read by :func:`_sampled_thread_cases`. The trees its tests expect (``output*.txt``) are not read; nor is
+    ``test/data/simple`` (two lines of test text with no headers, written for the test)."""
+    paths = sorted((root / "test" / "data").glob("*/*.eml"))
+    files = [(str(path.relative_to(root)), path.read_bytes()) for path in paths]
+    return _sampled_thread_cases(files, "emailthreads")
+
+
 # --- the twenty-second split (held out): other mail clients' own words in every language they ship --------
 
 # The C library's strftime of K-9's instant in one locale, run in a child Python whose LOCPATH holds the
@@ -6025,6 +6071,9 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     "grommunio-locales": grommunio_locales_cases,
     # The twenty-fifth split (held out): recorded before it is measured
     "rainloop-locales": rainloop_locales_cases,
+    # The twenty-sixth split (held out): recorded before it is measured
+    "meli": meli_cases,
+    "emailthreads": emailthreads_cases,
 }
 
 
