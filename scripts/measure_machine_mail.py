@@ -274,6 +274,23 @@ advices, three vacation replies; SimpleLogin's bounce), 81 people's (Combodo's 8
 developers' own messages; a person's forward of an Amazon notice), 98 other (48 web form relays, 14
 newsletters and offers, templates, test messages and their variants, extracts, an empty file, a copy).
 
+Twenty-sixth split (machine mail): two projects no round had read, held out, recorded with their rows below
+before they are measured: ``--tine20`` (Tine 2.0, Metaways' groupware, ``tests/tine20/Felamimail/files``: the
+messages its Felamimail message, cache, JSON, ActiveSync and iMIP tests read: Request Tracker's, git's,
+Facebook's, Meetup's, Statuspage's, Google Shopping's, a job board's and a gateway's notices and Tine's own
+calendar notices, none with Auto-Submitted or a report type, beside people's mail, gentoo-dev posts,
+newsletters, spam, calendar invitations and test messages) and ``--blaze`` (dinosaure's blaze, an OCaml mail
+toolkit, ``test/*.mail`` and ``test/mdir``: the messages its DKIM, DMARC, ARC and maildir tests read). Each
+set is the ``git archive`` of the commit in ``scripts/mail_sets.py`` restricted to those paths and the tests
+the rows cite (the ``.php`` and ``.t`` files, Tine's ``.tpl``, ``.msg``, ``.dat`` and ``other/`` files are no
+row's). A file that copies another file of its own set read before it (path order, by Message-ID, or the same
+message edited for a test) is not scored; one of blaze's (RFC 6376's example) is in sets already read. Classed
+by their projects' own tests, fixture names and headers: 16 machine (Tine's 13: RT's ticket notice, a git push
+notice, Facebook's, Meetup's, Statuspage's, Google Shopping's, Stellenwerk's and a gateway's notices, Tine's
+alarm, invitation, cancellation and two iMIP replies; blaze's 3: GitHub's and Discourse's notifications), 11
+people's (Tine's 10, blaze's 1), 5 list posts (gentoo-dev's 3, linux-kernel's 2), 48 other (newsletters,
+offers and spam, calendar invitations, test messages, 15 copies or edited variants).
+
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
     git show HEAD:layers/replyonce/replyonce/rules/screening.py > /tmp/screening_before.py
@@ -2542,6 +2559,325 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
                     "a test message or template: swaks messages with To {{ alias_email }} and a spam or"
                     " DMARC result header per test, Front messages with {{ placeholders }}, a PGP template,"
                     " a body part with no headers, foo@example.org's multipart sample",
+                ),
+            )
+        ),
+    ],
+    # Twenty-sixth split (machine mail): Tine 2.0's Felamimail test mail (a groupware's mailbox: service,
+    # calendar and platform notices, people's mail, newsletters and spam) and blaze's test mail (GitHub's and
+    # Discourse's notifications, a person's message, LKML posts), classed by each project's tests, fixture
+    # names and headers, recorded before they are measured. A file that copies another file of its own set
+    # read before it (path order, by Message-ID, or the same message edited for a test) is not scored
+    # ("other"); none was found in a set already read (Message-ID).
+    "tine20": [
+        *(
+            (f"tests/tine20/Felamimail/files/{name}", kind, why)
+            for name, kind, why in (
+                ("emoji.eml", "other", "blockquote.eml with its body cut to an emoji test (Message-ID)"),
+                *(
+                    (
+                        name,
+                        "other",
+                        "empty_date_header.eml's gentoo-dev post edited for a test (Message-ID): its From"
+                        " renamed or punycoded, its body turned to HTML, links or a contact's JSON",
+                    )
+                    for name in (
+                        "import_contact.eml",
+                        "import_contact_fail.eml",
+                        "punycode_from.eml",
+                        "text_html.eml",
+                        "text_html_urls.eml",
+                        "text_plain.eml",
+                    )
+                ),
+                (
+                    "decode_utf8_header.eml",
+                    "other",
+                    "the same gentoo-dev post's text under an edited header (Jörn Meier to himself, a Tine"
+                    " and a Palm webOS X-Mailer at once) for the UTF-8 header test",
+                ),
+                (
+                    "invaliddate[23].eml",
+                    "other",
+                    "invaliddate.eml with its Date edited for a test (Message-ID)",
+                ),
+                (
+                    "invaliddate.eml",
+                    "other",
+                    "LinuxLinks' stock letter that the entry 'Tine' was approved, from its editor's address"
+                    " (JavaMail on a Mac mini); whether a person or a script sent it, no test says",
+                ),
+                *(
+                    (
+                        name,
+                        "other",
+                        "invalidimip.eml's Outlook invitation with its Subject edited, or its body replaced"
+                        " by a PDF, for a test (Message-ID)",
+                    )
+                    for name in ("outlookimip.eml", "single_part_pdf.eml")
+                ),
+                (
+                    "multipart_rfc2822.eml",
+                    "other",
+                    "a copy of multipart_rfc2822-3.eml (Message-ID)",
+                ),
+                (
+                    "non_multipart.eml",
+                    "other",
+                    "branchenbuch2.eml's sender and Message-ID with its body cut to '111111' for the"
+                    " non-multipart test",
+                ),
+                (
+                    "complete.eml",
+                    "machine",
+                    "Request Tracker's ticket notice ('[service.metaways.net #59648]', 'Request 59648 was"
+                    " acted upon. Transaction: Ticket created by …', Precedence: bulk, an rt-3.6.6"
+                    " Message-ID)",
+                ),
+                (
+                    "UTF8inFrom.eml",
+                    "machine",
+                    "the git server's post-receive notice 'The branch, 2012-03 has been updated via …"
+                    " (commit)' (Return-Path git@tine20.org, tine20-git Message-ID; the From the pusher's"
+                    " name, which testFromUTF8Encoding reads)",
+                ),
+                (
+                    "facebook_notification.eml",
+                    "machine",
+                    "Facebook's notification (notification+…@facebookmail.com, X-Mailer ZuckMail; the"
+                    " fixture's name, testFacebookNotification reads its notification link)",
+                ),
+                (
+                    "meetup.eml",
+                    "machine",
+                    "Meetup's reminder 'Nur eine kurze Erinnerung: HH.js hat ein Meetup in einer Woche'"
+                    " (info@meetup.com, an ICS the iMIP test refuses: no ATTENDEE)",
+                ),
+                (
+                    "subscription_notification.eml",
+                    "machine",
+                    "Statuspage's request to confirm a status-page subscription (From noreply@, statuspage.io"
+                    " Message-ID, '[Link11 Status status] Confirm your subscription'; the fixture's name)",
+                ),
+                (
+                    "only_html_part.eml",
+                    "machine",
+                    "a remote gateway's 'Local Gateway Notification' (HTML only, 'Code: 10848255',"
+                    " pinnetremote Message-ID), the code testOnlyHtmlPart reads",
+                ),
+                (
+                    "text_plain2.eml",
+                    "machine",
+                    "Stellenwerk's notice 'Ihre Anzeige auf Stellenwerk ist jetzt online!' (the job board's"
+                    " server, Exim Message-ID), a notice on a posted advertisement",
+                ),
+                (
+                    "yahoo.eml",
+                    "machine",
+                    "Google Shopping's notice to its merchants of new feed specifications"
+                    " (shopping-noreply@google.com; testGetCompleteMessageYahoo reads its request to update"
+                    " the data feeds)",
+                ),
+                (
+                    "tine20_alarm_notifictation.eml",
+                    "machine",
+                    "Tine 2.0's calendar alarm ('Alarm for event …', Sender 'Tine 2.0 notification"
+                    " service', User-Agent Tine 2.0 Notification Service, Precedence: bulk)",
+                ),
+                (
+                    "calendar_request.eml",
+                    "machine",
+                    "Tine 2.0's invitation notice ('Einladung zum Termin …', Sender 'Tine 2.0 notification"
+                    " service', Precedence: bulk), the calendar's own message for its organiser",
+                ),
+                (
+                    "calendar_cancel.eml",
+                    "machine",
+                    "Tine 2.0's cancellation notice ('Termin … wurde abgesagt', Sender 'Tine 2.0"
+                    " notification service', Precedence: bulk)",
+                ),
+                (
+                    "calendar_reply_*.eml",
+                    "machine",
+                    "the calendar's iMIP reply ('Antwort Termineinladung', 'External, Caldav … hat Ihre"
+                    " Termineinladung akzeptiert' or 'abgelehnt'), written by the program when the attendee"
+                    " answered",
+                ),
+                (
+                    "empty_date_header.eml",
+                    "list",
+                    "Sebastian Pipping's post to gentoo-dev (Thunderbird, List-Id, Precedence: bulk), its"
+                    " Date emptied for the test; the first of the set's files with its Message-ID",
+                ),
+                (
+                    "multipart_mixed.eml",
+                    "list",
+                    "gentoo-dev's weekly 'Automated Package Removal and Addition Tracker' post (List-Id,"
+                    " Precedence: bulk; a script's report, posted to the list as the list's mail)",
+                ),
+                (
+                    "multipart_signed.eml",
+                    "list",
+                    "Christian Hoffmann's 'Last rites: dev-php5/pecl-zip' to gentoo-dev (List-Id, signed)",
+                ),
+                (
+                    "24706.eml",
+                    "other",
+                    "spam ('werbung werbung', a private health insurance offer) that came through the"
+                    " haproxy list (List-Id), a fake User-Agent",
+                ),
+                *(
+                    (
+                        name,
+                        "other",
+                        "a newsletter, promotion or offer: Amazon.de's recommendation and sale mailings,"
+                        " Wortmann's Enews, Stiftung Warentest's newsletters (Copia emailFacts), Metaways'"
+                        " newsletter (TYPO3), a hosting firm's Inxmail customer mailing, M&M Computer's"
+                        " email deal (its From removed), the Crystal newsletter (body cut to 'testtext'),"
+                        " Gelbes Branchenbuch's listing offer",
+                    )
+                    for name in (
+                        "Amazon.eml",
+                        "Amazon2.eml",
+                        "Wortmann1.eml",
+                        "decode_subject_header.eml",
+                        "multipart_alternative.eml",
+                        "mw_newsletter_multipart_related.eml",
+                        "heavyhtml.eml",
+                        "withoutfrom.eml",
+                        "mail_to_comma.eml",
+                        "branchenbuch2.eml",
+                    )
+                ),
+                (
+                    "invalid_body_chars.eml",
+                    "other",
+                    "spam: an offer of paid phpBB services from a Gmail address to undisclosed recipients",
+                ),
+                (
+                    "longfrom.eml",
+                    "other",
+                    "spam through a web form (a link as From, keyboard-mash Subject and fields)",
+                ),
+                (
+                    "Angebotsformular.eml",
+                    "other",
+                    "a web form relay ('*Formular-Weiterleitungs-Service*', the form's fields: Name,"
+                    " Vorname, … Artikel, Preis)",
+                ),
+                (
+                    "noattachment.eml",
+                    "other",
+                    "a conference's thanks for a talk submission ('Beitrag [CLT2013]', names anonymised to"
+                    " 'Herr X', 'Vorname Nachname'); whether a person or the submission system sent it, no"
+                    " test says",
+                ),
+                *(
+                    (
+                        name,
+                        "other",
+                        "a calendar invitation a program wrote for a person (Outlook's, Teams', Apple iCal's,"
+                        " an iOS invitation with its addresses replaced by the test account's, a test"
+                        " event's), read by the iMIP tests; no test states its class",
+                    )
+                    for name in (
+                        "invalidimip.eml",
+                        "invite_outlook.eml",
+                        "join_teams_meeting.eml",
+                        "mac_invitation.eml",
+                        "iOSInvitation.eml",
+                        "invitation.eml",
+                    )
+                ),
+                (
+                    "unparseable.eml",
+                    "other",
+                    "a message ('Hallo', 'Ich verspäte mich.') whose Content-Type was cut to an empty"
+                    " charset and a boundary with no value for the unparseable-message test",
+                ),
+                (
+                    "leading_spaces.eml",
+                    "other",
+                    "a message whose every header line was indented for the leading-spaces test (no header"
+                    " is read as one)",
+                ),
+                (
+                    "Android.eml",
+                    "other",
+                    "a test message: no From, no Date, Subject and body 'Test'",
+                ),
+                *(
+                    (
+                        name,
+                        "other",
+                        "a test message of the tests' own account or anonymised addresses: the 'Tine 2.0"
+                        " Admin Account' (unittest@tine20.org) to itself ('neueneu', 'ENC02'), 'Testmail mit"
+                        " Anhang' between lala@ and lali@lolo.com, 'Umlaute UTF8 Text + ISO-8859-15 Signatur'"
+                        " between xxx aaaaa and xxx aaa, 'mail subject' from from@example.org, winmail.dat"
+                        " tests between 'Alexander Unittest' and 'Thorsten Unittest' (alex@unittest.net)",
+                    )
+                    for name in (
+                        "winmail_dat_attachment.eml",
+                        "winmail_dat_richtext.eml",
+                        "attachmentUmlaut.eml",
+                        "openpgpencrypted.eml",
+                        "multipart_attachments.eml",
+                        "UmlauteUTF8TextISO-8859-15Signatur.eml",
+                        "multipart_alternative_related.eml",
+                    )
+                ),
+                (
+                    "*.eml",
+                    "person",
+                    "a person's message written in a mail client, no automatic or list header: a publisher's"
+                    " appointment letter (Outlook Express), a customer's reply and Christof Gacki's request"
+                    " to Metaways (Icedove, Thunderbird), Thomas Oberndörfer's Mailvelope-encrypted reply"
+                    " (Gmail), Roberta Wright's answer to Susan Clever (Thunderbird; Tine's demo users), a"
+                    " Zoom invitation a person sent from GMX Mail on Android, Metaways developers' own"
+                    " forwards and test messages written in Thunderbird or Tine's web client",
+                ),
+            )
+        ),
+    ],
+    "blaze": [
+        *(
+            (f"test/{name}", kind, why)
+            for name, kind, why in (
+                (
+                    "00[12].mail",
+                    "machine",
+                    "GitHub's notification of a comment on a mirage pull request or issue"
+                    " (notifications@github.com, List-Id); dkim.t, dmarc.t and arc.t verify them",
+                ),
+                (
+                    "004.mail",
+                    "machine",
+                    "Discourse's notification of a post on discuss.ocaml.org ('You are receiving this because"
+                    " you enabled mailing list mode', Auto-Submitted: auto-generated, List-Id)",
+                ),
+                (
+                    "003.mail",
+                    "person",
+                    "Thomas Braibant's question to Roberto Di Cosmo about a meetup room (Gmail), which"
+                    " dkim.t and dmarc.t verify",
+                ),
+                (
+                    "00[56].mail",
+                    "list",
+                    "a reply posted to linux-kernel (List-Id, Precedence: bulk; a KMail Message-ID,"
+                    " Thunderbird), which dmarc.t collects",
+                ),
+                (
+                    "007.mail",
+                    "other",
+                    "RFC 6376's example message ('Is dinner ready?'), found in flanker's, mox's, mimekit's"
+                    " and others' sets already read (Message-ID)",
+                ),
+                (
+                    "mdir/new/*",
+                    "other",
+                    "a MailChimp newsletter (BimBimGo's weekly menu, List-Id, X-Mailer MailChimp Mailer)"
+                    " mdir.t lists",
                 ),
             )
         ),

@@ -96,11 +96,13 @@ import email.iterators
 import email.policy
 import email.utils
 import gettext
+import gzip
 import html
 import importlib.util
 import inspect
 import itertools
 import json
+import mailbox
 import os
 import re
 import shutil
@@ -4121,12 +4123,15 @@ _ANSWERING_SUBJECT = re.compile(
 
 def _mbox_files(path: Path, root: Path) -> list[tuple[str, bytes]]:
     """The messages of an mbox file (a Pipermail month's text archive is one too), each named by the file
-    and its place in it (from 1)."""
-    import mailbox
-
-    box = mailbox.mbox(path, create=False)
+    and its place in it (from 1); a gzipped one (``.gz``) is read decompressed, named by its own path."""
     name = str(path.relative_to(root))
-    return [(f"{name}#{n}", box.get_bytes(key)) for n, key in enumerate(box.keys(), 1)]
+    with tempfile.TemporaryDirectory() as tmp:
+        if path.suffix == ".gz":
+            plain = Path(tmp) / path.stem
+            plain.write_bytes(gzip.decompress(path.read_bytes()))
+            path = plain
+        box = mailbox.mbox(path, create=False)
+        return [(f"{name}#{n}", box.get_bytes(key)) for n, key in enumerate(box.keys(), 1)]
 
 
 def _held(line: str, earlier: set[str], run: str) -> bool:
@@ -4314,17 +4319,8 @@ def jwzthreading_cases(root: Path) -> list[Case]:
     list archive gives it for download (its ``README`` says where it was taken from; the messages' headers
     are whole), read by :func:`_sampled_thread_cases` (the file is read decompressed, each message named by
     its place in it). The thread page its tests compare with (``2010-January_thread.html``) is not read."""
-    import gzip
-    import mailbox
-
     path = root / "jwzthreading" / "tests" / "data" / "fedora-devel-mailman" / "2010-January.txt.gz"
-    name = str(path.relative_to(root))
-    with tempfile.TemporaryDirectory() as tmp:
-        plain = Path(tmp) / "2010-January.txt"
-        plain.write_bytes(gzip.decompress(path.read_bytes()))
-        box = mailbox.mbox(plain, create=False)
-        files = [(f"{name}#{n}", box.get_bytes(key)) for n, key in enumerate(box.keys(), 1)]
-    return _sampled_thread_cases(files, "jwzthreading")
+    return _sampled_thread_cases(_mbox_files(path, root), "jwzthreading")
 
 
 def mail_thread_cases(root: Path) -> list[Case]:
@@ -4357,18 +4353,8 @@ def meli_cases(root: Path) -> list[Case]:
     with (the same messages: read once, by their ``Message-ID``). Each file is read decompressed, each message
     named by the file and its place in it, by :func:`_sampled_thread_cases`. No line of these mailboxes opens
     with an escaped ">From ", so mboxrd and mboxo read them alike."""
-    import gzip
-    import mailbox
-
-    files = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for path in sorted((root / "melib" / "tests" / "data").glob("*.mbox.gz")):
-            plain = Path(tmp) / path.name.removesuffix(".gz")
-            plain.write_bytes(gzip.decompress(path.read_bytes()))
-            box = mailbox.mbox(plain, create=False)
-            name = str(path.relative_to(root))
-            files += [(f"{name}#{n}", box.get_bytes(key)) for n, key in enumerate(box.keys(), 1)]
-    return _sampled_thread_cases(files, "meli")
+    paths = sorted((root / "melib" / "tests" / "data").glob("*.mbox.gz"))
+    return _sampled_thread_cases([m for path in paths for m in _mbox_files(path, root)], "meli")
 
 
 def emailthreads_cases(root: Path) -> list[Case]:
