@@ -638,6 +638,7 @@ The checks read the messages' headers and the thread, never the reader. What was
 why, is in the message of the commit that recorded them. Measured once at the reader of 7715456 (the shipped
 one), before any miss was read: history as new 1 (emailthreads 1, meli 0), words dropped 1 (emailthreads 1,
 meli 0), behind the unsure marker 1 (meli), of 48 bodies (as HTML: history as new 1, words dropped 0).
+The history-as-new body is the checker's (a reviewer's retyped line of the patch); tuning since.
 
 Twenty-sixth split (machine): recorded with their rows in scripts/measure_machine_mail.py before they are
 measured, two projects no round had read, each set's messages classed machine, person, list or other from the
@@ -654,7 +655,9 @@ offers and spam, calendar invitations, test messages, 15 copies or edited varian
 example message found in sets already read). What was looked at and not kept, and why, is in the message of
 the commit that recorded them. Measured once at the screening of 7715456 (the shipped one), before any
 verdict was read: machine answered 6/16 (tine20 6/13, blaze 0/3; 4 of tine20's refused ones handed to a
-person), people refused 0/11 (tine20 0/10, blaze 0/1), list posts answered 0/5.
+person), people refused 0/11 (tine20 0/10, blaze 0/1), list posts answered 0/5. Its misses were read
+afterwards (docs/reliability.md); nothing was changed for them. Tuning since, with the text part; no set is
+held out until the next is recorded.
 """
 
 from typing import NamedTuple
@@ -1442,9 +1445,9 @@ SOURCES: dict[str, Source] = {
     # melib/tests/integration/mbox_parse.rs, were read. emailthreads: only test/data (the .eml files are read;
     # the expected trees, output*.txt, and the headerless test/data/simple are not), test/test_parse.py and
     # README.md. No Message-ID of theirs is in another set.
-    "meli": Source("meli/meli", "18baa441936f409ee390c9c1a0e7b1ca11f1b426", "held-out", "text"),
+    "meli": Source("meli/meli", "18baa441936f409ee390c9c1a0e7b1ca11f1b426", "tuning", "text"),
     "emailthreads": Source(
-        "emersion/python-emailthreads", "99f1a04fa0dd2ce8a9c870016b067bf56f3d3bfd", "held-out", "text"
+        "emersion/python-emailthreads", "99f1a04fa0dd2ce8a9c870016b067bf56f3d3bfd", "tuning", "text"
     ),
     # Twenty-sixth split (machine): recorded before it is measured, held out. Each set's messages classed
     # machine/person/list/other from the project's own tests, fixture names and headers (never by the
@@ -1454,8 +1457,8 @@ SOURCES: dict[str, Source] = {
     # Import/ImapTest.php and Model/MessagePipeTest.php in tests/tine20/Felamimail,
     # Calendar/Frontend/iMIPTest.php in tests/tine20). blaze: only test/00[1-7].mail, test/mdir and the tests
     # that read them (arc.t, descr.t, dkim.t, dmarc.t, hdr.t, map.t, mdir.t, pack.t and spf.t in test).
-    "tine20": Source("tine20/tine20", "f05c103b4b2bd217775bbef4e681346e02adbdb4", "held-out", "machine"),
-    "blaze": Source("dinosaure/blaze", "29466aea1d2e767d9061cbdc257e13e59491fe07", "held-out", "machine"),
+    "tine20": Source("tine20/tine20", "f05c103b4b2bd217775bbef4e681346e02adbdb4", "tuning", "machine"),
+    "blaze": Source("dinosaure/blaze", "29466aea1d2e767d9061cbdc257e13e59491fe07", "tuning", "machine"),
 }
 
 # Where a source's contract differs from ours, declared from the source's own README, tests or code: the

@@ -57,7 +57,7 @@ What each set expects:
   twenty-fifth; likewise):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile; bigbang and ponymail, jwzthreading and mail-thread (the
-  twenty-fourth split's second part), and meli and emailthreads (the twenty-sixth split, held out),
+  twenty-fourth split's second part), and meli and emailthreads (the twenty-sixth split),
   samples of lists or whole threads, read by :func:`_sampled_thread_cases`) state no new text: their
   history is what earlier messages of the thread hold (:func:`thread_cases`), so they count history as
   new and words dropped, not exact.
