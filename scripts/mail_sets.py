@@ -658,6 +658,22 @@ verdict was read: machine answered 6/16 (tine20 6/13, blaze 0/3; 4 of tine20's r
 person), people refused 0/11 (tine20 0/10, blaze 0/1), list posts answered 0/5. Its misses were read
 afterwards (docs/reliability.md); nothing was changed for them. Tuning since, with the text part; no set is
 held out until the next is recorded.
+
+Twenty-seventh split (text; bodyparts, planer), recorded with their adapters before they are measured: replies
+people write, read from two more projects whose tests state what the new text is, not thread corpora.
+BodyParts (max-mapper/bodyparts, Max Ogden's Ruby gem of 2010 that splits a reply into its new message and the
+reply chain): the messages of ``spec/emails.yml`` and the two ``spec/*.eml`` files its spec hands
+``BodyParts.find_reply_in``, each with the ``:new_message`` it expects (top-posted replies as Gmail, Yahoo!
+Mail, Hotmail, AOL Webmail and a generic client ("----- Original Message -----") quote, a reply over two older
+messages, a message answering nothing, text sent base64 and quoted-printable, a Gmail message with an
+attachment), and the README's Gmail example with the new message it says the gem gives: 12 bodies, the whole
+new text stated for each; the gem's "rest of the thread" (from the first delimiter on) is history. planer
+(lever/planer, Lever's CoffeeScript port of talon): the three HTML mails of ``test/examples/html`` its tests
+hand ``extractFromHtml`` (Outlook with Office namespaces over a Gmail message; an Office 365 thread; an
+Outlook for Android thread forwarded with the forwarder's line), each with a phrase of the new text the output
+must hold and a phrase of an older message it must not (no whole text stated). No body of theirs is in a set
+already read. The checks read the sources' statements, never the reader. What was looked at and not kept, and
+why, is in the message of the commit that recorded them.
 """
 
 from typing import NamedTuple
@@ -1449,6 +1465,17 @@ SOURCES: dict[str, Source] = {
     "emailthreads": Source(
         "emersion/python-emailthreads", "99f1a04fa0dd2ce8a9c870016b067bf56f3d3bfd", "tuning", "text"
     ),
+    # The twenty-seventh split (text, held out): recorded with their adapters before they are measured.
+    # People's replies whose new text the source's tests state; each commit is its snapshot's newest.
+    # bodyparts (the newest commit, 2010-06-22, "tweaking readme"): only spec/ (emails.yml, the two .eml
+    # files, the spec and its helper), README.textile (its example and the output it states) and
+    # lib/bodyparts.rb were read. planer (2025-02-27): only test/examples/html/*.html,
+    # test/planerHtml.test.coffee (its "examples from files" tests; its inline tests, like
+    # test/planerText.test.coffee, are ports of talon's) and README.md.
+    "bodyparts": Source(
+        "max-mapper/bodyparts", "e5c6d11e8821da9e764d2734cd99da7c0950c326", "held-out", "text"
+    ),
+    "planer": Source("lever/planer", "f15981e2a48f470cbc89099e23e775ffbeb611b6", "held-out", "text"),
     # Twenty-sixth split (machine): recorded before it is measured, held out. Each set's messages classed
     # machine/person/list/other from the project's own tests, fixture names and headers (never by the
     # screening), with its rows in scripts/measure_machine_mail.py; each commit is its snapshot's newest.
@@ -1614,6 +1641,10 @@ CONTRACT_DIFFERENCES: dict[str, tuple[str, ...]] = {
     # same reason (thread corpora: no peer states a text).
     # Held out, twenty-sixth split. meli, emailthreads: none declared, for the same reason (thread corpora:
     # no peer states a text).
+    # Held out, twenty-seventh split. bodyparts: none declared; its README says it splits a reply into "the
+    # actual new message and the included reply chain", and its bodies hold no signature or sign-off under the
+    # new words for it to keep or drop. planer: none declared; its README says it "does not do signatures",
+    # and its tests state only a phrase kept and a phrase dropped, no whole text.
     # Tuning (declared in the twelfth split, after their misses were read).
     # crisp, dspangenberg: README.md, "Removes signatures like `Best wishes`"; its example's output drops
     # "Best regards,\nJohn".

@@ -53,8 +53,8 @@ What each set expects:
   roundcube-locales, thunderbird-locales, claws-locales (the nineteenth; likewise), sogo-locales,
   imp-locales, cypht-locales (the twentieth; likewise), bigbang, ponymail (the twenty-first; likewise),
   balsa-locales, nocc-locales, squirrelmail-locales (the twenty-second; likewise), trojita-locales (the
-  twenty-third; likewise), grommunio-locales (the twenty-fourth; likewise) and rainloop-locales (the
-  twenty-fifth; likewise):
+  twenty-third; likewise), grommunio-locales (the twenty-fourth; likewise), rainloop-locales (the
+  twenty-fifth; likewise) and bodyparts, planer (the twenty-seventh, held out):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile; bigbang and ponymail, jwzthreading and mail-thread (the
   twenty-fourth split's second part), and meli and emailthreads (the twenty-sixth split),
@@ -62,7 +62,7 @@ What each set expects:
   history is what earlier messages of the thread hold (:func:`thread_cases`), so they count history as
   new and words dropped, not exact.
   A held-out body a tuning set also holds is measured with the tuning set only. An HTML body
-  (unquotemail's ``.html`` samples, mailspring's mail, griddler's ``html:`` test) is given to the
+  (unquotemail's ``.html`` samples, mailspring's and planer's mail, griddler's ``html:`` test) is given to the
   reader as it is in both forms, and the checker reads it, and an HTML expectation, with its own
   HTML → lines (:func:`html_lines`).
 
@@ -88,6 +88,7 @@ target is judged on; history as new and words dropped are computed as before.
 
 import argparse
 import ast
+import base64
 import codecs
 import concurrent.futures
 import datetime
@@ -104,6 +105,7 @@ import itertools
 import json
 import mailbox
 import os
+import quopri
 import re
 import shutil
 import subprocess
@@ -117,6 +119,8 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from html.parser import HTMLParser
 from pathlib import Path
+
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mail_sets import CONTRACT_DIFFERENCES, HELD_OUT, SOURCES
@@ -4371,6 +4375,96 @@ def emailthreads_cases(root: Path) -> list[Case]:
     return _sampled_thread_cases(files, "emailthreads")
 
 
+# --- the twenty-seventh split (held out): people's replies whose new text the source states -----------------
+
+
+def _ruby_base64(text: str) -> str:
+    """Ruby's ``Base64.decode64`` (``unpack1("m")``): characters outside the alphabet skipped, an
+    incomplete last group of four dropped."""
+    chars = re.sub(r"[^A-Za-z0-9+/]", "", text)
+    return base64.b64decode(chars[: len(chars) // 4 * 4]).decode("utf-8")
+
+
+def bodyparts_cases(root: Path) -> list[Case]:
+    """BodyParts (max-mapper/bodyparts, Max Ogden's Ruby gem of 2010 that "splits the body of replied
+    email messages into the actual new message and the included reply chain"): every entry of
+    ``spec/emails.yml`` that ``spec/bodyparts_spec.rb`` hands ``BodyParts.find_reply_in``, with the
+    ``:reply_text`` it expects as ``:new_message`` (replies as Gmail, Yahoo! Mail, Hotmail, AOL Webmail
+    and a generic client quote, a reply over two older messages, a message answering nothing, and the
+    same kind of text encoded base64 and quoted-printable: the body the entry's ``:headers`` give the
+    text part, decoded by its ``content_transfer_encoding`` as ``find_reply_in`` decodes it, Ruby's
+    lenient base64 by :func:`_ruby_base64`), and the two messages of ``spec/`` the spec loads by
+    ``:filename`` (a Gmail message with an attachment; a Gmail reply whose plain part is quoted-printable),
+    read by :func:`_mime_body`. And the README's example (a Gmail reply, its raw source in the first
+    ``<code>`` block) with the ``:new_message`` the README says it gives. The new text expected is the
+    text before the first reply delimiter, stripped; everything from that delimiter on is what the gem
+    calls the rest of the thread, so each line of three words or more of the body that the expectation
+    does not hold is history (:func:`_removed_lines`). The spec runs the generic entry twice (a TMail and a
+    Mail object): one body, measured once."""
+    entries = yaml.safe_load((root / "spec" / "emails.yml").read_text(encoding="utf-8"))
+    cases = []
+    for key, entry in entries.items():
+        name = key.lstrip(":").strip('"')
+        wanted = entry[":reply_text"].strip()
+        subject = None
+        if ":filename" in entry:
+            found = _mime_body((root / "spec" / f"{entry[':filename']}.eml").read_bytes())
+            if found is None or found[1]:
+                continue
+            body, _is_html, subject = found
+            name = f"{name} (spec/{entry[':filename']}.eml)"
+        else:
+            headers = entry[":headers"]
+            body = str(headers["body"])
+            encoding = str(headers.get("content_transfer_encoding", "")).lower()
+            if encoding == "base64":
+                body = _ruby_base64(body)
+            elif encoding == "quoted-printable":
+                body = quopri.decodestring(body.encode("utf-8")).decode("utf-8")
+            name = f"emails.yml {name}"
+        history = _removed_lines(body, wanted)
+        cases.append(Case("bodyparts", name, body, wanted, (), history, subject=subject or None))
+    readme = (root / "README.textile").read_text(encoding="utf-8")
+    source = re.search(r"<code>\n(.*?)\n\s*</code>", readme, re.S)
+    said = re.search(r':new_message\s*=>\s*"([^"]*)"', readme)
+    if source is not None and said is not None:
+        found = _mime_body(textwrap.dedent(source.group(1)).encode("utf-8"))
+        if found is not None and not found[1]:
+            body, _is_html, subject = found
+            wanted = said.group(1)
+            history = _removed_lines(body, wanted)
+            cases.append(Case("bodyparts", "README.textile", body, wanted, (), history, subject=subject))
+    return _unique(cases)
+
+
+def planer_cases(root: Path) -> list[Case]:
+    """planer (lever/planer, Lever's CoffeeScript port of talon's quotation stripping): the three HTML
+    mails of ``test/examples/html`` that the "examples from files" tests of
+    ``test/planerHtml.test.coffee`` hand ``planer.extractFromHtml`` (a reply from an Outlook with many
+    Microsoft namespaces over a Gmail message, an Office 365 thread of three messages, and an Outlook
+    for Android / Office 365 thread forwarded with a line of the forwarder's), each given as it is, HTML.
+    Each test states a phrase the extracted HTML holds (``replySnippet``: the new words, kept) and one it
+    does not (``originalMsgSnippet``: an older message's, history); no whole text is stated. The inline
+    HTML tests of the same file and ``test/planerText.test.coffee`` are ports of talon's tests (talon is
+    read) and are not read."""
+    source = (root / "test" / "planerHtml.test.coffee").read_text(encoding="utf-8")
+    quoted = r"""('([^']*)'|"([^"]*)")"""
+    cases = []
+    for block in re.split(r"\n\s*it ", source)[1:]:
+        title = re.match(quoted, block)
+        kept = re.search(r"replySnippet = " + quoted, block)
+        older = re.search(r"originalMsgSnippet = " + quoted, block)
+        path = re.search(r"absolutePath\('([^']+)'\)", block)
+        if title is None or kept is None or older is None or path is None:
+            continue
+        body = (root / "test" / path.group(1)).read_text(encoding="utf-8")
+        keep = (_words_pattern(kept.group(2) or kept.group(3)),)
+        history = (_words_pattern(older.group(2) or older.group(3)),)
+        name = f"{path.group(1)} ({title.group(2) or title.group(3)})"
+        cases.append(Case("planer", name, body, None, keep, history, True))
+    return _unique(cases)
+
+
 # --- the twenty-second split (held out): other mail clients' own words in every language they ship --------
 
 # The C library's strftime of K-9's instant in one locale, run in a child Python whose LOCPATH holds the
@@ -6060,6 +6154,9 @@ LOADERS: dict[str, Callable[[Path], list[Case]]] = {
     # The twenty-sixth split (held out): recorded before it is measured
     "meli": meli_cases,
     "emailthreads": emailthreads_cases,
+    # The twenty-seventh split (held out): recorded before it is measured
+    "bodyparts": bodyparts_cases,
+    "planer": planer_cases,
 }
 
 
