@@ -674,6 +674,17 @@ Outlook for Android thread forwarded with the forwarder's line), each with a phr
 must hold and a phrase of an older message it must not (no whole text stated). No body of theirs is in a set
 already read. The checks read the sources' statements, never the reader. What was looked at and not kept, and
 why, is in the message of the commit that recorded them.
+
+Twenty-seventh split (machine): recorded with its rows in scripts/measure_machine_mail.py before it is
+measured, one project no round had read, its messages classed machine, person, list or other from the
+project's own statement (never by the screening), sought for the transactional mail that carries no standard
+sign: email_classifier (renat-ibragimov/email_classifier), an API that files an uploaded .eml under spam,
+phishing, newsletter, transactional, personal or automated; its README names the category of each sample in
+``tests/fixtures``. 11 files: 2 machine (a shop's shipping notice with no standard sign, GitLab CI's pipeline
+notice with Auto-Submitted), 1 person's, no list post, 8 other (a newsletter, spam and phishing samples, three
+edge cases the API refuses). All are written for the project (example.com addresses), not received mail; none
+was found in a set already read (Message-ID). Fewer than the brief asked: the projects looked at and not kept,
+and why, are in the message of the commit that recorded it.
 """
 
 from typing import NamedTuple
@@ -1486,6 +1497,14 @@ SOURCES: dict[str, Source] = {
     # that read them (arc.t, descr.t, dkim.t, dmarc.t, hdr.t, map.t, mdir.t, pack.t and spf.t in test).
     "tine20": Source("tine20/tine20", "f05c103b4b2bd217775bbef4e681346e02adbdb4", "tuning", "machine"),
     "blaze": Source("dinosaure/blaze", "29466aea1d2e767d9061cbdc257e13e59491fe07", "tuning", "machine"),
+    # Twenty-seventh split (machine): recorded before it is measured, held out. Its messages classed
+    # machine/person/list/other from the project's own README (never by the screening), with its rows in
+    # scripts/measure_machine_mail.py; the commit is its snapshot's newest. email-classifier: only
+    # tests/fixtures (its oversized.eml is absent from the snapshot: git archive with
+    # ':(exclude)tests/fixtures/oversized.eml'), README.md and app/helpers/enums.py.
+    "email-classifier": Source(
+        "renat-ibragimov/email_classifier", "7ef79dde9930c98f9796eb1a7cf2ac7582b3c48a", "held-out", "machine"
+    ),
 }
 
 # Where a source's contract differs from ours, declared from the source's own README, tests or code: the

@@ -291,6 +291,17 @@ alarm, invitation, cancellation and two iMIP replies; blaze's 3: GitHub's and Di
 people's (Tine's 10, blaze's 1), 5 list posts (gentoo-dev's 3, linux-kernel's 2), 48 other (newsletters,
 offers and spam, calendar invitations, test messages, 15 copies or edited variants).
 
+Twenty-seventh split (machine mail): one project no round had read, held out, recorded with its rows below
+before it is measured: ``--email-classifier`` (renat-ibragimov's email_classifier, an API that files an
+uploaded ``.eml`` under spam, phishing, newsletter, transactional, personal or automated:
+``tests/fixtures``, the samples its README names by category, for trying the API by hand; its tests mock the
+model and read none of them). The set is the ``git archive`` of the commit in ``scripts/mail_sets.py``
+restricted to that directory, the README and ``app/helpers/enums.py`` (no row's); ``oversized.eml`` is not
+in the snapshot and is excluded from the archive. Written for the project (``example.com`` addresses), none
+found in a set already read. Classed by the README's category of each sample: 2 machine (a shop's shipping
+notice with no standard sign, GitLab CI's pipeline notice with Auto-Submitted), 1 person's (a friend's
+reply), 8 other (a newsletter, spam and phishing samples, three edge cases the API refuses).
+
 and on another version of the module (``before``: the one committed at ``HEAD``)::
 
     git show HEAD:layers/replyonce/replyonce/rules/screening.py > /tmp/screening_before.py
@@ -2878,6 +2889,83 @@ CLASSES: Mapping[str, list[tuple[str, str, str]]] = {
                     "other",
                     "a MailChimp newsletter (BimBimGo's weekly menu, List-Id, X-Mailer MailChimp Mailer)"
                     " mdir.t lists",
+                ),
+            )
+        ),
+    ],
+    # Twenty-seventh split (machine mail): email_classifier's sample mail (an API that files an uploaded .eml
+    # under spam, phishing, newsletter, transactional, personal or automated; its README names each sample's
+    # category), recorded before it is measured. Written for the project (example.com and .example
+    # addresses), none found in a set already read (Message-ID).
+    "email-classifier": [
+        *(
+            (f"tests/fixtures/{name}", kind, why)
+            for name, kind, why in (
+                (
+                    "transactional.eml",
+                    "machine",
+                    "the README's 'transactional' sample: a shop's notice that an order has shipped (From"
+                    " noreply@orders.amazon.example.com, order and UPS tracking numbers, 'Amazon Customer"
+                    " Service'), no Auto-Submitted, no list or report header",
+                ),
+                (
+                    "automated.eml",
+                    "machine",
+                    "the README's 'automated' sample: GitLab CI's notice that pipeline #48291 failed (From"
+                    " gitlab@devops.example.com, Auto-Submitted: auto-generated, X-Auto-Response-Suppress:"
+                    " All)",
+                ),
+                (
+                    "personal.eml",
+                    "person",
+                    "the README's 'personal' sample: Mike's reply to Sarah about dinner on Saturday and the"
+                    " photos of their hiking trip ('Re: Dinner on Saturday?', no automatic or list header)",
+                ),
+                (
+                    "newsletter.eml",
+                    "other",
+                    "the README's 'newsletter' sample: TechCrunch's weekly digest (newsletter@, List-"
+                    "Unsubscribe), a newsletter as earlier rows class them",
+                ),
+                (
+                    "spam.eml",
+                    "other",
+                    "the README's 'spam' sample (a gift-card 'LUCKY WINNER' offer): spam, whose machine or"
+                    " person no test states",
+                ),
+                (
+                    "test.eml",
+                    "other",
+                    "the README's phishing sample ('test.eml (phishing, initial test file)': a PayPal"
+                    " look-alike's 'Your account has been limited' from paypa1-support.com)",
+                ),
+                (
+                    "hard_p.eml",
+                    "other",
+                    "the README's 'subtle phishing' sample, written to trigger the second review: an IT"
+                    " team's password-policy notice signed by a person, with a password-reset link",
+                ),
+                (
+                    "hard_s.eml",
+                    "other",
+                    "the README's 'subtle spam' sample, written to trigger the second review: a friend's"
+                    " recommendation of a supplement carrying an affiliate link",
+                ),
+                (
+                    "no_from.eml",
+                    "other",
+                    "an edge case the API refuses (the README: 422): a test message with no From header",
+                ),
+                (
+                    "invalid.eml",
+                    "other",
+                    "an edge case the API refuses (the README: 422): three lines of text, no header",
+                ),
+                (
+                    "wrong_extension.elm",
+                    "other",
+                    "an edge case the API refuses for its file name (the README: 422): a one-line test"
+                    " message saved as .elm",
                 ),
             )
         ),
