@@ -673,7 +673,10 @@ hand ``extractFromHtml`` (Outlook with Office namespaces over a Gmail message; a
 Outlook for Android thread forwarded with the forwarder's line), each with a phrase of the new text the output
 must hold and a phrase of an older message it must not (no whole text stated). No body of theirs is in a set
 already read. The checks read the sources' statements, never the reader. What was looked at and not kept, and
-why, is in the message of the commit that recorded them.
+why, is in the message of the commit that recorded them. Measured once at the reader of 288e08c (the shipped
+one), before any miss was read: bodyparts 11/12 exact (92 %), history as new 0, words dropped 0, 1 behind the
+unsure marker; planer history as new 0, words dropped 0, 1 behind the marker (3 bodies, no exact figure); the
+same as HTML.
 
 Twenty-seventh split (machine): recorded with its rows in scripts/measure_machine_mail.py before it is
 measured, one project no round had read, its messages classed machine, person, list or other from the
@@ -684,7 +687,8 @@ phishing, newsletter, transactional, personal or automated; its README names the
 notice with Auto-Submitted), 1 person's, no list post, 8 other (a newsletter, spam and phishing samples, three
 edge cases the API refuses). All are written for the project (example.com addresses), not received mail; none
 was found in a set already read (Message-ID). Fewer than the brief asked: the projects looked at and not kept,
-and why, are in the message of the commit that recorded it.
+and why, are in the message of the commit that recorded it. Measured once at the screening of 288e08c (the
+shipped one), before any verdict was read: machine answered 0/2, people refused 0/1.
 """
 
 from typing import NamedTuple
