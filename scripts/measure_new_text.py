@@ -54,7 +54,7 @@ What each set expects:
   imp-locales, cypht-locales (the twentieth; likewise), bigbang, ponymail (the twenty-first; likewise),
   balsa-locales, nocc-locales, squirrelmail-locales (the twenty-second; likewise), trojita-locales (the
   twenty-third; likewise), grommunio-locales (the twenty-fourth; likewise), rainloop-locales (the
-  twenty-fifth; likewise) and bodyparts, planer (the twenty-seventh, held out):
+  twenty-fifth; likewise) and bodyparts, planer (the twenty-seventh; likewise):
   each adapter's docstring says which of the peer's assertions it reads. The thread sets (assembl-thread,
   notmuch, notmuch-lkml, mu, mailpile; bigbang and ponymail, jwzthreading and mail-thread (the
   twenty-fourth split's second part), and meli and emailthreads (the twenty-sixth split),
