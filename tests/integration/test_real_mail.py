@@ -27,9 +27,12 @@ from replyonce.keys import idempotency_key
 from replyonce.rules.text import UNSURE_MARKER
 from replyonce.state import ThreadState, thread_key
 from tests.replier_harness import (
+    HANDOFF_FOLDER,
     SEND_PATH,
     Pipeline,
     container_recording_visibility,
+    folders_of,
+    handed_off,
     inbound,
     new_container,
     skip_reasons,
@@ -398,6 +401,59 @@ def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_lette
     assert first == again == {"batchItemFailures": []}
     assert nylas.sends == []
     assert skip_reasons(log_records) == ["agent_rejected", "reply_previously_failed"]
+
+
+# ---- a notice with no machine sign, which the rules let through, declined by the model ------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason", "moved"),
+    [
+        ("NO_REPLY: a shop's shipping notice", "agent_declined", False),
+        ("HAND_OFF: only a person can say when it ships", "handed_off", True),
+    ],
+)
+def test_the_bedrock_models_no_is_kept_and_sends_nothing(
+    replier_env, nylas, monkeypatch, log_records, answer, reason, moved
+):
+    from botocore.awsrequest import AWSResponse
+
+    monkeypatch.setenv("REPLY_AGENT", "bedrock")
+    monkeypatch.setenv("BEDROCK_MODEL_ID", "us.anthropic.claude-sonnet-4-20250514-v1:0")
+    session = boto3.session.Session()
+    asked: list[dict] = []
+
+    def model(request, **_):
+        asked.append(json.loads(request.body))
+        answered = {
+            "output": {"message": {"role": "assistant", "content": [{"text": answer}]}},
+            "stopReason": "end_turn",
+            "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
+            "metrics": {"latencyMs": 100},
+        }
+        headers = {"Content-Type": "application/json"}
+        return AWSResponse(request.url, 200, headers, _Body(json.dumps(answered).encode()))
+
+    session.events.register("before-send.bedrock-runtime.Converse", model)
+    container = new_container(aws=session)
+    # A shop's notice as the old ones come: no machine word in its From, no header a machine writes.
+    notice = inbound(
+        nylas,
+        from_email="ship-confirm@shop.example",
+        subject="Your order has shipped (#888-4444444)",
+        body="<p>Your order 888-4444444 has shipped and will arrive Friday.</p>",
+    )
+    result = container.handle_batch(
+        sqs_event([as_nylas_sends_it(notice)]), LocalLambdaContext("ReplierFunction")
+    )
+    assert result == {"batchItemFailures": []}
+    assert nylas.sends == []
+    assert skip_reasons(log_records) == [reason]
+    assert handed_off(log_records, reason) is moved
+    assert (folders_of(nylas, notice["id"]) == [HANDOFF_FOLDER]) is moved
+    [request] = asked
+    assert request["messages"][-1]["content"][0]["text"].startswith("From: ")
+    assert "<ship-confirm@shop.example>" in request["messages"][-1]["content"][0]["text"]
 
 
 # ---- ordinary bodies a customer types reach the agent whole (issue #41) ---------------------------------

@@ -13,7 +13,14 @@ import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
-from replyonce.adapters.agents import DEFAULT_SYSTEM_PROMPT, BedrockAgent, load_agent, template_agent
+from replyonce.adapters.agents import (
+    DEFAULT_SYSTEM_PROMPT,
+    VERDICT_INSTRUCTIONS,
+    BedrockAgent,
+    load_agent,
+    model_verdict,
+    template_agent,
+)
 from replyonce.agent import (
     AgentIdentity,
     AgentRejected,
@@ -32,6 +39,7 @@ from replyonce.rules.attachments import AttachmentReader, readable
 
 PROFILE = "us.anthropic.claude-3-5-haiku-20241022-v1:0"
 AGENT = AgentIdentity("g1", "support@acme.example", "Acme Support")
+ALICE = "From: Alice <alice@example.com>"  # how the model is told who wrote a customer's message
 
 
 def message(mid, text, *, from_agent=False, subject="Order 1042", name="Alice"):
@@ -186,9 +194,12 @@ def test_bedrock_gets_the_whole_conversation_as_turns(bedrock):
         converse_answer("It ships today; the address is changed."),
         {
             "modelId": PROFILE,
-            "system": [{"text": "Answer like a pirate."}],
+            "system": [{"text": "Answer like a pirate."}, {"text": VERDICT_INSTRUCTIONS}],
             "messages": [
-                {"role": "user", "content": [{"text": "Subject: Order 1042\n\nMy order 1042 is late."}]},
+                {
+                    "role": "user",
+                    "content": [{"text": f"{ALICE}\nSubject: Order 1042\n\nMy order 1042 is late."}],
+                },
                 {
                     "role": "assistant",
                     "content": [{"text": "Subject: Re: Order 1042\n\nSorry, we are checking."}],
@@ -197,8 +208,8 @@ def test_bedrock_gets_the_whole_conversation_as_turns(bedrock):
                     "role": "user",
                     "content": [
                         {
-                            "text": "Subject: Order 1042\n\nAny news?\n\n---\n\n"
-                            "Subject: Order 1042\n\nAlso, please change my delivery address."
+                            "text": f"{ALICE}\nSubject: Order 1042\n\nAny news?\n\n---\n\n"
+                            f"{ALICE}\nSubject: Order 1042\n\nAlso, please change my delivery address."
                         }
                     ],
                 },
@@ -218,8 +229,8 @@ def test_without_a_system_prompt_of_the_operators_the_built_in_one_is_used(bedro
         converse_answer("Hello."),
         {
             "modelId": "model-x",
-            "system": [{"text": DEFAULT_SYSTEM_PROMPT}],
-            "messages": [{"role": "user", "content": [{"text": "Subject: Order 1042\n\nHi"}]}],
+            "system": [{"text": DEFAULT_SYSTEM_PROMPT}, {"text": VERDICT_INSTRUCTIONS}],
+            "messages": [{"role": "user", "content": [{"text": f"{ALICE}\nSubject: Order 1042\n\nHi"}]}],
             "inferenceConfig": {"maxTokens": 512, "temperature": 0},
         },
     )
@@ -346,13 +357,13 @@ def test_bedrock_sees_the_customers_photo_and_pdf_as_image_and_document_blocks(b
     talk = with_files(
         mailbox, ("a1", "parcel.png", "image/png"), ("a2", "invoice 10/42.pdf", "application/pdf")
     )
-    text = "Subject: Order 1042\n\nThe parcel arrived broken; invoice attached."
+    text = f"{ALICE}\nSubject: Order 1042\n\nThe parcel arrived broken; invoice attached."
     stub.add_response(
         "converse",
         converse_answer("We are sorry; a replacement ships today."),
         {
             "modelId": PROFILE,
-            "system": [{"text": DEFAULT_SYSTEM_PROMPT}],
+            "system": [{"text": DEFAULT_SYSTEM_PROMPT}, {"text": VERDICT_INSTRUCTIONS}],
             "messages": [
                 {
                     "role": "user",
@@ -420,3 +431,76 @@ def test_bedrock_gets_at_most_five_documents_and_says_so_of_the_sixth(bedrock):
     [turn] = seen["messages"]
     assert sum("document" in block for block in turn["content"]) == 5
     assert "page5.pdf (more documents than the model takes at once)" in reply.text
+
+
+# ---- the model's verdict: no reply, a person, or the reply itself ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome"),
+    [
+        ("NO_REPLY: a carrier's shipping notice", NoReply("the model: a carrier's shipping notice")),
+        ("**NO_REPLY**: a newsletter", NoReply("the model: a newsletter")),
+        ("  no_reply: an out-of-office reply\nIt says so.", NoReply("the model: an out-of-office reply")),
+        ("NO_REPLY", NoReply("the model: no person wrote this")),
+        ("NO_REPLY: a notice from ship-confirm@shop.example", NoReply("the model: a notice from <email>")),
+        ("HAND_OFF: the customer asks for a refund", Handoff("the model: the customer asks for a refund")),
+        ("HAND_OFF:", Handoff("the model: a person should answer")),
+        # A reply is a reply, whatever words it holds after its start.
+        ("Hi Alice, your parcel ships today.", None),
+        ("Hi Alice, we will not NO_REPLY you.", None),
+        ("NO_REPLYING is not a verdict", None),
+        ("No reply is needed, but thank you!", None),
+    ],
+)
+def test_the_models_answer_is_a_verdict_only_when_it_begins_with_one(answer, outcome):
+    assert model_verdict(answer) == outcome
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome"),
+    [
+        ("NO_REPLY: an order shipping notice", NoReply("the model: an order shipping notice")),
+        (
+            "HAND_OFF: a refund only a person can grant",
+            Handoff("the model: a refund only a person can grant"),
+        ),
+    ],
+)
+def test_a_notice_the_rules_let_through_is_declined_and_a_refund_handed_off_by_the_model(
+    bedrock, answer, outcome
+):
+    client, stub = bedrock
+    notice = Message(
+        "m1",
+        "ship-confirm@shop.example",
+        "Shop",
+        (),
+        "Your order has shipped",
+        0,
+        "Order 1042 shipped.",
+        "",
+        False,
+    )
+    stub.add_response(
+        "converse",
+        converse_answer(answer),
+        {
+            "modelId": PROFILE,
+            "system": [{"text": DEFAULT_SYSTEM_PROMPT}, {"text": VERDICT_INSTRUCTIONS}],
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "text": "From: Shop <ship-confirm@shop.example>\n"
+                            "Subject: Your order has shipped\n\nOrder 1042 shipped."
+                        }
+                    ],
+                }
+            ],
+            "inferenceConfig": {"maxTokens": 512, "temperature": 0},
+        },
+    )
+    assert BedrockAgent(PROFILE, client)(conversation(notice)) == outcome
+    stub.assert_no_pending_responses()

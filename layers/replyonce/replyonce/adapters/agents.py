@@ -21,7 +21,9 @@ from replyonce.agent import (
     AttachmentGone,
     AttachmentTooLarge,
     Conversation,
+    Handoff,
     Message,
+    NoReply,
     Outcome,
     Reply,
 )
@@ -44,6 +46,21 @@ DEFAULT_SYSTEM_PROMPT = (
     "customer's language, in at most 150 words, to everything the customer asked since your last reply. "
     "Do not invent facts, order numbers or promises."
 )
+# Always sent after the operator's prompt, which may replace the built-in one but not this: the rules
+# refuse machine mail by the signs it carries (replyonce.rules.screening), and a notice that carries none
+# (a carrier's, a shop's, a ticket system's) reaches the model, which can tell it from a person's mail by
+# what it says. The two verdicts are the contract's NoReply and Handoff (model_verdict); any other answer
+# is the Reply.
+VERDICT_INSTRUCTIONS = (
+    "Before you write a reply, decide whether one is wanted. If the customer's latest message was written "
+    "by a machine, not by a person (an order, shipping, payment or account notice, a receipt, a "
+    "newsletter, an alert, a delivery report, an automatic reply), answer with one line: NO_REPLY: and "
+    "what the message is. If you cannot answer without inventing facts, order numbers or promises, answer "
+    "with one line: HAND_OFF: and why; a colleague will answer. Otherwise write the reply itself, and "
+    "never begin it with either word."
+)
+_VERDICT = re.compile(r"(NO_REPLY|HAND_OFF)\b[ \t*`_]*:?[ \t]*([^\n]*)", re.IGNORECASE)
+_MAX_REASON_CHARACTERS = 300
 
 
 # What Converse takes with a user message (the Message type of the Bedrock API reference): up to 20 images,
@@ -168,10 +185,16 @@ _REST_HEADER = (
 
 
 def turn_text(message: Message) -> str:
-    """A message as the model reads it: the subject, the new text first, then — when the whole body
-    holds more — the whole body, every line marked as quoted (``> ``), so a cut in the wrong place
-    cannot hide the question and history is never read as the customer's."""
-    text = f"Subject: {message.subject}\n\n{message.text}".strip()
+    """A message as the model reads it: who sent it (a customer's), the subject, the new text first,
+    then — when the whole body holds more — the whole body, every line marked as quoted (``> ``), so a
+    cut in the wrong place cannot hide the question and history is never read as the customer's.
+
+    Why the sender: a notice the rules let through (no machine sign in its headers) often says what it
+    is in its address (``ship-confirm@``), which the model weighs for :data:`VERDICT_INSTRUCTIONS`.
+    """
+    name = f"{message.sender_name} " if message.sender_name else ""
+    sender = "" if message.from_agent else f"From: {name}<{message.sender}>"
+    text = f"{sender}\nSubject: {message.subject}\n\n{message.text}".strip()
     whole = message.full_text.strip()
     markers = (QUOTE_MARKER, UNSURE_MARKER)
     said = " ".join(line for line in message.text.splitlines() if line.strip() not in markers).split()
@@ -181,6 +204,23 @@ def turn_text(message: Message) -> str:
     return f"{text}\n\n{_REST_HEADER}\n{quoted}"
 
 
+def model_verdict(text: str) -> NoReply | Handoff | None:
+    """What the model's answer says when it declines (``NO_REPLY: why``) or hands the burst off
+    (``HAND_OFF: why``), as :data:`VERDICT_INSTRUCTIONS` asks; ``None`` when the answer is a reply.
+
+    Only an answer that *begins* with a verdict is one: a reply that quotes the word later is still a
+    reply. Markdown around the word (``**NO_REPLY**``) is tolerated, as models add it. The reason is its
+    first line, with addresses redacted (it is logged) and cut to a log line's length.
+    """
+    match = _VERDICT.match(text.strip().lstrip("*`_ "))
+    if match is None:
+        return None
+    reason = redact_addresses(match.group(2).strip(" *`_"))[:_MAX_REASON_CHARACTERS]
+    if match.group(1).upper() == "NO_REPLY":
+        return NoReply(f"the model: {reason or 'no person wrote this'}")
+    return Handoff(f"the model: {reason or 'a person should answer'}")
+
+
 class BedrockAgent:
     """Answers with a Bedrock model (Converse API), given the whole conversation as turns.
 
@@ -188,7 +228,8 @@ class BedrockAgent:
     assistant turns (consecutive messages of one side are joined, as Converse
     wants the roles to alternate and to start with the user); each is the
     message's new text first, then, where the whole body holds more, the whole
-    body marked as quoted (:func:`turn_text`).
+    body marked as quoted (:func:`turn_text`). The model may decline mail a machine wrote or hand the
+    burst to a person instead of replying (:data:`VERDICT_INSTRUCTIONS`, :func:`model_verdict`).
 
     Parameters
     ----------
@@ -232,12 +273,12 @@ class BedrockAgent:
             )
         return turns
 
-    def __call__(self, conversation: Conversation) -> Reply:
+    def __call__(self, conversation: Conversation) -> Outcome:
         files = converse_files(conversation)
         try:
             response = self._bedrock.converse(
                 modelId=self._model_id,
-                system=[{"text": self._system_prompt}],
+                system=[{"text": self._system_prompt}, {"text": VERDICT_INSTRUCTIONS}],
                 messages=self.turns(conversation, files),
                 # Temperature 0: a retry before the reply was stored should draft the same reply.
                 inferenceConfig={"maxTokens": 512, "temperature": 0},
@@ -257,6 +298,9 @@ class BedrockAgent:
         text = "\n".join(part["text"] for part in parts if "text" in part).strip()
         if not text:
             raise AgentRejected(f"Bedrock model {self._model_id} answered with no text")
+        verdict = model_verdict(text)
+        if verdict is not None:
+            return verdict
         note = unread_note(files.unread)
         said = f"{text}\n\n{note}" if note else text
         return Reply(text=f"{said}\n\n\u2014 {conversation.agent.name or 'The support team'}")
