@@ -17,12 +17,14 @@ round (``bench.real_latency.saturate``).
 """
 
 import json
+import math
 import os
+import statistics
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 import requests
@@ -30,6 +32,9 @@ import requests
 from bench import slow_agent
 from bench.latency import LatencyModel
 from bench.timeline import Attempt
+
+if TYPE_CHECKING:
+    from devstack.stack import LocalStack
 
 _KEY_SECRET = "NYLAS_API_KEY_SECRET_ID"  # noqa: S105 - the variable's name, as the replier has it
 # A queued Agent Account send answers after up to 23 s (``bench.latency``): the function waits for it.
@@ -98,3 +103,22 @@ class BaselineContainers:
             return {"batchItemFailures": [{"itemIdentifier": i} for i in failed]}
 
         return number, handler
+
+
+def echo_ms(stack: "LocalStack", containers: BaselineContainers, repeats: int = 5) -> float:
+    """The baseline function's billed ms for an echo (a sent message's ``message.created``), skipped."""
+    from bench.stack import parts
+    from devstack.events import envelope, sqs_event
+
+    resources, nylas = parts(stack)
+    sent = nylas.sent_messages()
+    if not sent:
+        return 0.0
+    _, handler = containers.container()
+    event = sqs_event([envelope(sent[-1])], queue_arn=resources.queue_arns["NotificationQueue"])
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        handler(event, None)
+        times.append(math.ceil((time.perf_counter() - started) * 1000))
+    return float(statistics.median(times))

@@ -29,10 +29,9 @@ from dataclasses import dataclass, field
 import boto3
 
 from bench import memory_size, slow_agent
-from bench.event_source import BatchingEventSource, BatchingSettings
-from bench.latency import LatencyModel, LatencyProxy
+from bench.event_source import BatchingEventSource, BatchingSettings, billed_ms, peak_concurrency
+from bench.latency import LatencyModel, LatencyProxy, through
 from bench.paths import item_size
-from bench.real_latency import _recorder, _through, billed_ms, peak_concurrency
 from bench.stack import clear_tables, parts, require_empty_queue
 from bench.time_to_reply import Batching
 from devstack.counting import ReplierHarness, Tally
@@ -206,7 +205,7 @@ def mixed_saturation(
                 threads[thread_id] = kind
             counts[kind] += 1
             queue.enqueue(Notification(envelope(message)))
-    with _through(proxy):
+    with through(proxy):
         return _drain(stack, model, settings, counts, threads, pollers, timeout_seconds)
 
 
@@ -220,7 +219,7 @@ def _drain(
     timeout_seconds: float,
 ) -> MixedSaturation:
     resources, nylas = parts(stack)
-    source = BatchingEventSource(resources, settings, _recorder(model).container, pollers=pollers)
+    source = BatchingEventSource(resources, settings, slow_agent.recorder(model).container, pollers=pollers)
     started = time.monotonic()
     source.start()
 
@@ -312,7 +311,7 @@ def long_thread(stack: LocalStack, proxy: LatencyProxy, model: LatencyModel, *, 
     def thread_item() -> dict:
         return dynamodb.get_item(TableName=state, Key={"pk": {"S": key}}).get("Item", {})
 
-    with _through(proxy):
+    with through(proxy):
         harness = ReplierHarness(resources, nylas)
         slow_agent.install(harness.consumer, model)
     proxy.on_send = measure_intent

@@ -15,6 +15,7 @@ from typing import Any
 
 from bench import costs, scale
 from bench.bill import BillResult
+from bench.event_source import billed_ms
 from bench.markdown import in_seconds, table, usd
 from bench.memory_size import HEAVY_BODY_BYTES, HEAVY_MESSAGES_PER_THREAD, SizeRun
 from bench.real_latency import OPTION_B, RealLatencyResult
@@ -43,7 +44,6 @@ class Fill:
 
 def _sparse(result: RealLatencyResult) -> tuple[float, float]:
     """(records per invocation, billed ms per notification) of (b) in the real-latency mix."""
-    from bench.real_latency import billed_ms
 
     mix = result.runs[OPTION_B]
     records = sum(len(i.notification_ids) for i in mix.invocations)

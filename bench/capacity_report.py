@@ -15,6 +15,7 @@ from typing import Any
 from bench import bill_report, costs, scale
 from bench.bill import ReplyWrites
 from bench.container import ContainerResult
+from bench.event_source import billed_ms, peak_concurrency
 from bench.markdown import in_seconds, table, usd
 from bench.per_reply import LEDGER_READ_KEYS
 from bench.real_latency import (
@@ -22,11 +23,9 @@ from bench.real_latency import (
     OPTION_A,
     OPTION_B,
     RealLatencyResult,
-    billed_ms,
     contended_excess,
     other_thread_waits,
     own_work,
-    peak_concurrency,
     single_ratio,
     unanswered,
 )

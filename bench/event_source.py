@@ -25,6 +25,7 @@ its last record does, and its failures are the records' failures put
 together -- what the serial consumer returned to Lambda.
 """
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -53,6 +54,21 @@ class Invocation:
     ready: float  # the container was ready (later than ``started`` only when cold)
     ended: float
     notification_ids: tuple[str, ...]
+
+
+def billed_ms(invocation: Invocation) -> int:
+    """Lambda bills each invocation's duration rounded up to the millisecond."""
+    return math.ceil((invocation.ended - invocation.started) * 1000)
+
+
+def peak_concurrency(invocations: list[Invocation] | tuple[Invocation, ...]) -> int:
+    """Most invocations running at one moment."""
+    events = sorted([(i.started, 1) for i in invocations] + [(i.ended, -1) for i in invocations])
+    running = peak = 0
+    for _, step in events:
+        running += step
+        peak = max(peak, running)
+    return peak
 
 
 @dataclass

@@ -18,11 +18,13 @@ the floor, which invokes the same messages directly, meets exactly the same
 latencies as the mix: its p99 is then the same work's p99, not another draw's.
 """
 
+import os
 import random
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
@@ -194,3 +196,14 @@ class LatencyProxy:
         with self._lock:
             values = [s for k, _, s in self.drawn if k == kind]
         return sum(values) / len(values) if values else 0.0
+
+
+@contextmanager
+def through(proxy: LatencyProxy) -> Iterator[None]:
+    """Containers built inside reach Nylas through ``proxy`` (``NYLAS_API_URI``, as in Lambda)."""
+    previous = os.environ["NYLAS_API_URI"]
+    os.environ["NYLAS_API_URI"] = proxy.url
+    try:
+        yield
+    finally:
+        os.environ["NYLAS_API_URI"] = previous

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.container import _environment
-from bench.latency import LatencyModel, LatencyProxy
+from bench.latency import LatencyModel, LatencyProxy, through
 from bench.stack import clear_tables, parts
 from devstack.counting import function_timeout
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
@@ -319,9 +319,7 @@ def measure(
     plan = _plan(batches, singles, batch_size)
     load_before = Machine.load_now()
     runs = []
-    previous = os.environ["NYLAS_API_URI"]
-    os.environ["NYLAS_API_URI"] = proxy.url
-    try:
+    with through(proxy):
         for size in sizes:
             if progress:
                 progress(
@@ -329,8 +327,6 @@ def measure(
                     f"{batches} batches of {batch_size} and {singles} single records"
                 )
             runs.append(_one_size(stack, size, model, plan))
-    finally:
-        os.environ["NYLAS_API_URI"] = previous
     return MemoryResult(
         sizes=tuple(runs),
         batch_size=batch_size,

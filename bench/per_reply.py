@@ -23,20 +23,18 @@ platform lines.
 """
 
 import math
-import statistics
-import time
 from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from bench import costs
+from bench.event_source import billed_ms
 from bench.markdown import table, usd
+from bench.real_latency import OPTION_B
 
 if TYPE_CHECKING:
-    from bench.baseline import BaselineContainers
     from bench.run import Run
     from bench.time_to_reply import MixResult
-    from devstack.stack import LocalStack
 
 BASELINE = "baseline"
 REPLY, DUPLICATE, COVERED, RETRIED = "reply", "duplicate", "covered or skipped", "failed, came back"
@@ -101,25 +99,6 @@ def attempt_paths(mix: "MixResult", idempotency: str) -> AttemptPaths:
         reads={p: reads[p] for p in PATHS},
         sqs={p: sqs[p] for p in PATHS},
     )
-
-
-def baseline_echo_ms(stack: "LocalStack", containers: "BaselineContainers", repeats: int = 5) -> float:
-    """The baseline function's billed ms for an echo (a sent message's ``message.created``), skipped."""
-    from bench.stack import parts
-    from devstack.events import envelope, sqs_event
-
-    resources, nylas = parts(stack)
-    sent = nylas.sent_messages()
-    if not sent:
-        return 0.0
-    _, handler = containers.container()
-    event = sqs_event([envelope(sent[-1])], queue_arn=resources.queue_arns["NotificationQueue"])
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        handler(event, None)
-        times.append(math.ceil((time.perf_counter() - started) * 1000))
-    return float(statistics.median(times))
 
 
 # ---- the traffic each fill carried, and its bill -----------------------------------------------------
@@ -208,8 +187,6 @@ def _reply_writes(run: "Run") -> int:
 
 def _mix_traffic(run: "Run", inputs: dict[str, Any]) -> dict[str, Traffic]:
     """ReplyOnce's (b) and the baseline through the real-latency mix: each path's attempts charged."""
-    from bench.real_latency import OPTION_B, billed_ms
-
     result = run.real_latency
     assert result is not None
     first, outbound = inputs["paths"]["first reply"], inputs["paths"]["own outbound message"]
@@ -255,8 +232,6 @@ def _mix_traffic(run: "Run", inputs: dict[str, Any]) -> dict[str, Traffic]:
 
 def _saturated_traffic(run: "Run", inputs: dict[str, Any]) -> dict[str, Traffic]:
     """Full batches of first replies (threads of their own), ReplyOnce's (b) and the baseline."""
-    from bench.real_latency import OPTION_B
-
     result = run.real_latency
     assert result is not None
     first, outbound = inputs["paths"]["first reply"], inputs["paths"]["own outbound message"]
@@ -406,8 +381,6 @@ FILLS = {
 
 def block(run: "Run", inputs: dict[str, Any]) -> dict[str, Any]:
     """The inputs and results of the lead, as the page's JSON block records them."""
-    from bench.real_latency import OPTION_B
-
     memory = {"webhook": costs.memory_mb("WebhookFunction"), "function": costs.memory_mb("ReplierFunction")}
     webhook_ms = inputs["paths"]["first reply"].webhook_ms
     fills: dict[str, Any] = {}

@@ -25,23 +25,20 @@ the millisecond, and how many ran at once. That is where batching options
 differ in cost and in the concurrency a volume needs.
 """
 
-import math
-import os
 import statistics
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import boto3
 
-from bench import per_reply, slow_agent
-from bench.baseline import BaselineContainers
-from bench.event_source import BatchingEventSource, BatchingSettings, Invocation
-from bench.latency import LatencyModel, LatencyProxy
+from bench import slow_agent
+from bench.baseline import BaselineContainers, echo_ms
+from bench.event_source import BatchingEventSource, BatchingSettings, billed_ms, peak_concurrency
+from bench.latency import LatencyModel, LatencyProxy, through
 from bench.paths import item_size
 from bench.stack import clear_tables, parts, require_empty_queue
 from bench.stats import p
@@ -57,7 +54,6 @@ from bench.time_to_reply import (
     schedule,
     subject_of,
 )
-from bench.timeline import Recorder
 from devstack.counting import function_timeout
 from devstack.events import AGENT_GRANT_ID, envelope, sqs_event
 from devstack.lambda_context import LocalLambdaContext
@@ -152,27 +148,6 @@ class RealLatencyResult:
 # ---- the pieces ----------------------------------------------------------------------------------------
 
 
-@contextmanager
-def _through(proxy: LatencyProxy) -> Iterator[None]:
-    """Containers built inside reach Nylas through ``proxy`` (``NYLAS_API_URI``, as in Lambda)."""
-    previous = os.environ["NYLAS_API_URI"]
-    os.environ["NYLAS_API_URI"] = proxy.url
-    try:
-        yield
-    finally:
-        os.environ["NYLAS_API_URI"] = previous
-
-
-def _recorder(model: LatencyModel) -> Recorder:
-    """A recorder whose containers draft with the agent's time, filed as the record's ``agent`` span."""
-
-    def prepare(consumer: Any) -> None:
-        slow_agent.install(consumer, model, recorder)
-
-    recorder = Recorder(prepare=prepare)
-    return recorder
-
-
 def _intent_sizes(stack: LocalStack, into: dict[tuple[str, str], int]) -> Callable[[], None]:
     """Measure every thread item that holds a send intent now: (key, intent id) -> its largest size.
 
@@ -198,21 +173,6 @@ def _intent_sizes(stack: LocalStack, into: dict[tuple[str, str], int]) -> Callab
     return measure
 
 
-def peak_concurrency(invocations: list[Invocation] | tuple[Invocation, ...]) -> int:
-    """Most invocations running at one moment."""
-    events = sorted([(i.started, 1) for i in invocations] + [(i.ended, -1) for i in invocations])
-    running = peak = 0
-    for _, step in events:
-        running += step
-        peak = max(peak, running)
-    return peak
-
-
-def billed_ms(invocation: Invocation) -> int:
-    """Lambda bills each invocation's duration rounded up to the millisecond."""
-    return math.ceil((invocation.ended - invocation.started) * 1000)
-
-
 def paired_floor(
     stack: LocalStack,
     planned: list[Planned],
@@ -234,7 +194,7 @@ def paired_floor(
     containers: list[Any] = []
     lock = threading.Lock()
     local = threading.local()
-    recorder = _recorder(model)
+    recorder = slow_agent.recorder(model)
 
     def handler() -> Any:
         if getattr(local, "handler", None) is None:
@@ -313,7 +273,7 @@ def saturate(
     source = BatchingEventSource(
         resources,
         settings,
-        make_container or _recorder(model).container,
+        make_container or slow_agent.recorder(model).container,
         pollers=pollers,
         serial=batching.serial,
     )
@@ -364,7 +324,7 @@ def measure(
     runs: dict[str, MixResult] = {}
     labels: dict[str, str] = {}
     try:
-        with _through(proxy):
+        with through(proxy):
             for option in options(concurrency):
                 if progress:
                     progress(f"real latency: {option.label}, seeded mix over {mix.seconds:.0f} s")
@@ -376,7 +336,7 @@ def measure(
                     pollers=pollers,
                     batching_override=option.batching,
                     latency=proxy,
-                    recorder=_recorder(model),
+                    recorder=slow_agent.recorder(model),
                     reply_wait_seconds=240.0,
                 )
                 labels[option.name] = option.label
@@ -413,7 +373,7 @@ def measure(
                 pollers=pollers,
                 make_container=BaselineContainers(model).container,
             )
-            echo_ms = per_reply.baseline_echo_ms(stack, BaselineContainers(model))
+            baseline_echo = echo_ms(stack, BaselineContainers(model))
     finally:
         proxy.stop()
     return RealLatencyResult(
@@ -430,7 +390,7 @@ def measure(
         mean_read_seconds=proxy.mean_drawn("read"),
         baseline=baseline,
         baseline_saturation=baseline_saturation,
-        baseline_echo_ms=echo_ms,
+        baseline_echo_ms=baseline_echo,
         idempotency_table=parts(stack)[0].tables["IdempotencyTable"],
     )
 

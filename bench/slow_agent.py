@@ -134,3 +134,13 @@ def _slow_grant_agents(grants: Any, agent: SlowAgent) -> None:
             grants._agents[name] = agent if loaded is inner else agent.sharing(loaded)
     load = grants._load_agent
     grants._load_agent = lambda name: agent.sharing(load(name))
+
+
+def recorder(model: LatencyModel) -> Recorder:
+    """A recorder whose containers draft with the agent's time, filed as the record's ``agent`` span."""
+
+    def prepare(consumer: Any) -> None:
+        install(consumer, model, made)
+
+    made = Recorder(prepare=prepare)
+    return made
