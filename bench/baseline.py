@@ -31,7 +31,9 @@ import requests
 
 from bench import slow_agent
 from bench.latency import LatencyModel
+from bench.stack import parts
 from bench.timeline import Attempt
+from devstack.events import envelope, sqs_event
 
 if TYPE_CHECKING:
     from devstack.stack import LocalStack
@@ -107,9 +109,6 @@ class BaselineContainers:
 
 def echo_ms(stack: "LocalStack", containers: BaselineContainers, repeats: int = 5) -> float:
     """The baseline function's billed ms for an echo (a sent message's ``message.created``), skipped."""
-    from bench.stack import parts
-    from devstack.events import envelope, sqs_event
-
     resources, nylas = parts(stack)
     sent = nylas.sent_messages()
     if not sent:
