@@ -34,6 +34,14 @@ Running it, from the repository root, on the screening of the working tree::
         --mikel-mail /tmp/machinemail/mail --zammad /tmp/machinemail/zammad \\
         --discourse /tmp/machinemail/discourse
 
+With ``--model MODEL_ID`` (a Bedrock model or inference profile id, AWS credentials with model access in
+the environment), every message the rules let through is also handed to the built-in ``bedrock`` agent,
+alone in its thread and in ``shadow`` mode, as the replier would hand it: its ``NO_REPLY`` counts as the
+skip ``agent_declined`` (silent), its ``HAND_OFF`` as ``handed_off`` (a person sees it), and the figures
+then say what the rules and the model together answer and refuse ("rest on: the model"). One Converse call
+per such message: about 2,200 over all the sets of ``scripts/mail_sets.py`` (715 people's, 44 machine
+messages, 1,445 others and list posts).
+
 The sets of ``scripts/mail_sets.py`` are read from ``git archive`` of the commit named there
 (``git --git-dir=MIRROR archive COMMIT | tar -x -C /tmp/mailrules_sets/NAME``); the
 held-out ones are ``--flufl-bounce``, ``--osandum`` and ``--mail-mime-parser`` (second round) and
@@ -341,6 +349,14 @@ from email.utils import getaddresses
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+import boto3
+from botocore.config import Config
+
+from replyonce.adapters.agents import BedrockAgent
+from replyonce.agent import AgentIdentity, Conversation, Handoff, Mode, NoReply
+from replyonce.mail import read_message
+from replyonce.rules.conversation import agent_message
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mail_sets import HELD_OUT
@@ -2987,6 +3003,7 @@ class Verdict:
     sign: str | None
     header_sign: bool
     subject_marker: bool | None  # None: the module has no subject markers
+    by_model: bool = False  # the rules let it through and the agent's model refused it (--model)
 
 
 def decoded(value: Any) -> str:
@@ -3211,12 +3228,18 @@ def flufl_bounce(raw: bytes) -> str | None:
 
 
 def judge(
-    screening: ModuleType, root: Path, set_name: str, null_as: str, classifier: str = "ours"
+    screening: ModuleType,
+    root: Path,
+    set_name: str,
+    null_as: str,
+    classifier: str = "ours",
+    model: "Callable[[dict[str, Any], str], str | None] | None" = None,
 ) -> list[Verdict]:
     """Run ``reason_not_to_answer`` (and ``machine_sign`` when the module has it) on every file.
 
     ``classifier``: ``ours`` (the screening), ``flufl`` (flufl.bounce alone: a bounce or nothing), or
-    ``ours+flufl`` (refused when either refuses)."""
+    ``ours+flufl`` (refused when either refuses). ``model``: asked about each file the classifier lets
+    through (:func:`model_verdict`), as the replier asks its agent."""
     agents = screening.Agents((AGENT_GRANT,), {AGENT_GRANT: AGENT_ADDRESS})
     sign_of = getattr(screening, "machine_sign", None)
     marker = getattr(screening, "_AUTO_REPLY_SUBJECT", None)  # private: only to measure markers alone
@@ -3226,8 +3249,6 @@ def judge(
         fields = nylas_message(raw, null_as)
         message: Any = fields
         if hasattr(screening, "Mail"):  # a screening of typed mail reads it as the port would
-            from replyonce.mail import read_message
-
             message = read_message(fields)
         reason = screening.reason_not_to_answer(
             message, grant_id=AGENT_GRANT, agents=agents, trusted_senders=(), closed_folder_ids=()
@@ -3236,6 +3257,10 @@ def judge(
             reason = flufl_bounce(raw)
         elif classifier == "ours+flufl":
             reason = reason or flufl_bounce(raw)
+        by_model = False
+        if reason is None and model is not None:
+            reason = model(fields, relative)
+            by_model = reason is not None
         verdicts.append(
             Verdict(
                 path=relative,
@@ -3244,12 +3269,44 @@ def judge(
                 sign=str(sign) if sign_of and (sign := sign_of(message)) else None,
                 header_sign=screening.header_reason(message) is not None,
                 subject_marker=bool(marker.match(fields["subject"])) if marker else None,
+                by_model=by_model,
             )
         )
     return verdicts
 
 
-HANDED_TO_A_PERSON = frozenset({"bulk_unconfirmed", "no_sender"})
+def bedrock_agent(model_id: str) -> Callable[[Any], Any]:
+    """The replier's built-in bedrock agent and prompt, on a client that waits out throttling."""
+    client = boto3.client("bedrock-runtime", config=Config(retries={"mode": "adaptive", "max_attempts": 10}))
+    return BedrockAgent(model_id, client)
+
+
+def model_verdict(agent: Callable[[Any], Any]) -> Callable[[dict[str, Any], str], str | None]:
+    """What the agent (``replyonce.adapters.agents.BedrockAgent``) does with one message the rules let
+    through, alone in its thread: ``agent_declined`` (its ``NoReply``: nothing sent, nobody told),
+    ``handed_off`` (its ``Handoff``), or ``None`` (it replied).
+
+    The message reaches it as the replier hands it over (``replyonce.rules.conversation.agent_message``:
+    the new text, the whole body, the sender), in ``shadow`` mode: nothing it does acts for real.
+    """
+    identity = AgentIdentity(AGENT_GRANT, AGENT_ADDRESS, "Support")
+
+    def verdict(fields: dict[str, Any], path: str) -> str | None:
+        message = agent_message(read_message({**fields, "id": path}), {AGENT_ADDRESS})
+        conversation = Conversation(
+            (message,), (message,), message, identity, f"measure:{path}", f"measure:{path}", Mode.SHADOW
+        )
+        outcome = agent(conversation)
+        if isinstance(outcome, NoReply):
+            return "agent_declined"
+        if isinstance(outcome, Handoff):
+            return "handed_off"
+        return None
+
+    return verdict
+
+
+HANDED_TO_A_PERSON = frozenset({"bulk_unconfirmed", "no_sender", "handed_off"})
 """The screening's reasons the replier hands to a person (moved to the hand-off folder) rather than skips:
 stated here, not imported, and shown end to end in tests/integration/test_hand_off.py. A person's message
 refused for one of these is not answered by the agent, but a person of the mailbox sees it."""
@@ -3257,6 +3314,8 @@ refused for one of these is not answered by the agent, but a person of the mailb
 
 def basis(verdict: Verdict) -> str:
     """What a refusal rests on: the local part alone, a header sign, or no sender address."""
+    if verdict.by_model:
+        return "the model"
     if verdict.header_sign:
         return "header sign"
     if verdict.reason == "automated_sender":
@@ -3308,7 +3367,9 @@ def report(set_name: str, verdicts: list[Verdict], shadow: list[Verdict]) -> Non
             f"  subject opens with a marker: people {people_opened}; machine only it marks {alone or 'none'}"
         )
     differ = [
-        a.path for a, b in zip(verdicts, shadow, strict=True) if (a.reason is None) is not (b.reason is None)
+        a.path
+        for a, b in zip(verdicts, shadow, strict=True)
+        if (a.reason is None or a.by_model) is not (b.reason is None)
     ]
     print(f"  From: <> as no participant changes the decision of: {differ or 'none'}")
 
@@ -3325,8 +3386,16 @@ def main(argv: list[str] | None = None) -> int:
         default="ours",
         help="the screening, Mailman's flufl.bounce (PyPI) alone, or either refusing",
     )
+    parser.add_argument(
+        "--model",
+        metavar="MODEL_ID",
+        help="also ask the built-in bedrock agent, with this Bedrock model or inference profile, about every "
+        "message the rules let through, as the replier would (AWS credentials and model access needed; one "
+        "Converse call per such message)",
+    )
     args = parser.parse_args(argv)
     screening = load_screening(args.screening)
+    model = model_verdict(bedrock_agent(args.model)) if args.model else None
     other_null = "none" if args.from_null_as == "email" else "email"
     total_answered = total_people_refused = 0
     splits: dict[str, list[int]] = {}
@@ -3338,7 +3407,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--{name} {root}: no such directory (a git archive of the commit in mail_sets.py)")
         if name in WRITTEN_OUT:
             WRITTEN_OUT[name](root)
-        verdicts = judge(screening, root, name, args.from_null_as, args.classifier)
+        verdicts = judge(screening, root, name, args.from_null_as, args.classifier, model)
+        # The null-From comparison reads the rules alone (Verdict.by_model): asking twice would cost calls.
         report(name, verdicts, judge(screening, root, name, other_null, args.classifier))
         split = "held-out" if name in HELD_OUT else "tuning"
         figures = splits.setdefault(split, [0, 0, 0, 0, 0, 0])

@@ -5,7 +5,12 @@ out of every total (two sets sharing one archive, ``--notmuch-lkml`` and ``--ass
 import sys
 from pathlib import Path
 
+import boto3
 import pytest
+from botocore.stub import ANY, Stubber
+
+from replyonce.adapters.agents import BedrockAgent
+from replyonce.rules import screening
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
@@ -173,3 +178,56 @@ def test_the_thread_checkers_read_a_clear_signed_message_as_its_writer_typed_it(
         "Alex",
         "A list's footer under the signature.",
     ]
+
+
+# --model: what the built-in agent's model does with the mail the rules let through is counted beside the
+# rules' own figures (the model here is a Stubber: the measure's counting is under test, not a model).
+NOTICE = (
+    b"From: Shop <ship-confirm@shop.example>\nTo: support@acme.example\nSubject: Your order has shipped\n\n"
+    b"Your order 888-4444444 has shipped and will arrive Friday.\n"
+)
+PERSON = (
+    b"From: Mike <mike@example.com>\nTo: support@acme.example\nSubject: Dinner?\n\nAre we on for Saturday?\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("to_the_person", "person_reason", "handed"),
+    [("Hi Mike, yes: Saturday at eight.", None, 0), ("HAND_OFF: a personal matter", "handed_off", 1)],
+)
+def test_the_models_refusals_are_counted_and_told_apart_from_the_rules(
+    tmp_path, capsys, to_the_person, person_reason, handed
+):
+    fixtures = tmp_path / "tests" / "fixtures"
+    fixtures.mkdir(parents=True)
+    (fixtures / "transactional.eml").write_bytes(NOTICE)
+    (fixtures / "personal.eml").write_bytes(PERSON)
+    client = boto3.client("bedrock-runtime", region_name="us-east-1")
+    with Stubber(client) as stub:
+        for answer in (to_the_person, "NO_REPLY: a shop's shipping notice"):  # in path order: personal first
+            stub.add_response(
+                "converse",
+                {
+                    "output": {"message": {"role": "assistant", "content": [{"text": answer}]}},
+                    "stopReason": "end_turn",
+                    "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+                    "metrics": {"latencyMs": 1},
+                },
+                {"modelId": "m", "system": ANY, "messages": ANY, "inferenceConfig": ANY},
+            )
+        model = measure_machine_mail.model_verdict(BedrockAgent("m", client))
+        verdicts = measure_machine_mail.judge(screening, tmp_path, "email-classifier", "email", model=model)
+        rules_only = measure_machine_mail.judge(screening, tmp_path, "email-classifier", "none")
+        stub.assert_no_pending_responses()
+    by_path = {v.path: v for v in verdicts}
+    notice, person = by_path["tests/fixtures/transactional.eml"], by_path["tests/fixtures/personal.eml"]
+    assert (notice.kind, notice.reason, notice.by_model) == ("machine", "agent_declined", True)
+    assert (person.kind, person.reason) == ("person", person_reason)
+    assert {v.reason for v in rules_only} == {None}  # the rules alone let both through
+    measure_machine_mail.report("email-classifier", verdicts, rules_only)
+    printed = capsys.readouterr().out
+    assert "machine answered: 0/1" in printed
+    assert f"people refused:   {handed}/1" in printed
+    assert f"handed to a person {handed}" in printed
+    assert "machine refusals rest on: {'the model': 1}" in printed
+    assert "From: <> as no participant changes the decision of: none" in printed
