@@ -352,9 +352,10 @@ from typing import Any
 
 import boto3
 from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError, NoRegionError
 
 from replyonce.adapters.agents import BedrockAgent
-from replyonce.agent import AgentIdentity, Conversation, Handoff, Mode, NoReply
+from replyonce.agent import AgentIdentity, AgentRejected, Conversation, Handoff, Mode, NoReply
 from replyonce.mail import read_message
 from replyonce.rules.conversation import agent_message
 
@@ -3277,7 +3278,14 @@ def judge(
 
 def bedrock_agent(model_id: str) -> Callable[[Any], Any]:
     """The replier's built-in bedrock agent and prompt, on a client that waits out throttling."""
-    client = boto3.client("bedrock-runtime", config=Config(retries={"mode": "adaptive", "max_attempts": 10}))
+    try:
+        client = boto3.client(
+            "bedrock-runtime", config=Config(retries={"mode": "adaptive", "max_attempts": 10})
+        )
+    except NoRegionError:
+        raise SystemExit(
+            f"--model {model_id}: no AWS region; set AWS_DEFAULT_REGION (or AWS_PROFILE)"
+        ) from None
     return BedrockAgent(model_id, client)
 
 
@@ -3296,7 +3304,11 @@ def model_verdict(agent: Callable[[Any], Any]) -> Callable[[dict[str, Any], str]
         conversation = Conversation(
             (message,), (message,), message, identity, f"measure:{path}", f"measure:{path}", Mode.SHADOW
         )
-        outcome = agent(conversation)
+        try:
+            outcome = agent(conversation)
+        except (AgentRejected, BotoCoreError, ClientError) as failed:
+            # A figure with a hole in it would read as the model's judgement: the run stops instead.
+            raise SystemExit(f"the model could not judge {path}: {type(failed).__name__}: {failed}") from None
         if isinstance(outcome, NoReply):
             return "agent_declined"
         if isinstance(outcome, Handoff):

@@ -231,3 +231,20 @@ def test_the_models_refusals_are_counted_and_told_apart_from_the_rules(
     assert f"handed to a person {handed}" in printed
     assert "machine refusals rest on: {'the model': 1}" in printed
     assert "From: <> as no participant changes the decision of: none" in printed
+
+
+@pytest.mark.parametrize(
+    ("code", "status"), [("AccessDeniedException", 403), ("InternalServerException", 500)]
+)
+def test_a_model_that_cannot_judge_stops_the_measure_rather_than_leave_a_hole_in_its_figures(
+    tmp_path, code, status
+):
+    fixtures = tmp_path / "tests" / "fixtures"
+    fixtures.mkdir(parents=True)
+    (fixtures / "transactional.eml").write_bytes(NOTICE)
+    client = boto3.client("bedrock-runtime", region_name="us-east-1")
+    with Stubber(client) as stub:
+        stub.add_client_error("converse", service_error_code=code, http_status_code=status)
+        model = measure_machine_mail.model_verdict(BedrockAgent("m", client))
+        with pytest.raises(SystemExit, match=f"could not judge tests/fixtures/transactional.eml: .*{code}"):
+            measure_machine_mail.judge(screening, tmp_path, "email-classifier", "email", model=model)
