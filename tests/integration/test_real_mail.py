@@ -13,6 +13,7 @@ import time
 import boto3
 import pytest
 import requests
+from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ConnectionClosedError
 
 from devstack.events import AGENT_EMAIL, AGENT_GRANT_ID, envelope, sqs_event
@@ -380,8 +381,6 @@ class _Body:
 def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_letter_queue(
     replier_env, nylas, monkeypatch, log_records
 ):
-    from botocore.awsrequest import AWSResponse
-
     monkeypatch.setenv("REPLY_AGENT", "bedrock")
     monkeypatch.setenv("BEDROCK_MODEL_ID", "us.anthropic.claude-sonnet-4-20250514-v1:0")
     session = boto3.session.Session()
@@ -416,8 +415,6 @@ def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_lette
 def test_the_bedrock_models_no_is_kept_and_sends_nothing(
     replier_env, nylas, monkeypatch, log_records, answer, reason, moved
 ):
-    from botocore.awsrequest import AWSResponse
-
     monkeypatch.setenv("REPLY_AGENT", "bedrock")
     monkeypatch.setenv("BEDROCK_MODEL_ID", "us.anthropic.claude-sonnet-4-20250514-v1:0")
     session = boto3.session.Session()
