@@ -27,6 +27,7 @@ from replyonce.exceptions import ConfigurationError
 from replyonce.keys import idempotency_key
 from replyonce.rules.text import UNSURE_MARKER
 from replyonce.state import ThreadState, thread_key
+from tests.converse import converse_answer
 from tests.replier_harness import (
     HANDOFF_FOLDER,
     SEND_PATH,
@@ -422,14 +423,8 @@ def test_the_bedrock_models_no_is_kept_and_sends_nothing(
 
     def model(request, **_):
         asked.append(json.loads(request.body))
-        answered = {
-            "output": {"message": {"role": "assistant", "content": [{"text": answer}]}},
-            "stopReason": "end_turn",
-            "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
-            "metrics": {"latencyMs": 100},
-        }
         headers = {"Content-Type": "application/json"}
-        return AWSResponse(request.url, 200, headers, _Body(json.dumps(answered).encode()))
+        return AWSResponse(request.url, 200, headers, _Body(json.dumps(converse_answer(answer)).encode()))
 
     session.events.register("before-send.bedrock-runtime.Converse", model)
     container = new_container(aws=session)

@@ -36,6 +36,7 @@ from replyonce.agent import (
 )
 from replyonce.exceptions import ConfigurationError
 from replyonce.rules.attachments import AttachmentReader, readable
+from tests.converse import converse_answer
 
 PROFILE = "us.anthropic.claude-3-5-haiku-20241022-v1:0"
 AGENT = AgentIdentity("g1", "support@acme.example", "Acme Support")
@@ -170,15 +171,6 @@ def bedrock():
     client = boto3.client("bedrock-runtime", region_name="us-east-1")
     with Stubber(client) as stub:
         yield client, stub
-
-
-def converse_answer(text):
-    return {
-        "output": {"message": {"role": "assistant", "content": [{"text": text}]}},
-        "stopReason": "end_turn",
-        "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
-        "metrics": {"latencyMs": 100},
-    }
 
 
 def test_bedrock_gets_the_whole_conversation_as_turns(bedrock):

@@ -11,6 +11,7 @@ from botocore.stub import ANY, Stubber
 
 from replyonce.adapters.agents import BedrockAgent
 from replyonce.rules import screening
+from tests.converse import converse_answer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
@@ -207,12 +208,7 @@ def test_the_models_refusals_are_counted_and_told_apart_from_the_rules(
         for answer in (to_the_person, "NO_REPLY: a shop's shipping notice"):  # in path order: personal first
             stub.add_response(
                 "converse",
-                {
-                    "output": {"message": {"role": "assistant", "content": [{"text": answer}]}},
-                    "stopReason": "end_turn",
-                    "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
-                    "metrics": {"latencyMs": 1},
-                },
+                converse_answer(answer),
                 {"modelId": "m", "system": ANY, "messages": ANY, "inferenceConfig": ANY},
             )
         model = measure_machine_mail.model_verdict(BedrockAgent("m", client))
