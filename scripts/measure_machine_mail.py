@@ -356,7 +356,7 @@ from botocore.exceptions import BotoCoreError, ClientError, NoRegionError
 
 from replyonce.adapters.agents import BedrockAgent
 from replyonce.agent import AgentIdentity, AgentRejected, Conversation, Handoff, Mode, NoReply
-from replyonce.mail import read_message
+from replyonce.mail import Mail, read_message
 from replyonce.rules.conversation import agent_message
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -3234,7 +3234,7 @@ def judge(
     set_name: str,
     null_as: str,
     classifier: str = "ours",
-    model: "Callable[[dict[str, Any], str], str | None] | None" = None,
+    model: "Callable[[Mail], str | None] | None" = None,
 ) -> list[Verdict]:
     """Run ``reason_not_to_answer`` (and ``machine_sign`` when the module has it) on every file.
 
@@ -3248,9 +3248,8 @@ def judge(
     for relative, kind in classified(root, CLASSES[set_name]):
         raw = (root / relative).read_bytes()
         fields = nylas_message(raw, null_as)
-        message: Any = fields
-        if hasattr(screening, "Mail"):  # a screening of typed mail reads it as the port would
-            message = read_message(fields)
+        mail = read_message({**fields, "id": relative})  # as the port reads it: once, for the rules and model
+        message: Any = mail if hasattr(screening, "Mail") else fields  # an older screening reads the dict
         reason = screening.reason_not_to_answer(
             message, grant_id=AGENT_GRANT, agents=agents, trusted_senders=(), closed_folder_ids=()
         )
@@ -3260,7 +3259,7 @@ def judge(
             reason = reason or flufl_bounce(raw)
         by_model = False
         if reason is None and model is not None:
-            reason = model(fields, relative)
+            reason = model(mail)
             by_model = reason is not None
         verdicts.append(
             Verdict(
@@ -3289,7 +3288,7 @@ def bedrock_agent(model_id: str) -> Callable[[Any], Any]:
     return BedrockAgent(model_id, client)
 
 
-def model_verdict(agent: Callable[[Any], Any]) -> Callable[[dict[str, Any], str], str | None]:
+def model_verdict(agent: Callable[[Any], Any]) -> Callable[[Mail], str | None]:
     """What the agent (``replyonce.adapters.agents.BedrockAgent``) does with one message the rules let
     through, alone in its thread: ``agent_declined`` (its ``NoReply``: nothing sent, nobody told),
     ``handed_off`` (its ``Handoff``), or ``None`` (it replied).
@@ -3299,8 +3298,9 @@ def model_verdict(agent: Callable[[Any], Any]) -> Callable[[dict[str, Any], str]
     """
     identity = AgentIdentity(AGENT_GRANT, AGENT_ADDRESS, "Support")
 
-    def verdict(fields: dict[str, Any], path: str) -> str | None:
-        message = agent_message(read_message({**fields, "id": path}), {AGENT_ADDRESS})
+    def verdict(mail: Mail) -> str | None:
+        path = mail.id  # the file's path in its set (judge reads it so)
+        message = agent_message(mail, {AGENT_ADDRESS})
         conversation = Conversation(
             (message,), (message,), message, identity, f"measure:{path}", f"measure:{path}", Mode.SHADOW
         )
@@ -3319,13 +3319,15 @@ def model_verdict(agent: Callable[[Any], Any]) -> Callable[[dict[str, Any], str]
 
 
 HANDED_TO_A_PERSON = frozenset({"bulk_unconfirmed", "no_sender", "handed_off"})
-"""The screening's reasons the replier hands to a person (moved to the hand-off folder) rather than skips:
-stated here, not imported, and shown end to end in tests/integration/test_hand_off.py. A person's message
-refused for one of these is not answered by the agent, but a person of the mailbox sees it."""
+"""The screening's reasons the replier hands to a person (moved to the hand-off folder) rather than skips,
+and the agent's ``Handoff`` (``handed_off``, with ``--model``): stated here, not imported, and shown end
+to end in tests/integration/test_hand_off.py. A person's message refused for one of these is not answered
+by the agent, but a person of the mailbox sees it."""
 
 
 def basis(verdict: Verdict) -> str:
-    """What a refusal rests on: the local part alone, a header sign, or no sender address."""
+    """What a refusal rests on: the model (``--model``), a header sign, the local part alone, or no sender
+    address."""
     if verdict.by_model:
         return "the model"
     if verdict.header_sign:
