@@ -36,11 +36,11 @@ Running it, from the repository root, on the screening of the working tree::
 
 With ``--model MODEL_ID`` (a Bedrock model or inference profile id, AWS credentials with model access in
 the environment), every message the rules let through is also handed to the built-in ``bedrock`` agent,
-alone in its thread and in ``shadow`` mode, as the replier would hand it: its ``NO_REPLY`` counts as the
-skip ``agent_declined`` (silent), its ``HAND_OFF`` as ``handed_off`` (a person sees it), and the figures
-then say what the rules and the model together answer and refuse ("rest on: the model"). One Converse call
-per such message: about 2,200 over all the sets of ``scripts/mail_sets.py`` (715 people's, 44 machine
-messages, 1,445 others and list posts).
+alone in its thread and in ``shadow`` mode, as the replier would hand it: its ``NO_REPLY`` (written by a
+machine) and its ``HAND_OFF`` both count as ``handed_off`` (nothing sent, a person sees it), and the
+figures then say what the rules and the model together answer and refuse ("rest on: the model"). One
+Converse call per such message: about 2,200 over all the sets of ``scripts/mail_sets.py`` (715 people's,
+44 machine messages, 1,445 others and list posts).
 
 The sets of ``scripts/mail_sets.py`` are read from ``git archive`` of the commit named there
 (``git --git-dir=MIRROR archive COMMIT | tar -x -C /tmp/mailrules_sets/NAME``); the
@@ -3290,8 +3290,9 @@ def bedrock_agent(model_id: str) -> Callable[[Any], Any]:
 
 def model_verdict(agent: Callable[[Any], Any]) -> Callable[[Mail], str | None]:
     """What the agent (``replyonce.adapters.agents.BedrockAgent``) does with one message the rules let
-    through, alone in its thread: ``agent_declined`` (its ``NoReply``: nothing sent, nobody told),
-    ``handed_off`` (its ``Handoff``), or ``None`` (it replied).
+    through, alone in its thread: ``handed_off`` (its ``Handoff``, which the built-in agent returns for both
+    its verdicts), ``agent_declined`` (a ``NoReply``: nothing sent, nobody told; only another agent returns
+    one), or ``None`` (it replied).
 
     The message reaches it as the replier hands it over (``replyonce.rules.conversation.agent_message``:
     the new text, the whole body, the sender), in ``shadow`` mode: nothing it does acts for real.

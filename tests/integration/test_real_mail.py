@@ -403,18 +403,17 @@ def test_a_bedrock_refusal_is_recorded_as_failed_not_retried_into_the_dead_lette
     assert skip_reasons(log_records) == ["agent_rejected", "reply_previously_failed"]
 
 
-# ---- a notice with no machine sign, which the rules let through, declined by the model ------------------
+# ---- a notice with no machine sign, which the rules let through, handed to a person by the model ---------
+# Whether the model calls it a machine's mail (NO_REPLY) or one a person should answer (HAND_OFF), nothing is
+# sent and the mailbox shows it in Needs a person: a model that mistook a customer for a robot leaves no
+# silent no (invariant 7).
 
 
 @pytest.mark.parametrize(
-    ("answer", "reason", "moved"),
-    [
-        ("NO_REPLY: a shop's shipping notice", "agent_declined", False),
-        ("HAND_OFF: only a person can say when it ships", "handed_off", True),
-    ],
+    "answer", ["NO_REPLY: a shop's shipping notice", "HAND_OFF: only a person can say when it ships"]
 )
-def test_the_bedrock_models_no_is_kept_and_sends_nothing(
-    replier_env, nylas, monkeypatch, log_records, answer, reason, moved
+def test_the_bedrock_models_no_sends_nothing_and_shows_in_the_hand_off_folder(
+    replier_env, nylas, monkeypatch, log_records, answer
 ):
     monkeypatch.setenv("REPLY_AGENT", "bedrock")
     monkeypatch.setenv("BEDROCK_MODEL_ID", "us.anthropic.claude-sonnet-4-20250514-v1:0")
@@ -440,9 +439,9 @@ def test_the_bedrock_models_no_is_kept_and_sends_nothing(
     )
     assert result == {"batchItemFailures": []}
     assert nylas.sends == []
-    assert skip_reasons(log_records) == [reason]
-    assert handed_off(log_records, reason) is moved
-    assert (folders_of(nylas, notice["id"]) == [HANDOFF_FOLDER]) is moved
+    assert skip_reasons(log_records) == ["handed_off"]
+    assert handed_off(log_records, "handed_off")
+    assert folders_of(nylas, notice["id"]) == [HANDOFF_FOLDER]
     [request] = asked
     assert request["messages"][-1]["content"][0]["text"].startswith("From: ")
     assert "<ship-confirm@shop.example>" in request["messages"][-1]["content"][0]["text"]

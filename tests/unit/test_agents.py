@@ -425,17 +425,20 @@ def test_bedrock_gets_at_most_five_documents_and_says_so_of_the_sixth(bedrock):
     assert "page5.pdf (more documents than the model takes at once)" in reply.text
 
 
-# ---- the model's verdict: no reply, a person, or the reply itself ---------------------------------------
+# ---- the model's verdict: a person, whether it calls the mail a machine's or not, or the reply itself ----
+# Both verdicts are hand-offs: a model that takes a customer for a robot must not leave them unanswered with
+# only a log line (invariant 7). The reason says which verdict it was.
+MACHINE = "the model: written by a machine: "
 
 
 @pytest.mark.parametrize(
     ("answer", "outcome"),
     [
-        ("NO_REPLY: a carrier's shipping notice", NoReply("the model: a carrier's shipping notice")),
-        ("**NO_REPLY**: a newsletter", NoReply("the model: a newsletter")),
-        ("  no_reply: an out-of-office reply\nIt says so.", NoReply("the model: an out-of-office reply")),
-        ("NO_REPLY", NoReply("the model: no person wrote this")),
-        ("NO_REPLY: a notice from ship-confirm@shop.example", NoReply("the model: a notice from <email>")),
+        ("NO_REPLY: a carrier's shipping notice", Handoff(f"{MACHINE}a carrier's shipping notice")),
+        ("**NO_REPLY**: a newsletter", Handoff(f"{MACHINE}a newsletter")),
+        ("  no_reply: an out-of-office reply\nIt says so.", Handoff(f"{MACHINE}an out-of-office reply")),
+        ("NO_REPLY", Handoff(f"{MACHINE}no person wrote this")),
+        ("NO_REPLY: a notice from ship-confirm@shop.example", Handoff(f"{MACHINE}a notice from <email>")),
         ("HAND_OFF: the customer asks for a refund", Handoff("the model: the customer asks for a refund")),
         ("HAND_OFF:", Handoff("the model: a person should answer")),
         # A reply is a reply, whatever words it holds after its start.
@@ -452,16 +455,14 @@ def test_the_models_answer_is_a_verdict_only_when_it_begins_with_one(answer, out
 @pytest.mark.parametrize(
     ("answer", "outcome"),
     [
-        ("NO_REPLY: an order shipping notice", NoReply("the model: an order shipping notice")),
+        ("NO_REPLY: an order shipping notice", Handoff(f"{MACHINE}an order shipping notice")),
         (
             "HAND_OFF: a refund only a person can grant",
             Handoff("the model: a refund only a person can grant"),
         ),
     ],
 )
-def test_a_notice_the_rules_let_through_is_declined_and_a_refund_handed_off_by_the_model(
-    bedrock, answer, outcome
-):
+def test_a_notice_the_rules_let_through_and_a_refund_are_handed_off_by_the_model(bedrock, answer, outcome):
     client, stub = bedrock
     notice = Message(
         "m1",

@@ -217,7 +217,7 @@ def test_the_models_refusals_are_counted_and_told_apart_from_the_rules(
         stub.assert_no_pending_responses()
     by_path = {v.path: v for v in verdicts}
     notice, person = by_path["tests/fixtures/transactional.eml"], by_path["tests/fixtures/personal.eml"]
-    assert (notice.kind, notice.reason, notice.by_model) == ("machine", "agent_declined", True)
+    assert (notice.kind, notice.reason, notice.by_model) == ("machine", "handed_off", True)
     assert (person.kind, person.reason) == ("person", person_reason)
     assert {v.reason for v in rules_only} == {None}  # the rules alone let both through
     measure_machine_mail.report("email-classifier", verdicts, rules_only)
@@ -225,6 +225,7 @@ def test_the_models_refusals_are_counted_and_told_apart_from_the_rules(
     assert "machine answered: 0/1" in printed
     assert f"people refused:   {handed}/1" in printed
     assert f"handed to a person {handed}" in printed
+    assert "machine mail handed to a person: 1/1" in printed
     assert "machine refusals rest on: {'the model': 1}" in printed
     assert "From: <> as no participant changes the decision of: none" in printed
 

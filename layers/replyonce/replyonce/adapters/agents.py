@@ -23,7 +23,6 @@ from replyonce.agent import (
     Conversation,
     Handoff,
     Message,
-    NoReply,
     Outcome,
     Reply,
 )
@@ -49,8 +48,7 @@ DEFAULT_SYSTEM_PROMPT = (
 # Always sent after the operator's prompt, which may replace the built-in one but not this: the rules
 # refuse machine mail by the signs it carries (replyonce.rules.screening), and a notice that carries none
 # (a carrier's, a shop's, a ticket system's) reaches the model, which can tell it from a person's mail by
-# what it says. The two verdicts are the contract's NoReply and Handoff (model_verdict); any other answer
-# is the Reply.
+# what it says. Both verdicts hand the burst to a person (model_verdict); any other answer is the Reply.
 VERDICT_INSTRUCTIONS = (
     "Before you write a reply, decide whether one is wanted. If the customer's latest message was written "
     "by a machine, not by a person (an order, shipping, payment or account notice, a receipt, a "
@@ -204,9 +202,15 @@ def turn_text(message: Message) -> str:
     return f"{text}\n\n{_REST_HEADER}\n{quoted}"
 
 
-def model_verdict(text: str) -> NoReply | Handoff | None:
-    """What the model's answer says when it declines (``NO_REPLY: why``) or hands the burst off
-    (``HAND_OFF: why``), as :data:`VERDICT_INSTRUCTIONS` asks; ``None`` when the answer is a reply.
+def model_verdict(text: str) -> Handoff | None:
+    """The hand-off the model's answer asks for when it calls the mail a machine's (``NO_REPLY: what it
+    is``) or hands the burst off (``HAND_OFF: why``), as :data:`VERDICT_INSTRUCTIONS` asks; ``None`` when
+    the answer is a reply.
+
+    Why a ``NO_REPLY`` is handed off too, not a ``NoReply``: the model judges what the sender wrote, and
+    a model that takes a customer's message for a notice must not leave that customer unanswered with only
+    a log line to show for it (invariant 7). Its reason says which verdict it was, for the team reading
+    ``Needs a person``.
 
     Only an answer that *begins* with a verdict is one: a reply that quotes the word later is still a
     reply. Markdown around the word (``**NO_REPLY**``) is tolerated, as models add it. The reason is its
@@ -217,7 +221,7 @@ def model_verdict(text: str) -> NoReply | Handoff | None:
         return None
     reason = redact_addresses(match.group(2).strip(" *`_"))[:_MAX_REASON_CHARACTERS]
     if match.group(1).upper() == "NO_REPLY":
-        return NoReply(f"the model: {reason or 'no person wrote this'}")
+        return Handoff(f"the model: written by a machine: {reason or 'no person wrote this'}")
     return Handoff(f"the model: {reason or 'a person should answer'}")
 
 
@@ -228,8 +232,9 @@ class BedrockAgent:
     assistant turns (consecutive messages of one side are joined, as Converse
     wants the roles to alternate and to start with the user); each is the
     message's new text first, then, where the whole body holds more, the whole
-    body marked as quoted (:func:`turn_text`). The model may decline mail a machine wrote or hand the
-    burst to a person instead of replying (:data:`VERDICT_INSTRUCTIONS`, :func:`model_verdict`).
+    body marked as quoted (:func:`turn_text`). Instead of replying, the model may say that a machine
+    wrote the mail or that a person should answer; either hands the burst to a person
+    (:data:`VERDICT_INSTRUCTIONS`, :func:`model_verdict`).
 
     Parameters
     ----------
